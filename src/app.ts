@@ -1,0 +1,79 @@
+/**
+ * The application: error boundary, request context, and the middleware chain every API
+ * request passes (route check → rate limit → JSON body check → idempotency → authentication),
+ * then the resource routes, each with its tenancy/permission middleware.
+ */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { organizerRoutes } from "./api/organizers";
+import { teamRoutes } from "./api/teams";
+import { createDb } from "./db/client";
+import { readConfig } from "./env";
+import { authenticate } from "./http/auth";
+import type { AppEnv } from "./http/context";
+import { ApiError, MESSAGES } from "./http/errors";
+import { handleUpload, serveMedia } from "./http/files";
+import { idempotency } from "./http/idempotency";
+import { rateLimit } from "./http/ratelimit";
+import { RouteTable } from "./http/routing";
+import { authenticatedScope } from "./http/tenancy";
+import { requireJsonBody } from "./http/validation";
+import { invitePages } from "./pages/invite";
+
+export const API_PREFIX = "/api/v1";
+
+/** Paths that take no credentials. */
+const PUBLIC_API_PATHS: RegExp[] = [];
+
+export function createApp() {
+  const app = new Hono<AppEnv>({ strict: false });
+  const routes = new RouteTable(app, API_PREFIX);
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return c.json(err.body, err.status, err.headers);
+    if (err instanceof HTTPException) {
+      return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
+    }
+    console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
+    return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
+  });
+
+  app.notFound((c) => {
+    const methods = c.req.path.startsWith(API_PREFIX) ? routes.methodsFor(c.req.path) : [];
+    if (methods.length) {
+      return c.json({ detail: `Method "${c.req.method}" not allowed.` }, 405, { Allow: methods.join(", ") });
+    }
+    return c.json({ detail: MESSAGES.notFound }, 404);
+  });
+
+  app.use("*", async function requestContext(c, next) {
+    const requestId = crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("db", createDb(c.env.DB));
+    await next();
+    c.res.headers.set("X-Request-Id", requestId);
+  });
+
+  app.use(`${API_PREFIX}/*`, async function knownPath(c, next) {
+    // Unknown paths are 404 whatever the credentials; known paths go through the chain.
+    if (routes.methodsFor(c.req.path).length === 0) return c.json({ detail: MESSAGES.notFound }, 404);
+    await next();
+  });
+  app.use(`${API_PREFIX}/*`, rateLimit());
+  app.use(
+    `${API_PREFIX}/*`,
+    requireJsonBody({ except: [`${API_PREFIX}/upload`], maxBytes: (c) => readConfig(c.env).maxBodyBytes }),
+  );
+  app.use(`${API_PREFIX}/*`, idempotency());
+  app.use(`${API_PREFIX}/*`, authenticate({ publicPaths: PUBLIC_API_PATHS }));
+
+  app.route(API_PREFIX, organizerRoutes);
+  app.route(API_PREFIX, teamRoutes);
+  app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
+
+  app.get("/media/*", serveMedia);
+  app.route("/", invitePages);
+
+  return app;
+}

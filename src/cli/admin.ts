@@ -1,0 +1,147 @@
+/**
+ * Operator commands (run with `npm run --silent admin -- <command> ...`):
+ *
+ *   create-organizer --slug S --name N [--persist-to DIR | --remote]
+ *       Creates the organizer, its team "Administrators" with every permission and access to
+ *       all events, and an API token of that team. The last line of stdout is one JSON object:
+ *       {"organizer": "S", "team": ID, "token": "TOKEN"}.
+ *   list-mail [--persist-to DIR | --remote] [--limit N]
+ *       Shows the newest mails of the outbox (what the service sent or will send).
+ *
+ * Without --remote the commands use the same local database as `npm start` (the same
+ * --persist-to); they work while the server runs. --remote targets the deployed D1.
+ */
+import { createHash, randomInt } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { applyMigrations, runWrangler, takeFlag, takeOption } from "./wrangler.ts";
+
+const PERMISSION_COLUMNS = [
+  "can_create_events",
+  "can_change_teams",
+  "can_change_organizer_settings",
+  "can_manage_customers",
+  "can_manage_gift_cards",
+  "can_change_event_settings",
+  "can_change_items",
+  "can_view_orders",
+  "can_change_orders",
+  "can_view_vouchers",
+  "can_change_vouchers",
+  "can_checkin_orders",
+];
+
+/** Same rule as the API's slugs; plus names that customer-facing URLs use themselves. */
+const SLUG = /^[a-z0-9][a-z0-9.-]*$/;
+const RESERVED = new Set(["api", "media", "invite", "static", "admin", "control", "pay", "order", "favicon.ico", "robots.txt"]);
+
+class UsageError extends Error {}
+
+function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+function token(): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  let out = "";
+  for (let i = 0; i < 64; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
+}
+
+type D1Result = { results?: Record<string, unknown>[]; success?: boolean };
+
+async function execute(target: { remote: boolean; persistTo?: string }, sql: string): Promise<D1Result[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), "ticketing-admin-"));
+  const file = path.join(dir, "statements.sql");
+  writeFileSync(file, sql);
+  try {
+    const args = ["d1", "execute", "DB", target.remote ? "--remote" : "--local", "--json", "--file", file];
+    if (target.persistTo && !target.remote) args.push("--persist-to", target.persistTo);
+    const result = await runWrangler(args);
+    if (result.code !== 0) {
+      const text = result.stdout + result.stderr;
+      if (/UNIQUE constraint failed: organizers\.slug/.test(text)) throw new UsageError("an organizer with this slug exists already");
+      throw new Error(`the database command failed:\n${text.trim()}`);
+    }
+    const start = result.stdout.indexOf("[");
+    return JSON.parse(result.stdout.slice(start)) as D1Result[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function createOrganizer(args: string[]) {
+  const remote = takeFlag(args, "--remote");
+  const persistTo = takeOption(args, "--persist-to");
+  const slug = takeOption(args, "--slug");
+  const name = takeOption(args, "--name");
+  if (args.length) throw new UsageError(`unexpected arguments: ${args.join(" ")}`);
+  if (!slug) throw new UsageError("--slug is required");
+  if (!name || !name.trim()) throw new UsageError("--name is required");
+  if (slug.length > 50 || !SLUG.test(slug)) {
+    throw new UsageError(`invalid slug "${slug}": use 1 to 50 lowercase letters, digits, dots and dashes, starting with a letter or digit`);
+  }
+  if (RESERVED.has(slug)) throw new UsageError(`invalid slug "${slug}": it is reserved for the service's own URLs`);
+  if (/[\u0000-\u001f]/.test(name) || name.length > 200) throw new UsageError("invalid name: at most 200 characters, no control characters");
+
+  const target = { remote, persistTo };
+  await applyMigrations(target);
+  const existing = await execute(target, `SELECT id FROM organizers WHERE slug = ${sqlString(slug)};`);
+  if (existing[0]?.results?.length) throw new UsageError(`an organizer with the slug "${slug}" exists already`);
+
+  const secret = token();
+  const hash = createHash("sha256").update(secret).digest("hex");
+  const now = Date.now();
+  const s = sqlString(slug);
+  const results = await execute(
+    target,
+    [
+      `INSERT INTO organizers (slug, name, created_at) VALUES (${s}, ${sqlString(name.trim())}, ${now});`,
+      `INSERT INTO teams (organizer_id, name, all_events, ${PERMISSION_COLUMNS.join(", ")}) SELECT id, 'Administrators', 1, ${PERMISSION_COLUMNS.map(() => "1").join(", ")} FROM organizers WHERE slug = ${s};`,
+      `INSERT INTO team_api_tokens (team_id, name, token_hash, active, created_at) SELECT max(t.id), 'Operator', ${sqlString(hash)}, 1, ${now} FROM teams t JOIN organizers o ON o.id = t.organizer_id WHERE o.slug = ${s};`,
+      `SELECT max(t.id) AS team FROM teams t JOIN organizers o ON o.id = t.organizer_id WHERE o.slug = ${s};`,
+    ].join("\n"),
+  );
+  const team = results.flatMap((r) => r.results ?? []).find((row) => row.team !== undefined)?.team;
+  if (typeof team !== "number") throw new Error("the organizer was created, but its team could not be read back");
+  process.stderr.write(`Created organizer "${slug}" with team "Administrators" (id ${team}) and an API token.\n`);
+  process.stdout.write(`${JSON.stringify({ organizer: slug, team, token: secret })}\n`);
+}
+
+async function listMail(args: string[]) {
+  const remote = takeFlag(args, "--remote");
+  const persistTo = takeOption(args, "--persist-to");
+  const limit = Number(takeOption(args, "--limit") ?? "20");
+  if (args.length) throw new UsageError(`unexpected arguments: ${args.join(" ")}`);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive integer");
+  const target = { remote, persistTo };
+  await applyMigrations(target);
+  const [result] = await execute(
+    target,
+    `SELECT id, kind, to_address, subject, state, created_at, text_body FROM mail_outbox ORDER BY id DESC LIMIT ${limit};`,
+  );
+  for (const m of result?.results ?? []) {
+    process.stdout.write(
+      `#${m.id} [${m.state}] ${new Date(Number(m.created_at)).toISOString()} ${m.kind} to ${m.to_address}\nSubject: ${m.subject}\n\n${m.text_body}\n${"-".repeat(60)}\n`,
+    );
+  }
+}
+
+const USAGE = `usage:
+  npm run --silent admin -- create-organizer --slug SLUG --name NAME [--persist-to DIR | --remote]
+  npm run --silent admin -- list-mail [--limit N] [--persist-to DIR | --remote]`;
+
+const [command, ...rest] = process.argv.slice(2);
+try {
+  if (command === "create-organizer") await createOrganizer(rest);
+  else if (command === "list-mail") await listMail(rest);
+  else throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+} catch (e) {
+  if (e instanceof UsageError) {
+    process.stderr.write(`error: ${e.message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,74 @@
+/**
+ * Runs the project's own wrangler with the Node that runs this script (the `node`
+ * devDependency under npm scripts), so nothing beyond `npm install` is needed.
+ */
+import { spawn, type SpawnOptions } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+export const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+const require = createRequire(import.meta.url);
+const wranglerBin = path.join(path.dirname(require.resolve("wrangler/package.json", { paths: [projectRoot] })), "bin", "wrangler.js");
+
+export const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+
+export type Captured = { code: number; stdout: string; stderr: string };
+
+/** Runs wrangler without a terminal (no prompts), capturing its output. */
+export function runWrangler(args: string[]): Promise<Captured> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [wranglerBin, ...args], {
+      cwd: projectRoot,
+      env: { ...wranglerEnv, CI: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+/** Starts wrangler attached to this terminal. */
+export function spawnWrangler(args: string[], opts: SpawnOptions = {}) {
+  return spawn(process.execPath, [wranglerBin, ...args], { cwd: projectRoot, env: wranglerEnv, stdio: "inherit", ...opts });
+}
+
+/** Removes `--name value` / `--name=value` from args and returns the value. */
+export function takeOption(args: string[], name: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === name) {
+      const value = args[i + 1];
+      args.splice(i, 2);
+      return value;
+    }
+    if (a.startsWith(`${name}=`)) {
+      args.splice(i, 1);
+      return a.slice(name.length + 1);
+    }
+  }
+  return undefined;
+}
+
+export function takeFlag(args: string[], name: string): boolean {
+  const i = args.indexOf(name);
+  if (i < 0) return false;
+  args.splice(i, 1);
+  return true;
+}
+
+/** `wrangler d1 migrations apply` for the local database (or the deployed one). */
+export async function applyMigrations(target: { remote: boolean; persistTo?: string }): Promise<void> {
+  const args = ["d1", "migrations", "apply", "DB", target.remote ? "--remote" : "--local"];
+  if (target.persistTo && !target.remote) args.push("--persist-to", target.persistTo);
+  const result = await runWrangler(args);
+  if (result.code !== 0) {
+    process.stderr.write(result.stdout + result.stderr);
+    throw new Error("applying the database migrations failed");
+  }
+  const applied = /(\d+) commands? executed successfully/.exec(result.stdout);
+  process.stderr.write(applied ? "Database migrations applied.\n" : "Database is up to date.\n");
+}

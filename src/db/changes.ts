@@ -1,0 +1,26 @@
+/** Change stamps for list-level conditional fetching. */
+import { and, eq, sql } from "drizzle-orm";
+import type { DB } from "./client";
+import { changeStamps } from "./schema";
+
+export function eventScopeKey(eventId: number): string {
+  return `event:${eventId}`;
+}
+
+/** A statement that records a change (include it in the write's batch). */
+export function touchStatement(db: DB, scope: string, resource: string, now: number) {
+  return db
+    .insert(changeStamps)
+    .values({ scope, resource, modifiedAt: now })
+    .onConflictDoUpdate({
+      target: [changeStamps.scope, changeStamps.resource],
+      set: { modifiedAt: sql`max(${changeStamps.modifiedAt}, excluded.modified_at)` },
+    });
+}
+
+export function lastChangeQuery(db: DB, scope: string, resource: string) {
+  return db
+    .select({ modifiedAt: changeStamps.modifiedAt })
+    .from(changeStamps)
+    .where(and(eq(changeStamps.scope, scope), eq(changeStamps.resource, resource)));
+}

@@ -1,0 +1,4 @@
+export * from "./organizers";
+export * from "./events";
+export * from "./devices";
+export * from "./platform";

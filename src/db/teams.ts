@@ -1,0 +1,202 @@
+/** Teams, their members, invites and API tokens; every query is scoped by organizer. */
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import type { DB } from "./client";
+import { events, teamApiTokens, teamEvents, teamInvites, teamMembers, teams, users } from "./schema";
+import { chunks, MAX_PARAMS } from "./util";
+
+export type TeamValues = Omit<typeof teams.$inferInsert, "id" | "organizerId">;
+
+const teamWithEvents = {
+  team: teams,
+  limitEvents: sql<string>`(SELECT json_group_array(slug) FROM (SELECT e.slug AS slug FROM team_events te JOIN events e ON e.id = te.event_id WHERE te.team_id = ${teams.id} ORDER BY e.slug))`,
+};
+
+export type TeamRecord = { team: typeof teams.$inferSelect; limitEvents: string };
+
+export function teamCount(db: DB, organizerId: number) {
+  return db.select({ n: count() }).from(teams).where(eq(teams.organizerId, organizerId));
+}
+
+export function teamPage(db: DB, organizerId: number, limit: number, offset: number) {
+  return db.select(teamWithEvents).from(teams).where(eq(teams.organizerId, organizerId)).orderBy(asc(teams.id)).limit(limit).offset(offset);
+}
+
+export async function findTeam(db: DB, organizerId: number, teamId: number): Promise<TeamRecord | undefined> {
+  return db.select(teamWithEvents).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))).get();
+}
+
+export async function teamExists(db: DB, organizerId: number, teamId: number): Promise<boolean> {
+  const row = await db.select({ id: teams.id }).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))).get();
+  return row !== undefined;
+}
+
+/** Event ids for slugs of the organizer; slugs that do not exist are missing from the map. */
+export async function eventIdsBySlug(db: DB, organizerId: number, slugs: string[]): Promise<Map<string, number>> {
+  const map = new Map<string, number>();
+  for (const part of chunks([...new Set(slugs)], MAX_PARAMS - 5)) {
+    const rows = await db
+      .select({ id: events.id, slug: events.slug })
+      .from(events)
+      .where(and(eq(events.organizerId, organizerId), inArray(events.slug, part)));
+    for (const r of rows) map.set(r.slug, r.id);
+  }
+  return map;
+}
+
+function teamEventInserts(db: DB, teamId: number | null, eventIds: number[]) {
+  // teamId null: the team inserted just before in the same batch (a batch is one
+  // transaction, and ids only grow, so it is the highest id)
+  const team = teamId === null ? sql`(SELECT max(id) FROM teams)` : sql`${teamId}`;
+  return chunks(eventIds, MAX_PARAMS - 5).map((part) =>
+    db.run(sql`INSERT INTO team_events (team_id, event_id) SELECT ${team}, id FROM events WHERE id IN (${sql.join(part.map((id) => sql`${id}`), sql`, `)})`),
+  );
+}
+
+/** Creates a team and its event list atomically; returns the new id. */
+export async function createTeam(db: DB, organizerId: number, values: TeamValues, eventIds: number[]): Promise<number> {
+  const insert = db.insert(teams).values({ ...values, organizerId }).returning({ id: teams.id });
+  const [rows] = await db.batch([insert, ...teamEventInserts(db, null, eventIds)]);
+  return rows[0]!.id;
+}
+
+/** Updates a team; `eventIds` replaces the event list when given. */
+export async function updateTeam(db: DB, organizerId: number, teamId: number, values: Partial<TeamValues>, eventIds?: number[]) {
+  const statements = [];
+  if (Object.keys(values).length) {
+    statements.push(db.update(teams).set(values).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))));
+  }
+  if (eventIds) {
+    statements.push(db.delete(teamEvents).where(eq(teamEvents.teamId, teamId)));
+    statements.push(...teamEventInserts(db, teamId, eventIds));
+  }
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+export async function deleteTeam(db: DB, organizerId: number, teamId: number) {
+  await db.delete(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)));
+}
+
+// ---- members ----
+
+const memberFields = { id: users.id, email: users.email, fullname: users.fullname, require2fa: users.require2fa };
+
+export function memberCount(db: DB, teamId: number) {
+  return db.select({ n: count() }).from(teamMembers).where(eq(teamMembers.teamId, teamId));
+}
+
+export function memberPage(db: DB, teamId: number, limit: number, offset: number) {
+  return db
+    .select(memberFields)
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(eq(teamMembers.teamId, teamId))
+    .orderBy(asc(users.id))
+    .limit(limit)
+    .offset(offset);
+}
+
+export async function findMember(db: DB, teamId: number, userId: number) {
+  return db
+    .select(memberFields)
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+    .get();
+}
+
+export async function removeMember(db: DB, teamId: number, userId: number) {
+  await db.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)));
+}
+
+export async function findUserByEmail(db: DB, email: string) {
+  return db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).get();
+}
+
+/** Adds a user to a team; false when they were a member already. */
+export async function addMember(db: DB, teamId: number, userId: number): Promise<boolean> {
+  const rows = await db.insert(teamMembers).values({ teamId, userId }).onConflictDoNothing().returning({ teamId: teamMembers.teamId });
+  return rows.length > 0;
+}
+
+// ---- invites ----
+
+const inviteFields = { id: teamInvites.id, email: teamInvites.email };
+
+export function inviteCount(db: DB, teamId: number) {
+  return db.select({ n: count() }).from(teamInvites).where(eq(teamInvites.teamId, teamId));
+}
+
+export function invitePage(db: DB, teamId: number, limit: number, offset: number) {
+  return db.select(inviteFields).from(teamInvites).where(eq(teamInvites.teamId, teamId)).orderBy(asc(teamInvites.id)).limit(limit).offset(offset);
+}
+
+export async function findInvite(db: DB, teamId: number, inviteId: number) {
+  return db.select(inviteFields).from(teamInvites).where(and(eq(teamInvites.teamId, teamId), eq(teamInvites.id, inviteId))).get();
+}
+
+export async function inviteExists(db: DB, teamId: number, email: string): Promise<boolean> {
+  const row = await db
+    .select({ id: teamInvites.id })
+    .from(teamInvites)
+    .where(and(eq(teamInvites.teamId, teamId), sql`lower(${teamInvites.email}) = lower(${email})`))
+    .get();
+  return row !== undefined;
+}
+
+export function inviteInsertStatement(db: DB, teamId: number, email: string, token: string, now: number) {
+  return db.insert(teamInvites).values({ teamId, email, token, createdAt: now }).onConflictDoNothing().returning(inviteFields);
+}
+
+export async function deleteInvite(db: DB, teamId: number, inviteId: number) {
+  await db.delete(teamInvites).where(and(eq(teamInvites.teamId, teamId), eq(teamInvites.id, inviteId)));
+}
+
+/** The invite behind an acceptance link, with its team and organizer names. */
+export async function findInviteByToken(db: DB, token: string) {
+  return db
+    .select({ invite: teamInvites, teamName: teams.name, organizerId: teams.organizerId })
+    .from(teamInvites)
+    .innerJoin(teams, eq(teams.id, teamInvites.teamId))
+    .where(eq(teamInvites.token, token))
+    .get();
+}
+
+/** Accepts an invite: creates the user if needed, adds them to the team, removes the invite. */
+export async function acceptInvite(db: DB, inviteId: number, teamId: number, email: string, fullname: string, now: number) {
+  await db.batch([
+    db.insert(users).values({ email, fullname, createdAt: now }).onConflictDoNothing(),
+    db.run(sql`INSERT OR IGNORE INTO team_members (team_id, user_id) SELECT ${teamId}, id FROM users WHERE lower(email) = lower(${email})`),
+    db.delete(teamInvites).where(eq(teamInvites.id, inviteId)),
+  ]);
+}
+
+// ---- tokens ----
+
+const tokenFields = { id: teamApiTokens.id, name: teamApiTokens.name, active: teamApiTokens.active };
+
+export function tokenCount(db: DB, teamId: number) {
+  return db.select({ n: count() }).from(teamApiTokens).where(eq(teamApiTokens.teamId, teamId));
+}
+
+export function tokenPage(db: DB, teamId: number, limit: number, offset: number) {
+  return db.select(tokenFields).from(teamApiTokens).where(eq(teamApiTokens.teamId, teamId)).orderBy(asc(teamApiTokens.id)).limit(limit).offset(offset);
+}
+
+export async function findToken(db: DB, teamId: number, tokenId: number) {
+  return db.select(tokenFields).from(teamApiTokens).where(and(eq(teamApiTokens.teamId, teamId), eq(teamApiTokens.id, tokenId))).get();
+}
+
+export async function createToken(db: DB, teamId: number, name: string, tokenHash: string, now: number) {
+  const [row] = await db.insert(teamApiTokens).values({ teamId, name, tokenHash, active: true, createdAt: now }).returning(tokenFields);
+  return row!;
+}
+
+export async function deactivateToken(db: DB, teamId: number, tokenId: number) {
+  const [row] = await db
+    .update(teamApiTokens)
+    .set({ active: false })
+    .where(and(eq(teamApiTokens.teamId, teamId), eq(teamApiTokens.id, tokenId)))
+    .returning(tokenFields);
+  return row;
+}

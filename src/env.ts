@@ -1,0 +1,88 @@
+import type { EventObject } from "./objects/event-object";
+import type { MailMessage } from "./domain/mail";
+import type { RateLimiter } from "./objects/rate-limiter";
+
+/** Bindings and variables declared in wrangler.toml. */
+export interface Env {
+  DB: D1Database;
+  EVENT_OBJECT: DurableObjectNamespace<EventObject>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  FILES: R2Bucket;
+  EXPORTS_QUEUE: Queue<ExportMessage>;
+  MAIL_QUEUE: Queue<MailMessage>;
+  /** Cloudflare's email sending binding (used when MAIL_TRANSPORT is "cloudflare"). */
+  EMAIL?: SendEmail;
+  MAIL_TRANSPORT?: string;
+  MAIL_FROM?: string;
+  PUBLIC_BASE_URL?: string;
+  RATE_LIMIT_REQUESTS?: string;
+  RATE_LIMIT_WINDOW_SECONDS?: string;
+  MAX_BODY_BYTES?: string;
+  UPLOAD_MAX_BYTES?: string;
+  UPLOAD_ALLOWED_TYPES?: string;
+}
+
+/** A message on the exports queue. */
+export type ExportMessage = { kind: "export"; exportId: string };
+
+export type Config = {
+  publicBaseUrl: string | null;
+  rateLimit: { requests: number; windowSeconds: number } | null;
+  maxBodyBytes: number | null;
+  upload: { maxBytes: number | null; allowedTypes: string[] | null };
+  mail: { transport: "local" | "cloudflare"; from: string };
+};
+
+function positiveInt(name: string, raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) {
+    console.error(`configuration: ${name}=${JSON.stringify(raw)} is not a positive integer; ignored`);
+    return null;
+  }
+  return n;
+}
+
+const configCache = new WeakMap<object, Config>();
+
+/** Reads the deployment configuration from the environment (documented in the README). */
+export function readConfig(env: Env): Config {
+  const cached = configCache.get(env);
+  if (cached) return cached;
+  const requests = positiveInt("RATE_LIMIT_REQUESTS", env.RATE_LIMIT_REQUESTS);
+  const windowSeconds = positiveInt("RATE_LIMIT_WINDOW_SECONDS", env.RATE_LIMIT_WINDOW_SECONDS);
+  const types = (env.UPLOAD_ALLOWED_TYPES ?? "")
+    .split(",")
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean);
+  const base = (env.PUBLIC_BASE_URL ?? "").trim().replace(/\/+$/, "");
+  const config: Config = {
+    publicBaseUrl: base === "" ? null : base,
+    rateLimit: requests && windowSeconds ? { requests, windowSeconds } : null,
+    maxBodyBytes: positiveInt("MAX_BODY_BYTES", env.MAX_BODY_BYTES),
+    upload: {
+      maxBytes: positiveInt("UPLOAD_MAX_BYTES", env.UPLOAD_MAX_BYTES),
+      allowedTypes: types.length ? types : null,
+    },
+    mail: {
+      transport: env.MAIL_TRANSPORT === "cloudflare" ? "cloudflare" : "local",
+      from: (env.MAIL_FROM ?? "").trim() || "tickets@localhost",
+    },
+  };
+  configCache.set(env, config);
+  if (env.MAIL_TRANSPORT && !["local", "cloudflare"].includes(env.MAIL_TRANSPORT)) {
+    console.error(`configuration: MAIL_TRANSPORT=${JSON.stringify(env.MAIL_TRANSPORT)} is not "local" or "cloudflare"; using "local"`);
+  }
+  return config;
+}
+
+type ProjectEnv = Env;
+declare global {
+  namespace Cloudflare {
+    interface Env extends ProjectEnv {}
+    interface GlobalProps {
+      mainModule: typeof import("./index");
+      durableNamespaces: "EventObject" | "RateLimiter";
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Authentication: `Authorization: Token <key>` (team API tokens) or `Device <token>`
+ * (initialized devices). Both are stored as SHA-256 hashes. The result is one Principal.
+ */
+import type { MiddlewareHandler } from "hono";
+import { findDeviceCredential, findTokenCredential } from "../db/principals";
+import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../domain/permissions";
+import { sha256Hex } from "../lib/crypto";
+import type { AppEnv } from "./context";
+import { ApiError, MESSAGES } from "./errors";
+
+function unauthorized(detail: string): ApiError {
+  return new ApiError(401, { detail }, { "WWW-Authenticate": 'Token realm="api"' });
+}
+
+function idSet(json: string | null): Set<number> {
+  return new Set(json ? (JSON.parse(json) as number[]) : []);
+}
+
+/** Authenticates the request; paths in `publicPaths` pass without credentials. */
+export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler<AppEnv> {
+  return async function authenticate(c, next) {
+    if (opts.publicPaths.some((re) => re.test(c.req.path))) return next();
+    const header = c.req.header("Authorization");
+    if (!header) throw unauthorized(MESSAGES.noCredentials);
+    const [scheme, credential, ...rest] = header.trim().split(/\s+/);
+    if (!credential || rest.length) throw unauthorized("Invalid token header.");
+    const hash = await sha256Hex(credential);
+    const db = c.var.db;
+    let principal: Principal;
+    switch (scheme?.toLowerCase()) {
+      case "token": {
+        const row = await findTokenCredential(db, hash);
+        if (!row || !row.active) throw unauthorized(MESSAGES.invalidToken);
+        principal = {
+          kind: "token",
+          organizerId: row.team.organizerId,
+          teamId: row.team.id,
+          deviceId: null,
+          tokenId: row.tokenId,
+          allEvents: row.team.allEvents,
+          eventIds: idSet(row.eventIds),
+          permissions: teamPermissionSet({
+            can_create_events: row.team.canCreateEvents,
+            can_change_teams: row.team.canChangeTeams,
+            can_change_organizer_settings: row.team.canChangeOrganizerSettings,
+            can_manage_customers: row.team.canManageCustomers,
+            can_manage_gift_cards: row.team.canManageGiftCards,
+            can_change_event_settings: row.team.canChangeEventSettings,
+            can_change_items: row.team.canChangeItems,
+            can_view_orders: row.team.canViewOrders,
+            can_change_orders: row.team.canChangeOrders,
+            can_view_vouchers: row.team.canViewVouchers,
+            can_change_vouchers: row.team.canChangeVouchers,
+            can_checkin_orders: row.team.canCheckinOrders,
+          }),
+          identity: `token:${row.tokenId}`,
+        };
+        break;
+      }
+      case "device": {
+        const row = await findDeviceCredential(db, hash);
+        if (!row) throw unauthorized(MESSAGES.invalidToken);
+        if (row.device.revoked) throw unauthorized("Device access has been revoked.");
+        principal = {
+          kind: "device",
+          organizerId: row.device.organizerId,
+          teamId: null,
+          deviceId: row.device.id,
+          tokenId: null,
+          allEvents: row.device.allEvents,
+          eventIds: idSet(row.eventIds),
+          permissions: DEVICE_GRANT,
+          identity: `device:${row.device.id}`,
+        };
+        break;
+      }
+      default:
+        // OAuth 2.0 (Bearer) and browser sessions are not offered (docs/open-points.md).
+        throw unauthorized("Unsupported authorization scheme. Use \"Token <key>\" or \"Device <token>\".");
+    }
+    c.set("principal", principal);
+    await next();
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The one permission layer. Every route under an organizer or event declares its scope and
+ * the permission it needs; this resolves the slugs of the URL tree and answers 403 when the
+ * organizer or event does not exist, is not the caller's, or the permission is missing. It
+ * runs before the handler, so no object is looked up for a caller without permission.
+ */
+import type { MiddlewareHandler } from "hono";
+import { findOrganizerAndEvent, findOrganizerBySlug } from "../db/tenancy";
+import { canAccessEvent, hasPermission, type Permission } from "../domain/permissions";
+import type { AppEnv } from "./context";
+import { forbidden } from "./errors";
+
+export type ScopeMarker = { scope: "global" | "organizer" | "event"; permission: Permission | null };
+
+function mark<T extends object>(fn: T, marker: ScopeMarker): T & { scopeMarker: ScopeMarker } {
+  return Object.assign(fn, { scopeMarker: marker });
+}
+
+/** Organizer-level route: `/organizers/:organizer/...`. */
+export function organizerScope(permission: Permission | null) {
+  const handler: MiddlewareHandler<AppEnv> = async function organizerScope(c, next) {
+    const principal = c.var.principal;
+    const slug = c.req.param("organizer");
+    if (!slug) throw forbidden();
+    const org = await findOrganizerBySlug(c.var.db, slug);
+    if (!org || org.id !== principal.organizerId || !hasPermission(principal, permission)) throw forbidden();
+    c.set("organizer", org);
+    await next();
+  };
+  return mark(handler, { scope: "organizer", permission });
+}
+
+/** Event-level route: `/organizers/:organizer/events/:event/...`. */
+export function eventScope(permission: Permission | null) {
+  const handler: MiddlewareHandler<AppEnv> = async function eventScope(c, next) {
+    const principal = c.var.principal;
+    const orgSlug = c.req.param("organizer");
+    const eventSlug = c.req.param("event");
+    if (!orgSlug || !eventSlug) throw forbidden();
+    const row = await findOrganizerAndEvent(c.var.db, orgSlug, eventSlug);
+    if (
+      !row ||
+      row.organizer.id !== principal.organizerId ||
+      !row.event ||
+      !canAccessEvent(principal, row.event.id) ||
+      !hasPermission(principal, permission)
+    ) {
+      throw forbidden();
+    }
+    c.set("organizer", row.organizer);
+    c.set("event", row.event);
+    await next();
+  };
+  return mark(handler, { scope: "event", permission });
+}
+
+/** Routes outside the tenancy tree that any authenticated caller may use. */
+export function authenticatedScope() {
+  const handler: MiddlewareHandler<AppEnv> = async function authenticatedScope(_c, next) {
+    await next();
+  };
+  return mark(handler, { scope: "global", permission: null });
+}

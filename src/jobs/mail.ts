@@ -1,0 +1,34 @@
+/** Delivery of outbox mails (mail queue consumer and cron sweep). Idempotent per mail. */
+import { findMail, markMailAttemptFailed, markMailSent } from "../db/mail";
+import type { DB } from "../db/client";
+import { readConfig, type Env } from "../env";
+
+const MAX_ATTEMPTS = 5;
+
+export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.now()): Promise<void> {
+  const mail = await findMail(db, mailId);
+  if (!mail || mail.state !== "queued") return;
+  const { transport, from } = readConfig(env).mail;
+  try {
+    let messageId: string | null = null;
+    if (transport === "cloudflare") {
+      if (!env.EMAIL) throw new Error("MAIL_TRANSPORT is \"cloudflare\" but no EMAIL send_email binding is configured");
+      const result = await env.EMAIL.send({
+        from: mail.fromName ? { name: mail.fromName, email: from } : from,
+        to: mail.toAddress,
+        subject: mail.subject,
+        text: mail.textBody,
+        ...(mail.htmlBody ? { html: mail.htmlBody } : {}),
+        ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+      });
+      messageId = result.messageId;
+    } else {
+      console.log(`[mail ${mail.id}] to=${mail.toAddress} subject=${JSON.stringify(mail.subject)} (local transport: kept in mail_outbox)`);
+    }
+    await markMailSent(db, mail.id, messageId, now);
+  } catch (e) {
+    const attempts = mail.attempts + 1;
+    await markMailAttemptFailed(db, mail.id, e instanceof Error ? e.message : String(e), attempts, attempts >= MAX_ATTEMPTS);
+    if (attempts < MAX_ATTEMPTS) throw e;
+  }
+}

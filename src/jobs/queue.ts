@@ -1,0 +1,27 @@
+/** Queue consumer: outgoing mail and exports. Messages are delivered at least once. */
+import { createDb } from "../db/client";
+import type { MailMessage } from "../domain/mail";
+import type { Env, ExportMessage } from "../env";
+import { deliverMail } from "./mail";
+
+export type QueueMessage = MailMessage | ExportMessage;
+
+export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
+  const db = createDb(env.DB);
+  for (const message of batch.messages) {
+    const body = message.body;
+    try {
+      switch (body.kind) {
+        case "mail":
+          await deliverMail(env, db, body.mailId);
+          break;
+        default:
+          console.error(`queue ${batch.queue}: message of unknown kind dropped`, JSON.stringify(body));
+      }
+      message.ack();
+    } catch (e) {
+      console.error(`queue ${batch.queue}: message ${message.id} failed, retrying`, e);
+      message.retry({ delaySeconds: Math.min(300, 10 * 2 ** message.attempts) });
+    }
+  }
+}

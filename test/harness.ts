@@ -1,0 +1,154 @@
+/**
+ * Shared test harness: seeds organizers, teams, tokens and devices straight into D1 and
+ * talks to the worker through HTTP (`exports.default.fetch`), exactly as a client would.
+ */
+import { env, exports } from "cloudflare:workers";
+import { createDb } from "../src/db/client";
+import { deviceEvents, devices, events, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
+import { TEAM_PERMISSIONS, type TeamPermission } from "../src/domain/permissions";
+import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
+
+export const BASE = "http://ticketing.test";
+export const db = () => createDb(env.DB);
+
+let counter = 0;
+export function unique(prefix: string): string {
+  counter++;
+  return `${prefix}${counter}${randomString(4)}`;
+}
+
+export type Json = any;
+
+export type ApiResponse = { status: number; headers: Headers; body: Json; text: string };
+
+export type RequestOptions = { headers?: Record<string, string>; raw?: BodyInit; contentType?: string | null };
+
+/** An HTTP client bound to one Authorization header. */
+export class Client {
+  constructor(readonly authorization: string | null) {}
+
+  async request(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (this.authorization) headers.Authorization = this.authorization;
+    let payload: BodyInit | undefined = opts.raw;
+    if (body !== undefined) {
+      payload = JSON.stringify(body);
+      if (opts.contentType !== null) headers["Content-Type"] = opts.contentType ?? "application/json";
+    }
+    const res = await exports.default.fetch(new Request(path.startsWith("http") ? path : `${BASE}${path}`, { method, headers, body: payload }));
+    const text = await res.text();
+    let parsed: Json = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  get(path: string, opts?: RequestOptions) {
+    return this.request("GET", path, undefined, opts);
+  }
+  post(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request("POST", path, body, opts);
+  }
+  put(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request("PUT", path, body, opts);
+  }
+  patch(path: string, body?: unknown, opts?: RequestOptions) {
+    return this.request("PATCH", path, body, opts);
+  }
+  delete(path: string, opts?: RequestOptions) {
+    return this.request("DELETE", path, undefined, opts);
+  }
+}
+
+export const anonymous = new Client(null);
+export const tokenClient = (token: string) => new Client(`Token ${token}`);
+export const deviceClient = (token: string) => new Client(`Device ${token}`);
+
+export type TeamSpec = { permissions?: TeamPermission[] | "all"; allEvents?: boolean; events?: number[]; name?: string };
+
+const COLUMN: Record<TeamPermission, string> = {
+  can_create_events: "canCreateEvents",
+  can_change_teams: "canChangeTeams",
+  can_change_organizer_settings: "canChangeOrganizerSettings",
+  can_manage_customers: "canManageCustomers",
+  can_manage_gift_cards: "canManageGiftCards",
+  can_change_event_settings: "canChangeEventSettings",
+  can_change_items: "canChangeItems",
+  can_view_orders: "canViewOrders",
+  can_change_orders: "canChangeOrders",
+  can_view_vouchers: "canViewVouchers",
+  can_change_vouchers: "canChangeVouchers",
+  can_checkin_orders: "canCheckinOrders",
+};
+
+/** A team with one API token in the organizer; returns the team id and a client. */
+export async function seedTeam(organizerId: number, spec: TeamSpec = {}) {
+  const perms = spec.permissions === "all" || spec.permissions === undefined ? TEAM_PERMISSIONS : spec.permissions;
+  const flags: Record<string, boolean> = {};
+  for (const p of TEAM_PERMISSIONS) flags[COLUMN[p]] = perms.includes(p);
+  const [team] = await db()
+    .insert(teams)
+    .values({ organizerId, name: spec.name ?? unique("team"), allEvents: spec.allEvents ?? true, ...flags })
+    .returning();
+  if (spec.events?.length) await db().insert(teamEvents).values(spec.events.map((eventId) => ({ teamId: team!.id, eventId })));
+  const token = newApiToken();
+  await db()
+    .insert(teamApiTokens)
+    .values({ teamId: team!.id, name: "test", tokenHash: await sha256Hex(token), active: true, createdAt: Date.now() });
+  return { teamId: team!.id, token, client: tokenClient(token) };
+}
+
+/** An organizer with an all-permission team (like the operator command creates). */
+export async function seedOrganizer(opts: { slug?: string; name?: string } = {}) {
+  const slug = opts.slug ?? unique("org");
+  const [org] = await db().insert(organizers).values({ slug, name: opts.name ?? `Organizer ${slug}`, createdAt: Date.now() }).returning();
+  const admin = await seedTeam(org!.id, { permissions: "all", allEvents: true, name: "Administrators" });
+  return { id: org!.id, slug, ...admin };
+}
+
+/** An event row straight in D1 (for foundation tests that need one before the events API). */
+export async function seedEventRow(organizerId: number, opts: { slug?: string } = {}) {
+  const now = Date.now();
+  const [ev] = await db()
+    .insert(events)
+    .values({
+      organizerId,
+      slug: opts.slug ?? unique("ev"),
+      name: { en: "Test event" },
+      currency: "EUR",
+      dateFrom: now + 30 * 86400_000,
+      plugins: [],
+      seatCategoryMapping: {},
+      itemMetaProperties: {},
+      salesChannels: ["web"],
+      createdAt: now,
+      lastModified: now,
+    })
+    .returning();
+  return ev!;
+}
+
+/** An initialized device with an API token. */
+export async function seedDevice(organizerId: number, opts: { allEvents?: boolean; events?: number[] } = {}) {
+  const token = randomString(64);
+  const existing = await db().select({ id: devices.id }).from(devices);
+  const [dev] = await db()
+    .insert(devices)
+    .values({
+      organizerId,
+      deviceId: existing.length + 1,
+      uniqueSerial: randomString(16).toUpperCase(),
+      name: "Scanner",
+      allEvents: opts.allEvents ?? true,
+      createdAt: Date.now(),
+      initialized: Date.now(),
+      initializationToken: randomString(16),
+      apiTokenHash: await sha256Hex(token),
+    })
+    .returning();
+  if (opts.events?.length) await db().insert(deviceEvents).values(opts.events.map((eventId) => ({ deviceId: dev!.id, eventId })));
+  return { id: dev!.id, token, client: deviceClient(token) };
+}
