@@ -46,3 +46,19 @@ export const teamEvents = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.teamId, t.eventId] }), index("team_events_event_idx").on(t.eventId)],
 );
+
+/** Dates of an event series (`has_subevents`). */
+export const subevents = sqliteTable(
+  "subevents",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    name: text("name", { mode: "json" }).$type<I18n>().notNull(),
+    active: integer("active", { mode: "boolean" }).notNull().default(false),
+    dateFrom: integer("date_from").notNull(),
+    dateTo: integer("date_to"),
+    seatingPlanId: integer("seating_plan_id"),
+    lastModified: integer("last_modified").notNull(),
+  },
+  (t) => [index("subevents_event_date_idx").on(t.eventId, t.dateFrom)],
+);
