@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 /**
  * The permission matrix: every API route, with the permission it needs, called by a team
  * without that permission (403), a team with only that permission (not 403), a device, a
