@@ -90,6 +90,16 @@ CREATE TABLE `membership_types` (
 );
 --> statement-breakpoint
 CREATE INDEX `membership_types_organizer_idx` ON `membership_types` (`organizer_id`);--> statement-breakpoint
+CREATE TABLE `customers` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`organizer_id` integer NOT NULL,
+	`identifier` text NOT NULL,
+	`email` text,
+	FOREIGN KEY (`organizer_id`) REFERENCES `organizers`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `customers_identifier_unique` ON `customers` (`identifier`);--> statement-breakpoint
+CREATE INDEX `customers_organizer_idx` ON `customers` (`organizer_id`);--> statement-breakpoint
 CREATE TABLE `order_positions` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`order_id` integer NOT NULL,
@@ -114,8 +124,33 @@ CREATE TABLE `orders` (
 	`code` text NOT NULL,
 	`status` text NOT NULL,
 	`datetime` integer NOT NULL,
+	`customer_id` integer,
 	`last_modified` integer NOT NULL,
-	FOREIGN KEY (`event_id`) REFERENCES `events`(`id`) ON UPDATE no action ON DELETE restrict
+	FOREIGN KEY (`event_id`) REFERENCES `events`(`id`) ON UPDATE no action ON DELETE restrict,
+	FOREIGN KEY (`customer_id`) REFERENCES `customers`(`id`) ON UPDATE no action ON DELETE set null
 );
 --> statement-breakpoint
-CREATE INDEX `orders_event_idx` ON `orders` (`event_id`);
+CREATE INDEX `orders_event_idx` ON `orders` (`event_id`);--> statement-breakpoint
+CREATE TABLE `quota_items` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`quota_id` integer NOT NULL,
+	`item_id` integer NOT NULL,
+	`variation_id` integer,
+	FOREIGN KEY (`quota_id`) REFERENCES `quotas`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`item_id`) REFERENCES `items`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`variation_id`) REFERENCES `item_variations`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `quota_items_quota_idx` ON `quota_items` (`quota_id`);--> statement-breakpoint
+CREATE INDEX `quota_items_item_idx` ON `quota_items` (`item_id`);--> statement-breakpoint
+CREATE TABLE `quotas` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`event_id` integer NOT NULL,
+	`subevent_id` integer,
+	`name` text NOT NULL,
+	`size` integer,
+	FOREIGN KEY (`event_id`) REFERENCES `events`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`subevent_id`) REFERENCES `subevents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `quotas_event_idx` ON `quotas` (`event_id`);

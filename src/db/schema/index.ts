@@ -4,5 +4,6 @@ export * from "./devices";
 export * from "./platform";
 export * from "./catalog";
 export * from "./items";
+export * from "./membership-types";
 export * from "./customers";
 export * from "./sales";

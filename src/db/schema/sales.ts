@@ -2,6 +2,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { events, subevents } from "./events";
 import { itemVariations, items } from "./items";
 import { taxRules } from "./catalog";
+import { customers } from "./customers";
 
 /** Orders (pretix docs orders.rst). Status: n pending, p paid, e expired, c canceled. */
 export const orders = sqliteTable(
@@ -12,6 +13,7 @@ export const orders = sqliteTable(
     code: text("code").notNull(),
     status: text("status", { enum: ["n", "p", "e", "c"] }).notNull(),
     datetime: integer("datetime").notNull(),
+    customerId: integer("customer_id").references(() => customers.id, { onDelete: "set null" }),
     lastModified: integer("last_modified").notNull(),
   },
   (t) => [index("orders_event_idx").on(t.eventId)],
@@ -30,4 +32,30 @@ export const orderPositions = sqliteTable(
     canceled: integer("canceled", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [index("order_positions_order_idx").on(t.orderId), index("order_positions_item_idx").on(t.itemId)],
+);
+
+/** Quotas (pretix docs quotas.rst): capacity shared by items / variations of one (sub-)event. */
+export const quotas = sqliteTable(
+  "quotas",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** null: unlimited. */
+    size: integer("size"),
+  },
+  (t) => [index("quotas_event_idx").on(t.eventId)],
+);
+
+export const quotaItems = sqliteTable(
+  "quota_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    quotaId: integer("quota_id").notNull().references(() => quotas.id, { onDelete: "cascade" }),
+    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    /** null: the item as a whole (items without variations). */
+    variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
+  },
+  (t) => [index("quota_items_quota_idx").on(t.quotaId), index("quota_items_item_idx").on(t.itemId)],
 );
