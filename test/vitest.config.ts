@@ -27,6 +27,31 @@ export default defineConfig(async () => {
           },
         },
         {
+          // The same worker with the deployment configuration set (limits, public base URL).
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: path.join(root, "wrangler.toml") },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  RATE_LIMIT_REQUESTS: "5",
+                  RATE_LIMIT_WINDOW_SECONDS: "3600",
+                  MAX_BODY_BYTES: "2048",
+                  UPLOAD_MAX_BYTES: "1024",
+                  UPLOAD_ALLOWED_TYPES: "image/png, application/pdf",
+                  PUBLIC_BASE_URL: "https://tickets.example.org/",
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers-configured",
+            root,
+            include: ["test/configured/**/*.test.ts"],
+            setupFiles: ["test/setup.ts"],
+          },
+        },
+        {
           test: {
             name: "node",
             root,

@@ -64,7 +64,7 @@ export function serializeTeam({ team, limitEvents }: TeamRecord) {
     id: team.id,
     name: team.name,
     all_events: team.allEvents,
-    limit_events: JSON.parse(limitEvents) as string[],
+    limit_events: (JSON.parse(limitEvents) as string[]).sort(),
   };
   for (const p of TEAM_PERMISSIONS) out[p] = team[COLUMN[p]];
   return out;

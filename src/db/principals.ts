@@ -9,7 +9,7 @@ export async function findTokenCredential(db: DB, tokenHash: string) {
       tokenId: teamApiTokens.id,
       active: teamApiTokens.active,
       team: teams,
-      eventIds: sql<string>`(SELECT json_group_array(event_id) FROM team_events WHERE team_id = ${teams.id})`,
+      eventIds: sql<string>`(SELECT json_group_array(te.event_id) FROM team_events te WHERE te.team_id = "teams"."id")`,
     })
     .from(teamApiTokens)
     .innerJoin(teams, eq(teams.id, teamApiTokens.teamId))
@@ -21,7 +21,7 @@ export async function findDeviceCredential(db: DB, tokenHash: string) {
   return db
     .select({
       device: devices,
-      eventIds: sql<string>`(SELECT json_group_array(event_id) FROM device_events WHERE device_id = ${devices.id})`,
+      eventIds: sql<string>`(SELECT json_group_array(de.event_id) FROM device_events de WHERE de.device_id = "devices"."id")`,
     })
     .from(devices)
     .where(eq(devices.apiTokenHash, tokenHash))

@@ -8,7 +8,8 @@ export type TeamValues = Omit<typeof teams.$inferInsert, "id" | "organizerId">;
 
 const teamWithEvents = {
   team: teams,
-  limitEvents: sql<string>`(SELECT json_group_array(slug) FROM (SELECT e.slug AS slug FROM team_events te JOIN events e ON e.id = te.event_id WHERE te.team_id = ${teams.id} ORDER BY e.slug))`,
+  // written out: drizzle renders columns unqualified in single-table selects
+  limitEvents: sql<string>`(SELECT json_group_array(e.slug) FROM team_events te JOIN events e ON e.id = te.event_id WHERE te.team_id = "teams"."id")`,
 };
 
 export type TeamRecord = { team: typeof teams.$inferSelect; limitEvents: string };
@@ -46,9 +47,9 @@ export async function eventIdsBySlug(db: DB, organizerId: number, slugs: string[
 function teamEventInserts(db: DB, teamId: number | null, eventIds: number[]) {
   // teamId null: the team inserted just before in the same batch (a batch is one
   // transaction, and ids only grow, so it is the highest id)
-  const team = teamId === null ? sql`(SELECT max(id) FROM teams)` : sql`${teamId}`;
+  const team = teamId === null ? sql<number>`(SELECT max(id) FROM teams)` : sql<number>`${teamId}`;
   return chunks(eventIds, MAX_PARAMS - 5).map((part) =>
-    db.run(sql`INSERT INTO team_events (team_id, event_id) SELECT ${team}, id FROM events WHERE id IN (${sql.join(part.map((id) => sql`${id}`), sql`, `)})`),
+    db.insert(teamEvents).select(db.select({ teamId: team.as("team_id"), eventId: events.id }).from(events).where(inArray(events.id, part))),
   );
 }
 
@@ -166,7 +167,10 @@ export async function findInviteByToken(db: DB, token: string) {
 export async function acceptInvite(db: DB, inviteId: number, teamId: number, email: string, fullname: string, now: number) {
   await db.batch([
     db.insert(users).values({ email, fullname, createdAt: now }).onConflictDoNothing(),
-    db.run(sql`INSERT OR IGNORE INTO team_members (team_id, user_id) SELECT ${teamId}, id FROM users WHERE lower(email) = lower(${email})`),
+    db
+      .insert(teamMembers)
+      .select(db.select({ teamId: sql<number>`${teamId}`.as("team_id"), userId: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email})`))
+      .onConflictDoNothing(),
     db.delete(teamInvites).where(eq(teamInvites.id, inviteId)),
   ]);
 }
