@@ -3,7 +3,7 @@
  * request passes (route check → rate limit → JSON body check → idempotency → authentication),
  * then the resource routes, each with its tenancy/permission middleware.
  */
-import { Hono } from "hono";
+import { type ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { organizerRoutes } from "./api/organizers";
@@ -26,18 +26,21 @@ export const API_PREFIX = "/api/v1";
 /** Paths that take no credentials. */
 const PUBLIC_API_PATHS: RegExp[] = [];
 
+/** The error boundary: every failure leaves as the spec's JSON error body. */
+export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
+  if (err instanceof ApiError) return c.json(err.body, err.status, err.headers);
+  if (err instanceof HTTPException) {
+    return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
+  }
+  console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
+  return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
+};
+
 export function createApp() {
   const app = new Hono<AppEnv>({ strict: false });
   const routes = new RouteTable(app, API_PREFIX);
 
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return c.json(err.body, err.status, err.headers);
-    if (err instanceof HTTPException) {
-      return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
-    }
-    console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
-    return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
-  });
+  app.onError(errorBoundary);
 
   app.notFound((c) => {
     const methods = c.req.path.startsWith(API_PREFIX) ? routes.methodsFor(c.req.path) : [];

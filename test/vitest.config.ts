@@ -40,6 +40,8 @@ export default defineConfig(async () => {
                   UPLOAD_MAX_BYTES: "1024",
                   UPLOAD_ALLOWED_TYPES: "image/png, application/pdf",
                   PUBLIC_BASE_URL: "https://tickets.example.org/",
+                  MAIL_TRANSPORT: "cloudflare",
+                  MAIL_FROM: "tickets@example.org",
                 },
               },
             }),
