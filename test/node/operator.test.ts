@@ -1,0 +1,130 @@
+/**
+ * The operator command and `npm start`, run as a newcomer runs them: a fresh state
+ * directory, the server started, an organizer created while it runs, real HTTP requests.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const state = mkdtempSync(path.join(tmpdir(), "ticketing-operator-"));
+
+function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, "src/cli", script), ...args], { cwd: root });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let server: ChildProcess | undefined;
+let base = "";
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, [path.join(root, "src/cli/start.ts"), "--port", String(port), "--persist-to", state], {
+    cwd: root,
+    detached: true,
+    stdio: "ignore",
+  });
+  for (let i = 0; i < 120; i++) {
+    try {
+      await fetch(`${base}/api/v1/organizers/`);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  throw new Error("npm start did not answer within 120 s");
+});
+
+afterAll(() => {
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+  }
+  rmSync(state, { recursive: true, force: true });
+});
+
+describe("operator command and npm start", () => {
+  it("creates an organizer while the server runs; its token works, a wrong one gets 401", async () => {
+    const out = await run("admin.ts", ["create-organizer", "--slug", "newcomer", "--name", "Newcomer's Org", "--persist-to", state]);
+    expect(out.code, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split("\n");
+    const result = JSON.parse(lines[lines.length - 1]!);
+    expect(Object.keys(result)).toEqual(["organizer", "team", "token"]);
+    expect(result.organizer).toBe("newcomer");
+    expect(typeof result.team).toBe("number");
+    expect(result.token).toMatch(/^[a-z0-9]{64}$/);
+
+    const res = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: `Token ${result.token}` } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { results: { slug: string; name: string }[] };
+    expect(body.results).toEqual([{ name: "Newcomer's Org", slug: "newcomer", public_url: `${base}/newcomer/` }]);
+
+    const team = await fetch(`${base}/api/v1/organizers/newcomer/teams/${result.team}/`, { headers: { Authorization: `Token ${result.token}` } });
+    const teamBody = (await team.json()) as Record<string, unknown>;
+    expect(teamBody).toMatchObject({ name: "Administrators", all_events: true, can_change_teams: true, can_checkin_orders: true });
+
+    const wrong = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: "Token wrong" } });
+    expect(wrong.status).toBe(401);
+  });
+
+  it("refuses a duplicate slug with a clear message and a non-zero exit", async () => {
+    const out = await run("admin.ts", ["create-organizer", "--slug", "newcomer", "--name", "Again", "--persist-to", state]);
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toContain('an organizer with the slug "newcomer" exists already');
+    expect(out.stdout).toBe("");
+  });
+
+  it("refuses invalid slugs and missing arguments", async () => {
+    for (const [args, message] of [
+      [["--slug", "Not Valid", "--name", "X"], "invalid slug"],
+      [["--slug", "api", "--name", "X"], "reserved"],
+      [["--name", "X"], "--slug is required"],
+      [["--slug", "fine"], "--name is required"],
+    ] as const) {
+      const out = await run("admin.ts", ["create-organizer", ...args, "--persist-to", state]);
+      expect(out.code, args.join(" ")).not.toBe(0);
+      expect(out.stderr).toContain(message);
+    }
+    const unknown = await run("admin.ts", ["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it("shows the mail outbox", async () => {
+    const out = await run("admin.ts", ["create-organizer", "--slug", "mailer", "--name", "Mailer", "--persist-to", state]);
+    const { token, team } = JSON.parse(out.stdout.trim().split("\n").pop()!);
+    const invite = await fetch(`${base}/api/v1/organizers/mailer/teams/${team}/invites/`, {
+      method: "POST",
+      headers: { Authorization: `Token ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "colleague@example.org" }),
+    });
+    expect(invite.status).toBe(201);
+    const mail = await run("admin.ts", ["list-mail", "--persist-to", state]);
+    expect(mail.code, mail.stderr).toBe(0);
+    expect(mail.stdout).toContain("team_invite to colleague@example.org");
+    expect(mail.stdout).toContain(`${base}/invite/`);
+  });
+});
