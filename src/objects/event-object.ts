@@ -1,8 +1,634 @@
+/**
+ * The event's Durable Object (one per event, named by the event id): the single place where
+ * capacity decisions are taken — quota, seats, vouchers — for carts, orders and order state
+ * changes, and for voucher edits that block quota.
+ *
+ * The four invariants (ARCHITECTURE.md):
+ * 1. Decide without yielding: `Ledger.check` and the recording of holds run synchronously,
+ *    with the object's own SQLite (`ctx.storage.sql`, `transactionSync`), no await between.
+ * 2. Durable before acknowledged: holds and an outbox entry are written to the object's
+ *    storage in the same synchronous transaction as the decision; the D1 rows follow. Should
+ *    the object die before D1 has them, the alarm replays the outbox (idempotently: rows are
+ *    written only when missing) — the order exists afterwards, nothing is half-written.
+ * 3. No lost capacity: a reservation whose D1 write fails is released at once; carts expire
+ *    by themselves (expired holds simply stop counting) and are pruned by the alarm.
+ * 4. One door: order status changes, cart deletion and voucher edits are methods here;
+ *    catalog edits (quotas, seats) bump the inventory change stamp that every call carries.
+ *
+ * Acquisitions (new holds) are recorded here first and then written to D1; releases are
+ * written to D1 first and then removed here, so an in-flight write never frees capacity twice.
+ */
 import { DurableObject } from "cloudflare:workers";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { createDb, type DB } from "../db/client";
+import {
+  type OrderWrite,
+  loadInventoryCatalog,
+  orderExists,
+  orderWriteStatements,
+  touchInventory,
+} from "../db/inventory";
+import { cartPositions, orderPayments, orders, quotas, vouchers } from "../db/schema";
+import { dispatchMail } from "../domain/mail";
+import { type Availability, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import type { Env } from "../env";
 
-/**
- * One instance per event (named by the event id): the single place where contended
- * decisions are taken (quota, seats, vouchers, check-in). See docs in ARCHITECTURE.
- */
-export class EventObject extends DurableObject<Env> {}
+/** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
+export type CartRow = Omit<typeof cartPositions.$inferInsert, "addonTo"> & { addonToHoldKey: string | null };
+
+export type CartGroup = {
+  /** One hold key per position of the group (a position with its add-ons and bundled items). */
+  holdKeys: string[];
+  cartId: string;
+  expires: number;
+  demands: Demand[];
+  rows: CartRow[];
+};
+
+export type Decision = { ok: true } | { ok: false; refusals: Refusal[] };
+export type CreateVouchersResult = { ok: true; ids: number[] } | { ok: false; index: number; refusals: Refusal[] };
+export type UpdateVoucherResult = { ok: true } | { ok: false; refusals: Refusal[] };
+export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed" };
+
+type OutboxEntry =
+  | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[] }
+  | { kind: "carts"; rows: CartRow[] }
+  | { kind: "status"; orderId: number; code: string; to: "p" | "n" | "c" | "e"; from: string[]; now: number };
+
+const STATUS_RELEASES = new Set(["c", "e"]);
+
+export class EventObject extends DurableObject<Env> {
+  private readonly ledger = new Ledger();
+  private readonly eventId: number;
+  private readonly sql: SqlStorage;
+  private catalogLoad: Promise<void> | null = null;
+  /** Outbox entries whose request is still running in this instance. */
+  private readonly inflight = new Set<number>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.eventId = Number(ctx.id.name);
+    ctx.blockConcurrencyWhile(async () => {
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
+        kind TEXT NOT NULL, ref TEXT NOT NULL, idx INTEGER NOT NULL, grp TEXT,
+        key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (kind, ref, idx))`);
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
+      const now = Date.now();
+      this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND expires <= ?", now);
+      const orderRows = new Map<string, { paid: boolean; holds: Hold[] }>();
+      for (const r of this.sql.exec<{ kind: string; ref: string; grp: string | null; key: string; seat: string | null; voucher_id: number | null; expires: number | null; paid: number }>(
+        "SELECT kind, ref, grp, key, seat, voucher_id, expires, paid FROM holds ORDER BY kind, ref, idx",
+      )) {
+        const hold: Hold = { key: r.key, seat: r.seat, voucherId: r.voucher_id };
+        if (r.kind === "order") {
+          const o = orderRows.get(r.ref) ?? { paid: r.paid === 1, holds: [] };
+          o.holds.push(hold);
+          orderRows.set(r.ref, o);
+        } else {
+          this.ledger.addCart(r.ref, r.grp ?? "", hold, r.expires ?? 0);
+        }
+      }
+      for (const [code, o] of orderRows) this.ledger.addOrder(code, o.holds, o.paid);
+      if (Number.isFinite(this.eventId)) this.ledger.setCatalog(await loadInventoryCatalog(this.db(), this.eventId));
+      // Entries left by a previous instance: their requests died with it.
+      const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
+      if (pending > 0) await ctx.storage.setAlarm(now);
+    });
+  }
+
+  private db(): DB {
+    return createDb(this.env.DB);
+  }
+
+  /** Reloads the catalog (quotas, vouchers) from D1 when the caller has seen a newer stamp. */
+  private async ensureCatalog(stamp: number): Promise<void> {
+    while (stamp > this.ledger.stamp) {
+      if (!this.catalogLoad) {
+        this.catalogLoad = loadInventoryCatalog(this.db(), this.eventId)
+          .then((c) => this.ledger.setCatalog(c))
+          .finally(() => (this.catalogLoad = null));
+      }
+      await this.catalogLoad;
+      if (stamp > this.ledger.stamp) {
+        // D1 answered with an older stamp than the caller saw (replica lag): trust the caller's
+        // stamp for this catalog rather than looping.
+        break;
+      }
+    }
+  }
+
+  private writeOutbox(entry: OutboxEntry, now: number): number {
+    return this.sql.exec<{ id: number }>("INSERT INTO outbox (payload, created) VALUES (?, ?) RETURNING id", JSON.stringify(entry), now).one().id;
+  }
+
+  private clearOutbox(id: number): void {
+    this.sql.exec("DELETE FROM outbox WHERE id = ?", id);
+    this.inflight.delete(id);
+  }
+
+  private persistOrderHolds(code: string, holds: Hold[], paid: boolean): void {
+    holds.forEach((h, idx) =>
+      this.sql.exec(
+        "INSERT OR REPLACE INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('order', ?, ?, NULL, ?, ?, ?, NULL, ?)",
+        code,
+        idx,
+        h.key,
+        h.seat,
+        h.voucherId,
+        paid ? 1 : 0,
+      ),
+    );
+  }
+
+  private async scheduleAlarm(): Promise<void> {
+    const next = this.ledger.nextCartExpiry();
+    const current = await this.ctx.storage.getAlarm();
+    const want = next === null ? null : next + 1000;
+    if (want !== null && (current === null || current > want)) await this.ctx.storage.setAlarm(want);
+  }
+
+  // ---------------------------------------------------------------- availability
+
+  async quotaAvailability(stamp: number, quotaIds: number[]): Promise<Record<number, Availability>> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    const out: Record<number, Availability> = {};
+    for (const id of quotaIds) {
+      const q = this.ledger.quota(id);
+      if (q) out[id] = this.ledger.availability(q, now);
+    }
+    return out;
+  }
+
+  /** Whether each demand could be sold now (for availability of items, events, sub-events). */
+  async demandAvailability(stamp: number, demands: Demand[]): Promise<{ available: boolean; number: number | null }[]> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    return demands.map((d) => {
+      const quotas = this.ledger.quotasFor(d);
+      if (quotas.length === 0) return { available: false, number: 0 };
+      let min: number | null = null;
+      let available = true;
+      for (const q of quotas) {
+        const a = this.ledger.availability(q, now);
+        if (!a.available) available = false;
+        if (a.available_number !== null) min = min === null ? a.available_number : Math.min(min, a.available_number);
+      }
+      return { available, number: min };
+    });
+  }
+
+  /** Vouchers' redemption counts as the ledger sees them. */
+  async voucherRedemptions(voucherIds: number[]): Promise<Record<number, number>> {
+    return Object.fromEntries(voucherIds.map((id) => [id, this.ledger.redeemed(id)]));
+  }
+
+  // ---------------------------------------------------------------- carts
+
+  /**
+   * Reserves cart positions. Each group (a position with its add-ons / bundled positions)
+   * is decided on its own: bulk creation is not atomic across groups.
+   */
+  async reserveCarts(stamp: number, groups: CartGroup[]): Promise<Decision[]> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    const decisions: Decision[] = [];
+    const accepted: CartGroup[] = [];
+    let outboxId = 0;
+    this.ctx.storage.transactionSync(() => {
+      for (const g of groups) {
+        const refusals = this.ledger.check(g.demands, now);
+        if (refusals.length) {
+          decisions.push({ ok: false, refusals });
+          continue;
+        }
+        g.demands.forEach((d, i) => {
+          const hk = g.holdKeys[i]!;
+          this.ledger.addCart(hk, g.cartId, d, g.expires);
+          const h = this.ledger.cart(hk)!;
+          this.sql.exec(
+            "INSERT INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('cart', ?, 0, ?, ?, ?, ?, ?, 0)",
+            hk,
+            g.cartId,
+            h.key,
+            h.seat,
+            h.voucherId,
+            g.expires,
+          );
+        });
+        accepted.push(g);
+        decisions.push({ ok: true });
+      }
+      if (accepted.length) outboxId = this.writeOutbox({ kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
+    });
+    if (!accepted.length) return decisions;
+    this.inflight.add(outboxId);
+    try {
+      await this.writeCartRows(accepted.flatMap((g) => g.rows));
+    } catch (e) {
+      this.ctx.storage.transactionSync(() => {
+        for (const g of accepted) for (const hk of g.holdKeys) this.releaseCartHold(hk);
+        this.clearOutbox(outboxId);
+      });
+      throw e;
+    }
+    this.clearOutbox(outboxId);
+    await this.scheduleAlarm();
+    return decisions;
+  }
+
+  private async writeCartRows(rows: CartRow[]): Promise<void> {
+    const db = this.db();
+    // bases come before their add-ons, which find the base's id by its hold key
+    const stmts: BatchItem<"sqlite">[] = rows.map(({ addonToHoldKey, ...r }) =>
+      db
+        .insert(cartPositions)
+        .values({
+          ...r,
+          addonTo: addonToHoldKey === null ? null : sql<number>`(SELECT c2.id FROM cart_positions c2 WHERE c2.hold_key = ${addonToHoldKey})`,
+        })
+        .onConflictDoNothing({ target: cartPositions.holdKey }),
+    );
+    await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  }
+
+  private releaseCartHold(holdKey: string): void {
+    this.ledger.removeCart(holdKey);
+    this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND ref = ?", holdKey);
+  }
+
+  /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
+  async deleteCarts(holdKeys: string[]): Promise<string[]> {
+    if (holdKeys.length === 0) return [];
+    const db = this.db();
+    const deleted = await db
+      .delete(cartPositions)
+      .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, holdKeys)))
+      .returning({ holdKey: cartPositions.holdKey });
+    this.ctx.storage.transactionSync(() => {
+      for (const hk of holdKeys) this.releaseCartHold(hk);
+    });
+    return deleted.map((d) => d.holdKey);
+  }
+
+  // ---------------------------------------------------------------- orders
+
+  async placeOrder(
+    stamp: number,
+    req: { code: string; demands: Demand[]; paid: boolean; consumeCartIds: string[]; ignoreQuota: boolean; write: OrderWrite },
+  ): Promise<Decision> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    let outboxId = 0;
+    let refusals: Refusal[] = [];
+    let closed: number[] = [];
+    let consumed: string[] = [];
+    const voucherUses = new Map<number, number>();
+    for (const d of req.demands) if (d.voucherId !== null) voucherUses.set(d.voucherId, (voucherUses.get(d.voucherId) ?? 0) + 1);
+
+    this.ctx.storage.transactionSync(() => {
+      consumed = this.ledger.cartHoldKeysOf(req.consumeCartIds);
+      refusals = this.ledger.check(req.demands, now, { cartHoldKeys: new Set(consumed) }, { ignoreQuota: req.ignoreQuota });
+      if (refusals.length) return;
+      for (const hk of consumed) this.releaseCartHold(hk);
+      this.ledger.addOrder(req.code, req.demands, req.paid);
+      this.persistOrderHolds(req.code, this.ledger.orderHolds(req.code)!.positions, req.paid);
+      for (const q of this.ledger.touchedQuotas(req.demands)) {
+        if (q.closeWhenSoldOut && !q.closed && this.ledger.availability(q, now).available_number === 0) {
+          this.ledger.markQuotaClosed(q.id);
+          closed.push(q.id);
+        }
+      }
+      outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed }, now);
+    });
+    if (refusals.length) return { ok: false, refusals };
+
+    this.inflight.add(outboxId);
+    let mailIds: number[] = [];
+    try {
+      const db = this.db();
+      const stmts = orderWriteStatements(db, req.write, voucherUses, closed, now);
+      const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+      mailIds = results.slice(results.length - req.write.mails.length).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
+    } catch (e) {
+      // Nothing was written (a batch is one transaction): give the capacity back.
+      this.ctx.storage.transactionSync(() => {
+        this.ledger.removeOrder(req.code);
+        this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", req.code);
+        this.clearOutbox(outboxId);
+      });
+      // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
+      await this.restoreCartHolds(consumed);
+      throw e;
+    }
+    this.clearOutbox(outboxId);
+    if (req.write.mails.length) await dispatchMail(this.env, req.write.mails.length ? mailIds : []);
+    return { ok: true };
+  }
+
+  /** Re-reads cart rows from D1 after a failed consumption and holds them again. */
+  private async restoreCartHolds(holdKeys: string[]): Promise<void> {
+    if (holdKeys.length === 0) return;
+    const rows = await this.db()
+      .select()
+      .from(cartPositions)
+      .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, holdKeys)));
+    this.ctx.storage.transactionSync(() => {
+      for (const r of rows) {
+        const d: Demand = { itemId: r.itemId, variationId: r.variationId, subeventId: r.subeventId, seat: r.seat, voucherId: r.voucherId };
+        this.ledger.addCart(r.holdKey, r.cartId, d, r.expires);
+        const h = this.ledger.cart(r.holdKey)!;
+        this.sql.exec(
+          "INSERT OR REPLACE INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('cart', ?, 0, ?, ?, ?, ?, ?, 0)",
+          r.holdKey,
+          r.cartId,
+          h.key,
+          h.seat,
+          h.voucherId,
+          r.expires,
+        );
+      }
+    });
+  }
+
+  /**
+   * Changes an order's status: `to` p (paid), n (pending), c (canceled), e (expired), from one
+   * of `from`. Leaving n/p releases the order's holds; entering n/p from c/e needs capacity
+   * again (`demands`). Payment rows follow (`confirmPayment` marks one confirmed).
+   */
+  async changeOrderStatus(
+    stamp: number,
+    req: {
+      orderId: number;
+      code: string;
+      from: ("n" | "p" | "e" | "c")[];
+      to: "n" | "p" | "e" | "c";
+      demands: Demand[];
+      confirmPaymentId?: number | null;
+      cancelPayments?: boolean;
+      ignoreQuota?: boolean;
+    },
+  ): Promise<Decision & { changed?: boolean }> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    const holding = this.ledger.orderHolds(req.code) !== undefined;
+    const wantHolding = !STATUS_RELEASES.has(req.to);
+    let outboxId = 0;
+
+    if (wantHolding && !holding) {
+      // acquisition: decide and record first
+      let refusals: Refusal[] = [];
+      this.ctx.storage.transactionSync(() => {
+        refusals = this.ledger.check(req.demands, now, undefined, { ignoreQuota: req.ignoreQuota });
+        if (refusals.length) return;
+        this.ledger.addOrder(req.code, req.demands, req.to === "p");
+        this.persistOrderHolds(req.code, this.ledger.orderHolds(req.code)!.positions, req.to === "p");
+        outboxId = this.writeOutbox({ kind: "status", orderId: req.orderId, code: req.code, to: req.to, from: req.from, now }, now);
+      });
+      if (refusals.length) return { ok: false, refusals };
+    } else {
+      outboxId = this.writeOutbox({ kind: "status", orderId: req.orderId, code: req.code, to: req.to, from: req.from, now }, now);
+    }
+    this.inflight.add(outboxId);
+    let changed: boolean;
+    try {
+      changed = await this.writeStatus(req.orderId, req.code, req.from, req.to, now, req.confirmPaymentId ?? null, req.cancelPayments ?? false);
+    } catch (e) {
+      if (wantHolding && !holding) this.dropOrderHolds(req.code);
+      this.clearOutbox(outboxId);
+      throw e;
+    }
+    this.ctx.storage.transactionSync(() => {
+      if (!changed) {
+        if (wantHolding && !holding) this.dropOrderHolds(req.code);
+      } else if (!wantHolding) {
+        this.dropOrderHolds(req.code);
+      } else if (holding) {
+        this.ledger.setOrderPaid(req.code, req.to === "p");
+        this.sql.exec("UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ?", req.to === "p" ? 1 : 0, req.code);
+      }
+      this.clearOutbox(outboxId);
+    });
+    return { ok: true, changed };
+  }
+
+  private dropOrderHolds(code: string): void {
+    this.ledger.removeOrder(code);
+    this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", code);
+  }
+
+  /** The conditional D1 update of an order's status; true when it changed. */
+  private async writeStatus(
+    orderId: number,
+    code: string,
+    from: string[],
+    to: "n" | "p" | "e" | "c",
+    now: number,
+    confirmPaymentId: number | null,
+    cancelPayments: boolean,
+  ): Promise<boolean> {
+    const db = this.db();
+    const holds = this.ledger.orderHolds(code)?.positions ?? [];
+    const voucherUses = new Map<number, number>();
+    for (const h of holds) if (h.voucherId !== null) voucherUses.set(h.voucherId, (voucherUses.get(h.voucherId) ?? 0) + 1);
+    const statusStmt = db
+      .update(orders)
+      .set({ status: to, lastModified: now, ...(to === "c" ? { cancellationDate: now } : {}) })
+      .where(and(eq(orders.id, orderId), eq(orders.eventId, this.eventId), inArray(orders.status, from as ("n" | "p" | "e" | "c")[])))
+      .returning({ id: orders.id });
+    const stmts: BatchItem<"sqlite">[] = [statusStmt];
+    // Voucher redemptions follow the holds; only when the status really changed (guarded by
+    // the same condition through a subquery on the new status).
+    const releasing = STATUS_RELEASES.has(to);
+    // The follow-up statements apply only if the status update above changed the row: it
+    // stamped `last_modified = now`, which they look for.
+    const changedNow = sql`(SELECT status = ${to} AND last_modified = ${now} FROM orders WHERE id = ${orderId})`;
+    for (const [voucherId, n] of voucherUses) {
+      stmts.push(
+        db
+          .update(vouchers)
+          .set({ redeemed: releasing ? sql`max(0, ${vouchers.redeemed} - ${n})` : sql`${vouchers.redeemed} + ${n}` })
+          .where(and(eq(vouchers.id, voucherId), changedNow)),
+      );
+    }
+    if (confirmPaymentId !== null) {
+      stmts.push(
+        db
+          .update(orderPayments)
+          .set({ state: "confirmed", paymentDate: now })
+          .where(and(eq(orderPayments.id, confirmPaymentId), eq(orderPayments.orderId, orderId), inArray(orderPayments.state, ["created", "pending"]), changedNow)),
+      );
+    }
+    if (cancelPayments) {
+      stmts.push(
+        db
+          .update(orderPayments)
+          .set({ state: "canceled" })
+          .where(and(eq(orderPayments.orderId, orderId), inArray(orderPayments.state, ["created", "pending"]), changedNow)),
+      );
+    }
+    const [rows] = await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    return (rows as { id: number }[]).length > 0;
+  }
+
+  // ---------------------------------------------------------------- vouchers
+
+  /** Creates vouchers atomically: all block their quota, or none is created. */
+  async createVouchers(stamp: number, rows: (typeof vouchers.$inferInsert)[]): Promise<CreateVouchersResult> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    const temps: VoucherDef[] = [];
+    let failure: { index: number; refusals: Refusal[] } | null = null;
+    rows.forEach((r, i) => {
+      if (failure) return;
+      const def = voucherDef({ ...r, id: -1 - i });
+      const refusals = this.ledger.checkVoucherBlock(def, now);
+      if (refusals.length) {
+        failure = { index: i, refusals };
+        return;
+      }
+      this.ledger.upsertVoucher(def);
+      temps.push(def);
+    });
+    const dropTemps = () => {
+      for (const t of temps) this.ledger.removeVoucher(t.id);
+    };
+    if (failure) {
+      dropTemps();
+      return { ok: false, ...(failure as { index: number; refusals: Refusal[] }) };
+    }
+    const db = this.db();
+    let ids: number[];
+    try {
+      const stmts: BatchItem<"sqlite">[] = rows.map((r) => db.insert(vouchers).values(r).returning({ id: vouchers.id }));
+      stmts.push(touchInventory(db, this.eventId, now));
+      const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+      ids = results.slice(0, rows.length).map((r) => (r as { id: number }[])[0]!.id);
+    } catch (e) {
+      dropTemps();
+      throw e;
+    }
+    dropTemps();
+    rows.forEach((r, i) => this.ledger.upsertVoucher(voucherDef({ ...r, id: ids[i]! })));
+    return { ok: true, ids };
+  }
+
+  /** Changes a voucher; a bigger block must fit into the quota. */
+  async updateVoucher(stamp: number, id: number, values: Partial<typeof vouchers.$inferInsert>): Promise<UpdateVoucherResult> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    const db = this.db();
+    const current = await db.select().from(vouchers).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId))).get();
+    if (!current) return { ok: false, refusals: [{ code: "voucher_unknown", voucherId: id }] };
+    const next = voucherDef({ ...current, ...values, id });
+    const refusals = this.ledger.checkVoucherBlock(next, now);
+    if (refusals.length) return { ok: false, refusals };
+    // While D1 is written, block for both the old and the new definition (never less).
+    const temp = { ...next, id: -id - 1_000_000_000 };
+    this.ledger.upsertVoucher(temp);
+    try {
+      await db.batch([db.update(vouchers).set(values).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId))), touchInventory(db, this.eventId, now)]);
+    } catch (e) {
+      this.ledger.removeVoucher(temp.id);
+      throw e;
+    }
+    this.ledger.removeVoucher(temp.id);
+    this.ledger.upsertVoucher(next);
+    return { ok: true };
+  }
+
+  /** Deletes a voucher that was never redeemed (and is in no cart). */
+  async deleteVoucher(stamp: number, id: number): Promise<DeleteVoucherResult> {
+    await this.ensureCatalog(stamp);
+    if (this.ledger.redeemed(id) > 0) return { ok: false, reason: "redeemed" };
+    const db = this.db();
+    await db.batch([
+      db.delete(vouchers).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId), eq(vouchers.redeemed, 0))),
+      touchInventory(db, this.eventId, Date.now()),
+    ]);
+    this.ledger.removeVoucher(id);
+    return { ok: true };
+  }
+
+  // ---------------------------------------------------------------- housekeeping
+
+  /** The catalog changed in D1 (quotas, seats): reload now. */
+  async catalogChanged(stamp: number): Promise<void> {
+    await this.ensureCatalog(stamp);
+  }
+
+  /** The event was deleted: forget everything. */
+  async eventDeleted(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
+  /** Replays the outbox (entries of dead requests) and prunes expired carts. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    const entries = [...this.sql.exec<{ id: number; payload: string }>("SELECT id, payload FROM outbox ORDER BY id")].filter((e) => !this.inflight.has(e.id));
+    let failed = false;
+    for (const e of entries) {
+      try {
+        await this.replay(JSON.parse(e.payload) as OutboxEntry, now);
+        this.clearOutbox(e.id);
+      } catch (err) {
+        console.error(`event ${this.eventId}: outbox replay of entry ${e.id} failed; retrying`, err);
+        failed = true;
+      }
+    }
+    this.ctx.storage.transactionSync(() => {
+      for (const hk of this.ledger.expiredCarts(now)) this.releaseCartHold(hk);
+    });
+    if (failed) await this.ctx.storage.setAlarm(now + 10_000);
+    else await this.scheduleAlarm();
+  }
+
+  private async replay(entry: OutboxEntry, now: number): Promise<void> {
+    const db = this.db();
+    switch (entry.kind) {
+      case "order": {
+        // Roll forward: the decision was taken and recorded; make D1 hold the order.
+        if (!(await orderExists(db, entry.write.order.eventId, entry.write.order.code))) {
+          const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now);
+          await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+        }
+        return;
+      }
+      case "carts":
+        await this.writeCartRows(entry.rows);
+        return;
+      case "status": {
+        await this.writeStatus(entry.orderId, entry.code, entry.from, entry.to, entry.now, null, false);
+        const row = await db.select({ status: orders.status }).from(orders).where(eq(orders.id, entry.orderId)).get();
+        this.ctx.storage.transactionSync(() => {
+          const holds = row && (row.status === "n" || row.status === "p");
+          if (!holds) this.dropOrderHolds(entry.code);
+          else if (this.ledger.orderHolds(entry.code)) {
+            this.ledger.setOrderPaid(entry.code, row.status === "p");
+            this.sql.exec("UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ?", row.status === "p" ? 1 : 0, entry.code);
+          }
+        });
+        return;
+      }
+    }
+  }
+}
+
+function voucherDef(r: Partial<typeof vouchers.$inferSelect> & { id: number }): VoucherDef {
+  return {
+    id: r.id,
+    maxUsages: r.maxUsages ?? 1,
+    validUntil: r.validUntil ?? null,
+    blockQuota: r.blockQuota ?? false,
+    allowIgnoreQuota: r.allowIgnoreQuota ?? false,
+    itemId: r.itemId ?? null,
+    variationId: r.variationId ?? null,
+    quotaId: r.quotaId ?? null,
+    subeventId: r.subeventId ?? null,
+    seat: r.seat ?? null,
+  };
+}

@@ -1,40 +1,16 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { events, subevents } from "./events";
-import { itemVariations, items } from "./items";
+/**
+ * Selling: quotas, vouchers, cart positions, orders with positions, fees and payments
+ * (pretix docs quotas.rst, vouchers.rst, carts.rst, orders.rst). Capacity decisions on these
+ * rows are taken by the event's Durable Object (src/objects/event-object.ts); it is the only
+ * writer of order status, cart rows and voucher redemption counts.
+ */
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { taxRules } from "./catalog";
 import { customers } from "./customers";
+import { events, subevents } from "./events";
+import { itemVariations, items } from "./items";
 
-/** Orders (pretix docs orders.rst). Status: n pending, p paid, e expired, c canceled. */
-export const orders = sqliteTable(
-  "orders",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "restrict" }),
-    code: text("code").notNull(),
-    status: text("status", { enum: ["n", "p", "e", "c"] }).notNull(),
-    datetime: integer("datetime").notNull(),
-    customerId: integer("customer_id").references(() => customers.id, { onDelete: "set null" }),
-    lastModified: integer("last_modified").notNull(),
-  },
-  (t) => [index("orders_event_idx").on(t.eventId)],
-);
-
-export const orderPositions = sqliteTable(
-  "order_positions",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
-    positionid: integer("positionid").notNull(),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "restrict" }),
-    variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "restrict" }),
-    subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "restrict" }),
-    taxRuleId: integer("tax_rule_id").references(() => taxRules.id, { onDelete: "restrict" }),
-    canceled: integer("canceled", { mode: "boolean" }).notNull().default(false),
-  },
-  (t) => [index("order_positions_order_idx").on(t.orderId), index("order_positions_item_idx").on(t.itemId)],
-);
-
-/** Quotas (pretix docs quotas.rst): capacity shared by items / variations of one (sub-)event. */
+/** Quotas: capacity shared by items / variations of one (sub-)event. */
 export const quotas = sqliteTable(
   "quotas",
   {
@@ -44,18 +20,213 @@ export const quotas = sqliteTable(
     name: text("name").notNull(),
     /** null: unlimited. */
     size: integer("size"),
+    closeWhenSoldOut: integer("close_when_sold_out", { mode: "boolean" }).notNull().default(false),
+    closed: integer("closed", { mode: "boolean" }).notNull().default(false),
+    releaseAfterExit: integer("release_after_exit", { mode: "boolean" }).notNull().default(false),
+    ignoreForEventAvailability: integer("ignore_for_event_availability", { mode: "boolean" }).notNull().default(false),
   },
-  (t) => [index("quotas_event_idx").on(t.eventId)],
+  (t) => [index("quotas_event_idx").on(t.eventId, t.subeventId)],
 );
 
+/** What a quota covers: an item as a whole (variation null) or one variation of an item. */
 export const quotaItems = sqliteTable(
   "quota_items",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     quotaId: integer("quota_id").notNull().references(() => quotas.id, { onDelete: "cascade" }),
     itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
-    /** null: the item as a whole (items without variations). */
     variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
   },
-  (t) => [index("quota_items_quota_idx").on(t.quotaId), index("quota_items_item_idx").on(t.itemId)],
+  (t) => [index("quota_items_quota_idx").on(t.quotaId), index("quota_items_item_idx").on(t.itemId), index("quota_items_variation_idx").on(t.variationId)],
+);
+
+export const PRICE_MODES = ["none", "set", "subtract", "percent"] as const;
+export type PriceMode = (typeof PRICE_MODES)[number];
+
+export const vouchers = sqliteTable(
+  "vouchers",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    code: text("code").notNull(),
+    maxUsages: integer("max_usages").notNull().default(1),
+    minUsages: integer("min_usages").notNull().default(1),
+    /** Kept by the event's Durable Object: positions of pending and paid orders using the voucher. */
+    redeemed: integer("redeemed").notNull().default(0),
+    validUntil: integer("valid_until"),
+    blockQuota: integer("block_quota", { mode: "boolean" }).notNull().default(false),
+    allowIgnoreQuota: integer("allow_ignore_quota", { mode: "boolean" }).notNull().default(false),
+    priceMode: text("price_mode", { enum: PRICE_MODES }).notNull().default("none"),
+    /** Hundredths: money for `set` / `subtract`, percent for `percent`. */
+    value: integer("value").notNull().default(0),
+    itemId: integer("item_id").references(() => items.id, { onDelete: "cascade" }),
+    variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
+    quotaId: integer("quota_id").references(() => quotas.id, { onDelete: "cascade" }),
+    seat: text("seat"),
+    tag: text("tag").notNull().default(""),
+    comment: text("comment").notNull().default(""),
+    subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "cascade" }),
+    showHiddenItems: integer("show_hidden_items", { mode: "boolean" }).notNull().default(true),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("vouchers_event_code_uq").on(t.eventId, t.code),
+    index("vouchers_event_tag_idx").on(t.eventId, t.tag),
+    index("vouchers_item_idx").on(t.itemId),
+    index("vouchers_quota_idx").on(t.quotaId),
+  ],
+);
+
+export type Answer = { question: number; answer: string; options: number[] };
+export type NameParts = Record<string, string>;
+
+export const cartPositions = sqliteTable(
+  "cart_positions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    cartId: text("cart_id").notNull(),
+    /** The reservation's key in the event object's ledger. */
+    holdKey: text("hold_key").notNull().unique(),
+    datetime: integer("datetime").notNull(),
+    expires: integer("expires").notNull(),
+    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
+    subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "cascade" }),
+    price: integer("price").notNull(),
+    attendeeNameParts: text("attendee_name_parts", { mode: "json" }).$type<NameParts>().notNull(),
+    attendeeEmail: text("attendee_email"),
+    voucherId: integer("voucher_id").references(() => vouchers.id, { onDelete: "set null" }),
+    addonTo: integer("addon_to"),
+    isBundled: integer("is_bundled", { mode: "boolean" }).notNull().default(false),
+    includesTax: integer("includes_tax", { mode: "boolean" }).notNull().default(true),
+    seat: text("seat"),
+    salesChannel: text("sales_channel").notNull().default("web"),
+    answers: text("answers", { mode: "json" }).$type<Answer[]>().notNull(),
+  },
+  (t) => [index("cart_positions_event_cart_idx").on(t.eventId, t.cartId), index("cart_positions_expires_idx").on(t.expires)],
+);
+
+export const ORDER_STATUSES = ["n", "p", "e", "c"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export type InvoiceAddress = {
+  is_business: boolean;
+  company: string;
+  name_parts: NameParts;
+  street: string;
+  zipcode: string;
+  city: string;
+  country: string;
+  state: string;
+  internal_reference: string;
+  vat_id: string;
+  last_modified: number;
+};
+
+/** Orders. Status: n pending, p paid, e expired, c canceled. */
+export const orders = sqliteTable(
+  "orders",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "restrict" }),
+    code: text("code").notNull(),
+    status: text("status", { enum: ORDER_STATUSES }).notNull(),
+    testmode: integer("testmode", { mode: "boolean" }).notNull().default(false),
+    secret: text("secret").notNull(),
+    email: text("email"),
+    phone: text("phone"),
+    locale: text("locale").notNull().default("en"),
+    salesChannel: text("sales_channel").notNull().default("web"),
+    datetime: integer("datetime").notNull(),
+    expires: integer("expires").notNull(),
+    total: integer("total").notNull(),
+    comment: text("comment").notNull().default(""),
+    checkinAttention: integer("checkin_attention", { mode: "boolean" }).notNull().default(false),
+    requireApproval: integer("require_approval", { mode: "boolean" }).notNull().default(false),
+    invoiceAddress: text("invoice_address", { mode: "json" }).$type<InvoiceAddress | null>(),
+    customerId: integer("customer_id").references(() => customers.id, { onDelete: "set null" }),
+    cancellationDate: integer("cancellation_date"),
+    lastModified: integer("last_modified").notNull(),
+  },
+  (t) => [
+    uniqueIndex("orders_event_code_uq").on(t.eventId, t.code),
+    index("orders_event_datetime_idx").on(t.eventId, t.datetime),
+    index("orders_event_modified_idx").on(t.eventId, t.lastModified),
+    index("orders_status_expires_idx").on(t.status, t.expires),
+    index("orders_customer_idx").on(t.customerId),
+  ],
+);
+
+export const orderPositions = sqliteTable(
+  "order_positions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "restrict" }),
+    positionid: integer("positionid").notNull(),
+    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "restrict" }),
+    variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "restrict" }),
+    subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "restrict" }),
+    price: integer("price").notNull(),
+    attendeeName: text("attendee_name"),
+    attendeeNameParts: text("attendee_name_parts", { mode: "json" }).$type<NameParts>().notNull(),
+    attendeeEmail: text("attendee_email"),
+    voucherId: integer("voucher_id").references(() => vouchers.id, { onDelete: "set null" }),
+    taxRate: integer("tax_rate").notNull().default(0),
+    taxValue: integer("tax_value").notNull().default(0),
+    taxRuleId: integer("tax_rule_id").references(() => taxRules.id, { onDelete: "restrict" }),
+    secret: text("secret").notNull().unique(),
+    addonTo: integer("addon_to"),
+    isBundled: integer("is_bundled", { mode: "boolean" }).notNull().default(false),
+    pseudonymizationId: text("pseudonymization_id").notNull(),
+    seat: text("seat"),
+    answers: text("answers", { mode: "json" }).$type<Answer[]>().notNull(),
+    canceled: integer("canceled", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [
+    uniqueIndex("order_positions_order_positionid_uq").on(t.orderId, t.positionid),
+    index("order_positions_event_idx").on(t.eventId, t.id),
+    index("order_positions_item_idx").on(t.itemId),
+    index("order_positions_variation_idx").on(t.variationId),
+    index("order_positions_subevent_idx").on(t.subeventId),
+    index("order_positions_voucher_idx").on(t.voucherId),
+    index("order_positions_tax_rule_idx").on(t.taxRuleId),
+  ],
+);
+
+export const orderFees = sqliteTable(
+  "order_fees",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    feeType: text("fee_type").notNull(),
+    value: integer("value").notNull(),
+    description: text("description").notNull().default(""),
+    internalType: text("internal_type").notNull().default(""),
+    taxRate: integer("tax_rate").notNull().default(0),
+    taxValue: integer("tax_value").notNull().default(0),
+    taxRuleId: integer("tax_rule_id").references(() => taxRules.id, { onDelete: "restrict" }),
+    canceled: integer("canceled", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [index("order_fees_order_idx").on(t.orderId), index("order_fees_tax_rule_idx").on(t.taxRuleId)],
+);
+
+export const PAYMENT_STATES = ["created", "pending", "confirmed", "canceled", "failed", "refunded"] as const;
+export type PaymentState = (typeof PAYMENT_STATES)[number];
+
+export const orderPayments = sqliteTable(
+  "order_payments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    localId: integer("local_id").notNull(),
+    state: text("state", { enum: PAYMENT_STATES }).notNull(),
+    amount: integer("amount").notNull(),
+    provider: text("provider").notNull(),
+    created: integer("created").notNull(),
+    paymentDate: integer("payment_date"),
+    info: text("info", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [uniqueIndex("order_payments_order_local_uq").on(t.orderId, t.localId)],
 );

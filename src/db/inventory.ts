@@ -1,0 +1,122 @@
+/** D1 side of the event object: loading its catalog and writing its decisions. */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { DB } from "./client";
+import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { mailInsertStatement, type MailInsert } from "./mail";
+import { cartPositions, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
+import type { Catalog } from "../domain/inventory";
+import { keyOf } from "../domain/inventory";
+import { chunks, MAX_PARAMS } from "./util";
+
+export const INVENTORY = "inventory";
+
+/** The change stamp of everything the event object decides on (quotas, vouchers, seats). */
+export function inventoryStampQuery(db: DB, eventId: number) {
+  return lastChangeQuery(db, eventScopeKey(eventId), INVENTORY);
+}
+
+export function touchInventory(db: DB, eventId: number, now: number) {
+  return touchStatement(db, eventScopeKey(eventId), INVENTORY, now);
+}
+
+export async function loadInventoryCatalog(db: DB, eventId: number): Promise<Catalog> {
+  const [stampRows, quotaRows, coverage, voucherRows] = await db.batch([
+    inventoryStampQuery(db, eventId),
+    db.select().from(quotas).where(eq(quotas.eventId, eventId)),
+    db
+      .select({ quotaId: quotaItems.quotaId, itemId: quotaItems.itemId, variationId: quotaItems.variationId })
+      .from(quotaItems)
+      .innerJoin(quotas, eq(quotas.id, quotaItems.quotaId))
+      .where(eq(quotas.eventId, eventId)),
+    db
+      .select({
+        id: vouchers.id,
+        maxUsages: vouchers.maxUsages,
+        validUntil: vouchers.validUntil,
+        blockQuota: vouchers.blockQuota,
+        allowIgnoreQuota: vouchers.allowIgnoreQuota,
+        itemId: vouchers.itemId,
+        variationId: vouchers.variationId,
+        quotaId: vouchers.quotaId,
+        subeventId: vouchers.subeventId,
+        seat: vouchers.seat,
+      })
+      .from(vouchers)
+      .where(eq(vouchers.eventId, eventId)),
+  ]);
+  const keys = new Map<number, string[]>();
+  const bySub = new Map(quotaRows.map((q) => [q.id, q.subeventId]));
+  for (const c of coverage) {
+    const list = keys.get(c.quotaId) ?? [];
+    list.push(keyOf(c.itemId, c.variationId, bySub.get(c.quotaId) ?? null));
+    keys.set(c.quotaId, list);
+  }
+  return {
+    stamp: stampRows[0]?.modifiedAt ?? 0,
+    quotas: quotaRows.map((q) => ({
+      id: q.id,
+      subeventId: q.subeventId,
+      size: q.size,
+      closed: q.closed,
+      closeWhenSoldOut: q.closeWhenSoldOut,
+      keys: keys.get(q.id) ?? [],
+    })),
+    vouchers: voucherRows,
+  };
+}
+
+// ---- writes the event object performs ----
+
+export type OrderInsert = typeof orders.$inferInsert;
+/** A position row; `addonToPositionid` refers to another position of the same order. */
+export type PositionInsert = Omit<typeof orderPositions.$inferInsert, "orderId" | "addonTo"> & { addonToPositionid: number | null };
+export type FeeInsert = Omit<typeof orderFees.$inferInsert, "orderId">;
+export type PaymentInsert = Omit<typeof orderPayments.$inferInsert, "orderId">;
+
+export type OrderWrite = {
+  order: OrderInsert;
+  positions: PositionInsert[];
+  fees: FeeInsert[];
+  payments: PaymentInsert[];
+  consumeCartIds: string[];
+  mails: MailInsert[];
+};
+
+const orderIdOf = (eventId: number, code: string) => sql<number>`(SELECT id FROM orders WHERE event_id = ${eventId} AND code = ${code})`;
+
+/** The statements that write a new order, atomically in one batch. */
+export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<number, number>, closedQuotaIds: number[], now: number) {
+  const eventId = w.order.eventId;
+  const orderId = orderIdOf(eventId, w.order.code);
+  const stmts: BatchItem[] = [db.insert(orders).values(w.order)];
+  const positionRows = w.positions.map(({ addonToPositionid, ...row }) => ({
+    ...row,
+    orderId,
+    addonTo:
+      addonToPositionid === null
+        ? null
+        : sql<number>`(SELECT p2.id FROM order_positions p2 WHERE p2.order_id = ${orderId} AND p2.positionid = ${addonToPositionid})`,
+  }));
+  // bases before their add-ons (the add-on's subquery needs the base row); few rows per statement (100 parameters)
+  for (const part of chunks(positionRows, 3)) stmts.push(db.insert(orderPositions).values(part));
+  for (const part of chunks(w.fees.map((f) => ({ ...f, orderId })), 5)) stmts.push(db.insert(orderFees).values(part));
+  for (const p of w.payments) stmts.push(db.insert(orderPayments).values({ ...p, orderId }));
+  for (const [voucherId, n] of voucherUses) {
+    stmts.push(db.update(vouchers).set({ redeemed: sql`${vouchers.redeemed} + ${n}` }).where(and(eq(vouchers.id, voucherId), eq(vouchers.eventId, eventId))));
+  }
+  for (const part of chunks(w.consumeCartIds, MAX_PARAMS - 5)) {
+    stmts.push(db.delete(cartPositions).where(and(eq(cartPositions.eventId, eventId), inArray(cartPositions.cartId, part))));
+  }
+  if (closedQuotaIds.length) {
+    stmts.push(db.update(quotas).set({ closed: true }).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, closedQuotaIds))));
+    stmts.push(touchInventory(db, eventId, now));
+  }
+  for (const m of w.mails) stmts.push(mailInsertStatement(db, m));
+  return stmts;
+}
+
+export async function orderExists(db: DB, eventId: number, code: string): Promise<boolean> {
+  const row = await db.select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, eventId), eq(orders.code, code))).get();
+  return row !== undefined;
+}

@@ -1,0 +1,434 @@
+/**
+ * The inventory ledger of one event: who holds which capacity, and the decisions on it.
+ *
+ * Holds are positions of pending and paid orders (permanent until the order is canceled or
+ * expires), cart positions (until they expire: an expired cart stops counting by itself) and
+ * the units blocked by vouchers with `block_quota`. A quota's availability is
+ *   size − paid − pending − unexpired carts − blocked by vouchers
+ * (pretix docs quotas.rst). Every method here is synchronous: the event's Durable Object
+ * calls them without yielding between check and record (ARCHITECTURE invariant 1).
+ */
+
+export type Key = string;
+
+/** The capacity key of a position: item, variation (or none) and sub-event (or none). */
+export function keyOf(itemId: number, variationId: number | null, subeventId: number | null): Key {
+  return `${itemId}:${variationId ?? ""}:${subeventId ?? ""}`;
+}
+
+export function seatKey(subeventId: number | null, seat: string): string {
+  return `${subeventId ?? ""}:${seat}`;
+}
+
+export type QuotaDef = {
+  id: number;
+  subeventId: number | null;
+  size: number | null;
+  closed: boolean;
+  closeWhenSoldOut: boolean;
+  /** keyOf(item, variation, quota.subevent) for everything the quota covers. */
+  keys: Key[];
+};
+
+export type VoucherDef = {
+  id: number;
+  maxUsages: number;
+  validUntil: number | null;
+  blockQuota: boolean;
+  allowIgnoreQuota: boolean;
+  itemId: number | null;
+  variationId: number | null;
+  quotaId: number | null;
+  subeventId: number | null;
+  seat: string | null;
+};
+
+export type Catalog = { stamp: number; quotas: QuotaDef[]; vouchers: VoucherDef[] };
+
+/** One unit of demand: a position of an order or a cart. */
+export type Demand = {
+  itemId: number;
+  variationId: number | null;
+  subeventId: number | null;
+  seat: string | null;
+  voucherId: number | null;
+};
+
+export type Hold = { key: Key; seat: string | null; voucherId: number | null };
+
+export type Refusal =
+  | { code: "quota"; quotaId: number | null; itemId: number; variationId: number | null; subeventId: number | null; available: number }
+  | { code: "seat_taken"; seat: string }
+  | { code: "seat_twice"; seat: string }
+  | { code: "voucher_used_up"; voucherId: number }
+  | { code: "voucher_expired"; voucherId: number }
+  | { code: "voucher_unknown"; voucherId: number };
+
+export type Availability = {
+  available: boolean;
+  available_number: number | null;
+  total_size: number | null;
+  pending_orders: number;
+  paid_orders: number;
+  exited_orders: number;
+  cart_positions: number;
+  blocking_vouchers: number;
+  waiting_list: number;
+};
+
+type CartHold = Hold & { cartId: string; expires: number };
+type OrderHold = { paid: boolean; positions: Hold[] };
+type SeatHolder = { kind: "order"; code: string } | { kind: "cart"; holdKey: string };
+
+/** Capacity already set aside for a request: carts it consumes. */
+export type Credit = { cartHoldKeys: ReadonlySet<string> };
+const NO_CREDIT: Credit = { cartHoldKeys: new Set() };
+
+export class Ledger {
+  private catalog: Catalog = { stamp: -1, quotas: [], vouchers: [] };
+  private quotasByKey = new Map<Key, QuotaDef[]>();
+  private quotaById = new Map<number, QuotaDef>();
+  private voucherById = new Map<number, VoucherDef>();
+
+  private orders = new Map<string, OrderHold>();
+  private carts = new Map<string, CartHold>();
+  private orderCount = new Map<Key, { pending: number; paid: number }>();
+  private cartsByKey = new Map<Key, Set<string>>();
+  private voucherRedeemed = new Map<number, number>();
+  private voucherCarts = new Map<number, Set<string>>();
+  private seats = new Map<string, SeatHolder>();
+
+  get stamp(): number {
+    return this.catalog.stamp;
+  }
+
+  setCatalog(catalog: Catalog): void {
+    this.catalog = catalog;
+    this.quotasByKey.clear();
+    this.quotaById.clear();
+    this.voucherById.clear();
+    for (const q of catalog.quotas) {
+      this.quotaById.set(q.id, q);
+      for (const k of new Set(q.keys)) {
+        let list = this.quotasByKey.get(k);
+        if (!list) this.quotasByKey.set(k, (list = []));
+        list.push(q);
+      }
+    }
+    for (const v of catalog.vouchers) this.voucherById.set(v.id, v);
+  }
+
+  quota(id: number): QuotaDef | undefined {
+    return this.quotaById.get(id);
+  }
+
+  voucher(id: number): VoucherDef | undefined {
+    return this.voucherById.get(id);
+  }
+
+  // ---- counting ----
+
+  redeemed(voucherId: number): number {
+    return this.voucherRedeemed.get(voucherId) ?? 0;
+  }
+
+  private activeCartsOfVoucher(voucherId: number, now: number, credit: Credit): number {
+    let n = 0;
+    for (const hk of this.voucherCarts.get(voucherId) ?? []) {
+      const c = this.carts.get(hk);
+      if (c && c.expires > now && !credit.cartHoldKeys.has(hk)) n++;
+    }
+    return n;
+  }
+
+  /** Units a voucher still blocks (0 unless it blocks quota and is valid). */
+  private blockedBy(v: VoucherDef, now: number, credit: Credit): number {
+    if (!v.blockQuota || (v.validUntil !== null && v.validUntil <= now)) return 0;
+    return Math.max(0, v.maxUsages - this.redeemed(v.id) - this.activeCartsOfVoucher(v.id, now, credit));
+  }
+
+  /** Whether a voucher's blocked units count against a quota. */
+  voucherAppliesToQuota(v: VoucherDef, q: QuotaDef): boolean {
+    if (v.quotaId !== null) return v.quotaId === q.id;
+    if (v.itemId === null) return false;
+    if ((v.subeventId ?? null) !== q.subeventId) return false;
+    const wanted = keyOf(v.itemId, v.variationId, q.subeventId);
+    return q.keys.includes(wanted);
+  }
+
+  private countCarts(key: Key, now: number, credit: Credit): number {
+    let n = 0;
+    for (const hk of this.cartsByKey.get(key) ?? []) {
+      const c = this.carts.get(hk);
+      if (c && c.expires > now && !credit.cartHoldKeys.has(hk)) n++;
+    }
+    return n;
+  }
+
+  availability(q: QuotaDef, now: number, credit: Credit = NO_CREDIT): Availability {
+    let pending = 0;
+    let paid = 0;
+    let carts = 0;
+    for (const k of new Set(q.keys)) {
+      const c = this.orderCount.get(k);
+      if (c) {
+        pending += c.pending;
+        paid += c.paid;
+      }
+      carts += this.countCarts(k, now, credit);
+    }
+    let blocking = 0;
+    for (const v of this.catalog.vouchers) if (this.voucherAppliesToQuota(v, q)) blocking += this.blockedBy(v, now, credit);
+    const left = q.size === null ? null : Math.max(0, q.size - pending - paid - carts - blocking);
+    return {
+      available: !q.closed && (left === null || left > 0),
+      available_number: left,
+      total_size: q.size,
+      pending_orders: pending,
+      paid_orders: paid,
+      exited_orders: 0,
+      cart_positions: carts,
+      blocking_vouchers: blocking,
+      waiting_list: 0,
+    };
+  }
+
+  quotasFor(d: Pick<Demand, "itemId" | "variationId" | "subeventId">): QuotaDef[] {
+    return this.quotasByKey.get(keyOf(d.itemId, d.variationId, d.subeventId)) ?? [];
+  }
+
+  // ---- decisions ----
+
+  /**
+   * Checks whether `demands` fit, counting the request's own credit (carts it consumes) as
+   * free. Returns the refusals (empty: everything fits). Does not change anything.
+   */
+  check(demands: readonly Demand[], now: number, credit: Credit = NO_CREDIT, opts: { ignoreQuota?: boolean } = {}): Refusal[] {
+    const refusals: Refusal[] = [];
+    const need = new Map<number, { quota: QuotaDef; n: number; first: Demand }>();
+    const voucherUses = new Map<number, number>();
+    const seatsWanted = new Set<string>();
+
+    for (const d of demands) {
+      const v = d.voucherId !== null ? this.voucherById.get(d.voucherId) : undefined;
+      if (d.voucherId !== null) {
+        if (!v) {
+          refusals.push({ code: "voucher_unknown", voucherId: d.voucherId });
+          continue;
+        }
+        voucherUses.set(v.id, (voucherUses.get(v.id) ?? 0) + 1);
+      }
+      if (d.seat !== null) {
+        const sk = seatKey(d.subeventId, d.seat);
+        if (seatsWanted.has(sk)) refusals.push({ code: "seat_twice", seat: d.seat });
+        seatsWanted.add(sk);
+        if (!this.seatFree(sk, d.seat, d.subeventId, d.voucherId, now, credit)) refusals.push({ code: "seat_taken", seat: d.seat });
+      }
+      if (opts.ignoreQuota || v?.allowIgnoreQuota) continue;
+      const quotas = this.quotasFor(d);
+      if (quotas.length === 0) {
+        refusals.push({ code: "quota", quotaId: null, itemId: d.itemId, variationId: d.variationId, subeventId: d.subeventId, available: 0 });
+        continue;
+      }
+      for (const q of quotas) {
+        // a voucher that blocks this quota brings its own unit
+        if (v && this.voucherAppliesToQuota(v, q) && this.blockedBy(v, now, credit) >= (voucherUses.get(v.id) ?? 1)) continue;
+        const entry = need.get(q.id);
+        if (entry) entry.n++;
+        else need.set(q.id, { quota: q, n: 1, first: d });
+      }
+    }
+
+    for (const { quota, n, first } of need.values()) {
+      const a = this.availability(quota, now, credit);
+      const left = quota.closed ? 0 : a.available_number;
+      if (left !== null && left < n) {
+        refusals.push({
+          code: "quota",
+          quotaId: quota.id,
+          itemId: first.itemId,
+          variationId: first.variationId,
+          subeventId: first.subeventId,
+          available: left,
+        });
+      }
+    }
+
+    for (const [id, uses] of voucherUses) {
+      const v = this.voucherById.get(id)!;
+      if (v.validUntil !== null && v.validUntil <= now) {
+        refusals.push({ code: "voucher_expired", voucherId: id });
+        continue;
+      }
+      const left = v.maxUsages - this.redeemed(id) - this.activeCartsOfVoucher(id, now, credit);
+      if (left < uses) refusals.push({ code: "voucher_used_up", voucherId: id });
+    }
+    return refusals;
+  }
+
+  private seatFree(sk: string, seat: string, subeventId: number | null, voucherId: number | null, now: number, credit: Credit): boolean {
+    const holder = this.seats.get(sk);
+    if (holder) {
+      if (holder.kind === "order") return false;
+      const c = this.carts.get(holder.holdKey);
+      if (c && c.expires > now && !credit.cartHoldKeys.has(holder.holdKey)) return false;
+    }
+    // a seat reserved by a (valid, unused) voucher is free only for that voucher
+    for (const v of this.catalog.vouchers) {
+      if (v.seat === seat && (v.subeventId ?? null) === subeventId && v.id !== voucherId) {
+        if ((v.validUntil === null || v.validUntil > now) && this.redeemed(v.id) < v.maxUsages) return false;
+      }
+    }
+    return true;
+  }
+
+  /** Quotas that a set of demands touches (for close_when_sold_out after a sale). */
+  touchedQuotas(demands: readonly Demand[]): QuotaDef[] {
+    const out = new Map<number, QuotaDef>();
+    for (const d of demands) for (const q of this.quotasFor(d)) out.set(q.id, q);
+    return [...out.values()];
+  }
+
+  // ---- recording (called after check() said yes, or when rebuilding from storage) ----
+
+  private holdOf(d: Demand): Hold {
+    return { key: keyOf(d.itemId, d.variationId, d.subeventId), seat: d.seat === null ? null : seatKey(d.subeventId, d.seat), voucherId: d.voucherId };
+  }
+
+  addOrder(code: string, demands: readonly Demand[] | readonly Hold[], paid: boolean): void {
+    if (this.orders.has(code)) return;
+    const holds = demands.map((d) => ("key" in d ? d : this.holdOf(d)));
+    this.orders.set(code, { paid, positions: holds });
+    for (const h of holds) {
+      const c = this.orderCount.get(h.key) ?? { pending: 0, paid: 0 };
+      if (paid) c.paid++;
+      else c.pending++;
+      this.orderCount.set(h.key, c);
+      if (h.voucherId !== null) this.voucherRedeemed.set(h.voucherId, this.redeemed(h.voucherId) + 1);
+      if (h.seat !== null) this.seats.set(h.seat, { kind: "order", code });
+    }
+  }
+
+  orderHolds(code: string): OrderHold | undefined {
+    return this.orders.get(code);
+  }
+
+  setOrderPaid(code: string, paid: boolean): void {
+    const o = this.orders.get(code);
+    if (!o || o.paid === paid) return;
+    for (const h of o.positions) {
+      const c = this.orderCount.get(h.key)!;
+      if (paid) {
+        c.pending--;
+        c.paid++;
+      } else {
+        c.paid--;
+        c.pending++;
+      }
+    }
+    o.paid = paid;
+  }
+
+  removeOrder(code: string): void {
+    const o = this.orders.get(code);
+    if (!o) return;
+    this.orders.delete(code);
+    for (const h of o.positions) {
+      const c = this.orderCount.get(h.key);
+      if (c) {
+        if (o.paid) c.paid--;
+        else c.pending--;
+      }
+      if (h.voucherId !== null) this.voucherRedeemed.set(h.voucherId, Math.max(0, this.redeemed(h.voucherId) - 1));
+      if (h.seat !== null) {
+        const holder = this.seats.get(h.seat);
+        if (holder?.kind === "order" && holder.code === code) this.seats.delete(h.seat);
+      }
+    }
+  }
+
+  addCart(holdKey: string, cartId: string, d: Demand | Hold, expires: number): void {
+    const h = "key" in d ? d : this.holdOf(d);
+    this.carts.set(holdKey, { ...h, cartId, expires });
+    let set = this.cartsByKey.get(h.key);
+    if (!set) this.cartsByKey.set(h.key, (set = new Set()));
+    set.add(holdKey);
+    if (h.voucherId !== null) {
+      let vs = this.voucherCarts.get(h.voucherId);
+      if (!vs) this.voucherCarts.set(h.voucherId, (vs = new Set()));
+      vs.add(holdKey);
+    }
+    if (h.seat !== null) this.seats.set(h.seat, { kind: "cart", holdKey });
+  }
+
+  cart(holdKey: string): CartHold | undefined {
+    return this.carts.get(holdKey);
+  }
+
+  cartHoldKeysOf(cartIds: readonly string[]): string[] {
+    if (cartIds.length === 0) return [];
+    const wanted = new Set(cartIds);
+    const out: string[] = [];
+    for (const [hk, c] of this.carts) if (wanted.has(c.cartId)) out.push(hk);
+    return out;
+  }
+
+  removeCart(holdKey: string): void {
+    const c = this.carts.get(holdKey);
+    if (!c) return;
+    this.carts.delete(holdKey);
+    this.cartsByKey.get(c.key)?.delete(holdKey);
+    if (c.voucherId !== null) this.voucherCarts.get(c.voucherId)?.delete(holdKey);
+    if (c.seat !== null) {
+      const holder = this.seats.get(c.seat);
+      if (holder?.kind === "cart" && holder.holdKey === holdKey) this.seats.delete(c.seat);
+    }
+  }
+
+  /** Cart holds that expired before `now` (to be pruned from storage). */
+  expiredCarts(now: number): string[] {
+    const out: string[] = [];
+    for (const [hk, c] of this.carts) if (c.expires <= now) out.push(hk);
+    return out;
+  }
+
+  /** The earliest expiry of a cart, for scheduling the pruning alarm. */
+  nextCartExpiry(): number | null {
+    let min: number | null = null;
+    for (const c of this.carts.values()) if (min === null || c.expires < min) min = c.expires;
+    return min;
+  }
+
+  /** Checks a new or changed voucher's blocking against quota (excluding its own old block). */
+  checkVoucherBlock(v: VoucherDef, now: number): Refusal[] {
+    if (!v.blockQuota || (v.validUntil !== null && v.validUntil <= now)) return [];
+    const want = Math.max(0, v.maxUsages - this.redeemed(v.id) - this.activeCartsOfVoucher(v.id, now, NO_CREDIT));
+    if (want === 0) return [];
+    const refusals: Refusal[] = [];
+    const old = this.voucherById.get(v.id);
+    for (const q of this.catalog.quotas) {
+      if (!this.voucherAppliesToQuota(v, q)) continue;
+      const a = this.availability(q, now);
+      const oldBlock = old && this.voucherAppliesToQuota(old, q) ? this.blockedBy(old, now, NO_CREDIT) : 0;
+      const left = q.size === null ? null : (a.available_number ?? 0) + oldBlock;
+      if (left !== null && left < want) {
+        refusals.push({ code: "quota", quotaId: q.id, itemId: v.itemId ?? 0, variationId: v.variationId, subeventId: q.subeventId, available: left });
+      }
+    }
+    return refusals;
+  }
+
+  upsertVoucher(v: VoucherDef): void {
+    const others = this.catalog.vouchers.filter((x) => x.id !== v.id);
+    this.setCatalog({ ...this.catalog, vouchers: [...others, v] });
+  }
+
+  removeVoucher(id: number): void {
+    this.setCatalog({ ...this.catalog, vouchers: this.catalog.vouchers.filter((x) => x.id !== id) });
+  }
+
+  markQuotaClosed(id: number): void {
+    const q = this.quotaById.get(id);
+    if (q) q.closed = true;
+  }
+}

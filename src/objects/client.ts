@@ -1,0 +1,40 @@
+/**
+ * The Worker's door to an event's Durable Object. Every call carries the inventory change
+ * stamp the Worker has seen, so the object reloads its catalog when D1 changed. A fresh stub
+ * is made per call (a stub is broken after it throws); a failed or overloaded object answers
+ * 409 (vouchers: "retry later") or 503 to the client, never a 500.
+ */
+import type { DB } from "../db/client";
+import { inventoryStampQuery } from "../db/inventory";
+import type { Env } from "../env";
+import { detailError } from "../http/errors";
+import type { EventObject } from "./event-object";
+
+export function eventObject(env: Env, eventId: number): DurableObjectStub<EventObject> {
+  return env.EVENT_OBJECT.getByName(String(eventId));
+}
+
+export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
+  const [row] = await inventoryStampQuery(db, eventId);
+  return row?.modifiedAt ?? 0;
+}
+
+/** Runs `fn` against the event object; failures of the object become 409 or 503. */
+export async function withEventObject<T>(
+  env: Env,
+  eventId: number,
+  fn: (stub: DurableObjectStub<EventObject>) => PromiseLike<unknown>,
+  busy: 409 | 503 = 503,
+): Promise<T> {
+  try {
+    // RPC results come back as plain structured clones of the declared result type
+    return (await fn(eventObject(env, eventId))) as T;
+  } catch (e) {
+    console.error(`event object ${eventId} failed`, e);
+    throw detailError(
+      busy,
+      busy === 409 ? "The event is busy and could not process the change in time. Retry in a moment." : "The event could not process the request. Retry in a moment.",
+      { "Retry-After": "1" },
+    );
+  }
+}
