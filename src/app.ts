@@ -6,6 +6,8 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
+import { giftCardRoutes } from "./api/giftcards";
 import { organizerRoutes } from "./api/organizers";
 import { teamRoutes } from "./api/teams";
 import { createDb } from "./db/client";
@@ -70,6 +72,8 @@ export function createApp() {
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
+  app.route(API_PREFIX, giftCardRoutes);
+  app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);
