@@ -21,4 +21,16 @@ export const rows: MatrixRow[] = [
   { route: `GET ${org}/giftcard_issuers`, permission: "can_change_organizer_settings" },
   { route: `POST ${org}/giftcard_issuers/:issuer/accept`, permission: "can_change_organizer_settings" },
   { route: `DELETE ${org}/giftcard_issuers/:issuer`, permission: "can_change_organizer_settings" },
+  // customers and memberships: can_manage_customers
+  { route: `GET ${customers}`, permission: "can_manage_customers" },
+  { route: `POST ${customers}`, permission: "can_manage_customers" },
+  { route: `GET ${customers}/:identifier`, permission: "can_manage_customers" },
+  { route: `PUT ${customers}/:identifier`, permission: "can_manage_customers" },
+  { route: `PATCH ${customers}/:identifier`, permission: "can_manage_customers" },
+  { route: `POST ${customers}/:identifier/anonymize`, permission: "can_manage_customers" },
+  { route: `GET ${memberships}`, permission: "can_manage_customers" },
+  { route: `POST ${memberships}`, permission: "can_manage_customers" },
+  { route: `GET ${memberships}/:id`, permission: "can_manage_customers" },
+  { route: `PUT ${memberships}/:id`, permission: "can_manage_customers" },
+  { route: `PATCH ${memberships}/:id`, permission: "can_manage_customers" },
 ];
