@@ -6,6 +6,10 @@
 import { type ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { customerRoutes } from "./api/customers";
+import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
+import { giftCardRoutes } from "./api/giftcards";
+import { membershipRoutes } from "./api/memberships";
 import { organizerRoutes } from "./api/organizers";
 import { teamRoutes } from "./api/teams";
 import { createDb } from "./db/client";
@@ -19,6 +23,7 @@ import { rateLimit } from "./http/ratelimit";
 import { RouteTable } from "./http/routing";
 import { authenticatedScope } from "./http/tenancy";
 import { requireJsonBody } from "./http/validation";
+import { customerActivationPages } from "./pages/customer-activation";
 import { invitePages } from "./pages/invite";
 
 export const API_PREFIX = "/api/v1";
@@ -73,10 +78,15 @@ export function createApp() {
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
+  app.route(API_PREFIX, giftCardRoutes);
+  app.route(API_PREFIX, giftCardAcceptanceRoutes);
+  app.route(API_PREFIX, customerRoutes);
+  app.route(API_PREFIX, membershipRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);
   app.route("/", invitePages);
+  app.route("/", customerActivationPages);
 
   return app;
 }

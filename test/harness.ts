@@ -4,7 +4,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { createDb } from "../src/db/client";
-import { deviceEvents, devices, events, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
+import { deviceEvents, devices, events, orders, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../src/domain/permissions";
 import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
 
@@ -151,4 +151,27 @@ export async function seedDevice(organizerId: number, opts: { allEvents?: boolea
     .returning();
   if (opts.events?.length) await db().insert(deviceEvents).values(opts.events.map((eventId) => ({ deviceId: dev!.id, eventId })));
   return { id: dev!.id, token, client: deviceClient(token) };
+}
+
+/**
+ * An order row straight in D1, for tests of other resources that only need "an order
+ * exists" (orders are normally created through the API and the event object).
+ */
+export async function seedOrderRow(eventId: number, opts: { status?: "n" | "p" | "e" | "c"; customerId?: number | null } = {}) {
+  const now = Date.now();
+  const [row] = await db()
+    .insert(orders)
+    .values({
+      eventId,
+      code: randomString(8, "ABCDEFGHJKLMNPQRSTUVWXYZ3789").toUpperCase(),
+      status: opts.status ?? "n",
+      secret: randomString(16),
+      datetime: now,
+      expires: now + 86400_000,
+      total: 0,
+      customerId: opts.customerId ?? null,
+      lastModified: now,
+    })
+    .returning();
+  return row!;
 }

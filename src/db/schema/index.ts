@@ -6,4 +6,5 @@ export * from "./catalog";
 export * from "./items";
 export * from "./membership-types";
 export * from "./customers";
+export * from "./giftcards";
 export * from "./sales";

@@ -6,7 +6,7 @@
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { taxRules } from "./catalog";
-import { customers } from "./customers";
+import { customers, type NameParts } from "./customers";
 import { events, subevents } from "./events";
 import { itemVariations, items } from "./items";
 
@@ -78,7 +78,6 @@ export const vouchers = sqliteTable(
 );
 
 export type Answer = { question: number; answer: string; options: number[] };
-export type NameParts = Record<string, string>;
 
 export const cartPositions = sqliteTable(
   "cart_positions",

@@ -1,0 +1,119 @@
+/** Customer accounts; every query is scoped by organizer (except the activation-link lookup). */
+import { and, asc, count, eq, gt, sql, type SQL } from "drizzle-orm";
+import type { DB } from "./client";
+import { customers, memberships, orders } from "./schema";
+
+export type CustomerRow = typeof customers.$inferSelect;
+export type CustomerInsert = typeof customers.$inferInsert;
+export type CustomerChanges = Partial<Omit<CustomerInsert, "id" | "organizerId" | "identifier" | "dateJoined">>;
+
+function listWhere(organizerId: number, email: string | undefined): SQL | undefined {
+  return email === undefined
+    ? eq(customers.organizerId, organizerId)
+    : and(eq(customers.organizerId, organizerId), eq(customers.email, email.toLowerCase()));
+}
+
+export function customerCount(db: DB, organizerId: number, email?: string) {
+  return db.select({ n: count() }).from(customers).where(listWhere(organizerId, email));
+}
+
+/** Ordered by email (pretix's order), customers without one last. */
+export function customerPage(db: DB, organizerId: number, email: string | undefined, limit: number, offset: number) {
+  return db
+    .select()
+    .from(customers)
+    .where(listWhere(organizerId, email))
+    .orderBy(sql`${customers.email} IS NULL`, asc(customers.email), asc(customers.id))
+    .limit(limit)
+    .offset(offset);
+}
+
+export async function findCustomer(db: DB, organizerId: number, identifier: string) {
+  return db
+    .select()
+    .from(customers)
+    .where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, identifier)))
+    .get();
+}
+
+/** Whether another customer of the organizer has this (lower-cased) email address. */
+export async function emailTaken(db: DB, organizerId: number, email: string, exceptId?: number): Promise<boolean> {
+  const conditions = [eq(customers.organizerId, organizerId), eq(customers.email, email)];
+  if (exceptId !== undefined) conditions.push(sql`${customers.id} <> ${exceptId}`);
+  const row = await db.select({ id: customers.id }).from(customers).where(and(...conditions)).get();
+  return row !== undefined;
+}
+
+export function customerInsertStatement(db: DB, values: CustomerInsert) {
+  return db.insert(customers).values(values).returning();
+}
+
+export async function updateCustomer(db: DB, organizerId: number, id: number, values: CustomerChanges) {
+  const [row] = await db
+    .update(customers)
+    .set(values)
+    .where(and(eq(customers.organizerId, organizerId), eq(customers.id, id)))
+    .returning();
+  return row;
+}
+
+/**
+ * Removes the personal data of a customer (as pretix's Customer.anonymize): name, email,
+ * external id, notes, password and pending activation gone, account inactive and
+ * unverified; orders no longer point to the customer; membership attendee names removed.
+ * One batch: all of it or nothing.
+ */
+export async function anonymizeCustomer(db: DB, organizerId: number, id: number, now: number) {
+  const [updated] = await db.batch([
+    db
+      .update(customers)
+      .set({
+        email: null,
+        externalIdentifier: null,
+        nameParts: {},
+        nameCached: null,
+        notes: null,
+        passwordHash: null,
+        activationTokenHash: null,
+        activationExpires: null,
+        isActive: false,
+        isVerified: false,
+        lastModified: now,
+      })
+      .where(and(eq(customers.organizerId, organizerId), eq(customers.id, id)))
+      .returning(),
+    db.update(orders).set({ customerId: null }).where(eq(orders.customerId, id)),
+    db.update(memberships).set({ attendeeNameParts: null }).where(and(eq(memberships.organizerId, organizerId), eq(memberships.customerId, id))),
+  ]);
+  return updated[0];
+}
+
+/** The customer behind an unexpired activation link (with the organizer, for the page). */
+export async function findCustomerByActivationToken(db: DB, tokenHash: string, now: number) {
+  return db
+    .select()
+    .from(customers)
+    .where(and(eq(customers.activationTokenHash, tokenHash), gt(customers.activationExpires, now)))
+    .get();
+}
+
+/** Sets the password and marks the address verified, if the link is still valid; false otherwise. */
+export async function activateCustomer(db: DB, tokenHash: string, passwordHash: string, now: number): Promise<boolean> {
+  const rows = await db
+    .update(customers)
+    .set({ passwordHash, isVerified: true, activationTokenHash: null, activationExpires: null, lastModified: now })
+    .where(and(eq(customers.activationTokenHash, tokenHash), gt(customers.activationExpires, now), eq(customers.isActive, true)))
+    .returning({ id: customers.id });
+  return rows.length > 0;
+}
+
+/** Whether a database error is the violation of a unique constraint on `column` (e.g. "customers.email"). */
+export function isUniqueViolation(error: unknown, column: string): boolean {
+  const texts: string[] = [];
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 5; depth++) {
+    texts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
+  }
+  return texts.some((t) => t.includes("UNIQUE constraint failed") && t.includes(column));
+}

@@ -1,0 +1,233 @@
+/**
+ * Gift cards, their transactions and acceptance between organizers. Every query takes the
+ * calling organizer: a card is reachable when that organizer issued it, or (with
+ * `includeAccepted`) when its issuer has an active acceptance for the caller.
+ *
+ * Balance changes are one D1 batch of two statements carrying the same condition: the
+ * transaction row is inserted only if the new balance stays within [0, MAX], and the balance
+ * is updated under that very condition. A batch is one transaction, so both happen or
+ * neither, and parallel debits can never push the balance below zero.
+ */
+import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
+import { MAX_GIFT_CARD_VALUE } from "../domain/giftcards";
+import type { DB } from "./client";
+import { events, giftCardAcceptances, giftCardTransactions, giftCards, orders, organizers } from "./schema";
+
+export type GiftCardRow = typeof giftCards.$inferSelect;
+export type GiftCardValues = Pick<typeof giftCards.$inferInsert, "secret" | "currency" | "testmode" | "expires" | "conditions">;
+
+/** Issuers whose cards `organizerId` accepts (active acceptances only). */
+function acceptedIssuers(organizerId: number) {
+  return sql`(SELECT ${giftCardAcceptances.issuerId} FROM ${giftCardAcceptances} WHERE ${giftCardAcceptances.acceptorId} = ${organizerId} AND ${giftCardAcceptances.active} = 1)`;
+}
+
+function visible(organizerId: number, includeAccepted: boolean): SQL {
+  return includeAccepted
+    ? sql`(${giftCards.issuerId} = ${organizerId} OR ${giftCards.issuerId} IN ${acceptedIssuers(organizerId)})`
+    : eq(giftCards.issuerId, organizerId);
+}
+
+export type GiftCardFilters = { includeAccepted: boolean; secret?: string; testmode?: boolean };
+
+function listWhere(organizerId: number, f: GiftCardFilters): SQL | undefined {
+  const conditions: SQL[] = [visible(organizerId, f.includeAccepted)];
+  if (f.secret !== undefined) conditions.push(sql`lower(${giftCards.secret}) = lower(${f.secret})`);
+  if (f.testmode !== undefined) conditions.push(eq(giftCards.testmode, f.testmode));
+  return and(...conditions);
+}
+
+export function giftCardCount(db: DB, organizerId: number, f: GiftCardFilters) {
+  return db.select({ n: count() }).from(giftCards).where(listWhere(organizerId, f));
+}
+
+export function giftCardPage(db: DB, organizerId: number, f: GiftCardFilters, limit: number, offset: number) {
+  return db.select().from(giftCards).where(listWhere(organizerId, f)).orderBy(asc(giftCards.id)).limit(limit).offset(offset);
+}
+
+export async function findGiftCard(db: DB, organizerId: number, id: number, includeAccepted: boolean) {
+  return db
+    .select()
+    .from(giftCards)
+    .where(and(eq(giftCards.id, id), visible(organizerId, includeAccepted)))
+    .get();
+}
+
+/**
+ * Whether `secret` is used by a card of the organizer or of an organizer whose cards it
+ * accepts (pretix: "your or an affiliated organizer account").
+ */
+export async function secretTaken(db: DB, organizerId: number, secret: string): Promise<boolean> {
+  const row = await db
+    .select({ id: giftCards.id })
+    .from(giftCards)
+    .where(and(eq(giftCards.secret, secret), visible(organizerId, true)))
+    .get();
+  return row !== undefined;
+}
+
+/**
+ * Inserts a transaction for the card matching `cardCondition` (none when no card matches).
+ * Built with insert().select() so that it can be part of a D1 batch.
+ */
+function transactionInsert(db: DB, cardCondition: SQL, value: SQL, text: string | null, acceptorId: number, now: number) {
+  // columns in table order: id, card_id, datetime, value, order_id, text, acceptor_id
+  return db
+    .insert(giftCardTransactions)
+    .select(sql`SELECT NULL, ${giftCards.id}, ${now}, ${value}, NULL, ${text}, ${acceptorId} FROM ${giftCards} WHERE ${cardCondition}`);
+}
+
+/** Creates a card and the transaction of its initial value in one batch; null when the secret is taken. */
+export async function createGiftCard(db: DB, issuerId: number, values: GiftCardValues, initialValue: number, now: number): Promise<GiftCardRow | null> {
+  const insert = db
+    .insert(giftCards)
+    .values({ ...values, issuerId, value: initialValue, issuance: now })
+    .onConflictDoNothing()
+    .returning();
+  const record = transactionInsert(
+    db,
+    sql`${giftCards.issuerId} = ${issuerId} AND ${giftCards.secret} = ${values.secret} AND ${giftCards.issuance} = ${now} AND NOT EXISTS (SELECT 1 FROM ${giftCardTransactions} t WHERE t.card_id = ${giftCards.id})`,
+    sql`${initialValue}`,
+    null,
+    issuerId,
+    now,
+  );
+  const [rows] = await db.batch([insert, record]);
+  return rows[0] ?? null;
+}
+
+/**
+ * Changes a card's editable fields; with `newValue`, sets the balance and records the
+ * difference as a transaction (in the same batch, computed from the stored balance).
+ */
+export async function updateGiftCard(
+  db: DB,
+  organizerId: number,
+  id: number,
+  values: Partial<Pick<GiftCardRow, "expires" | "conditions">>,
+  newValue: number | undefined,
+  now: number,
+) {
+  const own = and(eq(giftCards.id, id), eq(giftCards.issuerId, organizerId))!;
+  const statements = [];
+  if (newValue !== undefined) {
+    statements.push(
+      transactionInsert(db, sql`${own} AND ${giftCards.value} <> ${newValue}`, sql`${newValue} - ${giftCards.value}`, null, organizerId, now),
+    );
+  }
+  const set: Partial<GiftCardRow> = { ...values };
+  if (newValue !== undefined) set.value = newValue;
+  if (Object.keys(set).length) statements.push(db.update(giftCards).set(set).where(own));
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+export type TransactResult = { ok: true; value: number } | { ok: false; reason: "insufficient" | "too_high" | "missing" };
+
+/** Adds a signed amount to a card's balance atomically; never below zero, never above the maximum. */
+export async function transact(db: DB, cardId: number, amount: number, text: string | null, acceptorId: number, now: number): Promise<TransactResult> {
+  const guard = sql`${giftCards.id} = ${cardId} AND ${giftCards.value} + ${amount} >= 0 AND ${giftCards.value} + ${amount} <= ${MAX_GIFT_CARD_VALUE}`;
+  const [, updated] = await db.batch([
+    transactionInsert(db, guard, sql`${amount}`, text, acceptorId, now),
+    db
+      .update(giftCards)
+      .set({ value: sql`${giftCards.value} + ${amount}` })
+      .where(guard)
+      .returning({ value: giftCards.value }),
+  ]);
+  if (updated[0]) return { ok: true, value: updated[0].value };
+  const card = await db.select({ value: giftCards.value }).from(giftCards).where(eq(giftCards.id, cardId)).get();
+  if (!card) return { ok: false, reason: "missing" };
+  return { ok: false, reason: card.value + amount < 0 ? "insufficient" : "too_high" };
+}
+
+export function transactionCount(db: DB, cardId: number) {
+  return db.select({ n: count() }).from(giftCardTransactions).where(eq(giftCardTransactions.cardId, cardId));
+}
+
+export function transactionPage(db: DB, cardId: number, limit: number, offset: number) {
+  return db
+    .select({
+      id: giftCardTransactions.id,
+      datetime: giftCardTransactions.datetime,
+      value: giftCardTransactions.value,
+      text: giftCardTransactions.text,
+      order: orders.code,
+      event: events.slug,
+    })
+    .from(giftCardTransactions)
+    .leftJoin(orders, eq(orders.id, giftCardTransactions.orderId))
+    .leftJoin(events, eq(events.id, orders.eventId))
+    .where(eq(giftCardTransactions.cardId, cardId))
+    .orderBy(asc(giftCardTransactions.datetime), asc(giftCardTransactions.id))
+    .limit(limit)
+    .offset(offset);
+}
+
+// ---- acceptance between organizers ----
+
+const acceptorSlug = sql<string>`(SELECT slug FROM organizers o WHERE o.id = ${giftCardAcceptances.acceptorId})`;
+const issuerSlug = sql<string>`(SELECT slug FROM organizers o WHERE o.id = ${giftCardAcceptances.issuerId})`;
+
+/** Organizers invited to accept (or accepting) the cards `issuerId` issues. */
+export function acceptorCount(db: DB, issuerId: number) {
+  return db.select({ n: count() }).from(giftCardAcceptances).where(eq(giftCardAcceptances.issuerId, issuerId));
+}
+
+export function acceptorPage(db: DB, issuerId: number, limit: number, offset: number) {
+  return db
+    .select({ acceptor: acceptorSlug, active: giftCardAcceptances.active })
+    .from(giftCardAcceptances)
+    .where(eq(giftCardAcceptances.issuerId, issuerId))
+    .orderBy(asc(acceptorSlug))
+    .limit(limit)
+    .offset(offset);
+}
+
+/** Issuers that invited `acceptorId` to accept their cards (or whose cards it accepts). */
+export function issuerCount(db: DB, acceptorId: number) {
+  return db.select({ n: count() }).from(giftCardAcceptances).where(eq(giftCardAcceptances.acceptorId, acceptorId));
+}
+
+export function issuerPage(db: DB, acceptorId: number, limit: number, offset: number) {
+  return db
+    .select({ issuer: issuerSlug, active: giftCardAcceptances.active })
+    .from(giftCardAcceptances)
+    .where(eq(giftCardAcceptances.acceptorId, acceptorId))
+    .orderBy(asc(issuerSlug))
+    .limit(limit)
+    .offset(offset);
+}
+
+export async function organizerIdBySlug(db: DB, slug: string): Promise<number | undefined> {
+  const row = await db.select({ id: organizers.id }).from(organizers).where(eq(organizers.slug, slug)).get();
+  return row?.id;
+}
+
+/** Invites an acceptor; false when a connection between the two exists already. */
+export async function inviteAcceptor(db: DB, issuerId: number, acceptorId: number, now: number): Promise<boolean> {
+  const rows = await db
+    .insert(giftCardAcceptances)
+    .values({ issuerId, acceptorId, active: false, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ issuerId: giftCardAcceptances.issuerId });
+  return rows.length > 0;
+}
+
+/** Removes a connection; false when there was none. */
+export async function removeAcceptance(db: DB, issuerId: number, acceptorId: number): Promise<boolean> {
+  const rows = await db
+    .delete(giftCardAcceptances)
+    .where(and(eq(giftCardAcceptances.issuerId, issuerId), eq(giftCardAcceptances.acceptorId, acceptorId)))
+    .returning({ issuerId: giftCardAcceptances.issuerId });
+  return rows.length > 0;
+}
+
+/** The acceptor accepts an invitation; false when there is none. */
+export async function acceptInvitation(db: DB, issuerId: number, acceptorId: number): Promise<boolean> {
+  const rows = await db
+    .update(giftCardAcceptances)
+    .set({ active: true })
+    .where(and(eq(giftCardAcceptances.issuerId, issuerId), eq(giftCardAcceptances.acceptorId, acceptorId)))
+    .returning({ issuerId: giftCardAcceptances.issuerId });
+  return rows.length > 0;
+}
