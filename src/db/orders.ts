@@ -1,0 +1,146 @@
+/**
+ * Reading orders: one query returns a page of orders with their positions, fees and payments
+ * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
+ */
+import { and, count, eq, gt, sql, type SQL } from "drizzle-orm";
+import type { DB } from "./client";
+import { customers, orderPayments, orders, type OrderStatus } from "./schema";
+
+export type OrderRow = typeof orders.$inferSelect;
+
+export type PositionJson = {
+  id: number;
+  positionid: number;
+  item: number;
+  variation: number | null;
+  subevent: number | null;
+  price: number;
+  attendee_name: string | null;
+  attendee_name_parts: Record<string, string>;
+  attendee_email: string | null;
+  voucher: number | null;
+  tax_rate: number;
+  tax_value: number;
+  tax_rule: number | null;
+  secret: string;
+  addon_to: number | null;
+  is_bundled: number;
+  pseudonymization_id: string;
+  seat: string | null;
+  answers: { question: number; answer: string; options: number[] }[];
+  canceled: number;
+};
+export type FeeJson = {
+  id: number;
+  fee_type: string;
+  value: number;
+  description: string;
+  internal_type: string;
+  tax_rate: number;
+  tax_value: number;
+  tax_rule: number | null;
+  canceled: number;
+};
+export type PaymentJson = {
+  id: number;
+  local_id: number;
+  state: string;
+  amount: number;
+  provider: string;
+  created: number;
+  payment_date: number | null;
+};
+
+export type OrderRecord = { order: OrderRow; customer: string | null; positions: PositionJson[]; fees: FeeJson[]; payments: PaymentJson[] };
+
+// Correlated subqueries name the outer table literally (drizzle renders bare column names).
+const nested = {
+  positions: sql<string>`(SELECT json_group_array(json_object(
+      'id', p.id, 'positionid', p.positionid, 'item', p.item_id, 'variation', p.variation_id, 'subevent', p.subevent_id,
+      'price', p.price, 'attendee_name', p.attendee_name, 'attendee_name_parts', json(p.attendee_name_parts),
+      'attendee_email', p.attendee_email, 'voucher', p.voucher_id, 'tax_rate', p.tax_rate, 'tax_value', p.tax_value,
+      'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to, 'is_bundled', p.is_bundled,
+      'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'answers', json(p.answers), 'canceled', p.canceled))
+    FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
+  fees: sql<string>`(SELECT json_group_array(json_object(
+      'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,
+      'tax_rate', f.tax_rate, 'tax_value', f.tax_value, 'tax_rule', f.tax_rule_id, 'canceled', f.canceled))
+    FROM (SELECT * FROM order_fees WHERE order_id = "orders"."id" ORDER BY id) f)`,
+  payments: sql<string>`(SELECT json_group_array(json_object(
+      'id', y.id, 'local_id', y.local_id, 'state', y.state, 'amount', y.amount, 'provider', y.provider,
+      'created', y.created, 'payment_date', y.payment_date))
+    FROM (SELECT * FROM order_payments WHERE order_id = "orders"."id" ORDER BY local_id) y)`,
+};
+
+type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string };
+
+export function toOrderRecord(r: RawOrder): OrderRecord {
+  return {
+    order: r.order,
+    customer: r.customer,
+    positions: JSON.parse(r.positions) as PositionJson[],
+    fees: JSON.parse(r.fees) as FeeJson[],
+    payments: JSON.parse(r.payments) as PaymentJson[],
+  };
+}
+
+function selectOrders(db: DB) {
+  return db
+    .select({ order: orders, customer: customers.identifier, ...nested })
+    .from(orders)
+    .leftJoin(customers, eq(customers.id, orders.customerId));
+}
+
+export type OrderFilter = {
+  code?: string;
+  status?: OrderStatus;
+  testmode?: boolean;
+  email?: string;
+  locale?: string;
+  modifiedSince?: number;
+  customer?: string;
+};
+
+export function orderWhere(eventId: number, f: OrderFilter): SQL {
+  const c: SQL[] = [eq(orders.eventId, eventId)];
+  if (f.code !== undefined) c.push(sql`upper(${orders.code}) = upper(${f.code})`);
+  if (f.status !== undefined) c.push(eq(orders.status, f.status));
+  if (f.testmode !== undefined) c.push(eq(orders.testmode, f.testmode));
+  if (f.email !== undefined) c.push(sql`lower(${orders.email}) = lower(${f.email})`);
+  if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
+  if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
+  if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
+  return and(...c)!;
+}
+
+export const orderCount = (db: DB, where: SQL) => db.select({ n: count() }).from(orders).where(where);
+export const orderPage = (db: DB, where: SQL, order: SQL[], limit: number, offset: number) =>
+  selectOrders(db).where(where).orderBy(...order).limit(limit).offset(offset);
+
+export async function findOrder(db: DB, eventId: number, code: string): Promise<OrderRecord | undefined> {
+  const row = await selectOrders(db)
+    .where(and(eq(orders.eventId, eventId), eq(orders.code, code)))
+    .get();
+  return row ? toOrderRecord(row) : undefined;
+}
+
+/** An order by its code and secret (customer-facing pages). */
+export async function findOrderBySecret(db: DB, eventId: number, code: string, secret: string): Promise<OrderRecord | undefined> {
+  const row = await selectOrders(db)
+    .where(and(eq(orders.eventId, eventId), eq(orders.code, code), eq(orders.secret, secret)))
+    .get();
+  return row ? toOrderRecord(row) : undefined;
+}
+
+export async function findPayment(db: DB, orderId: number, localId: number) {
+  return db.select().from(orderPayments).where(and(eq(orderPayments.orderId, orderId), eq(orderPayments.localId, localId))).get();
+}
+
+/** Pending orders past their expiry, across events (for the cron job). */
+export async function overdueOrders(db: DB, now: number, limit = 200) {
+  return db
+    .select({ id: orders.id, eventId: orders.eventId, code: orders.code })
+    .from(orders)
+    .where(and(eq(orders.status, "n"), sql`${orders.expires} < ${now}`))
+    .limit(limit);
+}
