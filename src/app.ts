@@ -6,7 +6,11 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { eventRoutes } from "./api/events";
+import { eventMetaRoutes } from "./api/events-meta";
+import { eventSettingsRoutes } from "./api/events-settings";
 import { organizerRoutes } from "./api/organizers";
+import { subeventRoutes } from "./api/subevents";
 import { teamRoutes } from "./api/teams";
 import { createDb } from "./db/client";
 import { readConfig } from "./env";
@@ -70,6 +74,10 @@ export function createApp() {
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
+  app.route(API_PREFIX, eventRoutes);
+  app.route(API_PREFIX, eventSettingsRoutes);
+  app.route(API_PREFIX, eventMetaRoutes);
+  app.route(API_PREFIX, subeventRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);
