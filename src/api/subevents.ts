@@ -29,7 +29,7 @@ import {
 import { dateOrderErrors } from "../domain/events";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
-import { notModified } from "../http/conditional";
+import { notModified, setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
 import { ErrorCollector, forbidden, nonFieldError, notFound } from "../http/errors";
 import { dateTime, decimal, i18n, i18nRequired } from "../http/fields";
@@ -246,6 +246,8 @@ subeventRoutes.get(base, eventScope(null), async (c) => {
   const order = ordering(c, orderFields, "date_from", subevents.id);
   const db = c.var.db;
   const eventId = c.var.event.id;
+  // the server time before reading: a client passes it back as modified_since
+  setPageGenerated(c, Date.now());
   const [stamp, [total], rows] = await db.batch([
     lastChangeQuery(db, eventScopeKey(eventId), SUBEVENTS_RESOURCE),
     subeventCount(db, eventId, filter),

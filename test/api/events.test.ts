@@ -277,6 +277,21 @@ describe("event list", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("never returns series, whatever their dates, for is_future, is_past and ends_after", async () => {
+    const org = await seedOrganizer();
+    const now = Date.now();
+    await createEvent(org.client, org.slug, { slug: "s-future", has_subevents: true, date_from: iso(now + 10 * DAY) });
+    await createEvent(org.client, org.slug, { slug: "s-past", has_subevents: true, date_from: iso(now - 10 * DAY), date_to: iso(now - 9 * DAY) });
+    await createEvent(org.client, org.slug, { slug: "single", date_from: iso(now + 10 * DAY) });
+    const q = async (query: string) => slugs((await org.client.get(`${eventsUrl(org.slug)}?${query}`)).body);
+    expect(await q("is_future=true")).toEqual(["single"]);
+    expect(await q("is_future=false")).toEqual([]);
+    expect(await q("is_past=true")).toEqual([]);
+    expect(await q("is_past=false")).toEqual(["single"]);
+    expect(await q(`ends_after=${encodeURIComponent(iso(now - 20 * DAY))}`)).toEqual(["single"]);
+    expect(await q("")).toEqual(["s-future", "s-past", "single"]);
+  });
+
   it("searches slug, name and location in any language", async () => {
     const { org } = await world();
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?search=future`)).body)).toEqual(["a-future"]);

@@ -340,6 +340,11 @@ describe("sub-event list", () => {
     expect(ids((await w.org.client.get(since(hourAgo + 60_000))).body)).toEqual([w.running.id]);
     expect((await w.org.client.get(since(hourAgo))).body.count).toBe(3);
     expect((await w.org.client.get(`${w.url}?modified_since=yesterday`)).status).toBe(400);
+    // the list tells the server time to pass back next time
+    const page = await w.org.client.get(w.url);
+    const generated = page.headers.get("X-Page-Generated")!;
+    expect(Date.parse(generated)).toBeGreaterThan(hourAgo);
+    expect((await w.org.client.get(`${w.url}?modified_since=${encodeURIComponent(generated)}`)).body.count).toBe(0);
   });
 
   it("filters by attr[...] with the series' values and organizer defaults", async () => {
