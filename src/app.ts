@@ -10,7 +10,11 @@ import { customerRoutes } from "./api/customers";
 import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
 import { giftCardRoutes } from "./api/giftcards";
 import { membershipRoutes } from "./api/memberships";
+import { eventRoutes } from "./api/events";
+import { eventMetaRoutes } from "./api/events-meta";
+import { eventSettingsRoutes } from "./api/events-settings";
 import { organizerRoutes } from "./api/organizers";
+import { subeventRoutes } from "./api/subevents";
 import { teamRoutes } from "./api/teams";
 import { createDb } from "./db/client";
 import { readConfig } from "./env";
@@ -82,6 +86,10 @@ export function createApp() {
   app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.route(API_PREFIX, customerRoutes);
   app.route(API_PREFIX, membershipRoutes);
+  app.route(API_PREFIX, eventRoutes);
+  app.route(API_PREFIX, eventSettingsRoutes);
+  app.route(API_PREFIX, eventMetaRoutes);
+  app.route(API_PREFIX, subeventRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

@@ -4,7 +4,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { createDb } from "../src/db/client";
-import { deviceEvents, devices, events, orders, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
+import { deviceEvents, devices, events, orderPositions, orders, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../src/domain/permissions";
 import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
 
@@ -171,6 +171,31 @@ export async function seedOrderRow(eventId: number, opts: { status?: "n" | "p" |
       total: 0,
       customerId: opts.customerId ?? null,
       lastModified: now,
+    })
+    .returning();
+  return row!;
+}
+
+/** A position of an order straight in D1 (see seedOrderRow). */
+export async function seedOrderPosition(
+  order: { id: number; eventId: number },
+  opts: { itemId: number; variationId?: number | null; subeventId?: number | null; taxRuleId?: number | null; positionid?: number },
+) {
+  const [row] = await db()
+    .insert(orderPositions)
+    .values({
+      orderId: order.id,
+      eventId: order.eventId,
+      positionid: opts.positionid ?? 1,
+      itemId: opts.itemId,
+      variationId: opts.variationId ?? null,
+      subeventId: opts.subeventId ?? null,
+      taxRuleId: opts.taxRuleId ?? null,
+      price: 0,
+      attendeeNameParts: {},
+      secret: randomString(32),
+      pseudonymizationId: randomString(10).toUpperCase(),
+      answers: [],
     })
     .returning();
   return row!;

@@ -4,9 +4,8 @@ import { z } from "zod";
 import { accessibleOrganizerCount, accessibleOrganizers } from "../db/organizers";
 import { organizers } from "../db/schema";
 import { storedOrganizerSettings, writeOrganizerSettings } from "../db/settings";
-import { effectiveSettings, explainSettings, isSettingKey, ORGANIZER_SETTINGS } from "../domain/settings";
+import { effectiveSettings, explainSettings, ORGANIZER_SETTINGS, parseSettingsPatch } from "../domain/settings";
 import type { AppContext, AppEnv, OrganizerRow } from "../http/context";
-import { ErrorCollector } from "../http/errors";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { authenticatedScope, organizerScope } from "../http/tenancy";
 import { organizerPublicUrl } from "../http/urls";
@@ -42,27 +41,7 @@ organizerRoutes.patch(
   organizerScope("can_change_organizer_settings"),
   jsonBody(z.record(z.string(), z.unknown())),
   async (c) => {
-    const body = c.req.valid("json");
-    const errors = new ErrorCollector();
-    const set: Record<string, unknown> = {};
-    const unset: string[] = [];
-    for (const [key, value] of Object.entries(body)) {
-      if (!isSettingKey(key)) {
-        errors.add(key, `Unknown setting. Known settings: ${Object.keys(ORGANIZER_SETTINGS).join(", ")}.`);
-        continue;
-      }
-      if (value === null) {
-        unset.push(key);
-        continue;
-      }
-      const parsed = ORGANIZER_SETTINGS[key]!.schema.safeParse(value);
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) errors.add(key, issue.message);
-        continue;
-      }
-      set[key] = parsed.data;
-    }
-    errors.throwIfAny();
+    const { set, unset } = parseSettingsPatch(c.req.valid("json"), ORGANIZER_SETTINGS);
     await writeOrganizerSettings(c.var.db, c.var.organizer.id, set, unset);
     return c.json(effectiveSettings(await storedOrganizerSettings(c.var.db, c.var.organizer.id)));
   },

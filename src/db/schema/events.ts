@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { I18n } from "../../lib/i18n";
+import { itemVariations, items } from "./items";
 import { organizers, teams } from "./organizers";
 
 export const events = sqliteTable(
@@ -23,9 +24,11 @@ export const events = sqliteTable(
     geoLon: real("geo_lon"),
     hasSubevents: integer("has_subevents", { mode: "boolean" }).notNull().default(false),
     plugins: text("plugins", { mode: "json" }).$type<string[]>().notNull(),
+    /** A seating plan of the same organizer (seating_plans.id; checked by the API). */
     seatingPlanId: integer("seating_plan_id"),
     seatCategoryMapping: text("seat_category_mapping", { mode: "json" }).$type<Record<string, number | null>>().notNull(),
     timezone: text("timezone").notNull().default("UTC"),
+    /** Item meta properties of this event: name → default value. */
     itemMetaProperties: text("item_meta_properties", { mode: "json" }).$type<Record<string, string>>().notNull(),
     salesChannels: text("sales_channels", { mode: "json" }).$type<string[]>().notNull(),
     createdAt: integer("created_at").notNull(),
@@ -55,10 +58,109 @@ export const subevents = sqliteTable(
     eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
     name: text("name", { mode: "json" }).$type<I18n>().notNull(),
     active: integer("active", { mode: "boolean" }).notNull().default(false),
+    isPublic: integer("is_public", { mode: "boolean" }).notNull().default(true),
     dateFrom: integer("date_from").notNull(),
     dateTo: integer("date_to"),
+    dateAdmission: integer("date_admission"),
+    presaleStart: integer("presale_start"),
+    presaleEnd: integer("presale_end"),
+    location: text("location", { mode: "json" }).$type<I18n | null>(),
+    frontpageText: text("frontpage_text", { mode: "json" }).$type<I18n | null>(),
+    geoLat: real("geo_lat"),
+    geoLon: real("geo_lon"),
+    /** A seating plan of the same organizer (seating_plans.id; checked by the API). */
     seatingPlanId: integer("seating_plan_id"),
+    seatCategoryMapping: text("seat_category_mapping", { mode: "json" }).$type<Record<string, number | null>>().notNull().default({}),
     lastModified: integer("last_modified").notNull(),
   },
-  (t) => [index("subevents_event_date_idx").on(t.eventId, t.dateFrom)],
+  (t) => [index("subevents_event_date_idx").on(t.eventId, t.dateFrom), index("subevents_event_modified_idx").on(t.eventId, t.lastModified)],
+);
+
+/** Per-date settings of an item: price override, disabled, availability window. */
+export const subeventItems = sqliteTable(
+  "subevent_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    subeventId: integer("subevent_id").notNull().references(() => subevents.id, { onDelete: "cascade" }),
+    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    /** Hundredths; null: the item's own price applies. */
+    price: integer("price"),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    availableFrom: integer("available_from"),
+    availableUntil: integer("available_until"),
+  },
+  (t) => [uniqueIndex("subevent_items_uq").on(t.subeventId, t.itemId), index("subevent_items_item_idx").on(t.itemId)],
+);
+
+/** Per-date settings of a variation: price override, disabled, availability window. */
+export const subeventItemVariations = sqliteTable(
+  "subevent_item_variations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    subeventId: integer("subevent_id").notNull().references(() => subevents.id, { onDelete: "cascade" }),
+    variationId: integer("variation_id").notNull().references(() => itemVariations.id, { onDelete: "cascade" }),
+    /** Hundredths; null: the variation's own price applies. */
+    price: integer("price"),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    availableFrom: integer("available_from"),
+    availableUntil: integer("available_until"),
+  },
+  (t) => [
+    uniqueIndex("subevent_item_variations_uq").on(t.subeventId, t.variationId),
+    index("subevent_item_variations_variation_idx").on(t.variationId),
+  ],
+);
+
+/** A choice of an event meta property: internal key and public label. */
+export type MetaChoice = { key: string; label: I18n | null };
+
+/** Organizer-defined meta data keys of events and sub-events (pretix docs event_meta_properties.rst). */
+export const eventMetaProperties = sqliteTable(
+  "event_meta_properties",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** Value of events (and dates) that set none; "" means no default. */
+    defaultValue: text("default_value").notNull().default(""),
+    required: integer("required", { mode: "boolean" }).notNull().default(false),
+    protected: integer("protected", { mode: "boolean" }).notNull().default(false),
+    filterPublic: integer("filter_public", { mode: "boolean" }).notNull().default(false),
+    publicLabel: text("public_label", { mode: "json" }).$type<I18n | null>(),
+    filterAllowed: integer("filter_allowed", { mode: "boolean" }).notNull().default(true),
+    /** Permitted values; null: any value. */
+    choices: text("choices", { mode: "json" }).$type<MetaChoice[] | null>(),
+  },
+  (t) => [uniqueIndex("event_meta_properties_organizer_name_uq").on(t.organizerId, t.name)],
+);
+
+export const eventMetaValues = sqliteTable(
+  "event_meta_values",
+  {
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    propertyId: integer("property_id").notNull().references(() => eventMetaProperties.id, { onDelete: "cascade" }),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.propertyId] }), index("event_meta_values_property_idx").on(t.propertyId)],
+);
+
+export const subeventMetaValues = sqliteTable(
+  "subevent_meta_values",
+  {
+    subeventId: integer("subevent_id").notNull().references(() => subevents.id, { onDelete: "cascade" }),
+    propertyId: integer("property_id").notNull().references(() => eventMetaProperties.id, { onDelete: "cascade" }),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.subeventId, t.propertyId] }), index("subevent_meta_values_property_idx").on(t.propertyId)],
+);
+
+/** Event-level settings that differ from the organizer's or the global defaults (see domain/settings). */
+export const eventSettings = sqliteTable(
+  "event_settings",
+  {
+    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    value: text("value", { mode: "json" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.eventId, t.key] })],
 );

@@ -1,0 +1,109 @@
+/** Organizer-defined event meta properties (pretix docs event_meta_properties.rst). */
+import { and, asc, count, eq, inArray } from "drizzle-orm";
+import type { MetaProperty } from "../domain/events";
+import type { DB } from "./client";
+import { eventMetaProperties } from "./schema";
+import { chunks, MAX_PARAMS } from "./util";
+
+export type MetaPropertyRecord = typeof eventMetaProperties.$inferSelect;
+export type MetaPropertyValues = Omit<typeof eventMetaProperties.$inferInsert, "id" | "organizerId">;
+
+export function metaPropertyCount(db: DB, organizerId: number) {
+  return db.select({ n: count() }).from(eventMetaProperties).where(eq(eventMetaProperties.organizerId, organizerId));
+}
+
+export function metaPropertyPage(db: DB, organizerId: number, limit: number, offset: number) {
+  return db
+    .select()
+    .from(eventMetaProperties)
+    .where(eq(eventMetaProperties.organizerId, organizerId))
+    .orderBy(asc(eventMetaProperties.id))
+    .limit(limit)
+    .offset(offset);
+}
+
+export async function findMetaProperty(db: DB, organizerId: number, id: number): Promise<MetaPropertyRecord | undefined> {
+  return db
+    .select()
+    .from(eventMetaProperties)
+    .where(and(eq(eventMetaProperties.organizerId, organizerId), eq(eventMetaProperties.id, id)))
+    .get();
+}
+
+function toMetaProperty(r: MetaPropertyRecord): MetaProperty {
+  return { id: r.id, name: r.name, defaultValue: r.defaultValue, required: r.required, protected: r.protected, choices: r.choices };
+}
+
+/** All properties of the organizer (validation of meta_data, going live). */
+export async function organizerMetaProperties(db: DB, organizerId: number): Promise<MetaProperty[]> {
+  const rows = await db.select().from(eventMetaProperties).where(eq(eventMetaProperties.organizerId, organizerId));
+  return rows.map(toMetaProperty);
+}
+
+/** The properties with the given names (attr[...] filters). */
+export async function metaPropertiesNamed(db: DB, organizerId: number, names: string[]): Promise<MetaProperty[]> {
+  const out: MetaProperty[] = [];
+  for (const part of chunks([...new Set(names)], MAX_PARAMS - 5)) {
+    const rows = await db
+      .select()
+      .from(eventMetaProperties)
+      .where(and(eq(eventMetaProperties.organizerId, organizerId), inArray(eventMetaProperties.name, part)));
+    out.push(...rows.map(toMetaProperty));
+  }
+  return out;
+}
+
+export async function metaPropertyNameTaken(db: DB, organizerId: number, name: string, exceptId?: number): Promise<boolean> {
+  const row = await db
+    .select({ id: eventMetaProperties.id })
+    .from(eventMetaProperties)
+    .where(and(eq(eventMetaProperties.organizerId, organizerId), eq(eventMetaProperties.name, name)))
+    .get();
+  return row !== undefined && row.id !== exceptId;
+}
+
+function isNameConflict(err: unknown): boolean {
+  const text = err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : String(err);
+  return /UNIQUE constraint failed: event_meta_properties\.organizer_id, event_meta_properties\.name/.test(text);
+}
+
+/** Creates a property; null when the name is taken. */
+export async function createMetaProperty(db: DB, organizerId: number, values: MetaPropertyValues): Promise<MetaPropertyRecord | null> {
+  try {
+    const [row] = await db.insert(eventMetaProperties).values({ ...values, organizerId }).returning();
+    return row!;
+  } catch (err) {
+    if (isNameConflict(err)) return null;
+    throw err;
+  }
+}
+
+/** Updates a property; null when the new name is taken. */
+export async function updateMetaProperty(
+  db: DB,
+  organizerId: number,
+  id: number,
+  values: Partial<MetaPropertyValues>,
+): Promise<MetaPropertyRecord | null | undefined> {
+  try {
+    if (Object.keys(values).length === 0) return findMetaProperty(db, organizerId, id);
+    const [row] = await db
+      .update(eventMetaProperties)
+      .set(values)
+      .where(and(eq(eventMetaProperties.organizerId, organizerId), eq(eventMetaProperties.id, id)))
+      .returning();
+    return row;
+  } catch (err) {
+    if (isNameConflict(err)) return null;
+    throw err;
+  }
+}
+
+/** Deletes a property with the values events and dates have for it. */
+export async function deleteMetaProperty(db: DB, organizerId: number, id: number): Promise<boolean> {
+  const rows = await db
+    .delete(eventMetaProperties)
+    .where(and(eq(eventMetaProperties.organizerId, organizerId), eq(eventMetaProperties.id, id)))
+    .returning({ id: eventMetaProperties.id });
+  return rows.length > 0;
+}

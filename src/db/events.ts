@@ -1,0 +1,335 @@
+/**
+ * Events, their meta data values and settings. Every query takes the organizer id; lists are
+ * limited to the events the principal may access.
+ */
+import type { BatchItem } from "drizzle-orm/batch";
+import { and, count, eq, exists, getTableName, inArray, not, or, sql, type SQL } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { Principal } from "../domain/permissions";
+import { effectiveSettings, EVENT_SETTINGS } from "../domain/settings";
+import { likeContains } from "../lib/i18n";
+import type { DB } from "./client";
+import {
+  eventMetaProperties,
+  eventMetaValues,
+  events,
+  eventSettings,
+  itemVariations,
+  items,
+  orders,
+  organizerSettings,
+  quotas,
+  seatingPlans,
+  teamEvents,
+} from "./schema";
+import { chunks, MAX_PARAMS } from "./util";
+
+export type EventRecord = typeof events.$inferSelect;
+export type EventValues = Omit<typeof events.$inferInsert, "id" | "organizerId">;
+
+// ---- shared filter pieces (events and sub-events) ----
+
+/**
+ * A column with its table name, for correlated subqueries: drizzle writes columns of a
+ * single-table select without the table, which a subquery would resolve to its own tables.
+ */
+export function qualified(column: AnySQLiteColumn): SQL {
+  return sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)}`;
+}
+
+/** Events the principal may access: all of the organizer, or its team's / device's list. */
+export function eventAccessCondition(principal: Principal, eventId: AnySQLiteColumn): SQL | undefined {
+  if (principal.allEvents) return undefined;
+  if (principal.kind === "device") {
+    return sql`${qualified(eventId)} IN (SELECT event_id FROM device_events WHERE device_id = ${principal.deviceId})`;
+  }
+  return sql`${qualified(eventId)} IN (SELECT event_id FROM team_events WHERE team_id = ${principal.teamId})`;
+}
+
+type Dated = { dateFrom: AnySQLiteColumn; dateTo: AnySQLiteColumn };
+
+/** Happening now or in the future (pretix's is_future). */
+export function futureCondition(t: Dated, now: number): SQL {
+  return sql`((${t.dateTo} IS NULL AND ${t.dateFrom} >= ${now}) OR (${t.dateTo} IS NOT NULL AND ${t.dateTo} >= ${now}))`;
+}
+
+/** Over (pretix's is_past). */
+export function pastCondition(t: Dated, now: number): SQL {
+  return sql`((${t.dateTo} IS NULL AND ${t.dateFrom} < ${now}) OR (${t.dateTo} IS NOT NULL AND ${t.dateTo} < ${now}))`;
+}
+
+/** Happening during or after `at` (pretix's ends_after). */
+export function endsAfterCondition(t: Dated, at: number): SQL {
+  return sql`((${t.dateTo} IS NULL AND ${t.dateFrom} >= ${at}) OR ${t.dateTo} >= ${at})`;
+}
+
+/** Any language of a multi-lingual JSON column contains `term` (case-insensitive for ASCII). */
+export function i18nContains(column: AnySQLiteColumn, term: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM json_each(${qualified(column)}) WHERE json_each.value LIKE ${likeContains(term)} ESCAPE '\\')`;
+}
+
+/** A JSON list column contains `value`. */
+export function jsonListContains(column: AnySQLiteColumn, value: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM json_each(${qualified(column)}) WHERE json_each.value = ${value})`;
+}
+
+export type AttrFilter = { propertyId: number; defaultValue: string; value: string };
+
+/**
+ * `attr[name]=value` on events: the event has the value, or it has none and the property's
+ * default is the value (so an empty value matches events without a value when there is no
+ * default).
+ */
+export function eventAttrCondition(column: AnySQLiteColumn, f: AttrFilter): SQL {
+  const eventId = qualified(column);
+  const hasValue = sql`EXISTS (SELECT 1 FROM event_meta_values mv WHERE mv.event_id = ${eventId} AND mv.property_id = ${f.propertyId} AND mv.value = ${f.value})`;
+  if (f.defaultValue !== f.value) return hasValue;
+  return sql`(${hasValue} OR NOT EXISTS (SELECT 1 FROM event_meta_values mv WHERE mv.event_id = ${eventId} AND mv.property_id = ${f.propertyId}))`;
+}
+
+// ---- events ----
+
+export type EventFilter = {
+  isPublic?: boolean;
+  live?: boolean;
+  hasSubevents?: boolean;
+  isFuture?: boolean;
+  isPast?: boolean;
+  endsAfter?: number;
+  salesChannel?: string;
+  search?: string;
+  attrs: AttrFilter[];
+  now: number;
+};
+
+function eventConditions(organizerId: number, principal: Principal, f: EventFilter): SQL | undefined {
+  const conds: (SQL | undefined)[] = [eq(events.organizerId, organizerId), eventAccessCondition(principal, events.id)];
+  if (f.isPublic !== undefined) conds.push(eq(events.isPublic, f.isPublic));
+  if (f.live !== undefined) conds.push(eq(events.live, f.live));
+  if (f.hasSubevents !== undefined) conds.push(eq(events.hasSubevents, f.hasSubevents));
+  // Series are never returned by is_future, is_past and ends_after (spec "Events").
+  if (f.isFuture !== undefined || f.isPast !== undefined || f.endsAfter !== undefined) conds.push(eq(events.hasSubevents, false));
+  if (f.isFuture !== undefined) conds.push(f.isFuture ? futureCondition(events, f.now) : not(futureCondition(events, f.now)));
+  if (f.isPast !== undefined) conds.push(f.isPast ? pastCondition(events, f.now) : not(pastCondition(events, f.now)));
+  if (f.endsAfter !== undefined) conds.push(endsAfterCondition(events, f.endsAfter));
+  if (f.salesChannel !== undefined) conds.push(jsonListContains(events.salesChannels, f.salesChannel));
+  if (f.search !== undefined) {
+    conds.push(or(sql`${events.slug} LIKE ${likeContains(f.search)} ESCAPE '\\'`, i18nContains(events.name, f.search), i18nContains(events.location, f.search)));
+  }
+  for (const a of f.attrs) conds.push(eventAttrCondition(events.id, a));
+  return and(...conds);
+}
+
+/** The event's own meta data values as a JSON object (name → value). */
+const eventMetaJson = sql<string>`(SELECT json_group_object(p.name, v.value) FROM event_meta_values v JOIN event_meta_properties p ON p.id = v.property_id WHERE v.event_id = ${qualified(events.id)})`;
+
+const eventWithMeta = { event: events, metaData: eventMetaJson };
+
+export type EventWithMeta = { event: EventRecord; metaData: string | null };
+
+export function eventCount(db: DB, organizerId: number, principal: Principal, f: EventFilter) {
+  return db.select({ n: count() }).from(events).where(eventConditions(organizerId, principal, f));
+}
+
+export function eventPage(db: DB, organizerId: number, principal: Principal, f: EventFilter, order: SQL[], limit: number, offset: number) {
+  return db
+    .select(eventWithMeta)
+    .from(events)
+    .where(eventConditions(organizerId, principal, f))
+    .orderBy(...order)
+    .limit(limit)
+    .offset(offset);
+}
+
+export async function findEvent(db: DB, organizerId: number, eventId: number): Promise<EventWithMeta | undefined> {
+  return db.select(eventWithMeta).from(events).where(and(eq(events.organizerId, organizerId), eq(events.id, eventId))).get();
+}
+
+export async function eventSlugTaken(db: DB, organizerId: number, slug: string): Promise<boolean> {
+  const row = await db.select({ id: events.id }).from(events).where(and(eq(events.organizerId, organizerId), eq(events.slug, slug))).get();
+  return row !== undefined;
+}
+
+/** The event's own meta data values (name → value). */
+export async function ownEventMetaData(db: DB, eventId: number): Promise<Record<string, string>> {
+  const rows = await db
+    .select({ name: eventMetaProperties.name, value: eventMetaValues.value })
+    .from(eventMetaValues)
+    .innerJoin(eventMetaProperties, eq(eventMetaProperties.id, eventMetaValues.propertyId))
+    .where(eq(eventMetaValues.eventId, eventId));
+  return Object.fromEntries(rows.map((r) => [r.name, r.value]));
+}
+
+/**
+ * Statements that write an event's meta data values; `eventId` may be a subquery. (Query
+ * builders only: drizzle's D1 batch cannot run raw SQL with parameters.)
+ */
+function metaValueStatements(db: DB, eventId: number | SQL, values: { propertyId: number; value: string }[], replace: boolean) {
+  const statements: BatchItem<"sqlite">[] = [];
+  if (replace) statements.push(db.delete(eventMetaValues).where(eq(eventMetaValues.eventId, eventId as number)));
+  for (const part of chunks(values, Math.floor((MAX_PARAMS - 10) / 3))) {
+    statements.push(db.insert(eventMetaValues).values(part.map((v) => ({ eventId, propertyId: v.propertyId, value: v.value }))));
+  }
+  return statements;
+}
+
+/** True when `err` is the unique violation of (organizer, slug). */
+function isSlugConflict(err: unknown): boolean {
+  return /UNIQUE constraint failed: events\.organizer_id, events\.slug/.test(String(err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : err));
+}
+
+/**
+ * Creates an event with its meta data values (and, for a team limited to some events, adds
+ * the event to that team) in one transaction. Returns null when the slug is taken.
+ */
+export async function createEvent(
+  db: DB,
+  organizerId: number,
+  values: EventValues,
+  meta: { propertyId: number; value: string }[],
+  addToTeam: number | null,
+): Promise<number | null> {
+  const insert = db.insert(events).values({ ...values, organizerId }).returning({ id: events.id });
+  const newId = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId} AND slug = ${values.slug})`;
+  const rest = metaValueStatements(db, newId, meta, false);
+  if (addToTeam !== null) rest.push(db.insert(teamEvents).values({ teamId: addToTeam, eventId: newId }).onConflictDoNothing());
+  try {
+    const [rows] = await db.batch([insert, ...rest]);
+    return rows[0]!.id;
+  } catch (err) {
+    if (isSlugConflict(err)) return null;
+    throw err;
+  }
+}
+
+/** Updates an event; `meta` replaces its meta data values when given. */
+export async function updateEvent(
+  db: DB,
+  organizerId: number,
+  eventId: number,
+  values: Partial<EventValues>,
+  meta: { propertyId: number; value: string }[] | undefined,
+) {
+  const update = db.update(events).set(values).where(and(eq(events.organizerId, organizerId), eq(events.id, eventId)));
+  const rest = meta ? metaValueStatements(db, eventId, meta, true) : [];
+  await db.batch([update, ...rest]);
+}
+
+/**
+ * Deletes an event unless it has orders (checked in the same statement). Returns false when
+ * orders exist.
+ */
+export async function deleteEventWithoutOrders(db: DB, organizerId: number, eventId: number): Promise<boolean> {
+  const rows = await db
+    .delete(events)
+    .where(
+      and(
+        eq(events.organizerId, organizerId),
+        eq(events.id, eventId),
+        not(exists(db.select({ one: sql`1` }).from(orders).where(eq(orders.eventId, eventId)))),
+      ),
+    )
+    .returning({ id: events.id });
+  return rows.length > 0;
+}
+
+export async function eventHasOrders(db: DB, eventId: number): Promise<boolean> {
+  const row = await db.select({ id: orders.id }).from(orders).where(eq(orders.eventId, eventId)).limit(1).get();
+  return row !== undefined;
+}
+
+/** What decides whether an event may go live: quotas and paid products. */
+export async function liveFacts(db: DB, eventId: number): Promise<{ hasQuota: boolean; hasPaidItems: boolean }> {
+  const [q, i, v] = await db.batch([
+    db.select({ id: quotas.id }).from(quotas).where(eq(quotas.eventId, eventId)).limit(1),
+    db.select({ id: items.id }).from(items).where(and(eq(items.eventId, eventId), sql`${items.defaultPrice} > 0`)).limit(1),
+    db
+      .select({ id: itemVariations.id })
+      .from(itemVariations)
+      .innerJoin(items, eq(items.id, itemVariations.itemId))
+      .where(and(eq(items.eventId, eventId), sql`${itemVariations.defaultPrice} > 0`))
+      .limit(1),
+  ]);
+  return { hasQuota: q.length > 0, hasPaidItems: i.length > 0 || v.length > 0 };
+}
+
+export async function seatingPlanOfOrganizer(db: DB, organizerId: number, planId: number): Promise<boolean> {
+  const row = await db
+    .select({ id: seatingPlans.id })
+    .from(seatingPlans)
+    .where(and(eq(seatingPlans.organizerId, organizerId), eq(seatingPlans.id, planId)))
+    .get();
+  return row !== undefined;
+}
+
+/** Those of `ids` that are items of the event. */
+export async function itemIdsOfEvent(db: DB, eventId: number, ids: number[]): Promise<Set<number>> {
+  const found = new Set<number>();
+  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
+    const rows = await db.select({ id: items.id }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part)));
+    for (const r of rows) found.add(r.id);
+  }
+  return found;
+}
+
+/** Those of `ids` that are variations of items of the event. */
+export async function variationIdsOfEvent(db: DB, eventId: number, ids: number[]): Promise<Set<number>> {
+  const found = new Set<number>();
+  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
+    const rows = await db
+      .select({ id: itemVariations.id })
+      .from(itemVariations)
+      .innerJoin(items, eq(items.id, itemVariations.itemId))
+      .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part)));
+    for (const r of rows) found.add(r.id);
+  }
+  return found;
+}
+
+/** A token's team, when the team is limited to some events (the event it creates joins its list). */
+export function teamToExtend(principal: Principal): number | null {
+  return principal.kind === "token" && !principal.allEvents && principal.teamId !== null ? principal.teamId : null;
+}
+
+// ---- settings ----
+
+/**
+ * The settings stored on the event and the organizer's effective settings (the level above),
+ * in one round trip.
+ */
+export async function eventSettingsLevels(db: DB, organizerId: number, eventId: number) {
+  const [eventRows, organizerRows] = await db.batch([
+    db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)),
+    db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)),
+  ]);
+  return {
+    stored: Object.fromEntries(eventRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
+    parent: effectiveSettings(Object.fromEntries(organizerRows.map((r) => [r.key, r.value]))),
+  };
+}
+
+/** The effective settings of an event (every key of EVENT_SETTINGS), e.g. for orders and invoices. */
+export async function eventSettingsFor(db: DB, organizerId: number, eventId: number): Promise<Record<string, unknown>> {
+  const { stored, parent } = await eventSettingsLevels(db, organizerId, eventId);
+  return effectiveSettings(stored, EVENT_SETTINGS, parent);
+}
+
+/** Sets and unsets keys in one transaction. */
+export async function writeEventSettings(db: DB, eventId: number, set: Record<string, unknown>, unset: string[]): Promise<void> {
+  const statements = [];
+  if (unset.length) {
+    for (const part of chunks(unset, MAX_PARAMS - 5)) {
+      statements.push(db.delete(eventSettings).where(and(eq(eventSettings.eventId, eventId), inArray(eventSettings.key, part))));
+    }
+  }
+  for (const [key, value] of Object.entries(set)) {
+    statements.push(
+      db
+        .insert(eventSettings)
+        .values({ eventId, key, value })
+        .onConflictDoUpdate({ target: [eventSettings.eventId, eventSettings.key], set: { value } }),
+    );
+  }
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
