@@ -6,6 +6,11 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { categoryRoutes } from "./api/categories";
+import { itemRoutes } from "./api/items";
+import { addonRoutes, bundleRoutes } from "./api/items-addons";
+import { variationRoutes } from "./api/items-variations";
+import { membershipTypeRoutes } from "./api/membership-types";
 import { organizerRoutes } from "./api/organizers";
 import { teamRoutes } from "./api/teams";
 import { createDb } from "./db/client";
@@ -70,6 +75,12 @@ export function createApp() {
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
+  app.route(API_PREFIX, itemRoutes);
+  app.route(API_PREFIX, variationRoutes);
+  app.route(API_PREFIX, addonRoutes);
+  app.route(API_PREFIX, bundleRoutes);
+  app.route(API_PREFIX, categoryRoutes);
+  app.route(API_PREFIX, membershipTypeRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);
