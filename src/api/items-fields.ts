@@ -31,7 +31,7 @@ export const metaData = () => z.record(z.string(), z.string().max(10_000));
 
 const validityMode = () =>
   z
-    .union([z.enum(VALIDITY_MODES), z.literal("")])
+    .enum([...VALIDITY_MODES, ""])
     .nullable()
     .transform((v) => (v === "" ? null : v));
 

@@ -3,7 +3,7 @@
  * query is scoped by the event (which the tenancy layer has matched to the organizer); the
  * sub-objects are reached only through an item of that event.
  */
-import { and, asc, count, eq, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import {
@@ -13,6 +13,7 @@ import {
   itemMembershipTypes,
   items,
   itemVariations,
+  membershipTypes,
   orderPositions,
   quotas,
   taxRules,
@@ -199,7 +200,7 @@ export async function bundleTargets(db: DB, eventId: number, ids: number[]) {
       .select({
         id: items.id,
         hasVariations: items.hasVariations,
-        hasBundles: sql<number>`EXISTS (SELECT 1 FROM item_bundles b WHERE b.item_id = ${items.id})`,
+        hasBundles: sql<number>`EXISTS (SELECT 1 FROM item_bundles b WHERE b.item_id = "items"."id")`,
       })
       .from(items)
       .where(and(eq(items.eventId, eventId), inArray(items.id, part)));
@@ -241,17 +242,25 @@ export async function categoriesOfEvent(db: DB, eventId: number, ids: number[]):
 const newItemId = sql`(SELECT max(id) FROM items)`;
 const newVariationId = sql`(SELECT max(id) FROM item_variations)`;
 
-/** Links the variation / item given as SQL to membership types of the organizer. */
+/**
+ * Links the item / variation given as SQL to membership types of the organizer (ids of other
+ * organizers are skipped). Query-builder statements: raw `db.run` with parameters cannot be
+ * batched by drizzle's D1 driver.
+ */
 function membershipLinkStatements(db: DB, table: "item" | "variation", owner: SQL, organizerId: number, typeIds: number[]) {
   return chunks([...new Set(typeIds)], MAX_PARAMS - 5).map((part) => {
-    const list = sql.join(part.map((id) => sql`${id}`), sql`, `);
+    const where = and(eq(membershipTypes.organizerId, organizerId), inArray(membershipTypes.id, part));
     return table === "item"
-      ? db.run(
-          sql`INSERT OR IGNORE INTO item_membership_types (item_id, membership_type_id) SELECT ${owner}, id FROM membership_types WHERE organizer_id = ${organizerId} AND id IN (${list})`,
-        )
-      : db.run(
-          sql`INSERT OR IGNORE INTO variation_membership_types (variation_id, membership_type_id) SELECT ${owner}, id FROM membership_types WHERE organizer_id = ${organizerId} AND id IN (${list})`,
-        );
+      ? db
+          .insert(itemMembershipTypes)
+          .select(db.select({ itemId: sql<number>`${owner}`.as("item_id"), membershipTypeId: membershipTypes.id }).from(membershipTypes).where(where))
+          .onConflictDoNothing()
+      : db
+          .insert(variationMembershipTypes)
+          .select(
+            db.select({ variationId: sql<number>`${owner}`.as("variation_id"), membershipTypeId: membershipTypes.id }).from(membershipTypes).where(where),
+          )
+          .onConflictDoNothing();
   });
 }
 
@@ -475,7 +484,7 @@ export async function findAddon(db: DB, itemId: number, addonId: number) {
 /** An add-on of the item with this category, other than `exceptId`. */
 export async function addonWithCategory(db: DB, itemId: number, categoryId: number, exceptId: number | null) {
   const conds = [eq(itemAddons.itemId, itemId), eq(itemAddons.addonCategoryId, categoryId)];
-  if (exceptId !== null) conds.push(sql`${itemAddons.id} <> ${exceptId}`);
+  if (exceptId !== null) conds.push(ne(itemAddons.id, exceptId));
   return db.select({ id: itemAddons.id }).from(itemAddons).where(and(...conds)).get();
 }
 
