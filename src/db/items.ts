@@ -266,8 +266,11 @@ function membershipLinkStatements(db: DB, table: "item" | "variation", owner: SQ
 
 export type NewVariation = { values: VariationValues; membershipTypeIds: number[] };
 
-/** Creates an item with its nested variations, add-ons and bundles atomically; returns its id. */
-export async function createItem(
+/**
+ * The statements creating an item with its nested variations, add-ons and bundles (the item's
+ * insert first). Each stays within D1's 100 bound parameters, however long the lists.
+ */
+export function createItemStatements(
   db: DB,
   eventId: number,
   organizerId: number,
@@ -277,22 +280,25 @@ export async function createItem(
   addons: AddonValues[],
   bundles: BundleValues[],
   now: number,
-): Promise<number> {
-  const statements = [
+) {
+  const itemId = newItemId as unknown as number;
+  return [
+    db.insert(items).values({ ...values, eventId }).returning({ id: items.id }),
     ...membershipLinkStatements(db, "item", newItemId, organizerId, membershipTypeIds),
     ...variations.flatMap((v) => [
-      db.insert(itemVariations).values({ ...v.values, itemId: newItemId as unknown as number }),
+      db.insert(itemVariations).values({ ...v.values, itemId }),
       ...membershipLinkStatements(db, "variation", newVariationId, organizerId, v.membershipTypeIds),
     ]),
-    ...chunks(addons, rowsPerInsert(7)).map((part) =>
-      db.insert(itemAddons).values(part.map((a) => ({ ...a, itemId: newItemId as unknown as number }))),
-    ),
-    ...chunks(bundles, rowsPerInsert(6)).map((part) =>
-      db.insert(itemBundles).values(part.map((b) => ({ ...b, itemId: newItemId as unknown as number }))),
-    ),
+    ...chunks(addons, rowsPerInsert(7)).map((part) => db.insert(itemAddons).values(part.map((a) => ({ ...a, itemId })))),
+    ...chunks(bundles, rowsPerInsert(6)).map((part) => db.insert(itemBundles).values(part.map((b) => ({ ...b, itemId })))),
     touch(db, eventId, STAMP.items, now),
-  ];
-  const [rows] = await db.batch([db.insert(items).values({ ...values, eventId }).returning({ id: items.id }), ...statements]);
+  ] as const;
+}
+
+/** Creates an item with its nested variations, add-ons and bundles atomically; returns its id. */
+export async function createItem(...args: Parameters<typeof createItemStatements>): Promise<number> {
+  const [insert, ...rest] = createItemStatements(...args);
+  const [rows] = await args[0].batch([insert, ...rest]);
   return rows[0]!.id;
 }
 

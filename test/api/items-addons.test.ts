@@ -105,6 +105,15 @@ describe("add-ons", () => {
     expect(clash.body).toEqual({ addon_category: ["The item already has an add-on of this category."] });
   });
 
+  it("accepts one of two simultaneous add-ons of the same category", async () => {
+    const item = await createItem(w);
+    const cat = await createCategory(w);
+    const results = await Promise.all([1, 2].map(() => w.client.post(addons(item.id), { addon_category: cat.id })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
+    expect(results.find((r) => r.status === 400)!.body).toEqual({ addon_category: ["The item already has an add-on of this category."] });
+    expect((await w.client.get(addons(item.id))).body.count).toBe(1);
+  });
+
   it("keeps add-ons of one item apart from others", async () => {
     const one = await createItem(w);
     const two = await createItem(w);

@@ -206,6 +206,13 @@ describe("variation deletion", () => {
     expect((await w.client.get(url(item.id))).body.count).toBe(1);
   });
 
+  it("keeps one variation when the last two are deleted at the same time", async () => {
+    const item = await createItem(w, { variations: [variation("A"), variation("B")] });
+    const results = await Promise.all(item.variations.map((v: { id: number }) => w.client.delete(url(item.id, v.id))));
+    expect(results.map((r) => r.status).sort()).toEqual([204, 403]);
+    expect((await w.client.get(url(item.id))).body.count).toBe(1);
+  });
+
   it("refuses to delete a variation that was ordered (403)", async () => {
     const item = await createItem(w, { variations: [variation("A"), variation("B")] });
     await seedOrderPosition(w.event.id, item.id, item.variations[0].id);
