@@ -15,7 +15,7 @@ export const MAX_PRICE = 9_999_999_999_999;
 export const price = () => decimal({ min: 0, max: MAX_PRICE });
 
 /** An id of another object (existence is checked against the database). */
-export const pk = () => z.number().int().positive();
+export const pk = () => z.number().int().min(1);
 
 /** Non-negative 32-bit integers (counts, durations, positions of sub-objects). */
 export const count = () => z.number().int().min(0).max(INT_MAX);

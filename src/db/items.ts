@@ -366,10 +366,6 @@ export async function deleteItem(db: DB, eventId: number, itemId: number, now: n
 
 // ---- variations ----
 
-export async function variationCount(db: DB, itemId: number, active: boolean | undefined) {
-  return db.select({ n: count() }).from(itemVariations).where(variationWhere(itemId, active));
-}
-
 function variationWhere(itemId: number, active: boolean | undefined) {
   return active === undefined ? eq(itemVariations.itemId, itemId) : and(eq(itemVariations.itemId, itemId), eq(itemVariations.active, active));
 }

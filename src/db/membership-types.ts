@@ -62,11 +62,6 @@ function usedByItems(id: number) {
   )`;
 }
 
-export async function membershipTypeInUse(db: DB, id: number): Promise<boolean> {
-  const row = await db.get<{ used: number }>(sql`SELECT ${usedByItems(id)} AS used`);
-  return Boolean(row?.used);
-}
-
 /**
  * Deletes a membership type unless items use it (checked in the same statement, so an item
  * linked meanwhile is never left dangling). Rows elsewhere that refer to the type (e.g.
