@@ -13,6 +13,11 @@ import { membershipRoutes } from "./api/memberships";
 import { eventRoutes } from "./api/events";
 import { eventMetaRoutes } from "./api/events-meta";
 import { eventSettingsRoutes } from "./api/events-settings";
+import { categoryRoutes } from "./api/categories";
+import { itemRoutes } from "./api/items";
+import { addonRoutes, bundleRoutes } from "./api/items-addons";
+import { variationRoutes } from "./api/items-variations";
+import { membershipTypeRoutes } from "./api/membership-types";
 import { organizerRoutes } from "./api/organizers";
 import { subeventRoutes } from "./api/subevents";
 import { teamRoutes } from "./api/teams";
@@ -90,6 +95,12 @@ export function createApp() {
   app.route(API_PREFIX, eventSettingsRoutes);
   app.route(API_PREFIX, eventMetaRoutes);
   app.route(API_PREFIX, subeventRoutes);
+  app.route(API_PREFIX, itemRoutes);
+  app.route(API_PREFIX, variationRoutes);
+  app.route(API_PREFIX, addonRoutes);
+  app.route(API_PREFIX, bundleRoutes);
+  app.route(API_PREFIX, categoryRoutes);
+  app.route(API_PREFIX, membershipTypeRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

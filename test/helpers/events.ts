@@ -39,7 +39,7 @@ export async function eventId(orgId: number, slug: string): Promise<number> {
 export async function seedItem(evId: number, opts: { price?: number } = {}): Promise<number> {
   const [row] = await db()
     .insert(items)
-    .values({ eventId: evId, name: { en: "Ticket" }, defaultPrice: opts.price ?? 0 })
+    .values({ eventId: evId, name: { en: "Ticket" }, defaultPrice: opts.price ?? 0, salesChannels: ["web"], metaData: {} })
     .returning({ id: items.id });
   return row!.id;
 }
@@ -47,7 +47,7 @@ export async function seedItem(evId: number, opts: { price?: number } = {}): Pro
 export async function seedVariation(itemId: number, opts: { price?: number | null } = {}): Promise<number> {
   const [row] = await db()
     .insert(itemVariations)
-    .values({ itemId, value: { en: "Variant" }, defaultPrice: opts.price ?? null })
+    .values({ itemId, value: { en: "Variant" }, defaultPrice: opts.price ?? null, salesChannels: ["web"], metaData: {} })
     .returning({ id: itemVariations.id });
   return row!.id;
 }
