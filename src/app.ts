@@ -6,7 +6,13 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { discountRoutes } from "./api/discounts";
 import { organizerRoutes } from "./api/organizers";
+import { questionRoutes } from "./api/questions";
+import { seatingPlanRoutes } from "./api/seatingplans";
+import { sendmailRuleRoutes } from "./api/sendmail-rules";
+import { taxRuleRoutes } from "./api/taxrules";
+import { ticketLayoutRoutes } from "./api/ticketlayouts";
 import { teamRoutes } from "./api/teams";
 import { createDb } from "./db/client";
 import { readConfig } from "./env";
@@ -70,6 +76,12 @@ export function createApp() {
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
+  app.route(API_PREFIX, taxRuleRoutes);
+  app.route(API_PREFIX, questionRoutes);
+  app.route(API_PREFIX, discountRoutes);
+  app.route(API_PREFIX, sendmailRuleRoutes);
+  app.route(API_PREFIX, ticketLayoutRoutes);
+  app.route(API_PREFIX, seatingPlanRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);
