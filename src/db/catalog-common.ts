@@ -2,7 +2,7 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
-import { items } from "./schema";
+import { discountItems, items, questionItems, sendmailRuleItems } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
 export type Statement = BatchItem<"sqlite">;
@@ -26,27 +26,22 @@ export async function existingItemIds(db: DB, eventId: number, ids: readonly num
   return found;
 }
 
+const LINK_TABLES = { question_items: questionItems, discount_items: discountItems, sendmail_rule_items: sendmailRuleItems } as const;
+
 /**
  * Inserts (parent, item) links for the items of the event among `itemIds`. `parent` is the
  * parent's id, or an SQL expression (e.g. the row inserted earlier in the same batch).
  * The event condition keeps another event's items out even if a check was raced.
+ * (Insert builders with an SQL select: drizzle cannot batch raw statements with
+ * parameters on D1.)
  */
-export function itemLinkInserts(
-  db: DB,
-  table: "question_items" | "discount_items" | "sendmail_rule_items",
-  parentColumn: "question_id" | "discount_id" | "rule_id",
-  parent: number | SQL,
-  eventId: number,
-  itemIds: readonly number[],
-): Statement[] {
+export function itemLinkInserts(db: DB, table: keyof typeof LINK_TABLES, parent: number | SQL, eventId: number, itemIds: readonly number[]): Statement[] {
   const parentSql = typeof parent === "number" ? sql`${parent}` : parent;
   return chunks([...new Set(itemIds)], MAX_PARAMS - 5).map((part) =>
-    db.run(
-      sql`INSERT OR IGNORE INTO ${sql.identifier(table)} (${sql.identifier(parentColumn)}, item_id) SELECT ${parentSql}, id FROM items WHERE event_id = ${eventId} AND id IN (${sql.join(
-        part.map((id) => sql`${id}`),
-        sql`, `,
-      )})`,
-    ),
+    db
+      .insert(LINK_TABLES[table])
+      .select(sql`SELECT ${parentSql}, id FROM items WHERE event_id = ${eventId} AND id IN (${sql.join(part.map((id) => sql`${id}`), sql`, `)})`)
+      .onConflictDoNothing(),
   );
 }
 
@@ -55,9 +50,17 @@ export function lastInsertedId(table: string): SQL {
   return sql`(SELECT max(id) FROM ${sql.identifier(table)})`;
 }
 
+/**
+ * `"table"."id"` spelled out: inside a correlated subquery drizzle may render a column of
+ * the outer table without its table name, which the subquery would read as its own column.
+ */
+export function qualifiedId(table: string): SQL {
+  return sql`${sql.identifier(table)}.${sql.identifier("id")}`;
+}
+
 /** A JSON array of a parent's linked item ids, ordered (for serializers). */
-export function linkedItemIdsJson(table: string, parentColumn: string, parentId: SQL | unknown): SQL<string> {
-  return sql<string>`(SELECT json_group_array(item_id) FROM (SELECT item_id FROM ${sql.identifier(table)} WHERE ${sql.identifier(parentColumn)} = ${parentId} ORDER BY item_id))`;
+export function linkedItemIdsJson(table: string, parentColumn: string, parentTable: string): SQL<string> {
+  return sql<string>`(SELECT json_group_array(l.item_id) FROM (SELECT item_id FROM ${sql.identifier(table)} WHERE ${sql.identifier(parentColumn)} = ${qualifiedId(parentTable)} ORDER BY item_id) l)`;
 }
 
 /** True for an error caused by a UNIQUE constraint (D1 and local SQLite). */

@@ -10,7 +10,7 @@ export type DiscountRecord = { discount: DiscountRow; items: string };
 
 const discountRecordFields = {
   discount: discounts,
-  items: linkedItemIdsJson("discount_items", "discount_id", discounts.id),
+  items: linkedItemIdsJson("discount_items", "discount_id", "discounts"),
 };
 
 function discountWhere(eventId: number, active: boolean | undefined): SQL | undefined {
@@ -43,7 +43,7 @@ export async function findDiscount(db: DB, eventId: number, id: number): Promise
 export async function createDiscount(db: DB, eventId: number, values: DiscountValues, itemIds: number[]): Promise<number> {
   const [inserted] = (await runBatch(db, [
     db.insert(discounts).values({ ...values, eventId }).returning({ id: discounts.id }),
-    ...itemLinkInserts(db, "discount_items", "discount_id", lastInsertedId("discounts"), eventId, itemIds),
+    ...itemLinkInserts(db, "discount_items", lastInsertedId("discounts"), eventId, itemIds),
   ])) as [{ id: number }[]];
   return inserted[0]!.id;
 }
@@ -56,7 +56,7 @@ export async function updateDiscount(db: DB, eventId: number, id: number, values
   }
   if (itemIds) {
     statements.push(db.delete(discountItems).where(eq(discountItems.discountId, id)));
-    statements.push(...itemLinkInserts(db, "discount_items", "discount_id", id, eventId, itemIds));
+    statements.push(...itemLinkInserts(db, "discount_items", id, eventId, itemIds));
   }
   await runBatch(db, statements);
 }

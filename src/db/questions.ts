@@ -1,7 +1,7 @@
 /** Questions of an event with their items and options; every query is scoped by event. */
 import { and, asc, count, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { I18n } from "../lib/i18n";
-import { itemLinkInserts, lastInsertedId, linkedItemIdsJson, runBatch, type Statement } from "./catalog-common";
+import { itemLinkInserts, lastInsertedId, linkedItemIdsJson, qualifiedId, runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, touchStatement } from "./changes";
 import { questionItems, questionOptions, questions } from "./schema";
@@ -17,8 +17,8 @@ export const QUESTIONS_RESOURCE = "questions";
 
 const questionRecordFields = {
   question: questions,
-  items: linkedItemIdsJson("question_items", "question_id", questions.id),
-  options: sql<string>`(SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'position', o.position, 'answer', json(o.answer))) FROM (SELECT id, identifier, position, answer FROM question_options WHERE question_id = ${questions.id} ORDER BY position, id) o)`,
+  items: linkedItemIdsJson("question_items", "question_id", "questions"),
+  options: sql<string>`(SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'position', o.position, 'answer', json(o.answer))) FROM (SELECT id, identifier, position, answer FROM question_options WHERE question_id = ${qualifiedId("questions")} ORDER BY position, id) o)`,
 };
 
 export type QuestionRecord = { question: QuestionRow; items: string; options: string };
@@ -120,7 +120,7 @@ export async function createQuestion(
   const self = lastInsertedId("questions");
   const [inserted] = (await runBatch(db, [
     db.insert(questions).values({ ...values, eventId }).returning({ id: questions.id }),
-    ...itemLinkInserts(db, "question_items", "question_id", self, eventId, itemIds),
+    ...itemLinkInserts(db, "question_items", self, eventId, itemIds),
     ...optionInserts(db, eventId, self, options),
     touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now),
   ])) as [{ id: number }[]];
@@ -135,7 +135,7 @@ export async function updateQuestion(db: DB, eventId: number, id: number, values
   }
   if (itemIds) {
     statements.push(db.delete(questionItems).where(eq(questionItems.questionId, id)));
-    statements.push(...itemLinkInserts(db, "question_items", "question_id", id, eventId, itemIds));
+    statements.push(...itemLinkInserts(db, "question_items", id, eventId, itemIds));
   }
   if (statements.length === 0) return;
   statements.push(touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now));

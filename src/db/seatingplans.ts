@@ -50,11 +50,11 @@ function seatInserts(db: DB, plan: number | SQL, seats: PlanSeat[], condition?: 
     const json = JSON.stringify(
       part.map((s) => [s.seatGuid, s.zoneName, s.rowName, s.rowLabel, s.seatNumber, s.seatLabel, s.category, s.sortingRank, s.x, s.y]),
     );
-    return db.run(
-      sql`INSERT INTO seating_plan_seats (plan_id, seat_guid, zone_name, row_name, row_label, seat_number, seat_label, category, sorting_rank, x, y)
-        SELECT ${planSql}, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), json_extract(j.value, '$[3]'),
-          json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'), json_extract(j.value, '$[6]'), json_extract(j.value, '$[7]'),
-          json_extract(j.value, '$[8]'), json_extract(j.value, '$[9]')
+    // columns in table order: id (NULL: assigned), plan_id, then the seat's fields
+    return db.insert(seatingPlanSeats).select(
+      sql`SELECT NULL, ${planSql}, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'),
+          json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'), json_extract(j.value, '$[6]'),
+          json_extract(j.value, '$[7]'), json_extract(j.value, '$[8]'), json_extract(j.value, '$[9]')
         FROM json_each(${json}) j WHERE ${condition ?? sql`1`}`,
     );
   });

@@ -10,7 +10,7 @@ export type SendmailRuleRecord = { rule: SendmailRuleRow; items: string };
 
 const ruleRecordFields = {
   rule: sendmailRules,
-  items: linkedItemIdsJson("sendmail_rule_items", "rule_id", sendmailRules.id),
+  items: linkedItemIdsJson("sendmail_rule_items", "rule_id", "sendmail_rules"),
 };
 
 export function sendmailRuleCount(db: DB, eventId: number) {
@@ -39,7 +39,7 @@ export async function findSendmailRule(db: DB, eventId: number, id: number): Pro
 export async function createSendmailRule(db: DB, eventId: number, values: SendmailRuleValues, itemIds: number[]): Promise<number> {
   const [inserted] = (await runBatch(db, [
     db.insert(sendmailRules).values({ ...values, eventId }).returning({ id: sendmailRules.id }),
-    ...itemLinkInserts(db, "sendmail_rule_items", "rule_id", lastInsertedId("sendmail_rules"), eventId, itemIds),
+    ...itemLinkInserts(db, "sendmail_rule_items", lastInsertedId("sendmail_rules"), eventId, itemIds),
   ])) as [{ id: number }[]];
   return inserted[0]!.id;
 }
@@ -52,7 +52,7 @@ export async function updateSendmailRule(db: DB, eventId: number, id: number, va
   }
   if (itemIds) {
     statements.push(db.delete(sendmailRuleItems).where(eq(sendmailRuleItems.ruleId, id)));
-    statements.push(...itemLinkInserts(db, "sendmail_rule_items", "rule_id", id, eventId, itemIds));
+    statements.push(...itemLinkInserts(db, "sendmail_rule_items", id, eventId, itemIds));
   }
   await runBatch(db, statements);
 }

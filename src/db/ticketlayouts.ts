@@ -1,5 +1,6 @@
 /** Ticket layouts of an event and their item assignments; every query is scoped by event. */
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import { qualifiedId } from "./catalog-common";
 import type { DB } from "./client";
 import { ticketLayoutItems, ticketLayouts } from "./schema";
 
@@ -10,7 +11,7 @@ export type LayoutItemRow = typeof ticketLayoutItems.$inferSelect;
 
 const layoutRecordFields = {
   layout: ticketLayouts,
-  assignments: sql<string>`(SELECT json_group_array(json_object('sales_channel', a.sales_channel, 'item', a.item_id)) FROM (SELECT sales_channel, item_id FROM ticket_layout_items WHERE layout_id = ${ticketLayouts.id} ORDER BY id) a)`,
+  assignments: sql<string>`(SELECT json_group_array(json_object('sales_channel', a.sales_channel, 'item', a.item_id)) FROM (SELECT sales_channel, item_id FROM ticket_layout_items WHERE layout_id = ${qualifiedId("ticket_layouts")} ORDER BY id) a)`,
 };
 
 export function ticketLayoutCount(db: DB, eventId: number) {
@@ -68,9 +69,16 @@ export async function updateTicketLayout(db: DB, eventId: number, id: number, va
 export async function deleteTicketLayout(db: DB, eventId: number, id: number) {
   await db.batch([
     db.delete(ticketLayouts).where(and(eq(ticketLayouts.eventId, eventId), eq(ticketLayouts.id, id))),
-    db.run(
-      sql`UPDATE ticket_layouts SET is_default = 1 WHERE id = (SELECT id FROM ticket_layouts WHERE event_id = ${eventId} ORDER BY name, id LIMIT 1) AND NOT EXISTS (SELECT 1 FROM ticket_layouts WHERE event_id = ${eventId} AND is_default = 1)`,
-    ),
+    db
+      .update(ticketLayouts)
+      .set({ isDefault: true })
+      .where(
+        and(
+          eq(ticketLayouts.eventId, eventId),
+          sql`${qualifiedId("ticket_layouts")} = (SELECT id FROM ticket_layouts WHERE event_id = ${eventId} ORDER BY name, id LIMIT 1)`,
+          sql`NOT EXISTS (SELECT 1 FROM ticket_layouts WHERE event_id = ${eventId} AND is_default = 1)`,
+        ),
+      ),
   ]);
 }
 

@@ -20,6 +20,19 @@ export async function seedItem(eventId: number, opts: { taxRuleId?: number; name
   return row!;
 }
 
+/** Many item rows of the event at once; returns their ids. */
+export async function seedItems(eventId: number, n: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < n; i += 20) {
+    const rows = await db()
+      .insert(items)
+      .values(Array.from({ length: Math.min(20, n - i) }, (_, k) => ({ eventId, name: { en: `Item ${i + k}` } })))
+      .returning({ id: items.id });
+    ids.push(...rows.map((r) => r.id));
+  }
+  return ids;
+}
+
 /** A paid order with one position of the item, optionally taxed by a tax rule. */
 export async function seedOrderPosition(eventId: number, itemId: number, taxRuleId: number | null) {
   const now = Date.now();
