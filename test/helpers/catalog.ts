@@ -23,10 +23,10 @@ export async function seedItem(eventId: number, opts: { taxRuleId?: number; name
 /** Many item rows of the event at once; returns their ids. */
 export async function seedItems(eventId: number, n: number): Promise<number[]> {
   const ids: number[] = [];
-  for (let i = 0; i < n; i += 20) {
+  for (let i = 0; i < n; i += 10) {
     const rows = await db()
       .insert(items)
-      .values(Array.from({ length: Math.min(20, n - i) }, (_, k) => ({ eventId, name: { en: `Item ${i + k}` } })))
+      .values(Array.from({ length: Math.min(10, n - i) }, (_, k) => ({ eventId, name: { en: `Item ${i + k}` } })))
       .returning({ id: items.id });
     ids.push(...rows.map((r) => r.id));
   }
