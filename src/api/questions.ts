@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { eventScopeKey, lastChangeQuery } from "../db/changes";
-import { isUniqueViolation } from "../db/catalog-common";
+import { isForeignKeyViolation, isUniqueViolation } from "../db/catalog-common";
 import {
   createOption,
   createQuestion,
@@ -180,6 +180,7 @@ function questionValues(input: Partial<QuestionInput>, full: boolean): Partial<Q
 }
 
 const IDENTIFIER_TAKEN = "This identifier is already used for a different question.";
+const DEPENDENCY_GONE = "The question this question depends on has just been deleted.";
 
 /**
  * Checks a question's new state against the event: items, identifier, dependency. Also
@@ -298,6 +299,7 @@ questionRoutes.post(base, write, jsonBody(questionCreate), async (c) => {
     id = await createQuestion(c.var.db, c.var.event.id, values as QuestionValues, itemIds, options, Date.now());
   } catch (e) {
     if (isUniqueViolation(e)) throw fieldError(input.options?.length ? "options" : "identifier", "An identifier is already used by another question or option.");
+    if (isForeignKeyViolation(e)) throw fieldError("dependency_question", DEPENDENCY_GONE);
     throw e;
   }
   return c.json(await reload(c, id), 201);
@@ -318,6 +320,7 @@ async function changeQuestion(c: AppContext, input: Partial<QuestionInput> & { o
     await updateQuestion(c.var.db, c.var.event.id, current.id, values, itemIds, Date.now());
   } catch (e) {
     if (isUniqueViolation(e)) throw fieldError("identifier", IDENTIFIER_TAKEN);
+    if (isForeignKeyViolation(e)) throw fieldError("dependency_question", DEPENDENCY_GONE);
     throw e;
   }
   return c.json(await reload(c, current.id));

@@ -6,7 +6,7 @@
  * pretix itself never refuses: its rule view deletes the rule together with its scheduled
  * sending records, and nothing else refers to a rule. Nothing in this service refers to a
  * rule either, so no rule is ever "in use": DELETE answers 204, and 403 only comes from the
- * permission layer (see docs/open-points.md).
+ * permission layer.
  */
 import { Hono } from "hono";
 import { z } from "zod";

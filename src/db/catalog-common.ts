@@ -63,12 +63,21 @@ export function linkedItemIdsJson(table: string, parentColumn: string, parentTab
   return sql<string>`(SELECT json_group_array(l.item_id) FROM (SELECT item_id FROM ${sql.identifier(table)} WHERE ${sql.identifier(parentColumn)} = ${qualifiedId(parentTable)} ORDER BY item_id) l)`;
 }
 
-/** True for an error caused by a UNIQUE constraint (D1 and local SQLite). */
-export function isUniqueViolation(err: unknown): boolean {
+function causedBy(err: unknown, pattern: RegExp): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const message = e instanceof Error ? e.message : String(e);
-    if (/UNIQUE constraint failed/i.test(message)) return true;
+    if (pattern.test(message)) return true;
     e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
   }
   return false;
+}
+
+/** True for an error caused by a UNIQUE constraint (D1 and local SQLite). */
+export function isUniqueViolation(err: unknown): boolean {
+  return causedBy(err, /UNIQUE constraint failed/i);
+}
+
+/** True for an error caused by a FOREIGN KEY constraint (an object deleted meanwhile). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return causedBy(err, /FOREIGN KEY constraint failed/i);
 }
