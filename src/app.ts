@@ -8,6 +8,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { discountRoutes } from "./api/discounts";
 import { organizerRoutes } from "./api/organizers";
+import { questionOptionRoutes } from "./api/question-options";
 import { questionRoutes } from "./api/questions";
 import { seatingPlanRoutes } from "./api/seatingplans";
 import { sendmailRuleRoutes } from "./api/sendmail-rules";
@@ -78,6 +79,7 @@ export function createApp() {
   app.route(API_PREFIX, teamRoutes);
   app.route(API_PREFIX, taxRuleRoutes);
   app.route(API_PREFIX, questionRoutes);
+  app.route(API_PREFIX, questionOptionRoutes);
   app.route(API_PREFIX, discountRoutes);
   app.route(API_PREFIX, sendmailRuleRoutes);
   app.route(API_PREFIX, ticketLayoutRoutes);

@@ -1,34 +1,28 @@
 /**
  * Questions (spec "Question"; pretix docs questions.rst) and their options (pretix docs
  * question_options.rst). Reading needs access to the event; writing needs can_change_items.
- * Options are written inline only on creation; afterwards through the nested endpoints.
+ * Options are written inline only on creation; afterwards through the nested endpoints
+ * (api/question-options.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { eventScopeKey, lastChangeQuery } from "../db/changes";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/catalog-common";
 import {
-  createOption,
   createQuestion,
-  deleteOption,
   deleteQuestion,
-  findOption,
   findQuestion,
   type OptionRow,
   type OptionValues,
-  optionCount,
   optionIdentifiersOf,
-  optionPage,
   QUESTIONS_RESOURCE,
   type QuestionRecord,
   type QuestionRow,
   type QuestionValues,
   questionCount,
-  questionExists,
   questionGraph,
   questionPage,
   takenOptionIdentifiers,
-  updateOption,
   updateQuestion,
 } from "../db/questions";
 import { QUESTION_TYPES, questions } from "../db/schema";
@@ -101,12 +95,12 @@ const numberLimit = () =>
     return `${negative ? "-" : ""}${whole}.${frac.padEnd(6, "0")}`;
   });
 
-const optionFields = z.object({
+export const optionFields = z.object({
   answer: i18nRequired(),
   identifier: identifier().nullable(),
   position: position(),
 });
-type OptionInput = z.output<typeof optionFields>;
+export type OptionInput = z.output<typeof optionFields>;
 
 const questionFields = z.object({
   question: i18nRequired(),
@@ -332,84 +326,5 @@ questionRoutes.patch(`${base}/:id`, write, jsonBody(questionPatch), (c) => chang
 questionRoutes.delete(`${base}/:id`, write, async (c) => {
   const { question } = await loadQuestion(c);
   await deleteQuestion(c.var.db, c.var.event.id, question.id, Date.now());
-  return c.body(null, 204);
-});
-
-// ---- options (pretix docs question_options.rst) ----
-
-const optionBase = `${base}/:question/options`;
-const optionFull = optionFields.partial().required({ answer: true });
-const optionPatch = optionFields.partial();
-const OPTION_IDENTIFIER_TAKEN = (ident: string) => `The identifier "${ident}" is already used for a different option.`;
-
-/** The question of the path; 404 when it is not a question of the event. */
-async function requireQuestion(c: AppContext): Promise<number> {
-  const id = pathId(c, "question");
-  if (!(await questionExists(c.var.db, c.var.event.id, id))) throw notFound();
-  return id;
-}
-
-async function loadOption(c: AppContext): Promise<OptionRow> {
-  const questionId = await requireQuestion(c);
-  const option = await findOption(c.var.db, c.var.event.id, questionId, pathId(c, "id"));
-  if (!option) throw notFound();
-  return option;
-}
-
-async function checkOptionIdentifier(c: AppContext, ident: string | null | undefined, exceptOptionId?: number) {
-  if (!ident) return;
-  const taken = await takenOptionIdentifiers(c.var.db, c.var.event.id, [ident], exceptOptionId);
-  if (taken.has(ident)) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(ident));
-}
-
-questionRoutes.get(optionBase, read, async (c) => {
-  const questionId = await requireQuestion(c);
-  const page = pageRequest(c);
-  const db = c.var.db;
-  const eventId = c.var.event.id;
-  const [[total], rows] = await db.batch([optionCount(db, eventId, questionId), optionPage(db, eventId, questionId, page.limit, page.offset)]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map(serializeOption)));
-});
-
-questionRoutes.get(`${optionBase}/:id`, read, async (c) => c.json(serializeOption(await loadOption(c))));
-
-questionRoutes.post(optionBase, write, jsonBody(optionFull), async (c) => {
-  const questionId = await requireQuestion(c);
-  const input = c.req.valid("json");
-  await checkOptionIdentifier(c, input.identifier);
-  const ident = input.identifier || randomIdentifier();
-  try {
-    const row = await createOption(c.var.db, c.var.event.id, questionId, { identifier: ident, answer: input.answer, position: input.position }, Date.now());
-    return c.json(serializeOption(row), 201);
-  } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(ident));
-    throw e;
-  }
-});
-
-async function changeOption(c: AppContext, input: Partial<OptionInput>, full: boolean) {
-  const option = await loadOption(c);
-  const values: Partial<OptionValues> = {};
-  if (input.answer !== undefined) values.answer = input.answer;
-  if (input.identifier) values.identifier = input.identifier;
-  if (input.position !== undefined || full) values.position = input.position ?? 0;
-  if (values.identifier !== undefined && values.identifier !== option.identifier) await checkOptionIdentifier(c, values.identifier, option.id);
-  if (Object.keys(values).length === 0) return c.json(serializeOption(option));
-  try {
-    const row = await updateOption(c.var.db, c.var.event.id, option.questionId, option.id, values, Date.now());
-    if (!row) throw notFound();
-    return c.json(serializeOption(row));
-  } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(values.identifier ?? ""));
-    throw e;
-  }
-}
-
-questionRoutes.put(`${optionBase}/:id`, write, jsonBody(optionFull), (c) => changeOption(c, c.req.valid("json"), true));
-questionRoutes.patch(`${optionBase}/:id`, write, jsonBody(optionPatch), (c) => changeOption(c, c.req.valid("json"), false));
-
-questionRoutes.delete(`${optionBase}/:id`, write, async (c) => {
-  const option = await loadOption(c);
-  await deleteOption(c.var.db, c.var.event.id, option.questionId, option.id, Date.now());
   return c.body(null, 204);
 });
