@@ -27,6 +27,8 @@ import { seatingPlanRoutes } from "./api/seatingplans";
 import { sendmailRuleRoutes } from "./api/sendmail-rules";
 import { taxRuleRoutes } from "./api/taxrules";
 import { ticketLayoutRoutes } from "./api/ticketlayouts";
+import { cartRoutes } from "./api/carts";
+import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
 import { voucherRoutes } from "./api/vouchers";
@@ -119,6 +121,8 @@ export function createApp() {
   app.route(API_PREFIX, seatingPlanRoutes);
   app.route(API_PREFIX, quotaRoutes);
   app.route(API_PREFIX, voucherRoutes);
+  app.route(API_PREFIX, cartRoutes);
+  app.route(API_PREFIX, orderRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

@@ -5,6 +5,7 @@
  */
 import { and, asc, count, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import type { DB } from "./client";
+import type { I18n } from "../lib/i18n";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import {
   itemAddons,
@@ -551,3 +552,9 @@ export async function deleteBundle(db: DB, eventId: number, itemId: number, bund
   return rows.length > 0;
 }
 
+
+/** Names of the event's items (for mails and pages). */
+export async function itemNames(db: DB, eventId: number): Promise<Map<number, I18n>> {
+  const rows = await db.select({ id: items.id, name: items.name }).from(items).where(eq(items.eventId, eventId));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

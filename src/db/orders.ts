@@ -4,7 +4,7 @@
  */
 import { and, count, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
-import { customers, orderPayments, orders, type OrderStatus } from "./schema";
+import { type Answer, customers, orderPayments, orders, type OrderStatus } from "./schema";
 
 export type OrderRow = typeof orders.$inferSelect;
 
@@ -27,7 +27,9 @@ export type PositionJson = {
   is_bundled: number;
   pseudonymization_id: string;
   seat: string | null;
-  answers: { question: number; answer: string; options: number[] }[];
+  seat_id: number | null;
+  seat_name: string | null;
+  answers: Answer[];
   canceled: number;
 };
 export type FeeJson = {
@@ -60,7 +62,8 @@ const nested = {
       'price', p.price, 'attendee_name', p.attendee_name, 'attendee_name_parts', json(p.attendee_name_parts),
       'attendee_email', p.attendee_email, 'voucher', p.voucher_id, 'tax_rate', p.tax_rate, 'tax_value', p.tax_value,
       'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to, 'is_bundled', p.is_bundled,
-      'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'answers', json(p.answers), 'canceled', p.canceled))
+      'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'seat_id', p.seat_id, 'seat_name', p.seat_name,
+      'answers', json(p.answers), 'canceled', p.canceled))
     FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
   fees: sql<string>`(SELECT json_group_array(json_object(
       'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,

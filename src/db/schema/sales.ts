@@ -77,7 +77,8 @@ export const vouchers = sqliteTable(
   ],
 );
 
-export type Answer = { question: number; answer: string; options: number[] };
+/** An answer as stored with a position: identifiers as they were when answered. */
+export type Answer = { question: number; answer: string; options: number[]; question_identifier: string; option_identifiers: string[] };
 
 export const cartPositions = sqliteTable(
   "cart_positions",
@@ -99,7 +100,10 @@ export const cartPositions = sqliteTable(
     addonTo: integer("addon_to"),
     isBundled: integer("is_bundled", { mode: "boolean" }).notNull().default(false),
     includesTax: integer("includes_tax", { mode: "boolean" }).notNull().default(true),
+    /** seat_guid, with the seat's id and name in the plan when the position was made. */
     seat: text("seat"),
+    seatId: integer("seat_id"),
+    seatName: text("seat_name"),
     salesChannel: text("sales_channel").notNull().default("web"),
     answers: text("answers", { mode: "json" }).$type<Answer[]>().notNull(),
   },
@@ -180,6 +184,8 @@ export const orderPositions = sqliteTable(
     isBundled: integer("is_bundled", { mode: "boolean" }).notNull().default(false),
     pseudonymizationId: text("pseudonymization_id").notNull(),
     seat: text("seat"),
+    seatId: integer("seat_id"),
+    seatName: text("seat_name"),
     answers: text("answers", { mode: "json" }).$type<Answer[]>().notNull(),
     canceled: integer("canceled", { mode: "boolean" }).notNull().default(false),
   },

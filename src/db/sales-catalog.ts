@@ -1,0 +1,180 @@
+/**
+ * Everything a cart or order request needs from the catalog, read in ONE D1 batch: items,
+ * variations, sub-events with their price overrides, tax rules, vouchers by code, questions
+ * with options, seats, discounts, settings, the inventory stamp, the customer. (The hot path
+ * of a rush of buyers: one read round trip before the event object decides.)
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
+import type { DiscountRule, TaxRule } from "../domain/pricing";
+import type { DB } from "./client";
+import { inventoryStampQuery } from "./inventory";
+import {
+  customers,
+  discountItems,
+  discounts,
+  eventSettings,
+  itemVariations,
+  items,
+  organizerSettings,
+  questionItems,
+  questionOptions,
+  questions,
+  seatingPlanSeats,
+  subeventItems,
+  subeventItemVariations,
+  subevents,
+  taxRules,
+  vouchers,
+} from "./schema";
+import { chunks, MAX_PARAMS } from "./util";
+
+export type ItemRow = typeof items.$inferSelect;
+export type VariationRow = typeof itemVariations.$inferSelect;
+export type SubeventRow = typeof subevents.$inferSelect;
+export type VoucherRow = typeof vouchers.$inferSelect;
+export type QuestionRow = typeof questions.$inferSelect;
+export type OptionRow = typeof questionOptions.$inferSelect;
+export type SeatRow = typeof seatingPlanSeats.$inferSelect;
+
+export type SalesRefs = {
+  itemIds: number[];
+  variationIds: number[];
+  subeventIds: number[];
+  voucherCodes: string[];
+  questionIds: number[];
+  seatGuids: string[];
+  /** The event's own seating plan (sub-events' plans are found by subquery). */
+  eventSeatingPlanId: number | null;
+  customer?: string | null;
+  orderCodes?: string[];
+};
+
+export type SalesCatalog = {
+  items: Map<number, ItemRow>;
+  variations: Map<number, VariationRow>;
+  subevents: Map<number, SubeventRow>;
+  subeventItemPrice: Map<string, typeof subeventItems.$inferSelect>;
+  subeventVariationPrice: Map<string, typeof subeventItemVariations.$inferSelect>;
+  taxRules: Map<number, TaxRule>;
+  vouchers: Map<string, VoucherRow>;
+  questions: Map<number, { question: QuestionRow; itemIds: Set<number>; options: Map<number, OptionRow> }>;
+  seats: Map<string, SeatRow>;
+  discounts: DiscountRule[];
+  settings: Record<string, unknown>;
+  stamp: number;
+  customerId: number | null | undefined;
+  takenOrderCodes: Set<string>;
+};
+
+const part = <T>(xs: T[]) => chunks([...new Set(xs)], MAX_PARAMS - 10);
+
+export async function loadSalesCatalog(db: DB, organizerId: number, eventId: number, refs: SalesRefs): Promise<SalesCatalog> {
+  const stmts: BatchItem<"sqlite">[] = [];
+  const slots: { kind: string; index: number }[] = [];
+  const add = (kind: string, s: BatchItem<"sqlite">) => {
+    slots.push({ kind, index: stmts.length });
+    stmts.push(s);
+  };
+  add("stamp", inventoryStampQuery(db, eventId));
+  add("eventSettings", db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)));
+  add("orgSettings", db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)));
+  add("taxRules", db.select({ id: taxRules.id, rate: taxRules.rate, priceIncludesTax: taxRules.priceIncludesTax }).from(taxRules).where(eq(taxRules.eventId, eventId)));
+  add("discounts", db.select().from(discounts).where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))));
+  add(
+    "discountItems",
+    db
+      .select({ discountId: discountItems.discountId, itemId: discountItems.itemId })
+      .from(discountItems)
+      .innerJoin(discounts, eq(discounts.id, discountItems.discountId))
+      .where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))),
+  );
+  for (const ids of part(refs.itemIds)) add("items", db.select().from(items).where(and(eq(items.eventId, eventId), inArray(items.id, ids))));
+  for (const ids of part(refs.variationIds)) {
+    add(
+      "variations",
+      db
+        .select({ v: itemVariations })
+        .from(itemVariations)
+        .innerJoin(items, eq(items.id, itemVariations.itemId))
+        .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, ids))),
+    );
+  }
+  for (const ids of part(refs.subeventIds)) {
+    add("subevents", db.select().from(subevents).where(and(eq(subevents.eventId, eventId), inArray(subevents.id, ids))));
+    add("subeventItems", db.select().from(subeventItems).where(inArray(subeventItems.subeventId, ids)));
+    add("subeventVariations", db.select().from(subeventItemVariations).where(inArray(subeventItemVariations.subeventId, ids)));
+  }
+  for (const codes of part(refs.voucherCodes.map((c) => c.toLowerCase()))) {
+    add("vouchers", db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, codes))));
+  }
+  for (const ids of part(refs.questionIds)) {
+    add("questions", db.select().from(questions).where(and(eq(questions.eventId, eventId), inArray(questions.id, ids))));
+    add("questionItems", db.select().from(questionItems).where(inArray(questionItems.questionId, ids)));
+    add("options", db.select().from(questionOptions).where(and(eq(questionOptions.eventId, eventId), inArray(questionOptions.questionId, ids))));
+  }
+  // seats of the event's plan and of the dates' plans; ≤ 20 dates × 2 + 40 guids + 1 parameters
+  const subChunks = refs.subeventIds.length ? chunks([...new Set(refs.subeventIds)], 20) : [[]];
+  for (const subIds of subChunks) {
+    for (const guids of chunks([...new Set(refs.seatGuids)], 40)) {
+      const plans = sql`(${refs.eventSeatingPlanId ?? -1}${
+        subIds.length
+          ? sql`, ${sql.join(
+              subIds.map((id) => sql`(SELECT seating_plan_id FROM subevents WHERE id = ${id} AND event_id = ${eventId})`),
+              sql`, `,
+            )}`
+          : sql``
+      })`;
+      add("seats", db.select().from(seatingPlanSeats).where(and(sql`${seatingPlanSeats.planId} IN ${plans}`, inArray(seatingPlanSeats.seatGuid, guids))));
+    }
+  }
+  if (refs.customer) add("customer", db.select({ id: customers.id }).from(customers).where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, refs.customer))));
+  if (refs.orderCodes?.length) {
+    add("orderCodes", db.select({ code: sql<string>`code` }).from(sql`orders`).where(sql`event_id = ${eventId} AND code IN (${sql.join(refs.orderCodes.map((c) => sql`${c}`), sql`, `)})`));
+  }
+
+  const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][];
+  const rows = <T>(kind: string): T[] => slots.filter((s) => s.kind === kind).flatMap((s) => results[s.index] as T[]);
+
+  const discountLinks = rows<{ discountId: number; itemId: number }>("discountItems");
+  const eventStored = Object.fromEntries(rows<{ key: string; value: unknown }>("eventSettings").map((r) => [r.key, r.value]));
+  const orgStored = Object.fromEntries(rows<{ key: string; value: unknown }>("orgSettings").map((r) => [r.key, r.value]));
+  const questionMap: SalesCatalog["questions"] = new Map();
+  for (const q of rows<QuestionRow>("questions")) questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
+  for (const l of rows<{ questionId: number; itemId: number }>("questionItems")) questionMap.get(l.questionId)?.itemIds.add(l.itemId);
+  for (const o of rows<OptionRow>("options")) questionMap.get(o.questionId)?.options.set(o.id, o);
+
+  return {
+    items: new Map(rows<ItemRow>("items").map((i) => [i.id, i])),
+    variations: new Map(rows<{ v: VariationRow }>("variations").map((r) => [r.v.id, r.v])),
+    subevents: new Map(rows<SubeventRow>("subevents").map((s) => [s.id, s])),
+    subeventItemPrice: new Map(rows<typeof subeventItems.$inferSelect>("subeventItems").map((r) => [`${r.subeventId}:${r.itemId}`, r])),
+    subeventVariationPrice: new Map(rows<typeof subeventItemVariations.$inferSelect>("subeventVariations").map((r) => [`${r.subeventId}:${r.variationId}`, r])),
+    taxRules: new Map(rows<TaxRule>("taxRules").map((t) => [t.id, t])),
+    vouchers: new Map(rows<VoucherRow>("vouchers").map((v) => [v.code.toLowerCase(), v])),
+    questions: questionMap,
+    seats: new Map(rows<SeatRow>("seats").map((s) => [`${s.planId}:${s.seatGuid}`, s])),
+    discounts: rows<typeof discounts.$inferSelect>("discounts").map((d) => ({
+      id: d.id,
+      active: d.active,
+      position: d.position,
+      salesChannels: d.salesChannels,
+      availableFrom: d.availableFrom,
+      availableUntil: d.availableUntil,
+      subeventMode: d.subeventMode,
+      conditionAllProducts: d.conditionAllProducts,
+      conditionLimitProducts: discountLinks.filter((l) => l.discountId === d.id).map((l) => l.itemId),
+      conditionApplyToAddons: d.conditionApplyToAddons,
+      conditionIgnoreVoucherDiscounted: d.conditionIgnoreVoucherDiscounted,
+      conditionMinCount: d.conditionMinCount,
+      conditionMinValue: d.conditionMinValue,
+      benefitDiscountMatchingPercent: d.benefitDiscountMatchingPercent,
+      benefitOnlyApplyToCheapestNMatches: d.benefitOnlyApplyToCheapestNMatches,
+    })),
+    settings: effectiveSettings(eventStored, EVENT_SETTINGS, effectiveSettings(orgStored)),
+    stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
+    customerId: refs.customer ? (rows<{ id: number }>("customer")[0]?.id ?? null) : undefined,
+    takenOrderCodes: new Set(rows<{ code: string }>("orderCodes").map((r) => r.code)),
+  };
+}

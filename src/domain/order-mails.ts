@@ -1,0 +1,48 @@
+/** Mails about an order: placed (pending), paid, canceled. Composed for the outbox. */
+import { composeMail } from "./mail";
+import type { MailInsert } from "../db/mail";
+import { i18nText, type I18n } from "../lib/i18n";
+import { formatMoney } from "../lib/money";
+
+export type OrderMailFacts = {
+  organizerId: number;
+  organizerName: string;
+  eventId: number;
+  eventName: I18n;
+  locale: string;
+  code: string;
+  email: string;
+  url: string;
+  total: number;
+  currency: string;
+  lines: { name: string; price: number }[];
+  fromName: string | null;
+  replyTo: string | null;
+};
+
+export function orderMail(kind: "order_placed" | "order_paid" | "order_canceled", f: OrderMailFacts, now: number): MailInsert {
+  const event = i18nText(f.eventName, f.locale);
+  const subject = {
+    order_placed: `Your order: ${f.code}`,
+    order_paid: `Payment received for your order: ${f.code}`,
+    order_canceled: `Order canceled: ${f.code}`,
+  }[kind];
+  const intro = {
+    order_placed: `thank you for your order for ${event}. Please pay it before it expires; you can pay and see its state here:`,
+    order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
+    order_canceled: `your order for ${event} has been canceled. You can see it here:`,
+  }[kind];
+  const lines = f.lines.map((l) => `  ${l.name}  ${formatMoney(l.price)} ${f.currency}`).join("\n");
+  const text = `Hello,\n\n${intro}\n${f.url}\n\nOrder ${f.code}\n${lines}\n  Total  ${formatMoney(f.total)} ${f.currency}\n\nBest regards,\n${f.organizerName}\n`;
+  return composeMail({
+    kind,
+    organizerId: f.organizerId,
+    eventId: f.eventId,
+    to: f.email,
+    subject,
+    text,
+    fromName: f.fromName ?? f.organizerName,
+    replyTo: f.replyTo,
+    now,
+  });
+}
