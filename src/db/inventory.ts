@@ -98,8 +98,8 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
         ? null
         : sql<number>`(SELECT p2.id FROM order_positions p2 WHERE p2.order_id = ${orderId} AND p2.positionid = ${addonToPositionid})`,
   }));
-  // bases before their add-ons (the add-on's subquery needs the base row); few rows per statement (100 parameters)
-  for (const part of chunks(positionRows, 3)) stmts.push(db.insert(orderPositions).values(part));
+  // one row per statement, bases before their add-ons: an add-on's subquery must see its base
+  for (const row of positionRows) stmts.push(db.insert(orderPositions).values(row));
   for (const part of chunks(w.fees.map((f) => ({ ...f, orderId })), 5)) stmts.push(db.insert(orderFees).values(part));
   for (const p of w.payments) stmts.push(db.insert(orderPayments).values({ ...p, orderId }));
   for (const [voucherId, n] of voucherUses) {
