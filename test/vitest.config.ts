@@ -24,6 +24,8 @@ export default defineConfig(async () => {
             root,
             include: ["test/api/**/*.test.ts", "test/unit/**/*.test.ts"],
             setupFiles: ["test/setup.ts"],
+            // parallel-load tests share two cores with the rest of the suite
+            testTimeout: 30_000,
           },
         },
         {
