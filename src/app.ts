@@ -27,7 +27,9 @@ import { seatingPlanRoutes } from "./api/seatingplans";
 import { sendmailRuleRoutes } from "./api/sendmail-rules";
 import { taxRuleRoutes } from "./api/taxrules";
 import { ticketLayoutRoutes } from "./api/ticketlayouts";
+import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
+import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
 import { readConfig } from "./env";
 import { authenticate } from "./http/auth";
@@ -115,6 +117,8 @@ export function createApp() {
   app.route(API_PREFIX, sendmailRuleRoutes);
   app.route(API_PREFIX, ticketLayoutRoutes);
   app.route(API_PREFIX, seatingPlanRoutes);
+  app.route(API_PREFIX, quotaRoutes);
+  app.route(API_PREFIX, voucherRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

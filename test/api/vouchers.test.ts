@@ -1,0 +1,163 @@
+/** Vouchers (spec "Voucher", pretix docs vouchers.rst). */
+import { describe, expect, it } from "vitest";
+import { seedDevice, seedTeam } from "../harness";
+import { shop } from "../helpers/sales";
+
+describe("vouchers", () => {
+  it("creates a voucher with the defaults and reads it back with exactly the spec's fields", async () => {
+    const s = await shop();
+    const res = await s.client.post(`${s.path}/vouchers/`, { code: "43K6LKM37FBVR2YG" });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: res.body.id,
+      code: "43K6LKM37FBVR2YG",
+      max_usages: 1,
+      redeemed: 0,
+      min_usages: 1,
+      valid_until: null,
+      block_quota: false,
+      allow_ignore_quota: false,
+      price_mode: "none",
+      value: "0.00",
+      item: null,
+      variation: null,
+      quota: null,
+      seat: null,
+      tag: "",
+      comment: "",
+      subevent: null,
+      show_hidden_items: true,
+    });
+    expect((await s.client.get(`${s.path}/vouchers/${res.body.id}/`)).body).toEqual(res.body);
+  });
+
+  it("stores every price mode and refuses unknown ones", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    for (const [mode, value] of [["set", "12.00"], ["subtract", "2.50"], ["percent", "10.00"], ["none", "0.00"]] as const) {
+      const v = await s.voucher({ price_mode: mode, value, item: ticket.id });
+      expect(v).toMatchObject({ price_mode: mode, value });
+    }
+    const bad = await s.client.post(`${s.path}/vouchers/`, { code: "ABCDEFG", price_mode: "free" });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ price_mode: ['"free" is not a valid choice.'] });
+    const pct = await s.client.post(`${s.path}/vouchers/`, { code: "ABCDEFGH", price_mode: "percent", value: "120.00" });
+    expect(pct.body).toEqual({ value: ["A percentage may not be higher than 100."] });
+  });
+
+  it("rejects the combinations pretix rejects", async () => {
+    const s = await shop();
+    const shirt = await s.item({ variations: [{ value: { en: "S" } }] });
+    const ticket = await s.item();
+    const q = await s.quota({ size: 10, items: [ticket.id] });
+    const post = (body: Record<string, unknown>) => s.client.post(`${s.path}/vouchers/`, { code: `X${Math.random().toString(36).slice(2, 10)}`, ...body });
+    expect((await post({ quota: q.id, item: ticket.id })).body).toEqual({ quota: ["You cannot select a quota and a specific product at the same time."] });
+    expect((await post({ variation: shirt.variations[0].id })).body).toEqual({ variation: ["You cannot select a variation without a product."] });
+    expect((await post({ item: ticket.id, variation: shirt.variations[0].id })).body).toEqual({ variation: ["This variation does not belong to the selected product."] });
+    expect((await post({ block_quota: true })).body).toEqual({ block_quota: ["You need to select a specific product or quota if this voucher should reserve tickets."] });
+    expect((await post({ block_quota: true, item: shirt.id })).body).toEqual({
+      block_quota: ["You need to select a specific variation if this voucher should reserve tickets of a product with variations."],
+    });
+    expect((await post({ min_usages: 3, max_usages: 2 })).body).toEqual({ min_usages: ["The minimum number of usages may not be higher than the maximum number of usages."] });
+    expect((await post({ max_usages: 0 })).body).toEqual({ max_usages: ["Ensure this value is greater than or equal to 1."] });
+    expect((await post({ code: "abc" })).body).toEqual({ code: ["Ensure this field has at least 5 characters."] });
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(0);
+  });
+
+  it("keeps codes unique per event, case-insensitively", async () => {
+    const s = await shop();
+    const other = await shop();
+    await s.voucher({ code: "SUMMER2030" });
+    const dup = await s.client.post(`${s.path}/vouchers/`, { code: "summer2030" });
+    expect(dup.status).toBe(400);
+    expect(dup.body).toEqual({ code: ["A voucher with this code already exists."] });
+    await other.voucher({ code: "SUMMER2030" });
+  });
+
+  it("filters and orders the list", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const a = await s.voucher({ code: "AAAAA1", tag: "press", max_usages: 5, price_mode: "set", value: "5.00", item: ticket.id });
+    const b = await s.voucher({ code: "BBBBB1", tag: "press", max_usages: 1 });
+    const c = await s.voucher({ code: "CCCCC1", tag: "staff", block_quota: false, allow_ignore_quota: true });
+    const ids = async (q: string) => (await s.client.get(`${s.path}/vouchers/?${q}`)).body.results.map((v: { id: number }) => v.id);
+    expect(await ids("tag=press")).toEqual([a.id, b.id]);
+    expect(await ids("code=bbbbb1")).toEqual([b.id]);
+    expect(await ids("max_usages=5")).toEqual([a.id]);
+    expect(await ids("redeemed=0")).toEqual([a.id, b.id, c.id]);
+    expect(await ids("allow_ignore_quota=true")).toEqual([c.id]);
+    expect(await ids("price_mode=set")).toEqual([a.id]);
+    expect(await ids("value=5.00")).toEqual([a.id]);
+    expect(await ids(`item=${ticket.id}`)).toEqual([a.id]);
+    expect(await ids("ordering=-code")).toEqual([c.id, b.id, a.id]);
+    expect(await ids("ordering=-max_usages")).toEqual([a.id, b.id, c.id]);
+    expect((await s.client.get(`${s.path}/vouchers/?price_mode=free`)).status).toBe(400);
+  });
+
+  it("blocks quota with block_quota and refuses a block that does not fit", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 10, items: [ticket.id] });
+    const v = await s.voucher({ item: ticket.id, block_quota: true, max_usages: 6 });
+    const tooMuch = await s.client.post(`${s.path}/vouchers/`, { code: "TOOMUCH1", item: ticket.id, block_quota: true, max_usages: 5 });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.block_quota[0]).toMatch(/^There is not enough quota available to block tickets for this voucher/);
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 4, blocking_vouchers: 6 });
+    // raising the block beyond the quota fails, lowering it frees capacity
+    expect((await s.client.patch(`${s.path}/vouchers/${v.id}/`, { max_usages: 11 })).status).toBe(400);
+    expect((await s.client.patch(`${s.path}/vouchers/${v.id}/`, { max_usages: 2 })).status).toBe(200);
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 8, blocking_vouchers: 2 });
+    // expired vouchers block nothing
+    await s.client.patch(`${s.path}/vouchers/${v.id}/`, { valid_until: "2001-01-01T00:00:00Z" });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 10, blocking_vouchers: 0 });
+    // deleting a blocking voucher frees its block
+    const w = await s.voucher({ item: ticket.id, block_quota: true, max_usages: 3 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body.available_number).toBe(7);
+    expect((await s.client.delete(`${s.path}/vouchers/${w.id}/`)).status).toBe(204);
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body.available_number).toBe(10);
+  });
+
+  it("batch_create is atomic: one bad voucher and none is created", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 3, items: [ticket.id] });
+    const ok = await s.client.post(`${s.path}/vouchers/batch_create/`, [{ code: "BATCH001" }, { code: "BATCH002", item: ticket.id }]);
+    expect(ok.status).toBe(201);
+    expect(ok.body.map((v: { code: string }) => v.code)).toEqual(["BATCH001", "BATCH002"]);
+    const bad = await s.client.post(`${s.path}/vouchers/batch_create/`, [{ code: "BATCH003" }, { code: "BATCH001" }, { code: "BATCH003" }]);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual([{}, { code: ["A voucher with this code already exists."] }, { code: ["A voucher with this code already exists."] }]);
+    const quota = await s.client.post(`${s.path}/vouchers/batch_create/`, [
+      { code: "BLOCK001", item: ticket.id, block_quota: true, max_usages: 2 },
+      { code: "BLOCK002", item: ticket.id, block_quota: true, max_usages: 2 },
+    ]);
+    expect(quota.status).toBe(400);
+    expect(quota.body[0]).toEqual({});
+    expect(quota.body[1].block_quota[0]).toMatch(/not enough quota/);
+    const shape = await s.client.post(`${s.path}/vouchers/batch_create/`, { code: "NOTALIST" });
+    expect(shape.status).toBe(400);
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(2);
+  });
+
+  it("PUT resets omitted fields; id and redeemed cannot be changed", async () => {
+    const s = await shop();
+    const v = await s.voucher({ code: "PUTTEST1", tag: "x", max_usages: 4, comment: "c" });
+    const put = await s.client.put(`${s.path}/vouchers/${v.id}/`, { code: "PUTTEST1", redeemed: 3, id: 999 });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ id: v.id, code: "PUTTEST1", tag: "", max_usages: 1, comment: "", redeemed: 0 });
+    expect((await s.client.put(`${s.path}/vouchers/${v.id}/`, { tag: "y" })).body).toEqual({ code: ["This field is required."] });
+  });
+
+  it("needs the voucher permissions; devices cannot access vouchers; other events' vouchers are unreachable", async () => {
+    const s = await shop();
+    const other = await shop();
+    const theirs = await other.voucher({});
+    expect((await s.client.get(`${s.path}/vouchers/${theirs.id}/`)).status).toBe(404);
+    expect((await s.client.patch(`${s.path}/vouchers/${theirs.id}/`, { tag: "x" })).status).toBe(404);
+    const viewer = await seedTeam(s.org.id, { permissions: ["can_view_vouchers"] });
+    expect((await viewer.client.get(`${s.path}/vouchers/`)).status).toBe(200);
+    expect((await viewer.client.post(`${s.path}/vouchers/`, { code: "NOPE12" })).status).toBe(403);
+    const device = await seedDevice(s.org.id);
+    expect((await device.client.get(`${s.path}/vouchers/`)).status).toBe(403);
+  });
+});
