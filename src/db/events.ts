@@ -173,13 +173,16 @@ export async function ownEventMetaData(db: DB, eventId: number): Promise<Record<
 }
 
 /**
- * Statements that write an event's meta data values; `eventId` may be a subquery. (Query
- * builders only: drizzle's D1 batch cannot run raw SQL with parameters.)
+ * Statements that write an event's meta data values; `eventId` may be a subquery with at most
+ * two bound parameters. (Query builders only: drizzle's D1 batch cannot run raw SQL with
+ * parameters.)
  */
 export function metaValueStatements(db: DB, eventId: number | SQL, values: { propertyId: number; value: string }[], replace: boolean) {
   const statements: BatchItem<"sqlite">[] = [];
   if (replace) statements.push(db.delete(eventMetaValues).where(eq(eventMetaValues.eventId, eventId as number)));
-  for (const part of chunks(values, Math.floor((MAX_PARAMS - 10) / 3))) {
+  // three parameters a row, plus those of `eventId` when it is a subquery (the new event's
+  // natural key: two): at most five a row
+  for (const part of chunks(values, Math.floor(MAX_PARAMS / 5))) {
     statements.push(db.insert(eventMetaValues).values(part.map((v) => ({ eventId, propertyId: v.propertyId, value: v.value }))));
   }
   return statements;
