@@ -194,7 +194,7 @@ eventRoutes.get(`${base}/:event`, eventScope("event:read"), async (c) => {
 });
 
 /** pretix's answer when the source of `clone_from` is not an event the caller may access. */
-export const CLONE_SOURCE_NOT_FOUND = "Event to copy from was not found.";
+const CLONE_SOURCE_NOT_FOUND = "Event to copy from was not found.";
 
 /**
  * The source named by `clone_from`: `<event>` of this organizer or `<organizer>/<event>`. A
