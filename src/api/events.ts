@@ -1,17 +1,20 @@
 /**
  * Events (spec "Event", "Endpoints › Events"; pretix docs events.rst): list with filters,
- * detail with `valid_keys`, create, PATCH, DELETE. Cloning (`clone_from`, `.../clone/`) and
- * `with_availability_for` are not part of this module.
+ * detail with `valid_keys`, create (also as a clone: `clone_from`, `.../clone/`), PATCH, DELETE.
+ * `with_availability_for` is not part of this module.
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { cloneEvent } from "../db/event-clone";
 import {
+  accessibleEventBySlug,
   createEvent,
   deleteEventWithoutOrders,
   eventCount,
   eventHasOrders,
   eventPage,
   eventSlugTaken,
+  type EventRecord,
   type EventValues,
   type EventWithMeta,
   findEvent,
@@ -113,6 +116,7 @@ const eventFields = z.object({
 type EventInput = z.output<typeof eventFields>;
 
 const eventCreate = eventFields.partial().required({ name: true, slug: true, date_from: true });
+type EventCreateInput = z.output<typeof eventCreate>;
 const eventPatch = eventFields.partial();
 
 function checkPlugins(plugins: string[] | undefined, errors: ErrorCollector) {
@@ -189,11 +193,70 @@ eventRoutes.get(`${base}/:event`, eventScope("event:read"), async (c) => {
   return c.json(serializeEvent(c, record!, true));
 });
 
-eventRoutes.post(base, organizerScope("can_create_events"), jsonBody(eventCreate), async (c) => {
-  const input = c.req.valid("json");
+/** pretix's answer when the source of `clone_from` is not an event the caller may access. */
+const CLONE_SOURCE_NOT_FOUND = "Event to copy from was not found.";
+
+/**
+ * The source named by `clone_from`: `<event>` of this organizer or `<organizer>/<event>`. A
+ * token belongs to one organizer, so an event of another organizer is never found; neither is
+ * one the caller's team cannot access. Both answer as a missing event does.
+ */
+async function cloneFromSource(c: AppContext, value: string): Promise<EventRecord | undefined> {
+  const parts = value.split("/");
+  if (parts.length > 2) return undefined;
+  const [orgSlug, eventSlug] = parts.length === 2 ? [parts[0]!, parts[1]!] : [c.var.organizer.slug, parts[0]!];
+  if (orgSlug !== c.var.organizer.slug || eventSlug === "") return undefined;
+  return accessibleEventBySlug(c.var.db, c.var.organizer.id, c.var.principal, eventSlug);
+}
+
+/**
+ * The columns of a new event: the body's fields with creation defaults; with a source (a
+ * clone), fields the body leaves out that the copy covers come from the source: `is_public`,
+ * `testmode`, `has_subevents`, `plugins` (spec), the `timezone` (a setting in pretix),
+ * `sales_channels`, `item_meta_properties` (the copied items' meta data refer to them), the
+ * seating plan (not for a series) and `date_admission` at the same distance from the new
+ * `date_from` as in the source (as pretix copies it).
+ */
+function newEventValues(input: EventCreateInput, source: EventRecord | null, now: number): EventValues {
+  const hasSubevents = input.has_subevents ?? source?.hasSubevents ?? false;
+  let dateAdmission = input.date_admission ?? null;
+  if (input.date_admission === undefined && source?.dateAdmission != null) dateAdmission = input.date_from + (source.dateAdmission - source.dateFrom);
+  let seatingPlanId = input.seating_plan ?? null;
+  if (input.seating_plan === undefined && source && !hasSubevents) seatingPlanId = source.seatingPlanId;
+  return {
+    name: input.name,
+    slug: input.slug,
+    live: false,
+    testmode: input.testmode ?? source?.testmode ?? false,
+    currency: input.currency ?? "EUR",
+    dateFrom: input.date_from,
+    dateTo: input.date_to ?? null,
+    dateAdmission,
+    isPublic: input.is_public ?? source?.isPublic ?? true,
+    presaleStart: input.presale_start ?? null,
+    presaleEnd: input.presale_end ?? null,
+    location: input.location ?? null,
+    geoLat: input.geo_lat ?? null,
+    geoLon: input.geo_lon ?? null,
+    hasSubevents,
+    plugins: input.plugins ? [...new Set(input.plugins)] : source ? [...source.plugins] : [...DEFAULT_PLUGINS],
+    seatingPlanId,
+    seatCategoryMapping: {},
+    timezone: input.timezone ?? source?.timezone ?? "UTC",
+    itemMetaProperties: input.item_meta_properties ?? source?.itemMetaProperties ?? {},
+    salesChannels: input.sales_channels ?? (source ? [...source.salesChannels] : [...DEFAULT_SALES_CHANNELS]),
+    createdAt: now,
+    lastModified: now,
+  };
+}
+
+/**
+ * Creates an event from the body, as a clone of `source` when given (see db/event-clone.ts
+ * for what is copied). `errors` may already hold errors of the request (e.g. `clone_from`).
+ */
+async function createNewEvent(c: AppContext, input: EventCreateInput, source: EventRecord | null, errors: ErrorCollector) {
   const db = c.var.db;
   const org = c.var.organizer;
-  const errors = new ErrorCollector();
   if (input.live === true) {
     errors.add("live", "Events cannot be created as 'live'. Quotas and payment must be added to the event before sales can go live.");
   }
@@ -206,50 +269,52 @@ eventRoutes.post(base, organizerScope("can_create_events"), jsonBody(eventCreate
   if (input.seat_category_mapping && Object.keys(input.seat_category_mapping).length > 0) {
     errors.add("seat_category_mapping", "You cannot specify seat category mappings on event creation.");
   }
-  if (input.has_subevents && input.seating_plan != null) {
+  if ((input.has_subevents ?? source?.hasSubevents) && input.seating_plan != null) {
     errors.add("seating_plan", "Event series should not directly be assigned a seating plan.");
   }
   await checkSeatingPlan(c, input.seating_plan, errors);
-  const meta = await checkMetaData(c, input.meta_data ?? {}, {}, errors);
+  // a clone copies the source's meta data unless the body sets its own (as pretix does)
+  const meta = input.meta_data !== undefined || !source ? await checkMetaData(c, input.meta_data ?? {}, {}, errors) : null;
   if (!errors.has("slug") && (await eventSlugTaken(db, org.id, input.slug))) {
     errors.add("slug", "This slug has already been used for a different event.");
   }
   errors.throwIfAny();
 
   const now = Date.now();
-  const values: EventValues = {
-    name: input.name,
-    slug: input.slug,
-    live: false,
-    testmode: input.testmode ?? false,
-    currency: input.currency ?? "EUR",
-    dateFrom: input.date_from,
-    dateTo: input.date_to ?? null,
-    dateAdmission: input.date_admission ?? null,
-    isPublic: input.is_public ?? true,
-    presaleStart: input.presale_start ?? null,
-    presaleEnd: input.presale_end ?? null,
-    location: input.location ?? null,
-    geoLat: input.geo_lat ?? null,
-    geoLon: input.geo_lon ?? null,
-    hasSubevents: input.has_subevents ?? false,
-    plugins: input.plugins ? [...new Set(input.plugins)] : [...DEFAULT_PLUGINS],
-    seatingPlanId: input.seating_plan ?? null,
-    seatCategoryMapping: {},
-    timezone: input.timezone ?? "UTC",
-    itemMetaProperties: input.item_meta_properties ?? {},
-    salesChannels: input.sales_channels ?? [...DEFAULT_SALES_CHANNELS],
-    createdAt: now,
-    lastModified: now,
-  };
-  const id = await createEvent(db, org.id, values, meta, teamToExtend(c.var.principal));
+  const values = newEventValues(input, source, now);
+  const addToTeam = teamToExtend(c.var.principal);
+  const id = source
+    ? await cloneEvent(db, org.id, values, {
+        sourceId: source.id,
+        meta,
+        copySeatCategoryMapping: input.seating_plan === undefined && values.seatingPlanId !== null,
+        addToTeam,
+        now,
+      })
+    : await createEvent(db, org.id, values, meta ?? [], addToTeam);
   if (id === null) {
     const dup = new ErrorCollector();
     dup.add("slug", "This slug has already been used for a different event.");
     dup.throwIfAny();
   }
   return c.json(serializeEvent(c, (await findEvent(db, org.id, id!))!, true), 201);
+}
+
+eventRoutes.post(base, organizerScope("can_create_events"), jsonBody(eventCreate), async (c) => {
+  const errors = new ErrorCollector();
+  const cloneFrom = c.req.query("clone_from");
+  let source: EventRecord | null = null;
+  if (cloneFrom !== undefined) {
+    source = (await cloneFromSource(c, cloneFrom)) ?? null;
+    if (!source) errors.add("clone_from", CLONE_SOURCE_NOT_FOUND);
+  }
+  return createNewEvent(c, c.req.valid("json"), source, errors);
 });
+
+/** The source is the event of the path (same organizer only; the scope checks access to it). */
+eventRoutes.post(`${base}/:event/clone`, eventScope("can_create_events"), jsonBody(eventCreate), async (c) =>
+  createNewEvent(c, c.req.valid("json"), c.var.event, new ErrorCollector()),
+);
 
 eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), jsonBody(eventPatch), async (c) => {
   const input = c.req.valid("json");

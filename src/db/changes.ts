@@ -1,5 +1,5 @@
 /** Change stamps for list-level conditional fetching. */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
 import { changeStamps } from "./schema";
 
@@ -7,8 +7,16 @@ export function eventScopeKey(eventId: number): string {
   return `event:${eventId}`;
 }
 
+/**
+ * The scope key of an event whose id is only known inside a batch (a subquery, e.g. of an
+ * event inserted earlier in the same batch); same value as eventScopeKey.
+ */
+export function eventScopeKeySql(eventId: SQL): SQL<string> {
+  return sql<string>`('event:' || ${eventId})`;
+}
+
 /** A statement that records a change (include it in the write's batch). */
-export function touchStatement(db: DB, scope: string, resource: string, now: number) {
+export function touchStatement(db: DB, scope: string | SQL, resource: string, now: number) {
   return db
     .insert(changeStamps)
     .values({ scope, resource, modifiedAt: now })

@@ -145,6 +145,18 @@ export async function findEvent(db: DB, organizerId: number, eventId: number): P
   return db.select(eventWithMeta).from(events).where(and(eq(events.organizerId, organizerId), eq(events.id, eventId))).get();
 }
 
+/**
+ * The organizer's event with this slug when the principal may access it (pretix looks the
+ * source of a clone up among the events the caller has any permission on).
+ */
+export async function accessibleEventBySlug(db: DB, organizerId: number, principal: Principal, slug: string): Promise<EventRecord | undefined> {
+  return db
+    .select()
+    .from(events)
+    .where(and(eq(events.organizerId, organizerId), eq(events.slug, slug), eventAccessCondition(principal, events.id)))
+    .get();
+}
+
 export async function eventSlugTaken(db: DB, organizerId: number, slug: string): Promise<boolean> {
   const row = await db.select({ id: events.id }).from(events).where(and(eq(events.organizerId, organizerId), eq(events.slug, slug))).get();
   return row !== undefined;
@@ -161,20 +173,23 @@ export async function ownEventMetaData(db: DB, eventId: number): Promise<Record<
 }
 
 /**
- * Statements that write an event's meta data values; `eventId` may be a subquery. (Query
- * builders only: drizzle's D1 batch cannot run raw SQL with parameters.)
+ * Statements that write an event's meta data values; `eventId` may be a subquery with at most
+ * two bound parameters. (Query builders only: drizzle's D1 batch cannot run raw SQL with
+ * parameters.)
  */
-function metaValueStatements(db: DB, eventId: number | SQL, values: { propertyId: number; value: string }[], replace: boolean) {
+export function metaValueStatements(db: DB, eventId: number | SQL, values: { propertyId: number; value: string }[], replace: boolean) {
   const statements: BatchItem<"sqlite">[] = [];
   if (replace) statements.push(db.delete(eventMetaValues).where(eq(eventMetaValues.eventId, eventId as number)));
-  for (const part of chunks(values, Math.floor((MAX_PARAMS - 10) / 3))) {
+  // three parameters a row, plus those of `eventId` when it is a subquery (the new event's
+  // natural key: two): at most five a row
+  for (const part of chunks(values, Math.floor(MAX_PARAMS / 5))) {
     statements.push(db.insert(eventMetaValues).values(part.map((v) => ({ eventId, propertyId: v.propertyId, value: v.value }))));
   }
   return statements;
 }
 
 /** True when `err` is the unique violation of (organizer, slug). */
-function isSlugConflict(err: unknown): boolean {
+export function isSlugConflict(err: unknown): boolean {
   return /UNIQUE constraint failed: events\.organizer_id, events\.slug/.test(String(err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : err));
 }
 

@@ -1,8 +1,8 @@
 /** D1 side of the event object: loading its catalog and writing its decisions. */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
-import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
 import { mailInsertStatement, type MailInsert } from "./mail";
 import { cartPositions, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
 import type { Catalog } from "../domain/inventory";
@@ -16,8 +16,9 @@ export function inventoryStampQuery(db: DB, eventId: number) {
   return lastChangeQuery(db, eventScopeKey(eventId), INVENTORY);
 }
 
-export function touchInventory(db: DB, eventId: number, now: number) {
-  return touchStatement(db, eventScopeKey(eventId), INVENTORY, now);
+/** `eventId` may be a subquery (an event inserted earlier in the same batch). */
+export function touchInventory(db: DB, eventId: number | SQL, now: number) {
+  return touchStatement(db, typeof eventId === "number" ? eventScopeKey(eventId) : eventScopeKeySql(eventId), INVENTORY, now);
 }
 
 export async function loadInventoryCatalog(db: DB, eventId: number): Promise<Catalog> {

@@ -12,6 +12,8 @@ export const rows: MatrixRow[] = [
   { route: `GET ${event}`, permission: "event:read" },
   { route: `PATCH ${event}`, permission: "can_change_event_settings" },
   { route: `DELETE ${event}`, permission: "can_change_event_settings", ownEvent: true },
+  // cloning: creating events; the source is the event of the path (access to it is needed)
+  { route: `POST ${event}/clone`, permission: "can_create_events" },
   // event settings: devices read the keys box office and check-in apps need
   { route: `GET ${event}/settings`, permission: "event:read" },
   { route: `PATCH ${event}/settings`, permission: "can_change_event_settings" },

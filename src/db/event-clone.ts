@@ -1,0 +1,283 @@
+/**
+ * Cloning an event (spec "Endpoints › Events": POST .../events/?clone_from=... and POST
+ * .../events/{event}/clone/; pretix docs events.rst). The new event and every copied row are
+ * written in ONE batch, i.e. one transaction: all rows or none.
+ *
+ * What is copied from the source (besides the event row the caller built): settings (which
+ * include the plugins' settings such as `returnurl_prefix`), meta data values (unless the body
+ * sets `meta_data`), tax rules, categories, items with their variations, add-ons, bundles and
+ * required membership types, the quotas of the event itself (those of sub-events are not:
+ * sub-events are not copied) with what they cover, questions with their options, items and
+ * dependencies, and the seat category mapping (when the copy keeps the source's seating plan).
+ * Nothing else: no sub-events, vouchers, discounts, orders, carts, ticket layouts or email
+ * rules.
+ *
+ * How the copies find each other. Rows are copied with INSERT ... SELECT from the source rows,
+ * so the batch does not grow with the catalog and no statement comes near D1's 100 bound
+ * parameters. A copy must point at the other copies (an item at the copied category and tax
+ * rule, a quota at the copied items, ...), whose ids exist only inside the transaction. Rows
+ * without a natural key get one for the duration of the batch: each copied tax rule, category,
+ * item, variation and quota first carries its source row's id in one of its integer columns
+ * (tax rule `rate`, category / item / variation `position`, quota `size`) — unique among the
+ * new event's rows of that table, since ids are unique — and references are resolved by
+ * looking the copy up by (new event, source id). The last statements of the batch put the
+ * real values back from the source rows. Questions have a natural key of their own
+ * (`identifier`, unique per event). Nothing depends on the order or spacing of generated ids,
+ * and no other request sees the intermediate state.
+ */
+import { eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { DB } from "./client";
+import { eventScopeKeySql, touchStatement } from "./changes";
+import { type EventValues, isSlugConflict, metaValueStatements } from "./events";
+import { touchInventory } from "./inventory";
+import { STAMP } from "./items";
+import { QUESTIONS_RESOURCE } from "./questions";
+import {
+  events,
+  eventMetaValues,
+  eventSettings,
+  itemAddons,
+  itemBundles,
+  itemCategories,
+  itemMembershipTypes,
+  items,
+  itemVariations,
+  questionItems,
+  questionOptions,
+  questions,
+  quotaItems,
+  quotas,
+  taxRules,
+  teamEvents,
+  variationMembershipTypes,
+} from "./schema";
+import { TAX_RULES_RESOURCE } from "./taxrules";
+
+export type CloneOptions = {
+  /** The source event (of the same organizer; access was checked by the caller). */
+  sourceId: number;
+  /** Values of the new event's meta data; null copies the source's values. */
+  meta: { propertyId: number; value: string }[] | null;
+  /** Copy the source's seat category mapping (the new event keeps the source's seating plan). */
+  copySeatCategoryMapping: boolean;
+  /** A token's team limited to some events: the new event joins its list. */
+  addToTeam: number | null;
+  now: number;
+};
+
+/**
+ * `INSERT INTO table SELECT ...` copying source rows (alias "s") column by column: a column
+ * takes its override when one is given, `id` a new value, every other column the source's
+ * value. Built from the table's column list, so columns added later are copied as they are.
+ */
+function copyRows<T extends SQLiteTable>(db: DB, table: T, overrides: Partial<Record<keyof T["_"]["columns"], SQL>>, from: SQL) {
+  const given = overrides as Record<string, SQL | undefined>;
+  const list = Object.entries(getTableColumns(table)).map(([key, column]) => {
+    const o = given[key];
+    if (o) return o;
+    if (key === "id") return sql`NULL`;
+    return sql`"s".${sql.identifier(column.name)}`;
+  });
+  return db.insert(table).select(sql`SELECT ${sql.join(list, sql`, `)} FROM ${from}`);
+}
+
+/** The statements of a clone; the first inserts the event and returns its id. */
+export function cloneStatements(db: DB, organizerId: number, values: EventValues, o: CloneOptions) {
+  // the new event, found by its natural key (organizer, slug) once the first statement ran
+  const NEW = sql`(SELECT "id" FROM "events" WHERE "organizer_id" = ${organizerId} AND "slug" = ${values.slug})`;
+  const SRC = sql`${o.sourceId}`;
+
+  // the copy of a source row, by the source id it carries until the batch ends (see above)
+  const newTaxRule = (old: SQL) => sql`(SELECT "mt"."id" FROM "tax_rules" "mt" WHERE "mt"."event_id" = ${NEW} AND "mt"."rate" = ${old})`;
+  const newCategory = (old: SQL) =>
+    sql`(SELECT "mc"."id" FROM "item_categories" "mc" WHERE "mc"."event_id" = ${NEW} AND "mc"."position" = ${old})`;
+  const newItem = (old: SQL) => sql`(SELECT "mi"."id" FROM "items" "mi" WHERE "mi"."event_id" = ${NEW} AND "mi"."position" = ${old})`;
+  const newVariation = (old: SQL) =>
+    sql`(SELECT "mv"."id" FROM "item_variations" "mv" JOIN "items" "mvi" ON "mvi"."id" = "mv"."item_id" WHERE "mvi"."event_id" = ${NEW} AND "mv"."position" = ${old})`;
+  const newQuota = (old: SQL) =>
+    sql`(SELECT "mq"."id" FROM "quotas" "mq" WHERE "mq"."event_id" = ${NEW} AND "mq"."subevent_id" IS NULL AND "mq"."size" = ${old})`;
+  const newQuestion = (identifier: SQL) =>
+    sql`(SELECT "mqu"."id" FROM "questions" "mqu" WHERE "mqu"."event_id" = ${NEW} AND "mqu"."identifier" = ${identifier})`;
+  const s = (column: string) => sql`"s".${sql.identifier(column)}`;
+
+  const statements: BatchItem<"sqlite">[] = [];
+
+  // event meta data and settings
+  if (o.meta === null) {
+    statements.push(copyRows(db, eventMetaValues, { eventId: NEW }, sql`"event_meta_values" "s" WHERE "s"."event_id" = ${SRC}`));
+  } else {
+    statements.push(...metaValueStatements(db, NEW, o.meta, false));
+  }
+  statements.push(copyRows(db, eventSettings, { eventId: NEW }, sql`"event_settings" "s" WHERE "s"."event_id" = ${SRC}`));
+
+  // tax rules and categories (carrying their source ids in `rate` / `position`)
+  statements.push(
+    copyRows(db, taxRules, { eventId: NEW, rate: s("id") }, sql`"tax_rules" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`),
+    copyRows(db, itemCategories, { eventId: NEW, position: s("id") }, sql`"item_categories" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`),
+  );
+
+  // items (carrying their source ids in `position`); hidden_if_available once quotas exist
+  statements.push(
+    copyRows(
+      db,
+      items,
+      {
+        eventId: NEW,
+        categoryId: newCategory(s("category_id")),
+        taxRuleId: newTaxRule(s("tax_rule_id")),
+        hiddenIfAvailable: sql`NULL`,
+        position: s("id"),
+      },
+      sql`"items" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`,
+    ),
+  );
+
+  const itemOfSource = (alias: string, column: SQL) => sql`JOIN "items" ${sql.identifier(alias)} ON ${sql.identifier(alias)}."id" = ${column} AND ${sql.identifier(alias)}."event_id" = ${SRC}`;
+  const variationOfSource = (column: SQL) =>
+    sql`(${column} IS NULL OR EXISTS (SELECT 1 FROM "item_variations" "xv" JOIN "items" "xi" ON "xi"."id" = "xv"."item_id" WHERE "xv"."id" = ${column} AND "xi"."event_id" = ${SRC}))`;
+
+  // variations (carrying their source ids in `position`), add-ons, bundles, membership links
+  statements.push(
+    copyRows(
+      db,
+      itemVariations,
+      { itemId: newItem(s("item_id")), position: s("id") },
+      sql`"item_variations" "s" ${itemOfSource("si", s("item_id"))} ORDER BY "s"."id"`,
+    ),
+    copyRows(
+      db,
+      itemAddons,
+      { itemId: newItem(s("item_id")), addonCategoryId: newCategory(s("addon_category_id")) },
+      sql`"item_addons" "s" ${itemOfSource("si", s("item_id"))} JOIN "item_categories" "sc" ON "sc"."id" = "s"."addon_category_id" AND "sc"."event_id" = ${SRC} ORDER BY "s"."id"`,
+    ),
+    copyRows(
+      db,
+      itemBundles,
+      { itemId: newItem(s("item_id")), bundledItemId: newItem(s("bundled_item_id")), bundledVariationId: newVariation(s("bundled_variation_id")) },
+      sql`"item_bundles" "s" ${itemOfSource("si", s("item_id"))} ${itemOfSource("sb", s("bundled_item_id"))} WHERE ${variationOfSource(s("bundled_variation_id"))} ORDER BY "s"."id"`,
+    ),
+    copyRows(db, itemMembershipTypes, { itemId: newItem(s("item_id")) }, sql`"item_membership_types" "s" ${itemOfSource("si", s("item_id"))}`),
+    copyRows(
+      db,
+      variationMembershipTypes,
+      { variationId: newVariation(s("variation_id")) },
+      sql`"variation_membership_types" "s" JOIN "item_variations" "sv" ON "sv"."id" = "s"."variation_id" ${itemOfSource("si", sql`"sv"."item_id"`)}`,
+    ),
+  );
+
+  // quotas of the event itself (carrying their source ids in `size`), reopened; what they cover
+  statements.push(
+    copyRows(
+      db,
+      quotas,
+      { eventId: NEW, size: s("id"), closed: sql`0` },
+      sql`"quotas" "s" WHERE "s"."event_id" = ${SRC} AND "s"."subevent_id" IS NULL ORDER BY "s"."id"`,
+    ),
+    copyRows(
+      db,
+      quotaItems,
+      { quotaId: newQuota(s("quota_id")), itemId: newItem(s("item_id")), variationId: newVariation(s("variation_id")) },
+      sql`"quota_items" "s" JOIN "quotas" "sq" ON "sq"."id" = "s"."quota_id" AND "sq"."event_id" = ${SRC} AND "sq"."subevent_id" IS NULL ${itemOfSource("si", s("item_id"))} WHERE ${variationOfSource(s("variation_id"))} ORDER BY "s"."id"`,
+    ),
+    // an item hidden while a copied quota is available refers to that copy; one that referred
+    // to a quota of a sub-event (not copied) no longer hides
+    db
+      .update(items)
+      .set({
+        hiddenIfAvailable: sql`${newQuota(sql`(SELECT "o"."hidden_if_available_id" FROM "items" "o" WHERE "o"."id" = "items"."position" AND "o"."event_id" = ${SRC})`)}`,
+      })
+      .where(eq(items.eventId, NEW)),
+  );
+
+  // questions (natural key: identifier) with their items, options and dependencies
+  statements.push(
+    copyRows(db, questions, { eventId: NEW, dependencyQuestionId: sql`NULL` }, sql`"questions" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`),
+    copyRows(
+      db,
+      questionItems,
+      { questionId: newQuestion(sql`"sq"."identifier"`), itemId: newItem(s("item_id")) },
+      sql`"question_items" "s" JOIN "questions" "sq" ON "sq"."id" = "s"."question_id" AND "sq"."event_id" = ${SRC} ${itemOfSource("si", s("item_id"))}`,
+    ),
+    copyRows(
+      db,
+      questionOptions,
+      { questionId: newQuestion(sql`"sq"."identifier"`), eventId: NEW },
+      sql`"question_options" "s" JOIN "questions" "sq" ON "sq"."id" = "s"."question_id" AND "sq"."event_id" = ${SRC} ORDER BY "s"."id"`,
+    ),
+    db
+      .update(questions)
+      .set({
+        dependencyQuestionId: sql`${newQuestion(
+          sql`(SELECT "dep"."identifier" FROM "questions" "o" JOIN "questions" "dep" ON "dep"."id" = "o"."dependency_question_id" AND "dep"."event_id" = ${SRC} WHERE "o"."event_id" = ${SRC} AND "o"."identifier" = "questions"."identifier")`,
+        )}`,
+      })
+      .where(eq(questions.eventId, NEW)),
+  );
+
+  // seat category mapping: category → the copied item (null stays null)
+  if (o.copySeatCategoryMapping) {
+    statements.push(
+      db
+        .update(events)
+        .set({
+          seatCategoryMapping: sql`(SELECT json_group_object("jm"."key", ${newItem(sql`"jm"."value"`)}) FROM json_each((SELECT "se"."seat_category_mapping" FROM "events" "se" WHERE "se"."id" = ${SRC})) "jm")`,
+        })
+        .where(eq(events.id, NEW)),
+    );
+  }
+
+  // the carried source ids give way to the source rows' values
+  statements.push(
+    db
+      .update(taxRules)
+      .set({ rate: sql`(SELECT "o"."rate" FROM "tax_rules" "o" WHERE "o"."id" = "tax_rules"."rate" AND "o"."event_id" = ${SRC})` })
+      .where(eq(taxRules.eventId, NEW)),
+    db
+      .update(itemCategories)
+      .set({ position: sql`(SELECT "o"."position" FROM "item_categories" "o" WHERE "o"."id" = "item_categories"."position" AND "o"."event_id" = ${SRC})` })
+      .where(eq(itemCategories.eventId, NEW)),
+    db
+      .update(itemVariations)
+      .set({
+        position: sql`(SELECT "o"."position" FROM "item_variations" "o" JOIN "items" "oi" ON "oi"."id" = "o"."item_id" AND "oi"."event_id" = ${SRC} WHERE "o"."id" = "item_variations"."position")`,
+      })
+      .where(sql`"item_variations"."item_id" IN (SELECT "ni"."id" FROM "items" "ni" WHERE "ni"."event_id" = ${NEW})`),
+    db
+      .update(items)
+      .set({ position: sql`(SELECT "o"."position" FROM "items" "o" WHERE "o"."id" = "items"."position" AND "o"."event_id" = ${SRC})` })
+      .where(eq(items.eventId, NEW)),
+    db
+      .update(quotas)
+      .set({ size: sql`(SELECT "o"."size" FROM "quotas" "o" WHERE "o"."id" = "quotas"."size" AND "o"."event_id" = ${SRC})` })
+      .where(eq(quotas.eventId, NEW)),
+  );
+
+  if (o.addToTeam !== null) statements.push(db.insert(teamEvents).values({ teamId: o.addToTeam, eventId: NEW as unknown as number }).onConflictDoNothing());
+
+  // change stamps: the event object loads the copied quotas; lists get a Last-Modified
+  const scope = eventScopeKeySql(NEW);
+  statements.push(
+    touchInventory(db, NEW, o.now),
+    ...[STAMP.items, STAMP.categories, STAMP.quotas, QUESTIONS_RESOURCE, TAX_RULES_RESOURCE].map((r) => touchStatement(db, scope, r, o.now)),
+  );
+
+  const insert = db.insert(events).values({ ...values, organizerId }).returning({ id: events.id });
+  return [insert, ...statements] as const;
+}
+
+/**
+ * Creates the event `values` describe with a copy of the source's catalog, atomically.
+ * Returns the new id, or null when the slug is taken.
+ */
+export async function cloneEvent(db: DB, organizerId: number, values: EventValues, o: CloneOptions): Promise<number | null> {
+  const [insert, ...rest] = cloneStatements(db, organizerId, values, o);
+  try {
+    const [rows] = await db.batch([insert, ...rest]);
+    return rows[0]!.id;
+  } catch (err) {
+    if (isSlugConflict(err)) return null;
+    throw err;
+  }
+}
