@@ -4,7 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
 import { mailInsertStatement, type MailInsert } from "./mail";
-import { cartPositions, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
+import { cartPositions, changeStamps, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
 import type { Catalog } from "../domain/inventory";
 import { keyOf } from "../domain/inventory";
 import { chunks, MAX_PARAMS } from "./util";
@@ -61,6 +61,7 @@ export async function loadInventoryCatalog(db: DB, eventId: number): Promise<Cat
       size: q.size,
       closed: q.closed,
       closeWhenSoldOut: q.closeWhenSoldOut,
+      ignoreForEventAvailability: q.ignoreForEventAvailability,
       keys: keys.get(q.id) ?? [],
     })),
     vouchers: voucherRows,
@@ -120,4 +121,17 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
 export async function orderExists(db: DB, eventId: number, code: string): Promise<boolean> {
   const row = await db.select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, eventId), eq(orders.code, code))).get();
   return row !== undefined;
+}
+
+/** Inventory stamps of several events in one query. */
+export async function inventoryStamps(db: DB, eventIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const part of chunks(eventIds, MAX_PARAMS - 5)) {
+    const rows = await db
+      .select({ scope: changeStamps.scope, modifiedAt: changeStamps.modifiedAt })
+      .from(changeStamps)
+      .where(and(eq(changeStamps.resource, INVENTORY), inArray(changeStamps.scope, part.map(eventScopeKey))));
+    for (const r of rows) out.set(Number(r.scope.slice("event:".length)), r.modifiedAt);
+  }
+  return out;
 }

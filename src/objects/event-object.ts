@@ -181,6 +181,13 @@ export class EventObject extends DurableObject<Env> {
     });
   }
 
+  /** Availability states (100/20/10/0, null: not counted) of products on dates. */
+  async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<(number | null)[]> {
+    await this.ensureCatalog(stamp);
+    const now = Date.now();
+    return demands.map((d) => this.ledger.demandState(d, now));
+  }
+
   /** Vouchers' redemption counts as the ledger sees them. */
   async voucherRedemptions(voucherIds: number[]): Promise<Record<number, number>> {
     return Object.fromEntries(voucherIds.map((id) => [id, this.ledger.redeemed(id)]));
