@@ -4,6 +4,7 @@
  * `with_availability_for` adds `best_availability_state` (computed in api/availability.ts).
  */
 import { Hono } from "hono";
+import { eventObject } from "../objects/client";
 import { availabilityChannel, bestAvailability, targetKey } from "./availability";
 import { z } from "zod";
 import { cloneEvent } from "../db/event-clone";
@@ -389,6 +390,12 @@ eventRoutes.delete(`${base}/:event`, eventScope("can_change_event_settings"), as
     throw forbidden(
       "The event can not be deleted as it already contains orders. Please set 'live' to false to hide the event and take the shop offline instead.",
     );
+  }
+  // one door: the event object forgets the event's holds (carts) and state
+  try {
+    await eventObject(c.env, c.var.event.id).eventDeleted();
+  } catch (e) {
+    console.error(`event ${c.var.event.id} deleted, but its event object could not be cleared`, e);
   }
   return c.body(null, 204);
 });

@@ -59,7 +59,7 @@ type OutboxEntry =
 const STATUS_RELEASES = new Set(["c", "e"]);
 
 export class EventObject extends DurableObject<Env> {
-  private readonly ledger = new Ledger();
+  private ledger = new Ledger();
   private readonly eventId: number;
   private readonly sql: SqlStorage;
   private catalogLoad: Promise<void> | null = null;
@@ -71,11 +71,7 @@ export class EventObject extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.eventId = Number(ctx.id.name);
     ctx.blockConcurrencyWhile(async () => {
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
-        kind TEXT NOT NULL, ref TEXT NOT NULL, idx INTEGER NOT NULL, grp TEXT,
-        key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (kind, ref, idx))`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
+      this.createTables();
       const now = Date.now();
       this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND expires <= ?", now);
       const orderRows = new Map<string, { paid: boolean; holds: Hold[] }>();
@@ -97,6 +93,14 @@ export class EventObject extends DurableObject<Env> {
       const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
       if (pending > 0) await ctx.storage.setAlarm(now);
     });
+  }
+
+  private createTables(): void {
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
+      kind TEXT NOT NULL, ref TEXT NOT NULL, idx INTEGER NOT NULL, grp TEXT,
+      key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (kind, ref, idx))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
   }
 
   private db(): DB {
@@ -567,10 +571,13 @@ export class EventObject extends DurableObject<Env> {
     await this.ensureCatalog(stamp);
   }
 
-  /** The event was deleted: forget everything. */
+  /** The event was deleted: forget everything (storage and memory). */
   async eventDeleted(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.ledger = new Ledger();
+    this.inflight.clear();
+    this.createTables();
   }
 
   /** Replays the outbox (entries of dead requests) and prunes expired carts. */
