@@ -24,6 +24,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type DB } from "../db/client";
 import {
   type OrderWrite,
+  grantMembershipsStatement,
   loadInventoryCatalog,
   orderExists,
   orderWriteStatements,
@@ -481,6 +482,8 @@ export class EventObject extends DurableObject<Env> {
           .where(and(eq(orderPayments.orderId, orderId), inArray(orderPayments.state, ["created", "pending"]), changedNow)),
       );
     }
+    // paid now: the memberships its positions grant (idempotent, guarded by the status)
+    if (to === "p") stmts.push(grantMembershipsStatement(db, orderId, now));
     const [rows] = await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     return (rows as { id: number }[]).length > 0;
   }
