@@ -5,6 +5,7 @@
 import { env, exports } from "cloudflare:workers";
 import { createDb } from "../src/db/client";
 import { deviceEvents, devices, events, orderPositions, orders, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
+import { TEAM_FLAG_COLUMNS } from "../src/db/teams";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../src/domain/permissions";
 import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
 
@@ -69,26 +70,12 @@ export const deviceClient = (token: string) => new Client(`Device ${token}`);
 
 export type TeamSpec = { permissions?: TeamPermission[] | "all"; allEvents?: boolean; events?: number[]; name?: string };
 
-const COLUMN: Record<TeamPermission, string> = {
-  can_create_events: "canCreateEvents",
-  can_change_teams: "canChangeTeams",
-  can_change_organizer_settings: "canChangeOrganizerSettings",
-  can_manage_customers: "canManageCustomers",
-  can_manage_gift_cards: "canManageGiftCards",
-  can_change_event_settings: "canChangeEventSettings",
-  can_change_items: "canChangeItems",
-  can_view_orders: "canViewOrders",
-  can_change_orders: "canChangeOrders",
-  can_view_vouchers: "canViewVouchers",
-  can_change_vouchers: "canChangeVouchers",
-  can_checkin_orders: "canCheckinOrders",
-};
 
 /** A team with one API token in the organizer; returns the team id and a client. */
 export async function seedTeam(organizerId: number, spec: TeamSpec = {}) {
   const perms = spec.permissions === "all" || spec.permissions === undefined ? TEAM_PERMISSIONS : spec.permissions;
   const flags: Record<string, boolean> = {};
-  for (const p of TEAM_PERMISSIONS) flags[COLUMN[p]] = perms.includes(p);
+  for (const p of TEAM_PERMISSIONS) flags[TEAM_FLAG_COLUMNS[p]] = perms.includes(p);
   const [team] = await db()
     .insert(teams)
     .values({ organizerId, name: spec.name ?? unique("team"), allEvents: spec.allEvents ?? true, ...flags })

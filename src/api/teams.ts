@@ -22,6 +22,7 @@ import {
   memberCount,
   memberPage,
   removeMember,
+  TEAM_FLAG_COLUMNS,
   type TeamRecord,
   type TeamValues,
   teamCount,
@@ -44,20 +45,6 @@ import { organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
 import { jsonBody, pathId } from "../http/validation";
 
-const COLUMN: Record<TeamPermission, keyof TeamValues> = {
-  can_create_events: "canCreateEvents",
-  can_change_teams: "canChangeTeams",
-  can_change_organizer_settings: "canChangeOrganizerSettings",
-  can_manage_customers: "canManageCustomers",
-  can_manage_gift_cards: "canManageGiftCards",
-  can_change_event_settings: "canChangeEventSettings",
-  can_change_items: "canChangeItems",
-  can_view_orders: "canViewOrders",
-  can_change_orders: "canChangeOrders",
-  can_view_vouchers: "canViewVouchers",
-  can_change_vouchers: "canChangeVouchers",
-  can_checkin_orders: "canCheckinOrders",
-};
 
 export function serializeTeam({ team, limitEvents }: TeamRecord) {
   const out: Record<string, unknown> = {
@@ -66,7 +53,7 @@ export function serializeTeam({ team, limitEvents }: TeamRecord) {
     all_events: team.allEvents,
     limit_events: (JSON.parse(limitEvents) as string[]).sort(),
   };
-  for (const p of TEAM_PERMISSIONS) out[p] = team[COLUMN[p]];
+  for (const p of TEAM_PERMISSIONS) out[p] = team[TEAM_FLAG_COLUMNS[p]];
   return out;
 }
 
@@ -88,7 +75,7 @@ function teamValues(input: Partial<TeamInput>, full: boolean): Partial<TeamValue
   if (input.all_events !== undefined || full) values.allEvents = input.all_events ?? false;
   for (const p of TEAM_PERMISSIONS) {
     const v = input[p];
-    if (v !== undefined || full) (values as Record<string, boolean>)[COLUMN[p]] = v ?? false;
+    if (v !== undefined || full) (values as Record<string, boolean>)[TEAM_FLAG_COLUMNS[p]] = v ?? false;
   }
   return values;
 }

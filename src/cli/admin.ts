@@ -15,22 +15,11 @@ import { createHash, randomInt } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { TEAM_PERMISSIONS } from "../domain/permissions.ts";
 import { applyMigrations, runWrangler, takeFlag, takeOption } from "./wrangler.ts";
 
-const PERMISSION_COLUMNS = [
-  "can_create_events",
-  "can_change_teams",
-  "can_change_organizer_settings",
-  "can_manage_customers",
-  "can_manage_gift_cards",
-  "can_change_event_settings",
-  "can_change_items",
-  "can_view_orders",
-  "can_change_orders",
-  "can_view_vouchers",
-  "can_change_vouchers",
-  "can_checkin_orders",
-];
+/** The teams table's permission columns are named like the API's flags. */
+const PERMISSION_COLUMNS = TEAM_PERMISSIONS;
 
 /** Same rule as the API's slugs; plus names that customer-facing URLs use themselves. */
 const SLUG = /^[a-z0-9][a-z0-9.-]*$/;

@@ -1,10 +1,32 @@
 /** Teams, their members, invites and API tokens; every query is scoped by organizer. */
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import type { DB } from "./client";
+import { TEAM_PERMISSIONS, type TeamPermission } from "../domain/permissions";
 import { events, teamApiTokens, teamEvents, teamInvites, teamMembers, teams, users } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
 export type TeamValues = Omit<typeof teams.$inferInsert, "id" | "organizerId">;
+
+/** The teams table's column for each permission flag of the API. */
+export const TEAM_FLAG_COLUMNS: Record<TeamPermission, keyof TeamValues & keyof typeof teams.$inferSelect> = {
+  can_create_events: "canCreateEvents",
+  can_change_teams: "canChangeTeams",
+  can_change_organizer_settings: "canChangeOrganizerSettings",
+  can_manage_customers: "canManageCustomers",
+  can_manage_gift_cards: "canManageGiftCards",
+  can_change_event_settings: "canChangeEventSettings",
+  can_change_items: "canChangeItems",
+  can_view_orders: "canViewOrders",
+  can_change_orders: "canChangeOrders",
+  can_view_vouchers: "canViewVouchers",
+  can_change_vouchers: "canChangeVouchers",
+  can_checkin_orders: "canCheckinOrders",
+};
+
+/** The permission flags of a team row. */
+export function teamFlags(team: typeof teams.$inferSelect): Record<TeamPermission, boolean> {
+  return Object.fromEntries(TEAM_PERMISSIONS.map((p) => [p, team[TEAM_FLAG_COLUMNS[p]] as boolean])) as Record<TeamPermission, boolean>;
+}
 
 const teamWithEvents = {
   team: teams,

@@ -4,6 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { findDeviceCredential, findTokenCredential } from "../db/principals";
+import { teamFlags } from "../db/teams";
 import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../domain/permissions";
 import { sha256Hex } from "../lib/crypto";
 import type { AppEnv } from "./context";
@@ -40,20 +41,7 @@ export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler
           tokenId: row.tokenId,
           allEvents: row.team.allEvents,
           eventIds: idSet(row.eventIds),
-          permissions: teamPermissionSet({
-            can_create_events: row.team.canCreateEvents,
-            can_change_teams: row.team.canChangeTeams,
-            can_change_organizer_settings: row.team.canChangeOrganizerSettings,
-            can_manage_customers: row.team.canManageCustomers,
-            can_manage_gift_cards: row.team.canManageGiftCards,
-            can_change_event_settings: row.team.canChangeEventSettings,
-            can_change_items: row.team.canChangeItems,
-            can_view_orders: row.team.canViewOrders,
-            can_change_orders: row.team.canChangeOrders,
-            can_view_vouchers: row.team.canViewVouchers,
-            can_change_vouchers: row.team.canChangeVouchers,
-            can_checkin_orders: row.team.canCheckinOrders,
-          }),
+          permissions: teamPermissionSet(teamFlags(row.team)),
           identity: `token:${row.tokenId}`,
         };
         break;

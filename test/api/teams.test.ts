@@ -2,22 +2,10 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { mailOutbox, teamEvents, teams, users } from "../../src/db/schema";
+import { TEAM_PERMISSIONS } from "../../src/domain/permissions";
 import { BASE, anonymous, db, seedEventRow, seedOrganizer, tokenClient } from "../harness";
 
-const FLAGS = [
-  "can_create_events",
-  "can_change_teams",
-  "can_change_organizer_settings",
-  "can_manage_customers",
-  "can_manage_gift_cards",
-  "can_change_event_settings",
-  "can_change_items",
-  "can_view_orders",
-  "can_change_orders",
-  "can_view_vouchers",
-  "can_change_vouchers",
-  "can_checkin_orders",
-];
+const FLAGS = TEAM_PERMISSIONS;
 
 async function acceptInvite(link: string, fullname: string) {
   const { exports } = await import("cloudflare:workers");
