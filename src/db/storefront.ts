@@ -31,7 +31,7 @@ const shown = (organizerId: number): SQL => and(eq(events.organizerId, organizer
 
 /** Not over yet: ends (or, without an end, starts) now or later. */
 function notOver(dateFrom: typeof events.dateFrom | typeof subevents.dateFrom, dateTo: typeof events.dateTo | typeof subevents.dateTo, now: number): SQL {
-  return or(gte(dateTo, now), and(isNull(dateTo), gte(dateFrom, now)))!;
+  return sql`coalesce(${dateTo}, ${dateFrom}) >= ${now}`;
 }
 
 /** The organizer's upcoming (first 100, soonest first) and past (latest 20) public events. */
@@ -41,7 +41,7 @@ export async function publicEvents(db: DB, organizerId: number, now: number) {
     db
       .select()
       .from(events)
-      .where(and(shown(organizerId), sql`NOT (${notOver(events.dateFrom, events.dateTo, now)})`))
+      .where(and(shown(organizerId), sql`coalesce(${events.dateTo}, ${events.dateFrom}) < ${now}`))
       .orderBy(desc(events.dateFrom), desc(events.id))
       .limit(20),
   ]);
@@ -72,7 +72,9 @@ export async function shopItems(db: DB, eventId: number, now: number): Promise<S
       sql`EXISTS (SELECT 1 FROM json_each(${t.salesChannels}) WHERE value = 'web')`,
       or(isNull(t.availableUntil), gte(t.availableUntil, now)),
     );
-  const [itemRows, variationRows] = await db.batch([
+  // two queries side by side, not one batch: drizzle maps joined rows of a D1 batch by column
+  // name, which the item and category columns share
+  const [itemRows, variationRows] = await Promise.all([
     db
       .select({ item: items, category: itemCategories })
       .from(items)

@@ -140,7 +140,7 @@ paymentPages.post(PAYMENT_PATH, async (c) => {
   const y = findPaymentOf(c, ctx);
   if (!y) return notFoundPage(c, "payment");
   const fail = (error: PaymentError): Response =>
-    ctx.nav.returnUrl !== null ? leaveToReturnUrl(c, ctx, error, "") : send(c, paymentPage(ctx, y, error), 400, { private: true });
+    ctx.nav.returnUrl !== null ? leaveToReturnUrl(c, ctx, error, "") : send(c, paymentPage(ctx, y, error), error === "busy" ? 503 : 400, { private: true });
   const succeed = (): Response => (ctx.nav.returnUrl !== null ? leaveToReturnUrl(c, ctx, null, PAID) : seeOther(c, orderLink(ctx, { paid: "yes" })));
 
   if (!OPEN_PAYMENT_STATES.includes(y.state)) return fail("payment_closed");

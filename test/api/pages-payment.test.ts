@@ -3,9 +3,12 @@
  * real HTTP without credentials, orders created through the API, side effects read back
  * through the API (card balance and transactions, order status, payment state, mails).
  */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { mailOutbox } from "../../src/db/schema";
+import { events, mailOutbox, orderPayments, orders } from "../../src/db/schema";
+import { eventObject } from "../../src/objects/client";
 import { db, seedOrganizer } from "../harness";
 import { allowReturnUrls, cardState, getPage, giftCard, placeOrder, postForm, readOrder, textOf, ticketShop, withQuery } from "../helpers/pages";
 
@@ -138,7 +141,7 @@ describe("gift card payments", () => {
     expect(textOf(refused.text)).toContain("The order has expired and the products in it are no longer available.");
     expect(await cardState(s, card.id)).toMatchObject({ value: "50.00", transactions: [expect.anything()] });
     expect((await readOrder(s, o.code)).status).toBe("e");
-    const avail = await s.client.get(`${s.path}/quotas/${s.quota.id}/availability/`);
+    const avail = await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`);
     expect(avail.body).toMatchObject({ available_number: 0, pending_orders: 1 });
 
     expect((await s.client.post(`${s.path}/orders/${other.code}/mark_canceled/`, {})).status).toBe(200);
@@ -146,7 +149,7 @@ describe("gift card payments", () => {
     expect(paid.status).toBe(303);
     expect((await readOrder(s, o.code)).status).toBe("p");
     expect((await cardState(s, card.id)).value).toBe("30.00");
-    expect((await s.client.get(`${s.path}/quotas/${s.quota.id}/availability/`)).body).toMatchObject({ available_number: 0, paid_orders: 1 });
+    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({ available_number: 0, paid_orders: 1 });
   });
 
   it("no late payments when the event does not accept them, and none after the last date of payments", async () => {
@@ -197,6 +200,79 @@ describe("gift card payments", () => {
     const order = await readOrder(s, o.code);
     expect(order.status).toBe("p");
     expect(order.payments).toHaveLength(1);
+  });
+});
+
+describe("a gift card payment interrupted before D1 has it", () => {
+  it("is replayed from the event object's outbox: debited once, paid once, however often it is replayed", async () => {
+    const s = await ticketShop();
+    const o = await placeOrder(s, { payment_provider: "giftcard" });
+    const card = await giftCard(s, "50.00");
+    const ev = (await db().select({ id: events.id }).from(events).where(eq(events.slug, s.eventSlug)).get())!;
+    const row = (await db().select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, ev.id), eq(orders.code, o.code))).get())!;
+    const payment = (await db().select({ id: orderPayments.id }).from(orderPayments).where(eq(orderPayments.orderId, row.id)).get())!;
+    // what the object records before its D1 write (the decision is taken; the write never ran)
+    const entry = {
+      kind: "status",
+      orderId: row.id,
+      code: o.code,
+      from: ["n", "e"],
+      to: "p",
+      now: Date.now(),
+      confirmPaymentId: null,
+      cancelPayments: false,
+      giftCard: { cardId: card.id, amount: 2000, paymentId: payment.id, reference: "interrupted", organizerId: s.org.id, currency: "EUR", testmode: false, text: `${o.code}-P-1` },
+    };
+    const leave = () =>
+      runInDurableObject(eventObject(env, ev.id), (_instance, state: DurableObjectState) => {
+        state.storage.sql.exec("INSERT INTO outbox (payload, created) VALUES (?, ?)", JSON.stringify(entry), Date.now());
+        return state.storage.setAlarm(Date.now());
+      });
+    await leave();
+    expect(await runDurableObjectAlarm(eventObject(env, ev.id))).toBe(true);
+    const once = await cardState(s, card.id);
+    expect(once.value).toBe("30.00");
+    expect(once.transactions.map((t) => [t.value, t.order])).toEqual([
+      ["50.00", null],
+      ["-20.00", o.code],
+    ]);
+    const paid = await readOrder(s, o.code);
+    expect(paid.status).toBe("p");
+    expect(paid.payments[0].state).toBe("confirmed");
+    // replayed again (the entry survived a restart after D1 committed): nothing more happens
+    await leave();
+    await runDurableObjectAlarm(eventObject(env, ev.id));
+    expect((await cardState(s, card.id)).value).toBe("30.00");
+    expect((await cardState(s, card.id)).transactions).toHaveLength(2);
+    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({ paid_orders: 1, pending_orders: 0 });
+  });
+
+  it("a replayed payment whose card no longer covers it changes nothing", async () => {
+    const s = await ticketShop();
+    const o = await placeOrder(s, { payment_provider: "giftcard" });
+    const card = await giftCard(s, "25.00");
+    expect((await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/${card.id}/transact/`, { value: "-10.00" })).status).toBe(200);
+    const ev = (await db().select({ id: events.id }).from(events).where(eq(events.slug, s.eventSlug)).get())!;
+    const row = (await db().select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, ev.id), eq(orders.code, o.code))).get())!;
+    const payment = (await db().select({ id: orderPayments.id }).from(orderPayments).where(eq(orderPayments.orderId, row.id)).get())!;
+    const entry = {
+      kind: "status",
+      orderId: row.id,
+      code: o.code,
+      from: ["n", "e"],
+      to: "p",
+      now: Date.now(),
+      giftCard: { cardId: card.id, amount: 2000, paymentId: payment.id, reference: "too-late", organizerId: s.org.id, currency: "EUR", testmode: false, text: `${o.code}-P-1` },
+    };
+    await runInDurableObject(eventObject(env, ev.id), (_instance, state: DurableObjectState) => {
+      state.storage.sql.exec("INSERT INTO outbox (payload, created) VALUES (?, ?)", JSON.stringify(entry), Date.now());
+      return state.storage.setAlarm(Date.now());
+    });
+    expect((await cardState(s, card.id)).value).toBe("15.00");
+    const order = await readOrder(s, o.code);
+    expect(order.status).toBe("n");
+    expect(order.payments[0].state).toBe("created");
+    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({ paid_orders: 0, pending_orders: 1 });
   });
 });
 

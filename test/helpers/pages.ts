@@ -28,14 +28,14 @@ export function withQuery(url: string, params: Record<string, string>): string {
   return u.toString();
 }
 
-export type OrderShop = Shop & { ticket: Json; quota: Json };
+export type OrderShop = Shop & { ticket: Json; ticketQuota: Json };
 
 /** A shop with one ticket (20.00 EUR unless given) on a quota of `size`. */
 export async function ticketShop(opts: { size?: number; price?: string; event?: Record<string, unknown> } = {}): Promise<OrderShop> {
   const s = await shop({ event: opts.event });
   const ticket = await s.item({ name: { en: "Festival pass" }, default_price: opts.price ?? "20.00" });
-  const quota = await s.quota({ size: opts.size ?? 10, items: [ticket.id] });
-  return { ...s, ticket, quota };
+  const ticketQuota = await s.quota({ size: opts.size ?? 10, items: [ticket.id] });
+  return { ...s, ticket, ticketQuota };
 }
 
 export async function placeOrder(s: OrderShop, body: Record<string, unknown> = {}): Promise<Json> {
