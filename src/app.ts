@@ -45,6 +45,9 @@ import { authenticatedScope } from "./http/tenancy";
 import { requireJsonBody } from "./http/validation";
 import { customerActivationPages } from "./pages/customer-activation";
 import { invitePages } from "./pages/invite";
+import { orderPages } from "./pages/order";
+import { paymentPages } from "./pages/payment";
+import { publicPages } from "./pages/public";
 
 export const API_PREFIX = "/api/v1";
 
@@ -128,6 +131,12 @@ export function createApp() {
   app.get("/media/*", serveMedia);
   app.route("/", invitePages);
   app.route("/", customerActivationPages);
+  // Customer pages under organizer and event slugs: after every fixed path above, so they
+  // never shadow /api/, /media/, /invite/, /customer/ (reserved first segments answer 404).
+  // pay/change is registered before pay/{local_id}.
+  app.route("/", orderPages);
+  app.route("/", paymentPages);
+  app.route("/", publicPages);
 
   return app;
 }

@@ -7,13 +7,9 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { findOrder, findPayment, orderCount, orderPage, orderWhere, toOrderRecord, type OrderRecord } from "../db/orders";
+import { findOrder, orderCount, orderPage, orderWhere, toOrderRecord, type OrderRecord } from "../db/orders";
 import { loadSalesCatalog } from "../db/sales-catalog";
-import { eventSettingsFor } from "../db/events";
-import { mailInsertStatement } from "../db/mail";
-import { itemNames } from "../db/items";
 import { ORDER_STATUSES, orderPayments, orders, type InvoiceAddress } from "../db/schema";
-import { dispatchMail } from "../domain/mail";
 import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { SALES_CHANNELS } from "../domain/events";
 import type { Demand } from "../domain/inventory";
@@ -33,7 +29,7 @@ import { collectRefs, discountPositions, preparePosition, type PositionInput, ty
 import { tax } from "../domain/pricing";
 import { i18nText } from "../lib/i18n";
 import { isCountryCode } from "../lib/countries";
-import { inventoryStamp, withEventObject } from "../objects/client";
+import { withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event-object";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
@@ -42,6 +38,7 @@ import { dateTime, email, money } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
+import { changeOrderStatus, notifyOrder } from "./order-actions";
 import { orderUrl, serializeOrder, serializePayment } from "./orders-serializers";
 import { positionFields, refusalErrors } from "./sales-common";
 
@@ -335,12 +332,6 @@ async function loadOrder(c: AppContext): Promise<OrderRecord> {
   return r;
 }
 
-function demandsOf(r: OrderRecord): Demand[] {
-  return r.positions
-    .filter((p) => p.canceled !== 1)
-    .map((p) => ({ itemId: p.item, variationId: p.variation, subeventId: p.subevent, seat: p.seat, voucherId: p.voucher }));
-}
-
 type Status = (typeof ORDER_STATUSES)[number];
 
 /** Moves an order from one of `from` to `to` through the event object. */
@@ -354,21 +345,11 @@ async function changeStatus(
   if (!from.includes(r.order.status)) {
     throw badRequest(`The order cannot be marked as ${{ n: "pending", p: "paid", e: "expired", c: "canceled" }[to]} in its current status (${r.order.status}).`);
   }
-  const stamp = await inventoryStamp(c.var.db, c.var.event.id);
-  const decision = await withEventObject<Decision & { changed?: boolean }>(c.env, c.var.event.id, (s) =>
-    s.changeOrderStatus(stamp, {
-      orderId: r.order.id,
-      code: r.order.code,
-      from,
-      to,
-      demands: demandsOf(r),
-      confirmPaymentId: opts.confirmPaymentId ?? null,
-      cancelPayments: opts.cancelPayments ?? false,
-      ignoreQuota: opts.force ?? false,
-    }),
-  );
-  if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
-  if (!decision.changed) throw badRequest("The order changed its status meanwhile; read it again.");
+  const result = await changeOrderStatus({ env: c.env, db: c.var.db, event: c.var.event }, r, { from, to, ...opts });
+  if (!result.ok) {
+    if (result.reason === "refused") throw validationError(refusalErrors(result.refusals));
+    throw badRequest("The order changed its status meanwhile; read it again.");
+  }
   return (await findOrder(c.var.db, c.var.event.id, r.order.code))!;
 }
 
@@ -450,36 +431,9 @@ orderRoutes.post(`${base}/:code/payments/:local/confirm`, write, jsonBody(forceB
 });
 
 /** Sends a mail about an order that changed (after the change; a failure is logged, not fatal). */
-async function notify(c: AppContext, kind: "order_paid" | "order_canceled", r: OrderRecord) {
-  if (!r.order.email) return;
-  const event = c.var.event;
-  const org = c.var.organizer;
-  try {
-    const [items, settings] = await Promise.all([itemNames(c.var.db, event.id), eventSettingsFor(c.var.db, org.id, event.id)]);
-    const mail = orderMail(
-      kind,
-      {
-        organizerId: org.id,
-        organizerName: org.name,
-        eventId: event.id,
-        eventName: event.name,
-        locale: r.order.locale,
-        code: r.order.code,
-        email: r.order.email,
-        url: orderUrl(c, org.slug, event.slug, r.order.code, r.order.secret),
-        total: r.order.total,
-        currency: event.currency,
-        lines: r.positions.filter((p) => p.canceled !== 1).map((p) => ({ name: i18nText(items.get(p.item) ?? {}, r.order.locale), price: p.price })),
-        fromName: (settings.mail_from_name as string | null) ?? null,
-        replyTo: (settings.contact_mail as string | null) ?? null,
-      },
-      Date.now(),
-    );
-    const [row] = await mailInsertStatement(c.var.db, mail);
-    await dispatchMail(c.env, [row!.id]);
-  } catch (e) {
-    console.error(`mail about order ${r.order.code} could not be queued`, e);
-  }
+function notify(c: AppContext, kind: "order_paid" | "order_canceled", r: OrderRecord) {
+  const url = orderUrl(c, c.var.organizer.slug, c.var.event.slug, r.order.code, r.order.secret);
+  return notifyOrder({ env: c.env, db: c.var.db, event: c.var.event, organizer: c.var.organizer }, kind, r, url);
 }
 
 orderRoutes.post(`${base}/:code/mark_paid`, write, jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })), async (c) => {

@@ -21,9 +21,12 @@ import { applyMigrations, runWrangler, takeFlag, takeOption } from "./wrangler.t
 /** The teams table's permission columns are named like the API's flags. */
 const PERMISSION_COLUMNS = TEAM_PERMISSIONS;
 
-/** Same rule as the API's slugs; plus names that customer-facing URLs use themselves. */
+/**
+ * Same rule as the API's slugs; plus names that customer-facing URLs use themselves (keep in
+ * step with RESERVED_SEGMENTS in src/pages/storefront.ts).
+ */
 const SLUG = /^[a-z0-9][a-z0-9.-]*$/;
-const RESERVED = new Set(["api", "media", "invite", "static", "admin", "control", "pay", "order", "favicon.ico", "robots.txt"]);
+const RESERVED = new Set(["api", "media", "invite", "customer", "static", "admin", "control", "pay", "order", "favicon.ico", "robots.txt"]);
 
 class UsageError extends Error {}
 

@@ -53,6 +53,20 @@ export async function findGiftCard(db: DB, organizerId: number, id: number, incl
 }
 
 /**
+ * The card a customer enters on a payment page: exact secret, issued by the organizer or by
+ * an issuer whose cards it accepts (its own card first should both exist).
+ */
+export async function giftCardForPayment(db: DB, organizerId: number, secret: string): Promise<GiftCardRow | undefined> {
+  return db
+    .select()
+    .from(giftCards)
+    .where(and(eq(giftCards.secret, secret), visible(organizerId, true)))
+    .orderBy(sql`${giftCards.issuerId} = ${organizerId} DESC`, asc(giftCards.id))
+    .limit(1)
+    .get();
+}
+
+/**
  * Whether `secret` is used by a card of the organizer or of an organizer whose cards it
  * accepts (pretix: "your or an affiliated organizer account").
  */

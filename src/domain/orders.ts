@@ -45,6 +45,31 @@ export function isPaymentProvider(p: string): p is PaymentProvider {
 }
 
 /**
+ * The last moment any payment is accepted (event setting `payment_term_last`, a date or a
+ * relative date, meaning the end of that day in the event's timezone), or null when unset.
+ */
+export function lastPaymentTime(event: EventRow, settings: Record<string, unknown>): number | null {
+  const last = settings.payment_term_last;
+  if (typeof last !== "string" || last === "") return null;
+  let lastDay: string | null = null;
+  const spec = parseRelative(last);
+  if (spec) {
+    lastDay = resolveRelativeDate(spec, {
+      timezone: event.timezone,
+      date_from: event.dateFrom,
+      date_to: event.dateTo,
+      date_admission: event.dateAdmission,
+      presale_start: event.presaleStart,
+      presale_end: event.presaleEnd,
+    });
+  } else if (parseDate(last)) {
+    lastDay = last;
+  }
+  if (!lastDay) return null;
+  return zonedTimeToUtc(event.timezone, ...addDays(parseDate(lastDay)!, 1)) - 1000;
+}
+
+/**
  * When a new pending order expires: `payment_term_days` after now, at the end of that day in
  * the event's timezone, moved to Monday when it falls on a weekend (`payment_term_weekdays`),
  * never later than `payment_term_last` (a date or relative date).
@@ -58,27 +83,7 @@ export function orderExpiry(event: EventRow, settings: Record<string, unknown>, 
     else if (weekday === 0) day = addDays(day, 1);
   }
   let expires = zonedTimeToUtc(tz, ...addDays(day, 1)) - 1000;
-  const last = settings.payment_term_last;
-  if (typeof last === "string" && last !== "") {
-    let lastDay: string | null = null;
-    const spec = parseRelative(last);
-    if (spec) {
-      lastDay = resolveRelativeDate(spec, {
-        timezone: tz,
-        date_from: event.dateFrom,
-        date_to: event.dateTo,
-        date_admission: event.dateAdmission,
-        presale_start: event.presaleStart,
-        presale_end: event.presaleEnd,
-      });
-    } else if (parseDate(last)) {
-      lastDay = last;
-    }
-    if (lastDay) {
-      const limit = zonedTimeToUtc(tz, ...addDays(parseDate(lastDay)!, 1)) - 1000;
-      expires = Math.min(expires, limit);
-    }
-  }
+  const limit = lastPaymentTime(event, settings);
+  if (limit !== null) expires = Math.min(expires, limit);
   return Math.max(expires, now);
 }
-

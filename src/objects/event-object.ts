@@ -24,13 +24,13 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type DB } from "../db/client";
 import {
   type OrderWrite,
-  grantMembershipsStatement,
   loadInventoryCatalog,
   orderExists,
   orderWriteStatements,
   touchInventory,
 } from "../db/inventory";
-import { cartPositions, orderPayments, orders, quotas, vouchers } from "../db/schema";
+import { type GiftCardDebit, statusResultIndex, statusWriteStatements } from "../db/payments";
+import { cartPositions, orders, vouchers } from "../db/schema";
 import { dispatchMail } from "../domain/mail";
 import { type Availability, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import type { Env } from "../env";
@@ -55,7 +55,18 @@ export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed"
 type OutboxEntry =
   | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[] }
   | { kind: "carts"; rows: CartRow[] }
-  | { kind: "status"; orderId: number; code: string; to: "p" | "n" | "c" | "e"; from: string[]; now: number };
+  | {
+      kind: "status";
+      orderId: number;
+      code: string;
+      to: "p" | "n" | "c" | "e";
+      from: ("n" | "p" | "e" | "c")[];
+      now: number;
+      // absent in entries written before these were recorded
+      confirmPaymentId?: number | null;
+      cancelPayments?: boolean;
+      giftCard?: GiftCardDebit | null;
+    };
 
 const STATUS_RELEASES = new Set(["c", "e"]);
 
@@ -369,7 +380,9 @@ export class EventObject extends DurableObject<Env> {
   /**
    * Changes an order's status: `to` p (paid), n (pending), c (canceled), e (expired), from one
    * of `from`. Leaving n/p releases the order's holds; entering n/p from c/e needs capacity
-   * again (`demands`). Payment rows follow (`confirmPayment` marks one confirmed).
+   * again (`demands`). Payment rows follow (`confirmPaymentId` marks one confirmed). With
+   * `giftCard`, the order is paid by debiting the card in the same D1 transaction as the status
+   * change: both happen or neither (insufficient credit → `changed` false, nothing written).
    */
   async changeOrderStatus(
     stamp: number,
@@ -382,6 +395,7 @@ export class EventObject extends DurableObject<Env> {
       confirmPaymentId?: number | null;
       cancelPayments?: boolean;
       ignoreQuota?: boolean;
+      giftCard?: GiftCardDebit | null;
     },
   ): Promise<Decision & { changed?: boolean }> {
     await this.ensureCatalog(stamp);
@@ -389,6 +403,17 @@ export class EventObject extends DurableObject<Env> {
     const holding = this.ledger.orderHolds(req.code) !== undefined;
     const wantHolding = !STATUS_RELEASES.has(req.to);
     let outboxId = 0;
+    const entry: OutboxEntry = {
+      kind: "status",
+      orderId: req.orderId,
+      code: req.code,
+      to: req.to,
+      from: req.from,
+      now,
+      confirmPaymentId: req.confirmPaymentId ?? null,
+      cancelPayments: req.cancelPayments ?? false,
+      giftCard: req.giftCard ?? null,
+    };
 
     if (wantHolding && !holding) {
       // acquisition: decide and record first
@@ -398,16 +423,16 @@ export class EventObject extends DurableObject<Env> {
         if (refusals.length) return;
         this.ledger.addOrder(req.code, req.demands, req.to === "p");
         this.persistOrderHolds(req.code, this.ledger.orderHolds(req.code)!.positions, req.to === "p");
-        outboxId = this.writeOutbox({ kind: "status", orderId: req.orderId, code: req.code, to: req.to, from: req.from, now }, now);
+        outboxId = this.writeOutbox(entry, now);
       });
       if (refusals.length) return { ok: false, refusals };
     } else {
-      outboxId = this.writeOutbox({ kind: "status", orderId: req.orderId, code: req.code, to: req.to, from: req.from, now }, now);
+      outboxId = this.writeOutbox(entry, now);
     }
     this.inflight.add(outboxId);
     let changed: boolean;
     try {
-      changed = await this.writeStatus(req.orderId, req.code, req.from, req.to, now, req.confirmPaymentId ?? null, req.cancelPayments ?? false);
+      changed = await this.writeStatus(entry);
     } catch (e) {
       if (wantHolding && !holding) this.dropOrderHolds(req.code);
       this.clearOutbox(outboxId);
@@ -432,60 +457,32 @@ export class EventObject extends DurableObject<Env> {
     this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", code);
   }
 
-  /** The conditional D1 update of an order's status; true when it changed. */
-  private async writeStatus(
-    orderId: number,
-    code: string,
-    from: string[],
-    to: "n" | "p" | "e" | "c",
-    now: number,
-    confirmPaymentId: number | null,
-    cancelPayments: boolean,
-  ): Promise<boolean> {
+  /**
+   * The conditional D1 write of a status change (db/payments.ts); true when the order changed.
+   * Voucher redemptions follow the order's holds as the ledger has them.
+   */
+  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>): Promise<boolean> {
     const db = this.db();
-    const holds = this.ledger.orderHolds(code)?.positions ?? [];
+    const holds = this.ledger.orderHolds(e.code)?.positions ?? [];
     const voucherUses = new Map<number, number>();
     for (const h of holds) if (h.voucherId !== null) voucherUses.set(h.voucherId, (voucherUses.get(h.voucherId) ?? 0) + 1);
-    const statusStmt = db
-      .update(orders)
-      .set({ status: to, lastModified: now, ...(to === "c" ? { cancellationDate: now } : {}) })
-      .where(and(eq(orders.id, orderId), eq(orders.eventId, this.eventId), inArray(orders.status, from as ("n" | "p" | "e" | "c")[])))
-      .returning({ id: orders.id });
-    const stmts: BatchItem<"sqlite">[] = [statusStmt];
-    // Voucher redemptions follow the holds; only when the status really changed (guarded by
-    // the same condition through a subquery on the new status).
-    const releasing = STATUS_RELEASES.has(to);
-    // The follow-up statements apply only if the status update above changed the row: it
-    // stamped `last_modified = now`, which they look for.
-    const changedNow = sql`(SELECT status = ${to} AND last_modified = ${now} FROM orders WHERE id = ${orderId})`;
-    for (const [voucherId, n] of voucherUses) {
-      stmts.push(
-        db
-          .update(vouchers)
-          .set({ redeemed: releasing ? sql`max(0, ${vouchers.redeemed} - ${n})` : sql`${vouchers.redeemed} + ${n}` })
-          .where(and(eq(vouchers.id, voucherId), changedNow)),
-      );
-    }
-    if (confirmPaymentId !== null) {
-      stmts.push(
-        db
-          .update(orderPayments)
-          .set({ state: "confirmed", paymentDate: now })
-          .where(and(eq(orderPayments.id, confirmPaymentId), eq(orderPayments.orderId, orderId), inArray(orderPayments.state, ["created", "pending"]), changedNow)),
-      );
-    }
-    if (cancelPayments) {
-      stmts.push(
-        db
-          .update(orderPayments)
-          .set({ state: "canceled" })
-          .where(and(eq(orderPayments.orderId, orderId), inArray(orderPayments.state, ["created", "pending"]), changedNow)),
-      );
-    }
-    // paid now: the memberships its positions grant (idempotent, guarded by the status)
-    if (to === "p") stmts.push(grantMembershipsStatement(db, orderId, now));
-    const [rows] = await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    return (rows as { id: number }[]).length > 0;
+    const stmts = statusWriteStatements(
+      db,
+      this.eventId,
+      {
+        orderId: e.orderId,
+        code: e.code,
+        from: e.from,
+        to: e.to,
+        now: e.now,
+        confirmPaymentId: e.confirmPaymentId ?? null,
+        cancelPayments: e.cancelPayments ?? false,
+        giftCard: e.giftCard ?? null,
+      },
+      voucherUses,
+    );
+    const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+    return (results[statusResultIndex(e, results.length)] as { id: number }[]).length > 0;
   }
 
   // ---------------------------------------------------------------- vouchers
@@ -619,7 +616,7 @@ export class EventObject extends DurableObject<Env> {
         await this.writeCartRows(entry.rows);
         return;
       case "status": {
-        await this.writeStatus(entry.orderId, entry.code, entry.from, entry.to, entry.now, null, false);
+        await this.writeStatus(entry);
         const row = await db.select({ status: orders.status }).from(orders).where(eq(orders.id, entry.orderId)).get();
         this.ctx.storage.transactionSync(() => {
           const holds = row && (row.status === "n" || row.status === "p");

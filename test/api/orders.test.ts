@@ -330,6 +330,24 @@ describe("order state changes", () => {
     expect((await s.client.post(`${s.path}/orders/${o.code}/payments/1/confirm/`, {})).status).toBe(400);
   });
 
+  it("paying a pending order does not redeem its voucher again; expiring and paying late does", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 10, items: [ticket.id] });
+    const v = await s.voucher({ code: "TWICE", max_usages: 2 });
+    const redeemed = async () => (await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed;
+    const a = (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "TWICE" }] })).body;
+    expect(await redeemed()).toBe(1);
+    expect((await s.client.post(`${s.path}/orders/${a.code}/mark_paid/`, {})).status).toBe(200);
+    expect(await redeemed()).toBe(1);
+    const b = (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "TWICE" }] })).body;
+    expect(await redeemed()).toBe(2);
+    expect((await s.client.post(`${s.path}/orders/${b.code}/mark_expired/`, {})).status).toBe(200);
+    expect(await redeemed()).toBe(1);
+    expect((await s.client.post(`${s.path}/orders/${b.code}/mark_paid/`, {})).status).toBe(200);
+    expect(await redeemed()).toBe(2);
+  });
+
   it("a canceled order gives its voucher use back", async () => {
     const s = await shop();
     const ticket = await s.item();

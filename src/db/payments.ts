@@ -1,0 +1,196 @@
+/**
+ * Order status writes (the event object's D1 side of changeOrderStatus) and the payment rows
+ * the customer-facing payment pages create.
+ *
+ * A status change is one D1 batch whose statements all carry the same precondition on the
+ * order's status *before* the change (and, for a gift card payment, on the payment having been
+ * claimed by this very request); the status update comes last. A batch is one transaction, so
+ * every statement applies or none does, and a replay of the same change after it committed
+ * finds the status moved on and changes nothing (outbox replays are safe to apply twice).
+ */
+import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { DB } from "./client";
+import { grantMembershipsStatement } from "./inventory";
+import { type OrderStatus, orderPayments, orders, giftCards, giftCardTransactions, vouchers } from "./schema";
+
+/**
+ * A gift card paying a payment in the same transaction as the order becomes paid. `reference`
+ * is a random value unique to the request: the payment row records it when this request
+ * claims the payment, and the debit applies only under that claim.
+ */
+export type GiftCardDebit = {
+  cardId: number;
+  amount: number;
+  paymentId: number;
+  reference: string;
+  /** The organizer of the event: the card must be its own or one it accepts. */
+  organizerId: number;
+  currency: string;
+  testmode: boolean;
+  /** Text of the gift card transaction. */
+  text: string;
+};
+
+export type StatusWrite = {
+  orderId: number;
+  code: string;
+  from: OrderStatus[];
+  to: OrderStatus;
+  now: number;
+  confirmPaymentId: number | null;
+  cancelPayments: boolean;
+  giftCard: GiftCardDebit | null;
+};
+
+const HOLDING: OrderStatus[] = ["n", "p"];
+
+function list(values: readonly (string | number)[]): SQL {
+  return sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
+}
+
+/** The order's status before this batch is one of `statuses`. */
+function statusIn(orderId: number, statuses: OrderStatus[]): SQL {
+  return sql`(SELECT o.status FROM orders o WHERE o.id = ${orderId}) IN (${list(statuses)})`;
+}
+
+/** The card exists, is the organizer's or accepted by it, fits the order and holds `amount`. */
+function cardUsable(d: GiftCardDebit, now: number): SQL {
+  return sql`EXISTS (SELECT 1 FROM gift_cards gc WHERE gc.id = ${d.cardId} AND gc.value >= ${d.amount}
+    AND gc.currency = ${d.currency} AND gc.testmode = ${d.testmode ? 1 : 0} AND (gc.expires IS NULL OR gc.expires >= ${now})
+    AND (gc.issuer_id = ${d.organizerId} OR gc.issuer_id IN
+      (SELECT a.issuer_id FROM gift_card_acceptances a WHERE a.acceptor_id = ${d.organizerId} AND a.active = 1)))`;
+}
+
+/** This request's claim on the payment is recorded. */
+function claimed(d: GiftCardDebit): SQL {
+  return sql`EXISTS (SELECT 1 FROM order_payments op WHERE op.id = ${d.paymentId} AND op.state = 'confirmed'
+    AND json_extract(op.info, '$.reference') = ${d.reference})`;
+}
+
+/**
+ * The statements of a status change; the last one is the status update, returning the id when
+ * the order changed. `voucherUses` are the order's voucher redemptions (voucher id → count):
+ * given back when the order stops holding capacity (to c/e), taken again when it starts
+ * holding again (from c/e to n/p), untouched between n and p.
+ */
+export function statusWriteStatements(db: DB, eventId: number, w: StatusWrite, voucherUses: Map<number, number>): BatchItem<"sqlite">[] {
+  const stmts: BatchItem<"sqlite">[] = [];
+  let gate = statusIn(w.orderId, w.from);
+  const d = w.giftCard;
+  if (d) {
+    // 1. Claim the payment: only while it is open, the order can be paid and the card covers it.
+    stmts.push(
+      db
+        .update(orderPayments)
+        .set({ state: "confirmed", paymentDate: w.now, info: { gift_card: d.cardId, reference: d.reference } })
+        .where(
+          and(
+            eq(orderPayments.id, d.paymentId),
+            eq(orderPayments.orderId, w.orderId),
+            inArray(orderPayments.state, ["created", "pending"]),
+            eq(orderPayments.provider, "giftcard"),
+            gate,
+            cardUsable(d, w.now),
+          ),
+        ),
+    );
+    gate = sql`${gate} AND ${claimed(d)}`;
+    // 2. + 3. The debit and its transaction, under the claim (same guard on the balance).
+    stmts.push(
+      db
+        .insert(giftCardTransactions)
+        .select(
+          sql`SELECT NULL, gc.id, ${w.now}, ${-d.amount}, ${w.orderId}, ${d.text}, ${d.organizerId} FROM gift_cards gc WHERE gc.id = ${d.cardId} AND gc.value >= ${d.amount} AND ${gate}`,
+        ),
+    );
+    stmts.push(
+      db
+        .update(giftCards)
+        .set({ value: sql`${giftCards.value} - ${d.amount}` })
+        .where(and(eq(giftCards.id, d.cardId), gte(giftCards.value, d.amount), gate)),
+    );
+  }
+  const toHolding = HOLDING.includes(w.to);
+  const crossing = w.from.filter((s) => HOLDING.includes(s) !== toHolding);
+  if (crossing.length) {
+    for (const [voucherId, n] of voucherUses) {
+      stmts.push(
+        db
+          .update(vouchers)
+          .set({ redeemed: toHolding ? sql`${vouchers.redeemed} + ${n}` : sql`max(0, ${vouchers.redeemed} - ${n})` })
+          .where(and(eq(vouchers.id, voucherId), eq(vouchers.eventId, eventId), gate, statusIn(w.orderId, crossing))),
+      );
+    }
+  }
+  if (w.confirmPaymentId !== null) {
+    stmts.push(
+      db
+        .update(orderPayments)
+        .set({ state: "confirmed", paymentDate: w.now })
+        .where(and(eq(orderPayments.id, w.confirmPaymentId), eq(orderPayments.orderId, w.orderId), inArray(orderPayments.state, ["created", "pending"]), gate)),
+    );
+  }
+  if (w.cancelPayments) {
+    stmts.push(
+      db
+        .update(orderPayments)
+        .set({ state: "canceled" })
+        .where(and(eq(orderPayments.orderId, w.orderId), inArray(orderPayments.state, ["created", "pending"]), gate)),
+    );
+  }
+  stmts.push(
+    db
+      .update(orders)
+      .set({ status: w.to, lastModified: w.now, ...(w.to === "c" ? { cancellationDate: w.now } : {}) })
+      .where(and(eq(orders.id, w.orderId), eq(orders.eventId, eventId), inArray(orders.status, w.from), gate))
+      .returning({ id: orders.id }),
+  );
+  // paid now: the memberships its positions grant (after the status; idempotent per position).
+  // Callers read the status update's result back; statusResultIndex says where it stands.
+  if (w.to === "p") stmts.push(grantMembershipsStatement(db, w.orderId, w.now));
+  return stmts;
+}
+
+/** Where the status update's result stands among the batch's results (from the end). */
+export function statusResultIndex(w: Pick<StatusWrite, "to">, resultCount: number): number {
+  return w.to === "p" ? resultCount - 2 : resultCount - 1;
+}
+
+/**
+ * Adds a payment in state `created` to an order that can still be paid (pending or expired),
+ * with the next local id; with `cancelOpen`, the order's other payments in state `created`
+ * are canceled in the same transaction (the customer changed the payment method). Returns the
+ * new payment's local id, or null when the order's status did not allow it.
+ */
+export async function createPayment(
+  db: DB,
+  p: { orderId: number; provider: string; amount: number; now: number; cancelOpen: boolean },
+): Promise<number | null> {
+  const payable = statusIn(p.orderId, ["n", "e"]);
+  const stmts: BatchItem<"sqlite">[] = [];
+  if (p.cancelOpen) {
+    stmts.push(
+      db
+        .update(orderPayments)
+        .set({ state: "canceled" })
+        .where(and(eq(orderPayments.orderId, p.orderId), eq(orderPayments.state, "created"), payable)),
+    );
+  }
+  // columns in table order: id, order_id, local_id, state, amount, provider, created, payment_date, info
+  stmts.push(
+    db
+      .insert(orderPayments)
+      .select(
+        sql`SELECT NULL, o.id, (SELECT coalesce(max(y.local_id), 0) + 1 FROM order_payments y WHERE y.order_id = o.id), 'created', ${p.amount}, ${p.provider}, ${p.now}, NULL, '{}' FROM orders o WHERE o.id = ${p.orderId} AND o.status IN ('n', 'e')`,
+      )
+      .returning({ localId: orderPayments.localId }),
+  );
+  stmts.push(db.update(orders).set({ lastModified: p.now }).where(and(eq(orders.id, p.orderId), inArray(orders.status, ["n", "e"]))));
+  const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+  const inserted = results[p.cancelOpen ? 1 : 0] as { localId: number }[];
+  return inserted[0]?.localId ?? null;
+}

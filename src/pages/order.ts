@@ -1,0 +1,158 @@
+/**
+ * The customer's order page (the order's `url`) and `pay/change`, where the customer chooses
+ * a payment method for an order without one (or replaces the open one): the choice creates a
+ * payment in state `created` and leads to its payment page. Both accept `return_url` and
+ * `iframe=1` (see storefront.ts) and keep them in their links and forms.
+ */
+import { Hono } from "hono";
+import { createPayment } from "../db/payments";
+import { orderLabels } from "../db/storefront";
+import { PAYMENT_PROVIDERS, type PaymentProvider } from "../domain/orders";
+import {
+  OPEN_PAYMENT_STATES,
+  ORDER_STATUS_WORDS,
+  offeredProviders,
+  PAYMENT_ERRORS,
+  PAYMENT_STATE_WORDS,
+  type PaymentError,
+  providerName,
+} from "../domain/payments";
+import type { PaymentState } from "../db/schema";
+import type { AppContext, AppEnv } from "../http/context";
+import { html, type Raw } from "./html";
+import { amountDue, leaveToReturnUrl, loadOrderPage, orderLayout, orderLink, type OrderPage, paymentRefusal } from "./order-context";
+import { money, pageError, seeOther, send, text, when, withNav } from "./storefront";
+
+export const orderPages = new Hono<AppEnv>();
+orderPages.onError(pageError);
+
+export const ORDER_PATH = "/:organizer/:event/order/:code/:secret";
+
+const PROVIDER_TEXT: Record<PaymentProvider, string> = {
+  giftcard: "Pay with a gift card of the organizer.",
+  manual: "Pay as agreed with the organizer, who confirms the payment when it has arrived.",
+  free: "Nothing to pay: confirm the order.",
+};
+
+function statusText(ctx: OrderPage, refusal: PaymentError | null): Raw {
+  const o = ctx.record.order;
+  const tz = ctx.event.timezone;
+  switch (o.status) {
+    case "n":
+      return refusal
+        ? html`<p class="error">${PAYMENT_ERRORS[refusal]}</p>`
+        : html`<p class="note">This order is pending. Please pay by ${when(o.expires, tz)}.</p>`;
+    case "p":
+      return html`<p class="ok">This order has been paid.</p>`;
+    case "e":
+      return html`<p class="error">This order has expired because it was not paid in time.${refusal ? ` ${PAYMENT_ERRORS[refusal]}` : " You can still pay it while its products are available."}</p>`;
+    case "c":
+      return html`<p class="error">This order has been canceled.</p>`;
+  }
+}
+
+orderPages.get(ORDER_PATH, async (c) => {
+  const ctx = await loadOrderPage(c);
+  if (ctx instanceof Response) return ctx;
+  const { record: r, event, nav } = ctx;
+  const o = r.order;
+  const positions = r.positions.filter((p) => p.canceled !== 1);
+  const fees = r.fees.filter((f) => f.canceled !== 1);
+  const ids = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
+  const labels = await orderLabels(c.var.db, event.id, ids(positions.map((p) => p.item)), ids(positions.map((p) => p.variation)), ids(positions.map((p) => p.subevent)));
+  const refusal = paymentRefusal(ctx);
+  const locale = o.locale;
+  const cur = event.currency;
+
+  const lines = positions.map((p) => {
+    const variation = p.variation !== null ? labels.variations.get(p.variation) : undefined;
+    const sub = p.subevent !== null ? labels.subevents.get(p.subevent) : undefined;
+    const details = [
+      sub ? `${text(sub.name, locale)}, ${when(sub.dateFrom, event.timezone)}` : "",
+      p.attendee_name ?? "",
+      p.seat_name ? `Seat: ${p.seat_name}` : "",
+    ].filter(Boolean);
+    return html`<tr><td>${p.addon_to !== null ? "+ " : ""}${text(labels.items.get(p.item), locale)}${variation ? ` – ${text(variation, locale)}` : ""}${
+      details.length ? html`<br><span class="muted">${details.join(" · ")}</span>` : ""
+    }</td><td class="amount">${money(p.price, cur)}</td></tr>`;
+  });
+  const feeLines = fees.map((f) => html`<tr><td>${f.description || `Fee (${f.fee_type})`}</td><td class="amount">${money(f.value, cur)}</td></tr>`);
+
+  const open = r.payments.filter((y) => OPEN_PAYMENT_STATES.includes(y.state));
+  const payments = r.payments.map(
+    (y) =>
+      html`<tr><td>${providerName(y.provider)}</td><td>${PAYMENT_STATE_WORDS[y.state as PaymentState] ?? y.state}</td><td class="amount">${money(y.amount, cur)}</td><td class="amount">${
+        OPEN_PAYMENT_STATES.includes(y.state) && refusal === null ? html`<a href="${withNav(`${ctx.url}pay/${y.local_id}/`, nav)}">Pay now</a>` : ""
+      }</td></tr>`,
+  );
+  const change =
+    refusal === null
+      ? html`<p><a class="button" href="${withNav(`${ctx.url}pay/change`, nav)}">${open.length ? "Change payment method" : "Choose a payment method"}</a></p>`
+      : "";
+  const location = text(event.location, locale);
+  const body = html`${c.req.query("paid") === "yes" && o.status === "p" ? html`<p class="ok">Thank you! Your payment has been received.</p>` : ""}
+<h2>Order ${o.code} <span class="status status-${o.status}">${ORDER_STATUS_WORDS[o.status]}</span></h2>
+<p>${text(event.name, locale)}<br><span class="muted">${
+    event.hasSubevents ? "" : when(event.dateFrom, event.timezone)
+  }${location ? `${event.hasSubevents ? "" : " · "}${location}` : ""}</span></p>
+${statusText(ctx, refusal)}
+<h2>Products</h2>
+<table>${lines}${feeLines}<tr><th>Total</th><th class="amount">${money(o.total, cur)}</th></tr></table>
+<h2>Payments</h2>
+${r.payments.length ? html`<table>${payments}</table>` : html`<p class="muted">No payment has been started yet.</p>`}
+${change}
+${nav.returnUrl !== null ? html`<p><a href="${nav.returnUrl}"${nav.iframe ? html` target="_top"` : ""}>Return to the site you came from</a></p>` : ""}`;
+  return send(c, orderLayout(ctx, `Order ${o.code}`, body), 200, { private: true });
+});
+
+// ---- pay/change ----
+
+function changeForm(ctx: OrderPage, offered: PaymentProvider[], error?: string): Raw {
+  const open = ctx.record.payments.filter((y) => OPEN_PAYMENT_STATES.includes(y.state));
+  const due = amountDue(ctx.record);
+  return html`${error ? html`<p class="error">${error}</p>` : ""}
+<h2>Choose a payment method</h2>
+<p>Order ${ctx.record.order.code}: ${money(due, ctx.event.currency)} to pay.</p>
+${open.length ? html`<p class="muted">Current payment method: ${open.map((y) => providerName(y.provider)).join(", ")}. Choosing a method here replaces it.</p>` : ""}
+<form method="post" action="${withNav(`${ctx.url}pay/change`, ctx.nav)}">
+${offered.map(
+  (p, i) =>
+    html`<label><input type="radio" name="provider" value="${p}"${i === 0 ? " checked" : ""}> <strong>${PAYMENT_PROVIDERS[p].name}</strong><br><span class="muted">${PROVIDER_TEXT[p]}</span></label>`,
+)}
+<button type="submit">Continue</button>
+</form>
+<p><a href="${orderLink(ctx)}">Back to the order</a></p>`;
+}
+
+/** The order cannot be paid: leave for the return_url with the error, or say so. */
+function cannotPay(c: AppContext, ctx: OrderPage, error: PaymentError, status: 200 | 400): Response {
+  if (ctx.nav.returnUrl !== null && status === 400) return leaveToReturnUrl(c, ctx, error, "");
+  const body = html`<p class="error">${PAYMENT_ERRORS[error]}</p><p><a href="${orderLink(ctx)}">Back to the order</a></p>`;
+  return send(c, orderLayout(ctx, "Payment", body), status, { private: true });
+}
+
+orderPages.get(`${ORDER_PATH}/pay/change`, async (c) => {
+  const ctx = await loadOrderPage(c);
+  if (ctx instanceof Response) return ctx;
+  const refusal = paymentRefusal(ctx);
+  if (refusal) return cannotPay(c, ctx, refusal, 200);
+  const offered = offeredProviders(ctx.event.plugins, amountDue(ctx.record));
+  return send(c, orderLayout(ctx, "Choose a payment method", changeForm(ctx, offered)), 200, { private: true });
+});
+
+orderPages.post(`${ORDER_PATH}/pay/change`, async (c) => {
+  const ctx = await loadOrderPage(c);
+  if (ctx instanceof Response) return ctx;
+  const refusal = paymentRefusal(ctx);
+  if (refusal) return cannotPay(c, ctx, refusal, 400);
+  const due = amountDue(ctx.record);
+  const offered = offeredProviders(ctx.event.plugins, due);
+  const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+  const provider = typeof form.provider === "string" ? form.provider : "";
+  if (!(offered as string[]).includes(provider)) {
+    return send(c, orderLayout(ctx, "Choose a payment method", changeForm(ctx, offered, "Please choose one of the payment methods.")), 400, { private: true });
+  }
+  const localId = await createPayment(c.var.db, { orderId: ctx.record.order.id, provider, amount: due, now: Date.now(), cancelOpen: true });
+  if (localId === null) return cannotPay(c, ctx, "changed", 400);
+  return seeOther(c, withNav(`${ctx.url}pay/${localId}/`, ctx.nav));
+});
