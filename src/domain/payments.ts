@@ -26,7 +26,14 @@ export const PAYMENT_ERRORS = {
   provider: "This payment method is not available for this order.",
   changed: "The order changed while the payment was processed. Please try again.",
   busy: "The payment could not be processed right now. Please try again in a moment.",
+  too_many_attempts: "Too many gift card codes were tried for this order. Please try again later.",
 } as const;
+
+/**
+ * Gift card codes tried on one order's payment page, at most this many per hour: codes can
+ * be as short as six characters (organizer setting giftcard_length), so guessing is capped.
+ */
+export const GIFT_CARD_ATTEMPTS = { perOrder: 10, windowSeconds: 3600 } as const;
 export type PaymentError = keyof typeof PAYMENT_ERRORS;
 
 export const ORDER_STATUS_WORDS: Record<OrderStatus, string> = { n: "pending", p: "paid", e: "expired", c: "canceled" };

@@ -15,7 +15,7 @@ import { findOrder, type PaymentJson } from "../db/orders";
 import { findGiftCard, giftCardForPayment } from "../db/giftcards";
 import type { GiftCardDebit } from "../db/payments";
 import type { PaymentState } from "../db/schema";
-import { giftCardRefusal, OPEN_PAYMENT_STATES, PAYMENT_ERRORS, PAYMENT_STATE_WORDS, type PaymentError, paymentFullId, providerName } from "../domain/payments";
+import { GIFT_CARD_ATTEMPTS, giftCardRefusal, OPEN_PAYMENT_STATES, PAYMENT_ERRORS, PAYMENT_STATE_WORDS, type PaymentError, paymentFullId, providerName } from "../domain/payments";
 import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { randomString } from "../lib/crypto";
@@ -163,6 +163,8 @@ paymentPages.post(PAYMENT_PATH, async (c) => {
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
       const secret = typeof form.giftcard === "string" ? form.giftcard.trim() : "";
       if (secret === "" || secret.length > 190) return fail("card_unknown");
+      const wait = await c.env.RATE_LIMITER.getByName(`giftcard-attempts:${order.id}`).hit(GIFT_CARD_ATTEMPTS.perOrder, GIFT_CARD_ATTEMPTS.windowSeconds);
+      if (wait > 0) return fail("too_many_attempts");
       const now = Date.now();
       const card = await giftCardForPayment(c.var.db, ctx.org.id, secret);
       if (!card) return fail("card_unknown");

@@ -15,6 +15,22 @@ import { allowReturnUrls, cardState, getPage, giftCard, placeOrder, postForm, re
 const RETURN = "https://shop.example.org/checkout/return?tx=42";
 
 describe("gift card payments", () => {
+  it("caps the codes tried on one order: after 10 in an hour even a good card is refused", async () => {
+    const s = await ticketShop();
+    const o = await placeOrder(s, { payment_provider: "giftcard" });
+    const url = o.payments[0].payment_url;
+    const card = await giftCard(s, "30.00");
+    for (let i = 0; i < 10; i++) {
+      const res = await postForm(url, { giftcard: `GUESS${i}ABCDEF` });
+      expect(textOf(res.text)).toContain("This gift card is not known.");
+    }
+    const capped = await postForm(url, { giftcard: card.secret });
+    expect(capped.status).toBe(400);
+    expect(textOf(capped.text)).toContain("Too many gift card codes were tried for this order. Please try again later.");
+    expect((await readOrder(s, o.code)).status).toBe("n");
+    expect((await cardState(s, card.id)).value).toBe("30.00");
+  });
+
   it("pays the order end to end: card debited, transaction with the order, payment confirmed, order paid, mail queued", async () => {
     const s = await ticketShop();
     const o = await placeOrder(s, { payment_provider: "giftcard", email: "paying@example.org" });
