@@ -337,15 +337,25 @@ export class EventObject extends DurableObject<Env> {
       const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
       mailIds = results.slice(results.length - req.write.mails.length).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
     } catch (e) {
-      // Nothing was written (a batch is one transaction): give the capacity back.
-      this.ctx.storage.transactionSync(() => {
-        this.ledger.removeOrder(req.code);
-        this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", req.code);
-        this.clearOutbox(outboxId);
-      });
-      // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
-      await this.restoreCartHolds(consumed);
-      throw e;
+      // A batch is one transaction, but a failed call does not always say whether it committed:
+      // ask D1. Written → it is a success after all; not written → give the capacity back;
+      // unknown → keep everything for the alarm, which finishes the write.
+      const written = await orderExists(this.db(), req.write.order.eventId, req.code).catch(() => undefined);
+      if (written === undefined) {
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (!written) {
+        this.ctx.storage.transactionSync(() => {
+          this.ledger.removeOrder(req.code);
+          this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", req.code);
+          this.clearOutbox(outboxId);
+        });
+        // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
+        await this.restoreCartHolds(consumed);
+        throw e;
+      }
+      // written: its mails were stored queued; the housekeeping sweep hands them on
     }
     this.clearOutbox(outboxId);
     if (req.write.mails.length) await dispatchMail(this.env, req.write.mails.length ? mailIds : []);
@@ -434,9 +444,24 @@ export class EventObject extends DurableObject<Env> {
     try {
       changed = await this.writeStatus(entry);
     } catch (e) {
-      if (wantHolding && !holding) this.dropOrderHolds(req.code);
-      this.clearOutbox(outboxId);
-      throw e;
+      // Did the write commit? D1's status of the order tells; if it cannot be read, the alarm
+      // replays the (idempotent) write and settles the holds by what D1 then says.
+      const row = await this.db()
+        .select({ status: orders.status })
+        .from(orders)
+        .where(eq(orders.id, req.orderId))
+        .get()
+        .catch(() => undefined);
+      if (row === undefined || (row.status !== req.to && !req.from.includes(row.status))) {
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (row.status !== req.to) {
+        if (wantHolding && !holding) this.dropOrderHolds(req.code);
+        this.clearOutbox(outboxId);
+        throw e;
+      }
+      changed = true;
     }
     this.ctx.storage.transactionSync(() => {
       if (!changed) {
