@@ -29,7 +29,8 @@ export default defineConfig(async () => {
           },
         },
         {
-          // The same worker with the deployment configuration set (limits, public base URL).
+          // The same worker with the deployment configuration set (limits, public base URL,
+          // the D1 round-trip counting of the debugging aid).
           plugins: [
             cloudflareTest({
               wrangler: { configPath: path.join(root, "wrangler.toml") },
@@ -44,6 +45,7 @@ export default defineConfig(async () => {
                   PUBLIC_BASE_URL: "https://tickets.example.org/",
                   MAIL_TRANSPORT: "cloudflare",
                   MAIL_FROM: "tickets@example.org",
+                  DEBUG_D1_ROUND_TRIPS: "1",
                 },
               },
             }),
