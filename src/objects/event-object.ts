@@ -32,6 +32,7 @@ import {
   orderWriteStatements,
   touchInventory,
 } from "../db/inventory";
+import { orderByCode, type RawOrder } from "../db/orders";
 import { countRoundTrips, type Reported, roundTripsEnabled, type RoundTrips } from "../db/round-trips";
 import { cartPositions, orderPayments, orders, quotas, vouchers } from "../db/schema";
 import { dispatchMail } from "../domain/mail";
@@ -51,6 +52,8 @@ export type CartGroup = {
 };
 
 export type Decision = { ok: true } | { ok: false; refusals: Refusal[] };
+/** A placed order comes back as the API reads it, from the same D1 batch that wrote it. */
+export type OrderDecision = { ok: true; order: RawOrder | null } | { ok: false; refusals: Refusal[] };
 export type CreateVouchersResult = { ok: true; ids: number[] } | { ok: false; index: number; refusals: Refusal[] };
 export type UpdateVoucherResult = { ok: true } | { ok: false; refusals: Refusal[] };
 export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed" };
@@ -307,7 +310,7 @@ export class EventObject extends DurableObject<Env> {
   async placeOrder(
     stamp: number,
     req: { code: string; demands: Demand[]; paid: boolean; consumeCartIds: string[]; ignoreQuota: boolean; write: OrderWrite },
-  ): Promise<Reported<Decision>> {
+  ): Promise<Reported<OrderDecision>> {
     const trips = this.trips();
     await this.ensureCatalog(stamp, trips);
     const now = Date.now();
@@ -337,11 +340,15 @@ export class EventObject extends DurableObject<Env> {
 
     this.inflight.add(outboxId);
     let mailIds: number[] = [];
+    let written: RawOrder | null = null;
     try {
       const db = this.db(trips);
-      const stmts = orderWriteStatements(db, req.write, voucherUses, closed, now);
+      // the write, then the order read back in the same transaction (saves the caller a round trip)
+      const stmts = [...orderWriteStatements(db, req.write, voucherUses, closed, now), orderByCode(db, req.write.order.eventId, req.code)];
       const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
-      mailIds = results.slice(results.length - req.write.mails.length).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
+      const last = results.length - 1;
+      mailIds = results.slice(last - req.write.mails.length, last).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
+      written = (results[last] as RawOrder[])[0] ?? null;
     } catch (e) {
       // Nothing was written (a batch is one transaction): give the capacity back.
       this.ctx.storage.transactionSync(() => {
@@ -355,7 +362,7 @@ export class EventObject extends DurableObject<Env> {
     }
     this.clearOutbox(outboxId);
     if (req.write.mails.length) await dispatchMail(this.env, req.write.mails.length ? mailIds : []);
-    return this.report({ ok: true }, trips);
+    return this.report({ ok: true, order: written }, trips);
   }
 
   /** Re-reads cart rows from D1 after a failed consumption and holds them again. */
