@@ -13,6 +13,7 @@ export interface Env {
   /** Cloudflare's email sending binding (used when MAIL_TRANSPORT is "cloudflare"). */
   EMAIL?: SendEmail;
   MAIL_TRANSPORT?: string;
+  EVENT_OBJECT_TIMEOUT_MS?: string;
   MAIL_FROM?: string;
   PUBLIC_BASE_URL?: string;
   RATE_LIMIT_REQUESTS?: string;
@@ -33,6 +34,8 @@ export type Config = {
   maxBodyBytes: number | null;
   upload: { maxBytes: number | null; allowedTypes: string[] | null };
   mail: { transport: "local" | "cloudflare"; from: string };
+  /** How long a request waits for the event object before answering 409 / 503. */
+  eventObjectTimeoutMs: number;
 };
 
 function positiveInt(name: string, raw: string | undefined): number | null {
@@ -66,6 +69,7 @@ export function readConfig(env: Env): Config {
       maxBytes: positiveInt("UPLOAD_MAX_BYTES", env.UPLOAD_MAX_BYTES),
       allowedTypes: types.length ? types : null,
     },
+    eventObjectTimeoutMs: positiveInt("EVENT_OBJECT_TIMEOUT_MS", env.EVENT_OBJECT_TIMEOUT_MS) ?? 20_000,
     mail: {
       transport: env.MAIL_TRANSPORT === "cloudflare" ? "cloudflare" : "local",
       from: (env.MAIL_FROM ?? "").trim() || "tickets@localhost",

@@ -37,7 +37,7 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
-                  RATE_LIMIT_REQUESTS: "5",
+                  RATE_LIMIT_REQUESTS: "100",
                   RATE_LIMIT_WINDOW_SECONDS: "3600",
                   MAX_BODY_BYTES: "2048",
                   UPLOAD_MAX_BYTES: "1024",
@@ -45,6 +45,7 @@ export default defineConfig(async () => {
                   PUBLIC_BASE_URL: "https://tickets.example.org/",
                   MAIL_TRANSPORT: "cloudflare",
                   MAIL_FROM: "tickets@example.org",
+                  EVENT_OBJECT_TIMEOUT_MS: "400",
                   DEBUG_D1_ROUND_TRIPS: "1",
                 },
               },

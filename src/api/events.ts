@@ -1,9 +1,11 @@
 /**
  * Events (spec "Event", "Endpoints › Events"; pretix docs events.rst): list with filters,
  * detail with `valid_keys`, create (also as a clone: `clone_from`, `.../clone/`), PATCH, DELETE.
- * `with_availability_for` is not part of this module.
+ * `with_availability_for` adds `best_availability_state` (computed in api/availability.ts).
  */
 import { Hono } from "hono";
+import { eventObject } from "../objects/client";
+import { availabilityChannel, bestAvailability, targetKey } from "./availability";
 import { z } from "zod";
 import { cloneEvent } from "../db/event-clone";
 import {
@@ -181,11 +183,17 @@ eventRoutes.get(base, organizerScope("event:read"), async (c) => {
   const db = c.var.db;
   const orgId = c.var.organizer.id;
   const principal = c.var.principal;
+  const channel = availabilityChannel(c);
   const [[total], rows] = await db.batch([
     eventCount(db, orgId, principal, filter),
     eventPage(db, orgId, principal, filter, order, page.limit, page.offset),
   ]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map((r) => serializeEvent(c, r, false))));
+  const results = rows.map((r) => serializeEvent(c, r, false));
+  if (channel !== undefined) {
+    const states = await bestAvailability(c, rows.map((r) => ({ eventId: r.event.id, subeventId: null, series: r.event.hasSubevents })), channel);
+    results.forEach((res, i) => Object.assign(res, { best_availability_state: states.get(targetKey({ eventId: rows[i]!.event.id, subeventId: null })) ?? null }));
+  }
+  return c.json(envelope(c, page, total?.n ?? 0, results));
 });
 
 eventRoutes.get(`${base}/:event`, eventScope("event:read"), async (c) => {
@@ -382,6 +390,12 @@ eventRoutes.delete(`${base}/:event`, eventScope("can_change_event_settings"), as
     throw forbidden(
       "The event can not be deleted as it already contains orders. Please set 'live' to false to hide the event and take the shop offline instead.",
     );
+  }
+  // one door: the event object forgets the event's holds (carts) and state
+  try {
+    await eventObject(c.env, c.var.event.id).eventDeleted();
+  } catch (e) {
+    console.error(`event ${c.var.event.id} deleted, but its event object could not be cleared`, e);
   }
   return c.body(null, 204);
 });

@@ -13,6 +13,7 @@ import {
   findVariation,
   type ItemRow,
   updateVariation,
+  variationInCart,
   variationOrdered,
   variationPage,
   variationTotal,
@@ -109,6 +110,7 @@ variationRoutes.delete(`${base}/:id`, write, async (c) => {
   const id = rec.variation.id;
   const refuse = async () => {
     if (await variationOrdered(c.var.db, id)) throw forbidden(MESSAGES.variationOrdered);
+    if (await variationInCart(c.var.db, id, Date.now())) throw forbidden("This variation cannot be deleted while it is reserved in a cart.");
     if ((await variationTotal(c.var.db, item.id)) <= 1) throw forbidden(MESSAGES.onlyVariation);
   };
   await refuse();

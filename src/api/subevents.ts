@@ -2,9 +2,10 @@
  * Sub-events, the dates of an event series (spec "Sub-event", "Endpoints › Sub-events";
  * pretix docs subevents.rst): list with filters and list-level conditional fetching, CRUD with
  * item and variation overrides and meta data, and the organizer-level list across all series.
- * `with_availability_for` is not part of this module.
+ * `with_availability_for` adds `best_availability_state` (computed in api/availability.ts).
  */
 import { Hono } from "hono";
+import { availabilityChannel, bestAvailability, targetKey } from "./availability";
 import { z } from "zod";
 import { lastChangeQuery, eventScopeKey } from "../db/changes";
 import { itemIdsOfEvent, variationIdsOfEvent } from "../db/events";
@@ -253,9 +254,10 @@ subeventRoutes.get(base, eventScope(null), async (c) => {
     subeventCount(db, eventId, filter),
     subeventPage(db, eventId, filter, order, page.limit, page.offset),
   ]);
-  const unchanged = notModified(c, stamp[0]?.modifiedAt);
+  const channel = availabilityChannel(c);
+  const unchanged = channel === undefined ? notModified(c, stamp[0]?.modifiedAt) : null;
   if (unchanged) return unchanged;
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map(serializeSubevent)));
+  return c.json(envelope(c, page, total?.n ?? 0, await withAvailability(c, rows, channel)));
 });
 
 subeventRoutes.get(`${base}/:id`, eventScope(null), async (c) => c.json(serializeSubevent(await loadSubevent(c))));
@@ -313,9 +315,19 @@ subeventRoutes.get("/organizers/:organizer/subevents", organizerScope(null), asy
   const db = c.var.db;
   const orgId = c.var.organizer.id;
   const principal = c.var.principal;
+  const channel = availabilityChannel(c);
   const [[total], rows] = await db.batch([
     organizerSubeventCount(db, orgId, principal, filter),
     organizerSubeventPage(db, orgId, principal, filter, order, page.limit, page.offset),
   ]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map(serializeSubevent)));
+  return c.json(envelope(c, page, total?.n ?? 0, await withAvailability(c, rows, channel)));
 });
+
+/** Serializes dates, with best_availability_state when with_availability_for was given. */
+async function withAvailability(c: AppContext, rows: SubeventWithDetails[], channel: string | undefined) {
+  const results = rows.map(serializeSubevent);
+  if (channel === undefined) return results;
+  const targets = rows.map((r) => ({ eventId: r.subevent.eventId, subeventId: r.subevent.id, series: true }));
+  const states = await bestAvailability(c, targets, channel);
+  return results.map((res, i) => ({ ...res, best_availability_state: states.get(targetKey(targets[i]!)) ?? null }));
+}

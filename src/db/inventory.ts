@@ -4,7 +4,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
 import { mailInsertStatement, type MailInsert } from "./mail";
-import { cartPositions, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
+import { cartPositions, changeStamps, memberships, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
 import type { Catalog } from "../domain/inventory";
 import { keyOf } from "../domain/inventory";
 import { chunks, MAX_PARAMS } from "./util";
@@ -61,6 +61,7 @@ export async function loadInventoryCatalog(db: DB, eventId: number): Promise<Cat
       size: q.size,
       closed: q.closed,
       closeWhenSoldOut: q.closeWhenSoldOut,
+      ignoreForEventAvailability: q.ignoreForEventAvailability,
       keys: keys.get(q.id) ?? [],
     })),
     vouchers: voucherRows,
@@ -113,6 +114,8 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
     stmts.push(db.update(quotas).set({ closed: true }).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, closedQuotaIds))));
     stmts.push(touchInventory(db, eventId, now));
   }
+  stmts.push(grantMembershipsStatement(db, orderId, now));
+  // mails last: the event object reads their ids from the end of the batch's results
   for (const m of w.mails) stmts.push(mailInsertStatement(db, m));
   return stmts;
 }
@@ -120,4 +123,44 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
 export async function orderExists(db: DB, eventId: number, code: string): Promise<boolean> {
   const row = await db.select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, eventId), eq(orders.code, code))).get();
   return row !== undefined;
+}
+
+/** Inventory stamps of several events in one query. */
+export async function inventoryStamps(db: DB, eventIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const part of chunks(eventIds, MAX_PARAMS - 5)) {
+    const rows = await db
+      .select({ scope: changeStamps.scope, modifiedAt: changeStamps.modifiedAt })
+      .from(changeStamps)
+      .where(and(eq(changeStamps.resource, INVENTORY), inArray(changeStamps.scope, part.map(eventScopeKey))));
+    for (const r of rows) out.set(Number(r.scope.slice("event:".length)), r.modifiedAt);
+  }
+  return out;
+}
+
+/**
+ * Grants the memberships that paid positions of an order earn (items with
+ * `grant_membership_type`, orders with a customer), once per position: one statement,
+ * idempotent, run in the same batch as the change that makes the order paid. Duration: the
+ * (sub-)event's dates with `grant_membership_duration_like_event`, else from now on for the
+ * item's months and days.
+ */
+export function grantMembershipsStatement(db: DB, orderId: SQL | number, now: number) {
+  // drizzle lists every column of the table, id first: NULL lets SQLite assign it
+  return db.insert(memberships).select(sql`
+    SELECT NULL, e.organizer_id, o.customer_id, i.grant_membership_type_id, o.testmode,
+      CASE WHEN i.grant_membership_duration_like_event THEN coalesce(s.date_from, e.date_from) ELSE ${now} END,
+      CASE WHEN i.grant_membership_duration_like_event
+        THEN coalesce(s.date_to, s.date_from, e.date_to, e.date_from)
+        ELSE CAST(unixepoch(datetime(${now} / 1000, 'unixepoch', '+' || i.grant_membership_duration_months || ' months', '+' || i.grant_membership_duration_days || ' days')) AS INTEGER) * 1000
+      END,
+      p.attendee_name_parts, p.id
+    FROM order_positions p
+      JOIN orders o ON o.id = p.order_id
+      JOIN items i ON i.id = p.item_id
+      JOIN events e ON e.id = o.event_id
+      LEFT JOIN subevents s ON s.id = p.subevent_id
+    WHERE o.id = ${orderId} AND o.status = 'p' AND o.customer_id IS NOT NULL AND p.canceled = 0
+      AND i.grant_membership_type_id IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.granted_in = p.id)`);
 }

@@ -7,7 +7,9 @@ import { and, asc, count, eq, inArray, isNull, ne, or, type SQL, sql } from "dri
 import type { DB } from "./client";
 import type { I18n } from "../lib/i18n";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { touchInventory } from "./inventory";
 import {
+  cartPositions,
   itemAddons,
   itemBundles,
   itemCategories,
@@ -337,6 +339,12 @@ export async function itemOrdered(db: DB, itemId: number): Promise<boolean> {
   return row !== undefined;
 }
 
+/** Whether an unexpired cart reserves the variation (it cannot be deleted then, as in pretix). */
+export async function variationInCart(db: DB, variationId: number, now: number): Promise<boolean> {
+  const row = await db.select({ id: cartPositions.id }).from(cartPositions).where(and(eq(cartPositions.variationId, variationId), sql`${cartPositions.expires} > ${now}`)).limit(1).get();
+  return row !== undefined;
+}
+
 export async function variationOrdered(db: DB, variationId: number): Promise<boolean> {
   const row = await db.select({ id: orderPositions.id }).from(orderPositions).where(eq(orderPositions.variationId, variationId)).limit(1).get();
   return row !== undefined;
@@ -361,6 +369,8 @@ export async function deleteItem(db: DB, eventId: number, itemId: number, now: n
     touch(db, eventId, STAMP.items, now),
     touch(db, eventId, STAMP.quotas, now),
     touch(db, eventId, STAMP.questions, now),
+    // quota coverage and vouchers of the item go with it: the event object reloads
+    touchInventory(db, eventId, now),
   ]);
   return rows.length > 0;
 }
@@ -454,12 +464,14 @@ export async function deleteVariation(db: DB, eventId: number, itemId: number, v
           eq(itemVariations.itemId, itemId),
           eq(itemVariations.id, variationId),
           sql`NOT EXISTS (SELECT 1 FROM order_positions WHERE variation_id = ${variationId})`,
+          sql`NOT EXISTS (SELECT 1 FROM cart_positions WHERE variation_id = ${variationId} AND expires > ${now})`,
           sql`(SELECT count(*) FROM item_variations WHERE item_id = ${itemId}) > 1`,
         ),
       )
       .returning({ id: itemVariations.id }),
     touch(db, eventId, STAMP.items, now),
     touch(db, eventId, STAMP.quotas, now),
+    touchInventory(db, eventId, now),
   ]);
   return rows.length > 0;
 }

@@ -137,7 +137,12 @@ export async function updateQuota(
 }
 
 export async function deleteQuota(db: DB, eventId: number, id: number, now: number) {
-  await db.batch([db.delete(quotas).where(and(eq(quotas.eventId, eventId), eq(quotas.id, id))), ...touches(db, eventId, now)]);
+  await db.batch([
+    db.delete(quotas).where(and(eq(quotas.eventId, eventId), eq(quotas.id, id))),
+    ...touches(db, eventId, now),
+    // items hidden while this quota was available lose that reference
+    touchStatement(db, eventScopeKey(eventId), "items", now),
+  ]);
 }
 
 export const quotaOrderId = asc(quotas.id);

@@ -7,6 +7,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { and, count, eq, exists, not, or, sql, type SQL } from "drizzle-orm";
 import type { Principal } from "../domain/permissions";
 import type { DB } from "./client";
+import { touchInventory } from "./inventory";
 import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, i18nContains, jsonListContains, pastCondition, type AttrFilter } from "./events";
 import { eventScopeKey, touchStatement } from "./changes";
 import { changeStamps, events, orderPositions, subeventItems, subeventItemVariations, subeventMetaValues, subevents } from "./schema";
@@ -219,6 +220,8 @@ export async function deleteSubevent(db: DB, eventId: number, id: number): Promi
         ),
       )
       .returning({ id: subevents.id }),
+    // the date's quotas and vouchers go with it: the event object reloads
+    touchInventory(db, eventId, now),
     db
       .insert(changeStamps)
       .select(sql`SELECT ${eventScopeKey(eventId)}, ${SUBEVENTS_RESOURCE}, ${now} WHERE NOT EXISTS (SELECT 1 FROM subevents WHERE id = ${id})`)

@@ -42,7 +42,7 @@ export async function updateTaxRule(db: DB, eventId: number, id: number, values:
 }
 
 /**
- * Deletes the rule unless products or order positions use it (checked in the same
+ * Deletes the rule unless products, order positions or order fees use it (checked in the same
  * statement, so a product assigned meanwhile still blocks it). Returns false when in use.
  */
 export async function deleteTaxRuleIfUnused(db: DB, eventId: number, id: number, now: number): Promise<boolean> {
@@ -55,6 +55,7 @@ export async function deleteTaxRuleIfUnused(db: DB, eventId: number, id: number,
           eq(taxRules.id, id),
           sql`NOT EXISTS (SELECT 1 FROM items WHERE items.tax_rule_id = ${id})`,
           sql`NOT EXISTS (SELECT 1 FROM order_positions WHERE order_positions.tax_rule_id = ${id})`,
+          sql`NOT EXISTS (SELECT 1 FROM order_fees WHERE order_fees.tax_rule_id = ${id})`,
         ),
       )
       .returning({ id: taxRules.id }),

@@ -26,6 +26,8 @@ export type QuotaDef = {
   size: number | null;
   closed: boolean;
   closeWhenSoldOut: boolean;
+  /** Not considered for the availability of the event as a whole (best_availability_state). */
+  ignoreForEventAvailability?: boolean;
   /** keyOf(item, variation, quota.subevent) for everything the quota covers. */
   keys: Key[];
 };
@@ -191,6 +193,28 @@ export class Ledger {
       blocking_vouchers: blocking,
       waiting_list: 0,
     };
+  }
+
+  /**
+   * pretix's availability states: 100 available; 20 sold out but reserved in carts (may come
+   * back); 10 sold out but with pending orders (may come back); 0 gone (or closed).
+   */
+  stateOf(q: QuotaDef, now: number): number {
+    if (q.closed) return 0;
+    const a = this.availability(q, now);
+    if (a.available_number === null || a.available_number > 0) return 100;
+    if (a.cart_positions > 0) return 20;
+    if (a.pending_orders > 0) return 10;
+    return 0;
+  }
+
+  /** The state of one product on one date for the event's availability; null: not counted. */
+  demandState(d: Pick<Demand, "itemId" | "variationId" | "subeventId">, now: number): number | null {
+    const quotas = this.quotasFor(d);
+    if (quotas.length === 0) return 0;
+    const counted = quotas.filter((q) => !q.ignoreForEventAvailability);
+    if (counted.length === 0) return null;
+    return Math.min(...counted.map((q) => this.stateOf(q, now)));
   }
 
   quotasFor(d: Pick<Demand, "itemId" | "variationId" | "subeventId">): QuotaDef[] {

@@ -6,6 +6,7 @@
  * default. PATCH with null unsets a key.
  */
 import { z } from "zod";
+import { NAME_SCHEMES } from "./person-names";
 import { type FieldErrors, validationError } from "../http/errors";
 import { i18n, relativeDate } from "../http/fields";
 
@@ -90,18 +91,7 @@ export const ORGANIZER_SETTINGS: Record<string, SettingDefinition> = {
 };
 
 /** The person name schemes of pretix (PERSON_NAME_SCHEMES): which parts a name has. */
-export const NAME_SCHEME_KEYS = [
-  "given_family",
-  "title_given_family",
-  "given_middle_family",
-  "title_given_middle_family",
-  "family_given",
-  "family_nospace_given",
-  "family_comma_given",
-  "full",
-  "calling_full",
-  "full_transcription",
-] as const;
+export const NAME_SCHEME_KEYS = Object.keys(NAME_SCHEMES) as [string, ...string[]];
 
 /** `invoice_generate` values as pretix names them. */
 export const INVOICE_GENERATE_CHOICES = ["False", "admin", "user", "True", "paid"] as const;

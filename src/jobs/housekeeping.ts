@@ -1,10 +1,12 @@
-/** Cron: expired idempotency keys and uploads, and mails whose queue message was lost. */
+/** Cron: expired idempotency keys, uploads and carts; overdue orders; mails whose queue message was lost. */
+import { deleteExpiredCarts } from "../db/carts";
 import { createDb } from "../db/client";
 import { deleteUploads, expiredUploads } from "../db/files";
 import { purgeIdempotencyKeys } from "../db/idempotency";
 import { staleQueuedMails } from "../db/mail";
 import { dispatchMail } from "../domain/mail";
 import type { Env } from "../env";
+import { expireOverdueOrders } from "./expiry";
 
 export async function runHousekeeping(env: Env, now: number): Promise<void> {
   const db = createDb(env.DB);
@@ -19,4 +21,7 @@ export async function runHousekeeping(env: Env, now: number): Promise<void> {
   }
   const stale = await staleQueuedMails(db, now - 5 * 60 * 1000);
   await dispatchMail(env, stale.map((m) => m.id));
+  // Expired carts stopped counting already; their rows only take space.
+  await deleteExpiredCarts(db, now);
+  await expireOverdueOrders(env, db, now);
 }

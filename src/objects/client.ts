@@ -9,7 +9,7 @@
 import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
 import { isCounted, requestRoundTrips } from "../db/round-trips";
-import type { Env } from "../env";
+import { readConfig, type Env } from "../env";
 import { detailError } from "../http/errors";
 import type { EventObject } from "./event-object";
 
@@ -22,16 +22,26 @@ export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
   return row?.modifiedAt ?? 0;
 }
 
-/** Runs `fn` against the event object; failures of the object become 409 or 503. */
+class TimedOut extends Error {}
+
+/**
+ * Runs `fn` against the event object; failures of the object, or no answer within
+ * EVENT_OBJECT_TIMEOUT_MS, become 409 or 503.
+ */
 export async function withEventObject<T>(
   env: Env,
   eventId: number,
   fn: (stub: DurableObjectStub<EventObject>) => PromiseLike<unknown>,
   busy: 409 | 503 = 503,
 ): Promise<T> {
+  const limit = readConfig(env).eventObjectTimeoutMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimedOut(`no answer within ${limit} ms`)), limit);
+    });
     // RPC results come back as plain structured clones of the declared result type
-    const result = await fn(eventObject(env, eventId));
+    const result = await Promise.race([fn(eventObject(env, eventId)), timeout]);
     if (isCounted(result)) {
       // debugging aid on: the object's own D1 round trips come with its answer
       const trips = requestRoundTrips(env);
@@ -46,5 +56,7 @@ export async function withEventObject<T>(
       busy === 409 ? "The event is busy and could not process the change in time. Retry in a moment." : "The event could not process the request. Retry in a moment.",
       { "Retry-After": "1" },
     );
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
   }
 }

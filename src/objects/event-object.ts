@@ -27,6 +27,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type DB } from "../db/client";
 import {
   type OrderWrite,
+  grantMembershipsStatement,
   loadInventoryCatalog,
   orderExists,
   orderWriteStatements,
@@ -66,7 +67,7 @@ type OutboxEntry =
 const STATUS_RELEASES = new Set(["c", "e"]);
 
 export class EventObject extends DurableObject<Env> {
-  private readonly ledger = new Ledger();
+  private ledger = new Ledger();
   private readonly eventId: number;
   private readonly sql: SqlStorage;
   private catalogLoad: Promise<void> | null = null;
@@ -80,11 +81,7 @@ export class EventObject extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     this.eventId = Number(ctx.id.name);
     ctx.blockConcurrencyWhile(async () => {
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
-        kind TEXT NOT NULL, ref TEXT NOT NULL, idx INTEGER NOT NULL, grp TEXT,
-        key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (kind, ref, idx))`);
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
+      this.createTables();
       const now = Date.now();
       this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND expires <= ?", now);
       const orderRows = new Map<string, { paid: boolean; holds: Hold[] }>();
@@ -107,6 +104,14 @@ export class EventObject extends DurableObject<Env> {
       const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
       if (pending > 0) await ctx.storage.setAlarm(now);
     });
+  }
+
+  private createTables(): void {
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
+      kind TEXT NOT NULL, ref TEXT NOT NULL, idx INTEGER NOT NULL, grp TEXT,
+      key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY (kind, ref, idx))`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
   }
 
   private db(trips: RoundTrips | null = null): DB {
@@ -205,6 +210,17 @@ export class EventObject extends DurableObject<Env> {
       return { available, number: min };
     });
     return this.report(out, trips);
+  }
+
+  /** Availability states (100/20/10/0, null: not counted) of products on dates. */
+  async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<Reported<(number | null)[]>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
+    const now = Date.now();
+    return this.report(
+      demands.map((d) => this.ledger.demandState(d, now)),
+      trips,
+    );
   }
 
   /** Vouchers' redemption counts as the ledger sees them. */
@@ -508,6 +524,8 @@ export class EventObject extends DurableObject<Env> {
           .where(and(eq(orderPayments.orderId, orderId), inArray(orderPayments.state, ["created", "pending"]), changedNow)),
       );
     }
+    // paid now: the memberships its positions grant (idempotent, guarded by the status)
+    if (to === "p") stmts.push(grantMembershipsStatement(db, orderId, now));
     const [rows] = await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     return (rows as { id: number }[]).length > 0;
   }
@@ -603,10 +621,13 @@ export class EventObject extends DurableObject<Env> {
     return this.report(null, trips);
   }
 
-  /** The event was deleted: forget everything. */
+  /** The event was deleted: forget everything (storage and memory). */
   async eventDeleted(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.ledger = new Ledger();
+    this.inflight.clear();
+    this.createTables();
   }
 
   /** Replays the outbox (entries of dead requests) and prunes expired carts. */

@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { devices, teamApiTokens } from "../../src/db/schema";
-import { Client, anonymous, db, seedDevice, seedOrganizer, seedTeam, tokenClient } from "../harness";
+import { Client, anonymous, db, seedDevice, seedEventRow, seedOrganizer, seedTeam, tokenClient } from "../harness";
 
 describe("token authentication", () => {
   it("accepts a team token and rejects missing, wrong and inactive ones with 401", async () => {
@@ -85,5 +85,31 @@ describe("permission layer", () => {
     const res = await a.client.get("/api/v1/organizers/?ordering=-name");
     expect(res.body.count).toBe(1);
     expect(res.body.results.map((o: { slug: string }) => o.slug)).toEqual([a.slug]);
+  });
+});
+
+describe("event scope of teams and devices", () => {
+  it("lets a team limited to some events work on exactly those", async () => {
+    const org = await seedOrganizer();
+    const mine = await seedEventRow(org.id);
+    const theirs = await seedEventRow(org.id);
+    const limited = await seedTeam(org.id, { permissions: ["can_change_items", "can_change_event_settings"], allEvents: false, events: [mine.id] });
+    const base = `/api/v1/organizers/${org.slug}/events`;
+    expect((await limited.client.get(`${base}/${mine.slug}/items/`)).status).toBe(200);
+    expect((await limited.client.post(`${base}/${mine.slug}/categories/`, { name: { en: "Mine" } })).status).toBe(201);
+    expect((await limited.client.get(`${base}/${theirs.slug}/items/`)).status).toBe(403);
+    expect((await limited.client.post(`${base}/${theirs.slug}/categories/`, { name: { en: "Theirs" } })).status).toBe(403);
+    const list = await limited.client.get(`${base}/`);
+    expect(list.body.results.map((e: { slug: string }) => e.slug)).toEqual([mine.slug]);
+  });
+
+  it("lets a device limited to some events read exactly those", async () => {
+    const org = await seedOrganizer();
+    const mine = await seedEventRow(org.id);
+    const theirs = await seedEventRow(org.id);
+    const device = await seedDevice(org.id, { allEvents: false, events: [mine.id] });
+    const base = `/api/v1/organizers/${org.slug}/events`;
+    expect((await device.client.get(`${base}/${mine.slug}/`)).status).toBe(200);
+    expect((await device.client.get(`${base}/${theirs.slug}/`)).status).toBe(403);
   });
 });

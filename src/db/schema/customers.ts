@@ -51,8 +51,11 @@ export const memberships = sqliteTable(
     dateStart: integer("date_start").notNull(),
     dateEnd: integer("date_end").notNull(),
     attendeeNameParts: text("attendee_name_parts", { mode: "json" }).$type<NameParts | null>(),
+    /** The order position whose purchase granted the membership (items' grant_membership_type). */
+    grantedIn: integer("granted_in"),
   },
   (t) => [
+    index("memberships_granted_in_idx").on(t.grantedIn),
     index("memberships_organizer_idx").on(t.organizerId),
     index("memberships_customer_idx").on(t.customerId),
     index("memberships_type_idx").on(t.membershipTypeId),
