@@ -21,6 +21,8 @@ export interface Env {
   MAX_BODY_BYTES?: string;
   UPLOAD_MAX_BYTES?: string;
   UPLOAD_ALLOWED_TYPES?: string;
+  /** "1": count D1 round trips per request into response headers (a debugging aid; src/db/round-trips.ts). */
+  DEBUG_D1_ROUND_TRIPS?: string;
 }
 
 /** A message on the exports queue. */

@@ -29,7 +29,8 @@ export default defineConfig(async () => {
           },
         },
         {
-          // The same worker with the deployment configuration set (limits, public base URL).
+          // The same worker with the deployment configuration set (limits, public base URL,
+          // the D1 round-trip counting of the debugging aid).
           plugins: [
             cloudflareTest({
               wrangler: { configPath: path.join(root, "wrangler.toml") },
@@ -45,6 +46,7 @@ export default defineConfig(async () => {
                   MAIL_TRANSPORT: "cloudflare",
                   MAIL_FROM: "tickets@example.org",
                   EVENT_OBJECT_TIMEOUT_MS: "400",
+                  DEBUG_D1_ROUND_TRIPS: "1",
                 },
               },
             }),

@@ -30,7 +30,7 @@ import { tax } from "../domain/pricing";
 import { i18nText } from "../lib/i18n";
 import { isCountryCode } from "../lib/countries";
 import { withEventObject } from "../objects/client";
-import type { Decision } from "../objects/event-object";
+import type { Decision, OrderDecision } from "../objects/event-object";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
 import { ErrorCollector, type FieldErrors, fieldError, notFound, validationError, badRequest } from "../http/errors";
@@ -319,11 +319,11 @@ async function createOrder(c: AppContext, input: OrderInput) {
       : [],
   };
   const demands: Demand[] = prepared.map((p) => p.demand);
-  const decision = await withEventObject<Decision>(c.env, event.id, (s) =>
+  const decision = await withEventObject<OrderDecision>(c.env, event.id, (s) =>
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
-  return (await findOrder(db, event.id, code))!;
+  return decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
 }
 
 async function loadOrder(c: AppContext): Promise<OrderRecord> {

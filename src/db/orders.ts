@@ -75,7 +75,8 @@ const nested = {
     FROM (SELECT * FROM order_payments WHERE order_id = "orders"."id" ORDER BY local_id) y)`,
 };
 
-type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string };
+/** An order row as the reading query returns it (`toOrderRecord` parses it). */
+export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string };
 
 export function toOrderRecord(r: RawOrder): OrderRecord {
   return {
@@ -120,10 +121,13 @@ export const orderCount = (db: DB, where: SQL) => db.select({ n: count() }).from
 export const orderPage = (db: DB, where: SQL, order: SQL[], limit: number, offset: number) =>
   selectOrders(db).where(where).orderBy(...order).limit(limit).offset(offset);
 
+/** The reading query of one order (for a batch: the event object reads a new order back with its write). */
+export function orderByCode(db: DB, eventId: number, code: string) {
+  return selectOrders(db).where(and(eq(orders.eventId, eventId), eq(orders.code, code)));
+}
+
 export async function findOrder(db: DB, eventId: number, code: string): Promise<OrderRecord | undefined> {
-  const row = await selectOrders(db)
-    .where(and(eq(orders.eventId, eventId), eq(orders.code, code)))
-    .get();
+  const row = await orderByCode(db, eventId, code).get();
   return row ? toOrderRecord(row) : undefined;
 }
 

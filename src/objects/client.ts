@@ -2,10 +2,13 @@
  * The Worker's door to an event's Durable Object. Every call carries the inventory change
  * stamp the Worker has seen, so the object reloads its catalog when D1 changed. A fresh stub
  * is made per call (a stub is broken after it throws); a failed or overloaded object answers
- * 409 (vouchers: "retry later") or 503 to the client, never a 500.
+ * 409 (vouchers: "retry later") or 503 to the client, never a 500. With the debugging aid
+ * DEBUG_D1_ROUND_TRIPS on, the object's answers carry its D1 round trips, added here to the
+ * request's count (src/db/round-trips.ts).
  */
 import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
+import { isCounted, requestRoundTrips } from "../db/round-trips";
 import { readConfig, type Env } from "../env";
 import { detailError } from "../http/errors";
 import type { EventObject } from "./event-object";
@@ -38,7 +41,14 @@ export async function withEventObject<T>(
       timer = setTimeout(() => reject(new TimedOut(`no answer within ${limit} ms`)), limit);
     });
     // RPC results come back as plain structured clones of the declared result type
-    return (await Promise.race([fn(eventObject(env, eventId)), timeout])) as T;
+    const result = await Promise.race([fn(eventObject(env, eventId)), timeout]);
+    if (isCounted(result)) {
+      // debugging aid on: the object's own D1 round trips come with its answer
+      const trips = requestRoundTrips(env);
+      if (trips) trips.object.n += result.d1RoundTrips;
+      return result.value as T;
+    }
+    return result as T;
   } catch (e) {
     console.error(`event object ${eventId} failed`, e);
     throw detailError(

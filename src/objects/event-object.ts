@@ -17,6 +17,9 @@
  *
  * Acquisitions (new holds) are recorded here first and then written to D1; releases are
  * written to D1 first and then removed here, so an in-flight write never frees capacity twice.
+ *
+ * With the debugging aid DEBUG_D1_ROUND_TRIPS on, each method counts its own D1 round trips
+ * (`trips`, per call: calls interleave) and answers `{value, d1RoundTrips}` (src/db/round-trips.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { and, eq, inArray, sql } from "drizzle-orm";
@@ -29,7 +32,9 @@ import {
   orderWriteStatements,
   touchInventory,
 } from "../db/inventory";
+import { orderByCode, type RawOrder } from "../db/orders";
 import { type GiftCardDebit, statusResultIndex, statusWriteStatements } from "../db/payments";
+import { countRoundTrips, type Reported, roundTripsEnabled, type RoundTrips } from "../db/round-trips";
 import { cartPositions, orders, vouchers } from "../db/schema";
 import { dispatchMail } from "../domain/mail";
 import { type Availability, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
@@ -48,6 +53,8 @@ export type CartGroup = {
 };
 
 export type Decision = { ok: true } | { ok: false; refusals: Refusal[] };
+/** A placed order comes back as the API reads it, from the same D1 batch that wrote it. */
+export type OrderDecision = { ok: true; order: RawOrder | null } | { ok: false; refusals: Refusal[] };
 export type CreateVouchersResult = { ok: true; ids: number[] } | { ok: false; index: number; refusals: Refusal[] };
 export type UpdateVoucherResult = { ok: true } | { ok: false; refusals: Refusal[] };
 export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed" };
@@ -77,6 +84,8 @@ export class EventObject extends DurableObject<Env> {
   private catalogLoad: Promise<void> | null = null;
   /** Outbox entries whose request is still running in this instance. */
   private readonly inflight = new Set<number>();
+  /** Debugging aid: the start's round trips, reported with the first call. */
+  private startTrips: RoundTrips | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -100,7 +109,8 @@ export class EventObject extends DurableObject<Env> {
         }
       }
       for (const [code, o] of orderRows) this.ledger.addOrder(code, o.holds, o.paid);
-      if (Number.isFinite(this.eventId)) this.ledger.setCatalog(await loadInventoryCatalog(this.db(), this.eventId));
+      if (roundTripsEnabled(env)) this.startTrips = { n: 0 };
+      if (Number.isFinite(this.eventId)) this.ledger.setCatalog(await loadInventoryCatalog(this.db(this.startTrips), this.eventId));
       // Entries left by a previous instance: their requests died with it.
       const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
       if (pending > 0) await ctx.storage.setAlarm(now);
@@ -115,15 +125,28 @@ export class EventObject extends DurableObject<Env> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
   }
 
-  private db(): DB {
-    return createDb(this.env.DB);
+  private db(trips: RoundTrips | null = null): DB {
+    return createDb(trips ? countRoundTrips(this.env.DB, trips) : this.env.DB);
+  }
+
+  /** A round-trip counter for one call when the debugging aid is on (else null: no overhead). */
+  private trips(): RoundTrips | null {
+    if (!roundTripsEnabled(this.env)) return null;
+    const trips = { n: this.startTrips?.n ?? 0 };
+    this.startTrips = null;
+    return trips;
+  }
+
+  /** The answer of a call, with its round trips when counting. */
+  private report<T>(value: T, trips: RoundTrips | null): Reported<T> {
+    return trips ? { d1RoundTripsCounted: true, value, d1RoundTrips: trips.n } : value;
   }
 
   /** Reloads the catalog (quotas, vouchers) from D1 when the caller has seen a newer stamp. */
-  private async ensureCatalog(stamp: number): Promise<void> {
+  private async ensureCatalog(stamp: number, trips: RoundTrips | null): Promise<void> {
     while (stamp > this.ledger.stamp) {
       if (!this.catalogLoad) {
-        this.catalogLoad = loadInventoryCatalog(this.db(), this.eventId)
+        this.catalogLoad = loadInventoryCatalog(this.db(trips), this.eventId)
           .then((c) => this.ledger.setCatalog(c))
           .finally(() => (this.catalogLoad = null));
       }
@@ -168,22 +191,24 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- availability
 
-  async quotaAvailability(stamp: number, quotaIds: number[]): Promise<Record<number, Availability>> {
-    await this.ensureCatalog(stamp);
+  async quotaAvailability(stamp: number, quotaIds: number[]): Promise<Reported<Record<number, Availability>>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
     const out: Record<number, Availability> = {};
     for (const id of quotaIds) {
       const q = this.ledger.quota(id);
       if (q) out[id] = this.ledger.availability(q, now);
     }
-    return out;
+    return this.report(out, trips);
   }
 
   /** Whether each demand could be sold now (for availability of items, events, sub-events). */
-  async demandAvailability(stamp: number, demands: Demand[]): Promise<{ available: boolean; number: number | null }[]> {
-    await this.ensureCatalog(stamp);
+  async demandAvailability(stamp: number, demands: Demand[]): Promise<Reported<{ available: boolean; number: number | null }[]>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
-    return demands.map((d) => {
+    const out = demands.map((d) => {
       const quotas = this.ledger.quotasFor(d);
       if (quotas.length === 0) return { available: false, number: 0 };
       let min: number | null = null;
@@ -195,18 +220,23 @@ export class EventObject extends DurableObject<Env> {
       }
       return { available, number: min };
     });
+    return this.report(out, trips);
   }
 
   /** Availability states (100/20/10/0, null: not counted) of products on dates. */
-  async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<(number | null)[]> {
-    await this.ensureCatalog(stamp);
+  async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<Reported<(number | null)[]>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
-    return demands.map((d) => this.ledger.demandState(d, now));
+    return this.report(
+      demands.map((d) => this.ledger.demandState(d, now)),
+      trips,
+    );
   }
 
   /** Vouchers' redemption counts as the ledger sees them. */
-  async voucherRedemptions(voucherIds: number[]): Promise<Record<number, number>> {
-    return Object.fromEntries(voucherIds.map((id) => [id, this.ledger.redeemed(id)]));
+  async voucherRedemptions(voucherIds: number[]): Promise<Reported<Record<number, number>>> {
+    return this.report(Object.fromEntries(voucherIds.map((id) => [id, this.ledger.redeemed(id)])), this.trips());
   }
 
   // ---------------------------------------------------------------- carts
@@ -215,8 +245,9 @@ export class EventObject extends DurableObject<Env> {
    * Reserves cart positions. Each group (a position with its add-ons / bundled positions)
    * is decided on its own: bulk creation is not atomic across groups.
    */
-  async reserveCarts(stamp: number, groups: CartGroup[]): Promise<Decision[]> {
-    await this.ensureCatalog(stamp);
+  async reserveCarts(stamp: number, groups: CartGroup[]): Promise<Reported<Decision[]>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
     const decisions: Decision[] = [];
     const accepted: CartGroup[] = [];
@@ -247,10 +278,10 @@ export class EventObject extends DurableObject<Env> {
       }
       if (accepted.length) outboxId = this.writeOutbox({ kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
     });
-    if (!accepted.length) return decisions;
+    if (!accepted.length) return this.report(decisions, trips);
     this.inflight.add(outboxId);
     try {
-      await this.writeCartRows(accepted.flatMap((g) => g.rows));
+      await this.writeCartRows(accepted.flatMap((g) => g.rows), trips);
     } catch (e) {
       this.ctx.storage.transactionSync(() => {
         for (const g of accepted) for (const hk of g.holdKeys) this.releaseCartHold(hk);
@@ -260,11 +291,11 @@ export class EventObject extends DurableObject<Env> {
     }
     this.clearOutbox(outboxId);
     await this.scheduleAlarm();
-    return decisions;
+    return this.report(decisions, trips);
   }
 
-  private async writeCartRows(rows: CartRow[]): Promise<void> {
-    const db = this.db();
+  private async writeCartRows(rows: CartRow[], trips: RoundTrips | null = null): Promise<void> {
+    const db = this.db(trips);
     // bases come before their add-ons, which find the base's id by its hold key
     const stmts: BatchItem<"sqlite">[] = rows.map(({ addonToHoldKey, ...r }) =>
       db
@@ -284,9 +315,10 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
-  async deleteCarts(holdKeys: string[]): Promise<string[]> {
-    if (holdKeys.length === 0) return [];
-    const db = this.db();
+  async deleteCarts(holdKeys: string[]): Promise<Reported<string[]>> {
+    const trips = this.trips();
+    if (holdKeys.length === 0) return this.report([], trips);
+    const db = this.db(trips);
     const deleted = await db
       .delete(cartPositions)
       .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, holdKeys)))
@@ -294,7 +326,10 @@ export class EventObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const hk of holdKeys) this.releaseCartHold(hk);
     });
-    return deleted.map((d) => d.holdKey);
+    return this.report(
+      deleted.map((d) => d.holdKey),
+      trips,
+    );
   }
 
   // ---------------------------------------------------------------- orders
@@ -302,8 +337,9 @@ export class EventObject extends DurableObject<Env> {
   async placeOrder(
     stamp: number,
     req: { code: string; demands: Demand[]; paid: boolean; consumeCartIds: string[]; ignoreQuota: boolean; write: OrderWrite },
-  ): Promise<Decision> {
-    await this.ensureCatalog(stamp);
+  ): Promise<Reported<OrderDecision>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
     let outboxId = 0;
     let refusals: Refusal[] = [];
@@ -327,45 +363,49 @@ export class EventObject extends DurableObject<Env> {
       }
       outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed }, now);
     });
-    if (refusals.length) return { ok: false, refusals };
+    if (refusals.length) return this.report({ ok: false, refusals }, trips);
 
     this.inflight.add(outboxId);
     let mailIds: number[] = [];
+    let written: RawOrder | null = null;
     try {
-      const db = this.db();
-      const stmts = orderWriteStatements(db, req.write, voucherUses, closed, now);
+      const db = this.db(trips);
+      // the write, then the order read back in the same transaction (saves the caller a round trip)
+      const stmts = [...orderWriteStatements(db, req.write, voucherUses, closed, now), orderByCode(db, req.write.order.eventId, req.code)];
       const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
-      mailIds = results.slice(results.length - req.write.mails.length).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
+      const last = results.length - 1;
+      mailIds = results.slice(last - req.write.mails.length, last).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
+      written = (results[last] as RawOrder[])[0] ?? null;
     } catch (e) {
       // A batch is one transaction, but a failed call does not always say whether it committed:
       // ask D1. Written → it is a success after all; not written → give the capacity back;
       // unknown → keep everything for the alarm, which finishes the write.
-      const written = await orderExists(this.db(), req.write.order.eventId, req.code).catch(() => undefined);
-      if (written === undefined) {
+      const exists = await orderExists(this.db(trips), req.write.order.eventId, req.code).catch(() => undefined);
+      if (exists === undefined) {
         await this.ctx.storage.setAlarm(Date.now() + 5_000);
         throw e;
       }
-      if (!written) {
+      if (!exists) {
         this.ctx.storage.transactionSync(() => {
           this.ledger.removeOrder(req.code);
           this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", req.code);
           this.clearOutbox(outboxId);
         });
         // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
-        await this.restoreCartHolds(consumed);
+        await this.restoreCartHolds(consumed, trips);
         throw e;
       }
       // written: its mails were stored queued; the housekeeping sweep hands them on
     }
     this.clearOutbox(outboxId);
-    if (req.write.mails.length) await dispatchMail(this.env, req.write.mails.length ? mailIds : []);
-    return { ok: true };
+    if (mailIds.length) await dispatchMail(this.env, mailIds);
+    return this.report({ ok: true, order: written }, trips);
   }
 
   /** Re-reads cart rows from D1 after a failed consumption and holds them again. */
-  private async restoreCartHolds(holdKeys: string[]): Promise<void> {
+  private async restoreCartHolds(holdKeys: string[], trips: RoundTrips | null): Promise<void> {
     if (holdKeys.length === 0) return;
-    const rows = await this.db()
+    const rows = await this.db(trips)
       .select()
       .from(cartPositions)
       .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, holdKeys)));
@@ -407,8 +447,9 @@ export class EventObject extends DurableObject<Env> {
       ignoreQuota?: boolean;
       giftCard?: GiftCardDebit | null;
     },
-  ): Promise<Decision & { changed?: boolean }> {
-    await this.ensureCatalog(stamp);
+  ): Promise<Reported<Decision & { changed?: boolean }>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
     const holding = this.ledger.orderHolds(req.code) !== undefined;
     const wantHolding = !STATUS_RELEASES.has(req.to);
@@ -435,18 +476,18 @@ export class EventObject extends DurableObject<Env> {
         this.persistOrderHolds(req.code, this.ledger.orderHolds(req.code)!.positions, req.to === "p");
         outboxId = this.writeOutbox(entry, now);
       });
-      if (refusals.length) return { ok: false, refusals };
+      if (refusals.length) return this.report({ ok: false, refusals }, trips);
     } else {
       outboxId = this.writeOutbox(entry, now);
     }
     this.inflight.add(outboxId);
     let changed: boolean;
     try {
-      changed = await this.writeStatus(entry);
+      changed = await this.writeStatus(entry, trips);
     } catch (e) {
       // Did the write commit? D1's status of the order tells; if it cannot be read, the alarm
       // replays the (idempotent) write and settles the holds by what D1 then says.
-      const row = await this.db()
+      const row = await this.db(trips)
         .select({ status: orders.status })
         .from(orders)
         .where(eq(orders.id, req.orderId))
@@ -474,7 +515,7 @@ export class EventObject extends DurableObject<Env> {
       }
       this.clearOutbox(outboxId);
     });
-    return { ok: true, changed };
+    return this.report({ ok: true, changed }, trips);
   }
 
   private dropOrderHolds(code: string): void {
@@ -486,8 +527,8 @@ export class EventObject extends DurableObject<Env> {
    * The conditional D1 write of a status change (db/payments.ts); true when the order changed.
    * Voucher redemptions follow the order's holds as the ledger has them.
    */
-  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>): Promise<boolean> {
-    const db = this.db();
+  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>, trips: RoundTrips | null = null): Promise<boolean> {
+    const db = this.db(trips);
     const holds = this.ledger.orderHolds(e.code)?.positions ?? [];
     const voucherUses = new Map<number, number>();
     for (const h of holds) if (h.voucherId !== null) voucherUses.set(h.voucherId, (voucherUses.get(h.voucherId) ?? 0) + 1);
@@ -513,8 +554,9 @@ export class EventObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- vouchers
 
   /** Creates vouchers atomically: all block their quota, or none is created. */
-  async createVouchers(stamp: number, rows: (typeof vouchers.$inferInsert)[]): Promise<CreateVouchersResult> {
-    await this.ensureCatalog(stamp);
+  async createVouchers(stamp: number, rows: (typeof vouchers.$inferInsert)[]): Promise<Reported<CreateVouchersResult>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
     const temps: VoucherDef[] = [];
     let failure: { index: number; refusals: Refusal[] } | null = null;
@@ -534,9 +576,9 @@ export class EventObject extends DurableObject<Env> {
     };
     if (failure) {
       dropTemps();
-      return { ok: false, ...(failure as { index: number; refusals: Refusal[] }) };
+      return this.report({ ok: false, ...(failure as { index: number; refusals: Refusal[] }) }, trips);
     }
-    const db = this.db();
+    const db = this.db(trips);
     let ids: number[];
     try {
       const stmts: BatchItem<"sqlite">[] = rows.map((r) => db.insert(vouchers).values(r).returning({ id: vouchers.id }));
@@ -549,19 +591,20 @@ export class EventObject extends DurableObject<Env> {
     }
     dropTemps();
     rows.forEach((r, i) => this.ledger.upsertVoucher(voucherDef({ ...r, id: ids[i]! })));
-    return { ok: true, ids };
+    return this.report({ ok: true, ids }, trips);
   }
 
   /** Changes a voucher; a bigger block must fit into the quota. */
-  async updateVoucher(stamp: number, id: number, values: Partial<typeof vouchers.$inferInsert>): Promise<UpdateVoucherResult> {
-    await this.ensureCatalog(stamp);
+  async updateVoucher(stamp: number, id: number, values: Partial<typeof vouchers.$inferInsert>): Promise<Reported<UpdateVoucherResult>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
     const now = Date.now();
-    const db = this.db();
+    const db = this.db(trips);
     const current = await db.select().from(vouchers).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId))).get();
-    if (!current) return { ok: false, refusals: [{ code: "voucher_unknown", voucherId: id }] };
+    if (!current) return this.report({ ok: false, refusals: [{ code: "voucher_unknown", voucherId: id }] }, trips);
     const next = voucherDef({ ...current, ...values, id });
     const refusals = this.ledger.checkVoucherBlock(next, now);
-    if (refusals.length) return { ok: false, refusals };
+    if (refusals.length) return this.report({ ok: false, refusals }, trips);
     // While D1 is written, block for both the old and the new definition (never less).
     const temp = { ...next, id: -id - 1_000_000_000 };
     this.ledger.upsertVoucher(temp);
@@ -573,27 +616,30 @@ export class EventObject extends DurableObject<Env> {
     }
     this.ledger.removeVoucher(temp.id);
     this.ledger.upsertVoucher(next);
-    return { ok: true };
+    return this.report({ ok: true }, trips);
   }
 
   /** Deletes a voucher that was never redeemed (and is in no cart). */
-  async deleteVoucher(stamp: number, id: number): Promise<DeleteVoucherResult> {
-    await this.ensureCatalog(stamp);
-    if (this.ledger.redeemed(id) > 0) return { ok: false, reason: "redeemed" };
-    const db = this.db();
+  async deleteVoucher(stamp: number, id: number): Promise<Reported<DeleteVoucherResult>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
+    if (this.ledger.redeemed(id) > 0) return this.report({ ok: false, reason: "redeemed" }, trips);
+    const db = this.db(trips);
     await db.batch([
       db.delete(vouchers).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId), eq(vouchers.redeemed, 0))),
       touchInventory(db, this.eventId, Date.now()),
     ]);
     this.ledger.removeVoucher(id);
-    return { ok: true };
+    return this.report({ ok: true }, trips);
   }
 
   // ---------------------------------------------------------------- housekeeping
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
-  async catalogChanged(stamp: number): Promise<void> {
-    await this.ensureCatalog(stamp);
+  async catalogChanged(stamp: number): Promise<Reported<null>> {
+    const trips = this.trips();
+    await this.ensureCatalog(stamp, trips);
+    return this.report(null, trips);
   }
 
   /** The event was deleted: forget everything (storage and memory). */

@@ -1,0 +1,372 @@
+/**
+ * `npm run bench [-- flags]`: the benchmark (ARCHITECTURE.md "Performance: what is measured";
+ * README "Benchmark"). Not a test: it starts the service locally (wrangler dev on a fresh
+ * temporary state directory), loads it from this process and prints a table plus one JSON
+ * line. Scenario: many parallel buyers on one quota of one event.
+ *
+ *  1. A trivial authenticated endpoint, GET /api/v1/organizers/{slug}/ (credential and
+ *     organizer lookup, nothing else): requests/s and latency, measured before and after
+ *     the orders, as the yardstick for this machine in this run.
+ *  2. Contended order creation: `--concurrency` clients post one-position orders against
+ *     ONE quota of `--quota` until it is sold out, plus `--extra` attempts: orders/s until
+ *     sold out, latency of successes and of refusals, status counts, and the oversold count
+ *     from the API's order list and the quota's availability (must be 0).
+ *  3. D1 round trips per request (the debugging aid DEBUG_D1_ROUND_TRIPS, on here).
+ *
+ * Exit code 1 when anything was oversold, any 5xx or other unexpected answer came, or the
+ * quota did not end exactly sold out; 2 for bad flags.
+ */
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
+import { type Service, startService } from "./server.ts";
+
+const USAGE = `usage: npm run bench -- [flags]
+  --concurrency N       parallel buyers (and clients of the trivial endpoint)   default 64
+  --quota N             size of the one quota                                    default 1000
+  --extra N             order attempts after the quota is sold out               default 500
+  --warmup-orders N     orders before measuring (taken from the quota)           default 50
+  --trivial-seconds S   trivial endpoint, measured (half before, half after)     default 10
+  --warmup-seconds S    trivial endpoint, before measuring                       default 3
+  --port P              port for wrangler dev                                    default a free one
+  --json FILE           also write the JSON result to FILE (default: a temporary file)
+  --keep                keep the temporary state directory
+  --verbose             show wrangler's output`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      concurrency: { type: "string", default: "64" },
+      quota: { type: "string", default: "1000" },
+      extra: { type: "string", default: "500" },
+      "warmup-orders": { type: "string", default: "50" },
+      "trivial-seconds": { type: "string", default: "10" },
+      "warmup-seconds": { type: "string", default: "3" },
+      port: { type: "string" },
+      json: { type: "string" },
+      keep: { type: "boolean", default: false },
+      verbose: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const int = (name: string, raw: string, min: number) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer of at least ${min}`);
+    return n;
+  };
+  const seconds = (name: string, raw: string) => {
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number of seconds`);
+    return n;
+  };
+  const o = {
+    concurrency: int("concurrency", values.concurrency, 1),
+    quota: int("quota", values.quota, 1),
+    extra: int("extra", values.extra, 0),
+    warmupOrders: int("warmup-orders", values["warmup-orders"], 0),
+    trivialSeconds: seconds("trivial-seconds", values["trivial-seconds"]),
+    warmupSeconds: seconds("warmup-seconds", values["warmup-seconds"]),
+    port: values.port === undefined ? undefined : int("port", values.port, 1),
+    json: values.json,
+    keep: values.keep,
+    verbose: values.verbose,
+  };
+  if (o.warmupOrders >= o.quota) throw new Error("--warmup-orders must be smaller than --quota");
+  return o;
+}
+
+let opts: ReturnType<typeof options>;
+try {
+  opts = options();
+} catch (e) {
+  process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+// ------------------------------------------------------------------ the service
+
+let service: Service | null = null;
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: stopping the service`);
+    void (service?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+  });
+}
+
+class SetupError extends Error {}
+
+async function api(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${service!.base}${url}`, {
+    method,
+    headers: { Authorization: `Token ${service!.token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed };
+}
+
+async function create(url: string, body: unknown): Promise<any> {
+  const res = await api("POST", url, body);
+  if (res.status !== 201) throw new SetupError(`POST ${url} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+// ------------------------------------------------------------------ the run
+
+type Result = Awaited<ReturnType<typeof bench>>;
+
+async function bench() {
+  const loadBefore = os.loadavg()[0]!;
+  const org = service!.organizer;
+  const eventSlug = "rush";
+  const eventPath = `/api/v1/organizers/${org}/events/${eventSlug}`;
+  await create(`/api/v1/organizers/${org}/events/`, {
+    name: { en: "Benchmark rush" },
+    slug: eventSlug,
+    currency: "EUR",
+    date_from: "2030-06-01T19:00:00Z",
+  });
+  const item = await create(`${eventPath}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+  const quota = await create(`${eventPath}/quotas/`, { name: "Tickets", size: opts.quota, items: [item.id] });
+  // Orders through the API need no live event (spec: time frames are not checked).
+  log(`event "${eventSlug}", item ${item.id}, quota ${quota.id} of ${opts.quota}`);
+
+  const auth = { Authorization: `Token ${service!.token}` };
+  const trivialUrl = `/api/v1/organizers/${org}/`;
+  const trivial = (): RequestSpec => ({ url: `${service!.base}${trivialUrl}`, init: { headers: auth }, expected: (s) => s === 200 });
+  const order = (i: number): RequestSpec => ({
+    url: `${service!.base}${eventPath}/orders/`,
+    init: {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: `buyer${i}@example.org`, positions: [{ item: item.id }] }),
+    },
+    expected: (s) => s === 201 || s === 400,
+  });
+
+  log(`warming up: trivial endpoint for ${opts.warmupSeconds} s, ${opts.warmupOrders} orders`);
+  await runPhase({ concurrency: opts.concurrency, durationMs: opts.warmupSeconds * 1000, make: trivial });
+  const warm = await runPhase({ concurrency: Math.min(opts.concurrency, Math.max(1, opts.warmupOrders)), count: opts.warmupOrders, make: (i) => order(-1 - i) });
+  const warmSold = warm.samples.filter((s) => s.status === 201).length;
+
+  const half = (opts.trivialSeconds * 1000) / 2;
+  log(`trivial endpoint: ${opts.concurrency} clients for ${half / 1000} s`);
+  const trivialBefore = await runPhase({ concurrency: opts.concurrency, durationMs: half, make: trivial });
+
+  const attempts = opts.quota - warmSold + opts.extra;
+  log(`orders: ${opts.concurrency} buyers, ${attempts} attempts on the ${opts.quota - warmSold} tickets left`);
+  const orders = await runPhase({ concurrency: opts.concurrency, count: attempts, make: order });
+
+  log(`trivial endpoint again for ${half / 1000} s`);
+  const trivialAfter = await runPhase({ concurrency: opts.concurrency, durationMs: half, make: trivial });
+  const loadAfter = os.loadavg()[0]!;
+
+  // ---- what was sold, according to the API
+  log("checking the order list and the quota's availability");
+  let soldPositions = 0;
+  let listedOrders = 0;
+  let next: string | null = `${service!.base}${eventPath}/orders/`;
+  while (next) {
+    const res: Response = await fetch(next, { headers: auth });
+    if (res.status !== 200) throw new SetupError(`GET ${next} answered ${res.status}`);
+    const page = (await res.json()) as { next: string | null; results: { status: string; positions: { item: number }[] }[] };
+    for (const o of page.results) {
+      listedOrders++;
+      if (o.status === "n" || o.status === "p") soldPositions += o.positions.filter((p) => p.item === item.id).length;
+    }
+    next = page.next;
+  }
+  const availability = await api("GET", `${eventPath}/quotas/${quota.id}/availability/`);
+  if (availability.status !== 200) throw new SetupError(`availability answered ${availability.status}`);
+  const a = availability.body as { available: boolean; available_number: number | null; pending_orders: number; paid_orders: number };
+  const availabilityTrips = (await send({ url: `${service!.base}${eventPath}/quotas/${quota.id}/availability/`, init: { headers: auth }, expected: (s) => s === 200 }, 0)).trips;
+
+  return { loadBefore, loadAfter, item, quota, warm, warmSold, trivialBefore, trivialAfter, orders, attempts, soldPositions, listedOrders, availability: a, availabilityTrips };
+}
+
+// ------------------------------------------------------------------ the report
+
+function perSecond(n: number, ms: number) {
+  return ms > 0 ? round((n * 1000) / ms, 1) : 0;
+}
+
+function summarize(r: Result) {
+  const trivialSamples = [...r.trivialBefore.samples, ...r.trivialAfter.samples];
+  const trivialOk = trivialSamples.filter((s) => s.status === 200);
+  const trivialRate = perSecond(trivialOk.length, r.trivialBefore.elapsedMs + r.trivialAfter.elapsedMs);
+  const created = r.orders.samples.filter((s) => s.status === 201);
+  const refused = r.orders.samples.filter((s) => s.status === 400);
+  const soldOutRefusals = refused.filter((s) => s.body === undefined || /not enough quota available/.test(s.body));
+  // orders/s: the successes over the time until the last of them came back (the sell-out)
+  const soldOutAt = created.length ? Math.max(...created.map((s) => s.at)) : r.orders.elapsedMs;
+  const orderRate = perSecond(created.length, soldOutAt);
+  const all = [...r.warm.samples, ...r.orders.samples, ...trivialSamples];
+  const serverErrors = all.filter((s) => s.status >= 500);
+  const unexpected = [
+    ...trivialSamples.filter((s) => s.status !== 200),
+    ...[...r.warm.samples, ...r.orders.samples].filter((s) => s.status !== 201 && s.status !== 400),
+  ];
+  const refusedForOtherReasons = refused.filter((s) => s.body !== undefined && !/not enough quota available/.test(s.body));
+  const soldByAvailability = r.availability.pending_orders + r.availability.paid_orders;
+  const oversold = Math.max(r.soldPositions, soldByAvailability) - opts.quota;
+  const totalCreated = r.warmSold + created.length;
+  const checks = {
+    oversold_zero: oversold <= 0 && r.soldPositions <= opts.quota && soldByAvailability <= opts.quota,
+    no_5xx: serverErrors.length === 0,
+    no_unexpected_status: unexpected.length === 0 && refusedForOtherReasons.length === 0,
+    sold_out_exactly: totalCreated === opts.quota && r.soldPositions === opts.quota && r.availability.available_number === 0 && r.availability.available === false,
+    orders_listed_once: r.listedOrders === totalCreated,
+  };
+  const sample = (s: Sample) => ({ status: s.status, body: s.body ?? "" });
+  return {
+    scenario: "contended order creation: many parallel buyers, one quota of one event",
+    date: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? "unknown",
+      memory_gb: round(os.totalmem() / 2 ** 30, 1),
+      platform: `${os.type()} ${os.release()} ${os.arch()}`,
+      node: process.version,
+      // other work on the machine skews the absolute numbers (the ratio less so)
+      load_average_1min_before: round(r.loadBefore, 2),
+      load_average_1min_after: round(r.loadAfter, 2),
+    },
+    service: "wrangler dev --local (workerd; D1, Durable Objects simulated on local SQLite), same machine",
+    settings: {
+      concurrency: opts.concurrency,
+      quota_size: opts.quota,
+      warmup_orders: opts.warmupOrders,
+      extra_attempts: opts.extra,
+      measured_attempts: r.attempts,
+      trivial_seconds: opts.trivialSeconds,
+    },
+    trivial: {
+      endpoint: "GET /api/v1/organizers/{slug}/ (authenticated)",
+      requests: trivialSamples.length,
+      requests_per_second: trivialRate,
+      before_per_second: perSecond(r.trivialBefore.samples.filter((s) => s.status === 200).length, r.trivialBefore.elapsedMs),
+      after_per_second: perSecond(r.trivialAfter.samples.filter((s) => s.status === 200).length, r.trivialAfter.elapsedMs),
+      latency: latency(trivialOk),
+      d1_round_trips: roundTrips(trivialOk),
+    },
+    orders: {
+      endpoint: "POST /api/v1/organizers/{slug}/events/{slug}/orders/ (one position)",
+      attempts: r.orders.samples.length,
+      created_201: created.length,
+      refused_400: refused.length,
+      refused_400_sold_out: soldOutRefusals.length,
+      orders_per_second: orderRate,
+      tickets_per_minute: round(orderRate * 60, 0),
+      sold_out_after_seconds: round(soldOutAt / 1000, 2),
+      attempts_per_second: perSecond(r.orders.samples.length, r.orders.elapsedMs),
+      latency_created: latency(created),
+      latency_refused: latency(refused),
+      d1_round_trips_created: roundTrips(created),
+      d1_round_trips_refused: roundTrips(refused),
+      statuses: statusCounts(r.orders.samples),
+      warmup_statuses: statusCounts(r.warm.samples),
+    },
+    ratio_orders_to_trivial: trivialRate > 0 ? round(orderRate / trivialRate, 3) : null,
+    reference: "pretix's published ceiling: 300-400 tickets per minute per event",
+    verification: {
+      quota_size: opts.quota,
+      orders_created_201: totalCreated,
+      orders_listed: r.listedOrders,
+      positions_sold_by_order_list: r.soldPositions,
+      positions_sold_by_availability: soldByAvailability,
+      available_number: r.availability.available_number,
+      available: r.availability.available,
+      oversold,
+      availability_d1_round_trips: r.availabilityTrips,
+    },
+    server_errors_5xx: serverErrors.length,
+    server_error_samples: serverErrors.slice(0, 5).map(sample),
+    unexpected_answers: unexpected.length + refusedForOtherReasons.length,
+    unexpected_samples: [...unexpected, ...refusedForOtherReasons].slice(0, 5).map(sample),
+    checks,
+    ok: Object.values(checks).every(Boolean),
+  };
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n");
+}
+
+function tripsCell(t: TripSummary): string {
+  if (!t) return "-";
+  const range = t.min === t.max ? "" : ` [${t.min}-${t.max}]`;
+  return `${t.mean} = ${t.worker_mean} + ${t.object_mean}${range}`;
+}
+
+function print(s: ReturnType<typeof summarize>) {
+  const o = s.orders;
+  const t = s.trivial;
+  const lines = [
+    "",
+    `Benchmark: ${s.scenario}`,
+    `${s.date} · ${s.machine.cpus} CPUs (${s.machine.cpu_model}), ${s.machine.memory_gb} GB · Node ${s.machine.node} · load average ${s.machine.load_average_1min_before} before, ${s.machine.load_average_1min_after} after`,
+    `service: ${s.service}`,
+    `${s.settings.concurrency} clients · quota ${s.settings.quota_size} (${s.settings.warmup_orders} sold in the warm-up) · ${s.settings.measured_attempts} measured order attempts`,
+    "",
+    table([
+      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object)"],
+      [`trivial: ${t.endpoint}`, String(t.requests), String(t.requests_per_second), String(t.latency.p50_ms), String(t.latency.p99_ms), tripsCell(t.d1_round_trips)],
+      ["orders: 201 created", String(o.created_201), String(o.orders_per_second), String(o.latency_created.p50_ms), String(o.latency_created.p99_ms), tripsCell(o.d1_round_trips_created)],
+      ["orders: 400 refused (sold out)", String(o.refused_400), "", String(o.latency_refused.p50_ms), String(o.latency_refused.p99_ms), tripsCell(o.d1_round_trips_refused)],
+    ]),
+    "",
+    `trivial endpoint before / after the orders: ${t.before_per_second} / ${t.after_per_second} requests/s`,
+    `orders/s until sold out: ${o.orders_per_second} (${o.tickets_per_minute} tickets/minute; sold out after ${o.sold_out_after_seconds} s; ${s.reference})`,
+    `ratio orders/s ÷ trivial requests/s: ${s.ratio_orders_to_trivial}`,
+    `statuses: ${Object.entries(o.statuses).map(([k, v]) => `${k} × ${v}`).join(", ")} · 5xx: ${s.server_errors_5xx} · unexpected: ${s.unexpected_answers}`,
+    `oversold: ${s.verification.oversold} (quota ${s.verification.quota_size}; sold per order list ${s.verification.positions_sold_by_order_list}, per availability ${s.verification.positions_sold_by_availability}; available_number ${s.verification.available_number})`,
+    `checks: ${Object.entries(s.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+  ];
+  for (const e of [...s.server_error_samples, ...s.unexpected_samples]) lines.push(`  answer ${e.status}: ${e.body}`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+// ------------------------------------------------------------------ main
+
+let exitCode = 1;
+try {
+  log("starting the service (migrations, organizer, wrangler dev)");
+  service = await startService({ port: opts.port, keep: opts.keep, verbose: opts.verbose, log });
+  log(`listening on ${service.base}`);
+  const result = await bench();
+  const summary = summarize(result);
+  print(summary);
+  const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
+  writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
+  process.stdout.write(`JSON: ${file}\n${JSON.stringify(summary)}\n`);
+  exitCode = summary.ok ? 0 : 1;
+} catch (e) {
+  process.stderr.write(`bench: failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  if (service && !(e instanceof SetupError)) process.stderr.write(`wrangler's last output:\n${service.logTail()}\n`);
+  exitCode = 1;
+} finally {
+  if (!interrupted) {
+    if (opts.keep && service) log(`state kept in ${service.stateDir}`);
+    await service?.stop();
+  }
+}
+if (!interrupted) process.exit(exitCode);

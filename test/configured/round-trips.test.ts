@@ -1,0 +1,55 @@
+/**
+ * The debugging aid DEBUG_D1_ROUND_TRIPS (on in this project, test/vitest.config.ts): every
+ * response says how many D1 round trips the request took, in the Worker and in the event
+ * object. The numbers are the hot paths' budgets (README "Benchmark"): a change that adds a
+ * round trip to them shows up here. (Rate limit here: 5 requests per credential.)
+ */
+import { describe, expect, it } from "vitest";
+import { seedEventRow, seedOrganizer } from "../harness";
+
+function trips(headers: Headers) {
+  return {
+    total: headers.get("X-D1-Round-Trips"),
+    worker: headers.get("X-D1-Round-Trips-Worker"),
+    object: headers.get("X-D1-Round-Trips-Object"),
+  };
+}
+
+describe("D1 round trips per request", () => {
+  it("a cheap authenticated read: the credential and the organizer", async () => {
+    const org = await seedOrganizer();
+    const res = await org.client.get(`/api/v1/organizers/${org.slug}/`);
+    expect(res.status).toBe(200);
+    expect(trips(res.headers)).toEqual({ total: "2", worker: "2", object: "0" });
+  });
+
+  it("order creation: credential, organizer and event, catalog; the object's write, which reads the order back", async () => {
+    const org = await seedOrganizer();
+    const ev = await seedEventRow(org.id);
+    const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
+    const item = await org.client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    expect(item.status).toBe(201);
+    const quota = await org.client.post(`${path}/quotas/`, { name: "Tickets", size: 1, items: [item.body.id] });
+    expect(quota.status).toBe(201);
+    expect(Number(trips(quota.headers).object)).toBeGreaterThan(0); // the object started and read its catalog
+
+    const sold = await org.client.post(`${path}/orders/`, { email: "a@example.org", positions: [{ item: item.body.id }] });
+    expect(sold.status).toBe(201);
+    expect(trips(sold.headers)).toEqual({ total: "4", worker: "3", object: "1" });
+
+    const refused = await org.client.post(`${path}/orders/`, { email: "b@example.org", positions: [{ item: item.body.id }] });
+    expect(refused.status).toBe(400);
+    expect(trips(refused.headers)).toEqual({ total: "3", worker: "3", object: "0" });
+
+    const availability = await org.client.get(`${path}/quotas/${quota.body.id}/availability/`);
+    expect(availability.body).toMatchObject({ available: false, available_number: 0 });
+    expect(trips(availability.headers)).toEqual({ total: "4", worker: "4", object: "0" });
+  });
+
+  it("counts on error responses too", async () => {
+    const org = await seedOrganizer();
+    const res = await org.client.get(`/api/v1/organizers/${org.slug}/events/nope/`);
+    expect(res.status).toBe(403);
+    expect(trips(res.headers)).toEqual({ total: "2", worker: "2", object: "0" });
+  });
+});
