@@ -69,10 +69,9 @@ type OutboxEntry =
       to: "p" | "n" | "c" | "e";
       from: ("n" | "p" | "e" | "c")[];
       now: number;
-      // absent in entries written before these were recorded
-      confirmPaymentId?: number | null;
-      cancelPayments?: boolean;
-      giftCard?: GiftCardDebit | null;
+      confirmPaymentId: number | null;
+      cancelPayments: boolean;
+      giftCard: GiftCardDebit | null;
     };
 
 const STATUS_RELEASES = new Set(["c", "e"]);
@@ -541,9 +540,9 @@ export class EventObject extends DurableObject<Env> {
         from: e.from,
         to: e.to,
         now: e.now,
-        confirmPaymentId: e.confirmPaymentId ?? null,
-        cancelPayments: e.cancelPayments ?? false,
-        giftCard: e.giftCard ?? null,
+        confirmPaymentId: e.confirmPaymentId,
+        cancelPayments: e.cancelPayments,
+        giftCard: e.giftCard,
       },
       voucherUses,
     );
