@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { TEAM_PERMISSIONS } from "../domain/permissions.ts";
-import { applyMigrations, runWrangler, takeFlag, takeOption } from "./wrangler.ts";
+import { applyMigrations, runDatabaseCommand, takeFlag, takeOption } from "./wrangler.ts";
 
 /** The teams table's permission columns are named like the API's flags. */
 const PERMISSION_COLUMNS = TEAM_PERMISSIONS;
@@ -50,7 +50,7 @@ async function execute(target: { remote: boolean; persistTo?: string }, sql: str
   try {
     const args = ["d1", "execute", "DB", target.remote ? "--remote" : "--local", "--json", "--file", file];
     if (target.persistTo && !target.remote) args.push("--persist-to", target.persistTo);
-    const result = await runWrangler(args);
+    const result = await runDatabaseCommand(args);
     if (result.code !== 0) {
       const text = result.stdout + result.stderr;
       if (/UNIQUE constraint failed: organizers\.slug/.test(text)) throw new UsageError("an organizer with this slug exists already");

@@ -31,6 +31,22 @@ export function runWrangler(args: string[]): Promise<Captured> {
   });
 }
 
+/**
+ * A local database command that met the running server's write lock (SQLite's busy error, or
+ * the commit that failed because of it). Local `d1 execute` runs a file as one batch, which is
+ * one transaction: a refused attempt wrote nothing and can simply run again.
+ */
+const LOCKED = /SQLITE_BUSY|database is locked|session commit token/;
+
+/** runWrangler for database commands: retried while the local database is locked by the server. */
+export async function runDatabaseCommand(args: string[], attempts = 10): Promise<Captured> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await runWrangler(args);
+    if (result.code === 0 || attempt >= attempts || !LOCKED.test(result.stdout + result.stderr)) return result;
+    await new Promise((r) => setTimeout(r, 150 * attempt + Math.floor(Math.random() * 150)));
+  }
+}
+
 /** Starts wrangler attached to this terminal. */
 export function spawnWrangler(args: string[], opts: SpawnOptions = {}) {
   return spawn(process.execPath, [wranglerBin, ...args], { cwd: projectRoot, env: wranglerEnv, stdio: "inherit", ...opts });
@@ -64,7 +80,7 @@ export function takeFlag(args: string[], name: string): boolean {
 export async function applyMigrations(target: { remote: boolean; persistTo?: string }): Promise<void> {
   const args = ["d1", "migrations", "apply", "DB", target.remote ? "--remote" : "--local"];
   if (target.persistTo && !target.remote) args.push("--persist-to", target.persistTo);
-  const result = await runWrangler(args);
+  const result = await runDatabaseCommand(args);
   if (result.code !== 0) {
     process.stderr.write(result.stdout + result.stderr);
     throw new Error("applying the database migrations failed");

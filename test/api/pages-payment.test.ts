@@ -278,12 +278,18 @@ describe("a gift card payment interrupted before D1 has it", () => {
       from: ["n", "e"],
       to: "p",
       now: Date.now(),
+      confirmPaymentId: null,
+      cancelPayments: false,
       giftCard: { cardId: card.id, amount: 2000, paymentId: payment.id, reference: "too-late", organizerId: s.org.id, currency: "EUR", testmode: false, text: `${o.code}-P-1` },
     };
     await runInDurableObject(eventObject(env, ev.id), (_instance, state: DurableObjectState) => {
       state.storage.sql.exec("INSERT INTO outbox (payload, created) VALUES (?, ?)", JSON.stringify(entry), Date.now());
       return state.storage.setAlarm(Date.now());
     });
+    expect(await runDurableObjectAlarm(eventObject(env, ev.id))).toBe(true);
+    // the replay ran to its end (a failed one would stay in the outbox to be retried)
+    const left = await runInDurableObject(eventObject(env, ev.id), (_instance, state: DurableObjectState) => [...state.storage.sql.exec("SELECT id FROM outbox")].length);
+    expect(left).toBe(0);
     expect((await cardState(s, card.id)).value).toBe("15.00");
     const order = await readOrder(s, o.code);
     expect(order.status).toBe("n");

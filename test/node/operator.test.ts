@@ -115,6 +115,7 @@ describe("operator command and npm start", () => {
 
   it("shows the mail outbox", async () => {
     const out = await run("admin.ts", ["create-organizer", "--slug", "mailer", "--name", "Mailer", "--persist-to", state]);
+    expect(out.code, out.stderr).toBe(0);
     const { token, team } = JSON.parse(out.stdout.trim().split("\n").pop()!);
     const invite = await fetch(`${base}/api/v1/organizers/mailer/teams/${team}/invites/`, {
       method: "POST",
