@@ -1,18 +1,46 @@
-/** Resolution of the URL tree's organizer and event slugs. */
-import { and, eq } from "drizzle-orm";
+/**
+ * Resolution of the URL tree's organizer and event slugs: one round trip, usually shared with
+ * the credential lookup (db/principals.ts).
+ *
+ * The statements are plain selects of one table each: drizzle reads batched D1 results by
+ * column position after D1 has keyed them by column name, so a statement in a batch must not
+ * return two columns of the same name (as a join of organizers and events would).
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { events, organizers } from "./schema";
 
-export async function findOrganizerBySlug(db: DB, slug: string) {
-  return db.select().from(organizers).where(eq(organizers.slug, slug)).get();
+/** The organizer and (for event routes) event slugs of a request's path. */
+export type TenancySlugs = { organizer: string; event: string | null };
+
+type OrganizerRow = typeof organizers.$inferSelect;
+type EventRow = typeof events.$inferSelect;
+
+/** The organizer of the slugs and, when an event slug was given, its event of that slug (or null). */
+export type TenancyRow = { organizer: OrganizerRow; event: EventRow | null };
+
+function tenancyStatements(db: DB, slugs: TenancySlugs): BatchItem<"sqlite">[] {
+  const organizer = db.select().from(organizers).where(eq(organizers.slug, slugs.organizer)).limit(1);
+  if (slugs.event === null) return [organizer];
+  const ofOrganizer = db.select({ id: organizers.id }).from(organizers).where(eq(organizers.slug, slugs.organizer));
+  const event = db.select().from(events).where(and(eq(events.slug, slugs.event), inArray(events.organizerId, ofOrganizer))).limit(1);
+  return [organizer, event];
 }
 
-/** Organizer and (if present) event in one round trip. */
-export async function findOrganizerAndEvent(db: DB, organizerSlug: string, eventSlug: string) {
-  return db
-    .select({ organizer: organizers, event: events })
-    .from(organizers)
-    .leftJoin(events, and(eq(events.organizerId, organizers.id), eq(events.slug, eventSlug)))
-    .where(eq(organizers.slug, organizerSlug))
-    .get();
+function tenancyRow(results: unknown[]): TenancyRow | undefined {
+  const [organizer] = results[0] as OrganizerRow[];
+  const [event] = (results[1] ?? []) as EventRow[];
+  return organizer && { organizer, event: event ?? null };
+}
+
+/** `first` and the slugs' tenancy in one batch (one round trip); `first`'s result as it would resolve alone. */
+export async function batchWithTenancy<Q extends BatchItem<"sqlite">>(db: DB, first: Q, slugs: TenancySlugs): Promise<[Awaited<Q>, TenancyRow | undefined]> {
+  const results = (await db.batch([first, ...tenancyStatements(db, slugs)])) as unknown[];
+  return [results[0] as Awaited<Q>, tenancyRow(results.slice(1))];
+}
+
+export async function findTenancy(db: DB, slugs: TenancySlugs): Promise<TenancyRow | undefined> {
+  const [first, ...rest] = tenancyStatements(db, slugs);
+  return tenancyRow((await db.batch([first!, ...rest])) as unknown[]);
 }

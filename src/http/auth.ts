@@ -5,6 +5,7 @@
 import type { MiddlewareHandler } from "hono";
 import { findDeviceCredential, findTokenCredential } from "../db/principals";
 import { teamFlags } from "../db/teams";
+import type { TenancySlugs } from "../db/tenancy";
 import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../domain/permissions";
 import { sha256Hex } from "../lib/crypto";
 import type { AppEnv } from "./context";
@@ -12,6 +13,14 @@ import { ApiError, MESSAGES } from "./errors";
 
 function unauthorized(detail: string): ApiError {
   return new ApiError(401, { detail }, { "WWW-Authenticate": 'Token realm="api"' });
+}
+
+/** The organizer and event slugs of a path in the URL tree, as the router will read them. */
+const TENANCY_PATH = /^\/api\/v1\/organizers\/([^/]+)(?:\/events\/([^/]+))?/;
+
+function tenancySlugs(path: string): TenancySlugs | null {
+  const m = TENANCY_PATH.exec(path);
+  return m ? { organizer: m[1]!, event: m[2] ?? null } : null;
 }
 
 function idSet(json: string | null): Set<number> {
@@ -28,10 +37,12 @@ export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler
     if (!credential || rest.length) throw unauthorized("Invalid token header.");
     const hash = await sha256Hex(credential);
     const db = c.var.db;
+    const slugs = tenancySlugs(c.req.path);
     let principal: Principal;
     switch (scheme?.toLowerCase()) {
       case "token": {
-        const row = await findTokenCredential(db, hash);
+        const { credential: row, tenancy } = await findTokenCredential(db, hash, slugs);
+        c.set("tenancy", tenancy);
         if (!row || !row.active) throw unauthorized(MESSAGES.invalidToken);
         principal = {
           kind: "token",
@@ -47,7 +58,8 @@ export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler
         break;
       }
       case "device": {
-        const row = await findDeviceCredential(db, hash);
+        const { credential: row, tenancy } = await findDeviceCredential(db, hash, slugs);
+        c.set("tenancy", tenancy);
         if (!row) throw unauthorized(MESSAGES.invalidToken);
         if (row.device.revoked) throw unauthorized("Device access has been revoked.");
         principal = {
