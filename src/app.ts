@@ -37,7 +37,7 @@ import { countingEnv, ROUND_TRIP_HEADERS, roundTripsEnabled } from "./db/round-t
 import { readConfig } from "./env";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
-import { ApiError, MESSAGES } from "./http/errors";
+import { ApiError, MESSAGES, notFound } from "./http/errors";
 import { handleUpload, serveMedia } from "./http/files";
 import { idempotency } from "./http/idempotency";
 import { rateLimit } from "./http/ratelimit";
@@ -98,7 +98,7 @@ export function createApp() {
 
   app.use(`${API_PREFIX}/*`, async function knownPath(c, next) {
     // Unknown paths are 404 whatever the credentials; known paths go through the chain.
-    if (routes.methodsFor(c.req.path).length === 0) return c.json({ detail: MESSAGES.notFound }, 404);
+    if (routes.methodsFor(c.req.path).length === 0) throw notFound();
     await next();
   });
   app.use(`${API_PREFIX}/*`, rateLimit());

@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { cartCount, cartPage, cartWithChildren, cartChildren, cartsByHoldKeys, type CartRowRecord, findCart } from "../db/carts";
+import { cartById, cartChildren, cartCount, cartPage, cartPageChildren, cartsByHoldKeys, cartWithChildren, type CartRowRecord } from "../db/carts";
 import { loadSalesCatalog, type SalesCatalog } from "../db/sales-catalog";
 import { SALES_CHANNELS } from "../domain/events";
 import { buildName } from "../domain/person-names";
@@ -136,20 +136,15 @@ async function createCarts(c: AppContext, inputs: CartInput[]) {
   const prepared = inputs.map((i) => prepareGroup(c, i, catalog, now));
   const groups = prepared.filter((p): p is { ok: true; prepared: PreparedGroup } => p.ok).map((p) => p.prepared.group);
   const decisions = groups.length ? await withEventObject<Decision[]>(c.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups)) : [];
-  const baseKeys = groups.map((g) => g.holdKeys[0]!);
   const rows = await cartsByHoldKeys(c.var.db, event.id, groups.flatMap((g) => g.holdKeys));
   const byKey = new Map(rows.map((r) => [r.holdKey, r]));
   let g = 0;
   return prepared.map((p) => {
     if (!p.ok) return { ok: false as const, errors: p.errors };
     const decision = decisions[g]!;
-    const baseKey = baseKeys[g]!;
-    const group = groups[g]!;
-    g++;
+    const [baseKey, ...childKeys] = groups[g++]!.holdKeys;
     if (!decision.ok) return { ok: false as const, errors: refusalErrors(decision.refusals) };
-    const base = byKey.get(baseKey)!;
-    const children = group.holdKeys.slice(1).map((k) => byKey.get(k)!);
-    return { ok: true as const, data: serializeCart(base, children) };
+    return { ok: true as const, data: serializeCart(byKey.get(baseKey!)!, childKeys.map((k) => byKey.get(k)!)) };
   });
 }
 
@@ -162,15 +157,20 @@ cartRoutes.get(base, read, async (c) => {
   const db = c.var.db;
   const page = pageRequest(c);
   setPageGenerated(c, Date.now());
-  const [[total], rows] = await db.batch([cartCount(db, c.var.event.id), cartPage(db, c.var.event.id, page.limit, page.offset)]);
-  const children = await cartChildren(db, c.var.event.id, rows.map((r) => r.id));
+  const eventId = c.var.event.id;
+  const [[total], rows, children] = await db.batch([
+    cartCount(db, eventId),
+    cartPage(db, eventId, page.limit, page.offset),
+    cartPageChildren(db, eventId, page.limit, page.offset),
+  ]);
   return c.json(envelope(c, page, total?.n ?? 0, rows.map((r) => serializeCart(r, children))));
 });
 
 cartRoutes.get(`${base}/:id`, read, async (c) => {
-  const row = await findCart(c.var.db, c.var.event.id, pathId(c, "id"));
+  const db = c.var.db;
+  const id = pathId(c, "id");
+  const [[row], children] = await db.batch([cartById(db, c.var.event.id, id), cartChildren(db, c.var.event.id, id)]);
   if (!row) throw notFound();
-  const children = await cartChildren(c.var.db, c.var.event.id, [row.id]);
   return c.json(serializeCart(row, children));
 });
 
@@ -196,9 +196,9 @@ cartRoutes.post(`${base}/bulk_create`, write, jsonBody(z.array(z.unknown()).max(
 });
 
 cartRoutes.delete(`${base}/:id`, write, async (c) => {
+  const db = c.var.db;
   const id = pathId(c, "id");
-  const rows = await cartWithChildren(c.var.db, c.var.event.id, id);
-  const own = await findCart(c.var.db, c.var.event.id, id);
+  const [rows, [own]] = await db.batch([cartWithChildren(db, c.var.event.id, id), cartById(db, c.var.event.id, id)]);
   if (!own) throw notFound();
   const deleted = await withEventObject<string[]>(c.env, c.var.event.id, (s) => s.deleteCarts(rows.map((r) => r.holdKey)));
   if (!deleted.includes(own.holdKey)) throw notFound();

@@ -12,11 +12,10 @@ import {
   customerCount,
   customerInsertStatement,
   customerPage,
-  emailTaken,
   findCustomer,
-  isUniqueViolation,
   updateCustomer,
 } from "../db/customers";
+import { isUniqueError } from "../db/constraints";
 import { mailInsertStatement } from "../db/mail";
 import { storedOrganizerSettings } from "../db/settings";
 import { ACTIVATION_LINK_VALIDITY_MS, activationMailText, EMAIL_TAKEN, generateCustomerIdentifier } from "../domain/customers";
@@ -102,8 +101,10 @@ async function organizerSettings(c: AppContext) {
 
 const defaultLocaleOf = (settings: Record<string, unknown>) => (settings.locales as string[] | undefined)?.[0] ?? "en";
 
+const identifierOf = (c: AppContext) => c.req.param("identifier") ?? "";
+
 async function loadCustomer(c: AppContext): Promise<CustomerRow> {
-  const customer = await findCustomer(c.var.db, c.var.organizer.id, c.req.param("identifier") ?? "");
+  const customer = await findCustomer(c.var.db, c.var.organizer.id, identifierOf(c));
   if (!customer) throw notFound();
   return customer;
 }
@@ -128,7 +129,6 @@ customerRoutes.post(base, perm, jsonBody(customerCreate), async (c) => {
   const settings = await organizerSettings(c);
   const values = customerValues(input, true, defaultLocaleOf(settings));
   if (input.send_email && !values.email) throw fieldError("email", "An email address is required to send the activation mail.");
-  if (values.email && (await emailTaken(db, org.id, values.email))) throw fieldError("email", EMAIL_TAKEN);
   const now = Date.now();
   const passwordHash = input.password ? await hashPassword(input.password) : null;
 
@@ -169,8 +169,9 @@ customerRoutes.post(base, perm, jsonBody(customerCreate), async (c) => {
       const [created] = await customerInsertStatement(db, row);
       return c.json(serializeCustomer(created!), 201);
     } catch (e) {
-      if (isUniqueViolation(e, "customers.identifier") && attempt < 10) continue;
-      if (isUniqueViolation(e, "customers.email")) throw fieldError("email", EMAIL_TAKEN);
+      if (isUniqueError(e, "customers.identifier") && attempt < 10) continue;
+      // a taken address is refused by the (organizer, email) unique index
+      if (isUniqueError(e, "customers.email")) throw fieldError("email", EMAIL_TAKEN);
       throw e;
     }
   }
@@ -179,27 +180,26 @@ customerRoutes.post(base, perm, jsonBody(customerCreate), async (c) => {
 customerRoutes.get(`${base}/:identifier`, perm, async (c) => c.json(serializeCustomer(await loadCustomer(c))));
 
 async function changeCustomer(c: AppContext, input: Partial<CustomerInput>, full: boolean) {
-  const customer = await loadCustomer(c);
-  const db = c.var.db;
-  const values = customerValues(input, full, full ? defaultLocaleOf(await organizerSettings(c)) : customer.locale);
-  if (values.email && (await emailTaken(db, c.var.organizer.id, values.email, customer.id))) throw fieldError("email", EMAIL_TAKEN);
+  // the default locale is used only when PUT resets an omitted locale
+  const values = customerValues(input, full, full ? defaultLocaleOf(await organizerSettings(c)) : "");
   values.lastModified = Date.now();
+  let row: CustomerRow | undefined;
   try {
-    const row = await updateCustomer(db, c.var.organizer.id, customer.id, values);
-    if (!row) throw notFound();
-    return c.json(serializeCustomer(row));
+    row = await updateCustomer(c.var.db, c.var.organizer.id, identifierOf(c), values);
   } catch (e) {
-    if (isUniqueViolation(e, "customers.email")) throw fieldError("email", EMAIL_TAKEN);
+    // a taken address is refused by the (organizer, email) unique index
+    if (isUniqueError(e, "customers.email")) throw fieldError("email", EMAIL_TAKEN);
     throw e;
   }
+  if (!row) throw notFound();
+  return c.json(serializeCustomer(row));
 }
 
 customerRoutes.put(`${base}/:identifier`, perm, jsonBody(customerFull), (c) => changeCustomer(c, c.req.valid("json"), true));
 customerRoutes.patch(`${base}/:identifier`, perm, jsonBody(customerPatch), (c) => changeCustomer(c, c.req.valid("json"), false));
 
 customerRoutes.post(`${base}/:identifier/anonymize`, perm, async (c) => {
-  const customer = await loadCustomer(c);
-  const row = await anonymizeCustomer(c.var.db, c.var.organizer.id, customer.id, Date.now());
+  const row = await anonymizeCustomer(c.var.db, c.var.organizer.id, identifierOf(c), Date.now());
   if (!row) throw notFound();
   return c.json(serializeCustomer(row));
 });

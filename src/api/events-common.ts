@@ -4,9 +4,10 @@
  * properties, seating plans and the event's items.
  */
 import { z } from "zod";
-import { itemIdsOfEvent, seatingPlanOfOrganizer, type AttrFilter } from "../db/events";
+import { existingItemIds } from "../db/catalog-common";
+import { seatingPlanOfOrganizer, type AttrFilter } from "../db/events";
 import { metaPropertiesNamed, organizerMetaProperties } from "../db/event-meta";
-import { metaDataErrors, type MetaProperty } from "../domain/events";
+import { type DateFields, dateOrderErrors, metaDataErrors, type MetaProperty } from "../domain/events";
 import { hasPermission } from "../domain/permissions";
 import type { AppContext } from "../http/context";
 import { type ErrorCollector, fieldError } from "../http/errors";
@@ -72,6 +73,11 @@ export async function checkMetaData(
     .map(([k, value]) => ({ propertyId: byName.get(k)!, value }));
 }
 
+/** Dates in order: an event's or date's end after its start, and the presale's. */
+export function checkDateOrder(d: DateFields, errors: ErrorCollector): void {
+  for (const [field, message] of Object.entries(dateOrderErrors(d))) errors.add(field, message);
+}
+
 /** The seating plan must be one of the organizer's. */
 export async function checkSeatingPlan(c: AppContext, planId: number | null | undefined, errors: ErrorCollector): Promise<void> {
   if (planId === null || planId === undefined) return;
@@ -90,7 +96,7 @@ export async function checkSeatCategoryMapping(
   if (!mapping) return;
   const ids = Object.values(mapping).filter((v): v is number => v !== null);
   if (ids.length === 0) return;
-  const found = await itemIdsOfEvent(c.var.db, eventId, ids);
+  const found = await existingItemIds(c.var.db, eventId, ids);
   for (const id of ids) if (!found.has(id)) errors.add("seat_category_mapping", `Item '${id}' does not exist.`);
 }
 

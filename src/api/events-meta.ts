@@ -20,7 +20,7 @@ import {
 } from "../db/event-meta";
 import type { MetaChoice } from "../db/schema";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, notFound } from "../http/errors";
+import { ErrorCollector, fieldError, notFound } from "../http/errors";
 import { i18n } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
@@ -83,6 +83,8 @@ function propertyValues(input: Partial<PropertyInput>, full: boolean): Partial<M
   return v;
 }
 
+const NAME_TAKEN = "A property with this name already exists.";
+
 async function checkProperty(c: AppContext, values: Partial<MetaPropertyValues>, current: MetaPropertyRecord | null) {
   const errors = new ErrorCollector();
   const choices = values.choices !== undefined ? values.choices : (current?.choices ?? null);
@@ -94,16 +96,13 @@ async function checkProperty(c: AppContext, values: Partial<MetaPropertyValues>,
     if (defaultValue !== "" && !keys.includes(defaultValue)) errors.add("default", "The default value must be one of the choices.");
   }
   if (values.name !== undefined && (await metaPropertyNameTaken(c.var.db, c.var.organizer.id, values.name, current?.id))) {
-    errors.add("name", "A property with this name already exists.");
+    errors.add("name", NAME_TAKEN);
   }
   errors.throwIfAny();
 }
 
 function nameTaken(): never {
-  const errors = new ErrorCollector();
-  errors.add("name", "A property with this name already exists.");
-  errors.throwIfAny();
-  throw new Error("unreachable");
+  throw fieldError("name", NAME_TAKEN);
 }
 
 export const eventMetaRoutes = new Hono<AppEnv>();

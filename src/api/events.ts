@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { eventObject } from "../objects/client";
 import { availabilityChannel, bestAvailability, targetKey } from "./availability";
 import { z } from "zod";
+import { isForeignKeyError } from "../db/constraints";
 import { cloneEvent } from "../db/event-clone";
 import {
   accessibleEventBySlug,
@@ -14,6 +15,7 @@ import {
   deleteEventWithoutOrders,
   eventCount,
   eventHasOrders,
+  eventMetaState,
   eventPage,
   eventSlugTaken,
   type EventRecord,
@@ -21,14 +23,11 @@ import {
   type EventWithMeta,
   findEvent,
   liveFacts,
-  ownEventMetaData,
   teamToExtend,
   updateEvent,
 } from "../db/events";
-import { organizerMetaProperties } from "../db/event-meta";
 import { events } from "../db/schema";
 import {
-  dateOrderErrors,
   DEFAULT_PLUGINS,
   DEFAULT_SALES_CHANNELS,
   liveIssues,
@@ -37,7 +36,7 @@ import {
 } from "../domain/events";
 import { toIso } from "../lib/datetime";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, forbidden } from "../http/errors";
+import { ErrorCollector, fieldError, forbidden } from "../http/errors";
 import { currency, dateTime, i18n, i18nRequired, slug, timezone } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope, organizerScope } from "../http/tenancy";
@@ -45,6 +44,7 @@ import { eventPublicUrl } from "../http/urls";
 import { jsonBody, queryBool, queryDateTime, queryString } from "../http/validation";
 import {
   attrFilters,
+  checkDateOrder,
   checkMetaData,
   checkSeatCategoryMapping,
   checkSeatingPlan,
@@ -131,10 +131,6 @@ function checkSalesChannels(channels: string[] | undefined, errors: ErrorCollect
   if (new Set(channels).size !== channels.length) errors.add("sales_channels", "Each sales channel may only be listed once.");
 }
 
-function checkDates(d: { date_from: number; date_to: number | null; presale_start: number | null; presale_end: number | null }, errors: ErrorCollector) {
-  for (const [field, message] of Object.entries(dateOrderErrors(d))) errors.add(field, message);
-}
-
 /** Input fields → columns (only the fields present). */
 function eventValues(input: Partial<EventInput>): Partial<EventValues> {
   const v: Partial<EventValues> = {};
@@ -200,6 +196,8 @@ eventRoutes.get(`${base}/:event`, eventScope("event:read"), async (c) => {
   const record = await findEvent(c.var.db, c.var.organizer.id, c.var.event.id);
   return c.json(serializeEvent(c, record!, true));
 });
+
+const SLUG_TAKEN = "This slug has already been used for a different event.";
 
 /** pretix's answer when the source of `clone_from` is not an event the caller may access. */
 const CLONE_SOURCE_NOT_FOUND = "Event to copy from was not found.";
@@ -268,7 +266,7 @@ async function createNewEvent(c: AppContext, input: EventCreateInput, source: Ev
   if (input.live === true) {
     errors.add("live", "Events cannot be created as 'live'. Quotas and payment must be added to the event before sales can go live.");
   }
-  checkDates(
+  checkDateOrder(
     { date_from: input.date_from, date_to: input.date_to ?? null, presale_start: input.presale_start ?? null, presale_end: input.presale_end ?? null },
     errors,
   );
@@ -284,7 +282,7 @@ async function createNewEvent(c: AppContext, input: EventCreateInput, source: Ev
   // a clone copies the source's meta data unless the body sets its own (as pretix does)
   const meta = input.meta_data !== undefined || !source ? await checkMetaData(c, input.meta_data ?? {}, {}, errors) : null;
   if (!errors.has("slug") && (await eventSlugTaken(db, org.id, input.slug))) {
-    errors.add("slug", "This slug has already been used for a different event.");
+    errors.add("slug", SLUG_TAKEN);
   }
   errors.throwIfAny();
 
@@ -300,12 +298,8 @@ async function createNewEvent(c: AppContext, input: EventCreateInput, source: Ev
         now,
       })
     : await createEvent(db, org.id, values, meta ?? [], addToTeam);
-  if (id === null) {
-    const dup = new ErrorCollector();
-    dup.add("slug", "This slug has already been used for a different event.");
-    dup.throwIfAny();
-  }
-  return c.json(serializeEvent(c, (await findEvent(db, org.id, id!))!, true), 201);
+  if (id === null) throw fieldError("slug", SLUG_TAKEN);
+  return c.json(serializeEvent(c, (await findEvent(db, org.id, id))!, true), 201);
 }
 
 eventRoutes.post(base, organizerScope("can_create_events"), jsonBody(eventCreate), async (c) => {
@@ -335,7 +329,7 @@ eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), jso
   if (input.has_subevents !== undefined && input.has_subevents !== ev.hasSubevents) {
     errors.add("has_subevents", "Once created an event cannot change between an series and a single event.");
   }
-  checkDates(
+  checkDateOrder(
     {
       date_from: input.date_from ?? ev.dateFrom,
       date_to: input.date_to !== undefined ? input.date_to : ev.dateTo,
@@ -355,8 +349,7 @@ eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), jso
     errors.add("currency", "The currency cannot be changed once the event has orders.");
   }
 
-  const properties = await organizerMetaProperties(db, org.id);
-  const currentMeta = await ownEventMetaData(db, ev.id);
+  const { properties, current: currentMeta } = await eventMetaState(db, org.id, ev.id);
   let meta: { propertyId: number; value: string }[] | undefined;
   if (input.meta_data !== undefined) meta = await checkMetaData(c, input.meta_data, currentMeta, errors, properties);
 
@@ -383,7 +376,7 @@ eventRoutes.delete(`${base}/:event`, eventScope("can_change_event_settings"), as
   try {
     deleted = await deleteEventWithoutOrders(c.var.db, c.var.organizer.id, c.var.event.id);
   } catch (err) {
-    if (!/FOREIGN KEY constraint failed/.test(err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : String(err))) throw err;
+    if (!isForeignKeyError(err)) throw err;
     throw forbidden("The event can not be deleted as other data of the organizer still refers to it.");
   }
   if (!deleted) {

@@ -80,7 +80,8 @@ const transactSchema = z.object({
 
 const includeAccepted = (c: AppContext) => queryBool(c, "include_accepted") ?? false;
 
-async function loadCard(c: AppContext, accepted = includeAccepted(c)): Promise<GiftCardRow> {
+async function loadCard(c: AppContext): Promise<GiftCardRow> {
+  const accepted = includeAccepted(c);
   const card = await findGiftCard(c.var.db, c.var.organizer.id, pathId(c, "id"), accepted);
   if (!card) throw notFound();
   return card;
@@ -126,12 +127,14 @@ giftCardRoutes.get(`${base}/:id`, perm, async (c) => c.json(serializeGiftCard(aw
 
 async function changeCard(c: AppContext, input: z.output<typeof patchSchema>, full: boolean) {
   if (includeAccepted(c)) throw forbidden(ACCEPTED_READ_ONLY);
-  const card = await loadCard(c, false);
+  const id = pathId(c, "id");
   const values: { expires?: number | null; conditions?: string | null } = {};
   if (input.expires !== undefined || full) values.expires = input.expires ?? null;
   if (input.conditions !== undefined || full) values.conditions = input.conditions ?? null;
-  await updateGiftCard(c.var.db, c.var.organizer.id, card.id, values, input.value, Date.now());
-  return c.json(serializeGiftCard(await loadCard(c, false)));
+  // only the organizer's own cards: accepted ones are read-only
+  const card = await updateGiftCard(c.var.db, c.var.organizer.id, id, values, input.value, Date.now());
+  if (!card) throw notFound();
+  return c.json(serializeGiftCard(card));
 }
 
 giftCardRoutes.put(`${base}/:id`, perm, jsonBody(putSchema), (c) => changeCard(c, c.req.valid("json"), true));

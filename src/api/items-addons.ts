@@ -4,7 +4,7 @@
  * but `id`), DELETE (204). Reading needs access to the event; writing needs can_change_items.
  */
 import { Hono } from "hono";
-import { isForeignKeyError, isUniqueError } from "../db/constraints";
+import { isUniqueError } from "../db/constraints";
 import {
   addonPage,
   addonWithCategory,
@@ -25,15 +25,15 @@ import {
   variationsOfEvent,
 } from "../db/items";
 import { itemAddons, itemBundles } from "../db/schema";
-import { addonProblems, bundleProblems, MESSAGES } from "../domain/items";
+import { addonProblems, bundleProblems } from "../domain/items";
 import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, nonFieldError, notFound } from "../http/errors";
+import { fieldError, notFound } from "../http/errors";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 import { type AddonInput, addonFull, addonPatch, type BundleInput, bundleFull, bundlePatch } from "./items-fields";
 import { addonValues, bundleValues, Errors, type Mode } from "./items-input";
-import { itemsBase } from "./items";
+import { itemsBase, raced as referenceRaced } from "./items";
 import { serializeAddon, serializeBundle } from "./items-serializers";
 import { loadItemRow } from "./items-variations";
 
@@ -42,10 +42,10 @@ const write = eventScope("can_change_items");
 
 const DUPLICATE_CATEGORY = "The item already has an add-on of this category.";
 
+/** A write that lost a race: a duplicate add-on category, or see items.ts. */
 function raced(e: unknown): never {
   if (isUniqueError(e)) throw fieldError("addon_category", DUPLICATE_CATEGORY);
-  if (isForeignKeyError(e)) throw nonFieldError(MESSAGES.raced);
-  throw e;
+  return referenceRaced(e);
 }
 
 // ---- add-ons ----

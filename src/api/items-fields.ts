@@ -7,8 +7,7 @@
 import { z } from "zod";
 import { VALIDITY_MODES } from "../db/schema/items";
 import { dateTime, decimal, i18n, i18nRequired } from "../http/fields";
-
-export const INT_MAX = 2147483647;
+import { count, MAX_INT } from "./catalog-fields";
 
 /** Prices: two places, at most 13 digits (pretix: max_digits 13), not negative. */
 export const MAX_PRICE = 9_999_999_999_999;
@@ -16,9 +15,6 @@ export const price = () => decimal({ min: 0, max: MAX_PRICE });
 
 /** An id of another object (existence is checked against the database). */
 export const pk = () => z.number().int().min(1);
-
-/** Non-negative 32-bit integers (counts, durations, positions of sub-objects). */
-export const count = () => z.number().int().min(0).max(INT_MAX);
 
 const SALES_CHANNEL = /^[a-zA-Z0-9._-]+$/;
 export const salesChannels = () =>
@@ -112,7 +108,7 @@ const itemScalarFields = {
   allow_cancel: z.boolean(),
   require_voucher: z.boolean(),
   hide_without_voucher: z.boolean(),
-  position: z.number().int().min(-INT_MAX).max(INT_MAX),
+  position: z.number().int().min(-MAX_INT).max(MAX_INT),
   /** `file:<id>` from the upload endpoint, the current picture URL (unchanged), or null. */
   picture: z.string().nullable(),
   sales_channels: salesChannels(),
@@ -172,7 +168,7 @@ export const categoryFields = z.object({
   name: i18nRequired(),
   internal_name: z.string().max(255).nullable(),
   description: i18n().nullable(),
-  position: z.number().int().min(-INT_MAX).max(INT_MAX),
+  position: z.number().int().min(-MAX_INT).max(MAX_INT),
   is_addon: z.boolean(),
 });
 export type CategoryInput = Partial<z.output<typeof categoryFields>>;

@@ -44,7 +44,7 @@ import {
   type ItemUpdateInput,
   type VariationInput,
 } from "./items-fields";
-import { itemPictureUrl } from "./items-serializers";
+import { itemPictureUrl, metaProperties } from "./items-serializers";
 
 export type Mode = "create" | "put" | "patch";
 
@@ -192,12 +192,21 @@ export type PreparedItem = {
   bundles: BundleValues[];
 };
 
-function metaProperties(c: AppContext): Record<string, string> {
-  return (c.var.event.itemMetaProperties ?? {}) as Record<string, string>;
-}
-
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The columns to write of the would-be row `next`: for PATCH those that differ from the stored
+ * row `current`; otherwise all but the row's `identity` (id, parent), which the insert sets.
+ */
+function columnsToWrite<T extends object>(mode: Mode, next: T, current: object | undefined, identity: string[]): Partial<T> {
+  const stored = current as Record<string, unknown> | undefined;
+  const out: Record<string, unknown> = {};
+  for (const [col, value] of Object.entries(next)) {
+    if (mode === "patch" ? !sameValue(value, stored![col]) : !identity.includes(col)) out[col] = value;
+  }
+  return out as Partial<T>;
 }
 
 /**
@@ -343,16 +352,7 @@ export async function prepareItem(
   }
 
   next.hasVariations = hasVariations;
-  let values: Partial<ItemValues> = next;
-  if (mode === "patch") {
-    values = {};
-    for (const [col, value] of Object.entries(next)) {
-      if (!sameValue(value, (current!.item as Record<string, unknown>)[col])) (values as Record<string, unknown>)[col] = value;
-    }
-  } else {
-    delete (values as Record<string, unknown>).id;
-    delete (values as Record<string, unknown>).eventId;
-  }
+  const values = columnsToWrite(mode, next, current?.item, ["id", "eventId"]);
   const membershipTypeIds = isSent("require_membership_types") ? [...new Set(input.require_membership_types ?? [])] : undefined;
   return { values, membershipTypeIds, variations, addons, bundles };
 }
@@ -419,17 +419,7 @@ export function variationState(
   const problems: Problem[] = [];
   if (input.meta_data !== undefined) problems.push(...metaDataProblems(input.meta_data, metaProperties(c)));
   problems.push(...variationProblems({ availableFrom: next.availableFrom ?? null, availableUntil: next.availableUntil ?? null }));
-  let values: Partial<VariationValues> = next;
-  if (mode === "patch") {
-    values = {};
-    for (const [col, value] of Object.entries(next)) {
-      if (!sameValue(value, (current!.variation as Record<string, unknown>)[col])) (values as Record<string, unknown>)[col] = value;
-    }
-  } else {
-    delete (values as Record<string, unknown>).id;
-    delete (values as Record<string, unknown>).itemId;
-  }
-  return { values, problems };
+  return { values: columnsToWrite(mode, next, current?.variation, ["id", "itemId"]), problems };
 }
 
 /** A variation for the nested endpoint: rules and membership types of the organizer. */

@@ -9,7 +9,8 @@ import { mediaUrl } from "../http/urls";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 
-function metaProperties(c: AppContext): Record<string, string> {
+/** The event's item meta properties with their defaults (`item_meta_properties`). */
+export function metaProperties(c: AppContext): Record<string, string> {
   return (c.var.event.itemMetaProperties ?? {}) as Record<string, string>;
 }
 

@@ -5,7 +5,6 @@
  * and variations that were ordered cannot be deleted (403).
  */
 import { Hono } from "hono";
-import { isForeignKeyError } from "../db/constraints";
 import {
   createVariation,
   deleteVariation,
@@ -13,22 +12,20 @@ import {
   findVariation,
   type ItemRow,
   updateVariation,
-  variationInCart,
-  variationOrdered,
+  variationDeleteBlockers,
   variationPage,
-  variationTotal,
   type VariationValues,
 } from "../db/items";
 import { itemVariations } from "../db/schema";
 import { MESSAGES } from "../domain/items";
 import type { AppContext, AppEnv } from "../http/context";
-import { forbidden, nonFieldError, notFound } from "../http/errors";
+import { forbidden, notFound } from "../http/errors";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool } from "../http/validation";
 import { type VariationInput, variationFull, variationPatch } from "./items-fields";
 import { type Mode, prepareVariation } from "./items-input";
-import { itemsBase } from "./items";
+import { itemsBase, raced } from "./items";
 import { serializeVariation } from "./items-serializers";
 
 export const variationRoutes = new Hono<AppEnv>();
@@ -41,11 +38,6 @@ export async function loadItemRow(c: AppContext): Promise<ItemRow> {
   const item = await findItemRow(c.var.db, c.var.event.id, pathId(c, "item"));
   if (!item) throw notFound();
   return item;
-}
-
-function raced(e: unknown): never {
-  if (isForeignKeyError(e)) throw nonFieldError(MESSAGES.raced);
-  throw e;
 }
 
 variationRoutes.get(base, read, async (c) => {
@@ -109,9 +101,10 @@ variationRoutes.delete(`${base}/:id`, write, async (c) => {
   if (!rec) throw notFound();
   const id = rec.variation.id;
   const refuse = async () => {
-    if (await variationOrdered(c.var.db, id)) throw forbidden(MESSAGES.variationOrdered);
-    if (await variationInCart(c.var.db, id, Date.now())) throw forbidden("This variation cannot be deleted while it is reserved in a cart.");
-    if ((await variationTotal(c.var.db, item.id)) <= 1) throw forbidden(MESSAGES.onlyVariation);
+    const blockers = await variationDeleteBlockers(c.var.db, item.id, id, Date.now());
+    if (blockers.ordered) throw forbidden(MESSAGES.variationOrdered);
+    if (blockers.inCart) throw forbidden("This variation cannot be deleted while it is reserved in a cart.");
+    if (blockers.variations <= 1) throw forbidden(MESSAGES.onlyVariation);
   };
   await refuse();
   if (!(await deleteVariation(c.var.db, c.var.event.id, item.id, id, Date.now()))) {

@@ -53,8 +53,8 @@ itemRoutes.get(itemsBase, read, async (c) => {
 });
 
 /** Loads the item of the URL within the event; 404 otherwise. */
-export async function loadItem(c: AppContext, param = "id"): Promise<ItemRecord> {
-  const rec = await findItem(c.var.db, c.var.event.id, pathId(c, param));
+async function loadItem(c: AppContext): Promise<ItemRecord> {
+  const rec = await findItem(c.var.db, c.var.event.id, pathId(c, "id"));
   if (!rec) throw notFound();
   return rec;
 }
@@ -66,7 +66,7 @@ async function respondWithItem(c: AppContext, id: number, status: 200 | 201) {
 }
 
 /** A write that lost a race against the deletion of an object it refers to. */
-function raced(e: unknown): never {
+export function raced(e: unknown): never {
   if (isForeignKeyError(e)) throw nonFieldError(MESSAGES.raced);
   throw e;
 }

@@ -21,7 +21,7 @@ import { i18nRequired } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
-import { INT_MAX } from "./items-fields";
+import { count } from "./catalog-fields";
 
 export function serializeMembershipType(t: MembershipTypeRow) {
   return {
@@ -37,7 +37,7 @@ const fields = z.object({
   name: i18nRequired(),
   transferable: z.boolean(),
   allow_parallel_usage: z.boolean(),
-  max_usages: z.number().int().min(0).max(INT_MAX).nullable(),
+  max_usages: count().nullable(),
 });
 type Input = Partial<z.output<typeof fields>>;
 

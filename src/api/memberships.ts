@@ -8,13 +8,13 @@ import { Hono } from "hono";
 import { z } from "zod";
 import {
   createMembership,
-  customerIdByIdentifier,
+  creationRefs,
   findMembership,
+  findMembershipForChange,
   type MembershipRecord,
   type MembershipValues,
   membershipCount,
   membershipPage,
-  membershipTypeExists,
   updateMembership,
 } from "../db/memberships";
 import type { AppContext, AppEnv } from "../http/context";
@@ -54,9 +54,12 @@ type EditableInput = z.output<typeof patchSchema>;
 
 const END_BEFORE_START = "The end of validity must not be before its start.";
 
-/** Checks the membership type (of this organizer) and the validity period; collects errors. */
-async function validate(c: AppContext, errors: ErrorCollector, input: EditableInput, current?: MembershipRecord["membership"]) {
-  if (input.membership_type !== undefined && !(await membershipTypeExists(c.var.db, c.var.organizer.id, input.membership_type))) {
+/**
+ * Checks the membership type (`typeExists`: whether the sent one is the organizer's) and the
+ * validity period; collects errors.
+ */
+function validate(errors: ErrorCollector, input: EditableInput, typeExists: boolean | undefined, current?: MembershipRecord["membership"]) {
+  if (input.membership_type !== undefined && !typeExists) {
     errors.add("membership_type", `Invalid pk "${input.membership_type}" - object does not exist.`);
   }
   const start = input.date_start ?? current?.dateStart;
@@ -73,8 +76,8 @@ function values(input: EditableInput, full: boolean): Partial<MembershipValues> 
   return v;
 }
 
-async function loadMembership(c: AppContext, id = pathId(c, "id")): Promise<MembershipRecord> {
-  const found = await findMembership(c.var.db, c.var.organizer.id, id);
+async function loadMembership(c: AppContext): Promise<MembershipRecord> {
+  const found = await findMembership(c.var.db, c.var.organizer.id, pathId(c, "id"));
   if (!found) throw notFound();
   return found;
 }
@@ -95,23 +98,27 @@ membershipRoutes.get(base, perm, async (c) => {
 membershipRoutes.post(base, perm, jsonBody(createSchema), async (c) => {
   const input = c.req.valid("json");
   const errors = new ErrorCollector();
-  const customerId = await customerIdByIdentifier(c.var.db, c.var.organizer.id, input.customer);
-  if (customerId === undefined) errors.add("customer", `Object with identifier=${input.customer} does not exist.`);
-  await validate(c, errors, input);
+  const { customer, typeExists } = await creationRefs(c.var.db, c.var.organizer.id, input.customer, input.membership_type);
+  if (customer === undefined) errors.add("customer", `Object with identifier=${input.customer} does not exist.`);
+  validate(errors, input, typeExists);
   errors.throwIfAny();
-  const id = await createMembership(c.var.db, c.var.organizer.id, customerId!, input.testmode ?? false, values(input, true) as MembershipValues);
-  return c.json(serializeMembership(await loadMembership(c, id)), 201);
+  const row = await createMembership(c.var.db, c.var.organizer.id, customer!.id, input.testmode ?? false, values(input, true) as MembershipValues);
+  return c.json(serializeMembership({ membership: row, customer: customer!.identifier }), 201);
 });
 
 membershipRoutes.get(`${base}/:id`, perm, async (c) => c.json(serializeMembership(await loadMembership(c))));
 
 async function changeMembership(c: AppContext, input: EditableInput, full: boolean) {
-  const current = await loadMembership(c);
+  const { found: current, typeExists } = await findMembershipForChange(c.var.db, c.var.organizer.id, pathId(c, "id"), input.membership_type);
+  if (!current) throw notFound();
   const errors = new ErrorCollector();
-  await validate(c, errors, input, current.membership);
+  validate(errors, input, typeExists, current.membership);
   errors.throwIfAny();
-  await updateMembership(c.var.db, c.var.organizer.id, current.membership.id, values(input, full));
-  return c.json(serializeMembership(await loadMembership(c, current.membership.id)));
+  const changes = values(input, full);
+  if (Object.keys(changes).length === 0) return c.json(serializeMembership(current));
+  const row = await updateMembership(c.var.db, c.var.organizer.id, current.membership.id, changes);
+  if (!row) throw notFound();
+  return c.json(serializeMembership({ membership: row, customer: current.customer }));
 }
 
 membershipRoutes.put(`${base}/:id`, perm, jsonBody(putSchema), (c) => changeMembership(c, c.req.valid("json"), true));

@@ -68,17 +68,21 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
   return { ok: true };
 }
 
-/** Queues a mail about an order that changed (after the change; a failure is logged, not fatal). */
+/**
+ * Queues a mail about an order that changed (after the change; a failure is logged, not fatal).
+ * `settings`: the event's effective settings when the caller has them already.
+ */
 export async function notifyOrder(
   scope: OrderScope & { organizer: Pick<OrganizerRow, "id" | "name"> },
   kind: "order_paid" | "order_canceled",
   r: OrderRecord,
   url: string,
+  known?: Record<string, unknown>,
 ): Promise<void> {
   if (!r.order.email) return;
   const { event, organizer: org, db } = scope;
   try {
-    const [items, settings] = await Promise.all([itemNames(db, event.id), eventSettingsFor(db, org.id, event.id)]);
+    const [items, settings] = await Promise.all([itemNames(db, event.id), known ?? eventSettingsFor(db, org.id, event.id)]);
     const mail = orderMail(
       kind,
       {

@@ -1,16 +1,27 @@
 /** The order resource as pretix's orders.rst shapes it (the part the spec and the service use). */
 import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orders";
 import type { InvoiceAddress } from "../db/schema";
+import { OPEN_PAYMENT_STATES } from "../domain/payments";
 import { buildName } from "../domain/person-names";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 import type { AppContext } from "../http/context";
-import { publicBase } from "../http/urls";
+import { eventPublicUrl } from "../http/urls";
 import { serializeAnswer, serializeSeat } from "./sales-common";
 
 /** The customer's order page, and the payment pages below it. */
 export function orderUrl(c: AppContext, orgSlug: string, eventSlug: string, code: string, secret: string): string {
-  return `${publicBase(c)}/${orgSlug}/${eventSlug}/order/${code}/${secret}/`;
+  return `${eventPublicUrl(c, orgSlug, eventSlug)}order/${code}/${secret}/`;
+}
+
+/** The `url` of an order of the request's organizer and event. */
+export function orderUrlOf(c: AppContext, r: OrderRecord): string {
+  return orderUrl(c, c.var.organizer.slug, c.var.event.slug, r.order.code, r.order.secret);
+}
+
+/** The payment page of a payment (below the order's `url`). */
+export function paymentUrl(orderUrl: string, localId: number): string {
+  return `${orderUrl}pay/${localId}/`;
 }
 
 export function serializePosition(p: PositionJson, orderCode: string) {
@@ -53,7 +64,7 @@ export function serializeFee(f: FeeJson) {
 }
 
 export function serializePayment(y: PaymentJson, url: string | null) {
-  const open = y.state === "created" || y.state === "pending";
+  const open = OPEN_PAYMENT_STATES.includes(y.state);
   return {
     local_id: y.local_id,
     state: y.state,
@@ -61,7 +72,7 @@ export function serializePayment(y: PaymentJson, url: string | null) {
     created: toIso(y.created),
     payment_date: toIso(y.payment_date),
     provider: y.provider,
-    payment_url: open && url ? `${url}pay/${y.local_id}/` : null,
+    payment_url: open && url ? paymentUrl(url, y.local_id) : null,
     details: {},
   };
 }
@@ -85,12 +96,12 @@ export function serializeInvoiceAddress(a: InvoiceAddress | null) {
   };
 }
 
-export function serializeOrder(c: AppContext, r: OrderRecord, eventSlug: string) {
+export function serializeOrder(c: AppContext, r: OrderRecord) {
   const o = r.order;
-  const url = orderUrl(c, c.var.organizer.slug, eventSlug, o.code, o.secret);
+  const url = orderUrlOf(c, r);
   return {
     code: o.code,
-    event: eventSlug,
+    event: c.var.event.slug,
     status: o.status,
     testmode: o.testmode,
     secret: o.secret,

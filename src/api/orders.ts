@@ -9,7 +9,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { findOrder, orderCount, orderPage, orderWhere, toOrderRecord, type OrderRecord } from "../db/orders";
 import { loadSalesCatalog } from "../db/sales-catalog";
-import { ORDER_STATUSES, orderPayments, orders, type InvoiceAddress } from "../db/schema";
+import { createPayment } from "../db/payments";
+import { ORDER_STATUSES, orders, type InvoiceAddress } from "../db/schema";
 import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { SALES_CHANNELS } from "../domain/events";
 import type { Demand } from "../domain/inventory";
@@ -24,13 +25,14 @@ import {
   orderExpiry,
   PAYMENT_PROVIDERS,
 } from "../domain/orders";
+import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "../domain/payments";
 import { withScheme } from "../domain/person-names";
 import { collectRefs, discountPositions, preparePosition, type PositionInput, type PreparedPosition, seatName } from "../domain/positions";
 import { tax } from "../domain/pricing";
 import { i18nText } from "../lib/i18n";
 import { isCountryCode } from "../lib/countries";
 import { withEventObject } from "../objects/client";
-import type { Decision, OrderDecision } from "../objects/event-object";
+import type { OrderDecision } from "../objects/event-object";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
 import { ErrorCollector, type FieldErrors, fieldError, notFound, validationError, badRequest } from "../http/errors";
@@ -39,7 +41,7 @@ import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
 import { changeOrderStatus, notifyOrder } from "./order-actions";
-import { orderUrl, serializeOrder, serializePayment } from "./orders-serializers";
+import { orderUrl, orderUrlOf, serializeOrder, serializePayment } from "./orders-serializers";
 import { positionFields, refusalErrors } from "./sales-common";
 
 const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
@@ -334,6 +336,14 @@ async function loadOrder(c: AppContext): Promise<OrderRecord> {
 
 type Status = (typeof ORDER_STATUSES)[number];
 
+function checkStatus(r: OrderRecord, from: Status[], to: Status): void {
+  if (!from.includes(r.order.status)) {
+    throw badRequest(`The order cannot be marked as ${ORDER_STATUS_WORDS[to]} in its current status (${r.order.status}).`);
+  }
+}
+
+const CHANGED_MEANWHILE = "The order changed its status meanwhile; read it again.";
+
 /** Moves an order from one of `from` to `to` through the event object. */
 async function changeStatus(
   c: AppContext,
@@ -342,29 +352,25 @@ async function changeStatus(
   to: Status,
   opts: { confirmPaymentId?: number; cancelPayments?: boolean; force?: boolean },
 ) {
-  if (!from.includes(r.order.status)) {
-    throw badRequest(`The order cannot be marked as ${{ n: "pending", p: "paid", e: "expired", c: "canceled" }[to]} in its current status (${r.order.status}).`);
-  }
+  checkStatus(r, from, to);
   const result = await changeOrderStatus({ env: c.env, db: c.var.db, event: c.var.event }, r, { from, to, ...opts });
   if (!result.ok) {
     if (result.reason === "refused") throw validationError(refusalErrors(result.refusals));
-    throw badRequest("The order changed its status meanwhile; read it again.");
+    throw badRequest(CHANGED_MEANWHILE);
   }
   return (await findOrder(c.var.db, c.var.event.id, r.order.code))!;
 }
 
 /** Marks an order paid: confirms its open payment, or records a manual one. */
-export async function markPaid(c: AppContext, r: OrderRecord, force = false) {
-  let payment = r.payments.find((y) => y.state === "created" || y.state === "pending");
-  if (!payment) {
-    const localId = Math.max(0, ...r.payments.map((y) => y.local_id)) + 1;
-    const [row] = await c.var.db
-      .insert(orderPayments)
-      .values({ orderId: r.order.id, localId, state: "created", amount: r.order.total, provider: "manual", created: Date.now(), info: {} })
-      .returning();
-    payment = { id: row!.id, local_id: localId, state: "created", amount: row!.amount, provider: "manual", created: row!.created, payment_date: null };
+async function markPaid(c: AppContext, r: OrderRecord, force = false) {
+  checkStatus(r, ["n", "e"], "p");
+  let paymentId = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
+  if (paymentId === undefined) {
+    const created = await createPayment(c.var.db, { orderId: r.order.id, provider: "manual", amount: r.order.total, now: Date.now(), cancelOpen: false });
+    if (created === null) throw badRequest(CHANGED_MEANWHILE);
+    paymentId = created.id;
   }
-  return changeStatus(c, r, ["n", "e"], "p", { confirmPaymentId: payment.id, force });
+  return changeStatus(c, r, ["n", "e"], "p", { confirmPaymentId: paymentId, force });
 }
 
 export const orderRoutes = new Hono<AppEnv>();
@@ -391,19 +397,19 @@ orderRoutes.get(base, read, async (c) => {
   });
   const order = ordering(c, { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified }, "datetime", orders.id);
   const [[total], rows] = await db.batch([orderCount(db, where), orderPage(db, where, order, page.limit, page.offset)]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map((r) => serializeOrder(c, toOrderRecord(r), c.var.event.slug))));
+  return c.json(envelope(c, page, total?.n ?? 0, rows.map((r) => serializeOrder(c, toOrderRecord(r)))));
 });
 
-orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(c, await loadOrder(c), c.var.event.slug)));
+orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(c, await loadOrder(c))));
 
 orderRoutes.post(base, write, jsonBody(orderInput), async (c) => {
   const r = await createOrder(c, c.req.valid("json"));
-  return c.json(serializeOrder(c, r, c.var.event.slug), 201);
+  return c.json(serializeOrder(c, r), 201);
 });
 
 orderRoutes.get(`${base}/:code/payments`, read, async (c) => {
   const r = await loadOrder(c);
-  const url = orderUrl(c, c.var.organizer.slug, c.var.event.slug, r.order.code, r.order.secret);
+  const url = orderUrlOf(c, r);
   const page = pageRequest(c);
   const all = r.payments.map((y) => serializePayment(y, url));
   return c.json(envelope(c, page, all.length, all.slice(page.offset, page.offset + page.limit)));
@@ -414,7 +420,7 @@ orderRoutes.get(`${base}/:code/payments/:local`, read, async (c) => {
   const local = pathId(c, "local");
   const y = r.payments.find((p) => p.local_id === local);
   if (!y) throw notFound();
-  return c.json(serializePayment(y, orderUrl(c, c.var.organizer.slug, c.var.event.slug, r.order.code, r.order.secret)));
+  return c.json(serializePayment(y, orderUrlOf(c, r)));
 });
 
 const forceBody = z.object({ force: z.boolean().optional() });
@@ -424,33 +430,32 @@ orderRoutes.post(`${base}/:code/payments/:local/confirm`, write, jsonBody(forceB
   const local = pathId(c, "local");
   const y = r.payments.find((p) => p.local_id === local);
   if (!y) throw notFound();
-  if (y.state !== "created" && y.state !== "pending") throw badRequest("Only payments in state created or pending can be confirmed.");
+  if (!OPEN_PAYMENT_STATES.includes(y.state)) throw badRequest("Only payments in state created or pending can be confirmed.");
   const after = await changeStatus(c, r, ["n", "e"], "p", { confirmPaymentId: y.id, force: c.req.valid("json").force });
   const confirmed = after.payments.find((p) => p.local_id === local)!;
-  return c.json(serializePayment(confirmed, orderUrl(c, c.var.organizer.slug, c.var.event.slug, r.order.code, r.order.secret)));
+  return c.json(serializePayment(confirmed, orderUrlOf(c, r)));
 });
 
 /** Sends a mail about an order that changed (after the change; a failure is logged, not fatal). */
 function notify(c: AppContext, kind: "order_paid" | "order_canceled", r: OrderRecord) {
-  const url = orderUrl(c, c.var.organizer.slug, c.var.event.slug, r.order.code, r.order.secret);
-  return notifyOrder({ env: c.env, db: c.var.db, event: c.var.event, organizer: c.var.organizer }, kind, r, url);
+  return notifyOrder({ env: c.env, db: c.var.db, event: c.var.event, organizer: c.var.organizer }, kind, r, orderUrlOf(c, r));
 }
 
 orderRoutes.post(`${base}/:code/mark_paid`, write, jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })), async (c) => {
   const input = c.req.valid("json");
   const after = await markPaid(c, await loadOrder(c), input.force);
   if (input.send_email ?? true) await notify(c, "order_paid", after);
-  return c.json(serializeOrder(c, after, c.var.event.slug));
+  return c.json(serializeOrder(c, after));
 });
 
 orderRoutes.post(`${base}/:code/mark_canceled`, write, jsonBody(z.object({ send_email: z.boolean().optional() })), async (c) => {
   const after = await changeStatus(c, await loadOrder(c), ["n", "p"], "c", { cancelPayments: true });
   if (c.req.valid("json").send_email ?? true) await notify(c, "order_canceled", after);
-  return c.json(serializeOrder(c, after, c.var.event.slug));
+  return c.json(serializeOrder(c, after));
 });
 
 orderRoutes.post(`${base}/:code/mark_expired`, write, async (c) => {
   const r = await loadOrder(c);
-  return c.json(serializeOrder(c, await changeStatus(c, r, ["n"], "e", {}), c.var.event.slug));
+  return c.json(serializeOrder(c, await changeStatus(c, r, ["n"], "e", {})));
 });
 

@@ -42,7 +42,6 @@ organizerRoutes.patch(
   jsonBody(z.record(z.string(), z.unknown())),
   async (c) => {
     const { set, unset } = parseSettingsPatch(c.req.valid("json"), ORGANIZER_SETTINGS);
-    await writeOrganizerSettings(c.var.db, c.var.organizer.id, set, unset);
-    return c.json(effectiveSettings(await storedOrganizerSettings(c.var.db, c.var.organizer.id)));
+    return c.json(effectiveSettings(await writeOrganizerSettings(c.var.db, c.var.organizer.id, set, unset)));
   },
 );

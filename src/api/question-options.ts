@@ -4,7 +4,7 @@
  * identifiers are unique within the event; without a position a new option goes last.
  */
 import { Hono } from "hono";
-import { isUniqueViolation } from "../db/catalog-common";
+import { isUniqueError } from "../db/constraints";
 import {
   createOption,
   deleteOption,
@@ -41,9 +41,9 @@ async function requireQuestion(c: AppContext): Promise<number> {
   return id;
 }
 
+/** The option of the path (of the path's question: no separate look-up of the question). */
 async function loadOption(c: AppContext): Promise<OptionRow> {
-  const questionId = await requireQuestion(c);
-  const option = await findOption(c.var.db, c.var.event.id, questionId, pathId(c, "id"));
+  const option = await findOption(c.var.db, c.var.event.id, pathId(c, "question"), pathId(c, "id"));
   if (!option) throw notFound();
   return option;
 }
@@ -74,7 +74,7 @@ questionOptionRoutes.post(optionBase, write, jsonBody(optionFull), async (c) => 
     const row = await createOption(c.var.db, c.var.event.id, questionId, { identifier: ident, answer: input.answer, position: input.position }, Date.now());
     return c.json(serializeOption(row), 201);
   } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(ident));
+    if (isUniqueError(e)) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(ident));
     throw e;
   }
 });
@@ -92,7 +92,7 @@ async function changeOption(c: AppContext, input: Partial<OptionInput>, full: bo
     if (!row) throw notFound();
     return c.json(serializeOption(row));
   } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(values.identifier ?? ""));
+    if (isUniqueError(e)) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(values.identifier ?? ""));
     throw e;
   }
 }

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { eventScopeKey, lastChangeQuery } from "../db/changes";
-import { isForeignKeyViolation, isUniqueViolation } from "../db/catalog-common";
+import { isForeignKeyError, isUniqueError } from "../db/constraints";
 import {
   createQuestion,
   deleteQuestion,
@@ -292,8 +292,8 @@ questionRoutes.post(base, write, jsonBody(questionCreate), async (c) => {
   try {
     id = await createQuestion(c.var.db, c.var.event.id, values as QuestionValues, itemIds, options, Date.now());
   } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError(input.options?.length ? "options" : "identifier", "An identifier is already used by another question or option.");
-    if (isForeignKeyViolation(e)) throw fieldError("dependency_question", DEPENDENCY_GONE);
+    if (isUniqueError(e)) throw fieldError(input.options?.length ? "options" : "identifier", "An identifier is already used by another question or option.");
+    if (isForeignKeyError(e)) throw fieldError("dependency_question", DEPENDENCY_GONE);
     throw e;
   }
   return c.json(await reload(c, id), 201);
@@ -313,8 +313,8 @@ async function changeQuestion(c: AppContext, input: Partial<QuestionInput> & { o
   try {
     await updateQuestion(c.var.db, c.var.event.id, current.id, values, itemIds, Date.now());
   } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("identifier", IDENTIFIER_TAKEN);
-    if (isForeignKeyViolation(e)) throw fieldError("dependency_question", DEPENDENCY_GONE);
+    if (isUniqueError(e)) throw fieldError("identifier", IDENTIFIER_TAKEN);
+    if (isForeignKeyError(e)) throw fieldError("dependency_question", DEPENDENCY_GONE);
     throw e;
   }
   return c.json(await reload(c, current.id));

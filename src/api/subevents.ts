@@ -8,7 +8,9 @@ import { Hono } from "hono";
 import { availabilityChannel, bestAvailability, targetKey } from "./availability";
 import { z } from "zod";
 import { lastChangeQuery, eventScopeKey } from "../db/changes";
-import { itemIdsOfEvent, variationIdsOfEvent } from "../db/events";
+import { isForeignKeyError } from "../db/constraints";
+import { existingItemIds } from "../db/catalog-common";
+import { variationsOfEvent } from "../db/items";
 import { subevents } from "../db/schema";
 import {
   createSubevent,
@@ -17,8 +19,8 @@ import {
   type ItemOverride,
   organizerSubeventCount,
   organizerSubeventPage,
-  ownSubeventMetaData,
   subeventCount,
+  subeventMetaState,
   type SubeventFilter,
   subeventPage,
   type SubeventValues,
@@ -27,7 +29,6 @@ import {
   updateSubevent,
   type VariationOverride,
 } from "../db/subevents";
-import { dateOrderErrors } from "../domain/events";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
 import { notModified, setPageGenerated } from "../http/conditional";
@@ -39,6 +40,7 @@ import { eventScope, organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryDateTime, queryString } from "../http/validation";
 import {
   attrFilters,
+  checkDateOrder,
   checkMetaData,
   checkSeatCategoryMapping,
   checkSeatingPlan,
@@ -171,23 +173,22 @@ async function checkSubevent(c: AppContext, input: Partial<SubeventInput>, full:
   const errors = new ErrorCollector();
   const s = current?.subevent;
   const pickDate = (v: number | null | undefined, old: number | null | undefined) => (v !== undefined ? v : full ? null : (old ?? null));
-  for (const [field, message] of Object.entries(
-    dateOrderErrors({
+  checkDateOrder(
+    {
       date_from: input.date_from ?? s!.dateFrom,
       date_to: pickDate(input.date_to, s?.dateTo),
       presale_start: pickDate(input.presale_start, s?.presaleStart),
       presale_end: pickDate(input.presale_end, s?.presaleEnd),
-    }),
-  )) {
-    errors.add(field, message);
-  }
+    },
+    errors,
+  );
 
   let items: ItemOverride[] | undefined;
   if (input.item_price_overrides !== undefined || full) {
     const list = input.item_price_overrides ?? [];
     const ids = list.map((o) => o.item);
     if (new Set(ids).size !== ids.length) errors.add("item_price_overrides", "Each item may only be listed once.");
-    const found = ids.length ? await itemIdsOfEvent(db, ev.id, ids) : new Set<number>();
+    const found = ids.length ? await existingItemIds(db, ev.id, ids) : new Set<number>();
     if (ids.some((id) => !found.has(id))) errors.add("item_price_overrides", "One or more items do not belong to this event.");
     checkOverrideWindows("item_price_overrides", list, errors);
     items = list.map((o) => ({ item: o.item, ...override(o) }));
@@ -197,7 +198,7 @@ async function checkSubevent(c: AppContext, input: Partial<SubeventInput>, full:
     const list = input.variation_price_overrides ?? [];
     const ids = list.map((o) => o.variation);
     if (new Set(ids).size !== ids.length) errors.add("variation_price_overrides", "Each variation may only be listed once.");
-    const found = ids.length ? await variationIdsOfEvent(db, ev.id, ids) : new Set<number>();
+    const found = ids.length ? await variationsOfEvent(db, ev.id, ids) : new Map<number, unknown>();
     if (ids.some((id) => !found.has(id))) errors.add("variation_price_overrides", "One or more variations do not belong to this event.");
     checkOverrideWindows("variation_price_overrides", list, errors);
     variations = list.map((o) => ({ variation: o.variation, ...override(o) }));
@@ -208,8 +209,8 @@ async function checkSubevent(c: AppContext, input: Partial<SubeventInput>, full:
 
   let meta: { propertyId: number; value: string }[] | undefined;
   if (input.meta_data !== undefined || full) {
-    const currentMeta = s ? await ownSubeventMetaData(db, s.id) : {};
-    meta = await checkMetaData(c, input.meta_data ?? {}, currentMeta, errors);
+    const state = s ? await subeventMetaState(db, c.var.organizer.id, s.id) : undefined;
+    meta = await checkMetaData(c, input.meta_data ?? {}, state?.current ?? {}, errors, state?.properties);
   }
   errors.throwIfAny();
   return { items, variations, meta };
@@ -292,7 +293,7 @@ subeventRoutes.delete(`${base}/:id`, change, async (c) => {
   try {
     deleted = await deleteSubevent(c.var.db, c.var.event.id, current.subevent.id);
   } catch (err) {
-    if (!/FOREIGN KEY constraint failed/.test(err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : String(err))) throw err;
+    if (!isForeignKeyError(err)) throw err;
     deleted = false;
   }
   if (!deleted) {

@@ -14,9 +14,8 @@ import {
   findMember,
   findTeam,
   findToken,
-  findUserByEmail,
+  inviteContext,
   inviteCount,
-  inviteExists,
   inviteInsertStatement,
   invitePage,
   memberCount,
@@ -32,7 +31,6 @@ import {
   tokenPage,
   updateTeam,
 } from "../db/teams";
-import { storedOrganizerSettings } from "../db/settings";
 import { composeMail, dispatchMail } from "../domain/mail";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../domain/permissions";
 import { effectiveSettings } from "../domain/settings";
@@ -94,6 +92,10 @@ async function loadTeam(c: AppContext): Promise<TeamRecord> {
   return team;
 }
 
+/**
+ * The path's team id, 404 when the organizer has no such team; for the lists of a team (its
+ * single members, invites and tokens are looked up scoped by the organizer instead).
+ */
 async function requireTeam(c: AppContext): Promise<number> {
   const id = pathId(c, "team");
   if (!(await teamExists(c.var.db, c.var.organizer.id, id))) throw notFound();
@@ -114,8 +116,7 @@ teamRoutes.get(base, perm, async (c) => {
 teamRoutes.post(base, perm, jsonBody(teamFull), async (c) => {
   const input = c.req.valid("json");
   const eventIds = (await limitEventIds(c, input.limit_events)) ?? [];
-  const id = await createTeam(c.var.db, c.var.organizer.id, teamValues(input, true) as TeamValues, eventIds);
-  return c.json(serializeTeam((await findTeam(c.var.db, c.var.organizer.id, id))!), 201);
+  return c.json(serializeTeam(await createTeam(c.var.db, c.var.organizer.id, teamValues(input, true) as TeamValues, eventIds)), 201);
 });
 
 teamRoutes.get(`${base}/:team`, perm, async (c) => c.json(serializeTeam(await loadTeam(c))));
@@ -123,16 +124,14 @@ teamRoutes.get(`${base}/:team`, perm, async (c) => c.json(serializeTeam(await lo
 async function changeTeam(c: AppContext, input: Partial<TeamInput>, full: boolean) {
   const { team } = await loadTeam(c);
   const eventIds = await limitEventIds(c, full ? (input.limit_events ?? []) : input.limit_events);
-  await updateTeam(c.var.db, c.var.organizer.id, team.id, teamValues(input, full), eventIds);
-  return c.json(serializeTeam((await findTeam(c.var.db, c.var.organizer.id, team.id))!));
+  return c.json(serializeTeam((await updateTeam(c.var.db, c.var.organizer.id, team.id, teamValues(input, full), eventIds))!));
 }
 
 teamRoutes.put(`${base}/:team`, perm, jsonBody(teamFull), (c) => changeTeam(c, c.req.valid("json"), true));
 teamRoutes.patch(`${base}/:team`, perm, jsonBody(teamPatch), (c) => changeTeam(c, c.req.valid("json"), false));
 
 teamRoutes.delete(`${base}/:team`, perm, async (c) => {
-  const { team } = await loadTeam(c);
-  await deleteTeam(c.var.db, c.var.organizer.id, team.id);
+  if (!(await deleteTeam(c.var.db, c.var.organizer.id, pathId(c, "team")))) throw notFound();
   return c.body(null, 204);
 });
 
@@ -151,17 +150,13 @@ teamRoutes.get(`${base}/:team/members`, perm, async (c) => {
 });
 
 teamRoutes.get(`${base}/:team/members/:id`, perm, async (c) => {
-  const teamId = await requireTeam(c);
-  const member = await findMember(c.var.db, teamId, pathId(c, "id"));
+  const member = await findMember(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
   if (!member) throw notFound();
   return c.json(serializeMember(member));
 });
 
 teamRoutes.delete(`${base}/:team/members/:id`, perm, async (c) => {
-  const teamId = await requireTeam(c);
-  const member = await findMember(c.var.db, teamId, pathId(c, "id"));
-  if (!member) throw notFound();
-  await removeMember(c.var.db, teamId, member.id);
+  if (!(await removeMember(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id")))) throw notFound();
   return c.body(null, 204);
 });
 
@@ -176,8 +171,7 @@ teamRoutes.get(`${base}/:team/invites`, perm, async (c) => {
 });
 
 teamRoutes.get(`${base}/:team/invites/:id`, perm, async (c) => {
-  const teamId = await requireTeam(c);
-  const invite = await findInvite(c.var.db, teamId, pathId(c, "id"));
+  const invite = await findInvite(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
   if (!invite) throw notFound();
   return c.json(invite);
 });
@@ -185,20 +179,21 @@ teamRoutes.get(`${base}/:team/invites/:id`, perm, async (c) => {
 const ALREADY_INVITED = "This user already has been invited for this team.";
 
 teamRoutes.post(`${base}/:team/invites`, perm, jsonBody(z.object({ email: email() })), async (c) => {
-  const { team } = await loadTeam(c);
   const address = c.req.valid("json").email;
   const db = c.var.db;
-  const user = await findUserByEmail(db, address);
+  const org = c.var.organizer;
+  const { team: found, user, invited: alreadyInvited, settings: stored } = await inviteContext(db, org.id, pathId(c, "team"), address);
+  if (!found) throw notFound();
+  const { team } = found;
   if (user) {
     // The person has an account already: they join the team directly, no invite is created.
     if (!(await addMember(db, team.id, user.id))) throw fieldError("email", "This user already has permissions for this team.");
     return c.json({ email: user.email }, 201);
   }
-  if (await inviteExists(db, team.id, address)) throw fieldError("email", ALREADY_INVITED);
+  if (alreadyInvited) throw fieldError("email", ALREADY_INVITED);
   const token = randomString(32);
   const now = Date.now();
-  const org = c.var.organizer;
-  const settings = effectiveSettings(await storedOrganizerSettings(db, org.id));
+  const settings = effectiveSettings(stored);
   const link = `${publicBase(c)}/invite/${token}`;
   const mail = composeMail({
     kind: "team_invite",
@@ -217,10 +212,7 @@ teamRoutes.post(`${base}/:team/invites`, perm, jsonBody(z.object({ email: email(
 });
 
 teamRoutes.delete(`${base}/:team/invites/:id`, perm, async (c) => {
-  const teamId = await requireTeam(c);
-  const invite = await findInvite(c.var.db, teamId, pathId(c, "id"));
-  if (!invite) throw notFound();
-  await deleteInvite(c.var.db, teamId, invite.id);
+  if (!(await deleteInvite(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id")))) throw notFound();
   return c.body(null, 204);
 });
 
@@ -235,8 +227,7 @@ teamRoutes.get(`${base}/:team/tokens`, perm, async (c) => {
 });
 
 teamRoutes.get(`${base}/:team/tokens/:id`, perm, async (c) => {
-  const teamId = await requireTeam(c);
-  const token = await findToken(c.var.db, teamId, pathId(c, "id"));
+  const token = await findToken(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
   if (!token) throw notFound();
   return c.json(token);
 });
@@ -249,8 +240,7 @@ teamRoutes.post(`${base}/:team/tokens`, perm, jsonBody(z.object({ name: z.string
 });
 
 teamRoutes.delete(`${base}/:team/tokens/:id`, perm, async (c) => {
-  const teamId = await requireTeam(c);
-  const row = await deactivateToken(c.var.db, teamId, pathId(c, "id"));
+  const row = await deactivateToken(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
   if (!row) throw notFound();
   return c.json(row, 200);
 });

@@ -11,7 +11,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { isUniqueViolation } from "../db/catalog-common";
+import { isUniqueError } from "../db/constraints";
 import {
   createLayoutItem,
   createTicketLayout,
@@ -129,7 +129,7 @@ ticketLayoutRoutes.post(base, write, jsonBody(layoutFull), async (c) => {
   try {
     id = await createTicketLayout(c.var.db, c.var.event.id, values as TicketLayoutValues);
   } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("default", TWO_DEFAULTS);
+    if (isUniqueError(e)) throw fieldError("default", TWO_DEFAULTS);
     throw e;
   }
   return c.json(await reload(c, id), 201);
@@ -141,7 +141,7 @@ async function changeLayout(c: AppContext, input: Partial<LayoutInput>, full: bo
   try {
     await updateTicketLayout(c.var.db, c.var.event.id, current.layout.id, values);
   } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("default", TWO_DEFAULTS);
+    if (isUniqueError(e)) throw fieldError("default", TWO_DEFAULTS);
     throw e;
   }
   return c.json(await reload(c, current.layout.id));
@@ -197,7 +197,7 @@ ticketLayoutRoutes.post(itemsBase, assign, jsonBody(assignmentInput), async (c) 
     if (!row) throw fieldError("layout", `Invalid pk "${input.layout}" - object does not exist.`);
     return c.json(serializeLayoutItem(row), 201);
   } catch (e) {
-    if (isUniqueViolation(e)) throw fieldError("non_field_errors", ALREADY_ASSIGNED);
+    if (isUniqueError(e)) throw fieldError("non_field_errors", ALREADY_ASSIGNED);
     throw e;
   }
 });

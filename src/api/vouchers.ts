@@ -7,21 +7,28 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { PRICE_MODES, vouchers } from "../db/schema";
-import { eventItems, eventVariations, subeventOfEvent } from "../db/quotas";
-import { existingCodes, findVoucher, quotaOfEvent, voucherCount, voucherPage, type VoucherRow, voucherWhere } from "../db/vouchers";
+import {
+  existingCodes,
+  findVoucher,
+  findVouchersById,
+  voucherCount,
+  voucherPage,
+  type VoucherRefs,
+  voucherRefs,
+  type VoucherRow,
+  voucherWhere,
+} from "../db/vouchers";
 import type { Refusal } from "../domain/inventory";
-import { formatDecimal } from "../lib/money";
+import { formatDecimal, parseDecimal } from "../lib/money";
 import { toIso } from "../lib/datetime";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { CreateVouchersResult, DeleteVoucherResult, UpdateVoucherResult } from "../objects/event-object";
 import type { AppContext, AppEnv } from "../http/context";
-import { ApiError, ErrorCollector, type FieldErrors, forbidden, notFound, validationError } from "../http/errors";
+import { ApiError, type FieldErrors, fieldError, forbidden, notFound, validationError } from "../http/errors";
 import { dateTime, decimal } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";
-import { fieldError } from "../http/errors";
-import { parseDecimal } from "../lib/money";
 
 export function serializeVoucher(v: VoucherRow) {
   return {
@@ -130,63 +137,64 @@ function columns(v: FullVoucher) {
   };
 }
 
+/** The catalog objects that `list` refers to, read in one batch. */
+function refsOf(c: AppContext, list: FullVoucher[]): Promise<VoucherRefs> {
+  const ids = (pick: (v: FullVoucher) => number | null) => list.map(pick).filter((id): id is number => id !== null);
+  return voucherRefs(c.var.db, c.var.event.id, {
+    itemIds: ids((v) => v.item),
+    variationIds: ids((v) => v.variation),
+    quotaIds: ids((v) => v.quota),
+    subeventIds: ids((v) => v.subevent),
+  });
+}
+
 /** The rules that span fields and the event's catalog (pretix's voucher validation). */
-async function validateVoucher(c: AppContext, v: FullVoucher, opts: { redeemed?: number } = {}): Promise<FieldErrors | null> {
+function validateVoucher(c: AppContext, v: FullVoucher, refs: VoucherRefs, opts: { redeemed?: number } = {}): FieldErrors | null {
   const event = c.var.event;
-  const db = c.var.db;
-  const errors = new ErrorCollector();
-  if (v.min_usages > v.max_usages) errors.add("min_usages", "The minimum number of usages may not be higher than the maximum number of usages.");
+  const errors: Record<string, string[]> = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  if (v.min_usages > v.max_usages) add("min_usages", "The minimum number of usages may not be higher than the maximum number of usages.");
   if (opts.redeemed !== undefined && v.max_usages < opts.redeemed) {
-    errors.add("max_usages", "This voucher has already been redeemed more often than this number.");
+    add("max_usages", "This voucher has already been redeemed more often than this number.");
   }
-  if (v.price_mode === "percent" && v.value > 10000) errors.add("value", "A percentage may not be higher than 100.");
+  if (v.price_mode === "percent" && v.value > 10000) add("value", "A percentage may not be higher than 100.");
   if (v.quota !== null && (v.item !== null || v.variation !== null)) {
-    errors.add("quota", "You cannot select a quota and a specific product at the same time.");
+    add("quota", "You cannot select a quota and a specific product at the same time.");
   }
-  if (v.variation !== null && v.item === null) errors.add("variation", "You cannot select a variation without a product.");
+  if (v.variation !== null && v.item === null) add("variation", "You cannot select a variation without a product.");
   let itemHasVariations = false;
   if (v.item !== null) {
-    const [item] = await eventItems(db, event.id, [v.item]);
-    if (!item) errors.add("item", `Invalid pk "${v.item}" - object does not exist.`);
+    const item = refs.items.get(v.item);
+    if (!item) add("item", `Invalid pk "${v.item}" - object does not exist.`);
     else itemHasVariations = item.hasVariations;
     if (v.variation !== null) {
-      const [variation] = await eventVariations(db, event.id, [v.variation]);
-      if (!variation || variation.itemId !== v.item) errors.add("variation", "This variation does not belong to the selected product.");
+      const variation = refs.variations.get(v.variation);
+      if (!variation || variation.itemId !== v.item) add("variation", "This variation does not belong to the selected product.");
     }
   }
   let quotaSubevent: number | null = null;
   if (v.quota !== null) {
-    const q = await quotaOfEvent(db, event.id, v.quota);
-    if (!q) errors.add("quota", `Invalid pk "${v.quota}" - object does not exist.`);
+    const q = refs.quotas.get(v.quota);
+    if (!q) add("quota", `Invalid pk "${v.quota}" - object does not exist.`);
     else quotaSubevent = q.subeventId;
   }
   if (v.subevent !== null) {
-    if (!event.hasSubevents) errors.add("subevent", "You cannot set a subevent if the event is not an event series.");
-    else if (!(await subeventOfEvent(db, event.id, v.subevent))) errors.add("subevent", `Invalid pk "${v.subevent}" - object does not exist.`);
-    else if (v.quota !== null && quotaSubevent !== null && quotaSubevent !== v.subevent) errors.add("quota", "The quota belongs to another date.");
+    if (!event.hasSubevents) add("subevent", "You cannot set a subevent if the event is not an event series.");
+    else if (!refs.subevents.has(v.subevent)) add("subevent", `Invalid pk "${v.subevent}" - object does not exist.`);
+    else if (v.quota !== null && quotaSubevent !== null && quotaSubevent !== v.subevent) add("quota", "The quota belongs to another date.");
   }
   if (v.block_quota) {
-    if (v.item === null && v.quota === null) errors.add("block_quota", "You need to select a specific product or quota if this voucher should reserve tickets.");
+    if (v.item === null && v.quota === null) add("block_quota", "You need to select a specific product or quota if this voucher should reserve tickets.");
     if (v.item !== null && itemHasVariations && v.variation === null) {
-      errors.add("block_quota", "You need to select a specific variation if this voucher should reserve tickets of a product with variations.");
+      add("block_quota", "You need to select a specific variation if this voucher should reserve tickets of a product with variations.");
     }
-    if (event.hasSubevents && v.subevent === null && v.quota === null) errors.add("block_quota", "If you want this voucher to block quota, you need to select a specific date.");
+    if (event.hasSubevents && v.subevent === null && v.quota === null) add("block_quota", "If you want this voucher to block quota, you need to select a specific date.");
   }
   if (v.seat !== null) {
-    if (v.item === null) errors.add("seat", "You need to choose a specific product if you select a seat.");
-    if (v.max_usages > 1) errors.add("seat", "Seat-specific vouchers can only be used once.");
+    if (v.item === null) add("seat", "You need to choose a specific product if you select a seat.");
+    if (v.max_usages > 1) add("seat", "Seat-specific vouchers can only be used once.");
   }
-  return errors.has() ? (Object.fromEntries(Object.entries(collected(errors))) as FieldErrors) : null;
-}
-
-function collected(errors: ErrorCollector): FieldErrors {
-  try {
-    errors.throwIfAny();
-  } catch (e) {
-    if (e instanceof ApiError) return e.body as FieldErrors;
-    throw e;
-  }
-  return {};
+  return Object.keys(errors).length ? errors : null;
 }
 
 function refusalErrors(refusals: Refusal[]): FieldErrors {
@@ -247,11 +255,11 @@ voucherRoutes.get(`${base}/:id`, read, async (c) => c.json(serializeVoucher(awai
 async function prepareNew(c: AppContext, inputs: z.output<typeof voucherFull>[]) {
   const full = inputs.map((i) => ({ ...DEFAULTS, ...i }) as FullVoucher);
   const errors: FieldErrors[] = [];
-  const taken = await existingCodes(c.var.db, c.var.event.id, full.map((v) => v.code));
+  const [taken, refs] = await Promise.all([existingCodes(c.var.db, c.var.event.id, full.map((v) => v.code)), refsOf(c, full)]);
   const seen = new Set<string>();
   let any = false;
   for (const v of full) {
-    const e: FieldErrors = (await validateVoucher(c, v)) ?? {};
+    const e: FieldErrors = validateVoucher(c, v, refs) ?? {};
     const lower = v.code.toLowerCase();
     if (taken.has(lower) || seen.has(lower)) e.code = ["A voucher with this code already exists."];
     seen.add(lower);
@@ -286,14 +294,14 @@ voucherRoutes.post(`${base}/batch_create`, write, jsonBody(z.array(voucherFull).
     body[result.index] = refusalErrors(result.refusals);
     throw new ApiError(400, body as unknown as Record<string, unknown>);
   }
-  const created = await Promise.all(result.ids.map((id) => findVoucher(c.var.db, c.var.event.id, id)));
-  return c.json(created.map((v) => serializeVoucher(v!)), 201);
+  const created = await findVouchersById(c.var.db, c.var.event.id, result.ids);
+  return c.json(created.map(serializeVoucher), 201);
 });
 
 async function changeVoucher(c: AppContext, input: Partial<VoucherInput>, full: boolean) {
   const current = await loadVoucher(c);
   const next: FullVoucher = full ? ({ ...DEFAULTS, ...input } as FullVoucher) : { ...fromRow(current), ...input };
-  const errors = (await validateVoucher(c, next, { redeemed: current.redeemed })) ?? {};
+  const errors = validateVoucher(c, next, await refsOf(c, [next]), { redeemed: current.redeemed }) ?? {};
   if (next.code.toLowerCase() !== current.code.toLowerCase()) {
     const taken = await existingCodes(c.var.db, c.var.event.id, [next.code], current.id);
     if (taken.size) errors.code = ["A voucher with this code already exists."];

@@ -11,11 +11,11 @@
  * Without --remote the commands use the same local database as `npm start` (the same
  * --persist-to); they work while the server runs. --remote targets the deployed D1.
  */
-import { createHash, randomInt } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { TEAM_PERMISSIONS } from "../domain/permissions.ts";
+import { newApiToken, sha256Hex } from "../lib/crypto.ts";
 import { applyMigrations, runDatabaseCommand, takeFlag, takeOption } from "./wrangler.ts";
 
 /** The teams table's permission columns are named like the API's flags. */
@@ -32,13 +32,6 @@ class UsageError extends Error {}
 
 function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
-}
-
-function token(): string {
-  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-  let out = "";
-  for (let i = 0; i < 64; i++) out += alphabet[randomInt(alphabet.length)];
-  return out;
 }
 
 type D1Result = { results?: Record<string, unknown>[]; success?: boolean };
@@ -82,8 +75,9 @@ async function createOrganizer(args: string[]) {
   const existing = await execute(target, `SELECT id FROM organizers WHERE slug = ${sqlString(slug)};`);
   if (existing[0]?.results?.length) throw new UsageError(`an organizer with the slug "${slug}" exists already`);
 
-  const secret = token();
-  const hash = createHash("sha256").update(secret).digest("hex");
+  // the same tokens and hashes as the API's (POST .../teams/{id}/tokens/)
+  const secret = newApiToken();
+  const hash = await sha256Hex(secret);
   const now = Date.now();
   const s = sqlString(slug);
   const results = await execute(

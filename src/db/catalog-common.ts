@@ -1,4 +1,4 @@
-/** Pieces shared by the catalog query modules: batches, item links, constraint errors. */
+/** Pieces shared by the catalog query modules: batches, item links. */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
@@ -61,23 +61,4 @@ export function qualifiedId(table: string): SQL {
 /** A JSON array of a parent's linked item ids, ordered (for serializers). */
 export function linkedItemIdsJson(table: string, parentColumn: string, parentTable: string): SQL<string> {
   return sql<string>`(SELECT json_group_array(l.item_id) FROM (SELECT item_id FROM ${sql.identifier(table)} WHERE ${sql.identifier(parentColumn)} = ${qualifiedId(parentTable)} ORDER BY item_id) l)`;
-}
-
-function causedBy(err: unknown, pattern: RegExp): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    const message = e instanceof Error ? e.message : String(e);
-    if (pattern.test(message)) return true;
-    e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
-  }
-  return false;
-}
-
-/** True for an error caused by a UNIQUE constraint (D1 and local SQLite). */
-export function isUniqueViolation(err: unknown): boolean {
-  return causedBy(err, /UNIQUE constraint failed/i);
-}
-
-/** True for an error caused by a FOREIGN KEY constraint (an object deleted meanwhile). */
-export function isForeignKeyViolation(err: unknown): boolean {
-  return causedBy(err, /FOREIGN KEY constraint failed/i);
 }

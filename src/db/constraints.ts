@@ -22,6 +22,7 @@ export function isForeignKeyError(e: unknown): boolean {
   return messages(e).some((m) => /FOREIGN KEY constraint failed/i.test(m));
 }
 
-export function isUniqueError(e: unknown): boolean {
-  return messages(e).some((m) => /UNIQUE constraint failed/i.test(m));
+/** A UNIQUE violation; with `column` (e.g. "customers.email"), only one that names that column. */
+export function isUniqueError(e: unknown, column?: string): boolean {
+  return messages(e).some((m) => /UNIQUE constraint failed/i.test(m) && (column === undefined || m.includes(column)));
 }

@@ -1,5 +1,5 @@
 /** Customer accounts; every query is scoped by organizer (except the activation-link lookup). */
-import { and, asc, count, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
 import { customers, memberships, orders } from "./schema";
 
@@ -28,32 +28,22 @@ export function customerPage(db: DB, organizerId: number, email: string | undefi
     .offset(offset);
 }
 
-export async function findCustomer(db: DB, organizerId: number, identifier: string) {
-  return db
-    .select()
-    .from(customers)
-    .where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, identifier)))
-    .get();
+/** The organizer's customer with this identifier. */
+function ofIdentifier(organizerId: number, identifier: string): SQL | undefined {
+  return and(eq(customers.organizerId, organizerId), eq(customers.identifier, identifier));
 }
 
-/** Whether another customer of the organizer has this (lower-cased) email address. */
-export async function emailTaken(db: DB, organizerId: number, email: string, exceptId?: number): Promise<boolean> {
-  const conditions = [eq(customers.organizerId, organizerId), eq(customers.email, email)];
-  if (exceptId !== undefined) conditions.push(sql`${customers.id} <> ${exceptId}`);
-  const row = await db.select({ id: customers.id }).from(customers).where(and(...conditions)).get();
-  return row !== undefined;
+export async function findCustomer(db: DB, organizerId: number, identifier: string) {
+  return db.select().from(customers).where(ofIdentifier(organizerId, identifier)).get();
 }
 
 export function customerInsertStatement(db: DB, values: CustomerInsert) {
   return db.insert(customers).values(values).returning();
 }
 
-export async function updateCustomer(db: DB, organizerId: number, id: number, values: CustomerChanges) {
-  const [row] = await db
-    .update(customers)
-    .set(values)
-    .where(and(eq(customers.organizerId, organizerId), eq(customers.id, id)))
-    .returning();
+/** Updates the customer; undefined when the organizer has no customer with this identifier. */
+export async function updateCustomer(db: DB, organizerId: number, identifier: string, values: CustomerChanges) {
+  const [row] = await db.update(customers).set(values).where(ofIdentifier(organizerId, identifier)).returning();
   return row;
 }
 
@@ -61,9 +51,11 @@ export async function updateCustomer(db: DB, organizerId: number, id: number, va
  * Removes the personal data of a customer (as pretix's Customer.anonymize): name, email,
  * external id, notes, password and pending activation gone, account inactive and
  * unverified; orders no longer point to the customer; membership attendee names removed.
- * One batch: all of it or nothing.
+ * One batch: all of it or nothing. Undefined when the organizer has no such customer.
  */
-export async function anonymizeCustomer(db: DB, organizerId: number, id: number, now: number) {
+export async function anonymizeCustomer(db: DB, organizerId: number, identifier: string, now: number) {
+  // the identifier survives anonymization, so the later statements still find the customer
+  const id = db.select({ id: customers.id }).from(customers).where(ofIdentifier(organizerId, identifier));
   const [updated] = await db.batch([
     db
       .update(customers)
@@ -80,10 +72,10 @@ export async function anonymizeCustomer(db: DB, organizerId: number, id: number,
         isVerified: false,
         lastModified: now,
       })
-      .where(and(eq(customers.organizerId, organizerId), eq(customers.id, id)))
+      .where(ofIdentifier(organizerId, identifier))
       .returning(),
-    db.update(orders).set({ customerId: null }).where(eq(orders.customerId, id)),
-    db.update(memberships).set({ attendeeNameParts: null }).where(and(eq(memberships.organizerId, organizerId), eq(memberships.customerId, id))),
+    db.update(orders).set({ customerId: null }).where(inArray(orders.customerId, id)),
+    db.update(memberships).set({ attendeeNameParts: null }).where(and(eq(memberships.organizerId, organizerId), inArray(memberships.customerId, id))),
   ]);
   return updated[0];
 }
@@ -105,15 +97,4 @@ export async function activateCustomer(db: DB, tokenHash: string, passwordHash: 
     .where(and(eq(customers.activationTokenHash, tokenHash), gt(customers.activationExpires, now), eq(customers.isActive, true)))
     .returning({ id: customers.id });
   return rows.length > 0;
-}
-
-/** Whether a database error is the violation of a unique constraint on `column` (e.g. "customers.email"). */
-export function isUniqueViolation(error: unknown, column: string): boolean {
-  const texts: string[] = [];
-  let e: unknown = error;
-  for (let depth = 0; e && depth < 5; depth++) {
-    texts.push(e instanceof Error ? e.message : String(e));
-    e = e instanceof Error ? (e as Error & { cause?: unknown }).cause : undefined;
-  }
-  return texts.some((t) => t.includes("UNIQUE constraint failed") && t.includes(column));
 }

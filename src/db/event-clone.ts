@@ -30,7 +30,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { DB } from "./client";
 import { eventScopeKeySql, touchStatement } from "./changes";
-import { type EventValues, isSlugConflict, metaValueStatements } from "./events";
+import { type EventValues, insertEventBatch, metaValueStatements } from "./events";
 import { touchInventory } from "./inventory";
 import { STAMP } from "./items";
 import { QUESTIONS_RESOURCE } from "./questions";
@@ -228,30 +228,21 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
     );
   }
 
-  // the carried source ids give way to the source rows' values
+  // the carried source ids give way to the source rows' values: the `column` of the source
+  // row whose id the copy's `column` carries
+  const carried = (table: string, column: string) =>
+    sql`(SELECT "o".${sql.identifier(column)} FROM ${sql.identifier(table)} "o" WHERE "o"."id" = ${sql.identifier(table)}.${sql.identifier(column)} AND "o"."event_id" = ${SRC})`;
   statements.push(
-    db
-      .update(taxRules)
-      .set({ rate: sql`(SELECT "o"."rate" FROM "tax_rules" "o" WHERE "o"."id" = "tax_rules"."rate" AND "o"."event_id" = ${SRC})` })
-      .where(eq(taxRules.eventId, NEW)),
-    db
-      .update(itemCategories)
-      .set({ position: sql`(SELECT "o"."position" FROM "item_categories" "o" WHERE "o"."id" = "item_categories"."position" AND "o"."event_id" = ${SRC})` })
-      .where(eq(itemCategories.eventId, NEW)),
+    db.update(taxRules).set({ rate: carried("tax_rules", "rate") }).where(eq(taxRules.eventId, NEW)),
+    db.update(itemCategories).set({ position: carried("item_categories", "position") }).where(eq(itemCategories.eventId, NEW)),
     db
       .update(itemVariations)
       .set({
         position: sql`(SELECT "o"."position" FROM "item_variations" "o" JOIN "items" "oi" ON "oi"."id" = "o"."item_id" AND "oi"."event_id" = ${SRC} WHERE "o"."id" = "item_variations"."position")`,
       })
       .where(sql`"item_variations"."item_id" IN (SELECT "ni"."id" FROM "items" "ni" WHERE "ni"."event_id" = ${NEW})`),
-    db
-      .update(items)
-      .set({ position: sql`(SELECT "o"."position" FROM "items" "o" WHERE "o"."id" = "items"."position" AND "o"."event_id" = ${SRC})` })
-      .where(eq(items.eventId, NEW)),
-    db
-      .update(quotas)
-      .set({ size: sql`(SELECT "o"."size" FROM "quotas" "o" WHERE "o"."id" = "quotas"."size" AND "o"."event_id" = ${SRC})` })
-      .where(eq(quotas.eventId, NEW)),
+    db.update(items).set({ position: carried("items", "position") }).where(eq(items.eventId, NEW)),
+    db.update(quotas).set({ size: carried("quotas", "size") }).where(eq(quotas.eventId, NEW)),
   );
 
   if (o.addToTeam !== null) statements.push(db.insert(teamEvents).values({ teamId: o.addToTeam, eventId: NEW as unknown as number }).onConflictDoNothing());
@@ -272,12 +263,5 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
  * Returns the new id, or null when the slug is taken.
  */
 export async function cloneEvent(db: DB, organizerId: number, values: EventValues, o: CloneOptions): Promise<number | null> {
-  const [insert, ...rest] = cloneStatements(db, organizerId, values, o);
-  try {
-    const [rows] = await db.batch([insert, ...rest]);
-    return rows[0]!.id;
-  } catch (err) {
-    if (isSlugConflict(err)) return null;
-    throw err;
-  }
+  return insertEventBatch(db, cloneStatements(db, organizerId, values, o));
 }

@@ -30,14 +30,18 @@ export async function findMetaProperty(db: DB, organizerId: number, id: number):
     .get();
 }
 
-function toMetaProperty(r: MetaPropertyRecord): MetaProperty {
+export function toMetaProperty(r: MetaPropertyRecord): MetaProperty {
   return { id: r.id, name: r.name, defaultValue: r.defaultValue, required: r.required, protected: r.protected, choices: r.choices };
+}
+
+/** The query of all properties of the organizer (rows for toMetaProperty), e.g. for a batch. */
+export function organizerMetaPropertyRows(db: DB, organizerId: number) {
+  return db.select().from(eventMetaProperties).where(eq(eventMetaProperties.organizerId, organizerId));
 }
 
 /** All properties of the organizer (validation of meta_data, going live). */
 export async function organizerMetaProperties(db: DB, organizerId: number): Promise<MetaProperty[]> {
-  const rows = await db.select().from(eventMetaProperties).where(eq(eventMetaProperties.organizerId, organizerId));
-  return rows.map(toMetaProperty);
+  return (await organizerMetaPropertyRows(db, organizerId)).map(toMetaProperty);
 }
 
 /** The properties with the given names (attr[...] filters). */

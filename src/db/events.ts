@@ -2,13 +2,15 @@
  * Events, their meta data values and settings. Every query takes the organizer id; lists are
  * limited to the events the principal may access.
  */
-import type { BatchItem } from "drizzle-orm/batch";
 import { and, count, eq, exists, getTableName, inArray, not, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { MetaProperty } from "../domain/events";
 import type { Principal } from "../domain/permissions";
 import { effectiveSettings, EVENT_SETTINGS } from "../domain/settings";
 import { likeContains } from "../lib/i18n";
+import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
+import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import {
   eventMetaProperties,
   eventMetaValues,
@@ -162,14 +164,17 @@ export async function eventSlugTaken(db: DB, organizerId: number, slug: string):
   return row !== undefined;
 }
 
-/** The event's own meta data values (name → value). */
-export async function ownEventMetaData(db: DB, eventId: number): Promise<Record<string, string>> {
-  const rows = await db
-    .select({ name: eventMetaProperties.name, value: eventMetaValues.value })
-    .from(eventMetaValues)
-    .innerJoin(eventMetaProperties, eq(eventMetaProperties.id, eventMetaValues.propertyId))
-    .where(eq(eventMetaValues.eventId, eventId));
-  return Object.fromEntries(rows.map((r) => [r.name, r.value]));
+/** The organizer's meta properties and the event's own meta data values (name → value), in one round trip. */
+export async function eventMetaState(db: DB, organizerId: number, eventId: number): Promise<{ properties: MetaProperty[]; current: Record<string, string> }> {
+  const [properties, values] = await db.batch([
+    organizerMetaPropertyRows(db, organizerId),
+    db
+      .select({ name: eventMetaProperties.name, value: eventMetaValues.value })
+      .from(eventMetaValues)
+      .innerJoin(eventMetaProperties, eq(eventMetaProperties.id, eventMetaValues.propertyId))
+      .where(eq(eventMetaValues.eventId, eventId)),
+  ]);
+  return { properties: properties.map(toMetaProperty), current: Object.fromEntries(values.map((r) => [r.name, r.value])) };
 }
 
 /**
@@ -178,7 +183,7 @@ export async function ownEventMetaData(db: DB, eventId: number): Promise<Record<
  * parameters.)
  */
 export function metaValueStatements(db: DB, eventId: number | SQL, values: { propertyId: number; value: string }[], replace: boolean) {
-  const statements: BatchItem<"sqlite">[] = [];
+  const statements: Statement[] = [];
   if (replace) statements.push(db.delete(eventMetaValues).where(eq(eventMetaValues.eventId, eventId as number)));
   // three parameters a row, plus those of `eventId` when it is a subquery (the new event's
   // natural key: two): at most five a row
@@ -189,8 +194,22 @@ export function metaValueStatements(db: DB, eventId: number | SQL, values: { pro
 }
 
 /** True when `err` is the unique violation of (organizer, slug). */
-export function isSlugConflict(err: unknown): boolean {
+function isSlugConflict(err: unknown): boolean {
   return /UNIQUE constraint failed: events\.organizer_id, events\.slug/.test(String(err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : err));
+}
+
+/**
+ * Runs a batch whose first statement inserts an event returning its id (one transaction).
+ * Returns the new id, or null when the slug is taken.
+ */
+export async function insertEventBatch(db: DB, statements: readonly [Statement, ...Statement[]]): Promise<number | null> {
+  try {
+    const [rows] = (await db.batch(statements)) as [{ id: number }[], ...unknown[]];
+    return rows[0]!.id;
+  } catch (err) {
+    if (isSlugConflict(err)) return null;
+    throw err;
+  }
 }
 
 /**
@@ -208,13 +227,7 @@ export async function createEvent(
   const newId = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId} AND slug = ${values.slug})`;
   const rest = metaValueStatements(db, newId, meta, false);
   if (addToTeam !== null) rest.push(db.insert(teamEvents).values({ teamId: addToTeam, eventId: newId }).onConflictDoNothing());
-  try {
-    const [rows] = await db.batch([insert, ...rest]);
-    return rows[0]!.id;
-  } catch (err) {
-    if (isSlugConflict(err)) return null;
-    throw err;
-  }
+  return insertEventBatch(db, [insert, ...rest]);
 }
 
 /** Updates an event; `meta` replaces its meta data values when given. */
@@ -277,30 +290,6 @@ export async function seatingPlanOfOrganizer(db: DB, organizerId: number, planId
   return row !== undefined;
 }
 
-/** Those of `ids` that are items of the event. */
-export async function itemIdsOfEvent(db: DB, eventId: number, ids: number[]): Promise<Set<number>> {
-  const found = new Set<number>();
-  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
-    const rows = await db.select({ id: items.id }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part)));
-    for (const r of rows) found.add(r.id);
-  }
-  return found;
-}
-
-/** Those of `ids` that are variations of items of the event. */
-export async function variationIdsOfEvent(db: DB, eventId: number, ids: number[]): Promise<Set<number>> {
-  const found = new Set<number>();
-  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
-    const rows = await db
-      .select({ id: itemVariations.id })
-      .from(itemVariations)
-      .innerJoin(items, eq(items.id, itemVariations.itemId))
-      .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part)));
-    for (const r of rows) found.add(r.id);
-  }
-  return found;
-}
-
 /** A token's team, when the team is limited to some events (the event it creates joins its list). */
 export function teamToExtend(principal: Principal): number | null {
   return principal.kind === "token" && !principal.allEvents && principal.teamId !== null ? principal.teamId : null;
@@ -331,11 +320,9 @@ export async function eventSettingsFor(db: DB, organizerId: number, eventId: num
 
 /** Sets and unsets keys in one transaction. */
 export async function writeEventSettings(db: DB, eventId: number, set: Record<string, unknown>, unset: string[]): Promise<void> {
-  const statements = [];
-  if (unset.length) {
-    for (const part of chunks(unset, MAX_PARAMS - 5)) {
-      statements.push(db.delete(eventSettings).where(and(eq(eventSettings.eventId, eventId), inArray(eventSettings.key, part))));
-    }
+  const statements: Statement[] = [];
+  for (const part of chunks(unset, MAX_PARAMS - 5)) {
+    statements.push(db.delete(eventSettings).where(and(eq(eventSettings.eventId, eventId), inArray(eventSettings.key, part))));
   }
   for (const [key, value] of Object.entries(set)) {
     statements.push(
@@ -345,6 +332,5 @@ export async function writeEventSettings(db: DB, eventId: number, set: Record<st
         .onConflictDoUpdate({ target: [eventSettings.eventId, eventSettings.key], set: { value } }),
     );
   }
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  await runBatch(db, statements);
 }

@@ -111,7 +111,8 @@ export async function createGiftCard(db: DB, issuerId: number, values: GiftCardV
 
 /**
  * Changes a card's editable fields; with `newValue`, sets the balance and records the
- * difference as a transaction (in the same batch, computed from the stored balance).
+ * difference as a transaction (in the same batch, computed from the stored balance). Returns
+ * the card as it is afterwards; undefined when the organizer has no card with this id.
  */
 export async function updateGiftCard(
   db: DB,
@@ -120,19 +121,18 @@ export async function updateGiftCard(
   values: Partial<Pick<GiftCardRow, "expires" | "conditions">>,
   newValue: number | undefined,
   now: number,
-) {
+): Promise<GiftCardRow | undefined> {
   const own = and(eq(giftCards.id, id), eq(giftCards.issuerId, organizerId))!;
-  const statements = [];
-  if (newValue !== undefined) {
-    statements.push(
-      transactionInsert(db, sql`${own} AND ${giftCards.value} <> ${newValue}`, sql`${newValue} - ${giftCards.value}`, null, organizerId, now),
-    );
-  }
   const set: Partial<GiftCardRow> = { ...values };
   if (newValue !== undefined) set.value = newValue;
-  if (Object.keys(set).length) statements.push(db.update(giftCards).set(set).where(own));
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  if (!Object.keys(set).length) return db.select().from(giftCards).where(own).get();
+  const update = db.update(giftCards).set(set).where(own).returning();
+  if (newValue === undefined) return (await update)[0];
+  const [, rows] = await db.batch([
+    transactionInsert(db, sql`${own} AND ${giftCards.value} <> ${newValue}`, sql`${newValue} - ${giftCards.value}`, null, organizerId, now),
+    update,
+  ]);
+  return rows[0];
 }
 
 export type TransactResult = { ok: true; value: number } | { ok: false; reason: "insufficient" | "too_high" | "missing" };

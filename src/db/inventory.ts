@@ -1,6 +1,6 @@
 /** D1 side of the event object: loading its catalog and writing its decisions. */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import type { Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
 import { mailInsertStatement, type MailInsert } from "./mail";
@@ -91,7 +91,7 @@ const orderIdOf = (eventId: number, code: string) => sql<number>`(SELECT id FROM
 export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<number, number>, closedQuotaIds: number[], now: number) {
   const eventId = w.order.eventId;
   const orderId = orderIdOf(eventId, w.order.code);
-  const stmts: BatchItem[] = [db.insert(orders).values(w.order)];
+  const stmts: Statement[] = [db.insert(orders).values(w.order)];
   const positionRows = w.positions.map(({ addonToPositionid, ...row }) => ({
     ...row,
     orderId,

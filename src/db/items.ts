@@ -339,15 +339,17 @@ export async function itemOrdered(db: DB, itemId: number): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Whether an unexpired cart reserves the variation (it cannot be deleted then, as in pretix). */
-export async function variationInCart(db: DB, variationId: number, now: number): Promise<boolean> {
-  const row = await db.select({ id: cartPositions.id }).from(cartPositions).where(and(eq(cartPositions.variationId, variationId), sql`${cartPositions.expires} > ${now}`)).limit(1).get();
-  return row !== undefined;
-}
-
-export async function variationOrdered(db: DB, variationId: number): Promise<boolean> {
-  const row = await db.select({ id: orderPositions.id }).from(orderPositions).where(eq(orderPositions.variationId, variationId)).limit(1).get();
-  return row !== undefined;
+/**
+ * What keeps a variation from being deleted, in one round trip: order positions, an unexpired
+ * cart reserving it (as in pretix), and the item's number of variations (the last one stays).
+ */
+export async function variationDeleteBlockers(db: DB, itemId: number, variationId: number, now: number) {
+  const [ordered, inCart, [total]] = await db.batch([
+    db.select({ id: orderPositions.id }).from(orderPositions).where(eq(orderPositions.variationId, variationId)).limit(1),
+    db.select({ id: cartPositions.id }).from(cartPositions).where(and(eq(cartPositions.variationId, variationId), sql`${cartPositions.expires} > ${now}`)).limit(1),
+    db.select({ n: count() }).from(itemVariations).where(eq(itemVariations.itemId, itemId)),
+  ]);
+  return { ordered: ordered.length > 0, inCart: inCart.length > 0, variations: total?.n ?? 0 };
 }
 
 /**
@@ -474,11 +476,6 @@ export async function deleteVariation(db: DB, eventId: number, itemId: number, v
     touchInventory(db, eventId, now),
   ]);
   return rows.length > 0;
-}
-
-export async function variationTotal(db: DB, itemId: number): Promise<number> {
-  const row = await db.select({ n: count() }).from(itemVariations).where(eq(itemVariations.itemId, itemId)).get();
-  return row?.n ?? 0;
 }
 
 // ---- add-ons ----

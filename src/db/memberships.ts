@@ -38,46 +38,64 @@ export function membershipPage(db: DB, organizerId: number, f: MembershipFilters
     .offset(offset);
 }
 
-export async function findMembership(db: DB, organizerId: number, id: number): Promise<MembershipRecord | undefined> {
+function membershipQuery(db: DB, organizerId: number, id: number) {
   return db
     .select(record)
     .from(memberships)
     .innerJoin(customers, eq(customers.id, memberships.customerId))
     .where(and(eq(memberships.organizerId, organizerId), eq(memberships.id, id)))
-    .get();
+    .limit(1);
 }
 
-/** The id of the organizer's customer with this identifier. */
-export async function customerIdByIdentifier(db: DB, organizerId: number, identifier: string): Promise<number | undefined> {
-  const row = await db
-    .select({ id: customers.id })
-    .from(customers)
-    .where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, identifier)))
-    .get();
-  return row?.id;
+export async function findMembership(db: DB, organizerId: number, id: number): Promise<MembershipRecord | undefined> {
+  return membershipQuery(db, organizerId, id).get();
 }
 
-export async function membershipTypeExists(db: DB, organizerId: number, id: number): Promise<boolean> {
-  const row = await db
+function membershipTypeQuery(db: DB, organizerId: number, id: number) {
+  return db
     .select({ id: membershipTypes.id })
     .from(membershipTypes)
     .where(and(eq(membershipTypes.organizerId, organizerId), eq(membershipTypes.id, id)))
-    .get();
-  return row !== undefined;
+    .limit(1);
 }
 
-export async function createMembership(db: DB, organizerId: number, customerId: number, testmode: boolean, values: MembershipValues) {
+/**
+ * What creating a membership checks, in one round trip: the organizer's customer with this
+ * identifier (its id and identifier as stored) and whether the membership type is theirs.
+ */
+export async function creationRefs(db: DB, organizerId: number, identifier: string, membershipTypeId: number) {
+  const [customer, type] = await db.batch([
+    db
+      .select({ id: customers.id, identifier: customers.identifier })
+      .from(customers)
+      .where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, identifier)))
+      .limit(1),
+    membershipTypeQuery(db, organizerId, membershipTypeId),
+  ]);
+  return { customer: customer[0], typeExists: type.length > 0 };
+}
+
+/** A membership and, when `membershipTypeId` is given, whether that type is the organizer's: one round trip. */
+export async function findMembershipForChange(db: DB, organizerId: number, id: number, membershipTypeId: number | undefined) {
+  if (membershipTypeId === undefined) return { found: await findMembership(db, organizerId, id), typeExists: undefined };
+  const [found, type] = await db.batch([membershipQuery(db, organizerId, id), membershipTypeQuery(db, organizerId, membershipTypeId)]);
+  return { found: found[0] as MembershipRecord | undefined, typeExists: type.length > 0 };
+}
+
+export async function createMembership(db: DB, organizerId: number, customerId: number, testmode: boolean, values: MembershipValues): Promise<MembershipRow> {
   const [row] = await db
     .insert(memberships)
     .values({ ...values, organizerId, customerId, testmode })
-    .returning({ id: memberships.id });
-  return row!.id;
+    .returning();
+  return row!;
 }
 
-export async function updateMembership(db: DB, organizerId: number, id: number, values: Partial<MembershipValues>) {
-  if (Object.keys(values).length === 0) return;
-  await db
+/** Updates the membership; returns the row as it is afterwards (undefined: it is gone). */
+export async function updateMembership(db: DB, organizerId: number, id: number, values: Partial<MembershipValues>): Promise<MembershipRow | undefined> {
+  const [row] = await db
     .update(memberships)
     .set(values)
-    .where(and(eq(memberships.organizerId, organizerId), eq(memberships.id, id)));
+    .where(and(eq(memberships.organizerId, organizerId), eq(memberships.id, id)))
+    .returning();
+  return row;
 }

@@ -2,9 +2,11 @@
  * Reading orders: one query returns a page of orders with their positions, fees and payments
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
-import { and, count, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import type { Demand } from "../domain/inventory";
 import type { DB } from "./client";
-import { type Answer, customers, orderPayments, orders, type OrderStatus } from "./schema";
+import { type Answer, customers, events, orderPositions, orders, type OrderStatus } from "./schema";
+import { chunks, MAX_PARAMS } from "./util";
 
 export type OrderRow = typeof orders.$inferSelect;
 
@@ -139,15 +141,33 @@ export async function findOrderBySecret(db: DB, eventId: number, code: string, s
   return row ? toOrderRecord(row) : undefined;
 }
 
-export async function findPayment(db: DB, orderId: number, localId: number) {
-  return db.select().from(orderPayments).where(and(eq(orderPayments.orderId, orderId), eq(orderPayments.localId, localId))).get();
-}
-
-/** Pending orders past their expiry, across events (for the cron job). */
+/** Pending orders past their expiry, across events, with their event's organizer (for the cron job). */
 export async function overdueOrders(db: DB, now: number, limit = 200) {
   return db
-    .select({ id: orders.id, eventId: orders.eventId, code: orders.code })
+    .select({ id: orders.id, eventId: orders.eventId, code: orders.code, organizerId: events.organizerId })
     .from(orders)
+    .innerJoin(events, eq(events.id, orders.eventId))
     .where(and(eq(orders.status, "n"), sql`${orders.expires} < ${now}`))
     .limit(limit);
+}
+
+/** What the positions of these orders demand from the event object, per order id (one round trip). */
+export async function orderDemands(db: DB, orderIds: number[]): Promise<Map<number, Demand[]>> {
+  const out = new Map<number, Demand[]>(orderIds.map((id) => [id, []]));
+  const [first, ...rest] = chunks(orderIds, MAX_PARAMS).map((part) =>
+    db
+      .select({
+        orderId: orderPositions.orderId,
+        itemId: orderPositions.itemId,
+        variationId: orderPositions.variationId,
+        subeventId: orderPositions.subeventId,
+        seat: orderPositions.seat,
+        voucherId: orderPositions.voucherId,
+      })
+      .from(orderPositions)
+      .where(inArray(orderPositions.orderId, part)),
+  );
+  if (!first) return out;
+  for (const { orderId, ...demand } of (await db.batch([first, ...rest])).flat()) out.get(orderId)!.push(demand);
+  return out;
 }

@@ -164,12 +164,12 @@ export function statusResultIndex(w: Pick<StatusWrite, "to">, resultCount: numbe
  * Adds a payment in state `created` to an order that can still be paid (pending or expired),
  * with the next local id; with `cancelOpen`, the order's other payments in state `created`
  * are canceled in the same transaction (the customer changed the payment method). Returns the
- * new payment's local id, or null when the order's status did not allow it.
+ * new payment's id and local id, or null when the order's status did not allow it.
  */
 export async function createPayment(
   db: DB,
   p: { orderId: number; provider: string; amount: number; now: number; cancelOpen: boolean },
-): Promise<number | null> {
+): Promise<{ id: number; localId: number } | null> {
   const payable = statusIn(p.orderId, ["n", "e"]);
   const stmts: BatchItem<"sqlite">[] = [];
   if (p.cancelOpen) {
@@ -187,10 +187,10 @@ export async function createPayment(
       .select(
         sql`SELECT NULL, o.id, (SELECT coalesce(max(y.local_id), 0) + 1 FROM order_payments y WHERE y.order_id = o.id), 'created', ${p.amount}, ${p.provider}, ${p.now}, NULL, '{}' FROM orders o WHERE o.id = ${p.orderId} AND o.status IN ('n', 'e')`,
       )
-      .returning({ localId: orderPayments.localId }),
+      .returning({ id: orderPayments.id, localId: orderPayments.localId }),
   );
   stmts.push(db.update(orders).set({ lastModified: p.now }).where(and(eq(orders.id, p.orderId), inArray(orders.status, ["n", "e"]))));
   const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
-  const inserted = results[p.cancelOpen ? 1 : 0] as { localId: number }[];
-  return inserted[0]?.localId ?? null;
+  const inserted = results[p.cancelOpen ? 1 : 0] as { id: number; localId: number }[];
+  return inserted[0] ?? null;
 }

@@ -1,5 +1,5 @@
 /** Quotas and what they cover; every query is scoped by event. */
-import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { touchInventory } from "./inventory";
@@ -144,5 +144,3 @@ export async function deleteQuota(db: DB, eventId: number, id: number, now: numb
     touchStatement(db, eventScopeKey(eventId), "items", now),
   ]);
 }
-
-export const quotaOrderId = asc(quotas.id);

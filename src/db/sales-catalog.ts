@@ -5,9 +5,9 @@
  * of a rush of buyers: one read round trip before the event object decides.)
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
 import type { DiscountRule, TaxRule } from "../domain/pricing";
+import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
 import {
@@ -71,9 +71,9 @@ export type SalesCatalog = {
 const part = <T>(xs: T[]) => chunks([...new Set(xs)], MAX_PARAMS - 10);
 
 export async function loadSalesCatalog(db: DB, organizerId: number, eventId: number, refs: SalesRefs): Promise<SalesCatalog> {
-  const stmts: BatchItem<"sqlite">[] = [];
+  const stmts: Statement[] = [];
   const slots: { kind: string; index: number }[] = [];
-  const add = (kind: string, s: BatchItem<"sqlite">) => {
+  const add = (kind: string, s: Statement) => {
     slots.push({ kind, index: stmts.length });
     stmts.push(s);
   };
@@ -134,7 +134,7 @@ export async function loadSalesCatalog(db: DB, organizerId: number, eventId: num
     add("orderCodes", db.select({ code: sql<string>`code` }).from(sql`orders`).where(sql`event_id = ${eventId} AND code IN (${sql.join(refs.orderCodes.map((c) => sql`${c}`), sql`, `)})`));
   }
 
-  const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[][];
+  const results = (await runBatch(db, stmts)) as unknown[][];
   const rows = <T>(kind: string): T[] => slots.filter((s) => s.kind === kind).flatMap((s) => results[s.index] as T[]);
 
   const discountLinks = rows<{ discountId: number; itemId: number }>("discountItems");

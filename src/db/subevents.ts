@@ -5,12 +5,14 @@
  */
 import type { BatchItem } from "drizzle-orm/batch";
 import { and, count, eq, exists, not, or, sql, type SQL } from "drizzle-orm";
+import type { MetaProperty } from "../domain/events";
 import type { Principal } from "../domain/permissions";
 import type { DB } from "./client";
+import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import { touchInventory } from "./inventory";
 import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, i18nContains, jsonListContains, pastCondition, type AttrFilter } from "./events";
 import { eventScopeKey, touchStatement } from "./changes";
-import { changeStamps, events, orderPositions, subeventItems, subeventItemVariations, subeventMetaValues, subevents } from "./schema";
+import { changeStamps, eventMetaProperties, events, orderPositions, subeventItems, subeventItemVariations, subeventMetaValues, subevents } from "./schema";
 import { chunks, rowsPerInsert } from "./util";
 
 export type SubeventRecord = typeof subevents.$inferSelect;
@@ -233,10 +235,15 @@ export async function deleteSubevent(db: DB, eventId: number, id: number): Promi
   return rows.length > 0;
 }
 
-/** The date's own meta data values (name → value). */
-export async function ownSubeventMetaData(db: DB, id: number): Promise<Record<string, string>> {
-  const rows = await db.all<{ name: string; value: string }>(
-    sql`SELECT p.name AS name, v.value AS value FROM subevent_meta_values v JOIN event_meta_properties p ON p.id = v.property_id WHERE v.subevent_id = ${id}`,
-  );
-  return Object.fromEntries(rows.map((r) => [r.name, r.value]));
+/** The organizer's meta properties and the date's own meta data values (name → value), in one round trip. */
+export async function subeventMetaState(db: DB, organizerId: number, id: number): Promise<{ properties: MetaProperty[]; current: Record<string, string> }> {
+  const [properties, values] = await db.batch([
+    organizerMetaPropertyRows(db, organizerId),
+    db
+      .select({ name: eventMetaProperties.name, value: subeventMetaValues.value })
+      .from(subeventMetaValues)
+      .innerJoin(eventMetaProperties, eq(eventMetaProperties.id, subeventMetaValues.propertyId))
+      .where(eq(subeventMetaValues.subeventId, id)),
+  ]);
+  return { properties: properties.map(toMetaProperty), current: Object.fromEntries(values.map((r) => [r.name, r.value])) };
 }

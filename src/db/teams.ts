@@ -1,8 +1,11 @@
 /** Teams, their members, invites and API tokens; every query is scoped by organizer. */
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DB } from "./client";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../domain/permissions";
 import { events, teamApiTokens, teamEvents, teamInvites, teamMembers, teams, users } from "./schema";
+import { organizerSettingsQuery, settingsOf } from "./settings";
 import { chunks, MAX_PARAMS } from "./util";
 
 export type TeamValues = Omit<typeof teams.$inferInsert, "id" | "organizerId">;
@@ -44,8 +47,17 @@ export function teamPage(db: DB, organizerId: number, limit: number, offset: num
   return db.select(teamWithEvents).from(teams).where(eq(teams.organizerId, organizerId)).orderBy(asc(teams.id)).limit(limit).offset(offset);
 }
 
+function teamQuery(db: DB, organizerId: number, teamId: number | SQL) {
+  return db.select(teamWithEvents).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))).limit(1);
+}
+
 export async function findTeam(db: DB, organizerId: number, teamId: number): Promise<TeamRecord | undefined> {
-  return db.select(teamWithEvents).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))).get();
+  return teamQuery(db, organizerId, teamId).get();
+}
+
+/** The organizer's teams, for scoping a team id taken from the path. */
+function ofOrganizer(column: AnySQLiteColumn, organizerId: number): SQL {
+  return sql`${column} IN (SELECT "id" FROM "teams" WHERE "organizer_id" = ${organizerId})`;
 }
 
 export async function teamExists(db: DB, organizerId: number, teamId: number): Promise<boolean> {
@@ -66,25 +78,26 @@ export async function eventIdsBySlug(db: DB, organizerId: number, slugs: string[
   return map;
 }
 
+/** The team inserted just before in the same batch (a batch is one transaction, and ids only grow, so it is the highest id). */
+const NEW_TEAM = sql<number>`(SELECT max(id) FROM teams)`;
+
 function teamEventInserts(db: DB, teamId: number | null, eventIds: number[]) {
-  // teamId null: the team inserted just before in the same batch (a batch is one
-  // transaction, and ids only grow, so it is the highest id)
-  const team = teamId === null ? sql<number>`(SELECT max(id) FROM teams)` : sql<number>`${teamId}`;
+  const team = teamId === null ? NEW_TEAM : sql<number>`${teamId}`;
   return chunks(eventIds, MAX_PARAMS - 5).map((part) =>
     db.insert(teamEvents).select(db.select({ teamId: team.as("team_id"), eventId: events.id }).from(events).where(inArray(events.id, part))),
   );
 }
 
-/** Creates a team and its event list atomically; returns the new id. */
-export async function createTeam(db: DB, organizerId: number, values: TeamValues, eventIds: number[]): Promise<number> {
-  const insert = db.insert(teams).values({ ...values, organizerId }).returning({ id: teams.id });
-  const [rows] = await db.batch([insert, ...teamEventInserts(db, null, eventIds)]);
-  return rows[0]!.id;
+/** Creates a team and its event list atomically; returns the new team (same round trip). */
+export async function createTeam(db: DB, organizerId: number, values: TeamValues, eventIds: number[]): Promise<TeamRecord> {
+  const insert = db.insert(teams).values({ ...values, organizerId });
+  const results = await db.batch([insert, ...teamEventInserts(db, null, eventIds), teamQuery(db, organizerId, NEW_TEAM)]);
+  return (results[results.length - 1] as TeamRecord[])[0]!;
 }
 
-/** Updates a team; `eventIds` replaces the event list when given. */
+/** Updates a team; `eventIds` replaces the event list when given. Returns the team afterwards (same round trip). */
 export async function updateTeam(db: DB, organizerId: number, teamId: number, values: Partial<TeamValues>, eventIds?: number[]) {
-  const statements = [];
+  const statements: BatchItem<"sqlite">[] = [];
   if (Object.keys(values).length) {
     statements.push(db.update(teams).set(values).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))));
   }
@@ -92,12 +105,18 @@ export async function updateTeam(db: DB, organizerId: number, teamId: number, va
     statements.push(db.delete(teamEvents).where(eq(teamEvents.teamId, teamId)));
     statements.push(...teamEventInserts(db, teamId, eventIds));
   }
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  const all: BatchItem<"sqlite">[] = [...statements, teamQuery(db, organizerId, teamId)];
+  const results = (await db.batch(all as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+  return (results[results.length - 1] as TeamRecord[])[0];
 }
 
-export async function deleteTeam(db: DB, organizerId: number, teamId: number) {
-  await db.delete(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)));
+/** Deletes the organizer's team; false when there is none of that id. */
+export async function deleteTeam(db: DB, organizerId: number, teamId: number): Promise<boolean> {
+  const rows = await db
+    .delete(teams)
+    .where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)))
+    .returning({ id: teams.id });
+  return rows.length > 0;
 }
 
 // ---- members ----
@@ -119,21 +138,23 @@ export function memberPage(db: DB, teamId: number, limit: number, offset: number
     .offset(offset);
 }
 
-export async function findMember(db: DB, teamId: number, userId: number) {
+/** A member of a team of the organizer (one query: the team's own 404 and the member's are one). */
+export async function findMember(db: DB, organizerId: number, teamId: number, userId: number) {
   return db
     .select(memberFields)
     .from(teamMembers)
     .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+    .where(and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId), eq(teamMembers.userId, userId)))
     .get();
 }
 
-export async function removeMember(db: DB, teamId: number, userId: number) {
-  await db.delete(teamMembers).where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)));
-}
-
-export async function findUserByEmail(db: DB, email: string) {
-  return db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).get();
+/** Removes a member of a team of the organizer; false when there is no such member. */
+export async function removeMember(db: DB, organizerId: number, teamId: number, userId: number): Promise<boolean> {
+  const rows = await db
+    .delete(teamMembers)
+    .where(and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId), eq(teamMembers.userId, userId)))
+    .returning({ userId: teamMembers.userId });
+  return rows.length > 0;
 }
 
 /** Adds a user to a team; false when they were a member already. */
@@ -154,25 +175,42 @@ export function invitePage(db: DB, teamId: number, limit: number, offset: number
   return db.select(inviteFields).from(teamInvites).where(eq(teamInvites.teamId, teamId)).orderBy(asc(teamInvites.id)).limit(limit).offset(offset);
 }
 
-export async function findInvite(db: DB, teamId: number, inviteId: number) {
-  return db.select(inviteFields).from(teamInvites).where(and(eq(teamInvites.teamId, teamId), eq(teamInvites.id, inviteId))).get();
+function ofTeamInvite(organizerId: number, teamId: number, inviteId: number) {
+  return and(eq(teamInvites.teamId, teamId), ofOrganizer(teamInvites.teamId, organizerId), eq(teamInvites.id, inviteId));
 }
 
-export async function inviteExists(db: DB, teamId: number, email: string): Promise<boolean> {
-  const row = await db
-    .select({ id: teamInvites.id })
-    .from(teamInvites)
-    .where(and(eq(teamInvites.teamId, teamId), sql`lower(${teamInvites.email}) = lower(${email})`))
-    .get();
-  return row !== undefined;
+/** An invite of a team of the organizer. */
+export async function findInvite(db: DB, organizerId: number, teamId: number, inviteId: number) {
+  return db.select(inviteFields).from(teamInvites).where(ofTeamInvite(organizerId, teamId, inviteId)).get();
+}
+
+/**
+ * What inviting `email` to a team needs to know, in one round trip: the organizer's team, the
+ * user with this address (if any), whether the address is invited already, and the
+ * organizer's stored settings (for the mail).
+ */
+export async function inviteContext(db: DB, organizerId: number, teamId: number, email: string) {
+  const [team, user, invited, settings] = await db.batch([
+    teamQuery(db, organizerId, teamId),
+    db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1),
+    db
+      .select({ id: teamInvites.id })
+      .from(teamInvites)
+      .where(and(eq(teamInvites.teamId, teamId), sql`lower(${teamInvites.email}) = lower(${email})`))
+      .limit(1),
+    organizerSettingsQuery(db, organizerId),
+  ]);
+  return { team: team[0] as TeamRecord | undefined, user: user[0], invited: invited.length > 0, settings: settingsOf(settings) };
 }
 
 export function inviteInsertStatement(db: DB, teamId: number, email: string, token: string, now: number) {
   return db.insert(teamInvites).values({ teamId, email, token, createdAt: now }).onConflictDoNothing().returning(inviteFields);
 }
 
-export async function deleteInvite(db: DB, teamId: number, inviteId: number) {
-  await db.delete(teamInvites).where(and(eq(teamInvites.teamId, teamId), eq(teamInvites.id, inviteId)));
+/** Deletes an invite of a team of the organizer; false when there is no such invite. */
+export async function deleteInvite(db: DB, organizerId: number, teamId: number, inviteId: number): Promise<boolean> {
+  const rows = await db.delete(teamInvites).where(ofTeamInvite(organizerId, teamId, inviteId)).returning({ id: teamInvites.id });
+  return rows.length > 0;
 }
 
 /** The invite behind an acceptance link, with its team and organizer names. */
@@ -209,8 +247,13 @@ export function tokenPage(db: DB, teamId: number, limit: number, offset: number)
   return db.select(tokenFields).from(teamApiTokens).where(eq(teamApiTokens.teamId, teamId)).orderBy(asc(teamApiTokens.id)).limit(limit).offset(offset);
 }
 
-export async function findToken(db: DB, teamId: number, tokenId: number) {
-  return db.select(tokenFields).from(teamApiTokens).where(and(eq(teamApiTokens.teamId, teamId), eq(teamApiTokens.id, tokenId))).get();
+function ofTeamToken(organizerId: number, teamId: number, tokenId: number) {
+  return and(eq(teamApiTokens.teamId, teamId), ofOrganizer(teamApiTokens.teamId, organizerId), eq(teamApiTokens.id, tokenId));
+}
+
+/** A token of a team of the organizer. */
+export async function findToken(db: DB, organizerId: number, teamId: number, tokenId: number) {
+  return db.select(tokenFields).from(teamApiTokens).where(ofTeamToken(organizerId, teamId, tokenId)).get();
 }
 
 export async function createToken(db: DB, teamId: number, name: string, tokenHash: string, now: number) {
@@ -218,11 +261,8 @@ export async function createToken(db: DB, teamId: number, name: string, tokenHas
   return row!;
 }
 
-export async function deactivateToken(db: DB, teamId: number, tokenId: number) {
-  const [row] = await db
-    .update(teamApiTokens)
-    .set({ active: false })
-    .where(and(eq(teamApiTokens.teamId, teamId), eq(teamApiTokens.id, tokenId)))
-    .returning(tokenFields);
+/** Deactivates a token of a team of the organizer; undefined when there is no such token. */
+export async function deactivateToken(db: DB, organizerId: number, teamId: number, tokenId: number) {
+  const [row] = await db.update(teamApiTokens).set({ active: false }).where(ofTeamToken(organizerId, teamId, tokenId)).returning(tokenFields);
   return row;
 }

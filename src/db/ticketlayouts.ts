@@ -7,7 +7,6 @@ import { ticketLayoutItems, ticketLayouts } from "./schema";
 export type TicketLayoutRow = typeof ticketLayouts.$inferSelect;
 export type TicketLayoutValues = Omit<typeof ticketLayouts.$inferInsert, "id" | "eventId">;
 export type TicketLayoutRecord = { layout: TicketLayoutRow; assignments: string };
-export type LayoutItemRow = typeof ticketLayoutItems.$inferSelect;
 
 const layoutRecordFields = {
   layout: ticketLayouts,
@@ -136,7 +135,7 @@ export async function createLayoutItem(db: DB, eventId: number, layoutId: number
   const rows = await db.all<{ id: number }>(
     sql`INSERT INTO ticket_layout_items (layout_id, item_id, sales_channel) SELECT l.id, i.id, ${salesChannel} FROM ticket_layouts l, items i WHERE l.id = ${layoutId} AND l.event_id = ${eventId} AND i.id = ${itemId} AND i.event_id = ${eventId} RETURNING id`,
   );
-  return rows[0] ? findLayoutItem(db, eventId, rows[0].id) : undefined;
+  return rows[0] ? { id: rows[0].id, layoutId, itemId, salesChannel } : undefined;
 }
 
 export async function deleteLayoutItem(db: DB, eventId: number, id: number) {

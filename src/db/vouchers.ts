@@ -1,7 +1,8 @@
 /** Vouchers; every query is scoped by event. Writes go through the event object. */
 import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
-import { quotas, vouchers, type PriceMode } from "./schema";
+import { itemVariations, items, quotas, subevents, vouchers, type PriceMode } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
 export type VoucherRow = typeof vouchers.$inferSelect;
@@ -46,12 +47,11 @@ export async function findVoucher(db: DB, eventId: number, id: number) {
   return db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), eq(vouchers.id, id))).get();
 }
 
+/** The event's vouchers among `ids`, in the order of `ids` (missing ones left out). */
 export async function findVouchersById(db: DB, eventId: number, ids: number[]) {
-  const out: VoucherRow[] = [];
-  for (const part of chunks(ids, MAX_PARAMS - 5)) {
-    out.push(...(await db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), inArray(vouchers.id, part)))));
-  }
-  return out;
+  const parts = chunks(ids, MAX_PARAMS - 5).map((part) => db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), inArray(vouchers.id, part))));
+  const byId = new Map(((await runBatch(db, parts)) as VoucherRow[][]).flat().map((v) => [v.id, v]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** Codes (compared case-insensitively) that exist in the event already. */
@@ -67,6 +67,42 @@ export async function existingCodes(db: DB, eventId: number, codes: string[], ex
   return out;
 }
 
-export async function quotaOfEvent(db: DB, eventId: number, id: number) {
-  return db.select({ id: quotas.id, subeventId: quotas.subeventId }).from(quotas).where(and(eq(quotas.eventId, eventId), eq(quotas.id, id))).get();
+export type VoucherRefs = {
+  items: Map<number, { id: number; hasVariations: boolean }>;
+  variations: Map<number, { id: number; itemId: number }>;
+  quotas: Map<number, { id: number; subeventId: number | null }>;
+  subevents: Set<number>;
+};
+
+/**
+ * What vouchers refer to, for their validation: the event's items, variations, quotas and
+ * dates among the given ids, in one batch (however many vouchers are validated).
+ */
+export async function voucherRefs(db: DB, eventId: number, ids: { itemIds: number[]; variationIds: number[]; quotaIds: number[]; subeventIds: number[] }): Promise<VoucherRefs> {
+  const stmts: Statement[] = [];
+  const kinds: (keyof VoucherRefs)[] = [];
+  const add = (kind: keyof VoucherRefs, list: number[], query: (part: number[]) => Statement) => {
+    for (const part of chunks([...new Set(list)], MAX_PARAMS - 5)) {
+      kinds.push(kind);
+      stmts.push(query(part));
+    }
+  };
+  add("items", ids.itemIds, (part) => db.select({ id: items.id, hasVariations: items.hasVariations }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part))));
+  add("variations", ids.variationIds, (part) =>
+    db
+      .select({ id: itemVariations.id, itemId: itemVariations.itemId })
+      .from(itemVariations)
+      .innerJoin(items, eq(items.id, itemVariations.itemId))
+      .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part))),
+  );
+  add("quotas", ids.quotaIds, (part) => db.select({ id: quotas.id, subeventId: quotas.subeventId }).from(quotas).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part))));
+  add("subevents", ids.subeventIds, (part) => db.select({ id: subevents.id }).from(subevents).where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part))));
+  const results = (await runBatch(db, stmts)) as { id: number }[][];
+  const rows = <T>(kind: keyof VoucherRefs) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
+  return {
+    items: new Map(rows<{ id: number; hasVariations: boolean }>("items").map((r) => [r.id, r])),
+    variations: new Map(rows<{ id: number; itemId: number }>("variations").map((r) => [r.id, r])),
+    quotas: new Map(rows<{ id: number; subeventId: number | null }>("quotas").map((r) => [r.id, r])),
+    subevents: new Set(rows<{ id: number }>("subevents").map((r) => r.id)),
+  };
 }

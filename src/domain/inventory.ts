@@ -134,13 +134,18 @@ export class Ledger {
     return this.voucherRedeemed.get(voucherId) ?? 0;
   }
 
-  private activeCartsOfVoucher(voucherId: number, now: number, credit: Credit): number {
+  /** Unexpired cart holds among `holdKeys`, the request's own credit not counted. */
+  private activeCarts(holdKeys: Iterable<string> | undefined, now: number, credit: Credit): number {
     let n = 0;
-    for (const hk of this.voucherCarts.get(voucherId) ?? []) {
+    for (const hk of holdKeys ?? []) {
       const c = this.carts.get(hk);
       if (c && c.expires > now && !credit.cartHoldKeys.has(hk)) n++;
     }
     return n;
+  }
+
+  private activeCartsOfVoucher(voucherId: number, now: number, credit: Credit): number {
+    return this.activeCarts(this.voucherCarts.get(voucherId), now, credit);
   }
 
   /** Units a voucher still blocks (0 unless it blocks quota and is valid). */
@@ -158,15 +163,6 @@ export class Ledger {
     return q.keys.includes(wanted);
   }
 
-  private countCarts(key: Key, now: number, credit: Credit): number {
-    let n = 0;
-    for (const hk of this.cartsByKey.get(key) ?? []) {
-      const c = this.carts.get(hk);
-      if (c && c.expires > now && !credit.cartHoldKeys.has(hk)) n++;
-    }
-    return n;
-  }
-
   availability(q: QuotaDef, now: number, credit: Credit = NO_CREDIT): Availability {
     let pending = 0;
     let paid = 0;
@@ -177,7 +173,7 @@ export class Ledger {
         pending += c.pending;
         paid += c.paid;
       }
-      carts += this.countCarts(k, now, credit);
+      carts += this.activeCarts(this.cartsByKey.get(k), now, credit);
     }
     let blocking = 0;
     for (const v of this.catalog.vouchers) if (this.voucherAppliesToQuota(v, q)) blocking += this.blockedBy(v, now, credit);
@@ -425,8 +421,7 @@ export class Ledger {
 
   /** Checks a new or changed voucher's blocking against quota (excluding its own old block). */
   checkVoucherBlock(v: VoucherDef, now: number): Refusal[] {
-    if (!v.blockQuota || (v.validUntil !== null && v.validUntil <= now)) return [];
-    const want = Math.max(0, v.maxUsages - this.redeemed(v.id) - this.activeCartsOfVoucher(v.id, now, NO_CREDIT));
+    const want = this.blockedBy(v, now, NO_CREDIT);
     if (want === 0) return [];
     const refusals: Refusal[] = [];
     const old = this.voucherById.get(v.id);

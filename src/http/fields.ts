@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { isValidTimezone, parseDate, parseDateTime, formatDate } from "../lib/datetime";
 import type { I18n } from "../lib/i18n";
-import { ISO_4217, parseDecimal } from "../lib/money";
+import { formatDecimal, ISO_4217, parseDecimal } from "../lib/money";
 import { isRelativeDateTimeValue, isRelativeDateValue } from "../lib/reldate";
 
 export const DATETIME_FORMAT_MESSAGE =
@@ -28,11 +28,11 @@ export const decimal = (opts: { min?: number; max?: number } = {}) =>
       return z.NEVER;
     }
     if (opts.min !== undefined && cents < opts.min) {
-      ctx.addIssue({ code: "custom", message: `Ensure this value is greater than or equal to ${(opts.min / 100).toFixed(2)}.` });
+      ctx.addIssue({ code: "custom", message: `Ensure this value is greater than or equal to ${formatDecimal(opts.min)}.` });
       return z.NEVER;
     }
     if (opts.max !== undefined && cents > opts.max) {
-      ctx.addIssue({ code: "custom", message: `Ensure this value is less than or equal to ${(opts.max / 100).toFixed(2)}.` });
+      ctx.addIssue({ code: "custom", message: `Ensure this value is less than or equal to ${formatDecimal(opts.max)}.` });
       return z.NEVER;
     }
     return cents;

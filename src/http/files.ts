@@ -7,7 +7,7 @@
 import { findUpload, insertUpload, UPLOAD_VALIDITY_MS } from "../db/files";
 import { readConfig } from "../env";
 import type { AppContext } from "./context";
-import { badRequest, fieldError } from "./errors";
+import { badRequest, fieldError, notFound } from "./errors";
 
 /** Reads the filename from `Content-Disposition: attachment; filename=...`. */
 export function parseContentDisposition(header: string | undefined): string | null {
@@ -104,7 +104,7 @@ export async function resolveFileField(
 export async function serveMedia(c: AppContext): Promise<Response> {
   const key = decodeURIComponent(c.req.path.replace(/^\/media\//, ""));
   const object = key ? await c.env.FILES.get(`media/${key}`) : null;
-  if (!object) return c.json({ detail: "Not found." }, 404);
+  if (!object) throw notFound();
   const headers = new Headers();
   object.writeHttpMetadata(headers);
   headers.set("ETag", object.httpEtag);

@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { parseDateTime } from "../lib/datetime";
 import type { AppContext, AppEnv } from "./context";
-import { ApiError, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "./errors";
+import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "./errors";
 import { DATETIME_FORMAT_MESSAGE } from "./fields";
 
 function typeName(input: unknown): string {
@@ -143,24 +143,21 @@ export function requireJsonBody(opts: { except: string[]; maxBytes: (c: AppConte
       const length = c.req.header("Content-Length");
       const hasBody = (length !== undefined && length !== "0") || c.req.header("Transfer-Encoding") !== undefined;
       const max = opts.maxBytes(c);
-      if (max !== null && length !== undefined && Number(length) > max) {
-        throw new ApiError(400, { detail: `Request body too large (at most ${max} bytes).` });
-      }
+      const tooLarge = () => badRequest(`Request body too large (at most ${max} bytes).`);
+      if (max !== null && length !== undefined && Number(length) > max) throw tooLarge();
       if (hasBody) {
         const type = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim();
         if (!JSON_MEDIA.test(type)) {
-          throw new ApiError(400, {
-            detail: type ? `Unsupported media type "${type}" in request. Send Content-Type: application/json.` : "Missing Content-Type header. Send Content-Type: application/json.",
-          });
+          throw badRequest(
+            type ? `Unsupported media type "${type}" in request. Send Content-Type: application/json.` : "Missing Content-Type header. Send Content-Type: application/json.",
+          );
         }
         const text = await c.req.text();
-        if (max !== null && new TextEncoder().encode(text).length > max) {
-          throw new ApiError(400, { detail: `Request body too large (at most ${max} bytes).` });
-        }
+        if (max !== null && new TextEncoder().encode(text).length > max) throw tooLarge();
         try {
           JSON.parse(text);
         } catch (e) {
-          throw new ApiError(400, { detail: `JSON parse error - ${e instanceof Error ? e.message : "invalid JSON"}` });
+          throw badRequest(`JSON parse error - ${e instanceof Error ? e.message : "invalid JSON"}`);
         }
       }
     }

@@ -23,7 +23,8 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { runBatch, type Statement } from "../db/catalog-common";
+import { cartsByHoldKeys } from "../db/carts";
 import { createDb, type DB } from "../db/client";
 import {
   type OrderWrite,
@@ -33,9 +34,10 @@ import {
   touchInventory,
 } from "../db/inventory";
 import { orderByCode, type RawOrder } from "../db/orders";
-import { type GiftCardDebit, statusResultIndex, statusWriteStatements } from "../db/payments";
+import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
 import { countRoundTrips, type Reported, roundTripsEnabled, type RoundTrips } from "../db/round-trips";
 import { cartPositions, orders, vouchers } from "../db/schema";
+import { chunks, MAX_PARAMS } from "../db/util";
 import { dispatchMail } from "../domain/mail";
 import { type Availability, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import type { Env } from "../env";
@@ -58,21 +60,13 @@ export type OrderDecision = { ok: true; order: RawOrder | null } | { ok: false; 
 export type CreateVouchersResult = { ok: true; ids: number[] } | { ok: false; index: number; refusals: Refusal[] };
 export type UpdateVoucherResult = { ok: true } | { ok: false; refusals: Refusal[] };
 export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed" };
+/** A voucher's columns as the API sets them (D1 keeps id and creation, the object redemptions). */
+export type VoucherColumns = Required<Omit<typeof vouchers.$inferInsert, "id" | "eventId" | "redeemed" | "createdAt">>;
 
 type OutboxEntry =
   | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[] }
   | { kind: "carts"; rows: CartRow[] }
-  | {
-      kind: "status";
-      orderId: number;
-      code: string;
-      to: "p" | "n" | "c" | "e";
-      from: ("n" | "p" | "e" | "c")[];
-      now: number;
-      confirmPaymentId: number | null;
-      cancelPayments: boolean;
-      giftCard: GiftCardDebit | null;
-    };
+  | ({ kind: "status" } & StatusWrite);
 
 const STATUS_RELEASES = new Set(["c", "e"]);
 
@@ -141,21 +135,21 @@ export class EventObject extends DurableObject<Env> {
     return trips ? { d1RoundTripsCounted: true, value, d1RoundTrips: trips.n } : value;
   }
 
-  /** Reloads the catalog (quotas, vouchers) from D1 when the caller has seen a newer stamp. */
+  /**
+   * Reloads the catalog (quotas, vouchers) from D1 when the caller has seen a newer stamp. A
+   * load already under way may have read D1 before the caller's change: when it comes back
+   * older, one load of the caller's own follows. Should that too be older (replica lag), the
+   * caller's stamp is trusted for this catalog rather than looping.
+   */
   private async ensureCatalog(stamp: number, trips: RoundTrips | null): Promise<void> {
-    while (stamp > this.ledger.stamp) {
-      if (!this.catalogLoad) {
-        this.catalogLoad = loadInventoryCatalog(this.db(trips), this.eventId)
-          .then((c) => this.ledger.setCatalog(c))
-          .finally(() => (this.catalogLoad = null));
-      }
-      await this.catalogLoad;
-      if (stamp > this.ledger.stamp) {
-        // D1 answered with an older stamp than the caller saw (replica lag): trust the caller's
-        // stamp for this catalog rather than looping.
-        break;
-      }
-    }
+    if (stamp <= this.ledger.stamp) return;
+    if (this.catalogLoad) await this.catalogLoad;
+    if (stamp <= this.ledger.stamp) return;
+    // a load begun after this call arrived (by this call or another) sees the caller's change
+    this.catalogLoad ??= loadInventoryCatalog(this.db(trips), this.eventId)
+      .then((c) => this.ledger.setCatalog(c))
+      .finally(() => (this.catalogLoad = null));
+    await this.catalogLoad;
   }
 
   private writeOutbox(entry: OutboxEntry, now: number): number {
@@ -167,8 +161,12 @@ export class EventObject extends DurableObject<Env> {
     this.inflight.delete(id);
   }
 
-  private persistOrderHolds(code: string, holds: Hold[], paid: boolean): void {
-    holds.forEach((h, idx) =>
+  // Holds are recorded in the ledger and in the object's storage together (callers run these
+  // inside transactionSync), so that a restarted object rebuilds the same ledger.
+
+  private holdOrder(code: string, demands: readonly Demand[], paid: boolean): void {
+    this.ledger.addOrder(code, demands, paid);
+    this.ledger.orderHolds(code)!.positions.forEach((h, idx) =>
       this.sql.exec(
         "INSERT OR REPLACE INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('order', ?, ?, NULL, ?, ?, ?, NULL, ?)",
         code,
@@ -179,6 +177,35 @@ export class EventObject extends DurableObject<Env> {
         paid ? 1 : 0,
       ),
     );
+  }
+
+  private setOrderPaid(code: string, paid: boolean): void {
+    this.ledger.setOrderPaid(code, paid);
+    this.sql.exec("UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ?", paid ? 1 : 0, code);
+  }
+
+  private dropOrderHolds(code: string): void {
+    this.ledger.removeOrder(code);
+    this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", code);
+  }
+
+  private holdCart(holdKey: string, cartId: string, d: Demand, expires: number): void {
+    this.ledger.addCart(holdKey, cartId, d, expires);
+    const h = this.ledger.cart(holdKey)!;
+    this.sql.exec(
+      "INSERT OR REPLACE INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('cart', ?, 0, ?, ?, ?, ?, ?, 0)",
+      holdKey,
+      cartId,
+      h.key,
+      h.seat,
+      h.voucherId,
+      expires,
+    );
+  }
+
+  private releaseCartHold(holdKey: string): void {
+    this.ledger.removeCart(holdKey);
+    this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND ref = ?", holdKey);
   }
 
   private async scheduleAlarm(): Promise<void> {
@@ -202,26 +229,6 @@ export class EventObject extends DurableObject<Env> {
     return this.report(out, trips);
   }
 
-  /** Whether each demand could be sold now (for availability of items, events, sub-events). */
-  async demandAvailability(stamp: number, demands: Demand[]): Promise<Reported<{ available: boolean; number: number | null }[]>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
-    const now = Date.now();
-    const out = demands.map((d) => {
-      const quotas = this.ledger.quotasFor(d);
-      if (quotas.length === 0) return { available: false, number: 0 };
-      let min: number | null = null;
-      let available = true;
-      for (const q of quotas) {
-        const a = this.ledger.availability(q, now);
-        if (!a.available) available = false;
-        if (a.available_number !== null) min = min === null ? a.available_number : Math.min(min, a.available_number);
-      }
-      return { available, number: min };
-    });
-    return this.report(out, trips);
-  }
-
   /** Availability states (100/20/10/0, null: not counted) of products on dates. */
   async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<Reported<(number | null)[]>> {
     const trips = this.trips();
@@ -231,11 +238,6 @@ export class EventObject extends DurableObject<Env> {
       demands.map((d) => this.ledger.demandState(d, now)),
       trips,
     );
-  }
-
-  /** Vouchers' redemption counts as the ledger sees them. */
-  async voucherRedemptions(voucherIds: number[]): Promise<Reported<Record<number, number>>> {
-    return this.report(Object.fromEntries(voucherIds.map((id) => [id, this.ledger.redeemed(id)])), this.trips());
   }
 
   // ---------------------------------------------------------------- carts
@@ -258,20 +260,7 @@ export class EventObject extends DurableObject<Env> {
           decisions.push({ ok: false, refusals });
           continue;
         }
-        g.demands.forEach((d, i) => {
-          const hk = g.holdKeys[i]!;
-          this.ledger.addCart(hk, g.cartId, d, g.expires);
-          const h = this.ledger.cart(hk)!;
-          this.sql.exec(
-            "INSERT INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('cart', ?, 0, ?, ?, ?, ?, ?, 0)",
-            hk,
-            g.cartId,
-            h.key,
-            h.seat,
-            h.voucherId,
-            g.expires,
-          );
-        });
+        g.demands.forEach((d, i) => this.holdCart(g.holdKeys[i]!, g.cartId, d, g.expires));
         accepted.push(g);
         decisions.push({ ok: true });
       }
@@ -296,7 +285,7 @@ export class EventObject extends DurableObject<Env> {
   private async writeCartRows(rows: CartRow[], trips: RoundTrips | null = null): Promise<void> {
     const db = this.db(trips);
     // bases come before their add-ons, which find the base's id by its hold key
-    const stmts: BatchItem<"sqlite">[] = rows.map(({ addonToHoldKey, ...r }) =>
+    const stmts: Statement[] = rows.map(({ addonToHoldKey, ...r }) =>
       db
         .insert(cartPositions)
         .values({
@@ -305,12 +294,7 @@ export class EventObject extends DurableObject<Env> {
         })
         .onConflictDoNothing({ target: cartPositions.holdKey }),
     );
-    await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  }
-
-  private releaseCartHold(holdKey: string): void {
-    this.ledger.removeCart(holdKey);
-    this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND ref = ?", holdKey);
+    await runBatch(db, stmts);
   }
 
   /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
@@ -318,15 +302,21 @@ export class EventObject extends DurableObject<Env> {
     const trips = this.trips();
     if (holdKeys.length === 0) return this.report([], trips);
     const db = this.db(trips);
-    const deleted = await db
-      .delete(cartPositions)
-      .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, holdKeys)))
-      .returning({ holdKey: cartPositions.holdKey });
+    // a position with its add-ons and bundled positions can exceed D1's parameter limit
+    const deleted = (await runBatch(
+      db,
+      chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
+        db
+          .delete(cartPositions)
+          .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, part)))
+          .returning({ holdKey: cartPositions.holdKey }),
+      ),
+    )) as { holdKey: string }[][];
     this.ctx.storage.transactionSync(() => {
       for (const hk of holdKeys) this.releaseCartHold(hk);
     });
     return this.report(
-      deleted.map((d) => d.holdKey),
+      deleted.flat().map((d) => d.holdKey),
       trips,
     );
   }
@@ -344,16 +334,14 @@ export class EventObject extends DurableObject<Env> {
     let refusals: Refusal[] = [];
     let closed: number[] = [];
     let consumed: string[] = [];
-    const voucherUses = new Map<number, number>();
-    for (const d of req.demands) if (d.voucherId !== null) voucherUses.set(d.voucherId, (voucherUses.get(d.voucherId) ?? 0) + 1);
+    const voucherUses = voucherUsesOf(req.demands);
 
     this.ctx.storage.transactionSync(() => {
       consumed = this.ledger.cartHoldKeysOf(req.consumeCartIds);
       refusals = this.ledger.check(req.demands, now, { cartHoldKeys: new Set(consumed) }, { ignoreQuota: req.ignoreQuota });
       if (refusals.length) return;
       for (const hk of consumed) this.releaseCartHold(hk);
-      this.ledger.addOrder(req.code, req.demands, req.paid);
-      this.persistOrderHolds(req.code, this.ledger.orderHolds(req.code)!.positions, req.paid);
+      this.holdOrder(req.code, req.demands, req.paid);
       for (const q of this.ledger.touchedQuotas(req.demands)) {
         if (q.closeWhenSoldOut && !q.closed && this.ledger.availability(q, now).available_number === 0) {
           this.ledger.markQuotaClosed(q.id);
@@ -371,7 +359,7 @@ export class EventObject extends DurableObject<Env> {
       const db = this.db(trips);
       // the write, then the order read back in the same transaction (saves the caller a round trip)
       const stmts = [...orderWriteStatements(db, req.write, voucherUses, closed, now), orderByCode(db, req.write.order.eventId, req.code)];
-      const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+      const results = await runBatch(db, stmts);
       const last = results.length - 1;
       mailIds = results.slice(last - req.write.mails.length, last).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
       written = (results[last] as RawOrder[])[0] ?? null;
@@ -386,8 +374,7 @@ export class EventObject extends DurableObject<Env> {
       }
       if (!exists) {
         this.ctx.storage.transactionSync(() => {
-          this.ledger.removeOrder(req.code);
-          this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", req.code);
+          this.dropOrderHolds(req.code);
           this.clearOutbox(outboxId);
         });
         // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
@@ -404,24 +391,10 @@ export class EventObject extends DurableObject<Env> {
   /** Re-reads cart rows from D1 after a failed consumption and holds them again. */
   private async restoreCartHolds(holdKeys: string[], trips: RoundTrips | null): Promise<void> {
     if (holdKeys.length === 0) return;
-    const rows = await this.db(trips)
-      .select()
-      .from(cartPositions)
-      .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, holdKeys)));
+    const rows = await cartsByHoldKeys(this.db(trips), this.eventId, holdKeys);
     this.ctx.storage.transactionSync(() => {
       for (const r of rows) {
-        const d: Demand = { itemId: r.itemId, variationId: r.variationId, subeventId: r.subeventId, seat: r.seat, voucherId: r.voucherId };
-        this.ledger.addCart(r.holdKey, r.cartId, d, r.expires);
-        const h = this.ledger.cart(r.holdKey)!;
-        this.sql.exec(
-          "INSERT OR REPLACE INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('cart', ?, 0, ?, ?, ?, ?, ?, 0)",
-          r.holdKey,
-          r.cartId,
-          h.key,
-          h.seat,
-          h.voucherId,
-          r.expires,
-        );
+        this.holdCart(r.holdKey, r.cartId, { itemId: r.itemId, variationId: r.variationId, subeventId: r.subeventId, seat: r.seat, voucherId: r.voucherId }, r.expires);
       }
     });
   }
@@ -471,8 +444,7 @@ export class EventObject extends DurableObject<Env> {
       this.ctx.storage.transactionSync(() => {
         refusals = this.ledger.check(req.demands, now, undefined, { ignoreQuota: req.ignoreQuota });
         if (refusals.length) return;
-        this.ledger.addOrder(req.code, req.demands, req.to === "p");
-        this.persistOrderHolds(req.code, this.ledger.orderHolds(req.code)!.positions, req.to === "p");
+        this.holdOrder(req.code, req.demands, req.to === "p");
         outboxId = this.writeOutbox(entry, now);
       });
       if (refusals.length) return this.report({ ok: false, refusals }, trips);
@@ -482,14 +454,11 @@ export class EventObject extends DurableObject<Env> {
     this.inflight.add(outboxId);
     let changed: boolean;
     try {
-      changed = await this.writeStatus(entry, trips);
+      ({ changed } = await this.writeStatus(entry, trips));
     } catch (e) {
       // Did the write commit? D1's status of the order tells; if it cannot be read, the alarm
       // replays the (idempotent) write and settles the holds by what D1 then says.
-      const row = await this.db(trips)
-        .select({ status: orders.status })
-        .from(orders)
-        .where(eq(orders.id, req.orderId))
+      const row = await orderStatusQuery(this.db(trips), req.orderId)
         .get()
         .catch(() => undefined);
       if (row === undefined || (row.status !== req.to && !req.from.includes(row.status))) {
@@ -509,45 +478,26 @@ export class EventObject extends DurableObject<Env> {
       } else if (!wantHolding) {
         this.dropOrderHolds(req.code);
       } else if (holding) {
-        this.ledger.setOrderPaid(req.code, req.to === "p");
-        this.sql.exec("UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ?", req.to === "p" ? 1 : 0, req.code);
+        this.setOrderPaid(req.code, req.to === "p");
       }
       this.clearOutbox(outboxId);
     });
     return this.report({ ok: true, changed }, trips);
   }
 
-  private dropOrderHolds(code: string): void {
-    this.ledger.removeOrder(code);
-    this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", code);
-  }
-
   /**
-   * The conditional D1 write of a status change (db/payments.ts); true when the order changed.
-   * Voucher redemptions follow the order's holds as the ledger has them.
+   * The conditional D1 write of a status change (db/payments.ts): whether the order changed,
+   * and its status afterwards (read in the same batch). Voucher redemptions follow the order's
+   * holds as the ledger has them.
    */
-  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>, trips: RoundTrips | null = null): Promise<boolean> {
+  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>, trips: RoundTrips | null = null): Promise<{ changed: boolean; status: string | undefined }> {
     const db = this.db(trips);
-    const holds = this.ledger.orderHolds(e.code)?.positions ?? [];
-    const voucherUses = new Map<number, number>();
-    for (const h of holds) if (h.voucherId !== null) voucherUses.set(h.voucherId, (voucherUses.get(h.voucherId) ?? 0) + 1);
-    const stmts = statusWriteStatements(
-      db,
-      this.eventId,
-      {
-        orderId: e.orderId,
-        code: e.code,
-        from: e.from,
-        to: e.to,
-        now: e.now,
-        confirmPaymentId: e.confirmPaymentId,
-        cancelPayments: e.cancelPayments,
-        giftCard: e.giftCard,
-      },
-      voucherUses,
-    );
-    const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
-    return (results[statusResultIndex(e, results.length)] as { id: number }[]).length > 0;
+    const stmts = statusWriteStatements(db, this.eventId, e, voucherUsesOf(this.ledger.orderHolds(e.code)?.positions ?? []));
+    const results = await runBatch(db, [...stmts, orderStatusQuery(db, e.orderId)]);
+    return {
+      changed: (results[statusResultIndex(e, stmts.length)] as { id: number }[]).length > 0,
+      status: (results[stmts.length] as { status: string }[])[0]?.status,
+    };
   }
 
   // ---------------------------------------------------------------- vouchers
@@ -580,9 +530,9 @@ export class EventObject extends DurableObject<Env> {
     const db = this.db(trips);
     let ids: number[];
     try {
-      const stmts: BatchItem<"sqlite">[] = rows.map((r) => db.insert(vouchers).values(r).returning({ id: vouchers.id }));
+      const stmts: Statement[] = rows.map((r) => db.insert(vouchers).values(r).returning({ id: vouchers.id }));
       stmts.push(touchInventory(db, this.eventId, now));
-      const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+      const results = await runBatch(db, stmts);
       ids = results.slice(0, rows.length).map((r) => (r as { id: number }[])[0]!.id);
     } catch (e) {
       dropTemps();
@@ -593,42 +543,76 @@ export class EventObject extends DurableObject<Env> {
     return this.report({ ok: true, ids }, trips);
   }
 
-  /** Changes a voucher; a bigger block must fit into the quota. */
-  async updateVoucher(stamp: number, id: number, values: Partial<typeof vouchers.$inferInsert>): Promise<Reported<UpdateVoucherResult>> {
+  /**
+   * Changes a voucher to `values` (all its columns but the ones D1 or the object keep); a
+   * bigger block must fit into the quota. The conditional UPDATE tells whether the voucher
+   * still exists.
+   */
+  async updateVoucher(stamp: number, id: number, values: VoucherColumns): Promise<Reported<UpdateVoucherResult>> {
     const trips = this.trips();
     await this.ensureCatalog(stamp, trips);
     const now = Date.now();
-    const db = this.db(trips);
-    const current = await db.select().from(vouchers).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId))).get();
-    if (!current) return this.report({ ok: false, refusals: [{ code: "voucher_unknown", voucherId: id }] }, trips);
-    const next = voucherDef({ ...current, ...values, id });
+    const unknown: UpdateVoucherResult = { ok: false, refusals: [{ code: "voucher_unknown", voucherId: id }] };
+    const next = voucherDef({ ...values, id });
     const refusals = this.ledger.checkVoucherBlock(next, now);
     if (refusals.length) return this.report({ ok: false, refusals }, trips);
     // While D1 is written, block for both the old and the new definition (never less).
     const temp = { ...next, id: -id - 1_000_000_000 };
     this.ledger.upsertVoucher(temp);
+    const db = this.db(trips);
+    let updated: { id: number }[];
     try {
-      await db.batch([db.update(vouchers).set(values).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId))), touchInventory(db, this.eventId, now)]);
+      [updated] = await db.batch([
+        db
+          .update(vouchers)
+          .set(values)
+          .where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId)))
+          .returning({ id: vouchers.id }),
+        touchInventory(db, this.eventId, now),
+      ]);
     } catch (e) {
       this.ledger.removeVoucher(temp.id);
       throw e;
     }
     this.ledger.removeVoucher(temp.id);
+    if (updated.length === 0) {
+      this.ledger.removeVoucher(id);
+      return this.report(unknown, trips);
+    }
     this.ledger.upsertVoucher(next);
     return this.report({ ok: true }, trips);
   }
 
-  /** Deletes a voucher that was never redeemed (and is in no cart). */
+  /**
+   * Deletes a voucher that was never redeemed. The decision is recorded before D1 is written
+   * (the voucher leaves the ledger, so an order decided meanwhile cannot redeem it) and undone
+   * when D1 did not delete it.
+   */
   async deleteVoucher(stamp: number, id: number): Promise<Reported<DeleteVoucherResult>> {
     const trips = this.trips();
     await this.ensureCatalog(stamp, trips);
     if (this.ledger.redeemed(id) > 0) return this.report({ ok: false, reason: "redeemed" }, trips);
-    const db = this.db(trips);
-    await db.batch([
-      db.delete(vouchers).where(and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId), eq(vouchers.redeemed, 0))),
-      touchInventory(db, this.eventId, Date.now()),
-    ]);
+    const def = this.ledger.voucher(id);
     this.ledger.removeVoucher(id);
+    const restore = () => def && !this.ledger.voucher(id) && this.ledger.upsertVoucher(def);
+    const db = this.db(trips);
+    let kept: { id: number }[];
+    try {
+      const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId));
+      [, , kept] = await db.batch([
+        db.delete(vouchers).where(and(ofEvent, eq(vouchers.redeemed, 0))),
+        touchInventory(db, this.eventId, Date.now()),
+        db.select({ id: vouchers.id }).from(vouchers).where(ofEvent),
+      ]);
+    } catch (e) {
+      restore();
+      throw e;
+    }
+    if (kept.length) {
+      // D1 counts a redemption (the delete's condition held it back)
+      restore();
+      return this.report({ ok: false, reason: "redeemed" }, trips);
+    }
     return this.report({ ok: true }, trips);
   }
 
@@ -678,7 +662,7 @@ export class EventObject extends DurableObject<Env> {
         // Roll forward: the decision was taken and recorded; make D1 hold the order.
         if (!(await orderExists(db, entry.write.order.eventId, entry.write.order.code))) {
           const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now);
-          await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+          await runBatch(db, stmts);
         }
         return;
       }
@@ -686,20 +670,24 @@ export class EventObject extends DurableObject<Env> {
         await this.writeCartRows(entry.rows);
         return;
       case "status": {
-        await this.writeStatus(entry);
-        const row = await db.select({ status: orders.status }).from(orders).where(eq(orders.id, entry.orderId)).get();
+        const { status } = await this.writeStatus(entry);
         this.ctx.storage.transactionSync(() => {
-          const holds = row && (row.status === "n" || row.status === "p");
-          if (!holds) this.dropOrderHolds(entry.code);
-          else if (this.ledger.orderHolds(entry.code)) {
-            this.ledger.setOrderPaid(entry.code, row.status === "p");
-            this.sql.exec("UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ?", row.status === "p" ? 1 : 0, entry.code);
-          }
+          if (status === "n" || status === "p") this.setOrderPaid(entry.code, status === "p");
+          else this.dropOrderHolds(entry.code);
         });
         return;
       }
     }
   }
+}
+
+const orderStatusQuery = (db: DB, orderId: number) => db.select({ status: orders.status }).from(orders).where(eq(orders.id, orderId));
+
+/** Uses per voucher among positions (demands or holds). */
+function voucherUsesOf(positions: readonly { voucherId: number | null }[]): Map<number, number> {
+  const uses = new Map<number, number>();
+  for (const p of positions) if (p.voucherId !== null) uses.set(p.voucherId, (uses.get(p.voucherId) ?? 0) + 1);
+  return uses;
 }
 
 function voucherDef(r: Partial<typeof vouchers.$inferSelect> & { id: number }): VoucherDef {

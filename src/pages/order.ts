@@ -5,6 +5,7 @@
  * `iframe=1` (see storefront.ts) and keep them in their links and forms.
  */
 import { Hono } from "hono";
+import { paymentUrl } from "../api/orders-serializers";
 import { createPayment } from "../db/payments";
 import { orderLabels } from "../db/storefront";
 import { PAYMENT_PROVIDERS, type PaymentProvider } from "../domain/orders";
@@ -82,7 +83,7 @@ orderPages.get(ORDER_PATH, async (c) => {
   const payments = r.payments.map(
     (y) =>
       html`<tr><td>${providerName(y.provider)}</td><td>${PAYMENT_STATE_WORDS[y.state as PaymentState] ?? y.state}</td><td class="amount">${money(y.amount, cur)}</td><td class="amount">${
-        OPEN_PAYMENT_STATES.includes(y.state) && refusal === null ? html`<a href="${withNav(`${ctx.url}pay/${y.local_id}/`, nav)}">Pay now</a>` : ""
+        OPEN_PAYMENT_STATES.includes(y.state) && refusal === null ? html`<a href="${withNav(paymentUrl(ctx.url, y.local_id), nav)}">Pay now</a>` : ""
       }</td></tr>`,
   );
   const change =
@@ -152,7 +153,7 @@ orderPages.post(`${ORDER_PATH}/pay/change`, async (c) => {
   if (!(offered as string[]).includes(provider)) {
     return send(c, orderLayout(ctx, "Choose a payment method", changeForm(ctx, offered, "Please choose one of the payment methods.")), 400, { private: true });
   }
-  const localId = await createPayment(c.var.db, { orderId: ctx.record.order.id, provider, amount: due, now: Date.now(), cancelOpen: true });
-  if (localId === null) return cannotPay(c, ctx, "changed", 400);
-  return seeOther(c, withNav(`${ctx.url}pay/${localId}/`, ctx.nav));
+  const created = await createPayment(c.var.db, { orderId: ctx.record.order.id, provider, amount: due, now: Date.now(), cancelOpen: true });
+  if (created === null) return cannotPay(c, ctx, "changed", 400);
+  return seeOther(c, withNav(paymentUrl(ctx.url, created.localId), ctx.nav));
 });

@@ -20,6 +20,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { ApiError } from "../http/errors";
 import { randomString } from "../lib/crypto";
 import { changeOrderStatus, notifyOrder, type StatusChange } from "../api/order-actions";
+import { paymentUrl } from "../api/orders-serializers";
 import { html, type Raw } from "./html";
 import { leaveToReturnUrl, loadOrderPage, orderLayout, orderLink, type OrderPage, paymentRefusal } from "./order-context";
 import { ORDER_PATH } from "./order";
@@ -37,7 +38,7 @@ function findPaymentOf(c: AppContext, ctx: OrderPage): PaymentJson | undefined {
   return ctx.record.payments.find((y) => y.local_id === Number(local));
 }
 
-const actionOf = (ctx: OrderPage, y: PaymentJson) => withNav(`${ctx.url}pay/${y.local_id}/`, ctx.nav);
+const actionOf = (ctx: OrderPage, y: PaymentJson) => withNav(paymentUrl(ctx.url, y.local_id), ctx.nav);
 
 /** The provider's part of the page for an open payment of an order that can be paid. */
 function providerBody(ctx: OrderPage, y: PaymentJson): Raw {
@@ -114,10 +115,10 @@ async function payOrder(c: AppContext, ctx: OrderPage, y: PaymentJson, change: P
     if (e instanceof ApiError) return "busy";
     throw e;
   }
-  const after = await findOrder(c.var.db, ctx.event.id, ctx.record.order.code);
   if (!result.ok) {
     if (result.reason === "refused") return "sold_out";
     // The conditional write did nothing: something changed since the page read the order.
+    const after = await findOrder(c.var.db, ctx.event.id, ctx.record.order.code);
     if (after?.order.status === "p") return "order_paid";
     if (after?.order.status === "c") return "order_canceled";
     const payment = after?.payments.find((p) => p.id === y.id);
@@ -130,7 +131,8 @@ async function payOrder(c: AppContext, ctx: OrderPage, y: PaymentJson, change: P
     }
     return "changed";
   }
-  if (after) await notifyOrder({ ...scope, organizer: ctx.org }, "order_paid", after, ctx.url);
+  // the mail's facts (address, lines, total) are the order as the page read it: the status change did not touch them
+  await notifyOrder({ ...scope, organizer: ctx.org }, "order_paid", ctx.record, ctx.url, ctx.settings);
   return null;
 }
 

@@ -7,10 +7,11 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import type { StatusWrite } from "../../src/db/payments";
 import { events, mailOutbox, orderPayments, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import { db, seedOrganizer } from "../harness";
-import { allowReturnUrls, cardState, getPage, giftCard, placeOrder, postForm, readOrder, textOf, ticketShop, withQuery } from "../helpers/pages";
+import { allowReturnUrls, cardState, getPage, giftCard, type OrderShop, placeOrder, postForm, readOrder, textOf, ticketShop, withQuery } from "../helpers/pages";
 
 const RETURN = "https://shop.example.org/checkout/return?tx=42";
 
@@ -220,32 +221,44 @@ describe("gift card payments", () => {
 });
 
 describe("a gift card payment interrupted before D1 has it", () => {
-  it("is replayed from the event object's outbox: debited once, paid once, however often it is replayed", async () => {
-    const s = await ticketShop();
-    const o = await placeOrder(s, { payment_provider: "giftcard" });
-    const card = await giftCard(s, "50.00");
+  /**
+   * What the object records before its D1 write when a gift card pays an order (the decision is
+   * taken; the write never ran), and a way to leave it in the object's outbox for the alarm.
+   */
+  async function interruptedPayment(s: OrderShop, code: string, card: { id: number }, reference: string) {
     const ev = (await db().select({ id: events.id }).from(events).where(eq(events.slug, s.eventSlug)).get())!;
-    const row = (await db().select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, ev.id), eq(orders.code, o.code))).get())!;
+    const row = (await db().select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, ev.id), eq(orders.code, code))).get())!;
     const payment = (await db().select({ id: orderPayments.id }).from(orderPayments).where(eq(orderPayments.orderId, row.id)).get())!;
-    // what the object records before its D1 write (the decision is taken; the write never ran)
     const entry = {
       kind: "status",
       orderId: row.id,
-      code: o.code,
+      code,
       from: ["n", "e"],
       to: "p",
       now: Date.now(),
       confirmPaymentId: null,
       cancelPayments: false,
-      giftCard: { cardId: card.id, amount: 2000, paymentId: payment.id, reference: "interrupted", organizerId: s.org.id, currency: "EUR", testmode: false, text: `${o.code}-P-1` },
+      giftCard: { cardId: card.id, amount: 2000, paymentId: payment.id, reference, organizerId: s.org.id, currency: "EUR", testmode: false, text: `${code}-P-1` },
+    } satisfies { kind: "status" } & StatusWrite;
+    const object = () => eventObject(env, ev.id);
+    return {
+      object,
+      leave: () =>
+        runInDurableObject(object(), (_instance, state: DurableObjectState) => {
+          state.storage.sql.exec("INSERT INTO outbox (payload, created) VALUES (?, ?)", JSON.stringify(entry), Date.now());
+          return state.storage.setAlarm(Date.now());
+        }),
+      outboxSize: () => runInDurableObject(object(), (_instance, state: DurableObjectState) => [...state.storage.sql.exec("SELECT id FROM outbox")].length),
     };
-    const leave = () =>
-      runInDurableObject(eventObject(env, ev.id), (_instance, state: DurableObjectState) => {
-        state.storage.sql.exec("INSERT INTO outbox (payload, created) VALUES (?, ?)", JSON.stringify(entry), Date.now());
-        return state.storage.setAlarm(Date.now());
-      });
-    await leave();
-    expect(await runDurableObjectAlarm(eventObject(env, ev.id))).toBe(true);
+  }
+
+  it("is replayed from the event object's outbox: debited once, paid once, however often it is replayed", async () => {
+    const s = await ticketShop();
+    const o = await placeOrder(s, { payment_provider: "giftcard" });
+    const card = await giftCard(s, "50.00");
+    const interrupted = await interruptedPayment(s, o.code, card, "interrupted");
+    await interrupted.leave();
+    expect(await runDurableObjectAlarm(interrupted.object())).toBe(true);
     const once = await cardState(s, card.id);
     expect(once.value).toBe("30.00");
     expect(once.transactions.map((t) => [t.value, t.order])).toEqual([
@@ -256,8 +269,8 @@ describe("a gift card payment interrupted before D1 has it", () => {
     expect(paid.status).toBe("p");
     expect(paid.payments[0].state).toBe("confirmed");
     // replayed again (the entry survived a restart after D1 committed): nothing more happens
-    await leave();
-    await runDurableObjectAlarm(eventObject(env, ev.id));
+    await interrupted.leave();
+    await runDurableObjectAlarm(interrupted.object());
     expect((await cardState(s, card.id)).value).toBe("30.00");
     expect((await cardState(s, card.id)).transactions).toHaveLength(2);
     expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({ paid_orders: 1, pending_orders: 0 });
@@ -268,28 +281,11 @@ describe("a gift card payment interrupted before D1 has it", () => {
     const o = await placeOrder(s, { payment_provider: "giftcard" });
     const card = await giftCard(s, "25.00");
     expect((await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/${card.id}/transact/`, { value: "-10.00" })).status).toBe(200);
-    const ev = (await db().select({ id: events.id }).from(events).where(eq(events.slug, s.eventSlug)).get())!;
-    const row = (await db().select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, ev.id), eq(orders.code, o.code))).get())!;
-    const payment = (await db().select({ id: orderPayments.id }).from(orderPayments).where(eq(orderPayments.orderId, row.id)).get())!;
-    const entry = {
-      kind: "status",
-      orderId: row.id,
-      code: o.code,
-      from: ["n", "e"],
-      to: "p",
-      now: Date.now(),
-      confirmPaymentId: null,
-      cancelPayments: false,
-      giftCard: { cardId: card.id, amount: 2000, paymentId: payment.id, reference: "too-late", organizerId: s.org.id, currency: "EUR", testmode: false, text: `${o.code}-P-1` },
-    };
-    await runInDurableObject(eventObject(env, ev.id), (_instance, state: DurableObjectState) => {
-      state.storage.sql.exec("INSERT INTO outbox (payload, created) VALUES (?, ?)", JSON.stringify(entry), Date.now());
-      return state.storage.setAlarm(Date.now());
-    });
-    expect(await runDurableObjectAlarm(eventObject(env, ev.id))).toBe(true);
+    const interrupted = await interruptedPayment(s, o.code, card, "too-late");
+    await interrupted.leave();
+    expect(await runDurableObjectAlarm(interrupted.object())).toBe(true);
     // the replay ran to its end (a failed one would stay in the outbox to be retried)
-    const left = await runInDurableObject(eventObject(env, ev.id), (_instance, state: DurableObjectState) => [...state.storage.sql.exec("SELECT id FROM outbox")].length);
-    expect(left).toBe(0);
+    expect(await interrupted.outboxSize()).toBe(0);
     expect((await cardState(s, card.id)).value).toBe("15.00");
     const order = await readOrder(s, o.code);
     expect(order.status).toBe("n");
