@@ -294,6 +294,21 @@ describe("order state changes", () => {
     expect((await s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, {})).status).toBe(400);
   });
 
+  it("mark_paid refused for a paid or canceled order adds no payment", async () => {
+    const { s, o } = await pendingOrder();
+    expect((await s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, {})).status).toBe(200);
+    const again = await s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, {});
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ detail: "The order cannot be marked as paid in its current status (p)." });
+    expect((await s.client.get(`${s.path}/orders/${o.code}/`)).body.payments).toHaveLength(1);
+
+    const { s: s2, o: other } = await pendingOrder();
+    expect((await s2.client.post(`${s2.path}/orders/${other.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
+    expect((await s2.client.post(`${s2.path}/orders/${other.code}/mark_paid/`, {})).status).toBe(400);
+    const canceled = (await s2.client.get(`${s2.path}/orders/${other.code}/`)).body;
+    expect(canceled.payments.map((y: { state: string }) => y.state)).toEqual(["canceled"]);
+  });
+
   it("mark_canceled releases the quota and cancels open payments", async () => {
     const { s, ticket, q, o } = await pendingOrder();
     const res = await s.client.post(`${s.path}/orders/${o.code}/mark_canceled/`, { send_email: false });

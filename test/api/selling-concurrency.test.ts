@@ -53,6 +53,31 @@ describe("selling under contention", () => {
     expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(3);
   });
 
+  it("a voucher deleted while orders redeem it: deleted and never redeemed, or redeemed and kept", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 100, items: [ticket.id] });
+    const v = await s.voucher({ code: "RACEDELETE", max_usages: 5 });
+    const buy = () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "RACEDELETE" }] });
+    const [before, deleted, after] = await Promise.all([
+      Promise.all(Array.from({ length: 6 }, buy)),
+      s.client.delete(`${s.path}/vouchers/${v.id}/`),
+      Promise.all(Array.from({ length: 6 }, buy)),
+    ]);
+    const sold = [...before, ...after].filter((r) => r.status === 201).length;
+    const stored = await s.client.get(`${s.path}/vouchers/${v.id}/`);
+    if (deleted.status === 204) {
+      expect(sold).toBe(0);
+      expect(stored.status).toBe(404);
+    } else {
+      expect(deleted.status).toBe(403);
+      expect(sold).toBeGreaterThan(0);
+      expect(stored.body.redeemed).toBe(sold);
+    }
+    const positions = await db().select().from(orderPositions).where(eq(orderPositions.itemId, ticket.id));
+    expect(positions).toHaveLength(sold);
+  });
+
   it("one seat requested by 20 parallel orders: one order", async () => {
     const s = await shop();
     const ticket = await s.item();
