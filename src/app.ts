@@ -37,7 +37,8 @@ import { countingEnv, ROUND_TRIP_HEADERS, roundTripsEnabled } from "./db/round-t
 import { readConfig } from "./env";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
-import { ApiError, MESSAGES, notFound } from "./http/errors";
+import { isFailure, MESSAGES, notFound } from "./domain/failure";
+import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia } from "./http/files";
 import { idempotency } from "./http/idempotency";
 import { rateLimit } from "./http/ratelimit";
@@ -57,7 +58,10 @@ const PUBLIC_API_PATHS: RegExp[] = [];
 
 /** The error boundary: every failure leaves as the spec's JSON error body. */
 export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
-  if (err instanceof ApiError) return c.json(err.body, err.status, err.headers);
+  if (isFailure(err)) {
+    const { status, body, headers } = errorResponse(err);
+    return c.json(body, status, headers);
+  }
   if (err instanceof HTTPException) {
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
   }

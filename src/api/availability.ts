@@ -9,7 +9,7 @@ import { inventoryStamps } from "../db/inventory";
 import { SALES_CHANNELS } from "../domain/events";
 import { withEventObject } from "../objects/client";
 import type { AppContext } from "../http/context";
-import { fieldError } from "../http/errors";
+import { fieldError } from "../domain/failure";
 import { queryString } from "../http/validation";
 
 export type AvailabilityTarget = { eventId: number; subeventId: number | null; series: boolean };

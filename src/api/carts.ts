@@ -18,7 +18,7 @@ import { withEventObject } from "../objects/client";
 import type { CartGroup, CartRow, Decision } from "../objects/event-object";
 import { setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { type FieldErrors, notFound, validationError } from "../http/errors";
+import { type FieldErrors, notFound, validationError } from "../domain/failure";
 import { dateTime } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";

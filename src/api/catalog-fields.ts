@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { existingItemIds } from "../db/catalog-common";
 import type { AppContext } from "../http/context";
-import { ErrorCollector } from "../http/errors";
+import { Problems } from "../domain/failure";
 import { randomString } from "../lib/crypto";
 
 export const MAX_INT = 2_147_483_647;
@@ -46,7 +46,7 @@ export const name = (max = 190) => z.string().trim().min(1).max(max);
  * Reports the ids of `field` that are not items of the event, in the style of Django REST
  * framework's related fields.
  */
-export async function checkEventItems(c: AppContext, errors: ErrorCollector, field: string, ids: readonly number[] | undefined) {
+export async function checkEventItems(c: AppContext, errors: Problems, field: string, ids: readonly number[] | undefined) {
   if (!ids || ids.length === 0) return;
   const found = await existingItemIds(c.var.db, c.var.event.id, ids);
   for (const id of new Set(ids)) {

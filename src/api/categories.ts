@@ -17,7 +17,7 @@ import {
 import { itemCategories } from "../db/schema";
 import { notModified } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { notFound } from "../http/errors";
+import { notFound } from "../domain/failure";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool } from "../http/validation";

@@ -23,7 +23,7 @@ import { composeMail, dispatchMail } from "../domain/mail";
 import { buildName, isNameScheme, type NameParts, withScheme } from "../domain/person-names";
 import { effectiveSettings } from "../domain/settings";
 import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, notFound } from "../http/errors";
+import { fieldError, notFound } from "../domain/failure";
 import { email } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";

@@ -18,7 +18,7 @@ import {
 import { DISCOUNT_SUBEVENT_MODES, discounts } from "../db/schema";
 import { validateDiscount } from "../domain/catalog";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, notFound } from "../http/errors";
+import { Problems, notFound } from "../domain/failure";
 import { dateTime, decimal } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -96,7 +96,7 @@ function discountValues(input: Partial<DiscountInput>, full: boolean): Partial<D
 
 async function check(c: AppContext, values: Partial<DiscountValues>, itemIds: number[] | undefined, current?: DiscountValues) {
   const m = { ...current, ...values } as DiscountValues;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   await checkEventItems(c, errors, "condition_limit_products", itemIds);
   validateDiscount(
     {

@@ -10,7 +10,7 @@ import { metaPropertiesNamed, organizerMetaProperties } from "../db/event-meta";
 import { type DateFields, dateOrderErrors, metaDataErrors, type MetaProperty } from "../domain/events";
 import { hasPermission } from "../domain/permissions";
 import type { AppContext } from "../http/context";
-import { type ErrorCollector, fieldError } from "../http/errors";
+import { type Problems, fieldError } from "../domain/failure";
 
 /** A coordinate: a JSON number (or numeric string, as pretix accepts) within ±limit. */
 export const coordinate = (limit: number) =>
@@ -61,7 +61,7 @@ export async function checkMetaData(
   c: AppContext,
   input: Record<string, string>,
   current: Record<string, string>,
-  errors: ErrorCollector,
+  errors: Problems,
   properties?: MetaProperty[],
 ): Promise<{ propertyId: number; value: string }[]> {
   const props = properties ?? (await organizerMetaProperties(c.var.db, c.var.organizer.id));
@@ -74,12 +74,12 @@ export async function checkMetaData(
 }
 
 /** Dates in order: an event's or date's end after its start, and the presale's. */
-export function checkDateOrder(d: DateFields, errors: ErrorCollector): void {
+export function checkDateOrder(d: DateFields, errors: Problems): void {
   for (const [field, message] of Object.entries(dateOrderErrors(d))) errors.add(field, message);
 }
 
 /** The seating plan must be one of the organizer's. */
-export async function checkSeatingPlan(c: AppContext, planId: number | null | undefined, errors: ErrorCollector): Promise<void> {
+export async function checkSeatingPlan(c: AppContext, planId: number | null | undefined, errors: Problems): Promise<void> {
   if (planId === null || planId === undefined) return;
   if (!(await seatingPlanOfOrganizer(c.var.db, c.var.organizer.id, planId))) {
     errors.add("seating_plan", `Invalid pk "${planId}" - object does not exist.`);
@@ -91,7 +91,7 @@ export async function checkSeatCategoryMapping(
   c: AppContext,
   eventId: number,
   mapping: Record<string, number | null> | undefined,
-  errors: ErrorCollector,
+  errors: Problems,
 ): Promise<void> {
   if (!mapping) return;
   const ids = Object.values(mapping).filter((v): v is number => v !== null);

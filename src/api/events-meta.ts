@@ -20,7 +20,7 @@ import {
 } from "../db/event-meta";
 import type { MetaChoice } from "../db/schema";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, fieldError, notFound } from "../http/errors";
+import { Problems, fieldError, notFound } from "../domain/failure";
 import { i18n } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
@@ -86,7 +86,7 @@ function propertyValues(input: Partial<PropertyInput>, full: boolean): Partial<M
 const NAME_TAKEN = "A property with this name already exists.";
 
 async function checkProperty(c: AppContext, values: Partial<MetaPropertyValues>, current: MetaPropertyRecord | null) {
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   const choices = values.choices !== undefined ? values.choices : (current?.choices ?? null);
   const defaultValue = values.defaultValue !== undefined ? values.defaultValue : (current?.defaultValue ?? "");
   if (choices) {

@@ -17,7 +17,7 @@ import {
   parseSettingsPatch,
 } from "../domain/settings";
 import type { AppContext, AppEnv } from "../http/context";
-import { validationError } from "../http/errors";
+import { validationError } from "../domain/failure";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, queryBool } from "../http/validation";
 

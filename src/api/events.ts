@@ -36,7 +36,7 @@ import {
 } from "../domain/events";
 import { toIso } from "../lib/datetime";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, fieldError, forbidden } from "../http/errors";
+import { Problems, fieldError, forbidden } from "../domain/failure";
 import { currency, dateTime, i18n, i18nRequired, slug, timezone } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope, organizerScope } from "../http/tenancy";
@@ -121,11 +121,11 @@ const eventCreate = eventFields.partial().required({ name: true, slug: true, dat
 type EventCreateInput = z.output<typeof eventCreate>;
 const eventPatch = eventFields.partial();
 
-function checkPlugins(plugins: string[] | undefined, errors: ErrorCollector) {
+function checkPlugins(plugins: string[] | undefined, errors: Problems) {
   for (const p of plugins ?? []) if (!Object.hasOwn(PLUGINS, p)) errors.add("plugins", `Unknown plugin: '${p}'.`);
 }
 
-function checkSalesChannels(channels: string[] | undefined, errors: ErrorCollector) {
+function checkSalesChannels(channels: string[] | undefined, errors: Problems) {
   if (!channels) return;
   for (const ch of channels) if (!Object.hasOwn(SALES_CHANNELS, ch)) errors.add("sales_channels", `Unknown sales channel: '${ch}'.`);
   if (new Set(channels).size !== channels.length) errors.add("sales_channels", "Each sales channel may only be listed once.");
@@ -260,7 +260,7 @@ function newEventValues(input: EventCreateInput, source: EventRecord | null, now
  * Creates an event from the body, as a clone of `source` when given (see db/event-clone.ts
  * for what is copied). `errors` may already hold errors of the request (e.g. `clone_from`).
  */
-async function createNewEvent(c: AppContext, input: EventCreateInput, source: EventRecord | null, errors: ErrorCollector) {
+async function createNewEvent(c: AppContext, input: EventCreateInput, source: EventRecord | null, errors: Problems) {
   const db = c.var.db;
   const org = c.var.organizer;
   if (input.live === true) {
@@ -303,7 +303,7 @@ async function createNewEvent(c: AppContext, input: EventCreateInput, source: Ev
 }
 
 eventRoutes.post(base, organizerScope("can_create_events"), jsonBody(eventCreate), async (c) => {
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   const cloneFrom = c.req.query("clone_from");
   let source: EventRecord | null = null;
   if (cloneFrom !== undefined) {
@@ -315,7 +315,7 @@ eventRoutes.post(base, organizerScope("can_create_events"), jsonBody(eventCreate
 
 /** The source is the event of the path (same organizer only; the scope checks access to it). */
 eventRoutes.post(`${base}/:event/clone`, eventScope("can_create_events"), jsonBody(eventCreate), async (c) =>
-  createNewEvent(c, c.req.valid("json"), c.var.event, new ErrorCollector()),
+  createNewEvent(c, c.req.valid("json"), c.var.event, new Problems()),
 );
 
 eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), jsonBody(eventPatch), async (c) => {
@@ -323,7 +323,7 @@ eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), jso
   const db = c.var.db;
   const org = c.var.organizer;
   const ev = c.var.event;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
 
   if (input.slug !== undefined && input.slug !== ev.slug) errors.add("slug", "The slug of an event cannot be changed.");
   if (input.has_subevents !== undefined && input.has_subevents !== ev.hasSubevents) {

@@ -26,7 +26,7 @@ import {
   removeAcceptance,
 } from "../db/giftcards";
 import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, notFound } from "../http/errors";
+import { fieldError, notFound } from "../domain/failure";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody } from "../http/validation";

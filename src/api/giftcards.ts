@@ -32,7 +32,7 @@ import {
 } from "../domain/giftcards";
 import { effectiveSettings } from "../domain/settings";
 import type { AppContext, AppEnv } from "../http/context";
-import { ApiError, fieldError, forbidden, notFound } from "../http/errors";
+import { Failure, fieldError, forbidden, notFound } from "../domain/failure";
 import { dateTime, decimal } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
@@ -148,7 +148,7 @@ giftCardRoutes.post(`${base}/:id/transact`, perm, jsonBody(transactSchema), asyn
     if (result.reason === "missing") throw notFound();
     if (result.reason === "too_high") throw fieldError("value", VALUE_TOO_HIGH);
     // pretix answers {"value": [...]}; `detail` is the spec's general error form.
-    throw new ApiError(409, { detail: INSUFFICIENT_CREDIT, value: [INSUFFICIENT_CREDIT] });
+    throw new Failure("insufficient_credit", INSUFFICIENT_CREDIT, { field: "value" });
   }
   return c.json(serializeGiftCard({ ...card, value: result.value }));
 });

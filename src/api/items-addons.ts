@@ -27,7 +27,7 @@ import {
 import { itemAddons, itemBundles } from "../db/schema";
 import { addonProblems, bundleProblems } from "../domain/items";
 import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, notFound } from "../http/errors";
+import { fieldError, notFound } from "../domain/failure";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";

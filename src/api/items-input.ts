@@ -33,7 +33,7 @@ import {
   variationProblems,
 } from "../domain/items";
 import type { AppContext } from "../http/context";
-import { validationError } from "../http/errors";
+import { validationError } from "../domain/failure";
 import { resolveFileField } from "../http/files";
 import {
   ADDON_DEFAULTS,

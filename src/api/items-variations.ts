@@ -19,7 +19,7 @@ import {
 import { itemVariations } from "../db/schema";
 import { MESSAGES } from "../domain/items";
 import type { AppContext, AppEnv } from "../http/context";
-import { forbidden, notFound } from "../http/errors";
+import { forbidden, notFound } from "../domain/failure";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool } from "../http/validation";

@@ -12,7 +12,7 @@ import { items } from "../db/schema";
 import { MESSAGES } from "../domain/items";
 import { notModified } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, forbidden, nonFieldError, notFound } from "../http/errors";
+import { fieldError, forbidden, nonFieldError, notFound } from "../domain/failure";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";

@@ -16,7 +16,7 @@ import {
   updateMembershipType,
 } from "../db/membership-types";
 import type { AppContext, AppEnv } from "../http/context";
-import { forbidden, notFound } from "../http/errors";
+import { forbidden, notFound } from "../domain/failure";
 import { i18nRequired } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";

@@ -18,7 +18,7 @@ import {
   updateMembership,
 } from "../db/memberships";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, notFound } from "../http/errors";
+import { Problems, notFound } from "../domain/failure";
 import { dateTime } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
@@ -58,7 +58,7 @@ const END_BEFORE_START = "The end of validity must not be before its start.";
  * Checks the membership type (`typeExists`: whether the sent one is the organizer's) and the
  * validity period; collects errors.
  */
-function validate(errors: ErrorCollector, input: EditableInput, typeExists: boolean | undefined, current?: MembershipRecord["membership"]) {
+function validate(errors: Problems, input: EditableInput, typeExists: boolean | undefined, current?: MembershipRecord["membership"]) {
   if (input.membership_type !== undefined && !typeExists) {
     errors.add("membership_type", `Invalid pk "${input.membership_type}" - object does not exist.`);
   }
@@ -97,7 +97,7 @@ membershipRoutes.get(base, perm, async (c) => {
 
 membershipRoutes.post(base, perm, jsonBody(createSchema), async (c) => {
   const input = c.req.valid("json");
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   const { customer, typeExists } = await creationRefs(c.var.db, c.var.organizer.id, input.customer, input.membership_type);
   if (customer === undefined) errors.add("customer", `Object with identifier=${input.customer} does not exist.`);
   validate(errors, input, typeExists);
@@ -111,7 +111,7 @@ membershipRoutes.get(`${base}/:id`, perm, async (c) => c.json(serializeMembershi
 async function changeMembership(c: AppContext, input: EditableInput, full: boolean) {
   const { found: current, typeExists } = await findMembershipForChange(c.var.db, c.var.organizer.id, pathId(c, "id"), input.membership_type);
   if (!current) throw notFound();
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   validate(errors, input, typeExists, current.membership);
   errors.throwIfAny();
   const changes = values(input, full);

@@ -35,7 +35,7 @@ import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event-object";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, type FieldErrors, fieldError, notFound, validationError, badRequest } from "../http/errors";
+import { Problems, type FieldErrors, fieldError, notFound, validationError, badRequest } from "../domain/failure";
 import { dateTime, email, money } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -103,7 +103,7 @@ const orderInput = z.object({
 type OrderInput = z.output<typeof orderInput>;
 
 /** positionid / addon_to as pretix defines them: all or none, 1..n in order, add-ons after their base. */
-function checkPositionIds(positions: OrderInput["positions"], errors: ErrorCollector): (number | null)[] {
+function checkPositionIds(positions: OrderInput["positions"], errors: Problems): (number | null)[] {
   const given = positions.filter((p) => p.positionid !== undefined).length;
   const addonTo: (number | null)[] = positions.map(() => null);
   if (given === 0) {
@@ -140,7 +140,7 @@ async function createOrder(c: AppContext, input: OrderInput) {
     orderCodes: candidates,
   });
   const settings = catalog.settings;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
 
   const locales = (settings.locales as string[] | undefined) ?? ["en"];
   const locale = input.locale ?? (settings.locale as string | undefined) ?? locales[0] ?? "en";
@@ -182,12 +182,7 @@ async function createOrder(c: AppContext, input: OrderInput) {
   const dupSecret = secrets.filter((s, i) => s !== undefined && secrets.indexOf(s) !== i);
   if (dupSecret.length) errors.add("positions", "Two positions have the same secret.");
 
-  const body: FieldErrors = {};
-  try {
-    errors.throwIfAny();
-  } catch (e) {
-    Object.assign(body, (e as { body: FieldErrors }).body);
-  }
+  const body: FieldErrors = { ...errors.errors };
   if (positionsFailed) body.positions = positionErrors;
   if (feeErrors.some((e) => Object.keys(e).length)) body.fees = feeErrors;
   if (Object.keys(body).length) throw validationError(body);

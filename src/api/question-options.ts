@@ -18,7 +18,7 @@ import {
   updateOption,
 } from "../db/questions";
 import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, notFound } from "../http/errors";
+import { fieldError, notFound } from "../domain/failure";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";

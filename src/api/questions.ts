@@ -29,7 +29,7 @@ import { QUESTION_TYPES, questions } from "../db/schema";
 import { BOOLEAN_DEPENDENCY_VALUES, type QuestionNode, type QuestionState, validateQuestion } from "../domain/catalog";
 import { notModified } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, fieldError, notFound } from "../http/errors";
+import { Problems, fieldError, notFound } from "../domain/failure";
 import { date, dateTime, i18n, i18nRequired } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -180,7 +180,7 @@ const DEPENDENCY_GONE = "The question this question depends on has just been del
  * Checks a question's new state against the event: items, identifier, dependency. Also
  * writes canonical "True"/"False" dependency values for boolean questions.
  */
-async function checkQuestion(c: AppContext, values: Partial<QuestionValues>, itemIds: number[] | undefined, current: QuestionRow | null, checkDependencyValues: boolean, errors: ErrorCollector) {
+async function checkQuestion(c: AppContext, values: Partial<QuestionValues>, itemIds: number[] | undefined, current: QuestionRow | null, checkDependencyValues: boolean, errors: Problems) {
   const graphRows = await questionGraph(c.var.db, c.var.event.id);
   const graph = new Map<number, QuestionNode>(graphRows.map((r) => [r.id, r]));
   const merged = { ...(current ?? {}), ...values } as QuestionValues & { id?: number };
@@ -216,7 +216,7 @@ async function checkQuestion(c: AppContext, values: Partial<QuestionValues>, ite
 }
 
 /** Inline options of a new question: identifiers unique (within the request and the event) or generated. */
-async function inlineOptions(c: AppContext, options: Partial<OptionInput>[], errors: ErrorCollector): Promise<OptionValues[]> {
+async function inlineOptions(c: AppContext, options: Partial<OptionInput>[], errors: Problems): Promise<OptionValues[]> {
   const given = options.map((o) => o.identifier).filter((x): x is string => !!x);
   const taken = await takenOptionIdentifiers(c.var.db, c.var.event.id, given);
   const seen = new Set<string>();
@@ -277,7 +277,7 @@ questionRoutes.get(`${base}/:id`, read, async (c) => c.json(serializeQuestion(aw
 questionRoutes.post(base, write, jsonBody(questionCreate), async (c) => {
   const input = c.req.valid("json");
   const values = questionValues(input, true);
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   const itemIds = input.items ?? [];
   const identifiers = await checkQuestion(c, values, itemIds, null, true, errors);
   const options = await inlineOptions(c, input.options ?? [], errors);
@@ -306,7 +306,7 @@ async function changeQuestion(c: AppContext, input: Partial<QuestionInput> & { o
   }
   const values = questionValues(input, full);
   const itemIds = full ? (input.items ?? []) : input.items;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   const dependencyTouched = input.dependency_question !== undefined || input.dependency_values !== undefined || input.dependency_value !== undefined;
   await checkQuestion(c, values, itemIds, current, dependencyTouched, errors);
   errors.throwIfAny();

@@ -21,7 +21,7 @@ import type { Availability } from "../domain/inventory";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import { notModified } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, notFound } from "../http/errors";
+import { Problems, notFound } from "../domain/failure";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryInt } from "../http/validation";
@@ -61,7 +61,7 @@ const quotaPatch = quotaFields.partial();
 async function checkCoverage(c: AppContext, input: { items: number[]; variations: number[]; subevent: number | null }) {
   const event = c.var.event;
   const db = c.var.db;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   const found = await eventItems(db, event.id, input.items);
   const itemIds = new Set(found.map((i) => i.id));
   for (const id of input.items) if (!itemIds.has(id)) errors.add("items", `Invalid pk "${id}" - object does not exist.`);

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Answer } from "../db/schema";
 import type { Refusal } from "../domain/inventory";
-import type { FieldErrors } from "../http/errors";
+import type { FieldErrors } from "../domain/failure";
 import { email, money } from "../http/fields";
 
 export const answerInput = z.object({

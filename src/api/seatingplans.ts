@@ -17,7 +17,7 @@ import {
 } from "../db/seatingplans";
 import { type PlanSeat, readSeatingLayout } from "../domain/seating";
 import type { AppContext, AppEnv } from "../http/context";
-import { forbidden, notFound, validationError } from "../http/errors";
+import { forbidden, notFound, validationError } from "../domain/failure";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";

@@ -23,7 +23,7 @@ import {
 } from "../db/sendmail";
 import { validateSendmailRule } from "../domain/catalog";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, notFound } from "../http/errors";
+import { Problems, notFound } from "../domain/failure";
 import { dateTime, i18nRequired } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -111,7 +111,7 @@ function ruleValues(input: Partial<RuleInput>, full: boolean): Partial<SendmailR
 
 async function check(c: AppContext, values: Partial<SendmailRuleValues>, itemIds: number[] | undefined, current?: SendmailRuleRecord) {
   const m = { ...current?.rule, ...values } as SendmailRuleValues;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   await checkEventItems(c, errors, "limit_products", itemIds);
   validateSendmailRule(
     {

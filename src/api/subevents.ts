@@ -33,7 +33,7 @@ import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
 import { notModified, setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, forbidden, nonFieldError, notFound } from "../http/errors";
+import { Problems, forbidden, nonFieldError, notFound } from "../domain/failure";
 import { dateTime, decimal, i18n, i18nRequired } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope, organizerScope } from "../http/tenancy";
@@ -130,7 +130,7 @@ function override(o: OverrideInput) {
   return { price: o.price ?? null, disabled: o.disabled ?? false, availableFrom: o.available_from ?? null, availableUntil: o.available_until ?? null };
 }
 
-function checkOverrideWindows(field: string, list: OverrideInput[] | undefined, errors: ErrorCollector) {
+function checkOverrideWindows(field: string, list: OverrideInput[] | undefined, errors: Problems) {
   for (const o of list ?? []) {
     if (o.available_from != null && o.available_until != null && o.available_until < o.available_from) {
       errors.add(field, "available_until has to be later than available_from.");
@@ -170,7 +170,7 @@ function subeventValues(input: Partial<SubeventInput>, full: boolean): Partial<S
 async function checkSubevent(c: AppContext, input: Partial<SubeventInput>, full: boolean, current: SubeventWithDetails | null) {
   const ev = c.var.event;
   const db = c.var.db;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   const s = current?.subevent;
   const pickDate = (v: number | null | undefined, old: number | null | undefined) => (v !== undefined ? v : full ? null : (old ?? null));
   checkDateOrder(

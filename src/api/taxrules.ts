@@ -20,7 +20,7 @@ import {
 import { validateTaxRule } from "../domain/catalog";
 import { notModified } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, forbidden, notFound } from "../http/errors";
+import { Problems, forbidden, notFound } from "../domain/failure";
 import { decimal, i18nRequired } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -84,7 +84,7 @@ function taxRuleValues(input: Partial<TaxRuleInput>, full: boolean): Partial<Tax
 }
 
 function check(values: Partial<TaxRuleValues>, current?: TaxRuleRow) {
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   validateTaxRule(
     {
       euReverseCharge: values.euReverseCharge ?? current?.euReverseCharge ?? false,

@@ -36,7 +36,7 @@ import { TEAM_PERMISSIONS, type TeamPermission } from "../domain/permissions";
 import { effectiveSettings } from "../domain/settings";
 import { newApiToken, randomString, sha256Hex } from "../lib/crypto";
 import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, notFound } from "../http/errors";
+import { fieldError, notFound } from "../domain/failure";
 import { email } from "../http/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";

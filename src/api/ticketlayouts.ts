@@ -30,7 +30,7 @@ import {
   updateTicketLayout,
 } from "../db/ticketlayouts";
 import type { AppContext, AppEnv } from "../http/context";
-import { ErrorCollector, fieldError, notFound } from "../http/errors";
+import { Problems, fieldError, notFound } from "../domain/failure";
 import { resolveFileField } from "../http/files";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -187,7 +187,7 @@ ticketLayoutRoutes.post(itemsBase, assign, jsonBody(assignmentInput), async (c) 
   const input = c.req.valid("json");
   const channel = input.sales_channel ?? "web";
   const db = c.var.db;
-  const errors = new ErrorCollector();
+  const errors = new Problems();
   if (!(await findTicketLayout(db, c.var.event.id, input.layout))) errors.add("layout", `Invalid pk "${input.layout}" - object does not exist.`);
   await checkEventItems(c, errors, "item", [input.item]);
   errors.throwIfAny();

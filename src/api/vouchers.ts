@@ -24,7 +24,7 @@ import { toIso } from "../lib/datetime";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { CreateVouchersResult, DeleteVoucherResult, UpdateVoucherResult } from "../objects/event-object";
 import type { AppContext, AppEnv } from "../http/context";
-import { ApiError, type FieldErrors, fieldError, forbidden, notFound, validationError } from "../http/errors";
+import { type FieldErrors, fieldError, forbidden, notFound, validationError } from "../domain/failure";
 import { dateTime, decimal } from "../http/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -287,12 +287,12 @@ voucherRoutes.post(base, write, jsonBody(voucherFull), async (c) => {
 
 voucherRoutes.post(`${base}/batch_create`, write, jsonBody(z.array(voucherFull).min(1).max(1000)), async (c) => {
   const { full, errors } = await prepareNew(c, c.req.valid("json"));
-  if (errors) throw new ApiError(400, errors as unknown as Record<string, unknown>);
+  if (errors) throw validationError(errors);
   const { result } = await createVouchers(c, full);
   if (!result.ok) {
     const body: FieldErrors[] = full.map(() => ({}));
     body[result.index] = refusalErrors(result.refusals);
-    throw new ApiError(400, body as unknown as Record<string, unknown>);
+    throw validationError(body);
   }
   const created = await findVouchersById(c.var.db, c.var.event.id, result.ids);
   return c.json(created.map(serializeVoucher), 201);

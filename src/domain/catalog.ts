@@ -3,12 +3,12 @@
  * checks): tax rules, discounts, questions and their dependencies, automated email rules.
  * Each takes the complete state after the change and reports field errors.
  */
-import type { ErrorCollector } from "../http/errors";
+import type { Problems } from "./failure";
 import type { DiscountSubeventMode, QuestionType } from "../db/schema";
 
 // ---- tax rules ----
 
-export function validateTaxRule(state: { euReverseCharge: boolean; homeCountry: string | null }, errors: ErrorCollector) {
+export function validateTaxRule(state: { euReverseCharge: boolean; homeCountry: string | null }, errors: Problems) {
   if (state.euReverseCharge && !state.homeCountry) {
     errors.add("home_country", "You need to set your home country to use the reverse charge feature.");
   }
@@ -29,7 +29,7 @@ export type DiscountState = {
  * The combinations pretix forbids because the best discount could no longer be computed
  * (pretix base/models/discount.py `validate_config`), plus a coherent availability window.
  */
-export function validateDiscount(d: DiscountState, errors: ErrorCollector) {
+export function validateDiscount(d: DiscountState, errors: Problems) {
   if (d.conditionMinCount > 0 && d.conditionMinValue > 0) {
     errors.add("condition_min_value", "You can either set a minimum number of matching products or a minimum value, not both.");
   }
@@ -85,7 +85,7 @@ function compareDecimal(a: string, b: string): number {
  * Validation ranges belong to their question type (number N, date D, date and time W, file
  * F) and a minimum must not exceed its maximum.
  */
-function validateRanges(q: QuestionState, errors: ErrorCollector) {
+function validateRanges(q: QuestionState, errors: Problems) {
   const range = <T>(minField: string, maxField: string, min: T | null, max: T | null, type: QuestionType, label: string, cmp: (a: T, b: T) => number) => {
     if (q.type !== type) {
       if (min !== null) errors.add(minField, `Only ${label} questions (type ${type}) can have this limit.`);
@@ -113,7 +113,7 @@ function validateDependency(
   graph: ReadonlyMap<number, QuestionNode>,
   dependencyOptionIdentifiers: ReadonlySet<string>,
   checkValues: boolean,
-  errors: ErrorCollector,
+  errors: Problems,
 ) {
   const depId = q.dependencyQuestionId;
   if (depId === null) return;
@@ -164,7 +164,7 @@ export function validateQuestion(
   graph: ReadonlyMap<number, QuestionNode>,
   dependencyOptionIdentifiers: ReadonlySet<string>,
   checkDependencyValues: boolean,
-  errors: ErrorCollector,
+  errors: Problems,
 ) {
   validateRanges(q, errors);
   validateDependency(q, graph, dependencyOptionIdentifiers, checkDependencyValues, errors);
@@ -182,7 +182,7 @@ export type SendmailRuleState = {
 };
 
 /** When the mail goes out must be defined, and a product-limited rule needs products. */
-export function validateSendmailRule(r: SendmailRuleState, errors: ErrorCollector) {
+export function validateSendmailRule(r: SendmailRuleState, errors: Problems) {
   if (r.dateIsAbsolute) {
     if (r.sendDate === null) errors.add("send_date", "This field is required when date_is_absolute is true.");
   } else {

@@ -7,7 +7,7 @@
 import type { SalesCatalog, SeatRow, VoucherRow } from "../db/sales-catalog";
 import type { Answer } from "../db/schema";
 import type { EventRow } from "../http/context";
-import type { FieldErrors } from "../http/errors";
+import type { FieldErrors } from "./failure";
 import { parseDate, parseDateTime } from "../lib/datetime";
 import { parseDecimal, type Cents } from "../lib/money";
 import type { Demand } from "./inventory";

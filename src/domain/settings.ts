@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { NAME_SCHEMES } from "./person-names";
-import { type FieldErrors, validationError } from "../http/errors";
+import { type FieldErrors, validationError } from "./failure";
 import { i18n, relativeDate } from "../http/fields";
 
 export type SettingDefinition = {

@@ -9,10 +9,10 @@ import type { TenancySlugs } from "../db/tenancy";
 import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../domain/permissions";
 import { sha256Hex } from "../lib/crypto";
 import type { AppEnv } from "./context";
-import { ApiError, MESSAGES } from "./errors";
+import { Failure, MESSAGES } from "../domain/failure";
 
-function unauthorized(detail: string): ApiError {
-  return new ApiError(401, { detail }, { "WWW-Authenticate": 'Token realm="api"' });
+function unauthorized(detail: string): Failure {
+  return new Failure("unauthenticated", detail);
 }
 
 /** The organizer and event slugs of a path in the URL tree, as the router will read them. */

@@ -1,73 +1,42 @@
 /**
- * The error vocabulary of the API. Every failure leaves the service as one of the spec's
- * bodies: `{"detail": "..."}` or field errors `{"field": ["message", ...]}` (nested objects
- * and lists for nested input; `non_field_errors` for errors of the whole object).
+ * How failures leave the service: the one table from a failure's code (src/domain/failure.ts)
+ * to its HTTP status and headers, and the spec's error bodies — `{"detail": "..."}`, or field
+ * errors `{"field": ["message", ...]}` (nested for nested input, a list for list input,
+ * `non_field_errors` for the object as a whole).
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type Failure, type FailureCode } from "../domain/failure";
 
-export type FieldErrors = { [field: string]: string[] | FieldErrors | FieldErrors[] };
+export { type FieldErrors, MESSAGES } from "../domain/failure";
 
-export class ApiError extends Error {
-  readonly status: ContentfulStatusCode;
-  readonly body: Record<string, unknown>;
-  readonly headers: Record<string, string>;
+type Mapping = { status: ContentfulStatusCode; headers?: (f: Failure) => Record<string, string> };
 
-  constructor(status: ContentfulStatusCode, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-    super(typeof body.detail === "string" ? body.detail : `HTTP ${status}`);
-    this.status = status;
-    this.body = body;
-    this.headers = headers;
-  }
-}
+const retryAfter = (seconds: number) => (f: Failure) => ({ "Retry-After": String(f.params.retryAfter ?? seconds) });
 
-export const MESSAGES = {
-  permission: "You do not have permission to perform this action.",
-  notFound: "Not found.",
-  noCredentials: "Authentication credentials were not provided.",
-  invalidToken: "Invalid token.",
-  required: "This field is required.",
-  notNull: "This field may not be null.",
-  blank: "This field may not be blank.",
-} as const;
+/** Each code's status (spec "Errors": status codes by condition). */
+export const FAILURE_STATUS: Record<FailureCode, Mapping> = {
+  invalid: { status: 400 },
+  unauthenticated: { status: 401, headers: () => ({ "WWW-Authenticate": 'Token realm="api"' }) },
+  forbidden: { status: 403 },
+  in_use: { status: 403 },
+  not_found: { status: 404 },
+  in_progress: { status: 409, headers: retryAfter(5) },
+  busy: { status: 409, headers: retryAfter(1) },
+  insufficient_credit: { status: 409 },
+  changed: { status: 400 },
+  rate_limited: { status: 429, headers: retryAfter(1) },
+  unavailable: { status: 503, headers: retryAfter(1) },
+};
 
-/** 400 with field errors. */
-export function validationError(errors: FieldErrors): ApiError {
-  return new ApiError(400, errors);
-}
+export type ErrorResponse = { status: ContentfulStatusCode; body: unknown; headers: Record<string, string> };
 
-/** 400 with one message for one field. */
-export function fieldError(field: string, message: string): ApiError {
-  return new ApiError(400, { [field]: [message] });
-}
-
-/** 400 with a message about the object as a whole. */
-export function nonFieldError(message: string): ApiError {
-  return new ApiError(400, { non_field_errors: [message] });
-}
-
-/** 4xx with `{"detail": ...}`. */
-export function detailError(status: ContentfulStatusCode, detail: string, headers?: Record<string, string>): ApiError {
-  return new ApiError(status, { detail }, headers);
-}
-
-export const badRequest = (detail: string) => detailError(400, detail);
-export const forbidden = (detail: string = MESSAGES.permission) => detailError(403, detail);
-export const notFound = (detail: string = MESSAGES.notFound) => detailError(404, detail);
-export const conflict = (detail: string, headers?: Record<string, string>) => detailError(409, detail, headers);
-
-/** Collects field errors while validating; throws them together. */
-export class ErrorCollector {
-  private readonly errors: Record<string, string[]> = {};
-
-  add(field: string, message: string): void {
-    (this.errors[field] ??= []).push(message);
-  }
-
-  has(field?: string): boolean {
-    return field === undefined ? Object.keys(this.errors).length > 0 : field in this.errors;
-  }
-
-  throwIfAny(): void {
-    if (this.has()) throw validationError(this.errors);
-  }
+/** The status, body and headers of a failure. */
+export function errorResponse(f: Failure): ErrorResponse {
+  const mapping = FAILURE_STATUS[f.code];
+  const headers = mapping.headers?.(f) ?? {};
+  let body: unknown;
+  if (f.fields !== undefined) body = f.fields;
+  else if (f.field !== undefined) body = mapping.status === 400 ? { [f.field]: [f.message] } : { detail: f.message, [f.field]: [f.message] };
+  else body = { detail: f.message };
+  return { status: mapping.status, body, headers };
 }

@@ -7,7 +7,7 @@
 import { findUpload, insertUpload, UPLOAD_VALIDITY_MS } from "../db/files";
 import { readConfig } from "../env";
 import type { AppContext } from "./context";
-import { badRequest, fieldError, notFound } from "./errors";
+import { badRequest, fieldError, notFound } from "../domain/failure";
 
 /** Reads the filename from `Content-Disposition: attachment; filename=...`. */
 export function parseContentDisposition(header: string | undefined): string | null {

@@ -15,7 +15,7 @@ import {
 } from "../db/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import type { AppEnv } from "./context";
-import { conflict } from "./errors";
+import { Failure } from "../domain/failure";
 
 const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const NOT_STORED = new Set([409, 429, 500, 503]);
@@ -37,9 +37,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
           headers: record.responseHeaders ?? [],
         });
       }
-      throw conflict("This request is still being processed with the same idempotency key. Retry after five seconds.", {
-        "Retry-After": "5",
-      });
+      throw new Failure("in_progress", "This request is still being processed with the same idempotency key. Retry after five seconds.");
     }
     try {
       await next();

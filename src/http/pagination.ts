@@ -6,7 +6,7 @@
 import { asc, desc, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "./context";
-import { notFound } from "./errors";
+import { notFound } from "../domain/failure";
 
 export const PAGE_SIZE = 50;
 

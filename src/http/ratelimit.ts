@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import { readConfig } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import type { AppEnv } from "./context";
-import { detailError } from "./errors";
+import { Failure } from "../domain/failure";
 
 export function rateLimit(): MiddlewareHandler<AppEnv> {
   return async function rateLimit(c, next) {
@@ -17,7 +17,7 @@ export function rateLimit(): MiddlewareHandler<AppEnv> {
     const subject = auth ? `auth:${await sha256Hex(auth)}` : `ip:${c.req.header("CF-Connecting-IP") ?? "unknown"}`;
     const wait = await c.env.RATE_LIMITER.getByName(subject).hit(limit.requests, limit.windowSeconds);
     if (wait > 0) {
-      throw detailError(429, `Request was throttled. Expected available in ${wait} seconds.`, { "Retry-After": String(wait) });
+      throw new Failure("rate_limited", `Request was throttled. Expected available in ${wait} seconds.`, { params: { retryAfter: wait } });
     }
     await next();
   };

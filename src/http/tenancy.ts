@@ -10,7 +10,7 @@ import type { MiddlewareHandler } from "hono";
 import { findTenancy, type TenancySlugs } from "../db/tenancy";
 import { canAccessEvent, hasPermission, type Permission } from "../domain/permissions";
 import type { AppContext, AppEnv } from "./context";
-import { forbidden } from "./errors";
+import { forbidden } from "../domain/failure";
 
 export type ScopeMarker = { scope: "global" | "organizer" | "event"; permission: Permission | null };
 

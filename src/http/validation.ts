@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import { parseDateTime } from "../lib/datetime";
 import type { AppContext, AppEnv } from "./context";
-import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "./errors";
+import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "../domain/failure";
 import { DATETIME_FORMAT_MESSAGE } from "./fields";
 
 function typeName(input: unknown): string {

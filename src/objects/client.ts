@@ -10,7 +10,7 @@ import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
 import { isCounted, requestRoundTrips } from "../db/round-trips";
 import { readConfig, type Env } from "../env";
-import { detailError } from "../http/errors";
+import { Failure } from "../domain/failure";
 import type { EventObject } from "./event-object";
 
 export function eventObject(env: Env, eventId: number): DurableObjectStub<EventObject> {
@@ -51,11 +51,7 @@ export async function withEventObject<T>(
     return result as T;
   } catch (e) {
     console.error(`event object ${eventId} failed`, e);
-    throw detailError(
-      busy,
-      busy === 409 ? "The event is busy and could not process the change in time. Retry in a moment." : "The event could not process the request. Retry in a moment.",
-      { "Retry-After": "1" },
-    );
+    throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

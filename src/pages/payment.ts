@@ -17,7 +17,7 @@ import type { GiftCardDebit } from "../db/payments";
 import type { PaymentState } from "../db/schema";
 import { GIFT_CARD_ATTEMPTS, giftCardRefusal, OPEN_PAYMENT_STATES, PAYMENT_ERRORS, PAYMENT_STATE_WORDS, type PaymentError, paymentFullId, providerName } from "../domain/payments";
 import type { AppContext, AppEnv } from "../http/context";
-import { ApiError } from "../http/errors";
+import { isFailure } from "../domain/failure";
 import { randomString } from "../lib/crypto";
 import { changeOrderStatus, notifyOrder, type StatusChange } from "../api/order-actions";
 import { paymentUrl } from "../api/orders-serializers";
@@ -112,7 +112,7 @@ async function payOrder(c: AppContext, ctx: OrderPage, y: PaymentJson, change: P
   try {
     result = await changeOrderStatus(scope, ctx.record, { from: ["n", "e"], to: "p", ...change });
   } catch (e) {
-    if (e instanceof ApiError) return "busy";
+    if (isFailure(e)) return "busy";
     throw e;
   }
   if (!result.ok) {

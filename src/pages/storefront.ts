@@ -7,7 +7,8 @@ import type { ErrorHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { returnUrlAllowed, RETURNURL_PLUGIN } from "../domain/events";
 import type { AppContext, AppEnv } from "../http/context";
-import { ApiError } from "../http/errors";
+import { isFailure } from "../domain/failure";
+import { errorResponse } from "../http/errors";
 import { type I18n, i18nText } from "../lib/i18n";
 import { formatMoney } from "../lib/money";
 import { html, page, type Raw } from "./html";
@@ -160,12 +161,11 @@ export function text(value: I18n | null | undefined, locale = "en"): string {
  * overloaded event object asks to retry; anything unexpected is logged with the request id.
  */
 export const pageError: ErrorHandler<AppEnv> = (err, c) => {
-  if (err instanceof ApiError && err.status < 500) {
-    return send(c, page("Error", html`<p class="error">${String(err.body.detail ?? "The request could not be processed.")}</p>`), err.status, { private: true });
-  }
-  if (err instanceof ApiError) {
-    c.header("Retry-After", "1");
-    return send(c, page("Please try again", html`<p class="error">The page could not be processed right now. Please try again in a moment.</p>`), err.status, { private: true });
+  if (isFailure(err)) {
+    const { status, headers } = errorResponse(err);
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    if (status < 500) return send(c, page("Error", html`<p class="error">${err.message}</p>`), status, { private: true });
+    return send(c, page("Please try again", html`<p class="error">The page could not be processed right now. Please try again in a moment.</p>`), status, { private: true });
   }
   console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
   return send(c, page("Error", html`<p class="error">Something went wrong (request ${c.get("requestId")}). Please try again later.</p>`), 500, { private: true });

@@ -1,0 +1,148 @@
+/**
+ * The one way anything in this service fails: a coded `Failure`, thrown by services, rules,
+ * the event object's client and the HTTP plumbing alike (like pretix's coded reasons:
+ * `unpaid`, `already_redeemed`, `quota`, ...). A failure says WHAT went wrong (its code), in
+ * words (its message), and for invalid input WHERE (field errors in the request's shape). It
+ * knows nothing of HTTP: `src/http/errors.ts` holds the one table that turns each code into a
+ * status, headers and the spec's error body.
+ *
+ * Field errors are collected with `Problems` and thrown together.
+ */
+
+/** Field errors in the shape of the request: `{"field": ["message"]}`, nested for nested input. */
+export type FieldErrors = { [field: string]: string[] | FieldErrors | FieldErrors[] };
+
+export const FAILURE_CODES = [
+  /** The input is invalid: field errors, or one message about the request. */
+  "invalid",
+  /** No credentials, or credentials that are unknown, revoked or inactive. */
+  "unauthenticated",
+  /** The organizer or event does not exist for the caller, or a permission is missing. */
+  "forbidden",
+  /** The object is protected: in use, or already used (a redeemed voucher, a tax rule in use). */
+  "in_use",
+  /** The requested object (a sub-resource of the path) does not exist. */
+  "not_found",
+  /** The same idempotency key is still being processed, or a lock could not be taken. */
+  "in_progress",
+  /** The event's object could not serve a change in time (vouchers: retry later). */
+  "busy",
+  /** The event's object could not serve the request (selling: retry later). */
+  "unavailable",
+  /** A gift card does not hold enough credit. */
+  "insufficient_credit",
+  /** Too many requests of one credential or client. */
+  "rate_limited",
+  /** The object changed meanwhile; read it again. */
+  "changed",
+] as const;
+
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+export type FailureOptions = {
+  /** Field errors (code `invalid`), or a list of them for a list of inputs (batch creation). */
+  fields?: FieldErrors | FieldErrors[];
+  /** The field a single message belongs to. */
+  field?: string;
+  /** Facts a caller may need (for example `retryAfter` seconds). */
+  params?: Record<string, unknown>;
+};
+
+export class Failure extends Error {
+  readonly code: FailureCode;
+  readonly fields: FieldErrors | FieldErrors[] | undefined;
+  readonly field: string | undefined;
+  readonly params: Record<string, unknown>;
+
+  constructor(code: FailureCode, message: string, opts: FailureOptions = {}) {
+    super(message);
+    this.name = "Failure";
+    this.code = code;
+    this.fields = opts.fields;
+    this.field = opts.field;
+    this.params = opts.params ?? {};
+  }
+}
+
+export function isFailure(e: unknown, code?: FailureCode): e is Failure {
+  return e instanceof Failure && (code === undefined || e.code === code);
+}
+
+/** Texts in the style of Django REST framework, which pretix clients know. */
+export const MESSAGES = {
+  permission: "You do not have permission to perform this action.",
+  notFound: "Not found.",
+  noCredentials: "Authentication credentials were not provided.",
+  invalidToken: "Invalid token.",
+  required: "This field is required.",
+  notNull: "This field may not be null.",
+  blank: "This field may not be blank.",
+  invalid: "Invalid input.",
+} as const;
+
+/** A related object that does not exist, as Django REST framework says it. */
+export const invalidPk = (id: unknown) => `Invalid pk "${String(id)}" - object does not exist.`;
+
+// ---- constructors, one per kind of failure ----
+
+/** Invalid input: field errors (or a list of them, one per element of a list input). */
+export function validationError(fields: FieldErrors | FieldErrors[]): Failure {
+  return new Failure("invalid", MESSAGES.invalid, { fields });
+}
+
+/** Invalid input: one message for one field. */
+export function fieldError(field: string, message: string): Failure {
+  return new Failure("invalid", message, { field });
+}
+
+/** Invalid input: a message about the object as a whole. */
+export function nonFieldError(message: string): Failure {
+  return new Failure("invalid", message, { field: "non_field_errors" });
+}
+
+/** Invalid request, explained in one message (`{"detail": ...}`). */
+export const badRequest = (detail: string) => new Failure("invalid", detail);
+export const forbidden = (detail: string = MESSAGES.permission) => new Failure("forbidden", detail);
+export const inUse = (detail: string) => new Failure("in_use", detail);
+export const notFound = (detail: string = MESSAGES.notFound) => new Failure("not_found", detail);
+export const changedMeanwhile = (detail = "The object changed meanwhile; read it again.") => new Failure("changed", detail);
+
+/**
+ * Collects field errors while validating and fails with all of them together. Nested input
+ * (positions of an order, fees) nests its own errors with `nest`.
+ */
+export class Problems {
+  private readonly collected: Record<string, string[] | FieldErrors | FieldErrors[]> = {};
+
+  add(field: string, message: string): void {
+    const cur = this.collected[field];
+    if (Array.isArray(cur) && cur.every((m) => typeof m === "string")) (cur as string[]).push(message);
+    else this.collected[field] = [message];
+  }
+
+  /** Errors of nested input under `field` (an object's, or a list's one per element). */
+  nest(field: string, errors: FieldErrors | FieldErrors[]): void {
+    const empty = Array.isArray(errors) ? errors.every((e) => Object.keys(e).length === 0) : Object.keys(errors).length === 0;
+    if (!empty) this.collected[field] = errors;
+  }
+
+  /** Takes over the problems of another collection (same fields merge their messages). */
+  merge(errors: FieldErrors): void {
+    for (const [field, value] of Object.entries(errors)) {
+      if (Array.isArray(value) && value.every((m) => typeof m === "string")) for (const m of value as string[]) this.add(field, m);
+      else this.collected[field] = value;
+    }
+  }
+
+  has(field?: string): boolean {
+    return field === undefined ? Object.keys(this.collected).length > 0 : field in this.collected;
+  }
+
+  get errors(): FieldErrors {
+    return this.collected;
+  }
+
+  throwIfAny(): void {
+    if (this.has()) throw validationError(this.collected);
+  }
+}
