@@ -33,7 +33,7 @@ import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
 import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
-import { countingEnv, ROUND_TRIP_HEADERS, roundTripsEnabled } from "./db/round-trips";
+import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
 import { readConfig } from "./env";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
@@ -87,16 +87,16 @@ export function createApp() {
     const requestId = crypto.randomUUID();
     c.set("requestId", requestId);
     // Debugging aid (off by default): count this request's D1 round trips.
-    const counting = roundTripsEnabled(c.env) ? countingEnv(c.env) : null;
-    if (counting) c.env = counting.env;
+    const counts = roundTripsEnabled(c.env) ? newRoundTrips() : null;
+    if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
     c.set("db", createDb(c.env.DB));
-    await next();
+    if (counts) await withRoundTripCounting(counts, next);
+    else await next();
     c.res.headers.set("X-Request-Id", requestId);
-    if (counting) {
-      const { worker, object } = counting.trips;
-      c.res.headers.set(ROUND_TRIP_HEADERS.total, String(worker.n + object.n));
-      c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(worker.n));
-      c.res.headers.set(ROUND_TRIP_HEADERS.object, String(object.n));
+    if (counts) {
+      c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
+      c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));
+      c.res.headers.set(ROUND_TRIP_HEADERS.object, String(counts.object.n));
     }
   });
 

@@ -1,17 +1,19 @@
 /**
- * D1 round-trip counting, a debugging aid (README "Configuration": DEBUG_D1_ROUND_TRIPS,
- * off by default; `npm run bench` turns it on). When on, the Worker wraps its D1 binding per
- * request, the event object wraps it per call, and the response carries the counts in
- * `X-D1-Round-Trips` (all), `X-D1-Round-Trips-Worker` and `X-D1-Round-Trips-Object`. One
- * round trip is one call that reaches D1: a prepared statement's first/all/run/raw, one
+ * D1 round-trip counting, a debugging aid (README "Configuration": DEBUG_D1_ROUND_TRIPS, off
+ * by default; `npm run bench` turns it on). It lives at the edges only: when on, the Worker's
+ * and the event object's D1 bindings are wrapped, and every round trip counts into the counter
+ * of the async context it runs in (one per request in the Worker, one per call in the event
+ * object, which the Worker asks for its count through `countedCall`). The response carries the
+ * counts in `X-D1-Round-Trips` (all), `X-D1-Round-Trips-Worker` and `X-D1-Round-Trips-Object`.
+ * One round trip is one call that reaches D1: a prepared statement's first/all/run/raw, one
  * batch (however many statements), one exec. When off, nothing is wrapped.
  */
-import type { Env } from "../env";
+import { AsyncLocalStorage } from "node:async_hooks";
 
 export type RoundTrips = { n: number };
 
-/** The per-request counts on the Worker side (the object's come back with its answers). */
-export type RequestRoundTrips = { worker: RoundTrips; object: RoundTrips };
+/** The counts of one request (or one event-object call): its own D1 round trips, and those of the event objects it called. */
+export type ContextRoundTrips = { own: RoundTrips; object: RoundTrips };
 
 export const ROUND_TRIP_HEADERS = {
   total: "X-D1-Round-Trips",
@@ -19,29 +21,45 @@ export const ROUND_TRIP_HEADERS = {
   object: "X-D1-Round-Trips-Object",
 } as const;
 
-export function roundTripsEnabled(env: Pick<Env, "DEBUG_D1_ROUND_TRIPS">): boolean {
+export function roundTripsEnabled(env: { DEBUG_D1_ROUND_TRIPS?: string }): boolean {
   return env.DEBUG_D1_ROUND_TRIPS === "1";
+}
+
+const context = new AsyncLocalStorage<ContextRoundTrips>();
+
+/** Runs `fn` with its own counts: every round trip of a counting binding inside it counts there. */
+export function withRoundTripCounting<T>(counts: ContextRoundTrips, fn: () => T): T {
+  return context.run(counts, fn);
+}
+
+/** The counts of the running request or call (undefined: not counting). */
+export function currentRoundTrips(): ContextRoundTrips | undefined {
+  return context.getStore();
+}
+
+export function newRoundTrips(): ContextRoundTrips {
+  return { own: { n: 0 }, object: { n: 0 } };
 }
 
 const inner = new WeakMap<object, D1PreparedStatement>();
 
-function countStatement(stmt: D1PreparedStatement, trips: RoundTrips): D1PreparedStatement {
+function countStatement(stmt: D1PreparedStatement, tick: () => void): D1PreparedStatement {
   const wrapped = {
-    bind: (...values: unknown[]) => countStatement(stmt.bind(...values), trips),
+    bind: (...values: unknown[]) => countStatement(stmt.bind(...values), tick),
     first: (column?: string) => {
-      trips.n++;
+      tick();
       return column === undefined ? stmt.first() : stmt.first(column);
     },
     run: () => {
-      trips.n++;
+      tick();
       return stmt.run();
     },
     all: () => {
-      trips.n++;
+      tick();
       return stmt.all();
     },
     raw: (options?: { columnNames?: boolean }) => {
-      trips.n++;
+      tick();
       return options?.columnNames ? stmt.raw({ columnNames: true }) : stmt.raw();
     },
   } as unknown as D1PreparedStatement;
@@ -54,58 +72,44 @@ function unwrap(statements: D1PreparedStatement[]): D1PreparedStatement[] {
   return statements.map((s) => inner.get(s) ?? s);
 }
 
-/** `d1` with every round trip counted into `trips`. */
-export function countRoundTrips(d1: D1Database, trips: RoundTrips): D1Database {
+function wrap(d1: D1Database, tick: () => void): D1Database {
   return {
-    prepare: (query: string) => countStatement(d1.prepare(query), trips),
+    prepare: (query: string) => countStatement(d1.prepare(query), tick),
     batch: <T>(statements: D1PreparedStatement[]) => {
-      trips.n++;
+      tick();
       return d1.batch<T>(unwrap(statements));
     },
     exec: (query: string) => {
-      trips.n++;
+      tick();
       return d1.exec(query);
     },
     withSession: (constraintOrBookmark?: string) => {
       const session = d1.withSession(constraintOrBookmark);
       return {
-        prepare: (query: string) => countStatement(session.prepare(query), trips),
+        prepare: (query: string) => countStatement(session.prepare(query), tick),
         batch: <T>(statements: D1PreparedStatement[]) => {
-          trips.n++;
+          tick();
           return session.batch<T>(unwrap(statements));
         },
         getBookmark: () => session.getBookmark(),
       } as D1DatabaseSession;
     },
     dump: () => {
-      trips.n++;
+      tick();
       return d1.dump();
     },
   } as D1Database;
 }
 
-/**
- * What the event object answers when counting is on: its answer and its own round trips.
- * The Worker's `withEventObject` unwraps it, so callers see the plain answer.
- */
-export type Counted<T> = { d1RoundTripsCounted: true; value: T; d1RoundTrips: number };
-
-/** The answer type of an event-object method: plain, or counted in debug mode. */
-export type Reported<T> = T | Counted<T>;
-
-export function isCounted(x: unknown): x is Counted<unknown> {
-  return typeof x === "object" && x !== null && (x as { d1RoundTripsCounted?: unknown }).d1RoundTripsCounted === true;
+/** `d1` with every round trip counted into `trips`. */
+export function countRoundTrips(d1: D1Database, trips: RoundTrips): D1Database {
+  return wrap(d1, () => trips.n++);
 }
 
-/** A per-request copy of the Worker's env whose D1 binding counts, and the counts. */
-const REQUEST_TRIPS = "__d1RoundTrips";
-
-export function countingEnv(env: Env): { env: Env; trips: RequestRoundTrips } {
-  const trips: RequestRoundTrips = { worker: { n: 0 }, object: { n: 0 } };
-  return { env: { ...env, DB: countRoundTrips(env.DB, trips.worker), [REQUEST_TRIPS]: trips } as Env, trips };
-}
-
-/** The request's counts, when its env came from `countingEnv`. */
-export function requestRoundTrips(env: Env): RequestRoundTrips | undefined {
-  return (env as Env & { [REQUEST_TRIPS]?: RequestRoundTrips })[REQUEST_TRIPS];
+/** `d1` with every round trip counted into the running context's counts (nothing outside one). */
+export function countRoundTripsInContext(d1: D1Database): D1Database {
+  return wrap(d1, () => {
+    const counts = context.getStore();
+    if (counts) counts.own.n++;
+  });
 }

@@ -39,8 +39,3 @@ export async function batchWithTenancy<Q extends BatchItem<"sqlite">>(db: DB, fi
   const results = (await db.batch([first, ...tenancyStatements(db, slugs)])) as unknown[];
   return [results[0] as Awaited<Q>, tenancyRow(results.slice(1))];
 }
-
-export async function findTenancy(db: DB, slugs: TenancySlugs): Promise<TenancyRow | undefined> {
-  const [first, ...rest] = tenancyStatements(db, slugs);
-  return tenancyRow((await db.batch([first!, ...rest])) as unknown[]);
-}

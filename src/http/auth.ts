@@ -18,9 +18,19 @@ function unauthorized(detail: string): Failure {
 /** The organizer and event slugs of a path in the URL tree, as the router will read them. */
 const TENANCY_PATH = /^\/api\/v1\/organizers\/([^/]+)(?:\/events\/([^/]+))?/;
 
-function tenancySlugs(path: string): TenancySlugs | null {
+/** A path segment decoded as the router decodes its parameters (left as is when malformed). */
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** The organizer and event slugs of a path, exactly as the router's `:organizer` and `:event` read them. */
+export function tenancySlugs(path: string): TenancySlugs | null {
   const m = TENANCY_PATH.exec(path);
-  return m ? { organizer: m[1]!, event: m[2] ?? null } : null;
+  return m ? { organizer: decodeSegment(m[1]!), event: m[2] === undefined ? null : decodeSegment(m[2]) } : null;
 }
 
 function idSet(json: string | null): Set<number> {

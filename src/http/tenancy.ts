@@ -1,16 +1,16 @@
 /**
  * The one permission layer. Every route under an organizer or event declares its scope and
- * the permission it needs; this resolves the slugs of the URL tree and answers 403 when the
- * organizer or event does not exist, is not the caller's, or the permission is missing. It
- * runs before the handler, so no object is looked up for a caller without permission. The
- * slugs were usually resolved already, in the credential's round trip (http/auth.ts); slugs
- * the router reads differently from that (percent-encoded ones) are looked up here.
+ * the permission it needs; this answers 403 when the organizer or event does not exist, is not
+ * the caller's, or the permission is missing. It runs before the handler, so no object is
+ * looked up for a caller without permission. The organizer and event rows come from the one
+ * resolution of the path's slugs that authentication did in the credential's round trip
+ * (http/auth.ts); nothing is looked up here.
  */
 import type { MiddlewareHandler } from "hono";
-import { findTenancy, type TenancySlugs } from "../db/tenancy";
+import type { TenancyRow } from "../db/tenancy";
 import { canAccessEvent, hasPermission, type Permission } from "../domain/permissions";
-import type { AppContext, AppEnv } from "./context";
 import { forbidden } from "../domain/failure";
+import type { AppContext, AppEnv } from "./context";
 
 export type ScopeMarker = { scope: "global" | "organizer" | "event"; permission: Permission | null };
 
@@ -18,22 +18,18 @@ function mark<T extends object>(fn: T, marker: ScopeMarker): T & { scopeMarker: 
   return Object.assign(fn, { scopeMarker: marker });
 }
 
-/** The organizer (and event) of these slugs: authentication's lookup when it matches, else a query. */
-async function resolve(c: AppContext, slugs: TenancySlugs) {
-  const prefetched = c.var.tenancy;
-  if (prefetched && prefetched.slugs.organizer === slugs.organizer && (slugs.event === null || prefetched.slugs.event === slugs.event)) {
-    return prefetched.row;
-  }
-  return findTenancy(c.var.db, slugs);
+/** The organizer (and event) that authentication resolved for the route's own slugs. */
+function resolved(c: AppContext, organizer: string | undefined, event: string | null): TenancyRow | undefined {
+  const t = c.var.tenancy;
+  if (!t || organizer === undefined || t.slugs.organizer !== organizer || (event !== null && t.slugs.event !== event)) return undefined;
+  return t.row;
 }
 
 /** Organizer-level route: `/organizers/:organizer/...`. */
 export function organizerScope(permission: Permission | null) {
   const handler: MiddlewareHandler<AppEnv> = async function organizerScope(c, next) {
     const principal = c.var.principal;
-    const slug = c.req.param("organizer");
-    if (!slug) throw forbidden();
-    const row = await resolve(c, { organizer: slug, event: null });
+    const row = resolved(c, c.req.param("organizer"), null);
     if (!row || row.organizer.id !== principal.organizerId || !hasPermission(principal, permission)) throw forbidden();
     c.set("organizer", row.organizer);
     await next();
@@ -45,10 +41,8 @@ export function organizerScope(permission: Permission | null) {
 export function eventScope(permission: Permission | null) {
   const handler: MiddlewareHandler<AppEnv> = async function eventScope(c, next) {
     const principal = c.var.principal;
-    const orgSlug = c.req.param("organizer");
     const eventSlug = c.req.param("event");
-    if (!orgSlug || !eventSlug) throw forbidden();
-    const row = await resolve(c, { organizer: orgSlug, event: eventSlug });
+    const row = eventSlug ? resolved(c, c.req.param("organizer"), eventSlug) : undefined;
     if (
       !row ||
       row.organizer.id !== principal.organizerId ||

@@ -3,12 +3,12 @@
  * stamp the Worker has seen, so the object reloads its catalog when D1 changed. A fresh stub
  * is made per call (a stub is broken after it throws); a failed or overloaded object answers
  * 409 (vouchers: "retry later") or 503 to the client, never a 500. With the debugging aid
- * DEBUG_D1_ROUND_TRIPS on, the object's answers carry its D1 round trips, added here to the
- * request's count (src/db/round-trips.ts).
+ * DEBUG_D1_ROUND_TRIPS on (a request that counts), calls go through the object's
+ * `countedCall`, and its D1 round trips are added to the request's count (src/db/round-trips.ts).
  */
 import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
-import { isCounted, requestRoundTrips } from "../db/round-trips";
+import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
 import { readConfig, type Env } from "../env";
 import { Failure } from "../domain/failure";
 import type { EventObject } from "./event-object";
@@ -23,6 +23,21 @@ export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
 }
 
 class TimedOut extends Error {}
+
+/** The stub, with every method called through `countedCall` and its round trips added to `counts`. */
+function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRoundTrips): DurableObjectStub<EventObject> {
+  return new Proxy(stub, {
+    get(target, name) {
+      if (typeof name !== "string" || name === "then") return Reflect.get(target, name);
+      return async (...args: unknown[]) => {
+        const counted = target as unknown as Pick<EventObject, "countedCall">;
+        const r = await counted.countedCall(name as Parameters<EventObject["countedCall"]>[0], args);
+        counts.object.n += r.trips;
+        return r.value;
+      };
+    },
+  });
+}
 
 /**
  * Runs `fn` against the event object; failures of the object, or no answer within
@@ -40,15 +55,10 @@ export async function withEventObject<T>(
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new TimedOut(`no answer within ${limit} ms`)), limit);
     });
+    const counts = currentRoundTrips();
+    const stub = counts ? countingStub(eventObject(env, eventId), counts) : eventObject(env, eventId);
     // RPC results come back as plain structured clones of the declared result type
-    const result = await Promise.race([fn(eventObject(env, eventId)), timeout]);
-    if (isCounted(result)) {
-      // debugging aid on: the object's own D1 round trips come with its answer
-      const trips = requestRoundTrips(env);
-      if (trips) trips.object.n += result.d1RoundTrips;
-      return result.value as T;
-    }
-    return result as T;
+    return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {
     console.error(`event object ${eventId} failed`, e);
     throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");

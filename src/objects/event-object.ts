@@ -18,8 +18,9 @@
  * Acquisitions (new holds) are recorded here first and then written to D1; releases are
  * written to D1 first and then removed here, so an in-flight write never frees capacity twice.
  *
- * With the debugging aid DEBUG_D1_ROUND_TRIPS on, each method counts its own D1 round trips
- * (`trips`, per call: calls interleave) and answers `{value, d1RoundTrips}` (src/db/round-trips.ts).
+ * With the debugging aid DEBUG_D1_ROUND_TRIPS on, the object's D1 binding counts round trips
+ * into the context of the call that makes them, and the Worker calls through `countedCall` to
+ * learn them (src/db/round-trips.ts); no method knows about it.
  */
 import { DurableObject } from "cloudflare:workers";
 import { and, eq, inArray, sql } from "drizzle-orm";
@@ -35,7 +36,7 @@ import {
 } from "../db/inventory";
 import { orderByCode, type RawOrder } from "../db/orders";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
-import { countRoundTrips, type Reported, roundTripsEnabled, type RoundTrips } from "../db/round-trips";
+import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
 import { cartPositions, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
 import { dispatchMail } from "../domain/mail";
@@ -77,8 +78,8 @@ export class EventObject extends DurableObject<Env> {
   private catalogLoad: Promise<void> | null = null;
   /** Outbox entries whose request is still running in this instance. */
   private readonly inflight = new Set<number>();
-  /** Debugging aid: the start's round trips, reported with the first call. */
-  private startTrips: RoundTrips | null = null;
+  /** Debugging aid: the start's round trips, reported with the first counted call. */
+  private startTrips: ContextRoundTrips | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -102,8 +103,11 @@ export class EventObject extends DurableObject<Env> {
         }
       }
       for (const [code, o] of orderRows) this.ledger.addOrder(code, o.holds, o.paid);
-      if (roundTripsEnabled(env)) this.startTrips = { n: 0 };
-      if (Number.isFinite(this.eventId)) this.ledger.setCatalog(await loadInventoryCatalog(this.db(this.startTrips), this.eventId));
+      if (Number.isFinite(this.eventId)) {
+        const load = () => loadInventoryCatalog(this.db(), this.eventId);
+        if (roundTripsEnabled(env)) this.startTrips = newRoundTrips();
+        this.ledger.setCatalog(await (this.startTrips ? withRoundTripCounting(this.startTrips, load) : load()));
+      }
       // Entries left by a previous instance: their requests died with it.
       const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
       if (pending > 0) await ctx.storage.setAlarm(now);
@@ -118,21 +122,25 @@ export class EventObject extends DurableObject<Env> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
   }
 
-  private db(trips: RoundTrips | null = null): DB {
-    return createDb(trips ? countRoundTrips(this.env.DB, trips) : this.env.DB);
+  private db(): DB {
+    return createDb(roundTripsEnabled(this.env) ? countRoundTripsInContext(this.env.DB) : this.env.DB);
   }
 
-  /** A round-trip counter for one call when the debugging aid is on (else null: no overhead). */
-  private trips(): RoundTrips | null {
-    if (!roundTripsEnabled(this.env)) return null;
-    const trips = { n: this.startTrips?.n ?? 0 };
-    this.startTrips = null;
-    return trips;
-  }
-
-  /** The answer of a call, with its round trips when counting. */
-  private report<T>(value: T, trips: RoundTrips | null): Reported<T> {
-    return trips ? { d1RoundTripsCounted: true, value, d1RoundTrips: trips.n } : value;
+  /**
+   * Debugging aid (DEBUG_D1_ROUND_TRIPS): runs one of the methods below with its D1 round
+   * trips counted, and answers them with its result (the object's start counts with the
+   * first call). The Worker's door (objects/client.ts) calls this instead when counting.
+   */
+  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number }> {
+    if (!COUNTED_METHODS.includes(method)) throw new Error(`not a method of the event object: ${method}`);
+    const counts = newRoundTrips();
+    if (this.startTrips) {
+      counts.own.n += this.startTrips.own.n;
+      this.startTrips = null;
+    }
+    const fn = this[method] as (...a: unknown[]) => Promise<unknown>;
+    const value = await withRoundTripCounting(counts, () => fn.apply(this, args));
+    return { value, trips: counts.own.n };
   }
 
   /**
@@ -141,12 +149,12 @@ export class EventObject extends DurableObject<Env> {
    * older, one load of the caller's own follows. Should that too be older (replica lag), the
    * caller's stamp is trusted for this catalog rather than looping.
    */
-  private async ensureCatalog(stamp: number, trips: RoundTrips | null): Promise<void> {
+  private async ensureCatalog(stamp: number): Promise<void> {
     if (stamp <= this.ledger.stamp) return;
     if (this.catalogLoad) await this.catalogLoad;
     if (stamp <= this.ledger.stamp) return;
     // a load begun after this call arrived (by this call or another) sees the caller's change
-    this.catalogLoad ??= loadInventoryCatalog(this.db(trips), this.eventId)
+    this.catalogLoad ??= loadInventoryCatalog(this.db(), this.eventId)
       .then((c) => this.ledger.setCatalog(c))
       .finally(() => (this.catalogLoad = null));
     await this.catalogLoad;
@@ -217,27 +225,22 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- availability
 
-  async quotaAvailability(stamp: number, quotaIds: number[]): Promise<Reported<Record<number, Availability>>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
+  async quotaAvailability(stamp: number, quotaIds: number[]): Promise<Record<number, Availability>> {
+    await this.ensureCatalog(stamp);
     const now = Date.now();
     const out: Record<number, Availability> = {};
     for (const id of quotaIds) {
       const q = this.ledger.quota(id);
       if (q) out[id] = this.ledger.availability(q, now);
     }
-    return this.report(out, trips);
+    return out;
   }
 
   /** Availability states (100/20/10/0, null: not counted) of products on dates. */
-  async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<Reported<(number | null)[]>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
+  async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<(number | null)[]> {
+    await this.ensureCatalog(stamp);
     const now = Date.now();
-    return this.report(
-      demands.map((d) => this.ledger.demandState(d, now)),
-      trips,
-    );
+    return demands.map((d) => this.ledger.demandState(d, now));
   }
 
   // ---------------------------------------------------------------- carts
@@ -246,9 +249,8 @@ export class EventObject extends DurableObject<Env> {
    * Reserves cart positions. Each group (a position with its add-ons / bundled positions)
    * is decided on its own: bulk creation is not atomic across groups.
    */
-  async reserveCarts(stamp: number, groups: CartGroup[]): Promise<Reported<Decision[]>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
+  async reserveCarts(stamp: number, groups: CartGroup[]): Promise<Decision[]> {
+    await this.ensureCatalog(stamp);
     const now = Date.now();
     const decisions: Decision[] = [];
     const accepted: CartGroup[] = [];
@@ -266,10 +268,10 @@ export class EventObject extends DurableObject<Env> {
       }
       if (accepted.length) outboxId = this.writeOutbox({ kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
     });
-    if (!accepted.length) return this.report(decisions, trips);
+    if (!accepted.length) return decisions;
     this.inflight.add(outboxId);
     try {
-      await this.writeCartRows(accepted.flatMap((g) => g.rows), trips);
+      await this.writeCartRows(accepted.flatMap((g) => g.rows));
     } catch (e) {
       this.ctx.storage.transactionSync(() => {
         for (const g of accepted) for (const hk of g.holdKeys) this.releaseCartHold(hk);
@@ -279,11 +281,11 @@ export class EventObject extends DurableObject<Env> {
     }
     this.clearOutbox(outboxId);
     await this.scheduleAlarm();
-    return this.report(decisions, trips);
+    return decisions;
   }
 
-  private async writeCartRows(rows: CartRow[], trips: RoundTrips | null = null): Promise<void> {
-    const db = this.db(trips);
+  private async writeCartRows(rows: CartRow[]): Promise<void> {
+    const db = this.db();
     // bases come before their add-ons, which find the base's id by its hold key
     const stmts: Statement[] = rows.map(({ addonToHoldKey, ...r }) =>
       db
@@ -298,10 +300,9 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
-  async deleteCarts(holdKeys: string[]): Promise<Reported<string[]>> {
-    const trips = this.trips();
-    if (holdKeys.length === 0) return this.report([], trips);
-    const db = this.db(trips);
+  async deleteCarts(holdKeys: string[]): Promise<string[]> {
+    if (holdKeys.length === 0) return [];
+    const db = this.db();
     // a position with its add-ons and bundled positions can exceed D1's parameter limit
     const deleted = (await runBatch(
       db,
@@ -315,10 +316,7 @@ export class EventObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const hk of holdKeys) this.releaseCartHold(hk);
     });
-    return this.report(
-      deleted.flat().map((d) => d.holdKey),
-      trips,
-    );
+    return deleted.flat().map((d) => d.holdKey);
   }
 
   // ---------------------------------------------------------------- orders
@@ -326,9 +324,8 @@ export class EventObject extends DurableObject<Env> {
   async placeOrder(
     stamp: number,
     req: { code: string; demands: Demand[]; paid: boolean; consumeCartIds: string[]; ignoreQuota: boolean; write: OrderWrite },
-  ): Promise<Reported<OrderDecision>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
+  ): Promise<OrderDecision> {
+    await this.ensureCatalog(stamp);
     const now = Date.now();
     let outboxId = 0;
     let refusals: Refusal[] = [];
@@ -350,13 +347,13 @@ export class EventObject extends DurableObject<Env> {
       }
       outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed }, now);
     });
-    if (refusals.length) return this.report({ ok: false, refusals }, trips);
+    if (refusals.length) return { ok: false, refusals };
 
     this.inflight.add(outboxId);
     let mailIds: number[] = [];
     let written: RawOrder | null = null;
     try {
-      const db = this.db(trips);
+      const db = this.db();
       // the write, then the order read back in the same transaction (saves the caller a round trip)
       const stmts = [...orderWriteStatements(db, req.write, voucherUses, closed, now), orderByCode(db, req.write.order.eventId, req.code)];
       const results = await runBatch(db, stmts);
@@ -367,7 +364,7 @@ export class EventObject extends DurableObject<Env> {
       // A batch is one transaction, but a failed call does not always say whether it committed:
       // ask D1. Written → it is a success after all; not written → give the capacity back;
       // unknown → keep everything for the alarm, which finishes the write.
-      const exists = await orderExists(this.db(trips), req.write.order.eventId, req.code).catch(() => undefined);
+      const exists = await orderExists(this.db(), req.write.order.eventId, req.code).catch(() => undefined);
       if (exists === undefined) {
         await this.ctx.storage.setAlarm(Date.now() + 5_000);
         throw e;
@@ -378,20 +375,20 @@ export class EventObject extends DurableObject<Env> {
           this.clearOutbox(outboxId);
         });
         // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
-        await this.restoreCartHolds(consumed, trips);
+        await this.restoreCartHolds(consumed);
         throw e;
       }
       // written: its mails were stored queued; the housekeeping sweep hands them on
     }
     this.clearOutbox(outboxId);
     if (mailIds.length) await dispatchMail(this.env, mailIds);
-    return this.report({ ok: true, order: written }, trips);
+    return { ok: true, order: written };
   }
 
   /** Re-reads cart rows from D1 after a failed consumption and holds them again. */
-  private async restoreCartHolds(holdKeys: string[], trips: RoundTrips | null): Promise<void> {
+  private async restoreCartHolds(holdKeys: string[]): Promise<void> {
     if (holdKeys.length === 0) return;
-    const rows = await cartsByHoldKeys(this.db(trips), this.eventId, holdKeys);
+    const rows = await cartsByHoldKeys(this.db(), this.eventId, holdKeys);
     this.ctx.storage.transactionSync(() => {
       for (const r of rows) {
         this.holdCart(r.holdKey, r.cartId, { itemId: r.itemId, variationId: r.variationId, subeventId: r.subeventId, seat: r.seat, voucherId: r.voucherId }, r.expires);
@@ -419,9 +416,8 @@ export class EventObject extends DurableObject<Env> {
       ignoreQuota?: boolean;
       giftCard?: GiftCardDebit | null;
     },
-  ): Promise<Reported<Decision & { changed?: boolean }>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
+  ): Promise<Decision & { changed?: boolean }> {
+    await this.ensureCatalog(stamp);
     const now = Date.now();
     const holding = this.ledger.orderHolds(req.code) !== undefined;
     const wantHolding = !STATUS_RELEASES.has(req.to);
@@ -447,18 +443,18 @@ export class EventObject extends DurableObject<Env> {
         this.holdOrder(req.code, req.demands, req.to === "p");
         outboxId = this.writeOutbox(entry, now);
       });
-      if (refusals.length) return this.report({ ok: false, refusals }, trips);
+      if (refusals.length) return { ok: false, refusals };
     } else {
       outboxId = this.writeOutbox(entry, now);
     }
     this.inflight.add(outboxId);
     let changed: boolean;
     try {
-      ({ changed } = await this.writeStatus(entry, trips));
+      ({ changed } = await this.writeStatus(entry));
     } catch (e) {
       // Did the write commit? D1's status of the order tells; if it cannot be read, the alarm
       // replays the (idempotent) write and settles the holds by what D1 then says.
-      const row = await orderStatusQuery(this.db(trips), req.orderId)
+      const row = await orderStatusQuery(this.db(), req.orderId)
         .get()
         .catch(() => undefined);
       if (row === undefined || (row.status !== req.to && !req.from.includes(row.status))) {
@@ -482,7 +478,7 @@ export class EventObject extends DurableObject<Env> {
       }
       this.clearOutbox(outboxId);
     });
-    return this.report({ ok: true, changed }, trips);
+    return { ok: true, changed };
   }
 
   /**
@@ -490,8 +486,8 @@ export class EventObject extends DurableObject<Env> {
    * and its status afterwards (read in the same batch). Voucher redemptions follow the order's
    * holds as the ledger has them.
    */
-  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>, trips: RoundTrips | null = null): Promise<{ changed: boolean; status: string | undefined }> {
-    const db = this.db(trips);
+  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>): Promise<{ changed: boolean; status: string | undefined }> {
+    const db = this.db();
     const stmts = statusWriteStatements(db, this.eventId, e, voucherUsesOf(this.ledger.orderHolds(e.code)?.positions ?? []));
     const results = await runBatch(db, [...stmts, orderStatusQuery(db, e.orderId)]);
     return {
@@ -503,9 +499,8 @@ export class EventObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- vouchers
 
   /** Creates vouchers atomically: all block their quota, or none is created. */
-  async createVouchers(stamp: number, rows: (typeof vouchers.$inferInsert)[]): Promise<Reported<CreateVouchersResult>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
+  async createVouchers(stamp: number, rows: (typeof vouchers.$inferInsert)[]): Promise<CreateVouchersResult> {
+    await this.ensureCatalog(stamp);
     const now = Date.now();
     const temps: VoucherDef[] = [];
     let failure: { index: number; refusals: Refusal[] } | null = null;
@@ -525,9 +520,9 @@ export class EventObject extends DurableObject<Env> {
     };
     if (failure) {
       dropTemps();
-      return this.report({ ok: false, ...(failure as { index: number; refusals: Refusal[] }) }, trips);
+      return { ok: false, ...(failure as { index: number; refusals: Refusal[] }) };
     }
-    const db = this.db(trips);
+    const db = this.db();
     let ids: number[];
     try {
       const stmts: Statement[] = rows.map((r) => db.insert(vouchers).values(r).returning({ id: vouchers.id }));
@@ -540,7 +535,7 @@ export class EventObject extends DurableObject<Env> {
     }
     dropTemps();
     rows.forEach((r, i) => this.ledger.upsertVoucher(voucherDef({ ...r, id: ids[i]! })));
-    return this.report({ ok: true, ids }, trips);
+    return { ok: true, ids };
   }
 
   /**
@@ -548,18 +543,17 @@ export class EventObject extends DurableObject<Env> {
    * bigger block must fit into the quota. The conditional UPDATE tells whether the voucher
    * still exists.
    */
-  async updateVoucher(stamp: number, id: number, values: VoucherColumns): Promise<Reported<UpdateVoucherResult>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
+  async updateVoucher(stamp: number, id: number, values: VoucherColumns): Promise<UpdateVoucherResult> {
+    await this.ensureCatalog(stamp);
     const now = Date.now();
     const unknown: UpdateVoucherResult = { ok: false, refusals: [{ code: "voucher_unknown", voucherId: id }] };
     const next = voucherDef({ ...values, id });
     const refusals = this.ledger.checkVoucherBlock(next, now);
-    if (refusals.length) return this.report({ ok: false, refusals }, trips);
+    if (refusals.length) return { ok: false, refusals };
     // While D1 is written, block for both the old and the new definition (never less).
     const temp = { ...next, id: -id - 1_000_000_000 };
     this.ledger.upsertVoucher(temp);
-    const db = this.db(trips);
+    const db = this.db();
     let updated: { id: number }[];
     try {
       [updated] = await db.batch([
@@ -577,10 +571,10 @@ export class EventObject extends DurableObject<Env> {
     this.ledger.removeVoucher(temp.id);
     if (updated.length === 0) {
       this.ledger.removeVoucher(id);
-      return this.report(unknown, trips);
+      return unknown;
     }
     this.ledger.upsertVoucher(next);
-    return this.report({ ok: true }, trips);
+    return { ok: true };
   }
 
   /**
@@ -588,14 +582,13 @@ export class EventObject extends DurableObject<Env> {
    * (the voucher leaves the ledger, so an order decided meanwhile cannot redeem it) and undone
    * when D1 did not delete it.
    */
-  async deleteVoucher(stamp: number, id: number): Promise<Reported<DeleteVoucherResult>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
-    if (this.ledger.redeemed(id) > 0) return this.report({ ok: false, reason: "redeemed" }, trips);
+  async deleteVoucher(stamp: number, id: number): Promise<DeleteVoucherResult> {
+    await this.ensureCatalog(stamp);
+    if (this.ledger.redeemed(id) > 0) return { ok: false, reason: "redeemed" };
     const def = this.ledger.voucher(id);
     this.ledger.removeVoucher(id);
     const restore = () => def && !this.ledger.voucher(id) && this.ledger.upsertVoucher(def);
-    const db = this.db(trips);
+    const db = this.db();
     let kept: { id: number }[];
     try {
       const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId));
@@ -611,18 +604,17 @@ export class EventObject extends DurableObject<Env> {
     if (kept.length) {
       // D1 counts a redemption (the delete's condition held it back)
       restore();
-      return this.report({ ok: false, reason: "redeemed" }, trips);
+      return { ok: false, reason: "redeemed" };
     }
-    return this.report({ ok: true }, trips);
+    return { ok: true };
   }
 
   // ---------------------------------------------------------------- housekeeping
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
-  async catalogChanged(stamp: number): Promise<Reported<null>> {
-    const trips = this.trips();
-    await this.ensureCatalog(stamp, trips);
-    return this.report(null, trips);
+  async catalogChanged(stamp: number): Promise<null> {
+    await this.ensureCatalog(stamp);
+    return null;
   }
 
   /** The event was deleted: forget everything (storage and memory). */
@@ -704,3 +696,19 @@ function voucherDef(r: Partial<typeof vouchers.$inferSelect> & { id: number }): 
     seat: r.seat ?? null,
   };
 }
+
+/** The methods the Worker may call through `countedCall`. */
+const COUNTED_METHODS = [
+  "quotaAvailability",
+  "availabilityStates",
+  "reserveCarts",
+  "deleteCarts",
+  "placeOrder",
+  "changeOrderStatus",
+  "createVouchers",
+  "updateVoucher",
+  "deleteVoucher",
+  "catalogChanged",
+  "eventDeleted",
+] as const;
+type CountedMethod = (typeof COUNTED_METHODS)[number];
