@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { cartById, cartChildren, cartCount, cartPage, cartPageChildren, cartsByHoldKeys, cartWithChildren, type CartRowRecord } from "../db/carts";
-import { loadSalesCatalog, type SalesCatalog } from "../db/sales-catalog";
+import { loadSalesCatalog, type SalesCatalog } from "../domain/sales-catalog";
 import { SALES_CHANNELS } from "../domain/events";
 import { buildName } from "../domain/person-names";
 import { collectRefs, preparePosition, type PositionInput, type PreparedPosition, seatName } from "../domain/positions";
@@ -19,11 +19,13 @@ import type { CartGroup, CartRow, Decision } from "../objects/event-object";
 import { setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
 import { type FieldErrors, notFound, validationError } from "../domain/failure";
-import { dateTime } from "../http/fields";
+import { dateTime } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { issuesToFieldErrors, jsonBody, pathId } from "../http/validation";
-import { positionFields, refusalErrors, serializeAnswer, serializeSeat } from "./sales-common";
+import { serializeAnswer, serializeSeat } from "./sales-common";
+import { positionFields } from "../domain/positions";
+import { refusalErrors } from "../domain/refusals";
 
 const nestedPosition = z.object({ ...positionFields });
 const cartInput = z.object({

@@ -24,7 +24,7 @@ import { buildName, isNameScheme, type NameParts, withScheme } from "../domain/p
 import { effectiveSettings } from "../domain/settings";
 import type { AppContext, AppEnv } from "../http/context";
 import { fieldError, notFound } from "../domain/failure";
-import { email } from "../http/fields";
+import { email } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";

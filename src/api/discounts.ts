@@ -19,7 +19,7 @@ import { DISCOUNT_SUBEVENT_MODES, discounts } from "../db/schema";
 import { validateDiscount } from "../domain/catalog";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, notFound } from "../domain/failure";
-import { dateTime, decimal } from "../http/fields";
+import { dateTime, decimal } from "../domain/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool } from "../http/validation";

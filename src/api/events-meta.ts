@@ -21,7 +21,7 @@ import {
 import type { MetaChoice } from "../db/schema";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, fieldError, notFound } from "../domain/failure";
-import { i18n } from "../http/fields";
+import { i18n } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";

@@ -7,7 +7,8 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { eventSettingsLevels, writeEventSettings } from "../db/events";
+import { writeEventSettings } from "../db/events";
+import { eventSettingsLevels } from "../domain/settings";
 import {
   DEVICE_EVENT_SETTING_KEYS,
   effectiveSettings,

@@ -37,10 +37,11 @@ import {
 import { toIso } from "../lib/datetime";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, fieldError, forbidden } from "../domain/failure";
-import { currency, dateTime, i18n, i18nRequired, slug, timezone } from "../http/fields";
+import { currency, dateTime, i18n, i18nRequired, slug, timezone } from "../domain/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope, organizerScope } from "../http/tenancy";
-import { eventPublicUrl } from "../http/urls";
+import { eventPublicUrl } from "../domain/urls";
+import { publicBase } from "../http/urls";
 import { jsonBody, queryBool, queryDateTime, queryString } from "../http/validation";
 import {
   attrFilters,
@@ -85,7 +86,7 @@ export function serializeEvent(c: AppContext, { event: e, metaData }: EventWithM
     timezone: e.timezone,
     item_meta_properties: e.itemMetaProperties,
     sales_channels: e.salesChannels,
-    public_url: eventPublicUrl(c, c.var.organizer.slug, e.slug),
+    public_url: eventPublicUrl(publicBase(c), c.var.organizer.slug, e.slug),
   };
   if (detail) out.valid_keys = VALID_KEYS;
   return out;

@@ -33,7 +33,7 @@ import {
 import { effectiveSettings } from "../domain/settings";
 import type { AppContext, AppEnv } from "../http/context";
 import { Failure, fieldError, forbidden, notFound } from "../domain/failure";
-import { dateTime, decimal } from "../http/fields";
+import { dateTime, decimal } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";

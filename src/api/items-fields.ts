@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { VALIDITY_MODES } from "../db/schema/items";
-import { dateTime, decimal, i18n, i18nRequired } from "../http/fields";
+import { dateTime, decimal, i18n, i18nRequired } from "../domain/fields";
 import { count, MAX_INT } from "./catalog-fields";
 
 /** Prices: two places, at most 13 digits (pretix: max_digits 13), not negative. */

@@ -5,7 +5,8 @@
 import type { AddonRow, BundleRow, ItemRecord, ItemRow, VariationRecord } from "../db/items";
 import { effectiveMetaData } from "../domain/items";
 import type { AppContext } from "../http/context";
-import { mediaUrl } from "../http/urls";
+import { mediaUrl } from "../domain/urls";
+import { publicBase } from "../http/urls";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 
@@ -68,7 +69,7 @@ function inlineBundle(b: BundleRow) {
 }
 
 export function itemPictureUrl(c: AppContext, item: ItemRow): string | null {
-  return mediaUrl(c, item.picture);
+  return mediaUrl(publicBase(c), item.picture);
 }
 
 export function serializeItem(c: AppContext, rec: ItemRecord) {

@@ -17,7 +17,7 @@ import {
 } from "../db/membership-types";
 import type { AppContext, AppEnv } from "../http/context";
 import { forbidden, notFound } from "../domain/failure";
-import { i18nRequired } from "../http/fields";
+import { i18nRequired } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";

@@ -19,7 +19,7 @@ import {
 } from "../db/memberships";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, notFound } from "../domain/failure";
-import { dateTime } from "../http/fields";
+import { dateTime } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";

@@ -1,30 +1,120 @@
-/** The order resource as pretix's orders.rst shapes it (the part the spec and the service use). */
+/**
+ * The order resource as pretix's orders.rst shapes it (the part the spec and the service use):
+ * one response schema per resource (order, position, fee, payment, invoice address) and the
+ * serializers typed by them.
+ */
+import { z } from "zod";
 import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orders";
 import type { InvoiceAddress } from "../db/schema";
 import { OPEN_PAYMENT_STATES } from "../domain/payments";
 import { buildName } from "../domain/person-names";
+import { orderUrl, paymentUrl } from "../domain/urls";
+import { dateTime, decimalString, id, money, object, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
-import type { AppContext } from "../http/context";
-import { eventPublicUrl } from "../http/urls";
-import { serializeAnswer, serializeSeat } from "./sales-common";
+import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./sales-common";
 
-/** The customer's order page, and the payment pages below it. */
-export function orderUrl(c: AppContext, orgSlug: string, eventSlug: string, code: string, secret: string): string {
-  return `${eventPublicUrl(c, orgSlug, eventSlug)}order/${code}/${secret}/`;
+export const positionResponse = z.object({
+  id: id(),
+  order: z.string(),
+  positionid: z.number().int(),
+  item: id(),
+  variation: id().nullable(),
+  price: money(),
+  attendee_name: z.string().nullable(),
+  attendee_name_parts: z.record(z.string(), z.string()),
+  attendee_email: z.string().nullable(),
+  voucher: id().nullable(),
+  tax_rate: decimalString(),
+  tax_value: money(),
+  tax_rule: id().nullable(),
+  secret: z.string(),
+  addon_to: id().nullable(),
+  subevent: id().nullable(),
+  pseudonymization_id: z.string(),
+  seat: seatResponse.nullable(),
+  is_bundled: z.boolean(),
+  checkins: z.array(object()),
+  answers: z.array(answerResponse),
+  downloads: z.array(z.object({ output: z.string(), url: url() })),
+});
+export type PositionResponse = z.infer<typeof positionResponse>;
+
+export const feeResponse = z.object({
+  fee_type: z.string(),
+  value: money(),
+  description: z.string(),
+  internal_type: z.string(),
+  tax_rate: decimalString(),
+  tax_value: money(),
+  tax_rule: id().nullable(),
+});
+
+export const paymentResponse = z.object({
+  local_id: z.number().int(),
+  state: z.string(),
+  amount: money(),
+  created: dateTime(),
+  payment_date: dateTime().nullable(),
+  provider: z.string(),
+  payment_url: url().nullable(),
+  details: object(),
+});
+export type PaymentResponse = z.infer<typeof paymentResponse>;
+
+export const invoiceAddressResponse = z.object({
+  last_modified: dateTime().nullable(),
+  is_business: z.boolean(),
+  company: z.string(),
+  name: z.string(),
+  name_parts: z.record(z.string(), z.string()),
+  street: z.string(),
+  zipcode: z.string(),
+  city: z.string(),
+  country: z.string(),
+  state: z.string(),
+  internal_reference: z.string(),
+  vat_id: z.string(),
+  vat_id_validated: z.boolean(),
+});
+
+export const orderResponse = z.object({
+  code: z.string(),
+  event: z.string(),
+  status: z.enum(["n", "p", "e", "c"]),
+  testmode: z.boolean(),
+  secret: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  locale: z.string(),
+  sales_channel: z.string(),
+  datetime: dateTime(),
+  expires: dateTime().nullable(),
+  total: money(),
+  comment: z.string(),
+  checkin_attention: z.boolean(),
+  require_approval: z.boolean(),
+  invoice_address: invoiceAddressResponse.nullable(),
+  customer: z.string().nullable(),
+  positions: z.array(positionResponse),
+  fees: z.array(feeResponse),
+  downloads: z.array(z.object({ output: z.string(), url: url() })),
+  payments: z.array(paymentResponse),
+  refunds: z.array(object()),
+  last_modified: dateTime(),
+  cancellation_date: dateTime().nullable(),
+  url: url(),
+});
+export type OrderResponse = z.infer<typeof orderResponse>;
+
+/** Where an order's customer-facing pages are: the base URL and the event's slugs. */
+export type OrderLocation = { baseUrl: string; organizerSlug: string; eventSlug: string };
+
+export function orderUrlAt(at: OrderLocation, r: OrderRecord): string {
+  return orderUrl(at.baseUrl, at.organizerSlug, at.eventSlug, r.order.code, r.order.secret);
 }
 
-/** The `url` of an order of the request's organizer and event. */
-export function orderUrlOf(c: AppContext, r: OrderRecord): string {
-  return orderUrl(c, c.var.organizer.slug, c.var.event.slug, r.order.code, r.order.secret);
-}
-
-/** The payment page of a payment (below the order's `url`). */
-export function paymentUrl(orderUrl: string, localId: number): string {
-  return `${orderUrl}pay/${localId}/`;
-}
-
-export function serializePosition(p: PositionJson, orderCode: string) {
+export function serializePosition(p: PositionJson, orderCode: string): PositionResponse {
   return {
     id: p.id,
     order: orderCode,
@@ -51,7 +141,7 @@ export function serializePosition(p: PositionJson, orderCode: string) {
   };
 }
 
-export function serializeFee(f: FeeJson) {
+export function serializeFee(f: FeeJson): z.infer<typeof feeResponse> {
   return {
     fee_type: f.fee_type,
     value: formatMoney(f.value),
@@ -63,21 +153,22 @@ export function serializeFee(f: FeeJson) {
   };
 }
 
-export function serializePayment(y: PaymentJson, url: string | null) {
+/** A payment; `orderPageUrl` (the order's `url`) gives open payments their `payment_url`. */
+export function serializePayment(y: PaymentJson, orderPageUrl: string | null): PaymentResponse {
   const open = OPEN_PAYMENT_STATES.includes(y.state);
   return {
     local_id: y.local_id,
     state: y.state,
     amount: formatMoney(y.amount),
-    created: toIso(y.created),
+    created: toIso(y.created)!,
     payment_date: toIso(y.payment_date),
     provider: y.provider,
-    payment_url: open && url ? paymentUrl(url, y.local_id) : null,
+    payment_url: open && orderPageUrl ? paymentUrl(orderPageUrl, y.local_id) : null,
     details: {},
   };
 }
 
-export function serializeInvoiceAddress(a: InvoiceAddress | null) {
+export function serializeInvoiceAddress(a: InvoiceAddress | null): z.infer<typeof invoiceAddressResponse> | null {
   if (!a) return null;
   return {
     last_modified: toIso(a.last_modified),
@@ -96,12 +187,12 @@ export function serializeInvoiceAddress(a: InvoiceAddress | null) {
   };
 }
 
-export function serializeOrder(c: AppContext, r: OrderRecord) {
+export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse {
   const o = r.order;
-  const url = orderUrlOf(c, r);
+  const url = orderUrlAt(at, r);
   return {
     code: o.code,
-    event: c.var.event.slug,
+    event: at.eventSlug,
     status: o.status,
     testmode: o.testmode,
     secret: o.secret,
@@ -109,7 +200,7 @@ export function serializeOrder(c: AppContext, r: OrderRecord) {
     phone: o.phone,
     locale: o.locale,
     sales_channel: o.salesChannel,
-    datetime: toIso(o.datetime),
+    datetime: toIso(o.datetime)!,
     expires: toIso(o.expires),
     total: formatMoney(o.total),
     comment: o.comment,
@@ -122,7 +213,7 @@ export function serializeOrder(c: AppContext, r: OrderRecord) {
     downloads: [],
     payments: r.payments.map((y) => serializePayment(y, url)),
     refunds: [],
-    last_modified: toIso(o.lastModified),
+    last_modified: toIso(o.lastModified)!,
     cancellation_date: toIso(o.cancellationDate),
     url,
   };

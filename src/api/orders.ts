@@ -1,371 +1,28 @@
 /**
  * Orders (spec "Orders and external checkout"; reading and state changes: pretix docs
- * orders.rst, spec open points 15, 16, 28). Creation is atomic: the event object decides on
- * quota, seats and vouchers and writes the whole order in one D1 transaction, or nothing.
- * Not checked, as the spec says: time frames, minimum and maximum amounts, adding bundled
- * products, fee calculation (fees are taken from the input).
+ * orders.rst, spec open points 15, 16, 28). The routes parse, scope, call the order services
+ * (domain/order-create.ts, domain/order-status.ts) and serialize (./orders-serializers.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { findOrder, orderCount, orderPage, orderWhere, toOrderRecord, type OrderRecord } from "../db/orders";
-import { loadSalesCatalog } from "../db/sales-catalog";
-import { createPayment } from "../db/payments";
-import { ORDER_STATUSES, orders, type InvoiceAddress } from "../db/schema";
-import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
-import { SALES_CHANNELS } from "../domain/events";
-import type { Demand } from "../domain/inventory";
-import { orderMail } from "../domain/order-mails";
-import {
-  ORDER_CODE,
-  isPaymentProvider,
-  newOrderCode,
-  newOrderSecret,
-  newPseudonymizationId,
-  newTicketSecret,
-  orderExpiry,
-  PAYMENT_PROVIDERS,
-} from "../domain/orders";
-import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "../domain/payments";
-import { withScheme } from "../domain/person-names";
-import { collectRefs, discountPositions, preparePosition, type PositionInput, type PreparedPosition, seatName } from "../domain/positions";
-import { tax } from "../domain/pricing";
-import { i18nText } from "../lib/i18n";
-import { isCountryCode } from "../lib/countries";
-import { withEventObject } from "../objects/client";
-import type { OrderDecision } from "../objects/event-object";
+import { listOrders, listPayments } from "../db/orders";
+import { ORDER_STATUSES, type OrderStatus } from "../db/schema";
+import { fieldError, notFound } from "../domain/failure";
+import { createOrder, orderInput } from "../domain/order-create";
+import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
-import type { AppContext, AppEnv } from "../http/context";
-import { Problems, type FieldErrors, fieldError, notFound, validationError, badRequest } from "../domain/failure";
-import { dateTime, email, money } from "../http/fields";
-import { envelope, ordering, pageRequest } from "../http/pagination";
+import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
+import { publicBase } from "../http/urls";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
-import { changeOrderStatus, notifyOrder } from "./order-actions";
-import { orderUrl, orderUrlOf, serializeOrder, serializePayment } from "./orders-serializers";
-import { positionFields, refusalErrors } from "./sales-common";
+import { type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
 
-const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
+export * from "./orders-serializers";
 
-const orderPositionInput = z.object({
-  ...positionFields,
-  positionid: z.number().int().min(1).optional(),
-  addon_to: z.number().int().min(1).nullable().optional(),
-  secret: z.string().regex(/^[a-zA-Z0-9]{16,64}$/, { message: "A secret consists of 16 to 64 letters and digits." }).optional(),
-});
-
-const invoiceAddressInput = z.object({
-  is_business: z.boolean().optional(),
-  company: z.string().max(255).optional(),
-  name: z.string().max(255).optional(),
-  name_parts: z.record(z.string().max(50), z.string().max(255)).optional(),
-  street: z.string().max(255).optional(),
-  zipcode: z.string().max(30).optional(),
-  city: z.string().max(255).optional(),
-  country: z.string().max(2).optional(),
-  state: z.string().max(255).optional(),
-  internal_reference: z.string().max(255).optional(),
-  vat_id: z.string().max(255).optional(),
-});
-
-const orderInput = z.object({
-  code: z.string().regex(ORDER_CODE, { message: "An order code consists of 5 to 16 uppercase letters and digits." }).optional(),
-  status: z.enum(["n", "p"]).optional(),
-  testmode: z.boolean().optional(),
-  email: email().nullable().optional(),
-  phone: z.string().max(50).nullable().optional(),
-  locale: z.string().max(20).optional(),
-  sales_channel: z.string().optional(),
-  payment_provider: z.string().nullable().optional(),
-  payment_info: z.record(z.string(), z.unknown()).optional(),
-  payment_date: dateTime().nullable().optional(),
-  send_mail: z.boolean().optional(),
-  send_email: z.boolean().optional(),
-  consume_carts: z.array(z.string().max(255)).max(100).optional(),
-  force: z.boolean().optional(),
-  comment: z.string().max(10000).optional(),
-  checkin_attention: z.boolean().optional(),
-  customer: z.string().max(100).nullable().optional(),
-  invoice_address: invoiceAddressInput.nullable().optional(),
-  positions: z.array(orderPositionInput).min(1).max(500),
-  fees: z
-    .array(
-      z.object({
-        fee_type: z.enum(FEE_TYPES),
-        value: money(),
-        description: z.string().max(255).optional(),
-        internal_type: z.string().max(255).optional(),
-        tax_rule: z.number().int().nullable().optional(),
-      }),
-    )
-    .max(100)
-    .optional(),
-});
-type OrderInput = z.output<typeof orderInput>;
-
-/** positionid / addon_to as pretix defines them: all or none, 1..n in order, add-ons after their base. */
-function checkPositionIds(positions: OrderInput["positions"], errors: Problems): (number | null)[] {
-  const given = positions.filter((p) => p.positionid !== undefined).length;
-  const addonTo: (number | null)[] = positions.map(() => null);
-  if (given === 0) {
-    if (positions.some((p) => p.addon_to != null)) errors.add("positions", "If you set addon_to, you need to make sure all positions have a positionid.");
-    return addonTo;
-  }
-  if (given !== positions.length) {
-    errors.add("positions", "If you set position IDs manually, you need to do so for all positions.");
-    return addonTo;
-  }
-  positions.forEach((p, i) => {
-    if (p.positionid !== i + 1) errors.add("positions", "Position IDs need to be consecutive, starting at 1.");
-    if (p.addon_to != null) {
-      const base = positions[p.addon_to - 1];
-      if (!base || p.addon_to >= i + 1) errors.add("positions", `Position ${i + 1} is an add-on to a position that does not come before it.`);
-      else if (base.addon_to != null) errors.add("positions", "An add-on cannot have add-ons of its own.");
-      else addonTo[i] = p.addon_to - 1;
-    }
-  });
-  return addonTo;
-}
-
-async function createOrder(c: AppContext, input: OrderInput) {
-  const event = c.var.event;
-  const org = c.var.organizer;
-  const db = c.var.db;
-  const now = Date.now();
-  const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
-  const refs = collectRefs(input.positions as PositionInput[]);
-  const catalog = await loadSalesCatalog(db, org.id, event.id, {
-    ...refs,
-    eventSeatingPlanId: event.seatingPlanId,
-    customer: input.customer ?? null,
-    orderCodes: candidates,
-  });
-  const settings = catalog.settings;
-  const errors = new Problems();
-
-  const locales = (settings.locales as string[] | undefined) ?? ["en"];
-  const locale = input.locale ?? (settings.locale as string | undefined) ?? locales[0] ?? "en";
-  if (!locales.includes(locale)) errors.add("locale", `"${locale}" is not one of the event's languages (${locales.join(", ")}).`);
-  const channel = input.sales_channel ?? "web";
-  if (!Object.hasOwn(SALES_CHANNELS, channel)) errors.add("sales_channel", `"${channel}" is not a valid choice.`);
-  const provider = input.payment_provider ?? null;
-  if (provider !== null && !isPaymentProvider(provider)) {
-    errors.add("payment_provider", `"${provider}" is not a payment provider of this service (${Object.keys(PAYMENT_PROVIDERS).join(", ")}).`);
-  }
-  if (input.code && catalog.takenOrderCodes.has(input.code)) errors.add("code", "This order code is already in use.");
-  if (input.customer && catalog.customerId === null) errors.add("customer", "No customer with this identifier exists.");
-  if (input.invoice_address?.country && !isCountryCode(input.invoice_address.country)) errors.add("invoice_address", "Enter a valid country code.");
-  if (input.invoice_address?.name && input.invoice_address.name_parts && Object.keys(input.invoice_address.name_parts).length) {
-    errors.add("invoice_address", "Do not specify name if you specified name_parts.");
-  }
-  const feeErrors: FieldErrors[] = [];
-  for (const f of input.fees ?? []) {
-    const e: FieldErrors = {};
-    if (f.tax_rule != null && !catalog.taxRules.has(f.tax_rule)) e.tax_rule = [`Invalid pk "${f.tax_rule}" - object does not exist.`];
-    feeErrors.push(e);
-  }
-  const addonTo = checkPositionIds(input.positions, errors);
-
-  const prepared: PreparedPosition[] = [];
-  const positionErrors: FieldErrors[] = [];
-  let positionsFailed = false;
-  input.positions.forEach((p, i) => {
-    const r = preparePosition(p as PositionInput, i, { event, catalog, kind: "order", isAddon: addonTo[i] !== null, isBundled: false, now });
-    if (r.ok) {
-      prepared.push(r.position);
-      positionErrors.push({});
-    } else {
-      positionsFailed = true;
-      positionErrors.push(r.errors);
-    }
-  });
-  const secrets = input.positions.map((p) => p.secret);
-  const dupSecret = secrets.filter((s, i) => s !== undefined && secrets.indexOf(s) !== i);
-  if (dupSecret.length) errors.add("positions", "Two positions have the same secret.");
-
-  const body: FieldErrors = { ...errors.errors };
-  if (positionsFailed) body.positions = positionErrors;
-  if (feeErrors.some((e) => Object.keys(e).length)) body.fees = feeErrors;
-  if (Object.keys(body).length) throw validationError(body);
-
-  discountPositions(prepared, catalog, { now, salesChannel: channel, currency: event.currency });
-  const fees: FeeInsert[] = (input.fees ?? []).map((f) => {
-    const rule = f.tax_rule != null ? catalog.taxRules.get(f.tax_rule)! : null;
-    const t = tax(f.value, rule, event.currency, true);
-    return {
-      feeType: f.fee_type,
-      value: t.gross,
-      description: f.description ?? "",
-      internalType: f.internal_type ?? "",
-      taxRate: t.taxRate,
-      taxValue: t.taxValue,
-      taxRuleId: t.taxRuleId,
-      canceled: false,
-    };
-  });
-  const total = prepared.reduce((s, p) => s + p.price.gross, 0) + fees.reduce((s, f) => s + (f.value ?? 0), 0);
-  if (total < 0) throw badRequest("The order total may not be negative.");
-  const paid = input.status === "p" || (input.status === undefined && total === 0);
-  const code = candidates.find((c) => !catalog.takenOrderCodes.has(c));
-  if (!code) throw fieldError("code", "Could not find a free order code; please retry.");
-  const secret = newOrderSecret();
-  const expires = orderExpiry(event, settings, now);
-  const paymentProvider = provider ?? (total === 0 ? "free" : paid ? "manual" : null);
-
-  const ia = input.invoice_address;
-  const invoiceAddress: InvoiceAddress | null = ia
-    ? {
-        is_business: ia.is_business ?? false,
-        company: ia.company ?? "",
-        name_parts: ia.name_parts && Object.keys(ia.name_parts).length ? withScheme(ia.name_parts) : ia.name ? { _legacy: ia.name } : {},
-        street: ia.street ?? "",
-        zipcode: ia.zipcode ?? "",
-        city: ia.city ?? "",
-        country: (ia.country ?? "").toUpperCase(),
-        state: ia.state ?? "",
-        internal_reference: ia.internal_reference ?? "",
-        vat_id: ia.vat_id ?? "",
-        last_modified: now,
-      }
-    : null;
-
-  const positions: PositionInsert[] = prepared.map((p, i) => ({
-    eventId: event.id,
-    positionid: i + 1,
-    itemId: p.itemId,
-    variationId: p.variationId,
-    subeventId: p.subeventId,
-    price: p.price.gross,
-    attendeeName: p.attendeeName,
-    attendeeNameParts: p.attendeeNameParts,
-    attendeeEmail: p.attendeeEmail,
-    voucherId: p.voucher?.id ?? null,
-    taxRate: p.price.taxRate,
-    taxValue: p.price.taxValue,
-    taxRuleId: p.price.taxRuleId,
-    secret: input.positions[i]!.secret ?? newTicketSecret(),
-    addonToPositionid: addonTo[i] === null ? null : addonTo[i]! + 1,
-    isBundled: false,
-    pseudonymizationId: newPseudonymizationId(),
-    seat: p.seat?.seatGuid ?? null,
-    seatId: p.seat?.id ?? null,
-    seatName: p.seat ? seatName(p.seat) : null,
-    answers: p.answers,
-    canceled: false,
-  }));
-  const sendMail = (input.send_mail ?? input.send_email ?? false) && !!input.email;
-  const url = orderUrl(c, org.slug, event.slug, code, secret);
-  const write: OrderWrite = {
-    order: {
-      eventId: event.id,
-      code,
-      status: paid ? "p" : "n",
-      testmode: input.testmode ?? false,
-      secret,
-      email: input.email ?? null,
-      phone: input.phone ?? null,
-      locale,
-      salesChannel: channel,
-      datetime: now,
-      expires,
-      total,
-      comment: input.comment ?? "",
-      checkinAttention: input.checkin_attention ?? false,
-      requireApproval: false,
-      invoiceAddress,
-      customerId: catalog.customerId ?? null,
-      lastModified: now,
-    },
-    positions,
-    fees,
-    payments: paymentProvider
-      ? [
-          {
-            localId: 1,
-            state: paid ? "confirmed" : "created",
-            amount: total,
-            provider: paymentProvider,
-            created: now,
-            paymentDate: paid ? (input.payment_date ?? now) : null,
-            info: input.payment_info ?? {},
-          },
-        ]
-      : [],
-    consumeCartIds: input.consume_carts ?? [],
-    mails: sendMail
-      ? [
-          orderMail(
-            paid ? "order_paid" : "order_placed",
-            {
-              organizerId: org.id,
-              organizerName: org.name,
-              eventId: event.id,
-              eventName: event.name,
-              locale,
-              code,
-              email: input.email!,
-              url,
-              total,
-              currency: event.currency,
-              lines: prepared.map((p) => ({ name: i18nText(catalog.items.get(p.itemId)!.name, locale), price: p.price.gross })),
-              fromName: (settings.mail_from_name as string | null) ?? null,
-              replyTo: (settings.contact_mail as string | null) ?? null,
-            },
-            now,
-          ),
-        ]
-      : [],
-  };
-  const demands: Demand[] = prepared.map((p) => p.demand);
-  const decision = await withEventObject<OrderDecision>(c.env, event.id, (s) =>
-    s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
-  );
-  if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
-  return decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
-}
-
-async function loadOrder(c: AppContext): Promise<OrderRecord> {
-  const r = await findOrder(c.var.db, c.var.event.id, c.req.param("code") ?? "");
-  if (!r) throw notFound();
-  return r;
-}
-
-type Status = (typeof ORDER_STATUSES)[number];
-
-function checkStatus(r: OrderRecord, from: Status[], to: Status): void {
-  if (!from.includes(r.order.status)) {
-    throw badRequest(`The order cannot be marked as ${ORDER_STATUS_WORDS[to]} in its current status (${r.order.status}).`);
-  }
-}
-
-const CHANGED_MEANWHILE = "The order changed its status meanwhile; read it again.";
-
-/** Moves an order from one of `from` to `to` through the event object. */
-async function changeStatus(
-  c: AppContext,
-  r: OrderRecord,
-  from: Status[],
-  to: Status,
-  opts: { confirmPaymentId?: number; cancelPayments?: boolean; force?: boolean },
-) {
-  checkStatus(r, from, to);
-  const result = await changeOrderStatus({ env: c.env, db: c.var.db, event: c.var.event }, r, { from, to, ...opts });
-  if (!result.ok) {
-    if (result.reason === "refused") throw validationError(refusalErrors(result.refusals));
-    throw badRequest(CHANGED_MEANWHILE);
-  }
-  return (await findOrder(c.var.db, c.var.event.id, r.order.code))!;
-}
-
-/** Marks an order paid: confirms its open payment, or records a manual one. */
-async function markPaid(c: AppContext, r: OrderRecord, force = false) {
-  checkStatus(r, ["n", "e"], "p");
-  let paymentId = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
-  if (paymentId === undefined) {
-    const created = await createPayment(c.var.db, { orderId: r.order.id, provider: "manual", amount: r.order.total, now: Date.now(), cancelOpen: false });
-    if (created === null) throw badRequest(CHANGED_MEANWHILE);
-    paymentId = created.id;
-  }
-  return changeStatus(c, r, ["n", "e"], "p", { confirmPaymentId: paymentId, force });
+/** Where the request's orders live (for their `url` and `payment_url`s). */
+function location(c: AppContext): OrderLocation {
+  return { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug, eventSlug: c.var.event.slug };
 }
 
 export const orderRoutes = new Hono<AppEnv>();
@@ -374,83 +31,69 @@ const read = eventScope("can_view_orders");
 const write = eventScope("can_change_orders");
 
 orderRoutes.get(base, read, async (c) => {
-  const db = c.var.db;
-  const page = pageRequest(c);
+  const req = listRequest(c);
   setPageGenerated(c, Date.now());
   const status = queryString(c, "status");
   if (status !== undefined && !(ORDER_STATUSES as readonly string[]).includes(status)) {
     throw fieldError("status", `Select a valid choice. ${status} is not one of the available choices.`);
   }
-  const where = orderWhere(c.var.event.id, {
-    code: queryString(c, "code"),
-    status: status as Status | undefined,
-    testmode: queryBool(c, "testmode"),
-    email: queryString(c, "email"),
-    locale: queryString(c, "locale"),
-    modifiedSince: modifiedSince(c),
-    customer: queryString(c, "customer"),
-  });
-  const order = ordering(c, { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified }, "datetime", orders.id);
-  const [[total], rows] = await db.batch([orderCount(db, where), orderPage(db, where, order, page.limit, page.offset)]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map((r) => serializeOrder(c, toOrderRecord(r)))));
+  const page = await listOrders(
+    c.var.db,
+    c.var.event.id,
+    {
+      code: queryString(c, "code"),
+      status: status as OrderStatus | undefined,
+      testmode: queryBool(c, "testmode"),
+      email: queryString(c, "email"),
+      locale: queryString(c, "locale"),
+      modifiedSince: modifiedSince(c),
+      customer: queryString(c, "customer"),
+    },
+    req,
+  );
+  const at = location(c);
+  return respondPage(c, req, page, (r) => serializeOrder(at, r));
 });
 
-orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(c, await loadOrder(c))));
+orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))));
 
 orderRoutes.post(base, write, jsonBody(orderInput), async (c) => {
-  const r = await createOrder(c, c.req.valid("json"));
-  return c.json(serializeOrder(c, r), 201);
+  const r = await createOrder(eventContext(c), c.req.valid("json"));
+  return c.json(serializeOrder(location(c), r), 201);
 });
 
 orderRoutes.get(`${base}/:code/payments`, read, async (c) => {
-  const r = await loadOrder(c);
-  const url = orderUrlOf(c, r);
-  const page = pageRequest(c);
-  const all = r.payments.map((y) => serializePayment(y, url));
-  return c.json(envelope(c, page, all.length, all.slice(page.offset, page.offset + page.limit)));
+  const req = listRequest(c);
+  const r = await loadOrder(eventContext(c), c.req.param("code"));
+  const url = orderUrlAt(location(c), r);
+  return respondPage(c, req, await listPayments(c.var.db, r.order.id, req), (y) => serializePayment(y, url));
 });
 
 orderRoutes.get(`${base}/:code/payments/:local`, read, async (c) => {
-  const r = await loadOrder(c);
+  const r = await loadOrder(eventContext(c), c.req.param("code"));
   const local = pathId(c, "local");
   const y = r.payments.find((p) => p.local_id === local);
   if (!y) throw notFound();
-  return c.json(serializePayment(y, orderUrlOf(c, r)));
+  return c.json(serializePayment(y, orderUrlAt(location(c), r)));
 });
 
-const forceBody = z.object({ force: z.boolean().optional() });
-
-orderRoutes.post(`${base}/:code/payments/:local/confirm`, write, jsonBody(forceBody), async (c) => {
-  const r = await loadOrder(c);
+orderRoutes.post(`${base}/:code/payments/:local/confirm`, write, jsonBody(z.object({ force: z.boolean().optional() })), async (c) => {
   const local = pathId(c, "local");
-  const y = r.payments.find((p) => p.local_id === local);
-  if (!y) throw notFound();
-  if (!OPEN_PAYMENT_STATES.includes(y.state)) throw badRequest("Only payments in state created or pending can be confirmed.");
-  const after = await changeStatus(c, r, ["n", "e"], "p", { confirmPaymentId: y.id, force: c.req.valid("json").force });
-  const confirmed = after.payments.find((p) => p.local_id === local)!;
-  return c.json(serializePayment(confirmed, orderUrlOf(c, r)));
+  const after = await confirmPayment(eventContext(c), c.req.param("code"), local, c.req.valid("json"));
+  return c.json(serializePayment(after.payments.find((p) => p.local_id === local)!, orderUrlAt(location(c), after)));
 });
-
-/** Sends a mail about an order that changed (after the change; a failure is logged, not fatal). */
-function notify(c: AppContext, kind: "order_paid" | "order_canceled", r: OrderRecord) {
-  return notifyOrder({ env: c.env, db: c.var.db, event: c.var.event, organizer: c.var.organizer }, kind, r, orderUrlOf(c, r));
-}
 
 orderRoutes.post(`${base}/:code/mark_paid`, write, jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })), async (c) => {
   const input = c.req.valid("json");
-  const after = await markPaid(c, await loadOrder(c), input.force);
-  if (input.send_email ?? true) await notify(c, "order_paid", after);
-  return c.json(serializeOrder(c, after));
+  const after = await markOrderPaid(eventContext(c), c.req.param("code"), { force: input.force, sendEmail: input.send_email });
+  return c.json(serializeOrder(location(c), after));
 });
 
 orderRoutes.post(`${base}/:code/mark_canceled`, write, jsonBody(z.object({ send_email: z.boolean().optional() })), async (c) => {
-  const after = await changeStatus(c, await loadOrder(c), ["n", "p"], "c", { cancelPayments: true });
-  if (c.req.valid("json").send_email ?? true) await notify(c, "order_canceled", after);
-  return c.json(serializeOrder(c, after));
+  const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
+  return c.json(serializeOrder(location(c), after));
 });
 
 orderRoutes.post(`${base}/:code/mark_expired`, write, async (c) => {
-  const r = await loadOrder(c);
-  return c.json(serializeOrder(c, await changeStatus(c, r, ["n"], "e", {})));
+  return c.json(serializeOrder(location(c), await markOrderExpired(eventContext(c), c.req.param("code"))));
 });
-

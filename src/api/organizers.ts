@@ -8,11 +8,12 @@ import { effectiveSettings, explainSettings, ORGANIZER_SETTINGS, parseSettingsPa
 import type { AppContext, AppEnv, OrganizerRow } from "../http/context";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { authenticatedScope, organizerScope } from "../http/tenancy";
-import { organizerPublicUrl } from "../http/urls";
+import { organizerPublicUrl } from "../domain/urls";
+import { publicBase } from "../http/urls";
 import { jsonBody, queryBool } from "../http/validation";
 
 export function serializeOrganizer(c: AppContext, org: OrganizerRow) {
-  return { name: org.name, slug: org.slug, public_url: organizerPublicUrl(c, org.slug) };
+  return { name: org.name, slug: org.slug, public_url: organizerPublicUrl(publicBase(c), org.slug) };
 }
 
 export const organizerRoutes = new Hono<AppEnv>();

@@ -30,7 +30,7 @@ import { BOOLEAN_DEPENDENCY_VALUES, type QuestionNode, type QuestionState, valid
 import { notModified } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, fieldError, notFound } from "../domain/failure";
-import { date, dateTime, i18n, i18nRequired } from "../http/fields";
+import { date, dateTime, i18n, i18nRequired } from "../domain/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";

@@ -24,7 +24,7 @@ import {
 import { validateSendmailRule } from "../domain/catalog";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, notFound } from "../domain/failure";
-import { dateTime, i18nRequired } from "../http/fields";
+import { dateTime, i18nRequired } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";

@@ -34,7 +34,7 @@ import { formatMoney } from "../lib/money";
 import { notModified, setPageGenerated } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, forbidden, nonFieldError, notFound } from "../domain/failure";
-import { dateTime, decimal, i18n, i18nRequired } from "../http/fields";
+import { dateTime, decimal, i18n, i18nRequired } from "../domain/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope, organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryDateTime, queryString } from "../http/validation";

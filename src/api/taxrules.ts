@@ -21,7 +21,7 @@ import { validateTaxRule } from "../domain/catalog";
 import { notModified } from "../http/conditional";
 import type { AppContext, AppEnv } from "../http/context";
 import { Problems, forbidden, notFound } from "../domain/failure";
-import { decimal, i18nRequired } from "../http/fields";
+import { decimal, i18nRequired } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";

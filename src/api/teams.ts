@@ -37,7 +37,7 @@ import { effectiveSettings } from "../domain/settings";
 import { newApiToken, randomString, sha256Hex } from "../lib/crypto";
 import type { AppContext, AppEnv } from "../http/context";
 import { fieldError, notFound } from "../domain/failure";
-import { email } from "../http/fields";
+import { email } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";

@@ -34,7 +34,8 @@ import { Problems, fieldError, notFound } from "../domain/failure";
 import { resolveFileField } from "../http/files";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
-import { mediaUrl } from "../http/urls";
+import { mediaUrl } from "../domain/urls";
+import { publicBase } from "../http/urls";
 import { jsonBody, pathId } from "../http/validation";
 import { checkEventItems, name, salesChannel } from "./catalog-fields";
 
@@ -44,7 +45,7 @@ export function serializeTicketLayout(c: AppContext, { layout: l, assignments }:
     name: l.name,
     default: l.isDefault,
     layout: l.layout,
-    background: mediaUrl(c, l.background),
+    background: mediaUrl(publicBase(c), l.background),
     item_assignments: JSON.parse(assignments) as { sales_channel: string; item: number }[],
   };
 }
@@ -97,7 +98,7 @@ async function layoutValues(c: AppContext, input: Partial<LayoutInput>, full: bo
   if (bg === null || (bg === undefined && full)) {
     v.background = null;
   } else if (bg !== undefined) {
-    const unchanged = current && current.layout.background !== null && bg === mediaUrl(c, current.layout.background);
+    const unchanged = current && current.layout.background !== null && bg === mediaUrl(publicBase(c), current.layout.background);
     if (!unchanged) {
       v.background = await resolveFileField(c, "background", bg, {
         allowedTypes: ["application/pdf"],

@@ -25,7 +25,7 @@ import { inventoryStamp, withEventObject } from "../objects/client";
 import type { CreateVouchersResult, DeleteVoucherResult, UpdateVoucherResult } from "../objects/event-object";
 import type { AppContext, AppEnv } from "../http/context";
 import { type FieldErrors, fieldError, forbidden, notFound, validationError } from "../domain/failure";
-import { dateTime, decimal } from "../http/fields";
+import { dateTime, decimal } from "../domain/fields";
 import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";

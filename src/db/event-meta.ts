@@ -1,9 +1,19 @@
 /** Organizer-defined event meta properties (pretix docs event_meta_properties.rst). */
 import { and, asc, count, eq, inArray } from "drizzle-orm";
-import type { MetaProperty } from "../domain/events";
+import type { I18n } from "../lib/i18n";
 import type { DB } from "./client";
 import { eventMetaProperties } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
+
+/** An event meta property as the rules read it (pretix docs event_meta_properties.rst). */
+export type MetaProperty = {
+  id: number;
+  name: string;
+  defaultValue: string;
+  required: boolean;
+  protected: boolean;
+  choices: { key: string; label: I18n | null }[] | null;
+};
 
 export type MetaPropertyRecord = typeof eventMetaProperties.$inferSelect;
 export type MetaPropertyValues = Omit<typeof eventMetaProperties.$inferInsert, "id" | "organizerId">;

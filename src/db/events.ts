@@ -4,9 +4,7 @@
  */
 import { and, count, eq, exists, getTableName, inArray, not, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { MetaProperty } from "../domain/events";
-import type { Principal } from "../domain/permissions";
-import { effectiveSettings, EVENT_SETTINGS } from "../domain/settings";
+import type { MetaProperty } from "./event-meta";
 import { likeContains } from "../lib/i18n";
 import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
@@ -39,8 +37,11 @@ export function qualified(column: AnySQLiteColumn): SQL {
   return sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)}`;
 }
 
+/** Who asks, as far as event access goes (a principal of domain/permissions.ts). */
+export type EventAccess = { kind: "token" | "device"; allEvents: boolean; teamId: number | null; deviceId: number | null };
+
 /** Events the principal may access: all of the organizer, or its team's / device's list. */
-export function eventAccessCondition(principal: Principal, eventId: AnySQLiteColumn): SQL | undefined {
+export function eventAccessCondition(principal: EventAccess, eventId: AnySQLiteColumn): SQL | undefined {
   if (principal.allEvents) return undefined;
   if (principal.kind === "device") {
     return sql`${qualified(eventId)} IN (SELECT event_id FROM device_events WHERE device_id = ${principal.deviceId})`;
@@ -104,7 +105,7 @@ export type EventFilter = {
   now: number;
 };
 
-function eventConditions(organizerId: number, principal: Principal, f: EventFilter): SQL | undefined {
+function eventConditions(organizerId: number, principal: EventAccess, f: EventFilter): SQL | undefined {
   const conds: (SQL | undefined)[] = [eq(events.organizerId, organizerId), eventAccessCondition(principal, events.id)];
   if (f.isPublic !== undefined) conds.push(eq(events.isPublic, f.isPublic));
   if (f.live !== undefined) conds.push(eq(events.live, f.live));
@@ -129,11 +130,11 @@ const eventWithMeta = { event: events, metaData: eventMetaJson };
 
 export type EventWithMeta = { event: EventRecord; metaData: string | null };
 
-export function eventCount(db: DB, organizerId: number, principal: Principal, f: EventFilter) {
+export function eventCount(db: DB, organizerId: number, principal: EventAccess, f: EventFilter) {
   return db.select({ n: count() }).from(events).where(eventConditions(organizerId, principal, f));
 }
 
-export function eventPage(db: DB, organizerId: number, principal: Principal, f: EventFilter, order: SQL[], limit: number, offset: number) {
+export function eventPage(db: DB, organizerId: number, principal: EventAccess, f: EventFilter, order: SQL[], limit: number, offset: number) {
   return db
     .select(eventWithMeta)
     .from(events)
@@ -151,7 +152,7 @@ export async function findEvent(db: DB, organizerId: number, eventId: number): P
  * The organizer's event with this slug when the principal may access it (pretix looks the
  * source of a clone up among the events the caller has any permission on).
  */
-export async function accessibleEventBySlug(db: DB, organizerId: number, principal: Principal, slug: string): Promise<EventRecord | undefined> {
+export async function accessibleEventBySlug(db: DB, organizerId: number, principal: EventAccess, slug: string): Promise<EventRecord | undefined> {
   return db
     .select()
     .from(events)
@@ -291,31 +292,22 @@ export async function seatingPlanOfOrganizer(db: DB, organizerId: number, planId
 }
 
 /** A token's team, when the team is limited to some events (the event it creates joins its list). */
-export function teamToExtend(principal: Principal): number | null {
+export function teamToExtend(principal: EventAccess): number | null {
   return principal.kind === "token" && !principal.allEvents && principal.teamId !== null ? principal.teamId : null;
 }
 
 // ---- settings ----
 
-/**
- * The settings stored on the event and the organizer's effective settings (the level above),
- * in one round trip.
- */
-export async function eventSettingsLevels(db: DB, organizerId: number, eventId: number) {
+/** The settings stored on the event and on its organizer, in one round trip. */
+export async function storedSettingsLevels(db: DB, organizerId: number, eventId: number) {
   const [eventRows, organizerRows] = await db.batch([
     db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)),
     db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)),
   ]);
   return {
-    stored: Object.fromEntries(eventRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
-    parent: effectiveSettings(Object.fromEntries(organizerRows.map((r) => [r.key, r.value]))),
+    event: Object.fromEntries(eventRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
+    organizer: Object.fromEntries(organizerRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
   };
-}
-
-/** The effective settings of an event (every key of EVENT_SETTINGS), e.g. for orders and invoices. */
-export async function eventSettingsFor(db: DB, organizerId: number, eventId: number): Promise<Record<string, unknown>> {
-  const { stored, parent } = await eventSettingsLevels(db, organizerId, eventId);
-  return effectiveSettings(stored, EVENT_SETTINGS, parent);
 }
 
 /** Sets and unsets keys in one transaction. */

@@ -9,9 +9,11 @@
  * neither, and parallel debits can never push the balance below zero.
  */
 import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
-import { MAX_GIFT_CARD_VALUE } from "../domain/giftcards";
 import type { DB } from "./client";
 import { events, giftCardAcceptances, giftCardTransactions, giftCards, orders, organizers } from "./schema";
+
+/** Largest balance and largest single amount: 13 digits, two of them decimals (pretix). */
+export const MAX_GIFT_CARD_VALUE = 99_999_999_999_99;
 
 export type GiftCardRow = typeof giftCards.$inferSelect;
 export type GiftCardValues = Pick<typeof giftCards.$inferInsert, "secret" | "currency" | "testmode" | "expires" | "conditions">;

@@ -5,8 +5,6 @@ import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
 import { mailInsertStatement, type MailInsert } from "./mail";
 import { cartPositions, changeStamps, memberships, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
-import type { Catalog } from "../domain/inventory";
-import { keyOf } from "../domain/inventory";
 import { chunks, MAX_PARAMS } from "./util";
 
 export const INVENTORY = "inventory";
@@ -21,7 +19,8 @@ export function touchInventory(db: DB, eventId: number | SQL, now: number) {
   return touchStatement(db, typeof eventId === "number" ? eventScopeKey(eventId) : eventScopeKeySql(eventId), INVENTORY, now);
 }
 
-export async function loadInventoryCatalog(db: DB, eventId: number): Promise<Catalog> {
+/** What the event object decides with, as rows: quotas, what they cover, vouchers, and the change stamp (one round trip). */
+export async function readInventoryCatalog(db: DB, eventId: number) {
   const [stampRows, quotaRows, coverage, voucherRows] = await db.batch([
     inventoryStampQuery(db, eventId),
     db.select().from(quotas).where(eq(quotas.eventId, eventId)),
@@ -46,27 +45,10 @@ export async function loadInventoryCatalog(db: DB, eventId: number): Promise<Cat
       .from(vouchers)
       .where(eq(vouchers.eventId, eventId)),
   ]);
-  const keys = new Map<number, string[]>();
-  const bySub = new Map(quotaRows.map((q) => [q.id, q.subeventId]));
-  for (const c of coverage) {
-    const list = keys.get(c.quotaId) ?? [];
-    list.push(keyOf(c.itemId, c.variationId, bySub.get(c.quotaId) ?? null));
-    keys.set(c.quotaId, list);
-  }
-  return {
-    stamp: stampRows[0]?.modifiedAt ?? 0,
-    quotas: quotaRows.map((q) => ({
-      id: q.id,
-      subeventId: q.subeventId,
-      size: q.size,
-      closed: q.closed,
-      closeWhenSoldOut: q.closeWhenSoldOut,
-      ignoreForEventAvailability: q.ignoreForEventAvailability,
-      keys: keys.get(q.id) ?? [],
-    })),
-    vouchers: voucherRows,
-  };
+  return { stamp: stampRows[0]?.modifiedAt ?? 0, quotas: quotaRows, coverage, vouchers: voucherRows };
 }
+
+export type InventoryCatalogRows = Awaited<ReturnType<typeof readInventoryCatalog>>;
 
 // ---- writes the event object performs ----
 

@@ -3,9 +3,9 @@
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
 import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
-import type { Demand } from "../domain/inventory";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import type { DB } from "./client";
-import { type Answer, customers, events, orderPositions, orders, type OrderStatus } from "./schema";
+import { type Answer, customers, events, orderPayments, orderPositions, orders, type OrderStatus } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -119,9 +119,39 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   return and(...c)!;
 }
 
-export const orderCount = (db: DB, where: SQL) => db.select({ n: count() }).from(orders).where(where);
-export const orderPage = (db: DB, where: SQL, order: SQL[], limit: number, offset: number) =>
-  selectOrders(db).where(where).orderBy(...order).limit(limit).offset(offset);
+/** The orderings of the orders list (pretix docs orders.rst). */
+export const ORDER_ORDERING: OrderingTable = {
+  fields: { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified },
+  default: "datetime",
+  tiebreaker: orders.id,
+};
+
+/** A page of the event's orders matching the filter, read with their positions, fees and payments. */
+export async function listOrders(db: DB, eventId: number, filter: OrderFilter, req: ListRequest) {
+  const where = orderWhere(eventId, filter);
+  const page = await fetchPage(db, { rows: selectOrders(db).where(where).$dynamic(), count: { from: orders, where }, ordering: ORDER_ORDERING }, req);
+  return { count: page.count, rows: page.rows.map(toOrderRecord) };
+}
+
+/** A page of an order's payments, by local id. */
+export function listPayments(db: DB, orderId: number, req: ListRequest) {
+  const where = eq(orderPayments.orderId, orderId);
+  const rows = db
+    .select({
+      id: orderPayments.id,
+      local_id: orderPayments.localId,
+      state: orderPayments.state,
+      amount: orderPayments.amount,
+      provider: orderPayments.provider,
+      created: orderPayments.created,
+      payment_date: orderPayments.paymentDate,
+    })
+    .from(orderPayments)
+    .where(where)
+    .orderBy(orderPayments.localId)
+    .$dynamic();
+  return fetchPage(db, { rows, count: { from: orderPayments, where } }, req);
+}
 
 /** The reading query of one order (for a batch: the event object reads a new order back with its write). */
 export function orderByCode(db: DB, eventId: number, code: string) {
@@ -152,8 +182,11 @@ export async function overdueOrders(db: DB, now: number, limit = 200) {
 }
 
 /** What the positions of these orders demand from the event object, per order id (one round trip). */
-export async function orderDemands(db: DB, orderIds: number[]): Promise<Map<number, Demand[]>> {
-  const out = new Map<number, Demand[]>(orderIds.map((id) => [id, []]));
+/** What a position demands of the event object (the domain's `Demand`). */
+export type PositionDemand = { itemId: number; variationId: number | null; subeventId: number | null; seat: string | null; voucherId: number | null };
+
+export async function orderDemands(db: DB, orderIds: number[]): Promise<Map<number, (PositionDemand & { canceled: boolean })[]>> {
+  const out = new Map<number, (PositionDemand & { canceled: boolean })[]>(orderIds.map((id) => [id, []]));
   const [first, ...rest] = chunks(orderIds, MAX_PARAMS).map((part) =>
     db
       .select({
@@ -163,6 +196,7 @@ export async function orderDemands(db: DB, orderIds: number[]): Promise<Map<numb
         subeventId: orderPositions.subeventId,
         seat: orderPositions.seat,
         voucherId: orderPositions.voucherId,
+        canceled: orderPositions.canceled,
       })
       .from(orderPositions)
       .where(inArray(orderPositions.orderId, part)),

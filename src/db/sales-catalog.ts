@@ -5,8 +5,6 @@
  * of a rush of buyers: one read round trip before the event object decides.)
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
-import type { DiscountRule, TaxRule } from "../domain/pricing";
 import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
@@ -38,6 +36,12 @@ export type QuestionRow = typeof questions.$inferSelect;
 export type OptionRow = typeof questionOptions.$inferSelect;
 export type SeatRow = typeof seatingPlanSeats.$inferSelect;
 
+/** A tax rule as pricing reads it. */
+export type TaxRuleRow = { id: number; rate: number; priceIncludesTax: boolean };
+
+/** An active discount with the products it is limited to. */
+export type DiscountRuleRow = Omit<typeof discounts.$inferSelect, "eventId" | "internalName"> & { conditionLimitProducts: number[] };
+
 export type SalesRefs = {
   itemIds: number[];
   variationIds: number[];
@@ -51,18 +55,20 @@ export type SalesRefs = {
   orderCodes?: string[];
 };
 
-export type SalesCatalog = {
+/** The catalog rows of a sale; the domain's `loadSalesCatalog` (domain/sales-catalog.ts) adds the effective settings. */
+export type SalesCatalogRows = {
   items: Map<number, ItemRow>;
   variations: Map<number, VariationRow>;
   subevents: Map<number, SubeventRow>;
   subeventItemPrice: Map<string, typeof subeventItems.$inferSelect>;
   subeventVariationPrice: Map<string, typeof subeventItemVariations.$inferSelect>;
-  taxRules: Map<number, TaxRule>;
+  taxRules: Map<number, TaxRuleRow>;
   vouchers: Map<string, VoucherRow>;
   questions: Map<number, { question: QuestionRow; itemIds: Set<number>; options: Map<number, OptionRow> }>;
   seats: Map<string, SeatRow>;
-  discounts: DiscountRule[];
-  settings: Record<string, unknown>;
+  discounts: DiscountRuleRow[];
+  /** The settings stored on the event and on its organizer. */
+  storedSettings: { event: Record<string, unknown>; organizer: Record<string, unknown> };
   stamp: number;
   customerId: number | null | undefined;
   takenOrderCodes: Set<string>;
@@ -70,7 +76,7 @@ export type SalesCatalog = {
 
 const part = <T>(xs: T[]) => chunks([...new Set(xs)], MAX_PARAMS - 10);
 
-export async function loadSalesCatalog(db: DB, organizerId: number, eventId: number, refs: SalesRefs): Promise<SalesCatalog> {
+export async function readSalesCatalog(db: DB, organizerId: number, eventId: number, refs: SalesRefs): Promise<SalesCatalogRows> {
   const stmts: Statement[] = [];
   const slots: { kind: string; index: number }[] = [];
   const add = (kind: string, s: Statement) => {
@@ -140,7 +146,7 @@ export async function loadSalesCatalog(db: DB, organizerId: number, eventId: num
   const discountLinks = rows<{ discountId: number; itemId: number }>("discountItems");
   const eventStored = Object.fromEntries(rows<{ key: string; value: unknown }>("eventSettings").map((r) => [r.key, r.value]));
   const orgStored = Object.fromEntries(rows<{ key: string; value: unknown }>("orgSettings").map((r) => [r.key, r.value]));
-  const questionMap: SalesCatalog["questions"] = new Map();
+  const questionMap: SalesCatalogRows["questions"] = new Map();
   for (const q of rows<QuestionRow>("questions")) questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
   for (const l of rows<{ questionId: number; itemId: number }>("questionItems")) questionMap.get(l.questionId)?.itemIds.add(l.itemId);
   for (const o of rows<OptionRow>("options")) questionMap.get(o.questionId)?.options.set(o.id, o);
@@ -151,7 +157,7 @@ export async function loadSalesCatalog(db: DB, organizerId: number, eventId: num
     subevents: new Map(rows<SubeventRow>("subevents").map((s) => [s.id, s])),
     subeventItemPrice: new Map(rows<typeof subeventItems.$inferSelect>("subeventItems").map((r) => [`${r.subeventId}:${r.itemId}`, r])),
     subeventVariationPrice: new Map(rows<typeof subeventItemVariations.$inferSelect>("subeventVariations").map((r) => [`${r.subeventId}:${r.variationId}`, r])),
-    taxRules: new Map(rows<TaxRule>("taxRules").map((t) => [t.id, t])),
+    taxRules: new Map(rows<TaxRuleRow>("taxRules").map((t) => [t.id, t])),
     vouchers: new Map(rows<VoucherRow>("vouchers").map((v) => [v.code.toLowerCase(), v])),
     questions: questionMap,
     seats: new Map(rows<SeatRow>("seats").map((s) => [`${s.planId}:${s.seatGuid}`, s])),
@@ -172,7 +178,7 @@ export async function loadSalesCatalog(db: DB, organizerId: number, eventId: num
       benefitDiscountMatchingPercent: d.benefitDiscountMatchingPercent,
       benefitOnlyApplyToCheapestNMatches: d.benefitOnlyApplyToCheapestNMatches,
     })),
-    settings: effectiveSettings(eventStored, EVENT_SETTINGS, effectiveSettings(orgStored)),
+    storedSettings: { event: eventStored, organizer: orgStored },
     stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
     customerId: refs.customer ? (rows<{ id: number }>("customer")[0]?.id ?? null) : undefined,
     takenOrderCodes: new Set(rows<{ code: string }>("orderCodes").map((r) => r.code)),

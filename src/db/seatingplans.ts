@@ -4,11 +4,24 @@
  * the condition is part of the writing statements, so a plan assigned meanwhile stays intact.
  */
 import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { PlanSeat } from "../domain/seating";
 import { lastInsertedId, runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { seatingPlanSeats, seatingPlans } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
+
+/** A seat of a plan, as read from its layout (domain/seating.ts). */
+export type PlanSeat = {
+  seatGuid: string;
+  zoneName: string;
+  rowName: string;
+  rowLabel: string | null;
+  seatNumber: string;
+  seatLabel: string | null;
+  category: string;
+  sortingRank: number;
+  x: number | null;
+  y: number | null;
+};
 
 export type SeatingPlanRow = typeof seatingPlans.$inferSelect;
 export type SeatRow = typeof seatingPlanSeats.$inferSelect;

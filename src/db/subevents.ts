@@ -5,12 +5,11 @@
  */
 import type { BatchItem } from "drizzle-orm/batch";
 import { and, count, eq, exists, not, or, sql, type SQL } from "drizzle-orm";
-import type { MetaProperty } from "../domain/events";
-import type { Principal } from "../domain/permissions";
+import type { MetaProperty } from "./event-meta";
 import type { DB } from "./client";
 import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import { touchInventory } from "./inventory";
-import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, i18nContains, jsonListContains, pastCondition, type AttrFilter } from "./events";
+import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, i18nContains, jsonListContains, pastCondition, type AttrFilter, type EventAccess } from "./events";
 import { eventScopeKey, touchStatement } from "./changes";
 import { changeStamps, eventMetaProperties, events, orderPositions, subeventItems, subeventItemVariations, subeventMetaValues, subevents } from "./schema";
 import { chunks, rowsPerInsert } from "./util";
@@ -122,11 +121,11 @@ export async function findSubevent(db: DB, eventId: number, id: number): Promise
 
 // ---- dates of all series of the organizer ----
 
-function organizerConditions(organizerId: number, principal: Principal, f: SubeventFilter) {
+function organizerConditions(organizerId: number, principal: EventAccess, f: SubeventFilter) {
   return and(eq(events.organizerId, organizerId), eq(events.hasSubevents, true), eventAccessCondition(principal, events.id), ...filterConditions(f));
 }
 
-export function organizerSubeventCount(db: DB, organizerId: number, principal: Principal, f: SubeventFilter) {
+export function organizerSubeventCount(db: DB, organizerId: number, principal: EventAccess, f: SubeventFilter) {
   return db
     .select({ n: count() })
     .from(subevents)
@@ -134,7 +133,7 @@ export function organizerSubeventCount(db: DB, organizerId: number, principal: P
     .where(organizerConditions(organizerId, principal, f));
 }
 
-export function organizerSubeventPage(db: DB, organizerId: number, principal: Principal, f: SubeventFilter, order: SQL[], limit: number, offset: number) {
+export function organizerSubeventPage(db: DB, organizerId: number, principal: EventAccess, f: SubeventFilter, order: SQL[], limit: number, offset: number) {
   return db
     .select(subeventWithDetails)
     .from(subevents)

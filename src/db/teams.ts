@@ -3,15 +3,14 @@ import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DB } from "./client";
-import { TEAM_PERMISSIONS, type TeamPermission } from "../domain/permissions";
 import { events, teamApiTokens, teamEvents, teamInvites, teamMembers, teams, users } from "./schema";
 import { organizerSettingsQuery, settingsOf } from "./settings";
 import { chunks, MAX_PARAMS } from "./util";
 
 export type TeamValues = Omit<typeof teams.$inferInsert, "id" | "organizerId">;
 
-/** The teams table's column for each permission flag of the API. */
-export const TEAM_FLAG_COLUMNS: Record<TeamPermission, keyof TeamValues & keyof typeof teams.$inferSelect> = {
+/** The teams table's column for each permission flag of the API (the flags' names are the spec's). */
+export const TEAM_FLAG_COLUMNS = {
   can_create_events: "canCreateEvents",
   can_change_teams: "canChangeTeams",
   can_change_organizer_settings: "canChangeOrganizerSettings",
@@ -24,7 +23,10 @@ export const TEAM_FLAG_COLUMNS: Record<TeamPermission, keyof TeamValues & keyof 
   can_view_vouchers: "canViewVouchers",
   can_change_vouchers: "canChangeVouchers",
   can_checkin_orders: "canCheckinOrders",
-};
+} as const satisfies Record<string, keyof TeamValues & keyof typeof teams.$inferSelect>;
+
+export type TeamPermission = keyof typeof TEAM_FLAG_COLUMNS;
+export const TEAM_PERMISSIONS = Object.keys(TEAM_FLAG_COLUMNS) as TeamPermission[];
 
 /** The permission flags of a team row. */
 export function teamFlags(team: typeof teams.$inferSelect): Record<TeamPermission, boolean> {

@@ -14,8 +14,9 @@ import { events, organizers } from "./schema";
 /** The organizer and (for event routes) event slugs of a request's path. */
 export type TenancySlugs = { organizer: string; event: string | null };
 
-type OrganizerRow = typeof organizers.$inferSelect;
-type EventRow = typeof events.$inferSelect;
+/** An organizer and an event as services take them (the domain types of the tenancy tree). */
+export type OrganizerRow = typeof organizers.$inferSelect;
+export type EventRow = typeof events.$inferSelect;
 
 /** The organizer of the slugs and, when an event slug was given, its event of that slug (or null). */
 export type TenancyRow = { organizer: OrganizerRow; event: EventRow | null };

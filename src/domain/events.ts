@@ -5,6 +5,7 @@
  * redirection plugin.
  */
 import type { I18n } from "../lib/i18n";
+import type { MetaProperty } from "../db/event-meta";
 
 /**
  * Plugins an event can enable (`plugins`), by pretix package name. The service stores the
@@ -75,14 +76,7 @@ export function dateOrderErrors(d: DateFields): Record<string, string> {
 
 // ---- meta data ----
 
-export type MetaProperty = {
-  id: number;
-  name: string;
-  defaultValue: string;
-  required: boolean;
-  protected: boolean;
-  choices: { key: string; label: I18n | null }[] | null;
-};
+export type { MetaProperty };
 
 /**
  * Checks `meta_data` input against the organizer's properties: known keys, values among the

@@ -3,6 +3,7 @@
  * generation, default expiry, value limits, and the messages clients see.
  */
 import { randomString } from "../lib/crypto";
+import { MAX_GIFT_CARD_VALUE } from "../db/giftcards";
 
 /** Codes: letters, digits, dots and dashes, starting with a letter or digit, 2–190 characters. */
 export const GIFT_CARD_SECRET_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9.-]+$/;
@@ -27,8 +28,7 @@ export function defaultGiftCardExpiry(years: number | null | undefined, now: num
   return Date.UTC(year, 11, 31, 23, 59, 59);
 }
 
-/** Largest balance and largest single amount: 13 digits, two of them decimals (pretix). */
-export const MAX_GIFT_CARD_VALUE = 99_999_999_999_99;
+export { MAX_GIFT_CARD_VALUE };
 
 export const INSUFFICIENT_CREDIT = "The gift card does not have sufficient credit for this operation.";
 export const VALUE_TOO_HIGH = "The gift card value would exceed the maximum of 99999999999.99.";

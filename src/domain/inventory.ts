@@ -8,6 +8,7 @@
  * (pretix docs quotas.rst). Every method here is synchronous: the event's Durable Object
  * calls them without yielding between check and record (ARCHITECTURE invariant 1).
  */
+import type { InventoryCatalogRows } from "../db/inventory";
 
 export type Key = string;
 
@@ -46,6 +47,30 @@ export type VoucherDef = {
 };
 
 export type Catalog = { stamp: number; quotas: QuotaDef[]; vouchers: VoucherDef[] };
+
+/** The catalog from its rows (db/inventory.ts `readInventoryCatalog`). */
+export function catalogFromRows(rows: InventoryCatalogRows): Catalog {
+  const keys = new Map<number, string[]>();
+  const bySub = new Map(rows.quotas.map((q) => [q.id, q.subeventId]));
+  for (const c of rows.coverage) {
+    const list = keys.get(c.quotaId) ?? [];
+    list.push(keyOf(c.itemId, c.variationId, bySub.get(c.quotaId) ?? null));
+    keys.set(c.quotaId, list);
+  }
+  return {
+    stamp: rows.stamp,
+    quotas: rows.quotas.map((q) => ({
+      id: q.id,
+      subeventId: q.subeventId,
+      size: q.size,
+      closed: q.closed,
+      closeWhenSoldOut: q.closeWhenSoldOut,
+      ignoreForEventAvailability: q.ignoreForEventAvailability,
+      keys: keys.get(q.id) ?? [],
+    })),
+    vouchers: rows.vouchers,
+  };
+}
 
 /** One unit of demand: a position of an order or a cart. */
 export type Demand = {

@@ -5,7 +5,7 @@
 import { addDays, parseDate, zonedDate, zonedTimeToUtc } from "../lib/datetime";
 import { randomString, UNAMBIGUOUS } from "../lib/crypto";
 import { parseRelative, resolveRelativeDate } from "../lib/reldate";
-import type { EventRow } from "../http/context";
+import type { EventRow } from "../db/tenancy";
 
 /** Order codes: 6 characters without look-alikes (0/O, 1/I/L). */
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ3456789";

@@ -4,9 +4,12 @@
  * tax; discounts for orders) and described as demands for the event object. Errors are
  * collected per position and field, in the shape of the request.
  */
-import type { SalesCatalog, SeatRow, VoucherRow } from "../db/sales-catalog";
+import { z } from "zod";
+import type { SeatRow, VoucherRow } from "../db/sales-catalog";
+import { email, money } from "./fields";
+import type { SalesCatalog } from "./sales-catalog";
 import type { Answer } from "../db/schema";
-import type { EventRow } from "../http/context";
+import type { EventRow } from "../db/tenancy";
 import type { FieldErrors } from "./failure";
 import { parseDate, parseDateTime } from "../lib/datetime";
 import { parseDecimal, type Cents } from "../lib/money";
@@ -14,6 +17,28 @@ import type { Demand } from "./inventory";
 import { buildName, withScheme, type NameParts } from "./person-names";
 import { applyDiscounts, applyVoucher, listedPrice, tax, type Taxed } from "./pricing";
 import { isCountryCode } from "../lib/countries";
+
+/** Input of an answer to a question (carts and orders). */
+export const answerInput = z.object({
+  question: z.number().int(),
+  answer: z.string().max(10000).optional(),
+  options: z.array(z.number().int()).max(100).optional(),
+});
+
+/** Input fields of a requested position common to carts and orders. */
+export const positionFields = {
+  item: z.number().int(),
+  variation: z.number().int().nullable().optional(),
+  price: money().nullable().optional(),
+  seat: z.string().trim().min(1).max(190).nullable().optional(),
+  attendee_name: z.string().max(255).nullable().optional(),
+  attendee_name_parts: z.record(z.string().max(50), z.string().max(255)).optional(),
+  attendee_email: email().nullable().optional(),
+  subevent: z.number().int().nullable().optional(),
+  voucher: z.string().trim().max(255).nullable().optional(),
+  answers: z.array(answerInput).max(200).optional(),
+};
+
 
 export type AnswerInput = { question: number; answer?: string; options?: number[] };
 

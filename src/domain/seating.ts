@@ -8,19 +8,9 @@
  * (`{x, y}`, relative to the enclosing zone and row) give each seat its coordinates.
  * Everything else (size, areas, colours, uuids, ...) is left alone.
  */
+import type { PlanSeat } from "../db/seatingplans";
 
-export type PlanSeat = {
-  seatGuid: string;
-  zoneName: string;
-  rowName: string;
-  rowLabel: string | null;
-  seatNumber: string;
-  seatLabel: string | null;
-  category: string;
-  sortingRank: number;
-  x: number | null;
-  y: number | null;
-};
+export type { PlanSeat };
 
 export type SeatingLayoutResult = { ok: true; seats: PlanSeat[]; categories: string[] } | { ok: false; errors: string[] };
 

@@ -6,9 +6,11 @@
  * default. PATCH with null unsets a key.
  */
 import { z } from "zod";
+import type { DB } from "../db/client";
+import { storedSettingsLevels } from "../db/events";
 import { NAME_SCHEMES } from "./person-names";
 import { type FieldErrors, validationError } from "./failure";
-import { i18n, relativeDate } from "../http/fields";
+import { i18n, relativeDate } from "./fields";
 
 export type SettingDefinition = {
   schema: z.ZodType;
@@ -335,3 +337,18 @@ export function eventSettingsErrors(values: Record<string, unknown>): FieldError
 
 /** Keys of the event settings that devices may read. */
 export const DEVICE_EVENT_SETTING_KEYS = Object.keys(EVENT_SETTINGS).filter((k) => EVENT_SETTINGS[k]!.device);
+
+/**
+ * The settings stored on the event and the organizer's effective settings (the level above),
+ * in one round trip.
+ */
+export async function eventSettingsLevels(db: DB, organizerId: number, eventId: number) {
+  const stored = await storedSettingsLevels(db, organizerId, eventId);
+  return { stored: stored.event, parent: effectiveSettings(stored.organizer) };
+}
+
+/** The effective settings of an event (every key of EVENT_SETTINGS), e.g. for orders and invoices. */
+export async function eventSettingsFor(db: DB, organizerId: number, eventId: number): Promise<Record<string, unknown>> {
+  const { stored, parent } = await eventSettingsLevels(db, organizerId, eventId);
+  return effectiveSettings(stored, EVENT_SETTINGS, parent);
+}

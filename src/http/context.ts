@@ -1,12 +1,13 @@
 import type { Context } from "hono";
 import type { DB } from "../db/client";
 import type { PrefetchedTenancy } from "../db/principals";
-import type { events, organizers } from "../db/schema";
+import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Principal } from "../domain/permissions";
+import type { EventContext, OrganizerContext } from "../domain/context";
 import type { Env } from "../env";
+import { publicBase } from "./urls";
 
-export type OrganizerRow = typeof organizers.$inferSelect;
-export type EventRow = typeof events.$inferSelect;
+export type { EventRow, OrganizerRow };
 
 export type AppEnv = {
   Bindings: Env;
@@ -22,3 +23,13 @@ export type AppEnv = {
 };
 
 export type AppContext = Context<AppEnv>;
+
+/** The service context of an organizer-level route (src/domain/context.ts). */
+export function organizerContext(c: AppContext): OrganizerContext {
+  return { env: c.env, db: c.var.db, organizer: c.var.organizer, now: Date.now(), baseUrl: publicBase(c) };
+}
+
+/** The service context of an event-level route. */
+export function eventContext(c: AppContext): EventContext {
+  return { ...organizerContext(c), event: c.var.event };
+}

@@ -1,21 +1,20 @@
 /**
- * Lists: the pagination envelope (`count`, absolute `next` / `previous`, `results`), 50 per
- * page, `page_size` lowering but never raising it; and `ordering` with per-resource
- * allow-lists and `-` for descending.
+ * Lists on the wire: `page` and `page_size` (50 per page, `page_size` lowering but never
+ * raising it), `ordering` (handed to the list's ordering table, src/db/paging.ts), and the
+ * envelope `count`, absolute `next` / `previous`, `results`. Every list route reads its
+ * request with `listRequest` and answers with `respondPage`.
  */
-import { asc, desc, type SQL } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { AppContext } from "./context";
+import { z } from "zod";
+import { type ListRequest, orderBy, type OrderingTable, type Page } from "../db/paging";
 import { notFound } from "../domain/failure";
+import type { AppContext } from "./context";
 
 export const PAGE_SIZE = 50;
 
-export type PageRequest = { page: number; pageSize: number; limit: number; offset: number };
-
 const INVALID_PAGE = "Invalid page.";
 
-/** Reads `page` and `page_size`. A page that is not a positive integer is a 404. */
-export function pageRequest(c: AppContext): PageRequest {
+/** Reads `page`, `page_size` and `ordering`. A page that is not a positive integer is a 404. */
+export function listRequest(c: AppContext): ListRequest {
   const rawPage = c.req.query("page");
   let page = 1;
   if (rawPage !== undefined && rawPage !== "") {
@@ -24,10 +23,10 @@ export function pageRequest(c: AppContext): PageRequest {
   }
   let pageSize = PAGE_SIZE;
   const rawSize = c.req.query("page_size");
-  if (rawSize !== undefined && /^\d+$/.test(rawSize) && Number(rawSize) > 0) {
+  if (rawSize !== undefined && /^\d{1,9}$/.test(rawSize) && Number(rawSize) > 0) {
     pageSize = Math.min(Number(rawSize), PAGE_SIZE);
   }
-  return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize };
+  return { page, pageSize, ordering: c.req.query("ordering") };
 }
 
 function withPage(url: URL, page: number): string {
@@ -39,11 +38,21 @@ function withPage(url: URL, page: number): string {
 
 export type Envelope<T> = { count: number; next: string | null; previous: string | null; results: T[] };
 
+/** The envelope's schema around a resource's response schema. */
+export function envelopeSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    count: z.number().int(),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(item),
+  });
+}
+
 /**
- * Builds the envelope. A page past the end answers 404 (the first page of an empty list is
+ * The envelope of a page. A page past the end answers 404 (the first page of an empty list is
  * an empty 200).
  */
-export function envelope<T>(c: AppContext, req: PageRequest, count: number, results: T[]): Envelope<T> {
+export function envelope<T>(c: AppContext, req: ListRequest, count: number, results: T[]): Envelope<T> {
   const pages = Math.max(1, Math.ceil(count / req.pageSize));
   if (req.page > pages) throw notFound(INVALID_PAGE);
   const url = new URL(c.req.url);
@@ -55,21 +64,20 @@ export function envelope<T>(c: AppContext, req: PageRequest, count: number, resu
   };
 }
 
-export type OrderingFields = Record<string, AnySQLiteColumn | SQL>;
+/** The JSON answer of a list: the page's rows serialized into the envelope. */
+export function respondPage<R, J>(c: AppContext, req: ListRequest, page: Page<R>, serialize: (row: R) => J): Response {
+  return c.json(envelope(c, req, page.count, page.rows.map(serialize)));
+}
 
-/**
- * Reads `ordering` (comma-separated, `-` reverses). Fields outside the allow-list are
- * ignored; with none left the default applies. `tiebreaker` keeps pages stable.
- */
-export function ordering(c: AppContext, allowed: OrderingFields, defaults: string, tiebreaker: AnySQLiteColumn): SQL[] {
-  const parse = (text: string) =>
-    text
-      .split(",")
-      .map((f) => f.trim())
-      .filter((f) => f !== "" && (f.startsWith("-") ? f.slice(1) : f) in allowed);
-  let fields = parse(c.req.query("ordering") ?? "");
-  if (fields.length === 0) fields = parse(defaults);
-  const out = fields.map((f) => (f.startsWith("-") ? desc(allowed[f.slice(1)]!) : asc(allowed[f]!)));
-  out.push(asc(tiebreaker));
-  return out;
+// ---- the older form, still used by list routes not yet moved to fetchPage ----
+
+export type PageRequest = ListRequest & { limit: number; offset: number };
+
+export function pageRequest(c: AppContext): PageRequest {
+  const req = listRequest(c);
+  return { ...req, limit: req.pageSize, offset: (req.page - 1) * req.pageSize };
+}
+
+export function ordering(c: AppContext, fields: OrderingTable["fields"], defaults: string, tiebreaker: OrderingTable["tiebreaker"]) {
+  return orderBy({ fields, default: defaults, tiebreaker }, c.req.query("ordering"));
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { parseDateTime } from "../lib/datetime";
 import type { AppContext, AppEnv } from "./context";
 import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "../domain/failure";
-import { DATETIME_FORMAT_MESSAGE } from "./fields";
+import { DATETIME_FORMAT_MESSAGE } from "../domain/fields";
 
 function typeName(input: unknown): string {
   if (input === null) return "null";

@@ -6,7 +6,7 @@ import { purgeIdempotencyKeys } from "../db/idempotency";
 import { staleQueuedMails } from "../db/mail";
 import { dispatchMail } from "../domain/mail";
 import type { Env } from "../env";
-import { expireOverdueOrders } from "./expiry";
+import { expireOverdueOrders } from "../domain/order-status";
 
 export async function runHousekeeping(env: Env, now: number): Promise<void> {
   const db = createDb(env.DB);

@@ -29,7 +29,7 @@ import { cartsByHoldKeys } from "../db/carts";
 import { createDb, type DB } from "../db/client";
 import {
   type OrderWrite,
-  loadInventoryCatalog,
+  readInventoryCatalog,
   orderExists,
   orderWriteStatements,
   touchInventory,
@@ -40,7 +40,7 @@ import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundT
 import { cartPositions, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
 import { dispatchMail } from "../domain/mail";
-import { type Availability, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
+import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import type { Env } from "../env";
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
@@ -104,7 +104,7 @@ export class EventObject extends DurableObject<Env> {
       }
       for (const [code, o] of orderRows) this.ledger.addOrder(code, o.holds, o.paid);
       if (Number.isFinite(this.eventId)) {
-        const load = () => loadInventoryCatalog(this.db(), this.eventId);
+        const load = () => this.loadCatalog();
         if (roundTripsEnabled(env)) this.startTrips = newRoundTrips();
         this.ledger.setCatalog(await (this.startTrips ? withRoundTripCounting(this.startTrips, load) : load()));
       }
@@ -143,6 +143,10 @@ export class EventObject extends DurableObject<Env> {
     return { value, trips: counts.own.n };
   }
 
+  private async loadCatalog(): Promise<Catalog> {
+    return catalogFromRows(await readInventoryCatalog(this.db(), this.eventId));
+  }
+
   /**
    * Reloads the catalog (quotas, vouchers) from D1 when the caller has seen a newer stamp. A
    * load already under way may have read D1 before the caller's change: when it comes back
@@ -154,7 +158,7 @@ export class EventObject extends DurableObject<Env> {
     if (this.catalogLoad) await this.catalogLoad;
     if (stamp <= this.ledger.stamp) return;
     // a load begun after this call arrived (by this call or another) sees the caller's change
-    this.catalogLoad ??= loadInventoryCatalog(this.db(), this.eventId)
+    this.catalogLoad ??= this.loadCatalog()
       .then((c) => this.ledger.setCatalog(c))
       .finally(() => (this.catalogLoad = null));
     await this.catalogLoad;

@@ -3,13 +3,14 @@
  * found by organizer, event, code and secret together — the secret in the URL is the
  * customer's only credential — the event's settings, and a checked `return_url`.
  */
-import { eventSettingsLevels } from "../db/events";
+import { eventSettingsLevels } from "../domain/settings";
 import { findOrderBySecret, type OrderRecord } from "../db/orders";
 import { organizerEventBySlugs, type EventRecord, type OrganizerRecord } from "../db/storefront";
 import { lastPaymentTime } from "../domain/orders";
 import { orderPaymentRefusal, PAYMENT_ERRORS, type PaymentError } from "../domain/payments";
 import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
-import { orderUrl } from "../api/orders-serializers";
+import { orderUrl } from "../domain/urls";
+import { publicBase } from "../http/urls";
 import type { AppContext } from "../http/context";
 import { html, page, type Raw } from "./html";
 import { legalFooter, type Nav, notFoundPage, RESERVED_SEGMENTS, readNav, returnTarget, returnUrlRefusal, seeOther, send, text, withNav } from "./storefront";
@@ -41,7 +42,7 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
   const settings = effectiveSettings(levels.stored, EVENT_SETTINGS, levels.parent);
   const color = levels.parent.primary_color as string;
   const nav = readNav(c);
-  const url = orderUrl(c, org.slug, event.slug, record.order.code, record.order.secret);
+  const url = orderUrl(publicBase(c), org.slug, event.slug, record.order.code, record.order.secret);
   const refusal = returnUrlRefusal(nav, event.plugins, settings.returnurl_prefix);
   if (refusal) {
     // refused: explain, and send the customer nowhere

@@ -5,7 +5,7 @@
  * `iframe=1` (see storefront.ts) and keep them in their links and forms.
  */
 import { Hono } from "hono";
-import { paymentUrl } from "../api/orders-serializers";
+import { paymentUrl } from "../domain/urls";
 import { createPayment } from "../db/payments";
 import { orderLabels } from "../db/storefront";
 import { PAYMENT_PROVIDERS, type PaymentProvider } from "../domain/orders";

@@ -19,8 +19,9 @@ import { GIFT_CARD_ATTEMPTS, giftCardRefusal, OPEN_PAYMENT_STATES, PAYMENT_ERROR
 import type { AppContext, AppEnv } from "../http/context";
 import { isFailure } from "../domain/failure";
 import { randomString } from "../lib/crypto";
-import { changeOrderStatus, notifyOrder, type StatusChange } from "../api/order-actions";
-import { paymentUrl } from "../api/orders-serializers";
+import { changeOrderStatus, notifyOrder, type StatusChange } from "../domain/order-status";
+import { paymentUrl } from "../domain/urls";
+import { publicBase } from "../http/urls";
 import { html, type Raw } from "./html";
 import { leaveToReturnUrl, loadOrderPage, orderLayout, orderLink, type OrderPage, paymentRefusal } from "./order-context";
 import { ORDER_PATH } from "./order";
@@ -132,7 +133,7 @@ async function payOrder(c: AppContext, ctx: OrderPage, y: PaymentJson, change: P
     return "changed";
   }
   // the mail's facts (address, lines, total) are the order as the page read it: the status change did not touch them
-  await notifyOrder({ ...scope, organizer: ctx.org }, "order_paid", ctx.record, ctx.url, ctx.settings);
+  await notifyOrder({ ...scope, organizer: ctx.org, baseUrl: publicBase(c) }, "order_paid", ctx.record, ctx.settings);
   return null;
 }
 

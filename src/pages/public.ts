@@ -5,12 +5,13 @@
  * `primary_color`; the footer shows the contact address and the imprint and privacy links.
  */
 import { Hono } from "hono";
-import { eventSettingsLevels } from "../db/events";
+import { eventSettingsLevels } from "../domain/settings";
 import { storedOrganizerSettings } from "../db/settings";
 import { organizerBySlug, organizerEventBySlugs, publicEvents, publicSubevents, shopItems, type ShopItem } from "../db/storefront";
 import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
 import type { AppContext, AppEnv } from "../http/context";
-import { eventPublicUrl } from "../http/urls";
+import { eventPublicUrl } from "../domain/urls";
+import { publicBase } from "../http/urls";
 import { html, page, type Raw } from "./html";
 import { dateRange, legalFooter, money, notFoundPage, pageError, RESERVED_SEGMENTS, readNav, send, text, withNav } from "./storefront";
 
@@ -19,7 +20,7 @@ publicPages.onError(pageError);
 
 function eventLine(c: AppContext, orgSlug: string, e: { slug: string; name: Record<string, string>; dateFrom: number; dateTo: number | null; timezone: string; location: Record<string, string> | null }, nav = readNav(c)): Raw {
   const location = text(e.location);
-  return html`<li><a href="${withNav(eventPublicUrl(c, orgSlug, e.slug), { returnUrl: null, iframe: nav.iframe })}"><strong>${text(e.name)}</strong></a><br>
+  return html`<li><a href="${withNav(eventPublicUrl(publicBase(c), orgSlug, e.slug), { returnUrl: null, iframe: nav.iframe })}"><strong>${text(e.name)}</strong></a><br>
 <span class="muted">${dateRange(e.dateFrom, e.dateTo, e.timezone)}${location ? ` · ${location}` : ""}</span></li>`;
 }
 

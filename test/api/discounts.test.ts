@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATETIME_FORMAT_MESSAGE } from "../../src/http/fields";
+import { DATETIME_FORMAT_MESSAGE } from "../../src/domain/fields";
 import { seedEventRow, seedOrganizer } from "../harness";
 import { seedCatalogEvent, seedItem } from "../helpers/catalog";
 

@@ -8,7 +8,8 @@ import { createDb } from "../../src/db/client";
 import { uploadedFiles } from "../../src/db/schema";
 import type { AppEnv } from "../../src/http/context";
 import { resolveFileField } from "../../src/http/files";
-import { mediaUrl } from "../../src/http/urls";
+import { mediaUrl } from "../../src/domain/urls";
+import { publicBase } from "../../src/http/urls";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { anonymous, db, seedDevice, seedOrganizer, type Client } from "../harness";
 
@@ -89,7 +90,7 @@ function fileFieldApp(identity: string) {
   app.post("/picture", async (c) => {
     const body = (await c.req.json()) as { picture: string };
     const key = await resolveFileField(c, "picture", body.picture, { allowedTypes: ["image/png"], scope: "test" });
-    return c.json({ picture: mediaUrl(c, key) });
+    return c.json({ picture: mediaUrl(publicBase(c), key) });
   });
   return (picture: string) =>
     app.request("http://ticketing.test/picture", { method: "POST", body: JSON.stringify({ picture }), headers: { "Content-Type": "application/json" } }, env);
