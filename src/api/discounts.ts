@@ -25,7 +25,7 @@ import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
-import { checkEventItems, count, idList, name, position, salesChannels } from "./catalog-fields";
+import { checkEventItems, count, idList, name, position, salesChannels } from "../domain/catalog-fields";
 
 export function serializeDiscount({ discount: d, items }: DiscountRecord) {
   return {
@@ -97,7 +97,7 @@ function discountValues(input: Partial<DiscountInput>, full: boolean): Partial<D
 async function check(c: AppContext, values: Partial<DiscountValues>, itemIds: number[] | undefined, current?: DiscountValues) {
   const m = { ...current, ...values } as DiscountValues;
   const errors = new Problems();
-  await checkEventItems(c, errors, "condition_limit_products", itemIds);
+  await checkEventItems(c.var.db, c.var.event.id, errors, "condition_limit_products", itemIds);
   validateDiscount(
     {
       subeventMode: m.subeventMode ?? "mixed",

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { VALIDITY_MODES } from "../db/schema/items";
 import { dateTime, decimal, i18n, i18nRequired } from "../domain/fields";
-import { count, MAX_INT } from "./catalog-fields";
+import { count, MAX_INT } from "../domain/catalog-fields";
 
 /** Prices: two places, at most 13 digits (pretix: max_digits 13), not negative. */
 export const MAX_PRICE = 9_999_999_999_999;

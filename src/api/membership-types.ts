@@ -21,7 +21,7 @@ import { i18nRequired } from "../domain/fields";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
-import { count } from "./catalog-fields";
+import { count } from "../domain/catalog-fields";
 
 export function serializeMembershipType(t: MembershipTypeRow) {
   return {

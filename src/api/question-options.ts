@@ -22,7 +22,7 @@ import { fieldError, notFound } from "../domain/failure";
 import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
-import { randomIdentifier } from "./catalog-fields";
+import { randomIdentifier } from "../domain/catalog-fields";
 import { type OptionInput, optionFields, serializeOption } from "./questions";
 
 export const questionOptionRoutes = new Hono<AppEnv>();

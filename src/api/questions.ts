@@ -35,7 +35,7 @@ import { envelope, ordering, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
 import { toIso } from "../lib/datetime";
-import { checkEventItems, identifier, idList, position, randomIdentifier } from "./catalog-fields";
+import { checkEventItems, identifier, idList, position, randomIdentifier } from "../domain/catalog-fields";
 
 // ---- serializers ----
 
@@ -188,7 +188,7 @@ async function checkQuestion(c: AppContext, values: Partial<QuestionValues>, ite
     const lower = values.identifier.toLowerCase();
     if (graphRows.some((r) => r.id !== current?.id && r.identifier.toLowerCase() === lower)) errors.add("identifier", IDENTIFIER_TAKEN);
   }
-  await checkEventItems(c, errors, "items", itemIds);
+  await checkEventItems(c.var.db, c.var.event.id, errors, "items", itemIds);
   const depId = merged.dependencyQuestionId ?? null;
   const dep = depId === null ? undefined : graph.get(depId);
   let dependencyValues = merged.dependencyValues ?? [];

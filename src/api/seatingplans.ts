@@ -21,7 +21,7 @@ import { forbidden, notFound, validationError } from "../domain/failure";
 import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
-import { name } from "./catalog-fields";
+import { name } from "../domain/catalog-fields";
 
 export function serializeSeatingPlan(p: SeatingPlanRow) {
   return { id: p.id, name: p.name, layout: p.layout };

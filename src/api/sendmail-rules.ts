@@ -29,7 +29,7 @@ import { envelope, pageRequest } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 import { toIso } from "../lib/datetime";
-import { checkEventItems, idList } from "./catalog-fields";
+import { checkEventItems, idList } from "../domain/catalog-fields";
 
 /** "HH:MM:SS" stored; written as "HH:MM" (seconds only when not zero). */
 function formatTime(t: string | null): string | null {
@@ -112,7 +112,7 @@ function ruleValues(input: Partial<RuleInput>, full: boolean): Partial<SendmailR
 async function check(c: AppContext, values: Partial<SendmailRuleValues>, itemIds: number[] | undefined, current?: SendmailRuleRecord) {
   const m = { ...current?.rule, ...values } as SendmailRuleValues;
   const errors = new Problems();
-  await checkEventItems(c, errors, "limit_products", itemIds);
+  await checkEventItems(c.var.db, c.var.event.id, errors, "limit_products", itemIds);
   validateSendmailRule(
     {
       allProducts: m.allProducts ?? true,

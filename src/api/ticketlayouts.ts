@@ -37,7 +37,7 @@ import { eventScope } from "../http/tenancy";
 import { mediaUrl } from "../domain/urls";
 import { publicBase } from "../http/urls";
 import { jsonBody, pathId } from "../http/validation";
-import { checkEventItems, name, salesChannel } from "./catalog-fields";
+import { checkEventItems, name, salesChannel } from "../domain/catalog-fields";
 
 export function serializeTicketLayout(c: AppContext, { layout: l, assignments }: TicketLayoutRecord) {
   return {
@@ -190,7 +190,7 @@ ticketLayoutRoutes.post(itemsBase, assign, jsonBody(assignmentInput), async (c) 
   const db = c.var.db;
   const errors = new Problems();
   if (!(await findTicketLayout(db, c.var.event.id, input.layout))) errors.add("layout", `Invalid pk "${input.layout}" - object does not exist.`);
-  await checkEventItems(c, errors, "item", [input.item]);
+  await checkEventItems(c.var.db, c.var.event.id, errors, "item", [input.item]);
   errors.throwIfAny();
   if (await itemChannelAssigned(db, input.item, channel)) throw fieldError("non_field_errors", ALREADY_ASSIGNED);
   try {

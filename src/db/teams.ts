@@ -25,12 +25,12 @@ export const TEAM_FLAG_COLUMNS = {
   can_checkin_orders: "canCheckinOrders",
 } as const satisfies Record<string, keyof TeamValues & keyof typeof teams.$inferSelect>;
 
-export type TeamPermission = keyof typeof TEAM_FLAG_COLUMNS;
-export const TEAM_PERMISSIONS = Object.keys(TEAM_FLAG_COLUMNS) as TeamPermission[];
+/** A permission flag's name (domain/permissions.ts lists them). */
+export type TeamFlag = keyof typeof TEAM_FLAG_COLUMNS;
 
 /** The permission flags of a team row. */
-export function teamFlags(team: typeof teams.$inferSelect): Record<TeamPermission, boolean> {
-  return Object.fromEntries(TEAM_PERMISSIONS.map((p) => [p, team[TEAM_FLAG_COLUMNS[p]] as boolean])) as Record<TeamPermission, boolean>;
+export function teamFlags(team: typeof teams.$inferSelect): Record<TeamFlag, boolean> {
+  return Object.fromEntries(Object.entries(TEAM_FLAG_COLUMNS).map(([p, column]) => [p, team[column] as boolean])) as Record<TeamFlag, boolean>;
 }
 
 const teamWithEvents = {

@@ -3,9 +3,23 @@
  * Routes declare the permission they need; http/tenancy.ts enforces it.
  */
 
-import { TEAM_PERMISSIONS, type TeamPermission } from "../db/teams";
+/** The team permission flags of the spec (the operator command reads this list too, under Node). */
+export const TEAM_PERMISSIONS = [
+  "can_create_events",
+  "can_change_teams",
+  "can_change_organizer_settings",
+  "can_manage_customers",
+  "can_manage_gift_cards",
+  "can_change_event_settings",
+  "can_change_items",
+  "can_view_orders",
+  "can_change_orders",
+  "can_view_vouchers",
+  "can_change_vouchers",
+  "can_checkin_orders",
+] as const;
 
-export { TEAM_PERMISSIONS, type TeamPermission };
+export type TeamPermission = (typeof TEAM_PERMISSIONS)[number];
 
 /**
  * What a route may require: a team flag, or `event:read` (reading an event's own metadata:

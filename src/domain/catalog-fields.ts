@@ -1,8 +1,8 @@
 /** Input pieces shared by the catalog resources (questions, discounts, rules, layouts). */
 import { z } from "zod";
 import { existingItemIds } from "../db/catalog-common";
-import type { AppContext } from "../http/context";
-import { Problems } from "../domain/failure";
+import type { DB } from "../db/client";
+import { Problems } from "./failure";
 import { randomString } from "../lib/crypto";
 
 export const MAX_INT = 2_147_483_647;
@@ -46,9 +46,9 @@ export const name = (max = 190) => z.string().trim().min(1).max(max);
  * Reports the ids of `field` that are not items of the event, in the style of Django REST
  * framework's related fields.
  */
-export async function checkEventItems(c: AppContext, errors: Problems, field: string, ids: readonly number[] | undefined) {
+export async function checkEventItems(db: DB, eventId: number, errors: Problems, field: string, ids: readonly number[] | undefined) {
   if (!ids || ids.length === 0) return;
-  const found = await existingItemIds(c.var.db, c.var.event.id, ids);
+  const found = await existingItemIds(db, eventId, ids);
   for (const id of new Set(ids)) {
     if (!found.has(id)) errors.add(field, `Invalid pk "${id}" - object does not exist.`);
   }
