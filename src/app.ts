@@ -46,6 +46,7 @@ import { RouteTable } from "./http/routing";
 import { authenticatedScope } from "./http/tenancy";
 import { requireJsonBody } from "./http/validation";
 import { customerActivationPages } from "./pages/customer-activation";
+import { pageSecurityHeaders } from "./pages/headers";
 import { invitePages } from "./pages/invite";
 import { orderPages } from "./pages/order";
 import { paymentPages } from "./pages/payment";
@@ -143,6 +144,7 @@ export function createApp() {
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);
+  app.use("*", pageSecurityHeaders());
   app.route("/", invitePages);
   app.route("/", customerActivationPages);
   // Customer pages under organizer and event slugs: after every fixed path above, so they

@@ -82,17 +82,10 @@ export function outward(nav: Nav): Raw {
 // ---- responses ----
 
 /**
- * Framing: pages refuse to be framed (X-Frame-Options DENY, CSP frame-ancestors 'none') unless
- * `iframe=1` asks for embedding. Order pages carry the order's secret in their URL: no caching,
- * no indexing, and no Referer to other sites.
+ * Order pages carry the order's secret in their URL: no caching, no indexing. (The security
+ * headers of every page, framing included, come from pages/headers.ts.)
  */
 function applyHeaders(c: AppContext, opts: { private?: boolean }) {
-  if (c.req.query("iframe") !== "1") {
-    c.header("X-Frame-Options", "DENY");
-    c.header("Content-Security-Policy", "frame-ancestors 'none'");
-  }
-  c.header("Referrer-Policy", "same-origin");
-  c.header("X-Content-Type-Options", "nosniff");
   if (opts.private) {
     c.header("Cache-Control", "private, no-store");
     c.header("X-Robots-Tag", "noindex");
