@@ -56,6 +56,8 @@ export default defineConfig(async () => {
             root,
             include: ["test/configured/**/*.test.ts"],
             setupFiles: ["test/setup.ts"],
+            // a hundred requests in a row: slow when the machine is busy
+            testTimeout: 30_000,
           },
         },
         {
