@@ -60,3 +60,9 @@ const IDENTIFIER_CHARSET = "ABCDEFGHJKLMNPQRSTUVWXYZ3789";
 export function randomIdentifier(length = 8): string {
   return randomString(length, IDENTIFIER_CHARSET);
 }
+
+/**
+ * How a write treats omitted fields: `replace` (POST, PUT) gives them their defaults, `patch`
+ * (PATCH) keeps what is stored.
+ */
+export type WriteMode = "replace" | "patch";

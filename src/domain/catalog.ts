@@ -1,18 +1,10 @@
 /**
  * Rules of the catalog resources that span fields or objects (pretix's model and serializer
- * checks): tax rules, discounts, questions and their dependencies, automated email rules.
+ * checks): discounts, questions and their dependencies, automated email rules.
  * Each takes the complete state after the change and reports field errors.
  */
 import type { Problems } from "./failure";
 import type { DiscountSubeventMode, QuestionType } from "../db/schema";
-
-// ---- tax rules ----
-
-export function validateTaxRule(state: { euReverseCharge: boolean; homeCountry: string | null }, errors: Problems) {
-  if (state.euReverseCharge && !state.homeCountry) {
-    errors.add("home_country", "You need to set your home country to use the reverse charge feature.");
-  }
-}
 
 // ---- discounts ----
 
