@@ -1,49 +1,10 @@
 /**
  * Rules of the catalog resources that span fields or objects (pretix's model and serializer
- * checks): discounts, questions and their dependencies, automated email rules.
+ * checks): questions and their dependencies, automated email rules.
  * Each takes the complete state after the change and reports field errors.
  */
 import type { Problems } from "./failure";
-import type { DiscountSubeventMode, QuestionType } from "../db/schema";
-
-// ---- discounts ----
-
-export type DiscountState = {
-  subeventMode: DiscountSubeventMode;
-  conditionMinCount: number;
-  conditionMinValue: number;
-  benefitOnlyApplyToCheapestNMatches: number | null;
-  availableFrom: number | null;
-  availableUntil: number | null;
-};
-
-/**
- * The combinations pretix forbids because the best discount could no longer be computed
- * (pretix base/models/discount.py `validate_config`), plus a coherent availability window.
- */
-export function validateDiscount(d: DiscountState, errors: Problems) {
-  if (d.conditionMinCount > 0 && d.conditionMinValue > 0) {
-    errors.add("condition_min_value", "You can either set a minimum number of matching products or a minimum value, not both.");
-  }
-  if (d.conditionMinCount === 0 && d.conditionMinValue === 0) {
-    errors.add("non_field_errors", "You need to either set a minimum number of matching products or a minimum value.");
-  }
-  if (d.conditionMinValue > 0 && (d.benefitOnlyApplyToCheapestNMatches ?? 0) > 0) {
-    errors.add(
-      "benefit_only_apply_to_cheapest_n_matches",
-      "You cannot apply the discount only to some of the matched products if you are matching on a minimum value.",
-    );
-  }
-  if (d.subeventMode === "distinct" && d.conditionMinValue > 0) {
-    errors.add(
-      "condition_min_value",
-      "You cannot apply the discount only to bookings of different dates if you are matching on a minimum value.",
-    );
-  }
-  if (d.availableFrom !== null && d.availableUntil !== null && d.availableUntil < d.availableFrom) {
-    errors.add("available_until", "The end of the availability must not be before its start.");
-  }
-}
+import type { QuestionType } from "../db/schema";
 
 // ---- questions ----
 

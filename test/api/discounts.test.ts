@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { discountResponse } from "../../src/api/discounts";
 import { DATETIME_FORMAT_MESSAGE } from "../../src/domain/fields";
 import { seedEventRow, seedOrganizer } from "../harness";
 import { seedCatalogEvent, seedItem } from "../helpers/catalog";
@@ -35,6 +36,8 @@ describe("discounts", () => {
     });
     expect((await client.get(`${path}/discounts/${res.body.id}/`)).body).toEqual(res.body);
     expect((await client.get(`${path}/discounts/`)).body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
+    // the response schema describes the wire exactly (no field more, none less)
+    expect(discountResponse.strict().parse(res.body)).toEqual(res.body);
   });
 
   it("stores every field, with products of the event", async () => {
