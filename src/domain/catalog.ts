@@ -1,6 +1,6 @@
 /**
  * Rules of the catalog resources that span fields or objects (pretix's model and serializer
- * checks): questions and their dependencies, automated email rules.
+ * checks): questions and their dependencies.
  * Each takes the complete state after the change and reports field errors.
  */
 import type { Problems } from "./failure";
@@ -121,28 +121,4 @@ export function validateQuestion(
 ) {
   validateRanges(q, errors);
   validateDependency(q, graph, dependencyOptionIdentifiers, checkDependencyValues, errors);
-}
-
-// ---- automated email rules ----
-
-export type SendmailRuleState = {
-  allProducts: boolean;
-  limitProducts: readonly number[];
-  dateIsAbsolute: boolean;
-  sendDate: number | null;
-  sendOffsetDays: number | null;
-  sendOffsetTime: string | null;
-};
-
-/** When the mail goes out must be defined, and a product-limited rule needs products. */
-export function validateSendmailRule(r: SendmailRuleState, errors: Problems) {
-  if (r.dateIsAbsolute) {
-    if (r.sendDate === null) errors.add("send_date", "This field is required when date_is_absolute is true.");
-  } else {
-    if (r.sendOffsetDays === null) errors.add("send_offset_days", "This field is required when date_is_absolute is false.");
-    if (r.sendOffsetTime === null) errors.add("send_offset_time", "This field is required when date_is_absolute is false.");
-  }
-  if (!r.allProducts && r.limitProducts.length === 0) {
-    errors.add("limit_products", "This field is required when all_products is false.");
-  }
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendmailRuleResponse } from "../../src/api/sendmail-rules";
 import { seedEventRow, seedOrganizer, seedTeam } from "../harness";
 import { seedCatalogEvent, seedItem } from "../helpers/catalog";
 
@@ -33,6 +34,8 @@ describe("automated email rules", () => {
     });
     expect((await client.get(`${path}/sendmail_rules/${res.body.id}/`)).body).toEqual(res.body);
     expect((await client.get(`${path}/sendmail_rules/`)).body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
+    // the response schema describes the wire exactly (no field more, none less)
+    expect(sendmailRuleResponse.strict().parse(res.body)).toEqual(res.body);
   });
 
   it("stores an absolute rule limited to products of the event, for attendees", async () => {
