@@ -181,6 +181,17 @@ describe("discounts", () => {
     });
   });
 
+  it("answers product changes to a discount deleted meanwhile with 200 or 404, never 500", async () => {
+    const { client, path, event } = await seedCatalogEvent();
+    const item = await seedItem(event.id);
+    const { body: d } = await client.post(`${path}/discounts/`, THREE_FOR_TWO);
+    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/discounts/${d.id}/`, { condition_limit_products: [item.id] }));
+    const [deleted, ...changed] = await Promise.all([client.delete(`${path}/discounts/${d.id}/`), ...changes]);
+    expect(deleted.status).toBe(204);
+    for (const r of changed) expect([200, 404]).toContain(r.status);
+    expect((await client.get(`${path}/discounts/${d.id}/`)).status).toBe(404);
+  });
+
   it("deletes on the plural and the singular path", async () => {
     const { client, path } = await seedCatalogEvent();
     const { body: d1 } = await client.post(`${path}/discounts/`, THREE_FOR_TWO);

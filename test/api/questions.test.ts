@@ -75,6 +75,16 @@ describe("questions", () => {
     expect((await client.get(`${path}/questions/${q.id}/options/`)).body.count).toBe(1);
   });
 
+  it("answers item changes to a question deleted meanwhile with 200 or 404", async () => {
+    const { client, path, event } = await seedCatalogEvent();
+    const item = await seedItem(event.id);
+    const { body: q } = await client.post(`${path}/questions/`, SHIRT);
+    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/questions/${q.id}/`, { items: [item.id] }));
+    const [deleted, ...changed] = await Promise.all([client.delete(`${path}/questions/${q.id}/`), ...changes]);
+    expect(deleted.status).toBe(204);
+    for (const r of changed) expect([200, 404]).toContain(r.status);
+  });
+
   it("answers options written while their question is deleted with 201 or 404, never 500", async () => {
     const { client, path } = await seedCatalogEvent();
     const { body: q } = await client.post(`${path}/questions/`, SHIRT);

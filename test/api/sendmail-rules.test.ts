@@ -129,6 +129,17 @@ describe("automated email rules", () => {
     });
   });
 
+  it("answers product changes to a rule deleted meanwhile with 200 or 404, never 500", async () => {
+    const { client, path, event } = await seedCatalogEvent();
+    const item = await seedItem(event.id);
+    const { body: rule } = await client.post(`${path}/sendmail_rules/`, REMINDER);
+    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/sendmail_rules/${rule.id}/`, { limit_products: [item.id] }));
+    const [deleted, ...changed] = await Promise.all([client.delete(`${path}/sendmail_rules/${rule.id}/`), ...changes]);
+    expect(deleted.status).toBe(204);
+    for (const r of changed) expect([200, 404]).toContain(r.status);
+    expect((await client.get(`${path}/sendmail_rules/${rule.id}/`)).status).toBe(404);
+  });
+
   it("deletes a rule: nothing refers to a rule, so it is never in use (204, then 404)", async () => {
     const { client, path } = await seedCatalogEvent();
     const { body: rule } = await client.post(`${path}/sendmail_rules/`, REMINDER);
