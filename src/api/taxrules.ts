@@ -1,34 +1,33 @@
 /**
  * Tax rules (spec "Tax rule"; pretix docs taxrules.rst). Reading needs access to the event;
- * writing needs can_change_event_settings. A rule in use by products or orders cannot be
- * deleted (403).
+ * writing needs can_change_event_settings. The rules and services are in domain/taxrules.ts
+ * (a rule in use by products or orders cannot be deleted: 403).
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { eventScopeKey, lastChangeQuery } from "../db/changes";
-import {
-  createTaxRule,
-  deleteTaxRuleIfUnused,
-  findTaxRule,
-  TAX_RULES_RESOURCE,
-  type TaxRuleRow,
-  type TaxRuleValues,
-  taxRuleCount,
-  taxRulePage,
-  updateTaxRule,
-} from "../db/taxrules";
-import { validateTaxRule } from "../domain/catalog";
+import { listTaxRules, type TaxRuleRow } from "../db/taxrules";
+import { createTaxRule, deleteTaxRule, loadTaxRule, taxRuleInput, taxRulePatch, updateTaxRule } from "../domain/taxrules";
 import { notModified } from "../http/conditional";
-import type { AppContext, AppEnv } from "../http/context";
-import { Problems, forbidden, notFound } from "../domain/failure";
-import { decimal, i18nRequired } from "../domain/fields";
-import { envelope, pageRequest } from "../http/pagination";
+import { type AppEnv, eventContext } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
+import { decimalString, i18n, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
-import { isCountryCode } from "../lib/countries";
 import { formatDecimal } from "../lib/money";
 
-export function serializeTaxRule(r: TaxRuleRow) {
+export const taxRuleResponse = z.object({
+  id: id(),
+  name: i18n(),
+  internal_name: z.string().nullable(),
+  rate: decimalString(),
+  price_includes_tax: z.boolean(),
+  eu_reverse_charge: z.boolean(),
+  home_country: z.string().nullable(),
+  keep_gross_if_rate_changes: z.boolean(),
+});
+export type TaxRuleResponse = z.infer<typeof taxRuleResponse>;
+
+export function serializeTaxRule(r: TaxRuleRow): TaxRuleResponse {
   return {
     id: r.id,
     name: r.name,
@@ -41,111 +40,34 @@ export function serializeTaxRule(r: TaxRuleRow) {
   };
 }
 
-const homeCountry = () =>
-  z
-    .string()
-    .trim()
-    .transform((v, ctx) => {
-      if (v === "") return v;
-      const code = v.toUpperCase();
-      if (!isCountryCode(code)) {
-        ctx.addIssue({ code: "custom", message: `"${v}" is not a valid choice.` });
-        return z.NEVER;
-      }
-      return code;
-    });
-
-const taxRuleFields = z.object({
-  name: i18nRequired(),
-  internal_name: z.string().trim().max(190).nullable(),
-  /** Percent; at most ten digits with two decimal places. */
-  rate: decimal({ min: 0, max: 99_999_999_99 }),
-  price_includes_tax: z.boolean(),
-  eu_reverse_charge: z.boolean(),
-  home_country: homeCountry().nullable(),
-  keep_gross_if_rate_changes: z.boolean(),
-});
-type TaxRuleInput = z.output<typeof taxRuleFields>;
-
-const taxRuleFull = taxRuleFields.partial().required({ name: true, rate: true });
-const taxRulePatch = taxRuleFields.partial();
-
-/** Column values; with `full` (POST, PUT) omitted fields take their defaults. */
-function taxRuleValues(input: Partial<TaxRuleInput>, full: boolean): Partial<TaxRuleValues> {
-  const v: Partial<TaxRuleValues> = {};
-  if (input.name !== undefined) v.name = input.name;
-  if (input.rate !== undefined) v.rate = input.rate;
-  if (input.internal_name !== undefined || full) v.internalName = input.internal_name ?? null;
-  if (input.price_includes_tax !== undefined || full) v.priceIncludesTax = input.price_includes_tax ?? true;
-  if (input.eu_reverse_charge !== undefined || full) v.euReverseCharge = input.eu_reverse_charge ?? false;
-  if (input.home_country !== undefined || full) v.homeCountry = input.home_country ?? null;
-  if (input.keep_gross_if_rate_changes !== undefined || full) v.keepGrossIfRateChanges = input.keep_gross_if_rate_changes ?? false;
-  return v;
-}
-
-function check(values: Partial<TaxRuleValues>, current?: TaxRuleRow) {
-  const errors = new Problems();
-  validateTaxRule(
-    {
-      euReverseCharge: values.euReverseCharge ?? current?.euReverseCharge ?? false,
-      homeCountry: values.homeCountry !== undefined ? values.homeCountry : (current?.homeCountry ?? null),
-    },
-    errors,
-  );
-  errors.throwIfAny();
-}
-
-async function loadTaxRule(c: AppContext): Promise<TaxRuleRow> {
-  const rule = await findTaxRule(c.var.db, c.var.event.id, pathId(c, "id"));
-  if (!rule) throw notFound();
-  return rule;
-}
-
 export const taxRuleRoutes = new Hono<AppEnv>();
 const read = eventScope(null);
 const write = eventScope("can_change_event_settings");
 const base = "/organizers/:organizer/events/:event/taxrules";
 
 taxRuleRoutes.get(base, read, async (c) => {
-  const page = pageRequest(c);
-  const db = c.var.db;
-  const eventId = c.var.event.id;
-  const [stamp, [total], rows] = await db.batch([
-    lastChangeQuery(db, eventScopeKey(eventId), TAX_RULES_RESOURCE),
-    taxRuleCount(db, eventId),
-    taxRulePage(db, eventId, page.limit, page.offset),
-  ]);
-  const unchanged = notModified(c, stamp[0]?.modifiedAt);
+  const req = listRequest(c);
+  const page = await listTaxRules(c.var.db, c.var.event.id, req);
+  const unchanged = notModified(c, page.lastModified);
   if (unchanged) return unchanged;
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map(serializeTaxRule)));
+  return respondPage(c, req, page, serializeTaxRule);
 });
 
-taxRuleRoutes.get(`${base}/:id`, read, async (c) => c.json(serializeTaxRule(await loadTaxRule(c))));
+taxRuleRoutes.get(`${base}/:id`, read, async (c) => c.json(serializeTaxRule(await loadTaxRule(eventContext(c), pathId(c, "id")))));
 
-taxRuleRoutes.post(base, write, jsonBody(taxRuleFull), async (c) => {
-  const values = taxRuleValues(c.req.valid("json"), true);
-  check(values);
-  const row = await createTaxRule(c.var.db, c.var.event.id, values as TaxRuleValues, Date.now());
-  return c.json(serializeTaxRule(row), 201);
+taxRuleRoutes.post(base, write, jsonBody(taxRuleInput), async (c) => {
+  return c.json(serializeTaxRule(await createTaxRule(eventContext(c), c.req.valid("json"))), 201);
 });
 
-async function changeTaxRule(c: AppContext, input: Partial<TaxRuleInput>, full: boolean) {
-  const current = await loadTaxRule(c);
-  const values = taxRuleValues(input, full);
-  check(values, current);
-  if (Object.keys(values).length === 0) return c.json(serializeTaxRule(current));
-  const row = await updateTaxRule(c.var.db, c.var.event.id, current.id, values, Date.now());
-  if (!row) throw notFound();
-  return c.json(serializeTaxRule(row));
-}
+taxRuleRoutes.put(`${base}/:id`, write, jsonBody(taxRuleInput), async (c) => {
+  return c.json(serializeTaxRule(await updateTaxRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")));
+});
 
-taxRuleRoutes.put(`${base}/:id`, write, jsonBody(taxRuleFull), (c) => changeTaxRule(c, c.req.valid("json"), true));
-taxRuleRoutes.patch(`${base}/:id`, write, jsonBody(taxRulePatch), (c) => changeTaxRule(c, c.req.valid("json"), false));
+taxRuleRoutes.patch(`${base}/:id`, write, jsonBody(taxRulePatch), async (c) => {
+  return c.json(serializeTaxRule(await updateTaxRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
+});
 
 taxRuleRoutes.delete(`${base}/:id`, write, async (c) => {
-  const rule = await loadTaxRule(c);
-  if (!(await deleteTaxRuleIfUnused(c.var.db, c.var.event.id, rule.id, Date.now()))) {
-    throw forbidden("This tax rule can not be deleted as it is currently in use.");
-  }
+  await deleteTaxRule(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

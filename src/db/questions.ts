@@ -1,9 +1,10 @@
 /** Questions of an event with their items and options; every query is scoped by event. */
-import { and, asc, count, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { I18n } from "../lib/i18n";
 import { itemLinkInserts, lastInsertedId, linkedItemIdsJson, qualifiedId, runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
-import { eventScopeKey, touchStatement } from "./changes";
+import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { questionItems, questionOptions, questions } from "./schema";
 import { chunks, MAX_PARAMS, rowsPerInsert } from "./util";
 
@@ -23,46 +24,73 @@ const questionRecordFields = {
 
 export type QuestionRecord = { question: QuestionRow; items: string; options: string };
 
-export type QuestionFilters = { identifier?: string; askDuringCheckin?: boolean; required?: boolean };
+export type QuestionFilters = { identifier?: string | undefined; askDuringCheckin?: boolean | undefined; required?: boolean | undefined };
 
-function questionWhere(eventId: number, f: QuestionFilters): SQL | undefined {
+function selectQuestions(db: DB) {
+  return db.select(questionRecordFields).from(questions);
+}
+
+function questionWhere(eventId: number, id: number | SQL) {
+  return and(eq(questions.eventId, eventId), eq(questions.id, id));
+}
+
+/** `ordering` of the list: `id` or `position` (default). */
+export const QUESTION_ORDERING: OrderingTable = { fields: { id: questions.id, position: questions.position }, default: "position", tiebreaker: questions.id };
+
+/** A page of the event's questions and the list's last change, in one batch. */
+export async function listQuestions(db: DB, eventId: number, f: QuestionFilters, req: ListRequest) {
   const conds: SQL[] = [eq(questions.eventId, eventId)];
   if (f.identifier !== undefined) conds.push(eq(questions.identifier, f.identifier));
   if (f.askDuringCheckin !== undefined) conds.push(eq(questions.askDuringCheckin, f.askDuringCheckin));
   if (f.required !== undefined) conds.push(eq(questions.required, f.required));
-  return and(...conds);
-}
-
-export function questionCount(db: DB, eventId: number, f: QuestionFilters) {
-  return db.select({ n: count() }).from(questions).where(questionWhere(eventId, f));
-}
-
-export function questionPage(db: DB, eventId: number, f: QuestionFilters, order: SQL[], limit: number, offset: number) {
-  return db
-    .select(questionRecordFields)
-    .from(questions)
-    .where(questionWhere(eventId, f))
-    .orderBy(...order)
-    .limit(limit)
-    .offset(offset);
+  const where = and(...conds);
+  const page = await fetchPage(
+    db,
+    { rows: selectQuestions(db).where(where).$dynamic(), count: { from: questions, where }, ordering: QUESTION_ORDERING },
+    req,
+    lastChangeQuery(db, eventScopeKey(eventId), QUESTIONS_RESOURCE),
+  );
+  const [stamp] = page.extra;
+  return { count: page.count, rows: page.rows, lastModified: stamp[0]?.modifiedAt ?? null };
 }
 
 export async function findQuestion(db: DB, eventId: number, id: number): Promise<QuestionRecord | undefined> {
-  return db
-    .select(questionRecordFields)
-    .from(questions)
-    .where(and(eq(questions.eventId, eventId), eq(questions.id, id)))
-    .get();
+  return selectQuestions(db).where(questionWhere(eventId, id)).get();
+}
+
+function questionExistsQuery(db: DB, eventId: number, id: number) {
+  return db.select({ id: questions.id }).from(questions).where(questionWhere(eventId, id));
 }
 
 export async function questionExists(db: DB, eventId: number, id: number): Promise<boolean> {
-  const row = await db.select({ id: questions.id }).from(questions).where(and(eq(questions.eventId, eventId), eq(questions.id, id))).get();
-  return row !== undefined;
+  return (await questionExistsQuery(db, eventId, id).get()) !== undefined;
 }
 
-/** Every question of the event as a dependency graph node, plus its identifier. */
-export function questionGraph(db: DB, eventId: number) {
-  return db
+export type QuestionNode = { id: number; type: QuestionRow["type"]; askDuringCheckin: boolean; dependencyQuestionId: number | null; identifier: string };
+
+/** Option identifiers of the event among `identifiers` (other than `exceptOptionId`), as statements for a batch. */
+function takenOptionIdentifierQueries(db: DB, eventId: number, identifiers: readonly string[], exceptOptionId?: number) {
+  return chunks([...new Set(identifiers)], MAX_PARAMS - 5).map((part) =>
+    db
+      .select({ identifier: questionOptions.identifier })
+      .from(questionOptions)
+      .where(
+        and(
+          eq(questionOptions.eventId, eventId),
+          inArray(questionOptions.identifier, part),
+          exceptOptionId === undefined ? undefined : ne(questionOptions.id, exceptOptionId),
+        ),
+      ),
+  );
+}
+
+/**
+ * What checking a question's new state needs from the event, in one batch: every question as
+ * a dependency graph node with its identifier, the option identifiers of the question depended
+ * on (`dependencyId`), and which of `optionIdentifiers` options of the event already use.
+ */
+export async function questionCheckFacts(db: DB, eventId: number, dependencyId: number | null, optionIdentifiers: readonly string[]) {
+  const graph = db
     .select({
       id: questions.id,
       type: questions.type,
@@ -72,34 +100,16 @@ export function questionGraph(db: DB, eventId: number) {
     })
     .from(questions)
     .where(eq(questions.eventId, eventId));
-}
-
-/** The option identifiers of a question of the event. */
-export async function optionIdentifiersOf(db: DB, eventId: number, questionId: number): Promise<Set<string>> {
-  const rows = await db
+  const depOptions = db
     .select({ identifier: questionOptions.identifier })
     .from(questionOptions)
-    .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId)));
-  return new Set(rows.map((r) => r.identifier));
-}
-
-/** Which of `identifiers` are used by options of the event (other than `exceptOptionId`). */
-export async function takenOptionIdentifiers(db: DB, eventId: number, identifiers: string[], exceptOptionId?: number): Promise<Set<string>> {
-  const taken = new Set<string>();
-  for (const part of chunks([...new Set(identifiers)], MAX_PARAMS - 5)) {
-    const rows = await db
-      .select({ identifier: questionOptions.identifier })
-      .from(questionOptions)
-      .where(
-        and(
-          eq(questionOptions.eventId, eventId),
-          inArray(questionOptions.identifier, part),
-          exceptOptionId === undefined ? undefined : ne(questionOptions.id, exceptOptionId),
-        ),
-      );
-    for (const r of rows) taken.add(r.identifier);
-  }
-  return taken;
+    .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, dependencyId ?? 0)));
+  const [nodes, deps, ...taken] = await db.batch([graph, depOptions, ...takenOptionIdentifierQueries(db, eventId, optionIdentifiers)]);
+  return {
+    graph: nodes as QuestionNode[],
+    dependencyOptionIdentifiers: new Set(dependencyId === null ? [] : deps.map((r) => r.identifier)),
+    takenOptionIdentifiers: new Set((taken as { identifier: string }[][]).flat().map((r) => r.identifier)),
+  };
 }
 
 function optionInserts(db: DB, eventId: number, questionId: number | SQL, options: OptionValues[]): Statement[] {
@@ -108,85 +118,105 @@ function optionInserts(db: DB, eventId: number, questionId: number | SQL, option
   );
 }
 
-/** Creates a question with its items and options in one transaction; returns its id. */
-export async function createQuestion(
+/** Creates a question with its items and options in one transaction and reads it back. */
+export async function insertQuestion(
   db: DB,
   eventId: number,
   values: QuestionValues,
   itemIds: number[],
   options: OptionValues[],
   now: number,
-): Promise<number> {
+): Promise<QuestionRecord> {
   const self = lastInsertedId("questions");
-  const [inserted] = (await runBatch(db, [
-    db.insert(questions).values({ ...values, eventId }).returning({ id: questions.id }),
+  const results = await runBatch(db, [
+    db.insert(questions).values({ ...values, eventId }),
     ...itemLinkInserts(db, "question_items", self, eventId, itemIds),
     ...optionInserts(db, eventId, self, options),
     touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now),
-  ])) as [{ id: number }[]];
-  return inserted[0]!.id;
+    selectQuestions(db).where(questionWhere(eventId, self)),
+  ]);
+  return (results.at(-1) as QuestionRecord[])[0]!;
 }
 
-/** Updates a question; `itemIds` replaces its items when given. */
-export async function updateQuestion(db: DB, eventId: number, id: number, values: Partial<QuestionValues>, itemIds: number[] | undefined, now: number) {
+/**
+ * Updates a question (`itemIds` replaces its items when given) and reads it back in the same
+ * transaction; undefined when it is gone.
+ */
+export async function updateQuestionValues(
+  db: DB,
+  eventId: number,
+  id: number,
+  values: Partial<QuestionValues>,
+  itemIds: number[] | undefined,
+  now: number,
+): Promise<QuestionRecord | undefined> {
   const statements: Statement[] = [];
-  if (Object.keys(values).length) {
-    statements.push(db.update(questions).set(values).where(and(eq(questions.eventId, eventId), eq(questions.id, id))));
-  }
+  if (Object.keys(values).length) statements.push(db.update(questions).set(values).where(questionWhere(eventId, id)));
   if (itemIds) {
     statements.push(db.delete(questionItems).where(eq(questionItems.questionId, id)));
     statements.push(...itemLinkInserts(db, "question_items", id, eventId, itemIds));
   }
-  if (statements.length === 0) return;
-  statements.push(touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now));
-  await runBatch(db, statements);
+  if (statements.length) statements.push(touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now));
+  statements.push(selectQuestions(db).where(questionWhere(eventId, id)));
+  const results = await runBatch(db, statements);
+  return (results.at(-1) as QuestionRecord[])[0];
 }
 
 /** Deletes a question; questions depending on it lose the dependency (as in pretix). */
-export async function deleteQuestion(db: DB, eventId: number, id: number, now: number) {
+export async function deleteQuestionRow(db: DB, eventId: number, id: number, now: number) {
   await runBatch(db, [
     db
       .update(questions)
       .set({ dependencyQuestionId: null })
       .where(and(eq(questions.eventId, eventId), eq(questions.dependencyQuestionId, id))),
-    db.delete(questions).where(and(eq(questions.eventId, eventId), eq(questions.id, id))),
+    db.delete(questions).where(questionWhere(eventId, id)),
     touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now),
   ]);
 }
 
 // ---- options ----
 
-export function optionCount(db: DB, eventId: number, questionId: number) {
-  return db
-    .select({ n: count() })
-    .from(questionOptions)
-    .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId)));
+function optionWhere(eventId: number, questionId: number, id: number) {
+  return and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId), eq(questionOptions.id, id));
 }
 
-export function optionPage(db: DB, eventId: number, questionId: number, limit: number, offset: number) {
-  return db
-    .select()
-    .from(questionOptions)
-    .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId)))
-    .orderBy(asc(questionOptions.position), asc(questionOptions.id))
-    .limit(limit)
-    .offset(offset);
+/** A page of a question's options (by position) and whether the question is one of the event, in one batch. */
+export async function listOptions(db: DB, eventId: number, questionId: number, req: ListRequest) {
+  const where = and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId));
+  const rows = db.select().from(questionOptions).where(where).orderBy(asc(questionOptions.position), asc(questionOptions.id)).$dynamic();
+  const page = await fetchPage(db, { rows, count: { from: questionOptions, where } }, req, questionExistsQuery(db, eventId, questionId));
+  const [question] = page.extra;
+  return { count: page.count, rows: page.rows, questionExists: question.length > 0 };
 }
 
 export async function findOption(db: DB, eventId: number, questionId: number, id: number): Promise<OptionRow | undefined> {
-  return db
-    .select()
-    .from(questionOptions)
-    .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId), eq(questionOptions.id, id)))
-    .get();
+  return db.select().from(questionOptions).where(optionWhere(eventId, questionId, id)).get();
+}
+
+/** Whether the question is one of the event, and whether options of the event use `identifier`, in one batch. */
+export async function optionCreateFacts(db: DB, eventId: number, questionId: number, identifier: string | null) {
+  const [question, ...taken] = await db.batch([
+    questionExistsQuery(db, eventId, questionId),
+    ...takenOptionIdentifierQueries(db, eventId, identifier ? [identifier] : []),
+  ]);
+  return { questionExists: question.length > 0, identifierTaken: (taken as unknown[][]).some((rows) => rows.length > 0) };
+}
+
+/** The option, and whether other options of the event use `identifier`, in one batch. */
+export async function optionChangeFacts(db: DB, eventId: number, questionId: number, id: number, identifier: string | null) {
+  const [option, ...taken] = await db.batch([
+    db.select().from(questionOptions).where(optionWhere(eventId, questionId, id)),
+    ...takenOptionIdentifierQueries(db, eventId, identifier ? [identifier] : [], id),
+  ]);
+  return { option: option[0] as OptionRow | undefined, identifierTaken: (taken as unknown[][]).some((rows) => rows.length > 0) };
 }
 
 /** Creates an option; without a position it goes after the question's last option. */
-export async function createOption(
+export async function insertOption(
   db: DB,
   eventId: number,
   questionId: number,
-  values: { identifier: string; answer: I18n; position?: number },
+  values: { identifier: string; answer: I18n; position?: number | undefined },
   now: number,
 ): Promise<OptionRow> {
   const position =
@@ -202,23 +232,18 @@ export async function createOption(
   return rows[0]!;
 }
 
-export async function updateOption(db: DB, eventId: number, questionId: number, id: number, values: Partial<OptionValues>, now: number) {
+/** Writes the changed columns; undefined when the option is gone. */
+export async function updateOptionValues(db: DB, eventId: number, questionId: number, id: number, values: Partial<OptionValues>, now: number) {
   const [rows] = await db.batch([
-    db
-      .update(questionOptions)
-      .set(values)
-      .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId), eq(questionOptions.id, id)))
-      .returning(),
+    db.update(questionOptions).set(values).where(optionWhere(eventId, questionId, id)).returning(),
     touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now),
   ]);
   return rows[0];
 }
 
-export async function deleteOption(db: DB, eventId: number, questionId: number, id: number, now: number) {
+export async function deleteOptionRow(db: DB, eventId: number, questionId: number, id: number, now: number) {
   await db.batch([
-    db
-      .delete(questionOptions)
-      .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId), eq(questionOptions.id, id))),
+    db.delete(questionOptions).where(optionWhere(eventId, questionId, id)),
     touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now),
   ]);
 }

@@ -1,7 +1,8 @@
 /** Tax rules of an event; every query is scoped by event. */
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { DB } from "./client";
-import { eventScopeKey, touchStatement } from "./changes";
+import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { fetchPage, type ListRequest } from "./paging";
 import { taxRules } from "./schema";
 
 export type TaxRuleRow = typeof taxRules.$inferSelect;
@@ -9,19 +10,20 @@ export type TaxRuleValues = Omit<typeof taxRules.$inferInsert, "id" | "eventId">
 
 export const TAX_RULES_RESOURCE = "taxrules";
 
-export function taxRuleCount(db: DB, eventId: number) {
-  return db.select({ n: count() }).from(taxRules).where(eq(taxRules.eventId, eventId));
-}
-
-export function taxRulePage(db: DB, eventId: number, limit: number, offset: number) {
-  return db.select().from(taxRules).where(eq(taxRules.eventId, eventId)).orderBy(asc(taxRules.id)).limit(limit).offset(offset);
+/** A page of the event's tax rules (by id) and the list's last change, in one batch. */
+export async function listTaxRules(db: DB, eventId: number, req: ListRequest) {
+  const where = eq(taxRules.eventId, eventId);
+  const rows = db.select().from(taxRules).where(where).orderBy(asc(taxRules.id)).$dynamic();
+  const page = await fetchPage(db, { rows, count: { from: taxRules, where } }, req, lastChangeQuery(db, eventScopeKey(eventId), TAX_RULES_RESOURCE));
+  const [stamp] = page.extra;
+  return { count: page.count, rows: page.rows, lastModified: stamp[0]?.modifiedAt ?? null };
 }
 
 export async function findTaxRule(db: DB, eventId: number, id: number): Promise<TaxRuleRow | undefined> {
   return db.select().from(taxRules).where(and(eq(taxRules.eventId, eventId), eq(taxRules.id, id))).get();
 }
 
-export async function createTaxRule(db: DB, eventId: number, values: TaxRuleValues, now: number): Promise<TaxRuleRow> {
+export async function insertTaxRule(db: DB, eventId: number, values: TaxRuleValues, now: number): Promise<TaxRuleRow> {
   const [rows] = await db.batch([
     db.insert(taxRules).values({ ...values, eventId }).returning(),
     touchStatement(db, eventScopeKey(eventId), TAX_RULES_RESOURCE, now),
@@ -29,7 +31,8 @@ export async function createTaxRule(db: DB, eventId: number, values: TaxRuleValu
   return rows[0]!;
 }
 
-export async function updateTaxRule(db: DB, eventId: number, id: number, values: Partial<TaxRuleValues>, now: number) {
+/** Writes the changed columns; undefined when the rule is gone. */
+export async function updateTaxRuleValues(db: DB, eventId: number, id: number, values: Partial<TaxRuleValues>, now: number) {
   const [rows] = await db.batch([
     db
       .update(taxRules)

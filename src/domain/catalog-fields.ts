@@ -60,3 +60,17 @@ const IDENTIFIER_CHARSET = "ABCDEFGHJKLMNPQRSTUVWXYZ3789";
 export function randomIdentifier(length = 8): string {
   return randomString(length, IDENTIFIER_CHARSET);
 }
+
+/**
+ * How a write treats omitted fields: `replace` (POST, PUT) gives them their defaults, `patch`
+ * (PATCH) keeps what is stored.
+ */
+export type WriteMode = "replace" | "patch";
+
+/**
+ * How a service stores a file field's upload: the HTTP layer's door to uploaded files
+ * (`resolveFileField` in src/http/files.ts checks that the caller uploaded `ref` and that it
+ * is of an allowed type, copies it under `scope` and returns its storage key, or fails with a
+ * field error). The service decides whether and when a file is stored (after its own checks).
+ */
+export type StoreUpload = (ref: string, opts: { field: string; allowedTypes?: string[]; scope: string }) => Promise<string>;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { discountResponse } from "../../src/api/discounts";
 import { DATETIME_FORMAT_MESSAGE } from "../../src/domain/fields";
 import { seedEventRow, seedOrganizer } from "../harness";
 import { seedCatalogEvent, seedItem } from "../helpers/catalog";
@@ -35,6 +36,8 @@ describe("discounts", () => {
     });
     expect((await client.get(`${path}/discounts/${res.body.id}/`)).body).toEqual(res.body);
     expect((await client.get(`${path}/discounts/`)).body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
+    // the response schema describes the wire exactly (no field more, none less)
+    expect(discountResponse.strict().parse(res.body)).toEqual(res.body);
   });
 
   it("stores every field, with products of the event", async () => {
@@ -176,6 +179,17 @@ describe("discounts", () => {
       benefit_discount_matching_percent: "0.00",
       benefit_only_apply_to_cheapest_n_matches: null,
     });
+  });
+
+  it("answers product changes to a discount deleted meanwhile with 200 or 404, never 500", async () => {
+    const { client, path, event } = await seedCatalogEvent();
+    const item = await seedItem(event.id);
+    const { body: d } = await client.post(`${path}/discounts/`, THREE_FOR_TWO);
+    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/discounts/${d.id}/`, { condition_limit_products: [item.id] }));
+    const [deleted, ...changed] = await Promise.all([client.delete(`${path}/discounts/${d.id}/`), ...changes]);
+    expect(deleted.status).toBe(204);
+    for (const r of changed) expect([200, 404]).toContain(r.status);
+    expect((await client.get(`${path}/discounts/${d.id}/`)).status).toBe(404);
   });
 
   it("deletes on the plural and the singular path", async () => {

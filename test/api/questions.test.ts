@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { optionResponse, questionResponse } from "../../src/api/questions";
 import { seedEventRow, seedOrganizer } from "../harness";
 import { OLD_HTTP_DATE, OLD_MS, seedCatalogEvent, seedItem, seedItems, setStamp } from "../helpers/catalog";
 
@@ -54,6 +55,44 @@ describe("questions", () => {
     const ids = new Set(res.body.options.map((o: { identifier: string }) => o.identifier));
     expect(ids.size).toBe(3);
     expect((await client.get(`${path}/questions/${res.body.id}/`)).body).toEqual(res.body);
+    // the response schemas describe the wire exactly (no field more, none less)
+    expect(questionResponse.strict().parse(res.body)).toEqual(res.body);
+    expect(optionResponse.strict().parse(res.body.options[0])).toEqual(res.body.options[0]);
+  });
+
+  it("keeps identifiers unique when many questions and options take the same one at once (400, never 500)", async () => {
+    const { client, path } = await seedCatalogEvent();
+    const questions = await Promise.all(
+      Array.from({ length: 6 }, () => client.post(`${path}/questions/`, { question: { en: "q" }, type: "S", identifier: "SAME" })),
+    );
+    expect(questions.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
+    for (const r of questions.filter((r) => r.status === 400)) expect(r.body).toEqual({ identifier: ["This identifier is already used for a different question."] });
+    const { body: q } = await client.post(`${path}/questions/`, { question: { en: "c" }, type: "C" });
+    const options = await Promise.all(Array.from({ length: 6 }, () => client.post(`${path}/questions/${q.id}/options/`, { answer: { en: "o" }, identifier: "OPT" })));
+    expect(options.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
+    for (const r of options.filter((r) => r.status === 400)) expect(r.body).toEqual({ identifier: ['The identifier "OPT" is already used for a different option.'] });
+    expect((await client.get(`${path}/questions/?identifier=SAME`)).body.count).toBe(1);
+    expect((await client.get(`${path}/questions/${q.id}/options/`)).body.count).toBe(1);
+  });
+
+  it("answers item changes to a question deleted meanwhile with 200 or 404", async () => {
+    const { client, path, event } = await seedCatalogEvent();
+    const item = await seedItem(event.id);
+    const { body: q } = await client.post(`${path}/questions/`, SHIRT);
+    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/questions/${q.id}/`, { items: [item.id] }));
+    const [deleted, ...changed] = await Promise.all([client.delete(`${path}/questions/${q.id}/`), ...changes]);
+    expect(deleted.status).toBe(204);
+    for (const r of changed) expect([200, 404]).toContain(r.status);
+  });
+
+  it("answers options written while their question is deleted with 201 or 404, never 500", async () => {
+    const { client, path } = await seedCatalogEvent();
+    const { body: q } = await client.post(`${path}/questions/`, SHIRT);
+    const writes = Array.from({ length: 8 }, (_, i) => client.post(`${path}/questions/${q.id}/options/`, { answer: { en: `o${i}` } }));
+    const [deleted, ...created] = await Promise.all([client.delete(`${path}/questions/${q.id}/`), ...writes]);
+    expect(deleted.status).toBe(204);
+    for (const r of created) expect([201, 404]).toContain(r.status);
+    expect((await client.get(`${path}/questions/${q.id}/options/`)).status).toBe(404);
   });
 
   it("accepts every type code of pretix's questions.rst and nothing else", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendmailRuleResponse } from "../../src/api/sendmail-rules";
 import { seedEventRow, seedOrganizer, seedTeam } from "../harness";
 import { seedCatalogEvent, seedItem } from "../helpers/catalog";
 
@@ -33,6 +34,8 @@ describe("automated email rules", () => {
     });
     expect((await client.get(`${path}/sendmail_rules/${res.body.id}/`)).body).toEqual(res.body);
     expect((await client.get(`${path}/sendmail_rules/`)).body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
+    // the response schema describes the wire exactly (no field more, none less)
+    expect(sendmailRuleResponse.strict().parse(res.body)).toEqual(res.body);
   });
 
   it("stores an absolute rule limited to products of the event, for attendees", async () => {
@@ -124,6 +127,17 @@ describe("automated email rules", () => {
       offset_is_after: false,
       send_to: "orders",
     });
+  });
+
+  it("answers product changes to a rule deleted meanwhile with 200 or 404, never 500", async () => {
+    const { client, path, event } = await seedCatalogEvent();
+    const item = await seedItem(event.id);
+    const { body: rule } = await client.post(`${path}/sendmail_rules/`, REMINDER);
+    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/sendmail_rules/${rule.id}/`, { limit_products: [item.id] }));
+    const [deleted, ...changed] = await Promise.all([client.delete(`${path}/sendmail_rules/${rule.id}/`), ...changes]);
+    expect(deleted.status).toBe(204);
+    for (const r of changed) expect([200, 404]).toContain(r.status);
+    expect((await client.get(`${path}/sendmail_rules/${rule.id}/`)).status).toBe(404);
   });
 
   it("deletes a rule: nothing refers to a rule, so it is never in use (204, then 404)", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { taxRuleResponse } from "../../src/api/taxrules";
 import { seedEventRow, seedOrganizer } from "../harness";
 import { OLD_HTTP_DATE, OLD_MS, seedCatalogEvent, seedItem, seedOrderPosition, setStamp } from "../helpers/catalog";
 
@@ -24,6 +25,8 @@ describe("tax rules", () => {
     expect(one.body).toEqual(res.body);
     const list = await client.get(`${path}/taxrules/`);
     expect(list.body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
+    // the response schema describes the wire exactly (no field more, none less)
+    expect(taxRuleResponse.strict().parse(res.body)).toEqual(res.body);
   });
 
   it("stores every field and normalizes the rate to a two-place decimal string", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { layoutItemResponse, ticketLayoutResponse } from "../../src/api/ticketlayouts";
 import { seedEventRow, seedOrganizer, seedTeam } from "../harness";
 import { seedCatalogEvent, seedItem, upload } from "../helpers/catalog";
 
@@ -22,6 +23,21 @@ describe("ticket layouts", () => {
     expect(minimal.body).toMatchObject({ default: false, layout: [], background: null });
     const list = await client.get(`${path}/ticketlayouts/`);
     expect(list.body.results.map((l: { name: string }) => l.name)).toEqual(["Default layout", "Empty"]);
+    // the response schema describes the wire exactly (no field more, none less)
+    expect(ticketLayoutResponse.strict().parse(res.body)).toEqual(res.body);
+  });
+
+  it("keeps one default layout when many are made the default at once (400, never 500)", async () => {
+    const { client, path } = await seedCatalogEvent();
+    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `L${i}`, default: true })));
+    expect(created.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
+    for (const r of created.filter((r) => r.status === 400)) expect(r.body).toEqual({ default: ["You cannot have two layouts with default = True."] });
+    const plain = await Promise.all(Array.from({ length: 6 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `P${i}` })));
+    const patched = await Promise.all(plain.map((r) => client.patch(`${path}/ticketlayouts/${r.body.id}/`, { default: true })));
+    expect(patched.every((r) => r.status === 400)).toBe(true);
+    const list = (await client.get(`${path}/ticketlayouts/`)).body;
+    expect(list.count).toBe(7);
+    expect(list.results.filter((l: { default: boolean }) => l.default)).toHaveLength(1);
   });
 
   it("checks the layout's shape only: a list of objects", async () => {
@@ -121,6 +137,7 @@ describe("ticket layout item assignments", () => {
     ]);
     expect((await client.get(`${path}/ticketlayoutitems/`)).body).toEqual({ count: 2, next: null, previous: null, results: [res.body, pos.body] });
     expect((await client.get(`${path}/ticketlayoutitems/${res.body.id}/`)).body).toEqual(res.body);
+    expect(layoutItemResponse.strict().parse(res.body)).toEqual(res.body);
 
     // one layout per item and channel
     const { body: other } = await client.post(`${path}/ticketlayouts/`, { name: "Other" });
@@ -133,6 +150,18 @@ describe("ticket layout item assignments", () => {
     expect((await client.post(`${path}/ticketlayoutitems/`, { layout: other.id, item: item.id })).status).toBe(201);
     // deleting a layout removes its assignments
     expect((await client.delete(`${path}/ticketlayouts/${layout.id}/`)).status).toBe(204);
+    expect((await client.get(`${path}/ticketlayoutitems/`)).body.count).toBe(1);
+  });
+
+  it("assigns one layout per item and channel when many assignments arrive at once (400, never 500)", async () => {
+    const { client, path, event } = await seedCatalogEvent();
+    const item = await seedItem(event.id);
+    const layouts = await Promise.all(Array.from({ length: 8 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `L${i}` })));
+    const res = await Promise.all(layouts.map((l) => client.post(`${path}/ticketlayoutitems/`, { layout: l.body.id, item: item.id })));
+    expect(res.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
+    for (const r of res.filter((r) => r.status === 400)) {
+      expect(r.body).toEqual({ non_field_errors: ["This product already has a ticket layout for this sales channel."] });
+    }
     expect((await client.get(`${path}/ticketlayoutitems/`)).body.count).toBe(1);
   });
 
