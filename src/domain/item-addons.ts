@@ -22,7 +22,7 @@ import {
 } from "../db/items";
 import type { EventContext } from "./context";
 import { notFound, Problems } from "./failure";
-import { type AddonInput, addonValues, type BundleInput, bundleValues, type Mode } from "./item-input";
+import { type AddonInput, addonValues, type BundleInput, bundleValues } from "./item-input";
 import { checkAddon, checkBundle, MESSAGES, raced, reportTo } from "./item-rules";
 import { loadItemRow } from "./items";
 
