@@ -2,28 +2,32 @@
  * Item categories (spec "Item category"; pretix docs categories.rst). Reading needs access to
  * the event (devices too); changing needs can_change_items. The list supports `is_addon`,
  * `ordering` (`id`, `position`; default `position`) and Last-Modified / If-Modified-Since.
- * DELETE is accepted on the plural and the singular path (`.../category/{id}/`).
+ * DELETE is accepted on the plural and the singular path (`.../category/{id}/`). The rules
+ * live in src/domain/categories.ts.
  */
 import { Hono } from "hono";
-import {
-  type CategoryRow,
-  type CategoryValues,
-  categoryPage,
-  createCategory,
-  deleteCategory,
-  findCategory,
-  updateCategory,
-} from "../db/categories";
-import { itemCategories } from "../db/schema";
-import { notModified } from "../http/conditional";
-import type { AppContext, AppEnv } from "../http/context";
+import { z } from "zod";
+import { type CategoryRow, findCategory, listCategories } from "../db/categories";
+import { categoryFull, categoryPatch, changeCategory, createCategory, deleteCategory } from "../domain/categories";
 import { notFound } from "../domain/failure";
-import { envelope, ordering, pageRequest } from "../http/pagination";
+import { notModified } from "../http/conditional";
+import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
+import { i18n, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool } from "../http/validation";
-import { type CategoryInput, categoryFull, categoryPatch } from "./items-fields";
 
-export function serializeCategory(cat: CategoryRow) {
+export const categoryResponse = z.object({
+  id: id(),
+  name: i18n(),
+  internal_name: z.string().nullable(),
+  description: i18n().nullable(),
+  position: z.number().int(),
+  is_addon: z.boolean(),
+});
+export type CategoryResponse = z.infer<typeof categoryResponse>;
+
+export function serializeCategory(cat: CategoryRow): CategoryResponse {
   return {
     id: cat.id,
     name: cat.name,
@@ -34,16 +38,6 @@ export function serializeCategory(cat: CategoryRow) {
   };
 }
 
-function values(input: CategoryInput, full: boolean): Partial<CategoryValues> {
-  const out: Partial<CategoryValues> = {};
-  if (input.name !== undefined) out.name = input.name;
-  if (input.internal_name !== undefined || full) out.internalName = input.internal_name ?? null;
-  if (input.description !== undefined || full) out.description = input.description ?? null;
-  if (input.position !== undefined || full) out.position = input.position ?? 0;
-  if (input.is_addon !== undefined || full) out.isAddon = input.is_addon ?? false;
-  return out;
-}
-
 export const categoryRoutes = new Hono<AppEnv>();
 const read = eventScope(null);
 const write = eventScope("can_change_items");
@@ -51,18 +45,13 @@ const base = "/organizers/:organizer/events/:event/categories";
 const singular = "/organizers/:organizer/events/:event/category";
 
 categoryRoutes.get(base, read, async (c) => {
-  const page = pageRequest(c);
-  const isAddon = queryBool(c, "is_addon");
-  const order = ordering(c, { id: itemCategories.id, position: itemCategories.position }, "position", itemCategories.id);
-  const result = await categoryPage(c.var.db, c.var.event.id, isAddon, order, page.limit, page.offset);
-  const unchanged = notModified(c, result.lastModified);
-  if (unchanged) return unchanged;
-  return c.json(envelope(c, page, result.total, result.rows.map(serializeCategory)));
+  const req = listRequest(c);
+  const page = await listCategories(c.var.db, c.var.event.id, queryBool(c, "is_addon"), req);
+  return notModified(c, page.lastModified) ?? respondPage(c, req, page, serializeCategory);
 });
 
 categoryRoutes.post(base, write, jsonBody(categoryFull), async (c) => {
-  const row = await createCategory(c.var.db, c.var.event.id, values(c.req.valid("json"), true) as CategoryValues, Date.now());
-  return c.json(serializeCategory(row), 201);
+  return c.json(serializeCategory(await createCategory(eventContext(c), c.req.valid("json"))), 201);
 });
 
 categoryRoutes.get(`${base}/:id`, read, async (c) => {
@@ -71,19 +60,16 @@ categoryRoutes.get(`${base}/:id`, read, async (c) => {
   return c.json(serializeCategory(row));
 });
 
-async function change(c: AppContext, input: CategoryInput, full: boolean) {
-  const row = await updateCategory(c.var.db, c.var.event.id, pathId(c, "id"), values(input, full), Date.now());
-  if (!row) throw notFound();
-  return c.json(serializeCategory(row));
-}
+categoryRoutes.put(`${base}/:id`, write, jsonBody(categoryFull), async (c) => {
+  return c.json(serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")));
+});
 
-categoryRoutes.put(`${base}/:id`, write, jsonBody(categoryFull), (c) => change(c, c.req.valid("json"), true));
-categoryRoutes.patch(`${base}/:id`, write, jsonBody(categoryPatch), (c) => change(c, c.req.valid("json"), false));
+categoryRoutes.patch(`${base}/:id`, write, jsonBody(categoryPatch), async (c) => {
+  return c.json(serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
+});
 
 async function remove(c: AppContext) {
-  const id = pathId(c, "id");
-  if (!(await findCategory(c.var.db, c.var.event.id, id))) throw notFound();
-  await deleteCategory(c.var.db, c.var.event.id, id, Date.now());
+  await deleteCategory(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 }
 

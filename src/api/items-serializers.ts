@@ -1,21 +1,130 @@
 /**
- * The JSON of items, variations, add-ons and bundles: field names and order as the spec and
- * pretix's docs (items.rst, item_variations.rst, item_add-ons.rst, item_bundles.rst) show them.
+ * The items resource as the spec and pretix's docs (items.rst, item_variations.rst,
+ * item_add-ons.rst, item_bundles.rst) shape it: one response schema per resource (item,
+ * variation, add-on, bundle; add-ons and bundles appear inside the item without `id`) and the
+ * serializers typed by them, field names and order as the docs show them.
  */
+import { z } from "zod";
 import type { AddonRow, BundleRow, ItemRecord, ItemRow, VariationRecord } from "../db/items";
-import { effectiveMetaData } from "../domain/items";
-import type { AppContext } from "../http/context";
+import type { EventRow } from "../db/tenancy";
+import { effectiveMetaData, metaProperties } from "../domain/item-rules";
 import { mediaUrl } from "../domain/urls";
-import { publicBase } from "../http/urls";
+import { dateTime, decimalString, i18n, id, money, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 
-/** The event's item meta properties with their defaults (`item_meta_properties`). */
-export function metaProperties(c: AppContext): Record<string, string> {
-  return (c.var.event.itemMetaProperties ?? {}) as Record<string, string>;
+/** What the item serializers need besides the rows: the public base of picture URLs and the event's meta properties. */
+export type ItemView = { baseUrl: string; metaProperties: Record<string, string> };
+
+export function itemView(baseUrl: string, event: Pick<EventRow, "itemMetaProperties">): ItemView {
+  return { baseUrl, metaProperties: metaProperties(event) };
 }
 
-export function serializeVariation(c: AppContext, item: ItemRow, { variation: v, membershipTypeIds }: VariationRecord) {
+const metaData = () => z.record(z.string(), z.string());
+
+export const variationResponse = z.object({
+  id: id(),
+  value: i18n(),
+  default_price: money().nullable(),
+  price: money(),
+  original_price: money().nullable(),
+  active: z.boolean(),
+  description: i18n().nullable(),
+  position: z.number().int(),
+  checkin_attention: z.boolean(),
+  require_approval: z.boolean(),
+  require_membership: z.boolean(),
+  require_membership_hidden: z.boolean(),
+  require_membership_types: z.array(id()),
+  sales_channels: z.array(z.string()),
+  available_from: dateTime().nullable(),
+  available_until: dateTime().nullable(),
+  hide_without_voucher: z.boolean(),
+  meta_data: metaData(),
+});
+export type VariationResponse = z.infer<typeof variationResponse>;
+
+/** An add-on inside its item (without `id`). */
+export const inlineAddonResponse = z.object({
+  addon_category: id(),
+  min_count: z.number().int(),
+  max_count: z.number().int(),
+  position: z.number().int(),
+  price_included: z.boolean(),
+  multi_allowed: z.boolean(),
+});
+/** An add-on as its nested endpoint shows it. */
+export const addonResponse = z.object({ id: id(), ...inlineAddonResponse.shape });
+export type AddonResponse = z.infer<typeof addonResponse>;
+
+/** A bundle inside its item (without `id`). */
+export const inlineBundleResponse = z.object({
+  bundled_item: id(),
+  bundled_variation: id().nullable(),
+  count: z.number().int(),
+  designated_price: money(),
+});
+/** A bundle as its nested endpoint shows it. */
+export const bundleResponse = z.object({ id: id(), ...inlineBundleResponse.shape });
+export type BundleResponse = z.infer<typeof bundleResponse>;
+
+export const itemResponse = z.object({
+  id: id(),
+  name: i18n(),
+  internal_name: z.string().nullable(),
+  sales_channels: z.array(z.string()),
+  default_price: money(),
+  original_price: money().nullable(),
+  category: id().nullable(),
+  active: z.boolean(),
+  description: i18n().nullable(),
+  free_price: z.boolean(),
+  tax_rate: decimalString(),
+  tax_rule: id().nullable(),
+  admission: z.boolean(),
+  personalized: z.boolean(),
+  issue_giftcard: z.boolean(),
+  meta_data: metaData(),
+  position: z.number().int(),
+  picture: url().nullable(),
+  available_from: dateTime().nullable(),
+  available_until: dateTime().nullable(),
+  hidden_if_available: id().nullable(),
+  require_voucher: z.boolean(),
+  hide_without_voucher: z.boolean(),
+  allow_cancel: z.boolean(),
+  generate_tickets: z.boolean().nullable(),
+  allow_waitinglist: z.boolean(),
+  show_quota_left: z.boolean().nullable(),
+  min_per_order: z.number().int().nullable(),
+  max_per_order: z.number().int().nullable(),
+  checkin_attention: z.boolean(),
+  has_variations: z.boolean(),
+  require_approval: z.boolean(),
+  require_bundling: z.boolean(),
+  require_membership: z.boolean(),
+  require_membership_hidden: z.boolean(),
+  require_membership_types: z.array(id()),
+  grant_membership_type: id().nullable(),
+  grant_membership_duration_like_event: z.boolean(),
+  grant_membership_duration_days: z.number().int(),
+  grant_membership_duration_months: z.number().int(),
+  validity_mode: z.string().nullable(),
+  validity_fixed_from: dateTime().nullable(),
+  validity_fixed_until: dateTime().nullable(),
+  validity_dynamic_duration_minutes: z.number().int().nullable(),
+  validity_dynamic_duration_hours: z.number().int().nullable(),
+  validity_dynamic_duration_days: z.number().int().nullable(),
+  validity_dynamic_duration_months: z.number().int().nullable(),
+  validity_dynamic_start_choice: z.boolean(),
+  validity_dynamic_start_choice_day_limit: z.number().int().nullable(),
+  variations: z.array(variationResponse),
+  addons: z.array(inlineAddonResponse),
+  bundles: z.array(inlineBundleResponse),
+});
+export type ItemResponse = z.infer<typeof itemResponse>;
+
+export function serializeVariation(view: ItemView, item: ItemRow, { variation: v, membershipTypeIds }: VariationRecord): VariationResponse {
   return {
     id: v.id,
     value: v.value,
@@ -34,16 +143,11 @@ export function serializeVariation(c: AppContext, item: ItemRow, { variation: v,
     available_from: toIso(v.availableFrom),
     available_until: toIso(v.availableUntil),
     hide_without_voucher: v.hideWithoutVoucher,
-    meta_data: effectiveMetaData(metaProperties(c), item.metaData, v.metaData),
+    meta_data: effectiveMetaData(view.metaProperties, item.metaData, v.metaData),
   };
 }
 
-/** An add-on as the nested endpoint shows it; inside the item it appears without `id`. */
-export function serializeAddon(a: AddonRow) {
-  return { id: a.id, ...inlineAddon(a) };
-}
-
-function inlineAddon(a: AddonRow) {
+function inlineAddon(a: AddonRow): z.infer<typeof inlineAddonResponse> {
   return {
     addon_category: a.addonCategoryId,
     min_count: a.minCount,
@@ -54,12 +158,11 @@ function inlineAddon(a: AddonRow) {
   };
 }
 
-/** A bundle as the nested endpoint shows it; inside the item it appears without `id`. */
-export function serializeBundle(b: BundleRow) {
-  return { id: b.id, ...inlineBundle(b) };
+export function serializeAddon(a: AddonRow): AddonResponse {
+  return { id: a.id, ...inlineAddon(a) };
 }
 
-function inlineBundle(b: BundleRow) {
+function inlineBundle(b: BundleRow): z.infer<typeof inlineBundleResponse> {
   return {
     bundled_item: b.bundledItemId,
     bundled_variation: b.bundledVariationId,
@@ -68,11 +171,11 @@ function inlineBundle(b: BundleRow) {
   };
 }
 
-export function itemPictureUrl(c: AppContext, item: ItemRow): string | null {
-  return mediaUrl(publicBase(c), item.picture);
+export function serializeBundle(b: BundleRow): BundleResponse {
+  return { id: b.id, ...inlineBundle(b) };
 }
 
-export function serializeItem(c: AppContext, rec: ItemRecord) {
+export function serializeItem(view: ItemView, rec: ItemRecord): ItemResponse {
   const i = rec.item;
   return {
     id: i.id,
@@ -90,9 +193,9 @@ export function serializeItem(c: AppContext, rec: ItemRecord) {
     admission: i.admission,
     personalized: i.personalized,
     issue_giftcard: i.issueGiftcard,
-    meta_data: effectiveMetaData(metaProperties(c), i.metaData),
+    meta_data: effectiveMetaData(view.metaProperties, i.metaData),
     position: i.position,
-    picture: itemPictureUrl(c, i),
+    picture: mediaUrl(view.baseUrl, i.picture),
     available_from: toIso(i.availableFrom),
     available_until: toIso(i.availableUntil),
     hidden_if_available: i.hiddenIfAvailable,
@@ -124,7 +227,7 @@ export function serializeItem(c: AppContext, rec: ItemRecord) {
     validity_dynamic_duration_months: i.validityDynamicDurationMonths,
     validity_dynamic_start_choice: i.validityDynamicStartChoice,
     validity_dynamic_start_choice_day_limit: i.validityDynamicStartChoiceDayLimit,
-    variations: rec.variations.map((v) => serializeVariation(c, i, v)),
+    variations: rec.variations.map((v) => serializeVariation(view, i, v)),
     addons: rec.addons.map(inlineAddon),
     bundles: rec.bundles.map(inlineBundle),
   };

@@ -3,28 +3,40 @@
  * items.rst). Reading needs access to the event (devices too); writing needs can_change_items.
  * Items are created with nested `variations`, `addons` and `bundles`; afterwards those change
  * only through their nested endpoints (items-variations.ts, items-addons.ts). An item that was
- * ordered cannot be deleted (403).
+ * ordered cannot be deleted (403). The routes parse, scope, call the item services
+ * (src/domain/items.ts) and serialize (./items-serializers.ts).
  */
 import { Hono } from "hono";
-import { isForeignKeyError } from "../db/constraints";
-import { createItem, deleteItem, findItem, type ItemFilters, type ItemRecord, itemOrdered, itemPage, updateItem } from "../db/items";
-import { items } from "../db/schema";
-import { MESSAGES } from "../domain/items";
+import { listItems } from "../db/items";
+import { fieldError } from "../domain/failure";
+import { itemCreate, itemPatch, itemPut } from "../domain/item-input";
+import { changeItem, createItem, deleteItem, type FileResolver, loadItem } from "../domain/items";
 import { notModified } from "../http/conditional";
-import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, forbidden, nonFieldError, notFound } from "../domain/failure";
-import { envelope, ordering, pageRequest } from "../http/pagination";
+import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { resolveFileField } from "../http/files";
+import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
+import { publicBase } from "../http/urls";
 import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";
 import { parseDecimal } from "../lib/money";
-import { itemCreate, itemPatch, itemPut, type ItemUpdateInput } from "./items-fields";
-import { type Mode, prepareItem } from "./items-input";
-import { serializeItem } from "./items-serializers";
+import { type ItemView, itemView, serializeItem } from "./items-serializers";
+
+export * from "./items-serializers";
 
 export const itemRoutes = new Hono<AppEnv>();
 export const itemsBase = "/organizers/:organizer/events/:event/items";
 const read = eventScope(null);
 const write = eventScope("can_change_items");
+
+/** How the request's items are shown (picture URLs, meta data defaults). */
+export function viewOf(c: AppContext): ItemView {
+  return itemView(publicBase(c), c.var.event);
+}
+
+/** Uploads of the caller, for file fields (`file:<id>`). */
+function uploads(c: AppContext): FileResolver {
+  return (field, ref, opts) => resolveFileField(c, field, ref, opts);
+}
 
 /** `tax_rate`: a decimal; `0` (or pretix's `None`) also matches items without a tax rule. */
 function taxRateFilter(c: AppContext): number | undefined {
@@ -37,84 +49,37 @@ function taxRateFilter(c: AppContext): number | undefined {
 }
 
 itemRoutes.get(itemsBase, read, async (c) => {
-  const page = pageRequest(c);
-  const filters: ItemFilters = {
+  const req = listRequest(c);
+  const filters = {
     active: queryBool(c, "active"),
     category: queryInt(c, "category"),
     admission: queryBool(c, "admission"),
     freePrice: queryBool(c, "free_price"),
     taxRate: taxRateFilter(c),
   };
-  const order = ordering(c, { id: items.id, position: items.position }, "position", items.id);
-  const result = await itemPage(c.var.db, c.var.event.id, filters, order, page.limit, page.offset);
-  const unchanged = notModified(c, result.lastModified);
-  if (unchanged) return unchanged;
-  return c.json(envelope(c, page, result.total, result.records.map((r) => serializeItem(c, r))));
+  const page = await listItems(c.var.db, c.var.event.id, filters, req);
+  const view = viewOf(c);
+  return notModified(c, page.lastModified) ?? respondPage(c, req, page, (r) => serializeItem(view, r));
 });
 
-/** Loads the item of the URL within the event; 404 otherwise. */
-async function loadItem(c: AppContext): Promise<ItemRecord> {
-  const rec = await findItem(c.var.db, c.var.event.id, pathId(c, "id"));
-  if (!rec) throw notFound();
-  return rec;
-}
-
-async function respondWithItem(c: AppContext, id: number, status: 200 | 201) {
-  const rec = await findItem(c.var.db, c.var.event.id, id);
-  if (!rec) throw notFound();
-  return c.json(serializeItem(c, rec), status);
-}
-
-/** A write that lost a race against the deletion of an object it refers to. */
-export function raced(e: unknown): never {
-  if (isForeignKeyError(e)) throw nonFieldError(MESSAGES.raced);
-  throw e;
-}
+itemRoutes.get(`${itemsBase}/:id`, read, async (c) => c.json(serializeItem(viewOf(c), await loadItem(eventContext(c), pathId(c, "id")))));
 
 itemRoutes.post(itemsBase, write, jsonBody(itemCreate), async (c) => {
-  const prepared = await prepareItem(c, c.req.valid("json"), "create", null);
-  const id = await createItem(
-    c.var.db,
-    c.var.event.id,
-    c.var.event.organizerId,
-    prepared.values as Parameters<typeof createItem>[3],
-    prepared.membershipTypeIds ?? [],
-    prepared.variations,
-    prepared.addons,
-    prepared.bundles,
-    Date.now(),
-  ).catch(raced);
-  return respondWithItem(c, id, 201);
+  const rec = await createItem(eventContext(c), c.req.valid("json"), uploads(c));
+  return c.json(serializeItem(viewOf(c), rec), 201);
 });
 
-itemRoutes.get(`${itemsBase}/:id`, read, async (c) => c.json(serializeItem(c, await loadItem(c))));
+itemRoutes.put(`${itemsBase}/:id`, write, jsonBody(itemPut), async (c) => {
+  const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put", uploads(c));
+  return c.json(serializeItem(viewOf(c), rec));
+});
 
-async function change(c: AppContext, input: ItemUpdateInput, mode: Mode) {
-  const current = await loadItem(c);
-  const prepared = await prepareItem(c, input, mode, current);
-  const ok = await updateItem(
-    c.var.db,
-    c.var.event.id,
-    c.var.event.organizerId,
-    current.item.id,
-    prepared.values,
-    prepared.membershipTypeIds,
-    Date.now(),
-  ).catch(raced);
-  if (!ok) throw notFound();
-  return respondWithItem(c, current.item.id, 200);
-}
-
-itemRoutes.put(`${itemsBase}/:id`, write, jsonBody(itemPut), (c) => change(c, c.req.valid("json"), "put"));
-itemRoutes.patch(`${itemsBase}/:id`, write, jsonBody(itemPatch), (c) => change(c, c.req.valid("json"), "patch"));
+itemRoutes.patch(`${itemsBase}/:id`, write, jsonBody(itemPatch), async (c) => {
+  const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch", uploads(c));
+  return c.json(serializeItem(viewOf(c), rec));
+});
 
 itemRoutes.delete(`${itemsBase}/:id`, write, async (c) => {
-  const { item } = await loadItem(c);
-  if (await itemOrdered(c.var.db, item.id)) throw forbidden(MESSAGES.itemOrdered);
-  if (!(await deleteItem(c.var.db, c.var.event.id, item.id, Date.now()))) {
-    // ordered (or deleted) between the check and the deletion
-    if (await itemOrdered(c.var.db, item.id)) throw forbidden(MESSAGES.itemOrdered);
-    throw notFound();
-  }
+  await deleteItem(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

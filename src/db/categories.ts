@@ -1,35 +1,40 @@
 /** Item categories of an event (pretix docs categories.rst); every query takes the event. */
-import { and, count, eq, type SQL } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery } from "./changes";
 import { STAMP, touch } from "./items";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { itemCategories } from "./schema";
 
 export type CategoryRow = typeof itemCategories.$inferSelect;
 export type CategoryValues = Omit<typeof itemCategories.$inferInsert, "id" | "eventId">;
 
-function where(eventId: number, isAddon: boolean | undefined) {
-  return isAddon === undefined
-    ? eq(itemCategories.eventId, eventId)
-    : and(eq(itemCategories.eventId, eventId), eq(itemCategories.isAddon, isAddon));
-}
+/** The orderings of the category list (default `position`, then id). */
+export const CATEGORY_ORDERING: OrderingTable = {
+  fields: { id: itemCategories.id, position: itemCategories.position },
+  default: "position",
+  tiebreaker: itemCategories.id,
+};
 
-/** A page of categories, the total and the list's last change, in one round trip. */
-export async function categoryPage(db: DB, eventId: number, isAddon: boolean | undefined, order: SQL[], limit: number, offset: number) {
-  const w = where(eventId, isAddon);
-  const [[total], rows, stamp] = await db.batch([
-    db.select({ n: count() }).from(itemCategories).where(w),
-    db.select().from(itemCategories).where(w).orderBy(...order).limit(limit).offset(offset),
+/** A page of the event's categories, the total and the list's last change, in one round trip. */
+export async function listCategories(db: DB, eventId: number, isAddon: boolean | undefined, req: ListRequest) {
+  const where =
+    isAddon === undefined ? eq(itemCategories.eventId, eventId) : and(eq(itemCategories.eventId, eventId), eq(itemCategories.isAddon, isAddon));
+  const page = await fetchPage(
+    db,
+    { rows: db.select().from(itemCategories).where(where).$dynamic(), count: { from: itemCategories, where }, ordering: CATEGORY_ORDERING },
+    req,
     lastChangeQuery(db, eventScopeKey(eventId), STAMP.categories),
-  ]);
-  return { total: total?.n ?? 0, rows, lastModified: stamp[0]?.modifiedAt ?? null };
+  );
+  const [stamp] = page.extra;
+  return { count: page.count, rows: page.rows, lastModified: stamp[0]?.modifiedAt ?? null };
 }
 
 export async function findCategory(db: DB, eventId: number, id: number): Promise<CategoryRow | undefined> {
   return db.select().from(itemCategories).where(and(eq(itemCategories.eventId, eventId), eq(itemCategories.id, id))).get();
 }
 
-export async function createCategory(db: DB, eventId: number, values: CategoryValues, now: number): Promise<CategoryRow> {
+export async function insertCategory(db: DB, eventId: number, values: CategoryValues, now: number): Promise<CategoryRow> {
   const [rows] = await db.batch([
     db.insert(itemCategories).values({ ...values, eventId }).returning(),
     touch(db, eventId, STAMP.categories, now),
@@ -37,7 +42,8 @@ export async function createCategory(db: DB, eventId: number, values: CategoryVa
   return rows[0]!;
 }
 
-export async function updateCategory(
+/** Writes the values (none: reads the row); undefined when the category does not exist. */
+export async function updateCategoryRow(
   db: DB,
   eventId: number,
   id: number,
@@ -61,7 +67,7 @@ export async function updateCategory(
  * definitions offering the category go with it (pretix behaviour). Items change, so both
  * lists' stamps move.
  */
-export async function deleteCategory(db: DB, eventId: number, id: number, now: number): Promise<boolean> {
+export async function deleteCategoryRow(db: DB, eventId: number, id: number, now: number): Promise<boolean> {
   const [rows] = await db.batch([
     db
       .delete(itemCategories)

@@ -4,10 +4,12 @@
  * sub-objects are reached only through an item of that event.
  */
 import { and, asc, count, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
-import type { DB } from "./client";
 import type { I18n } from "../lib/i18n";
+import { runBatch, type Statement } from "./catalog-common";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import type { DB } from "./client";
 import { touchInventory } from "./inventory";
+import { fetchPage, type ListRequest, orderBy, type OrderingTable } from "./paging";
 import {
   cartPositions,
   itemAddons,
@@ -84,7 +86,7 @@ function listConditions(db: DB, eventId: number, f: ItemFilters): SQL {
 }
 
 /** Statements loading the sub-objects of the items whose ids `ids` selects. */
-function childStatements(db: DB, ids: SQL | ReturnType<typeof pageIds>) {
+function childStatements(db: DB, ids: SQL | ReturnType<typeof pageIdsOf>) {
   return [
     db.select().from(itemVariations).where(inArray(itemVariations.itemId, ids)).orderBy(asc(itemVariations.position), asc(itemVariations.id)),
     db
@@ -101,16 +103,6 @@ function childStatements(db: DB, ids: SQL | ReturnType<typeof pageIds>) {
       .where(inArray(itemMembershipTypes.itemId, ids))
       .orderBy(asc(itemMembershipTypes.membershipTypeId)),
   ] as const;
-}
-
-function pageIds(db: DB, where: SQL, order: SQL[], limit: number, offset: number) {
-  return db
-    .select({ id: items.id })
-    .from(items)
-    .where(where)
-    .orderBy(...order)
-    .limit(limit)
-    .offset(offset);
 }
 
 type Children = [
@@ -151,20 +143,35 @@ function group<T>(rows: T[], key: (r: T) => number): Map<number, T[]> {
   return map;
 }
 
+/** The orderings of the item list (default `position`, then id). */
+export const ITEM_ORDERING: OrderingTable = { fields: { id: items.id, position: items.position }, default: "position", tiebreaker: items.id };
+
+/** The ids of a page's rows, as a subquery for the statements reading their children. */
+function pageIdsOf(db: DB, table: typeof items | typeof itemVariations, where: SQL | undefined, ordering: OrderingTable, req: ListRequest) {
+  return db
+    .select({ id: table.id })
+    .from(table)
+    .where(where)
+    .orderBy(...orderBy(ordering, req.ordering))
+    .limit(req.pageSize)
+    .offset((req.page - 1) * req.pageSize);
+}
+
 /**
  * One page of items with their sub-objects, the total count and the list's last change, in
  * one round trip.
  */
-export async function itemPage(db: DB, eventId: number, f: ItemFilters, order: SQL[], limit: number, offset: number) {
+export async function listItems(db: DB, eventId: number, f: ItemFilters, req: ListRequest) {
   const where = listConditions(db, eventId, f);
-  const ids = pageIds(db, where, order, limit, offset);
-  const [[total], rows, stamp, ...children] = await db.batch([
-    db.select({ n: count() }).from(items).where(where),
-    itemQuery(db).where(where).orderBy(...order).limit(limit).offset(offset),
+  const page = await fetchPage(
+    db,
+    { rows: itemQuery(db).where(where).$dynamic(), count: { from: items, where }, ordering: ITEM_ORDERING },
+    req,
     lastChangeQuery(db, eventScopeKey(eventId), STAMP.items),
-    ...childStatements(db, ids),
-  ]);
-  return { total: total?.n ?? 0, records: assemble(rows, children as unknown as Children), lastModified: stamp[0]?.modifiedAt ?? null };
+    ...childStatements(db, pageIdsOf(db, items, where, ITEM_ORDERING, req)),
+  );
+  const [stamp, ...children] = page.extra;
+  return { count: page.count, rows: assemble(page.rows, children), lastModified: stamp[0]?.modifiedAt ?? null };
 }
 
 export async function findItem(db: DB, eventId: number, itemId: number): Promise<ItemRecord | undefined> {
@@ -183,60 +190,124 @@ export async function findItemRow(db: DB, eventId: number, itemId: number): Prom
 
 // ---- references ----
 
-export async function categoryOfEvent(db: DB, eventId: number, id: number) {
-  return db.select({ id: itemCategories.id }).from(itemCategories).where(and(eq(itemCategories.eventId, eventId), eq(itemCategories.id, id))).get();
-}
+/** What the bundle rules need to know of a bundled item. */
+export type BundleTarget = { id: number; hasVariations: boolean; hasBundles: boolean };
 
-export async function taxRuleOfEvent(db: DB, eventId: number, id: number) {
-  return db.select({ id: taxRules.id, rate: taxRules.rate }).from(taxRules).where(and(eq(taxRules.eventId, eventId), eq(taxRules.id, id))).get();
-}
+/** Ids an input refers to, to be looked up among the event's (membership types: the organizer's) objects. */
+export type ReferenceQuery = {
+  categories?: readonly number[];
+  taxRules?: readonly number[];
+  quotas?: readonly number[];
+  membershipTypes?: readonly number[];
+  /** Items of the event, with what the bundle rules need. */
+  items?: readonly number[];
+  /** Variations of items of the event. */
+  variations?: readonly number[];
+  /** Whether the item has an add-on of this category other than `exceptId`. */
+  addon?: { itemId: number; categoryId: number; exceptId: number | null };
+};
 
-export async function quotaOfEvent(db: DB, eventId: number, id: number) {
-  return db.select({ id: quotas.id }).from(quotas).where(and(eq(quotas.eventId, eventId), eq(quotas.id, id))).get();
-}
+export type References = {
+  categories: Set<number>;
+  /** Tax rules by id with their rate (hundredths of a percent). */
+  taxRules: Map<number, { id: number; rate: number }>;
+  quotas: Set<number>;
+  membershipTypes: Set<number>;
+  items: Map<number, BundleTarget>;
+  variations: Map<number, { id: number; itemId: number }>;
+  addonTaken: boolean;
+};
 
-/** Items of the event by id, with what the bundle rules need. */
-export async function bundleTargets(db: DB, eventId: number, ids: number[]) {
-  const map = new Map<number, { id: number; hasVariations: boolean; hasBundles: boolean }>();
-  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
-    const rows = await db
-      .select({
-        id: items.id,
-        hasVariations: items.hasVariations,
-        hasBundles: sql<number>`EXISTS (SELECT 1 FROM item_bundles b WHERE b.item_id = "items"."id")`,
-      })
-      .from(items)
-      .where(and(eq(items.eventId, eventId), inArray(items.id, part)));
-    for (const r of rows) map.set(r.id, { id: r.id, hasVariations: r.hasVariations, hasBundles: Boolean(r.hasBundles) });
+/**
+ * Looks up everything an input refers to in one batch (one round trip; none when it refers to
+ * nothing). Each statement stays within D1's 100 bound parameters, however long the lists.
+ */
+export async function lookUpReferences(db: DB, eventId: number, organizerId: number, q: ReferenceQuery): Promise<References> {
+  const found: References = {
+    categories: new Set(),
+    taxRules: new Map(),
+    quotas: new Set(),
+    membershipTypes: new Set(),
+    items: new Map(),
+    variations: new Map(),
+    addonTaken: false,
+  };
+  const statements: Statement[] = [];
+  const readers: ((rows: never[]) => void)[] = [];
+  const read = <T>(statement: Statement & PromiseLike<T[]>, reader: (rows: T[]) => void) => {
+    statements.push(statement);
+    readers.push(reader as (rows: never[]) => void);
+  };
+  const parts = (ids: readonly number[] | undefined) => chunks([...new Set(ids ?? [])], MAX_PARAMS - 5);
+  for (const part of parts(q.categories)) {
+    read(
+      db.select({ id: itemCategories.id }).from(itemCategories).where(and(eq(itemCategories.eventId, eventId), inArray(itemCategories.id, part))),
+      (rows) => rows.forEach((r) => found.categories.add(r.id)),
+    );
   }
-  return map;
+  for (const part of parts(q.taxRules)) {
+    read(
+      db.select({ id: taxRules.id, rate: taxRules.rate }).from(taxRules).where(and(eq(taxRules.eventId, eventId), inArray(taxRules.id, part))),
+      (rows) => rows.forEach((r) => found.taxRules.set(r.id, r)),
+    );
+  }
+  for (const part of parts(q.quotas)) {
+    read(
+      db.select({ id: quotas.id }).from(quotas).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part))),
+      (rows) => rows.forEach((r) => found.quotas.add(r.id)),
+    );
+  }
+  for (const part of parts(q.membershipTypes)) {
+    read(
+      db
+        .select({ id: membershipTypes.id })
+        .from(membershipTypes)
+        .where(and(eq(membershipTypes.organizerId, organizerId), inArray(membershipTypes.id, part))),
+      (rows) => rows.forEach((r) => found.membershipTypes.add(r.id)),
+    );
+  }
+  for (const part of parts(q.items)) {
+    read(
+      db
+        .select({
+          id: items.id,
+          hasVariations: items.hasVariations,
+          hasBundles: sql<number>`EXISTS (SELECT 1 FROM item_bundles b WHERE b.item_id = "items"."id")`,
+        })
+        .from(items)
+        .where(and(eq(items.eventId, eventId), inArray(items.id, part))),
+      (rows) => rows.forEach((r) => found.items.set(r.id, { id: r.id, hasVariations: r.hasVariations, hasBundles: Boolean(r.hasBundles) })),
+    );
+  }
+  for (const part of parts(q.variations)) {
+    read(variationsOfEventQuery(db, eventId, part), (rows) => rows.forEach((r) => found.variations.set(r.id, r)));
+  }
+  if (q.addon) {
+    const { itemId, categoryId, exceptId } = q.addon;
+    const conds = [eq(itemAddons.itemId, itemId), eq(itemAddons.addonCategoryId, categoryId)];
+    if (exceptId !== null) conds.push(ne(itemAddons.id, exceptId));
+    read(db.select({ id: itemAddons.id }).from(itemAddons).where(and(...conds)).limit(1), (rows) => (found.addonTaken = rows.length > 0));
+  }
+  const results = await runBatch(db, statements);
+  results.forEach((rows, i) => readers[i]!(rows as never[]));
+  return found;
+}
+
+function variationsOfEventQuery(db: DB, eventId: number, ids: number[]) {
+  return db
+    .select({ id: itemVariations.id, itemId: itemVariations.itemId })
+    .from(itemVariations)
+    .innerJoin(items, eq(items.id, itemVariations.itemId))
+    .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, ids)));
 }
 
 /** Variations of items of the event by id. */
 export async function variationsOfEvent(db: DB, eventId: number, ids: number[]) {
   const map = new Map<number, { id: number; itemId: number }>();
   for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
-    const rows = await db
-      .select({ id: itemVariations.id, itemId: itemVariations.itemId })
-      .from(itemVariations)
-      .innerJoin(items, eq(items.id, itemVariations.itemId))
-      .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part)));
-    for (const r of rows) map.set(r.id, r);
+    for (const r of await variationsOfEventQuery(db, eventId, part)) map.set(r.id, r);
   }
   return map;
-}
-
-/** Categories of the event by id. */
-export async function categoriesOfEvent(db: DB, eventId: number, ids: number[]): Promise<Set<number>> {
-  const found = new Set<number>();
-  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
-    const rows = await db
-      .select({ id: itemCategories.id })
-      .from(itemCategories)
-      .where(and(eq(itemCategories.eventId, eventId), inArray(itemCategories.id, part)));
-    for (const r of rows) found.add(r.id);
-  }
-  return found;
 }
 
 // ---- writing ----
@@ -299,7 +370,7 @@ export function createItemStatements(
 }
 
 /** Creates an item with its nested variations, add-ons and bundles atomically; returns its id. */
-export async function createItem(...args: Parameters<typeof createItemStatements>): Promise<number> {
+export async function insertItem(...args: Parameters<typeof createItemStatements>): Promise<number> {
   const [insert, ...rest] = createItemStatements(...args);
   const [rows] = await args[0].batch([insert, ...rest]);
   return rows[0]!.id;
@@ -309,7 +380,7 @@ export async function createItem(...args: Parameters<typeof createItemStatements
  * Updates an item; `membershipTypeIds` replaces its required membership types when given.
  * Returns false when the item no longer exists.
  */
-export async function updateItem(
+export async function updateItemRow(
   db: DB,
   eventId: number,
   organizerId: number,
@@ -356,7 +427,7 @@ export async function variationDeleteBlockers(db: DB, itemId: number, variationI
  * Deletes an item unless it was ordered (checked in the same statement). Its variations,
  * add-ons, bundles, quota assignments and bundles of other items that include it go with it.
  */
-export async function deleteItem(db: DB, eventId: number, itemId: number, now: number): Promise<boolean> {
+export async function deleteItemRow(db: DB, eventId: number, itemId: number, now: number): Promise<boolean> {
   const [rows] = await db.batch([
     db
       .delete(items)
@@ -383,22 +454,30 @@ function variationWhere(itemId: number, active: boolean | undefined) {
   return active === undefined ? eq(itemVariations.itemId, itemId) : and(eq(itemVariations.itemId, itemId), eq(itemVariations.active, active));
 }
 
-export async function variationPage(db: DB, itemId: number, active: boolean | undefined, order: SQL[], limit: number, offset: number) {
+/** The orderings of an item's variation list (default id). */
+export const VARIATION_ORDERING: OrderingTable = {
+  fields: { id: itemVariations.id, position: itemVariations.position },
+  default: "id",
+  tiebreaker: itemVariations.id,
+};
+
+/** A page of an item's variations with their membership types, and the total, in one round trip. */
+export async function listVariations(db: DB, itemId: number, active: boolean | undefined, req: ListRequest) {
   const where = variationWhere(itemId, active);
-  const ids = db.select({ id: itemVariations.id }).from(itemVariations).where(where).orderBy(...order).limit(limit).offset(offset);
-  const [[total], rows, types] = await db.batch([
-    db.select({ n: count() }).from(itemVariations).where(where),
-    db.select().from(itemVariations).where(where).orderBy(...order).limit(limit).offset(offset),
+  const page = await fetchPage(
+    db,
+    { rows: db.select().from(itemVariations).where(where).$dynamic(), count: { from: itemVariations, where }, ordering: VARIATION_ORDERING },
+    req,
     db
       .select({ variationId: variationMembershipTypes.variationId, typeId: variationMembershipTypes.membershipTypeId })
       .from(variationMembershipTypes)
-      .where(inArray(variationMembershipTypes.variationId, ids))
+      .where(inArray(variationMembershipTypes.variationId, pageIdsOf(db, itemVariations, where, VARIATION_ORDERING, req)))
       .orderBy(asc(variationMembershipTypes.membershipTypeId)),
-  ]);
-  const typesOf = group(types, (t) => t.variationId);
+  );
+  const typesOf = group(page.extra[0], (t) => t.variationId);
   return {
-    total: total?.n ?? 0,
-    records: rows.map((variation): VariationRecord => ({ variation, membershipTypeIds: (typesOf.get(variation.id) ?? []).map((t) => t.typeId) })),
+    count: page.count,
+    rows: page.rows.map((variation): VariationRecord => ({ variation, membershipTypeIds: (typesOf.get(variation.id) ?? []).map((t) => t.typeId) })),
   };
 }
 
@@ -415,7 +494,7 @@ export async function findVariation(db: DB, itemId: number, variationId: number)
   return rows[0] ? { variation: rows[0], membershipTypeIds: types.map((t) => t.typeId) } : undefined;
 }
 
-export async function createVariation(
+export async function insertVariation(
   db: DB,
   eventId: number,
   organizerId: number,
@@ -431,7 +510,7 @@ export async function createVariation(
   return rows[0]!.id;
 }
 
-export async function updateVariation(
+export async function updateVariationRow(
   db: DB,
   eventId: number,
   organizerId: number,
@@ -457,7 +536,7 @@ export async function updateVariation(
 }
 
 /** Deletes a variation unless it was ordered or is the item's last one (checked in the statement). */
-export async function deleteVariation(db: DB, eventId: number, itemId: number, variationId: number, now: number): Promise<boolean> {
+export async function deleteVariationRow(db: DB, eventId: number, itemId: number, variationId: number, now: number): Promise<boolean> {
   const [rows] = await db.batch([
     db
       .delete(itemVariations)
@@ -480,27 +559,19 @@ export async function deleteVariation(db: DB, eventId: number, itemId: number, v
 
 // ---- add-ons ----
 
-export async function addonPage(db: DB, itemId: number, order: SQL[], limit: number, offset: number) {
+/** The orderings of an item's add-on list (default id). */
+export const ADDON_ORDERING: OrderingTable = { fields: { id: itemAddons.id, position: itemAddons.position }, default: "id", tiebreaker: itemAddons.id };
+
+export function listAddons(db: DB, itemId: number, req: ListRequest) {
   const where = eq(itemAddons.itemId, itemId);
-  const [[total], rows] = await db.batch([
-    db.select({ n: count() }).from(itemAddons).where(where),
-    db.select().from(itemAddons).where(where).orderBy(...order).limit(limit).offset(offset),
-  ]);
-  return { total: total?.n ?? 0, rows };
+  return fetchPage(db, { rows: db.select().from(itemAddons).where(where).$dynamic(), count: { from: itemAddons, where }, ordering: ADDON_ORDERING }, req);
 }
 
 export async function findAddon(db: DB, itemId: number, addonId: number) {
   return db.select().from(itemAddons).where(and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId))).get();
 }
 
-/** An add-on of the item with this category, other than `exceptId`. */
-export async function addonWithCategory(db: DB, itemId: number, categoryId: number, exceptId: number | null) {
-  const conds = [eq(itemAddons.itemId, itemId), eq(itemAddons.addonCategoryId, categoryId)];
-  if (exceptId !== null) conds.push(ne(itemAddons.id, exceptId));
-  return db.select({ id: itemAddons.id }).from(itemAddons).where(and(...conds)).get();
-}
-
-export async function createAddon(db: DB, eventId: number, itemId: number, values: AddonValues, now: number): Promise<AddonRow> {
+export async function insertAddon(db: DB, eventId: number, itemId: number, values: AddonValues, now: number): Promise<AddonRow> {
   const [rows] = await db.batch([
     db.insert(itemAddons).values({ ...values, itemId }).returning(),
     touch(db, eventId, STAMP.items, now),
@@ -508,14 +579,14 @@ export async function createAddon(db: DB, eventId: number, itemId: number, value
   return rows[0]!;
 }
 
-export async function updateAddon(db: DB, eventId: number, itemId: number, addonId: number, values: Partial<AddonValues>, now: number) {
+export async function updateAddonRow(db: DB, eventId: number, itemId: number, addonId: number, values: Partial<AddonValues>, now: number) {
   const where = and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId));
   if (Object.keys(values).length === 0) return findAddon(db, itemId, addonId);
   const [rows] = await db.batch([db.update(itemAddons).set(values).where(where).returning(), touch(db, eventId, STAMP.items, now)]);
   return rows[0];
 }
 
-export async function deleteAddon(db: DB, eventId: number, itemId: number, addonId: number, now: number): Promise<boolean> {
+export async function deleteAddonRow(db: DB, eventId: number, itemId: number, addonId: number, now: number): Promise<boolean> {
   const [rows] = await db.batch([
     db.delete(itemAddons).where(and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId))).returning({ id: itemAddons.id }),
     touch(db, eventId, STAMP.items, now),
@@ -525,20 +596,19 @@ export async function deleteAddon(db: DB, eventId: number, itemId: number, addon
 
 // ---- bundles ----
 
-export async function bundlePage(db: DB, itemId: number, order: SQL[], limit: number, offset: number) {
+/** The orderings of an item's bundle list (default id). */
+export const BUNDLE_ORDERING: OrderingTable = { fields: { id: itemBundles.id }, default: "id", tiebreaker: itemBundles.id };
+
+export function listBundles(db: DB, itemId: number, req: ListRequest) {
   const where = eq(itemBundles.itemId, itemId);
-  const [[total], rows] = await db.batch([
-    db.select({ n: count() }).from(itemBundles).where(where),
-    db.select().from(itemBundles).where(where).orderBy(...order).limit(limit).offset(offset),
-  ]);
-  return { total: total?.n ?? 0, rows };
+  return fetchPage(db, { rows: db.select().from(itemBundles).where(where).$dynamic(), count: { from: itemBundles, where }, ordering: BUNDLE_ORDERING }, req);
 }
 
 export async function findBundle(db: DB, itemId: number, bundleId: number) {
   return db.select().from(itemBundles).where(and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId))).get();
 }
 
-export async function createBundle(db: DB, eventId: number, itemId: number, values: BundleValues, now: number): Promise<BundleRow> {
+export async function insertBundle(db: DB, eventId: number, itemId: number, values: BundleValues, now: number): Promise<BundleRow> {
   const [rows] = await db.batch([
     db.insert(itemBundles).values({ ...values, itemId }).returning(),
     touch(db, eventId, STAMP.items, now),
@@ -546,14 +616,14 @@ export async function createBundle(db: DB, eventId: number, itemId: number, valu
   return rows[0]!;
 }
 
-export async function updateBundle(db: DB, eventId: number, itemId: number, bundleId: number, values: Partial<BundleValues>, now: number) {
+export async function updateBundleRow(db: DB, eventId: number, itemId: number, bundleId: number, values: Partial<BundleValues>, now: number) {
   const where = and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId));
   if (Object.keys(values).length === 0) return findBundle(db, itemId, bundleId);
   const [rows] = await db.batch([db.update(itemBundles).set(values).where(where).returning(), touch(db, eventId, STAMP.items, now)]);
   return rows[0];
 }
 
-export async function deleteBundle(db: DB, eventId: number, itemId: number, bundleId: number, now: number): Promise<boolean> {
+export async function deleteBundleRow(db: DB, eventId: number, itemId: number, bundleId: number, now: number): Promise<boolean> {
   const [rows] = await db.batch([
     db.delete(itemBundles).where(and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId))).returning({ id: itemBundles.id }),
     touch(db, eventId, STAMP.items, now),

@@ -126,6 +126,22 @@ export class Problems {
     if (!empty) this.collected[field] = errors;
   }
 
+  /**
+   * An error of element `index` of the nested list `field` (a list input of `length` elements):
+   * the field's errors become one object per element, `{}` for the elements without errors.
+   * Messages about the list as a whole (`add(field, ...)`) take precedence over it.
+   */
+  addAt(field: string, index: number, length: number, element: string, message: string): void {
+    let cur = this.collected[field];
+    if (cur === undefined) {
+      cur = Array.from({ length }, (): FieldErrors => ({}));
+      this.collected[field] = cur;
+    }
+    if (!Array.isArray(cur) || typeof cur[index] !== "object") return;
+    const errors = cur[index] as Record<string, string[]>;
+    (errors[element] ??= []).push(message);
+  }
+
   /** Takes over the problems of another collection (same fields merge their messages). */
   merge(errors: FieldErrors): void {
     for (const [field, value] of Object.entries(errors)) {

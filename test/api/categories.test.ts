@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { categoryResponse } from "../../src/api/categories";
 import { seedDevice, seedOrganizer, seedTeam } from "../harness";
 import { ageStamp, createCategory, createItem, otherEvent, type World, world } from "../helpers/items";
 
@@ -28,6 +29,11 @@ describe("categories", () => {
     expect((await w.client.get(`${w.ev}/categories/${res.body.id}/`)).body).toEqual(res.body);
     const minimal = await w.client.post(`${w.ev}/categories/`, { name: "Merch" });
     expect(minimal.body).toEqual({ id: minimal.body.id, name: { en: "Merch" }, internal_name: null, description: null, position: 0, is_addon: false });
+    // the response schema describes exactly these fields and types
+    for (const body of [res.body, minimal.body, ...(await w.client.get(`${w.ev}/categories/`)).body.results]) {
+      expect(Object.keys(body).sort()).toEqual(Object.keys(categoryResponse.shape).sort());
+      expect(categoryResponse.safeParse(body).error?.issues ?? []).toEqual([]);
+    }
   });
 
   it("validates the input", async () => {

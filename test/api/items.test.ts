@@ -1,5 +1,14 @@
 import { count, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import {
+  addonResponse,
+  bundleResponse,
+  inlineAddonResponse,
+  inlineBundleResponse,
+  itemResponse,
+  variationResponse,
+} from "../../src/api/items";
 import { itemAddons, itemBundles, items, itemVariations } from "../../src/db/schema";
 import { db, seedDevice, seedOrganizer, seedTeam } from "../harness";
 import {
@@ -897,5 +906,109 @@ describe("item list conditional fetching", () => {
     expect((await w.client.patch(`${w.ev}/items/${item.id}/`, { default_price: "x" })).status).toBe(400);
     expect((await w.client.post(`${w.ev}/items/`, {})).status).toBe(400);
     expect(await stamp(w.event.id, "items")).toBe(1000);
+  });
+});
+
+/** The body has exactly the schema's fields, each of the schema's type. */
+function expectShape(schema: z.ZodObject, body: Record<string, unknown>) {
+  expect(Object.keys(body).sort()).toEqual(Object.keys(schema.shape).sort());
+  const parsed = schema.safeParse(body);
+  expect(parsed.error?.issues ?? []).toEqual([]);
+}
+
+describe("item response schemas", () => {
+  it("describe exactly what the item, its variations, add-ons and bundles look like", async () => {
+    const ev = await otherEvent(w);
+    const local: World = { ...w, ev: ev.ev, event: ev.event };
+    await setItemMetaProperties(ev.event.id, { color: "blue" });
+    const cat = await createCategory(local, { is_addon: true });
+    const shirt = await createItem(local, { variations: [variation("S")] });
+    const pass = await createMembershipType(w);
+    const tax = await seedTaxRule(ev.event.id, 700);
+    const quota = await seedQuota(ev.event.id);
+    const picture = await upload(w.client, "image/png", "p.png");
+    const full = await createItem(local, {
+      internal_name: "full",
+      original_price: "12.00",
+      category: cat.id,
+      description: { en: "d" },
+      tax_rule: tax.id,
+      picture,
+      available_from: "2026-01-01T00:00:00Z",
+      available_until: "2026-02-01T00:00:00Z",
+      hidden_if_available: quota.id,
+      generate_tickets: true,
+      show_quota_left: false,
+      min_per_order: 1,
+      max_per_order: 2,
+      require_membership_types: [pass.id],
+      grant_membership_type: pass.id,
+      validity_mode: "fixed",
+      validity_fixed_from: "2026-01-01T00:00:00Z",
+      validity_fixed_until: "2026-12-31T00:00:00Z",
+      validity_dynamic_duration_minutes: 1,
+      validity_dynamic_duration_hours: 1,
+      validity_dynamic_duration_days: 1,
+      validity_dynamic_duration_months: 1,
+      validity_dynamic_start_choice_day_limit: 3,
+      meta_data: { color: "red" },
+      variations: [variation("A", { default_price: "3.00", original_price: "4.00", description: { en: "x" }, available_from: "2026-01-01T00:00:00Z" })],
+      addons: [{ addon_category: cat.id }],
+      bundles: [{ bundled_item: shirt.id, bundled_variation: shirt.variations[0].id }],
+    });
+    const plain = await createItem(local);
+    for (const item of [full, plain, (await w.client.get(`${ev.ev}/items/${full.id}/`)).body]) {
+      expectShape(itemResponse, item);
+      for (const v of item.variations) expectShape(variationResponse, v);
+      for (const a of item.addons) expectShape(inlineAddonResponse, a);
+      for (const b of item.bundles) expectShape(inlineBundleResponse, b);
+    }
+    expect(full.variations).toHaveLength(1);
+    expect(full.addons).toHaveLength(1);
+    expect(full.bundles).toHaveLength(1);
+    for (const item of (await w.client.get(`${ev.ev}/items/`)).body.results) expectShape(itemResponse, item);
+    const nested = `${ev.ev}/items/${full.id}`;
+    expectShape(variationResponse, (await w.client.get(`${nested}/variations/${full.variations[0].id}/`)).body);
+    expectShape(variationResponse, (await w.client.get(`${nested}/variations/`)).body.results[0]);
+    const addon = (await w.client.get(`${nested}/addons/`)).body.results[0];
+    expectShape(addonResponse, addon);
+    expectShape(addonResponse, (await w.client.get(`${nested}/addons/${addon.id}/`)).body);
+    const bundle = (await w.client.get(`${nested}/bundles/`)).body.results[0];
+    expectShape(bundleResponse, bundle);
+    expectShape(bundleResponse, (await w.client.get(`${nested}/bundles/${bundle.id}/`)).body);
+  });
+});
+
+describe("item writes racing the deletion of what they refer to", () => {
+  it("answer 201 or 400, never 500, while the category they use is deleted", async () => {
+    const ev = await otherEvent(w);
+    const local: World = { ...w, ev: ev.ev, event: ev.event };
+    const cat = await createCategory(local, { is_addon: true });
+    const base = await createItem(local);
+    const [deleted, ...writes] = await Promise.all([
+      w.client.delete(`${ev.ev}/categories/${cat.id}/`),
+      ...Array.from({ length: 12 }, (_, i) =>
+        i % 2 === 0
+          ? w.client.post(`${ev.ev}/items/`, { name: `T${i}`, default_price: "1", category: cat.id, addons: [{ addon_category: cat.id }] })
+          : w.client.post(`${ev.ev}/items/${base.id}/addons/`, { addon_category: cat.id, position: i }),
+      ),
+    ]);
+    expect(deleted.status).toBe(204);
+    const allowed = [
+      { category: [`Invalid pk "${cat.id}" - object does not exist.`], addons: [{ addon_category: ["The add-on's category must belong to the same event as the item."] }] },
+      { addon_category: ["The add-on's category must belong to the same event as the item."] },
+      { addon_category: ["The item already has an add-on of this category."] },
+      { non_field_errors: ["A referenced object was changed or deleted meanwhile. Please retry."] },
+    ];
+    for (const res of writes) {
+      expect([201, 400], res.text).toContain(res.status);
+      if (res.status === 400) expect(allowed).toContainEqual(res.body);
+    }
+    // whatever was created before the deletion lost its category and its add-ons with it
+    const list = await w.client.get(`${ev.ev}/items/`);
+    for (const item of list.body.results) {
+      expect(item.category).toBeNull();
+      expect(item.addons).toEqual([]);
+    }
   });
 });

@@ -1,13 +1,37 @@
 /**
- * Input schemas of the product catalog: items, variations, add-ons, bundles, categories. Wire
- * names as the spec and pretix's docs write them; money arrives as hundredths, datetimes as
- * epoch ms (src/http/fields.ts). Schemas carry no defaults (they serve PATCH too): defaults
- * live in the `*_DEFAULTS` objects and are applied in code for POST and PUT.
+ * Input of the product catalog: the request schemas of items, variations, add-ons and bundles
+ * (categories: categories.ts), and the values they become. Wire names as the spec and pretix's
+ * docs write them; money arrives as hundredths, datetimes as epoch ms (./fields.ts). Schemas
+ * carry no defaults (they serve PATCH too): the value builders here apply the defaults for
+ * POST and PUT and merge PATCH into the stored object.
  */
 import { z } from "zod";
+import type { AddonValues, BundleValues, ItemRow, VariationRecord, VariationValues } from "../db/items";
 import { VALIDITY_MODES } from "../db/schema/items";
-import { dateTime, decimal, i18n, i18nRequired } from "../domain/fields";
-import { count, MAX_INT } from "../domain/catalog-fields";
+import type { EventRow } from "../db/tenancy";
+import { count, MAX_INT } from "./catalog-fields";
+import { dateTime, decimal, i18n, i18nRequired } from "./fields";
+import { checkMetaData, checkVariation, metaProperties, type Report } from "./item-rules";
+
+/** How a write treats omitted fields: defaults (POST, PUT), or the stored values (PATCH). */
+export type Mode = "create" | "put" | "patch";
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The columns to write of the would-be row `next`: for PATCH those that differ from the stored
+ * row `current`; otherwise all but the row's `identity` (id, parent), which the insert sets.
+ */
+export function columnsToWrite<T extends object>(mode: Mode, next: T, current: object | undefined, identity: string[]): Partial<T> {
+  const stored = current as Record<string, unknown> | undefined;
+  const out: Record<string, unknown> = {};
+  for (const [col, value] of Object.entries(next)) {
+    if (mode === "patch" ? !sameValue(value, stored![col]) : !identity.includes(col)) out[col] = value;
+  }
+  return out as Partial<T>;
+}
 
 /** Prices: two places, at most 13 digits (pretix: max_digits 13), not negative. */
 export const MAX_PRICE = 9_999_999_999_999;
@@ -162,15 +186,94 @@ export type ItemUpdateInput = Partial<z.output<typeof itemUpdateFields>>;
 export const itemPut = itemUpdateFields.partial().required({ name: true, default_price: true });
 export const itemPatch = itemUpdateFields.partial();
 
-// ---- categories ----
+// ---- values ----
 
-export const categoryFields = z.object({
-  name: i18nRequired(),
-  internal_name: z.string().max(255).nullable(),
-  description: i18n().nullable(),
-  position: z.number().int().min(-MAX_INT).max(MAX_INT),
-  is_addon: z.boolean(),
-});
-export type CategoryInput = Partial<z.output<typeof categoryFields>>;
-export const categoryFull = categoryFields.partial().required({ name: true });
-export const categoryPatch = categoryFields.partial();
+type VariationKey = Exclude<keyof VariationInput, "require_membership_types">;
+const VARIATION_COLUMNS: Record<VariationKey, keyof VariationValues> = {
+  value: "value",
+  default_price: "defaultPrice",
+  original_price: "originalPrice",
+  active: "active",
+  description: "description",
+  position: "position",
+  checkin_attention: "checkinAttention",
+  require_approval: "requireApproval",
+  require_membership: "requireMembership",
+  require_membership_hidden: "requireMembershipHidden",
+  hide_without_voucher: "hideWithoutVoucher",
+  sales_channels: "salesChannels",
+  available_from: "availableFrom",
+  available_until: "availableUntil",
+  meta_data: "metaData",
+};
+
+const VARIATION_DEFAULTS = {
+  defaultPrice: null,
+  originalPrice: null,
+  active: true,
+  description: null,
+  position: 0,
+  checkinAttention: false,
+  requireApproval: false,
+  requireMembership: false,
+  requireMembershipHidden: false,
+  hideWithoutVoucher: false,
+  availableFrom: null,
+  availableUntil: null,
+  metaData: {},
+} satisfies Partial<VariationValues>;
+
+/**
+ * The values of a variation to write, its rules reported (the database checks are the
+ * caller's). A variation's `sales_channels` default to every channel of the event and the item
+ * (pretix: all channels; the item's list takes precedence anyway).
+ */
+export function variationState(
+  event: Pick<EventRow, "salesChannels" | "itemMetaProperties">,
+  item: Pick<ItemRow, "salesChannels">,
+  input: VariationInput,
+  mode: Mode,
+  current: VariationRecord | null,
+  report: Report,
+): Partial<VariationValues> {
+  const base: Record<string, unknown> =
+    mode === "patch"
+      ? { ...current!.variation }
+      : { ...VARIATION_DEFAULTS, salesChannels: [...new Set([...(event.salesChannels ?? []), ...item.salesChannels])] };
+  const sent = input as Record<string, unknown>;
+  for (const [key, col] of Object.entries(VARIATION_COLUMNS)) if (sent[key] !== undefined) base[col] = sent[key];
+  const next = base as unknown as VariationValues;
+  if (input.meta_data !== undefined) checkMetaData(input.meta_data, metaProperties(event), report);
+  checkVariation({ availableFrom: next.availableFrom ?? null, availableUntil: next.availableUntil ?? null }, report);
+  return columnsToWrite(mode, next, current?.variation, ["id", "itemId"]);
+}
+
+/** The values of an add-on to write: the sent fields, and the defaults of the omitted ones for POST and PUT. */
+export function addonValues(input: AddonInput, mode: Mode): Partial<AddonValues> {
+  const out: Partial<AddonValues> = {};
+  const pick = <K extends keyof typeof ADDON_DEFAULTS>(v: (typeof ADDON_DEFAULTS)[K] | undefined, k: K) =>
+    v !== undefined ? v : mode === "patch" ? undefined : ADDON_DEFAULTS[k];
+  if (input.addon_category !== undefined) out.addonCategoryId = input.addon_category;
+  const minCount = pick(input.min_count, "min_count");
+  const maxCount = pick(input.max_count, "max_count");
+  const position = pick(input.position, "position");
+  const priceIncluded = pick(input.price_included, "price_included");
+  const multiAllowed = pick(input.multi_allowed, "multi_allowed");
+  if (minCount !== undefined) out.minCount = minCount;
+  if (maxCount !== undefined) out.maxCount = maxCount;
+  if (position !== undefined) out.position = position;
+  if (priceIncluded !== undefined) out.priceIncluded = priceIncluded;
+  if (multiAllowed !== undefined) out.multiAllowed = multiAllowed;
+  return out;
+}
+
+/** The values of a bundle to write: the sent fields, and the defaults of the omitted ones for POST and PUT. */
+export function bundleValues(input: BundleInput, mode: Mode): Partial<BundleValues> {
+  const out: Partial<BundleValues> = {};
+  const full = mode !== "patch";
+  if (input.bundled_item !== undefined) out.bundledItemId = input.bundled_item;
+  if (input.bundled_variation !== undefined || full) out.bundledVariationId = input.bundled_variation ?? BUNDLE_DEFAULTS.bundled_variation;
+  if (input.count !== undefined || full) out.count = input.count ?? BUNDLE_DEFAULTS.count;
+  if (input.designated_price !== undefined || full) out.designatedPrice = input.designated_price ?? BUNDLE_DEFAULTS.designated_price;
+  return out;
+}
