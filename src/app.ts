@@ -1,6 +1,6 @@
 /**
  * The application: error boundary, request context, and the middleware chain every API
- * request passes (route check → rate limit → JSON body check → idempotency → authentication),
+ * request passes (route check → rate limit → JSON body check → authentication → idempotency),
  * then the resource routes, each with its tenancy/permission middleware.
  */
 import { type ErrorHandler, Hono } from "hono";
@@ -110,8 +110,10 @@ export function createApp() {
     `${API_PREFIX}/*`,
     requireJsonBody({ except: [`${API_PREFIX}/upload`], maxBytes: (c) => readConfig(c.env).maxBodyBytes }),
   );
-  app.use(`${API_PREFIX}/*`, idempotency());
+  // Authentication before idempotency: a stored response is only replayed to a credential that
+  // is still valid (a rolled or revoked device key, a deactivated token get 401, not the replay).
   app.use(`${API_PREFIX}/*`, authenticate({ publicPaths: PUBLIC_API_PATHS }));
+  app.use(`${API_PREFIX}/*`, idempotency());
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
