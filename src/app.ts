@@ -7,6 +7,8 @@ import { type ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { customerRoutes } from "./api/customers";
+import { deviceAuthRoutes } from "./api/device-auth";
+import { deviceRoutes } from "./api/devices";
 import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
 import { giftCardRoutes } from "./api/giftcards";
 import { membershipRoutes } from "./api/memberships";
@@ -54,7 +56,7 @@ import { publicPages } from "./pages/public";
 export const API_PREFIX = "/api/v1";
 
 /** Paths that take no credentials. */
-const PUBLIC_API_PATHS: RegExp[] = [];
+const PUBLIC_API_PATHS: RegExp[] = [/^\/api\/v1\/device\/initialize\/?$/];
 
 /** The error boundary: every failure leaves as the spec's JSON error body. */
 export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
@@ -117,6 +119,8 @@ export function createApp() {
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
+  app.route(API_PREFIX, deviceRoutes);
+  app.route(API_PREFIX, deviceAuthRoutes);
   app.route(API_PREFIX, giftCardRoutes);
   app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.route(API_PREFIX, customerRoutes);
