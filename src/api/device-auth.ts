@@ -62,7 +62,6 @@ function session(c: AppContext): DeviceSession {
   const p = c.var.principal;
   return {
     db: c.var.db,
-    now: Date.now(),
     deviceRowId: p.deviceId!,
     organizerId: p.organizerId,
     key: parseAuthorization(c.req.header("Authorization")).credential,

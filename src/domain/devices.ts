@@ -143,7 +143,7 @@ function hardware(input: DeviceUpdateInput): DeviceHardware {
 export type DeviceCredential = DeviceCredentialRow & { apiToken: string };
 
 /** The device calling its own routes: the device, its organizer, and the key it presented. */
-export type DeviceSession = { db: DB; now: number; deviceRowId: number; organizerId: number; key: string; keyHash: string };
+export type DeviceSession = { db: DB; deviceRowId: number; organizerId: number; key: string; keyHash: string };
 
 /** A key that was rolled or revoked between authentication and the write: as if it had failed authentication. */
 const stale = () => new Failure("unauthenticated", MESSAGES.invalidToken);
