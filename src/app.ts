@@ -1,12 +1,14 @@
 /**
  * The application: error boundary, request context, and the middleware chain every API
- * request passes (route check → rate limit → JSON body check → idempotency → authentication),
+ * request passes (route check → rate limit → JSON body check → authentication → idempotency),
  * then the resource routes, each with its tenancy/permission middleware.
  */
 import { type ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { customerRoutes } from "./api/customers";
+import { deviceAuthRoutes } from "./api/device-auth";
+import { deviceRoutes } from "./api/devices";
 import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
 import { giftCardRoutes } from "./api/giftcards";
 import { membershipRoutes } from "./api/memberships";
@@ -55,7 +57,7 @@ import { publicPages } from "./pages/public";
 export const API_PREFIX = "/api/v1";
 
 /** Paths that take no credentials. */
-const PUBLIC_API_PATHS: RegExp[] = [];
+const PUBLIC_API_PATHS: RegExp[] = [/^\/api\/v1\/device\/initialize\/?$/];
 
 /** The error boundary: every failure leaves as the spec's JSON error body. */
 export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
@@ -111,11 +113,15 @@ export function createApp() {
     `${API_PREFIX}/*`,
     requireJsonBody({ except: [`${API_PREFIX}/upload`], maxBytes: (c) => readConfig(c.env).maxBodyBytes }),
   );
-  app.use(`${API_PREFIX}/*`, idempotency());
+  // Authentication before idempotency: a stored response is only replayed to a credential that
+  // is still valid (a rolled or revoked device key, a deactivated token get 401, not the replay).
   app.use(`${API_PREFIX}/*`, authenticate({ publicPaths: PUBLIC_API_PATHS }));
+  app.use(`${API_PREFIX}/*`, idempotency());
 
   app.route(API_PREFIX, organizerRoutes);
   app.route(API_PREFIX, teamRoutes);
+  app.route(API_PREFIX, deviceRoutes);
+  app.route(API_PREFIX, deviceAuthRoutes);
   app.route(API_PREFIX, giftCardRoutes);
   app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.route(API_PREFIX, customerRoutes);

@@ -119,7 +119,7 @@ export async function seedEventRow(organizerId: number, opts: { slug?: string } 
 }
 
 /** An initialized device with an API token. */
-export async function seedDevice(organizerId: number, opts: { allEvents?: boolean; events?: number[] } = {}) {
+export async function seedDevice(organizerId: number, opts: { allEvents?: boolean; events?: number[]; securityProfile?: string } = {}) {
   const token = randomString(64);
   const existing = await db().select({ id: devices.id }).from(devices);
   const [dev] = await db()
@@ -134,6 +134,7 @@ export async function seedDevice(organizerId: number, opts: { allEvents?: boolea
       initialized: Date.now(),
       initializationToken: randomString(16),
       apiTokenHash: await sha256Hex(token),
+      securityProfile: opts.securityProfile ?? "full",
     })
     .returning();
   if (opts.events?.length) await db().insert(deviceEvents).values(opts.events.map((eventId) => ({ deviceId: dev!.id, eventId })));

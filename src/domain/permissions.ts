@@ -49,6 +49,10 @@ export type Principal = {
   permissions: ReadonlySet<Permission>;
   /** Stable identity of the credential (owner of uploads). */
   identity: string;
+  /** SHA-256 of the presented key (device routes change the device only while it is still this key). */
+  credentialHash: string;
+  /** A device's security profile (DEVICE_SECURITY_PROFILES); null for team tokens. */
+  securityProfile: string | null;
 };
 
 export function teamPermissionSet(flags: Record<TeamPermission, boolean>): Set<Permission> {
@@ -64,4 +68,190 @@ export function hasPermission(principal: Principal, permission: Permission | nul
 
 export function canAccessEvent(principal: Principal, eventId: number): boolean {
   return principal.allEvents || principal.eventIds.has(eventId);
+}
+
+// ---- device security profiles ----
+
+/**
+ * pretix's device security profiles (pretix `src/pretix/api/auth/devicesecurity.py`, the
+ * profiles pretix itself registers): `full` allows every call the device's grant allows; the
+ * others are allow-lists of (method, url name). A call outside the device's profile is refused
+ * with 403 by the permission layer (http/tenancy.ts).
+ */
+export const DEVICE_SECURITY_PROFILES = ["full", "pretixscan", "pretixscan_online_kiosk", "pretixscan_online_noorders"] as const;
+export type DeviceSecurityProfile = (typeof DEVICE_SECURITY_PROFILES)[number];
+
+const ORG = "/api/v1/organizers/:organizer";
+const EVENT = `${ORG}/events/:event`;
+const LISTS = `${EVENT}/checkinlists`;
+
+/**
+ * pretix's url names (namespace `api-v1`) with the route patterns of this service that answer
+ * them, as registered with the router. An empty list: the service has no such endpoint (the
+ * profile's entry then allows nothing).
+ */
+const PRETIX_URL_NAMES = {
+  version: [],
+  "idempotency.query": [],
+  "device.eventselection": ["/api/v1/device/eventselection"],
+  "device.info": ["/api/v1/device/info"],
+  "device.update": ["/api/v1/device/update"],
+  "device.revoke": ["/api/v1/device/revoke"],
+  "device.roll": ["/api/v1/device/roll"],
+  "event-list": [`${ORG}/events`],
+  "event-detail": [EVENT],
+  // pretix serves the organizer's and the event's sub-event lists with one view (one url name)
+  "subevent-list": [`${ORG}/subevents`, `${EVENT}/subevents`],
+  "subevent-detail": [`${EVENT}/subevents/:id`],
+  "itemcategory-list": [`${EVENT}/categories`],
+  "item-list": [`${EVENT}/items`],
+  "question-list": [`${EVENT}/questions`],
+  "badgelayout-list": [],
+  "badgeitem-list": [],
+  "checkinlist-list": [LISTS],
+  "checkinlist-status": [`${LISTS}/:id/status`],
+  "checkinlist-failed_checkins": [`${LISTS}/:id/failed_checkins`],
+  "checkinlistpos-list": [`${LISTS}/:list/positions`],
+  "checkinlistpos-redeem": [`${LISTS}/:list/positions/:id/redeem`],
+  "revokedsecrets-list": [],
+  "blockedsecrets-list": [],
+  "order-list": [`${EVENT}/orders`],
+  "orderposition-pdf_image": [],
+  "orderposition-printlog": [],
+  "event.settings": [`${EVENT}/settings`],
+  upload: ["/api/v1/upload"],
+  "checkinrpc.redeem": [`${ORG}/checkinrpc/redeem`],
+  "checkinrpc.search": [`${ORG}/checkinrpc/search`],
+  "reusablemedium-list": [],
+} as const satisfies Record<string, readonly string[]>;
+
+type PretixUrlName = keyof typeof PRETIX_URL_NAMES;
+type AllowEntry = readonly ["GET" | "POST", PretixUrlName];
+
+/** The allow-lists, entry by entry as pretix lists them. */
+const PROFILE_ALLOW_LISTS: Record<Exclude<DeviceSecurityProfile, "full">, readonly AllowEntry[]> = {
+  pretixscan: [
+    ["GET", "version"],
+    ["GET", "device.eventselection"],
+    ["GET", "idempotency.query"],
+    ["GET", "device.info"],
+    ["POST", "device.update"],
+    ["POST", "device.revoke"],
+    ["POST", "device.roll"],
+    ["GET", "event-list"],
+    ["GET", "event-detail"],
+    ["GET", "subevent-list"],
+    ["GET", "subevent-detail"],
+    ["GET", "itemcategory-list"],
+    ["GET", "item-list"],
+    ["GET", "question-list"],
+    ["GET", "badgelayout-list"],
+    ["GET", "badgeitem-list"],
+    ["GET", "checkinlist-list"],
+    ["GET", "checkinlist-status"],
+    ["POST", "checkinlist-failed_checkins"],
+    ["GET", "checkinlistpos-list"],
+    ["POST", "checkinlistpos-redeem"],
+    ["GET", "revokedsecrets-list"],
+    ["GET", "blockedsecrets-list"],
+    ["GET", "order-list"],
+    ["GET", "orderposition-pdf_image"],
+    ["POST", "orderposition-printlog"],
+    ["GET", "event.settings"],
+    ["POST", "upload"],
+    ["POST", "checkinrpc.redeem"],
+    ["GET", "checkinrpc.search"],
+    ["GET", "reusablemedium-list"],
+  ],
+  // kiosk mode: no order sync, no search of positions
+  pretixscan_online_kiosk: [
+    ["GET", "version"],
+    ["GET", "device.eventselection"],
+    ["GET", "idempotency.query"],
+    ["GET", "device.info"],
+    ["POST", "device.update"],
+    ["POST", "device.revoke"],
+    ["POST", "device.roll"],
+    ["GET", "event-list"],
+    ["GET", "event-detail"],
+    ["GET", "subevent-list"],
+    ["GET", "subevent-detail"],
+    ["GET", "itemcategory-list"],
+    ["GET", "item-list"],
+    ["GET", "question-list"],
+    ["GET", "badgelayout-list"],
+    ["GET", "badgeitem-list"],
+    ["GET", "checkinlist-list"],
+    ["GET", "checkinlist-status"],
+    ["POST", "checkinlist-failed_checkins"],
+    ["POST", "checkinlistpos-redeem"],
+    ["GET", "revokedsecrets-list"],
+    ["GET", "blockedsecrets-list"],
+    ["GET", "orderposition-pdf_image"],
+    ["POST", "orderposition-printlog"],
+    ["GET", "event.settings"],
+    ["POST", "upload"],
+    ["POST", "checkinrpc.redeem"],
+    ["GET", "checkinrpc.search"],
+  ],
+  // online only: no order sync
+  pretixscan_online_noorders: [
+    ["GET", "version"],
+    ["GET", "device.eventselection"],
+    ["GET", "idempotency.query"],
+    ["GET", "device.info"],
+    ["POST", "device.update"],
+    ["POST", "device.revoke"],
+    ["POST", "device.roll"],
+    ["GET", "event-list"],
+    ["GET", "event-detail"],
+    ["GET", "subevent-list"],
+    ["GET", "subevent-detail"],
+    ["GET", "itemcategory-list"],
+    ["GET", "item-list"],
+    ["GET", "question-list"],
+    ["GET", "badgelayout-list"],
+    ["GET", "badgeitem-list"],
+    ["GET", "checkinlist-list"],
+    ["GET", "checkinlist-status"],
+    ["POST", "checkinlist-failed_checkins"],
+    ["GET", "checkinlistpos-list"],
+    ["POST", "checkinlistpos-redeem"],
+    ["GET", "revokedsecrets-list"],
+    ["GET", "blockedsecrets-list"],
+    ["GET", "orderposition-pdf_image"],
+    ["POST", "orderposition-printlog"],
+    ["GET", "event.settings"],
+    ["POST", "upload"],
+    ["POST", "checkinrpc.redeem"],
+    ["GET", "checkinrpc.search"],
+  ],
+};
+
+/**
+ * A route pattern with its parameter names left out (`/events/:event/x/:id` → `/events/:/x/:`)
+ * and no trailing slash, so that an entry matches whatever the route names its parameters.
+ */
+export function routeShape(pattern: string): string {
+  return pattern.replace(/:\w+(\{[^/]*\})?/g, ":").replace(/\/+$/, "");
+}
+
+const ALLOWED: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries(PROFILE_ALLOW_LISTS).map(([profile, entries]) => [
+    profile,
+    new Set(entries.flatMap(([method, name]) => PRETIX_URL_NAMES[name].map((pattern) => `${method} ${routeShape(pattern)}`))),
+  ]),
+);
+
+/**
+ * Whether a device's security profile allows calling the route registered as `routePattern`
+ * with `method` (HEAD counts as GET). A profile name the service does not know allows nothing
+ * (pretix would fall back to full access; names are checked when set, so this cannot happen
+ * through the API).
+ */
+export function deviceProfileAllows(profile: string, method: string, routePattern: string): boolean {
+  if (profile === "full") return true;
+  const allowed = ALLOWED.get(profile);
+  if (!allowed) return false;
+  return allowed.has(`${method === "HEAD" ? "GET" : method} ${routeShape(routePattern)}`);
 }

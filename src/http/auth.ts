@@ -37,19 +37,28 @@ function idSet(json: string | null): Set<number> {
   return new Set(json ? (JSON.parse(json) as number[]) : []);
 }
 
-/** Authenticates the request; paths in `publicPaths` pass without credentials. */
+/** The scheme and key of an `Authorization` header (`Token <key>`, `Device <key>`). */
+export function parseAuthorization(header: string | undefined): { scheme: string; credential: string } {
+  if (!header) throw unauthorized(MESSAGES.noCredentials);
+  const [scheme, credential, ...rest] = header.trim().split(/\s+/);
+  if (!scheme || !credential || rest.length) throw unauthorized("Invalid token header.");
+  return { scheme, credential };
+}
+
+/**
+ * Authenticates the request; paths in `publicPaths` pass without credentials. Every request
+ * reads its credential from D1 (no cache), so a rolled or revoked device key and a deactivated
+ * token are refused from the very next request on.
+ */
 export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
     if (opts.publicPaths.some((re) => re.test(c.req.path))) return next();
-    const header = c.req.header("Authorization");
-    if (!header) throw unauthorized(MESSAGES.noCredentials);
-    const [scheme, credential, ...rest] = header.trim().split(/\s+/);
-    if (!credential || rest.length) throw unauthorized("Invalid token header.");
+    const { scheme, credential } = parseAuthorization(c.req.header("Authorization"));
     const hash = await sha256Hex(credential);
     const db = c.var.db;
     const slugs = tenancySlugs(c.req.path);
     let principal: Principal;
-    switch (scheme?.toLowerCase()) {
+    switch (scheme.toLowerCase()) {
       case "token": {
         const { credential: row, tenancy } = await findTokenCredential(db, hash, slugs);
         c.set("tenancy", tenancy);
@@ -64,6 +73,8 @@ export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler
           eventIds: idSet(row.eventIds),
           permissions: teamPermissionSet(teamFlags(row.team)),
           identity: `token:${row.tokenId}`,
+          credentialHash: hash,
+          securityProfile: null,
         };
         break;
       }
@@ -82,6 +93,8 @@ export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler
           eventIds: idSet(row.eventIds),
           permissions: DEVICE_GRANT,
           identity: `device:${row.device.id}`,
+          credentialHash: hash,
+          securityProfile: row.device.securityProfile,
         };
         break;
       }

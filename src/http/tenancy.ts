@@ -1,18 +1,29 @@
 /**
- * The one permission layer. Every route under an organizer or event declares its scope and
- * the permission it needs; this answers 403 when the organizer or event does not exist, is not
- * the caller's, or the permission is missing. It runs before the handler, so no object is
- * looked up for a caller without permission. The organizer and event rows come from the one
- * resolution of the path's slugs that authentication did in the credential's round trip
- * (http/auth.ts); nothing is looked up here.
+ * The one permission layer. Every route declares its scope and the permission it needs; this
+ * answers 403 when the organizer or event does not exist, is not the caller's, or the
+ * permission is missing, and, for a device, when the call is outside its security profile
+ * (domain/permissions.ts, matched by the route's registered pattern). It runs before the
+ * handler, so no object is looked up for a caller without permission. The organizer and event
+ * rows come from the one resolution of the path's slugs that authentication did in the
+ * credential's round trip (http/auth.ts); nothing is looked up here.
  */
 import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
 import type { TenancyRow } from "../db/tenancy";
-import { canAccessEvent, hasPermission, type Permission } from "../domain/permissions";
-import { forbidden } from "../domain/failure";
+import { canAccessEvent, deviceProfileAllows, hasPermission, type Permission, type Principal } from "../domain/permissions";
+import { Failure, forbidden, MESSAGES } from "../domain/failure";
 import type { AppContext, AppEnv } from "./context";
 
-export type ScopeMarker = { scope: "global" | "organizer" | "event"; permission: Permission | null };
+export type ScopeMarker = { scope: "public" | "global" | "device" | "organizer" | "event"; permission: Permission | null };
+
+export const PROFILE_DENIED = "Request denied by device security profile.";
+
+/** A device may only make the calls its security profile allows (pretix's answer: 403). */
+function enforceSecurityProfile(c: AppContext): void {
+  const principal = c.var.principal as Principal | undefined;
+  if (principal?.kind !== "device") return;
+  if (!deviceProfileAllows(principal.securityProfile ?? "full", c.req.method, routePath(c))) throw forbidden(PROFILE_DENIED);
+}
 
 function mark<T extends object>(fn: T, marker: ScopeMarker): T & { scopeMarker: ScopeMarker } {
   return Object.assign(fn, { scopeMarker: marker });
@@ -28,6 +39,7 @@ function resolved(c: AppContext, organizer: string | undefined, event: string | 
 /** Organizer-level route: `/organizers/:organizer/...`. */
 export function organizerScope(permission: Permission | null) {
   const handler: MiddlewareHandler<AppEnv> = async function organizerScope(c, next) {
+    enforceSecurityProfile(c);
     const principal = c.var.principal;
     const row = resolved(c, c.req.param("organizer"), null);
     if (!row || row.organizer.id !== principal.organizerId || !hasPermission(principal, permission)) throw forbidden();
@@ -40,6 +52,7 @@ export function organizerScope(permission: Permission | null) {
 /** Event-level route: `/organizers/:organizer/events/:event/...`. */
 export function eventScope(permission: Permission | null) {
   const handler: MiddlewareHandler<AppEnv> = async function eventScope(c, next) {
+    enforceSecurityProfile(c);
     const principal = c.var.principal;
     const eventSlug = c.req.param("event");
     const row = eventSlug ? resolved(c, c.req.param("organizer"), eventSlug) : undefined;
@@ -61,8 +74,31 @@ export function eventScope(permission: Permission | null) {
 
 /** Routes outside the tenancy tree that any authenticated caller may use. */
 export function authenticatedScope() {
-  const handler: MiddlewareHandler<AppEnv> = async function authenticatedScope(_c, next) {
+  const handler: MiddlewareHandler<AppEnv> = async function authenticatedScope(c, next) {
+    enforceSecurityProfile(c);
     await next();
   };
   return mark(handler, { scope: "global", permission: null });
+}
+
+/**
+ * The device's own routes (`/api/v1/device/...`): device keys only. Any other credential is
+ * answered as pretix does, 401 (its device views authenticate devices only, so a team key
+ * counts as no credentials).
+ */
+export function deviceScope() {
+  const handler: MiddlewareHandler<AppEnv> = async function deviceScope(c, next) {
+    if ((c.var.principal as Principal | undefined)?.kind !== "device") throw new Failure("unauthenticated", MESSAGES.noCredentials);
+    enforceSecurityProfile(c);
+    await next();
+  };
+  return mark(handler, { scope: "device", permission: null });
+}
+
+/** Routes that take no credentials (listed in the app's public paths), such as device initialization. */
+export function publicScope() {
+  const handler: MiddlewareHandler<AppEnv> = async function publicScope(_c, next) {
+    await next();
+  };
+  return mark(handler, { scope: "public", permission: null });
 }

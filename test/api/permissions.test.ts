@@ -2,8 +2,9 @@
 /**
  * The permission matrix: every API route, with the permission it needs, called by a team
  * without that permission (403), a team with only that permission (not 403), a device, a
- * team limited to another event, and another organizer's administrator (403: tenant
- * isolation). A route missing from the matrix fails the completeness test.
+ * team limited to another event, and another organizer's administrator and device (403: tenant
+ * isolation). Device-only routes refuse teams with 401. A route missing from the matrix fails
+ * the completeness test.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -27,6 +28,7 @@ type World = {
   limitedElsewhere: Client;
   device: Client;
   foreignAdmin: Client;
+  foreignDevice: Client;
 };
 
 let world: World;
@@ -50,6 +52,7 @@ beforeAll(async () => {
     limitedElsewhere: (await seedTeam(org.id, { permissions: "all", allEvents: false, events: [other.id] })).client,
     device: (await seedDevice(org.id)).client,
     foreignAdmin: foreign.client,
+    foreignDevice: (await seedDevice(foreign.id)).client,
   };
 });
 
@@ -87,6 +90,21 @@ describe("permission matrix", () => {
 
   for (const row of ROWS) {
     const isEventRoute = row.route.includes("/events/:event");
+    const device = async () => (row.ownDevice ? (await seedDevice(world.orgId)).client : world.device);
+
+    if (row.auth === "device") {
+      it(`${row.route}: 401 for a team (device keys only)`, async () => {
+        const res = await call(world.all, row);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ detail: "Authentication credentials were not provided." });
+      });
+      it(`${row.route}: device allowed`, async () => {
+        const res = await call(await device(), row);
+        expect(res.status, JSON.stringify(res.body)).not.toBe(403);
+        expect(res.status).not.toBe(401);
+      });
+      continue;
+    }
 
     if (row.permission !== null) {
       it(`${row.route}: 403 without ${row.permission}`, async () => {
@@ -105,7 +123,7 @@ describe("permission matrix", () => {
 
     const deviceAllowed = row.device ? row.device === "allow" : row.permission === null || DEVICE_GRANT.has(row.permission);
     it(`${row.route}: device ${deviceAllowed ? "allowed" : "denied"}`, async () => {
-      const res = await call(world.device, row, row.ownEvent ? await throwawayEvent() : world.eventSlug);
+      const res = await call(await device(), row, row.ownEvent ? await throwawayEvent() : world.eventSlug);
       if (deviceAllowed) expect(res.status, JSON.stringify(res.body)).not.toBe(403);
       else expect(res.status).toBe(403);
     });
@@ -120,6 +138,10 @@ describe("permission matrix", () => {
     if (row.route.includes(":organizer")) {
       it(`${row.route}: 403 for another organizer's administrator`, async () => {
         const res = await call(world.foreignAdmin, row);
+        expect(res.status).toBe(403);
+      });
+      it(`${row.route}: 403 for another organizer's device`, async () => {
+        const res = await call(world.foreignDevice, row);
         expect(res.status).toBe(403);
       });
     }

@@ -17,4 +17,11 @@ export type MatrixRow = {
   ownEvent?: boolean;
   /** Body sent with POST/PUT/PATCH (default {}). */
   body?: unknown;
+  /**
+   * Credentials the route takes: "device" — device keys only (teams get 401); "none" — a public
+   * route (anyone passes). Default: teams and devices, by permission.
+   */
+  auth?: "device" | "none";
+  /** The request changes the calling device itself (roll, revoke): run it with a throwaway device. */
+  ownDevice?: boolean;
 };
