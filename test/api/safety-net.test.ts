@@ -5,7 +5,7 @@
  */
 import { abortAllDurableObjects } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { cartPositions, orderPayments, orders, vouchers } from "../../src/db/schema";
 import { type Client, db, seedTeam } from "../harness";
 import { shop, type Shop } from "../helpers/sales";
@@ -102,6 +102,26 @@ describe("a seat held by an unexpired cart position", () => {
     // and the seat is the order's now: no one else gets it, with or without that cart id
     const again = await s.client.post(`${s.path}/orders/`, { consume_carts: [held.cart_id], positions: [{ item: ticket.id, seat: "s1" }] });
     expect(again.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+  });
+});
+
+describe("a seat held by an expired cart position", () => {
+  it("is free again, for carts and orders", async () => {
+    const { s, ticket } = await seatedShop();
+    await cart(s, { item: ticket.id, seat: "s1" });
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] })).status).toBe(400);
+    // 31 minutes later (the event object runs in this isolate and sees the same clock)
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 31 * 60_000);
+      const order = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] });
+      expect(order.status, JSON.stringify(order.body)).toBe(201);
+      expect(order.body.positions[0].seat.seat_guid).toBe("s1");
+      const late = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" });
+      expect(late.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
