@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import { giftCardAcceptances, teamMembers, users } from "../../src/db/schema";
-import { type Client, db, type Json, seedOrganizer, unique } from "../harness";
+import { db, type Json, seedOrganizer, unique } from "../harness";
 import type { RowSetup, SetupWorld } from "./types";
 
 export type { RowSetup, SetupWorld };
@@ -132,4 +132,3 @@ export async function member(teamId: number): Promise<number> {
   return u!.id;
 }
 
-export type { Client };
