@@ -24,7 +24,7 @@ import { envelope, pageRequest } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";
 import { toIso } from "../lib/datetime";
-import { namePartsField } from "./customers";
+import { namePartsField } from "../domain/customers";
 
 export function serializeMembership({ membership: m, customer }: MembershipRecord) {
   return {
