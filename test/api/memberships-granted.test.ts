@@ -18,13 +18,14 @@ async function setup() {
 describe("granted memberships", () => {
   it("are created when the order of a customer is paid, once, with the item's duration", async () => {
     const { s, type, customer, pass, dayPass } = await setup();
-    const order = (
-      await s.client.post(`${s.path}/orders/`, {
-        customer: customer.identifier,
-        payment_provider: "manual",
-        positions: [{ item: pass.id, attendee_name_parts: { full_name: "Mia Member" } }, { item: dayPass.id }],
-      })
-    ).body;
+    const created = await s.client.post(`${s.path}/orders/`, {
+      customer: customer.identifier,
+      payment_provider: "manual",
+      positions: [{ item: pass.id, attendee_name_parts: { full_name: "Mia Member" } }, { item: dayPass.id }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const order = created.body;
+    expect(order).toMatchObject({ status: "n", customer: customer.identifier });
     const list = async () => (await s.client.get(`/api/v1/organizers/${s.orgSlug}/memberships/?customer=${customer.identifier}`)).body.results;
     expect(await list()).toEqual([]);
     const paid = await s.client.post(`${s.path}/orders/${order.code}/mark_paid/`, { send_email: false });
@@ -42,9 +43,14 @@ describe("granted memberships", () => {
 
   it("are created at once for orders created as paid, and never without a customer", async () => {
     const { s, customer, pass } = await setup();
-    await s.client.post(`${s.path}/orders/`, { status: "p", payment_provider: "manual", customer: customer.identifier, positions: [{ item: pass.id }] });
-    await s.client.post(`${s.path}/orders/`, { status: "p", payment_provider: "manual", positions: [{ item: pass.id }] });
+    const withCustomer = await s.client.post(`${s.path}/orders/`, { status: "p", payment_provider: "manual", customer: customer.identifier, positions: [{ item: pass.id }] });
+    expect(withCustomer.status, JSON.stringify(withCustomer.body)).toBe(201);
+    expect(withCustomer.body).toMatchObject({ status: "p", customer: customer.identifier });
+    const anonymous = await s.client.post(`${s.path}/orders/`, { status: "p", payment_provider: "manual", positions: [{ item: pass.id }] });
+    expect(anonymous.status, JSON.stringify(anonymous.body)).toBe(201);
+    expect(anonymous.body).toMatchObject({ status: "p", customer: null });
     const all = (await s.client.get(`/api/v1/organizers/${s.orgSlug}/memberships/`)).body;
     expect(all.count).toBe(1);
+    expect(all.results[0]).toMatchObject({ customer: customer.identifier });
   });
 });
