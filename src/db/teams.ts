@@ -75,7 +75,7 @@ export async function teamExists(db: DB, organizerId: number, teamId: number): P
  * has that team, in one batch: the page is empty for a team that is not the organizer's, and
  * the caller answers 404 for it.
  */
-async function teamPage<Q extends SQLiteSelect>(db: DB, organizerId: number, teamId: number, listing: Listing<Q>, req: ListRequest) {
+async function listOfTeam<Q extends SQLiteSelect>(db: DB, organizerId: number, teamId: number, listing: Listing<Q>, req: ListRequest) {
   const page = await fetchPage(db, listing, req, teamOfOrganizer(db, organizerId, teamId));
   return { count: page.count, rows: page.rows, teamExists: page.extra[0].length > 0 };
 }
@@ -140,9 +140,9 @@ const memberFields = { id: users.id, email: users.email, fullname: users.fullnam
 
 /** A page of the team's members (by user id), with whether the organizer has the team. */
 export function listMembers(db: DB, organizerId: number, teamId: number, req: ListRequest) {
-  const where = eq(teamMembers.teamId, teamId);
+  const where = and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId));
   const rows = db.select(memberFields).from(teamMembers).innerJoin(users, eq(users.id, teamMembers.userId)).where(where).orderBy(asc(users.id)).$dynamic();
-  return teamPage(db, organizerId, teamId, { rows, count: { from: teamMembers, where } }, req);
+  return listOfTeam(db, organizerId, teamId, { rows, count: { from: teamMembers, where } }, req);
 }
 
 export type MemberRecord = { id: number; email: string; fullname: string | null; require2fa: boolean };
@@ -178,9 +178,9 @@ const inviteFields = { id: teamInvites.id, email: teamInvites.email };
 
 /** A page of the team's invites (by id), with whether the organizer has the team. */
 export function listInvites(db: DB, organizerId: number, teamId: number, req: ListRequest) {
-  const where = eq(teamInvites.teamId, teamId);
+  const where = and(eq(teamInvites.teamId, teamId), ofOrganizer(teamInvites.teamId, organizerId));
   const rows = db.select(inviteFields).from(teamInvites).where(where).orderBy(asc(teamInvites.id)).$dynamic();
-  return teamPage(db, organizerId, teamId, { rows, count: { from: teamInvites, where } }, req);
+  return listOfTeam(db, organizerId, teamId, { rows, count: { from: teamInvites, where } }, req);
 }
 
 export type InviteRecord = { id: number; email: string };
@@ -251,9 +251,9 @@ const tokenFields = { id: teamApiTokens.id, name: teamApiTokens.name, active: te
 
 /** A page of the team's API tokens (by id), with whether the organizer has the team. */
 export function listTokens(db: DB, organizerId: number, teamId: number, req: ListRequest) {
-  const where = eq(teamApiTokens.teamId, teamId);
+  const where = and(eq(teamApiTokens.teamId, teamId), ofOrganizer(teamApiTokens.teamId, organizerId));
   const rows = db.select(tokenFields).from(teamApiTokens).where(where).orderBy(asc(teamApiTokens.id)).$dynamic();
-  return teamPage(db, organizerId, teamId, { rows, count: { from: teamApiTokens, where } }, req);
+  return listOfTeam(db, organizerId, teamId, { rows, count: { from: teamApiTokens, where } }, req);
 }
 
 export type TokenRecord = { id: number; name: string; active: boolean };
