@@ -153,9 +153,10 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
   const prepared: PreparedPosition[] = [];
   const positionErrors: FieldErrors[] = [];
   input.positions.forEach((p, i) => {
-    const r = preparePosition(p as PositionInput, i, { event, catalog, kind: "order", isAddon: addonTo[i] !== null, isBundled: false, now });
-    if (r.ok) prepared.push(r.position);
-    positionErrors.push(r.ok ? {} : r.errors);
+    const own = new Problems();
+    const r = preparePosition(p as PositionInput, i, { event, catalog, kind: "order", isAddon: addonTo[i] !== null, isBundled: false, now }, own);
+    if (r) prepared.push(r);
+    positionErrors.push(own.errors);
   });
   const secrets = input.positions.map((p) => p.secret);
   const dupSecret = secrets.filter((s, i) => s !== undefined && secrets.indexOf(s) !== i);
