@@ -295,34 +295,3 @@ export async function seatingPlanOfOrganizer(db: DB, organizerId: number, planId
 export function teamToExtend(principal: EventAccess): number | null {
   return principal.kind === "token" && !principal.allEvents && principal.teamId !== null ? principal.teamId : null;
 }
-
-// ---- settings ----
-
-/** The settings stored on the event and on its organizer, in one round trip. */
-export async function storedSettingsLevels(db: DB, organizerId: number, eventId: number) {
-  const [eventRows, organizerRows] = await db.batch([
-    db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)),
-    db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)),
-  ]);
-  return {
-    event: Object.fromEntries(eventRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
-    organizer: Object.fromEntries(organizerRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
-  };
-}
-
-/** Sets and unsets keys in one transaction. */
-export async function writeEventSettings(db: DB, eventId: number, set: Record<string, unknown>, unset: string[]): Promise<void> {
-  const statements: Statement[] = [];
-  for (const part of chunks(unset, MAX_PARAMS - 5)) {
-    statements.push(db.delete(eventSettings).where(and(eq(eventSettings.eventId, eventId), inArray(eventSettings.key, part))));
-  }
-  for (const [key, value] of Object.entries(set)) {
-    statements.push(
-      db
-        .insert(eventSettings)
-        .values({ eventId, key, value })
-        .onConflictDoUpdate({ target: [eventSettings.eventId, eventSettings.key], set: { value } }),
-    );
-  }
-  await runBatch(db, statements);
-}
