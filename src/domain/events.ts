@@ -2,9 +2,9 @@
  * Rules of events and sub-events that span fields or resources: the plugins and sales
  * channels the service knows, date order, organizer-defined meta data (pretix docs
  * event_meta_properties.rst), the conditions for going live, and the return-URL rule of the
- * redirection plugin.
+ * redirection plugin. The services that use them: event-changes.ts (create, clone, change,
+ * delete), subevents.ts, event-meta.ts; their shared checks are in event-common.ts.
  */
-import type { I18n } from "../lib/i18n";
 import type { MetaProperty } from "../db/event-meta";
 
 /**
