@@ -9,9 +9,11 @@ import { existingItemIds } from "../db/catalog-common";
 import { metaPropertiesNamed, organizerMetaProperties } from "../db/event-meta";
 import { type AttrFilter, seatingPlanOfOrganizer } from "../db/events";
 import type { OrganizerContext } from "./context";
-import { type DateFields, dateOrderErrors, metaDataErrors, type MetaProperty } from "./events";
+import { checkMetaDataValues, type MetaProperty } from "./events";
 import { invalidPk, type Problems } from "./failure";
 import { hasPermission, type Principal } from "./permissions";
+
+export { checkDateOrder } from "./events";
 
 /** A coordinate: a JSON number (or numeric string, as pretix accepts) within ±limit. */
 export const coordinate = (limit: number) =>
@@ -64,16 +66,11 @@ export async function checkMetaData(
 ): Promise<MetaValues> {
   const props = properties ?? (await organizerMetaProperties(ctx.db, ctx.organizer.id));
   const mayChangeProtected = hasPermission(by, "can_change_organizer_settings");
-  for (const m of metaDataErrors(input, props, current, mayChangeProtected)) problems.add("meta_data", m);
+  checkMetaDataValues(input, props, current, mayChangeProtected, problems);
   const byName = new Map(props.map((p) => [p.name, p.id]));
   return Object.entries(input)
     .filter(([k]) => byName.has(k))
     .map(([k, value]) => ({ propertyId: byName.get(k)!, value }));
-}
-
-/** Dates in order: an event's or date's end after its start, and the presale's. */
-export function checkDateOrder(d: DateFields, problems: Problems): void {
-  for (const [field, message] of Object.entries(dateOrderErrors(d))) problems.add(field, message);
 }
 
 /** The seating plan must be one of the organizer's. */
