@@ -3,9 +3,11 @@
  * request passes (route check → rate limit → JSON body check → authentication → idempotency),
  * then the resource routes, each with its tenancy/permission middleware.
  */
+import { Scalar } from "@scalar/hono-api-reference";
 import { type ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { z } from "zod";
 import { customerRoutes } from "./api/customers";
 import { deviceAuthRoutes } from "./api/device-auth";
 import { deviceRoutes } from "./api/devices";
@@ -41,11 +43,12 @@ import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
 import { errorResponse } from "./http/errors";
-import { handleUpload, serveMedia } from "./http/files";
+import { handleUpload, serveMedia, uploadDoc } from "./http/files";
 import { idempotency } from "./http/idempotency";
+import { apiDocs, openApiHandler } from "./http/openapi";
 import { rateLimit } from "./http/ratelimit";
 import { RouteTable } from "./http/routing";
-import { authenticatedScope } from "./http/tenancy";
+import { authenticatedScope, publicScope } from "./http/tenancy";
 import { requireJsonBody } from "./http/validation";
 import { customerActivationPages } from "./pages/customer-activation";
 import { pageSecurityHeaders } from "./pages/headers";
@@ -57,7 +60,15 @@ import { publicPages } from "./pages/public";
 export const API_PREFIX = "/api/v1";
 
 /** Paths that take no credentials. */
-const PUBLIC_API_PATHS: RegExp[] = [/^\/api\/v1\/device\/initialize\/?$/];
+const PUBLIC_API_PATHS: RegExp[] = [/^\/api\/v1\/device\/initialize\/?$/, /^\/api\/v1\/openapi\.json$/];
+
+/** The description itself: loosely typed here (its own schema is OpenAPI's). */
+const openApiDocumentResponse = z.looseObject({
+  openapi: z.literal("3.1.0"),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.unknown()),
+});
 
 /** The error boundary: every failure leaves as the spec's JSON error body. */
 export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
@@ -147,7 +158,15 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
-  app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
+  app.post(`${API_PREFIX}/upload`, authenticatedScope(), uploadDoc, handleUpload);
+  app.get(
+    `${API_PREFIX}/openapi.json`,
+    publicScope(),
+    apiDocs("API description").ok(openApiDocumentResponse, { summary: "This description (OpenAPI 3.1)" }),
+    openApiHandler(app, API_PREFIX),
+  );
+  // The interactive reference: Scalar's page, which loads its script from the jsDelivr CDN.
+  app.get("/api/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "Edge ticketing API" }));
 
   app.get("/media/*", serveMedia);
   app.use("*", pageSecurityHeaders());

@@ -8,6 +8,7 @@ import { deviceEvents, devices, events, orderPositions, orders, organizers, team
 import { TEAM_FLAG_COLUMNS } from "../src/db/teams";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../src/domain/permissions";
 import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
+import { checkContract } from "./helpers/contract";
 
 export const BASE = "http://ticketing.test";
 export const db = () => createDb(env.DB);
@@ -22,7 +23,16 @@ export type Json = any;
 
 export type ApiResponse = { status: number; headers: Headers; body: Json; text: string };
 
-export type RequestOptions = { headers?: Record<string, string>; raw?: BodyInit; contentType?: string | null };
+export type RequestOptions = {
+  headers?: Record<string, string>;
+  raw?: BodyInit;
+  contentType?: string | null;
+  /**
+   * `false`: do not hold this answer to the API description (test/helpers/contract.ts). Only
+   * for requests that deliberately send what the description does not allow.
+   */
+  contract?: false;
+};
 
 /** An HTTP client bound to one Authorization header. */
 export class Client {
@@ -36,7 +46,8 @@ export class Client {
       payload = JSON.stringify(body);
       if (opts.contentType !== null) headers["Content-Type"] = opts.contentType ?? "application/json";
     }
-    const res = await exports.default.fetch(new Request(path.startsWith("http") ? path : `${BASE}${path}`, { method, headers, body: payload }));
+    const url = path.startsWith("http") ? path : `${BASE}${path}`;
+    const res = await exports.default.fetch(new Request(url, { method, headers, body: payload }));
     const text = await res.text();
     let parsed: Json = null;
     try {
@@ -44,7 +55,9 @@ export class Client {
     } catch {
       parsed = text;
     }
-    return { status: res.status, headers: res.headers, body: parsed, text };
+    const answer = { status: res.status, headers: res.headers, body: parsed, text };
+    if (opts.contract !== false) await checkContract(method, url, answer);
+    return answer;
   }
 
   get(path: string, opts?: RequestOptions) {

@@ -6,16 +6,18 @@
 import { z } from "zod";
 import { type AvailabilityTarget, bestAvailability, checkAvailabilityChannel, targetKey } from "../domain/availability";
 import type { OrganizerContext } from "../domain/context";
-import type { AppContext } from "../http/context";
-import { queryString } from "../http/validation";
+import { SALES_CHANNELS } from "../domain/events";
+import { q, type QueryParam } from "../http/validation";
 
 /** 100 available, below 100 sold out or reserved (20 in carts, 10 pending orders, 0 gone), null unknown. */
 export const bestAvailabilityState = () => z.number().int().nullable();
 
-/** The channel asked for, or undefined; an unknown channel is a 400. */
-export function availabilityChannel(c: AppContext): string | undefined {
-  return checkAvailabilityChannel("with_availability_for", queryString(c, "with_availability_for"));
-}
+/** `with_availability_for`: the channel asked for, or undefined; an unknown channel is a 400. */
+export const availabilityParam: QueryParam<string> = {
+  description: "A sales channel: adds `best_availability_state` to each result.",
+  schema: { type: "string", enum: Object.keys(SALES_CHANNELS) },
+  read: (c, name) => checkAvailabilityChannel(name, q.string().read(c, name)),
+};
 
 /**
  * The serializer of a page's rows: `serialize`, plus `best_availability_state` (one target per

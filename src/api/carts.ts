@@ -13,6 +13,7 @@ import { setPageGenerated } from "../http/conditional";
 import { type AppEnv, eventContext } from "../http/context";
 import { errorResponse } from "../http/errors";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime, id, money, object } from "../http/responses";
 import { eventScope } from "../http/tenancy";
 import { issuesToFieldErrors, jsonBody, pathId } from "../http/validation";
@@ -46,7 +47,7 @@ export const cartPositionResponse = z.object({
   get bundled(): z.ZodArray<typeof cartPositionResponse> {
     return z.array(cartPositionResponse);
   },
-});
+}).meta({ id: "CartPosition" });
 export type CartPositionResponse = z.infer<typeof cartPositionResponse>;
 
 /** The answer of bulk_create: one result per input, in order. */
@@ -84,26 +85,27 @@ export function serializeCartPosition(c: CartRowRecord, children: CartRowRecord[
 const serializeCart = (r: CartRecord) => serializeCartPosition(r.position, r.children);
 
 export const cartRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Cart positions");
 const base = "/organizers/:organizer/events/:event/cartpositions";
 const read = eventScope("can_view_orders");
 const write = eventScope("can_change_orders");
 
-cartRoutes.get(base, read, async (c) => {
+cartRoutes.get(base, read, doc.list(cartPositionResponse, { summary: "List cart positions" }), async (c) => {
   const req = listRequest(c);
   setPageGenerated(c, Date.now());
   const page = await listCartPositions(c.var.db, c.var.event.id, req);
   return respondPage(c, req, page, (r) => serializeCartPosition(r, page.children));
 });
 
-cartRoutes.get(`${base}/:id`, read, async (c) => {
+cartRoutes.get(`${base}/:id`, read, doc.ok(cartPositionResponse, { summary: "Cart position detail" }), async (c) => {
   const found = await findCartPosition(c.var.db, c.var.event.id, pathId(c, "id"));
   if (!found) throw notFound();
   return c.json(serializeCart(found));
 });
 
-cartRoutes.post(base, write, jsonBody(cartInput), async (c) => c.json(serializeCart(await createCartPosition(eventContext(c), c.req.valid("json"))), 201));
+cartRoutes.post(base, write, doc.created(cartPositionResponse, { summary: "Create a cart position", failures: ["unavailable"] }), jsonBody(cartInput), async (c) => c.json(serializeCart(await createCartPosition(eventContext(c), c.req.valid("json"))), 201));
 
-cartRoutes.post(`${base}/bulk_create`, write, jsonBody(z.array(z.unknown()).max(1000)), async (c) => {
+cartRoutes.post(`${base}/bulk_create`, write, doc.ok(cartBulkResponse, { summary: "Create several cart positions", description: "Each entry succeeds or fails on its own: one result per entry, in order.", failures: ["unavailable"] }), jsonBody(z.array(z.unknown()).max(1000), { describeAs: z.array(cartInput).max(1000) }), async (c) => {
   // Each entry is validated on its own: one bad entry does not fail the others.
   const entries = c.req.valid("json").map((entry): CartInput | Failure => {
     const parsed = cartInput.safeParse(entry);
@@ -119,7 +121,7 @@ cartRoutes.post(`${base}/bulk_create`, write, jsonBody(z.array(z.unknown()).max(
   return c.json({ results } satisfies z.infer<typeof cartBulkResponse>, 200);
 });
 
-cartRoutes.delete(`${base}/:id`, write, async (c) => {
+cartRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a cart position", failures: ["unavailable"] }), async (c) => {
   await deleteCartPosition(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

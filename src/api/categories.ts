@@ -7,15 +7,16 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { type CategoryRow, findCategory, listCategories } from "../db/categories";
+import { CATEGORY_ORDERING, type CategoryRow, findCategory, listCategories } from "../db/categories";
 import { categoryFull, categoryPatch, changeCategory, createCategory, deleteCategory } from "../domain/categories";
 import { notFound } from "../domain/failure";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { i18n, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
-import { jsonBody, pathId, queryBool } from "../http/validation";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
 
 export const categoryResponse = z.object({
   id: id(),
@@ -24,7 +25,7 @@ export const categoryResponse = z.object({
   description: i18n().nullable(),
   position: z.number().int(),
   is_addon: z.boolean(),
-});
+}).meta({ id: "Category" });
 export type CategoryResponse = z.infer<typeof categoryResponse>;
 
 export function serializeCategory(cat: CategoryRow): CategoryResponse {
@@ -39,32 +40,34 @@ export function serializeCategory(cat: CategoryRow): CategoryResponse {
 }
 
 export const categoryRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Categories");
+const categoryFilters = queryParams({ is_addon: q.bool() });
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 const base = "/organizers/:organizer/events/:event/categories";
 const singular = "/organizers/:organizer/events/:event/category";
 
-categoryRoutes.get(base, read, async (c) => {
+categoryRoutes.get(base, read, doc.list(categoryResponse, { summary: "List categories", ordering: CATEGORY_ORDERING, conditional: true }), categoryFilters, async (c) => {
   const req = listRequest(c);
-  const page = await listCategories(c.var.db, c.var.event.id, queryBool(c, "is_addon"), req);
+  const page = await listCategories(c.var.db, c.var.event.id, c.req.valid("query").is_addon, req);
   return notModified(c, page.lastModified) ?? respondPage(c, req, page, serializeCategory);
 });
 
-categoryRoutes.post(base, write, jsonBody(categoryFull), async (c) => {
+categoryRoutes.post(base, write, doc.created(categoryResponse, { summary: "Create a category" }), jsonBody(categoryFull), async (c) => {
   return c.json(serializeCategory(await createCategory(eventContext(c), c.req.valid("json"))), 201);
 });
 
-categoryRoutes.get(`${base}/:id`, read, async (c) => {
+categoryRoutes.get(`${base}/:id`, read, doc.ok(categoryResponse, { summary: "Category detail" }), async (c) => {
   const row = await findCategory(c.var.db, c.var.event.id, pathId(c, "id"));
   if (!row) throw notFound();
   return c.json(serializeCategory(row));
 });
 
-categoryRoutes.put(`${base}/:id`, write, jsonBody(categoryFull), async (c) => {
+categoryRoutes.put(`${base}/:id`, write, doc.ok(categoryResponse, { summary: "Replace a category" }), jsonBody(categoryFull), async (c) => {
   return c.json(serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")));
 });
 
-categoryRoutes.patch(`${base}/:id`, write, jsonBody(categoryPatch), async (c) => {
+categoryRoutes.patch(`${base}/:id`, write, doc.ok(categoryResponse, { summary: "Change a category" }), jsonBody(categoryPatch), async (c) => {
   return c.json(serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
 });
 
@@ -73,5 +76,5 @@ async function remove(c: AppContext) {
   return c.body(null, 204);
 }
 
-categoryRoutes.delete(`${base}/:id`, write, remove);
-categoryRoutes.delete(`${singular}/:id`, write, remove);
+categoryRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a category" }), remove);
+categoryRoutes.delete(`${singular}/:id`, write, doc.noContent({ summary: "Delete a category (singular path)" }), remove);

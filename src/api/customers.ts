@@ -11,9 +11,10 @@ import { anonymizeCustomer, changeCustomer, createCustomer, customerCreateInput,
 import { notFound } from "../domain/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
-import { jsonBody, queryString } from "../http/validation";
+import { jsonBody, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
 /** A customer (spec "Customer"; `password` is never sent). */
@@ -30,7 +31,7 @@ export const customerResponse = z.object({
   locale: z.string(),
   last_modified: dateTime(),
   notes: z.string().nullable(),
-});
+}).meta({ id: "Customer" });
 export type CustomerResponse = z.infer<typeof customerResponse>;
 
 export function serializeCustomer(r: CustomerRow): CustomerResponse {
@@ -53,29 +54,31 @@ export function serializeCustomer(r: CustomerRow): CustomerResponse {
 const identifierOf = (c: AppContext) => c.req.param("identifier") ?? "";
 
 export const customerRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Customers");
+const customerFilters = queryParams({ email: q.string() });
 const perm = organizerScope("can_manage_customers");
 const base = "/organizers/:organizer/customers";
 
-customerRoutes.get(base, perm, async (c) => {
-  const email = queryString(c, "email");
+customerRoutes.get(base, perm, doc.list(customerResponse, { summary: "List customers" }), customerFilters, async (c) => {
+  const { email } = c.req.valid("query");
   const req = listRequest(c);
   return respondPage(c, req, await listCustomers(c.var.db, c.var.organizer.id, email, req), serializeCustomer);
 });
 
-customerRoutes.post(base, perm, jsonBody(customerCreateInput), async (c) => c.json(serializeCustomer(await createCustomer(organizerContext(c), c.req.valid("json"))), 201));
+customerRoutes.post(base, perm, doc.created(customerResponse, { summary: "Create a customer" }), jsonBody(customerCreateInput), async (c) => c.json(serializeCustomer(await createCustomer(organizerContext(c), c.req.valid("json"))), 201));
 
-customerRoutes.get(`${base}/:identifier`, perm, async (c) => {
+customerRoutes.get(`${base}/:identifier`, perm, doc.ok(customerResponse, { summary: "Customer detail" }), async (c) => {
   const customer = await findCustomer(c.var.db, c.var.organizer.id, identifierOf(c));
   if (!customer) throw notFound();
   return c.json(serializeCustomer(customer));
 });
 
-customerRoutes.put(`${base}/:identifier`, perm, jsonBody(customerInput), async (c) =>
+customerRoutes.put(`${base}/:identifier`, perm, doc.ok(customerResponse, { summary: "Replace a customer" }), jsonBody(customerInput), async (c) =>
   c.json(serializeCustomer(await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: true }))),
 );
 
-customerRoutes.patch(`${base}/:identifier`, perm, jsonBody(customerPatch), async (c) =>
+customerRoutes.patch(`${base}/:identifier`, perm, doc.ok(customerResponse, { summary: "Change a customer" }), jsonBody(customerPatch), async (c) =>
   c.json(serializeCustomer(await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: false }))),
 );
 
-customerRoutes.post(`${base}/:identifier/anonymize`, perm, async (c) => c.json(serializeCustomer(await anonymizeCustomer(organizerContext(c), identifierOf(c)))));
+customerRoutes.post(`${base}/:identifier/anonymize`, perm, doc.ok(customerResponse, { summary: "Anonymize a customer" }), async (c) => c.json(serializeCustomer(await anonymizeCustomer(organizerContext(c), identifierOf(c)))));

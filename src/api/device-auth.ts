@@ -21,6 +21,7 @@ import { parseAuthorization } from "../http/auth";
 import type { AppContext, AppEnv } from "../http/context";
 import { id } from "../http/responses";
 import { deviceScope, publicScope } from "../http/tenancy";
+import { apiDocs } from "../http/openapi";
 import { jsonBody } from "../http/validation";
 
 /**
@@ -36,7 +37,7 @@ export const deviceCredentialResponse = z.object({
   name: z.string(),
   security_profile: z.string(),
   gate: z.object({ id: id(), name: z.string() }).nullable(),
-});
+}).meta({ id: "DeviceCredential" });
 export type DeviceCredentialResponse = z.infer<typeof deviceCredentialResponse>;
 
 /** GET /device/info: the device, and the server version pretix's clients choose endpoints by. */
@@ -70,17 +71,18 @@ function session(c: AppContext): DeviceSession {
 }
 
 export const deviceAuthRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Device authentication");
 const base = "/device";
 
-deviceAuthRoutes.post(`${base}/initialize`, publicScope(), jsonBody(initializeInput), async (c) => {
+deviceAuthRoutes.post(`${base}/initialize`, publicScope(), doc.ok(deviceCredentialResponse, { summary: "Initialize a device", description: "With the initialization token of a device created by the organizer (its setup QR code)." }), jsonBody(initializeInput), async (c) => {
   return c.json(serializeDeviceCredential(await initializeDevice(c.var.db, Date.now(), c.req.valid("json"))));
 });
 
-deviceAuthRoutes.post(`${base}/update`, deviceScope(), jsonBody(deviceUpdateInput), async (c) => {
+deviceAuthRoutes.post(`${base}/update`, deviceScope(), doc.ok(deviceCredentialResponse, { summary: "Update the device's hardware and software information" }), jsonBody(deviceUpdateInput), async (c) => {
   return c.json(serializeDeviceCredential(await updateDeviceInfo(session(c), c.req.valid("json"))));
 });
 
-deviceAuthRoutes.get(`${base}/info`, deviceScope(), async (c) => {
+deviceAuthRoutes.get(`${base}/info`, deviceScope(), doc.ok(deviceInfoResponse, { summary: "The device and the server version" }), async (c) => {
   const body: z.infer<typeof deviceInfoResponse> = {
     device: serializeDeviceCredential(await deviceInfo(session(c))),
     server: { version: { ...SERVER_VERSION } },
@@ -88,6 +90,6 @@ deviceAuthRoutes.get(`${base}/info`, deviceScope(), async (c) => {
   return c.json(body);
 });
 
-deviceAuthRoutes.post(`${base}/roll`, deviceScope(), async (c) => c.json(serializeDeviceCredential(await rollDeviceKey(session(c)))));
+deviceAuthRoutes.post(`${base}/roll`, deviceScope(), doc.ok(deviceCredentialResponse, { summary: "Replace the device's API token", description: "The answer holds the new token; the old one stops working at once." }), async (c) => c.json(serializeDeviceCredential(await rollDeviceKey(session(c)))));
 
-deviceAuthRoutes.post(`${base}/revoke`, deviceScope(), async (c) => c.json(serializeDeviceCredential(await revokeDevice(session(c)))));
+deviceAuthRoutes.post(`${base}/revoke`, deviceScope(), doc.ok(deviceCredentialResponse, { summary: "Revoke the device's own access" }), async (c) => c.json(serializeDeviceCredential(await revokeDevice(session(c)))));

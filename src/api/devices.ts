@@ -10,6 +10,7 @@ import { changeDevice, createDevice, deviceChangeInput, deviceInput, deviceSetup
 import { notFound } from "../domain/failure";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime, id, url } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
@@ -31,7 +32,7 @@ export const deviceResponse = z.object({
   initialization_token: z.string(),
   revoked: z.boolean(),
   security_profile: z.string(),
-});
+}).meta({ id: "Device" });
 export type DeviceResponse = z.infer<typeof deviceResponse>;
 
 export function serializeDevice(r: DeviceRecord): DeviceResponse {
@@ -58,29 +59,30 @@ export function serializeDevice(r: DeviceRecord): DeviceResponse {
 export const deviceSetupResponse = z.object({ handshake_version: z.literal(1), url: url(), token: z.string() });
 
 export const deviceRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Devices");
 const scope = organizerScope("can_change_organizer_settings");
 const base = "/organizers/:organizer/devices";
 
-deviceRoutes.get(base, scope, async (c) => {
+deviceRoutes.get(base, scope, doc.list(deviceResponse, { summary: "List devices" }), async (c) => {
   const req = listRequest(c);
   return respondPage(c, req, await listDevices(c.var.db, c.var.organizer.id, req), serializeDevice);
 });
 
-deviceRoutes.post(base, scope, jsonBody(deviceInput), async (c) => {
+deviceRoutes.post(base, scope, doc.created(deviceResponse, { summary: "Create a device" }), jsonBody(deviceInput), async (c) => {
   return c.json(serializeDevice(await createDevice(organizerContext(c), c.req.valid("json"))), 201);
 });
 
-deviceRoutes.get(`${base}/:device_id`, scope, async (c) => {
+deviceRoutes.get(`${base}/:device_id`, scope, doc.ok(deviceResponse, { summary: "Device detail" }), async (c) => {
   const r = await findDevice(c.var.db, c.var.organizer.id, pathId(c, "device_id"));
   if (!r) throw notFound();
   return c.json(serializeDevice(r));
 });
 
-deviceRoutes.patch(`${base}/:device_id`, scope, jsonBody(deviceChangeInput), async (c) => {
+deviceRoutes.patch(`${base}/:device_id`, scope, doc.ok(deviceResponse, { summary: "Change a device" }), jsonBody(deviceChangeInput), async (c) => {
   return c.json(serializeDevice(await changeDevice(organizerContext(c), pathId(c, "device_id"), c.req.valid("json"))));
 });
 
-deviceRoutes.get(`${base}/:device_id/connect`, scope, async (c) => {
+deviceRoutes.get(`${base}/:device_id/connect`, scope, doc.ok(deviceSetupResponse, { summary: "The content of a new device's setup QR code" }), async (c) => {
   const setup: z.infer<typeof deviceSetupResponse> = await deviceSetup(organizerContext(c), pathId(c, "device_id"));
   return c.json(setup);
 });

@@ -5,14 +5,15 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { type DiscountRecord, listDiscounts } from "../db/discounts";
+import { DISCOUNT_ORDERING, type DiscountRecord, listDiscounts } from "../db/discounts";
 import { DISCOUNT_SUBEVENT_MODES } from "../db/schema";
 import { createDiscount, deleteDiscount, discountInput, discountPatch, loadDiscount, updateDiscount } from "../domain/discounts";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime, decimalString, id, money } from "../http/responses";
 import { eventScope } from "../http/tenancy";
-import { jsonBody, pathId, queryBool } from "../http/validation";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 
@@ -33,7 +34,7 @@ export const discountResponse = z.object({
   condition_min_value: money(),
   benefit_discount_matching_percent: decimalString(),
   benefit_only_apply_to_cheapest_n_matches: z.number().int().nullable(),
-});
+}).meta({ id: "Discount" });
 export type DiscountResponse = z.infer<typeof discountResponse>;
 
 export function serializeDiscount({ discount: d, items }: DiscountRecord): DiscountResponse {
@@ -58,27 +59,29 @@ export function serializeDiscount({ discount: d, items }: DiscountRecord): Disco
 }
 
 export const discountRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Discounts");
+const discountFilters = queryParams({ active: q.bool() });
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 const base = "/organizers/:organizer/events/:event/discounts";
 
-discountRoutes.get(base, read, async (c) => {
+discountRoutes.get(base, read, doc.list(discountResponse, { summary: "List discounts", ordering: DISCOUNT_ORDERING }), discountFilters, async (c) => {
   const req = listRequest(c);
-  const page = await listDiscounts(c.var.db, c.var.event.id, { active: queryBool(c, "active") }, req);
+  const page = await listDiscounts(c.var.db, c.var.event.id, { active: c.req.valid("query").active }, req);
   return respondPage(c, req, page, serializeDiscount);
 });
 
-discountRoutes.get(`${base}/:id`, read, async (c) => c.json(serializeDiscount(await loadDiscount(eventContext(c), pathId(c, "id")))));
+discountRoutes.get(`${base}/:id`, read, doc.ok(discountResponse, { summary: "Discount detail" }), async (c) => c.json(serializeDiscount(await loadDiscount(eventContext(c), pathId(c, "id")))));
 
-discountRoutes.post(base, write, jsonBody(discountInput), async (c) => {
+discountRoutes.post(base, write, doc.created(discountResponse, { summary: "Create a discount" }), jsonBody(discountInput), async (c) => {
   return c.json(serializeDiscount(await createDiscount(eventContext(c), c.req.valid("json"))), 201);
 });
 
-discountRoutes.put(`${base}/:id`, write, jsonBody(discountInput), async (c) => {
+discountRoutes.put(`${base}/:id`, write, doc.ok(discountResponse, { summary: "Replace a discount" }), jsonBody(discountInput), async (c) => {
   return c.json(serializeDiscount(await updateDiscount(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")));
 });
 
-discountRoutes.patch(`${base}/:id`, write, jsonBody(discountPatch), async (c) => {
+discountRoutes.patch(`${base}/:id`, write, doc.ok(discountResponse, { summary: "Change a discount" }), jsonBody(discountPatch), async (c) => {
   return c.json(serializeDiscount(await updateDiscount(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
 });
 
@@ -87,6 +90,6 @@ async function removeDiscount(c: AppContext) {
   return c.body(null, 204);
 }
 
-discountRoutes.delete(`${base}/:id`, write, removeDiscount);
+discountRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a discount" }), removeDiscount);
 // the spec also writes the delete path in the singular
-discountRoutes.delete("/organizers/:organizer/events/:event/discount/:id", write, removeDiscount);
+discountRoutes.delete("/organizers/:organizer/events/:event/discount/:id", write, doc.noContent({ summary: "Delete a discount (singular path)" }), removeDiscount);

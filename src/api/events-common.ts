@@ -7,23 +7,35 @@ import type { AttrFilter } from "../db/events";
 import type { OrganizerContext } from "../domain/context";
 import { resolveAttrFilters } from "../domain/event-common";
 import { fieldError } from "../domain/failure";
-import type { AppContext } from "../http/context";
 import { id } from "../http/responses";
+import type { QueryParam } from "../http/validation";
 
 const MAX_ATTR_FILTERS = 20;
 
 /**
- * The `attr[<name>]=<value>` query parameters, resolved against the organizer's properties
- * (names that are no property are ignored, as pretix does).
+ * The `attr[<name>]=<value>` query parameters (at most 20): the raw pairs; `attrFilters`
+ * resolves them against the organizer's properties (names that are no property are ignored,
+ * as pretix does).
  */
-export async function attrFilters(c: AppContext, ctx: OrganizerContext): Promise<AttrFilter[]> {
-  const pairs: [string, string][] = [];
-  for (const [key, value] of new URL(c.req.url).searchParams) {
-    const m = /^attr\[(.+)\]$/.exec(key);
-    if (m) pairs.push([m[1]!, value]);
-  }
-  if (pairs.length > MAX_ATTR_FILTERS) throw fieldError("attr", `At most ${MAX_ATTR_FILTERS} attr[...] filters can be combined.`);
-  return resolveAttrFilters(ctx, pairs);
+export const attrParam: QueryParam<[string, string][]> = {
+  description: `Meta data filters: \`attr[<property>]=<value>\` (at most ${MAX_ATTR_FILTERS}; unknown properties are ignored).`,
+  schema: { type: "object", additionalProperties: { type: "string" } },
+  style: "deepObject",
+  read(c, name) {
+    const pairs: [string, string][] = [];
+    const pattern = new RegExp(`^${name}\\[(.+)\\]$`);
+    for (const [key, value] of new URL(c.req.url).searchParams) {
+      const m = pattern.exec(key);
+      if (m) pairs.push([m[1]!, value]);
+    }
+    if (pairs.length > MAX_ATTR_FILTERS) throw fieldError(name, `At most ${MAX_ATTR_FILTERS} attr[...] filters can be combined.`);
+    return pairs;
+  },
+};
+
+/** The filters of `attrParam`'s pairs, resolved against the organizer's properties. */
+export function attrFilters(ctx: OrganizerContext, pairs: [string, string][] | undefined): Promise<AttrFilter[]> {
+  return resolveAttrFilters(ctx, pairs ?? []);
 }
 
 /** `meta_data` in responses: the values set on the object itself, property name → value. */

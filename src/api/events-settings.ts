@@ -6,7 +6,7 @@
  * box office and check-in apps need.
  */
 import { Hono } from "hono";
-import type { z } from "zod";
+import { z } from "zod";
 import {
   changeEventSettings,
   effectiveSettings,
@@ -18,23 +18,26 @@ import {
 } from "../domain/settings";
 import { type AppEnv, eventContext } from "../http/context";
 import { eventScope } from "../http/tenancy";
-import { jsonBody, queryBool } from "../http/validation";
+import { apiDocs } from "../http/openapi";
+import { jsonBody, q, queryParams } from "../http/validation";
 import { settingsExplainResponse, settingsResponse } from "./organizers";
 
-export const eventSettingsResponse = settingsResponse(EVENT_SETTINGS);
-export const eventSettingsExplainResponse = settingsExplainResponse(EVENT_SETTINGS);
+export const eventSettingsResponse = settingsResponse(EVENT_SETTINGS).meta({ id: "EventSettings" });
+export const eventSettingsExplainResponse = settingsExplainResponse(EVENT_SETTINGS).meta({ id: "EventSettingsExplained" });
 type EventSettingsResponse = z.infer<typeof eventSettingsResponse>;
 
 export const eventSettingsRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Event settings");
+const settingsQuery = queryParams({ explain: q.bool("each key with its value, label and help text") });
 const path = "/organizers/:organizer/events/:event/settings";
 
-eventSettingsRoutes.get(path, eventScope("event:read"), async (c) => {
+eventSettingsRoutes.get(path, eventScope("event:read"), doc.ok(z.union([eventSettingsResponse, eventSettingsExplainResponse]), { summary: "Event settings", description: "With `explain=true`, each key's value, label and help text." }), settingsQuery, async (c) => {
   const { stored, parent } = await eventSettingsLevels(c.var.db, c.var.organizer.id, c.var.event.id);
   const keys = eventSettingKeysFor(c.var.principal);
-  if (queryBool(c, "explain")) return c.json<z.infer<typeof eventSettingsExplainResponse>>(explainSettings(stored, EVENT_SETTINGS, parent, keys));
+  if (c.req.valid("query").explain) return c.json<z.infer<typeof eventSettingsExplainResponse>>(explainSettings(stored, EVENT_SETTINGS, parent, keys));
   return c.json<EventSettingsResponse>(effectiveSettings(stored, EVENT_SETTINGS, parent, keys));
 });
 
-eventSettingsRoutes.patch(path, eventScope("can_change_event_settings"), jsonBody(settingsPatchInput), async (c) =>
+eventSettingsRoutes.patch(path, eventScope("can_change_event_settings"), doc.ok(eventSettingsResponse, { summary: "Change event settings", description: "`null` unsets a key (the organizer's value or the default shows again)." }), jsonBody(settingsPatchInput), async (c) =>
   c.json<EventSettingsResponse>(await changeEventSettings(eventContext(c), c.req.valid("json"))),
 );

@@ -6,18 +6,19 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { type EventWithMeta, findEvent, listEvents } from "../db/events";
+import { EVENT_ORDERING, type EventWithMeta, findEvent, listEvents } from "../db/events";
 import { changeEvent, cloneEvent, createEvent, deleteEvent, eventCreateInput, eventPatchInput } from "../domain/event-changes";
 import { eventPublicUrl } from "../domain/urls";
 import { type AppContext, type AppEnv, eventContext, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime, i18n, id, url } from "../http/responses";
 import { eventScope, organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, queryBool, queryDateTime, queryString } from "../http/validation";
+import { jsonBody, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
-import { availabilityChannel, bestAvailabilityState, withAvailability } from "./availability";
-import { attrFilters, metaDataResponse, parseMeta, seatCategoryMappingResponse } from "./events-common";
+import { availabilityParam, bestAvailabilityState, withAvailability } from "./availability";
+import { attrFilters, attrParam, metaDataResponse, parseMeta, seatCategoryMappingResponse } from "./events-common";
 
 export const eventResponse = z.object({
   name: i18n(),
@@ -43,11 +44,11 @@ export const eventResponse = z.object({
   item_meta_properties: z.record(z.string(), z.string()),
   sales_channels: z.array(z.string()),
   public_url: url(),
-});
+}).meta({ id: "Event" });
 export type EventResponse = z.infer<typeof eventResponse>;
 
 /** The detail view: with `valid_keys` (key-scheme name → public keys). */
-export const eventDetailResponse = eventResponse.extend({ valid_keys: z.record(z.string(), z.array(z.string())) });
+export const eventDetailResponse = eventResponse.extend({ valid_keys: z.record(z.string(), z.array(z.string())) }).meta({ id: "EventDetail" });
 export type EventDetailResponse = z.infer<typeof eventDetailResponse>;
 
 /** An event of the list; with `with_availability_for`, with `best_availability_state`. */
@@ -99,24 +100,44 @@ function location(c: AppContext): EventLocation {
 }
 
 export const eventRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Events");
+
+/** The filters of the event list (pretix docs events.rst). */
+const eventFilters = queryParams({
+  is_public: q.bool(),
+  live: q.bool(),
+  has_subevents: q.bool(),
+  is_future: q.bool("date_to (or date_from) is in the future"),
+  is_past: q.bool("date_to (or date_from) is in the past"),
+  ends_after: q.dateTime(),
+  sales_channel: q.string(),
+  search: q.string("text in the name or slug"),
+  attr: attrParam,
+  with_availability_for: availabilityParam,
+});
+
+const eventCreateQuery = queryParams({
+  clone_from: q.string("the event to copy: `<event>` of this organizer or `<organizer>/<event>`", { keepEmpty: true }),
+});
 const base = "/organizers/:organizer/events";
 
-eventRoutes.get(base, organizerScope("event:read"), async (c) => {
+eventRoutes.get(base, organizerScope("event:read"), doc.list(eventListResponse, { summary: "List events", ordering: EVENT_ORDERING, failures: ["unavailable"] }), eventFilters, async (c) => {
   const req = listRequest(c);
   const ctx = organizerContext(c);
+  const f = c.req.valid("query");
   const filter = {
-    isPublic: queryBool(c, "is_public"),
-    live: queryBool(c, "live"),
-    hasSubevents: queryBool(c, "has_subevents"),
-    isFuture: queryBool(c, "is_future"),
-    isPast: queryBool(c, "is_past"),
-    endsAfter: queryDateTime(c, "ends_after"),
-    salesChannel: queryString(c, "sales_channel"),
-    search: queryString(c, "search"),
-    attrs: await attrFilters(c, ctx),
+    isPublic: f.is_public,
+    live: f.live,
+    hasSubevents: f.has_subevents,
+    isFuture: f.is_future,
+    isPast: f.is_past,
+    endsAfter: f.ends_after,
+    salesChannel: f.sales_channel,
+    search: f.search,
+    attrs: await attrFilters(ctx, f.attr),
     now: ctx.now,
   };
-  const channel = availabilityChannel(c);
+  const channel = f.with_availability_for;
   const page = await listEvents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
   const at = location(c);
   const serialize = await withAvailability(
@@ -129,28 +150,28 @@ eventRoutes.get(base, organizerScope("event:read"), async (c) => {
   return respondPage(c, req, page, (r): z.infer<typeof eventListResponse> => serialize(r));
 });
 
-eventRoutes.get(`${base}/:event`, eventScope("event:read"), async (c) => {
+eventRoutes.get(`${base}/:event`, eventScope("event:read"), doc.ok(eventDetailResponse, { summary: "Event detail" }), async (c) => {
   const record = await findEvent(c.var.db, c.var.organizer.id, c.var.event.id);
   return c.json(serializeEventDetail(location(c), record!));
 });
 
-eventRoutes.post(base, organizerScope("can_create_events"), jsonBody(eventCreateInput), async (c) => {
-  const created = await createEvent(organizerContext(c), c.var.principal, c.req.valid("json"), c.req.query("clone_from"));
+eventRoutes.post(base, organizerScope("can_create_events"), doc.created(eventDetailResponse, { summary: "Create an event", description: "With `clone_from`, a copy of that event's settings, products and quotas." }), eventCreateQuery, jsonBody(eventCreateInput), async (c) => {
+  const created = await createEvent(organizerContext(c), c.var.principal, c.req.valid("json"), c.req.valid("query").clone_from);
   return c.json(serializeEventDetail(location(c), created), 201);
 });
 
 /** The source is the event of the path (same organizer only; the scope checks access to it). */
-eventRoutes.post(`${base}/:event/clone`, eventScope("can_create_events"), jsonBody(eventCreateInput), async (c) => {
+eventRoutes.post(`${base}/:event/clone`, eventScope("can_create_events"), doc.created(eventDetailResponse, { summary: "Create an event as a copy of this one" }), jsonBody(eventCreateInput), async (c) => {
   const created = await cloneEvent(eventContext(c), c.var.principal, c.req.valid("json"));
   return c.json(serializeEventDetail(location(c), created), 201);
 });
 
-eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), jsonBody(eventPatchInput), async (c) => {
+eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), doc.ok(eventDetailResponse, { summary: "Change an event" }), jsonBody(eventPatchInput), async (c) => {
   const changed = await changeEvent(eventContext(c), c.var.principal, c.req.valid("json"));
   return c.json(serializeEventDetail(location(c), changed));
 });
 
-eventRoutes.delete(`${base}/:event`, eventScope("can_change_event_settings"), async (c) => {
+eventRoutes.delete(`${base}/:event`, eventScope("can_change_event_settings"), doc.noContent({ summary: "Delete an event", description: "Only an event without orders (403 otherwise)." }), async (c) => {
   await deleteEvent(eventContext(c));
   return c.body(null, 204);
 });

@@ -41,7 +41,7 @@ export const variationResponse = z.object({
   available_until: dateTime().nullable(),
   hide_without_voucher: z.boolean(),
   meta_data: metaData(),
-});
+}).meta({ id: "ItemVariation" });
 export type VariationResponse = z.infer<typeof variationResponse>;
 
 /** An add-on inside its item (without `id`). */
@@ -54,7 +54,7 @@ export const inlineAddonResponse = z.object({
   multi_allowed: z.boolean(),
 });
 /** An add-on as its nested endpoint shows it. */
-export const addonResponse = z.object({ id: id(), ...inlineAddonResponse.shape });
+export const addonResponse = z.object({ id: id(), ...inlineAddonResponse.shape }).meta({ id: "ItemAddon" });
 export type AddonResponse = z.infer<typeof addonResponse>;
 
 /** A bundle inside its item (without `id`). */
@@ -65,7 +65,7 @@ export const inlineBundleResponse = z.object({
   designated_price: money(),
 });
 /** A bundle as its nested endpoint shows it. */
-export const bundleResponse = z.object({ id: id(), ...inlineBundleResponse.shape });
+export const bundleResponse = z.object({ id: id(), ...inlineBundleResponse.shape }).meta({ id: "ItemBundle" });
 export type BundleResponse = z.infer<typeof bundleResponse>;
 
 export const itemResponse = z.object({
@@ -121,7 +121,7 @@ export const itemResponse = z.object({
   variations: z.array(variationResponse),
   addons: z.array(inlineAddonResponse),
   bundles: z.array(inlineBundleResponse),
-});
+}).meta({ id: "Item" });
 export type ItemResponse = z.infer<typeof itemResponse>;
 
 export function serializeVariation(view: ItemView, item: ItemRow, { variation: v, membershipTypeIds }: VariationRecord): VariationResponse {

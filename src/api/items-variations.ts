@@ -6,52 +6,55 @@
  * src/domain/item-variations.ts.
  */
 import { Hono } from "hono";
-import { listVariations } from "../db/items";
+import { listVariations, VARIATION_ORDERING } from "../db/items";
 import { variationFull, variationPatch } from "../domain/item-input";
 import { changeVariation, createVariation, deleteVariation, loadVariation } from "../domain/item-variations";
 import { loadItemRow } from "../domain/items";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
-import { jsonBody, pathId, queryBool } from "../http/validation";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { itemsBase, viewOf } from "./items";
-import { serializeVariation } from "./items-serializers";
+import { serializeVariation, variationResponse } from "./items-serializers";
 
 export const variationRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Item variations");
+const variationFilters = queryParams({ active: q.bool() });
 const base = `${itemsBase}/:item/variations`;
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 
-variationRoutes.get(base, read, async (c) => {
+variationRoutes.get(base, read, doc.list(variationResponse, { summary: "List an item's variations", ordering: VARIATION_ORDERING }), variationFilters, async (c) => {
   const item = await loadItemRow(eventContext(c), pathId(c, "item"));
   const req = listRequest(c);
-  const page = await listVariations(c.var.db, item.id, queryBool(c, "active"), req);
+  const page = await listVariations(c.var.db, item.id, c.req.valid("query").active, req);
   const view = viewOf(c);
   return respondPage(c, req, page, (v) => serializeVariation(view, item, v));
 });
 
-variationRoutes.post(base, write, jsonBody(variationFull), async (c) => {
+variationRoutes.post(base, write, doc.created(variationResponse, { summary: "Create a variation" }), jsonBody(variationFull), async (c) => {
   const r = await createVariation(eventContext(c), pathId(c, "item"), c.req.valid("json"));
   return c.json(serializeVariation(viewOf(c), r.item, r.variation), 201);
 });
 
-variationRoutes.get(`${base}/:id`, read, async (c) => {
+variationRoutes.get(`${base}/:id`, read, doc.ok(variationResponse, { summary: "Variation detail" }), async (c) => {
   const ctx = eventContext(c);
   const item = await loadItemRow(ctx, pathId(c, "item"));
   return c.json(serializeVariation(viewOf(c), item, await loadVariation(ctx, item.id, pathId(c, "id"))));
 });
 
-variationRoutes.put(`${base}/:id`, write, jsonBody(variationFull), async (c) => {
+variationRoutes.put(`${base}/:id`, write, doc.ok(variationResponse, { summary: "Replace a variation" }), jsonBody(variationFull), async (c) => {
   const r = await changeVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put");
   return c.json(serializeVariation(viewOf(c), r.item, r.variation));
 });
 
-variationRoutes.patch(`${base}/:id`, write, jsonBody(variationPatch), async (c) => {
+variationRoutes.patch(`${base}/:id`, write, doc.ok(variationResponse, { summary: "Change a variation" }), jsonBody(variationPatch), async (c) => {
   const r = await changeVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch");
   return c.json(serializeVariation(viewOf(c), r.item, r.variation));
 });
 
-variationRoutes.delete(`${base}/:id`, write, async (c) => {
+variationRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a variation", description: "Not the last variation of an item, nor one that was ordered or is in a cart (403)." }), async (c) => {
   await deleteVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"));
   return c.body(null, 204);
 });

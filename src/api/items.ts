@@ -7,23 +7,23 @@
  * (src/domain/items.ts) and serialize (./items-serializers.ts).
  */
 import { Hono } from "hono";
-import { listItems } from "../db/items";
-import { fieldError } from "../domain/failure";
+import { ITEM_ORDERING, listItems } from "../db/items";
 import { itemCreate, itemPatch, itemPut } from "../domain/item-input";
 import { changeItem, createItem, deleteItem, type FileResolver, loadItem } from "../domain/items";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { resolveFileField } from "../http/files";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";
-import { parseDecimal } from "../lib/money";
-import { type ItemView, itemView, serializeItem } from "./items-serializers";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
+import { type ItemView, itemResponse, itemView, serializeItem } from "./items-serializers";
 
 export * from "./items-serializers";
 
 export const itemRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Items");
 export const itemsBase = "/organizers/:organizer/events/:event/items";
 const read = eventScope(null);
 const write = eventScope("can_change_items");
@@ -38,48 +38,43 @@ function uploads(c: AppContext): FileResolver {
   return (field, ref, opts) => resolveFileField(c, field, ref, opts);
 }
 
-/** `tax_rate`: a decimal; `0` (or pretix's `None`) also matches items without a tax rule. */
-function taxRateFilter(c: AppContext): number | undefined {
-  const raw = queryString(c, "tax_rate");
-  if (raw === undefined) return undefined;
-  if (raw === "None") return 0;
-  const rate = parseDecimal(raw);
-  if (rate === null) throw fieldError("tax_rate", "Enter a number.");
-  return rate;
-}
+/** The filters of the item list (pretix docs items.rst). */
+const itemFilters = queryParams({
+  active: q.bool(),
+  category: q.int("category id"),
+  admission: q.bool(),
+  free_price: q.bool(),
+  // `0` (or pretix's `None`) also matches items without a tax rule
+  tax_rate: q.decimal("a tax rate; `0` or `None` also match items without a tax rule", { also: { None: 0 } }),
+});
 
-itemRoutes.get(itemsBase, read, async (c) => {
+itemRoutes.get(itemsBase, read, doc.list(itemResponse, { summary: "List items", ordering: ITEM_ORDERING, conditional: true }), itemFilters, async (c) => {
   const req = listRequest(c);
-  const filters = {
-    active: queryBool(c, "active"),
-    category: queryInt(c, "category"),
-    admission: queryBool(c, "admission"),
-    freePrice: queryBool(c, "free_price"),
-    taxRate: taxRateFilter(c),
-  };
+  const f = c.req.valid("query");
+  const filters = { active: f.active, category: f.category, admission: f.admission, freePrice: f.free_price, taxRate: f.tax_rate };
   const page = await listItems(c.var.db, c.var.event.id, filters, req);
   const view = viewOf(c);
   return notModified(c, page.lastModified) ?? respondPage(c, req, page, (r) => serializeItem(view, r));
 });
 
-itemRoutes.get(`${itemsBase}/:id`, read, async (c) => c.json(serializeItem(viewOf(c), await loadItem(eventContext(c), pathId(c, "id")))));
+itemRoutes.get(`${itemsBase}/:id`, read, doc.ok(itemResponse, { summary: "Item detail" }), async (c) => c.json(serializeItem(viewOf(c), await loadItem(eventContext(c), pathId(c, "id")))));
 
-itemRoutes.post(itemsBase, write, jsonBody(itemCreate), async (c) => {
+itemRoutes.post(itemsBase, write, doc.created(itemResponse, { summary: "Create an item", description: "With its variations, add-ons and bundles; afterwards those change through their own endpoints." }), jsonBody(itemCreate), async (c) => {
   const rec = await createItem(eventContext(c), c.req.valid("json"), uploads(c));
   return c.json(serializeItem(viewOf(c), rec), 201);
 });
 
-itemRoutes.put(`${itemsBase}/:id`, write, jsonBody(itemPut), async (c) => {
+itemRoutes.put(`${itemsBase}/:id`, write, doc.ok(itemResponse, { summary: "Replace an item" }), jsonBody(itemPut), async (c) => {
   const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put", uploads(c));
   return c.json(serializeItem(viewOf(c), rec));
 });
 
-itemRoutes.patch(`${itemsBase}/:id`, write, jsonBody(itemPatch), async (c) => {
+itemRoutes.patch(`${itemsBase}/:id`, write, doc.ok(itemResponse, { summary: "Change an item" }), jsonBody(itemPatch), async (c) => {
   const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch", uploads(c));
   return c.json(serializeItem(viewOf(c), rec));
 });
 
-itemRoutes.delete(`${itemsBase}/:id`, write, async (c) => {
+itemRoutes.delete(`${itemsBase}/:id`, write, doc.noContent({ summary: "Delete an item", description: "An item that was ordered cannot be deleted (403)." }), async (c) => {
   await deleteItem(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

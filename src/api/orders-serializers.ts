@@ -37,7 +37,7 @@ export const positionResponse = z.object({
   checkins: z.array(object()),
   answers: z.array(answerResponse),
   downloads: z.array(z.object({ output: z.string(), url: url() })),
-});
+}).meta({ id: "OrderPosition" });
 export type PositionResponse = z.infer<typeof positionResponse>;
 
 export const feeResponse = z.object({
@@ -48,7 +48,7 @@ export const feeResponse = z.object({
   tax_rate: decimalString(),
   tax_value: money(),
   tax_rule: id().nullable(),
-});
+}).meta({ id: "OrderFee" });
 
 export const paymentResponse = z.object({
   local_id: z.number().int(),
@@ -59,7 +59,7 @@ export const paymentResponse = z.object({
   provider: z.string(),
   payment_url: url().nullable(),
   details: object(),
-});
+}).meta({ id: "OrderPayment" });
 export type PaymentResponse = z.infer<typeof paymentResponse>;
 
 export const invoiceAddressResponse = z.object({
@@ -76,7 +76,7 @@ export const invoiceAddressResponse = z.object({
   internal_reference: z.string(),
   vat_id: z.string(),
   vat_id_validated: z.boolean(),
-});
+}).meta({ id: "InvoiceAddress" });
 
 export const orderResponse = z.object({
   code: z.string(),
@@ -104,7 +104,7 @@ export const orderResponse = z.object({
   last_modified: dateTime(),
   cancellation_date: dateTime().nullable(),
   url: url(),
-});
+}).meta({ id: "Order" });
 export type OrderResponse = z.infer<typeof orderResponse>;
 
 /** Where an order's customer-facing pages are: the base URL and the event's slugs. */

@@ -5,18 +5,19 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listOrders, listPayments } from "../db/orders";
-import { ORDER_STATUSES, type OrderStatus } from "../db/schema";
-import { fieldError, notFound } from "../domain/failure";
+import { ORDER_STATUSES } from "../db/schema";
+import { notFound } from "../domain/failure";
 import { createOrder, orderInput } from "../domain/order-create";
 import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
-import { modifiedSince, setPageGenerated } from "../http/conditional";
+import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
+import { modifiedSinceParam, setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
-import { type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
+import { type OrderLocation, orderResponse, orderUrlAt, paymentResponse, serializeOrder, serializePayment } from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -30,46 +31,50 @@ const base = "/organizers/:organizer/events/:event/orders";
 const read = eventScope("can_view_orders");
 const write = eventScope("can_change_orders");
 
-orderRoutes.get(base, read, async (c) => {
+const doc = apiDocs("Orders");
+
+/** The filters of the order list (pretix docs orders.rst). */
+const orderFilters = queryParams({
+  status: q.choice(ORDER_STATUSES, "n pending, p paid, e expired, c canceled"),
+  code: q.string("order code"),
+  testmode: q.bool(),
+  email: q.string(),
+  locale: q.string(),
+  modified_since: modifiedSinceParam,
+  customer: q.string("customer identifier"),
+});
+
+orderRoutes.get(base, read, doc.list(orderResponse, { summary: "List orders", ordering: ORDER_ORDERING }), orderFilters, async (c) => {
   const req = listRequest(c);
   setPageGenerated(c, Date.now());
-  const status = queryString(c, "status");
-  if (status !== undefined && !(ORDER_STATUSES as readonly string[]).includes(status)) {
-    throw fieldError("status", `Select a valid choice. ${status} is not one of the available choices.`);
-  }
+  const f = c.req.valid("query");
   const page = await listOrders(
     c.var.db,
     c.var.event.id,
-    {
-      code: queryString(c, "code"),
-      status: status as OrderStatus | undefined,
-      testmode: queryBool(c, "testmode"),
-      email: queryString(c, "email"),
-      locale: queryString(c, "locale"),
-      modifiedSince: modifiedSince(c),
-      customer: queryString(c, "customer"),
-    },
+    { code: f.code, status: f.status, testmode: f.testmode, email: f.email, locale: f.locale, modifiedSince: f.modified_since, customer: f.customer },
     req,
   );
   const at = location(c);
   return respondPage(c, req, page, (r) => serializeOrder(at, r));
 });
 
-orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))));
+orderRoutes.get(`${base}/:code`, read, doc.ok(orderResponse, { summary: "Order detail" }), async (c) =>
+  c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))),
+);
 
-orderRoutes.post(base, write, jsonBody(orderInput), async (c) => {
+orderRoutes.post(base, write, doc.created(orderResponse, { summary: "Create an order", failures: ["unavailable", "insufficient_credit"] }), jsonBody(orderInput), async (c) => {
   const r = await createOrder(eventContext(c), c.req.valid("json"));
   return c.json(serializeOrder(location(c), r), 201);
 });
 
-orderRoutes.get(`${base}/:code/payments`, read, async (c) => {
+orderRoutes.get(`${base}/:code/payments`, read, doc.list(paymentResponse, { summary: "List an order's payments" }), async (c) => {
   const req = listRequest(c);
   const r = await loadOrder(eventContext(c), c.req.param("code"));
   const url = orderUrlAt(location(c), r);
   return respondPage(c, req, await listPayments(c.var.db, r.order.id, req), (y) => serializePayment(y, url));
 });
 
-orderRoutes.get(`${base}/:code/payments/:local`, read, async (c) => {
+orderRoutes.get(`${base}/:code/payments/:local`, read, doc.ok(paymentResponse, { summary: "Payment detail" }), async (c) => {
   const r = await loadOrder(eventContext(c), c.req.param("code"));
   const local = pathId(c, "local");
   const y = r.payments.find((p) => p.local_id === local);
@@ -77,23 +82,41 @@ orderRoutes.get(`${base}/:code/payments/:local`, read, async (c) => {
   return c.json(serializePayment(y, orderUrlAt(location(c), r)));
 });
 
-orderRoutes.post(`${base}/:code/payments/:local/confirm`, write, jsonBody(z.object({ force: z.boolean().optional() })), async (c) => {
-  const local = pathId(c, "local");
-  const after = await confirmPayment(eventContext(c), c.req.param("code"), local, c.req.valid("json"));
-  return c.json(serializePayment(after.payments.find((p) => p.local_id === local)!, orderUrlAt(location(c), after)));
-});
+orderRoutes.post(
+  `${base}/:code/payments/:local/confirm`,
+  write,
+  doc.ok(paymentResponse, { summary: "Confirm a payment", failures: ["unavailable", "changed"] }),
+  jsonBody(z.object({ force: z.boolean().optional() })),
+  async (c) => {
+    const local = pathId(c, "local");
+    const after = await confirmPayment(eventContext(c), c.req.param("code"), local, c.req.valid("json"));
+    return c.json(serializePayment(after.payments.find((p) => p.local_id === local)!, orderUrlAt(location(c), after)));
+  },
+);
 
-orderRoutes.post(`${base}/:code/mark_paid`, write, jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })), async (c) => {
-  const input = c.req.valid("json");
-  const after = await markOrderPaid(eventContext(c), c.req.param("code"), { force: input.force, sendEmail: input.send_email });
-  return c.json(serializeOrder(location(c), after));
-});
+orderRoutes.post(
+  `${base}/:code/mark_paid`,
+  write,
+  doc.ok(orderResponse, { summary: "Mark an order as paid", failures: ["unavailable", "changed"] }),
+  jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })),
+  async (c) => {
+    const input = c.req.valid("json");
+    const after = await markOrderPaid(eventContext(c), c.req.param("code"), { force: input.force, sendEmail: input.send_email });
+    return c.json(serializeOrder(location(c), after));
+  },
+);
 
-orderRoutes.post(`${base}/:code/mark_canceled`, write, jsonBody(z.object({ send_email: z.boolean().optional() })), async (c) => {
-  const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
-  return c.json(serializeOrder(location(c), after));
-});
+orderRoutes.post(
+  `${base}/:code/mark_canceled`,
+  write,
+  doc.ok(orderResponse, { summary: "Cancel an order", failures: ["unavailable", "changed"] }),
+  jsonBody(z.object({ send_email: z.boolean().optional() })),
+  async (c) => {
+    const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
+    return c.json(serializeOrder(location(c), after));
+  },
+);
 
-orderRoutes.post(`${base}/:code/mark_expired`, write, async (c) => {
+orderRoutes.post(`${base}/:code/mark_expired`, write, doc.ok(orderResponse, { summary: "Mark an order as expired", failures: ["unavailable", "changed"] }), async (c) => {
   return c.json(serializeOrder(location(c), await markOrderExpired(eventContext(c), c.req.param("code"))));
 });

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listAccessibleOrganizers } from "../db/organizers";
+import { listAccessibleOrganizers, ORGANIZER_ORDERING } from "../db/organizers";
 import { storedOrganizerSettings } from "../db/settings";
 import {
   changeOrganizerSettings,
@@ -17,16 +17,19 @@ import {
 import { organizerPublicUrl } from "../domain/urls";
 import { type AppEnv, organizerContext, type OrganizerRow } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { url } from "../http/responses";
 import { authenticatedScope, organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, queryBool } from "../http/validation";
+import { jsonBody, q, queryParams } from "../http/validation";
 
-export const organizerResponse = z.object({
-  name: z.string(),
-  slug: z.string(),
-  public_url: url(),
-});
+export const organizerResponse = z
+  .object({
+    name: z.string(),
+    slug: z.string(),
+    public_url: url(),
+  })
+  .meta({ id: "Organizer" });
 export type OrganizerResponse = z.infer<typeof organizerResponse>;
 
 export function serializeOrganizer(baseUrl: string, org: OrganizerRow): OrganizerResponse {
@@ -48,28 +51,30 @@ export function settingsExplainResponse(catalog: SettingsCatalog) {
   return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, entry(def)]))).partial();
 }
 
-export const organizerSettingsResponse = settingsResponse(ORGANIZER_SETTINGS);
-export const organizerSettingsExplainResponse = settingsExplainResponse(ORGANIZER_SETTINGS);
+export const organizerSettingsResponse = settingsResponse(ORGANIZER_SETTINGS).meta({ id: "OrganizerSettings" });
+export const organizerSettingsExplainResponse = settingsExplainResponse(ORGANIZER_SETTINGS).meta({ id: "OrganizerSettingsExplained" });
 
 export const organizerRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Organizers");
+const settingsQuery = queryParams({ explain: q.bool("each key with its value, label and help text") });
 const settingsPath = "/organizers/:organizer/settings";
 const settingsScope = organizerScope("can_change_organizer_settings");
 
-organizerRoutes.get("/organizers", authenticatedScope(), async (c) => {
+organizerRoutes.get("/organizers", authenticatedScope(), doc.list(organizerResponse, { summary: "List the organizers of the credential", ordering: ORGANIZER_ORDERING }), async (c) => {
   const req = listRequest(c);
   const page = await listAccessibleOrganizers(c.var.db, c.var.principal.organizerId, req);
   const baseUrl = publicBase(c);
   return respondPage(c, req, page, (o) => serializeOrganizer(baseUrl, o));
 });
 
-organizerRoutes.get("/organizers/:organizer", organizerScope(null), (c) => c.json(serializeOrganizer(publicBase(c), c.var.organizer)));
+organizerRoutes.get("/organizers/:organizer", organizerScope(null), doc.ok(organizerResponse, { summary: "Organizer detail" }), (c) => c.json(serializeOrganizer(publicBase(c), c.var.organizer)));
 
-organizerRoutes.get(settingsPath, settingsScope, async (c) => {
+organizerRoutes.get(settingsPath, settingsScope, doc.ok(z.union([organizerSettingsResponse, organizerSettingsExplainResponse]), { summary: "Organizer settings", description: "With `explain=true`, each key's value, label and help text." }), settingsQuery, async (c) => {
   const stored = await storedOrganizerSettings(c.var.db, c.var.organizer.id);
-  if (queryBool(c, "explain")) return c.json<z.infer<typeof organizerSettingsExplainResponse>>(explainSettings(stored));
+  if (c.req.valid("query").explain) return c.json<z.infer<typeof organizerSettingsExplainResponse>>(explainSettings(stored));
   return c.json<z.infer<typeof organizerSettingsResponse>>(effectiveSettings(stored));
 });
 
-organizerRoutes.patch(settingsPath, settingsScope, jsonBody(settingsPatchInput), async (c) =>
+organizerRoutes.patch(settingsPath, settingsScope, doc.ok(organizerSettingsResponse, { summary: "Change organizer settings", description: "`null` unsets a key (the default shows again)." }), jsonBody(settingsPatchInput), async (c) =>
   c.json<z.infer<typeof organizerSettingsResponse>>(await changeOrganizerSettings(organizerContext(c), c.req.valid("json"))),
 );

@@ -10,16 +10,18 @@ import { notFound } from "../domain/failure";
 import { createOption, deleteOption, loadOption, optionInput, optionPatch, updateOption } from "../domain/questions";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
-import { serializeOption } from "./questions";
+import { optionResponse, serializeOption } from "./questions";
 
 export const questionOptionRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Question options");
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 const optionBase = "/organizers/:organizer/events/:event/questions/:question/options";
 
-questionOptionRoutes.get(optionBase, read, async (c) => {
+questionOptionRoutes.get(optionBase, read, doc.list(optionResponse, { summary: "List a question's options" }), async (c) => {
   const questionId = pathId(c, "question");
   const req = listRequest(c);
   const page = await listOptions(c.var.db, c.var.event.id, questionId, req);
@@ -27,23 +29,23 @@ questionOptionRoutes.get(optionBase, read, async (c) => {
   return respondPage(c, req, page, serializeOption);
 });
 
-questionOptionRoutes.get(`${optionBase}/:id`, read, async (c) => {
+questionOptionRoutes.get(`${optionBase}/:id`, read, doc.ok(optionResponse, { summary: "Question option detail" }), async (c) => {
   return c.json(serializeOption(await loadOption(eventContext(c), pathId(c, "question"), pathId(c, "id"))));
 });
 
-questionOptionRoutes.post(optionBase, write, jsonBody(optionInput), async (c) => {
+questionOptionRoutes.post(optionBase, write, doc.created(optionResponse, { summary: "Create a question option" }), jsonBody(optionInput), async (c) => {
   return c.json(serializeOption(await createOption(eventContext(c), pathId(c, "question"), c.req.valid("json"))), 201);
 });
 
-questionOptionRoutes.put(`${optionBase}/:id`, write, jsonBody(optionInput), async (c) => {
+questionOptionRoutes.put(`${optionBase}/:id`, write, doc.ok(optionResponse, { summary: "Replace a question option" }), jsonBody(optionInput), async (c) => {
   return c.json(serializeOption(await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "replace")));
 });
 
-questionOptionRoutes.patch(`${optionBase}/:id`, write, jsonBody(optionPatch), async (c) => {
+questionOptionRoutes.patch(`${optionBase}/:id`, write, doc.ok(optionResponse, { summary: "Change a question option" }), jsonBody(optionPatch), async (c) => {
   return c.json(serializeOption(await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "patch")));
 });
 
-questionOptionRoutes.delete(`${optionBase}/:id`, write, async (c) => {
+questionOptionRoutes.delete(`${optionBase}/:id`, write, doc.noContent({ summary: "Delete a question option" }), async (c) => {
   await deleteOption(eventContext(c), pathId(c, "question"), pathId(c, "id"));
   return c.body(null, 204);
 });

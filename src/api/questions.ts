@@ -6,15 +6,16 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listQuestions, type OptionRow, type QuestionRecord } from "../db/questions";
+import { listQuestions, type OptionRow, QUESTION_ORDERING, type QuestionRecord } from "../db/questions";
 import { QUESTION_TYPES } from "../db/schema";
 import { createQuestion, deleteQuestion, loadQuestion, questionInput, questionPatch, questionPut, updateQuestion } from "../domain/questions";
 import { notModified } from "../http/conditional";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { date, dateTime, decimalString, i18n, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
-import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
 export const optionResponse = z.object({
@@ -22,7 +23,7 @@ export const optionResponse = z.object({
   identifier: z.string(),
   position: z.number().int(),
   answer: i18n(),
-});
+}).meta({ id: "QuestionOption" });
 export type OptionResponse = z.infer<typeof optionResponse>;
 
 export const questionResponse = z.object({
@@ -48,7 +49,7 @@ export const questionResponse = z.object({
   dependency_question: id().nullable(),
   dependency_values: z.array(z.string()),
   dependency_value: z.string().nullable(),
-});
+}).meta({ id: "Question" });
 export type QuestionResponse = z.infer<typeof questionResponse>;
 
 export function serializeOption(o: Pick<OptionRow, "id" | "identifier" | "position" | "answer">): OptionResponse {
@@ -83,38 +84,37 @@ export function serializeQuestion({ question: q, items, options }: QuestionRecor
 }
 
 export const questionRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Questions");
+const questionFilters = queryParams({ identifier: q.string(), ask_during_checkin: q.bool(), required: q.bool() });
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 const base = "/organizers/:organizer/events/:event/questions";
 
-questionRoutes.get(base, read, async (c) => {
+questionRoutes.get(base, read, doc.list(questionResponse, { summary: "List questions", ordering: QUESTION_ORDERING, conditional: true }), questionFilters, async (c) => {
   const req = listRequest(c);
-  const filters = {
-    identifier: queryString(c, "identifier"),
-    askDuringCheckin: queryBool(c, "ask_during_checkin"),
-    required: queryBool(c, "required"),
-  };
+  const f = c.req.valid("query");
+  const filters = { identifier: f.identifier, askDuringCheckin: f.ask_during_checkin, required: f.required };
   const page = await listQuestions(c.var.db, c.var.event.id, filters, req);
   const unchanged = notModified(c, page.lastModified);
   if (unchanged) return unchanged;
   return respondPage(c, req, page, serializeQuestion);
 });
 
-questionRoutes.get(`${base}/:id`, read, async (c) => c.json(serializeQuestion(await loadQuestion(eventContext(c), pathId(c, "id")))));
+questionRoutes.get(`${base}/:id`, read, doc.ok(questionResponse, { summary: "Question detail" }), async (c) => c.json(serializeQuestion(await loadQuestion(eventContext(c), pathId(c, "id")))));
 
-questionRoutes.post(base, write, jsonBody(questionInput), async (c) => {
+questionRoutes.post(base, write, doc.created(questionResponse, { summary: "Create a question", description: "Options are written inline only here; afterwards through the question's options endpoints." }), jsonBody(questionInput), async (c) => {
   return c.json(serializeQuestion(await createQuestion(eventContext(c), c.req.valid("json"))), 201);
 });
 
-questionRoutes.put(`${base}/:id`, write, jsonBody(questionPut), async (c) => {
+questionRoutes.put(`${base}/:id`, write, doc.ok(questionResponse, { summary: "Replace a question" }), jsonBody(questionPut), async (c) => {
   return c.json(serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")));
 });
 
-questionRoutes.patch(`${base}/:id`, write, jsonBody(questionPatch), async (c) => {
+questionRoutes.patch(`${base}/:id`, write, doc.ok(questionResponse, { summary: "Change a question" }), jsonBody(questionPatch), async (c) => {
   return c.json(serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
 });
 
-questionRoutes.delete(`${base}/:id`, write, async (c) => {
+questionRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a question" }), async (c) => {
   await deleteQuestion(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

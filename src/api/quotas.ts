@@ -4,16 +4,17 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { findQuota, listQuotas, type QuotaRecord } from "../db/quotas";
+import { findQuota, listQuotas, QUOTA_ORDERING, type QuotaRecord } from "../db/quotas";
 import { notFound } from "../domain/failure";
 import type { Availability } from "../domain/inventory";
 import { changeQuota, createQuota, deleteQuota, quotaAvailability, quotaInput, quotaPatch } from "../domain/quotas";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
-import { jsonBody, pathId, queryBool, queryInt } from "../http/validation";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
 
 /** A quota's availability (pretix docs quotas.rst, "availability"). */
 export const quotaAvailabilityResponse = z.object({
@@ -26,7 +27,7 @@ export const quotaAvailabilityResponse = z.object({
   cart_positions: z.number().int(),
   blocking_vouchers: z.number().int(),
   waiting_list: z.number().int(),
-});
+}).meta({ id: "QuotaAvailability" });
 export type QuotaAvailabilityResponse = z.infer<typeof quotaAvailabilityResponse>;
 
 /** A quota; `available` and `available_number` only with `with_availability=true`. */
@@ -43,7 +44,7 @@ export const quotaResponse = z.object({
   ignore_for_event_availability: z.boolean(),
   available: z.boolean().optional(),
   available_number: z.number().int().nullable().optional(),
-});
+}).meta({ id: "Quota" });
 export type QuotaResponse = z.infer<typeof quotaResponse>;
 
 export function serializeQuota(q: QuotaRecord, availability?: Availability): QuotaResponse {
@@ -83,14 +84,19 @@ async function loadQuota(c: AppContext): Promise<QuotaRecord> {
 }
 
 export const quotaRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Quotas");
+const withAvailability = q.bool("adds `available` and `available_number`");
+const quotaFilters = queryParams({ subevent: q.int("sub-event id"), with_availability: withAvailability });
+const availabilityQuery = queryParams({ with_availability: withAvailability });
 const base = "/organizers/:organizer/events/:event/quotas";
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 
-quotaRoutes.get(base, read, async (c) => {
+quotaRoutes.get(base, read, doc.list(quotaResponse, { summary: "List quotas", ordering: QUOTA_ORDERING, conditional: true, failures: ["unavailable"] }), quotaFilters, async (c) => {
   const req = listRequest(c);
-  const filter = { subeventId: queryInt(c, "subevent") };
-  const withAvailability = queryBool(c, "with_availability") ?? false;
+  const f = c.req.valid("query");
+  const filter = { subeventId: f.subevent };
+  const withAvailability = f.with_availability ?? false;
   const page = await listQuotas(c.var.db, c.var.event.id, filter, req);
   const cached = notModified(c, page.lastModified);
   if (cached && !withAvailability) return cached;
@@ -98,27 +104,27 @@ quotaRoutes.get(base, read, async (c) => {
   return respondPage(c, req, page, (q) => serializeQuota(q, withAvailability ? availability[q.id] : undefined));
 });
 
-quotaRoutes.get(`${base}/:id`, read, async (c) => {
+quotaRoutes.get(`${base}/:id`, read, doc.ok(quotaResponse, { summary: "Quota detail", failures: ["unavailable"] }), availabilityQuery, async (c) => {
   const q = await loadQuota(c);
-  const withAvailability = queryBool(c, "with_availability") ?? false;
+  const withAvailability = c.req.valid("query").with_availability ?? false;
   const availability = withAvailability ? (await quotaAvailability(eventContext(c), [q.id]))[q.id] : undefined;
   return c.json(serializeQuota(q, availability));
 });
 
-quotaRoutes.get(`${base}/:id/availability`, read, async (c) => {
+quotaRoutes.get(`${base}/:id/availability`, read, doc.ok(quotaAvailabilityResponse, { summary: "A quota's availability", failures: ["unavailable"] }), async (c) => {
   const q = await loadQuota(c);
   const a = (await quotaAvailability(eventContext(c), [q.id]))[q.id];
   if (!a) throw notFound();
   return c.json(serializeQuotaAvailability(a));
 });
 
-quotaRoutes.post(base, write, jsonBody(quotaInput), async (c) => c.json(serializeQuota(await createQuota(eventContext(c), c.req.valid("json"))), 201));
+quotaRoutes.post(base, write, doc.created(quotaResponse, { summary: "Create a quota" }), jsonBody(quotaInput), async (c) => c.json(serializeQuota(await createQuota(eventContext(c), c.req.valid("json"))), 201));
 
-quotaRoutes.put(`${base}/:id`, write, jsonBody(quotaInput), async (c) =>
+quotaRoutes.put(`${base}/:id`, write, doc.ok(quotaResponse, { summary: "Replace a quota" }), jsonBody(quotaInput), async (c) =>
   c.json(serializeQuota(await changeQuota(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }))),
 );
 
-quotaRoutes.patch(`${base}/:id`, write, jsonBody(quotaPatch), async (c) =>
+quotaRoutes.patch(`${base}/:id`, write, doc.ok(quotaResponse, { summary: "Change a quota" }), jsonBody(quotaPatch), async (c) =>
   c.json(serializeQuota(await changeQuota(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }))),
 );
 
@@ -126,6 +132,6 @@ async function removeQuota(c: AppContext) {
   await deleteQuota(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 }
-quotaRoutes.delete(`${base}/:id`, write, removeQuota);
+quotaRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a quota" }), removeQuota);
 // pretix documents the delete path in the singular too
-quotaRoutes.delete("/organizers/:organizer/events/:event/quota/:id", write, removeQuota);
+quotaRoutes.delete("/organizers/:organizer/events/:event/quota/:id", write, doc.noContent({ summary: "Delete a quota (singular path)" }), removeQuota);

@@ -9,9 +9,9 @@ export const answerResponse = z.object({
   question_identifier: z.string(),
   options: z.array(id()),
   option_identifiers: z.array(z.string()),
-});
+}).meta({ id: "Answer" });
 
-export const seatResponse = z.object({ id: id().nullable(), name: z.string().nullable(), seat_guid: z.string() });
+export const seatResponse = z.object({ id: id().nullable(), name: z.string().nullable(), seat_guid: z.string() }).meta({ id: "Seat" });
 
 export function serializeAnswer(a: Answer): z.infer<typeof answerResponse> {
   return {

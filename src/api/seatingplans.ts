@@ -17,6 +17,7 @@ import {
 } from "../domain/seating";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { id, object } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
@@ -26,7 +27,7 @@ export const seatingPlanResponse = z.object({
   name: z.string(),
   /** The layout exactly as sent (its schema is an open point of the spec). */
   layout: object(),
-});
+}).meta({ id: "SeatingPlan" });
 export type SeatingPlanResponse = z.infer<typeof seatingPlanResponse>;
 
 export function serializeSeatingPlan(p: SeatingPlanRow): SeatingPlanResponse {
@@ -34,29 +35,30 @@ export function serializeSeatingPlan(p: SeatingPlanRow): SeatingPlanResponse {
 }
 
 export const seatingPlanRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Seating plans");
 const perm = organizerScope("can_change_organizer_settings");
 const base = "/organizers/:organizer/seatingplans";
 
-seatingPlanRoutes.get(base, perm, async (c) => {
+seatingPlanRoutes.get(base, perm, doc.list(seatingPlanResponse, { summary: "List seating plans" }), async (c) => {
   const req = listRequest(c);
   return respondPage(c, req, await listSeatingPlans(c.var.db, c.var.organizer.id, req), serializeSeatingPlan);
 });
 
-seatingPlanRoutes.get(`${base}/:id`, perm, async (c) => c.json(serializeSeatingPlan(await loadSeatingPlan(organizerContext(c), pathId(c, "id")))));
+seatingPlanRoutes.get(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Seating plan detail" }), async (c) => c.json(serializeSeatingPlan(await loadSeatingPlan(organizerContext(c), pathId(c, "id")))));
 
-seatingPlanRoutes.post(base, perm, jsonBody(seatingPlanFullInput), async (c) =>
+seatingPlanRoutes.post(base, perm, doc.created(seatingPlanResponse, { summary: "Create a seating plan" }), jsonBody(seatingPlanFullInput), async (c) =>
   c.json(serializeSeatingPlan(await createSeatingPlan(organizerContext(c), c.req.valid("json"))), 201),
 );
 
-seatingPlanRoutes.put(`${base}/:id`, perm, jsonBody(seatingPlanFullInput), async (c) =>
+seatingPlanRoutes.put(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Replace a seating plan", description: "Not while an event or sub-event uses it (403)." }), jsonBody(seatingPlanFullInput), async (c) =>
   c.json(serializeSeatingPlan(await changeSeatingPlan(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
 );
 
-seatingPlanRoutes.patch(`${base}/:id`, perm, jsonBody(seatingPlanPatchInput), async (c) =>
+seatingPlanRoutes.patch(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Change a seating plan", description: "Not while an event or sub-event uses it (403)." }), jsonBody(seatingPlanPatchInput), async (c) =>
   c.json(serializeSeatingPlan(await changeSeatingPlan(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
 );
 
-seatingPlanRoutes.delete(`${base}/:id`, perm, async (c) => {
+seatingPlanRoutes.delete(`${base}/:id`, perm, doc.noContent({ summary: "Delete a seating plan", description: "Not while an event or sub-event uses it (403)." }), async (c) => {
   await deleteSeatingPlan(organizerContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

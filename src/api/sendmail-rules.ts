@@ -17,6 +17,7 @@ import {
 } from "../domain/sendmail-rules";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime, i18n, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
@@ -37,7 +38,7 @@ export const sendmailRuleResponse = z.object({
   offset_to_event_end: z.boolean(),
   offset_is_after: z.boolean(),
   send_to: z.enum(SENDMAIL_SEND_TO),
-});
+}).meta({ id: "SendmailRule" });
 export type SendmailRuleResponse = z.infer<typeof sendmailRuleResponse>;
 
 /** "HH:MM:SS" stored; written as "HH:MM" (seconds only when not zero). */
@@ -66,29 +67,30 @@ export function serializeSendmailRule({ rule: r, items }: SendmailRuleRecord): S
 }
 
 export const sendmailRuleRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Automated email rules");
 const perm = eventScope("can_change_event_settings");
 const base = "/organizers/:organizer/events/:event/sendmail_rules";
 
-sendmailRuleRoutes.get(base, perm, async (c) => {
+sendmailRuleRoutes.get(base, perm, doc.list(sendmailRuleResponse, { summary: "List automated email rules" }), async (c) => {
   const req = listRequest(c);
   return respondPage(c, req, await listSendmailRules(c.var.db, c.var.event.id, req), serializeSendmailRule);
 });
 
-sendmailRuleRoutes.get(`${base}/:id`, perm, async (c) => c.json(serializeSendmailRule(await loadSendmailRule(eventContext(c), pathId(c, "id")))));
+sendmailRuleRoutes.get(`${base}/:id`, perm, doc.ok(sendmailRuleResponse, { summary: "Automated email rule detail" }), async (c) => c.json(serializeSendmailRule(await loadSendmailRule(eventContext(c), pathId(c, "id")))));
 
-sendmailRuleRoutes.post(base, perm, jsonBody(sendmailRuleInput), async (c) => {
+sendmailRuleRoutes.post(base, perm, doc.created(sendmailRuleResponse, { summary: "Create an automated email rule" }), jsonBody(sendmailRuleInput), async (c) => {
   return c.json(serializeSendmailRule(await createSendmailRule(eventContext(c), c.req.valid("json"))), 201);
 });
 
-sendmailRuleRoutes.put(`${base}/:id`, perm, jsonBody(sendmailRuleInput), async (c) => {
+sendmailRuleRoutes.put(`${base}/:id`, perm, doc.ok(sendmailRuleResponse, { summary: "Replace an automated email rule" }), jsonBody(sendmailRuleInput), async (c) => {
   return c.json(serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")));
 });
 
-sendmailRuleRoutes.patch(`${base}/:id`, perm, jsonBody(sendmailRulePatch), async (c) => {
+sendmailRuleRoutes.patch(`${base}/:id`, perm, doc.ok(sendmailRuleResponse, { summary: "Change an automated email rule" }), jsonBody(sendmailRulePatch), async (c) => {
   return c.json(serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
 });
 
-sendmailRuleRoutes.delete(`${base}/:id`, perm, async (c) => {
+sendmailRuleRoutes.delete(`${base}/:id`, perm, doc.noContent({ summary: "Delete an automated email rule" }), async (c) => {
   await deleteSendmailRule(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listOrganizerSubevents, listSubevents, type SubeventFilter, type SubeventWithDetails } from "../db/subevents";
+import { listOrganizerSubevents, listSubevents, SUBEVENT_ORDERING, type SubeventFilter, type SubeventWithDetails } from "../db/subevents";
 import type { OrganizerContext } from "../domain/context";
 import {
   createSubevent,
@@ -18,16 +18,17 @@ import {
   subeventPatchInput,
   updateSubeventFields,
 } from "../domain/subevents";
-import { notModified, setPageGenerated } from "../http/conditional";
-import { type AppContext, type AppEnv, eventContext, organizerContext } from "../http/context";
+import { modifiedSinceParam, notModified, setPageGenerated } from "../http/conditional";
+import { type AppEnv, eventContext, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime, i18n, id, money } from "../http/responses";
 import { eventScope, organizerScope } from "../http/tenancy";
-import { jsonBody, pathId, queryBool, queryDateTime, queryString } from "../http/validation";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
-import { availabilityChannel, bestAvailabilityState, withAvailability } from "./availability";
-import { attrFilters, metaDataResponse, parseMeta, seatCategoryMappingResponse } from "./events-common";
+import { availabilityParam, bestAvailabilityState, withAvailability } from "./availability";
+import { attrFilters, attrParam, metaDataResponse, parseMeta, seatCategoryMappingResponse } from "./events-common";
 
 const overrideResponse = {
   price: money().nullable(),
@@ -57,7 +58,7 @@ export const subeventResponse = z.object({
   seating_plan: id().nullable(),
   seat_category_mapping: seatCategoryMappingResponse(),
   last_modified: dateTime(),
-});
+}).meta({ id: "SubEvent" });
 export type SubeventResponse = z.infer<typeof subeventResponse>;
 
 /** A date of a list; with `with_availability_for`, with `best_availability_state`. */
@@ -102,15 +103,35 @@ export function serializeSubevent(r: SubeventWithDetails): SubeventResponse {
   };
 }
 
-/** The filters both date lists share. */
-async function subeventFilter(c: AppContext, ctx: OrganizerContext): Promise<SubeventFilter> {
+/** The filters both date lists share (pretix docs subevents.rst). */
+const dateFilters = {
+  active: q.bool(),
+  is_future: q.bool("date_to (or date_from) is in the future"),
+  is_past: q.bool("date_to (or date_from) is in the past"),
+  ends_after: q.dateTime(),
+  attr: attrParam,
+  search: q.string("text in the name"),
+};
+
+const subeventFilters = queryParams({ ...dateFilters, modified_since: modifiedSinceParam, with_availability_for: availabilityParam });
+
+const organizerSubeventFilters = queryParams({
+  ...dateFilters,
+  event__live: q.bool("the series is live"),
+  sales_channel: q.string(),
+  with_availability_for: availabilityParam,
+});
+
+type DateFilterValues = { active?: boolean; is_future?: boolean; is_past?: boolean; ends_after?: number; attr?: [string, string][]; search?: string };
+
+async function subeventFilter(ctx: OrganizerContext, f: DateFilterValues): Promise<SubeventFilter> {
   return {
-    active: queryBool(c, "active"),
-    isFuture: queryBool(c, "is_future"),
-    isPast: queryBool(c, "is_past"),
-    endsAfter: queryDateTime(c, "ends_after"),
-    attrs: await attrFilters(c, ctx),
-    search: queryString(c, "search"),
+    active: f.active,
+    isFuture: f.is_future,
+    isPast: f.is_past,
+    endsAfter: f.ends_after,
+    attrs: await attrFilters(ctx, f.attr),
+    search: f.search,
     now: ctx.now,
   };
 }
@@ -123,51 +144,54 @@ function serializer(ctx: OrganizerContext, rows: SubeventWithDetails[], channel:
 type SubeventListItem = z.infer<typeof subeventListResponse>;
 
 export const subeventRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Sub-events");
 const base = "/organizers/:organizer/events/:event/subevents";
 
-subeventRoutes.get(base, eventScope(null), async (c) => {
+subeventRoutes.get(base, eventScope(null), doc.list(subeventListResponse, { summary: "List an event series' dates", ordering: SUBEVENT_ORDERING, conditional: true, failures: ["unavailable"] }), subeventFilters, async (c) => {
   const req = listRequest(c);
   const ctx = eventContext(c);
-  const filter: SubeventFilter = { ...(await subeventFilter(c, ctx)), modifiedSince: queryDateTime(c, "modified_since") };
+  const f = c.req.valid("query");
+  const filter: SubeventFilter = { ...(await subeventFilter(ctx, f)), modifiedSince: f.modified_since };
   // the server time before reading: a client passes it back as modified_since
   setPageGenerated(c, Date.now());
   const page = await listSubevents(ctx.db, ctx.event.id, filter, req);
-  const channel = availabilityChannel(c);
+  const channel = f.with_availability_for;
   const unchanged = channel === undefined ? notModified(c, page.lastModified) : null;
   if (unchanged) return unchanged;
   const serialize = await serializer(ctx, page.rows, channel);
   return respondPage(c, req, page, (r): SubeventListItem => serialize(r));
 });
 
-subeventRoutes.get(`${base}/:id`, eventScope(null), async (c) => c.json(serializeSubevent(await loadSubevent(eventContext(c), pathId(c, "id")))));
+subeventRoutes.get(`${base}/:id`, eventScope(null), doc.ok(subeventResponse, { summary: "Sub-event detail" }), async (c) => c.json(serializeSubevent(await loadSubevent(eventContext(c), pathId(c, "id")))));
 
-subeventRoutes.post(base, eventScope("can_create_events"), jsonBody(subeventFullInput), async (c) => {
+subeventRoutes.post(base, eventScope("can_create_events"), doc.created(subeventResponse, { summary: "Create a sub-event" }), jsonBody(subeventFullInput), async (c) => {
   const created = await createSubevent(eventContext(c), c.var.principal, c.req.valid("json"));
   return c.json(serializeSubevent(created), 201);
 });
 
 const change = eventScope("can_change_event_settings");
 
-subeventRoutes.put(`${base}/:id`, change, jsonBody(subeventFullInput), async (c) =>
+subeventRoutes.put(`${base}/:id`, change, doc.ok(subeventResponse, { summary: "Replace a sub-event" }), jsonBody(subeventFullInput), async (c) =>
   c.json(serializeSubevent(await replaceSubevent(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json")))),
 );
 
-subeventRoutes.patch(`${base}/:id`, change, jsonBody(subeventPatchInput), async (c) =>
+subeventRoutes.patch(`${base}/:id`, change, doc.ok(subeventResponse, { summary: "Change a sub-event" }), jsonBody(subeventPatchInput), async (c) =>
   c.json(serializeSubevent(await updateSubeventFields(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json")))),
 );
 
-subeventRoutes.delete(`${base}/:id`, change, async (c) => {
+subeventRoutes.delete(`${base}/:id`, change, doc.noContent({ summary: "Delete a sub-event", description: "Not one that was ordered (403): set `active` to false instead." }), async (c) => {
   await deleteSubevent(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });
 
 // ---- all dates of the organizer's series ----
 
-subeventRoutes.get("/organizers/:organizer/subevents", organizerScope(null), async (c) => {
+subeventRoutes.get("/organizers/:organizer/subevents", organizerScope(null), doc.list(subeventListResponse, { summary: "List the dates of all of the organizer's event series", ordering: SUBEVENT_ORDERING, failures: ["unavailable"] }), organizerSubeventFilters, async (c) => {
   const req = listRequest(c);
   const ctx = organizerContext(c);
-  const filter: SubeventFilter = { ...(await subeventFilter(c, ctx)), eventLive: queryBool(c, "event__live"), salesChannel: queryString(c, "sales_channel") };
-  const channel = availabilityChannel(c);
+  const f = c.req.valid("query");
+  const filter: SubeventFilter = { ...(await subeventFilter(ctx, f)), eventLive: f.event__live, salesChannel: f.sales_channel };
+  const channel = f.with_availability_for;
   const page = await listOrganizerSubevents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
   const serialize = await serializer(ctx, page.rows, channel);
   return respondPage(c, req, page, (r): SubeventListItem => serialize(r));

@@ -10,6 +10,7 @@ import { createTaxRule, deleteTaxRule, loadTaxRule, taxRuleInput, taxRulePatch, 
 import { notModified } from "../http/conditional";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { decimalString, i18n, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
@@ -24,7 +25,7 @@ export const taxRuleResponse = z.object({
   eu_reverse_charge: z.boolean(),
   home_country: z.string().nullable(),
   keep_gross_if_rate_changes: z.boolean(),
-});
+}).meta({ id: "TaxRule" });
 export type TaxRuleResponse = z.infer<typeof taxRuleResponse>;
 
 export function serializeTaxRule(r: TaxRuleRow): TaxRuleResponse {
@@ -41,11 +42,12 @@ export function serializeTaxRule(r: TaxRuleRow): TaxRuleResponse {
 }
 
 export const taxRuleRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Tax rules");
 const read = eventScope(null);
 const write = eventScope("can_change_event_settings");
 const base = "/organizers/:organizer/events/:event/taxrules";
 
-taxRuleRoutes.get(base, read, async (c) => {
+taxRuleRoutes.get(base, read, doc.list(taxRuleResponse, { summary: "List tax rules", conditional: true }), async (c) => {
   const req = listRequest(c);
   const page = await listTaxRules(c.var.db, c.var.event.id, req);
   const unchanged = notModified(c, page.lastModified);
@@ -53,21 +55,21 @@ taxRuleRoutes.get(base, read, async (c) => {
   return respondPage(c, req, page, serializeTaxRule);
 });
 
-taxRuleRoutes.get(`${base}/:id`, read, async (c) => c.json(serializeTaxRule(await loadTaxRule(eventContext(c), pathId(c, "id")))));
+taxRuleRoutes.get(`${base}/:id`, read, doc.ok(taxRuleResponse, { summary: "Tax rule detail" }), async (c) => c.json(serializeTaxRule(await loadTaxRule(eventContext(c), pathId(c, "id")))));
 
-taxRuleRoutes.post(base, write, jsonBody(taxRuleInput), async (c) => {
+taxRuleRoutes.post(base, write, doc.created(taxRuleResponse, { summary: "Create a tax rule" }), jsonBody(taxRuleInput), async (c) => {
   return c.json(serializeTaxRule(await createTaxRule(eventContext(c), c.req.valid("json"))), 201);
 });
 
-taxRuleRoutes.put(`${base}/:id`, write, jsonBody(taxRuleInput), async (c) => {
+taxRuleRoutes.put(`${base}/:id`, write, doc.ok(taxRuleResponse, { summary: "Replace a tax rule" }), jsonBody(taxRuleInput), async (c) => {
   return c.json(serializeTaxRule(await updateTaxRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")));
 });
 
-taxRuleRoutes.patch(`${base}/:id`, write, jsonBody(taxRulePatch), async (c) => {
+taxRuleRoutes.patch(`${base}/:id`, write, doc.ok(taxRuleResponse, { summary: "Change a tax rule" }), jsonBody(taxRulePatch), async (c) => {
   return c.json(serializeTaxRule(await updateTaxRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
 });
 
-taxRuleRoutes.delete(`${base}/:id`, write, async (c) => {
+taxRuleRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a tax rule", description: "Not while products or orders use it (403)." }), async (c) => {
   await deleteTaxRule(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

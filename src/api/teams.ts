@@ -38,6 +38,7 @@ import {
 } from "../domain/teams";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { id } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
@@ -59,21 +60,23 @@ const teamFlagFields = {
 } satisfies Record<TeamPermission, z.ZodBoolean>;
 
 /** A team (spec "Team"). */
-export const teamResponse = z.object({
-  id: id(),
-  name: z.string(),
-  all_events: z.boolean(),
-  limit_events: z.array(z.string()).meta({ description: "event slugs" }),
-  ...teamFlagFields,
-});
+export const teamResponse = z
+  .object({
+    id: id(),
+    name: z.string(),
+    all_events: z.boolean(),
+    limit_events: z.array(z.string()).meta({ description: "event slugs" }),
+    ...teamFlagFields,
+  })
+  .meta({ id: "Team" });
 export type TeamResponse = z.infer<typeof teamResponse>;
 
 /** A team member (spec "Team"). */
-export const teamMemberResponse = z.object({ id: id(), email: z.string(), fullname: z.string().nullable(), require_2fa: z.boolean() });
+export const teamMemberResponse = z.object({ id: id(), email: z.string(), fullname: z.string().nullable(), require_2fa: z.boolean() }).meta({ id: "TeamMember" });
 export type TeamMemberResponse = z.infer<typeof teamMemberResponse>;
 
 /** A team invite (spec "Team"). */
-export const teamInviteResponse = z.object({ id: id(), email: z.string() });
+export const teamInviteResponse = z.object({ id: id(), email: z.string() }).meta({ id: "TeamInvite" });
 export type TeamInviteResponse = z.infer<typeof teamInviteResponse>;
 
 /** The answer of POST invites: the invite, or (the person has an account and joined directly) only the address. */
@@ -81,7 +84,7 @@ export const teamInviteCreatedResponse = z.union([teamInviteResponse, z.object({
 export type TeamInviteCreatedResponse = z.infer<typeof teamInviteCreatedResponse>;
 
 /** A team API token (spec "Team"); the secret only in the answer that creates it. */
-export const teamTokenResponse = z.object({ id: id(), name: z.string(), active: z.boolean() });
+export const teamTokenResponse = z.object({ id: id(), name: z.string(), active: z.boolean() }).meta({ id: "TeamToken" });
 export type TeamTokenResponse = z.infer<typeof teamTokenResponse>;
 export const teamTokenCreatedResponse = teamTokenResponse.extend({ token: z.string() });
 export type TeamTokenCreatedResponse = z.infer<typeof teamTokenCreatedResponse>;
@@ -114,38 +117,39 @@ export function serializeToken(t: TokenRecord): TeamTokenResponse {
 }
 
 export const teamRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Teams");
 const perm = organizerScope("can_change_teams");
 const base = "/organizers/:organizer/teams";
 
-teamRoutes.get(base, perm, async (c) => {
+teamRoutes.get(base, perm, doc.list(teamResponse, { summary: "List teams" }), async (c) => {
   const req = listRequest(c);
   return respondPage(c, req, await listTeams(c.var.db, c.var.organizer.id, req), serializeTeam);
 });
 
-teamRoutes.post(base, perm, jsonBody(teamInput), async (c) => c.json(serializeTeam(await createTeam(organizerContext(c), c.req.valid("json"))), 201));
+teamRoutes.post(base, perm, doc.created(teamResponse, { summary: "Create a team" }), jsonBody(teamInput), async (c) => c.json(serializeTeam(await createTeam(organizerContext(c), c.req.valid("json"))), 201));
 
-teamRoutes.get(`${base}/:team`, perm, async (c) => {
+teamRoutes.get(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Team detail" }), async (c) => {
   const team = await findTeam(c.var.db, c.var.organizer.id, pathId(c, "team"));
   if (!team) throw notFound();
   return c.json(serializeTeam(team));
 });
 
-teamRoutes.put(`${base}/:team`, perm, jsonBody(teamInput), async (c) =>
+teamRoutes.put(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Replace a team" }), jsonBody(teamInput), async (c) =>
   c.json(serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: true }))),
 );
 
-teamRoutes.patch(`${base}/:team`, perm, jsonBody(teamPatch), async (c) =>
+teamRoutes.patch(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Change a team" }), jsonBody(teamPatch), async (c) =>
   c.json(serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: false }))),
 );
 
-teamRoutes.delete(`${base}/:team`, perm, async (c) => {
+teamRoutes.delete(`${base}/:team`, perm, doc.noContent({ summary: "Delete a team" }), async (c) => {
   await deleteTeam(organizerContext(c), pathId(c, "team"));
   return c.body(null, 204);
 });
 
 // ---- members ----
 
-teamRoutes.get(`${base}/:team/members`, perm, async (c) => {
+teamRoutes.get(`${base}/:team/members`, perm, doc.list(teamMemberResponse, { summary: "List a team's members" }), async (c) => {
   const teamId = pathId(c, "team");
   const req = listRequest(c);
   const page = await listMembers(c.var.db, c.var.organizer.id, teamId, req);
@@ -153,20 +157,20 @@ teamRoutes.get(`${base}/:team/members`, perm, async (c) => {
   return respondPage(c, req, page, serializeMember);
 });
 
-teamRoutes.get(`${base}/:team/members/:id`, perm, async (c) => {
+teamRoutes.get(`${base}/:team/members/:id`, perm, doc.ok(teamMemberResponse, { summary: "Team member detail" }), async (c) => {
   const member = await findMember(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
   if (!member) throw notFound();
   return c.json(serializeMember(member));
 });
 
-teamRoutes.delete(`${base}/:team/members/:id`, perm, async (c) => {
+teamRoutes.delete(`${base}/:team/members/:id`, perm, doc.noContent({ summary: "Remove a member from a team" }), async (c) => {
   await removeTeamMember(organizerContext(c), pathId(c, "team"), pathId(c, "id"));
   return c.body(null, 204);
 });
 
 // ---- invites ----
 
-teamRoutes.get(`${base}/:team/invites`, perm, async (c) => {
+teamRoutes.get(`${base}/:team/invites`, perm, doc.list(teamInviteResponse, { summary: "List a team's invites" }), async (c) => {
   const teamId = pathId(c, "team");
   const req = listRequest(c);
   const page = await listInvites(c.var.db, c.var.organizer.id, teamId, req);
@@ -174,24 +178,24 @@ teamRoutes.get(`${base}/:team/invites`, perm, async (c) => {
   return respondPage(c, req, page, serializeInvite);
 });
 
-teamRoutes.get(`${base}/:team/invites/:id`, perm, async (c) => {
+teamRoutes.get(`${base}/:team/invites/:id`, perm, doc.ok(teamInviteResponse, { summary: "Team invite detail" }), async (c) => {
   const invite = await findInvite(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
   if (!invite) throw notFound();
   return c.json(serializeInvite(invite));
 });
 
-teamRoutes.post(`${base}/:team/invites`, perm, jsonBody(teamInviteInput), async (c) =>
+teamRoutes.post(`${base}/:team/invites`, perm, doc.created(teamInviteCreatedResponse, { summary: "Invite a person to a team", description: "A person who has an account joins at once (the answer then holds only the address)." }), jsonBody(teamInviteInput), async (c) =>
   c.json(serializeInviteOutcome(await inviteToTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"))), 201),
 );
 
-teamRoutes.delete(`${base}/:team/invites/:id`, perm, async (c) => {
+teamRoutes.delete(`${base}/:team/invites/:id`, perm, doc.noContent({ summary: "Revoke a team invite" }), async (c) => {
   await revokeTeamInvite(organizerContext(c), pathId(c, "team"), pathId(c, "id"));
   return c.body(null, 204);
 });
 
 // ---- tokens ----
 
-teamRoutes.get(`${base}/:team/tokens`, perm, async (c) => {
+teamRoutes.get(`${base}/:team/tokens`, perm, doc.list(teamTokenResponse, { summary: "List a team's API tokens" }), async (c) => {
   const teamId = pathId(c, "team");
   const req = listRequest(c);
   const page = await listTokens(c.var.db, c.var.organizer.id, teamId, req);
@@ -199,15 +203,15 @@ teamRoutes.get(`${base}/:team/tokens`, perm, async (c) => {
   return respondPage(c, req, page, serializeToken);
 });
 
-teamRoutes.get(`${base}/:team/tokens/:id`, perm, async (c) => {
+teamRoutes.get(`${base}/:team/tokens/:id`, perm, doc.ok(teamTokenResponse, { summary: "API token detail" }), async (c) => {
   const token = await findToken(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
   if (!token) throw notFound();
   return c.json(serializeToken(token));
 });
 
-teamRoutes.post(`${base}/:team/tokens`, perm, jsonBody(teamTokenInput), async (c) => {
+teamRoutes.post(`${base}/:team/tokens`, perm, doc.created(teamTokenCreatedResponse, { summary: "Create an API token", description: "The answer holds the token; it is never shown again." }), jsonBody(teamTokenInput), async (c) => {
   const { token, secret } = await createTeamToken(organizerContext(c), pathId(c, "team"), c.req.valid("json"));
   return c.json({ ...serializeToken(token), token: secret } satisfies TeamTokenCreatedResponse, 201);
 });
 
-teamRoutes.delete(`${base}/:team/tokens/:id`, perm, async (c) => c.json(serializeToken(await deactivateTeamToken(organizerContext(c), pathId(c, "team"), pathId(c, "id"))), 200));
+teamRoutes.delete(`${base}/:team/tokens/:id`, perm, doc.ok(teamTokenResponse, { summary: "Deactivate an API token", description: "pretix's answer: 200 with the deactivated token." }), async (c) => c.json(serializeToken(await deactivateTeamToken(organizerContext(c), pathId(c, "team"), pathId(c, "id"))), 200));

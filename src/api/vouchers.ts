@@ -5,17 +5,18 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { PRICE_MODES, type PriceMode } from "../db/schema";
-import { findVoucher, listVouchers, type VoucherRow } from "../db/vouchers";
-import { fieldError, notFound } from "../domain/failure";
+import { PRICE_MODES } from "../db/schema";
+import { findVoucher, listVouchers, VOUCHER_ORDERING, type VoucherRow } from "../db/vouchers";
+import { notFound } from "../domain/failure";
 import { changeVoucher, createVoucher, createVouchers, deleteVoucher, voucherBatchInput, voucherInput, voucherPatch } from "../domain/vouchers";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
 import { dateTime, decimalString, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
-import { jsonBody, pathId, queryBool, queryInt, queryString } from "../http/validation";
+import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
-import { formatDecimal, parseDecimal } from "../lib/money";
+import { formatDecimal } from "../lib/money";
 
 /** A voucher (spec "Voucher"). */
 export const voucherResponse = z.object({
@@ -37,7 +38,7 @@ export const voucherResponse = z.object({
   comment: z.string(),
   subevent: id().nullable(),
   show_hidden_items: z.boolean(),
-});
+}).meta({ id: "Voucher" });
 export type VoucherResponse = z.infer<typeof voucherResponse>;
 
 export function serializeVoucher(v: VoucherRow): VoucherResponse {
@@ -64,58 +65,69 @@ export function serializeVoucher(v: VoucherRow): VoucherResponse {
 }
 
 export const voucherRoutes = new Hono<AppEnv>();
+const doc = apiDocs("Vouchers");
 const base = "/organizers/:organizer/events/:event/vouchers";
 const read = eventScope("can_view_vouchers");
 const write = eventScope("can_change_vouchers");
 
-voucherRoutes.get(base, read, async (c) => {
+/** The filters of the voucher list (pretix docs vouchers.rst). */
+const voucherFilters = queryParams({
+  price_mode: q.choice(PRICE_MODES),
+  value: q.decimal(),
+  code: q.string(),
+  max_usages: q.int(),
+  redeemed: q.int(),
+  block_quota: q.bool(),
+  allow_ignore_quota: q.bool(),
+  item: q.int("item id"),
+  variation: q.int("variation id"),
+  quota: q.int("quota id"),
+  tag: q.string(),
+  subevent: q.int("sub-event id"),
+});
+
+voucherRoutes.get(base, read, doc.list(voucherResponse, { summary: "List vouchers", ordering: VOUCHER_ORDERING }), voucherFilters, async (c) => {
   const req = listRequest(c);
-  const priceMode = queryString(c, "price_mode");
-  if (priceMode !== undefined && !(PRICE_MODES as readonly string[]).includes(priceMode)) {
-    throw fieldError("price_mode", `Select a valid choice. ${priceMode} is not one of the available choices.`);
-  }
-  const rawValue = queryString(c, "value");
-  const value = rawValue === undefined ? undefined : parseDecimal(rawValue);
-  if (value === null) throw fieldError("value", "Enter a number.");
+  const f = c.req.valid("query");
   const filter = {
-    code: queryString(c, "code"),
-    maxUsages: queryInt(c, "max_usages"),
-    redeemed: queryInt(c, "redeemed"),
-    blockQuota: queryBool(c, "block_quota"),
-    allowIgnoreQuota: queryBool(c, "allow_ignore_quota"),
-    priceMode: priceMode as PriceMode | undefined,
-    value,
-    itemId: queryInt(c, "item"),
-    variationId: queryInt(c, "variation"),
-    quotaId: queryInt(c, "quota"),
-    tag: queryString(c, "tag"),
-    subeventId: queryInt(c, "subevent"),
+    code: f.code,
+    maxUsages: f.max_usages,
+    redeemed: f.redeemed,
+    blockQuota: f.block_quota,
+    allowIgnoreQuota: f.allow_ignore_quota,
+    priceMode: f.price_mode,
+    value: f.value,
+    itemId: f.item,
+    variationId: f.variation,
+    quotaId: f.quota,
+    tag: f.tag,
+    subeventId: f.subevent,
   };
   return respondPage(c, req, await listVouchers(c.var.db, c.var.event.id, filter, req), serializeVoucher);
 });
 
-voucherRoutes.get(`${base}/:id`, read, async (c) => {
+voucherRoutes.get(`${base}/:id`, read, doc.ok(voucherResponse, { summary: "Voucher detail" }), async (c) => {
   const v = await findVoucher(c.var.db, c.var.event.id, pathId(c, "id"));
   if (!v) throw notFound();
   return c.json(serializeVoucher(v));
 });
 
-voucherRoutes.post(base, write, jsonBody(voucherInput), async (c) => c.json(serializeVoucher(await createVoucher(eventContext(c), c.req.valid("json"))), 201));
+voucherRoutes.post(base, write, doc.created(voucherResponse, { summary: "Create a voucher", failures: ["busy"] }), jsonBody(voucherInput), async (c) => c.json(serializeVoucher(await createVoucher(eventContext(c), c.req.valid("json"))), 201));
 
-voucherRoutes.post(`${base}/batch_create`, write, jsonBody(voucherBatchInput), async (c) => {
+voucherRoutes.post(`${base}/batch_create`, write, doc.created(z.array(voucherResponse), { summary: "Create several vouchers at once", description: "All or none: one invalid voucher fails the batch (field errors: one object per voucher).", failures: ["busy"] }), jsonBody(voucherBatchInput), async (c) => {
   const created = await createVouchers(eventContext(c), c.req.valid("json"));
   return c.json(created.map(serializeVoucher), 201);
 });
 
-voucherRoutes.put(`${base}/:id`, write, jsonBody(voucherInput), async (c) =>
+voucherRoutes.put(`${base}/:id`, write, doc.ok(voucherResponse, { summary: "Replace a voucher", failures: ["busy"] }), jsonBody(voucherInput), async (c) =>
   c.json(serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }))),
 );
 
-voucherRoutes.patch(`${base}/:id`, write, jsonBody(voucherPatch), async (c) =>
+voucherRoutes.patch(`${base}/:id`, write, doc.ok(voucherResponse, { summary: "Change a voucher", failures: ["busy"] }), jsonBody(voucherPatch), async (c) =>
   c.json(serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }))),
 );
 
-voucherRoutes.delete(`${base}/:id`, write, async (c) => {
+voucherRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a voucher", description: "A voucher that was redeemed cannot be deleted (403).", failures: ["busy", "in_use"] }), async (c) => {
   await deleteVoucher(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 });

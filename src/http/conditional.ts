@@ -6,15 +6,18 @@
  */
 import { toHttpDate, toIso, parseHttpDate } from "../lib/datetime";
 import type { AppContext } from "./context";
-import { queryDateTime } from "./validation";
+import { q } from "./validation";
 
 export function setPageGenerated(c: AppContext, now: number): void {
   c.header("X-Page-Generated", toIso(now));
 }
 
+/** The `modified_since` filter (declare it as `modified_since: modifiedSinceParam` in the route's `queryParams`). */
+export const modifiedSinceParam = q.dateTime("only objects changed since then (the X-Page-Generated of an earlier answer)");
+
 /** The `modified_since` filter, or undefined. */
 export function modifiedSince(c: AppContext): number | undefined {
-  return queryDateTime(c, "modified_since");
+  return modifiedSinceParam.read(c, "modified_since");
 }
 
 /**

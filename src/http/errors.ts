@@ -5,7 +5,8 @@
  * `non_field_errors` for the object as a whole).
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { type Failure, type FailureCode } from "../domain/failure";
+import { z } from "zod";
+import { type Failure, type FailureCode, type FieldErrors } from "../domain/failure";
 
 export { type FieldErrors, MESSAGES } from "../domain/failure";
 
@@ -40,3 +41,31 @@ export function errorResponse(f: Failure): ErrorResponse {
   else body = { detail: f.message };
   return { status: mapping.status, body, headers };
 }
+
+// ---- the bodies' schemas (for the API description, src/http/openapi.ts) ----
+
+/** `{"detail": "..."}`; a message that belongs to one field is repeated under its name (`{"detail": m, "value": [m]}`). */
+export const detailBody = z
+  .object({ detail: z.string() })
+  .catchall(z.array(z.string()))
+  .meta({ id: "Detail", description: 'One message: `{"detail": "..."}`.' });
+
+/** Field errors in the shape of the request: messages per field, nested objects for nested input, a list for list input. */
+export const fieldErrorsBody: z.ZodType<FieldErrors> = z
+  .record(
+    z.string(),
+    z.union([
+      z.array(z.string()),
+      z.lazy(() => fieldErrorsBody),
+      z.array(z.lazy(() => fieldErrorsBody)),
+    ]),
+  )
+  .meta({
+    id: "FieldErrors",
+    description: 'Field errors: `{"field": ["message", ...]}`, nested for nested input, one object per element for list input, `non_field_errors` for the object as a whole.',
+  });
+
+/** The body of a 400: field errors (one object per element for a list input), or one message. */
+export const badRequestBody = z
+  .union([fieldErrorsBody, z.array(fieldErrorsBody), detailBody])
+  .meta({ id: "BadRequestBody", description: "Field errors (a list of them, one per element, for a list input), or one message." });

@@ -6,7 +6,9 @@
  */
 import { findUpload, insertUpload, UPLOAD_VALIDITY_MS } from "../db/files";
 import { readConfig } from "../env";
+import { z } from "zod";
 import type { AppContext } from "./context";
+import { apiDocs } from "./openapi";
 import { badRequest, fieldError, notFound } from "../domain/failure";
 
 /** Reads the filename from `Content-Disposition: attachment; filename=...`. */
@@ -42,6 +44,15 @@ function sanitizeFilename(name: string): string | null {
   return base === "" || base === "." || base === ".." ? null : base.slice(0, 200);
 }
 
+/** The upload's answer: the id to put into file fields. */
+export const uploadResponse = z.object({ id: z.string().regex(/^file:[0-9a-f-]{36}$/).meta({ description: "`file:<uuid>`, usable in file fields for 24 hours by the same credential" }) });
+
+export const uploadDoc = apiDocs("Files").created(uploadResponse, {
+  summary: "Upload a file",
+  description: "The raw file as the body, with its `Content-Type` and `Content-Disposition: attachment; filename=<name>`.",
+  rawBody: { required: true, content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+});
+
 /** POST /api/v1/upload */
 export async function handleUpload(c: AppContext): Promise<Response> {
   const contentType = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -69,7 +80,7 @@ export async function handleUpload(c: AppContext): Promise<Response> {
     size: body.byteLength,
     createdAt: Date.now(),
   });
-  return c.json({ id: `file:${id}` }, 201);
+  return c.json({ id: `file:${id}` } satisfies z.infer<typeof uploadResponse>, 201);
 }
 
 /**

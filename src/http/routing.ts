@@ -4,7 +4,7 @@
  */
 import type { Hono } from "hono";
 
-type Entry = { regex: RegExp; method: string };
+type Entry = { regex: RegExp; method: string; path: string };
 
 function patternToRegex(path: string): RegExp {
   let out = "";
@@ -51,10 +51,15 @@ export class RouteTable {
         const key = `${r.method} ${r.path}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        this.entries.push({ regex: patternToRegex(r.path), method: r.method });
+        this.entries.push({ regex: patternToRegex(r.path), method: r.method, path: r.path });
       }
     }
     return this.entries;
+  }
+
+  /** Every method and pattern the router serves under the prefix (the API description must list exactly these). */
+  routes(): { method: string; path: string }[] {
+    return this.table().map(({ method, path }) => ({ method, path }));
   }
 
   /** Methods registered for a concrete path (empty: unknown path). HEAD comes with GET. */

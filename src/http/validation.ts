@@ -5,8 +5,12 @@
  */
 import { zValidator } from "@hono/zod-validator";
 import type { MiddlewareHandler } from "hono";
+import { validator } from "hono/validator";
+import { resolver, uniqueSymbol } from "hono-openapi";
+import type { OpenAPIV3_1 } from "openapi-types";
 import { z } from "zod";
 import { parseDateTime } from "../lib/datetime";
+import { parseDecimal } from "../lib/money";
 import type { AppContext, AppEnv } from "./context";
 import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "../domain/failure";
 import { DATETIME_FORMAT_MESSAGE } from "../domain/fields";
@@ -114,13 +118,22 @@ export function issuesToFieldErrors(issues: readonly { path: Path; message: stri
 }
 
 /**
- * Validates the JSON body with `schema`. A wrong content type or malformed JSON is rejected
- * earlier (see requireJsonBody); here only field errors remain.
+ * Validates the JSON body with `schema`, and describes it as the route's request body in the
+ * API description (src/http/openapi.ts). A wrong content type or malformed JSON is rejected
+ * earlier (see requireJsonBody); here only field errors remain. `describeAs`: the schema to
+ * show when the route validates in two steps (a list whose entries are validated one by one).
  */
-export function jsonBody<S extends z.ZodType>(schema: S) {
-  return zValidator("json", schema, (result) => {
+export function jsonBody<S extends z.ZodType>(schema: S, opts: { describeAs?: z.ZodType } = {}) {
+  const middleware = zValidator("json", schema, (result) => {
     if (!result.success) throw validationError(issuesToFieldErrors(result.error.issues));
   });
+  // A request without a body is validated as `{}` (hono's json target): the body is optional
+  // exactly when `{}` is valid.
+  const requestBody = {
+    required: !schema.safeParse({}).success,
+    content: { "application/json": { schema: resolver(opts.describeAs ?? schema, { options: { io: "input" } }) } },
+  };
+  return Object.assign(middleware, { [uniqueSymbol]: { spec: { requestBody } } });
 }
 
 /** Parses a value against a schema outside of the middleware chain (e.g. PUT vs PATCH). */
@@ -167,49 +180,136 @@ export function requireJsonBody(opts: { except: string[]; maxBytes: (c: AppConte
 
 // ---- query parameters ----
 
+/**
+ * A query parameter as a route declares it: how it is read (absent or empty → undefined; bad
+ * input → 400 with a DRF-style field error) and how the API description shows it. Routes list
+ * theirs with `queryParams({...})`, which both parses them (`c.req.valid("query")`) and
+ * describes them, so the description cannot drift from what the route reads.
+ */
+export type QueryParam<T> = {
+  read: (c: AppContext, name: string) => T | undefined;
+  /** The parameter's schema (OpenAPI 3.1 / JSON Schema) and text. */
+  schema: OpenAPIV3_1.SchemaObject;
+  description?: string;
+  /** `deepObject` for `name[key]=value` families such as `attr[...]`. */
+  style?: "form" | "deepObject";
+};
+
+type QueryValues<P extends Record<string, QueryParam<unknown>>> = { [K in keyof P]: ReturnType<P[K]["read"]> };
+
 const TRUE = new Set(["true", "True", "1", "yes", "on"]);
 const FALSE = new Set(["false", "False", "0", "no", "off"]);
 
-/** A boolean filter: `true` / `false`; absent → undefined; anything else → 400. */
-export function queryBool(c: AppContext, name: string): boolean | undefined {
-  const v = c.req.query(name);
-  if (v === undefined || v === "") return undefined;
-  if (TRUE.has(v)) return true;
-  if (FALSE.has(v)) return false;
-  throw fieldError(name, "Select a valid choice. Use true or false.");
-}
-
-/** An integer filter; absent → undefined; not an integer → 400. */
-export function queryInt(c: AppContext, name: string): number | undefined {
-  const v = c.req.query(name);
-  if (v === undefined || v === "") return undefined;
-  if (!/^-?\d+$/.test(v)) throw fieldError(name, "Enter a whole number.");
-  return Number(v);
-}
-
-/** A list of integers from a repeated or comma-separated parameter (`item__in=1,2`). */
-export function queryIntList(c: AppContext, name: string): number[] | undefined {
-  const raw = c.req.queries(name);
-  if (!raw || raw.length === 0) return undefined;
-  const parts = raw.flatMap((v) => v.split(",")).filter((v) => v !== "");
-  for (const p of parts) if (!/^-?\d+$/.test(p)) throw fieldError(name, "Enter a whole number.");
-  return parts.map(Number);
-}
-
-/** A datetime filter (ISO 8601 with offset); absent → undefined; malformed → 400. */
-export function queryDateTime(c: AppContext, name: string): number | undefined {
-  const v = c.req.query(name);
-  if (v === undefined || v === "") return undefined;
-  // a '+' of an offset arrives as a space when the client did not encode it
-  const ms = parseDateTime(v.replace(/ (\d{2}(?::?\d{2})?)$/, "+$1"));
-  if (ms === null) throw fieldError(name, "Enter a valid date/time.");
-  return ms;
-}
-
-/** A string filter; absent or empty → undefined. */
-export function queryString(c: AppContext, name: string): string | undefined {
+/** The raw value (the first of a repeated parameter); absent or empty → undefined. */
+function raw(c: AppContext, name: string): string | undefined {
   const v = c.req.query(name);
   return v === undefined || v === "" ? undefined : v;
+}
+
+const DECIMAL_PARAM: OpenAPIV3_1.SchemaObject = { type: "string", pattern: "^[+-]?\\d+(\\.\\d+)?$", description: "a decimal number, at most two places" };
+
+/** The query parameter kinds of the API (pretix's filters: booleans as true/false, ...). */
+export const q = {
+  /** A boolean filter: `true` / `false`; anything else → 400. */
+  bool: (description?: string): QueryParam<boolean> => ({
+    description,
+    schema: { type: "boolean" },
+    read(c, name) {
+      const v = raw(c, name);
+      if (v === undefined) return undefined;
+      if (TRUE.has(v)) return true;
+      if (FALSE.has(v)) return false;
+      throw fieldError(name, "Select a valid choice. Use true or false.");
+    },
+  }),
+  /** An integer filter; not an integer → 400. */
+  int: (description?: string): QueryParam<number> => ({
+    description,
+    schema: { type: "integer" },
+    read(c, name) {
+      const v = raw(c, name);
+      if (v === undefined) return undefined;
+      if (!/^-?\d+$/.test(v)) throw fieldError(name, "Enter a whole number.");
+      return Number(v);
+    },
+  }),
+  /** A list of integers from a repeated or comma-separated parameter (`item__in=1,2`). */
+  intList: (description?: string): QueryParam<number[]> => ({
+    description,
+    schema: { type: "array", items: { type: "integer" } },
+    style: "form",
+    read(c, name) {
+      const values = c.req.queries(name);
+      if (!values || values.length === 0) return undefined;
+      const parts = values.flatMap((v) => v.split(",")).filter((v) => v !== "");
+      for (const p of parts) if (!/^-?\d+$/.test(p)) throw fieldError(name, "Enter a whole number.");
+      return parts.map(Number);
+    },
+  }),
+  /** A datetime filter (ISO 8601 with offset), as epoch milliseconds; malformed → 400. */
+  dateTime: (description?: string): QueryParam<number> => ({
+    description,
+    schema: { type: "string", format: "date-time" },
+    read(c, name) {
+      const v = raw(c, name);
+      if (v === undefined) return undefined;
+      // a '+' of an offset arrives as a space when the client did not encode it
+      const ms = parseDateTime(v.replace(/ (\d{2}(?::?\d{2})?)$/, "+$1"));
+      if (ms === null) throw fieldError(name, "Enter a valid date/time.");
+      return ms;
+    },
+  }),
+  /** A string filter. `keepEmpty`: an empty value is passed on as "" (not as absent). */
+  string: (description?: string, opts: { keepEmpty?: boolean } = {}): QueryParam<string> => ({
+    description,
+    schema: { type: "string" },
+    read: (c, name) => (opts.keepEmpty ? c.req.query(name) : raw(c, name)),
+  }),
+  /** One of `choices`; anything else → 400. */
+  choice: <T extends string>(choices: readonly T[], description?: string): QueryParam<T> => ({
+    description,
+    schema: { type: "string", enum: [...choices] },
+    read(c, name) {
+      const v = raw(c, name);
+      if (v === undefined) return undefined;
+      if (!(choices as readonly string[]).includes(v)) throw fieldError(name, `Select a valid choice. ${v} is not one of the available choices.`);
+      return v as T;
+    },
+  }),
+  /** A decimal number (`12.50`), as a number; not a number → 400. */
+  decimal: (description?: string, opts: { also?: Record<string, number> } = {}): QueryParam<number> => ({
+    description,
+    schema: opts.also ? { anyOf: [DECIMAL_PARAM, { type: "string", enum: Object.keys(opts.also) }] } : DECIMAL_PARAM,
+    read(c, name) {
+      const v = raw(c, name);
+      if (v === undefined) return undefined;
+      if (opts.also && Object.hasOwn(opts.also, v)) return opts.also[v];
+      const n = parseDecimal(v);
+      if (n === null) throw fieldError(name, "Enter a number.");
+      return n;
+    },
+  }),
+};
+
+/**
+ * The query parameters of a route: parses them before the handler (in declaration order; the
+ * first bad one answers 400) into `c.req.valid("query")`, and describes them in the API
+ * description (src/http/openapi.ts).
+ */
+export function queryParams<P extends Record<string, QueryParam<unknown>>>(params: P) {
+  const middleware = validator("query", (_value, c: AppContext) => {
+    const out: Record<string, unknown> = {};
+    for (const [name, param] of Object.entries(params)) out[name] = param.read(c, name);
+    return out as QueryValues<P>;
+  }) as MiddlewareHandler<AppEnv, string, { in: { query: Record<string, string | string[]> }; out: { query: QueryValues<P> } }>;
+  const parameters = Object.entries(params).map(([name, p]) => ({
+    name,
+    in: "query",
+    ...(p.description ? { description: p.description } : {}),
+    schema: p.schema,
+    ...(p.style === "deepObject" ? { style: "deepObject", explode: true } : p.style === "form" ? { style: "form", explode: false } : {}),
+  })) as OpenAPIV3_1.ParameterObject[];
+  return Object.assign(middleware, { [uniqueSymbol]: { spec: { parameters } } });
 }
 
 /** A numeric id from the path; anything else is a 404 (no such object). */

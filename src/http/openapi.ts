@@ -1,0 +1,428 @@
+/**
+ * The API description (OpenAPI 3.1), generated from the routes themselves with hono-openapi:
+ * nothing in it is written twice.
+ *
+ * - Each route declares its success answer with the family's `apiDocs(tag)`: `.list(item)`
+ *   (the pagination envelope around the family's response schema, `page`, `page_size`, and
+ *   `ordering` from the list's OrderingTable), `.ok(schema)`, `.created(schema)`,
+ *   `.noContent()`, plus the failure codes it can answer beyond the defaults.
+ * - The request body is the zod schema the route validates with (`jsonBody`), the query
+ *   parameters are the ones it parses (`queryParams`, src/http/validation.ts), the path
+ *   parameters come from the route's pattern (typed by PATH_PARAMETERS).
+ * - Who may call it comes from the route's scope middleware (src/http/tenancy.ts): `Token`,
+ *   `Device` (when the devices' fixed grant has the permission), or nothing (public routes).
+ * - The error answers come from the failure table (src/http/errors.ts): 401 and 403 for
+ *   routes with credentials, 400 for bodies and query parameters, 404 for paths with ids and
+ *   for lists (a page past the end), 409 for writes (an idempotency key still in use), 429
+ *   everywhere (rate limit), and the codes the route declares (`failures`).
+ *
+ * The document is built on its first request and kept for the isolate's lifetime; no other
+ * request does any of this work (a declaration is a pass-through middleware).
+ */
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { findTargetHandler } from "hono/utils/handler";
+import { describeRoute, generateSpecs, resolver, uniqueSymbol } from "hono-openapi";
+import type { OpenAPIV3_1 } from "openapi-types";
+import type { z } from "zod";
+import type { OrderingTable } from "../db/paging";
+import { FAILURE_CODES, Failure, type FailureCode } from "../domain/failure";
+import { DEVICE_GRANT } from "../domain/permissions";
+import { badRequestBody, detailBody, FAILURE_STATUS } from "./errors";
+import { envelopeSchema, PAGE_SIZE } from "./pagination";
+import type { ScopeMarker } from "./tenancy";
+
+type Schema = OpenAPIV3_1.SchemaObject;
+type Operation = OpenAPIV3_1.OperationObject;
+type Document = OpenAPIV3_1.Document;
+
+// ---- declarations ----
+
+/** What a route says about itself beyond its body and query parameters. */
+export type RouteDoc = {
+  summary: string;
+  description?: string;
+  /** Failure codes this route can answer beyond the defaults (see the file comment). */
+  failures?: FailureCode[];
+  /** Answers 304 to `If-Modified-Since` (lists with Last-Modified). */
+  conditional?: boolean;
+  /** A request body that is not JSON (the file upload); JSON bodies are described by `jsonBody`. */
+  rawBody?: OpenAPIV3_1.RequestBodyObject;
+};
+
+export type ListDoc = RouteDoc & {
+  /** The list's ordering table: its fields are the `ordering` values offered. Lists in a fixed order leave it out. */
+  ordering?: OrderingTable;
+};
+
+type RouteMeta = { tag: string; success: number; list: boolean; failures: FailureCode[]; conditional: boolean };
+
+const ROUTE_DOC = Symbol("routeDoc");
+
+const json = (schema: z.ZodType) => ({ "application/json": { schema: resolver(schema, { options: { io: "output" } }) } });
+
+function declare(meta: RouteMeta, spec: Parameters<typeof describeRoute>[0]): MiddlewareHandler {
+  return Object.assign(describeRoute(spec), { [ROUTE_DOC]: meta });
+}
+
+function orderingParameter(table: OrderingTable): OpenAPIV3_1.ParameterObject {
+  const fields = Object.keys(table.fields);
+  return {
+    name: "ordering",
+    in: "query",
+    description: `Comma-separated fields, \`-\` reverses: ${fields.map((f) => `\`${f}\``).join(", ")}. Default: \`${table.default}\`.`,
+    schema: { type: "string", examples: [`-${fields[0]}`] } as OpenAPIV3_1.ParameterObject["schema"],
+  };
+}
+
+const PAGE_PARAMETERS: OpenAPIV3_1.ParameterObject[] = [
+  { name: "page", in: "query", description: "1-based page number; a page past the end is 404.", schema: { type: "integer", minimum: 1 } },
+  {
+    name: "page_size",
+    in: "query",
+    description: `Results per page: at most ${PAGE_SIZE} (the default); larger values are lowered to it.`,
+    schema: { type: "integer", minimum: 1 },
+  },
+];
+
+/**
+ * The declarations of one resource family (`tag` groups its routes in the description). Put
+ * one in every route's chain, after the scope middleware:
+ *
+ *     const doc = apiDocs("Vouchers");
+ *     routes.get(base, read, doc.list(voucherResponse, { summary: "List vouchers", ordering: VOUCHER_ORDERING }), voucherFilters, handler);
+ *     routes.post(base, write, doc.created(voucherResponse, { summary: "Create a voucher", failures: ["busy"] }), jsonBody(voucherInput), handler);
+ */
+export function apiDocs(tag: string) {
+  const meta = (success: number, doc: RouteDoc, list = false): RouteMeta => ({
+    tag,
+    success,
+    list,
+    failures: doc.failures ?? [],
+    conditional: doc.conditional ?? false,
+  });
+  const base = (doc: RouteDoc) => ({
+    tags: [tag],
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    ...(doc.rawBody ? { requestBody: doc.rawBody } : {}),
+  });
+  return {
+    /** A list: 200 with the pagination envelope around `item`. */
+    list(item: z.ZodType, doc: ListDoc): MiddlewareHandler {
+      return declare(meta(200, doc, true), {
+        ...base(doc),
+        parameters: doc.ordering ? [...PAGE_PARAMETERS, orderingParameter(doc.ordering)] : PAGE_PARAMETERS,
+        responses: { 200: { description: "A page of the list.", content: json(envelopeSchema(item)) } },
+      });
+    },
+    /** 200 with `schema`. */
+    ok(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
+      return declare(meta(200, doc), { ...base(doc), responses: { 200: { description: "OK.", content: json(schema) } } });
+    },
+    /** 201 with `schema` (the created object). */
+    created(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
+      return declare(meta(201, doc), { ...base(doc), responses: { 201: { description: "Created.", content: json(schema) } } });
+    },
+    /** 204 without a body. */
+    noContent(doc: RouteDoc): MiddlewareHandler {
+      return declare(meta(204, doc), { ...base(doc), responses: { 204: { description: "Done; no content." } } });
+    },
+  };
+}
+
+// ---- path parameters ----
+
+const ID: Schema = { type: "integer", minimum: 0, maximum: 999_999_999_999_999 };
+const SLUG: Schema = { type: "string" };
+
+/**
+ * Every path parameter name of the API, with its type. A numeric id is read with `pathId`
+ * (anything else: 404). A route with a parameter not listed here fails the description's
+ * test (test/api/openapi.test.ts): add it.
+ */
+export const PATH_PARAMETERS: Record<string, { schema: Schema; description: string }> = {
+  organizer: { schema: SLUG, description: "The organizer's slug." },
+  event: { schema: SLUG, description: "The event's slug." },
+  id: { schema: ID, description: "The object's id." },
+  item: { schema: ID, description: "The item's id." },
+  question: { schema: ID, description: "The question's id." },
+  team: { schema: ID, description: "The team's id." },
+  device_id: { schema: ID, description: "The device's `device_id`." },
+  local: { schema: ID, description: "The payment's `local_id`." },
+  code: { schema: SLUG, description: "The order code." },
+  identifier: { schema: SLUG, description: "The customer's identifier." },
+  acceptor: { schema: SLUG, description: "The slug of the organizer invited to accept gift cards." },
+  issuer: { schema: SLUG, description: "The slug of the organizer whose gift cards are accepted." },
+};
+
+// ---- the route table, as the description reads it ----
+
+/** One method and path of the router, with what its middleware chain declares. */
+export type RouteInfo = {
+  method: string;
+  /** The pattern as registered (`/api/v1/organizers/:organizer/events`). */
+  path: string;
+  /** The path in the description (`/api/v1/organizers/{organizer}/events/`). */
+  docPath: string;
+  params: string[];
+  meta: RouteMeta | undefined;
+  scope: ScopeMarker | undefined;
+  hasBody: boolean;
+  hasQuery: boolean;
+};
+
+type Marked = { [ROUTE_DOC]?: RouteMeta; scopeMarker?: ScopeMarker; [uniqueSymbol]?: { spec?: { requestBody?: unknown; parameters?: unknown[] } } };
+
+/** `:name` and `:name{regex}` segments → `{name}`; pretix's trailing slash under /organizers/. */
+export function toDocPath(path: string): string {
+  const p = path.replace(/:(\w+)(\{[^/]*\})?/g, "{$1}");
+  return /\/organizers(\/|$)/.test(p) && !p.endsWith("/") ? `${p}/` : p;
+}
+
+/** The routes under `prefix`, one entry per method and path, in registration order. */
+export function routeInfos(app: Hono<any>, prefix: string): RouteInfo[] {
+  const byKey = new Map<string, RouteInfo>();
+  for (const r of app.routes) {
+    if (r.method === "ALL" || !r.path.startsWith(prefix)) continue;
+    const key = `${r.method} ${r.path}`;
+    let info = byKey.get(key);
+    if (!info) {
+      const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+      info = { method: r.method, path: r.path, docPath: toDocPath(r.path), params, meta: undefined, scope: undefined, hasBody: false, hasQuery: false };
+      byKey.set(key, info);
+    }
+    const h = findTargetHandler(r.handler) as Marked;
+    if (h[ROUTE_DOC]) info.meta = h[ROUTE_DOC];
+    if (h.scopeMarker) info.scope = h.scopeMarker;
+    const spec = h[uniqueSymbol]?.spec;
+    if (spec?.requestBody) info.hasBody = true;
+    if (spec?.parameters?.length) info.hasQuery = true;
+  }
+  return [...byKey.values()];
+}
+
+/** What the description cannot say of a route: no declaration, or a path parameter of unknown type. */
+export function undescribedRoutes(app: Hono<any>, prefix: string): string[] {
+  const out: string[] = [];
+  for (const r of routeInfos(app, prefix)) {
+    if (!r.meta) out.push(`${r.method} ${r.path}: no apiDocs(...) declaration (list/ok/created/noContent) in its middleware chain`);
+    if (!r.scope) out.push(`${r.method} ${r.path}: no scope middleware (src/http/tenancy.ts)`);
+    for (const p of r.params) if (!PATH_PARAMETERS[p]) out.push(`${r.method} ${r.path}: path parameter "${p}" is not in PATH_PARAMETERS (src/http/openapi.ts)`);
+  }
+  return out;
+}
+
+// ---- errors ----
+
+/** The response component of each status the failure table uses. */
+const STATUS_NAMES: Record<number, string> = {
+  400: "BadRequest",
+  401: "Unauthenticated",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  429: "TooManyRequests",
+  503: "Unavailable",
+};
+
+/** When each failure code is answered (keep in step with FAILURE_CODES: the type makes you). */
+const FAILURE_TEXT: Record<FailureCode, string> = {
+  invalid: "the input is invalid (field errors, or one message about the request)",
+  unauthenticated: "no credentials, or credentials that are unknown, revoked or inactive",
+  forbidden: "the organizer or event does not exist for the caller, a permission is missing, or a device's security profile does not allow the call",
+  in_use: "the object is protected: in use, or already used",
+  not_found: "the object (a part of the path) does not exist, or the page is past the end of the list",
+  in_progress: "the same `X-Idempotency-Key` is still being processed",
+  busy: "the event could not process the change in time; retry",
+  unavailable: "the event could not serve the request; retry",
+  insufficient_credit: "the gift card does not hold enough credit",
+  rate_limited: "too many requests of this credential or client",
+  changed: "the object changed meanwhile; read it again",
+};
+
+function statusOf(code: FailureCode): number {
+  return FAILURE_STATUS[code].status;
+}
+
+/** The error responses, one per status of the failure table, with the codes behind each. */
+function errorResponses() {
+  const out: Record<string, { description: string; headers?: Record<string, OpenAPIV3_1.HeaderObject>; content: Record<string, { schema: ReturnType<typeof resolver> }> }> = {};
+  for (const status of [...new Set(FAILURE_CODES.map(statusOf))].sort()) {
+    const name = STATUS_NAMES[status];
+    if (!name) throw new Error(`openapi: no response name for status ${status} (add it to STATUS_NAMES)`);
+    const codes = FAILURE_CODES.filter((c) => statusOf(c) === status);
+    const headers: Record<string, OpenAPIV3_1.HeaderObject> = {};
+    for (const code of codes) {
+      for (const header of Object.keys(FAILURE_STATUS[code].headers?.(new Failure(code, "")) ?? {})) {
+        headers[header] = { description: header === "Retry-After" ? "Seconds to wait before retrying." : `The \`${header}\` challenge.`, schema: { type: "string" } };
+      }
+    }
+    out[name] = {
+      description: codes.map((c) => `\`${c}\`: ${FAILURE_TEXT[c]}.`).join(" "),
+      ...(Object.keys(headers).length ? { headers } : {}),
+      content: { "application/json": { schema: resolver(status === 400 ? badRequestBody : detailBody, { options: { io: "output" } }) } },
+    };
+  }
+  return out;
+}
+
+const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+const TENANCY_PARAMS = new Set(["organizer", "event"]);
+
+/** The statuses a route can fail with (see the file comment). */
+export function failureStatuses(r: RouteInfo): number[] {
+  const codes = new Set<FailureCode>(["rate_limited", ...(r.meta?.failures ?? [])]);
+  if (r.scope?.scope !== "public") codes.add("unauthenticated").add("forbidden");
+  if (WITH_BODY.has(r.method) || r.hasBody || r.hasQuery) codes.add("invalid");
+  if (r.meta?.list || r.params.some((p) => !TENANCY_PARAMS.has(p))) codes.add("not_found");
+  if (WRITES.has(r.method)) codes.add("in_progress");
+  return [...new Set([...codes].map(statusOf))].sort();
+}
+
+// ---- security ----
+
+export const SECURITY_SCHEMES: Record<string, OpenAPIV3_1.SecuritySchemeObject> = {
+  Token: {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description:
+      "A team API token: send `Authorization: Token <token>` (the word `Token`, one space, the token). " +
+      "Tokens come from the operator command (`npm run admin -- create-organizer`) or from `POST /api/v1/organizers/{organizer}/teams/{team}/tokens/`; " +
+      "the team's permissions and events apply.",
+  },
+  Device: {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description:
+      "A device's API token: send `Authorization: Device <api_token>` (the word `Device`, one space, the token from " +
+      "`POST /api/v1/device/initialize`). Devices have a fixed grant (event metadata and products, orders, gift cards), " +
+      "are held to their events and to their security profile (403 outside it).",
+  },
+};
+
+function securityOf(scope: ScopeMarker | undefined): OpenAPIV3_1.SecurityRequirementObject[] {
+  if (!scope || scope.scope === "public") return [];
+  if (scope.scope === "device") return [{ Device: [] }];
+  if (scope.scope === "global" || scope.permission === null || DEVICE_GRANT.has(scope.permission)) return [{ Token: [] }, { Device: [] }];
+  return [{ Token: [] }];
+}
+
+function accessText(scope: ScopeMarker | undefined): string {
+  if (!scope || scope.scope === "public") return "No credentials needed.";
+  if (scope.scope === "device") return "Device keys only (a team token is answered 401).";
+  const perm = scope.permission === null ? "access to the organizer" + (scope.scope === "event" ? " and the event" : "") : `\`${scope.permission}\``;
+  const who = securityOf(scope).length === 2 ? "Team tokens and devices" : "Team tokens only";
+  return scope.scope === "global" ? "Any valid credential." : `Needs ${perm}. ${who}.`;
+}
+
+// ---- the document ----
+
+const INFO_DESCRIPTION = `A multi-tenant event ticketing API, a subset of pretix's REST API (pretix clients feel at home).
+
+- **Authentication**: \`Authorization: Token <token>\` (team API tokens) or \`Authorization: Device <api_token>\` (initialized devices); see the security schemes.
+- **Lists**: \`{"count", "next", "previous", "results"}\`, ${PAGE_SIZE} per page, \`page_size\` may lower it; \`ordering\` where documented (\`-\` reverses); boolean filters take \`true\` / \`false\`.
+- **Errors**: \`{"detail": "..."}\`, or field errors \`{"field": ["message"]}\` (nested for nested input, \`non_field_errors\` for the object as a whole).
+- **Money** is a decimal string, **datetimes** are ISO 8601 (returned in UTC), **multi-lingual strings** are objects of language code to text.
+- **Idempotency**: \`X-Idempotency-Key\` on POST, PUT, PATCH and DELETE replays the stored answer to a repeat (409 while the first still runs).`;
+
+const IDEMPOTENCY_KEY: OpenAPIV3_1.ParameterObject = {
+  name: "X-Idempotency-Key",
+  in: "header",
+  description: "A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours).",
+  schema: { type: "string" },
+};
+
+const IF_MODIFIED_SINCE: OpenAPIV3_1.ParameterObject = {
+  name: "If-Modified-Since",
+  in: "header",
+  description: "The `Last-Modified` of an earlier answer: 304 without a body when nothing changed since.",
+  schema: { type: "string" },
+};
+
+/** `getOrganizersByOrganizerEvents`: the method and the path's words (without the prefix). */
+function operationId(r: RouteInfo, prefix: string): string {
+  const words = r.path
+    .slice(prefix.length)
+    .split("/")
+    .filter(Boolean)
+    .map((s) => (s.startsWith(":") ? `By_${s.slice(1).replace(/\{.*$/, "")}` : s))
+    .flatMap((s) => s.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1));
+  return r.method.toLowerCase() + words.join("");
+}
+
+/** Builds the description of the routes of `app` under `prefix`. */
+export async function buildOpenApiDocument(app: Hono<any>, prefix: string): Promise<Document> {
+  const generated = await generateSpecs(app, {
+    documentation: { components: { responses: errorResponses() } },
+    defaultValidationErrorResponse: false,
+    excludeStaticFile: false,
+  });
+  const paths: Record<string, Record<string, Operation>> = {};
+  const tags = new Set<string>();
+  for (const r of routeInfos(app, prefix)) {
+    if (!r.meta) continue; // an undeclared route is left out: the route-table test names it
+    const generatedPath = r.path.replace(/:(\w+)(\{[^/]*\})?/g, "{$1}");
+    const op = { ...(generated.paths[generatedPath] as Record<string, Operation> | undefined)?.[r.method.toLowerCase()] } as Operation;
+    tags.add(r.meta.tag);
+    const query = (op.parameters ?? []).filter((p) => !("$ref" in p) && p.in === "query");
+    const headers: OpenAPIV3_1.ParameterObject[] = [];
+    if (WRITES.has(r.method)) headers.push(IDEMPOTENCY_KEY);
+    if (r.meta.conditional) headers.push(IF_MODIFIED_SINCE);
+    const responses: Record<string, OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject> = { ...op.responses };
+    if (r.meta.conditional) responses["304"] = { description: "Not modified since `If-Modified-Since`; no body." };
+    for (const status of failureStatuses(r)) responses[String(status)] = { $ref: `#/components/responses/${STATUS_NAMES[status]}` };
+    const permission = r.scope && r.scope.scope !== "public" && r.scope.scope !== "device" ? r.scope.permission : null;
+    const operation: Operation & Record<`x-${string}`, unknown> = {
+      operationId: operationId(r, prefix),
+      tags: [r.meta.tag],
+      summary: op.summary,
+      description: [op.description, accessText(r.scope)].filter(Boolean).join("\n\n"),
+      security: securityOf(r.scope),
+      ...(permission ? { "x-permission": permission } : {}),
+      parameters: [
+        ...r.params.map((name): OpenAPIV3_1.ParameterObject => ({
+          name,
+          in: "path",
+          required: true,
+          description: PATH_PARAMETERS[name]?.description,
+          schema: (PATH_PARAMETERS[name]?.schema ?? { type: "string" }) as OpenAPIV3_1.ParameterObject["schema"],
+        })),
+        ...query,
+        ...headers,
+      ],
+      ...(op.requestBody ? { requestBody: op.requestBody } : {}),
+      responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+    };
+    (paths[r.docPath] ??= {})[r.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Edge ticketing API", version: "1", description: INFO_DESCRIPTION },
+    tags: [...tags].map((name) => ({ name })),
+    paths,
+    components: { ...generated.components, securitySchemes: SECURITY_SCHEMES },
+  } as Document;
+}
+
+const documents = new WeakMap<Hono<any>, Promise<string>>();
+
+/**
+ * GET handler of the description: built on the first request, then served from the isolate's
+ * copy (the same text every time).
+ */
+export function openApiHandler(app: Hono<any>, prefix: string) {
+  return async (c: Context) => {
+    let text = documents.get(app);
+    if (!text) {
+      text = buildOpenApiDocument(app, prefix).then((d) => JSON.stringify(d));
+      documents.set(app, text);
+      text.catch(() => documents.delete(app));
+    }
+    return c.body(await text, 200, { "Content-Type": "application/json; charset=UTF-8", "Cache-Control": "public, max-age=300" });
+  };
+}

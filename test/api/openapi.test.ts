@@ -1,0 +1,223 @@
+/**
+ * The API description (GET /api/v1/openapi.json) against the router: every path and method the
+ * router serves under /api/v1 is described, nothing else is; every route declares itself; the
+ * description says who may call what, and its schemas hold. The answers of the whole suite are
+ * checked against it by the harness (test/helpers/contract.ts); the last tests here show that
+ * those checks fail when the service and the description disagree.
+ */
+import type { Hono } from "hono";
+import { describe, expect, it } from "vitest";
+import { API_PREFIX, createApp } from "../../src/app";
+import { apiDocs, buildOpenApiDocument, undescribedRoutes } from "../../src/http/openapi";
+import { RouteTable } from "../../src/http/routing";
+import { authenticatedScope } from "../../src/http/tenancy";
+import { anonymous, BASE, type Json, seedOrganizer } from "../harness";
+import { checkContract, ContractError, openApiDocument } from "../helpers/contract";
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/** `GET /api/v1/organizers/{organizer}/events` for a pattern or a description path. */
+function key(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.replace(/:(\w+)(\{[^/]*\})?/g, "{$1}").replace(/(.)\/$/, "$1")}`;
+}
+
+function tableOperations(app: Hono<any>): string[] {
+  return new RouteTable(app, API_PREFIX)
+    .routes()
+    .map((r) => key(r.method, r.path))
+    .sort();
+}
+
+function documentOperations(doc: Json): string[] {
+  return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+    .flatMap(([path, item]) => Object.keys(item).filter((m) => METHODS.includes(m)).map((m) => key(m, path)))
+    .sort();
+}
+
+/** What the description lacks and what it has in excess, route by route. */
+function compare(table: string[], described: string[]) {
+  return { missing: table.filter((r) => !described.includes(r)), extra: described.filter((r) => !table.includes(r)) };
+}
+
+describe("GET /api/v1/openapi.json", () => {
+  it("is public, OpenAPI 3.1, and the same document the app builds", async () => {
+    const res = await anonymous.get("/api/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res.body.openapi).toBe("3.1.0");
+    expect(res.body).toEqual(await openApiDocument());
+    // the isolate's copy: the second answer is the same text
+    expect((await anonymous.get("/api/v1/openapi.json")).text).toBe(res.text);
+  });
+
+  it("describes exactly the routes of the route table under /api/v1 (no missing, no extra)", async () => {
+    const app = createApp();
+    const table = tableOperations(app);
+    const described = documentOperations(await buildOpenApiDocument(app, API_PREFIX));
+    expect(table.length).toBeGreaterThan(150);
+    expect(compare(table, described)).toEqual({ missing: [], extra: [] });
+    expect(table).toContain("GET /api/v1/openapi.json");
+    expect(table).toContain("POST /api/v1/upload");
+  });
+
+  it("every route declares its answer, its scope and typed path parameters", () => {
+    expect(undescribedRoutes(createApp(), API_PREFIX)).toEqual([]);
+  });
+
+  it("a route without its declaration is named (the comparison fails loudly)", async () => {
+    const app = createApp();
+    app.get(`${API_PREFIX}/organizers/:organizer/undeclared/:thing`, authenticatedScope(), (c) => c.json({}));
+    app.post(`${API_PREFIX}/undeclared`, authenticatedScope(), apiDocs("Test").noContent({ summary: "declared" }), (c) => c.body(null, 204));
+    const described = documentOperations(await buildOpenApiDocument(app, API_PREFIX));
+    expect(compare(tableOperations(app), described)).toEqual({ missing: ["GET /api/v1/organizers/{organizer}/undeclared/{thing}"], extra: [] });
+    expect(undescribedRoutes(app, API_PREFIX)).toEqual([
+      "GET /api/v1/organizers/:organizer/undeclared/:thing: no apiDocs(...) declaration (list/ok/created/noContent) in its middleware chain",
+      'GET /api/v1/organizers/:organizer/undeclared/:thing: path parameter "thing" is not in PATH_PARAMETERS (src/http/openapi.ts)',
+    ]);
+  });
+
+  it("security schemes Token and Device; public, device-only, token-only and shared routes", async () => {
+    const doc = await openApiDocument();
+    expect(doc.components.securitySchemes.Token).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
+    expect(doc.components.securitySchemes.Token.description).toContain("Authorization: Token <token>");
+    expect(doc.components.securitySchemes.Device).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
+    expect(doc.components.securitySchemes.Device.description).toContain("Authorization: Device <api_token>");
+    const op = (path: string, method: string) => doc.paths[path][method];
+    expect(op("/api/v1/device/initialize", "post").security).toEqual([]);
+    expect(op("/api/v1/openapi.json", "get").security).toEqual([]);
+    expect(op("/api/v1/device/info", "get").security).toEqual([{ Device: [] }]);
+    expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get").security).toEqual([{ Token: [] }, { Device: [] }]);
+    expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get")["x-permission"]).toBe("can_view_orders");
+    expect(op("/api/v1/organizers/{organizer}/events/{event}/items/", "post").security).toEqual([{ Token: [] }]);
+    expect(op("/api/v1/organizers/{organizer}/teams/", "get").security).toEqual([{ Token: [] }]);
+    expect(op("/api/v1/organizers/", "get").security).toEqual([{ Token: [] }, { Device: [] }]);
+    // no credentials, no 401; credentials, 401 and 403
+    expect(Object.keys(op("/api/v1/openapi.json", "get").responses)).toEqual(["200", "429"]);
+    expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get").responses["401"]).toEqual({ $ref: "#/components/responses/Unauthenticated" });
+  });
+
+  it("lists: the envelope around the family's schema, page, page_size and the ordering fields of the list", async () => {
+    const doc = await openApiDocument();
+    const list = doc.paths["/api/v1/organizers/{organizer}/events/{event}/orders/"].get;
+    const schema = list.responses["200"].content["application/json"].schema;
+    expect(schema.required).toEqual(["count", "next", "previous", "results"]);
+    expect(schema.properties.results.items).toEqual({ $ref: "#/components/schemas/Order" });
+    const params = Object.fromEntries(list.parameters.map((p: Json) => [`${p.in} ${p.name}`, p]));
+    expect(Object.keys(params)).toEqual([
+      "path organizer",
+      "path event",
+      "query page",
+      "query page_size",
+      "query ordering",
+      "query status",
+      "query code",
+      "query testmode",
+      "query email",
+      "query locale",
+      "query modified_since",
+      "query customer",
+    ]);
+    expect(params["query status"].schema).toEqual({ type: "string", enum: ["n", "p", "e", "c"] });
+    expect(params["query testmode"].schema).toEqual({ type: "boolean" });
+    expect(params["query modified_since"].schema).toEqual({ type: "string", format: "date-time" });
+    expect(params["query ordering"].description).toContain("`datetime`");
+    expect(params["path event"]).toMatchObject({ required: true, schema: { type: "string" } });
+    expect(list.responses["404"]).toEqual({ $ref: "#/components/responses/NotFound" });
+    // the event list: attr[...] as a deepObject, with_availability_for as the sales channels
+    const events = doc.paths["/api/v1/organizers/{organizer}/events/"].get.parameters;
+    expect(events.find((p: Json) => p.name === "attr")).toMatchObject({ in: "query", style: "deepObject", explode: true });
+    expect(events.find((p: Json) => p.name === "with_availability_for").schema.enum).toContain("web");
+  });
+
+  it("request bodies are the schemas the routes validate with; path ids are integers", async () => {
+    const doc = await openApiDocument();
+    const create = doc.paths["/api/v1/organizers/{organizer}/events/{event}/orders/"].post;
+    expect(create.requestBody.required).toBe(true);
+    const body = create.requestBody.content["application/json"].schema;
+    expect(body.required).toEqual(expect.arrayContaining(["positions"]));
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["email", "positions", "payment_provider"]));
+    // a body whose fields are all optional may be left out
+    expect(doc.paths["/api/v1/organizers/{organizer}/events/{event}/orders/{code}/mark_paid/"].post.requestBody.required).toBe(false);
+    // cart bulk_create is validated entry by entry and described as a list of cart positions
+    const bulk = doc.paths["/api/v1/organizers/{organizer}/events/{event}/cartpositions/bulk_create/"].post.requestBody.content["application/json"].schema;
+    expect(bulk).toMatchObject({ type: "array", maxItems: 1000 });
+    expect(Object.keys(bulk.items.properties)).toContain("item");
+    const detail = doc.paths["/api/v1/organizers/{organizer}/events/{event}/vouchers/{id}/"].get;
+    expect(detail.parameters.find((p: Json) => p.name === "id").schema).toMatchObject({ type: "integer", minimum: 0 });
+    const upload = doc.paths["/api/v1/upload"].post;
+    expect(Object.keys(upload.requestBody.content)).toEqual(["*/*"]);
+    expect(Object.keys(upload.responses)).toEqual(["201", "400", "401", "403", "409", "429"]);
+  });
+
+  it("error responses from the failure table: field errors, detail, and the headers of retryable answers", async () => {
+    const doc = await openApiDocument();
+    const r = doc.components.responses;
+    expect(r.BadRequest.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/BadRequestBody" });
+    expect(r.NotFound.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Detail" });
+    expect(Object.keys(r.Unavailable.headers)).toEqual(["Retry-After"]);
+    expect(Object.keys(r.Unauthenticated.headers)).toEqual(["WWW-Authenticate"]);
+    expect(r.Conflict.description).toContain("`busy`");
+    const vouchers = doc.paths["/api/v1/organizers/{organizer}/events/{event}/vouchers/"].post.responses;
+    expect(Object.keys(vouchers)).toEqual(["201", "400", "401", "403", "409", "429"]);
+    const carts = doc.paths["/api/v1/organizers/{organizer}/events/{event}/cartpositions/"].post.responses;
+    expect(carts["503"]).toEqual({ $ref: "#/components/responses/Unavailable" });
+  });
+});
+
+describe("the contract checks of the harness fail on a disagreement", () => {
+  const url = (path: string) => `${BASE}${path}`;
+  const answer = (status: number, body: unknown) => ({
+    status,
+    headers: new Headers({ "content-type": "application/json" }),
+    text: body === null ? "" : JSON.stringify(body),
+    body,
+  });
+
+  it("a success body with a missing, an extra or a mistyped field", async () => {
+    const org = await seedOrganizer();
+    const res = await org.client.get(`/api/v1/organizers/${org.slug}/`);
+    expect(res.status).toBe(200);
+    const path = url(`/api/v1/organizers/${org.slug}/`);
+    await expect(checkContract("GET", path, answer(200, res.body))).resolves.toBeUndefined();
+    const { public_url: _, ...missing } = res.body;
+    await expect(checkContract("GET", path, answer(200, missing))).rejects.toThrow(/public_url/);
+    await expect(checkContract("GET", path, answer(200, { ...res.body, extra: 1 }))).rejects.toThrow(ContractError);
+    await expect(checkContract("GET", path, answer(200, { ...res.body, slug: 7 }))).rejects.toThrow(/\/slug/);
+    await expect(checkContract("GET", path, answer(200, { ...res.body, public_url: "not a url" }))).rejects.toThrow(/format/);
+  });
+
+  it("a list result that does not match the family's schema", async () => {
+    const path = url("/api/v1/organizers/");
+    const page = { count: 1, next: null, previous: null, results: [{ name: "x", slug: "x" }] };
+    await expect(checkContract("GET", path, answer(200, page))).rejects.toThrow(/results\/0/);
+  });
+
+  it("an undeclared status, an error body of the wrong shape, an undeclared query parameter", async () => {
+    const detail = url("/api/v1/organizers/x/events/y/vouchers/1/");
+    await expect(checkContract("GET", detail, answer(418, { detail: "teapot" }))).rejects.toThrow(/status 418 is not declared/);
+    await expect(checkContract("GET", detail, answer(404, { detail: "Not found." }))).resolves.toBeUndefined();
+    await expect(checkContract("GET", detail, answer(404, { message: "Not found." }))).rejects.toThrow(ContractError);
+    await expect(checkContract("POST", url("/api/v1/organizers/x/events/y/vouchers/"), answer(400, { code: "not a list" }))).rejects.toThrow(ContractError);
+    await expect(checkContract("POST", url("/api/v1/organizers/x/events/y/vouchers/"), answer(400, { code: ["Required."], nested: { a: ["b"] } }))).resolves.toBeUndefined();
+    await expect(checkContract("GET", url("/api/v1/organizers/x/events/y/vouchers/?colour=red"), answer(403, { detail: "x" }))).rejects.toThrow(/"colour" is not declared/);
+    await expect(checkContract("GET", url("/api/v1/organizers/x/events/y/vouchers/?tag=a&attr[x]=1"), answer(403, { detail: "x" }))).rejects.toThrow(/"attr\[x\]"/);
+    await expect(checkContract("GET", url("/api/v1/organizers/x/events/?attr[x]=1"), answer(403, { detail: "x" }))).resolves.toBeUndefined();
+  });
+
+  it("a body on 204, unknown paths and methods", async () => {
+    await expect(checkContract("DELETE", url("/api/v1/organizers/x/teams/1/"), answer(204, { id: 1 }))).rejects.toThrow(/without a body/);
+    await expect(checkContract("GET", url("/api/v1/nowhere/"), answer(404, { detail: "Not found." }))).resolves.toBeUndefined();
+    await expect(checkContract("GET", url("/api/v1/nowhere/"), answer(200, {}))).rejects.toThrow(/404 was expected/);
+    await expect(checkContract("PUT", url("/api/v1/organizers/"), answer(405, { detail: 'Method "PUT" not allowed.' }))).resolves.toBeUndefined();
+  });
+});
+
+describe("GET /api/docs", () => {
+  it("serves the interactive reference of the description", async () => {
+    const res = await anonymous.get("/api/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.text).toContain("/api/v1/openapi.json");
+    expect(res.text).toContain("@scalar/api-reference");
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Contract checks: every answer the suite receives through the harness's `Client` is held to
+ * the API description (`GET /api/v1/openapi.json`, built here from the same app): the route's
+ * operation must declare the answer's status, a JSON body must match the declared schema
+ * (success bodies and error bodies alike, validated as JSON Schema 2020-12 with
+ * @cfworker/json-schema, which runs in workerd), a body-less status must come without a body,
+ * and every query parameter sent must be one the operation declares. A mismatch throws, so
+ * the test that made the request fails, naming the route, the status and the first errors.
+ *
+ * Opt out per request (`{ contract: false }`) only where a test deliberately sends what the
+ * description does not allow.
+ */
+import { dereference, type Schema, validate } from "@cfworker/json-schema";
+import { API_PREFIX, createApp } from "../../src/app";
+import { buildOpenApiDocument } from "../../src/http/openapi";
+
+type Json = any;
+type Operation = { responses: Record<string, Json>; parameters?: Json[] };
+type PathEntry = { template: string; regex: RegExp; literals: number; operations: Record<string, Operation> };
+type Contract = { doc: Json; lookup: Record<string, Schema | boolean>; paths: PathEntry[] };
+
+const BASE_URI = "https://contract.test/openapi.json";
+
+let loaded: Promise<Contract> | null = null;
+
+/** The description of the app, built once per test file (the worker's own copy is built the same way). */
+export function openApiDocument(): Promise<Json> {
+  return contract().then((c) => c.doc);
+}
+
+function contract(): Promise<Contract> {
+  loaded ??= (async () => {
+    const doc = (await buildOpenApiDocument(createApp(), API_PREFIX)) as Json;
+    const lookup = dereference(doc as Schema, Object.create(null), new URL(BASE_URI));
+    const paths = Object.entries(doc.paths as Record<string, Record<string, Operation>>).map(([template, operations]) => {
+      const source = template
+        .replace(/\/$/, "")
+        .split(/(\{\w+\})/)
+        .map((part) => (/^\{\w+\}$/.test(part) ? "([^/]+)" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("");
+      return { template, regex: new RegExp(`^${source}/?$`), literals: template.split("/").filter((s) => s && !s.startsWith("{")).length, operations };
+    });
+    return { doc, lookup, paths };
+  })();
+  return loaded;
+}
+
+export class ContractError extends Error {
+  override name = "ContractError";
+}
+
+function resolve(doc: Json, value: Json): Json {
+  let v = value;
+  while (v && typeof v === "object" && typeof v.$ref === "string") {
+    v = v.$ref
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce((node: Json, key: string) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+  }
+  return v;
+}
+
+function checkBody(c: Contract, where: string, schema: Json, body: Json): void {
+  const result = validate(body, schema as Schema, "2020-12", c.lookup, false);
+  if (!result.valid) {
+    const errors = result.errors
+      .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref" && e.keyword !== "anyOf")
+      .slice(0, 8)
+      .map((e) => `  ${e.instanceLocation}: ${e.error} (${e.keywordLocation})`);
+    const shown = errors.length ? errors : result.errors.slice(0, 8).map((e) => `  ${e.instanceLocation}: ${e.error} (${e.keywordLocation})`);
+    throw new ContractError(`${where}: the body does not match the description:\n${shown.join("\n")}\nbody: ${JSON.stringify(body).slice(0, 2000)}`);
+  }
+}
+
+export type Answer = { status: number; headers: Headers; text: string; body: Json };
+
+/** Holds one answer to the description; throws a ContractError on any disagreement. */
+export async function checkContract(method: string, url: string, answer: Answer): Promise<void> {
+  const u = new URL(url);
+  if (!u.pathname.startsWith(`${API_PREFIX}/`)) return; // pages, media, the reference page
+  const c = await contract();
+  const where = `${method} ${u.pathname} → ${answer.status}`;
+  const candidates = c.paths.filter((p) => p.regex.test(u.pathname)).sort((a, b) => b.literals - a.literals);
+  const op = candidates.map((p) => p.operations[method === "HEAD" ? "get" : method.toLowerCase()]).find(Boolean);
+  const detail = c.doc.components.schemas.Detail;
+  if (!op) {
+    // an unknown path (404) or a method the path does not take (405): `{"detail": ...}`
+    const expected = candidates.length ? 405 : 404;
+    if (answer.status !== expected && answer.status !== 429) throw new ContractError(`${where}: no operation in the description, so ${expected} was expected`);
+    if (method !== "HEAD") checkBody(c, where, detail, answer.body);
+    return;
+  }
+  const template = candidates.find((p) => p.operations[method === "HEAD" ? "get" : method.toLowerCase()])!.template;
+  const declared = op.responses[String(answer.status)];
+  if (!declared) {
+    throw new ContractError(
+      `${where} (${method} ${template}): status ${answer.status} is not declared (declared: ${Object.keys(op.responses).join(", ")}); body: ${answer.text.slice(0, 500)}`,
+    );
+  }
+  const response = resolve(c.doc, declared);
+  const schema = response.content?.["application/json"]?.schema;
+  if (method === "HEAD") return;
+  if (schema) {
+    const type = answer.headers.get("content-type") ?? "";
+    if (!type.startsWith("application/json")) throw new ContractError(`${where}: declared as JSON, answered with Content-Type "${type}"`);
+    checkBody(c, `${where} (${template})`, schema, answer.body);
+  } else if (answer.text !== "") {
+    throw new ContractError(`${where}: declared without a body, answered with one: ${answer.text.slice(0, 200)}`);
+  }
+  const params = (op.parameters ?? []).map((p) => resolve(c.doc, p)).filter((p) => p.in === "query");
+  for (const name of new Set(u.searchParams.keys())) {
+    const known = params.some((p) => p.name === name || (p.style === "deepObject" && name.startsWith(`${p.name}[`)));
+    if (!known) {
+      throw new ContractError(`${where} (${method} ${template}): query parameter "${name}" is not declared (declared: ${params.map((p) => p.name).join(", ") || "none"})`);
+    }
+  }
+}
