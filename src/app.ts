@@ -60,7 +60,7 @@ import { publicPages } from "./pages/public";
 export const API_PREFIX = "/api/v1";
 
 /** Paths that take no credentials. */
-const PUBLIC_API_PATHS: RegExp[] = [/^\/api\/v1\/device\/initialize\/?$/, /^\/api\/v1\/openapi\.json$/];
+const PUBLIC_API_PATHS: RegExp[] = [/^\/api\/v1\/device\/initialize\/?$/, /^\/api\/v1\/openapi\.json\/?$/];
 
 /** The description itself: loosely typed here (its own schema is OpenAPI's). */
 const openApiDocumentResponse = z.looseObject({

@@ -440,11 +440,12 @@ describe("atomicity", () => {
     try {
       const before = await totals();
       const b = body();
-      const res = await org.client.post(`${src.path}/clone/`, b);
+      // an injected database fault: the 500 it causes is no answer the description declares
+      const res = await org.client.post(`${src.path}/clone/`, b, { contract: false });
       expect(res.status).toBe(500);
       expect(await totals()).toEqual(before);
       expect((await org.client.get(`${eventPath(org, b.slug)}/`)).status).toBe(403);
-      const viaQuery = await org.client.post(`${orgPath(org)}/events/?clone_from=${src.slug}`, b);
+      const viaQuery = await org.client.post(`${orgPath(org)}/events/?clone_from=${src.slug}`, b, { contract: false });
       expect(viaQuery.status).toBe(500);
       expect(await totals()).toEqual(before);
     } finally {

@@ -209,6 +209,9 @@ describe("the contract checks of the harness fail on a disagreement", () => {
     await expect(checkContract("GET", url("/api/v1/nowhere/"), answer(404, { detail: "Not found." }))).resolves.toBeUndefined();
     await expect(checkContract("GET", url("/api/v1/nowhere/"), answer(200, {}))).rejects.toThrow(/404 was expected/);
     await expect(checkContract("PUT", url("/api/v1/organizers/"), answer(405, { detail: 'Method "PUT" not allowed.' }))).resolves.toBeUndefined();
+    // credentials are asked for before the method is looked at
+    await expect(checkContract("DELETE", url("/api/v1/organizers/x/"), answer(401, { detail: "Authentication credentials were not provided." }))).resolves.toBeUndefined();
+    await expect(checkContract("DELETE", url("/api/v1/organizers/x/"), answer(200, { detail: "x" }))).rejects.toThrow(/405 was expected/);
   });
 });
 

@@ -84,9 +84,10 @@ export async function checkContract(method: string, url: string, answer: Answer)
   const op = candidates.map((p) => p.operations[method === "HEAD" ? "get" : method.toLowerCase()]).find(Boolean);
   const detail = c.doc.components.schemas.Detail;
   if (!op) {
-    // an unknown path (404) or a method the path does not take (405): `{"detail": ...}`
+    // an unknown path (404) or a method the path does not take (405), after the credentials
+    // (401) and the rate limit (429): `{"detail": ...}`
     const expected = candidates.length ? 405 : 404;
-    if (answer.status !== expected && answer.status !== 429) throw new ContractError(`${where}: no operation in the description, so ${expected} was expected`);
+    if (![expected, 401, 429].includes(answer.status)) throw new ContractError(`${where}: no operation in the description, so ${expected} was expected`);
     if (method !== "HEAD") checkBody(c, where, detail, answer.body);
     return;
   }

@@ -20,6 +20,8 @@ const withToken = async (w: SetupWorld): Promise<RowSetup> => {
 };
 
 export const rows: MatrixRow[] = [
+  // the API description: public, so every caller gets it
+  { route: "GET /api/v1/openapi.json", permission: null, auth: "none", device: "allow" },
   { route: "GET /api/v1/organizers", permission: null, device: "allow" },
   { route: "GET /api/v1/organizers/:organizer", permission: null, device: "allow" },
   { route: "GET /api/v1/organizers/:organizer/settings", permission: "can_change_organizer_settings" },
