@@ -34,7 +34,18 @@ export const positionResponse = z.object({
   pseudonymization_id: z.string(),
   seat: seatResponse.nullable(),
   is_bundled: z.boolean(),
-  checkins: z.array(object()),
+  /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
+  checkins: z.array(
+    z.object({
+      id: id(),
+      list: id(),
+      type: z.enum(["entry", "exit"]),
+      gate: id().nullable(),
+      device: id().nullable(),
+      datetime: dateTime(),
+      auto_checked_in: z.boolean(),
+    }),
+  ),
   answers: z.array(answerResponse),
   downloads: z.array(z.object({ output: z.string(), url: url() })),
 });
@@ -135,7 +146,15 @@ export function serializePosition(p: PositionJson, orderCode: string): PositionR
     pseudonymization_id: p.pseudonymization_id,
     seat: serializeSeat(p.seat, p.seat_id, p.seat_name),
     is_bundled: p.is_bundled === 1,
-    checkins: [],
+    checkins: (p.checkins ?? []).map((c) => ({
+      id: c.id,
+      list: c.list,
+      type: c.type,
+      gate: null,
+      device: c.device,
+      datetime: toIso(c.datetime),
+      auto_checked_in: c.auto_checked_in === 1,
+    })),
     answers: p.answers.map(serializeAnswer),
     downloads: [],
   };

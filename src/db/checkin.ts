@@ -1,0 +1,693 @@
+/**
+ * Check-in lists and check-ins in D1 (pretix docs checkinlists.rst, checkin.rst). Every
+ * statement is scoped by event (or organizer). A list's tickets are the positions of its event
+ * that are not canceled, of its products and date, of paid orders (and pending ones with
+ * `include_pending`), as pretix's `CheckinList.positions`.
+ */
+import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
+import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
+import type { DB } from "./client";
+import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
+import {
+  type Answer,
+  changeStamps,
+  checkinListItems,
+  checkinLists,
+  type CheckinReason,
+  checkins,
+  type CheckinType,
+  events,
+  itemCategories,
+  items,
+  itemVariations,
+  orderPositions,
+  orders,
+  questions,
+  subevents,
+} from "./schema";
+import type { QuestionRecord } from "./questions";
+import { chunks, MAX_PARAMS } from "./util";
+
+/** Check-in lists are listed with their changes stamped under this resource name. */
+export const CHECKIN_LISTS_RESOURCE = "checkinlists";
+
+export type CheckinListRow = typeof checkinLists.$inferSelect;
+export type CheckinListValues = Omit<typeof checkinLists.$inferInsert, "id" | "eventId">;
+export type CheckinInsert = typeof checkins.$inferInsert;
+
+/** A successful check-in as positions show it (pretix: `checkins` of an order position). */
+export type CheckinJson = { id: number; list: number; type: CheckinType; datetime: number; device: number | null; auto_checked_in: number };
+
+/**
+ * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
+ * parameters): the statement is prepared on the database's own client.
+ */
+function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
+  const raw = db.all<T>(query);
+  const client = (db as unknown as { $client: D1Database }).$client;
+  const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
+  prepared._prepare = () => {
+    prepared.stmt ??= client.prepare(prepared.getQuery().sql);
+    return prepared;
+  };
+  return raw;
+}
+
+/** A raw statement usable inside `db.batch` (see `rows`). */
+function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
+  const raw = db.run(query);
+  const client = (db as unknown as { $client: D1Database }).$client;
+  const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
+  prepared._prepare = () => {
+    prepared.stmt ??= client.prepare(prepared.getQuery().sql);
+    return prepared;
+  };
+  return raw;
+}
+
+// ---- the tickets of a list ----
+
+/**
+ * The condition "position `p` (of order `o`) is a ticket of list `l`", on SQL aliases: the
+ * list's columns may be literal values or columns of a correlated list row.
+ */
+function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePending: SQL | null }, opts: { ignoreStatus?: boolean } = {}): SQL {
+  const status = opts.ignoreStatus || l.includePending === null ? sql`1` : sql`(o.status = 'p' OR (o.status = 'n' AND ${l.includePending}))`;
+  return sql`p.canceled = 0 AND (${l.subeventId} IS NULL OR p.subevent_id = ${l.subeventId})
+    AND (${l.allProducts} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${l.id}))
+    AND ${status}`;
+}
+
+const correlated = {
+  id: sql`"checkin_lists"."id"`,
+  allProducts: sql`"checkin_lists"."all_products"`,
+  subeventId: sql`"checkin_lists"."subevent_id"`,
+  includePending: sql`"checkin_lists"."include_pending"`,
+};
+
+const positionCountSql = sql<number>`(SELECT count(*) FROM order_positions p JOIN orders o ON o.id = p.order_id
+  WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)})`;
+const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p JOIN orders o ON o.id = p.order_id
+  WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)}
+  AND EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry'))`;
+
+const listRecordFields = (withCounts: boolean) => ({
+  list: checkinLists,
+  limitProducts: sql<string>`(SELECT json_group_array(item_id) FROM (SELECT item_id FROM checkin_list_items WHERE list_id = "checkin_lists"."id" ORDER BY item_id))`,
+  positionCount: withCounts ? positionCountSql : sql<number>`0`,
+  checkinCount: withCounts ? checkinCountSql : sql<number>`0`,
+});
+
+export type CheckinListRecord = { list: CheckinListRow; limitProducts: string; positionCount: number; checkinCount: number };
+
+export type CheckinListFilter = { subevent?: number; subeventMatch?: number; endsAfter?: number };
+
+function listWhere(eventId: number, f: CheckinListFilter): SQL {
+  const c: SQL[] = [eq(checkinLists.eventId, eventId)];
+  if (f.subevent !== undefined) c.push(eq(checkinLists.subeventId, f.subevent));
+  if (f.subeventMatch !== undefined) c.push(sql`(${checkinLists.subeventId} = ${f.subeventMatch} OR ${checkinLists.subeventId} IS NULL)`);
+  if (f.endsAfter !== undefined) {
+    c.push(sql`(${checkinLists.subeventId} IS NULL OR EXISTS (SELECT 1 FROM subevents s WHERE s.id = ${checkinLists.subeventId}
+      AND ((s.date_to IS NULL AND s.date_from >= ${f.endsAfter}) OR (s.date_to IS NOT NULL AND s.date_to >= ${f.endsAfter}))))`);
+  }
+  return and(...c)!;
+}
+
+const subeventDateFrom = sql`(SELECT s.date_from FROM subevents s WHERE s.id = "checkin_lists"."subevent_id")`;
+
+/** The orderings of the lists (pretix: `id`, `name`, `subevent__date_from`; default `subevent__date_from,name`). */
+export const CHECKIN_LIST_ORDERING: OrderingTable = {
+  fields: { id: checkinLists.id, name: checkinLists.name, subevent__date_from: subeventDateFrom },
+  default: "subevent__date_from,name",
+  tiebreaker: checkinLists.id,
+};
+
+/** A page of the event's lists, and the Last-Modified stamp of the family (one round trip). */
+export async function listCheckinLists(db: DB, eventId: number, f: CheckinListFilter, req: ListRequest, withCounts: boolean) {
+  const where = listWhere(eventId, f);
+  const page = await fetchPage(
+    db,
+    { rows: db.select(listRecordFields(withCounts)).from(checkinLists).where(where).$dynamic(), count: { from: checkinLists, where }, ordering: CHECKIN_LIST_ORDERING },
+    req,
+    lastChangeQuery(db, eventScopeKey(eventId), CHECKIN_LISTS_RESOURCE),
+  );
+  return { count: page.count, rows: page.rows as CheckinListRecord[], lastModified: page.extra[0][0]?.modifiedAt ?? null };
+}
+
+export function checkinListQuery(db: DB, eventId: number, id: number) {
+  return db
+    .select(listRecordFields(true))
+    .from(checkinLists)
+    .where(and(eq(checkinLists.eventId, eventId), eq(checkinLists.id, id)));
+}
+
+export async function findCheckinList(db: DB, eventId: number, id: number): Promise<CheckinListRecord | undefined> {
+  return (await checkinListQuery(db, eventId, id).get()) as CheckinListRecord | undefined;
+}
+
+const touchLists = (db: DB, eventId: number, now: number) => touchStatement(db, eventScopeKey(eventId), CHECKIN_LISTS_RESOURCE, now);
+
+function itemRows(listId: number | SQL, itemIds: readonly number[]) {
+  return itemIds.map((itemId) => ({ listId: listId as number, itemId }));
+}
+
+/** Creates a list with its products; returns it as read back in the same batch. */
+export async function createCheckinList(db: DB, eventId: number, values: CheckinListValues, itemIds: number[], now: number): Promise<CheckinListRecord> {
+  const self = sql<number>`(SELECT max(id) FROM checkin_lists WHERE event_id = ${eventId})`;
+  const stmts: Statement[] = [db.insert(checkinLists).values({ ...values, eventId })];
+  for (const part of chunks(itemRows(self, itemIds), 40)) stmts.push(db.insert(checkinListItems).values(part));
+  stmts.push(touchLists(db, eventId, now));
+  stmts.push(db.select(listRecordFields(true)).from(checkinLists).where(and(eq(checkinLists.eventId, eventId), sql`${checkinLists.id} = ${self}`)));
+  const results = (await db.batch(stmts as [Statement, ...Statement[]])) as unknown[];
+  return (results.at(-1) as CheckinListRecord[])[0]!;
+}
+
+/** Changes a list (and, when given, its products); the list afterwards, or undefined when it is gone. */
+export async function updateCheckinList(
+  db: DB,
+  eventId: number,
+  id: number,
+  values: Partial<CheckinListValues>,
+  itemIds: number[] | undefined,
+  now: number,
+): Promise<CheckinListRecord | undefined> {
+  const ofEvent = and(eq(checkinLists.eventId, eventId), eq(checkinLists.id, id));
+  const exists = sql`EXISTS (SELECT 1 FROM checkin_lists WHERE id = ${id} AND event_id = ${eventId})`;
+  const stmts: Statement[] = [];
+  if (Object.keys(values).length) stmts.push(db.update(checkinLists).set(values).where(ofEvent));
+  if (itemIds !== undefined) {
+    stmts.push(db.delete(checkinListItems).where(and(eq(checkinListItems.listId, id), exists)));
+    for (const part of chunks(itemIds, 40)) {
+      stmts.push(db.insert(checkinListItems).select(sql`SELECT ${id}, i.id FROM items i WHERE i.event_id = ${eventId} AND i.id IN (${sql.join(part.map((x) => sql`${x}`), sql`, `)}) AND ${exists}`));
+    }
+  }
+  stmts.push(touchLists(db, eventId, now));
+  stmts.push(checkinListQuery(db, eventId, id));
+  const results = (await db.batch(stmts as [Statement, ...Statement[]])) as unknown[];
+  return (results.at(-1) as CheckinListRecord[])[0];
+}
+
+/** Moves a list's `exit_all_at` from `fired` to `next`, once (a second replay changes nothing). */
+export function moveExitAllAt(db: DB, eventId: number, listId: number, fired: number, next: number) {
+  return db
+    .update(checkinLists)
+    .set({ exitAllAt: next })
+    .where(and(eq(checkinLists.eventId, eventId), eq(checkinLists.id, listId), eq(checkinLists.exitAllAt, fired)));
+}
+
+/** Deletes a list and every check-in made on it (pretix: DELETE deletes the list's check-ins). */
+export async function deleteCheckinList(db: DB, eventId: number, id: number, now: number): Promise<boolean> {
+  const [, gone] = await db.batch([
+    db.delete(checkins).where(and(eq(checkins.eventId, eventId), eq(checkins.listId, id))),
+    db
+      .delete(checkinLists)
+      .where(and(eq(checkinLists.eventId, eventId), eq(checkinLists.id, id)))
+      .returning({ id: checkinLists.id }),
+    touchLists(db, eventId, now),
+  ]);
+  return gone.length > 0;
+}
+
+export async function subeventOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
+  const row = await db
+    .select({ id: subevents.id })
+    .from(subevents)
+    .where(and(eq(subevents.eventId, eventId), eq(subevents.id, id)))
+    .get();
+  return row !== undefined;
+}
+
+export async function itemOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
+  const row = await db.select({ id: items.id }).from(items).where(and(eq(items.eventId, eventId), eq(items.id, id))).get();
+  return row !== undefined;
+}
+
+export async function variationOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
+  const row = await db
+    .select({ id: itemVariations.id })
+    .from(itemVariations)
+    .innerJoin(items, eq(items.id, itemVariations.itemId))
+    .where(and(eq(items.eventId, eventId), eq(itemVariations.id, id)))
+    .get();
+  return row !== undefined;
+}
+
+/** The events of lists, by list id (for routing a scan to its event's object). */
+export async function listEvents(db: DB, listIds: number[]) {
+  if (listIds.length === 0) return [];
+  return db
+    .select({ listId: checkinLists.id, eventId: checkinLists.eventId, organizerId: events.organizerId, eventSlug: events.slug })
+    .from(checkinLists)
+    .innerJoin(events, eq(events.id, checkinLists.eventId))
+    .where(inArray(checkinLists.id, listIds.slice(0, MAX_PARAMS - 5)));
+}
+
+// ---- status ----
+
+/** The numbers of the list's status (pretix: `.../checkinlists/{id}/status/`), one round trip. */
+export async function checkinListStatus(db: DB, list: CheckinListRow) {
+  const l = { id: sql`${list.id}`, allProducts: sql`${list.allProducts ? 1 : 0}`, subeventId: list.subeventId === null ? sql`NULL` : sql`${list.subeventId}`, includePending: sql`${list.includePending ? 1 : 0}` };
+  const onList = onListSql(l);
+  const entered = sql`EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 AND c.type = 'entry')`;
+  const inside = sql`(SELECT c.type FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 ORDER BY c.datetime DESC, c.id DESC LIMIT 1) = 'entry'`;
+  const byKey = (key: SQL) =>
+    rawRows<{ k: number | null; positions: number; checkins: number }>(db, sql`SELECT ${key} AS k, count(*) AS positions, sum(CASE WHEN ${entered} THEN 1 ELSE 0 END) AS checkins
+      FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList} GROUP BY ${key}`);
+  const listItems = list.allProducts
+    ? db.select({ id: items.id, name: items.name, admission: items.admission }).from(items).leftJoin(itemCategories, eq(itemCategories.id, items.categoryId)).where(eq(items.eventId, list.eventId)).orderBy(asc(itemCategories.position), asc(items.position), asc(items.id))
+    : db
+        .select({ id: items.id, name: items.name, admission: items.admission })
+        .from(items)
+        .innerJoin(checkinListItems, and(eq(checkinListItems.itemId, items.id), eq(checkinListItems.listId, list.id)))
+        .leftJoin(itemCategories, eq(itemCategories.id, items.categoryId))
+        .where(eq(items.eventId, list.eventId))
+        .orderBy(asc(itemCategories.position), asc(items.position), asc(items.id));
+  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow] = await db.batch([
+    rawRows<{ positions: number; checkins: number; inside: number }>(db, sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
+      coalesce(sum(CASE WHEN ${inside} THEN 1 ELSE 0 END), 0) AS inside
+      FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList}`),
+    byKey(sql`p.item_id`),
+    byKey(sql`p.variation_id`),
+    listItems,
+    db
+      .select({ id: itemVariations.id, itemId: itemVariations.itemId, value: itemVariations.value })
+      .from(itemVariations)
+      .innerJoin(items, eq(items.id, itemVariations.itemId))
+      .where(eq(items.eventId, list.eventId))
+      .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
+    db.select({ name: events.name }).from(events).where(eq(events.id, list.eventId)),
+    db.select({ name: subevents.name }).from(subevents).where(eq(subevents.id, list.subeventId ?? -1)),
+  ]);
+  return { totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 }, itemCounts, variationCounts, items: itemRowsRead, variations: variationRows, eventName: (subeventRow[0] ?? eventRow[0])?.name ?? {} };
+}
+
+// ---- the tickets of a list, as a list ----
+
+export type CheckinPositionFilter = {
+  ignoreStatus?: boolean;
+  order?: string;
+  search?: string;
+  item?: number;
+  itemIn?: number[];
+  variation?: number;
+  variationIn?: number[];
+  attendeeName?: string;
+  secret?: string;
+  orderStatus?: string;
+  orderStatusIn?: string[];
+  hasCheckin?: boolean;
+  subevent?: number;
+  subeventIn?: number[];
+  addonTo?: number;
+  addonToIn?: number[];
+  voucher?: number;
+  voucherCode?: string;
+};
+
+/** A list's ticket as the reading query returns it (order fields beside the position's). */
+export type CheckinPositionRow = {
+  id: number;
+  eventId: number;
+  orderCode: string;
+  orderStatus: string;
+  orderLocale: string;
+  orderRequireApproval: number;
+  orderCheckinAttention: number;
+  invoiceNameParts: string | null;
+  positionid: number;
+  itemId: number;
+  variationId: number | null;
+  subeventId: number | null;
+  price: number;
+  attendeeName: string | null;
+  attendeeNameParts: string;
+  attendeeEmail: string | null;
+  parentAttendeeName: string | null;
+  voucherId: number | null;
+  taxRate: number;
+  taxValue: number;
+  taxRuleId: number | null;
+  secret: string;
+  addonTo: number | null;
+  isBundled: number;
+  pseudonymizationId: string;
+  seat: string | null;
+  seatId: number | null;
+  seatName: string | null;
+  answers: string;
+  validFrom: number | null;
+  validUntil: number | null;
+  itemAttention: number;
+  variationAttention: number | null;
+  checkins: string;
+};
+
+const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE key NOT LIKE '\\_%' ESCAPE '\\')`;
+const parentNameSql = sql<string | null>`(SELECT pp.attendee_name FROM order_positions pp WHERE pp.id = p.addon_to)`;
+
+/** Successful check-ins of a position (on the given lists, or all), oldest first, as JSON. */
+export function checkinsJsonSql(positionId: SQL, listIds: readonly number[] | null): SQL<string> {
+  const onLists = listIds === null ? sql`` : sql`AND list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)})`;
+  return sql<string>`(SELECT json_group_array(json_object('id', c.id, 'list', c.list_id, 'type', c.type, 'datetime', c.datetime,
+      'device', c.device_id, 'auto_checked_in', c.auto_checked_in))
+    FROM (SELECT * FROM checkins WHERE position_id = ${positionId} AND successful = 1 ${onLists} ORDER BY datetime, id) c)`;
+}
+
+function positionSelect(listIds: readonly number[]) {
+  return sql`p.id AS id, p.event_id AS eventId, o.code AS orderCode, o.status AS orderStatus, o.locale AS orderLocale, o.require_approval AS orderRequireApproval,
+    o.checkin_attention AS orderCheckinAttention, json_extract(o.invoice_address, '$.name_parts') AS invoiceNameParts, p.positionid AS positionid, p.item_id AS itemId,
+    p.variation_id AS variationId, p.subevent_id AS subeventId, p.price AS price, p.attendee_name AS attendeeName,
+    p.attendee_name_parts AS attendeeNameParts, p.attendee_email AS attendeeEmail, ${parentNameSql} AS parentAttendeeName,
+    p.voucher_id AS voucherId, p.tax_rate AS taxRate, p.tax_value AS taxValue, p.tax_rule_id AS taxRuleId, p.secret AS secret,
+    p.addon_to AS addonTo, p.is_bundled AS isBundled, p.pseudonymization_id AS pseudonymizationId, p.seat AS seat, p.seat_id AS seatId,
+    p.seat_name AS seatName, p.answers AS answers, p.valid_from AS validFrom, p.valid_until AS validUntil,
+    (SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id) AS itemAttention,
+    (SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id) AS variationAttention,
+    ${checkinsJsonSql(sql`p.id`, listIds)} AS checkins`;
+}
+
+const lastCheckedInSql = (listIds: readonly number[]) =>
+  sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND c.list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)}))`;
+
+/** The orderings of a list's tickets (pretix: order__code, order__datetime, positionid, attendee_name, last_checked_in, order__email). */
+function positionOrdering(requested: string | undefined, listIds: readonly number[]): SQL {
+  const fields: Record<string, SQL> = {
+    order__code: sql`o.code`,
+    order__datetime: sql`o.datetime`,
+    positionid: sql`p.positionid`,
+    attendee_name: sql`coalesce(nullif(p.attendee_name, ''), ${parentNameSql})`,
+    last_checked_in: lastCheckedInSql(listIds),
+    order__email: sql`o.email`,
+  };
+  const parse = (text: string) =>
+    text
+      .split(",")
+      .map((f) => f.trim())
+      .filter((f) => f !== "" && Object.hasOwn(fields, f.startsWith("-") ? f.slice(1) : f));
+  let chosen = parse(requested ?? "");
+  if (chosen.length === 0) chosen = parse("attendee_name,positionid");
+  // ascending: empty values first (pretix: nulls first); descending: empty values last
+  const terms = chosen.map((f) => (f.startsWith("-") ? sql`${fields[f.slice(1)]!} IS NULL, ${fields[f.slice(1)]!} DESC` : sql`${fields[f]!} IS NOT NULL, ${fields[f]!} ASC`));
+  terms.push(sql`p.id ASC`);
+  return sql.join(terms, sql`, `);
+}
+
+function inList(column: SQL, values: readonly (number | string)[]): SQL {
+  if (values.length === 0) return sql`0`;
+  return sql`${column} IN (${sql.join(values.slice(0, MAX_PARAMS - 20).map((v) => sql`${v}`), sql`, `)})`;
+}
+
+/** Which of the event's positions the filters select among the tickets of `lists` (one per event). */
+export function positionFilterSql(lists: readonly { list: CheckinListRow; limitProducts: number[] }[], f: CheckinPositionFilter): SQL {
+  const perList = lists.map(({ list, limitProducts }) => {
+    const products = list.allProducts ? sql`1` : inList(sql`p.item_id`, limitProducts);
+    const status = f.ignoreStatus ? sql`1` : list.includePending ? sql`o.status IN ('p', 'n')` : sql`o.status = 'p'`;
+    const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${list.subeventId}`;
+    return sql`(p.event_id = ${list.eventId} AND ${products} AND ${status} AND ${date})`;
+  });
+  const listIds = lists.map((l) => l.list.id);
+  const c: SQL[] = [sql`p.canceled = 0`, sql`(${sql.join(perList, sql` OR `)})`];
+  if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
+  if (f.search !== undefined) {
+    const like = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    const prefix = `${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    c.push(sql`(p.secret LIKE ${prefix} ESCAPE '\\' OR p.attendee_name LIKE ${like} ESCAPE '\\' OR ${parentNameSql} LIKE ${like} ESCAPE '\\'
+      OR o.code LIKE ${prefix} ESCAPE '\\' OR ${invoiceNameSql} LIKE ${like} ESCAPE '\\' OR p.attendee_email LIKE ${like} ESCAPE '\\'
+      OR o.email LIKE ${like} ESCAPE '\\')`);
+  }
+  if (f.item !== undefined) c.push(sql`p.item_id = ${f.item}`);
+  if (f.itemIn !== undefined) c.push(inList(sql`p.item_id`, f.itemIn));
+  if (f.variation !== undefined) c.push(sql`p.variation_id = ${f.variation}`);
+  if (f.variationIn !== undefined) c.push(inList(sql`p.variation_id`, f.variationIn));
+  if (f.attendeeName !== undefined) {
+    c.push(sql`(lower(p.attendee_name) = lower(${f.attendeeName}) OR (p.addon_to IS NOT NULL AND lower(${parentNameSql}) = lower(${f.attendeeName})))`);
+  }
+  if (f.secret !== undefined) c.push(sql`p.secret = ${f.secret}`);
+  if (f.orderStatus !== undefined) c.push(sql`o.status = ${f.orderStatus}`);
+  if (f.orderStatusIn !== undefined) c.push(inList(sql`o.status`, f.orderStatusIn));
+  if (f.hasCheckin !== undefined) c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
+  if (f.subevent !== undefined) c.push(sql`p.subevent_id = ${f.subevent}`);
+  if (f.subeventIn !== undefined) c.push(inList(sql`p.subevent_id`, f.subeventIn));
+  if (f.addonTo !== undefined) c.push(sql`p.addon_to = ${f.addonTo}`);
+  if (f.addonToIn !== undefined) c.push(inList(sql`p.addon_to`, f.addonToIn));
+  if (f.voucher !== undefined) c.push(sql`p.voucher_id = ${f.voucher}`);
+  if (f.voucherCode !== undefined) c.push(sql`p.voucher_id IN (SELECT v.id FROM vouchers v WHERE v.event_id = p.event_id AND upper(v.code) = upper(${f.voucherCode}))`);
+  return sql.join(c, sql` AND `);
+}
+
+/** A page of the tickets of `lists` (with each ticket's check-ins on these lists), and the total: one round trip. */
+export async function listCheckinPositions(
+  db: DB,
+  lists: readonly { list: CheckinListRow; limitProducts: number[] }[],
+  f: CheckinPositionFilter,
+  req: ListRequest,
+): Promise<{ count: number; rows: CheckinPositionRow[] }> {
+  const listIds = lists.map((l) => l.list.id);
+  const where = positionFilterSql(lists, f);
+  const from = sql`FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where}`;
+  const [total, found] = await db.batch([
+    rawRows<{ n: number }>(db, sql`SELECT count(*) AS n ${from}`),
+    rawRows<CheckinPositionRow>(db, sql`SELECT ${positionSelect(listIds)} ${from} ORDER BY ${positionOrdering(req.ordering, listIds)}
+      LIMIT ${req.pageSize} OFFSET ${(req.page - 1) * req.pageSize}`),
+  ]);
+  return { count: total[0]?.n ?? 0, rows: found };
+}
+
+/** Lists by id with their products (the organizer's; for `checkinrpc/search`). */
+export async function checkinListsByIds(db: DB, organizerId: number, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select(listRecordFields(false))
+    .from(checkinLists)
+    .innerJoin(events, eq(events.id, checkinLists.eventId))
+    .where(and(eq(events.organizerId, organizerId), inArray(checkinLists.id, ids.slice(0, MAX_PARAMS - 5))));
+  return rows.map((r) => ({ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }));
+}
+
+/** One ticket of a list by id (no status filter: the detail shows it whatever its order's status). */
+export async function findCheckinPosition(db: DB, list: CheckinListRow, limitProducts: number[], id: number): Promise<CheckinPositionRow | undefined> {
+  const where = positionFilterSql([{ list, limitProducts }], { ignoreStatus: true });
+  const found = await rawRows<CheckinPositionRow>(db, sql`SELECT ${positionSelect([list.id])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where} AND p.id = ${id}`);
+  return found[0];
+}
+
+/** Check-in positions by id, read as lists show them (for a redeem's answer when the object had to fall back). */
+export function checkinPositionsByIds(db: DB, eventId: number, ids: readonly number[], listId: number) {
+  return rawRows<CheckinPositionRow>(
+    db,
+    sql`SELECT ${positionSelect([listId])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${eventId} AND ${inList(sql`p.id`, ids)}`,
+  );
+}
+
+// ---- writes ----
+
+/** A scan that did not pass (failed check-ins, for statistics). */
+export function insertCheckin(db: DB, row: CheckinInsert) {
+  return db.insert(checkins).values(row).onConflictDoNothing({ target: checkins.uid });
+}
+
+/** The order of a position changed (a check-in): it shows up again in incremental syncs. */
+export function touchOrderOfPosition(db: DB, positionId: number, now: number) {
+  return db
+    .update(orders)
+    .set({ lastModified: sql`max(${orders.lastModified}, ${now})` })
+    .where(sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId})`);
+}
+
+/** Answers given at the door, stored with the position. */
+export function setPositionAnswers(db: DB, positionId: number, answers: Answer[]) {
+  return db.update(orderPositions).set({ answers }).where(eq(orderPositions.id, positionId));
+}
+
+export function checkinExists(db: DB, uid: string) {
+  return db.select({ id: checkins.id }).from(checkins).where(eq(checkins.uid, uid));
+}
+
+/** Whether a failed scan with this nonce was already stored (a scanner's upload repeated). */
+export async function failedCheckinWithNonce(db: DB, listId: number, nonce: string, positionId: number | null, rawBarcode: string): Promise<boolean> {
+  const row = await db
+    .select({ id: checkins.id })
+    .from(checkins)
+    .where(
+      and(
+        eq(checkins.nonce, nonce),
+        eq(checkins.successful, false),
+        positionId !== null ? eq(checkins.positionId, positionId) : and(eq(checkins.listId, listId), eq(checkins.rawBarcode, rawBarcode)),
+      ),
+    )
+    .get();
+  return row !== undefined;
+}
+
+/** A position of the event by secret (failed scans name the ticket they matched). */
+export async function positionIdBySecret(db: DB, eventId: number, secret: string): Promise<number | undefined> {
+  const row = await db
+    .select({ id: orderPositions.id })
+    .from(orderPositions)
+    .where(and(eq(orderPositions.eventId, eventId), eq(orderPositions.secret, secret)))
+    .get();
+  return row?.id;
+}
+
+export async function positionOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
+  const row = await db
+    .select({ id: orderPositions.id })
+    .from(orderPositions)
+    .where(and(eq(orderPositions.eventId, eventId), eq(orderPositions.id, id)))
+    .get();
+  return row !== undefined;
+}
+
+// ---- what the event object reads ----
+
+/**
+ * The orders (with all their positions and the positions' check-ins) of the ticket with a
+ * secret (or, for the legacy per-list redeem, an id): the object's fallback on a miss.
+ */
+export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: number | null) {
+  const match = id === null ? sql`secret = ${secret}` : sql`(secret = ${secret} OR id = ${id})`;
+  return rawRows<TicketOrderRow>(db, sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
+      o.sales_channel AS salesChannel, o.datetime AS datetime,
+      (SELECT json_group_array(json_object('id', p.id, 'secret', p.secret, 'addonTo', p.addon_to, 'itemId', p.item_id,
+          'variationId', p.variation_id, 'subeventId', p.subevent_id, 'canceled', p.canceled, 'validFrom', p.valid_from,
+          'validUntil', p.valid_until, 'answers', json(p.answers)))
+        FROM order_positions p WHERE p.order_id = o.id) AS positions,
+      (SELECT json_group_array(json_object('uid', c.uid, 'listId', c.list_id, 'positionId', c.position_id, 'type', c.type,
+          'datetime', c.datetime, 'nonce', c.nonce, 'deviceId', c.device_id, 'auto', c.auto_checked_in))
+        FROM checkins c JOIN order_positions p2 ON p2.id = c.position_id WHERE p2.order_id = o.id AND c.successful = 1) AS passages
+    FROM orders o WHERE o.event_id = ${eventId} AND o.id IN (SELECT order_id FROM order_positions WHERE event_id = ${eventId} AND ${match})`);
+}
+
+/** An automatic check-in of a new order's position (by its number in the order), in the order's own batch. */
+export function autoCheckinStatement(db: DB, eventId: number, orderCode: string, positionid: number, uid: string, listId: number, now: number) {
+  return statement(db, sql`INSERT INTO checkins (uid, event_id, list_id, position_id, type, datetime, created, successful, auto_checked_in, forced)
+    SELECT ${uid}, ${eventId}, ${listId}, p.id, 'entry', ${now}, ${now}, 1, 1, 0
+    FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE o.event_id = ${eventId} AND o.code = ${orderCode} AND p.positionid = ${positionid}
+    ON CONFLICT (uid) DO NOTHING`);
+}
+
+export type TicketOrderRow = {
+  code: string;
+  status: string;
+  requireApproval: number;
+  checkinAttention: number;
+  salesChannel: string;
+  datetime: number;
+  positions: string;
+  passages: string;
+};
+
+/** The check-in configuration of an event as the object decides with it (one batch of statements). */
+export function checkinCatalogStatements(db: DB, eventId: number) {
+  return [
+    db.select().from(checkinLists).where(eq(checkinLists.eventId, eventId)),
+    db
+      .select({ listId: checkinListItems.listId, itemId: checkinListItems.itemId })
+      .from(checkinListItems)
+      .innerJoin(checkinLists, eq(checkinLists.id, checkinListItems.listId))
+      .where(eq(checkinLists.eventId, eventId)),
+    rawRows<{ id: number; identifier: string; type: string; items: string; options: string }>(db, sql`SELECT q.id AS id, q.identifier AS identifier, q.type AS type,
+        (SELECT json_group_array(item_id) FROM question_items WHERE question_id = q.id) AS items,
+        (SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'answer', json(o.answer))) FROM question_options o WHERE o.question_id = q.id) AS options
+      FROM questions q WHERE q.event_id = ${eventId} AND q.ask_during_checkin = 1 ORDER BY q.position, q.id`),
+    db.select({ timezone: events.timezone, locale: sql<string | null>`(SELECT json_extract(value, '$') FROM event_settings WHERE event_id = ${eventId} AND key = 'locale')` }).from(events).where(eq(events.id, eventId)),
+    checkinStampsQuery(db, eventId),
+  ] as const;
+}
+
+/** The change stamps the object watches for catalog edits that reach it only through D1. */
+export function checkinStampsQuery(db: DB, eventId: number) {
+  return db
+    .select({ resource: changeStamps.resource, modifiedAt: changeStamps.modifiedAt })
+    .from(changeStamps)
+    .where(and(eq(changeStamps.scope, eventScopeKey(eventId)), inArray(changeStamps.resource, ["items", "questions", CHECKIN_LISTS_RESOURCE])));
+}
+
+// ---- the check-in history ----
+
+export type HistoryFilter = {
+  createdSince?: number;
+  createdBefore?: number;
+  datetimeSince?: number;
+  datetimeBefore?: number;
+  successful?: boolean;
+  errorReason?: string;
+  list?: number;
+  type?: CheckinType;
+  device?: number;
+  /** Check-ins carry no gate (the service has no gates): a gate filter matches nothing. */
+  gate?: number;
+  autoCheckedIn?: boolean;
+};
+
+export const HISTORY_ORDERING: OrderingTable = {
+  fields: { datetime: checkins.datetime, created: checkins.created, id: checkins.id },
+  default: "id",
+  tiebreaker: checkins.id,
+};
+
+/** A page of the event's check-ins, successful and failed (pretix checkin.rst "Check-in history"). */
+export async function checkinHistory(db: DB, eventId: number, f: HistoryFilter, req: ListRequest) {
+  const c: SQL[] = [eq(checkins.eventId, eventId)];
+  if (f.createdSince !== undefined) c.push(sql`${checkins.created} >= ${f.createdSince}`);
+  if (f.createdBefore !== undefined) c.push(sql`${checkins.created} < ${f.createdBefore}`);
+  if (f.datetimeSince !== undefined) c.push(sql`${checkins.datetime} >= ${f.datetimeSince}`);
+  if (f.datetimeBefore !== undefined) c.push(sql`${checkins.datetime} < ${f.datetimeBefore}`);
+  if (f.successful !== undefined) c.push(eq(checkins.successful, f.successful));
+  if (f.errorReason !== undefined) c.push(sql`${checkins.errorReason} = ${f.errorReason}`);
+  if (f.list !== undefined) c.push(eq(checkins.listId, f.list));
+  if (f.type !== undefined) c.push(eq(checkins.type, f.type));
+  if (f.device !== undefined) c.push(eq(checkins.deviceId, f.device));
+  if (f.gate !== undefined) c.push(sql`0`);
+  if (f.autoCheckedIn !== undefined) c.push(eq(checkins.autoCheckedIn, f.autoCheckedIn));
+  const where = and(...c);
+  const rows = db
+    .select({ ...getTableColumns(checkins), deviceNumber: sql<number | null>`(SELECT d.device_id FROM devices d WHERE d.id = ${checkins.deviceId})` })
+    .from(checkins)
+    .where(where)
+    .$dynamic();
+  return fetchPage(db, { rows, count: { from: checkins, where }, ordering: HISTORY_ORDERING }, req);
+}
+
+// ---- questions, as their family serializes them ----
+
+/** Questions of the event by id, with their items and options (the shape of db/questions.ts `QuestionRecord`). */
+export async function questionRecordsByIds(db: DB, eventId: number, ids: readonly number[]): Promise<QuestionRecord[]> {
+  const unique = [...new Set(ids)].slice(0, MAX_PARAMS - 5);
+  if (unique.length === 0) return [];
+  return db
+    .select({
+      question: questions,
+      items: linkedItemIdsJson("question_items", "question_id", "questions"),
+      options: sql<string>`(SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'position', o.position, 'answer', json(o.answer))) FROM (SELECT id, identifier, position, answer FROM question_options WHERE question_id = ${qualifiedId("questions")} ORDER BY position, id) o)`,
+    })
+    .from(questions)
+    .where(and(eq(questions.eventId, eventId), inArray(questions.id, unique)))
+    .orderBy(asc(questions.position), asc(questions.id));
+}
+
+// ---- devices: event selection ----
+
+/** Live events and dates of an organizer for a device's event selection, with their lists (one round trip). */
+export async function eventSelectionCandidates(db: DB, organizerId: number) {
+  const [evs, subs, lists] = await db.batch([
+    db
+      .select({ id: events.id, slug: events.slug, name: events.name, timezone: events.timezone, dateFrom: events.dateFrom, dateTo: events.dateTo, dateAdmission: events.dateAdmission, hasSubevents: events.hasSubevents })
+      .from(events)
+      .where(and(eq(events.organizerId, organizerId), eq(events.live, true))),
+    db
+      .select({ id: subevents.id, eventId: subevents.eventId, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, dateAdmission: subevents.dateAdmission })
+      .from(subevents)
+      .innerJoin(events, eq(events.id, subevents.eventId))
+      .where(and(eq(events.organizerId, organizerId), eq(events.live, true), eq(subevents.active, true))),
+    db
+      .select({ id: checkinLists.id, eventId: checkinLists.eventId, subeventId: checkinLists.subeventId, name: checkinLists.name })
+      .from(checkinLists)
+      .innerJoin(events, eq(events.id, checkinLists.eventId))
+      .where(eq(events.organizerId, organizerId))
+      .orderBy(asc(checkinLists.id)),
+  ]);
+  return { events: evs, subevents: subs, lists };
+}
