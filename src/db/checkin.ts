@@ -93,11 +93,12 @@ const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p JOIN
   WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)}
   AND EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry'))`;
 
+// distinct column names: batched D1 results are keyed by name (see db/tenancy.ts)
 const listRecordFields = (withCounts: boolean) => ({
   list: checkinLists,
-  limitProducts: sql<string>`(SELECT json_group_array(item_id) FROM (SELECT item_id FROM checkin_list_items WHERE list_id = "checkin_lists"."id" ORDER BY item_id))`,
-  positionCount: withCounts ? positionCountSql : sql<number>`0`,
-  checkinCount: withCounts ? checkinCountSql : sql<number>`0`,
+  limitProducts: sql<string>`(SELECT json_group_array(item_id) FROM (SELECT item_id FROM checkin_list_items WHERE list_id = "checkin_lists"."id" ORDER BY item_id))`.as("limit_products"),
+  positionCount: (withCounts ? positionCountSql : sql<number>`0`).as("position_count"),
+  checkinCount: (withCounts ? checkinCountSql : sql<number>`0`).as("checkin_count"),
 });
 
 export type CheckinListRecord = { list: CheckinListRow; limitProducts: string; positionCount: number; checkinCount: number };
@@ -386,8 +387,9 @@ function positionOrdering(requested: string | undefined, listIds: readonly numbe
       .split(",")
       .map((f) => f.trim())
       .filter((f) => f !== "" && Object.hasOwn(fields, f.startsWith("-") ? f.slice(1) : f));
-  let chosen = parse(requested ?? "");
-  if (chosen.length === 0) chosen = parse("attendee_name,positionid");
+  const chosen = parse(requested ?? "");
+  // pretix's default: attendee name ascending with empty names last, then position
+  if (chosen.length === 0) return sql`${fields.attendee_name!} IS NULL, ${fields.attendee_name!} ASC, p.positionid ASC, p.id ASC`;
   // ascending: empty values first (pretix: nulls first); descending: empty values last
   const terms = chosen.map((f) => (f.startsWith("-") ? sql`${fields[f.slice(1)]!} IS NULL, ${fields[f.slice(1)]!} DESC` : sql`${fields[f]!} IS NOT NULL, ${fields[f]!} ASC`));
   terms.push(sql`p.id ASC`);
@@ -488,17 +490,49 @@ export function insertCheckin(db: DB, row: CheckinInsert) {
   return db.insert(checkins).values(row).onConflictDoNothing({ target: checkins.uid });
 }
 
+/**
+ * The condition "the check-in configuration did not change since `stamps` were read" (items,
+ * questions, lists): the event object's writes of a decision carry it, so that a decision
+ * taken on an outdated configuration writes nothing and is taken again.
+ */
+export function configUnchangedSql(eventId: number, stamps: Record<string, number>): SQL {
+  const resources = ["items", "questions", CHECKIN_LISTS_RESOURCE];
+  const newer = sql.join(
+    resources.map((r) => sql`(resource = ${r} AND modified_at > ${stamps[r] ?? 0})`),
+    sql` OR `,
+  );
+  return sql`NOT EXISTS (SELECT 1 FROM change_stamps WHERE scope = ${eventScopeKey(eventId)} AND (${newer}))`;
+}
+
+const CHECKIN_COLUMNS = [
+  "uid", "event_id", "list_id", "position_id", "type", "datetime", "created", "successful", "error_reason", "error_explanation",
+  "auto_checked_in", "forced", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
+] as const;
+
+/** A check-in written only while `condition` holds (and once per uid). */
+export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
+  const values = [
+    r.uid, r.eventId, r.listId, r.positionId ?? null, r.type, r.datetime, r.created, r.successful === false ? 0 : 1, r.errorReason ?? null,
+    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
+    r.rawSourceType ?? null, r.rawItem ?? null, r.rawVariation ?? null, r.rawSubevent ?? null,
+  ];
+  return statement(
+    db,
+    sql`INSERT INTO checkins (${sql.raw(CHECKIN_COLUMNS.join(", "))}) SELECT ${sql.join(values.map((v) => sql`${v}`), sql`, `)} WHERE ${condition} ON CONFLICT (uid) DO NOTHING`,
+  );
+}
+
 /** The order of a position changed (a check-in): it shows up again in incremental syncs. */
-export function touchOrderOfPosition(db: DB, positionId: number, now: number) {
+export function touchOrderOfPosition(db: DB, positionId: number, now: number, condition: SQL = sql`1`) {
   return db
     .update(orders)
     .set({ lastModified: sql`max(${orders.lastModified}, ${now})` })
-    .where(sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId})`);
+    .where(sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId}) AND ${condition}`);
 }
 
 /** Answers given at the door, stored with the position. */
-export function setPositionAnswers(db: DB, positionId: number, answers: Answer[]) {
-  return db.update(orderPositions).set({ answers }).where(eq(orderPositions.id, positionId));
+export function setPositionAnswers(db: DB, positionId: number, answers: Answer[], condition: SQL = sql`1`) {
+  return db.update(orderPositions).set({ answers }).where(and(eq(orderPositions.id, positionId), condition));
 }
 
 export function checkinExists(db: DB, uid: string) {

@@ -23,17 +23,18 @@
  * learn them (src/db/round-trips.ts); no method knows about it.
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../db/catalog-common";
 import { cartsByHoldKeys } from "../db/carts";
 import { createDb, type DB } from "../db/client";
 import {
   autoCheckinStatement,
   checkinExists,
+  configUnchangedSql,
+  insertCheckinIf,
   checkinPositionsByIds,
   type CheckinPositionRow,
   checkinStampsQuery,
-  insertCheckin,
   moveExitAllAt,
   setPositionAnswers,
   ticketOrderQuery,
@@ -57,6 +58,8 @@ import { dispatchMail } from "../domain/mail";
 import {
   chooseTicket,
   decideScan,
+  type ListConfig,
+  mergeAnswers,
   nextExitAllAt,
   onList,
   type RulesFacts,
@@ -101,6 +104,22 @@ type OutboxEntry =
   | ({ kind: "status" } & StatusWrite)
   | { kind: "checkin"; passage: PassageWrite; answers: Answer[] | null }
   | { kind: "exit_all"; listId: number; fired: number; next: number; passages: PassageWrite[] };
+
+/** What `decideAndRecord` decided and recorded, for writing (or undoing) it. */
+type ScanDecision = {
+  now: number;
+  /** The configuration's change stamps the decision was taken on. */
+  stamps: Record<string, number>;
+  ticket: TicketFacts;
+  status: "ok" | "error" | "incomplete";
+  reason: CheckinReason | null;
+  explanation: string | null;
+  questions: number[];
+  passage: PassageWrite | null;
+  answers: Answer[] | null;
+  previousAnswers: Answer[];
+  outboxId: number;
+};
 
 /** A scan to decide on one list of this event. */
 export type RedeemRequest = {
@@ -803,76 +822,75 @@ export class EventObject extends DurableObject<Env> {
     if (this.configLoad) await this.configLoad;
     if (!this.config.lists.has(req.listId)) await this.reloadCheckinConfig();
     if (!this.config.lists.has(req.listId)) return { kind: "no_list" };
-    let candidates = this.candidates(req, this.config.lists.get(req.listId)!.addonMatch);
-    if (candidates === null) {
+    if (this.candidates(req, this.config.lists.get(req.listId)!.addonMatch) === null) {
       const rows = (await ticketOrderQuery(this.db(), this.eventId, req.raw, req.id)) as TicketOrderRow[];
       if (rows.length) this.indexFallback(rows);
+    }
+    // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
+    // statements carry the condition); it is undone and taken again on the new configuration.
+    for (let attempt = 0; ; attempt++) {
       const list = this.config.lists.get(req.listId);
       if (!list) return { kind: "no_list" };
-      candidates = this.candidates(req, list.addonMatch);
+      const candidates = this.candidates(req, list.addonMatch);
       if (candidates === null) return { kind: "unknown" };
+      const d = this.decideAndRecord(req, list, candidates);
+      const outcome = await this.writeScan(req, list, d, attempt < 2);
+      if (outcome !== "stale") return outcome;
+      await this.reloadCheckinConfig();
     }
+  }
 
-    // ---- decide and record, without yielding ----
+  /** Decides a scan and records a passing one, without yielding (the object's own storage and the outbox). */
+  private decideAndRecord(req: RedeemRequest, list: ListConfig, candidates: TicketFacts[]): ScanDecision {
     const now = Date.now();
-    const list = this.config.lists.get(req.listId)!;
-    const mini: MiniList = { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending };
-    let ticket!: TicketFacts;
-    let status: "ok" | "error" | "incomplete" = "error";
-    let reason: CheckinReason | null = null;
-    let explanation: string | null = null;
-    let questions: number[] = [];
-    let passage: PassageWrite | null = null;
-    let answers: Answer[] | null = null;
-    let previousAnswers: Answer[] = [];
-    let outboxId = 0;
+    const d: ScanDecision = { now, stamps: { ...this.config.stamps }, ticket: candidates[0]!, status: "error", reason: null, explanation: null, questions: [], passage: null, answers: null, previousAnswers: [], outboxId: 0 };
     this.ctx.storage.transactionSync(() => {
       const choice = chooseTicket(req.raw, candidates, list, now);
-      if (choice.kind === "none") throw new Error("no candidate");
-      ticket = choice.ticket;
-      previousAnswers = ticket.answers;
+      if (choice.kind === "none") return;
+      d.ticket = choice.ticket;
+      d.previousAnswers = d.ticket.answers;
       if (choice.kind === "ambiguous") {
-        reason = "ambiguous";
+        d.reason = "ambiguous";
         return;
       }
-      const order = this.ci.order(ticket.orderCode);
+      const order = this.ci.order(d.ticket.orderCode);
       if (!order) {
-        reason = "error";
+        d.reason = "error";
         return;
       }
       const verdict = decideScan({
         list,
-        ticket,
+        ticket: d.ticket,
         order,
         questions: this.config.questions,
-        passages: this.ci.passages(ticket.id, list.id),
+        passages: this.ci.passages(d.ticket.id, list.id),
         scan: req.scan,
         timezone: this.config.timezone,
         locale: this.config.locale,
         rules: this.rules,
       });
       if (verdict.answers.length) {
-        answers = [...ticket.answers.filter((a) => !verdict.answers.some((g) => g.question === a.question)), ...verdict.answers];
-        this.ci.setAnswers(ticket.id, answers);
+        d.answers = mergeAnswers(d.ticket.answers, verdict.answers);
+        this.ci.setAnswers(d.ticket.id, d.answers);
       }
       switch (verdict.kind) {
         case "refuse":
-          reason = verdict.reason;
-          explanation = verdict.explanation;
+          d.reason = verdict.reason;
+          d.explanation = verdict.explanation;
           return;
         case "incomplete":
-          status = "incomplete";
-          questions = verdict.questions;
+          d.status = "incomplete";
+          d.questions = verdict.questions;
           return;
         case "repeat":
-          status = "ok";
+          d.status = "ok";
           return;
-        case "pass": {
-          status = "ok";
-          passage = {
+        case "pass":
+          d.status = "ok";
+          d.passage = {
             uid: crypto.randomUUID(),
             listId: list.id,
-            ticketId: ticket.id,
+            ticketId: d.ticket.id,
             type: req.scan.type,
             datetime: req.scan.datetime,
             nonce: req.scan.nonce,
@@ -883,58 +901,75 @@ export class EventObject extends DurableObject<Env> {
             rawBarcode: req.raw,
             rawSourceType: req.sourceType,
           };
-          this.ci.addPassage(passage);
-          this.trackExit(ticket);
-          outboxId = this.writeOutbox({ kind: "checkin", passage, answers }, now);
-        }
+          this.ci.addPassage(d.passage);
+          this.trackExit(d.ticket);
+          d.outboxId = this.writeOutbox({ kind: "checkin", passage: d.passage, answers: d.answers }, now);
       }
     });
+    return d;
+  }
 
-    // ---- durable: one D1 batch, which also reads the ticket back for the answer ----
+  /** Takes back what `decideAndRecord` recorded (D1 did not take it). */
+  private undoScan(d: ScanDecision): void {
+    this.ctx.storage.transactionSync(() => {
+      if (d.answers) this.ci.setAnswers(d.ticket.id, d.previousAnswers);
+      if (d.passage) {
+        this.ci.removePassage(d.passage.uid);
+        this.trackExit(d.ticket);
+        this.clearOutbox(d.outboxId);
+      }
+    });
+  }
+
+  /**
+   * Makes a decision durable: one D1 batch writes it (conditionally on an unchanged
+   * configuration) and reads the ticket back for the answer. "stale": the configuration changed,
+   * nothing was written, the decision is undone.
+   */
+  private async writeScan(req: RedeemRequest, list: ListConfig, d: ScanDecision, mayRetry: boolean): Promise<RedeemOutcome | "stale"> {
     const db = this.db();
-    const written = passage as PassageWrite | null;
-    const stmts: Statement[] = written
-      ? this.passageStatements(db, written, answers)
-      : [
-          ...(status === "error" ? [insertCheckin(db, this.failedScan(ticket.id, list.id, req, reason!, explanation, now))] : []),
-          ...(answers ? [setPositionAnswers(db, ticket.id, answers)] : []),
-        ];
-    stmts.push(checkinStampsQuery(db, this.eventId), checkinPositionsByIds(db, this.eventId, [ticket.id], list.id));
-    if (written) this.inflight.add(outboxId);
+    const unchanged = configUnchangedSql(this.eventId, d.stamps);
+    const stmts: Statement[] = [checkinStampsQuery(db, this.eventId)];
+    if (d.passage) stmts.push(...this.passageStatements(db, d.passage, d.answers, unchanged));
+    else {
+      if (d.status === "error") stmts.push(insertCheckinIf(db, this.failedScan(d.ticket.id, list.id, req, d.reason ?? "error", d.explanation, d.now), unchanged));
+      if (d.answers) stmts.push(setPositionAnswers(db, d.ticket.id, d.answers, unchanged));
+    }
+    stmts.push(checkinPositionsByIds(db, this.eventId, [d.ticket.id], list.id));
+    if (d.passage) this.inflight.add(d.outboxId);
     let results: unknown[];
     try {
       results = await runBatch(db, stmts);
     } catch (e) {
-      if (!written) {
-        if (answers) this.ctx.storage.transactionSync(() => this.ci.setAnswers(ticket.id, previousAnswers));
+      if (!d.passage) {
+        this.undoScan(d);
         throw e;
       }
       // Did the check-in commit? D1 tells; unknown → the alarm finishes the write.
-      const row = await checkinExists(this.db(), written.uid)
+      const row = await checkinExists(this.db(), d.passage.uid)
         .get()
         .catch(() => null);
       if (row === null) {
+        this.inflight.delete(d.outboxId);
         await this.ctx.storage.setAlarm(Date.now() + 5_000);
         throw e;
       }
       if (row === undefined) {
-        this.ctx.storage.transactionSync(() => {
-          this.ci.removePassage(written.uid);
-          if (answers) this.ci.setAnswers(ticket.id, previousAnswers);
-          this.trackExit(ticket);
-          this.clearOutbox(outboxId);
-        });
+        this.undoScan(d);
         throw e;
       }
-      // written after all; the answer needs the ticket
-      this.clearOutbox(outboxId);
-      const [position] = (await checkinPositionsByIds(this.db(), this.eventId, [ticket.id], list.id)) as CheckinPositionRow[];
-      return { kind: "decided", status, reason, explanation, questions, list: mini, position: position ?? null };
+      this.clearOutbox(d.outboxId);
+      results = [[], ...(await runBatch(this.db(), [checkinPositionsByIds(this.db(), this.eventId, [d.ticket.id], list.id)]))];
     }
-    if (written) this.clearOutbox(outboxId);
-    this.watchStamps(results[results.length - 2] as { resource: string; modifiedAt: number }[]);
+    const stamps = results[0] as { resource: string; modifiedAt: number }[];
+    if (mayRetry && stamps.some((s) => s.modifiedAt > (d.stamps[s.resource] ?? 0))) {
+      this.undoScan(d);
+      return "stale";
+    }
+    if (d.passage) this.clearOutbox(d.outboxId);
     const [position] = results[results.length - 1] as CheckinPositionRow[];
-    return { kind: "decided", status, reason, explanation, questions, list: mini, position: position ?? null };
+    const mini: MiniList = { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending };
+    return { kind: "decided", status: d.status, reason: d.status === "error" ? (d.reason ?? "error") : null, explanation: d.explanation, questions: d.questions, list: mini, position: position ?? null };
   }
 
   /** A refused scan as D1 keeps it (statistics). */
@@ -959,9 +994,9 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** The D1 statements of a check-in: the row (once, by uid), answers given at the door, and the order's last_modified (other scanners' incremental sync). */
-  private passageStatements(db: DB, p: PassageWrite, answers: Answer[] | null): Statement[] {
+  private passageStatements(db: DB, p: PassageWrite, answers: Answer[] | null, condition: SQL = sql`1`): Statement[] {
     const stmts: Statement[] = [
-      insertCheckin(db, {
+      insertCheckinIf(db, {
         uid: p.uid,
         eventId: this.eventId,
         listId: p.listId,
@@ -976,18 +1011,11 @@ export class EventObject extends DurableObject<Env> {
         nonce: p.nonce,
         rawBarcode: p.rawBarcode,
         rawSourceType: p.rawSourceType,
-      }),
-      touchOrderOfPosition(db, p.ticketId, p.created),
+      }, condition),
+      touchOrderOfPosition(db, p.ticketId, p.created, condition),
     ];
-    if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers));
+    if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers, condition));
     return stmts;
-  }
-
-  /** D1 says items, questions or lists changed since the configuration was read: read it again (in the background). */
-  private watchStamps(stamps: { resource: string; modifiedAt: number }[]): void {
-    if (stamps.some((s) => s.modifiedAt > (this.config.stamps[s.resource] ?? 0))) {
-      this.reloadCheckinConfig().catch((e) => console.error(`event ${this.eventId}: reading the check-in configuration failed`, e));
-    }
   }
 
   /** A check-in list was created, changed or deleted (its D1 write is done): the object reads the configuration again. */
