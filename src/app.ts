@@ -30,6 +30,7 @@ import { ticketLayoutRoutes } from "./api/ticketlayouts";
 import { cartRoutes } from "./api/carts";
 import { checkinRoutes } from "./api/checkin";
 import { checkinListRoutes } from "./api/checkinlists";
+import { deviceEventSelectionRoutes } from "./api/device-eventselection";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
@@ -144,6 +145,7 @@ export function createApp() {
   app.route(API_PREFIX, orderRoutes);
   app.route(API_PREFIX, checkinListRoutes);
   app.route(API_PREFIX, checkinRoutes);
+  app.route(API_PREFIX, deviceEventSelectionRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

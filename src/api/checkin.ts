@@ -10,7 +10,7 @@
 import { Hono } from "hono";
 import { checkinListsByIds, listCheckinPositions, questionRecordsByIds } from "../db/checkin";
 import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../domain/checkin-redeem";
-import { forbidden, MESSAGES } from "../domain/failure";
+import { badRequest, forbidden, MESSAGES } from "../domain/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
@@ -62,12 +62,12 @@ checkinRoutes.get(`${base}/search`, organizerScope("can_view_orders"), async (c)
   const req = listRequest(c);
   const ids = (c.req.queries("list") ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number);
   const ctx = organizerContext(c);
+  if (ids.length === 0) throw badRequest("No check-in list passed.");
   try {
     await resolveLists(ctx, c.var.principal, ids);
   } catch {
     throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
   }
-  if (ids.length === 0) throw forbidden("No check-in list passed.");
   const lists = await checkinListsByIds(c.var.db, c.var.organizer.id, ids);
   const page = await listCheckinPositions(c.var.db, lists, positionFilters(c), req);
   const expand = expandOf(c);

@@ -708,20 +708,29 @@ export async function questionRecordsByIds(db: DB, eventId: number, ids: readonl
 export async function eventSelectionCandidates(db: DB, organizerId: number) {
   const [evs, subs, lists] = await db.batch([
     db
-      .select({ id: events.id, slug: events.slug, name: events.name, timezone: events.timezone, dateFrom: events.dateFrom, dateTo: events.dateTo, dateAdmission: events.dateAdmission, hasSubevents: events.hasSubevents })
+      .select({
+        id: events.id,
+        slug: events.slug,
+        name: events.name,
+        live: events.live,
+        timezone: events.timezone,
+        dateFrom: events.dateFrom,
+        dateTo: events.dateTo,
+        dateAdmission: events.dateAdmission,
+        hasSubevents: events.hasSubevents,
+      })
       .from(events)
-      .where(and(eq(events.organizerId, organizerId), eq(events.live, true))),
+      .where(eq(events.organizerId, organizerId)),
     db
-      .select({ id: subevents.id, eventId: subevents.eventId, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, dateAdmission: subevents.dateAdmission })
+      .select({ id: subevents.id, eventId: subevents.eventId, active: subevents.active, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, dateAdmission: subevents.dateAdmission })
       .from(subevents)
       .innerJoin(events, eq(events.id, subevents.eventId))
-      .where(and(eq(events.organizerId, organizerId), eq(events.live, true), eq(subevents.active, true))),
+      .where(eq(events.organizerId, organizerId)),
     db
-      .select({ id: checkinLists.id, eventId: checkinLists.eventId, subeventId: checkinLists.subeventId, name: checkinLists.name })
+      .select({ id: checkinLists.id, eventId: checkinLists.eventId, subeventId: checkinLists.subeventId, name: checkinLists.name, subeventDate: subeventDateFrom.mapWith(Number).as("subevent_date") })
       .from(checkinLists)
       .innerJoin(events, eq(events.id, checkinLists.eventId))
-      .where(eq(events.organizerId, organizerId))
-      .orderBy(asc(checkinLists.id)),
+      .where(eq(events.organizerId, organizerId)),
   ]);
   return { events: evs, subevents: subs, lists };
 }
