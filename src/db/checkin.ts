@@ -626,7 +626,17 @@ export function checkinCatalogStatements(db: DB, eventId: number) {
         (SELECT json_group_array(item_id) FROM question_items WHERE question_id = q.id) AS items,
         (SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'answer', json(o.answer))) FROM question_options o WHERE o.question_id = q.id) AS options
       FROM questions q WHERE q.event_id = ${eventId} AND q.ask_during_checkin = 1 ORDER BY q.position, q.id`),
-    db.select({ timezone: events.timezone, locale: sql<string | null>`(SELECT json_extract(value, '$') FROM event_settings WHERE event_id = ${eventId} AND key = 'locale')` }).from(events).where(eq(events.id, eventId)),
+    db
+      .select({
+        timezone: events.timezone,
+        locale: sql<string | null>`(SELECT json_extract(value, '$') FROM event_settings WHERE event_id = ${eventId} AND key = 'locale')`,
+        dateFrom: events.dateFrom,
+        dateTo: events.dateTo,
+        dateAdmission: events.dateAdmission,
+      })
+      .from(events)
+      .where(eq(events.id, eventId)),
+    db.select({ id: subevents.id, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, dateAdmission: subevents.dateAdmission }).from(subevents).where(eq(subevents.eventId, eventId)),
     checkinStampsQuery(db, eventId),
   ] as const;
 }

@@ -17,16 +17,29 @@ import type { CheckinCatalogRows } from "../db/inventory";
 import type { Answer, CheckinType, OrderStatus } from "../db/schema";
 import type { CheckinQuestion, ListConfig, OrderFacts, Passage, TicketFacts } from "../domain/checkin";
 
+export type EventDates = { dateFrom: number; dateTo: number | null; dateAdmission: number | null };
+
 export type CheckinConfig = {
   lists: Map<number, ListConfig>;
   questions: CheckinQuestion[];
   timezone: string;
   locale: string;
+  /** The event's dates, and its dates' (series): the base points of rules' times. */
+  eventDates: EventDates;
+  subeventDates: Map<number, EventDates>;
   /** Change stamps of items, questions and check-in lists when the configuration was read. */
   stamps: Record<string, number>;
 };
 
-export const EMPTY_CONFIG: CheckinConfig = { lists: new Map(), questions: [], timezone: "UTC", locale: "en", stamps: {} };
+export const EMPTY_CONFIG: CheckinConfig = {
+  lists: new Map(),
+  questions: [],
+  timezone: "UTC",
+  locale: "en",
+  eventDates: { dateFrom: 0, dateTo: null, dateAdmission: null },
+  subeventDates: new Map(),
+  stamps: {},
+};
 
 /** A passage as stored (and as written to D1). */
 export type StoredPassage = Passage & { uid: string; listId: number; ticketId: number };
@@ -270,7 +283,7 @@ export class CheckinState {
 
 /** The configuration from its rows (db/inventory.ts `readInventoryCatalog` / `readCheckinCatalog`). */
 export function checkinConfigFromRows(rows: CheckinCatalogRows): CheckinConfig {
-  const [listRows, listItems, questionRows, eventRows, stampRows] = rows;
+  const [listRows, listItems, questionRows, eventRows, subeventRows, stampRows] = rows;
   const limits = new Map<number, number[]>();
   for (const r of listItems) limits.set(r.listId, [...(limits.get(r.listId) ?? []), r.itemId]);
   const lists = new Map<number, ListConfig>();
@@ -300,5 +313,14 @@ export function checkinConfigFromRows(rows: CheckinCatalogRows): CheckinConfig {
   }));
   const stamps: Record<string, number> = {};
   for (const s of stampRows) stamps[s.resource] = s.modifiedAt;
-  return { lists, questions, timezone: eventRows[0]?.timezone ?? "UTC", locale: eventRows[0]?.locale ?? "en", stamps };
+  const ev = eventRows[0];
+  return {
+    lists,
+    questions,
+    timezone: ev?.timezone ?? "UTC",
+    locale: ev?.locale ?? "en",
+    eventDates: { dateFrom: ev?.dateFrom ?? 0, dateTo: ev?.dateTo ?? null, dateAdmission: ev?.dateAdmission ?? null },
+    subeventDates: new Map(subeventRows.map((s) => [s.id, { dateFrom: s.dateFrom, dateTo: s.dateTo, dateAdmission: s.dateAdmission }])),
+    stamps,
+  };
 }

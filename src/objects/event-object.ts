@@ -67,6 +67,7 @@ import {
   type ScanRequest,
   type TicketFacts,
 } from "../domain/checkin";
+import { evaluateRules } from "../domain/checkin-rules";
 import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type StoredPassage } from "./checkin-state";
 import type { Env } from "../env";
@@ -163,8 +164,28 @@ export class EventObject extends DurableObject<Env> {
   private readonly ci: CheckinState;
   private config: CheckinConfig = EMPTY_CONFIG;
   private configLoad: Promise<void> | null = null;
-  /** The check-in rules of a list, evaluated (a rule the service cannot evaluate refuses the scan). */
-  private readonly rules: (facts: RulesFacts) => RulesVerdict = evaluateListRules;
+  /**
+   * A list's check-in rules judged as pretix's server does (domain/checkin-rules.ts); a rule the
+   * service cannot evaluate refuses the scan (pretix: "Evaluation of custom rules has failed",
+   * no explanation), never admits it.
+   */
+  private readonly rules = (facts: RulesFacts): RulesVerdict => {
+    const t = facts.ticket;
+    const outcome = evaluateRules(facts.list.rules, {
+      now: facts.now,
+      timezone: this.config.timezone,
+      product: t.itemId,
+      variation: t.variationId,
+      gate: null,
+      event: (t.subeventId !== null ? this.config.subeventDates.get(t.subeventId) : undefined) ?? this.config.eventDates,
+      entries: facts.passages.filter((p) => p.type === "entry").map((p) => p.datetime),
+      exits: facts.passages.filter((p) => p.type === "exit").map((p) => p.datetime),
+    });
+    if (outcome.ok) return { ok: true };
+    if (outcome.reason === "rules") return { ok: false, explanation: outcome.explanation };
+    console.error(`event ${this.eventId}: the rules of list ${facts.list.id} cannot be evaluated: ${outcome.detail}`);
+    return { ok: false, explanation: null };
+  };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -1218,12 +1239,4 @@ function ticketOfPosition(p: PositionJson) {
     validUntil: p.valid_until,
     answers: p.answers,
   };
-}
-
-/**
- * The check-in rules of a list. The service does not evaluate pretix's rule language here, so
- * a list with rules refuses every entry rather than admitting one its rules might forbid.
- */
-function evaluateListRules(_facts: RulesFacts): RulesVerdict {
-  return { ok: false, explanation: "The check-in rules of this list cannot be evaluated by this service." };
 }

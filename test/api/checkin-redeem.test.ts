@@ -188,14 +188,35 @@ describe("checkinrpc/redeem: refused", () => {
     expect(r.body).toMatchObject({ status: "error", reason: "unapproved", position: { id: p.id, order__require_approval: true } });
   });
 
-  it("a list with rules the service cannot evaluate refuses entries (and not exits)", async () => {
+  it("check-in rules admit and refuse as pretix's server does, with its explanation; exits are not judged", async () => {
     const v = await venue();
-    const list = await v.list({ rules: { and: [{ "<": [{ var: "entries_number" }, 1] }] } });
+    const once = await v.list({ name: "Once by rule", allow_multiple_entries: true, rules: { "<": [{ var: "entries_number" }, 1] } });
+    const pos = await v.sell();
+    expect((await v.redeem({ secret: pos.secret, lists: [once.id] })).status).toBe(201);
+    const again = await v.redeem({ secret: pos.secret, lists: [once.id] });
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ status: "error", reason: "rules", reason_explanation: "Maximum number of entries exceeded" });
+    expect((await v.redeem({ secret: pos.secret, lists: [once.id], type: "exit" })).status).toBe(201);
+    // forced (an offline scan that happened): it passes
+    expect((await v.redeem({ secret: pos.secret, lists: [once.id], force: true })).status).toBe(201);
+
+    const merch = await v.item({ name: { en: "Shirt" }, admission: false });
+    const product = { inList: [{ var: "product" }, { objectList: [{ lookup: ["product", String(merch.id), "Shirt"] }] }] };
+    const shirtsOnly = await v.list({ name: "Shirts", rules: product });
+    const refused = await v.redeem({ secret: pos.secret, lists: [shirtsOnly.id] });
+    expect(refused.body).toMatchObject({ reason: "rules", reason_explanation: "Ticket type not allowed" });
+    const ticketsOnly = await v.list({ name: "Tickets", rules: { inList: [{ var: "product" }, { objectList: [{ lookup: ["product", String(v.ticket.id), "Ticket"] }] }] } });
+    expect((await v.redeem({ secret: pos.secret, lists: [ticketsOnly.id] })).status).toBe(201);
+  });
+
+  it("a rule the service cannot evaluate refuses the scan rather than admitting it", async () => {
+    const v = await venue();
+    const list = await v.list({ rules: { frobnicate: [{ var: "entries_number" }, 1] } });
     const pos = await v.sell();
     const r = await v.redeem({ secret: pos.secret, lists: [list.id] });
-    expect(r.body).toMatchObject({ status: "error", reason: "rules" });
-    expect(typeof r.body.reason_explanation).toBe("string");
-    expect((await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit" })).status).toBe(201);
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ status: "error", reason: "rules", reason_explanation: null });
+    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body.rules).toEqual({ frobnicate: [{ var: "entries_number" }, 1] });
   });
 });
 
