@@ -239,7 +239,7 @@ export async function variationOfEvent(db: DB, eventId: number, id: number): Pro
 export async function listEvents(db: DB, listIds: number[]) {
   if (listIds.length === 0) return [];
   return db
-    .select({ listId: checkinLists.id, eventId: checkinLists.eventId, organizerId: events.organizerId, eventSlug: events.slug })
+    .select({ listId: checkinLists.id, eventId: checkinLists.eventId, organizerId: events.organizerId, eventSlug: events.slug, geoLat: events.geoLat, geoLon: events.geoLon })
     .from(checkinLists)
     .innerJoin(events, eq(events.id, checkinLists.eventId))
     .where(inArray(checkinLists.id, listIds.slice(0, MAX_PARAMS - 5)));

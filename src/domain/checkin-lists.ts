@@ -105,7 +105,7 @@ async function check(ctx: EventContext, input: CheckinListInput): Promise<void> 
 /** Tells the event's object that a list changed; the D1 write is done, so a failure here is left to the object's own checks. */
 async function tellObject(ctx: EventContext, listId: number, deleted: boolean): Promise<void> {
   try {
-    await withEventObject(ctx.env, ctx.event.id, (s) => s.checkinListChanged(listId, deleted));
+    await withEventObject(ctx.env, ctx.event, (s) => s.checkinListChanged(listId, deleted));
   } catch (e) {
     // The object reads the configuration again when a scan names a list it does not know, and
     // when the change stamp its next write batch reads has moved.

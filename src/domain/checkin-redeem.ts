@@ -83,7 +83,7 @@ export type ScanResult = {
 
 // ---- which event a list belongs to ----
 
-type ListHome = { eventId: number; organizerId: number; eventSlug: string };
+type ListHome = { eventId: number; organizerId: number; eventSlug: string; geoLat: number | null; geoLon: number | null };
 /** List id → its event: facts that never change for a list (a deleted list is caught by its event's object). */
 const listHomes = new Map<number, ListHome>();
 const MAX_HOMES = 10_000;
@@ -92,7 +92,7 @@ async function homesOf(ctx: OrganizerContext, ids: readonly number[]): Promise<M
   const missing = ids.filter((id) => !listHomes.has(id));
   if (missing.length) {
     if (listHomes.size > MAX_HOMES) listHomes.clear();
-    for (const r of await listEvents(ctx.db, missing)) listHomes.set(r.listId, { eventId: r.eventId, organizerId: r.organizerId, eventSlug: r.eventSlug });
+    for (const r of await listEvents(ctx.db, missing)) listHomes.set(r.listId, { eventId: r.eventId, organizerId: r.organizerId, eventSlug: r.eventSlug, geoLat: r.geoLat, geoLon: r.geoLon });
   }
   const out = new Map<number, ListHome>();
   for (const id of ids) {
@@ -132,7 +132,7 @@ type Decide = { listId: number; home: ListHome; raw: string; id: number | null; 
 async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promise<ScanResult> {
   const outcomes = await Promise.all(
     lists.map((l) =>
-      withEventObject<RedeemOutcome>(ctx.env, l.home.eventId, (s) => s.redeem({ listId: l.listId, raw: l.raw, id: l.id, scan: l.scan, sourceType: l.sourceType })),
+      withEventObject<RedeemOutcome>(ctx.env, { id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon }, (s) => s.redeem({ listId: l.listId, raw: l.raw, id: l.id, scan: l.scan, sourceType: l.sourceType })),
     ),
   );
   const gone = lists.filter((_, i) => outcomes[i]!.kind === "no_list");
@@ -205,7 +205,7 @@ export async function redeemScan(ctx: OrganizerContext, scanner: Scanner, input:
  * of a secret as `+`; pretix tries that too.
  */
 export async function redeemOnList(ctx: EventContext, scanner: Scanner, listId: number, lookup: string, untrusted: boolean, input: ListRedeemInput): Promise<ScanResult> {
-  const home: ListHome = { eventId: ctx.event.id, organizerId: ctx.organizer.id, eventSlug: ctx.event.slug };
+  const home: ListHome = { eventId: ctx.event.id, organizerId: ctx.organizer.id, eventSlug: ctx.event.slug, geoLat: ctx.event.geoLat, geoLon: ctx.event.geoLon };
   const scan: ScanRequest = {
     type: input.type ?? "entry",
     datetime: input.datetime ?? ctx.now,

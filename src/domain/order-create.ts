@@ -281,7 +281,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
       : [],
   };
   const demands: Demand[] = prepared.map((p) => p.demand);
-  const decision = await withEventObject<OrderDecision>(ctx.env, event.id, (s) =>
+  const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));

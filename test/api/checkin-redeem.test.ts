@@ -37,6 +37,14 @@ describe("checkinrpc/redeem: admitted", () => {
     expect(history.body.results).toEqual([expect.objectContaining({ successful: false, error_reason: "already_redeemed", position: pos.id, list: list.id, device: v.device.id, type: "entry" })]);
   });
 
+  it("an event with venue coordinates: its object, created with a location hint, serves sales and scans", async () => {
+    const v = await venue({ event: { geo_lat: 52.52, geo_lon: 13.4 } });
+    const list = await v.list();
+    const pos = await v.sell();
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).status).toBe(201);
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).body.reason).toBe("already_redeemed");
+  });
+
   it("exit then entry: allowed with allow_entry_after_exit, refused without", async () => {
     const v = await venue();
     const open = await v.list({ name: "Open" });
