@@ -11,7 +11,9 @@ import { buildName, type NameParts } from "../domain/person-names";
 import { dateTime, id, object } from "../http/responses";
 import { i18nText, type I18n } from "../lib/i18n";
 import { toIso } from "../lib/datetime";
-import { positionResponse, serializePosition } from "./orders-serializers";
+import { excludeFields, positionResponse, serializePosition } from "./orders-serializers";
+
+export { excludeFields };
 
 // ---- check-in list ----
 
@@ -53,20 +55,6 @@ export function serializeCheckinList(r: CheckinListRecord, opts: { subevents?: M
     addon_match: l.addonMatch,
   };
   return excludeFields(out, opts.exclude ?? []);
-}
-
-/** pretix's `exclude`: field names (top level, or `parent.child` one level down). */
-export function excludeFields<T extends Record<string, unknown>>(obj: T, exclude: readonly string[]): Partial<T> {
-  if (exclude.length === 0) return obj;
-  const out: Record<string, unknown> = { ...obj };
-  for (const path of exclude) {
-    const [head, rest] = path.split(".", 2) as [string, string | undefined];
-    if (!Object.hasOwn(out, head)) continue;
-    if (rest === undefined) delete out[head];
-    else if (Array.isArray(out[head])) out[head] = (out[head] as Record<string, unknown>[]).map((e) => (e && typeof e === "object" ? excludeFields(e, [rest]) : e));
-    else if (out[head] && typeof out[head] === "object") out[head] = excludeFields(out[head] as Record<string, unknown>, [rest]);
-  }
-  return out as Partial<T>;
 }
 
 // ---- status ----

@@ -237,3 +237,17 @@ export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse
     url,
   };
 }
+
+/** pretix's `exclude`: field names (top level, or `parent.child` one level down). */
+export function excludeFields<T extends Record<string, unknown>>(obj: T, exclude: readonly string[]): Partial<T> {
+  if (exclude.length === 0) return obj;
+  const out: Record<string, unknown> = { ...obj };
+  for (const path of exclude) {
+    const [head, rest] = path.split(".", 2) as [string, string | undefined];
+    if (!Object.hasOwn(out, head)) continue;
+    if (rest === undefined) delete out[head];
+    else if (Array.isArray(out[head])) out[head] = (out[head] as Record<string, unknown>[]).map((e) => (e && typeof e === "object" ? excludeFields(e, [rest]) : e));
+    else if (out[head] && typeof out[head] === "object") out[head] = excludeFields(out[head] as Record<string, unknown>, [rest]);
+  }
+  return out as Partial<T>;
+}

@@ -111,6 +111,14 @@ export type OrderFilter = {
   locale?: string;
   modifiedSince?: number;
   customer?: string;
+  /** Created at or after (pretix `created_since`), before (`created_before`). */
+  createdSince?: number;
+  createdBefore?: number;
+  /** Orders with a position of this date (pretix `subevent`). */
+  subevent?: number;
+  /** Orders with a position of a date ending after (its start when it has no end) / starting before. */
+  subeventAfter?: number;
+  subeventBefore?: number;
 };
 
 export function orderWhere(eventId: number, f: OrderFilter): SQL {
@@ -122,6 +130,17 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
   if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
+  if (f.createdSince !== undefined) c.push(sql`${orders.datetime} >= ${f.createdSince}`);
+  if (f.createdBefore !== undefined) c.push(sql`${orders.datetime} < ${f.createdBefore}`);
+  if (f.subevent !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orders.id} AND p.subevent_id = ${f.subevent})`);
+  if (f.subeventAfter !== undefined) {
+    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
+      AND coalesce(s.date_to, s.date_from) > ${f.subeventAfter})`);
+  }
+  if (f.subeventBefore !== undefined) {
+    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
+      AND s.date_from < ${f.subeventBefore})`);
+  }
   return and(...c)!;
 }
 
