@@ -211,7 +211,10 @@ export type FailedCheckinResponse = z.infer<typeof failedCheckinResponse>;
 
 type CheckinRow = typeof checkins.$inferSelect;
 
-export function serializeFailedCheckin(c: CheckinRow): FailedCheckinResponse {
+/** A failed scan as stored (the row's fields the answer shows). */
+export type FailedCheckinRecord = Pick<CheckinRow, "errorReason" | "errorExplanation" | "rawBarcode" | "rawItem" | "rawVariation" | "rawSubevent" | "nonce" | "datetime" | "type" | "positionId">;
+
+export function serializeFailedCheckin(c: FailedCheckinRecord): FailedCheckinResponse {
   return {
     error_reason: c.errorReason ?? "error",
     error_explanation: c.errorExplanation,

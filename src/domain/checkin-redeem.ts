@@ -26,7 +26,7 @@ import {
   subeventOfEvent,
   variationOfEvent,
 } from "../db/checkin";
-import { CHECKIN_REASONS, type CheckinReason, type CheckinType } from "../db/schema";
+import type { CheckinReason, CheckinType } from "../db/schema";
 import { withEventObject } from "../objects/client";
 import type { MiniList, RedeemOutcome } from "../objects/event-object";
 import type { ScanRequest } from "./checkin";
@@ -248,9 +248,6 @@ export const failedCheckinInput = z.object({
 });
 export type FailedCheckinInput = z.output<typeof failedCheckinInput>;
 
-/** The reasons a failed scan may carry. */
-export const FAILED_REASONS: readonly CheckinReason[] = CHECKIN_REASONS;
-
 /**
  * Stores a failed scan (statistics; the check-in history shows it). The ticket is the given
  * position, else the one with the scanned code; a repeated upload with the same nonce is
@@ -292,8 +289,8 @@ export async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, li
     rawVariation: input.raw_variation ?? null,
     rawSubevent: input.raw_subevent ?? null,
   };
-  if (row.nonce !== null && (await failedCheckinWithNonce(db, listId, row.nonce, positionId, row.rawBarcode))) return { ...row, id: 0, autoCheckedIn: false, rawSourceType: null };
-  await insertCheckin(db, row);
-  return { ...row, id: 0, autoCheckedIn: false, rawSourceType: null };
+  // a repeated upload (same nonce) is stored once
+  if (row.nonce === null || !(await failedCheckinWithNonce(db, listId, row.nonce, positionId, row.rawBarcode))) await insertCheckin(db, row);
+  return row;
 }
 
