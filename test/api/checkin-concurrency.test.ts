@@ -182,4 +182,29 @@ describe("automatic exit (exit_all_at)", () => {
     // whoever was inside may enter again (allow_entry_after_exit is on by default)
     expect((await v.redeem({ secret: inside.secret, lists: [list.id] })).status).toBe(201);
   });
+
+  it("an object that dies while writing the automatic exits: after restart the firing is not repeated, and the outbox writes it once", async () => {
+    const v = await venue();
+    const at = Date.now() - 60_000;
+    const list = await v.list({ exit_all_at: new Date(at).toISOString() });
+    const inside = await v.sell();
+    await v.redeem({ secret: inside.secret, lists: [list.id], datetime: new Date(at - 60_000).toISOString() });
+    await breakWrites(v.eventId, "hang");
+    const firing = runDurableObjectAlarm(eventObject(env, v.eventId)).catch(() => false);
+    await new Promise((r) => setTimeout(r, 300));
+    await abortAllDurableObjects();
+    await firing;
+    // D1 still has the old exit_all_at; the restarted object knows the firing happened
+    const [before] = await db().select().from(checkinLists).where(eq(checkinLists.id, list.id));
+    expect(before!.exitAllAt).toBe(at);
+    await runDurableObjectAlarm(eventObject(env, v.eventId));
+    await runDurableObjectAlarm(eventObject(env, v.eventId));
+    const exits = await db()
+      .select()
+      .from(checkins)
+      .where(and(eq(checkins.listId, list.id), eq(checkins.type, "exit")));
+    expect(exits).toHaveLength(1);
+    const [after] = await db().select().from(checkinLists).where(eq(checkinLists.id, list.id));
+    expect(after!.exitAllAt).toBe(at + 86_400_000);
+  });
 });
