@@ -4,7 +4,8 @@
  * that are not canceled, of its products and date, of paid orders (and pending ones with
  * `include_pending`), as pretix's `CheckinList.positions`.
  */
-import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
 import type { DB } from "./client";
@@ -356,44 +357,83 @@ export function checkinsJsonSql(positionId: SQL, listIds: readonly number[] | nu
     FROM (SELECT * FROM checkins WHERE position_id = ${positionId} AND successful = 1 ${onLists} ORDER BY datetime, id) c)`;
 }
 
+/** The tables of a list's tickets, aliased as the conditions here name them. */
+const p = alias(orderPositions, "p");
+const o = alias(orders, "o");
+
+/** A list's ticket, as the reading query selects it (distinct names: batched results are keyed by name). */
+function positionFields(listIds: readonly number[]) {
+  const f = <T>(expr: SQL, name: string) => sql<T>`${expr}`.as(name);
+  return {
+    id: f<number>(sql`p.id`, "id"),
+    eventId: f<number>(sql`p.event_id`, "eventId"),
+    orderCode: f<string>(sql`o.code`, "orderCode"),
+    orderStatus: f<string>(sql`o.status`, "orderStatus"),
+    orderLocale: f<string>(sql`o.locale`, "orderLocale"),
+    orderRequireApproval: f<number>(sql`o.require_approval`, "orderRequireApproval"),
+    orderCheckinAttention: f<number>(sql`o.checkin_attention`, "orderCheckinAttention"),
+    invoiceNameParts: f<string | null>(sql`json_extract(o.invoice_address, '$.name_parts')`, "invoiceNameParts"),
+    positionid: f<number>(sql`p.positionid`, "positionid"),
+    itemId: f<number>(sql`p.item_id`, "itemId"),
+    variationId: f<number | null>(sql`p.variation_id`, "variationId"),
+    subeventId: f<number | null>(sql`p.subevent_id`, "subeventId"),
+    price: f<number>(sql`p.price`, "price"),
+    attendeeName: f<string | null>(sql`p.attendee_name`, "attendeeName"),
+    attendeeNameParts: f<string>(sql`p.attendee_name_parts`, "attendeeNameParts"),
+    attendeeEmail: f<string | null>(sql`p.attendee_email`, "attendeeEmail"),
+    parentAttendeeName: f<string | null>(parentNameSql, "parentAttendeeName"),
+    voucherId: f<number | null>(sql`p.voucher_id`, "voucherId"),
+    taxRate: f<number>(sql`p.tax_rate`, "taxRate"),
+    taxValue: f<number>(sql`p.tax_value`, "taxValue"),
+    taxRuleId: f<number | null>(sql`p.tax_rule_id`, "taxRuleId"),
+    secret: f<string>(sql`p.secret`, "secret"),
+    addonTo: f<number | null>(sql`p.addon_to`, "addonTo"),
+    isBundled: f<number>(sql`p.is_bundled`, "isBundled"),
+    pseudonymizationId: f<string>(sql`p.pseudonymization_id`, "pseudonymizationId"),
+    seat: f<string | null>(sql`p.seat`, "seat"),
+    seatId: f<number | null>(sql`p.seat_id`, "seatId"),
+    seatName: f<string | null>(sql`p.seat_name`, "seatName"),
+    answers: f<string>(sql`p.answers`, "answers"),
+    validFrom: f<number | null>(sql`p.valid_from`, "validFrom"),
+    validUntil: f<number | null>(sql`p.valid_until`, "validUntil"),
+    itemAttention: f<number>(sql`(SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id)`, "itemAttention"),
+    variationAttention: f<number | null>(sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`, "variationAttention"),
+    checkins: f<string>(checkinsJsonSql(sql`p.id`, listIds), "checkins"),
+  };
+}
+
+/** A raw SELECT of the fields (for the statements the object batches with its writes). */
 function positionSelect(listIds: readonly number[]) {
-  return sql`p.id AS id, p.event_id AS eventId, o.code AS orderCode, o.status AS orderStatus, o.locale AS orderLocale, o.require_approval AS orderRequireApproval,
-    o.checkin_attention AS orderCheckinAttention, json_extract(o.invoice_address, '$.name_parts') AS invoiceNameParts, p.positionid AS positionid, p.item_id AS itemId,
-    p.variation_id AS variationId, p.subevent_id AS subeventId, p.price AS price, p.attendee_name AS attendeeName,
-    p.attendee_name_parts AS attendeeNameParts, p.attendee_email AS attendeeEmail, ${parentNameSql} AS parentAttendeeName,
-    p.voucher_id AS voucherId, p.tax_rate AS taxRate, p.tax_value AS taxValue, p.tax_rule_id AS taxRuleId, p.secret AS secret,
-    p.addon_to AS addonTo, p.is_bundled AS isBundled, p.pseudonymization_id AS pseudonymizationId, p.seat AS seat, p.seat_id AS seatId,
-    p.seat_name AS seatName, p.answers AS answers, p.valid_from AS validFrom, p.valid_until AS validUntil,
-    (SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id) AS itemAttention,
-    (SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id) AS variationAttention,
-    ${checkinsJsonSql(sql`p.id`, listIds)} AS checkins`;
+  return sql.join(
+    Object.values(positionFields(listIds)).map((a) => sql`${a.getSQL()} AS ${sql.identifier(a.fieldAlias)}`),
+    sql`, `,
+  );
 }
 
 const lastCheckedInSql = (listIds: readonly number[]) =>
   sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND c.list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)}))`;
 
-/** The orderings of a list's tickets (pretix: order__code, order__datetime, positionid, attendee_name, last_checked_in, order__email). */
-function positionOrdering(requested: string | undefined, listIds: readonly number[]): SQL {
-  const fields: Record<string, SQL> = {
-    order__code: sql`o.code`,
-    order__datetime: sql`o.datetime`,
-    positionid: sql`p.positionid`,
-    attendee_name: sql`coalesce(nullif(p.attendee_name, ''), ${parentNameSql})`,
-    last_checked_in: lastCheckedInSql(listIds),
-    order__email: sql`o.email`,
+const attendeeNameSql = sql`coalesce(nullif(p.attendee_name, ''), ${parentNameSql})`;
+
+/**
+ * The orderings of a list's tickets (pretix: order__code, order__datetime, positionid,
+ * attendee_name, last_checked_in, order__email; ascending puts empty values first, descending
+ * last, as SQLite does). pretix's default puts tickets without a name last (`_named_first`).
+ */
+function positionOrdering(listIds: readonly number[]): OrderingTable {
+  return {
+    fields: {
+      order__code: sql`o.code`,
+      order__datetime: sql`o.datetime`,
+      positionid: sql`p.positionid`,
+      attendee_name: attendeeNameSql,
+      last_checked_in: lastCheckedInSql(listIds),
+      order__email: sql`o.email`,
+      _named_first: sql`${attendeeNameSql} IS NULL`,
+    },
+    default: "_named_first,attendee_name,positionid",
+    tiebreaker: p.id,
   };
-  const parse = (text: string) =>
-    text
-      .split(",")
-      .map((f) => f.trim())
-      .filter((f) => f !== "" && Object.hasOwn(fields, f.startsWith("-") ? f.slice(1) : f));
-  const chosen = parse(requested ?? "");
-  // pretix's default: attendee name ascending with empty names last, then position
-  if (chosen.length === 0) return sql`${fields.attendee_name!} IS NULL, ${fields.attendee_name!} ASC, p.positionid ASC, p.id ASC`;
-  // ascending: empty values first (pretix: nulls first); descending: empty values last
-  const terms = chosen.map((f) => (f.startsWith("-") ? sql`${fields[f.slice(1)]!} IS NULL, ${fields[f.slice(1)]!} DESC` : sql`${fields[f]!} IS NOT NULL, ${fields[f]!} ASC`));
-  terms.push(sql`p.id ASC`);
-  return sql.join(terms, sql`, `);
 }
 
 function inList(column: SQL, values: readonly (number | string)[]): SQL {
@@ -448,13 +488,10 @@ export async function listCheckinPositions(
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
   const listIds = lists.map((l) => l.list.id);
   const where = positionFilterSql(lists, f);
-  const from = sql`FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where}`;
-  const [total, found] = await db.batch([
-    rawRows<{ n: number }>(db, sql`SELECT count(*) AS n ${from}`),
-    rawRows<CheckinPositionRow>(db, sql`SELECT ${positionSelect(listIds)} ${from} ORDER BY ${positionOrdering(req.ordering, listIds)}
-      LIMIT ${req.pageSize} OFFSET ${(req.page - 1) * req.pageSize}`),
-  ]);
-  return { count: total[0]?.n ?? 0, rows: found };
+  const rows = db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
+  const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
+  const page = await fetchPage(db, { rows, count: counted, ordering: positionOrdering(listIds) }, req);
+  return { count: page.count, rows: page.rows };
 }
 
 /** Lists by id with their products (the organizer's; for `checkinrpc/search`). */
