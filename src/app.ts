@@ -22,6 +22,7 @@ import { variationRoutes } from "./api/items-variations";
 import { membershipTypeRoutes } from "./api/membership-types";
 import { subeventRoutes } from "./api/subevents";
 import { discountRoutes } from "./api/discounts";
+import { exporterRoutes } from "./api/exporters";
 import { organizerRoutes } from "./api/organizers";
 import { questionOptionRoutes } from "./api/question-options";
 import { questionRoutes } from "./api/questions";
@@ -147,6 +148,7 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);
