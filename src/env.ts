@@ -44,7 +44,7 @@ export type Config = {
     retentionMs: number;
     /** Rows one job step (one queue message) writes. */
     stepRows: number;
-    /** Size of the parts of the file's multipart upload to R2 (R2: at least 5 MiB, all equal). */
+    /** Size of the parts of the file's multipart upload to R2 (at least 5 MiB, R2's minimum). */
     partBytes: number;
   };
 };
@@ -84,7 +84,8 @@ export function readConfig(env: Env): Config {
     exports: {
       retentionMs: (positiveInt("EXPORT_RETENTION_HOURS", env.EXPORT_RETENTION_HOURS) ?? 24) * 3_600_000,
       stepRows: positiveInt("EXPORT_STEP_ROWS", env.EXPORT_STEP_ROWS) ?? 5000,
-      partBytes: positiveInt("EXPORT_PART_BYTES", env.EXPORT_PART_BYTES) ?? 8 * 1024 * 1024,
+      // R2 takes parts of at least 5 MiB
+      partBytes: Math.max(5 * 1024 * 1024, positiveInt("EXPORT_PART_BYTES", env.EXPORT_PART_BYTES) ?? 8 * 1024 * 1024),
     },
     mail: {
       transport: env.MAIL_TRANSPORT === "cloudflare" ? "cloudflare" : "local",
