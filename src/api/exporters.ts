@@ -58,7 +58,7 @@ async function run(c: AppContext) {
 }
 
 async function download(c: AppContext) {
-  const status = await exportStatus(organizerContext(c), eventOf(c), c.req.param("identifier")!, c.req.param("id")!);
+  const status = await exportStatus(organizerContext(c), c.var.principal, eventOf(c), c.req.param("identifier")!, c.req.param("id")!);
   switch (status.state) {
     case "waiting":
     case "running":

@@ -160,8 +160,13 @@ export type ExportStatus =
   | { state: "failed"; message: string }
   | { state: "done"; file: R2ObjectBody; filename: string; contentType: string };
 
-/** What the download URL answers: the export's state, or its file. Unknown or expired: not found. */
-export async function exportStatus(ctx: OrganizerContext, event: EventRow | null, identifier: string, id: string): Promise<ExportStatus> {
+/**
+ * What the download URL answers: the export's state, or its file. Unknown or expired: not
+ * found; so is an export of an exporter the caller could not run (organizer lists that need an
+ * organizer permission).
+ */
+export async function exportStatus(ctx: OrganizerContext, principal: Principal, event: EventRow | null, identifier: string, id: string): Promise<ExportStatus> {
+  findAvailable(principal, event ? { event } : { event: null }, identifier);
   const job = /^[0-9a-f-]{36}$/.test(id) ? await findExportJob(ctx.db, ctx.organizer.id, event?.id ?? null, id) : undefined;
   if (!job || job.identifier !== identifier || job.expiresAt <= ctx.now) throw notFound();
   if (job.state === "waiting") return { state: "waiting", percentage: null };

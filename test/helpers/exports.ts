@@ -27,7 +27,8 @@ export function exportEnv(vars: Partial<Record<"EXPORT_STEP_ROWS" | "EXPORT_PART
 export async function deliver(body: ExportMessage, to: Env = env as unknown as Env, attempts = 1) {
   const batch = createMessageBatch<ExportMessage>("ticketing-exports", [{ id: crypto.randomUUID(), timestamp: Date.now(), attempts, body }]);
   const ctx = createExecutionContext();
-  await worker.queue!(batch as MessageBatch<never>, to, ctx);
+  const queue = worker.queue as (b: MessageBatch<never>, e: Env, c: ExecutionContext) => Promise<void>;
+  await queue(batch as MessageBatch<never>, to, ctx);
   return getQueueResult(batch, ctx);
 }
 

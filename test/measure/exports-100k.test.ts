@@ -1,6 +1,6 @@
 /**
  * Measurement, not a test of behaviour (run on demand: `EXPORT_BENCH=1 npx vitest run --config
- * test/vitest.config.ts test/bench/exports-100k.test.ts`): an event with 100,000 positions
+ * test/vitest.config.ts test/measure/exports-100k.test.ts`): an event with 100,000 positions
  * exported as positions CSV, as the XLSX workbook and as the JSON document with the default
  * step size; prints the steps, the time per step and in total, and the file sizes.
  */
