@@ -24,6 +24,7 @@ import { variationRoutes } from "./api/items-variations";
 import { membershipTypeRoutes } from "./api/membership-types";
 import { subeventRoutes } from "./api/subevents";
 import { discountRoutes } from "./api/discounts";
+import { exporterRoutes } from "./api/exporters";
 import { organizerRoutes } from "./api/organizers";
 import { questionOptionRoutes } from "./api/question-options";
 import { questionRoutes } from "./api/questions";
@@ -32,6 +33,10 @@ import { sendmailRuleRoutes } from "./api/sendmail-rules";
 import { taxRuleRoutes } from "./api/taxrules";
 import { ticketLayoutRoutes } from "./api/ticketlayouts";
 import { cartRoutes } from "./api/carts";
+import { checkinRoutes } from "./api/checkin";
+import { checkinListRoutes } from "./api/checkinlists";
+import { deviceEventSelectionRoutes } from "./api/device-eventselection";
+import { scannerCompatRoutes } from "./api/scanner-compat";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
@@ -158,6 +163,11 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, checkinListRoutes);
+  app.route(API_PREFIX, checkinRoutes);
+  app.route(API_PREFIX, deviceEventSelectionRoutes);
+  app.route(API_PREFIX, scannerCompatRoutes);
+  app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), uploadDoc, handleUpload);
   app.get(
     `${API_PREFIX}/openapi.json`,

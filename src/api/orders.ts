@@ -17,7 +17,7 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
-import { type OrderLocation, orderResponse, orderUrlAt, paymentResponse, serializeOrder, serializePayment } from "./orders-serializers";
+import { excludeFields, type OrderLocation, orderResponse, orderUrlAt, paymentResponse, serializeOrder, serializePayment } from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -42,6 +42,13 @@ const orderFilters = queryParams({
   locale: q.string(),
   modified_since: modifiedSinceParam,
   customer: q.string("customer identifier"),
+  created_since: q.dateTime("orders placed at or after then"),
+  created_before: q.dateTime("orders placed before then"),
+  subevent: q.int("the date's id (event series)"),
+  subevent_after: q.dateTime("orders with a ticket for a date ending after then"),
+  subevent_before: q.dateTime("orders with a ticket for a date starting before then"),
+  exclude: q.list("a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions", { omitsFields: true }),
+  pdf_data: q.ignored({ type: "boolean" }, "the service renders no ticket PDFs (open point 12)."),
 });
 
 orderRoutes.get(base, read, doc.list(orderResponse, { summary: "List orders", ordering: ORDER_ORDERING }), orderFilters, async (c) => {
@@ -51,11 +58,27 @@ orderRoutes.get(base, read, doc.list(orderResponse, { summary: "List orders", or
   const page = await listOrders(
     c.var.db,
     c.var.event.id,
-    { code: f.code, status: f.status, testmode: f.testmode, email: f.email, locale: f.locale, modifiedSince: f.modified_since, customer: f.customer },
+    {
+      code: f.code,
+      status: f.status,
+      testmode: f.testmode,
+      email: f.email,
+      locale: f.locale,
+      modifiedSince: f.modified_since,
+      customer: f.customer,
+      createdSince: f.created_since,
+      createdBefore: f.created_before,
+      subevent: f.subevent,
+      subeventAfter: f.subevent_after,
+      subeventBefore: f.subevent_before,
+    },
     req,
   );
   const at = location(c);
-  return respondPage(c, req, page, (r) => serializeOrder(at, r));
+  // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
+  // adds nothing here: the service renders no ticket PDFs (open point 12)
+  const exclude = f.exclude ?? [];
+  return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
 });
 
 orderRoutes.get(`${base}/:code`, read, doc.ok(orderResponse, { summary: "Order detail" }), async (c) =>

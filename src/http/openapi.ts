@@ -37,6 +37,18 @@ type Document = OpenAPIV3_1.Document;
 
 // ---- declarations ----
 
+/** An answer of the route's own (not from the failure table), by status. */
+export type OwnAnswer = {
+  description: string;
+  /** The JSON body; none: the answer has no body. */
+  schema?: z.ZodType;
+  /** Response headers: name → description. */
+  headers?: Record<string, string>;
+};
+
+/** A path parameter's type and text. */
+export type PathParam = { schema: Schema; description: string };
+
 /** What a route says about itself beyond its body and query parameters. */
 export type RouteDoc = {
   summary: string;
@@ -47,6 +59,21 @@ export type RouteDoc = {
   conditional?: boolean;
   /** A request body that is not JSON (the file upload); JSON bodies are described by `jsonBody`. */
   rawBody?: OpenAPIV3_1.RequestBodyObject;
+  /**
+   * A JSON body that the service checks itself rather than through `jsonBody` (an exporter's
+   * input parameters, which depend on the exporter): the shape the description shows.
+   */
+  serviceBody?: z.ZodType;
+  /**
+   * Answers beyond the success and the failure table, by status (a scan's `error` answer, an
+   * export that is still running). Where the failure table answers the same status too, the
+   * description offers both bodies.
+   */
+  answers?: Record<number, OwnAnswer>;
+  /** Path parameters that mean something else on this route than in PATH_PARAMETERS. */
+  pathParams?: Record<string, PathParam>;
+  /** The handler itself refuses team tokens (401): device keys only. */
+  deviceOnly?: boolean;
 };
 
 export type ListDoc = RouteDoc & {
@@ -54,7 +81,15 @@ export type ListDoc = RouteDoc & {
   ordering?: OrderingTable;
 };
 
-type RouteMeta = { tag: string; success: number; list: boolean; failures: FailureCode[]; conditional: boolean };
+type RouteMeta = {
+  tag: string;
+  success: number;
+  list: boolean;
+  failures: FailureCode[];
+  conditional: boolean;
+  pathParams: Record<string, PathParam>;
+  deviceOnly: boolean;
+};
 
 const ROUTE_DOC = Symbol("routeDoc");
 
@@ -99,33 +134,64 @@ export function apiDocs(tag: string) {
     list,
     failures: doc.failures ?? [],
     conditional: doc.conditional ?? false,
+    pathParams: doc.pathParams ?? {},
+    deviceOnly: doc.deviceOnly ?? false,
   });
   const base = (doc: RouteDoc) => ({
     tags: [tag],
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     ...(doc.rawBody ? { requestBody: doc.rawBody } : {}),
+    ...(doc.serviceBody ? { requestBody: { required: false, content: { "application/json": { schema: resolver(doc.serviceBody, { options: { io: "input" } }) } } } } : {}),
   });
+  /** The success answer and the route's own answers. */
+  const responses = (doc: RouteDoc, success: Record<number, unknown>) => {
+    const own = Object.entries(doc.answers ?? {}).map(([status, a]) => [
+      status,
+      {
+        description: a.description,
+        ...(a.headers ? { headers: Object.fromEntries(Object.entries(a.headers).map(([name, text]) => [name, { description: text, schema: { type: "string" } }])) } : {}),
+        ...(a.schema ? { content: json(a.schema) } : {}),
+      },
+    ]);
+    return { ...Object.fromEntries(own), ...success };
+  };
   return {
     /** A list: 200 with the pagination envelope around `item`. */
     list(item: z.ZodType, doc: ListDoc): MiddlewareHandler {
       return declare(meta(200, doc, true), {
         ...base(doc),
         parameters: doc.ordering ? [...PAGE_PARAMETERS, orderingParameter(doc.ordering)] : PAGE_PARAMETERS,
-        responses: { 200: { description: "A page of the list.", content: json(envelopeSchema(item)) } },
+        responses: responses(doc, { 200: { description: "A page of the list.", content: json(envelopeSchema(item)) } }),
       });
     },
     /** 200 with `schema`. */
     ok(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(200, doc), { ...base(doc), responses: { 200: { description: "OK.", content: json(schema) } } });
+      return declare(meta(200, doc), { ...base(doc), responses: responses(doc, { 200: { description: "OK.", content: json(schema) } }) });
     },
     /** 201 with `schema` (the created object). */
     created(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(201, doc), { ...base(doc), responses: { 201: { description: "Created.", content: json(schema) } } });
+      return declare(meta(201, doc), { ...base(doc), responses: responses(doc, { 201: { description: "Created.", content: json(schema) } }) });
+    },
+    /** 202 with `schema` (the work is queued). */
+    accepted(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
+      return declare(meta(202, doc), { ...base(doc), responses: responses(doc, { 202: { description: "Accepted; the work is queued.", content: json(schema) } }) });
     },
     /** 204 without a body. */
     noContent(doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(204, doc), { ...base(doc), responses: { 204: { description: "Done; no content." } } });
+      return declare(meta(204, doc), { ...base(doc), responses: responses(doc, { 204: { description: "Done; no content." } }) });
+    },
+    /** 200 with a file (any content type; `Content-Disposition` names it). */
+    file(doc: RouteDoc): MiddlewareHandler {
+      return declare(meta(200, doc), {
+        ...base(doc),
+        responses: responses(doc, {
+          200: {
+            description: "The file, with its `Content-Type` and `Content-Disposition: attachment; filename=...`.",
+            content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } },
+          },
+        }),
+      });
     },
   };
 }
@@ -147,6 +213,7 @@ export const PATH_PARAMETERS: Record<string, { schema: Schema; description: stri
   item: { schema: ID, description: "The item's id." },
   question: { schema: ID, description: "The question's id." },
   team: { schema: ID, description: "The team's id." },
+  list: { schema: ID, description: "The check-in list's id." },
   device_id: { schema: ID, description: "The device's `device_id`." },
   local: { schema: ID, description: "The payment's `local_id`." },
   code: { schema: SLUG, description: "The order code." },
@@ -207,7 +274,7 @@ export function undescribedRoutes(app: Hono<any>, prefix: string): string[] {
   for (const r of routeInfos(app, prefix)) {
     if (!r.meta) out.push(`${r.method} ${r.path}: no apiDocs(...) declaration (list/ok/created/noContent) in its middleware chain`);
     if (!r.scope) out.push(`${r.method} ${r.path}: no scope middleware (src/http/tenancy.ts)`);
-    for (const p of r.params) if (!PATH_PARAMETERS[p]) out.push(`${r.method} ${r.path}: path parameter "${p}" is not in PATH_PARAMETERS (src/http/openapi.ts)`);
+    for (const p of r.params) if (!PATH_PARAMETERS[p] && !r.meta?.pathParams[p]) out.push(`${r.method} ${r.path}: path parameter "${p}" is not in PATH_PARAMETERS (src/http/openapi.ts)`);
   }
   return out;
 }
@@ -303,19 +370,30 @@ export const SECURITY_SCHEMES: Record<string, OpenAPIV3_1.SecuritySchemeObject> 
   },
 };
 
-function securityOf(scope: ScopeMarker | undefined): OpenAPIV3_1.SecurityRequirementObject[] {
+function securityOf(scope: ScopeMarker | undefined, deviceOnly = false): OpenAPIV3_1.SecurityRequirementObject[] {
   if (!scope || scope.scope === "public") return [];
-  if (scope.scope === "device") return [{ Device: [] }];
+  if (scope.scope === "device" || deviceOnly) return [{ Device: [] }];
   if (scope.scope === "global" || scope.permission === null || DEVICE_GRANT.has(scope.permission)) return [{ Token: [] }, { Device: [] }];
   return [{ Token: [] }];
 }
 
-function accessText(scope: ScopeMarker | undefined): string {
+function accessText(scope: ScopeMarker | undefined, deviceOnly = false): string {
   if (!scope || scope.scope === "public") return "No credentials needed.";
-  if (scope.scope === "device") return "Device keys only (a team token is answered 401).";
+  if (scope.scope === "device" || deviceOnly) return "Device keys only (a team token is answered 401).";
   const perm = scope.permission === null ? "access to the organizer" + (scope.scope === "event" ? " and the event" : "") : `\`${scope.permission}\``;
   const who = securityOf(scope).length === 2 ? "Team tokens and devices" : "Team tokens only";
   return scope.scope === "global" ? "Any valid credential." : `Needs ${perm}. ${who}.`;
+}
+
+/** A route's own answer on a status that the failure table answers too: either body. */
+function withFailure(own: OpenAPIV3_1.ResponseObject, status: number): OpenAPIV3_1.ResponseObject {
+  const failure = { $ref: `#/components/schemas/${status === 400 ? "BadRequestBody" : "Detail"}` };
+  const schema = own.content?.["application/json"]?.schema;
+  return {
+    ...own,
+    description: `${own.description} Otherwise the failure answer (\`${STATUS_NAMES[status]}\`).`,
+    content: { "application/json": { schema: (schema ? { anyOf: [schema, failure] } : failure) as Schema } },
+  };
 }
 
 // ---- the document ----
@@ -375,22 +453,26 @@ export async function buildOpenApiDocument(app: Hono<any>, prefix: string): Prom
     if (r.meta.conditional) headers.push(IF_MODIFIED_SINCE);
     const responses: Record<string, OpenAPIV3_1.ResponseObject | OpenAPIV3_1.ReferenceObject> = { ...op.responses };
     if (r.meta.conditional) responses["304"] = { description: "Not modified since `If-Modified-Since`; no body." };
-    for (const status of failureStatuses(r)) responses[String(status)] = { $ref: `#/components/responses/${STATUS_NAMES[status]}` };
+    for (const status of failureStatuses(r)) {
+      const ref = { $ref: `#/components/responses/${STATUS_NAMES[status]}` };
+      const own = responses[String(status)] as OpenAPIV3_1.ResponseObject | undefined;
+      responses[String(status)] = own ? withFailure(own, status) : ref;
+    }
     const permission = r.scope && r.scope.scope !== "public" && r.scope.scope !== "device" ? r.scope.permission : null;
     const operation: Operation & Record<`x-${string}`, unknown> = {
       operationId: operationId(r, prefix),
       tags: [r.meta.tag],
       summary: op.summary,
-      description: [op.description, accessText(r.scope)].filter(Boolean).join("\n\n"),
-      security: securityOf(r.scope),
+      description: [op.description, accessText(r.scope, r.meta.deviceOnly)].filter(Boolean).join("\n\n"),
+      security: securityOf(r.scope, r.meta.deviceOnly),
       ...(permission ? { "x-permission": permission } : {}),
       parameters: [
         ...r.params.map((name): OpenAPIV3_1.ParameterObject => ({
           name,
           in: "path",
           required: true,
-          description: PATH_PARAMETERS[name]?.description,
-          schema: (PATH_PARAMETERS[name]?.schema ?? { type: "string" }) as OpenAPIV3_1.ParameterObject["schema"],
+          description: (r.meta!.pathParams[name] ?? PATH_PARAMETERS[name])?.description,
+          schema: ((r.meta!.pathParams[name] ?? PATH_PARAMETERS[name])?.schema ?? { type: "string" }) as OpenAPIV3_1.ParameterObject["schema"],
         })),
         ...query,
         ...headers,

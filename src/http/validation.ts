@@ -58,6 +58,7 @@ z.config({
         if (iss.origin === "array" || iss.origin === "set") return `Ensure this field has no more than ${iss.maximum} elements.`;
         return `Ensure this value is less than or equal to ${iss.maximum}.`;
       case "invalid_value":
+        if (iss.input === undefined) return MESSAGES.required;
         return `"${String(iss.input)}" is not a valid choice.`;
       case "invalid_union":
         if (iss.input === undefined) return MESSAGES.required;
@@ -191,11 +192,19 @@ export type QueryParam<T> = {
   /** The parameter's schema (OpenAPI 3.1 / JSON Schema) and text. */
   schema: OpenAPIV3_1.SchemaObject;
   description?: string;
-  /** `deepObject` for `name[key]=value` families such as `attr[...]`. */
+  /** `deepObject` for `name[key]=value` families such as `attr[...]`; `form` for lists (comma-separated, or repeated with `explode`). */
   style?: "form" | "deepObject";
+  explode?: boolean;
+  /**
+   * Each value names a response field that is left out of the answer (pretix's `exclude`):
+   * the description marks it (`x-omits-fields`), and the contract checks of the test suite
+   * accept answers without the named fields.
+   */
+  omitsFields?: boolean;
 };
 
-type QueryValues<P extends Record<string, QueryParam<unknown>>> = { [K in keyof P]: ReturnType<P[K]["read"]> };
+/** The parsed values of `queryParams(P)` (`c.req.valid("query")`). */
+export type QueryValues<P extends Record<string, QueryParam<unknown>>> = { [K in keyof P]: ReturnType<P[K]["read"]> };
 
 const TRUE = new Set(["true", "True", "1", "yes", "on"]);
 const FALSE = new Set(["false", "False", "0", "no", "off"]);
@@ -246,6 +255,21 @@ export const q = {
       return parts.map(Number);
     },
   }),
+  /**
+   * Several strings from a repeated parameter (`exclude=a&exclude=b`); `commaSeparated`: also
+   * `exclude=a,b` (values trimmed). No value → undefined.
+   */
+  list: (description?: string, opts: { commaSeparated?: boolean; omitsFields?: boolean } = {}): QueryParam<string[]> => ({
+    description,
+    schema: { type: "array", items: { type: "string" } },
+    style: "form",
+    explode: true,
+    ...(opts.omitsFields ? { omitsFields: true } : {}),
+    read(c, name) {
+      const values = (c.req.queries(name) ?? []).flatMap((v) => (opts.commaSeparated ? v.split(",").map((x) => x.trim()) : [v])).filter((v) => v !== "");
+      return values.length === 0 ? undefined : values;
+    },
+  }),
   /** A datetime filter (ISO 8601 with offset), as epoch milliseconds; malformed → 400. */
   dateTime: (description?: string): QueryParam<number> => ({
     description,
@@ -275,6 +299,12 @@ export const q = {
       if (!(choices as readonly string[]).includes(v)) throw fieldError(name, `Select a valid choice. ${v} is not one of the available choices.`);
       return v as T;
     },
+  }),
+  /** A parameter that clients of pretix send and the service accepts without acting on it (any value). */
+  ignored: (schema: OpenAPIV3_1.SchemaObject, description: string): QueryParam<never> => ({
+    description: `Accepted and ignored: ${description}`,
+    schema,
+    read: () => undefined,
   }),
   /** A decimal number (`12.50`), as a number; not a number → 400. */
   decimal: (description?: string, opts: { also?: Record<string, number> } = {}): QueryParam<number> => ({
@@ -307,7 +337,8 @@ export function queryParams<P extends Record<string, QueryParam<unknown>>>(param
     in: "query",
     ...(p.description ? { description: p.description } : {}),
     schema: p.schema,
-    ...(p.style === "deepObject" ? { style: "deepObject", explode: true } : p.style === "form" ? { style: "form", explode: false } : {}),
+    ...(p.style === "deepObject" ? { style: "deepObject", explode: true } : p.style === "form" ? { style: "form", explode: p.explode ?? false } : {}),
+    ...(p.omitsFields ? { "x-omits-fields": true } : {}),
   })) as OpenAPIV3_1.ParameterObject[];
   return Object.assign(middleware, { [uniqueSymbol]: { spec: { parameters } } });
 }

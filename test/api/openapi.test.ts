@@ -11,7 +11,8 @@ import { API_PREFIX, createApp } from "../../src/app";
 import { apiDocs, buildOpenApiDocument, undescribedRoutes } from "../../src/http/openapi";
 import { RouteTable } from "../../src/http/routing";
 import { authenticatedScope } from "../../src/http/tenancy";
-import { anonymous, BASE, type Json, seedOrganizer } from "../harness";
+import { anonymous, BASE, type Json, seedEventRow, seedOrganizer } from "../harness";
+import { pendingOrder, type SetupWorld } from "../permissions/fixtures";
 import { checkContract, ContractError, openApiDocument } from "../helpers/contract";
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -86,6 +87,8 @@ describe("GET /api/v1/openapi.json", () => {
     expect(op("/api/v1/device/initialize", "post").security).toEqual([]);
     expect(op("/api/v1/openapi.json", "get").security).toEqual([]);
     expect(op("/api/v1/device/info", "get").security).toEqual([{ Device: [] }]);
+    // refused to team tokens by the handler itself (deviceOnly)
+    expect(op("/api/v1/device/eventselection", "get").security).toEqual([{ Device: [] }]);
     expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get").security).toEqual([{ Token: [] }, { Device: [] }]);
     expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get")["x-permission"]).toBe("can_view_orders");
     expect(op("/api/v1/organizers/{organizer}/events/{event}/items/", "post").security).toEqual([{ Token: [] }]);
@@ -116,7 +119,15 @@ describe("GET /api/v1/openapi.json", () => {
       "query locale",
       "query modified_since",
       "query customer",
+      "query created_since",
+      "query created_before",
+      "query subevent",
+      "query subevent_after",
+      "query subevent_before",
+      "query exclude",
+      "query pdf_data",
     ]);
+    expect(params["query exclude"]).toMatchObject({ schema: { type: "array", items: { type: "string" } }, style: "form", explode: true, "x-omits-fields": true });
     expect(params["query status"].schema).toEqual({ type: "string", enum: ["n", "p", "e", "c"] });
     expect(params["query testmode"].schema).toEqual({ type: "boolean" });
     expect(params["query modified_since"].schema).toEqual({ type: "string", format: "date-time" });
@@ -147,6 +158,37 @@ describe("GET /api/v1/openapi.json", () => {
     const upload = doc.paths["/api/v1/upload"].post;
     expect(Object.keys(upload.requestBody.content)).toEqual(["*/*"]);
     expect(Object.keys(upload.responses)).toEqual(["201", "400", "401", "403", "409", "429"]);
+  });
+
+  it("a route's own answers: a scan's refusals beside the failure table, an export's states, a file", async () => {
+    const doc = await openApiDocument();
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const rpc = doc.paths["/api/v1/organizers/{organizer}/checkinrpc/redeem/"].post;
+    expect(Object.keys(rpc.responses)).toEqual(["201", "400", "401", "403", "404", "409", "429", "503"]);
+    expect(rpc.responses["201"].content["application/json"].schema).toEqual(ref("RedeemAnswer"));
+    // 400: the scan's `error`/`incomplete`, or field errors of the body
+    expect(rpc.responses["400"].content["application/json"].schema).toEqual({ anyOf: [ref("RedeemAnswer"), ref("BadRequestBody")] });
+    // 404: only the scan's `invalid` (no id in the path)
+    expect(rpc.responses["404"].content["application/json"].schema).toEqual(ref("RedeemAnswer"));
+    const onList = doc.paths["/api/v1/organizers/{organizer}/events/{event}/checkinlists/{list}/positions/{id}/redeem/"].post;
+    expect(onList.responses["404"].content["application/json"].schema).toEqual({ anyOf: [ref("RedeemAnswer"), ref("Detail")] });
+    // the ticket in the path is a secret or an id: a string here, unlike other ids
+    expect(onList.parameters.find((p: Json) => p.name === "id").schema).toEqual({ type: "string" });
+    expect(onList.parameters.find((p: Json) => p.name === "list").schema).toMatchObject({ type: "integer" });
+
+    const run = doc.paths["/api/v1/organizers/{organizer}/events/{event}/exporters/{identifier}/run/"].post;
+    expect(Object.keys(run.responses)).toEqual(["202", "400", "401", "403", "404", "409", "429"]);
+    expect(run.requestBody).toMatchObject({ required: false, content: { "application/json": { schema: { type: "object" } } } });
+    expect(run.parameters.find((p: Json) => p.name === "identifier").description).toContain("exporter");
+    const download = doc.paths["/api/v1/organizers/{organizer}/exporters/{identifier}/download/{id}/"].get;
+    expect(Object.keys(download.responses["200"].content)).toEqual(["*/*"]);
+    expect(Object.keys(download.responses["409"].headers)).toEqual(["Retry-After"]);
+    expect(download.responses["410"].content["application/json"].schema.required).toEqual(["status", "message"]);
+    expect(download.parameters.find((p: Json) => p.name === "id").schema).toEqual({ type: "string", format: "uuid" });
+
+    const selection = doc.paths["/api/v1/device/eventselection"].get;
+    expect(Object.keys(selection.responses)).toEqual(["200", "304", "400", "401", "403", "404", "429"]);
+    expect(selection.responses["304"].content).toBeUndefined();
   });
 
   it("error responses from the failure table: field errors, detail, and the headers of retryable answers", async () => {
@@ -184,6 +226,44 @@ describe("the contract checks of the harness fail on a disagreement", () => {
     await expect(checkContract("GET", path, answer(200, { ...res.body, extra: 1 }))).rejects.toThrow(ContractError);
     await expect(checkContract("GET", path, answer(200, { ...res.body, slug: 7 }))).rejects.toThrow(/\/slug/);
     await expect(checkContract("GET", path, answer(200, { ...res.body, public_url: "not a url" }))).rejects.toThrow(/format/);
+  });
+
+  it("fields left out with `exclude` may be missing, others not (also inside the positions)", async () => {
+    const org = await seedOrganizer();
+    const ev = await seedEventRow(org.id);
+    const w: SetupWorld = {
+      admin: org.client,
+      orgId: org.id,
+      orgSlug: org.slug,
+      eventSlug: ev.slug,
+      org: `/api/v1/organizers/${org.slug}`,
+      ev: `/api/v1/organizers/${org.slug}/events/${ev.slug}`,
+    };
+    await pendingOrder(w);
+    const res = await org.client.get(`${w.ev}/orders/`);
+    expect(res.status).toBe(200);
+    const { email: _, ...noEmail } = res.body.results[0];
+    const page = (order: Json) => answer(200, { ...res.body, results: [order] });
+    await expect(checkContract("GET", url(`${w.ev}/orders/`), page(noEmail))).rejects.toThrow(/email/);
+    await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email`), page(noEmail))).resolves.toBeUndefined();
+    // another field still counts
+    const { code: __, ...noCode } = noEmail;
+    await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email`), page(noCode))).rejects.toThrow(/code/);
+    const noDownloads = { ...noEmail, positions: noEmail.positions.map(({ downloads: _d, ...p }: Json) => p) };
+    expect(noDownloads.positions.length).toBeGreaterThan(0);
+    await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email`), page(noDownloads))).rejects.toThrow(/downloads/);
+    await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email&exclude=positions.downloads`), page(noDownloads))).resolves.toBeUndefined();
+    // the service's own answer to the same request
+    expect((await org.client.get(`${w.ev}/orders/?exclude=email&exclude=positions.downloads`)).body.results[0]).not.toHaveProperty("email");
+  });
+
+  it("a file answer: any content type where a file is declared, JSON only where JSON is", async () => {
+    const download = url("/api/v1/organizers/x/exporters/orderlist/download/0b5c3f7e-8d3a-4f0e-9a55-7d7a1d2c9e10/");
+    const file = { status: 200, headers: new Headers({ "content-type": "text/csv" }), text: "a,b\n", body: "a,b\n" };
+    await expect(checkContract("GET", download, file)).resolves.toBeUndefined();
+    await expect(checkContract("GET", url("/api/v1/organizers/x/"), file)).rejects.toThrow(/declared as JSON/);
+    await expect(checkContract("GET", download, answer(410, { status: "failed", message: "x" }))).resolves.toBeUndefined();
+    await expect(checkContract("GET", download, answer(410, { status: "failed" }))).rejects.toThrow(/message/);
   });
 
   it("a list result that does not match the family's schema", async () => {

@@ -4,7 +4,9 @@
  * operation must declare the answer's status, a JSON body must match the declared schema
  * (success bodies and error bodies alike, validated as JSON Schema 2020-12 with
  * @cfworker/json-schema, which runs in workerd), a body-less status must come without a body,
- * and every query parameter sent must be one the operation declares. A mismatch throws, so
+ * and every query parameter sent must be one the operation declares. A response declared with
+ * another media type (a file) must come with a matching Content-Type. Fields named by a
+ * parameter marked `x-omits-fields` (pretix's `exclude`) may be missing. A mismatch throws, so
  * the test that made the request fails, naming the route, the status and the first errors.
  *
  * Opt out per request (`{ contract: false }`) only where a test deliberately sends what the
@@ -72,6 +74,44 @@ function checkBody(c: Contract, where: string, schema: Json, body: Json): void {
   }
 }
 
+/**
+ * The schema with the named fields no longer required (`exclude=email`, `exclude=positions.downloads`):
+ * in the list's results for a list, else in the object itself. Schemas on the way are copied
+ * with their `$ref`s resolved; everything else stays as it is.
+ */
+function withoutFields(doc: Json, schema: Json, fields: string[]): Json {
+  if (fields.length === 0) return schema;
+  const paths = fields.map((f) => f.split("."));
+  const root = resolve(doc, schema);
+  if (root.properties?.results && root.properties?.count) {
+    const results = resolve(doc, root.properties.results);
+    return { ...root, properties: { ...root.properties, results: { ...results, items: omit(doc, results.items, paths) } } };
+  }
+  return omit(doc, root, paths);
+}
+
+function omit(doc: Json, schema: Json, paths: string[][]): Json {
+  const s = { ...resolve(doc, schema) };
+  if (Array.isArray(s.anyOf)) s.anyOf = s.anyOf.map((branch: Json) => omit(doc, branch, paths));
+  const here = new Set(paths.filter((p) => p.length === 1).map((p) => p[0]));
+  if (Array.isArray(s.required)) s.required = s.required.filter((name: string) => !here.has(name));
+  const deeper = Map.groupBy(
+    paths.filter((p) => p.length > 1),
+    (p) => p[0]!,
+  );
+  if (s.properties && deeper.size > 0) {
+    s.properties = { ...s.properties };
+    for (const [head, rest] of deeper) {
+      const property = s.properties[head];
+      if (!property) continue;
+      const tails = rest.map((p) => p.slice(1));
+      const r = resolve(doc, property);
+      s.properties[head] = r.items ? { ...r, items: omit(doc, r.items, tails) } : omit(doc, r, tails);
+    }
+  }
+  return s;
+}
+
 export type Answer = { status: number; headers: Headers; text: string; body: Json };
 
 /** Holds one answer to the description; throws a ContractError on any disagreement. */
@@ -99,16 +139,26 @@ export async function checkContract(method: string, url: string, answer: Answer)
     );
   }
   const response = resolve(c.doc, declared);
-  const schema = response.content?.["application/json"]?.schema;
+  const content = response.content as Record<string, { schema?: Json }> | undefined;
+  const params: Json[] = (op.parameters ?? []).map((p) => resolve(c.doc, p)).filter((p: Json) => p.in === "query");
   if (method === "HEAD") return;
-  if (schema) {
-    const type = answer.headers.get("content-type") ?? "";
-    if (!type.startsWith("application/json")) throw new ContractError(`${where}: declared as JSON, answered with Content-Type "${type}"`);
-    checkBody(c, `${where} (${template})`, schema, answer.body);
+  const type = (answer.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (content?.["application/json"]?.schema) {
+    if (type !== "application/json") throw new ContractError(`${where}: declared as JSON, answered with Content-Type "${type}"`);
+    const omitted = params
+      .filter((p) => p["x-omits-fields"])
+      .flatMap((p) => u.searchParams.getAll(p.name))
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim())
+      .filter(Boolean);
+    checkBody(c, `${where} (${template})`, withoutFields(c.doc, content["application/json"].schema, omitted), answer.body);
+  } else if (content) {
+    const media = Object.keys(content);
+    const matches = media.some((m) => m === "*/*" || m === type || (m.endsWith("/*") && type.startsWith(m.slice(0, -1))));
+    if (!matches) throw new ContractError(`${where}: answered with Content-Type "${type}", declared: ${media.join(", ")}`);
   } else if (answer.text !== "") {
     throw new ContractError(`${where}: declared without a body, answered with one: ${answer.text.slice(0, 200)}`);
   }
-  const params = (op.parameters ?? []).map((p) => resolve(c.doc, p)).filter((p) => p.in === "query");
   for (const name of new Set(u.searchParams.keys())) {
     const known = params.some((p) => p.name === name || (p.style === "deepObject" && name.startsWith(`${p.name}[`)));
     if (!known) {
