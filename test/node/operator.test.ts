@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -111,6 +112,24 @@ describe("operator command and npm start", () => {
     const unknown = await run("admin.ts", ["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it("serves an API description that OpenAPI tools accept, and its reference page", async () => {
+    const res = await fetch(`${base}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe("3.1.0");
+    // the official OpenAPI 3.1 JSON Schema, as independent tools check it
+    const result = await new Validator().validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    const broken = await new Validator().validate({ ...structuredClone(doc), paths: { "/x": { get: { responses: { 200: { content: {} } } } } } });
+    expect(broken.valid).toBe(false);
+
+    const page = await fetch(`${base}/api/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await page.text()).toContain("/api/v1/openapi.json");
   });
 
   it("shows the mail outbox", async () => {
