@@ -76,16 +76,17 @@ function findAvailable(principal: Principal, level: Level, identifier: string): 
 }
 
 async function inputContext(ctx: OrganizerContext, level: Level): Promise<InputContext> {
-  if (!level.event) return { eventLevel: false, hasSubevents: false, nameScheme: null, questionIds: new Set() };
-  const [settings, questions] = await Promise.all([
+  if (!level.event) return { eventLevel: false, hasSubevents: false, nameScheme: null, questionIds: new Set(), checkinListIds: new Set() };
+  const [settings, [questions, lists]] = await Promise.all([
     eventSettingsFor(ctx.db, ctx.organizer.id, level.event.id),
-    readRows<{ id: number }>(ctx.db, sql`SELECT id FROM questions WHERE event_id = ${level.event.id}`),
+    readBatch(ctx.db, [sql`SELECT id FROM questions WHERE event_id = ${level.event.id}`, sql`SELECT id FROM checkin_lists WHERE event_id = ${level.event.id}`]),
   ]);
   return {
     eventLevel: true,
     hasSubevents: level.event.hasSubevents,
     nameScheme: typeof settings.name_scheme === "string" ? settings.name_scheme : null,
-    questionIds: new Set(questions.map((q) => Number(q.id))),
+    questionIds: new Set(questions!.map((q) => Number(q.id))),
+    checkinListIds: new Set(lists!.map((l) => Number(l.id))),
   };
 }
 
