@@ -37,12 +37,14 @@ import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
 import { readConfig } from "./env";
+import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
 import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia } from "./http/files";
 import { idempotency } from "./http/idempotency";
+import { requestLogFields } from "./http/logging";
 import { rateLimit } from "./http/ratelimit";
 import { RouteTable } from "./http/routing";
 import { authenticatedScope } from "./http/tenancy";
@@ -68,7 +70,7 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof HTTPException) {
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
   }
-  console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
+  log.error("unhandled error", { error: err });
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
 };
 
@@ -88,14 +90,16 @@ export function createApp() {
 
   app.use("*", async function requestContext(c, next) {
     const requestId = crypto.randomUUID();
+    const started = Date.now();
     c.set("requestId", requestId);
     // Debugging aid (off by default): count this request's D1 round trips.
     const counts = roundTripsEnabled(c.env) ? newRoundTrips() : null;
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
     c.set("db", createDb(c.env.DB));
-    if (counts) await withRoundTripCounting(counts, next);
-    else await next();
+    await withLogContext(() => requestLogFields(c), () => (counts ? withRoundTripCounting(counts, next) : next()));
     c.res.headers.set("X-Request-Id", requestId);
+    // the access line: one per request
+    log.info("request", { ...requestLogFields(c), status: c.res.status, duration_ms: Date.now() - started });
     if (counts) {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));

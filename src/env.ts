@@ -1,6 +1,7 @@
 import type { EventObject } from "./objects/event-object";
 import type { MailMessage } from "./domain/mail";
 import type { RateLimiter } from "./objects/rate-limiter";
+import { log } from "./lib/log";
 
 /** Bindings and variables declared in wrangler.toml. */
 export interface Env {
@@ -42,7 +43,7 @@ function positiveInt(name: string, raw: string | undefined): number | null {
   if (raw === undefined || raw.trim() === "") return null;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) {
-    console.error(`configuration: ${name}=${JSON.stringify(raw)} is not a positive integer; ignored`);
+    log.warn("configuration: not a positive integer; ignored", { variable: name, value: raw });
     return null;
   }
   return n;
@@ -77,7 +78,7 @@ export function readConfig(env: Env): Config {
   };
   configCache.set(env, config);
   if (env.MAIL_TRANSPORT && !["local", "cloudflare"].includes(env.MAIL_TRANSPORT)) {
-    console.error(`configuration: MAIL_TRANSPORT=${JSON.stringify(env.MAIL_TRANSPORT)} is not "local" or "cloudflare"; using "local"`);
+    log.warn('configuration: MAIL_TRANSPORT is not "local" or "cloudflare"; using "local"', { variable: "MAIL_TRANSPORT", value: env.MAIL_TRANSPORT });
   }
   return config;
 }

@@ -11,6 +11,7 @@ import { inventoryStampQuery } from "../db/inventory";
 import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
 import { readConfig, type Env } from "../env";
 import { Failure } from "../domain/failure";
+import { log } from "../lib/log";
 import type { EventObject } from "./event-object";
 
 export function eventObject(env: Env, eventId: number): DurableObjectStub<EventObject> {
@@ -60,7 +61,7 @@ export async function withEventObject<T>(
     // RPC results come back as plain structured clones of the declared result type
     return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {
-    console.error(`event object ${eventId} failed`, e);
+    log.error("event object failed", { event_id: eventId, error: e });
     throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
   } finally {
     if (timer !== undefined) clearTimeout(timer);

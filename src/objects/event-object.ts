@@ -42,6 +42,7 @@ import { chunks, MAX_PARAMS } from "../db/util";
 import { dispatchMail } from "../domain/mail";
 import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
 export type CartRow = Omit<typeof cartPositions.$inferInsert, "addonTo"> & { addonToHoldKey: string | null };
@@ -640,7 +641,7 @@ export class EventObject extends DurableObject<Env> {
         await this.replay(JSON.parse(e.payload) as OutboxEntry, now);
         this.clearOutbox(e.id);
       } catch (err) {
-        console.error(`event ${this.eventId}: outbox replay of entry ${e.id} failed; retrying`, err);
+        log.error("outbox replay failed; retrying", { event_id: this.eventId, outbox_entry: e.id, error: err });
         failed = true;
       }
     }
