@@ -36,6 +36,7 @@ import { teamRoutes } from "./api/teams";
 import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
+import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./env";
 import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
@@ -95,11 +96,16 @@ export function createApp() {
     // Debugging aid (off by default): count this request's D1 round trips.
     const counts = roundTripsEnabled(c.env) ? newRoundTrips() : null;
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
-    c.set("db", createDb(c.env.DB));
-    await withLogContext(() => requestLogFields(c), () => (counts ? withRoundTripCounting(counts, next) : next()));
+    // D1 read replication: one session per request, started as the client's bookmark allows.
+    const session = new RequestSession(c.env.DB, sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER)));
+    c.set("db", createDb(session.session));
+    const rest = () => withRequestSession(session, () => (counts ? withRoundTripCounting(counts, next) : next()));
+    await withLogContext(() => requestLogFields(c), rest);
     c.res.headers.set("X-Request-Id", requestId);
+    const bookmark = session.bookmark();
+    if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
     // the access line: one per request
-    log.info("request", { ...requestLogFields(c), status: c.res.status, duration_ms: Date.now() - started });
+    log.info("request", { ...requestLogFields(c), status: c.res.status, duration_ms: Date.now() - started, d1_session: session.start.kind });
     if (counts) {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));

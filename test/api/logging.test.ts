@@ -48,6 +48,7 @@ describe("access line", () => {
       event: null,
       status: 200,
       duration_ms: expect.any(Number),
+      d1_session: "unconstrained",
     });
     expect(line.duration_ms as number).toBeGreaterThanOrEqual(0);
   });
@@ -69,6 +70,7 @@ describe("access line", () => {
         event: ev.slug,
         status: 201,
         duration_ms: expect.any(Number),
+        d1_session: "primary",
       },
     ]);
   });

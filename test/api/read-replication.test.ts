@@ -1,0 +1,157 @@
+/**
+ * D1 read replication through the Sessions API (src/db/sessions.ts, README "Global read
+ * latency"). Locally there is one database and no replica, so these tests check the plumbing:
+ * the session each request starts (and with what), the `x-d1-bookmark` header out and back in,
+ * and that a bookmark handed out after a write covers the write, the event object's included.
+ */
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { BOOKMARK_HEADER, newerBookmark, sessionStart } from "../../src/db/sessions";
+import { BASE, seedOrganizer } from "../harness";
+import { shop } from "../helpers/sales";
+
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+
+/** The database's newest bookmark, as a fresh session at the primary sees it. */
+async function currentBookmark(): Promise<string> {
+  const session = env.DB.withSession("first-primary");
+  await session.prepare("SELECT 1").first();
+  return session.getBookmark()!;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("where a request's session starts", () => {
+  const bookmark = "00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653";
+
+  it("writes at the primary, whatever the client sends", () => {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+      expect(sessionStart(method, null)).toEqual({ kind: "primary", constraint: "first-primary" });
+      expect(sessionStart(method, bookmark)).toEqual({ kind: "primary", constraint: "first-primary" });
+    }
+  });
+
+  it("reads at the client's bookmark, anywhere without one, at the primary when asked or when the bookmark is malformed", () => {
+    for (const method of ["GET", "HEAD", "OPTIONS", "get"]) {
+      expect(sessionStart(method, bookmark)).toEqual({ kind: "bookmark", constraint: bookmark });
+      expect(sessionStart(method, ` ${bookmark} `)).toEqual({ kind: "bookmark", constraint: bookmark });
+      expect(sessionStart(method, undefined)).toEqual({ kind: "unconstrained", constraint: "first-unconstrained" });
+      expect(sessionStart(method, "")).toEqual({ kind: "unconstrained", constraint: "first-unconstrained" });
+      expect(sessionStart(method, "first-unconstrained")).toEqual({ kind: "unconstrained", constraint: "first-unconstrained" });
+      expect(sessionStart(method, "first-primary")).toEqual({ kind: "primary", constraint: "first-primary" });
+      for (const bad of ["garbage", bookmark.toUpperCase(), `${bookmark}0`, "zzzzzzzz-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653", "a".repeat(5000)]) {
+        expect(sessionStart(method, bad), bad.slice(0, 40)).toEqual({ kind: "primary", constraint: "first-primary" });
+      }
+    }
+  });
+
+  it("the newer of two bookmarks; malformed ones never win", () => {
+    const older = "00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653";
+    const newer = "00000001-00000003-00000001-0000000000000000000000000000000a";
+    expect(newerBookmark(older, newer)).toBe(newer);
+    expect(newerBookmark(newer, older)).toBe(newer);
+    expect(newerBookmark(null, older)).toBe(older);
+    expect(newerBookmark(older, null)).toBe(older);
+    expect(newerBookmark(null, null)).toBeNull();
+    expect(newerBookmark("zzz", older)).toBe(older);
+    expect(newerBookmark(older, "zzz")).toBe(older);
+  });
+
+  it("the worker opens exactly one session per request, with the constraint or bookmark chosen", async () => {
+    const org = await seedOrganizer();
+    const seen: (string | undefined)[] = [];
+    const spying = {
+      ...env.DB,
+      withSession: (c?: string) => {
+        seen.push(c);
+        return env.DB.withSession(c);
+      },
+    } as unknown as D1Database;
+    const app = createApp();
+    const send = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+      app.fetch(
+        new Request(`${BASE}${path}`, {
+          method,
+          headers: { Authorization: org.client.authorization!, ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
+          body: body ? JSON.stringify(body) : undefined,
+        }),
+        { ...env, DB: spying },
+        createExecutionContext(),
+      );
+    const write = await send("PATCH", `/api/v1/organizers/${org.slug}/settings/`, { [BOOKMARK_HEADER]: "first-unconstrained" }, { contact_mail: "a@example.org" });
+    expect(write.status).toBe(200);
+    const b = write.headers.get(BOOKMARK_HEADER)!;
+    expect(b).toMatch(BOOKMARK);
+    expect((await send("GET", `/api/v1/organizers/${org.slug}/settings/`, { [BOOKMARK_HEADER]: b })).status).toBe(200);
+    expect((await send("GET", `/api/v1/organizers/${org.slug}/settings/`)).status).toBe(200);
+    expect((await send("GET", `/api/v1/organizers/${org.slug}/settings/`, { [BOOKMARK_HEADER]: "not a bookmark" })).status).toBe(200);
+    expect(seen).toEqual(["first-primary", b, "first-unconstrained", "first-primary"]);
+  });
+});
+
+describe("the bookmark round trip", () => {
+  it("a write hands out a bookmark that covers it; a read with it sees the write and hands back one at least as new", async () => {
+    const s = await shop();
+    const before = await currentBookmark();
+    const created = await s.client.post(`${s.path}/categories/`, { name: { en: "Tickets" } });
+    expect(created.status).toBe(201);
+    const b = created.headers.get(BOOKMARK_HEADER)!;
+    expect(b).toMatch(BOOKMARK);
+    expect(b > before).toBe(true); // newer than anything before the request
+
+    const read = await s.client.get(`${s.path}/categories/${created.body.id}/`, { headers: { [BOOKMARK_HEADER]: b } });
+    expect(read.status).toBe(200);
+    expect(read.body.name).toEqual({ en: "Tickets" });
+    const back = read.headers.get(BOOKMARK_HEADER)!;
+    expect(back).toMatch(BOOKMARK);
+    expect(back >= b).toBe(true);
+  });
+
+  it("an order written by the event object: the bookmark covers the object's write, not only the Worker's own queries", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 5, items: [ticket.id] });
+    // the Worker's session, to compare its own bookmark with the one handed out
+    let workerSession: D1DatabaseSession | undefined;
+    const spying = { withSession: (c?: string) => (workerSession = env.DB.withSession(c)) } as unknown as D1Database;
+    const placed = await createApp().fetch(
+      new Request(`${BASE}${s.path}/orders/`, {
+        method: "POST",
+        headers: { Authorization: s.client.authorization!, "Content-Type": "application/json" },
+        body: JSON.stringify({ positions: [{ item: ticket.id }] }),
+      }),
+      { ...env, DB: spying },
+      createExecutionContext(),
+    );
+    expect(placed.status).toBe(201);
+    const order = (await placed.json()) as { code: string };
+    const b = placed.headers.get(BOOKMARK_HEADER)!;
+    expect(b).toMatch(BOOKMARK);
+    const own = workerSession!.getBookmark()!;
+    expect(own).toMatch(BOOKMARK);
+    // the object wrote the order after the Worker's last query: its bookmark is the newer one
+    expect(b > own).toBe(true);
+    expect(b <= (await currentBookmark())).toBe(true);
+
+    const read = await s.client.get(`${s.path}/orders/${order.code}/`, { headers: { [BOOKMARK_HEADER]: b } });
+    expect(read.status).toBe(200);
+    expect(read.body.code).toBe(order.code);
+  });
+
+  it("reads without a bookmark, and errors, still answer normally; a request without D1 work hands none out", async () => {
+    const org = await seedOrganizer();
+    const res = await org.client.get(`/api/v1/organizers/${org.slug}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get(BOOKMARK_HEADER)).toMatch(BOOKMARK);
+    const odd = await org.client.get(`/api/v1/organizers/${org.slug}/`, { headers: { [BOOKMARK_HEADER]: "garbage, with spaces" } });
+    expect(odd.status).toBe(200);
+    expect(odd.headers.get(BOOKMARK_HEADER)).toMatch(BOOKMARK);
+    const nothing = await org.client.get(`/api/v1/no/such/path/`);
+    expect(nothing.status).toBe(404);
+    expect(nothing.headers.get(BOOKMARK_HEADER)).toBeNull();
+  });
+});
