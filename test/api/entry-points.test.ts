@@ -8,10 +8,14 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mailOutbox } from "../../src/db/schema";
-import worker from "../../src/index";
+import entry from "../../src/index";
+import type { Env } from "../../src/env";
 import type { QueueMessage } from "../../src/jobs/queue";
 import { db, seedOrganizer } from "../harness";
 import { shop } from "../helpers/sales";
+
+/** The Worker as the platform sees it: every entry point called with (input, env, ctx). */
+const worker: Required<Pick<ExportedHandler<Env, QueueMessage>, "queue" | "scheduled">> = entry;
 
 type Line = Record<string, unknown>;
 
