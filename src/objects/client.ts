@@ -13,11 +13,23 @@ import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
 import { currentRequestSession, type RequestSession } from "../db/sessions";
 import { readConfig, type Env } from "../env";
 import { Failure } from "../domain/failure";
+import { locationHintFor } from "../domain/location-hint";
 import { log } from "../lib/log";
 import type { EventObject } from "./event-object";
 
-export function eventObject(env: Env, eventId: number): DurableObjectStub<EventObject> {
-  return env.EVENT_OBJECT.getByName(String(eventId));
+/** An event by id, or with its venue's coordinates (the object is then created near the venue). */
+export type EventRef = number | { id: number; geoLat?: number | null; geoLon?: number | null };
+
+/**
+ * The event's object (named by the event id). With the venue's coordinates, a new object is
+ * created in the Durable Object region nearest the venue (`locationHint`, domain/location-hint.ts);
+ * the hint only matters the first time, an existing object stays where it is.
+ */
+export function eventObject(env: Env, event: EventRef): DurableObjectStub<EventObject> {
+  const ref = typeof event === "number" ? { id: event } : event;
+  const id = env.EVENT_OBJECT.idFromName(String(ref.id));
+  const hint = locationHintFor(ref.geoLat, ref.geoLon);
+  return hint ? env.EVENT_OBJECT.get(id, { locationHint: hint }) : env.EVENT_OBJECT.get(id);
 }
 
 export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
@@ -52,7 +64,7 @@ function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRound
  */
 export async function withEventObject<T>(
   env: Env,
-  eventId: number,
+  event: EventRef,
   fn: (stub: DurableObjectStub<EventObject>) => PromiseLike<unknown>,
   busy: 409 | 503 = 503,
 ): Promise<T> {
@@ -64,11 +76,11 @@ export async function withEventObject<T>(
     });
     const counts = currentRoundTrips();
     const session = currentRequestSession();
-    const stub = counts || session ? countingStub(eventObject(env, eventId), counts, session) : eventObject(env, eventId);
+    const stub = counts || session ? countingStub(eventObject(env, event), counts, session) : eventObject(env, event);
     // RPC results come back as plain structured clones of the declared result type
     return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {
-    log.error("event object failed", { event_id: eventId, error: e });
+    log.error("event object failed", { event_id: typeof event === "number" ? event : event.id, error: e });
     throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
   } finally {
     if (timer !== undefined) clearTimeout(timer);

@@ -73,9 +73,10 @@ async function call(client: Client, row: MatrixRow, eventSlug = world.eventSlug,
     if (name === "event") return setup.event ?? eventSlug;
     return setup.params?.[name] ?? row.params?.[name] ?? "999999";
   });
-  if (setup.raw) return client.request(method, `${path}/`, undefined, { raw: setup.raw.body, headers: setup.raw.headers });
+  const url = setup.query ? `${path}/?${setup.query}` : `${path}/`;
+  if (setup.raw) return client.request(method, url, undefined, { raw: setup.raw.body, headers: setup.raw.headers });
   const body = method === "GET" || method === "DELETE" ? undefined : (setup.body ?? row.body ?? {});
-  return client.request(method, `${path}/`, body);
+  return client.request(method, url, body);
 }
 
 /** The status of a call the permission layer let through: the route's success. */
@@ -141,6 +142,19 @@ describe("permission matrix", () => {
         expect(res.status).toBe(403);
         expect(res.body).toEqual(FORBIDDEN);
       });
+    }
+
+    if (row.deviceOnly) {
+      it(`${row.route}: device only, 401 for a team key`, async () => {
+        for (const client of [world.all, world.none]) {
+          const res = await call(client, row);
+          expect(res.status).toBe(401);
+        }
+        const res = await call(world.device, row);
+        expect(res.status).not.toBe(401);
+        expect(res.status).not.toBe(403);
+      });
+      continue;
     }
 
     it(`${row.route}: allowed with ${row.permission ?? "any team"}`, async () => {

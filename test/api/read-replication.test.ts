@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { BOOKMARK_HEADER, newerBookmark, sessionStart } from "../../src/db/sessions";
 import { BASE, seedOrganizer } from "../harness";
+import { venue } from "../helpers/checkin";
 import { shop } from "../helpers/sales";
 
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
@@ -140,6 +141,41 @@ describe("the bookmark round trip", () => {
     const read = await s.client.get(`${s.path}/orders/${order.code}/`, { headers: { [BOOKMARK_HEADER]: b } });
     expect(read.status).toBe(200);
     expect(read.body.code).toBe(order.code);
+  });
+
+  it("a scan at the door (checkinrpc and the per-list redeem), written by the event object: the bookmark covers the check-in", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const first = await v.sell();
+    const second = await v.sell();
+    const scans = [
+      { path: `/api/v1/organizers/${v.orgSlug}/checkinrpc/redeem/`, body: { secret: first.secret, lists: [list.id] }, position: first },
+      { path: `${v.path}/checkinlists/${list.id}/positions/${second.id}/redeem/`, body: {}, position: second },
+    ];
+    for (const scan of scans) {
+      let workerSession: D1DatabaseSession | undefined;
+      const spying = { withSession: (c?: string) => (workerSession = env.DB.withSession(c)) } as unknown as D1Database;
+      const res = await createApp().fetch(
+        new Request(`${BASE}${scan.path}`, {
+          method: "POST",
+          headers: { Authorization: v.scanner.authorization!, "Content-Type": "application/json" },
+          body: JSON.stringify(scan.body),
+        }),
+        { ...env, DB: spying },
+        createExecutionContext(),
+      );
+      expect(res.status, scan.path).toBe(201);
+      expect(((await res.json()) as { status: string }).status).toBe("ok");
+      const b = res.headers.get(BOOKMARK_HEADER)!;
+      expect(b).toMatch(BOOKMARK);
+      // the object wrote the check-in after the Worker's last query: its bookmark is the newer one
+      expect(b > workerSession!.getBookmark()!, scan.path).toBe(true);
+      expect(b <= (await currentBookmark())).toBe(true);
+
+      const read = await v.client.get(`${v.path}/checkinlists/${list.id}/positions/${scan.position.id}/`, { headers: { [BOOKMARK_HEADER]: b } });
+      expect(read.status).toBe(200);
+      expect(read.body.checkins).toEqual([expect.objectContaining({ list: list.id, type: "entry" })]);
+    }
   });
 
   it("reads without a bookmark, and errors, still answer normally; a request without D1 work hands none out", async () => {
