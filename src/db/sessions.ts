@@ -13,6 +13,11 @@
  *   what others wrote a moment ago); a read with a malformed bookmark too (never older than
  *   what the client may have seen, and never an error for something a client sent).
  *
+ * A list that hands out `X-Page-Generated` (a time the client passes back as `modified_since`:
+ * orders, sub-events, cart positions) reads its page at the primary, whatever the client sent
+ * (`RequestSession.primary()`, http/conditional.ts): a replica lagging behind would leave out
+ * changes older than that time, and the client's next incremental sync would skip them for good.
+ *
  * The response carries the newest bookmark of the request's work in `x-d1-bookmark`: the
  * session's, or the event object's when the object wrote to D1 for the request (the object
  * runs its D1 work in sessions that start at the primary, as before, and answers their
@@ -63,13 +68,24 @@ export function newerBookmark(a: string | null, b: string | null): string | null
 /** One request's D1 session, and the bookmarks of the event-object calls made for it. */
 export class RequestSession {
   readonly session: D1DatabaseSession;
+  private atPrimary: D1DatabaseSession | null = null;
   private objectBookmark: string | null = null;
 
   constructor(
-    d1: D1Database,
+    private readonly d1: D1Database,
     readonly start: SessionStart,
   ) {
     this.session = d1.withSession(start.constraint);
+  }
+
+  /**
+   * A session whose reads see every write committed before them: the request's own when it
+   * started at the primary, else a second one started there (a local object: no round trip).
+   */
+  primary(): D1DatabaseSession {
+    if (this.start.kind === "primary") return this.session;
+    this.atPrimary ??= this.d1.withSession("first-primary");
+    return this.atPrimary;
   }
 
   /** The event object wrote to D1 for this request, up to `bookmark`. */
@@ -79,7 +95,7 @@ export class RequestSession {
 
   /** The bookmark the client gets: the newest of the request's own work and the object's. */
   bookmark(): string | null {
-    return newerBookmark(this.session.getBookmark(), this.objectBookmark);
+    return newerBookmark(newerBookmark(this.session.getBookmark(), this.atPrimary?.getBookmark() ?? null), this.objectBookmark);
   }
 }
 
