@@ -15,6 +15,7 @@
  * At most two exports of a credential run at once (spec "Limits"); a third is refused with 429
  * (see docs/open-points.md, row 13).
  */
+import { log } from "../lib/log";
 import { sql } from "drizzle-orm";
 import {
   claimExportStep,
@@ -152,7 +153,7 @@ async function sendStep(env: Env, exportId: string, step: number): Promise<void>
   try {
     await env.EXPORTS_QUEUE.send({ kind: "export", exportId, step } satisfies ExportMessage);
   } catch (e) {
-    console.error(`export ${exportId}: queue send failed; the cron sweep will send it again`, e);
+    log.error("export: queue send failed; the cron sweep will send it again", { export_id: exportId, error: e });
   }
 }
 
@@ -251,7 +252,7 @@ export async function runExportStep(env: Env, db: DB, message: ExportMessage, no
     return null;
   } catch (e) {
     const permanent = isFailure(e);
-    if (!permanent) console.error(`export ${job.id} step ${job.step} failed`, e);
+    if (!permanent) log.error("export step failed", { export_id: job.id, step: job.step, error: e });
     const attempts = job.attempts + 1;
     const fail = permanent ? e.message : attempts >= MAX_ATTEMPTS ? INTERNAL_ERROR : null;
     await recordExportAttemptFailed(db, job.id, job.step, Date.now(), fail);
