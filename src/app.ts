@@ -43,7 +43,9 @@ import { teamRoutes } from "./api/teams";
 import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
+import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./env";
+import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
@@ -51,6 +53,7 @@ import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia, uploadDoc } from "./http/files";
 import { idempotency } from "./http/idempotency";
 import { apiDocs, openApiHandler } from "./http/openapi";
+import { requestLogFields } from "./http/logging";
 import { rateLimit } from "./http/ratelimit";
 import { RouteTable } from "./http/routing";
 import { authenticatedScope, publicScope } from "./http/tenancy";
@@ -84,7 +87,7 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof HTTPException) {
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
   }
-  console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
+  log.error("unhandled error", { error: err });
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
 };
 
@@ -104,14 +107,21 @@ export function createApp() {
 
   app.use("*", async function requestContext(c, next) {
     const requestId = crypto.randomUUID();
+    const started = Date.now();
     c.set("requestId", requestId);
     // Debugging aid (off by default): count this request's D1 round trips.
     const counts = roundTripsEnabled(c.env) ? newRoundTrips() : null;
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
-    c.set("db", createDb(c.env.DB));
-    if (counts) await withRoundTripCounting(counts, next);
-    else await next();
+    // D1 read replication: one session per request, started as the client's bookmark allows.
+    const session = new RequestSession(c.env.DB, sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER)));
+    c.set("db", createDb(session.session));
+    const rest = () => withRequestSession(session, () => (counts ? withRoundTripCounting(counts, next) : next()));
+    await withLogContext(() => requestLogFields(c), rest);
     c.res.headers.set("X-Request-Id", requestId);
+    const bookmark = session.bookmark();
+    if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+    // the access line: one per request
+    log.info("request", { ...requestLogFields(c), status: c.res.status, duration_ms: Date.now() - started, d1_session: session.start.kind });
     if (counts) {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));

@@ -27,6 +27,8 @@ export default defineConfig(async () => {
             setupFiles: ["test/setup.ts"],
             // parallel-load tests share two cores with the rest of the suite
             testTimeout: 30_000,
+            // every request writes an access line (src/lib/log.ts): shown for failing tests only
+            silent: "passed-only",
           },
         },
         {
@@ -59,6 +61,7 @@ export default defineConfig(async () => {
             setupFiles: ["test/setup.ts"],
             // a hundred requests in a row: slow when the machine is busy
             testTimeout: 30_000,
+            silent: "passed-only",
           },
         },
         {

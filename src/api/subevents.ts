@@ -149,11 +149,11 @@ const base = "/organizers/:organizer/events/:event/subevents";
 
 subeventRoutes.get(base, eventScope(null), doc.list(subeventListResponse, { summary: "List an event series' dates", ordering: SUBEVENT_ORDERING, conditional: true, failures: ["unavailable"] }), subeventFilters, async (c) => {
   const req = listRequest(c);
+  // the server time before reading: a client passes it back as modified_since (the reads go to the primary)
+  setPageGenerated(c, Date.now());
   const ctx = eventContext(c);
   const f = c.req.valid("query");
   const filter: SubeventFilter = { ...(await subeventFilter(ctx, f)), modifiedSince: f.modified_since };
-  // the server time before reading: a client passes it back as modified_since
-  setPageGenerated(c, Date.now());
   const page = await listSubevents(ctx.db, ctx.event.id, filter, req);
   const channel = f.with_availability_for;
   const unchanged = channel === undefined ? notModified(c, page.lastModified) : null;

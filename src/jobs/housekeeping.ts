@@ -3,6 +3,7 @@
  * was lost; the mails of email rules that are due; expired exports and exports whose queue
  * message was lost.
  */
+import { log } from "../lib/log";
 import { deleteExpiredCarts } from "../db/carts";
 import { createDb } from "../db/client";
 import { deleteUploads, expiredUploads } from "../db/files";
@@ -31,6 +32,6 @@ export async function runHousekeeping(env: Env, now: number): Promise<void> {
   await deleteExpiredCarts(db, now);
   await expireOverdueOrders(env, db, now);
   // Email rules need absolute links: PUBLIC_BASE_URL (there is no request to take an origin from).
-  await sendDueRuleMails(env, db, now, readConfig(env).publicBaseUrl ?? "").catch((e) => console.error("email rules: run failed; the next run continues", e));
-  await sweepExports(env, db, now).catch((e) => console.error("exports: sweep failed; the next run retries", e));
+  await sendDueRuleMails(env, db, now, readConfig(env).publicBaseUrl ?? "").catch((e) => log.error("email rules: run failed; the next run continues", { error: e }));
+  await sweepExports(env, db, now).catch((e) => log.error("exports: sweep failed; the next run retries", { error: e }));
 }
