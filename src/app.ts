@@ -11,6 +11,7 @@ import { deviceAuthRoutes } from "./api/device-auth";
 import { deviceRoutes } from "./api/devices";
 import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
 import { giftCardRoutes } from "./api/giftcards";
+import { invoiceRoutes } from "./api/invoices";
 import { membershipRoutes } from "./api/memberships";
 import { eventRoutes } from "./api/events";
 import { eventMetaRoutes } from "./api/events-meta";
@@ -147,6 +148,7 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, invoiceRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

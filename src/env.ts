@@ -1,4 +1,5 @@
 import type { EventObject } from "./objects/event-object";
+import type { DocumentMessage } from "./domain/documents";
 import type { MailMessage } from "./domain/mail";
 import type { RateLimiter } from "./objects/rate-limiter";
 
@@ -10,6 +11,8 @@ export interface Env {
   FILES: R2Bucket;
   EXPORTS_QUEUE: Queue<ExportMessage>;
   MAIL_QUEUE: Queue<MailMessage>;
+  /** Rendering of invoice and ticket PDFs (src/jobs/documents.ts). */
+  DOCUMENTS_QUEUE: Queue<DocumentMessage>;
   /** Cloudflare's email sending binding (used when MAIL_TRANSPORT is "cloudflare"). */
   EMAIL?: SendEmail;
   MAIL_TRANSPORT?: string;

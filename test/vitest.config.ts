@@ -1,8 +1,14 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { FONT_FACES } from "../src/lib/pdf/fonts.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+
+/** The PDF fonts as data bindings (FONT_<face>): tests put them into R2 as `npm run fonts` does. */
+const fontBindings = Object.fromEntries(
+  Object.entries(FONT_FACES).map(([face, f]) => [`FONT_${face.replace(/-/g, "_").toUpperCase()}`, path.join(root, "node_modules", f.pkg, f.dir, f.file)]),
+);
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -16,6 +22,7 @@ export default defineConfig(async () => {
               wrangler: { configPath: path.join(root, "wrangler.toml") },
               miniflare: {
                 bindings: { TEST_MIGRATIONS: migrations },
+                dataBlobBindings: fontBindings,
               },
             }),
           ],

@@ -1,4 +1,4 @@
-/** Cron: expired idempotency keys, uploads and carts; overdue orders; mails whose queue message was lost. */
+/** Cron: expired idempotency keys, uploads and carts; overdue orders; mails whose queue message was lost; invoices. */
 import { deleteExpiredCarts } from "../db/carts";
 import { createDb } from "../db/client";
 import { deleteUploads, expiredUploads } from "../db/files";
@@ -6,6 +6,7 @@ import { purgeIdempotencyKeys } from "../db/idempotency";
 import { staleQueuedMails } from "../db/mail";
 import { dispatchMail } from "../domain/mail";
 import type { Env } from "../env";
+import { sweepInvoices } from "../domain/invoices";
 import { expireOverdueOrders } from "../domain/order-status";
 
 export async function runHousekeeping(env: Env, now: number): Promise<void> {
@@ -24,4 +25,6 @@ export async function runHousekeeping(env: Env, now: number): Promise<void> {
   // Expired carts stopped counting already; their rows only take space.
   await deleteExpiredCarts(db, now);
   await expireOverdueOrders(env, db, now);
+  // invoices a failed hook missed, PDFs whose queue message was lost
+  await sweepInvoices(env, db, now);
 }

@@ -1,10 +1,12 @@
 /** Queue consumer: outgoing mail and exports. Messages are delivered at least once. */
 import { createDb } from "../db/client";
+import type { DocumentMessage } from "../domain/documents";
 import type { MailMessage } from "../domain/mail";
 import type { Env, ExportMessage } from "../env";
+import { handleDocumentMessage } from "./documents";
 import { deliverMail } from "./mail";
 
-export type QueueMessage = MailMessage | ExportMessage;
+export type QueueMessage = MailMessage | ExportMessage | DocumentMessage;
 
 export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = createDb(env.DB);
@@ -14,6 +16,10 @@ export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: E
       switch (body.kind) {
         case "mail":
           await deliverMail(env, db, body.mailId);
+          break;
+        case "invoice-pdf":
+        case "ticket-pdf":
+          await handleDocumentMessage(env, db, body, message.attempts);
           break;
         default:
           console.error(`queue ${batch.queue}: message of unknown kind dropped`, JSON.stringify(body));
