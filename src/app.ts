@@ -34,6 +34,7 @@ import { cartRoutes } from "./api/carts";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
+import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
@@ -149,6 +150,7 @@ export function createApp() {
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
   app.route(API_PREFIX, invoiceRoutes);
+  app.route(API_PREFIX, ticketRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

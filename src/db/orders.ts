@@ -55,7 +55,21 @@ export type PaymentJson = {
   payment_date: number | null;
 };
 
-export type OrderRecord = { order: OrderRow; customer: string | null; positions: PositionJson[]; fees: FeeJson[]; payments: PaymentJson[] };
+/**
+ * What deciding the order's ticket downloads needs (domain/tickets.ts), read with the order:
+ * per position id its item's `admission` and `generate_tickets`, and the event's stored
+ * `ticket_download*` settings.
+ */
+export type TicketFacts = { items: Record<string, [number, number | null]>; settings: Record<string, unknown> };
+
+export type OrderRecord = {
+  order: OrderRow;
+  customer: string | null;
+  positions: PositionJson[];
+  fees: FeeJson[];
+  payments: PaymentJson[];
+  ticketFacts: TicketFacts;
+};
 
 // Correlated subqueries name the outer table literally (drizzle renders bare column names).
 const nested = {
@@ -75,10 +89,13 @@ const nested = {
       'id', y.id, 'local_id', y.local_id, 'state', y.state, 'amount', y.amount, 'provider', y.provider,
       'created', y.created, 'payment_date', y.payment_date))
     FROM (SELECT * FROM order_payments WHERE order_id = "orders"."id" ORDER BY local_id) y)`,
+  ticketFacts: sql<string>`json_object(
+    'items', (SELECT json_group_object(p.id, json_array(i.admission, i.generate_tickets)) FROM order_positions p JOIN items i ON i.id = p.item_id WHERE p.order_id = "orders"."id"),
+    'settings', (SELECT json_group_object(s.key, json(s.value)) FROM event_settings s WHERE s.event_id = "orders"."event_id" AND s.key IN ('ticket_download', 'ticket_download_addons', 'ticket_download_nonadm', 'ticket_download_pending')))`,
 };
 
 /** An order row as the reading query returns it (`toOrderRecord` parses it). */
-export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string };
+export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string; ticketFacts: string };
 
 export function toOrderRecord(r: RawOrder): OrderRecord {
   return {
@@ -87,6 +104,7 @@ export function toOrderRecord(r: RawOrder): OrderRecord {
     positions: JSON.parse(r.positions) as PositionJson[],
     fees: JSON.parse(r.fees) as FeeJson[],
     payments: JSON.parse(r.payments) as PaymentJson[],
+    ticketFacts: JSON.parse(r.ticketFacts) as TicketFacts,
   };
 }
 

@@ -11,7 +11,7 @@ import { Failure } from "./failure";
 
 export type DocumentMessage =
   | { kind: "invoice-pdf"; invoiceId: number; version: number }
-  | { kind: "ticket-pdf"; eventId: number; orderId: number; positionId: number | null; fingerprint: string };
+  | { kind: "ticket-pdf"; eventId: number; code: string; positionId: number | null };
 
 /** Hands render jobs to the documents queue; a lost message is retried by the next download or the cron sweep. */
 export async function dispatchDocuments(env: Env, messages: DocumentMessage[]): Promise<void> {

@@ -2,6 +2,7 @@
 import type { DB } from "../db/client";
 import type { DocumentMessage } from "../domain/documents";
 import { renderInvoiceFile } from "../domain/invoices";
+import { renderTicketFile } from "../domain/tickets";
 import type { Env } from "../env";
 
 /** The last delivery of a message: the first and wrangler.toml's max_retries (5) retries. */
@@ -14,6 +15,7 @@ export async function handleDocumentMessage(env: Env, db: DB, body: DocumentMess
       await renderInvoiceFile(env, db, body.invoiceId, body.version, lastAttempt);
       break;
     case "ticket-pdf":
+      await renderTicketFile(env, db, body, lastAttempt);
       break;
   }
 }
