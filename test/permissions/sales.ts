@@ -32,4 +32,12 @@ export const rows: MatrixRow[] = [
   { route: `POST ${ev}/orders/:code/mark_paid`, permission: "can_change_orders" },
   { route: `POST ${ev}/orders/:code/mark_canceled`, permission: "can_change_orders" },
   { route: `POST ${ev}/orders/:code/mark_expired`, permission: "can_change_orders" },
+  { route: `POST ${ev}/orders/:code/create_invoice`, permission: "can_change_orders" },
+  { route: `GET ${ev}/orders/:code/download/:output`, permission: "can_view_orders", params: { output: "pdf" } },
+  { route: `GET ${ev}/orderpositions/:id/download/:output`, permission: "can_view_orders", params: { output: "pdf" } },
+  { route: `GET ${ev}/invoices`, permission: "can_view_orders" },
+  { route: `GET ${ev}/invoices/:number`, permission: "can_view_orders" },
+  { route: `GET ${ev}/invoices/:number/download`, permission: "can_view_orders" },
+  { route: `POST ${ev}/invoices/:number/reissue`, permission: "can_change_orders" },
+  { route: `POST ${ev}/invoices/:number/regenerate`, permission: "can_change_orders" },
 ];
