@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { invoices, orders as orderRows } from "../../src/db/schema";
 import { sweepInvoices } from "../../src/domain/invoices";
 import { db, type Json, seedOrganizer, seedOrderRow } from "../harness";
-import { deliver, objectKeys, pdfText, rawGet, seedFonts } from "../helpers/documents";
+import { deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
 import { and, eq, isNull } from "drizzle-orm";
 
@@ -80,7 +80,7 @@ async function renderPending(w: World): Promise<void> {
   await deliver(pending.map((p) => ({ kind: "invoice-pdf" as const, invoiceId: p.id, version: p.version })));
 }
 
-beforeAll(seedFonts);
+beforeAll(seedFonts, SEED_FONTS_TIMEOUT);
 
 describe("when invoices come to exist", () => {
   it("invoice_generate paid: none for a pending order, one with every field when it is paid", async () => {
@@ -284,7 +284,7 @@ describe("list, detail, filters", () => {
 describe("the PDF", () => {
   it("answers 409 while it is rendered on the queue, then 200 application/pdf with the invoice's text", async () => {
     const w = await world({ invoice_generate: "True" });
-    const o = await order(w, { invoice_address: { company: "王小明 GmbH", name_parts: { full_name: "Олег שרה" }, street: "Main 1", zipcode: "1", city: "Kyiv", country: "UA" } });
+    const o = await order(w, { invoice_address: { company: "王小明 GmbH", name_parts: { full_name: "Олег שרה 김민준" }, street: "شارع الملك فهد", zipcode: "1", city: "Kyiv", country: "UA" } });
     const [inv] = await list(w);
     // not rendered yet: whatever the background queue did, take its file away
     await db().update(invoices).set({ file: null }).where(eq(invoices.number, inv.number));
@@ -299,7 +299,7 @@ describe("the PDF", () => {
     expect(new TextDecoder().decode(second.bytes.slice(0, 5))).toBe("%PDF-");
     const { text, pages } = await pdfText(second.bytes);
     expect(pages).toBe(1);
-    for (const s of [inv.number, o.code, "王小明 GmbH", "Олег שרה", "Big Events LLC", "Ζωή Łukasz", "€119.00", "€121.38", "Thank you for your purchase:"]) {
+    for (const s of [inv.number, o.code, "王小明 GmbH", "Олег שרה 김민준", "شارع الملك فهد", "Big Events LLC", "Ζωή Łukasz", "€119.00", "€121.38", "Thank you for your purchase:"]) {
       expect(text, s).toContain(s);
     }
   });

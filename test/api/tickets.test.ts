@@ -9,7 +9,7 @@ import { PDFDocument } from "@cantoo/pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MM } from "../../src/lib/pdf/document";
 import { BASE, type Json, seedOrganizer } from "../harness";
-import { decodeQr, deliver, objectKeys, pdfText, rawGet, seedFonts } from "../helpers/documents";
+import { decodeQr, deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
 
 const NAMES = "Ζωή Łukasz 王小明 Олег שרה";
@@ -75,7 +75,7 @@ async function eventIdOfCode(code: string): Promise<number> {
   return row!.id;
 }
 
-beforeAll(seedFonts);
+beforeAll(seedFonts, SEED_FONTS_TIMEOUT);
 
 describe("downloads in the order", () => {
   it("none while pending; paid: the order and each position with a ticket offer pdf at pretix's paths", async () => {

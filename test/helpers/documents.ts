@@ -16,11 +16,13 @@ import { FONT_FACES, type FontFace, fontObjectKey } from "../../src/lib/pdf/font
 
 const bindings = env as unknown as Record<string, ArrayBuffer>;
 
+/** Puts the fonts into R2 (about 50 MB: give the hook time; `beforeAll(seedFonts, SEED_FONTS_TIMEOUT)`). */
 export async function seedFonts(): Promise<void> {
-  for (const face of Object.keys(FONT_FACES) as FontFace[]) {
-    await env.FILES.put(fontObjectKey(face), bindings[`FONT_${face.replace(/-/g, "_").toUpperCase()}`]!);
-  }
+  await Promise.all(
+    (Object.keys(FONT_FACES) as FontFace[]).map((face) => env.FILES.put(fontObjectKey(face), bindings[`FONT_${face.replace(/-/g, "_").toUpperCase()}`]!)),
+  );
 }
+export const SEED_FONTS_TIMEOUT = 120_000;
 
 let messageCounter = 0;
 

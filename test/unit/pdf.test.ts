@@ -47,9 +47,25 @@ describe("the writer", () => {
     const { text } = await pdfText(bytes);
     expect(text).toContain("Ζωή Łukasz 王小明 Олег שרה");
     expect(text).toContain("Łódź");
+    expect(text).toContain("مرحبا");
     // the CJK font is 10 MB; its subset here a few kilobytes
     expect(bytes.length).toBeLessThan(80_000);
     expect(bytesOf("cjk").length).toBeGreaterThan(5_000_000);
+  });
+
+  it("draws Korean, Thai, Devanagari and Persian from their faces; a character no face has does not stop the document", async () => {
+    expect(linePieces("김민준 สมชาย नमस्ते", {})).toEqual([
+      { text: "김민준 ", face: "korean" },
+      { text: "สมชาย ", face: "thai" },
+      { text: "नमस्ते", face: "sans" },
+    ]);
+    const w = await writer();
+    const page = w.doc.addPage([A4.width, A4.height]);
+    await w.drawLine(page, "김민준 สมชาย नमस्ते", { x: 40, y: 700 }, { size: 14 });
+    await w.drawLine(page, "پژوهش محمد عبدالله", { x: 40, y: 680 }, { size: 14, bold: true });
+    await w.drawLine(page, "Anna 😀 Smith", { x: 40, y: 660 }, { size: 14 });
+    const { text } = await pdfText(await w.save());
+    for (const s of ["김민준", "สมชาย", "नमस्ते", "پژوهش محمد عبدالله", "Anna", "Smith"]) expect(text, s).toContain(s);
   });
 
   it("wraps at spaces, between CJK characters and inside words too long for the line", async () => {
@@ -75,8 +91,8 @@ describe("the writer", () => {
 });
 
 describe("fonts", () => {
-  it("lists ten faces; a face missing in R2 is a deployment failure that names the command", async () => {
-    expect(Object.keys(FONT_FACES)).toHaveLength(10);
+  it("lists fourteen faces; a face missing in R2 is a deployment failure that names the command", async () => {
+    expect(Object.keys(FONT_FACES)).toHaveLength(14);
     const empty = { FILES: { get: async () => null } } as unknown as Env;
     const err = await loadFont(empty, "cjk").catch((e: unknown) => e);
     expect(isFailure(err, "unavailable")).toBe(true);

@@ -36,6 +36,25 @@ export type TextStyle = FontStyle & { size: number; color?: Rgb };
 /** A piece of a line drawn with one face, in visual order. */
 type Piece = { text: string; face: FontFace };
 
+/**
+ * fontkit for pdf-lib, keeping the parsed font of a font file for later documents: fontkit
+ * parses a face's layout tables on its first layout (about half a second for Noto Sans), so a
+ * warm Worker (fonts cached per isolate, src/domain/documents.ts) renders without it. Fonts
+ * are only read after parsing; each document makes its own subset.
+ */
+const parsedFonts = new WeakMap<Uint8Array, ReturnType<typeof fontkit.create>>();
+const cachingFontkit: Parameters<PDFDocument["registerFontkit"]>[0] = {
+  create(bytes: Uint8Array, postscriptName?: string) {
+    if (postscriptName !== undefined) return fontkit.create(bytes, postscriptName);
+    let font = parsedFonts.get(bytes);
+    if (!font) {
+      font = fontkit.create(bytes);
+      parsedFonts.set(bytes, font);
+    }
+    return font;
+  },
+};
+
 // QR codes carry the content as UTF-8 (the library's default is Latin-1).
 qrcode.stringToBytes = (s: string) => Array.from(new TextEncoder().encode(s));
 
@@ -98,6 +117,8 @@ export function linePieces(text: string, style: FontStyle): Piece[] {
 
 export class PdfWriter {
   private readonly fonts = new Map<FontFace, Promise<PDFFont>>();
+  /** Widths at size 1 by face and text (fontkit shapes a string on every measurement). */
+  private readonly widths = new Map<string, number>();
 
   private constructor(
     readonly doc: PDFDocument,
@@ -106,7 +127,7 @@ export class PdfWriter {
 
   static async create(loadFont: FontLoader, meta: { title: string; author: string; language: string }): Promise<PdfWriter> {
     const doc = await PDFDocument.create();
-    doc.registerFontkit(fontkit);
+    doc.registerFontkit(cachingFontkit);
     doc.setTitle(meta.title);
     doc.setAuthor(meta.author);
     doc.setLanguage(meta.language);
@@ -128,8 +149,18 @@ export class PdfWriter {
   /** Width of one line of text (no line breaks) in points. */
   async width(text: string, style: TextStyle): Promise<number> {
     let w = 0;
-    for (const p of linePieces(text, style)) w += (await this.font(p.face)).widthOfTextAtSize(p.text, style.size);
+    for (const p of linePieces(text, style)) w += await this.pieceWidth(p, style.size);
     return w;
+  }
+
+  private async pieceWidth(p: Piece, size: number): Promise<number> {
+    const key = `${p.face}\u0000${p.text}`;
+    let unit = this.widths.get(key);
+    if (unit === undefined) {
+      unit = (await this.font(p.face)).widthOfTextAtSize(p.text, 1);
+      this.widths.set(key, unit);
+    }
+    return unit * size;
   }
 
   /** Ascent of the Latin face at a size (for placing the first baseline under a top edge). */
@@ -199,7 +230,7 @@ export class PdfWriter {
         rotate: degrees(at.rotate ?? 0),
         ...(skew ? { xSkew: degrees(skew) } : {}),
       });
-      offset += font.widthOfTextAtSize(p.text, style.size);
+      offset += await this.pieceWidth(p, style.size);
     }
   }
 

@@ -1,10 +1,12 @@
 /**
  * The fonts of generated PDFs (tickets, invoices): Noto Sans for Latin, Greek and Cyrillic
- * (regular, bold, italic, bold italic), Noto Sans Hebrew, Noto Sans Arabic and Noto Sans SC
- * (Chinese, Japanese kana; regular and bold). They are not bundled with the Worker (Noto Sans
- * SC alone is 10 MB): `npm run fonts` (src/cli/fonts.ts) copies the TTF files from their npm
- * packages into the R2 bucket under `fonts/`, and a document loads the faces its text needs
- * and embeds a subset of each (only the glyphs used).
+ * (regular, bold, italic, bold italic; Noto Sans also draws Devanagari and Vietnamese), Noto
+ * Sans Hebrew, IBM Plex Sans Arabic (also Persian and Urdu), Noto Sans SC (Chinese, Japanese kana),
+ * Noto Sans KR (Korean Hangul) and Noto Sans Thai, in regular and bold. They are not bundled
+ * with the Worker (Noto Sans SC alone is 10 MB): `npm run fonts` (src/cli/fonts.ts) copies the
+ * TTF files from their npm packages into the R2 bucket under `fonts/`, and a document loads the
+ * faces its text needs and embeds a subset of each (only the glyphs used). A character no face
+ * has (emoji, scripts not listed) is drawn as the face's empty box.
  */
 
 /** A font face: a family in a style. */
@@ -15,14 +17,20 @@ export const FONT_FACES = {
   "sans-bold-italic": { file: "NotoSans_700Bold_Italic.ttf", pkg: "@expo-google-fonts/noto-sans", dir: "700Bold_Italic" },
   hebrew: { file: "NotoSansHebrew_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-hebrew", dir: "400Regular" },
   "hebrew-bold": { file: "NotoSansHebrew_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans-hebrew", dir: "700Bold" },
-  arabic: { file: "NotoSansArabic_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-arabic", dir: "400Regular" },
-  "arabic-bold": { file: "NotoSansArabic_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans-arabic", dir: "700Bold" },
+  // not Noto Sans Arabic: it draws letters as skeletons plus separate dots, which leaves the
+  // text layer (glyph to character) wrong; IBM Plex Sans Arabic has a glyph per letter form
+  arabic: { file: "IBMPlexSansArabic_400Regular.ttf", pkg: "@expo-google-fonts/ibm-plex-sans-arabic", dir: "400Regular" },
+  "arabic-bold": { file: "IBMPlexSansArabic_700Bold.ttf", pkg: "@expo-google-fonts/ibm-plex-sans-arabic", dir: "700Bold" },
   cjk: { file: "NotoSansSC_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-sc", dir: "400Regular" },
   "cjk-bold": { file: "NotoSansSC_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans-sc", dir: "700Bold" },
+  korean: { file: "NotoSansKR_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-kr", dir: "400Regular" },
+  "korean-bold": { file: "NotoSansKR_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans-kr", dir: "700Bold" },
+  thai: { file: "NotoSansThai_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-thai", dir: "400Regular" },
+  "thai-bold": { file: "NotoSansThai_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans-thai", dir: "700Bold" },
 } as const;
 
 export type FontFace = keyof typeof FONT_FACES;
-export type FontFamily = "sans" | "hebrew" | "arabic" | "cjk";
+export type FontFamily = "sans" | "hebrew" | "arabic" | "cjk" | "korean" | "thai";
 export type FontStyle = { bold?: boolean; italic?: boolean };
 
 /** Where a face lies in the R2 bucket. */
@@ -46,6 +54,9 @@ const inRange = (cp: number, ranges: readonly (readonly [number, number])[]) => 
 
 const HEBREW = [[0x0590, 0x05ff], [0xfb1d, 0xfb4f]] as const;
 const ARABIC = [[0x0600, 0x06ff], [0x0750, 0x077f], [0x0870, 0x08ff], [0xfb50, 0xfdff], [0xfe70, 0xfeff]] as const;
+/** Hangul: jamo, compatibility jamo, extended jamo, syllables. */
+const HANGUL = [[0x1100, 0x11ff], [0x3130, 0x318f], [0xa960, 0xa97f], [0xac00, 0xd7ff]] as const;
+const THAI = [[0x0e00, 0x0e7f]] as const;
 const CJK = [
   [0x2e80, 0x2fdf],
   [0x3000, 0x303f],
@@ -68,6 +79,8 @@ const RTL = [[0x0590, 0x08ff], [0xfb1d, 0xfdff], [0xfe70, 0xfeff]] as const;
 export function familyOf(cp: number): FontFamily | null {
   if (inRange(cp, HEBREW)) return "hebrew";
   if (inRange(cp, ARABIC)) return "arabic";
+  if (inRange(cp, HANGUL)) return "korean";
+  if (inRange(cp, THAI)) return "thai";
   if (inRange(cp, CJK)) return "cjk";
   return isNeutral(cp) ? null : "sans";
 }
