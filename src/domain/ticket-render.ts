@@ -469,7 +469,12 @@ export async function renderTicketPdf(doc: TicketDocument, loadFont: FontLoader,
       } else if (el.kind === "barcode") {
         const content = typeof el.source.content === "string" && el.source.content !== "secret" && el.source.content !== "" ? elementText(el.source, p, doc.order, doc.event, locale, now) : p.secret;
         if (content === "") continue;
-        w.drawQr(page, content, { x: el.left * MM, y: el.bottom * MM, size: el.size * MM, border: el.nowhitespace ? 0 : 4 });
+        try {
+          w.drawQr(page, content, { x: el.left * MM, y: el.bottom * MM, size: el.size * MM, border: el.nowhitespace ? 0 : 4 });
+        } catch {
+          // the QR encoder refuses content beyond a QR code's capacity (about 2,900 bytes)
+          throw unusable(layout.name, [`the content of a barcode (${new TextEncoder().encode(content).length} bytes) is too long for a QR code`]);
+        }
       } else {
         await drawText(w, page, el, elementText(el.source, p, doc.order, doc.event, el.locale ?? locale, now));
       }

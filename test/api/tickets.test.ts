@@ -281,6 +281,22 @@ describe("layouts", () => {
     expect(broken.json.detail).toMatch(/^The ticket layout "Broken" cannot be rendered: its background is not a PDF that can be read/);
     expect((await objectKeys(`tickets/${await eventIdOfCode(o.code)}/`)).filter((k) => k.endsWith(".pdf"))).toEqual([]);
   });
+
+  it("a barcode whose content no QR code can hold: 400 with the reason once the renderer found it", async () => {
+    const w = await world();
+    await w.s.post("/ticketlayouts/", {
+      name: "Long",
+      default: true,
+      layout: [{ type: "barcodearea", left: 10, bottom: 10, size: 50, content: "other", text: `{attendee_name} ${"x".repeat(4000)}` }],
+    });
+    const o = await paid(w);
+    const url = o.positions[0].downloads[0].url;
+    expect((await rawGet(w.s.client, url)).status).toBe(409);
+    await renderTickets(url);
+    const res = await rawGet(w.s.client, url);
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ detail: `The ticket layout "Long" cannot be rendered: the content of a barcode (${4001 + new TextEncoder().encode(NAMES).length} bytes) is too long for a QR code` });
+  });
 });
 
 describe("the customer's order page", () => {
