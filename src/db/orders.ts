@@ -3,6 +3,7 @@
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
 import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { type CheckinJson, checkinsJsonSql } from "./checkin";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import type { DB } from "./client";
 import { type Answer, customers, events, orderPayments, orderPositions, orders, type OrderStatus } from "./schema";
@@ -33,6 +34,10 @@ export type PositionJson = {
   seat_name: string | null;
   answers: Answer[];
   canceled: number;
+  valid_from: number | null;
+  valid_until: number | null;
+  /** Successful check-ins (all lists), oldest first. */
+  checkins: CheckinJson[];
 };
 export type FeeJson = {
   id: number;
@@ -71,6 +76,11 @@ export type OrderRecord = {
   ticketFacts: TicketFacts;
 };
 
+/** The event's stored settings that decide ticket downloads, as a JSON object (`eventId`: the SQL of the event's id). */
+export function ticketSettingsSql(eventId: SQL): SQL<string> {
+  return sql<string>`(SELECT json_group_object(s.key, json(s.value)) FROM event_settings s WHERE s.event_id = ${eventId} AND s.key IN ('ticket_download', 'ticket_download_addons', 'ticket_download_nonadm', 'ticket_download_pending'))`;
+}
+
 // Correlated subqueries name the outer table literally (drizzle renders bare column names).
 const nested = {
   positions: sql<string>`(SELECT json_group_array(json_object(
@@ -79,7 +89,8 @@ const nested = {
       'attendee_email', p.attendee_email, 'voucher', p.voucher_id, 'tax_rate', p.tax_rate, 'tax_value', p.tax_value,
       'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to, 'is_bundled', p.is_bundled,
       'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'seat_id', p.seat_id, 'seat_name', p.seat_name,
-      'answers', json(p.answers), 'canceled', p.canceled))
+      'answers', json(p.answers), 'canceled', p.canceled, 'valid_from', p.valid_from, 'valid_until', p.valid_until,
+      'checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
     FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
   fees: sql<string>`(SELECT json_group_array(json_object(
       'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,
@@ -91,7 +102,7 @@ const nested = {
     FROM (SELECT * FROM order_payments WHERE order_id = "orders"."id" ORDER BY local_id) y)`,
   ticketFacts: sql<string>`json_object(
     'items', (SELECT json_group_object(p.id, json_array(i.admission, i.generate_tickets)) FROM order_positions p JOIN items i ON i.id = p.item_id WHERE p.order_id = "orders"."id"),
-    'settings', (SELECT json_group_object(s.key, json(s.value)) FROM event_settings s WHERE s.event_id = "orders"."event_id" AND s.key IN ('ticket_download', 'ticket_download_addons', 'ticket_download_nonadm', 'ticket_download_pending')))`,
+    'settings', ${ticketSettingsSql(sql`"orders"."event_id"`)})`,
 };
 
 /** An order row as the reading query returns it (`toOrderRecord` parses it). */
@@ -123,6 +134,14 @@ export type OrderFilter = {
   locale?: string;
   modifiedSince?: number;
   customer?: string;
+  /** Created at or after (pretix `created_since`), before (`created_before`). */
+  createdSince?: number;
+  createdBefore?: number;
+  /** Orders with a position of this date (pretix `subevent`). */
+  subevent?: number;
+  /** Orders with a position of a date ending after (its start when it has no end) / starting before. */
+  subeventAfter?: number;
+  subeventBefore?: number;
 };
 
 export function orderWhere(eventId: number, f: OrderFilter): SQL {
@@ -134,6 +153,17 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
   if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
+  if (f.createdSince !== undefined) c.push(sql`${orders.datetime} >= ${f.createdSince}`);
+  if (f.createdBefore !== undefined) c.push(sql`${orders.datetime} < ${f.createdBefore}`);
+  if (f.subevent !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orders.id} AND p.subevent_id = ${f.subevent})`);
+  if (f.subeventAfter !== undefined) {
+    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
+      AND coalesce(s.date_to, s.date_from) > ${f.subeventAfter})`);
+  }
+  if (f.subeventBefore !== undefined) {
+    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
+      AND s.date_from < ${f.subeventBefore})`);
+  }
   return and(...c)!;
 }
 

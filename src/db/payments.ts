@@ -194,3 +194,8 @@ export async function createPayment(
   const inserted = results[p.cancelOpen ? 1 : 0] as { id: number; localId: number }[];
   return inserted[0] ?? null;
 }
+
+/** Removes a payment that is still in state `created` (one made for a status change that was then refused). */
+export async function deleteOpenPayment(db: DB, paymentId: number): Promise<void> {
+  await db.delete(orderPayments).where(and(eq(orderPayments.id, paymentId), eq(orderPayments.state, "created")));
+}

@@ -11,7 +11,7 @@ import { eventById } from "../db/invoices";
 import { itemNames } from "../db/items";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
-import { createPayment, type GiftCardDebit } from "../db/payments";
+import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
 import type { OrderStatus } from "../db/schema";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../env";
@@ -19,7 +19,7 @@ import { i18nText } from "../lib/i18n";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
-import { badRequest, changedMeanwhile, notFound, validationError } from "./failure";
+import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "./failure";
 import type { Demand, Refusal } from "./inventory";
 import { dispatchMail } from "./mail";
 import { orderMail } from "./order-mails";
@@ -67,7 +67,7 @@ export type StatusResult = { ok: true } | { ok: false; reason: "refused"; refusa
  */
 export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, change: StatusChange): Promise<StatusResult> {
   const stamp = await inventoryStamp(scope.db, scope.event.id);
-  const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event.id, (s) =>
+  const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event, (s) =>
     s.changeOrderStatus(stamp, {
       orderId: r.order.id,
       code: r.order.code,
@@ -119,13 +119,22 @@ async function transition(ctx: EventContext, r: OrderRecord, change: StatusChang
 export async function markOrderPaid(ctx: EventContext, code: string, opts: { force?: boolean; sendEmail?: boolean }): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   checkStatus(r, ["n", "e"], "p");
-  let paymentId = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
-  if (paymentId === undefined) {
-    const created = await createPayment(ctx.db, { orderId: r.order.id, provider: "manual", amount: r.order.total, now: ctx.now, cancelOpen: false });
-    if (created === null) throw changedMeanwhile(CHANGED_MEANWHILE);
-    paymentId = created.id;
+  const open = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
+  let created: number | null = null;
+  if (open === undefined) {
+    const payment = await createPayment(ctx.db, { orderId: r.order.id, provider: "manual", amount: r.order.total, now: ctx.now, cancelOpen: false });
+    if (payment === null) throw changedMeanwhile(CHANGED_MEANWHILE);
+    created = payment.id;
   }
-  const after = await transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: paymentId, force: opts.force });
+  let after: OrderRecord;
+  try {
+    after = await transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: open ?? created!, force: opts.force });
+  } catch (e) {
+    // Refused for good (no capacity, or the order changed meanwhile): the payment made for this
+    // call goes again. Not when the event object could not answer: it may still confirm it.
+    if (created !== null && isFailure(e) && (e.code === "invalid" || e.code === "changed")) await deleteOpenPayment(ctx.db, created);
+    throw e;
+  }
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after);
   return after;
 }

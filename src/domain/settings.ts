@@ -7,10 +7,12 @@
  */
 import { z } from "zod";
 import type { DB } from "../db/client";
-import { storedSettingsLevels } from "../db/events";
-import { NAME_SCHEMES } from "./person-names";
-import { type FieldErrors, validationError } from "./failure";
+import { storedSettingsLevels, writeEventSettings, writeOrganizerSettings } from "../db/settings";
+import type { EventContext, OrganizerContext } from "./context";
+import { Problems } from "./failure";
 import { i18n, relativeDate } from "./fields";
+import { NAME_SCHEMES } from "./person-names";
+import type { Principal } from "./permissions";
 
 export type SettingDefinition = {
   schema: z.ZodType;
@@ -27,7 +29,11 @@ export type SettingDefinition = {
 
 export type SettingsCatalog = Record<string, SettingDefinition>;
 
-const url = () => z.string().url().max(200).nullable();
+/**
+ * A URL setting: shown as a link on customer-facing pages and in mails, so only `http` and
+ * `https` URLs (never `javascript:`, `data:`, ...), as Django's URLValidator allows web URLs.
+ */
+const url = () => z.string().url({ protocol: /^https?$/ }).max(200).nullable();
 
 export const ORGANIZER_SETTINGS: Record<string, SettingDefinition> = {
   locales: {
@@ -314,17 +320,21 @@ export function explainSettings(
   return out;
 }
 
+/** The body of a settings PATCH: keys to set, `null` to unset. */
+export const settingsPatchInput = z.record(z.string(), z.unknown());
+export type SettingsPatch = z.output<typeof settingsPatchInput>;
+
 /**
  * Reads a settings PATCH body: every key must be known and valid for its type; `null` unsets.
- * Throws one 400 with all field errors.
+ * Fails with all field errors together.
  */
-export function parseSettingsPatch(body: Record<string, unknown>, catalog: SettingsCatalog): { set: Record<string, unknown>; unset: string[] } {
-  const errors: Record<string, string[]> = {};
+export function parseSettingsPatch(body: SettingsPatch, catalog: SettingsCatalog): { set: Record<string, unknown>; unset: string[] } {
+  const problems = new Problems();
   const set: Record<string, unknown> = {};
   const unset: string[] = [];
   for (const [key, value] of Object.entries(body)) {
     if (!isSettingKey(key, catalog)) {
-      errors[key] = [`Unknown setting. Known settings: ${Object.keys(catalog).join(", ")}.`];
+      problems.add(key, `Unknown setting. Known settings: ${Object.keys(catalog).join(", ")}.`);
       continue;
     }
     if (value === null) {
@@ -333,21 +343,20 @@ export function parseSettingsPatch(body: Record<string, unknown>, catalog: Setti
     }
     const parsed = catalog[key]!.schema.safeParse(value);
     if (!parsed.success) {
-      errors[key] = parsed.error.issues.map((issue) => issue.message);
+      for (const issue of parsed.error.issues) problems.add(key, issue.message);
       continue;
     }
     set[key] = parsed.data;
   }
-  if (Object.keys(errors).length) throw validationError(errors);
+  problems.throwIfAny();
   return { set, unset };
 }
 
 /** Rules between event settings (pretix's validate_settings), checked on the values after a change. */
-export function eventSettingsErrors(values: Record<string, unknown>): FieldErrors {
-  const errors: FieldErrors = {};
+export function checkEventSettings(values: Record<string, unknown>, problems: Problems): void {
   const locales = values.locales as string[];
   if (!locales.includes(values.locale as string)) {
-    errors.locale = ["Your default locale must also be enabled for your event (see locales)."];
+    problems.add("locale", "Your default locale must also be enabled for your event (see locales).");
   }
   const needs: [string, string, string][] = [
     ["attendee_names_required", "attendee_names_asked", "You cannot require specifying attendee names if you do not ask for them."],
@@ -358,13 +367,17 @@ export function eventSettingsErrors(values: Record<string, unknown>): FieldError
     ["invoice_address_company_required", "invoice_address_required", "You have to require invoice addresses to require for company names."],
   ];
   for (const [key, needed, message] of needs) {
-    if (values[key] === true && values[needed] !== true) errors[key] = [message];
+    if (values[key] === true && values[needed] !== true) problems.add(key, message);
   }
-  return errors;
 }
 
 /** Keys of the event settings that devices may read. */
 export const DEVICE_EVENT_SETTING_KEYS = Object.keys(EVENT_SETTINGS).filter((k) => EVENT_SETTINGS[k]!.device);
+
+/** The event settings keys a caller reads: devices only those box office and check-in apps need. */
+export function eventSettingKeysFor(principal: Principal): string[] {
+  return principal.kind === "device" ? DEVICE_EVENT_SETTING_KEYS : Object.keys(EVENT_SETTINGS);
+}
 
 /**
  * The settings stored on the event and the organizer's effective settings (the level above),
@@ -379,4 +392,30 @@ export async function eventSettingsLevels(db: DB, organizerId: number, eventId: 
 export async function eventSettingsFor(db: DB, organizerId: number, eventId: number): Promise<Record<string, unknown>> {
   const { stored, parent } = await eventSettingsLevels(db, organizerId, eventId);
   return effectiveSettings(stored, EVENT_SETTINGS, parent);
+}
+
+// ---- services ----
+
+/** Changes the organizer's settings (PATCH); returns the effective settings after the change. */
+export async function changeOrganizerSettings(ctx: OrganizerContext, body: SettingsPatch): Promise<Record<string, unknown>> {
+  const { set, unset } = parseSettingsPatch(body, ORGANIZER_SETTINGS);
+  return effectiveSettings(await writeOrganizerSettings(ctx.db, ctx.organizer.id, set, unset));
+}
+
+/**
+ * Changes the event's settings (PATCH): each value valid for its key, and the values after the
+ * change consistent with each other (checked with the organizer's values they inherit).
+ * Returns the effective settings after the change.
+ */
+export async function changeEventSettings(ctx: EventContext, body: SettingsPatch): Promise<Record<string, unknown>> {
+  const { set, unset } = parseSettingsPatch(body, EVENT_SETTINGS);
+  const { stored, parent } = await eventSettingsLevels(ctx.db, ctx.organizer.id, ctx.event.id);
+  const after = { ...stored, ...set };
+  for (const key of unset) delete after[key];
+  const effective = effectiveSettings(after, EVENT_SETTINGS, parent);
+  const problems = new Problems();
+  checkEventSettings(effective, problems);
+  problems.throwIfAny();
+  await writeEventSettings(ctx.db, ctx.event.id, set, unset);
+  return effective;
 }

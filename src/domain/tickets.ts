@@ -35,7 +35,7 @@ function setting(facts: TicketFacts, key: string): boolean {
 }
 
 /** Whether the order's tickets can be downloaded in its status (pretix's rule). */
-export function orderTicketsAvailable(r: Pick<OrderRecord, "order" | "ticketFacts">): boolean {
+export function orderTicketsAvailable(r: { order: { status: string; requireApproval: boolean }; ticketFacts: TicketFacts }): boolean {
   const o = r.order;
   if (o.status === "p") return true;
   return o.status === "n" && !o.requireApproval && setting(r.ticketFacts, "ticket_download_pending");
@@ -68,6 +68,20 @@ export function orderDownloads(r: OrderRecord, urls: DownloadUrls): { order: Dow
   if (!orderTicketsAvailable(r)) return { order: [], positions };
   for (const p of r.positions) if (positionHasTicket(p, r.ticketFacts)) positions.set(p.id, [{ output: "pdf", url: urls.position(p.id) }]);
   return { order: positions.size ? [{ output: "pdf", url: urls.order }] : [], positions };
+}
+
+/**
+ * The `downloads` of a position read on its own (a check-in list's ticket): the same rules as in
+ * its order, from its order's status, its item's [admission, generate_tickets] and the event's
+ * stored ticket_download settings.
+ */
+export function positionDownloads(
+  p: { id: number; addonTo: number | null; orderStatus: string; orderRequireApproval: boolean; item: [number, number | null]; settings: Record<string, unknown> },
+  urls: DownloadUrls,
+): Download[] {
+  const ticketFacts: TicketFacts = { items: { [String(p.id)]: p.item }, settings: p.settings };
+  if (!orderTicketsAvailable({ order: { status: p.orderStatus, requireApproval: p.orderRequireApproval }, ticketFacts })) return [];
+  return positionHasTicket({ id: p.id, addon_to: p.addonTo, canceled: 0 }, ticketFacts) ? [{ output: "pdf", url: urls.position(p.id) }] : [];
 }
 
 /** Whether customers see download links on their order page (event setting `ticket_download`). */

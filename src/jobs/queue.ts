@@ -1,9 +1,10 @@
-/** Queue consumer: outgoing mail and exports. Messages are delivered at least once. */
+/** Queue consumer: outgoing mail, exports, invoice and ticket PDFs. Messages are delivered at least once. */
 import { createDb } from "../db/client";
 import type { DocumentMessage } from "../domain/documents";
 import type { MailMessage } from "../domain/mail";
 import type { Env, ExportMessage } from "../env";
 import { handleDocumentMessage } from "./documents";
+import { handleExportMessage } from "./exports";
 import { deliverMail } from "./mail";
 
 export type QueueMessage = MailMessage | ExportMessage | DocumentMessage;
@@ -21,6 +22,9 @@ export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: E
         case "ticket-pdf":
           await handleDocumentMessage(env, db, body, message.attempts);
           break;
+        case "export":
+          await handleExportMessage(env, db, message as Message<ExportMessage>);
+          continue;
         default:
           console.error(`queue ${batch.queue}: message of unknown kind dropped`, JSON.stringify(body));
       }

@@ -119,6 +119,37 @@ describe("downloads in the order", () => {
   });
 });
 
+describe("downloads in check-in positions", () => {
+  it("a list's tickets, the search and a scan's answer carry the same downloads as the order's positions", async () => {
+    const w = await world({ ticket_download_pending: false });
+    const list = await w.s.post("/checkinlists/", { name: "Entrance", all_products: true, include_pending: true });
+    const o = await paid(w, { positions: [{ positionid: 1, item: w.ticket.id }, { positionid: 2, item: w.ticket.id, addon_to: 1 }, { positionid: 3, item: w.workshop.id }] });
+    const pending = await order(w);
+    const byId = new Map<number, Json[]>([...o.positions, ...pending.positions].map((p: Json) => [p.id, p.downloads]));
+    // the order's own answer: the ticket has one, the add-on and the workshop none, the pending order none
+    expect([...byId.values()].map((d) => d.length)).toEqual([1, 0, 0, 0]);
+    const listed = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/?ignore_status=true`)).body.results as Json[];
+    expect(listed).toHaveLength(4);
+    for (const p of listed) expect(p.downloads, `position ${p.id}`).toEqual(byId.get(p.id));
+    const one = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/${o.positions[0].id}/`)).body;
+    expect(one.downloads).toEqual(o.positions[0].downloads);
+    const org = `/api/v1/organizers/${w.s.orgSlug}`;
+    const found = (await w.s.client.get(`${org}/checkinrpc/search/?list=${list.id}&search=${o.positions[0].secret.slice(0, 8)}`)).body.results as Json[];
+    expect(found.map((p) => p.downloads)).toEqual([o.positions[0].downloads]);
+    const scan = await w.s.client.post(`${org}/checkinrpc/redeem/`, { secret: o.positions[0].secret, lists: [list.id] });
+    expect(scan.status, JSON.stringify(scan.body)).toBe(201);
+    expect(scan.body.position.downloads).toEqual(o.positions[0].downloads);
+    // the URL the list gives is the one that serves the ticket
+    const { bytes } = await downloadPdf(w, listed.find((p) => p.id === o.positions[0].id)!.downloads[0].url);
+    expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(o.positions[0].secret);
+    // the event's settings count for lists too: pending orders offer tickets once ticket_download_pending is on
+    await w.s.client.patch(`${w.s.path}/settings/`, { ticket_download_pending: true });
+    const again = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/${pending.positions[0].id}/`)).body;
+    expect(again.downloads).toEqual([{ output: "pdf", url: `${BASE}/api/v1/organizers/${w.s.orgSlug}/events/${w.s.eventSlug}/orderpositions/${pending.positions[0].id}/download/pdf/` }]);
+    expect(again.downloads).toEqual((await w.s.client.get(`${w.s.path}/orders/${pending.code}/`)).body.positions[0].downloads);
+  });
+});
+
 describe("the ticket PDF", () => {
   it("409 while it is rendered, then a PDF whose QR code decodes to the secret and whose text layer has every script", async () => {
     const w = await world();

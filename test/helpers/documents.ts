@@ -1,6 +1,6 @@
 /**
- * Documents in tests: the PDF fonts put into R2 as `npm run fonts` does (from the FONT_*
- * data bindings of test/vitest.config.ts), queue messages delivered to the worker's queue
+ * Documents in tests: the PDF fonts put into R2 as `npm run fonts` does (from the FONTS
+ * binding of test/vitest.config.ts), queue messages delivered to the worker's queue
  * handler directly (the same handler the documents queue calls), and PDFs read back: their
  * text layer (pdf.js through unpdf) and the QR modules drawn in their content stream.
  */
@@ -14,13 +14,19 @@ import { handleQueueBatch } from "../../src/jobs/queue";
 import { BASE, type Client, type Json } from "../harness";
 import { FONT_FACES, type FontFace, fontObjectKey } from "../../src/lib/pdf/fonts";
 
-const bindings = env as unknown as Record<string, ArrayBuffer>;
+/** The fonts' files, served from Node by the FONTS binding of test/vitest.config.ts. */
+const fonts = (env as unknown as { FONTS: Fetcher }).FONTS;
+
+/** A font file as `npm run fonts` puts it into R2. */
+export async function fontBytes(face: FontFace): Promise<Uint8Array> {
+  const res = await fonts.fetch(`http://fonts/${encodeURIComponent(FONT_FACES[face].file)}`);
+  if (!res.ok) throw new Error(`font ${face}: ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
 
 /** Puts the fonts into R2 (about 50 MB: give the hook time; `beforeAll(seedFonts, SEED_FONTS_TIMEOUT)`). */
 export async function seedFonts(): Promise<void> {
-  await Promise.all(
-    (Object.keys(FONT_FACES) as FontFace[]).map((face) => env.FILES.put(fontObjectKey(face), bindings[`FONT_${face.replace(/-/g, "_").toUpperCase()}`]!)),
-  );
+  await Promise.all((Object.keys(FONT_FACES) as FontFace[]).map(async (face) => env.FILES.put(fontObjectKey(face), await fontBytes(face))));
 }
 export const SEED_FONTS_TIMEOUT = 120_000;
 

@@ -9,3 +9,5 @@ export * from "./customers";
 export * from "./giftcards";
 export * from "./sales";
 export * from "./documents";
+export * from "./checkin";
+export * from "./jobs";
