@@ -80,10 +80,10 @@ export async function orderInvoices(db: DB, orderId: number): Promise<InvoiceRow
 
 /**
  * What an invoice is built from, in one batch: the names of the event's items, variations and
- * tax rules, its questions printed on invoices, the order's dates (by id), and the stored
- * settings of the event and its organizer.
+ * tax rules, its questions printed on invoices, the order's dates (by id), the stored
+ * settings of the event and its organizer, and the order's invoices (oldest first).
  */
-export async function invoiceFacts(db: DB, organizerId: number, eventId: number, subeventIds: number[]) {
+export async function invoiceFacts(db: DB, organizerId: number, eventId: number, orderId: number, subeventIds: number[]) {
   const subeventStatements = chunks([...new Set(subeventIds)], MAX_PARAMS - 5).map((part) =>
     db
       .select({ id: subevents.id, name: subevents.name, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, location: subevents.location })
@@ -103,15 +103,17 @@ export async function invoiceFacts(db: DB, organizerId: number, eventId: number,
       .where(and(eq(questions.eventId, eventId), eq(questions.printOnInvoice, true))),
     db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)),
     db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)),
+    db.select().from(invoices).where(eq(invoices.orderId, orderId)).orderBy(asc(invoices.id)),
     ...subeventStatements,
   ])) as unknown[];
-  const [itemRows, variationRows, taxRows, questionRows, eventRows, organizerRows, ...subeventParts] = results as [
+  const [itemRows, variationRows, taxRows, questionRows, eventRows, organizerRows, invoiceRows, ...subeventParts] = results as [
     { id: number; name: I18n }[],
     { id: number; value: I18n }[],
     { id: number; name: I18n }[],
     { id: number; question: I18n; type: string }[],
     { key: string; value: unknown }[],
     { key: string; value: unknown }[],
+    InvoiceRow[],
     ...{ id: number; name: I18n; dateFrom: number; dateTo: number | null; location: I18n | null }[][],
   ];
   return {
@@ -122,6 +124,7 @@ export async function invoiceFacts(db: DB, organizerId: number, eventId: number,
     printedQuestions: new Map(questionRows.map((r) => [r.id, r])),
     eventSettings: Object.fromEntries(eventRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
     organizerSettings: Object.fromEntries(organizerRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
+    orderInvoices: invoiceRows,
   };
 }
 export type InvoiceFacts = Awaited<ReturnType<typeof invoiceFacts>>;

@@ -74,7 +74,15 @@ export type OrderRecord = {
   fees: FeeJson[];
   payments: PaymentJson[];
   ticketFacts: TicketFacts;
+  invoicing: InvoicingFacts;
 };
+
+/**
+ * What deciding whether an order's invoices must follow a change needs (domain/invoices.ts),
+ * read with the order: the event's stored `invoice_generate` (null: the default) and how many
+ * of the order's invoices are not canceled.
+ */
+export type InvoicingFacts = { mode: string | null; live: number };
 
 /** The event's stored settings that decide ticket downloads, as a JSON object (`eventId`: the SQL of the event's id). */
 export function ticketSettingsSql(eventId: SQL): SQL<string> {
@@ -103,10 +111,14 @@ const nested = {
   ticketFacts: sql<string>`json_object(
     'items', (SELECT json_group_object(p.id, json_array(i.admission, i.generate_tickets)) FROM order_positions p JOIN items i ON i.id = p.item_id WHERE p.order_id = "orders"."id"),
     'settings', ${ticketSettingsSql(sql`"orders"."event_id"`)})`,
+  invoicing: sql<string>`json_object(
+    'mode', (SELECT json_extract(s.value, '$') FROM event_settings s WHERE s.event_id = "orders"."event_id" AND s.key = 'invoice_generate'),
+    'live', (SELECT count(*) FROM invoices i WHERE i.order_id = "orders"."id" AND i.is_cancellation = 0
+      AND NOT EXISTS (SELECT 1 FROM invoices c WHERE c.refers_id = i.id AND c.is_cancellation = 1)))`,
 };
 
 /** An order row as the reading query returns it (`toOrderRecord` parses it). */
-export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string; ticketFacts: string };
+export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string; ticketFacts: string; invoicing: string };
 
 export function toOrderRecord(r: RawOrder): OrderRecord {
   return {
@@ -116,6 +128,7 @@ export function toOrderRecord(r: RawOrder): OrderRecord {
     fees: JSON.parse(r.fees) as FeeJson[],
     payments: JSON.parse(r.payments) as PaymentJson[],
     ticketFacts: JSON.parse(r.ticketFacts) as TicketFacts,
+    invoicing: JSON.parse(r.invoicing) as InvoicingFacts,
   };
 }
 

@@ -36,7 +36,7 @@ import {
   setInvoiceFile,
   setInvoiceFileError,
 } from "../db/invoices";
-import { findOrder, type OrderRecord } from "../db/orders";
+import { findOrder, type InvoicingFacts, type OrderRecord } from "../db/orders";
 import type { InvoiceLine, InvoiceTexts, OrderStatus } from "../db/schema";
 import type { EventRow } from "../db/tenancy";
 import type { Env } from "../env";
@@ -257,18 +257,11 @@ function liveInvoices(all: InvoiceRecord["invoice"][]) {
  * the invoice an order should have, cancels the invoices of a canceled or expired order.
  * Idempotent; returns the invoices it created.
  */
-export async function ensureOrderInvoices(scope: InvoiceScope, code: string): Promise<InvoiceRecord[]> {
-  const r = await findOrder(scope.db, scope.event.id, code);
+export async function ensureOrderInvoices(scope: InvoiceScope, code: string, known?: OrderRecord): Promise<InvoiceRecord[]> {
+  const r = known ?? (await findOrder(scope.db, scope.event.id, code));
   if (!r) return [];
-  const [existing, facts] = await Promise.all([
-    orderInvoices(scope.db, r.order.id),
-    invoiceFacts(
-      scope.db,
-      scope.event.organizerId,
-      scope.event.id,
-      r.positions.map((p) => p.subevent).filter((x): x is number => x !== null),
-    ),
-  ]);
+  const facts = await invoiceFacts(scope.db, scope.event.organizerId, scope.event.id, r.order.id, subeventsOf(r));
+  const existing = facts.orderInvoices;
   const settings = invoiceSettings(facts);
   const live = liveInvoices(existing);
   const writes: InvoiceInsert[] = [];
@@ -291,15 +284,37 @@ export async function ensureOrderInvoices(scope: InvoiceScope, code: string): Pr
   return created;
 }
 
+function subeventsOf(r: OrderRecord): number[] {
+  return r.positions.map((p) => p.subevent).filter((x): x is number => x !== null);
+}
+
+/**
+ * Whether a change to `to` may create or cancel invoices, from what the order's read knew
+ * (null: nothing known). A stale answer is caught by the sweep, which looks at every order
+ * modified since its last run.
+ */
+export function invoicesMayFollow(to: OrderStatus, invoicing: InvoicingFacts | null): boolean {
+  if (!invoicing) return true;
+  if (to === "c" || to === "e") return invoicing.live > 0;
+  return invoicing.live === 0 && wantsAutomaticInvoice(to, { invoice_generate: invoicing.mode ?? EVENT_SETTINGS.invoice_generate!.default });
+}
+
 /**
  * The hook of the order services (after an order was placed or changed its status): invoices
- * follow, and a failure is logged, not raised (the sweep repeats it). `settings`: the effective
- * settings when the caller has them, to skip the work when nothing can be due.
+ * follow, and a failure is logged, not raised (the sweep repeats it). `known.invoicing`: what the
+ * order's read said about its invoices (the order services have it), so that nothing is read
+ * when nothing can be due; `known.record`: the order as it is after the change, when the caller
+ * has it (order creation), so that it is not read again.
  */
-export async function invoicesAfterOrderChange(scope: InvoiceScope, code: string, status: OrderStatus, settings?: Record<string, unknown>): Promise<void> {
-  if (settings && (status === "n" || status === "p") && !wantsAutomaticInvoice(status, settings)) return;
+export async function invoicesAfterOrderChange(
+  scope: InvoiceScope,
+  code: string,
+  to: OrderStatus,
+  known: { invoicing: InvoicingFacts | null; record?: OrderRecord } = { invoicing: null },
+): Promise<void> {
+  if (!invoicesMayFollow(to, known.invoicing)) return;
   try {
-    await ensureOrderInvoices(scope, code);
+    await ensureOrderInvoices(scope, code, known.record);
   } catch (e) {
     console.error(`invoices of order ${code} (event ${scope.event.id}) could not be brought up to date; the sweep retries`, e);
   }
@@ -312,10 +327,8 @@ export async function createInvoiceForOrder(ctx: EventContext, code: string): Pr
   const scope: InvoiceScope = { env: ctx.env, db: ctx.db, event: ctx.event, now: ctx.now };
   const r = await findOrder(ctx.db, ctx.event.id, code);
   if (!r) throw notFound();
-  const [existing, facts] = await Promise.all([
-    orderInvoices(ctx.db, r.order.id),
-    invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.positions.map((p) => p.subevent).filter((x): x is number => x !== null)),
-  ]);
+  const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.order.id, subeventsOf(r));
+  const existing = facts.orderInvoices;
   const settings = invoiceSettings(facts);
   if (!["admin", "user", "paid", "True"].includes(settings.invoice_generate as string) || !invoiceQualified(r.order, settings)) {
     throw badRequest("You cannot generate an invoice for this order.");
@@ -366,7 +379,7 @@ export async function reissueInvoice(ctx: EventContext, number: string): Promise
   const inv = await loadInvoice(ctx, number);
   await assertNotCanceled(ctx.db, inv);
   const r = (await findOrder(ctx.db, ctx.event.id, inv.orderCode))!;
-  const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.positions.map((p) => p.subevent).filter((x): x is number => x !== null));
+  const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.order.id, subeventsOf(r));
   const settings = invoiceSettings(facts);
   const cancel = insertOf(scope, r, settings, cancellationContent(inv.invoice), { isCancellation: true, refers: inv.invoice.id, when: when.notCanceled(inv.invoice.id) });
   const writes = [cancel];
@@ -399,7 +412,7 @@ export async function regenerateInvoice(ctx: EventContext, number: string): Prom
   } else {
     await assertNotCanceled(ctx.db, inv);
     const r = (await findOrder(ctx.db, ctx.event.id, inv.orderCode))!;
-    const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.positions.map((p) => p.subevent).filter((x): x is number => x !== null));
+    const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.order.id, subeventsOf(r));
     content = buildInvoiceContent(ctx.event, r, facts, invoiceSettings(facts));
   }
   const after = await replaceInvoiceContent(ctx.db, inv.invoice.id, content, inv.invoice.isCancellation ? when.all() : when.notCanceled(inv.invoice.id));

@@ -289,7 +289,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
   const record = decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
   // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
-  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, settings);
+  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, { invoicing: record.invoicing, record });
   return record;
 }
 

@@ -83,7 +83,7 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
   // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
-  await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to);
+  await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to, { invoicing: r.invoicing });
   return { ok: true };
 }
 
