@@ -1,3 +1,4 @@
+import type { DocumentMessage } from "./domain/documents";
 import type { MailMessage } from "./domain/mail";
 import { log } from "./lib/log";
 
@@ -9,8 +10,10 @@ import { log } from "./lib/log";
 export type Env = Omit<Cloudflare.Env, QueueBinding> & {
   EXPORTS_QUEUE: Queue<ExportMessage>;
   MAIL_QUEUE: Queue<MailMessage>;
+  /** Rendering of invoice and ticket PDFs (src/jobs/documents.ts). */
+  DOCUMENTS_QUEUE: Queue<DocumentMessage>;
 };
-type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE";
+type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE" | "DOCUMENTS_QUEUE";
 
 /** A message on the exports queue: do step `step` of the export (each step one message). */
 export type ExportMessage = { kind: "export"; exportId: string; step: number };

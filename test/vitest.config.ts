@@ -1,8 +1,23 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { Response } from "miniflare";
 import { defineConfig } from "vitest/config";
+import { FONT_FACES } from "../src/lib/pdf/fonts.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+
+/**
+ * The PDF fonts for the tests: a binding (FONTS) served from Node, `GET /<file name>` answers
+ * the font file from its package; tests put the fonts into R2 as `npm run fonts` does
+ * (test/helpers/documents.ts). Read on demand, so the runtime does not start with 50 MB of
+ * bindings.
+ */
+const fontFiles = new Map<string, string>(Object.values(FONT_FACES).map((f) => [f.file, path.join(root, "node_modules", f.pkg, f.dir, f.file)]));
+async function serveFont(request: { url: string }) {
+  const file = fontFiles.get(decodeURIComponent(new URL(request.url).pathname.slice(1)));
+  return file ? new Response(await readFile(file)) : new Response(null, { status: 404 });
+}
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -16,6 +31,7 @@ export default defineConfig(async () => {
               wrangler: { configPath: path.join(root, "wrangler.toml") },
               miniflare: {
                 bindings: { TEST_MIGRATIONS: migrations },
+                serviceBindings: { FONTS: serveFont },
               },
             }),
           ],

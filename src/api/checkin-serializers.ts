@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { CheckinJson, CheckinListRecord, CheckinPositionRow } from "../db/checkin";
 import type { Answer, checkins } from "../db/schema";
 import { buildName, type NameParts } from "../domain/person-names";
+import { apiDownloadUrls, positionDownloads } from "../domain/tickets";
 import { dateTime, id, object } from "../http/responses";
 import { i18nText, type I18n } from "../lib/i18n";
 import { toIso } from "../lib/datetime";
@@ -125,12 +126,26 @@ export type CheckinPositionResponse = z.infer<typeof checkinPositionResponse>;
 /** What `expand` replaced: full objects of items, variations and dates, by id. */
 export type Expanded = { items?: Map<number, Record<string, unknown>>; variations?: Map<number, Record<string, unknown>>; subevents?: Map<number, Record<string, unknown>> };
 
+/** Where download URLs point: the service's public base and the organizer (the event is the ticket's). */
+export type DownloadBase = { baseUrl: string; organizerSlug: string };
+
 /**
  * A list's ticket: the order position with only the list's check-ins, `require_attention`
  * (order, product or variation flag), the order's status fields, and `attendee_name` falling
  * back to the parent ticket's, then to the invoice address's name.
  */
-export function serializeCheckinPosition(r: CheckinPositionRow, expanded: Expanded = {}): CheckinPositionResponse {
+export function serializeCheckinPosition(r: CheckinPositionRow, at: DownloadBase, expanded: Expanded = {}): CheckinPositionResponse {
+  const downloads = positionDownloads(
+    {
+      id: r.id,
+      addonTo: r.addonTo,
+      orderStatus: r.orderStatus,
+      orderRequireApproval: r.orderRequireApproval === 1,
+      item: JSON.parse(r.ticketItem) as [number, number | null],
+      settings: JSON.parse(r.ticketSettings) as Record<string, unknown>,
+    },
+    apiDownloadUrls(at.baseUrl, at.organizerSlug, r.eventSlug, r.orderCode),
+  );
   const base = serializePosition(
     {
       id: r.id,
@@ -160,6 +175,7 @@ export function serializeCheckinPosition(r: CheckinPositionRow, expanded: Expand
       checkins: JSON.parse(r.checkins) as CheckinJson[],
     },
     r.orderCode,
+    downloads,
   );
   const invoiceName = r.invoiceNameParts ? buildName(JSON.parse(r.invoiceNameParts) as NameParts) : null;
   return {

@@ -8,6 +8,7 @@ import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orde
 import type { InvoiceAddress } from "../db/schema";
 import { OPEN_PAYMENT_STATES } from "../domain/payments";
 import { buildName } from "../domain/person-names";
+import { apiDownloadUrls, type Download, orderDownloads } from "../domain/tickets";
 import { orderUrl, paymentUrl } from "../domain/urls";
 import { dateTime, decimalString, id, money, object, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
@@ -125,7 +126,8 @@ export function orderUrlAt(at: OrderLocation, r: OrderRecord): string {
   return orderUrl(at.baseUrl, at.organizerSlug, at.eventSlug, r.order.code, r.order.secret);
 }
 
-export function serializePosition(p: PositionJson, orderCode: string): PositionResponse {
+/** A position; `downloads` as the order's download options give them (orderDownloads, domain/tickets.ts). */
+export function serializePosition(p: PositionJson, orderCode: string, downloads: Download[] = []): PositionResponse {
   return {
     id: p.id,
     order: orderCode,
@@ -156,7 +158,7 @@ export function serializePosition(p: PositionJson, orderCode: string): PositionR
       auto_checked_in: c.auto_checked_in === 1,
     })),
     answers: p.answers.map(serializeAnswer),
-    downloads: [],
+    downloads,
   };
 }
 
@@ -209,6 +211,7 @@ export function serializeInvoiceAddress(a: InvoiceAddress | null): z.infer<typeo
 export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse {
   const o = r.order;
   const url = orderUrlAt(at, r);
+  const downloads = orderDownloads(r, apiDownloadUrls(at.baseUrl, at.organizerSlug, at.eventSlug, o.code));
   return {
     code: o.code,
     event: at.eventSlug,
@@ -227,9 +230,9 @@ export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse
     require_approval: o.requireApproval,
     invoice_address: serializeInvoiceAddress(o.invoiceAddress),
     customer: r.customer,
-    positions: r.positions.filter((p) => p.canceled !== 1).map((p) => serializePosition(p, o.code)),
+    positions: r.positions.filter((p) => p.canceled !== 1).map((p) => serializePosition(p, o.code, downloads.positions.get(p.id))),
     fees: r.fees.filter((f) => f.canceled !== 1).map(serializeFee),
-    downloads: [],
+    downloads: downloads.order,
     payments: r.payments.map((y) => serializePayment(y, url)),
     refunds: [],
     last_modified: toIso(o.lastModified)!,

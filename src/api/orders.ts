@@ -58,7 +58,7 @@ orderRoutes.get(base, read, async (c) => {
   );
   const at = location(c);
   // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
-  // adds nothing here: the service renders no ticket PDFs (open point 12)
+  // adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
   const exclude = (c.req.queries("exclude") ?? []).filter(Boolean);
   return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
 });

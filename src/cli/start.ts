@@ -1,8 +1,10 @@
 /**
- * `npm start [-- --port P --persist-to DIR ...]`: applies the local D1 migrations, then serves
+ * `npm start [-- --port P --persist-to DIR ...]`: applies the local D1 migrations and puts the
+ * PDF fonts into the local bucket (src/cli/fonts.ts; once per state directory), then serves
  * the API with `wrangler dev` on http://127.0.0.1:8787. Every flag is passed to wrangler dev;
  * `--persist-to` also selects the database the migrations go to.
  */
+import { seedFonts } from "./fonts.ts";
 import { applyMigrations, spawnWrangler, takeOption } from "./wrangler.ts";
 
 const args = process.argv.slice(2);
@@ -12,6 +14,7 @@ if (!args.some((a) => a === "--ip" || a.startsWith("--ip="))) args.push("--ip", 
 
 try {
   await applyMigrations({ remote: false, persistTo });
+  if ((await seedFonts({ remote: false, persistTo })) > 0) process.stderr.write("PDF fonts put into the local bucket.\n");
 } catch (e) {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);

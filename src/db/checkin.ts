@@ -10,6 +10,7 @@ import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { ticketSettingsSql } from "./settings";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import {
   type Answer,
@@ -356,6 +357,12 @@ export type CheckinPositionRow = {
   itemAttention: number;
   variationAttention: number | null;
   checkins: string;
+  /** The event's slug (the ticket's download URL). */
+  eventSlug: string;
+  /** What decides the ticket's `downloads` (domain/tickets.ts): its item's [admission, generate_tickets] as JSON... */
+  ticketItem: string;
+  /** ... and the event's stored ticket_download settings as a JSON object. */
+  ticketSettings: string;
 };
 
 const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE key NOT LIKE '\\_%' ESCAPE '\\')`;
@@ -411,6 +418,9 @@ function positionFields(listIds: readonly number[]) {
     itemAttention: f<number>(sql`(SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id)`, "itemAttention"),
     variationAttention: f<number | null>(sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`, "variationAttention"),
     checkins: f<string>(checkinsJsonSql(sql`p.id`, listIds), "checkins"),
+    eventSlug: f<string>(sql`(SELECT e.slug FROM events e WHERE e.id = p.event_id)`, "eventSlug"),
+    ticketItem: f<string>(sql`(SELECT json_array(i.admission, i.generate_tickets) FROM items i WHERE i.id = p.item_id)`, "ticketItem"),
+    ticketSettings: f<string>(ticketSettingsSql(sql`p.event_id`), "ticketSettings"),
   };
 }
 

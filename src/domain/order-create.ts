@@ -14,6 +14,7 @@ import type { EventContext } from "./context";
 import { SALES_CHANNELS } from "./events";
 import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "./failure";
 import { dateTime, email, money } from "./fields";
+import { invoicesAfterOrderChange } from "./invoices";
 import type { Demand } from "./inventory";
 import { orderMail } from "./order-mails";
 import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, newTicketSecret, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
@@ -286,7 +287,10 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
-  return decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
+  const record = decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
+  // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
+  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, { invoicing: record.invoicing, record });
+  return record;
 }
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */

@@ -7,6 +7,7 @@
  * payment pages and the expiry job call these same functions.
  */
 import type { DB } from "../db/client";
+import { eventById } from "../db/invoices";
 import { itemNames } from "../db/items";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
@@ -25,6 +26,7 @@ import { dispatchMail } from "./mail";
 import { orderMail } from "./order-mails";
 import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "./payments";
 import { refusalErrors } from "./refusals";
+import { invoicesAfterOrderChange } from "./invoices";
 import { eventSettingsFor } from "./settings";
 import { orderUrl } from "./urls";
 
@@ -81,6 +83,8 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
+  // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
+  await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to, { invoicing: r.invoicing });
   return { ok: true };
 }
 
@@ -216,12 +220,17 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
     const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
     if (settings.payment_term_expire_automatically === false) continue;
     const stamp = await inventoryStamp(db, eventId);
+    let event: EventRow | undefined;
     for (const o of list) {
       try {
         const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
           s.changeOrderStatus(stamp, { orderId: o.id, code: o.code, from: ["n"], to: "e", demands: demandsOf(positions.get(o.id)!), cancelPayments: false }),
         );
-        if (r.ok && r.changed) expired++;
+        if (r.ok && r.changed) {
+          expired++;
+          event ??= await eventById(db, eventId);
+          if (event) await invoicesAfterOrderChange({ env, db, event, now }, o.code, "e");
+        }
       } catch (e) {
         log.error("expiring an order failed; the next run retries", { event_id: eventId, order: o.code, error: e });
       }

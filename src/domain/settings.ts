@@ -122,6 +122,17 @@ const text = (label: string, help_text: string, max = 190): SettingDefinition =>
   help_text,
 });
 
+/** An invoice number prefix as pretix allows it: letters, digits and - _ % . , & : # and space; no slash, so numbers fit in a URL. */
+const invoicePrefix = (label: string, help_text: string): SettingDefinition => ({
+  schema: z
+    .string()
+    .max(160)
+    .regex(/^[a-zA-Z0-9\-_%.,&:# ]*$/, { message: "Please only use the characters A-Z, a-z, 0-9, and any of - _ % . , & : # and space." }),
+  default: "",
+  label,
+  help_text,
+});
+
 const i18nText = (label: string, help_text: string): SettingDefinition => ({
   schema: i18n().nullable(),
   default: null,
@@ -195,12 +206,25 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     help_text:
       'When invoices come to exist: "False" never, "admin" only through the API action, "user" on customer request, "True" for every created order, "paid" on payment. Free orders never get one automatically.',
   },
-  invoice_numbers_prefix: text(
+  invoice_numbers_prefix: invoicePrefix(
     "Invoice number prefix",
-    "Put before invoice numbers. Empty: the event slug and a dash. Events of the organizer with the same prefix share one number range. %Y, %y, %m and %d insert the invoice's year, two-digit year, month and day.",
+    "Put before invoice numbers. Empty: the event slug in capitals and a dash. Events of the organizer with the same prefix share one number range. %Y, %y, %m and %d insert the invoice's year, two-digit year, month and day.",
   ),
-  invoice_numbers_prefix_cancellations: text("Invoice number prefix for cancellations", "Put before numbers of cancellation invoices. Empty: the regular prefix."),
+  invoice_numbers_prefix_cancellations: invoicePrefix("Invoice number prefix for cancellations", "Put before numbers of cancellation invoices. Empty: the regular prefix."),
   invoice_numbers_consecutive: flag(true, "Generate invoices with consecutive numbers", "Off: the order code is used in the invoice number."),
+  invoice_numbers_counter_length: {
+    schema: z.number().int().min(1).max(15),
+    default: 5,
+    label: "Minimum length of invoice number after prefix",
+    help_text: "Consecutive numbers are padded with zeros to this length (5: 00001).",
+  },
+  invoice_generate_sales_channels: {
+    schema: z.array(z.string().max(100)),
+    default: ["web"],
+    label: "Generate invoices for sales channels",
+    help_text: "Orders of other sales channels get no invoice automatically (the API action still creates one when invoicing is on).",
+  },
+  invoice_attendee_name: flag(true, "Show attendee names on invoices", "Each invoice line names the attendee of its ticket."),
   invoice_include_free: flag(true, "Show free products on invoices", "Invoices are never generated for orders that contain only free products."),
   invoice_email_attachment: flag(false, "Attach invoices to emails", "Attach automatically generated invoices to the order or payment confirmation mail."),
   invoice_address_from_name: text("Invoice issuer: company name", "Name of the issuer printed on invoices."),
@@ -218,6 +242,10 @@ export const EVENT_SETTINGS: SettingsCatalog = {
   invoice_introductory_text: i18nText("Invoice introductory text", "Printed on every invoice above the invoice lines."),
   invoice_additional_text: i18nText("Invoice additional text", "Printed on every invoice below the total."),
   invoice_footer_text: i18nText("Invoice footer", "Printed at the end of every invoice page, e.g. bank and legal details."),
+  ticket_download: flag(false, "Allow users to download tickets", "Customers see ticket download links on their order page. The API offers downloads regardless (pretix's behaviour)."),
+  ticket_download_addons: flag(false, "Offer to download tickets separately for add-on products", "Off: add-on products get no ticket of their own."),
+  ticket_download_nonadm: flag(true, "Generate tickets for non-admission products", "Off: only admission products get tickets."),
+  ticket_download_pending: flag(false, "Offer to download tickets even before an order is paid", "Pending orders (not awaiting approval) offer their tickets too."),
   payment_term_days: {
     schema: z.number().int().min(0).max(1_000_000),
     default: 14,
