@@ -21,6 +21,12 @@ export interface Env {
   MAX_BODY_BYTES?: string;
   UPLOAD_MAX_BYTES?: string;
   UPLOAD_ALLOWED_TYPES?: string;
+  /**
+   * The deployment secret that seals the events' ticket signing keys (signed ticket secrets,
+   * `pretix_sig1`): at least 32 characters. A secret of the deployment (`wrangler secret put`),
+   * locally `.dev.vars` (npm start makes one). Without it, events cannot use signed secrets.
+   */
+  TICKET_SIGNING_KEY_SECRET?: string;
   /** "1": count D1 round trips per request into response headers (a debugging aid; src/db/round-trips.ts). */
   DEBUG_D1_ROUND_TRIPS?: string;
 }

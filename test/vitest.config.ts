@@ -3,6 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 const root = path.resolve(import.meta.dirname, "..");
+const TEST_SIGNING_SECRET = "test-only-ticket-signing-key-secret-0123456789";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -15,7 +16,8 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: path.join(root, "wrangler.toml") },
               miniflare: {
-                bindings: { TEST_MIGRATIONS: migrations },
+                // a deployment secret of the tests (signed ticket secrets seal their keys with it)
+                bindings: { TEST_MIGRATIONS: migrations, TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET },
               },
             }),
           ],
@@ -37,6 +39,7 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET,
                   RATE_LIMIT_REQUESTS: "100",
                   RATE_LIMIT_WINDOW_SECONDS: "3600",
                   MAX_BODY_BYTES: "2048",

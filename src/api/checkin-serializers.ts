@@ -157,6 +157,7 @@ export function serializeCheckinPosition(r: CheckinPositionRow, expanded: Expand
       canceled: 0,
       valid_from: r.validFrom,
       valid_until: r.validUntil,
+      blocked: r.blocked === null ? null : (JSON.parse(r.blocked) as string[]),
       checkins: JSON.parse(r.checkins) as CheckinJson[],
     },
     r.orderCode,

@@ -45,7 +45,7 @@ export type CheckinJson = { id: number; list: number; type: CheckinType; datetim
  * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
  * parameters): the statement is prepared on the database's own client.
  */
-function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
+export function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
   const raw = db.all<T>(query);
   const client = (db as unknown as { $client: D1Database }).$client;
   const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
@@ -57,7 +57,7 @@ function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
 }
 
 /** A raw statement usable inside `db.batch` (see `rows`). */
-function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
+export function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
   const raw = db.run(query);
   const client = (db as unknown as { $client: D1Database }).$client;
   const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
@@ -341,6 +341,7 @@ export type CheckinPositionRow = {
   answers: string;
   validFrom: number | null;
   validUntil: number | null;
+  blocked: string | null;
   itemAttention: number;
   variationAttention: number | null;
   checkins: string;
@@ -396,6 +397,7 @@ function positionFields(listIds: readonly number[]) {
     answers: f<string>(sql`p.answers`, "answers"),
     validFrom: f<number | null>(sql`p.valid_from`, "validFrom"),
     validUntil: f<number | null>(sql`p.valid_until`, "validUntil"),
+    blocked: f<string | null>(sql`p.blocked`, "blocked"),
     itemAttention: f<number>(sql`(SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id)`, "itemAttention"),
     variationAttention: f<number | null>(sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`, "variationAttention"),
     checkins: f<string>(checkinsJsonSql(sql`p.id`, listIds), "checkins"),
@@ -543,14 +545,14 @@ export function configUnchangedSql(eventId: number, stamps: Record<string, numbe
 
 const CHECKIN_COLUMNS = [
   "uid", "event_id", "list_id", "position_id", "type", "datetime", "created", "successful", "error_reason", "error_explanation",
-  "auto_checked_in", "forced", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
+  "auto_checked_in", "forced", "force_sent", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
 ] as const;
 
 /** A check-in written only while `condition` holds (and once per uid). */
 export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
   const values = [
     r.uid, r.eventId, r.listId, r.positionId ?? null, r.type, r.datetime, r.created, r.successful === false ? 0 : 1, r.errorReason ?? null,
-    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
+    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.forceSent ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
     r.rawSourceType ?? null, r.rawItem ?? null, r.rawVariation ?? null, r.rawSubevent ?? null,
   ];
   return statement(
@@ -618,12 +620,15 @@ export async function positionOfEvent(db: DB, eventId: number, id: number): Prom
  * secret (or, for the legacy per-list redeem, an id): the object's fallback on a miss.
  */
 export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: number | null) {
-  const match = id === null ? sql`secret = ${secret}` : sql`(secret = ${secret} OR id = ${id})`;
+  // the ticket of the secret, of a revoked secret of it, or of the id
+  const revoked = sql`id IN (SELECT position_id FROM revoked_secrets WHERE event_id = ${eventId} AND secret = ${secret})`;
+  const match = id === null ? sql`(secret = ${secret} OR ${revoked})` : sql`(secret = ${secret} OR ${revoked} OR id = ${id})`;
   return rawRows<TicketOrderRow>(db, sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
       o.sales_channel AS salesChannel, o.datetime AS datetime,
       (SELECT json_group_array(json_object('id', p.id, 'secret', p.secret, 'addonTo', p.addon_to, 'itemId', p.item_id,
           'variationId', p.variation_id, 'subeventId', p.subevent_id, 'canceled', p.canceled, 'validFrom', p.valid_from,
-          'validUntil', p.valid_until, 'answers', json(p.answers)))
+          'validUntil', p.valid_until, 'answers', json(p.answers),
+          'blocked', CASE WHEN p.blocked IS NULL OR p.blocked = '[]' THEN 0 ELSE 1 END))
         FROM order_positions p WHERE p.order_id = o.id) AS positions,
       (SELECT json_group_array(json_object('uid', c.uid, 'listId', c.list_id, 'positionId', c.position_id, 'type', c.type,
           'datetime', c.datetime, 'nonce', c.nonce, 'deviceId', c.device_id, 'auto', c.auto_checked_in))
