@@ -248,6 +248,9 @@ export async function listEvents(db: DB, listIds: number[]) {
 
 // ---- status ----
 
+/** Scans on a list by how they reached the service (successful ones, and refused ones). */
+export type ScanCounts = { online: number; uploaded: number; automatic: number; failedOnline: number; failedUploaded: number };
+
 /** The numbers of the list's status (pretix: `.../checkinlists/{id}/status/`), one round trip. */
 export async function checkinListStatus(db: DB, list: CheckinListRow) {
   const l = { id: sql`${list.id}`, allProducts: sql`${list.allProducts ? 1 : 0}`, subeventId: list.subeventId === null ? sql`NULL` : sql`${list.subeventId}`, includePending: sql`${list.includePending ? 1 : 0}` };
@@ -266,7 +269,8 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
         .leftJoin(itemCategories, eq(itemCategories.id, items.categoryId))
         .where(eq(items.eventId, list.eventId))
         .orderBy(asc(itemCategories.position), asc(items.position), asc(items.id));
-  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow] = await db.batch([
+  const ok = (cond: SQL) => sql`coalesce(sum(CASE WHEN ${cond} THEN 1 ELSE 0 END), 0)`;
+  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow, scanRows] = await db.batch([
     rawRows<{ positions: number; checkins: number; inside: number }>(db, sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
       coalesce(sum(CASE WHEN ${inside} THEN 1 ELSE 0 END), 0) AS inside
       FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList}`),
@@ -281,8 +285,21 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
       .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
     db.select({ name: events.name }).from(events).where(eq(events.id, list.eventId)),
     db.select({ name: subevents.name }).from(subevents).where(eq(subevents.id, list.subeventId ?? -1)),
+    // scans on the list: decided at once, or made offline and uploaded later (the client sent force)
+    rawRows<ScanCounts>(db, sql`SELECT ${ok(sql`successful = 1 AND auto_checked_in = 0 AND force_sent = 0`)} AS online,
+      ${ok(sql`successful = 1 AND force_sent = 1`)} AS uploaded, ${ok(sql`successful = 1 AND auto_checked_in = 1`)} AS automatic,
+      ${ok(sql`successful = 0 AND force_sent = 0`)} AS failedOnline, ${ok(sql`successful = 0 AND force_sent = 1`)} AS failedUploaded
+      FROM checkins WHERE list_id = ${list.id}`),
   ]);
-  return { totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 }, itemCounts, variationCounts, items: itemRowsRead, variations: variationRows, eventName: (subeventRow[0] ?? eventRow[0])?.name ?? {} };
+  return {
+    totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 },
+    itemCounts,
+    variationCounts,
+    items: itemRowsRead,
+    variations: variationRows,
+    eventName: (subeventRow[0] ?? eventRow[0])?.name ?? {},
+    scans: scanRows[0] ?? { online: 0, uploaded: 0, automatic: 0, failedOnline: 0, failedUploaded: 0 },
+  };
 }
 
 // ---- the tickets of a list, as a list ----
