@@ -63,6 +63,9 @@ type TicketRow = {
 
 type OrderRow = { code: string; status: string; require_approval: number; checkin_attention: number; sales_channel: string };
 
+/** What a secret change did in the index, to take it back exactly. */
+export type SecretUndo = { ticketId: number; from: string; to: string; ticket: boolean; revoked: boolean };
+
 /** A ticket of an order as the index takes it. */
 export type IndexTicket = Omit<TicketFacts, "orderCode">;
 
@@ -201,17 +204,18 @@ export class CheckinState {
    * A ticket's secret changes from `from` to `to` (only from `from`: a replay changes nothing);
    * with `revoke`, `from` is remembered as a revoked secret of the ticket.
    */
-  changeSecret(ticketId: number, from: string, to: string, revoke: boolean): void {
-    if (from === to) return;
-    this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", to, ticketId, from);
-    if (revoke) this.sql.exec("INSERT OR IGNORE INTO ci_revoked (secret, ticket_id) VALUES (?, ?)", from, ticketId);
+  changeSecret(ticketId: number, from: string, to: string, revoke: boolean): SecretUndo {
+    const undo: SecretUndo = { ticketId, from, to, ticket: false, revoked: false };
+    if (from === to) return undo;
+    undo.ticket = this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", to, ticketId, from).rowsWritten > 0;
+    if (revoke) undo.revoked = this.sql.exec("INSERT OR IGNORE INTO ci_revoked (secret, ticket_id) VALUES (?, ?)", from, ticketId).rowsWritten > 0;
+    return undo;
   }
 
-  /** Takes a `changeSecret` back (D1 did not take the change). */
-  undoSecret(ticketId: number, from: string, to: string, revoke: boolean): void {
-    if (from === to) return;
-    this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", from, ticketId, to);
-    if (revoke) this.sql.exec("DELETE FROM ci_revoked WHERE secret = ? AND ticket_id = ?", from, ticketId);
+  /** Takes back what a `changeSecret` did (D1 did not take the change). */
+  undoSecret(u: SecretUndo): void {
+    if (u.ticket) this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", u.from, u.ticketId, u.to);
+    if (u.revoked) this.sql.exec("DELETE FROM ci_revoked WHERE secret = ? AND ticket_id = ?", u.from, u.ticketId);
   }
 
   /** Remembers a revoked secret read from D1. */

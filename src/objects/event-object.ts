@@ -70,7 +70,7 @@ import {
 } from "../domain/checkin";
 import { evaluateRules } from "../domain/checkin-rules";
 import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
-import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type StoredPassage } from "./checkin-state";
+import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type SecretUndo, type StoredPassage } from "./checkin-state";
 import type { Env } from "../env";
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
@@ -123,6 +123,9 @@ type ScanDecision = {
   previousAnswers: Answer[];
   outboxId: number;
 };
+
+/** What applying a ticket change did in the index (its secret; its block state before, when it changed). */
+type TicketUndo = { secret: SecretUndo; blocked: boolean | null };
 
 /** The tickets a scan may mean; `revoked`: the code is a revoked secret of the first of them. */
 type Candidates = { tickets: TicketFacts[]; revoked: boolean };
@@ -1151,23 +1154,22 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- ticket secrets and blocks
 
-  /** Puts ticket changes into the index (caller: inside transactionSync). Returns each ticket's block state before. */
-  private applyTicketChanges(changes: readonly TicketChange[]): Map<number, boolean | undefined> {
-    const before = new Map<number, boolean | undefined>();
-    for (const c of changes) {
-      before.set(c.positionId, this.ci.ticketById(c.positionId)?.blocked);
-      this.ci.changeSecret(c.positionId, c.secret, c.newSecret, c.revoke);
+  /** Puts ticket changes into the index (caller: inside transactionSync). Returns what it takes to undo them. */
+  private applyTicketChanges(changes: readonly TicketChange[]): TicketUndo[] {
+    return changes.map((c) => {
+      const wasBlocked = this.ci.ticketById(c.positionId)?.blocked;
+      const secret = this.ci.changeSecret(c.positionId, c.secret, c.newSecret, c.revoke);
       if (c.blocked !== undefined) this.ci.setBlocked(c.positionId, c.blockedAfter);
-    }
-    return before;
+      return { secret, blocked: c.blocked !== undefined && wasBlocked !== undefined ? wasBlocked : null };
+    });
   }
 
-  private undoTicketChanges(changes: readonly TicketChange[], before: Map<number, boolean | undefined>): void {
-    for (const c of changes) {
-      this.ci.undoSecret(c.positionId, c.secret, c.newSecret, c.revoke);
-      const was = before.get(c.positionId);
-      if (c.blocked !== undefined && was !== undefined) this.ci.setBlocked(c.positionId, was);
-    }
+  private undoTicketChanges(changes: readonly TicketChange[], undo: readonly TicketUndo[]): void {
+    changes.forEach((c, i) => {
+      const u = undo[i]!;
+      this.ci.undoSecret(u.secret);
+      if (u.blocked !== null) this.ci.setBlocked(c.positionId, u.blocked);
+    });
   }
 
   /**
@@ -1184,7 +1186,7 @@ export class EventObject extends DurableObject<Env> {
     const entry: Extract<OutboxEntry, { kind: "tickets" }> = { kind: "tickets", orderId: req.orderId, code: req.code, changes: req.changes, orderSecret: req.orderSecret, now };
     let stale = false;
     let outboxId = 0;
-    let before = new Map<number, boolean | undefined>();
+    let before: TicketUndo[] = [];
     this.ctx.storage.transactionSync(() => {
       stale = req.changes.some((c) => {
         const t = this.ci.ticketById(c.positionId);

@@ -6,8 +6,10 @@
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { checkins, revokedSecrets, ticketSigningKeys } from "../../src/db/schema";
-import { db, type Json, seedOrderPosition, seedOrderRow } from "../harness";
+import { env } from "cloudflare:workers";
+import { blockedSecrets, checkins, events, organizers, revokedSecrets, ticketSigningKeys } from "../../src/db/schema";
+import { changeEventSettings } from "../../src/domain/settings";
+import { db, type Json, seedDevice, seedOrderPosition, seedOrderRow } from "../harness";
 import { venue } from "../helpers/checkin";
 import { decodeSigned, OfflineScanner, parseTicket, splitSecret, verifyKey } from "../helpers/offline-scanner";
 
@@ -46,6 +48,31 @@ describe("the setting and the key", () => {
     expect(rows[0]!.privateKeySealed).toMatch(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/);
     expect(rows[0]!.privateKeySealed).not.toContain("MC4CAQAwBQYDK2Vw");
     expect((await v.client.get(`${v.path}/`)).body.valid_keys).toEqual({ pretix_sig1: v.keys });
+  });
+
+  it("without a deployment secret (or one too short) signed secrets cannot be chosen: 400, nothing changes", async () => {
+    const v = await venue();
+    const [organizer] = await db().select().from(organizers).where(eq(organizers.id, v.org.id));
+    const [event] = await db().select().from(events).where(eq(events.id, v.eventId));
+    for (const secret of [undefined, "", "too-short-secret"]) {
+      const ctx = { env: { ...env, TICKET_SIGNING_KEY_SECRET: secret }, db: db(), organizer: organizer!, event: event!, now: Date.now(), baseUrl: "http://ticketing.test" };
+      await expect(changeEventSettings(ctx, { ticket_secret_generator: "pretix_sig1" })).rejects.toMatchObject({
+        code: "invalid",
+        fields: { ticket_secret_generator: [expect.stringContaining("TICKET_SIGNING_KEY_SECRET")] },
+      });
+    }
+    expect((await v.client.get(`${v.path}/settings/`)).body.ticket_secret_generator).toBe("random");
+    expect(await db().select().from(ticketSigningKeys).where(eq(ticketSigningKeys.eventId, v.eventId))).toEqual([]);
+  });
+
+  it("a copy of a signed event (clone) signs with a key of its own", async () => {
+    const v = await signedVenue();
+    const res = await v.client.post(`${v.path}/clone/`, { name: { en: "Copy" }, slug: `${v.eventSlug}-copy`, currency: "EUR", date_from: "2031-06-01T19:00:00Z" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.valid_keys.pretix_sig1).toHaveLength(1);
+    expect(res.body.valid_keys.pretix_sig1[0]).not.toBe(v.keys[0]);
+    const copyPath = `/api/v1/organizers/${v.orgSlug}/events/${v.eventSlug}-copy`;
+    expect((await v.client.get(`${copyPath}/settings/`)).body.ticket_secret_generator).toBe("pretix_sig1");
   });
 
   it("an unknown generator is refused with a field error", async () => {
@@ -271,5 +298,263 @@ describe("re-issue and cancellation: new secrets, the old ones revoked", () => {
     ]) {
       expect(r.status).toBe(404);
     }
+  });
+});
+
+describe("blocks (add_block, remove_block) and the blocked list", () => {
+  it("a blocked ticket is refused (blocked), listed as blocked; unblocked, it admits again and the list says so", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    const pos = await v.sell();
+    const blocked = await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "admin" });
+    expect(blocked.status).toBe(200);
+    expect(blocked.body).toMatchObject({ id: pos.id, secret: pos.secret, blocked: ["admin"] });
+    expect((await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "api:door_7" })).body.blocked).toEqual(["admin", "api:door_7"]);
+    const refused = await v.redeem({ secret: pos.secret, lists: [list.id] });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ status: "error", reason: "blocked", position: { id: pos.id, blocked: ["admin", "api:door_7"] } });
+    const listed = (await v.client.get(`${v.path}/blockedsecrets/`)).body;
+    expect(listed).toMatchObject({ count: 1, results: [{ id: expect.any(Number), secret: pos.secret, blocked: true, updated: expect.any(String) }] });
+    // one of two blocks lifted: still blocked
+    expect((await v.client.post(`${v.path}/orderpositions/${pos.id}/remove_block/`, { name: "admin" })).body.blocked).toEqual(["api:door_7"]);
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).body.reason).toBe("blocked");
+    await db().update(blockedSecrets).set({ updated: Date.parse(listed.results[0].updated) - 1000 }).where(eq(blockedSecrets.secret, pos.secret));
+    const freed = await v.client.post(`${v.path}/orderpositions/${pos.id}/remove_block/`, { name: "api:door_7" });
+    expect(freed.body.blocked).toBeNull();
+    const after = (await v.client.get(`${v.path}/blockedsecrets/`)).body.results;
+    expect(after).toEqual([{ id: listed.results[0].id, secret: pos.secret, blocked: false, updated: expect.any(String) }]);
+    expect(Date.parse(after[0].updated)).toBeGreaterThan(Date.parse(listed.results[0].updated) - 1000);
+    expect((await v.client.get(`${v.path}/blockedsecrets/?blocked=true`)).body.count).toBe(0);
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).status).toBe(201);
+  });
+
+  it("a forced scan of a blocked ticket passes, marked forced; a re-issued blocked ticket's new secret is blocked too", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    const pos = await v.sell();
+    await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "admin" });
+    const forced = await v.redeem({ secret: pos.secret, lists: [list.id], force: true });
+    expect(forced.status).toBe(201);
+    const [row] = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
+    expect(row).toMatchObject({ successful: true, forced: true, forceSent: true });
+    const fresh = (await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`)).body;
+    expect(fresh.blocked).toEqual(["admin"]);
+    const listed = (await v.client.get(`${v.path}/blockedsecrets/?blocked=true`)).body.results.map((r: Json) => r.secret);
+    expect(listed.sort()).toEqual([pos.secret, fresh.secret].sort());
+    expect((await v.redeem({ secret: fresh.secret, lists: [list.id], type: "exit" })).body.reason).toBe("blocked");
+  });
+
+  it("block names: admin or api:…; anything else is a 400 field error and changes nothing", async () => {
+    const v = await signedVenue();
+    const pos = await v.sell();
+    for (const name of ["plugin:x", "api:", "api:no spaces", "", "ADMIN"]) {
+      const res = await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name });
+      expect(res.status, name).toBe(400);
+      expect(Object.keys(res.body)).toEqual(["name"]);
+    }
+    expect((await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, {})).status).toBe(400);
+    expect((await v.client.get(`${v.path}/orderpositions/${pos.id}/`)).body.blocked).toBeNull();
+    expect((await v.client.get(`${v.path}/blockedsecrets/`)).body.count).toBe(0);
+  });
+});
+
+describe("the lists scanners download", () => {
+  it("revokedsecrets: newest first, ordering by secret, created_since (and modified_since) from X-Page-Generated, pages", async () => {
+    const v = await signedVenue();
+    const tickets = [await v.sell(), await v.sell(), await v.sell()];
+    // two revocations, the first longer ago (their times set, rather than waited for)
+    for (const [i, t] of tickets.slice(0, 2).entries()) {
+      await v.client.post(`${v.path}/orderpositions/${t.id}/regenerate_secrets/`);
+      await db().update(revokedSecrets).set({ created: Date.now() - 2000 + i * 1000 }).where(eq(revokedSecrets.secret, t.secret));
+    }
+    const first = await v.client.get(`${v.path}/revokedsecrets/`);
+    expect(first.status).toBe(200);
+    const generated = first.headers.get("x-page-generated")!;
+    expect(Date.parse(generated)).toBeGreaterThan(0);
+    expect(first.body.results.map((r: Json) => r.secret)).toEqual([tickets[1].secret, tickets[0].secret]);
+    const bySecret = (await v.client.get(`${v.path}/revokedsecrets/?ordering=secret`)).body.results.map((r: Json) => r.secret);
+    expect(bySecret).toEqual([tickets[0].secret, tickets[1].secret].sort());
+    const paged = await v.client.get(`${v.path}/revokedsecrets/?page_size=1`);
+    expect(paged.body).toMatchObject({ count: 2, previous: null });
+    expect(paged.body.next).toContain("page=2");
+    // a scanner's next run: only what was revoked since
+    await v.client.post(`${v.path}/orderpositions/${tickets[2].id}/regenerate_secrets/`);
+    for (const q of [`created_since=${encodeURIComponent(generated)}`, `modified_since=${encodeURIComponent(generated)}`, `ordering=-created&created_since=${encodeURIComponent(first.body.results[0].created)}`]) {
+      const since = (await v.client.get(`${v.path}/revokedsecrets/?${q}`)).body.results.map((r: Json) => r.secret);
+      expect(since[0], q).toBe(tickets[2].secret);
+      expect(since).not.toContain(tickets[0].secret);
+    }
+    expect((await v.client.get(`${v.path}/revokedsecrets/?created_since=yesterday`)).status).toBe(400);
+  });
+
+  it("If-Modified-Since: 304 while nothing was revoked since Last-Modified, the full list after", async () => {
+    const v = await signedVenue();
+    const pos = await v.sell();
+    const empty = await v.client.get(`${v.path}/revokedsecrets/`);
+    expect(empty.headers.get("last-modified")).toBeNull();
+    await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
+    const full = await v.client.get(`${v.path}/revokedsecrets/`);
+    const lastModified = full.headers.get("last-modified")!;
+    expect(lastModified).toMatch(/GMT$/);
+    const again = await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": lastModified } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe("");
+    // the revocation happened a while ago (no waiting in tests: its time is moved back)
+    await db().update(revokedSecrets).set({ created: Date.now() - 5000 }).where(eq(revokedSecrets.eventId, v.eventId));
+    const older = (await v.client.get(`${v.path}/revokedsecrets/`)).headers.get("last-modified")!;
+    expect((await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": older } })).status).toBe(304);
+    await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
+    const changed = await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": older } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.count).toBe(2);
+  });
+
+  it("a scanner with the pretixscan security profile may read both lists (pretix's url names revokedsecrets-list, blockedsecrets-list)", async () => {
+    const v = await signedVenue();
+    const device = await seedDevice(v.org.id, { securityProfile: "pretixscan" });
+    const kiosk = await seedDevice(v.org.id, { securityProfile: "pretixscan_online_kiosk" });
+    for (const d of [device, kiosk]) {
+      expect((await d.client.get(`${v.path}/revokedsecrets/`)).status).toBe(200);
+      expect((await d.client.get(`${v.path}/blockedsecrets/`)).status).toBe(200);
+    }
+  });
+});
+
+const statusOf = async (v: Venue, listId: number) => (await v.client.get(`${v.path}/checkinlists/${listId}/status/`)).body;
+
+describe("a scanner without connection", () => {
+  it("admits tickets sold after its last sync, refuses forged and revoked ones, and its scans count once when uploaded", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    const early = await v.sell();
+    const reissued = await v.sell();
+    const fresh = (await v.client.post(`${v.path}/orderpositions/${reissued.id}/regenerate_secrets/`)).body.secret as string;
+    const scanner = new OfflineScanner(v.scanner, v.path, list.id);
+    await scanner.sync();
+    expect(scanner.validKeys).toEqual(v.keys);
+    expect(scanner.revoked).toEqual(new Set([reissued.secret]));
+    // the connection is gone; a ticket is sold meanwhile (the scanner never saw it)
+    const late = await v.sell();
+    const at = new Date();
+    expect((await scanner.scan(late.secret, at)).result).toBe("valid");
+    expect((await scanner.scan(early.secret, at)).result).toBe("valid");
+    expect((await scanner.scan(reissued.secret, at)).result).toBe("revoked");
+    expect((await scanner.scan(fresh, at)).result).toBe("valid");
+    expect((await scanner.scan(early.secret, at)).result).toBe("already_redeemed");
+    expect(scanner.queue).toHaveLength(3);
+    // the connection is back: the queued scans go up (forced, with their time and nonce); a retry of the upload changes nothing
+    expect(await scanner.upload()).toEqual([201, 201, 201]);
+    expect(await scanner.upload()).toEqual([201, 201, 201]);
+    const rows = await db().select().from(checkins).where(eq(checkins.listId, list.id));
+    expect(rows).toHaveLength(3);
+    expect(rows.every((r) => r.successful && r.forceSent && !r.forced && r.datetime === at.getTime())).toBe(true);
+    expect(new Set(rows.map((r) => r.positionId))).toEqual(new Set([late.id, early.id, reissued.id]));
+    expect(await statusOf(v, list.id)).toMatchObject({ checkin_count: 3, inside_count: 3, scans: { online: 0, uploaded: 3, automatic: 0, failed_online: 0, failed_uploaded: 0 } });
+    // an online scan afterwards: already inside; counted as a refused online scan
+    expect((await v.redeem({ secret: late.secret, lists: [list.id] })).body.reason).toBe("already_redeemed");
+    expect((await statusOf(v, list.id)).scans).toEqual({ online: 0, uploaded: 3, automatic: 0, failed_online: 1, failed_uploaded: 0 });
+  });
+
+  it("an offline scan of a ticket re-issued before the upload: the upload admits its ticket (forced), as pretix does", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    const pos = await v.sell();
+    const scanner = new OfflineScanner(v.scanner, v.path, list.id);
+    await scanner.sync();
+    expect((await scanner.scan(pos.secret, new Date())).result).toBe("valid");
+    await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
+    expect(await scanner.upload()).toEqual([201]);
+    const [row] = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
+    expect(row).toMatchObject({ successful: true, forced: true, forceSent: true, rawBarcode: pos.secret });
+    // its next sync knows the revocation
+    await scanner.sync();
+    expect((await scanner.scan(pos.secret, new Date())).result).toBe("revoked");
+  });
+
+  it("validity and product offline: a ticket outside its window or of a product not on the list is refused", async () => {
+    const v = await signedVenue();
+    const other = await v.item({ name: { en: "Parking" }, admission: false });
+    const later = await v.item({ name: { en: "Next year" }, validity_mode: "fixed", validity_fixed_from: "2040-01-01T00:00:00Z", validity_fixed_until: "2040-01-02T00:00:00Z" });
+    await v.quota({ size: 10, items: [other.id, later.id] });
+    const list = await v.list({ all_products: false, limit_products: [v.ticket.id, later.id] });
+    const parking = (await v.order({ positions: [{ item: other.id }] })).positions[0];
+    const future = (await v.order({ positions: [{ item: later.id }] })).positions[0];
+    const scanner = new OfflineScanner(v.scanner, v.path, list.id);
+    await scanner.sync();
+    expect((await scanner.scan(parking.secret, new Date())).result).toBe("product");
+    expect((await scanner.scan(future.secret, new Date())).result).toBe("invalid_time");
+    expect((await scanner.scan(future.secret, new Date("2040-01-01T12:00:00Z"))).result).toBe("valid");
+  });
+
+  it("the per-list redeem finds a signed secret with + and / in the path (URL-encoded, as scanners send it)", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    let pos: Json = null;
+    for (let i = 0; i < 20 && !pos; i++) {
+      const p = await v.sell();
+      if (p.secret.includes("+") && p.secret.includes("/")) pos = p;
+    }
+    expect(pos).not.toBeNull();
+    const res = await v.scanner.post(`${v.path}/checkinlists/${list.id}/positions/${encodeURIComponent(pos.secret)}/redeem/`, {});
+    expect(res.status).toBe(201);
+    expect(res.body.position.id).toBe(pos.id);
+  });
+});
+
+describe("concurrency", () => {
+  it("one signed ticket scanned at 20 gates at once: exactly one ok, one check-in", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    const pos = await v.sell();
+    const results = await Promise.all(Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 400).map((r) => r.body.reason)).toEqual(Array(19).fill("already_redeemed"));
+    const rows = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
+    expect(rows.filter((r) => r.successful)).toHaveLength(1);
+  });
+
+  it("the same offline scan uploaded 10 times at once (same nonce): one check-in", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    const pos = await v.sell();
+    const body = { force: true, datetime: "2030-06-01T19:30:00Z", nonce: "upload-nonce-1", questions_supported: false };
+    const url = `${v.path}/checkinlists/${list.id}/positions/${encodeURIComponent(pos.secret)}/redeem/`;
+    const results = await Promise.all(Array.from({ length: 10 }, () => v.scanner.post(url, body)));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const rows = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ successful: true, nonce: "upload-nonce-1", forceSent: true, datetime: Date.parse("2030-06-01T19:30:00Z") });
+    expect((await statusOf(v, list.id)).scans).toMatchObject({ uploaded: 1, online: 0 });
+  });
+
+  it("a re-issue racing scans of the old secret: once it has answered, the old secret is refused everywhere; at most one scan admitted", async () => {
+    const v = await signedVenue();
+    const list = await v.list();
+    const pos = await v.sell();
+    const [reissue, ...scans] = await Promise.all([
+      v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`),
+      ...Array.from({ length: 15 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })),
+    ]);
+    expect(reissue!.status).toBe(200);
+    expect(scans.filter((r) => r.status === 201).length).toBeLessThanOrEqual(1);
+    for (const r of scans.filter((x) => x.status !== 201)) expect(["already_redeemed", "revoked"]).toContain(r.body.reason);
+    const after = await Promise.all(Array.from({ length: 5 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    expect(after.map((r) => r.body.reason)).toEqual(Array(5).fill("revoked"));
+    expect((await revokedOf(v)).results.map((r: Json) => r.secret)).toEqual([pos.secret]);
+  });
+
+  it("simultaneous re-issues of one ticket: every secret handed out but the current one is revoked; refused ones change nothing", async () => {
+    const v = await signedVenue();
+    const pos = await v.sell();
+    const results = await Promise.all(Array.from({ length: 6 }, () => v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`)));
+    const ok = results.filter((r) => r.status === 200);
+    // the losers saw a secret that was no longer the ticket's: refused, nothing changed by them
+    for (const r of results.filter((x) => x.status !== 200)) expect(r).toMatchObject({ status: 400, body: { detail: "A ticket of this order changed meanwhile; read it again." } });
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    const current = (await v.client.get(`${v.path}/orderpositions/${pos.id}/`)).body.secret;
+    const revoked = new Set((await revokedOf(v)).results.map((r: Json) => r.secret));
+    expect(revoked.has(pos.secret)).toBe(true);
+    expect(revoked.has(current)).toBe(false);
+    expect(revoked.size).toBe(ok.length);
   });
 });
