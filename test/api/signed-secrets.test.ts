@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { blockedSecrets, checkins, events, organizers, revokedSecrets, ticketSigningKeys } from "../../src/db/schema";
 import { changeEventSettings } from "../../src/domain/settings";
+import { eventSecretGenerator } from "../../src/domain/ticket-changes";
+import { assignSecret } from "../../src/domain/ticket-secrets";
 import { db, type Json, seedDevice, seedOrderPosition, seedOrderRow } from "../harness";
 import { venue } from "../helpers/checkin";
 import { decodeSigned, OfflineScanner, parseTicket, splitSecret, verifyKey } from "../helpers/offline-scanner";
@@ -184,6 +186,28 @@ describe("secrets in pretix's format: what they carry", () => {
       expect(res.body).toMatchObject({ status: "error", reason: "invalid" });
     }
     expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).status).toBe(201);
+  });
+});
+
+describe("what makes a secret change (pretix's assign_ticket_secret)", () => {
+  it("the same product, variation, date and validity keep the secret; any of them changed, or a forced re-issue, give a new one to revoke", async () => {
+    const v = await signedVenue();
+    const pos = await v.sell();
+    const [organizer] = await db().select().from(organizers).where(eq(organizers.id, v.org.id));
+    const [event] = await db().select().from(events).where(eq(events.id, v.eventId));
+    const gen = await eventSecretGenerator({ env, db: db(), organizer: organizer!, event: event!, now: Date.now(), baseUrl: "http://ticketing.test" });
+    const facts = { itemId: v.ticket.id, variationId: null, subeventId: null, validFrom: null, validUntil: null };
+    expect(await assignSecret(gen, facts, pos.secret)).toEqual({ secret: pos.secret, changed: false, revoke: false });
+    for (const changed of [{ itemId: v.ticket.id + 1 }, { variationId: 5 }, { subeventId: 7 }, { validFrom: Date.parse("2030-01-01T00:00:00Z") }, { validUntil: Date.parse("2031-01-01T00:00:00Z") }]) {
+      const a = await assignSecret(gen, { ...facts, ...changed }, pos.secret);
+      expect(a, JSON.stringify(changed)).toMatchObject({ changed: true, revoke: true });
+      const t = (await decodeSigned(a.secret, v.keys))!;
+      expect(t.item).toBe(changed.itemId ?? v.ticket.id);
+    }
+    expect(await assignSecret(gen, facts, pos.secret, { forceInvalidate: true })).toMatchObject({ changed: true, revoke: true });
+    expect(await assignSecret(gen, facts, pos.secret, { forceIfRevocationList: true })).toMatchObject({ changed: true, revoke: true });
+    // a random secret of an event that switched to signing: replaced when it must change
+    expect(await assignSecret(gen, facts, "abcdefghjkmnpqrstuvwxyz23456789a")).toMatchObject({ changed: true, revoke: true });
   });
 });
 
