@@ -2,6 +2,7 @@
 import { createDb } from "../db/client";
 import type { MailMessage } from "../domain/mail";
 import type { Env, ExportMessage } from "../env";
+import { handleExportMessage } from "./exports";
 import { deliverMail } from "./mail";
 
 export type QueueMessage = MailMessage | ExportMessage;
@@ -15,6 +16,9 @@ export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: E
         case "mail":
           await deliverMail(env, db, body.mailId);
           break;
+        case "export":
+          await handleExportMessage(env, db, message as Message<ExportMessage>);
+          continue;
         default:
           console.error(`queue ${batch.queue}: message of unknown kind dropped`, JSON.stringify(body));
       }

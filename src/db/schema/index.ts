@@ -10,3 +10,4 @@ export * from "./giftcards";
 export * from "./sales";
 export * from "./checkin";
 export * from "./ticket-secrets";
+export * from "./jobs";
