@@ -36,6 +36,8 @@ import { checkinRoutes } from "./api/checkin";
 import { checkinListRoutes } from "./api/checkinlists";
 import { deviceEventSelectionRoutes } from "./api/device-eventselection";
 import { scannerCompatRoutes } from "./api/scanner-compat";
+import { ticketSecretRoutes } from "./api/ticket-secrets";
+import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
@@ -170,6 +172,8 @@ export function createApp() {
   app.route(API_PREFIX, checkinRoutes);
   app.route(API_PREFIX, deviceEventSelectionRoutes);
   app.route(API_PREFIX, scannerCompatRoutes);
+  app.route(API_PREFIX, ticketSecretRoutes);
+  app.route(API_PREFIX, orderPositionRoutes);
   app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 

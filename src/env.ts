@@ -10,6 +10,12 @@ import { log } from "./lib/log";
 export type Env = Omit<Cloudflare.Env, QueueBinding> & {
   EXPORTS_QUEUE: Queue<ExportMessage>;
   MAIL_QUEUE: Queue<MailMessage>;
+  /**
+   * The deployment secret that seals the events' ticket signing keys (signed ticket secrets,
+   * `pretix_sig1`): at least 32 characters. A secret of the deployment (`wrangler secret put`),
+   * locally `.dev.vars` (npm start makes one). Without it, events cannot use signed secrets.
+   */
+  TICKET_SIGNING_KEY_SECRET?: string;
   /** Rendering of invoice and ticket PDFs (src/jobs/documents.ts). */
   DOCUMENTS_QUEUE: Queue<DocumentMessage>;
 };

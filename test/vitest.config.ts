@@ -6,6 +6,7 @@ import { defineConfig } from "vitest/config";
 import { FONT_FACES } from "../src/lib/pdf/fonts.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+const TEST_SIGNING_SECRET = "test-only-ticket-signing-key-secret-0123456789";
 
 /**
  * The PDF fonts for the tests: a binding (FONTS) served from Node, `GET /<file name>` answers
@@ -30,7 +31,8 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: path.join(root, "wrangler.toml") },
               miniflare: {
-                bindings: { TEST_MIGRATIONS: migrations },
+                // a deployment secret of the tests (signed ticket secrets seal their keys with it)
+                bindings: { TEST_MIGRATIONS: migrations, TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET },
                 serviceBindings: { FONTS: serveFont },
               },
             }),
@@ -56,6 +58,7 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET,
                   RATE_LIMIT_REQUESTS: "100",
                   RATE_LIMIT_WINDOW_SECONDS: "3600",
                   MAX_BODY_BYTES: "2048",

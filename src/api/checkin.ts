@@ -43,7 +43,8 @@ export async function respondScan(c: AppContext, r: ScanResult): Promise<Respons
   const body: RedeemResponse = {
     status: r.status,
     ...(r.status === "error" ? { reason: r.reason ?? "error", reason_explanation: r.explanation } : {}),
-    require_attention: (position?.require_attention as boolean | undefined) ?? false,
+    // pretix answers a revoked secret without the ticket's attention flag
+    require_attention: r.reason === "revoked" ? false : ((position?.require_attention as boolean | undefined) ?? false),
     checkin_texts: [],
     ...(position ? { position } : {}),
     list,

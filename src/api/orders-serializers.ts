@@ -35,6 +35,8 @@ export const positionResponse = z.object({
   pseudonymization_id: z.string(),
   seat: seatResponse.nullable(),
   is_bundled: z.boolean(),
+  /** pretix: the names of the ticket's blocks (`admin`, `api:...`), or null when it may be used. */
+  blocked: z.array(z.string()).nullable(),
   /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
   checkins: z.array(
     z.object({
@@ -148,6 +150,7 @@ export function serializePosition(p: PositionJson, orderCode: string, downloads:
     pseudonymization_id: p.pseudonymization_id,
     seat: serializeSeat(p.seat, p.seat_id, p.seat_name),
     is_bundled: p.is_bundled === 1,
+    blocked: p.blocked && p.blocked.length ? p.blocked : null,
     checkins: (p.checkins ?? []).map((c) => ({
       id: c.id,
       list: c.list,

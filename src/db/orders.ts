@@ -37,6 +37,8 @@ export type PositionJson = {
   canceled: number;
   valid_from: number | null;
   valid_until: number | null;
+  /** pretix `blocked`: the names of the ticket's blocks, or null. */
+  blocked: string[] | null;
   /** Successful check-ins (all lists), oldest first. */
   checkins: CheckinJson[];
 };
@@ -94,7 +96,7 @@ const nested = {
       'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to, 'is_bundled', p.is_bundled,
       'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'seat_id', p.seat_id, 'seat_name', p.seat_name,
       'answers', json(p.answers), 'canceled', p.canceled, 'valid_from', p.valid_from, 'valid_until', p.valid_until,
-      'checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
+      'blocked', json(p.blocked), 'checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
     FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
   fees: sql<string>`(SELECT json_group_array(json_object(
       'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,
@@ -213,6 +215,14 @@ export function listPayments(db: DB, orderId: number, req: ListRequest) {
 /** The reading query of one order (for a batch: the event object reads a new order back with its write). */
 export function orderByCode(db: DB, eventId: number, code: string) {
   return selectOrders(db).where(and(eq(orders.eventId, eventId), eq(orders.code, code)));
+}
+
+/** The order of one of the event's positions (pretix `orderpositions/{id}`), or undefined. */
+export async function findOrderOfPosition(db: DB, eventId: number, positionId: number): Promise<OrderRecord | undefined> {
+  const row = await selectOrders(db)
+    .where(and(eq(orders.eventId, eventId), sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId} AND event_id = ${eventId})`))
+    .get();
+  return row ? toOrderRecord(row) : undefined;
 }
 
 export async function findOrder(db: DB, eventId: number, code: string): Promise<OrderRecord | undefined> {

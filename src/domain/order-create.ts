@@ -17,11 +17,12 @@ import { dateTime, email, money } from "./fields";
 import { invoicesAfterOrderChange } from "./invoices";
 import type { Demand } from "./inventory";
 import { orderMail } from "./order-mails";
-import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, newTicketSecret, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
+import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
 import { withScheme } from "./person-names";
 import { collectRefs, discountPositions, positionFields, preparePosition, type PositionInput, type PreparedPosition, seatName } from "./positions";
 import { ticketValidity } from "./checkin";
 import { tax } from "./pricing";
+import { secretGenerator, SIG1 } from "./ticket-secrets";
 import { refusalErrors } from "./refusals";
 import { loadSalesCatalog } from "./sales-catalog";
 import { orderUrl } from "./urls";
@@ -125,6 +126,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     eventSeatingPlanId: event.seatingPlanId,
     customer: input.customer ?? null,
     orderCodes: candidates,
+    signingKeyScheme: SIG1,
   });
   const settings = catalog.settings;
   const errors = new Problems();
@@ -194,6 +196,17 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
 
   const invoiceAddress = invoiceAddressOf(input.invoice_address, now);
 
+  // every ticket gets its secret from the event's generator (a secret given in the input is kept)
+  const generator = await secretGenerator(ctx.env, db, event.id, settings, now, catalog.signingKey);
+  const validity = prepared.map((p) => ticketValidity(catalog.items.get(p.itemId)!, now));
+  const ticketSecrets = await Promise.all(
+    prepared.map(
+      (p, i) =>
+        input.positions[i]!.secret ??
+        generator.generate({ itemId: p.itemId, variationId: p.variationId, subeventId: p.subeventId, validFrom: validity[i]!.validFrom, validUntil: validity[i]!.validUntil }, null, false),
+    ),
+  );
+
   const positions: PositionInsert[] = prepared.map((p, i) => ({
     eventId: event.id,
     positionid: i + 1,
@@ -208,7 +221,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     taxRate: p.price.taxRate,
     taxValue: p.price.taxValue,
     taxRuleId: p.price.taxRuleId,
-    secret: input.positions[i]!.secret ?? newTicketSecret(),
+    secret: ticketSecrets[i]!,
     addonToPositionid: addonTo[i] === null ? null : addonTo[i]! + 1,
     isBundled: false,
     pseudonymizationId: newPseudonymizationId(),
@@ -217,7 +230,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     seatName: p.seat ? seatName(p.seat) : null,
     answers: p.answers,
     canceled: false,
-    ...ticketValidity(catalog.items.get(p.itemId)!, now),
+    ...validity[i]!,
   }));
   const sendMail = (input.send_mail ?? input.send_email ?? false) && !!input.email;
   const url = orderUrl(ctx.baseUrl, org.slug, event.slug, code, secret);

@@ -12,6 +12,7 @@ import { itemNames } from "../db/items";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
 import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
+import type { TicketChange } from "../db/ticket-secrets";
 import type { OrderStatus } from "../db/schema";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../env";
@@ -28,6 +29,7 @@ import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "./payments";
 import { refusalErrors } from "./refusals";
 import { invoicesAfterOrderChange } from "./invoices";
 import { eventSettingsFor } from "./settings";
+import { cancellationChanges } from "./ticket-changes";
 import { orderUrl } from "./urls";
 
 /** What a status change needs: the bindings, the database and the event. */
@@ -52,6 +54,8 @@ export type StatusChange = {
   cancelPayments?: boolean;
   force?: boolean;
   giftCard?: GiftCardDebit;
+  /** Ticket changes written with the status (a cancellation's new secrets). */
+  tickets?: TicketChange[];
 };
 
 /**
@@ -79,6 +83,7 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
       cancelPayments: change.cancelPayments ?? false,
       ignoreQuota: change.force ?? false,
       giftCard: change.giftCard ?? null,
+      tickets: change.tickets ?? [],
     }),
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
@@ -140,9 +145,15 @@ export async function markOrderPaid(ctx: EventContext, code: string, opts: { for
   return after;
 }
 
-/** `mark_canceled`: open payments are canceled with the order. */
+/**
+ * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
+ * tickets get new secrets and the old ones are revoked, in the same transaction.
+ */
 export async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
-  const after = await transition(ctx, await loadOrder(ctx, code), { from: ["n", "p"], to: "c", cancelPayments: true });
+  const r = await loadOrder(ctx, code);
+  checkStatus(r, ["n", "p"], "c");
+  const tickets = await cancellationChanges(ctx, r);
+  const after = await transition(ctx, r, { from: ["n", "p"], to: "c", cancelPayments: true, tickets });
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
   return after;
 }

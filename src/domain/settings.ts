@@ -13,6 +13,7 @@ import { Problems } from "./failure";
 import { i18n, relativeDate } from "./fields";
 import { NAME_SCHEMES } from "./person-names";
 import type { Principal } from "./permissions";
+import { deploymentSecret, ensureSigningKey, GENERATOR_SETTING, NO_DEPLOYMENT_SECRET, SIG1, TICKET_SECRET_GENERATORS } from "./ticket-secrets";
 
 export type SettingDefinition = {
   schema: z.ZodType;
@@ -262,6 +263,13 @@ export const EVENT_SETTINGS: SettingsCatalog = {
   payment_term_weekdays: flag(true, "Only end payment terms on weekdays", "A payment term ending on a Saturday or Sunday moves to the next Monday. Does not affect the last date of payments."),
   payment_term_expire_automatically: flag(true, "Automatically expire unpaid orders", "Unpaid orders go from pending to expired at the end of their payment term and free their quota."),
   payment_term_accept_late: flag(true, "Accept late payments", "Accept payments of expired orders while enough quota is available, never after the last date of payments."),
+  ticket_secret_generator: {
+    schema: z.enum(TICKET_SECRET_GENERATORS),
+    default: "random",
+    label: "Ticket code generator",
+    help_text:
+      'How ticket secrets (the codes in tickets\' QR codes) are made: "random" (32 random characters, checked against the ticket database) or "pretix_sig1" (pretix signature scheme 1: signed codes carrying product, variation, date and validity, which scanners with the event\'s valid_keys verify offline; a changed, canceled or re-issued ticket gets a new code and the old one is revoked). Tickets keep the codes they have when this changes.',
+  },
   returnurl_prefix: {
     schema: z
       .string()
@@ -415,7 +423,12 @@ export async function changeEventSettings(ctx: EventContext, body: SettingsPatch
   const effective = effectiveSettings(after, EVENT_SETTINGS, parent);
   const problems = new Problems();
   checkEventSettings(effective, problems);
+  // signed secrets: the deployment must be able to seal a key; the event's key is made now, so
+  // that scanners find it in valid_keys before the first signed ticket is sold
+  const signed = set[GENERATOR_SETTING] === SIG1;
+  if (signed && !deploymentSecret(ctx.env)) problems.add(GENERATOR_SETTING, NO_DEPLOYMENT_SECRET);
   problems.throwIfAny();
+  if (signed) await ensureSigningKey(ctx.env, ctx.db, ctx.event.id, ctx.now);
   await writeEventSettings(ctx.db, ctx.event.id, set, unset);
   return effective;
 }

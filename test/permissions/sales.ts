@@ -8,6 +8,8 @@ const voucher = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(
 const cart = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(await cartPosition(w)) } });
 /** A pending order with its open payment (local id 1). */
 const order = async (w: SetupWorld): Promise<RowSetup> => ({ params: { code: (await pendingOrder(w)).code, local: "1" } });
+/** A ticket (the position of a pending order). */
+const ticket = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: String((await pendingOrder(w)).positions[0].id) } });
 const cartBody = async (w: SetupWorld) => ({ item: (await saleableItem(w)).id, price: "1.00" });
 /** A paid order whose tickets (all of them, or one position's) are rendered. */
 const ticketsOf = async (w: SetupWorld): Promise<RowSetup> => {
@@ -78,4 +80,10 @@ export const rows: MatrixRow[] = [
   { route: `GET ${ev}/invoices/:number/download`, permission: "can_view_orders", setup: invoiceOf(true) },
   { route: `POST ${ev}/invoices/:number/reissue`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
   { route: `POST ${ev}/invoices/:number/regenerate`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
+  { route: `POST ${ev}/orders/:code/regenerate_secrets`, permission: "can_change_orders", setup: order, status: 200 },
+  // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
+  { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
+  { route: `POST ${ev}/orderpositions/:id/regenerate_secrets`, permission: "can_change_orders", setup: ticket, status: 200 },
+  { route: `POST ${ev}/orderpositions/:id/add_block`, permission: "can_change_orders", body: { name: "admin" }, setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }), status: 200 },
+  { route: `POST ${ev}/orderpositions/:id/remove_block`, permission: "can_change_orders", body: { name: "admin" }, setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }), status: 200 },
 ];

@@ -10,4 +10,5 @@ export * from "./giftcards";
 export * from "./sales";
 export * from "./documents";
 export * from "./checkin";
+export * from "./ticket-secrets";
 export * from "./jobs";
