@@ -34,6 +34,7 @@ import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
 import { voucherRoutes } from "./api/vouchers";
+import { webhookRoutes } from "./api/webhooks";
 import { createDb } from "./db/client";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
 import { readConfig } from "./env";
@@ -122,6 +123,7 @@ export function createApp() {
   app.route(API_PREFIX, teamRoutes);
   app.route(API_PREFIX, deviceRoutes);
   app.route(API_PREFIX, deviceAuthRoutes);
+  app.route(API_PREFIX, webhookRoutes);
   app.route(API_PREFIX, giftCardRoutes);
   app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.route(API_PREFIX, customerRoutes);

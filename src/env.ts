@@ -1,6 +1,7 @@
 import type { EventObject } from "./objects/event-object";
 import type { MailMessage } from "./domain/mail";
 import type { RateLimiter } from "./objects/rate-limiter";
+import type { WebhookMessage } from "./domain/webhooks";
 
 /** Bindings and variables declared in wrangler.toml. */
 export interface Env {
@@ -10,6 +11,7 @@ export interface Env {
   FILES: R2Bucket;
   EXPORTS_QUEUE: Queue<ExportMessage>;
   MAIL_QUEUE: Queue<MailMessage>;
+  WEBHOOK_QUEUE: Queue<WebhookMessage>;
   /** Cloudflare's email sending binding (used when MAIL_TRANSPORT is "cloudflare"). */
   EMAIL?: SendEmail;
   MAIL_TRANSPORT?: string;
@@ -21,6 +23,8 @@ export interface Env {
   MAX_BODY_BYTES?: string;
   UPLOAD_MAX_BYTES?: string;
   UPLOAD_ALLOWED_TYPES?: string;
+  /** "1": webhooks may target the loopback interface (http or https), for local development. */
+  WEBHOOK_ALLOW_LOOPBACK?: string;
   /** "1": count D1 round trips per request into response headers (a debugging aid; src/db/round-trips.ts). */
   DEBUG_D1_ROUND_TRIPS?: string;
 }
@@ -36,6 +40,8 @@ export type Config = {
   mail: { transport: "local" | "cloudflare"; from: string };
   /** How long a request waits for the event object before answering 409 / 503. */
   eventObjectTimeoutMs: number;
+  /** `allowLoopback`: webhook targets on localhost, 127.0.0.0/8 and ::1 are allowed (also over http). */
+  webhooks: { allowLoopback: boolean };
 };
 
 function positiveInt(name: string, raw: string | undefined): number | null {
@@ -70,12 +76,16 @@ export function readConfig(env: Env): Config {
       allowedTypes: types.length ? types : null,
     },
     eventObjectTimeoutMs: positiveInt("EVENT_OBJECT_TIMEOUT_MS", env.EVENT_OBJECT_TIMEOUT_MS) ?? 20_000,
+    webhooks: { allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === "1" },
     mail: {
       transport: env.MAIL_TRANSPORT === "cloudflare" ? "cloudflare" : "local",
       from: (env.MAIL_FROM ?? "").trim() || "tickets@localhost",
     },
   };
   configCache.set(env, config);
+  if (env.WEBHOOK_ALLOW_LOOPBACK && env.WEBHOOK_ALLOW_LOOPBACK !== "1") {
+    console.error(`configuration: WEBHOOK_ALLOW_LOOPBACK=${JSON.stringify(env.WEBHOOK_ALLOW_LOOPBACK)} is not "1" or empty; loopback targets stay refused`);
+  }
   if (env.MAIL_TRANSPORT && !["local", "cloudflare"].includes(env.MAIL_TRANSPORT)) {
     console.error(`configuration: MAIL_TRANSPORT=${JSON.stringify(env.MAIL_TRANSPORT)} is not "local" or "cloudflare"; using "local"`);
   }

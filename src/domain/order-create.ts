@@ -23,6 +23,7 @@ import { tax } from "./pricing";
 import { refusalErrors } from "./refusals";
 import { loadSalesCatalog } from "./sales-catalog";
 import { orderUrl } from "./urls";
+import { dispatchWebhooks } from "./webhooks";
 
 const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
 
@@ -284,6 +285,8 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
+  // the order's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
   return decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
 }
 

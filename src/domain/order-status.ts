@@ -26,6 +26,7 @@ import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "./payments";
 import { refusalErrors } from "./refusals";
 import { eventSettingsFor } from "./settings";
 import { orderUrl } from "./urls";
+import { dispatchWebhooks } from "./webhooks";
 
 /** What a status change needs: the bindings, the database and the event. */
 export type OrderScope = { env: Env; db: DB; event: EventRow };
@@ -80,6 +81,8 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
+  // the change's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
   return { ok: true };
 }
 
@@ -210,7 +213,7 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
   if (overdue.length === 0) return 0;
   const byEvent = Map.groupBy(overdue, (o) => o.eventId);
   const positions = await orderDemands(db, overdue.map((o) => o.id));
-  let expired = 0;
+  const changed: { eventId: number; code: string }[] = [];
   for (const [eventId, list] of byEvent) {
     const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
     if (settings.payment_term_expire_automatically === false) continue;
@@ -220,11 +223,13 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
         const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
           s.changeOrderStatus(stamp, { orderId: o.id, code: o.code, from: ["n"], to: "e", demands: demandsOf(positions.get(o.id)!), cancelPayments: false }),
         );
-        if (r.ok && r.changed) expired++;
+        if (r.ok && r.changed) changed.push({ eventId, code: o.code });
       } catch (e) {
         console.error(`expiring order ${o.code} of event ${eventId} failed; next run retries`, e);
       }
     }
   }
-  return expired;
+  // the expiries' webhook calls were written with them; the queue delivers them
+  dispatchWebhooks(env, changed);
+  return changed.length;
 }

@@ -1,4 +1,4 @@
-/** Cron: expired idempotency keys, uploads and carts; overdue orders; mails whose queue message was lost. */
+/** Cron: expired idempotency keys, uploads and carts; overdue orders; mails and webhook calls whose queue message was lost. */
 import { deleteExpiredCarts } from "../db/carts";
 import { createDb } from "../db/client";
 import { deleteUploads, expiredUploads } from "../db/files";
@@ -7,6 +7,7 @@ import { staleQueuedMails } from "../db/mail";
 import { dispatchMail } from "../domain/mail";
 import type { Env } from "../env";
 import { expireOverdueOrders } from "../domain/order-status";
+import { sweepWebhooks } from "./webhooks";
 
 export async function runHousekeeping(env: Env, now: number): Promise<void> {
   const db = createDb(env.DB);
@@ -24,4 +25,5 @@ export async function runHousekeeping(env: Env, now: number): Promise<void> {
   // Expired carts stopped counting already; their rows only take space.
   await deleteExpiredCarts(db, now);
   await expireOverdueOrders(env, db, now);
+  await sweepWebhooks(env, db, now);
 }

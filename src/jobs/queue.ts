@@ -1,10 +1,12 @@
-/** Queue consumer: outgoing mail and exports. Messages are delivered at least once. */
+/** Queue consumer: outgoing mail, webhooks and exports. Messages are delivered at least once. */
 import { createDb } from "../db/client";
 import type { MailMessage } from "../domain/mail";
+import type { WebhookMessage } from "../domain/webhooks";
 import type { Env, ExportMessage } from "../env";
 import { deliverMail } from "./mail";
+import { deliverWebhooks } from "./webhooks";
 
-export type QueueMessage = MailMessage | ExportMessage;
+export type QueueMessage = MailMessage | ExportMessage | WebhookMessage;
 
 export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = createDb(env.DB);
@@ -14,6 +16,9 @@ export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: E
       switch (body.kind) {
         case "mail":
           await deliverMail(env, db, body.mailId);
+          break;
+        case "webhook":
+          await deliverWebhooks(env, db, body);
           break;
         default:
           console.error(`queue ${batch.queue}: message of unknown kind dropped`, JSON.stringify(body));
