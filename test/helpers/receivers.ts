@@ -10,7 +10,6 @@
  * of calls it found due by the real clock.
  */
 import { env } from "cloudflare:workers";
-import { afterAll, beforeAll } from "vitest";
 import { db } from "../harness";
 import { deliverWebhookMessage, type DeliveryOptions } from "../../src/domain/webhooks-delivery";
 import type { WebhookMessage } from "../../src/domain/webhooks";
@@ -78,15 +77,13 @@ async function route(input: RequestInfo | URL, init: RequestInit | undefined, ba
 /** The tests' own deliveries reach every receiver. */
 export const receiverFetch = ((input: RequestInfo | URL, init?: RequestInit) => route(input, init, false)) as typeof fetch;
 
-/** Installs the fake global fetch (the background consumer's) for the test file. */
+/**
+ * Installs the fake global fetch (the background consumer's) for the test file. It stays for
+ * the isolate's life: queue messages sent during the tests (delayed retries among them) may
+ * still be consumed after the last test, and must not reach the network either.
+ */
 export function useReceivers(): void {
-  const original = globalThis.fetch;
-  beforeAll(() => {
-    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => route(input, init, true)) as typeof fetch;
-  });
-  afterAll(() => {
-    globalThis.fetch = original;
-  });
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => route(input, init, true)) as typeof fetch;
 }
 
 /** Delivers an order's due notifications at the simulated time `now`, as the queue consumer does, to the receivers. */
