@@ -140,30 +140,27 @@ function jsonValue(v: string | number | boolean | null): SQL {
  * `limit_events`), only where `condition` holds (the precondition of the change, in the same
  * transaction). The payload is pretix's: `organizer`, `event`, `code`, `action`, then
  * `extra`; the call's id is its `notification_id`. Calls are numbered in the order of
- * `actions`, so they are delivered in that order. Nothing matches: nothing is written.
+ * `actions` (read as one JSON array: any number of them, one parameter), so they are delivered
+ * in that order. Nothing matches: nothing is written.
  */
 export function notificationStatement(
   db: DB,
   n: { eventId: number; code: string; actions: readonly string[]; now: number; extra?: PayloadExtra; condition?: SQL },
 ) {
-  const actionRows = sql.join(
-    n.actions.map((action, seq) => sql`SELECT ${action} AS action, ${seq} AS seq`),
-    sql` UNION ALL `,
-  );
   const extra = (n.extra ?? []).map(([key, value]) => sql`, ${key}, ${jsonValue(value)}`);
-  const payload = sql`json_object('organizer', o.slug, 'event', e.slug, 'code', ${n.code}, 'action', a.action${sql.join(extra)})`;
+  const payload = sql`json_object('organizer', o.slug, 'event', e.slug, 'code', ${n.code}, 'action', a.value${sql.join(extra)})`;
   // drizzle lists every column of the table, in table order: NULL lets SQLite assign the id
   return db.insert(webhookCalls).select(sql`
-    SELECT NULL, w.id, e.organizer_id, e.id, ${n.code}, a.action, ${payload}, 'pending', 0, ${n.now}, ${n.now},
+    SELECT NULL, w.id, e.organizer_id, e.id, ${n.code}, a.value, ${payload}, 'pending', 0, ${n.now}, ${n.now},
       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-    FROM (${actionRows}) a
+    FROM json_each(${JSON.stringify(n.actions)}) a
       JOIN events e ON e.id = ${n.eventId}
       JOIN organizers o ON o.id = e.organizer_id
       JOIN webhooks w ON w.organizer_id = e.organizer_id AND w.enabled = 1
     WHERE (w.all_events = 1 OR EXISTS (SELECT 1 FROM webhook_events we WHERE we.webhook_id = w.id AND we.event_id = e.id))
-      AND EXISTS (SELECT 1 FROM json_each(w.action_types) j WHERE j.value = a.action)
+      AND EXISTS (SELECT 1 FROM json_each(w.action_types) j WHERE j.value = a.value)
       ${n.condition ? sql`AND ${n.condition}` : sql``}
-    ORDER BY a.seq, w.id`);
+    ORDER BY a.key, w.id`);
 }
 
 /** The notifications of a new order: placed; placed paid also confirms its payment and is paid. */

@@ -43,6 +43,12 @@ export const ATTEMPT_TIMEOUT_MS = 30_000;
 export const LEASE_MS = ATTEMPT_TIMEOUT_MS + 60_000;
 /** At most this many calls of one sequence per run; the rest continue in a new message. */
 const RUN_LIMIT = 25;
+/**
+ * No new attempt starts once a run has taken this long (a receiver that answers slowly), so
+ * one message takes at most this plus one attempt and a batch of messages stays well inside
+ * the consumer's time limit; the rest continue in a new message.
+ */
+export const RUN_BUDGET_MS = 30_000;
 /** How much of an answer's body is kept. */
 const RESPONSE_LIMIT = 1000;
 /** The longest a queue message can wait (Cloudflare Queues: 12 hours); later retries are found by the cron sweep. */
@@ -51,7 +57,7 @@ const MAX_QUEUE_DELAY_S = 43_200;
 export const SIGNATURE_HEADER = "X-Webhook-Signature";
 
 /** Options of a delivery run (tests set the clock, the timeout and the HTTP client). */
-export type DeliveryOptions = { now?: () => number; timeoutMs?: number; fetch?: typeof fetch };
+export type DeliveryOptions = { now?: () => number; timeoutMs?: number; budgetMs?: number; fetch?: typeof fetch };
 
 // ---- the signature ----
 
@@ -152,7 +158,12 @@ export function outcomeOf(call: Pick<WebhookCallRow, "attempts" | "createdAt">, 
 // ---- a sequence, and an order's sequences ----
 
 function options(opts: DeliveryOptions): Required<DeliveryOptions> {
-  return { now: opts.now ?? (() => Date.now()), timeoutMs: opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS, fetch: opts.fetch ?? ((input, init) => fetch(input, init)) };
+  return {
+    now: opts.now ?? (() => Date.now()),
+    timeoutMs: opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    budgetMs: opts.budgetMs ?? RUN_BUDGET_MS,
+    fetch: opts.fetch ?? ((input, init) => fetch(input, init)),
+  };
 }
 
 async function send(env: Env, message: WebhookMessage, delaySeconds: number): Promise<void> {
@@ -168,13 +179,14 @@ export type SequenceRun = { delivered: number; attempted: number };
 
 /**
  * Delivers the due calls of one sequence, in order, while the receiver accepts them (at most
- * RUN_LIMIT). A failed attempt schedules the next by the rules and stops the run: the later
- * calls wait. Nothing due, or held by another delivery: nothing happens.
+ * RUN_LIMIT, and none started after RUN_BUDGET_MS; the rest continue in a new message). A
+ * failed attempt schedules the next by the rules and stops the run: the later calls wait. Nothing due, or held by another delivery: nothing happens.
  */
 export async function deliverSequence(env: Env, db: DB, k: SequenceKey, opts: DeliveryOptions = {}): Promise<SequenceRun> {
   const o = options(opts);
   const run: SequenceRun = { delivered: 0, attempted: 0 };
-  for (let i = 0; i < RUN_LIMIT; i++) {
+  const started = Date.now();
+  for (let i = 0; i < RUN_LIMIT && Date.now() - started < o.budgetMs; i++) {
     const token = randomString(24);
     const claimed = await claimSequenceHead(db, k, o.now(), token, LEASE_MS);
     if (!claimed) return run;

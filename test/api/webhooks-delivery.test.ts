@@ -266,6 +266,25 @@ describe("retries", () => {
     expect(calls[0]!.lastDurationMs).toBeGreaterThanOrEqual(30);
   });
 
+  it("a receiver that answers slowly: a run starts no attempt after its time budget; the next message goes on, in order", async () => {
+    const w = await world(() => ({ status: 200, afterMs: 40 }));
+    const t0 = Date.now() + DAY;
+    const actions = [ORDER_ACTIONS.placed, ORDER_ACTIONS.paymentConfirmed, ORDER_ACTIONS.paid, ORDER_ACTIONS.canceled, ORDER_ACTIONS.placed, ORDER_ACTIONS.paid];
+    await notify(w.ev.id, "SLOW2", actions, t0);
+    const key = { eventId: w.ev.id, code: "SLOW2" };
+    // every answer takes at least 40 ms: with a budget of 100 ms, at most three attempts start
+    const first = await deliverAt(t0, key, { budgetMs: 100 });
+    expect(first.delivered).toBeGreaterThanOrEqual(1);
+    expect(first.delivered).toBeLessThanOrEqual(3);
+    expect(first.attempted).toBe(first.delivered);
+    const states = (await callsOf(w.hook.id)).map((c) => c.state);
+    expect(states).toEqual(actions.map((_, i) => (i < first.delivered ? "delivered" : "pending")));
+    for (let i = 0; i < 10 && (await callsOf(w.hook.id)).some((c) => c.state === "pending"); i++) await deliverAt(t0, key, { budgetMs: 100 });
+    const calls = await callsOf(w.hook.id);
+    expect(calls.map((c) => [c.state, c.attempts])).toEqual(actions.map(() => ["delivered", 1]));
+    expect(w.r.requests.map((q) => q.json.notification_id)).toEqual(calls.map((c) => c.id));
+  });
+
   it("a receiver that hangs holds up only its own webhook", async () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
