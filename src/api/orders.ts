@@ -15,8 +15,8 @@ import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
-import { type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
+import { jsonBody, pathId, queryBool, queryDateTime, queryInt, queryString } from "../http/validation";
+import { excludeFields, type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -48,11 +48,19 @@ orderRoutes.get(base, read, async (c) => {
       locale: queryString(c, "locale"),
       modifiedSince: modifiedSince(c),
       customer: queryString(c, "customer"),
+      createdSince: queryDateTime(c, "created_since"),
+      createdBefore: queryDateTime(c, "created_before"),
+      subevent: queryInt(c, "subevent"),
+      subeventAfter: queryDateTime(c, "subevent_after"),
+      subeventBefore: queryDateTime(c, "subevent_before"),
     },
     req,
   );
   const at = location(c);
-  return respondPage(c, req, page, (r) => serializeOrder(at, r));
+  // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
+  // adds nothing here: the service renders no ticket PDFs (open point 12)
+  const exclude = (c.req.queries("exclude") ?? []).filter(Boolean);
+  return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
 });
 
 orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))));

@@ -3,6 +3,7 @@
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
 import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { type CheckinJson, checkinsJsonSql } from "./checkin";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import type { DB } from "./client";
 import { type Answer, customers, events, orderPayments, orderPositions, orders, type OrderStatus } from "./schema";
@@ -33,6 +34,10 @@ export type PositionJson = {
   seat_name: string | null;
   answers: Answer[];
   canceled: number;
+  valid_from: number | null;
+  valid_until: number | null;
+  /** Successful check-ins (all lists), oldest first. */
+  checkins: CheckinJson[];
 };
 export type FeeJson = {
   id: number;
@@ -65,7 +70,8 @@ const nested = {
       'attendee_email', p.attendee_email, 'voucher', p.voucher_id, 'tax_rate', p.tax_rate, 'tax_value', p.tax_value,
       'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to, 'is_bundled', p.is_bundled,
       'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'seat_id', p.seat_id, 'seat_name', p.seat_name,
-      'answers', json(p.answers), 'canceled', p.canceled))
+      'answers', json(p.answers), 'canceled', p.canceled, 'valid_from', p.valid_from, 'valid_until', p.valid_until,
+      'checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
     FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
   fees: sql<string>`(SELECT json_group_array(json_object(
       'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,
@@ -105,6 +111,14 @@ export type OrderFilter = {
   locale?: string;
   modifiedSince?: number;
   customer?: string;
+  /** Created at or after (pretix `created_since`), before (`created_before`). */
+  createdSince?: number;
+  createdBefore?: number;
+  /** Orders with a position of this date (pretix `subevent`). */
+  subevent?: number;
+  /** Orders with a position of a date ending after (its start when it has no end) / starting before. */
+  subeventAfter?: number;
+  subeventBefore?: number;
 };
 
 export function orderWhere(eventId: number, f: OrderFilter): SQL {
@@ -116,6 +130,17 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
   if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
+  if (f.createdSince !== undefined) c.push(sql`${orders.datetime} >= ${f.createdSince}`);
+  if (f.createdBefore !== undefined) c.push(sql`${orders.datetime} < ${f.createdBefore}`);
+  if (f.subevent !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orders.id} AND p.subevent_id = ${f.subevent})`);
+  if (f.subeventAfter !== undefined) {
+    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
+      AND coalesce(s.date_to, s.date_from) > ${f.subeventAfter})`);
+  }
+  if (f.subeventBefore !== undefined) {
+    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
+      AND s.date_from < ${f.subeventBefore})`);
+  }
   return and(...c)!;
 }
 

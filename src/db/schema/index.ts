@@ -8,4 +8,5 @@ export * from "./membership-types";
 export * from "./customers";
 export * from "./giftcards";
 export * from "./sales";
+export * from "./checkin";
 export * from "./webhooks";
