@@ -31,7 +31,11 @@ export const ORDER_ACTIONS = {
   expired: "pretix.event.order.expired",
 } as const;
 
-/** A ticket was checked in (written by the check-in service through checkinNotificationStatement). */
+/**
+ * A ticket was scanned in or out (written by the event object with the check-in itself, through
+ * checkinNotificationStatement). Automatic check-ins and exits are not reported: pretix does
+ * not log them either.
+ */
 export const CHECKIN_ACTION = "pretix.event.checkin";
 
 // ---- the organizer's webhooks ----
@@ -127,11 +131,12 @@ export async function updateWebhook(
 
 // ---- notifications: written with the change they report ----
 
-/** Extra payload fields of a notification (pretix's check-in payload has some). */
-export type PayloadExtra = [key: string, value: string | number | boolean | null][];
+/** Extra payload fields of a notification (pretix's check-in payload has some): values, or SQL computing them. */
+export type PayloadExtra = [key: string, value: string | number | boolean | null | SQL][];
 
-function jsonValue(v: string | number | boolean | null): SQL {
-  return typeof v === "boolean" ? sql.raw(`json('${v}')`) : sql`${v}`;
+function jsonValue(v: string | number | boolean | null | SQL): SQL {
+  if (typeof v === "boolean") return sql.raw(`json('${v}')`);
+  return v !== null && typeof v === "object" ? v : sql`${v}`;
 }
 
 /**
@@ -189,12 +194,14 @@ export function statusNotification(db: DB, w: { eventId: number; code: string; t
 
 /**
  * The notification of a check-in (pretix's payload adds `orderposition_id`,
- * `orderposition_positionid`, `checkin_list`, `type` and `first_checkin`). For the check-in
- * service to add to the batch that records the check-in (optionally under its condition).
+ * `orderposition_positionid`, `checkin_list`, `type` and `first_checkin`), for the batch that
+ * records the check-in, under that write's condition (so it is written exactly when the
+ * check-in is). The position's number in its order is read in the statement. Its result: the
+ * ids of the calls written (none: no webhook listens, nothing to hand to the queue).
  */
 export function checkinNotificationStatement(
   db: DB,
-  c: { eventId: number; code: string; positionId: number; positionid: number; listId: number; type: "entry" | "exit"; firstCheckin: boolean; now: number; condition?: SQL },
+  c: { eventId: number; code: string; positionId: number; listId: number; type: "entry" | "exit"; firstCheckin: boolean; now: number; condition?: SQL },
 ) {
   return notificationStatement(db, {
     eventId: c.eventId,
@@ -204,12 +211,12 @@ export function checkinNotificationStatement(
     condition: c.condition,
     extra: [
       ["orderposition_id", c.positionId],
-      ["orderposition_positionid", c.positionid],
+      ["orderposition_positionid", sql`(SELECT op.positionid FROM order_positions op WHERE op.id = ${c.positionId})`],
       ["checkin_list", c.listId],
       ["type", c.type],
       ["first_checkin", c.firstCheckin],
     ],
-  });
+  }).returning({ id: webhookCalls.id });
 }
 
 // ---- the calls, as the API shows them ----

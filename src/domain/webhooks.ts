@@ -10,12 +10,10 @@
  */
 import { waitUntil } from "cloudflare:workers";
 import { z } from "zod";
-import type { DB } from "../db/client";
 import { eventIdsBySlug } from "../db/teams";
 import { chunks } from "../db/util";
 import {
   CHECKIN_ACTION,
-  checkinNotificationStatement,
   findWebhook,
   insertWebhook,
   ORDER_ACTIONS,
@@ -31,8 +29,8 @@ import { targetUrlProblem } from "./webhooks-target";
 
 /**
  * The action types a webhook may listen to: pretix's names of what this service emits.
- * `pretix.event.checkin` is emitted by the check-in service through `notifyCheckin` (or
- * `checkinNotificationStatement` in its own batch).
+ * `pretix.event.checkin` is written by the event object with each scanned check-in
+ * (objects/event-object.ts `passageStatements`).
  */
 export const WEBHOOK_ACTION_TYPES = [
   ORDER_ACTIONS.placed,
@@ -188,21 +186,4 @@ export function dispatchWebhooks(env: Env, orders: { eventId: number; code: stri
   } catch {
     // outside a request, queue batch or cron run: the send simply runs on
   }
-}
-
-/**
- * The check-in service's entry point: reports a check-in of an order position to the webhooks
- * listening to `pretix.event.checkin` (pretix's payload: `notification_id`, `organizer`,
- * `event`, `code`, `action`, `orderposition_id`, `orderposition_positionid`, `checkin_list`,
- * `type`, `first_checkin`). Call it after the check-in is stored; to make the notification part
- * of the check-in's own D1 batch instead, add `checkinNotificationStatement` (db/webhooks.ts)
- * to that batch and call `dispatchWebhooks` afterwards.
- */
-export async function notifyCheckin(
-  env: Env,
-  db: DB,
-  c: { eventId: number; code: string; positionId: number; positionid: number; listId: number; type: "entry" | "exit"; firstCheckin: boolean; now: number },
-): Promise<void> {
-  await checkinNotificationStatement(db, c);
-  dispatchWebhooks(env, [{ eventId: c.eventId, code: c.code }]);
 }

@@ -2,26 +2,29 @@
  * Webhook delivery: which notifications the order changes write (pretix's action types and
  * payload), the signature, the retry schedule with receivers that fail, refuse, time out, answer
  * slowly or are gone, the bounded retry window, order per order code with a receiver that is
- * down for an hour, claims under concurrent and repeated queue messages, the check-in entry
- * point, the cron sweep, and the calls log of the API.
+ * down for an hour, claims under concurrent and repeated queue messages, the check-in
+ * notifications the event object writes with each scan (also when it dies mid-write), the
+ * cron sweep, and the calls log of the API.
  *
  * Time is simulated: the tests deliver at chosen instants (`deliverAt`). Notifications whose
  * attempts are counted exactly are written at a simulated time ahead of the real clock, so the
  * queue consumer running in the background (with the real clock) never finds them due.
  */
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { abortAllDurableObjects, createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { webhookCalls, webhooks } from "../../src/db/schema";
+import { checkins, webhookCalls, webhooks } from "../../src/db/schema";
 import { notificationStatement, ORDER_ACTIONS } from "../../src/db/webhooks";
-import { notifyCheckin, type WebhookMessage } from "../../src/domain/webhooks";
+import type { WebhookMessage } from "../../src/domain/webhooks";
 import { RETRY_INTERVALS, RETRY_WINDOW_MS, SIGNATURE_HEADER } from "../../src/domain/webhooks-delivery";
 import { expireOverdueOrders } from "../../src/domain/order-status";
 import { handleQueueBatch, type QueueMessage } from "../../src/jobs/queue";
+import { eventObject } from "../../src/objects/client";
+import type { EventObject } from "../../src/objects/event-object";
 import { sweepWebhooks } from "../../src/jobs/webhooks";
-import { db, type Json, seedEventRow, seedOrderPosition, seedOrderRow, seedOrganizer } from "../harness";
-import { seedItem } from "../helpers/catalog";
+import { db, type Json, seedEventRow, seedOrganizer } from "../harness";
+import { venue } from "../helpers/checkin";
 import { type Behaviour, deliverAt, receiver, type Receiver, useReceivers } from "../helpers/receivers";
 import { shop } from "../helpers/sales";
 
@@ -473,35 +476,127 @@ describe("the queue", () => {
 });
 
 describe("check-in notifications", () => {
-  it("notifyCheckin writes pretix's check-in payload for the webhooks listening to pretix.event.checkin", async () => {
-    const org = await seedOrganizer();
-    const ev = await seedEventRow(org.id);
-    const item = await seedItem(ev.id);
-    const order = await seedOrderRow(ev.id, { status: "p" });
-    const position = await seedOrderPosition(order, { itemId: item.id, positionid: 1 });
-    const r = receiver();
-    const hook = await createHook(org.client, org.slug, { target_url: r.url, action_types: ["pretix.event.checkin"] });
-    const ordersOnly = await createHook(org.client, org.slug, { target_url: receiver().url, action_types: ALL_ORDER_ACTIONS });
-    await notifyCheckin(env, db(), { eventId: ev.id, code: order.code, positionId: position.id, positionid: 1, listId: 7, type: "entry", firstCheckin: true, now: Date.now() });
-    expect(await callsOf(ordersOnly.id)).toEqual([]);
-    await deliverAt(Date.now() + HOUR, { eventId: ev.id, code: order.code });
-    const [call] = await callsOf(hook.id);
-    expect(call).toMatchObject({ state: "delivered", actionType: "pretix.event.checkin" });
-    expect(r.accepted).toHaveLength(1);
-    expect(r.requests[0]!.body).toBe(
-      JSON.stringify({
-        notification_id: call!.id,
-        organizer: org.slug,
-        event: ev.slug,
-        code: order.code,
-        action: "pretix.event.checkin",
-        orderposition_id: position.id,
-        orderposition_positionid: 1,
-        checkin_list: 7,
-        type: "entry",
-        first_checkin: true,
-      }),
+  /** Waits until the real queue consumer has delivered every call of the webhook (a background receiver). */
+  async function allDelivered(webhookId: number, n: number) {
+    for (let i = 0; i < 200; i++) {
+      const calls = await callsOf(webhookId);
+      if (calls.length === n && calls.every((c) => c.state === "delivered")) return calls;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    return callsOf(webhookId);
+  }
+
+  it("every scan that passes writes pretix's check-in payload with the check-in, after the order's notifications, and the queue delivers it", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const r = receiver(() => 200, { background: true });
+    const hook = await createHook(v.client, v.orgSlug, {
+      target_url: r.url,
+      action_types: ["pretix.event.checkin", "pretix.event.order.placed", "pretix.event.order.paid"],
+    });
+    const ordersOnly = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ALL_ORDER_ACTIONS });
+    const foreign = await seedOrganizer();
+    const foreignHook = await createHook(foreign.client, foreign.slug, { target_url: receiver().url, action_types: ["pretix.event.checkin", ...ALL_ORDER_ACTIONS] });
+
+    const pos = await v.sell();
+    // the order's notifications are delivered first: the scans' own queue messages deliver theirs
+    expect((await allDelivered(hook.id, 2)).map((c) => c.state)).toEqual(["delivered", "delivered"]);
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).status).toBe(201);
+    // refused: nothing reported
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).body.reason).toBe("already_redeemed");
+    expect((await v.redeem({ secret: "no-such-ticket", lists: [list.id] })).status).toBe(404);
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit" })).status).toBe(201);
+    // the per-list redeem goes through the same door
+    expect((await v.scanner.post(`${v.path}/checkinlists/${list.id}/positions/${pos.secret}/redeem/`, {})).status).toBe(201);
+
+    const calls = await allDelivered(hook.id, 5);
+    expect(calls.map((c) => [c.code, c.actionType, c.state])).toEqual([
+      [pos.order, "pretix.event.order.placed", "delivered"],
+      [pos.order, "pretix.event.order.paid", "delivered"],
+      [pos.order, "pretix.event.checkin", "delivered"],
+      [pos.order, "pretix.event.checkin", "delivered"],
+      [pos.order, "pretix.event.checkin", "delivered"],
+    ]);
+    const base = { organizer: v.orgSlug, event: v.eventSlug, code: pos.order, action: "pretix.event.checkin", orderposition_id: pos.id, orderposition_positionid: pos.positionid, checkin_list: list.id };
+    expect(calls.slice(2).map((c) => JSON.parse(c.payload))).toEqual([
+      { ...base, type: "entry", first_checkin: true },
+      { ...base, type: "exit", first_checkin: false },
+      { ...base, type: "entry", first_checkin: false },
+    ]);
+    // delivered by the real queue consumer, in the order they happened, exactly this body
+    expect(r.accepted.map((j) => j.notification_id)).toEqual(calls.map((c) => c.id));
+    expect(r.requests.find((q) => q.json.notification_id === calls[2]!.id)!.body).toBe(
+      JSON.stringify({ notification_id: calls[2]!.id, ...base, type: "entry", first_checkin: true }),
     );
+    expect((await callsOf(ordersOnly.id)).map((c) => c.actionType)).toEqual(["pretix.event.order.placed", "pretix.event.order.payment.confirmed", "pretix.event.order.paid"]);
+    expect(await callsOf(foreignHook.id)).toEqual([]);
+  });
+
+  it("an upload repeated with the same nonce reports once; automatic check-ins report nothing (as in pretix)", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const auto = await v.list({ name: "Box office", auto_checkin_sales_channels: ["web"] });
+    const hook = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.checkin"] });
+    const pos = await v.sell();
+    expect(pos.checkins).toEqual([expect.objectContaining({ list: auto.id, auto_checked_in: true })]);
+    expect(await callsOf(hook.id)).toEqual([]);
+    const upload = { secret: pos.secret, lists: [list.id], force: true, nonce: "offline-1", datetime: "2030-06-01T18:00:00Z" };
+    expect((await v.redeem(upload)).status).toBe(201);
+    expect((await v.redeem(upload)).status).toBe(201);
+    const calls = await callsOf(hook.id);
+    expect(calls.map((c) => [c.actionType, JSON.parse(c.payload).checkin_list])).toEqual([["pretix.event.checkin", list.id]]);
+    expect(await db().select().from(checkins).where(and(eq(checkins.positionId, pos.id), eq(checkins.listId, list.id)))).toHaveLength(1);
+  });
+
+  it("20 gates scanning one ticket at once: one check-in, one notification", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const hook = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.checkin"] });
+    const pos = await v.sell();
+    const results = await Promise.all(Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    expect(results.filter((x) => x.status === 201)).toHaveLength(1);
+    expect((await callsOf(hook.id)).map((c) => c.actionType)).toEqual(["pretix.event.checkin"]);
+  });
+
+  describe("an object that fails in the middle of a check-in", () => {
+    /** Makes the object's D1 batches hang from now on, before or after they commit. */
+    async function breakWrites(eventId: number, mode: "hang" | "commit-then-hang") {
+      await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
+        const broken = new Proxy(env.DB, {
+          get(target, prop) {
+            if (prop === "batch") {
+              return mode === "hang" ? () => new Promise(() => {}) : (stmts: D1PreparedStatement[]) => target.batch(stmts).then(() => new Promise(() => {}));
+            }
+            const value = Reflect.get(target, prop);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
+      });
+    }
+
+    for (const mode of ["hang", "commit-then-hang"] as const) {
+      it(`${mode === "hang" ? "before D1 has the check-in" : "after D1 committed it, before the object heard"}: the alarm's replay leaves exactly one notification`, async () => {
+        const v = await venue();
+        const list = await v.list();
+        const hook = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.checkin"] });
+        const pos = await v.sell();
+        await breakWrites(v.eventId, mode);
+        const pending = v.redeem({ secret: pos.secret, lists: [list.id] });
+        await new Promise((res) => setTimeout(res, 300));
+        await abortAllDurableObjects();
+        expect((await pending).status).toBe(503);
+        const written = await db().select().from(checkins).where(and(eq(checkins.positionId, pos.id), eq(checkins.successful, true)));
+        expect(written).toHaveLength(mode === "hang" ? 0 : 1);
+        expect(await callsOf(hook.id)).toHaveLength(mode === "hang" ? 0 : 1);
+        // the restarted object replays its outbox: the check-in and its notification, once
+        expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
+        await runDurableObjectAlarm(eventObject(env, v.eventId));
+        expect(await db().select().from(checkins).where(and(eq(checkins.positionId, pos.id), eq(checkins.successful, true)))).toHaveLength(1);
+        const calls = await callsOf(hook.id);
+        expect(calls.map((c) => [c.actionType, JSON.parse(c.payload).orderposition_id, JSON.parse(c.payload).first_checkin])).toEqual([["pretix.event.checkin", pos.id, true]]);
+      });
+    }
   });
 });
 
