@@ -83,8 +83,8 @@ export function readConfig(env: Env): Config {
     },
   };
   configCache.set(env, config);
-  if (env.WEBHOOK_ALLOW_LOOPBACK && env.WEBHOOK_ALLOW_LOOPBACK !== "1") {
-    console.error(`configuration: WEBHOOK_ALLOW_LOOPBACK=${JSON.stringify(env.WEBHOOK_ALLOW_LOOPBACK)} is not "1" or empty; loopback targets stay refused`);
+  if (env.WEBHOOK_ALLOW_LOOPBACK && env.WEBHOOK_ALLOW_LOOPBACK !== "1" && env.WEBHOOK_ALLOW_LOOPBACK !== "0") {
+    console.error(`configuration: WEBHOOK_ALLOW_LOOPBACK=${JSON.stringify(env.WEBHOOK_ALLOW_LOOPBACK)} is not "1", "0" or empty; loopback targets stay refused`);
   }
   if (env.MAIL_TRANSPORT && !["local", "cloudflare"].includes(env.MAIL_TRANSPORT)) {
     console.error(`configuration: MAIL_TRANSPORT=${JSON.stringify(env.MAIL_TRANSPORT)} is not "local" or "cloudflare"; using "local"`);

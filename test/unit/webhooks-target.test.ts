@@ -115,6 +115,7 @@ describe("webhook targets", () => {
     expect(readConfig(env("")).webhooks).toEqual({ allowLoopback: false });
     expect(readConfig(env(undefined)).webhooks).toEqual({ allowLoopback: false });
     expect(readConfig(env("true")).webhooks).toEqual({ allowLoopback: false });
+    expect(readConfig(env("0")).webhooks).toEqual({ allowLoopback: false });
   });
 
   it("turns credentials in the URL into a Basic Authorization header", () => {
