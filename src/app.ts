@@ -22,6 +22,7 @@ import { variationRoutes } from "./api/items-variations";
 import { membershipTypeRoutes } from "./api/membership-types";
 import { subeventRoutes } from "./api/subevents";
 import { discountRoutes } from "./api/discounts";
+import { exporterRoutes } from "./api/exporters";
 import { organizerRoutes } from "./api/organizers";
 import { questionOptionRoutes } from "./api/question-options";
 import { questionRoutes } from "./api/questions";
@@ -157,6 +158,7 @@ export function createApp() {
   app.route(API_PREFIX, checkinRoutes);
   app.route(API_PREFIX, deviceEventSelectionRoutes);
   app.route(API_PREFIX, scannerCompatRoutes);
+  app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

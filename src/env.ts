@@ -27,10 +27,13 @@ export interface Env {
   WEBHOOK_ALLOW_LOOPBACK?: string;
   /** "1": count D1 round trips per request into response headers (a debugging aid; src/db/round-trips.ts). */
   DEBUG_D1_ROUND_TRIPS?: string;
+  EXPORT_RETENTION_HOURS?: string;
+  EXPORT_STEP_ROWS?: string;
+  EXPORT_PART_BYTES?: string;
 }
 
-/** A message on the exports queue. */
-export type ExportMessage = { kind: "export"; exportId: string };
+/** A message on the exports queue: do step `step` of the export (each step one message). */
+export type ExportMessage = { kind: "export"; exportId: string; step: number };
 
 export type Config = {
   publicBaseUrl: string | null;
@@ -40,6 +43,14 @@ export type Config = {
   mail: { transport: "local" | "cloudflare"; from: string };
   /** How long a request waits for the event object before answering 409 / 503. */
   eventObjectTimeoutMs: number;
+  exports: {
+    /** How long a finished (or failed) export can be downloaded; afterwards 404. */
+    retentionMs: number;
+    /** Rows one job step (one queue message) writes. */
+    stepRows: number;
+    /** Size of the parts of the file's multipart upload to R2 (at least 5 MiB, R2's minimum). */
+    partBytes: number;
+  };
   /** `allowLoopback`: webhook targets on localhost, 127.0.0.0/8 and ::1 are allowed (also over http). */
   webhooks: { allowLoopback: boolean };
 };
@@ -76,6 +87,12 @@ export function readConfig(env: Env): Config {
       allowedTypes: types.length ? types : null,
     },
     eventObjectTimeoutMs: positiveInt("EVENT_OBJECT_TIMEOUT_MS", env.EVENT_OBJECT_TIMEOUT_MS) ?? 20_000,
+    exports: {
+      retentionMs: (positiveInt("EXPORT_RETENTION_HOURS", env.EXPORT_RETENTION_HOURS) ?? 24) * 3_600_000,
+      stepRows: positiveInt("EXPORT_STEP_ROWS", env.EXPORT_STEP_ROWS) ?? 5000,
+      // R2 takes parts of at least 5 MiB
+      partBytes: Math.max(5 * 1024 * 1024, positiveInt("EXPORT_PART_BYTES", env.EXPORT_PART_BYTES) ?? 8 * 1024 * 1024),
+    },
     webhooks: { allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === "1" },
     mail: {
       transport: env.MAIL_TRANSPORT === "cloudflare" ? "cloudflare" : "local",

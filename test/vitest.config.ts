@@ -22,7 +22,8 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             root,
-            include: ["test/api/**/*.test.ts", "test/unit/**/*.test.ts"],
+            // EXPORT_BENCH=1 adds the export measurement (test/measure, not part of the suite)
+            include: ["test/api/**/*.test.ts", "test/unit/**/*.test.ts", ...(process.env.EXPORT_BENCH === "1" ? ["test/measure/**/*.test.ts"] : [])],
             setupFiles: ["test/setup.ts"],
             // parallel-load tests share two cores with the rest of the suite
             testTimeout: 30_000,

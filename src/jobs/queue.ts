@@ -3,6 +3,7 @@ import { createDb } from "../db/client";
 import type { MailMessage } from "../domain/mail";
 import type { WebhookMessage } from "../domain/webhooks";
 import type { Env, ExportMessage } from "../env";
+import { handleExportMessage } from "./exports";
 import { deliverMail } from "./mail";
 import { deliverWebhooks } from "./webhooks";
 
@@ -20,6 +21,9 @@ export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: E
         case "webhook":
           await deliverWebhooks(env, db, body);
           break;
+        case "export":
+          await handleExportMessage(env, db, message as Message<ExportMessage>);
+          continue;
         default:
           console.error(`queue ${batch.queue}: message of unknown kind dropped`, JSON.stringify(body));
       }

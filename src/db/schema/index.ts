@@ -9,4 +9,5 @@ export * from "./customers";
 export * from "./giftcards";
 export * from "./sales";
 export * from "./checkin";
+export * from "./jobs";
 export * from "./webhooks";
