@@ -10,6 +10,7 @@
  * attempts are counted exactly are written at a simulated time ahead of the real clock, so the
  * queue consumer running in the background (with the real clock) never finds them due.
  */
+import { breakBatches } from "../helpers/faults";
 import { abortAllDurableObjects, createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, asc, eq } from "drizzle-orm";
@@ -562,15 +563,10 @@ describe("check-in notifications", () => {
     /** Makes the object's D1 batches hang from now on, before or after they commit. */
     async function breakWrites(eventId: number, mode: "hang" | "commit-then-hang") {
       await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-        const broken = new Proxy(env.DB, {
-          get(target, prop) {
-            if (prop === "batch") {
-              return mode === "hang" ? () => new Promise(() => {}) : (stmts: D1PreparedStatement[]) => target.batch(stmts).then(() => new Promise(() => {}));
-            }
-            const value = Reflect.get(target, prop);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        });
+        // also in the D1 sessions the object opens (src/db/sessions.ts)
+        const broken = breakBatches(env.DB, (stmts, commit) =>
+          mode === "hang" ? new Promise<D1Result[]>(() => {}) : commit(stmts).then(() => new Promise<D1Result[]>(() => {})),
+        );
         (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
       });
     }
