@@ -28,7 +28,7 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { excludeOf, excludeParam, expandOf, expandParam, expandPositions, expandSubevents, pdfDataParam, POSITION_FILTER_PARAMS, positionFilters } from "./checkin-expand";
-import { redeemAnswers, respondScan } from "./checkin";
+import { downloadBase, redeemAnswers, respondScan } from "./checkin";
 import {
   checkinHistoryResponse,
   checkinListResponse,
@@ -155,7 +155,7 @@ checkinListRoutes.get(
     const r = await loadCheckinList(c.var, pathId(c, "list"));
     const page = await listCheckinPositions(c.var.db, [{ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }], positionFilters(c.req.valid("query")), req);
     const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
-    return respondPage(c, req, page, (p) => serializeCheckinPosition(p, expanded));
+    return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded));
   },
 );
 
@@ -163,7 +163,7 @@ checkinListRoutes.get(`${base}/:list/positions/:id`, read, doc.ok(checkinPositio
   const r = await loadCheckinList(c.var, pathId(c, "list"));
   const p = await findCheckinPosition(c.var.db, r.list, JSON.parse(r.limitProducts) as number[], pathId(c, "id"));
   if (!p) throw notFound();
-  return c.json(serializeCheckinPosition(p, await expandPositions(c, c.var.event.id, [p], expandOf(c))));
+  return c.json(serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))));
 });
 
 /** The per-list redeem: the ticket by secret (or, without `untrusted_input`, by id) in the path. */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { ORDER_STATUSES } from "../db/schema";
 import { notFound } from "../domain/failure";
 import { createOrder, orderInput } from "../domain/order-create";
+import { regenerateOrderSecrets } from "../domain/ticket-changes";
 import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
 import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
 import { modifiedSinceParam, setPageGenerated } from "../http/conditional";
@@ -76,7 +77,7 @@ orderRoutes.get(base, read, doc.list(orderResponse, { summary: "List orders", or
   );
   const at = location(c);
   // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
-  // adds nothing here: the service renders no ticket PDFs (open point 12)
+  // adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
   const exclude = f.exclude ?? [];
   return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
 });
@@ -138,6 +139,14 @@ orderRoutes.post(
     const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
     return c.json(serializeOrder(location(c), after));
   },
+);
+
+/** pretix `regenerate_secrets`: new secrets for the order and its tickets (with signed secrets, the old ones revoked). */
+orderRoutes.post(
+  `${base}/:code/regenerate_secrets`,
+  write,
+  doc.ok(orderResponse, { summary: "Regenerate an order's secrets", description: "New secrets for the order and its tickets; with signed ticket secrets the old ones are revoked.", failures: ["unavailable", "changed"] }),
+  async (c) => c.json(serializeOrder(location(c), await regenerateOrderSecrets(eventContext(c), c.req.param("code")))),
 );
 
 orderRoutes.post(`${base}/:code/mark_expired`, write, doc.ok(orderResponse, { summary: "Mark an order as expired", failures: ["unavailable", "changed"] }), async (c) => {

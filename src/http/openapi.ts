@@ -181,14 +181,18 @@ export function apiDocs(tag: string) {
     noContent(doc: RouteDoc): MiddlewareHandler {
       return declare(meta(204, doc), { ...base(doc), responses: responses(doc, { 204: { description: "Done; no content." } }) });
     },
-    /** 200 with a file (any content type; `Content-Disposition` names it). */
-    file(doc: RouteDoc): MiddlewareHandler {
+    /**
+     * 200 with a file (`Content-Disposition` names it): of `contentType` (`application/pdf`),
+     * or of any type when the file's own type is sent (an export).
+     */
+    file(doc: RouteDoc & { contentType?: string }): MiddlewareHandler {
+      const type = doc.contentType ?? "*/*";
       return declare(meta(200, doc), {
         ...base(doc),
         responses: responses(doc, {
           200: {
-            description: "The file, with its `Content-Type` and `Content-Disposition: attachment; filename=...`.",
-            content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } },
+            description: `The file, with ${doc.contentType ? `\`Content-Type: ${doc.contentType}\`` : "its `Content-Type`"} and \`Content-Disposition: attachment; filename=...\`.`,
+            content: { [type]: { schema: { type: "string", contentMediaType: doc.contentType ?? "application/octet-stream" } } },
           },
         }),
       });
@@ -220,6 +224,9 @@ export const PATH_PARAMETERS: Record<string, { schema: Schema; description: stri
   identifier: { schema: SLUG, description: "The customer's identifier." },
   acceptor: { schema: SLUG, description: "The slug of the organizer invited to accept gift cards." },
   issuer: { schema: SLUG, description: "The slug of the organizer whose gift cards are accepted." },
+  number: { schema: SLUG, description: "The invoice number (with its prefix, as `number` shows it)." },
+  output: { schema: { type: "string", enum: ["pdf"] }, description: "The output provider: `pdf` (another is 404)." },
+  call_id: { schema: ID, description: "The call's `id` (the notification's `notification_id`)." },
 };
 
 // ---- the route table, as the description reads it ----
@@ -305,6 +312,7 @@ const FAILURE_TEXT: Record<FailureCode, string> = {
   insufficient_credit: "the gift card does not hold enough credit",
   rate_limited: "too many requests of this credential or client",
   changed: "the object changed meanwhile; read it again",
+  not_ready: "the file is not yet ready and is being prepared; retry after `Retry-After` seconds",
 };
 
 function statusOf(code: FailureCode): number {
