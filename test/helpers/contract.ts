@@ -166,3 +166,20 @@ export async function checkContract(method: string, url: string, answer: Answer)
     }
   }
 }
+
+/**
+ * Holds an answer read as bytes (a file download: a PDF, an export) to the description, as
+ * `checkContract` does: the status, the Content-Type against the declared media type, a JSON
+ * body (an error, a 409 while the file is prepared) against its schema.
+ */
+export async function checkFileContract(method: string, url: string, answer: { status: number; headers: Headers; bytes: Uint8Array }): Promise<void> {
+  const type = answer.headers.get("content-type") ?? "";
+  const text = answer.bytes.length === 0 || /json/i.test(type) ? new TextDecoder().decode(answer.bytes) : `(${answer.bytes.length} bytes of ${type})`;
+  let body: Json = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  await checkContract(method, url, { status: answer.status, headers: answer.headers, text, body });
+}

@@ -12,6 +12,7 @@ import { extractText, getDocumentProxy } from "unpdf";
 import type { DocumentMessage } from "../../src/domain/documents";
 import { handleQueueBatch } from "../../src/jobs/queue";
 import { BASE, type Client, type Json } from "../harness";
+import { checkFileContract } from "./contract";
 import { FONT_FACES, type FontFace, fontObjectKey } from "../../src/lib/pdf/fonts";
 
 /** The fonts' files, served from Node by the FONTS binding of test/vitest.config.ts. */
@@ -56,11 +57,13 @@ export async function pdfText(bytes: Uint8Array): Promise<{ text: string; pages:
   return { text, pages: totalPages };
 }
 
-/** A GET through the worker keeping the raw body (PDFs). */
+/** A GET through the worker keeping the raw body (PDFs); the answer is held to the API description like every other. */
 export async function rawGet(client: Client | null, path: string): Promise<{ status: number; headers: Headers; bytes: Uint8Array; json: Json }> {
   const headers: Record<string, string> = client?.authorization ? { Authorization: client.authorization } : {};
-  const res = await exports.default.fetch(new Request(path.startsWith("http") ? path : `${BASE}${path}`, { headers }));
+  const url = path.startsWith("http") ? path : `${BASE}${path}`;
+  const res = await exports.default.fetch(new Request(url, { headers }));
   const bytes = new Uint8Array(await res.arrayBuffer());
+  await checkFileContract("GET", url, { status: res.status, headers: res.headers, bytes });
   let json: Json = null;
   if ((res.headers.get("Content-Type") ?? "").includes("json")) json = JSON.parse(new TextDecoder().decode(bytes));
   return { status: res.status, headers: res.headers, bytes, json };
