@@ -49,7 +49,7 @@ const orderFilters = queryParams({
   subevent_after: q.dateTime("orders with a ticket for a date ending after then"),
   subevent_before: q.dateTime("orders with a ticket for a date starting before then"),
   exclude: q.list("a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions", { omitsFields: true }),
-  pdf_data: q.ignored({ type: "boolean" }, "the service renders no ticket PDFs (open point 12)."),
+  pdf_data: q.ignored({ type: "boolean" }, "the service renders the ticket PDFs itself (`downloads`, open point 12)."),
 });
 
 orderRoutes.get(base, read, doc.list(orderResponse, { summary: "List orders", ordering: ORDER_ORDERING }), orderFilters, async (c) => {
