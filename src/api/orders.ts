@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { orderFilterConditions } from "../db/order-filters";
 import { listOrders, listPayments } from "../db/orders";
 import { ORDER_STATUSES, type OrderStatus } from "../db/schema";
 import { fieldError, notFound } from "../domain/failure";
@@ -16,6 +17,7 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
+import { orderListQuery, presentOrder } from "./order-filters";
 import { type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
 
 export * from "./orders-serializers";
@@ -37,6 +39,7 @@ orderRoutes.get(base, read, async (c) => {
   if (status !== undefined && !(ORDER_STATUSES as readonly string[]).includes(status)) {
     throw fieldError("status", `Select a valid choice. ${status} is not one of the available choices.`);
   }
+  const { filter, view } = orderListQuery(c);
   const page = await listOrders(
     c.var.db,
     c.var.event.id,
@@ -48,11 +51,12 @@ orderRoutes.get(base, read, async (c) => {
       locale: queryString(c, "locale"),
       modifiedSince: modifiedSince(c),
       customer: queryString(c, "customer"),
+      extra: orderFilterConditions(c.var.event.slug, filter),
     },
     req,
   );
   const at = location(c);
-  return respondPage(c, req, page, (r) => serializeOrder(at, r));
+  return respondPage(c, req, page, (r) => presentOrder(at, r, view));
 });
 
 orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))));
