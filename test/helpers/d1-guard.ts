@@ -1,0 +1,131 @@
+/**
+ * The D1 binding as the tests run it (installed once per isolate by test/setup.ts): every
+ * statement of the Worker, the Durable Objects and the tests themselves is held to D1's
+ * production limits (./d1-limits.ts), and tests can inject D1 faults by statement:
+ *
+ * - `fail`: the call is refused before it reaches the database (nothing written);
+ * - `lost`: the call runs (a batch commits) and then fails, the answer lost;
+ * - `hang`: the call never answers.
+ *
+ * The binding's classes are patched (the Worker, the objects and the tests share one isolate
+ * and one D1 implementation), so a fault reaches whichever code sends the matching statement.
+ */
+import { d1LimitViolation } from "./d1-limits";
+
+export type D1FaultMode = "fail" | "lost" | "hang";
+
+type Rule = { match: (sql: string) => boolean; mode: D1FaultMode; remaining: number; hits: number; signal: () => void };
+
+const STATE = Symbol.for("ticketing.test.d1Guard");
+type State = { rules: Rule[]; statements: number };
+
+function state(): State {
+  const g = globalThis as unknown as Record<symbol, State | undefined>;
+  return (g[STATE] ??= { rules: [], statements: 0 });
+}
+
+/** The error text of an injected fault: what D1 answers when its connection drops. */
+export const INJECTED_D1_ERROR = "D1_ERROR: Network connection lost.";
+
+export type InjectedFault = {
+  /** How many calls the fault has hit so far. */
+  hits: () => number;
+  /** Resolves when the fault hit its first call (for `lost`: once that call has committed). */
+  reached: Promise<void>;
+};
+
+/**
+ * Injects a fault into the next `times` (default 1) D1 calls (a statement's first/all/run/raw,
+ * or a batch) with a statement whose SQL matches `match`.
+ */
+export function injectD1Fault(match: RegExp | ((sql: string) => boolean), mode: D1FaultMode, opts: { times?: number } = {}): InjectedFault {
+  let signal!: () => void;
+  const reached = new Promise<void>((r) => (signal = r));
+  const test = typeof match === "function" ? match : (sql: string) => match.test(sql);
+  const rule: Rule = { match: test, mode, remaining: opts.times ?? 1, hits: 0, signal };
+  state().rules.push(rule);
+  return { hits: () => rule.hits, reached };
+}
+
+export function clearD1Faults(): void {
+  state().rules.length = 0;
+}
+
+/** Statements checked against the limits since the isolate started (proves the guard is in place). */
+export function guardedStatements(): number {
+  return state().statements;
+}
+
+function run<T>(sqls: string[], call: () => Promise<T>): Promise<T> {
+  const rule = state().rules.find((r) => r.remaining > 0 && sqls.some((s) => r.match(s)));
+  if (!rule) return call();
+  rule.remaining--;
+  rule.hits++;
+  switch (rule.mode) {
+    case "fail":
+      rule.signal();
+      return Promise.reject(new Error(INJECTED_D1_ERROR));
+    case "hang":
+      rule.signal();
+      return new Promise<T>(() => {});
+    case "lost":
+      return call().then(() => {
+        rule.signal();
+        throw new Error(INJECTED_D1_ERROR);
+      });
+  }
+}
+
+type Statement = { statement: string; params: unknown[] };
+
+function violation(stmts: readonly Statement[]): Error | null {
+  for (const s of stmts) {
+    state().statements++;
+    const v = d1LimitViolation(s.statement, s.params ?? []);
+    if (v) return new Error(v);
+  }
+  return null;
+}
+
+const INSTALLED = Symbol.for("ticketing.test.d1Guard.installed");
+
+/** Patches the classes behind `db` (idempotent). */
+export function installD1Guard(db: D1Database): void {
+  const dbProto = Object.getPrototypeOf(db) as Record<string | symbol, unknown>;
+  if (dbProto[INSTALLED]) return;
+  dbProto[INSTALLED] = true;
+  const stmtProto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  for (const method of ["first", "run", "all", "raw"] as const) {
+    const original = stmtProto[method]!;
+    stmtProto[method] = function (this: Statement, ...args: unknown[]) {
+      const refused = violation([this]);
+      if (refused) return Promise.reject(refused);
+      return run([this.statement], () => original.apply(this, args));
+    };
+  }
+  const patchBatch = (proto: Record<string | symbol, unknown>) => {
+    const original = proto.batch as (s: Statement[]) => Promise<unknown>;
+    proto.batch = function (this: unknown, statements: Statement[]) {
+      const refused = violation(statements);
+      if (refused) return Promise.reject(refused);
+      return run(
+        statements.map((s) => s.statement),
+        () => original.call(this, statements),
+      );
+    };
+  };
+  patchBatch(dbProto);
+  const session = (db as unknown as { withSession?: (b?: string) => object }).withSession?.("first-unconstrained");
+  if (session) {
+    const sessionProto = Object.getPrototypeOf(session) as Record<string | symbol, unknown>;
+    if (sessionProto !== dbProto && typeof sessionProto.batch === "function") patchBatch(sessionProto);
+  }
+  const exec = dbProto.exec as (sql: string) => Promise<unknown>;
+  dbProto.exec = function (this: unknown, sql: string) {
+    for (const part of sql.split(/;\s*\n/)) {
+      const refused = violation([{ statement: part, params: [] }]);
+      if (refused) return Promise.reject(refused);
+    }
+    return exec.call(this, sql);
+  };
+}
