@@ -11,6 +11,7 @@ import { i18nText } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event-object";
 import type { EventContext } from "./context";
+import { survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "./failure";
 import { dateTime, email, money } from "./fields";
@@ -114,7 +115,7 @@ function checkPositionIds(positions: OrderInput["positions"], errors: Problems):
  * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
  * are taken from the input).
  */
-export async function createOrder(ctx: EventContext, input: OrderInput): Promise<OrderRecord> {
+export const createOrder = survivingD1Faults(async function createOrder(ctx: EventContext, input: OrderInput): Promise<OrderRecord> {
   const { event, organizer: org, db, now } = ctx;
   const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
   const refs = collectRefs(input.positions as PositionInput[]);
@@ -285,7 +286,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
   return decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
-}
+});
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */
 function invoiceAddressOf(ia: OrderInput["invoice_address"], now: number): InvoiceAddress | null {

@@ -1,0 +1,59 @@
+/**
+ * D1 faults on the Worker's own write paths (those that need no event object: gift cards,
+ * customers, payments; and the reads around the object's calls). D1 can fail before a write
+ * commits, or commit and lose the answer; neither may reach the client as a 500, and a retry
+ * must never apply a change twice:
+ *
+ * - `survivingD1Faults` wraps a service: a D1 fault anywhere in it (a read, or an idempotent
+ *   write that a retry repeats harmlessly) answers 503 with Retry-After.
+ * - `confirmedWrite` runs a write that a retry would repeat (a gift card transaction, a new
+ *   customer): after a fault it asks D1 whether the write is there (`check`, by what only
+ *   this write can have written). There: the answer was lost, the write is a success. Not
+ *   there: nothing was written, 503 to retry. Unknown (D1 still failing): 503 saying so.
+ *
+ * Constraint failures and programming errors are not faults and pass through unchanged.
+ */
+import { isDatabaseFault } from "../db/constraints";
+import { Failure } from "./failure";
+
+export const D1_UNAVAILABLE = "The database could not be reached; nothing was changed. Retry in a moment.";
+export const D1_UNCONFIRMED = "The database did not confirm the change. Read the resource to see whether it was made before you retry.";
+
+function unavailable(message: string, cause: unknown): Failure {
+  console.error(message, cause);
+  return new Failure("unavailable", message);
+}
+
+/** `service` with D1 faults answered as 503 (the service must be safe to retry as a whole). */
+export function survivingD1Faults<A extends unknown[], R>(service: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    try {
+      return await service(...args);
+    } catch (e) {
+      if (isDatabaseFault(e)) throw unavailable(D1_UNAVAILABLE, e);
+      throw e;
+    }
+  };
+}
+
+/**
+ * Runs a write a retry would repeat; after a D1 fault, `check` tells whether it was applied
+ * (its result, or null when it was not).
+ */
+export async function confirmedWrite<T>(write: () => Promise<T>, check: () => Promise<T | null | undefined>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (!isDatabaseFault(e)) throw e;
+    let found: T | null | undefined;
+    try {
+      found = await check();
+    } catch (again) {
+      console.error("the write's outcome could not be read", again);
+      throw unavailable(D1_UNCONFIRMED, e);
+    }
+    if (found === null || found === undefined) throw unavailable(D1_UNAVAILABLE, e);
+    console.warn("a write's answer was lost; D1 has it", e);
+    return found;
+  }
+}
