@@ -30,6 +30,10 @@ import { sendmailRuleRoutes } from "./api/sendmail-rules";
 import { taxRuleRoutes } from "./api/taxrules";
 import { ticketLayoutRoutes } from "./api/ticketlayouts";
 import { cartRoutes } from "./api/carts";
+import { checkinRoutes } from "./api/checkin";
+import { checkinListRoutes } from "./api/checkinlists";
+import { deviceEventSelectionRoutes } from "./api/device-eventselection";
+import { scannerCompatRoutes } from "./api/scanner-compat";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
@@ -147,6 +151,10 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, checkinListRoutes);
+  app.route(API_PREFIX, checkinRoutes);
+  app.route(API_PREFIX, deviceEventSelectionRoutes);
+  app.route(API_PREFIX, scannerCompatRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

@@ -34,7 +34,18 @@ export const positionResponse = z.object({
   pseudonymization_id: z.string(),
   seat: seatResponse.nullable(),
   is_bundled: z.boolean(),
-  checkins: z.array(object()),
+  /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
+  checkins: z.array(
+    z.object({
+      id: id(),
+      list: id(),
+      type: z.enum(["entry", "exit"]),
+      gate: id().nullable(),
+      device: id().nullable(),
+      datetime: dateTime(),
+      auto_checked_in: z.boolean(),
+    }),
+  ),
   answers: z.array(answerResponse),
   downloads: z.array(z.object({ output: z.string(), url: url() })),
 });
@@ -135,7 +146,15 @@ export function serializePosition(p: PositionJson, orderCode: string): PositionR
     pseudonymization_id: p.pseudonymization_id,
     seat: serializeSeat(p.seat, p.seat_id, p.seat_name),
     is_bundled: p.is_bundled === 1,
-    checkins: [],
+    checkins: (p.checkins ?? []).map((c) => ({
+      id: c.id,
+      list: c.list,
+      type: c.type,
+      gate: null,
+      device: c.device,
+      datetime: toIso(c.datetime),
+      auto_checked_in: c.auto_checked_in === 1,
+    })),
     answers: p.answers.map(serializeAnswer),
     downloads: [],
   };
@@ -217,4 +236,18 @@ export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse
     cancellation_date: toIso(o.cancellationDate),
     url,
   };
+}
+
+/** pretix's `exclude`: field names (top level, or `parent.child` one level down). */
+export function excludeFields<T extends Record<string, unknown>>(obj: T, exclude: readonly string[]): Partial<T> {
+  if (exclude.length === 0) return obj;
+  const out: Record<string, unknown> = { ...obj };
+  for (const path of exclude) {
+    const [head, rest] = path.split(".", 2) as [string, string | undefined];
+    if (!Object.hasOwn(out, head)) continue;
+    if (rest === undefined) delete out[head];
+    else if (Array.isArray(out[head])) out[head] = (out[head] as Record<string, unknown>[]).map((e) => (e && typeof e === "object" ? excludeFields(e, [rest]) : e));
+    else if (out[head] && typeof out[head] === "object") out[head] = excludeFields(out[head] as Record<string, unknown>, [rest]);
+  }
+  return out as Partial<T>;
 }

@@ -56,6 +56,7 @@ orderRoutes.get(base, read, async (c) => {
     req,
   );
   const at = location(c);
+  // `pdf_data` adds nothing here: the service renders no ticket PDFs (open point 12)
   return respondPage(c, req, page, (r) => presentOrder(at, r, view));
 });
 

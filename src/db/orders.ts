@@ -3,6 +3,7 @@
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
 import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { type CheckinJson, checkinsJsonSql } from "./checkin";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import type { DB } from "./client";
 import { type Answer, customers, events, orderPayments, orderPositions, orders, type OrderStatus } from "./schema";
@@ -33,6 +34,10 @@ export type PositionJson = {
   seat_name: string | null;
   answers: Answer[];
   canceled: number;
+  valid_from: number | null;
+  valid_until: number | null;
+  /** Successful check-ins (all lists), oldest first. */
+  checkins: CheckinJson[];
 };
 export type FeeJson = {
   id: number;
@@ -66,7 +71,8 @@ const nested = {
       'attendee_email', p.attendee_email, 'voucher', p.voucher_id, 'tax_rate', p.tax_rate, 'tax_value', p.tax_value,
       'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to),
       '$.is_bundled', p.is_bundled, '$.pseudonymization_id', p.pseudonymization_id, '$.seat', p.seat, '$.seat_id', p.seat_id,
-      '$.seat_name', p.seat_name, '$.answers', json(p.answers), '$.canceled', p.canceled))
+      '$.seat_name', p.seat_name, '$.answers', json(p.answers), '$.canceled', p.canceled, '$.valid_from', p.valid_from,
+      '$.valid_until', p.valid_until, '$.checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
     FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
   fees: sql<string>`(SELECT json_group_array(json_object(
       'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,

@@ -20,6 +20,7 @@ import { orderMail } from "./order-mails";
 import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, newTicketSecret, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
 import { withScheme } from "./person-names";
 import { collectRefs, discountPositions, positionFields, preparePosition, type PositionInput, type PreparedPosition, seatName } from "./positions";
+import { ticketValidity } from "./checkin";
 import { tax } from "./pricing";
 import { refusalErrors } from "./refusals";
 import { loadSalesCatalog } from "./sales-catalog";
@@ -216,6 +217,7 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
     seatName: p.seat ? seatName(p.seat) : null,
     answers: p.answers,
     canceled: false,
+    ...ticketValidity(catalog.items.get(p.itemId)!, now),
   }));
   const sendMail = (input.send_mail ?? input.send_email ?? false) && !!input.email;
   const url = orderUrl(ctx.baseUrl, org.slug, event.slug, code, secret);
@@ -281,7 +283,7 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
       : [],
   };
   const demands: Demand[] = prepared.map((p) => p.demand);
-  const decision = await withEventObject<OrderDecision>(ctx.env, event.id, (s) =>
+  const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));

@@ -66,7 +66,7 @@ export type StatusResult = { ok: true } | { ok: false; reason: "refused"; refusa
  */
 export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, change: StatusChange): Promise<StatusResult> {
   const stamp = await inventoryStamp(scope.db, scope.event.id);
-  const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event.id, (s) =>
+  const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event, (s) =>
     s.changeOrderStatus(stamp, {
       orderId: r.order.id,
       code: r.order.code,

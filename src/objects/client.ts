@@ -11,10 +11,22 @@ import { inventoryStampQuery } from "../db/inventory";
 import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
 import { readConfig, type Env } from "../env";
 import { Failure } from "../domain/failure";
+import { locationHintFor } from "../domain/location-hint";
 import type { EventObject } from "./event-object";
 
-export function eventObject(env: Env, eventId: number): DurableObjectStub<EventObject> {
-  return env.EVENT_OBJECT.getByName(String(eventId));
+/** An event by id, or with its venue's coordinates (the object is then created near the venue). */
+export type EventRef = number | { id: number; geoLat?: number | null; geoLon?: number | null };
+
+/**
+ * The event's object (named by the event id). With the venue's coordinates, a new object is
+ * created in the Durable Object region nearest the venue (`locationHint`, domain/location-hint.ts);
+ * the hint only matters the first time, an existing object stays where it is.
+ */
+export function eventObject(env: Env, event: EventRef): DurableObjectStub<EventObject> {
+  const ref = typeof event === "number" ? { id: event } : event;
+  const id = env.EVENT_OBJECT.idFromName(String(ref.id));
+  const hint = locationHintFor(ref.geoLat, ref.geoLon);
+  return hint ? env.EVENT_OBJECT.get(id, { locationHint: hint }) : env.EVENT_OBJECT.get(id);
 }
 
 export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
@@ -45,7 +57,7 @@ function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRound
  */
 export async function withEventObject<T>(
   env: Env,
-  eventId: number,
+  event: EventRef,
   fn: (stub: DurableObjectStub<EventObject>) => PromiseLike<unknown>,
   busy: 409 | 503 = 503,
 ): Promise<T> {
@@ -56,11 +68,11 @@ export async function withEventObject<T>(
       timer = setTimeout(() => reject(new TimedOut(`no answer within ${limit} ms`)), limit);
     });
     const counts = currentRoundTrips();
-    const stub = counts ? countingStub(eventObject(env, eventId), counts) : eventObject(env, eventId);
+    const stub = counts ? countingStub(eventObject(env, event), counts) : eventObject(env, event);
     // RPC results come back as plain structured clones of the declared result type
     return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {
-    console.error(`event object ${eventId} failed`, e);
+    console.error(`event object ${typeof event === "number" ? event : event.id} failed`, e);
     throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
   } finally {
     if (timer !== undefined) clearTimeout(timer);

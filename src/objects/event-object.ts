@@ -23,25 +23,54 @@
  * learn them (src/db/round-trips.ts); no method knows about it.
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../db/catalog-common";
 import { cartsByHoldKeys } from "../db/carts";
 import { createDb, type DB } from "../db/client";
 import {
+  autoCheckinStatement,
+  checkinExists,
+  configUnchangedSql,
+  insertCheckinIf,
+  checkinPositionsByIds,
+  type CheckinPositionRow,
+  checkinStampsQuery,
+  moveExitAllAt,
+  setPositionAnswers,
+  ticketOrderQuery,
+  type TicketOrderRow,
+  touchOrderOfPosition,
+} from "../db/checkin";
+import {
   type OrderWrite,
+  readCheckinCatalog,
   readInventoryCatalog,
   orderExists,
   orderWriteStatements,
   touchInventory,
 } from "../db/inventory";
-import { orderByCode, type RawOrder } from "../db/orders";
+import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
 import { writtenVouchers } from "../db/vouchers";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
 import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
-import { cartPositions, orders, vouchers } from "../db/schema";
+import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
 import { dispatchMail } from "../domain/mail";
-import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
+import {
+  chooseTicket,
+  decideScan,
+  type ListConfig,
+  mergeAnswers,
+  nextExitAllAt,
+  onList,
+  type RulesFacts,
+  type RulesVerdict,
+  type ScanRequest,
+  type TicketFacts,
+} from "../domain/checkin";
+import { evaluateRules } from "../domain/checkin-rules";
+import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
+import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type StoredPassage } from "./checkin-state";
 import type { Env } from "../env";
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
@@ -65,10 +94,61 @@ export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed"
 /** A voucher's columns as the API sets them (D1 keeps id and creation, the object redemptions). */
 export type VoucherColumns = Required<Omit<typeof vouchers.$inferInsert, "id" | "eventId" | "redeemed" | "createdAt">>;
 
+/** A check-in as the object writes it to D1 (its `uid` makes the write idempotent). */
+type PassageWrite = StoredPassage & { created: number; forced: boolean; rawBarcode: string | null; rawSourceType: string | null };
+
+/** An automatic check-in of a new order's position (known by its number in the order until D1 gives it an id). */
+type AutoCheckin = { uid: string; listId: number; positionid: number };
+
 type OutboxEntry =
-  | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[] }
+  | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[]; autoCheckins?: AutoCheckin[] }
   | { kind: "carts"; rows: CartRow[] }
-  | ({ kind: "status" } & StatusWrite);
+  | ({ kind: "status" } & StatusWrite)
+  | { kind: "checkin"; passage: PassageWrite; answers: Answer[] | null }
+  | { kind: "exit_all"; listId: number; fired: number; next: number; passages: PassageWrite[] };
+
+/** What `decideAndRecord` decided and recorded, for writing (or undoing) it. */
+type ScanDecision = {
+  now: number;
+  /** The configuration's change stamps the decision was taken on. */
+  stamps: Record<string, number>;
+  ticket: TicketFacts;
+  status: "ok" | "error" | "incomplete";
+  reason: CheckinReason | null;
+  explanation: string | null;
+  questions: number[];
+  passage: PassageWrite | null;
+  answers: Answer[] | null;
+  previousAnswers: Answer[];
+  outboxId: number;
+};
+
+/** A scan to decide on one list of this event. */
+export type RedeemRequest = {
+  listId: number;
+  /** The scanned code (a ticket secret). */
+  raw: string;
+  /** The legacy per-list redeem may name the ticket by its id. */
+  id: number | null;
+  scan: ScanRequest;
+  sourceType: string;
+};
+
+/** The list as a scan's answer shows it (pretix `MiniCheckinListSerializer`, without the event slug the Worker knows). */
+export type MiniList = { id: number; name: string; subevent: number | null; include_pending: boolean };
+
+export type RedeemOutcome =
+  | { kind: "no_list" }
+  | { kind: "unknown" }
+  | {
+      kind: "decided";
+      status: "ok" | "error" | "incomplete";
+      reason: CheckinReason | null;
+      explanation: string | null;
+      questions: number[];
+      list: MiniList;
+      position: CheckinPositionRow | null;
+    };
 
 const STATUS_RELEASES = new Set(["c", "e"]);
 
@@ -81,10 +161,37 @@ export class EventObject extends DurableObject<Env> {
   private readonly inflight = new Set<number>();
   /** Debugging aid: the start's round trips, reported with the first counted call. */
   private startTrips: ContextRoundTrips | null = null;
+  /** Check-in: the ticket index and passages (own storage) and the lists' configuration (from D1). */
+  private readonly ci: CheckinState;
+  private config: CheckinConfig = EMPTY_CONFIG;
+  private configLoad: Promise<void> | null = null;
+  /**
+   * A list's check-in rules judged as pretix's server does (domain/checkin-rules.ts); a rule the
+   * service cannot evaluate refuses the scan (pretix: "Evaluation of custom rules has failed",
+   * no explanation), never admits it.
+   */
+  private readonly rules = (facts: RulesFacts): RulesVerdict => {
+    const t = facts.ticket;
+    const outcome = evaluateRules(facts.list.rules, {
+      now: facts.now,
+      timezone: this.config.timezone,
+      product: t.itemId,
+      variation: t.variationId,
+      gate: null,
+      event: (t.subeventId !== null ? this.config.subeventDates.get(t.subeventId) : undefined) ?? this.config.eventDates,
+      entries: facts.passages.filter((p) => p.type === "entry").map((p) => p.datetime),
+      exits: facts.passages.filter((p) => p.type === "exit").map((p) => p.datetime),
+    });
+    if (outcome.ok) return { ok: true };
+    if (outcome.reason === "rules") return { ok: false, explanation: outcome.explanation };
+    console.error(`event ${this.eventId}: the rules of list ${facts.list.id} cannot be evaluated: ${outcome.detail}`);
+    return { ok: false, explanation: null };
+  };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.ci = new CheckinState(this.sql);
     this.eventId = Number(ctx.id.name);
     ctx.blockConcurrencyWhile(async () => {
       this.createTables();
@@ -104,6 +211,7 @@ export class EventObject extends DurableObject<Env> {
         }
       }
       for (const [code, o] of orderRows) this.ledger.addOrder(code, o.holds, o.paid);
+      for (const t of this.ci.exitedTickets()) this.ledger.setExited(t.id, keyOf(t.item, t.variation, t.subevent), t.orderCode, true);
       if (Number.isFinite(this.eventId)) {
         const load = () => this.loadCatalog();
         if (roundTripsEnabled(env)) this.startTrips = newRoundTrips();
@@ -112,6 +220,7 @@ export class EventObject extends DurableObject<Env> {
       // Entries left by a previous instance: their requests died with it.
       const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
       if (pending > 0) await ctx.storage.setAlarm(now);
+      else await this.scheduleAlarm();
     });
   }
 
@@ -121,6 +230,7 @@ export class EventObject extends DurableObject<Env> {
       key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
       PRIMARY KEY (kind, ref, idx))`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
+    this.ci.createTables();
   }
 
   private db(): DB {
@@ -144,8 +254,21 @@ export class EventObject extends DurableObject<Env> {
     return { value, trips: counts.own.n };
   }
 
+  /** The catalog (quotas, vouchers) and, read in the same batch, the check-in configuration. */
   private async loadCatalog(): Promise<Catalog> {
-    return catalogFromRows(await readInventoryCatalog(this.db(), this.eventId));
+    const rows = await readInventoryCatalog(this.db(), this.eventId);
+    this.config = checkinConfigFromRows(rows.checkin);
+    return catalogFromRows(rows);
+  }
+
+  /** Reads the check-in configuration again (a list changed, or D1 says items or questions did). */
+  private reloadCheckinConfig(): Promise<void> {
+    this.configLoad ??= readCheckinCatalog(this.db(), this.eventId)
+      .then((rows) => {
+        this.config = checkinConfigFromRows(rows);
+      })
+      .finally(() => (this.configLoad = null));
+    return this.configLoad;
   }
 
   /**
@@ -221,10 +344,24 @@ export class EventObject extends DurableObject<Env> {
     this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND ref = ?", holdKey);
   }
 
+  /** The earliest automatic exit of a list that has not happened yet. */
+  private nextExitAll(): number | null {
+    let min: number | null = null;
+    for (const l of this.config.lists.values()) {
+      if (l.exitAllAt === null) continue;
+      const fired = this.ci.firedExitAll(l.id);
+      if (fired !== null && fired >= l.exitAllAt) continue;
+      if (min === null || l.exitAllAt < min) min = l.exitAllAt;
+    }
+    return min;
+  }
+
   private async scheduleAlarm(): Promise<void> {
-    const next = this.ledger.nextCartExpiry();
+    const carts = this.ledger.nextCartExpiry();
+    const exits = this.nextExitAll();
     const current = await this.ctx.storage.getAlarm();
-    const want = next === null ? null : next + 1000;
+    const candidates = [carts === null ? null : carts + 1000, exits].filter((x): x is number => x !== null);
+    const want = candidates.length ? Math.min(...candidates) : null;
     if (want !== null && (current === null || current > want)) await this.ctx.storage.setAlarm(want);
   }
 
@@ -358,6 +495,7 @@ export class EventObject extends DurableObject<Env> {
     let refusals: Refusal[] = [];
     let closed: number[] = [];
     let consumed: string[] = [];
+    let autoCheckins: AutoCheckin[] = [];
     const voucherUses = voucherUsesOf(req.demands);
 
     this.ctx.storage.transactionSync(() => {
@@ -372,7 +510,8 @@ export class EventObject extends DurableObject<Env> {
           closed.push(q.id);
         }
       }
-      outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed }, now);
+      autoCheckins = this.autoCheckinsOf(req.write);
+      outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed, autoCheckins }, now);
     });
     if (refusals.length) return { ok: false, refusals };
 
@@ -382,7 +521,10 @@ export class EventObject extends DurableObject<Env> {
     try {
       const db = this.db();
       // the write, then the order read back in the same transaction (saves the caller a round trip)
-      const stmts = [...orderWriteStatements(db, req.write, voucherUses, closed, now), orderByCode(db, req.write.order.eventId, req.code)];
+      const stmts = [
+        ...orderWriteStatements(db, req.write, voucherUses, closed, now, this.autoCheckinStatements(db, req.write, autoCheckins, now)),
+        orderByCode(db, req.write.order.eventId, req.code),
+      ];
       const results = await runBatch(db, stmts);
       const last = results.length - 1;
       mailIds = results.slice(last - req.write.mails.length, last).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
@@ -409,9 +551,51 @@ export class EventObject extends DurableObject<Env> {
       }
       // written: its mails were stored queued; the housekeeping sweep hands them on
     }
-    this.clearOutbox(outboxId);
+    this.ctx.storage.transactionSync(() => {
+      if (written) this.indexWrittenOrder(written, autoCheckins, now);
+      this.clearOutbox(outboxId);
+    });
     if (mailIds.length) await dispatchMail(this.env, mailIds);
     return { ok: true, order: written };
+  }
+
+  /** The automatic check-ins of a new order: its positions on lists that check in its sales channel (pretix `auto_checkin_sales_channels`). */
+  private autoCheckinsOf(w: OrderWrite): AutoCheckin[] {
+    const out: AutoCheckin[] = [];
+    const channel = w.order.salesChannel ?? "web";
+    for (const list of this.config.lists.values()) {
+      if (!list.autoCheckinSalesChannels.includes(channel)) continue;
+      for (const p of w.positions) {
+        if (p.canceled) continue;
+        if (onList(list, { itemId: p.itemId, subeventId: p.subeventId ?? null })) out.push({ uid: crypto.randomUUID(), listId: list.id, positionid: p.positionid });
+      }
+    }
+    return out;
+  }
+
+  private autoCheckinStatements(db: DB, w: OrderWrite, auto: readonly AutoCheckin[], now: number): Statement[] {
+    return auto.map((a) => autoCheckinStatement(db, this.eventId, w.order.code, a.positionid, a.uid, a.listId, now));
+  }
+
+  /** Indexes an order the object just wrote (read back from D1 with its ids), with its automatic check-ins. */
+  private indexWrittenOrder(raw: RawOrder, auto: readonly AutoCheckin[], now: number): void {
+    const positions = JSON.parse(raw.positions) as PositionJson[];
+    this.ci.indexOrder(
+      {
+        code: raw.order.code,
+        status: raw.order.status,
+        requireApproval: raw.order.requireApproval,
+        validIfPending: false,
+        checkinAttention: raw.order.checkinAttention,
+        salesChannel: raw.order.salesChannel,
+      },
+      positions.map(ticketOfPosition),
+      true,
+    );
+    for (const a of auto) {
+      const p = positions.find((x) => x.positionid === a.positionid);
+      if (p) this.ci.addPassage({ uid: a.uid, listId: a.listId, ticketId: p.id, type: "entry", datetime: now, nonce: null, deviceId: null, auto: true });
+    }
   }
 
   /** Re-reads cart rows from D1 after a failed consumption and holds them again. */
@@ -507,6 +691,7 @@ export class EventObject extends DurableObject<Env> {
       } else if (holding) {
         this.setOrderPaid(req.code, req.to === "p");
       }
+      if (changed) this.ci.setOrderStatus(req.code, req.to);
       this.clearOutbox(outboxId);
     });
     return { ok: true, changed };
@@ -651,6 +836,315 @@ export class EventObject extends DurableObject<Env> {
     return { ok: true };
   }
 
+  // ---------------------------------------------------------------- check-in
+
+  /** The tickets a scan may mean: the one of the code (or id), and with `addon_match` its add-ons; null: not in the index. */
+  private candidates(req: RedeemRequest, addonMatch: boolean): TicketFacts[] | null {
+    const bySecret = this.ci.ticketBySecret(req.raw);
+    const byId = req.id !== null ? this.ci.ticketById(req.id) : undefined;
+    const found = [bySecret, byId].filter((t, i, all): t is TicketFacts => t !== undefined && all.findIndex((x) => x?.id === t.id) === i);
+    if (found.length === 0) return null;
+    const out = [...found];
+    if (addonMatch && bySecret) for (const a of this.ci.addonsOf(bySecret.id)) if (!out.some((t) => t.id === a.id)) out.push(a);
+    // base tickets first (pretix orders candidates by addon_to, nulls first)
+    return out.sort((a, b) => (a.addonTo === null ? 0 : 1) - (b.addonTo === null ? 0 : 1));
+  }
+
+  /** Records in the ledger whether a ticket's last passage on any list is an exit (quotas with release_after_exit). */
+  private trackExit(t: Pick<TicketFacts, "id" | "itemId" | "variationId" | "subeventId" | "orderCode">): void {
+    this.ledger.setExited(t.id, keyOf(t.itemId, t.variationId, t.subeventId), t.orderCode, this.ci.lastTypeAnywhere(t.id) === "exit");
+  }
+
+  /** Indexes what a D1 fallback read returned. */
+  private indexFallback(rows: TicketOrderRow[]): void {
+    this.ctx.storage.transactionSync(() => {
+      for (const row of rows) {
+        const added = this.ci.indexFromD1(row);
+        for (const tid of new Set(added.map((p) => p.ticketId))) {
+          const t = this.ci.ticketById(tid);
+          if (t) this.trackExit(t);
+        }
+      }
+    });
+  }
+
+  /**
+   * Decides a scan on one of the event's lists (pretix checkin.rst), and records a passing one
+   * before anything is awaited: a ticket enters once per list however many gates scan it at
+   * once. The ticket comes from the object's index; a ticket it has never seen is read from
+   * D1 once (its whole order) and indexed. The check-in is then written to D1 in one batch that
+   * also reads the ticket back for the answer; should the object die first, the alarm writes it
+   * from the outbox (once: the check-in's own `uid`); should D1 refuse it, the passage is
+   * undone and the scan fails, so the next scan decides afresh.
+   */
+  async redeem(req: RedeemRequest): Promise<RedeemOutcome> {
+    if (this.configLoad) await this.configLoad;
+    if (!this.config.lists.has(req.listId)) await this.reloadCheckinConfig();
+    if (!this.config.lists.has(req.listId)) return { kind: "no_list" };
+    if (this.candidates(req, this.config.lists.get(req.listId)!.addonMatch) === null) {
+      const rows = (await ticketOrderQuery(this.db(), this.eventId, req.raw, req.id)) as TicketOrderRow[];
+      if (rows.length) this.indexFallback(rows);
+    }
+    // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
+    // statements carry the condition); it is undone and taken again on the new configuration.
+    for (let attempt = 0; ; attempt++) {
+      const list = this.config.lists.get(req.listId);
+      if (!list) return { kind: "no_list" };
+      const candidates = this.candidates(req, list.addonMatch);
+      if (candidates === null) return { kind: "unknown" };
+      const d = this.decideAndRecord(req, list, candidates);
+      const outcome = await this.writeScan(req, list, d, attempt < 2);
+      if (outcome !== "stale") return outcome;
+      await this.reloadCheckinConfig();
+    }
+  }
+
+  /** Decides a scan and records a passing one, without yielding (the object's own storage and the outbox). */
+  private decideAndRecord(req: RedeemRequest, list: ListConfig, candidates: TicketFacts[]): ScanDecision {
+    const now = Date.now();
+    const d: ScanDecision = { now, stamps: { ...this.config.stamps }, ticket: candidates[0]!, status: "error", reason: null, explanation: null, questions: [], passage: null, answers: null, previousAnswers: [], outboxId: 0 };
+    this.ctx.storage.transactionSync(() => {
+      const choice = chooseTicket(req.raw, candidates, list, now);
+      if (choice.kind === "none") return;
+      d.ticket = choice.ticket;
+      d.previousAnswers = d.ticket.answers;
+      if (choice.kind === "ambiguous") {
+        d.reason = "ambiguous";
+        return;
+      }
+      const order = this.ci.order(d.ticket.orderCode);
+      if (!order) {
+        d.reason = "error";
+        return;
+      }
+      const verdict = decideScan({
+        list,
+        ticket: d.ticket,
+        order,
+        questions: this.config.questions,
+        passages: this.ci.passages(d.ticket.id, list.id),
+        scan: req.scan,
+        timezone: this.config.timezone,
+        locale: this.config.locale,
+        rules: this.rules,
+      });
+      if (verdict.answers.length) {
+        d.answers = mergeAnswers(d.ticket.answers, verdict.answers);
+        this.ci.setAnswers(d.ticket.id, d.answers);
+      }
+      switch (verdict.kind) {
+        case "refuse":
+          d.reason = verdict.reason;
+          d.explanation = verdict.explanation;
+          return;
+        case "incomplete":
+          d.status = "incomplete";
+          d.questions = verdict.questions;
+          return;
+        case "repeat":
+          d.status = "ok";
+          return;
+        case "pass":
+          d.status = "ok";
+          d.passage = {
+            uid: crypto.randomUUID(),
+            listId: list.id,
+            ticketId: d.ticket.id,
+            type: req.scan.type,
+            datetime: req.scan.datetime,
+            nonce: req.scan.nonce,
+            deviceId: req.scan.deviceId,
+            auto: false,
+            created: now,
+            forced: verdict.forced,
+            rawBarcode: req.raw,
+            rawSourceType: req.sourceType,
+          };
+          this.ci.addPassage(d.passage);
+          this.trackExit(d.ticket);
+          d.outboxId = this.writeOutbox({ kind: "checkin", passage: d.passage, answers: d.answers }, now);
+      }
+    });
+    return d;
+  }
+
+  /** Takes back what `decideAndRecord` recorded (D1 did not take it). */
+  private undoScan(d: ScanDecision): void {
+    this.ctx.storage.transactionSync(() => {
+      if (d.answers) this.ci.setAnswers(d.ticket.id, d.previousAnswers);
+      if (d.passage) {
+        this.ci.removePassage(d.passage.uid);
+        this.trackExit(d.ticket);
+        this.clearOutbox(d.outboxId);
+      }
+    });
+  }
+
+  /**
+   * Makes a decision durable: one D1 batch writes it (conditionally on an unchanged
+   * configuration) and reads the ticket back for the answer. "stale": the configuration changed,
+   * nothing was written, the decision is undone.
+   */
+  private async writeScan(req: RedeemRequest, list: ListConfig, d: ScanDecision, mayRetry: boolean): Promise<RedeemOutcome | "stale"> {
+    const db = this.db();
+    const unchanged = configUnchangedSql(this.eventId, d.stamps);
+    const stmts: Statement[] = [checkinStampsQuery(db, this.eventId)];
+    if (d.passage) stmts.push(...this.passageStatements(db, d.passage, d.answers, unchanged));
+    else {
+      if (d.status === "error") stmts.push(insertCheckinIf(db, this.failedScan(d.ticket.id, list.id, req, d.reason ?? "error", d.explanation, d.now), unchanged));
+      if (d.answers) stmts.push(setPositionAnswers(db, d.ticket.id, d.answers, unchanged));
+    }
+    stmts.push(checkinPositionsByIds(db, this.eventId, [d.ticket.id], list.id));
+    if (d.passage) this.inflight.add(d.outboxId);
+    let results: unknown[];
+    try {
+      results = await runBatch(db, stmts);
+    } catch (e) {
+      if (!d.passage) {
+        this.undoScan(d);
+        throw e;
+      }
+      // Did the check-in commit? D1 tells; unknown → the alarm finishes the write.
+      const row = await checkinExists(this.db(), d.passage.uid)
+        .get()
+        .catch(() => null);
+      if (row === null) {
+        this.inflight.delete(d.outboxId);
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (row === undefined) {
+        this.undoScan(d);
+        throw e;
+      }
+      this.clearOutbox(d.outboxId);
+      results = [[], ...(await runBatch(this.db(), [checkinPositionsByIds(this.db(), this.eventId, [d.ticket.id], list.id)]))];
+    }
+    const stamps = results[0] as { resource: string; modifiedAt: number }[];
+    if (mayRetry && stamps.some((s) => s.modifiedAt > (d.stamps[s.resource] ?? 0))) {
+      this.undoScan(d);
+      return "stale";
+    }
+    if (d.passage) this.clearOutbox(d.outboxId);
+    const [position] = results[results.length - 1] as CheckinPositionRow[];
+    const mini: MiniList = { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending };
+    return { kind: "decided", status: d.status, reason: d.status === "error" ? (d.reason ?? "error") : null, explanation: d.explanation, questions: d.questions, list: mini, position: position ?? null };
+  }
+
+  /** A refused scan as D1 keeps it (statistics). */
+  private failedScan(ticketId: number | null, listId: number, req: RedeemRequest, reason: CheckinReason, explanation: string | null, now: number) {
+    return {
+      uid: crypto.randomUUID(),
+      eventId: this.eventId,
+      listId,
+      positionId: ticketId,
+      type: req.scan.type,
+      datetime: req.scan.datetime,
+      created: now,
+      successful: false,
+      errorReason: reason,
+      errorExplanation: explanation,
+      forced: req.scan.force,
+      deviceId: req.scan.deviceId,
+      nonce: req.scan.nonce,
+      rawBarcode: req.raw,
+      rawSourceType: req.sourceType,
+    };
+  }
+
+  /** The D1 statements of a check-in: the row (once, by uid), answers given at the door, and the order's last_modified (other scanners' incremental sync). */
+  private passageStatements(db: DB, p: PassageWrite, answers: Answer[] | null, condition: SQL = sql`1`): Statement[] {
+    const stmts: Statement[] = [
+      insertCheckinIf(db, {
+        uid: p.uid,
+        eventId: this.eventId,
+        listId: p.listId,
+        positionId: p.ticketId,
+        type: p.type,
+        datetime: p.datetime,
+        created: p.created,
+        successful: true,
+        autoCheckedIn: p.auto,
+        forced: p.forced,
+        deviceId: p.deviceId,
+        nonce: p.nonce,
+        rawBarcode: p.rawBarcode,
+        rawSourceType: p.rawSourceType,
+      }, condition),
+      touchOrderOfPosition(db, p.ticketId, p.created, condition),
+    ];
+    if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers, condition));
+    return stmts;
+  }
+
+  /** A check-in list was created, changed or deleted (its D1 write is done): the object reads the configuration again. */
+  async checkinListChanged(listId: number, deleted: boolean): Promise<null> {
+    if (deleted) this.ctx.storage.transactionSync(() => this.ci.forgetList(listId));
+    await this.reloadCheckinConfig();
+    await this.scheduleAlarm();
+    return null;
+  }
+
+  /** What the object holds of check-in (tests). */
+  async checkinCounts(): Promise<{ tickets: number; passages: number }> {
+    return this.ci.counts();
+  }
+
+  /**
+   * Automatic exits (`exit_all_at`): everyone inside a list at that time gets an exit, then the
+   * list's next one is a day later. Decided and recorded here first (so that a second alarm of
+   * the same firing finds it done), written to D1 from the outbox (idempotent by `uid`, and the
+   * list's `exit_all_at` moves only from the fired value).
+   */
+  private async runExitAll(now: number): Promise<void> {
+    for (const list of [...this.config.lists.values()]) {
+      const at = list.exitAllAt;
+      if (at === null || at > now) continue;
+      const fired = this.ci.firedExitAll(list.id);
+      if (fired !== null && fired >= at) continue;
+      let entry: Extract<OutboxEntry, { kind: "exit_all" }> | null = null;
+      let outboxId = 0;
+      this.ctx.storage.transactionSync(() => {
+        const next = nextExitAllAt(at, this.config.timezone);
+        const passages: PassageWrite[] = this.ci.insideAt(list.id, at).map((ticketId) => ({
+          uid: crypto.randomUUID(),
+          listId: list.id,
+          ticketId,
+          type: "exit",
+          datetime: at,
+          nonce: null,
+          deviceId: null,
+          auto: true,
+          created: now,
+          forced: false,
+          rawBarcode: null,
+          rawSourceType: null,
+        }));
+        for (const p of passages) {
+          this.ci.addPassage(p);
+          const t = this.ci.ticketById(p.ticketId);
+          if (t) this.trackExit(t);
+        }
+        this.ci.recordExitAll(list.id, at);
+        list.exitAllAt = next;
+        entry = { kind: "exit_all", listId: list.id, fired: at, next, passages };
+        outboxId = this.writeOutbox(entry, now);
+      });
+      this.inflight.add(outboxId);
+      try {
+        await runBatch(this.db(), this.exitAllStatements(this.db(), entry!));
+        this.clearOutbox(outboxId);
+      } catch (e) {
+        this.inflight.delete(outboxId);
+        console.error(`event ${this.eventId}: writing the automatic exits of list ${list.id} failed; the alarm retries`, e);
+      }
+    }
+  }
+
+  private exitAllStatements(db: DB, e: Extract<OutboxEntry, { kind: "exit_all" }>): Statement[] {
+    return [...e.passages.flatMap((p) => this.passageStatements(db, p, null)), moveExitAllAt(db, this.eventId, e.listId, e.fired, e.next)];
+  }
+
   // ---------------------------------------------------------------- housekeeping
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
@@ -664,6 +1158,7 @@ export class EventObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.ledger = new Ledger();
+    this.config = EMPTY_CONFIG;
     this.inflight.clear();
     this.createTables();
   }
@@ -685,6 +1180,8 @@ export class EventObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const hk of this.ledger.expiredCarts(now)) this.releaseCartHold(hk);
     });
+    await this.runExitAll(now);
+    if (this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n > this.inflight.size) failed = true;
     if (failed) await this.ctx.storage.setAlarm(now + 10_000);
     else await this.scheduleAlarm();
   }
@@ -695,11 +1192,18 @@ export class EventObject extends DurableObject<Env> {
       case "order": {
         // Roll forward: the decision was taken and recorded; make D1 hold the order.
         if (!(await orderExists(db, entry.write.order.eventId, entry.write.order.code))) {
-          const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now);
+          const auto = this.autoCheckinStatements(db, entry.write, entry.autoCheckins ?? [], now);
+          const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now, auto);
           await runBatch(db, stmts);
         }
         return;
       }
+      case "checkin":
+        await runBatch(db, this.passageStatements(db, entry.passage, entry.answers));
+        return;
+      case "exit_all":
+        await runBatch(db, this.exitAllStatements(db, entry));
+        return;
       case "carts":
         await this.writeCartRows(entry.rows);
         return;
@@ -708,6 +1212,7 @@ export class EventObject extends DurableObject<Env> {
         this.ctx.storage.transactionSync(() => {
           if (status === "n" || status === "p") this.setOrderPaid(entry.code, status === "p");
           else this.dropOrderHolds(entry.code);
+          if (status !== undefined) this.ci.setOrderStatus(entry.code, status as OrderStatus);
         });
         return;
       }
@@ -752,5 +1257,24 @@ const COUNTED_METHODS = [
   "deleteVoucher",
   "catalogChanged",
   "eventDeleted",
+  "redeem",
+  "checkinListChanged",
+  "checkinCounts",
 ] as const;
 type CountedMethod = (typeof COUNTED_METHODS)[number];
+
+/** A position of an order read back from D1, as the ticket index takes it. */
+function ticketOfPosition(p: PositionJson) {
+  return {
+    id: p.id,
+    secret: p.secret,
+    addonTo: p.addon_to,
+    itemId: p.item,
+    variationId: p.variation,
+    subeventId: p.subevent,
+    canceled: p.canceled === 1,
+    validFrom: p.valid_from,
+    validUntil: p.valid_until,
+    answers: p.answers,
+  };
+}

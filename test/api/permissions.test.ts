@@ -143,6 +143,19 @@ describe("permission matrix", () => {
       });
     }
 
+    if (row.deviceOnly) {
+      it(`${row.route}: device only, 401 for a team key`, async () => {
+        for (const client of [world.all, world.none]) {
+          const res = await call(client, row);
+          expect(res.status).toBe(401);
+        }
+        const res = await call(world.device, row);
+        expect(res.status).not.toBe(401);
+        expect(res.status).not.toBe(403);
+      });
+      continue;
+    }
+
     it(`${row.route}: allowed with ${row.permission ?? "any team"}`, async () => {
       const client = row.permission === null ? world.none : world.only.get(row.permission)!;
       await expectAllowed(client, row);

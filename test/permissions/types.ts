@@ -36,6 +36,8 @@ export type MatrixRow = {
   permission: Permission | null;
   /** Devices' expected outcome; default: allowed exactly when DEVICE_GRANT has the permission. */
   device?: "allow" | "deny";
+  /** A device-only endpoint: every team key is refused with 401. */
+  deviceOnly?: boolean;
   /** Values for path parameters other than :organizer and :event (default "999999"). */
   params?: Record<string, string>;
   /** The request changes or deletes the event itself: run it against a throwaway event. */

@@ -8,3 +8,4 @@ export * from "./membership-types";
 export * from "./customers";
 export * from "./giftcards";
 export * from "./sales";
+export * from "./checkin";

@@ -188,6 +188,9 @@ export const orderPositions = sqliteTable(
     seatName: text("seat_name"),
     answers: text("answers", { mode: "json" }).$type<Answer[]>().notNull(),
     canceled: integer("canceled", { mode: "boolean" }).notNull().default(false),
+    /** The ticket's validity window (item `validity_*` at purchase; pretix orders.rst `valid_from` / `valid_until`). */
+    validFrom: integer("valid_from"),
+    validUntil: integer("valid_until"),
   },
   (t) => [
     uniqueIndex("order_positions_order_positionid_uq").on(t.orderId, t.positionid),
