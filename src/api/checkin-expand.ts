@@ -4,6 +4,7 @@
  * own family. Only read when a client asks for it.
  */
 import { questionRecordsByIds } from "../db/checkin";
+import { findEvent } from "../db/events";
 import { findItem, findVariation } from "../db/items";
 import { findSubevent } from "../db/subevents";
 import { ORDER_STATUSES } from "../db/schema";
@@ -43,9 +44,11 @@ export async function expandPositions(
 ): Promise<Expanded> {
   const out: Expanded = {};
   const db = c.var.db;
-  const view = itemView(publicBase(c), c.var.event);
   if (expand.has("subevent")) out.subevents = await expandSubevents(c, eventId, rows.map((r) => r.subeventId));
   if (expand.has("item") || expand.has("variation")) {
+    // the event of the route, or (organizer-level search across events) the tickets' event
+    const event = c.var.event?.id === eventId ? c.var.event : (await findEvent(db, c.var.organizer.id, eventId))?.event;
+    const view = itemView(publicBase(c), event ?? { itemMetaProperties: {} });
     const itemIds = [...new Set(rows.map((r) => r.itemId))];
     const records = await Promise.all(itemIds.map((id) => findItem(db, eventId, id)));
     if (expand.has("item")) {

@@ -57,12 +57,16 @@ checkinRoutes.post(`${base}/redeem`, organizerScope("can_change_orders"), jsonBo
   respondScan(c, await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"))),
 );
 
+/** The most lists one search reads together (each adds its condition to the statement). */
+export const MAX_SEARCH_LISTS = 100;
+
 /** A search for tickets across lists of distinct events (pretix: the lists must exist and be the caller's, else 403). */
 checkinRoutes.get(`${base}/search`, organizerScope("can_view_orders"), async (c) => {
   const req = listRequest(c);
-  const ids = (c.req.queries("list") ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number);
+  const ids = [...new Set((c.req.queries("list") ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number))];
   const ctx = organizerContext(c);
   if (ids.length === 0) throw badRequest("No check-in list passed.");
+  if (ids.length > MAX_SEARCH_LISTS) throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
   try {
     await resolveLists(ctx, c.var.principal, ids);
   } catch {

@@ -22,12 +22,12 @@ function expr(t: Text): SQL {
 }
 
 /** `text` contains `term` (case-insensitive for ASCII letters). */
-export function containsText(text: Text, term: string): SQL {
+export function containsText(text: Text, term: string | SQL): SQL {
   return sql`instr(lower(${expr(text)}), lower(${term})) > 0`;
 }
 
 /** `text` starts with `term` (case-insensitive for ASCII letters). */
-export function startsWithText(text: Text, term: string): SQL {
+export function startsWithText(text: Text, term: string | SQL): SQL {
   return sql`instr(lower(${expr(text)}), lower(${term})) = 1`;
 }
 
