@@ -39,11 +39,13 @@ import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
 import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
+import { isDatabaseFault } from "./db/constraints";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
 import { readConfig } from "./env";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
+import { D1_READ_FAILED, D1_UNCONFIRMED } from "./domain/faults";
 import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia } from "./http/files";
 import { idempotency } from "./http/idempotency";
@@ -71,6 +73,13 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   }
   if (err instanceof HTTPException) {
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
+  }
+  if (isDatabaseFault(err)) {
+    // D1 unreachable where no service answered it itself: retryable; a read changed nothing,
+    // a write may or may not have been applied (services that can tell answer before this)
+    console.error(`[${c.get("requestId")}] D1 fault on ${c.req.method} ${c.req.path}`, err);
+    const read = c.req.method === "GET" || c.req.method === "HEAD";
+    return c.json({ detail: read ? D1_READ_FAILED : D1_UNCONFIRMED }, 503, { "Retry-After": "1" });
   }
   console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);

@@ -187,11 +187,6 @@ export function createdCheckinList(db: DB, eventId: number, name: string, now: n
     .get() as Promise<CheckinListRecord | undefined>;
 }
 
-/** After a write whose answer was lost: whether the check-in `uid` is in D1. */
-export async function checkinStored(db: DB, uid: string): Promise<boolean> {
-  return (await db.select({ id: checkins.id }).from(checkins).where(eq(checkins.uid, uid)).get()) !== undefined;
-}
-
 /** Changes a list (and, when given, its products); the list afterwards, or undefined when it is gone. */
 export async function updateCheckinList(
   db: DB,

@@ -11,13 +11,16 @@
  *   this write can have written). There: the answer was lost, the write is a success. Not
  *   there: nothing was written, 503 to retry. Unknown (D1 still failing): 503 saying so.
  *
- * Constraint failures and programming errors are not faults and pass through unchanged.
+ * Constraint failures and programming errors are not faults and pass through unchanged. A
+ * fault no service answered reaches the error boundary (src/app.ts), which answers 503 too:
+ * a read with `D1_READ_FAILED`, a write with `D1_UNCONFIRMED` (it may have been applied).
  */
 import { isDatabaseFault } from "../db/constraints";
 import { Failure } from "./failure";
 
 export const D1_UNAVAILABLE = "The database could not be reached; nothing was changed. Retry in a moment.";
 export const D1_UNCONFIRMED = "The database did not confirm the change. Read the resource to see whether it was made before you retry.";
+export const D1_READ_FAILED = "The database could not be reached. Retry in a moment.";
 
 function unavailable(message: string, cause: unknown): Failure {
   console.error(message, cause);

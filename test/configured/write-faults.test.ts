@@ -2,7 +2,7 @@
  * Faults on every write path, not only order creation (issue 12, item 3): D1 refusing a write
  * (`fail`), D1 committing and the answer getting lost (`lost`), the follow-up check failing too,
  * and the event object dying or being evicted in the middle — injected into carts, vouchers,
- * order status changes, gift card transactions and customers (test/helpers/d1-guard.ts). After
+ * order status changes, gift card transactions, customers and check-in (test/helpers/d1-guard.ts). After
  * each: the client got a success or a retryable answer (503/409 with Retry-After, never a 500),
  * and the state read through the API is consistent — nothing half-written, nothing doubled, no
  * capacity lost. (EVENT_OBJECT_TIMEOUT_MS is 400 in this project; no test waits on a clock.)
@@ -11,12 +11,14 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { cartPositions, customers, giftCardTransactions, mailOutbox, orderPayments, orders, vouchers } from "../../src/db/schema";
-import { D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/domain/faults";
+import { cartPositions, checkinLists, checkins, customers, giftCardTransactions, mailOutbox, orderPayments, orders, teams, uploadedFiles, vouchers } from "../../src/db/schema";
+import { D1_READ_FAILED, D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/domain/faults";
+import { FILE_STORE_UNAVAILABLE } from "../../src/http/files";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
-import { db, type Json, unique } from "../harness";
+import { db, type Json, seedOrganizer, unique } from "../harness";
 import { injectD1Fault } from "../helpers/d1-guard";
+import { venue, type Venue } from "../helpers/checkin";
 import { shop, type Shop } from "../helpers/sales";
 
 const LOADED = { timeout: 30_000 };
@@ -410,5 +412,209 @@ describe("faults in order placement after the D1 write", LOADED, () => {
     expect(row!.code).toBe(res.body.code);
     expect(await db().select().from(orderPayments).where(eq(orderPayments.orderId, row!.id))).toHaveLength(1);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 0, pending_orders: 1 });
+  });
+});
+
+describe("check-in", LOADED, () => {
+  const CHECKIN_WRITE = /^INSERT INTO checkins /;
+  const CHECKIN_CHECK = /^select "id" from "checkins" where "checkins"\."uid" = \?$/;
+
+  /** A venue with a list, one paid ticket, and the object warmed up by a first scan of another ticket. */
+  async function door() {
+    const v = await venue();
+    const list = await v.list();
+    const ticket = await v.sell();
+    const warm = await v.sell();
+    expect((await v.redeem({ secret: warm.secret, lists: [list.id] })).status).toBe(201);
+    const scan = (nonce: string | null = "n-1") => v.redeem({ secret: ticket.secret, lists: [list.id], nonce });
+    const stored = async () => (await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).filter((c) => c.successful);
+    return { v, list, ticket, scan, stored };
+  }
+  const positionCheckins = async (v: Venue, listId: number, positionId: number) => {
+    const res = await v.client.get(`${v.path}/checkinlists/${listId}/positions/${positionId}/`);
+    expect(res.status).toBe(200);
+    return res.body.checkins as unknown[];
+  };
+
+  it("D1 refuses the check-in: 503 to retry, nothing stored, the ticket not inside; the retry admits it once", async () => {
+    const { v, list, ticket, scan, stored } = await door();
+    injectD1Fault(CHECKIN_WRITE, "fail");
+    const res = await scan();
+    expectRetryable(res);
+    expect(res.body).toEqual({ detail: RETRY_OBJECT });
+    await settled(v.eventId);
+    expect(await stored()).toEqual([]);
+    expect(await positionCheckins(v, list.id, ticket.id)).toEqual([]);
+    const retry = await scan();
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expect(retry.body.status).toBe("ok");
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it("the answer lost: the object asks D1 and admits (201); one check-in; a second scan is already redeemed", async () => {
+    const { list, ticket, scan, stored, v } = await door();
+    const fault = injectD1Fault(CHECKIN_WRITE, "lost");
+    const res = await scan();
+    expect(fault.hits()).toBe(1);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ status: "ok", position: { id: ticket.id } });
+    expect(await stored()).toHaveLength(1);
+    expect(await outboxSize(v.eventId)).toBe(0);
+    // the scanner's retry (same nonce) is the same check-in; another scan is refused
+    expect((await scan()).status).toBe(201);
+    const again = await scan("n-2");
+    expect(again.status).toBe(400);
+    expect(again.body.reason).toBe("already_redeemed");
+    expect(await stored()).toHaveLength(1);
+    expect(await positionCheckins(v, list.id, ticket.id)).toHaveLength(1);
+  });
+
+  it("the answer lost and D1's check failing too: 503; the alarm of the same instance settles it; one check-in", async () => {
+    const { v, scan, stored } = await door();
+    injectD1Fault(CHECKIN_WRITE, "lost");
+    injectD1Fault(CHECKIN_CHECK, "fail");
+    expectRetryable(await scan());
+    expect(await stored()).toHaveLength(1);
+    expect(await outboxSize(v.eventId)).toBe(1);
+    expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
+    expect(await outboxSize(v.eventId)).toBe(0);
+    expect(await stored()).toHaveLength(1);
+    // the scanner retries with its nonce: admitted, nothing doubled
+    const retry = await scan();
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it("refused and D1's check failing too: 503; the passage is held and the alarm writes it once; the retry is that check-in", async () => {
+    const { v, scan, stored } = await door();
+    injectD1Fault(CHECKIN_WRITE, "fail");
+    injectD1Fault(CHECKIN_CHECK, "fail");
+    expectRetryable(await scan());
+    expect(await stored()).toEqual([]);
+    expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
+    expect(await outboxSize(v.eventId)).toBe(0);
+    expect(await stored()).toHaveLength(1);
+    expect((await scan()).status).toBe(201);
+    expect((await scan("n-2")).body.reason).toBe("already_redeemed");
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it("the object dies before D1 has the check-in: 503; a fresh object's alarm writes it once and still knows the ticket is inside", async () => {
+    const { v, scan, stored } = await door();
+    const fault = injectD1Fault(CHECKIN_WRITE, "hang");
+    const res = await scan();
+    await fault.reached;
+    expectRetryable(res);
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
+    expect(await outboxSize(v.eventId)).toBe(0);
+    expect(await stored()).toHaveLength(1);
+    expect((await scan()).status).toBe(201);
+    expect((await scan("n-2")).body.reason).toBe("already_redeemed");
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it("the per-list redeem answers the same way: lost answer admitted once", async () => {
+    const { v, list, ticket, stored } = await door();
+    injectD1Fault(CHECKIN_WRITE, "lost");
+    const res = await v.scanner.post(`${v.path}/checkinlists/${list.id}/positions/${ticket.secret}/redeem/?untrusted_input=true`, { nonce: "p-1" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(await stored()).toHaveLength(1);
+  });
+
+  it("a D1 fault in the Worker's reads before the object: 503 with Retry-After, nothing stored", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const ticket = await v.sell();
+    // a list the isolate has not resolved yet: the Worker reads which event it belongs to
+    injectD1Fault(/from "checkin_lists" inner join "events"/, "fail");
+    const res = await v.redeem({ secret: ticket.secret, lists: [list.id] });
+    expectRetryable(res);
+    expect(res.body).toEqual({ detail: D1_UNAVAILABLE });
+    expect(await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).toEqual([]);
+    expect((await v.redeem({ secret: ticket.secret, lists: [list.id] })).status).toBe(201);
+  });
+
+  it("failed scans of offline scanners: refused → 503 and nothing; lost → 201 and stored once", async () => {
+    const { v, list, ticket } = await door();
+    const url = `${v.path}/checkinlists/${list.id}/failed_checkins/`;
+    const failed = async () => (await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).filter((c) => !c.successful);
+    injectD1Fault(/^insert into "checkins"/, "fail");
+    expectRetryable(await v.scanner.post(url, { error_reason: "canceled", raw_barcode: ticket.secret }));
+    expect(await failed()).toEqual([]);
+    injectD1Fault(/^insert into "checkins"/, "lost");
+    const lost = await v.scanner.post(url, { error_reason: "canceled", raw_barcode: ticket.secret });
+    expect(lost.status, JSON.stringify(lost.body)).toBe(201);
+    expect(await failed()).toHaveLength(1);
+  });
+
+  it("lists: a creation whose answer is lost is answered with the list, once; a lost deletion is a 204; a refused change a 503", async () => {
+    const v = await venue();
+    const listsOf = async () => db().select().from(checkinLists).where(eq(checkinLists.eventId, v.eventId));
+    injectD1Fault(/^insert into "checkin_lists"/, "lost");
+    const created = await v.client.post(`${v.path}/checkinlists/`, { name: "Door", all_products: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ name: "Door", all_products: true });
+    expect((await listsOf()).map((l) => l.id)).toEqual([created.body.id]);
+
+    injectD1Fault(/^insert into "checkin_lists"/, "fail");
+    expectRetryable(await v.client.post(`${v.path}/checkinlists/`, { name: "Other door", all_products: true }));
+    expect(await listsOf()).toHaveLength(1);
+
+    const url = `${v.path}/checkinlists/${created.body.id}/`;
+    injectD1Fault(/^update "checkin_lists"/, "fail");
+    expectRetryable(await v.client.patch(url, { name: "Main door" }));
+    expect((await v.client.get(url)).body.name).toBe("Door");
+    expect((await v.client.patch(url, { name: "Main door" })).body.name).toBe("Main door");
+
+    // the object saw the list: a scan on it is decided
+    const ticket = await v.sell();
+    expect((await v.redeem({ secret: ticket.secret, lists: [created.body.id] })).status).toBe(201);
+    injectD1Fault(/^delete from "checkin_lists"/, "lost");
+    expect((await v.client.delete(url)).status).toBe(204);
+    expect(await listsOf()).toEqual([]);
+    const gone = await v.redeem({ secret: ticket.secret, lists: [created.body.id] });
+    expect(gone.status, JSON.stringify(gone.body)).toBe(400);
+    expect(gone.body).toEqual({ lists: [`Invalid pk "${created.body.id}" - object does not exist.`] });
+  });
+});
+
+describe("faults no service answers itself", LOADED, () => {
+  it("a D1 fault in a read: 503 with Retry-After, never a 500", async () => {
+    const org = await seedOrganizer();
+    injectD1Fault(/from "events"/, "fail");
+    const res = await org.client.get(`/api/v1/organizers/${org.slug}/events/`);
+    expectRetryable(res);
+    expect(res.body).toEqual({ detail: D1_READ_FAILED });
+    expect((await org.client.get(`/api/v1/organizers/${org.slug}/events/`)).status).toBe(200);
+  });
+
+  it("a D1 fault in a write no service checks: 503 saying the change is unconfirmed", async () => {
+    const org = await seedOrganizer();
+    injectD1Fault(/^insert into "teams"/, "fail");
+    const res = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, { name: "Door staff" });
+    expectRetryable(res);
+    expect(res.body).toEqual({ detail: D1_UNCONFIRMED });
+    expect((await db().select().from(teams).where(eq(teams.organizerId, org.id))).filter((t) => t.name === "Door staff")).toEqual([]);
+  });
+
+  it("R2 failing on an upload: 503 to retry, no upload recorded", async () => {
+    const org = await seedOrganizer();
+    const before = (await db().select().from(uploadedFiles)).length;
+    const proto = Object.getPrototypeOf(env.FILES) as { put: (...a: unknown[]) => Promise<unknown> };
+    const put = proto.put;
+    proto.put = () => Promise.reject(new Error("R2 put: internal error"));
+    let res;
+    try {
+      res = await org.client.post("/api/v1/upload", undefined, {
+        raw: new Uint8Array([137, 80, 78, 71]),
+        headers: { "Content-Type": "image/png", "Content-Disposition": 'attachment; filename="a.png"' },
+      });
+    } finally {
+      proto.put = put;
+    }
+    expectRetryable(res);
+    expect(res.body).toEqual({ detail: FILE_STORE_UNAVAILABLE });
+    expect(await db().select().from(uploadedFiles)).toHaveLength(before);
   });
 });
