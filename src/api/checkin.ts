@@ -8,7 +8,8 @@
  * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's).
  */
 import { Hono } from "hono";
-import { checkinListsByIds, listCheckinPositions, questionRecordsByIds } from "../db/checkin";
+import { listCheckinPositions, questionRecordsByIds } from "../db/checkin";
+import { isDatabaseFault } from "../db/constraints";
 import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../domain/checkin-redeem";
 import { badRequest, forbidden, MESSAGES } from "../domain/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
@@ -67,12 +68,15 @@ checkinRoutes.get(`${base}/search`, organizerScope("can_view_orders"), async (c)
   const ctx = organizerContext(c);
   if (ids.length === 0) throw badRequest("No check-in list passed.");
   if (ids.length > MAX_SEARCH_LISTS) throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
+  let resolved: Awaited<ReturnType<typeof resolveLists>>;
   try {
-    await resolveLists(ctx, c.var.principal, ids);
-  } catch {
+    resolved = await resolveLists(ctx, c.var.principal, ids);
+  } catch (e) {
+    if (isDatabaseFault(e)) throw e;
     throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
   }
-  const lists = await checkinListsByIds(c.var.db, c.var.organizer.id, ids);
+  // the lists' settings are read in the statement: one round trip for the page
+  const lists = resolved.map((l) => ({ listId: l.listId, eventId: l.home.eventId }));
   const page = await listCheckinPositions(c.var.db, lists, positionFilters(c), req);
   const expand = expandOf(c);
   const byEvent = Map.groupBy(page.rows, (r) => r.eventId);

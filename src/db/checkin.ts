@@ -465,16 +465,37 @@ function inList(column: SQL, values: readonly string[]): SQL {
 /** An id of a list or a date as a literal (lists searched together add no parameters). */
 const idLiteral = (id: number) => integerLiterals([id]);
 
-/** Which of the event's positions the filters select among the tickets of `lists` (one per event). */
-export function positionFilterSql(lists: readonly { list: CheckinListRow; limitProducts: number[] }[], f: CheckinPositionFilter): SQL {
-  const perList = lists.map(({ list }) => {
+/**
+ * A list whose tickets are read: its row (read before), or its id in its event, when the list
+ * is read in the same batch as its tickets (its settings then come from D1 in the statement).
+ */
+export type ListSource = { list: CheckinListRow } | { listId: number; eventId: number };
+
+const sourceId = (l: ListSource) => ("list" in l ? l.list.id : l.listId);
+
+/** The condition "a ticket of this list" (its event, products, order status and date). */
+function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL {
+  if ("list" in l) {
+    const { list } = l;
     // the list's products from D1 (constant size however many the list limits to)
     const products = list.allProducts ? sql`1` : sql`p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${idLiteral(list.id)})`;
-    const status = f.ignoreStatus ? sql`1` : list.includePending ? sql`o.status IN ('p', 'n')` : sql`o.status = 'p'`;
+    const status = ignoreStatus ? sql`1` : list.includePending ? sql`o.status IN ('p', 'n')` : sql`o.status = 'p'`;
     const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${idLiteral(list.subeventId)}`;
     return sql`(p.event_id = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
-  });
-  const listIds = lists.map((l) => l.list.id);
+  }
+  // uncorrelated subqueries: SQLite evaluates each once per statement
+  const [id, eventId] = [idLiteral(l.listId), idLiteral(l.eventId)];
+  const setting = (column: string) => sql`(SELECT ${sql.raw(column)} FROM checkin_lists WHERE id = ${id} AND event_id = ${eventId})`;
+  const products = sql`(${setting("all_products")} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${id}))`;
+  const status = ignoreStatus ? sql`1` : sql`(o.status = 'p' OR (o.status = 'n' AND ${setting("include_pending")}))`;
+  const date = sql`(${setting("subevent_id")} IS NULL OR p.subevent_id = ${setting("subevent_id")})`;
+  return sql`(p.event_id = ${eventId} AND ${setting("1")} AND ${products} AND ${status} AND ${date})`;
+}
+
+/** Which of the event's positions the filters select among the tickets of `lists` (one per event). */
+export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
+  const perList = lists.map((l) => onListCondition(l, f.ignoreStatus));
+  const listIds = lists.map(sourceId);
   const c: SQL[] = [sql`p.canceled = 0`, sql`(${sql.join(perList, sql` OR `)})`];
   if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
   if (f.search !== undefined) {
@@ -507,11 +528,11 @@ export function positionFilterSql(lists: readonly { list: CheckinListRow; limitP
 /** A page of the tickets of `lists` (with each ticket's check-ins on these lists), and the total: one round trip. */
 export async function listCheckinPositions(
   db: DB,
-  lists: readonly { list: CheckinListRow; limitProducts: number[] }[],
+  lists: readonly ListSource[],
   f: CheckinPositionFilter,
   req: ListRequest,
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
-  const listIds = lists.map((l) => l.list.id);
+  const listIds = lists.map(sourceId);
   const where = positionFilterSql(lists, f);
   const rows = db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
   const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
@@ -519,20 +540,27 @@ export async function listCheckinPositions(
   return { count: page.count, rows: page.rows };
 }
 
-/** Lists by id with their products (the organizer's; for `checkinrpc/search`). */
-export async function checkinListsByIds(db: DB, organizerId: number, ids: readonly number[]) {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .select(listRecordFields(false))
-    .from(checkinLists)
-    .innerJoin(events, eq(events.id, checkinLists.eventId))
-    .where(and(eq(events.organizerId, organizerId), inIntegers(checkinLists.id, ids)));
-  return rows.map((r) => ({ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }));
+/**
+ * A page of one list's tickets, the total and the list itself (undefined: the event has no such
+ * list), in one round trip.
+ */
+export async function listTicketsOfList(
+  db: DB,
+  eventId: number,
+  listId: number,
+  f: CheckinPositionFilter,
+  req: ListRequest,
+): Promise<{ list: CheckinListRecord | undefined; count: number; rows: CheckinPositionRow[] }> {
+  const where = positionFilterSql([{ listId, eventId }], f);
+  const rows = db.select(positionFields([listId])).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
+  const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
+  const page = await fetchPage(db, { rows, count: counted, ordering: positionOrdering([listId]) }, req, checkinListQuery(db, eventId, listId));
+  return { list: page.extra[0][0] as CheckinListRecord | undefined, count: page.count, rows: page.rows };
 }
 
 /** One ticket of a list by id (no status filter: the detail shows it whatever its order's status). */
-export async function findCheckinPosition(db: DB, list: CheckinListRow, limitProducts: number[], id: number): Promise<CheckinPositionRow | undefined> {
-  const where = positionFilterSql([{ list, limitProducts }], { ignoreStatus: true });
+export async function findCheckinPosition(db: DB, list: CheckinListRow, id: number): Promise<CheckinPositionRow | undefined> {
+  const where = positionFilterSql([{ list }], { ignoreStatus: true });
   const found = await rawRows<CheckinPositionRow>(db, sql`SELECT ${positionSelect([list.id])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where} AND p.id = ${id}`);
   return found[0];
 }
