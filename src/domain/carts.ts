@@ -11,7 +11,7 @@ import { randomString } from "../lib/crypto";
 import { withEventObject } from "../objects/client";
 import type { CartGroup, CartRow, Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
-import { survivingD1Faults } from "./faults";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { Failure, notFound, Problems, validationError } from "./failure";
 import { dateTime } from "./fields";
@@ -111,7 +111,7 @@ export const createCartPositions = survivingD1Faults(async function createCartPo
   });
   const groups = prepared.filter((p): p is PreparedGroup => !(p instanceof Failure)).map((p) => p.group);
   const decisions = groups.length ? await withEventObject<Decision[]>(ctx.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups)) : [];
-  const rows = await cartsByHoldKeys(db, event.id, groups.flatMap((g) => g.holdKeys));
+  const rows = await readAfterWrite(() => cartsByHoldKeys(db, event.id, groups.flatMap((g) => g.holdKeys)));
   const byKey = new Map(rows.map((r) => [r.holdKey, r]));
   let g = 0;
   return prepared.map((p) => {

@@ -6,6 +6,8 @@
  *
  * - `survivingD1Faults` wraps a service: a D1 fault anywhere in it (a read, or an idempotent
  *   write that a retry repeats harmlessly) answers 503 with Retry-After.
+ * - `readAfterWrite` reads the result of a write that took effect (through the event object):
+ *   a fault there answers 503 saying so, never that nothing was changed.
  * - `confirmedWrite` runs a write that a retry would repeat (a gift card transaction, a new
  *   customer): after a fault it asks D1 whether the write is there (`check`, by what only
  *   this write can have written). There: the answer was lost, the write is a success. Not
@@ -21,6 +23,7 @@ import { Failure } from "./failure";
 export const D1_UNAVAILABLE = "The database could not be reached; nothing was changed. Retry in a moment.";
 export const D1_UNCONFIRMED = "The database did not confirm the change. Read the resource to see whether it was made before you retry.";
 export const D1_READ_FAILED = "The database could not be reached. Retry in a moment.";
+export const D1_DONE_UNREAD = "The change was made, but the database did not return its result. Read the resource before you retry.";
 
 function unavailable(message: string, cause: unknown): Failure {
   console.error(message, cause);
@@ -58,5 +61,15 @@ export async function confirmedWrite<T>(write: () => Promise<T>, check: () => Pr
     if (found === null || found === undefined) throw unavailable(D1_UNAVAILABLE, e);
     console.warn("a write's answer was lost; D1 has it", e);
     return found;
+  }
+}
+
+/** Reads the result of a write that took effect; a D1 fault here is a 503 that says the change was made. */
+export async function readAfterWrite<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (isDatabaseFault(e)) throw unavailable(D1_DONE_UNREAD, e);
+    throw e;
   }
 }

@@ -11,7 +11,7 @@ import { i18nText } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event-object";
 import type { EventContext } from "./context";
-import { survivingD1Faults } from "./faults";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "./failure";
 import { dateTime, email, money } from "./fields";
@@ -287,7 +287,7 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
-  return decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
+  return decision.order ? toOrderRecord(decision.order) : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
 });
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */

@@ -18,7 +18,7 @@ import { i18nText } from "../lib/i18n";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
-import { survivingD1Faults } from "./faults";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "./failure";
 import type { Demand, Refusal } from "./inventory";
 import { dispatchMail } from "./mail";
@@ -109,7 +109,7 @@ async function transition(ctx: EventContext, r: OrderRecord, change: StatusChang
     if (result.reason === "refused") throw validationError(refusalErrors(result.refusals));
     throw changedMeanwhile(CHANGED_MEANWHILE);
   }
-  return (await findOrder(ctx.db, ctx.event.id, r.order.code))!;
+  return (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, r.order.code)))!;
 }
 
 /** `mark_paid`: confirms the order's open payment, or records a manual one, and the order becomes paid. */

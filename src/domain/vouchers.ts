@@ -12,7 +12,7 @@ import { existingCodes, findVoucher, findVouchersById, findVoucherWithStamp, vou
 import { withEventObject } from "../objects/client";
 import type { CreateVouchersResult, DeleteVoucherResult, UpdateVoucherResult, VoucherColumns } from "../objects/event-object";
 import type { EventContext } from "./context";
-import { survivingD1Faults } from "./faults";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { Failure, type FieldErrors, inUse, invalidPk, notFound, Problems, validationError } from "./failure";
 import { dateTime, decimal } from "./fields";
 import type { Refusal } from "./inventory";
@@ -216,7 +216,7 @@ async function create(ctx: EventContext, inputs: VoucherInput[], fail: (errors: 
     throw fail(full.map((v): FieldErrors => (nowTaken.has(v.code.toLowerCase()) ? { code: [CODE_TAKEN] } : {})));
   }
   if (!result.ok) throw fail(full.map((_, i) => (i === result.index ? blockRefusalErrors(result.refusals) : {})));
-  return findVouchersById(db, event.id, result.ids);
+  return readAfterWrite(() => findVouchersById(db, event.id, result.ids));
 }
 
 /** Creates one voucher (POST). */
@@ -248,7 +248,7 @@ export const changeVoucher = survivingD1Faults(async function changeVoucher(ctx:
     if (result.refusals.some((r) => r.code === "voucher_unknown")) throw notFound();
     throw validationError(blockRefusalErrors(result.refusals));
   }
-  return (await findVoucher(db, event.id, current.id))!;
+  return (await readAfterWrite(() => findVoucher(db, event.id, current.id)))!;
 });
 
 /** Deletes a voucher that was never redeemed (403 otherwise, also when an order redeems it meanwhile). */

@@ -12,7 +12,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { cartPositions, checkinLists, checkins, customers, giftCardTransactions, mailOutbox, orderPayments, orders, teams, uploadedFiles, vouchers } from "../../src/db/schema";
-import { D1_READ_FAILED, D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/domain/faults";
+import { D1_DONE_UNREAD, D1_READ_FAILED, D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/domain/faults";
 import { FILE_STORE_UNAVAILABLE } from "../../src/http/files";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
@@ -198,6 +198,17 @@ describe("vouchers", LOADED, () => {
     expect(res.body.map((v: { code: string }) => v.code)).toEqual(["BATCH1", "BATCH2", "BATCH3"]);
     expect(await db().select().from(vouchers).where(eq(vouchers.eventId, eventId))).toHaveLength(3);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 2, blocking_vouchers: 3 });
+  });
+
+  it("created, and the Worker's read of the new vouchers failing: 503 saying they were made; a retry is refused by code, nothing doubled", async () => {
+    const { s, ticket, q, eventId } = await ticketShop(2);
+    injectD1Fault(/^select .* from "vouchers" where \("vouchers"\."event_id" = \? and "vouchers"\."id" in/, "fail");
+    const res = await s.client.post(`${s.path}/vouchers/`, { code: "READ1", item: ticket.id, block_quota: true });
+    expectRetryable(res);
+    expect(res.body).toEqual({ detail: D1_DONE_UNREAD });
+    expect(await db().select().from(vouchers).where(eq(vouchers.eventId, eventId))).toHaveLength(1);
+    expect((await s.client.post(`${s.path}/vouchers/`, { code: "READ1", item: ticket.id, block_quota: true })).status).toBe(400);
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 1, blocking_vouchers: 1 });
   });
 
   it("deletion with the answer lost: 204, gone, its unit free again", async () => {
@@ -403,6 +414,20 @@ describe("customers", LOADED, () => {
 });
 
 describe("faults in order placement after the D1 write", LOADED, () => {
+  it("the answer lost and the Worker's read-back failing: 503 saying the order was made; one order, its unit held", async () => {
+    const { s, ticket, q, eventId } = await ticketShop(2);
+    injectD1Fault(ORDER_INSERT, "lost");
+    // the Worker's read of the order (the object's read-back was lost with the answer)
+    injectD1Fault((sql) => sql.startsWith("select") && sql.includes("json_group_array") && sql.includes(`from "orders"`), "fail");
+    const res = await s.client.post(`${s.path}/orders/`, { email: "x@example.org", positions: [{ item: ticket.id }] });
+    expectRetryable(res);
+    expect(res.body).toEqual({ detail: D1_DONE_UNREAD });
+    const list = await s.client.get(`${s.path}/orders/`);
+    expect(list.body.count).toBe(1);
+    expect(await db().select().from(orders).where(eq(orders.eventId, eventId))).toHaveLength(1);
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 1 });
+  });
+
   it("an order whose answer is lost is a success; its payments are there once", async () => {
     const { s, ticket, q, eventId } = await ticketShop(1);
     injectD1Fault(ORDER_INSERT, "lost");

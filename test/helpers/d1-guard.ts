@@ -103,14 +103,25 @@ export function installD1Guard(db: D1Database): void {
       return run([this.statement], () => original.apply(this, args));
     };
   }
+  // D1Database.batch hands the same list on to its session's batch (synchronously), which is
+  // patched too: that inner call passes through, so a call meets each fault rule once
+  const handing = new WeakSet<Statement[]>();
   const patchBatch = (proto: Record<string | symbol, unknown>) => {
     const original = proto.batch as (s: Statement[]) => Promise<unknown>;
     proto.batch = function (this: unknown, statements: Statement[]) {
+      if (handing.has(statements)) return original.call(this, statements);
       const refused = violation(statements);
       if (refused) return Promise.reject(refused);
       return run(
         statements.map((s) => s.statement),
-        () => original.call(this, statements),
+        () => {
+          handing.add(statements);
+          try {
+            return original.call(this, statements);
+          } finally {
+            handing.delete(statements);
+          }
+        },
       );
     };
   };
