@@ -22,6 +22,7 @@ import { variationRoutes } from "./api/items-variations";
 import { membershipTypeRoutes } from "./api/membership-types";
 import { subeventRoutes } from "./api/subevents";
 import { discountRoutes } from "./api/discounts";
+import { exporterRoutes } from "./api/exporters";
 import { organizerRoutes } from "./api/organizers";
 import { questionOptionRoutes } from "./api/question-options";
 import { questionRoutes } from "./api/questions";
@@ -41,7 +42,9 @@ import { voucherRoutes } from "./api/vouchers";
 import { createDb } from "./db/client";
 import { isDatabaseFault } from "./db/constraints";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
+import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./env";
+import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
@@ -49,6 +52,7 @@ import { D1_READ_FAILED, D1_UNCONFIRMED } from "./domain/faults";
 import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia } from "./http/files";
 import { idempotency } from "./http/idempotency";
+import { requestLogFields } from "./http/logging";
 import { rateLimit } from "./http/ratelimit";
 import { RouteTable } from "./http/routing";
 import { authenticatedScope } from "./http/tenancy";
@@ -77,11 +81,11 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   if (isDatabaseFault(err)) {
     // D1 unreachable where no service answered it itself: retryable; a read changed nothing,
     // a write may or may not have been applied (services that can tell answer before this)
-    console.error(`[${c.get("requestId")}] D1 fault on ${c.req.method} ${c.req.path}`, err);
+    log.error("D1 fault", { error: err });
     const read = c.req.method === "GET" || c.req.method === "HEAD";
     return c.json({ detail: read ? D1_READ_FAILED : D1_UNCONFIRMED }, 503, { "Retry-After": "1" });
   }
-  console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
+  log.error("unhandled error", { error: err });
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
 };
 
@@ -101,14 +105,21 @@ export function createApp() {
 
   app.use("*", async function requestContext(c, next) {
     const requestId = crypto.randomUUID();
+    const started = Date.now();
     c.set("requestId", requestId);
     // Debugging aid (off by default): count this request's D1 round trips.
     const counts = roundTripsEnabled(c.env) ? newRoundTrips() : null;
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
-    c.set("db", createDb(c.env.DB));
-    if (counts) await withRoundTripCounting(counts, next);
-    else await next();
+    // D1 read replication: one session per request, started as the client's bookmark allows.
+    const session = new RequestSession(c.env.DB, sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER)));
+    c.set("db", createDb(session.session));
+    const rest = () => withRequestSession(session, () => (counts ? withRoundTripCounting(counts, next) : next()));
+    await withLogContext(() => requestLogFields(c), rest);
     c.res.headers.set("X-Request-Id", requestId);
+    const bookmark = session.bookmark();
+    if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+    // the access line: one per request
+    log.info("request", { ...requestLogFields(c), status: c.res.status, duration_ms: Date.now() - started, d1_session: session.start.kind });
     if (counts) {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));
@@ -164,6 +175,7 @@ export function createApp() {
   app.route(API_PREFIX, checkinRoutes);
   app.route(API_PREFIX, deviceEventSelectionRoutes);
   app.route(API_PREFIX, scannerCompatRoutes);
+  app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 
   app.get("/media/*", serveMedia);

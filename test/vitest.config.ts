@@ -22,10 +22,13 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             root,
-            include: ["test/api/**/*.test.ts", "test/unit/**/*.test.ts"],
+            // EXPORT_BENCH=1 adds the export measurement (test/measure, not part of the suite)
+            include: ["test/api/**/*.test.ts", "test/unit/**/*.test.ts", ...(process.env.EXPORT_BENCH === "1" ? ["test/measure/**/*.test.ts"] : [])],
             setupFiles: ["test/setup.ts"],
             // parallel-load tests share two cores with the rest of the suite
             testTimeout: 30_000,
+            // every request writes an access line (src/lib/log.ts): shown for failing tests only
+            silent: "passed-only",
           },
         },
         {
@@ -58,6 +61,7 @@ export default defineConfig(async () => {
             setupFiles: ["test/setup.ts"],
             // a hundred requests in a row: slow when the machine is busy
             testTimeout: 30_000,
+            silent: "passed-only",
           },
         },
         {

@@ -46,10 +46,11 @@ export async function expandPositions(
   const db = c.var.db;
   if (expand.has("subevent")) out.subevents = await expandSubevents(c, eventId, rows.map((r) => r.subeventId));
   if (expand.has("item") || expand.has("variation")) {
-    // the event of the route, or (organizer-level search across events) the tickets' event
-    const event = c.var.event?.id === eventId ? c.var.event : (await findEvent(db, c.var.organizer.id, eventId))?.event;
-    const view = itemView(publicBase(c), event ?? { itemMetaProperties: {} });
     const itemIds = [...new Set(rows.map((r) => r.itemId))];
+    // Organizer-level calls (checkinrpc) scan tickets of several events: each its own item view.
+    const event = c.var.event?.id === eventId ? c.var.event : (await findEvent(db, c.var.organizer.id, eventId))?.event;
+    if (!event) return out;
+    const view = itemView(publicBase(c), event);
     const records = await Promise.all(itemIds.map((id) => findItem(db, eventId, id)));
     if (expand.has("item")) {
       out.items = new Map();

@@ -82,6 +82,19 @@ function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePendi
     AND ${status}`;
 }
 
+/**
+ * The tickets of one list, as a condition on positions `p` of orders `o`: the list's values as
+ * literals, its products read from `checkin_list_items` (pretix's `CheckinList.positions`).
+ */
+export function checkinListTicketsSql(list: { id: number; allProducts: boolean; subeventId: number | null; includePending: boolean }): SQL {
+  return onListSql({
+    id: sql`${list.id}`,
+    allProducts: sql`${list.allProducts ? 1 : 0}`,
+    subeventId: list.subeventId === null ? sql`NULL` : sql`${list.subeventId}`,
+    includePending: sql`${list.includePending ? 1 : 0}`,
+  });
+}
+
 const correlated = {
   id: sql`"checkin_lists"."id"`,
   allProducts: sql`"checkin_lists"."all_products"`,
@@ -271,8 +284,7 @@ export async function listEvents(db: DB, listIds: number[]) {
 
 /** The numbers of the list's status (pretix: `.../checkinlists/{id}/status/`), one round trip. */
 export async function checkinListStatus(db: DB, list: CheckinListRow) {
-  const l = { id: sql`${list.id}`, allProducts: sql`${list.allProducts ? 1 : 0}`, subeventId: list.subeventId === null ? sql`NULL` : sql`${list.subeventId}`, includePending: sql`${list.includePending ? 1 : 0}` };
-  const onList = onListSql(l);
+  const onList = checkinListTicketsSql(list);
   const entered = sql`EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 AND c.type = 'entry')`;
   const inside = sql`(SELECT c.type FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 ORDER BY c.datetime DESC, c.id DESC LIMIT 1) = 'entry'`;
   const byKey = (key: SQL) =>

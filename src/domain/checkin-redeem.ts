@@ -36,6 +36,7 @@ import { fieldError, invalidPk, isFailure, notFound, Problems, validationError }
 import { confirmedWrite, survivingD1Faults } from "./faults";
 import { dateTime } from "./fields";
 import { canAccessEvent, type Principal } from "./permissions";
+import { log } from "../lib/log";
 
 const answersInput = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String));
 
@@ -167,7 +168,7 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
       nonce: first.scan.nonce,
       rawBarcode: first.raw,
       rawSourceType: first.sourceType,
-    }).catch((e) => console.error("a failed scan could not be stored", e)),
+    }).catch((e) => log.error("a failed scan could not be stored", { event_id: first.home.eventId, list_id: first.listId, error: e })),
   ]);
   const list = listRow?.list;
   return {

@@ -22,6 +22,7 @@ import {
   SLUG_UNIQUE,
   updateEvent,
 } from "../db/events";
+import { log } from "../lib/log";
 import { eventObject } from "../objects/client";
 import type { EventContext, OrganizerContext } from "./context";
 import {
@@ -317,6 +318,6 @@ export async function deleteEvent(ctx: EventContext): Promise<void> {
   try {
     await eventObject(ctx.env, ctx.event.id).eventDeleted();
   } catch (e) {
-    console.error(`event ${ctx.event.id} deleted, but its event object could not be cleared`, e);
+    log.error("event deleted, but its event object could not be cleared", { event_id: ctx.event.id, error: e });
   }
 }

@@ -18,6 +18,7 @@
  * a read with `D1_READ_FAILED`, a write with `D1_UNCONFIRMED` (it may have been applied).
  */
 import { isDatabaseFault } from "../db/constraints";
+import { log } from "../lib/log";
 import { Failure } from "./failure";
 
 export const D1_UNAVAILABLE = "The database could not be reached; nothing was changed. Retry in a moment.";
@@ -26,7 +27,7 @@ export const D1_READ_FAILED = "The database could not be reached. Retry in a mom
 export const D1_DONE_UNREAD = "The change was made, but the database did not return its result. Read the resource before you retry.";
 
 function unavailable(message: string, cause: unknown): Failure {
-  console.error(message, cause);
+  log.error("D1 fault", { answer: message, error: cause });
   return new Failure("unavailable", message);
 }
 
@@ -55,11 +56,11 @@ export async function confirmedWrite<T>(write: () => Promise<T>, check: () => Pr
     try {
       found = await check();
     } catch (again) {
-      console.error("the write's outcome could not be read", again);
+      log.error("the outcome of a write could not be read", { error: again });
       throw unavailable(D1_UNCONFIRMED, e);
     }
     if (found === null || found === undefined) throw unavailable(D1_UNAVAILABLE, e);
-    console.warn("a write's answer was lost; D1 has it", e);
+    log.warn("the answer of a write was lost; D1 has it", { error: e });
     return found;
   }
 }

@@ -15,6 +15,7 @@ import type { OrderStatus } from "../db/schema";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../env";
 import { i18nText } from "../lib/i18n";
+import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
@@ -195,7 +196,7 @@ export async function notifyOrder(
     const [row] = await mailInsertStatement(db, mail);
     await dispatchMail(ctx.env, [row!.id]);
   } catch (e) {
-    console.error(`mail about order ${r.order.code} could not be queued`, e);
+    log.error("order mail could not be queued", { order: r.order.code, mail_kind: kind, error: e });
   }
 }
 
@@ -223,7 +224,7 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
         );
         if (r.ok && r.changed) expired++;
       } catch (e) {
-        console.error(`expiring order ${o.code} of event ${eventId} failed; next run retries`, e);
+        log.error("expiring an order failed; the next run retries", { event_id: eventId, order: o.code, error: e });
       }
     }
   }

@@ -8,6 +8,7 @@ import { findUpload, insertUpload, UPLOAD_VALIDITY_MS } from "../db/files";
 import { readConfig } from "../env";
 import type { AppContext } from "./context";
 import { badRequest, Failure, fieldError, notFound } from "../domain/failure";
+import { log } from "../lib/log";
 
 export const FILE_STORE_UNAVAILABLE = "The file store could not be reached; nothing was stored. Retry in a moment.";
 
@@ -16,7 +17,7 @@ async function fileStore<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (e) {
-    console.error("R2 failed", e);
+    log.error("R2 failed", { error: e });
     throw new Failure("unavailable", FILE_STORE_UNAVAILABLE);
   }
 }

@@ -2,6 +2,8 @@
 import { createDb } from "../db/client";
 import type { MailMessage } from "../domain/mail";
 import type { Env, ExportMessage } from "../env";
+import { handleExportMessage } from "./exports";
+import { log } from "../lib/log";
 import { deliverMail } from "./mail";
 
 export type QueueMessage = MailMessage | ExportMessage;
@@ -15,12 +17,15 @@ export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: E
         case "mail":
           await deliverMail(env, db, body.mailId);
           break;
+        case "export":
+          await handleExportMessage(env, db, message as Message<ExportMessage>);
+          continue;
         default:
-          console.error(`queue ${batch.queue}: message of unknown kind dropped`, JSON.stringify(body));
+          log.error("queue message of unknown kind dropped", { message_id: message.id, body });
       }
       message.ack();
     } catch (e) {
-      console.error(`queue ${batch.queue}: message ${message.id} failed, retrying`, e);
+      log.error("queue message failed; retrying", { message_id: message.id, attempts: message.attempts, error: e });
       message.retry({ delaySeconds: Math.min(300, 10 * 2 ** message.attempts) });
     }
   }

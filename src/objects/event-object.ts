@@ -18,9 +18,12 @@
  * Acquisitions (new holds) are recorded here first and then written to D1; releases are
  * written to D1 first and then removed here, so an in-flight write never frees capacity twice.
  *
- * With the debugging aid DEBUG_D1_ROUND_TRIPS on, the object's D1 binding counts round trips
- * into the context of the call that makes them, and the Worker calls through `countedCall` to
- * learn them (src/db/round-trips.ts); no method knows about it.
+ * The object's D1 work runs in sessions that start at the primary (src/db/sessions.ts): it reads
+ * what every writer committed, as on the plain binding, and a call through `countedCall` answers
+ * the bookmark of its writes, so the request's client reads them next from any replica. With
+ * the debugging aid DEBUG_D1_ROUND_TRIPS on, the object's D1 binding counts round trips into the
+ * context of the call that makes them, and `countedCall` answers them too (src/db/round-trips.ts);
+ * no method knows about either.
  */
 import { DurableObject } from "cloudflare:workers";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
@@ -53,6 +56,7 @@ import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
 import { writtenVouchers } from "../db/vouchers";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
 import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
+import { primarySession, withBookmarks } from "../db/sessions";
 import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
 import { dispatchMail } from "../domain/mail";
@@ -72,6 +76,7 @@ import { evaluateRules } from "../domain/checkin-rules";
 import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type StoredPassage } from "./checkin-state";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
 export type CartRow = Omit<typeof cartPositions.$inferInsert, "addonTo"> & { addonToHoldKey: string | null };
@@ -184,7 +189,7 @@ export class EventObject extends DurableObject<Env> {
     });
     if (outcome.ok) return { ok: true };
     if (outcome.reason === "rules") return { ok: false, explanation: outcome.explanation };
-    console.error(`event ${this.eventId}: the rules of list ${facts.list.id} cannot be evaluated: ${outcome.detail}`);
+    log.error("check-in rules cannot be evaluated; the scan is refused", { event_id: this.eventId, list_id: facts.list.id, detail: outcome.detail });
     return { ok: false, explanation: null };
   };
 
@@ -234,15 +239,16 @@ export class EventObject extends DurableObject<Env> {
   }
 
   private db(): DB {
-    return createDb(roundTripsEnabled(this.env) ? countRoundTripsInContext(this.env.DB) : this.env.DB);
+    return createDb(primarySession(roundTripsEnabled(this.env) ? countRoundTripsInContext(this.env.DB) : this.env.DB));
   }
 
   /**
-   * Debugging aid (DEBUG_D1_ROUND_TRIPS): runs one of the methods below with its D1 round
-   * trips counted, and answers them with its result (the object's start counts with the
-   * first call). The Worker's door (objects/client.ts) calls this instead when counting.
+   * Runs one of the methods below and answers its result with the D1 bookmark of its work
+   * (null: it wrote nothing to D1) and, with the debugging aid DEBUG_D1_ROUND_TRIPS on, its D1
+   * round trips (the object's start counts with the first call). The Worker's door
+   * (objects/client.ts) calls every method through this inside a request.
    */
-  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number }> {
+  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number; bookmark: string | null }> {
     if (!COUNTED_METHODS.includes(method)) throw new Error(`not a method of the event object: ${method}`);
     const counts = newRoundTrips();
     if (this.startTrips) {
@@ -250,8 +256,8 @@ export class EventObject extends DurableObject<Env> {
       this.startTrips = null;
     }
     const fn = this[method] as (...a: unknown[]) => Promise<unknown>;
-    const value = await withRoundTripCounting(counts, () => fn.apply(this, args));
-    return { value, trips: counts.own.n };
+    const { value, bookmark } = await withRoundTripCounting(counts, () => withBookmarks(() => fn.apply(this, args)));
+    return { value, trips: counts.own.n, bookmark };
   }
 
   /** The catalog (quotas, vouchers) and, read in the same batch, the check-in configuration. */
@@ -1136,7 +1142,7 @@ export class EventObject extends DurableObject<Env> {
         this.clearOutbox(outboxId);
       } catch (e) {
         this.inflight.delete(outboxId);
-        console.error(`event ${this.eventId}: writing the automatic exits of list ${list.id} failed; the alarm retries`, e);
+        log.error("writing automatic exits failed; the alarm retries", { event_id: this.eventId, list_id: list.id, error: e });
       }
     }
   }
@@ -1173,7 +1179,7 @@ export class EventObject extends DurableObject<Env> {
         await this.replay(JSON.parse(e.payload) as OutboxEntry, now);
         this.clearOutbox(e.id);
       } catch (err) {
-        console.error(`event ${this.eventId}: outbox replay of entry ${e.id} failed; retrying`, err);
+        log.error("outbox replay failed; retrying", { event_id: this.eventId, outbox_entry: e.id, error: err });
         failed = true;
       }
     }

@@ -73,9 +73,10 @@ async function call(client: Client, row: MatrixRow, eventSlug = world.eventSlug,
     if (name === "event") return setup.event ?? eventSlug;
     return setup.params?.[name] ?? row.params?.[name] ?? "999999";
   });
-  if (setup.raw) return client.request(method, `${path}/`, undefined, { raw: setup.raw.body, headers: setup.raw.headers });
+  const url = setup.query ? `${path}/?${setup.query}` : `${path}/`;
+  if (setup.raw) return client.request(method, url, undefined, { raw: setup.raw.body, headers: setup.raw.headers });
   const body = method === "GET" || method === "DELETE" ? undefined : (setup.body ?? row.body ?? {});
-  return client.request(method, `${path}/`, body);
+  return client.request(method, url, body);
 }
 
 /** The status of a call the permission layer let through: the route's success. */

@@ -90,6 +90,16 @@ export async function pendingOrder(w: SetupWorld): Promise<Json> {
   return order;
 }
 
+/** A paid order of one admission ticket; answers the order (its position is the ticket). */
+export async function paidOrder(w: SetupWorld): Promise<Json> {
+  const order = await pendingOrder(w);
+  const res = await w.admin.post(`${w.ev}/orders/${order.code}/mark_paid/`, { send_email: false });
+  expect(res.status, `setup mark_paid: ${JSON.stringify(res.body)}`).toBe(200);
+  return res.body;
+}
+
+export const checkinListBody = () => ({ name: unique("Entrance "), all_products: true });
+
 export async function cartPosition(w: SetupWorld): Promise<Json> {
   const it = await saleableItem(w);
   return create(w, `${w.ev}/cartpositions`, { item: it.id, price: "1.00" });

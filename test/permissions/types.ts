@@ -21,6 +21,8 @@ export type RowSetup = {
   body?: unknown;
   /** Another event of the organizer to run the call on (e.g. an event series). */
   event?: string;
+  /** A query string for the call (without `?`). */
+  query?: string;
   /** A raw body with its own headers instead of JSON (uploads). */
   raw?: { body: BodyInit; headers: Record<string, string> };
 };

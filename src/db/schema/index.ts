@@ -9,3 +9,4 @@ export * from "./customers";
 export * from "./giftcards";
 export * from "./sales";
 export * from "./checkin";
+export * from "./jobs";
