@@ -211,6 +211,19 @@ describe("vouchers", LOADED, () => {
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, blocking_vouchers: 1 });
   });
 
+  it("the object dies before D1 has the vouchers: 409 to retry; after the restart nothing is blocked; the retry creates them once", async () => {
+    const { s, ticket, q, eventId } = await ticketShop(2);
+    const fault = injectD1Fault(VOUCHER_INSERT, "hang");
+    const res = await s.client.post(`${s.path}/vouchers/`, { code: "DIES1", item: ticket.id, block_quota: true });
+    await fault.reached;
+    expectRetryable(res, 409);
+    await abortAllDurableObjects();
+    expect(await db().select().from(vouchers).where(eq(vouchers.eventId, eventId))).toEqual([]);
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 2, blocking_vouchers: 0 });
+    expect((await s.client.post(`${s.path}/vouchers/`, { code: "DIES1", item: ticket.id, block_quota: true })).status).toBe(201);
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 1, blocking_vouchers: 1 });
+  });
+
   it("deletion with the answer lost: 204, gone, its unit free again", async () => {
     const { s, ticket, q } = await ticketShop(1);
     const v = await s.voucher({ item: ticket.id, block_quota: true });
@@ -288,6 +301,21 @@ describe("order status changes", LOADED, () => {
     expect(await outboxSize(eventId)).toBe(0);
     expect((await order(s, code)).status).toBe("c");
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 0 });
+  });
+
+  it("mark_canceled while the object dies before D1 has the change: 503; a fresh object's alarm cancels it once", async () => {
+    const { s, q, code, eventId } = await pending(1);
+    const fault = injectD1Fault(STATUS_WRITE, "hang");
+    const res = await s.client.post(`${s.path}/orders/${code}/mark_canceled/`, { send_email: false });
+    await fault.reached;
+    expectRetryable(res);
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(eventObject(env, eventId))).toBe(true);
+    expect(await outboxSize(eventId)).toBe(0);
+    expect((await order(s, code)).status).toBe("c");
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 0 });
+    // the retry finds it canceled: nothing happens twice
+    expect((await s.client.post(`${s.path}/orders/${code}/mark_canceled/`, { send_email: false })).status).toBe(400);
   });
 
   it("an order whose write and follow-up check both fail: 503; the alarm of the same instance writes it, once", async () => {
