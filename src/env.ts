@@ -1,3 +1,4 @@
+import type { DocumentMessage } from "./domain/documents";
 import type { MailMessage } from "./domain/mail";
 import { log } from "./lib/log";
 
@@ -9,8 +10,16 @@ import { log } from "./lib/log";
 export type Env = Omit<Cloudflare.Env, QueueBinding> & {
   EXPORTS_QUEUE: Queue<ExportMessage>;
   MAIL_QUEUE: Queue<MailMessage>;
+  /**
+   * The deployment secret that seals the events' ticket signing keys (signed ticket secrets,
+   * `pretix_sig1`): at least 32 characters. A secret of the deployment (`wrangler secret put`),
+   * locally `.dev.vars` (npm start makes one). Without it, events cannot use signed secrets.
+   */
+  TICKET_SIGNING_KEY_SECRET?: string;
+  /** Rendering of invoice and ticket PDFs (src/jobs/documents.ts). */
+  DOCUMENTS_QUEUE: Queue<DocumentMessage>;
 };
-type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE";
+type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE" | "DOCUMENTS_QUEUE";
 
 /** A message on the exports queue: do step `step` of the export (each step one message). */
 export type ExportMessage = { kind: "export"; exportId: string; step: number };

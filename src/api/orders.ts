@@ -10,6 +10,7 @@ import { listOrders, listPayments } from "../db/orders";
 import { ORDER_STATUSES, type OrderStatus } from "../db/schema";
 import { fieldError, notFound } from "../domain/failure";
 import { createOrder, orderInput } from "../domain/order-create";
+import { regenerateOrderSecrets } from "../domain/ticket-changes";
 import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
@@ -56,7 +57,7 @@ orderRoutes.get(base, read, async (c) => {
     req,
   );
   const at = location(c);
-  // `pdf_data` adds nothing here: the service renders no ticket PDFs (open point 12)
+  // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
   return respondPage(c, req, page, (r) => presentOrder(at, r, view));
 });
 
@@ -98,6 +99,9 @@ orderRoutes.post(`${base}/:code/mark_canceled`, write, jsonBody(z.object({ send_
   const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
   return c.json(serializeOrder(location(c), after));
 });
+
+/** pretix `regenerate_secrets`: new secrets for the order and its tickets (with signed secrets, the old ones revoked). */
+orderRoutes.post(`${base}/:code/regenerate_secrets`, write, async (c) => c.json(serializeOrder(location(c), await regenerateOrderSecrets(eventContext(c), c.req.param("code")))));
 
 orderRoutes.post(`${base}/:code/mark_expired`, write, async (c) => {
   return c.json(serializeOrder(location(c), await markOrderExpired(eventContext(c), c.req.param("code"))));

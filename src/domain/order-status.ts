@@ -7,10 +7,12 @@
  * payment pages and the expiry job call these same functions.
  */
 import type { DB } from "../db/client";
+import { eventById } from "../db/invoices";
 import { itemNames } from "../db/items";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
 import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
+import type { TicketChange } from "../db/ticket-secrets";
 import type { OrderStatus } from "../db/schema";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../env";
@@ -26,7 +28,9 @@ import { dispatchMail } from "./mail";
 import { orderMail } from "./order-mails";
 import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "./payments";
 import { refusalErrors } from "./refusals";
+import { invoicesAfterOrderChange } from "./invoices";
 import { eventSettingsFor } from "./settings";
+import { cancellationChanges } from "./ticket-changes";
 import { orderUrl } from "./urls";
 
 /** What a status change needs: the bindings, the database and the event. */
@@ -51,6 +55,8 @@ export type StatusChange = {
   cancelPayments?: boolean;
   force?: boolean;
   giftCard?: GiftCardDebit;
+  /** Ticket changes written with the status (a cancellation's new secrets). */
+  tickets?: TicketChange[];
 };
 
 /**
@@ -78,10 +84,13 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
       cancelPayments: change.cancelPayments ?? false,
       ignoreQuota: change.force ?? false,
       giftCard: change.giftCard ?? null,
+      tickets: change.tickets ?? [],
     }),
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
+  // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
+  await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to, { invoicing: r.invoicing });
   return { ok: true };
 }
 
@@ -137,9 +146,15 @@ export const markOrderPaid = survivingD1Faults(async function markOrderPaid(ctx:
   return after;
 });
 
-/** `mark_canceled`: open payments are canceled with the order. */
+/**
+ * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
+ * tickets get new secrets and the old ones are revoked, in the same transaction.
+ */
 export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
-  const after = await transition(ctx, await loadOrder(ctx, code), { from: ["n", "p"], to: "c", cancelPayments: true });
+  const r = await loadOrder(ctx, code);
+  checkStatus(r, ["n", "p"], "c");
+  const tickets = await cancellationChanges(ctx, r);
+  const after = await transition(ctx, r, { from: ["n", "p"], to: "c", cancelPayments: true, tickets });
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
   return after;
 });
@@ -217,12 +232,17 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
     const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
     if (settings.payment_term_expire_automatically === false) continue;
     const stamp = await inventoryStamp(db, eventId);
+    let event: EventRow | undefined;
     for (const o of list) {
       try {
         const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
           s.changeOrderStatus(stamp, { orderId: o.id, code: o.code, from: ["n"], to: "e", demands: demandsOf(positions.get(o.id)!), cancelPayments: false }),
         );
-        if (r.ok && r.changed) expired++;
+        if (r.ok && r.changed) {
+          expired++;
+          event ??= await eventById(db, eventId);
+          if (event) await invoicesAfterOrderChange({ env, db, event, now }, o.code, "e");
+        }
       } catch (e) {
         log.error("expiring an order failed; the next run retries", { event_id: eventId, order: o.code, error: e });
       }

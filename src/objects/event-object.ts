@@ -55,6 +55,7 @@ import {
 import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
 import { writtenVouchers } from "../db/vouchers";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
+import { positionSecretsQuery, revokedSecretQuery, type TicketChange, ticketChangeStatements } from "../db/ticket-secrets";
 import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
 import { primarySession, withBookmarks } from "../db/sessions";
 import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
@@ -74,7 +75,7 @@ import {
 } from "../domain/checkin";
 import { evaluateRules } from "../domain/checkin-rules";
 import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
-import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type StoredPassage } from "./checkin-state";
+import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type SecretUndo, type StoredPassage } from "./checkin-state";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 
@@ -100,7 +101,7 @@ export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed"
 export type VoucherColumns = Required<Omit<typeof vouchers.$inferInsert, "id" | "eventId" | "redeemed" | "createdAt">>;
 
 /** A check-in as the object writes it to D1 (its `uid` makes the write idempotent). */
-type PassageWrite = StoredPassage & { created: number; forced: boolean; rawBarcode: string | null; rawSourceType: string | null };
+type PassageWrite = StoredPassage & { created: number; forced: boolean; forceSent?: boolean; rawBarcode: string | null; rawSourceType: string | null };
 
 /** An automatic check-in of a new order's position (known by its number in the order until D1 gives it an id). */
 type AutoCheckin = { uid: string; listId: number; positionid: number };
@@ -108,7 +109,8 @@ type AutoCheckin = { uid: string; listId: number; positionid: number };
 type OutboxEntry =
   | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[]; autoCheckins?: AutoCheckin[] }
   | { kind: "carts"; rows: CartRow[] }
-  | ({ kind: "status" } & StatusWrite)
+  | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)
+  | { kind: "tickets"; orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null; now: number }
   | { kind: "checkin"; passage: PassageWrite; answers: Answer[] | null }
   | { kind: "exit_all"; listId: number; fired: number; next: number; passages: PassageWrite[] };
 
@@ -127,6 +129,12 @@ type ScanDecision = {
   previousAnswers: Answer[];
   outboxId: number;
 };
+
+/** What applying a ticket change did in the index (its secret; its block state before, when it changed). */
+type TicketUndo = { secret: SecretUndo; blocked: boolean | null };
+
+/** The tickets a scan may mean; `revoked`: the code is a revoked secret of the first of them. */
+type Candidates = { tickets: TicketFacts[]; revoked: boolean };
 
 /** A scan to decide on one list of this event. */
 export type RedeemRequest = {
@@ -634,6 +642,8 @@ export class EventObject extends DurableObject<Env> {
       cancelPayments?: boolean;
       ignoreQuota?: boolean;
       giftCard?: GiftCardDebit | null;
+      /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
+      tickets?: TicketChange[];
     },
   ): Promise<Decision & { changed?: boolean }> {
     await this.ensureCatalog(stamp);
@@ -651,6 +661,7 @@ export class EventObject extends DurableObject<Env> {
       confirmPaymentId: req.confirmPaymentId ?? null,
       cancelPayments: req.cancelPayments ?? false,
       giftCard: req.giftCard ?? null,
+      ...(req.tickets?.length ? { tickets: req.tickets } : {}),
     };
 
     if (wantHolding && !holding) {
@@ -697,7 +708,10 @@ export class EventObject extends DurableObject<Env> {
       } else if (holding) {
         this.setOrderPaid(req.code, req.to === "p");
       }
-      if (changed) this.ci.setOrderStatus(req.code, req.to);
+      if (changed) {
+        this.ci.setOrderStatus(req.code, req.to);
+        this.applyTicketChanges(req.tickets ?? []);
+      }
       this.clearOutbox(outboxId);
     });
     return { ok: true, changed };
@@ -711,10 +725,13 @@ export class EventObject extends DurableObject<Env> {
   private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>): Promise<{ changed: boolean; status: string | undefined }> {
     const db = this.db();
     const stmts = statusWriteStatements(db, this.eventId, e, voucherUsesOf(this.ledger.orderHolds(e.code)?.positions ?? []));
-    const results = await runBatch(db, [...stmts, orderStatusQuery(db, e.orderId)]);
+    // the tickets change with the status only: in this batch the order got the new status at `now`
+    const changedNow = sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${e.orderId} AND o.status = ${e.to} AND o.last_modified = ${e.now})`;
+    const tickets = e.tickets?.length ? ticketChangeStatements(db, this.eventId, e.orderId, e.tickets, e.now, { condition: changedNow }) : [];
+    const results = await runBatch(db, [...stmts, ...tickets, orderStatusQuery(db, e.orderId)]);
     return {
       changed: (results[statusResultIndex(e, stmts.length)] as { id: number }[]).length > 0,
-      status: (results[stmts.length] as { status: string }[])[0]?.status,
+      status: (results[results.length - 1] as { status: string }[])[0]?.status,
     };
   }
 
@@ -844,16 +861,29 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- check-in
 
-  /** The tickets a scan may mean: the one of the code (or id), and with `addon_match` its add-ons; null: not in the index. */
-  private candidates(req: RedeemRequest, addonMatch: boolean): TicketFacts[] | null {
+  /**
+   * The tickets a scan may mean: the one of the code (or id), and with `addon_match` its
+   * add-ons; failing that, the ticket whose revoked secret the code is (pretix looks revoked
+   * secrets up only when no ticket has the code). null: not in the index.
+   */
+  private candidates(req: RedeemRequest, addonMatch: boolean): Candidates | null {
     const bySecret = this.ci.ticketBySecret(req.raw);
     const byId = req.id !== null ? this.ci.ticketById(req.id) : undefined;
     const found = [bySecret, byId].filter((t, i, all): t is TicketFacts => t !== undefined && all.findIndex((x) => x?.id === t.id) === i);
-    if (found.length === 0) return null;
+    let base = bySecret;
+    let revoked = false;
+    if (found.length === 0) {
+      const revokedId = this.ci.revokedTicket(req.raw);
+      const t = revokedId === undefined ? undefined : this.ci.ticketById(revokedId);
+      if (!t) return null;
+      found.push(t);
+      base = t;
+      revoked = true;
+    }
     const out = [...found];
-    if (addonMatch && bySecret) for (const a of this.ci.addonsOf(bySecret.id)) if (!out.some((t) => t.id === a.id)) out.push(a);
+    if (addonMatch && base) for (const a of this.ci.addonsOf(base.id)) if (!out.some((t) => t.id === a.id)) out.push(a);
     // base tickets first (pretix orders candidates by addon_to, nulls first)
-    return out.sort((a, b) => (a.addonTo === null ? 0 : 1) - (b.addonTo === null ? 0 : 1));
+    return { tickets: out.sort((a, b) => (a.addonTo === null ? 0 : 1) - (b.addonTo === null ? 0 : 1)), revoked };
   }
 
   /** Records in the ledger whether a ticket's last passage on any list is an exit (quotas with release_after_exit). */
@@ -861,9 +891,10 @@ export class EventObject extends DurableObject<Env> {
     this.ledger.setExited(t.id, keyOf(t.itemId, t.variationId, t.subeventId), t.orderCode, this.ci.lastTypeAnywhere(t.id) === "exit");
   }
 
-  /** Indexes what a D1 fallback read returned. */
-  private indexFallback(rows: TicketOrderRow[]): void {
+  /** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
+  private indexFallback(rows: TicketOrderRow[], revoked: { secret: string; ticketId: number }[]): void {
     this.ctx.storage.transactionSync(() => {
+      for (const r of revoked) this.ci.addRevoked(r.secret, r.ticketId);
       for (const row of rows) {
         const added = this.ci.indexFromD1(row);
         for (const tid of new Set(added.map((p) => p.ticketId))) {
@@ -888,8 +919,12 @@ export class EventObject extends DurableObject<Env> {
     if (!this.config.lists.has(req.listId)) await this.reloadCheckinConfig();
     if (!this.config.lists.has(req.listId)) return { kind: "no_list" };
     if (this.candidates(req, this.config.lists.get(req.listId)!.addonMatch) === null) {
-      const rows = (await ticketOrderQuery(this.db(), this.eventId, req.raw, req.id)) as TicketOrderRow[];
-      if (rows.length) this.indexFallback(rows);
+      const db = this.db();
+      const [rows, revoked] = (await runBatch(db, [ticketOrderQuery(db, this.eventId, req.raw, req.id), revokedSecretQuery(db, this.eventId, req.raw)])) as [
+        TicketOrderRow[],
+        { positionId: number }[],
+      ];
+      if (rows.length || revoked.length) this.indexFallback(rows, revoked.map((r) => ({ secret: req.raw, ticketId: r.positionId })));
     }
     // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
     // statements carry the condition); it is undone and taken again on the new configuration.
@@ -906,9 +941,15 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Decides a scan and records a passing one, without yielding (the object's own storage and the outbox). */
-  private decideAndRecord(req: RedeemRequest, list: ListConfig, candidates: TicketFacts[]): ScanDecision {
+  private decideAndRecord(req: RedeemRequest, list: ListConfig, found: Candidates): ScanDecision {
     const now = Date.now();
+    const candidates = found.tickets;
     const d: ScanDecision = { now, stamps: { ...this.config.stamps }, ticket: candidates[0]!, status: "error", reason: null, explanation: null, questions: [], passage: null, answers: null, previousAnswers: [], outboxId: 0 };
+    // a revoked secret: refused; forced (an offline scan that already happened), its ticket is checked in
+    if (found.revoked && !req.scan.force) {
+      d.reason = "revoked";
+      return d;
+    }
     this.ctx.storage.transactionSync(() => {
       const choice = chooseTicket(req.raw, candidates, list, now);
       if (choice.kind === "none") return;
@@ -933,6 +974,7 @@ export class EventObject extends DurableObject<Env> {
         timezone: this.config.timezone,
         locale: this.config.locale,
         rules: this.rules,
+        fromRevokedSecret: found.revoked,
       });
       if (verdict.answers.length) {
         d.answers = mergeAnswers(d.ticket.answers, verdict.answers);
@@ -963,6 +1005,7 @@ export class EventObject extends DurableObject<Env> {
             auto: false,
             created: now,
             forced: verdict.forced,
+            forceSent: req.scan.force,
             rawBarcode: req.raw,
             rawSourceType: req.sourceType,
           };
@@ -1051,6 +1094,7 @@ export class EventObject extends DurableObject<Env> {
       errorReason: reason,
       errorExplanation: explanation,
       forced: req.scan.force,
+      forceSent: req.scan.force,
       deviceId: req.scan.deviceId,
       nonce: req.scan.nonce,
       rawBarcode: req.raw,
@@ -1072,6 +1116,7 @@ export class EventObject extends DurableObject<Env> {
         successful: true,
         autoCheckedIn: p.auto,
         forced: p.forced,
+        forceSent: p.forceSent ?? false,
         deviceId: p.deviceId,
         nonce: p.nonce,
         rawBarcode: p.rawBarcode,
@@ -1151,6 +1196,85 @@ export class EventObject extends DurableObject<Env> {
     return [...e.passages.flatMap((p) => this.passageStatements(db, p, null)), moveExitAllAt(db, this.eventId, e.listId, e.fired, e.next)];
   }
 
+  // ---------------------------------------------------------------- ticket secrets and blocks
+
+  /** Puts ticket changes into the index (caller: inside transactionSync). Returns what it takes to undo them. */
+  private applyTicketChanges(changes: readonly TicketChange[]): TicketUndo[] {
+    return changes.map((c) => {
+      const wasBlocked = this.ci.ticketById(c.positionId)?.blocked;
+      const secret = this.ci.changeSecret(c.positionId, c.secret, c.newSecret, c.revoke);
+      if (c.blocked !== undefined) this.ci.setBlocked(c.positionId, c.blockedAfter);
+      return { secret, blocked: c.blocked !== undefined && wasBlocked !== undefined ? wasBlocked : null };
+    });
+  }
+
+  private undoTicketChanges(changes: readonly TicketChange[], undo: readonly TicketUndo[]): void {
+    changes.forEach((c, i) => {
+      const u = undo[i]!;
+      this.ci.undoSecret(u.secret);
+      if (u.blocked !== null) this.ci.setBlocked(c.positionId, u.blocked);
+    });
+  }
+
+  /**
+   * Changes tickets of one order: new secrets (the old ones revoked, with a generator that keeps
+   * a revocation list), blocks, and the order's own secret (`regenerate_secrets`,
+   * `add_block`/`remove_block`; pretix orders.rst). Like a scan's decision, the change is
+   * recorded in the index first, without yielding — from then on no gate admits the old secret or
+   * the blocked ticket — together with an outbox entry; then D1 is written (conditionally on the
+   * old secrets, so a replay writes nothing twice). Should D1 not take it, the index is restored.
+   * `ok` false: a ticket's secret is not the one the caller saw (changed meanwhile); nothing changed.
+   */
+  async changeTickets(req: { orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null }): Promise<{ ok: boolean }> {
+    const now = Date.now();
+    const entry: Extract<OutboxEntry, { kind: "tickets" }> = { kind: "tickets", orderId: req.orderId, code: req.code, changes: req.changes, orderSecret: req.orderSecret, now };
+    let stale = false;
+    let outboxId = 0;
+    let before: TicketUndo[] = [];
+    this.ctx.storage.transactionSync(() => {
+      stale = req.changes.some((c) => {
+        const t = this.ci.ticketById(c.positionId);
+        return t !== undefined && t.secret !== c.secret;
+      });
+      if (stale) return;
+      before = this.applyTicketChanges(req.changes);
+      outboxId = this.writeOutbox(entry, now);
+    });
+    if (stale) return { ok: false };
+    this.inflight.add(outboxId);
+    const ids = req.changes.map((c) => c.positionId);
+    const took = (held: { id: number; secret: string }[]) => req.changes.every((c) => held.find((h) => h.id === c.positionId)?.secret === c.newSecret);
+    let held: { id: number; secret: string }[];
+    try {
+      const db = this.db();
+      const results = await runBatch(db, [...ticketChangeStatements(db, this.eventId, req.orderId, req.changes, now, { orderSecret: req.orderSecret }), positionSecretsQuery(db, this.eventId, ids)]);
+      held = results[results.length - 1] as { id: number; secret: string }[];
+    } catch (e) {
+      // Did the batch commit? D1 tells; unknown → the alarm finishes the write.
+      const rows = await positionSecretsQuery(this.db(), this.eventId, ids).catch(() => null);
+      if (rows === null) {
+        this.inflight.delete(outboxId);
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (!took(rows)) {
+        this.ctx.storage.transactionSync(() => {
+          this.undoTicketChanges(req.changes, before);
+          this.clearOutbox(outboxId);
+        });
+        throw e;
+      }
+      held = rows;
+    }
+    const ok = took(held);
+    this.ctx.storage.transactionSync(() => {
+      // D1 held another secret than the caller saw (the index did not know the ticket): nothing was written
+      if (!ok) this.undoTicketChanges(req.changes, before);
+      this.clearOutbox(outboxId);
+    });
+    return { ok };
+  }
+
   // ---------------------------------------------------------------- housekeeping
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
@@ -1213,12 +1337,18 @@ export class EventObject extends DurableObject<Env> {
       case "carts":
         await this.writeCartRows(entry.rows);
         return;
+      case "tickets":
+        // the index has the change already; make D1 hold it (idempotent)
+        await runBatch(db, ticketChangeStatements(db, this.eventId, entry.orderId, entry.changes, entry.now, { orderSecret: entry.orderSecret }));
+        return;
       case "status": {
         const { status } = await this.writeStatus(entry);
         this.ctx.storage.transactionSync(() => {
           if (status === "n" || status === "p") this.setOrderPaid(entry.code, status === "p");
           else this.dropOrderHolds(entry.code);
           if (status !== undefined) this.ci.setOrderStatus(entry.code, status as OrderStatus);
+          // the tickets changed if the status did (changeSecret changes only from the old secret)
+          if (status === entry.to) this.applyTicketChanges(entry.tickets ?? []);
         });
         return;
       }
@@ -1266,6 +1396,7 @@ const COUNTED_METHODS = [
   "redeem",
   "checkinListChanged",
   "checkinCounts",
+  "changeTickets",
 ] as const;
 type CountedMethod = (typeof COUNTED_METHODS)[number];
 
@@ -1282,5 +1413,6 @@ function ticketOfPosition(p: PositionJson) {
     validFrom: p.valid_from,
     validUntil: p.valid_until,
     answers: p.answers,
+    blocked: (p.blocked?.length ?? 0) > 0,
   };
 }
