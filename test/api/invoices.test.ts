@@ -6,12 +6,13 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { invoices, orders as orderRows } from "../../src/db/schema";
+import { events, invoices, orders as orderRows } from "../../src/db/schema";
+import { type InvoiceInsert, invoiceConditions, insertInvoices } from "../../src/db/invoices";
 import { sweepInvoices } from "../../src/domain/invoices";
 import { db, type Json, seedOrganizer, seedOrderRow } from "../harness";
 import { deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 
 const ISSUER = {
   invoice_address_from_name: "Big Events LLC",
@@ -247,6 +248,42 @@ describe("invoice numbers under parallel payment", () => {
     expect(numbers).toEqual(Array.from({ length: n }, (_, k) => `PAR-${String(k + 1).padStart(5, "0")}`));
     // one invoice per order
     expect(new Set(all.map((i: Json) => i.order)).size).toBe(n);
+  });
+
+  it("a write whose condition fails draws no number: the next invoice follows without a gap", async () => {
+    const w = await world({ invoice_generate: "admin" });
+    const [a, b] = [await order(w), await order(w)];
+    const rows = await db()
+      .select({ id: orderRows.id, code: orderRows.code, eventId: orderRows.eventId, organizerId: events.organizerId })
+      .from(orderRows)
+      .innerJoin(events, eq(events.id, orderRows.eventId))
+      .where(inArray(orderRows.code, [a.code, b.code]));
+    const write = (code: string): InvoiceInsert => {
+      const o = rows.find((r) => r.code === code)!;
+      return {
+        organizerId: o.organizerId,
+        eventId: o.eventId,
+        orderId: o.id,
+        orderCode: code,
+        prefix: "GAP-",
+        consecutive: true,
+        counterLength: 5,
+        isCancellation: false,
+        refers: null,
+        date: "2030-01-01",
+        locale: "en",
+        texts: {} as InvoiceInsert["texts"],
+        lines: [],
+        creationKey: crypto.randomUUID(),
+        createdAt: Date.now(),
+        when: invoiceConditions.noLiveInvoice(o.id),
+      };
+    };
+    expect((await insertInvoices(db(), [write(a.code)])).map((r) => r.invoice.number)).toEqual(["GAP-00001"]);
+    // the order has its invoice now: the same write again creates nothing and takes no number
+    expect(await insertInvoices(db(), [write(a.code)])).toEqual([]);
+    expect(await insertInvoices(db(), [write(a.code), write(a.code)])).toEqual([]);
+    expect((await insertInvoices(db(), [write(b.code)])).map((r) => r.invoice.number)).toEqual(["GAP-00002"]);
   });
 
   it("create_invoice sent many times at once for one order: one invoice, and the next number follows without a gap", async () => {
