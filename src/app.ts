@@ -43,6 +43,7 @@ import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
 import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
+import { webhookRoutes } from "./api/webhooks";
 import { createDb } from "./db/client";
 import { isDatabaseFault } from "./db/constraints";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
@@ -150,6 +151,7 @@ export function createApp() {
   app.route(API_PREFIX, teamRoutes);
   app.route(API_PREFIX, deviceRoutes);
   app.route(API_PREFIX, deviceAuthRoutes);
+  app.route(API_PREFIX, webhookRoutes);
   app.route(API_PREFIX, giftCardRoutes);
   app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.route(API_PREFIX, customerRoutes);

@@ -7,6 +7,10 @@
  * Local secrets live in `.dev.vars` (git-ignored; wrangler dev reads it): on first start a random
  * TICKET_SIGNING_KEY_SECRET is written there, so that events can use signed ticket secrets
  * locally. Keep the file with the local state: keys sealed with it open only with it.
+ *
+ * Running locally, webhooks may
+ * target the loopback interface (`WEBHOOK_ALLOW_LOOPBACK=1`, also over http) unless a
+ * `--var WEBHOOK_ALLOW_LOOPBACK:...` says otherwise.
  */
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
@@ -26,6 +30,7 @@ const args = process.argv.slice(2);
 const persistTo = takeOption([...args], "--persist-to");
 if (!args.some((a) => a === "--port" || a.startsWith("--port="))) args.push("--port", "8787");
 if (!args.some((a) => a === "--ip" || a.startsWith("--ip="))) args.push("--ip", "127.0.0.1");
+if (!args.some((a) => a.includes("WEBHOOK_ALLOW_LOOPBACK"))) args.push("--var", "WEBHOOK_ALLOW_LOOPBACK:1");
 
 try {
   await applyMigrations({ remote: false, persistTo });

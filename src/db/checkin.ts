@@ -666,6 +666,11 @@ export function setPositionAnswers(db: DB, positionId: number, answers: Answer[]
   return db.update(orderPositions).set({ answers }).where(and(eq(orderPositions.id, positionId), condition));
 }
 
+/** The condition "no check-in with this uid is stored yet" (what is written with a check-in, once, goes under it). */
+export function checkinMissingSql(uid: string): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM checkins ck WHERE ck.uid = ${uid})`;
+}
+
 export function checkinExists(db: DB, uid: string) {
   return db.select({ id: checkins.id }).from(checkins).where(eq(checkins.uid, uid));
 }

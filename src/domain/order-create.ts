@@ -27,6 +27,7 @@ import { secretGenerator, SIG1 } from "./ticket-secrets";
 import { refusalErrors } from "./refusals";
 import { loadSalesCatalog } from "./sales-catalog";
 import { orderUrl } from "./urls";
+import { dispatchWebhooks } from "./webhooks";
 
 const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
 
@@ -301,6 +302,8 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
+  // the order's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
   const record = decision.order ? toOrderRecord(decision.order) : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
   // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
   await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, { invoicing: record.invoicing, record });

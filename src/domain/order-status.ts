@@ -32,6 +32,7 @@ import { invoicesAfterOrderChange } from "./invoices";
 import { eventSettingsFor } from "./settings";
 import { cancellationChanges } from "./ticket-changes";
 import { orderUrl } from "./urls";
+import { dispatchWebhooks } from "./webhooks";
 
 /** What a status change needs: the bindings, the database and the event. */
 export type OrderScope = { env: Env; db: DB; event: EventRow };
@@ -91,6 +92,8 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
   if (!decision.changed) return { ok: false, reason: "unchanged" };
   // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
   await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to, { invoicing: r.invoicing });
+  // the change's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
   return { ok: true };
 }
 
@@ -227,7 +230,7 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
   if (overdue.length === 0) return 0;
   const byEvent = Map.groupBy(overdue, (o) => o.eventId);
   const positions = await orderDemands(db, overdue.map((o) => o.id));
-  let expired = 0;
+  const changed: { eventId: number; code: string }[] = [];
   for (const [eventId, list] of byEvent) {
     const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
     if (settings.payment_term_expire_automatically === false) continue;
@@ -239,7 +242,7 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
           s.changeOrderStatus(stamp, { orderId: o.id, code: o.code, from: ["n"], to: "e", demands: demandsOf(positions.get(o.id)!), cancelPayments: false }),
         );
         if (r.ok && r.changed) {
-          expired++;
+          changed.push({ eventId, code: o.code });
           event ??= await eventById(db, eventId);
           if (event) await invoicesAfterOrderChange({ env, db, event, now }, o.code, "e");
         }
@@ -248,5 +251,7 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
       }
     }
   }
-  return expired;
+  // the expiries' webhook calls were written with them; the queue delivers them
+  dispatchWebhooks(env, changed);
+  return changed.length;
 }

@@ -13,6 +13,7 @@
  * key is kept sealed with the deployment secret TICKET_SIGNING_KEY_SECRET and never leaves the
  * service.
  */
+import { log } from "../lib/log";
 import type { DB } from "../db/client";
 import { storedSettingsLevels } from "../db/settings";
 import { findSigningKey, type SigningKeyRow, storeSigningKey } from "../db/ticket-secrets";
@@ -56,7 +57,7 @@ export function deploymentSecret(env: Env): string | null {
   const s = (env.TICKET_SIGNING_KEY_SECRET ?? "").trim();
   if (s.length === 0) return null;
   if (s.length < MIN_SECRET_LENGTH) {
-    console.error(`configuration: TICKET_SIGNING_KEY_SECRET is shorter than ${MIN_SECRET_LENGTH} characters; signed ticket secrets are off`);
+    log.error("configuration: TICKET_SIGNING_KEY_SECRET is too short; signed ticket secrets are off", { min_length: MIN_SECRET_LENGTH });
     return null;
   }
   return s;

@@ -33,6 +33,7 @@ import { createDb, type DB } from "../db/client";
 import {
   autoCheckinStatement,
   checkinExists,
+  checkinMissingSql,
   configUnchangedSql,
   insertCheckinIf,
   checkinPositionsByIds,
@@ -60,7 +61,9 @@ import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundT
 import { primarySession, withBookmarks } from "../db/sessions";
 import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
+import { checkinNotificationStatement } from "../db/webhooks";
 import { dispatchMail } from "../domain/mail";
+import { dispatchWebhooks } from "../domain/webhooks";
 import {
   chooseTicket,
   decideScan,
@@ -100,8 +103,19 @@ export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed"
 /** A voucher's columns as the API sets them (D1 keeps id and creation, the object redemptions). */
 export type VoucherColumns = Required<Omit<typeof vouchers.$inferInsert, "id" | "eventId" | "redeemed" | "createdAt">>;
 
-/** A check-in as the object writes it to D1 (its `uid` makes the write idempotent). */
-type PassageWrite = StoredPassage & { created: number; forced: boolean; forceSent?: boolean; rawBarcode: string | null; rawSourceType: string | null };
+/**
+ * A check-in as the object writes it to D1 (its `uid` makes the write idempotent). `report`: a
+ * scan, reported to webhooks (`pretix.event.checkin`) in the same batch; automatic check-ins
+ * and exits have none (pretix does not log them).
+ */
+type PassageWrite = StoredPassage & {
+  created: number;
+  forced: boolean;
+  forceSent?: boolean;
+  rawBarcode: string | null;
+  rawSourceType: string | null;
+  report?: { code: string; first: boolean };
+};
 
 /** An automatic check-in of a new order's position (known by its number in the order until D1 gives it an id). */
 type AutoCheckin = { uid: string; listId: number; positionid: number };
@@ -995,6 +1009,8 @@ export class EventObject extends DurableObject<Env> {
         case "pass":
           d.status = "ok";
           d.passage = {
+            // pretix's `first_checkin`: the ticket's first passage on this list
+            report: { code: d.ticket.orderCode, first: this.ci.passages(d.ticket.id, list.id).length === 0 },
             uid: crypto.randomUUID(),
             listId: list.id,
             ticketId: d.ticket.id,
@@ -1046,8 +1062,11 @@ export class EventObject extends DurableObject<Env> {
     stmts.push(checkinPositionsByIds(db, this.eventId, [d.ticket.id], list.id));
     if (d.passage) this.inflight.add(d.outboxId);
     let results: unknown[];
+    // whether the scan's webhook notification wrote calls (its statement follows the stamps)
+    let notified = d.passage?.report !== undefined;
     try {
       results = await runBatch(db, stmts);
+      if (notified) notified = (results[1] as unknown[]).length > 0;
     } catch (e) {
       if (!d.passage) {
         this.undoScan(d);
@@ -1075,6 +1094,8 @@ export class EventObject extends DurableObject<Env> {
       return "stale";
     }
     if (d.passage) this.clearOutbox(d.outboxId);
+    // the scan's webhook notification was written with it; the queue delivers it
+    if (notified && d.passage?.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: d.passage.report.code }]);
     const [position] = results[results.length - 1] as CheckinPositionRow[];
     const mini: MiniList = { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending };
     return { kind: "decided", status: d.status, reason: d.status === "error" ? (d.reason ?? "error") : null, explanation: d.explanation, questions: d.questions, list: mini, position: position ?? null };
@@ -1102,9 +1123,29 @@ export class EventObject extends DurableObject<Env> {
     };
   }
 
-  /** The D1 statements of a check-in: the row (once, by uid), answers given at the door, and the order's last_modified (other scanners' incremental sync). */
+  /**
+   * The D1 statements of a check-in: its webhook notification (a scan's; only while the row is
+   * not stored yet, so a replay reports nothing twice), the row (once, by uid), answers given
+   * at the door, and the order's last_modified (other scanners' incremental sync).
+   */
   private passageStatements(db: DB, p: PassageWrite, answers: Answer[] | null, condition: SQL = sql`1`): Statement[] {
-    const stmts: Statement[] = [
+    const stmts: Statement[] = [];
+    if (p.report) {
+      const c = p.report;
+      stmts.push(
+        checkinNotificationStatement(db, {
+          eventId: this.eventId,
+          code: c.code,
+          positionId: p.ticketId,
+          listId: p.listId,
+          type: p.type,
+          firstCheckin: c.first,
+          now: p.created,
+          condition: sql`${condition} AND ${checkinMissingSql(p.uid)}`,
+        }),
+      );
+    }
+    stmts.push(
       insertCheckinIf(db, {
         uid: p.uid,
         eventId: this.eventId,
@@ -1123,7 +1164,7 @@ export class EventObject extends DurableObject<Env> {
         rawSourceType: p.rawSourceType,
       }, condition),
       touchOrderOfPosition(db, p.ticketId, p.created, condition),
-    ];
+    );
     if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers, condition));
     return stmts;
   }
@@ -1330,6 +1371,7 @@ export class EventObject extends DurableObject<Env> {
       }
       case "checkin":
         await runBatch(db, this.passageStatements(db, entry.passage, entry.answers));
+        if (entry.passage.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: entry.passage.report.code }]);
         return;
       case "exit_all":
         await runBatch(db, this.exitAllStatements(db, entry));

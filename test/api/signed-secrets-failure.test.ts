@@ -12,17 +12,13 @@ import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
 import { venue } from "../helpers/checkin";
+import { breakBatches } from "../helpers/faults";
 
 /** Makes the object's D1 batches hang (or fail) from now on, as if D1 were unreachable. */
 async function breakWrites(eventId: number, mode: "hang" | "fail") {
   await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    const broken = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") return mode === "hang" ? () => new Promise(() => {}) : () => Promise.reject(new Error("D1 is unreachable"));
-        const v = Reflect.get(target, prop);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
+    // also in the D1 sessions the object opens (src/db/sessions.ts)
+    const broken = breakBatches(env.DB, () => (mode === "hang" ? new Promise<D1Result[]>(() => {}) : Promise.reject(new Error("D1 is unreachable"))));
     (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
   });
 }

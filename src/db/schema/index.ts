@@ -12,3 +12,4 @@ export * from "./documents";
 export * from "./checkin";
 export * from "./ticket-secrets";
 export * from "./jobs";
+export * from "./webhooks";
