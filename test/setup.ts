@@ -5,7 +5,8 @@
 import { applyD1Migrations, type D1Migration } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach } from "vitest";
-import { clearD1Faults, installD1Guard } from "./helpers/d1-guard";
+import { installD1Guard } from "./helpers/d1-guard";
+import { clearD1Faults } from "./helpers/faults";
 
 installD1Guard(env.DB);
 afterEach(() => clearD1Faults());

@@ -12,7 +12,7 @@ import { D1_UNAVAILABLE } from "../../src/domain/faults";
 import type { ExportMessage } from "../../src/env";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { db } from "../harness";
-import { injectD1Fault } from "../helpers/d1-guard";
+import { injectD1Fault } from "../helpers/faults";
 import { captureExportMessages, deliver, drain, exportEnv } from "../helpers/exports";
 import { type Shop, shop } from "../helpers/sales";
 

@@ -17,7 +17,7 @@ import { FILE_STORE_UNAVAILABLE } from "../../src/http/files";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
 import { db, type Json, seedOrganizer, unique } from "../harness";
-import { injectD1Fault } from "../helpers/d1-guard";
+import { injectD1Fault } from "../helpers/faults";
 import { venue, type Venue } from "../helpers/checkin";
 import { shop, type Shop } from "../helpers/sales";
 

@@ -1,79 +1,26 @@
 /**
  * The D1 binding as the tests run it (installed once per isolate by test/setup.ts): every
  * statement of the Worker, the Durable Objects and the tests themselves is held to D1's
- * production limits (./d1-limits.ts), and tests can inject D1 faults by statement:
- *
- * - `fail`: the call is refused before it reaches the database (nothing written);
- * - `lost`: the call runs (a batch commits) and then fails, the answer lost;
- * - `hang`: the call never answers.
+ * production limits (./d1-limits.ts), and every call passes the D1 faults tests inject by
+ * statement (`injectD1Fault`, ./faults.ts).
  *
  * The binding's classes are patched (the Worker, the objects and the tests share one isolate
  * and one D1 implementation), so a fault reaches whichever code sends the matching statement.
  */
 import { d1LimitViolation } from "./d1-limits";
-
-export type D1FaultMode = "fail" | "lost" | "hang";
-
-type Rule = { match: (sql: string) => boolean; mode: D1FaultMode; remaining: number; hits: number; signal: () => void };
+import { withInjectedFaults as run } from "./faults";
 
 const STATE = Symbol.for("ticketing.test.d1Guard");
-type State = { rules: Rule[]; statements: number };
+type State = { statements: number };
 
 function state(): State {
   const g = globalThis as unknown as Record<symbol, State | undefined>;
-  return (g[STATE] ??= { rules: [], statements: 0 });
-}
-
-/** The error text of an injected fault: what D1 answers when its connection drops. */
-export const INJECTED_D1_ERROR = "D1_ERROR: Network connection lost.";
-
-export type InjectedFault = {
-  /** How many calls the fault has hit so far. */
-  hits: () => number;
-  /** Resolves when the fault hit its first call (for `lost`: once that call has committed). */
-  reached: Promise<void>;
-};
-
-/**
- * Injects a fault into the next `times` (default 1) D1 calls (a statement's first/all/run/raw,
- * or a batch) with a statement whose SQL matches `match`.
- */
-export function injectD1Fault(match: RegExp | ((sql: string) => boolean), mode: D1FaultMode, opts: { times?: number } = {}): InjectedFault {
-  let signal!: () => void;
-  const reached = new Promise<void>((r) => (signal = r));
-  const test = typeof match === "function" ? match : (sql: string) => match.test(sql);
-  const rule: Rule = { match: test, mode, remaining: opts.times ?? 1, hits: 0, signal };
-  state().rules.push(rule);
-  return { hits: () => rule.hits, reached };
-}
-
-export function clearD1Faults(): void {
-  state().rules.length = 0;
+  return (g[STATE] ??= { statements: 0 });
 }
 
 /** Statements checked against the limits since the isolate started (proves the guard is in place). */
 export function guardedStatements(): number {
   return state().statements;
-}
-
-function run<T>(sqls: string[], call: () => Promise<T>): Promise<T> {
-  const rule = state().rules.find((r) => r.remaining > 0 && sqls.some((s) => r.match(s)));
-  if (!rule) return call();
-  rule.remaining--;
-  rule.hits++;
-  switch (rule.mode) {
-    case "fail":
-      rule.signal();
-      return Promise.reject(new Error(INJECTED_D1_ERROR));
-    case "hang":
-      rule.signal();
-      return new Promise<T>(() => {});
-    case "lost":
-      return call().then(() => {
-        rule.signal();
-        throw new Error(INJECTED_D1_ERROR);
-      });
-  }
 }
 
 type Statement = { statement: string; params: unknown[] };

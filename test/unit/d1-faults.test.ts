@@ -9,7 +9,7 @@ import { isConstraintError, isDatabaseFault, isLimitError } from "../../src/db/c
 import { confirmedWrite, D1_UNAVAILABLE, D1_UNCONFIRMED, survivingD1Faults } from "../../src/domain/faults";
 import { Failure } from "../../src/domain/failure";
 import { seedOrganizer } from "../harness";
-import { INJECTED_D1_ERROR } from "../helpers/d1-guard";
+import { INJECTED_D1_ERROR } from "../helpers/faults";
 
 const wrapped = (e: Error) => Object.assign(new Error(`Failed query: insert ...`), { cause: e });
 const caught = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
