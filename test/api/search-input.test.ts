@@ -66,6 +66,38 @@ describe("search of events and sub-events with any text", () => {
   });
 });
 
+describe("search of orders with any text", () => {
+  it("an 80-character text, wildcards, emoji and NUL find the order holding them, literally, never 500", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 10, items: [ticket.id] });
+    const order = async (comment: string, name = "Guest") => {
+      const res = await s.client.post(`${s.path}/orders/`, { email: "guest@example.org", comment, positions: [{ item: ticket.id, attendee_name_parts: { full_name: name } }] });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.code as string;
+    };
+    const long = await order(`Note: ${LONG} (end)`);
+    const wild = await order(`Code ${WILD}`);
+    const emoji = await order("plain", EMOJI);
+    const nul = await order(NUL);
+    await order("nothing special");
+    const found = async (term: string) => (await get(s.client, `${s.path}/orders/?search=${q(term)}`)).results.map((o: { code: string }) => o.code);
+    expect(await found(LONG)).toEqual([long]);
+    expect(await found(LONG.toUpperCase())).toEqual([long]);
+    expect(await found(`${LONG}x`)).toEqual([]);
+    expect(await found(WILD)).toEqual([wild]);
+    expect(await found(`${WILD}%`)).toEqual([]);
+    expect(await found("%")).toEqual([wild]);
+    expect(await found("_")).toEqual([wild]);
+    expect(await found("\\")).toEqual([wild]);
+    expect(await found("🎸")).toEqual([emoji]);
+    expect(await found("🎹")).toEqual([]);
+    expect(await found(NUL)).toEqual([nul]);
+    expect(await found("before\u0000x")).toEqual([]);
+    for (const term of HOSTILE) await get(s.client, `${s.path}/orders/?search=${q(term)}`);
+  });
+});
+
 describe("text filters of the other lists with any text", () => {
   it("answer 200 and match literally (exact where pretix matches exactly)", async () => {
     const s = await shop();
@@ -73,7 +105,13 @@ describe("text filters of the other lists with any text", () => {
     await s.quota({ size: 10, items: [ticket.id] });
     await s.voucher({ code: "PLAIN1", tag: WILD });
     const org = `/api/v1/organizers/${s.orgSlug}`;
+    const hook = await s.client.post(`${org}/webhooks/`, { target_url: "https://hooks.example.org/in", action_types: ["pretix.event.order.placed"] });
+    expect(hook.status).toBe(201);
     const lists = [
+      `${org}/webhooks/${hook.body.id}/calls/?code=`,
+      `${org}/webhooks/${hook.body.id}/calls/?action_type=`,
+      `${s.path}/invoices/?order=`,
+      `${s.path}/invoices/?refers=`,
       `${s.path}/vouchers/?code=`,
       `${s.path}/vouchers/?tag=`,
       `${s.path}/questions/?identifier=`,
