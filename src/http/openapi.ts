@@ -14,7 +14,10 @@
  * - The error answers come from the failure table (src/http/errors.ts): 401 and 403 for
  *   routes with credentials, 400 for bodies and query parameters, 404 for paths with ids and
  *   for lists (a page past the end), 409 for writes (an idempotency key still in use), 429
- *   everywhere (rate limit), and the codes the route declares (`failures`).
+ *   everywhere (rate limit), 503 with Retry-After for routes with credentials (the database
+ *   could not be reached: src/domain/faults.ts, the error boundary in src/app.ts), and the
+ *   codes the route declares (`failures`; a public route that reads the database declares
+ *   `unavailable` itself).
  *
  * The document is built on its first request and kept for the isolate's lifetime; no other
  * request does any of this work (a declaration is a pass-through middleware).
@@ -308,7 +311,7 @@ const FAILURE_TEXT: Record<FailureCode, string> = {
   not_found: "the object (a part of the path) does not exist, or the page is past the end of the list",
   in_progress: "the same `X-Idempotency-Key` is still being processed",
   busy: "the event could not process the change in time; retry",
-  unavailable: "the event could not serve the request; retry",
+  unavailable: "the event's object or the database could not serve the request; retry after `Retry-After` seconds",
   insufficient_credit: "the gift card does not hold enough credit",
   rate_limited: "too many requests of this credential or client",
   changed: "the object changed meanwhile; read it again",
@@ -348,7 +351,8 @@ const TENANCY_PARAMS = new Set(["organizer", "event"]);
 /** The statuses a route can fail with (see the file comment). */
 export function failureStatuses(r: RouteInfo): number[] {
   const codes = new Set<FailureCode>(["rate_limited", ...(r.meta?.failures ?? [])]);
-  if (r.scope?.scope !== "public") codes.add("unauthenticated").add("forbidden");
+  // a route with credentials reads the database (the credential at least): a D1 fault is a 503
+  if (r.scope?.scope !== "public") codes.add("unauthenticated").add("forbidden").add("unavailable");
   if (WITH_BODY.has(r.method) || r.hasBody || r.hasQuery) codes.add("invalid");
   if (r.meta?.list || r.params.some((p) => !TENANCY_PARAMS.has(p))) codes.add("not_found");
   if (WRITES.has(r.method)) codes.add("in_progress");
