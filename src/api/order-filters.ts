@@ -71,7 +71,15 @@ export function orderListQuery(f: QueryValues<typeof ORDER_LIST_PARAMS>): { filt
 }
 
 /** An order of the list as the description shows it: the order resource, its positions with `canceled` when canceled ones are shown. */
-export const orderListItemResponse = orderResponse.extend({ positions: z.array(positionResponse.extend({ canceled: z.boolean().optional() })) });
+export const orderListItemResponse = orderResponse
+  .extend({
+    positions: z.array(
+      positionResponse
+        .extend({ canceled: z.boolean().optional().meta({ description: "only with `include_canceled_positions`" }) })
+        .meta({ id: "OrderPositionInList" }),
+    ),
+  })
+  .meta({ id: "OrderInList", description: "An order of the orders list: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too." });
 
 /** An order of the list with only the fields asked for (`include`, `exclude`). */
 export const orderListItem = orderListItemResponse.partial();
