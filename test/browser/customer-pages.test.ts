@@ -6,7 +6,8 @@
  * checked for horizontal overflow on the phone and by axe-core (browser.ts); side effects are
  * read back through the API.
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Frame, Locator, Page, Response } from "playwright-core";
 import { type Service, startService } from "../bench/server.ts";
@@ -51,7 +52,9 @@ afterAll(async () => {
   await browsing?.close();
   await site?.close();
   if (service) {
-    // leave wrangler's last words in the artifacts when something went wrong
+    // the server's output beside the screenshots, for when something went wrong
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    writeFileSync(path.join(SCREENSHOT_DIR, "server.log"), `${service.logTail(1000)}\n`);
     await service.stop();
   }
   const pages = browsing?.reports.length ?? 0;
