@@ -1,78 +1,34 @@
 /**
- * `with_availability_for=<sales channel>` on event and date lists: `best_availability_state`
- * is the best state among the products the public can buy on that channel — 100 available,
- * 20 sold out but reserved in carts, 10 sold out with pending orders, 0 gone — as the
- * event object counts it; null when nothing is on sale (unknown).
+ * `with_availability_for=<sales channel>` on the event and date lists: the query parameter and
+ * the `best_availability_state` field those lists then carry (computed by
+ * domain/availability.ts through the event object).
  */
-import { disabledOnDates, openSubevents, sellableProducts } from "../db/availability";
-import { inventoryStamps } from "../db/inventory";
-import { SALES_CHANNELS } from "../domain/events";
-import { withEventObject } from "../objects/client";
+import { z } from "zod";
+import { type AvailabilityTarget, bestAvailability, checkAvailabilityChannel, targetKey } from "../domain/availability";
+import type { OrganizerContext } from "../domain/context";
 import type { AppContext } from "../http/context";
-import { fieldError } from "../domain/failure";
 import { queryString } from "../http/validation";
 
-export type AvailabilityTarget = { eventId: number; subeventId: number | null; series: boolean };
-
-export const targetKey = (t: { eventId: number; subeventId: number | null }) => `${t.eventId}:${t.subeventId ?? ""}`;
+/** 100 available, below 100 sold out or reserved (20 in carts, 10 pending orders, 0 gone), null unknown. */
+export const bestAvailabilityState = () => z.number().int().nullable();
 
 /** The channel asked for, or undefined; an unknown channel is a 400. */
 export function availabilityChannel(c: AppContext): string | undefined {
-  const channel = queryString(c, "with_availability_for");
-  if (channel !== undefined && !Object.hasOwn(SALES_CHANNELS, channel)) {
-    throw fieldError("with_availability_for", `"${channel}" is not a valid sales channel.`);
-  }
-  return channel;
+  return checkAvailabilityChannel("with_availability_for", queryString(c, "with_availability_for"));
 }
 
-export async function bestAvailability(c: AppContext, targets: AvailabilityTarget[], channel: string): Promise<Map<string, number | null>> {
-  const result = new Map<string, number | null>();
-  if (targets.length === 0) return result;
-  const db = c.var.db;
-  const now = Date.now();
-  const eventIds = [...new Set(targets.map((t) => t.eventId))];
-  const seriesIds = [...new Set(targets.filter((t) => t.series && t.subeventId === null).map((t) => t.eventId))];
-  const [products, dates, stamps] = await Promise.all([
-    sellableProducts(db, eventIds, channel),
-    seriesIds.length ? openSubevents(db, seriesIds, now) : Promise.resolve([]),
-    inventoryStamps(db, eventIds),
-  ]);
-  // the dates each target stands for
-  const datesOf = new Map<string, (number | null)[]>();
-  for (const t of targets) {
-    datesOf.set(targetKey(t), t.subeventId !== null ? [t.subeventId] : t.series ? dates.filter((d) => d.eventId === t.eventId).map((d) => d.id) : [null]);
-  }
-  const allDates = [...new Set([...datesOf.values()].flat().filter((d): d is number => d !== null))];
-  const disabled = await disabledOnDates(db, allDates);
-
-  await Promise.all(
-    eventIds.map(async (eventId) => {
-      const eventDates = [...new Set(targets.filter((t) => t.eventId === eventId).flatMap((t) => datesOf.get(targetKey(t))!))];
-      const demands: { itemId: number; variationId: number | null; subeventId: number | null }[] = [];
-      for (const sub of eventDates) {
-        for (const item of products.items.filter((i) => i.eventId === eventId)) {
-          if (sub !== null && disabled.has(`${sub}:i${item.id}`)) continue;
-          if (!item.hasVariations) demands.push({ itemId: item.id, variationId: null, subeventId: sub });
-          else
-            for (const v of products.variations.filter((x) => x.itemId === item.id)) {
-              if (sub === null || !disabled.has(`${sub}:v${v.id}`)) demands.push({ itemId: item.id, variationId: v.id, subeventId: sub });
-            }
-        }
-      }
-      const states = demands.length
-        ? await withEventObject<(number | null)[]>(c.env, eventId, (s) => s.availabilityStates(stamps.get(eventId) ?? 0, demands))
-        : [];
-      const bySub = new Map<number | null, number | null>();
-      demands.forEach((d, i) => {
-        const st = states[i] ?? null;
-        if (st === null) return;
-        bySub.set(d.subeventId, Math.max(bySub.get(d.subeventId) ?? -1, st));
-      });
-      for (const t of targets.filter((x) => x.eventId === eventId)) {
-        const values = datesOf.get(targetKey(t))!.map((d) => bySub.get(d)).filter((v): v is number => v !== undefined && v !== null);
-        result.set(targetKey(t), values.length ? Math.max(...values) : null);
-      }
-    }),
-  );
-  return result;
+/**
+ * The serializer of a page's rows: `serialize`, plus `best_availability_state` (one target per
+ * row) when a channel was asked for.
+ */
+export async function withAvailability<R, J extends object>(
+  ctx: OrganizerContext,
+  rows: R[],
+  channel: string | undefined,
+  target: (row: R) => AvailabilityTarget,
+  serialize: (row: R) => J,
+): Promise<(row: R) => J & { best_availability_state?: number | null }> {
+  if (channel === undefined) return serialize;
+  const states = await bestAvailability(ctx, rows.map(target), channel);
+  return (r) => ({ ...serialize(r), best_availability_state: states.get(targetKey(target(r))) ?? null });
 }

@@ -6,42 +6,35 @@
  * box office and check-in apps need.
  */
 import { Hono } from "hono";
-import { z } from "zod";
-import { writeEventSettings } from "../db/events";
-import { eventSettingsLevels } from "../domain/settings";
+import type { z } from "zod";
 import {
-  DEVICE_EVENT_SETTING_KEYS,
+  changeEventSettings,
   effectiveSettings,
   EVENT_SETTINGS,
-  eventSettingsErrors,
+  eventSettingKeysFor,
+  eventSettingsLevels,
   explainSettings,
-  parseSettingsPatch,
+  settingsPatchInput,
 } from "../domain/settings";
-import type { AppContext, AppEnv } from "../http/context";
-import { validationError } from "../domain/failure";
+import { type AppEnv, eventContext } from "../http/context";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, queryBool } from "../http/validation";
+import { settingsExplainResponse, settingsResponse } from "./organizers";
 
-const levels = (c: AppContext) => eventSettingsLevels(c.var.db, c.var.organizer.id, c.var.event.id);
+export const eventSettingsResponse = settingsResponse(EVENT_SETTINGS);
+export const eventSettingsExplainResponse = settingsExplainResponse(EVENT_SETTINGS);
+type EventSettingsResponse = z.infer<typeof eventSettingsResponse>;
 
 export const eventSettingsRoutes = new Hono<AppEnv>();
 const path = "/organizers/:organizer/events/:event/settings";
 
 eventSettingsRoutes.get(path, eventScope("event:read"), async (c) => {
-  const { stored, parent } = await levels(c);
-  const keys = c.var.principal.kind === "device" ? DEVICE_EVENT_SETTING_KEYS : Object.keys(EVENT_SETTINGS);
-  return c.json(
-    queryBool(c, "explain") ? explainSettings(stored, EVENT_SETTINGS, parent, keys) : effectiveSettings(stored, EVENT_SETTINGS, parent, keys),
-  );
+  const { stored, parent } = await eventSettingsLevels(c.var.db, c.var.organizer.id, c.var.event.id);
+  const keys = eventSettingKeysFor(c.var.principal);
+  if (queryBool(c, "explain")) return c.json<z.infer<typeof eventSettingsExplainResponse>>(explainSettings(stored, EVENT_SETTINGS, parent, keys));
+  return c.json<EventSettingsResponse>(effectiveSettings(stored, EVENT_SETTINGS, parent, keys));
 });
 
-eventSettingsRoutes.patch(path, eventScope("can_change_event_settings"), jsonBody(z.record(z.string(), z.unknown())), async (c) => {
-  const { set, unset } = parseSettingsPatch(c.req.valid("json"), EVENT_SETTINGS);
-  const { stored, parent } = await levels(c);
-  const after = { ...stored, ...set };
-  for (const key of unset) delete after[key];
-  const errors = eventSettingsErrors(effectiveSettings(after, EVENT_SETTINGS, parent));
-  if (Object.keys(errors).length) throw validationError(errors);
-  await writeEventSettings(c.var.db, c.var.event.id, set, unset);
-  return c.json(effectiveSettings(after, EVENT_SETTINGS, parent));
-});
+eventSettingsRoutes.patch(path, eventScope("can_change_event_settings"), jsonBody(settingsPatchInput), async (c) =>
+  c.json<EventSettingsResponse>(await changeEventSettings(eventContext(c), c.req.valid("json"))),
+);

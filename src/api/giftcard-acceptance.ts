@@ -1,10 +1,7 @@
 /**
  * Acceptance of gift cards across organizers: the API form of pretix's "Gift cards →
- * Acceptance" page, which pretix offers only in its web interface (pretix docs, gift cards:
- * "Accepting gift cards across different organizers"). The issuer invites another organizer
- * by slug; the invited organizer accepts; either side removes the connection. While it is
- * active, the acceptor reaches the issuer's cards with `include_accepted=true`. Needs
- * can_change_organizer_settings, as the pretix page does.
+ * Acceptance" page (domain/giftcard-acceptance.ts). Needs can_change_organizer_settings, as the
+ * pretix page does.
  *
  * - GET    /organizers/{o}/giftcard_acceptors/            organizers invited to accept o's cards
  * - POST   /organizers/{o}/giftcard_acceptors/            {"acceptor": "<slug>"}: invite (201)
@@ -15,76 +12,72 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { listAcceptors, listIssuers } from "../db/giftcards";
 import {
-  acceptInvitation,
-  acceptorCount,
-  acceptorPage,
-  inviteAcceptor,
-  issuerCount,
-  issuerPage,
-  organizerIdBySlug,
-  removeAcceptance,
-} from "../db/giftcards";
-import type { AppContext, AppEnv } from "../http/context";
-import { fieldError, notFound } from "../domain/failure";
-import { envelope, pageRequest } from "../http/pagination";
+  acceptGiftCardIssuer,
+  type AcceptorRecord,
+  acceptorInput,
+  inviteGiftCardAcceptor,
+  type IssuerRecord,
+  removeGiftCardAcceptor,
+  removeGiftCardIssuer,
+} from "../domain/giftcard-acceptance";
+import { type AppEnv, organizerContext } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody } from "../http/validation";
+
+/** An organizer invited to accept (or accepting) the caller's gift cards. */
+export const giftCardAcceptorResponse = z.object({
+  acceptor: z.string().meta({ description: "organizer slug" }),
+  active: z.boolean().meta({ description: "the invitation was accepted" }),
+});
+export type GiftCardAcceptorResponse = z.infer<typeof giftCardAcceptorResponse>;
+
+/** An organizer that invited the caller to accept its gift cards (or whose cards the caller accepts). */
+export const giftCardIssuerResponse = z.object({
+  issuer: z.string().meta({ description: "organizer slug" }),
+  active: z.boolean().meta({ description: "the invitation was accepted" }),
+});
+export type GiftCardIssuerResponse = z.infer<typeof giftCardIssuerResponse>;
+
+export function serializeAcceptor(r: AcceptorRecord): GiftCardAcceptorResponse {
+  return { acceptor: r.acceptor, active: r.active };
+}
+
+export function serializeIssuer(r: IssuerRecord): GiftCardIssuerResponse {
+  return { issuer: r.issuer, active: r.active };
+}
 
 export const giftCardAcceptanceRoutes = new Hono<AppEnv>();
 const perm = organizerScope("can_change_organizer_settings");
 const acceptors = "/organizers/:organizer/giftcard_acceptors";
 const issuers = "/organizers/:organizer/giftcard_issuers";
 
-/** Another organizer named in the path; 404 when it does not exist or is the caller. */
-async function otherOrganizer(c: AppContext, param: string): Promise<number> {
-  const id = await organizerIdBySlug(c.var.db, c.req.param(param) ?? "");
-  if (id === undefined || id === c.var.organizer.id) throw notFound();
-  return id;
-}
-
 giftCardAcceptanceRoutes.get(acceptors, perm, async (c) => {
-  const page = pageRequest(c);
-  const db = c.var.db;
-  const orgId = c.var.organizer.id;
-  const [[total], rows] = await db.batch([acceptorCount(db, orgId), acceptorPage(db, orgId, page.limit, page.offset)]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows));
+  const req = listRequest(c);
+  return respondPage(c, req, await listAcceptors(c.var.db, c.var.organizer.id, req), serializeAcceptor);
 });
 
-const CANNOT_INVITE = "The selected organizer does not exist or cannot be invited.";
-
-giftCardAcceptanceRoutes.post(acceptors, perm, jsonBody(z.object({ acceptor: z.string().trim().min(1).max(190) })), async (c) => {
-  const slug = c.req.valid("json").acceptor;
-  const acceptorId = await organizerIdBySlug(c.var.db, slug);
-  if (acceptorId === undefined || acceptorId === c.var.organizer.id) throw fieldError("acceptor", CANNOT_INVITE);
-  if (!(await inviteAcceptor(c.var.db, c.var.organizer.id, acceptorId, Date.now()))) {
-    throw fieldError("acceptor", "This organizer has already been invited to accept your gift cards.");
-  }
-  return c.json({ acceptor: slug, active: false }, 201);
-});
+giftCardAcceptanceRoutes.post(acceptors, perm, jsonBody(acceptorInput), async (c) =>
+  c.json(serializeAcceptor(await inviteGiftCardAcceptor(organizerContext(c), c.req.valid("json"))), 201),
+);
 
 giftCardAcceptanceRoutes.delete(`${acceptors}/:acceptor`, perm, async (c) => {
-  const acceptorId = await otherOrganizer(c, "acceptor");
-  if (!(await removeAcceptance(c.var.db, c.var.organizer.id, acceptorId))) throw notFound();
+  await removeGiftCardAcceptor(organizerContext(c), c.req.param("acceptor") ?? "");
   return c.body(null, 204);
 });
 
 giftCardAcceptanceRoutes.get(issuers, perm, async (c) => {
-  const page = pageRequest(c);
-  const db = c.var.db;
-  const orgId = c.var.organizer.id;
-  const [[total], rows] = await db.batch([issuerCount(db, orgId), issuerPage(db, orgId, page.limit, page.offset)]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows));
+  const req = listRequest(c);
+  return respondPage(c, req, await listIssuers(c.var.db, c.var.organizer.id, req), serializeIssuer);
 });
 
-giftCardAcceptanceRoutes.post(`${issuers}/:issuer/accept`, perm, async (c) => {
-  const issuerId = await otherOrganizer(c, "issuer");
-  if (!(await acceptInvitation(c.var.db, issuerId, c.var.organizer.id))) throw notFound();
-  return c.json({ issuer: c.req.param("issuer"), active: true });
-});
+giftCardAcceptanceRoutes.post(`${issuers}/:issuer/accept`, perm, async (c) =>
+  c.json(serializeIssuer(await acceptGiftCardIssuer(organizerContext(c), c.req.param("issuer") ?? ""))),
+);
 
 giftCardAcceptanceRoutes.delete(`${issuers}/:issuer`, perm, async (c) => {
-  const issuerId = await otherOrganizer(c, "issuer");
-  if (!(await removeAcceptance(c.var.db, issuerId, c.var.organizer.id))) throw notFound();
+  await removeGiftCardIssuer(organizerContext(c), c.req.param("issuer") ?? "");
   return c.body(null, 204);
 });

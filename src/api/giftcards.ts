@@ -2,45 +2,46 @@
  * Gift cards (spec "Gift cards", pretix docs giftcards.rst): list, detail, create, update,
  * `transact` and the transaction list. Needs can_manage_gift_cards (devices have it).
  * `include_accepted=true` also reaches cards of issuers whose cards this organizer accepts
- * (see api/giftcard-acceptance.ts); such cards can be read and transacted on, not edited.
+ * (see api/giftcard-acceptance.ts); such cards can be read and transacted on, not edited. The
+ * routes parse, scope, call the gift card services (domain/giftcards.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import {
-  createGiftCard,
-  findGiftCard,
-  type GiftCardRow,
-  giftCardCount,
-  giftCardPage,
-  secretTaken,
-  transact,
-  transactionCount,
-  transactionPage,
-  updateGiftCard,
-} from "../db/giftcards";
-import { storedOrganizerSettings } from "../db/settings";
-import {
-  ACCEPTED_READ_ONLY,
-  DUPLICATE_SECRET,
-  defaultGiftCardExpiry,
-  GIFT_CARD_SECRET_MESSAGE,
-  GIFT_CARD_SECRET_PATTERN,
-  INSUFFICIENT_CREDIT,
-  isKnownCurrency,
-  MAX_GIFT_CARD_VALUE,
-  VALUE_TOO_HIGH,
-} from "../domain/giftcards";
-import { effectiveSettings } from "../domain/settings";
-import type { AppContext, AppEnv } from "../http/context";
-import { Failure, fieldError, forbidden, notFound } from "../domain/failure";
-import { dateTime, decimal } from "../domain/fields";
-import { envelope, pageRequest } from "../http/pagination";
+import { findGiftCard, type GiftCardRow, type GiftCardTransactionRecord, listGiftCards, listTransactions } from "../db/giftcards";
+import { notFound } from "../domain/failure";
+import { changeGiftCard, createGiftCard, giftCardInput, giftCardPatch, giftCardPut, giftCardTransactInput, transactGiftCard } from "../domain/giftcards";
+import { type AppContext, type AppEnv, organizerContext } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
+import { dateTime, id, money } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
 
-export function serializeGiftCard(card: GiftCardRow) {
+/** A gift card (spec "Gift card and transaction"). */
+export const giftCardResponse = z.object({
+  id: id(),
+  secret: z.string(),
+  value: money(),
+  currency: z.string(),
+  testmode: z.boolean(),
+  expires: dateTime().nullable(),
+  conditions: z.string().nullable(),
+});
+export type GiftCardResponse = z.infer<typeof giftCardResponse>;
+
+/** A transaction of a gift card (spec "Gift card and transaction"). */
+export const giftCardTransactionResponse = z.object({
+  id: id(),
+  datetime: dateTime(),
+  value: money(),
+  event: z.string().nullable().meta({ description: "event slug" }),
+  order: z.string().nullable().meta({ description: "order code" }),
+  text: z.string().nullable(),
+});
+export type GiftCardTransactionResponse = z.infer<typeof giftCardTransactionResponse>;
+
+export function serializeGiftCard(card: GiftCardRow): GiftCardResponse {
   return {
     id: card.id,
     secret: card.secret,
@@ -52,31 +53,9 @@ export function serializeGiftCard(card: GiftCardRow) {
   };
 }
 
-const secret = () =>
-  z.string().trim().min(1).max(190).regex(GIFT_CARD_SECRET_PATTERN, { message: GIFT_CARD_SECRET_MESSAGE });
-const balance = () => decimal({ min: 0, max: MAX_GIFT_CARD_VALUE });
-
-const createSchema = z.object({
-  secret: secret(),
-  currency: z.string().refine(isKnownCurrency, { message: "Enter a valid ISO 4217 currency code." }),
-  value: balance(),
-  testmode: z.boolean().optional(),
-  expires: dateTime().nullable().optional(),
-  conditions: z.string().nullable().optional(),
-});
-
-// `id`, `secret`, `testmode` and `currency` cannot change: sent values are ignored (as pretix does).
-const putSchema = z.object({
-  value: balance(),
-  expires: dateTime().nullable().optional(),
-  conditions: z.string().nullable().optional(),
-});
-const patchSchema = putSchema.partial();
-
-const transactSchema = z.object({
-  value: decimal({ min: -MAX_GIFT_CARD_VALUE, max: MAX_GIFT_CARD_VALUE }),
-  text: z.string().max(10_000).nullable().optional(),
-});
+export function serializeGiftCardTransaction(t: GiftCardTransactionRecord): GiftCardTransactionResponse {
+  return { id: t.id, datetime: toIso(t.datetime)!, value: formatMoney(t.value), event: t.event, order: t.order, text: t.text };
+}
 
 const includeAccepted = (c: AppContext) => queryBool(c, "include_accepted") ?? false;
 
@@ -93,77 +72,34 @@ const base = "/organizers/:organizer/giftcards";
 
 giftCardRoutes.get(base, perm, async (c) => {
   const filters = { includeAccepted: includeAccepted(c), secret: queryString(c, "secret"), testmode: queryBool(c, "testmode") };
-  const page = pageRequest(c);
-  const db = c.var.db;
-  const orgId = c.var.organizer.id;
-  const [[total], rows] = await db.batch([giftCardCount(db, orgId, filters), giftCardPage(db, orgId, filters, page.limit, page.offset)]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map(serializeGiftCard)));
+  const req = listRequest(c);
+  return respondPage(c, req, await listGiftCards(c.var.db, c.var.organizer.id, filters, req), serializeGiftCard);
 });
 
-giftCardRoutes.post(base, perm, jsonBody(createSchema), async (c) => {
-  const input = c.req.valid("json");
-  const db = c.var.db;
-  const org = c.var.organizer;
-  if (await secretTaken(db, org.id, input.secret)) throw fieldError("secret", DUPLICATE_SECRET);
-  const now = Date.now();
-  let expires = input.expires;
-  if (expires === undefined) {
-    // Not sent: the organizer's default validity applies (explicit null means "never expires").
-    const settings = effectiveSettings(await storedOrganizerSettings(db, org.id));
-    expires = defaultGiftCardExpiry(settings.giftcard_expiry_years as number | null, now);
-  }
-  const card = await createGiftCard(
-    db,
-    org.id,
-    { secret: input.secret, currency: input.currency, testmode: input.testmode ?? false, expires, conditions: input.conditions ?? null },
-    input.value,
-    now,
-  );
-  if (!card) throw fieldError("secret", DUPLICATE_SECRET);
-  return c.json(serializeGiftCard(card), 201);
-});
+giftCardRoutes.post(base, perm, jsonBody(giftCardInput), async (c) => c.json(serializeGiftCard(await createGiftCard(organizerContext(c), c.req.valid("json"))), 201));
 
 giftCardRoutes.get(`${base}/:id`, perm, async (c) => c.json(serializeGiftCard(await loadCard(c))));
 
-async function changeCard(c: AppContext, input: z.output<typeof patchSchema>, full: boolean) {
-  if (includeAccepted(c)) throw forbidden(ACCEPTED_READ_ONLY);
-  const id = pathId(c, "id");
-  const values: { expires?: number | null; conditions?: string | null } = {};
-  if (input.expires !== undefined || full) values.expires = input.expires ?? null;
-  if (input.conditions !== undefined || full) values.conditions = input.conditions ?? null;
-  // only the organizer's own cards: accepted ones are read-only
-  const card = await updateGiftCard(c.var.db, c.var.organizer.id, id, values, input.value, Date.now());
-  if (!card) throw notFound();
+giftCardRoutes.put(`${base}/:id`, perm, jsonBody(giftCardPut), async (c) => {
+  const accepted = includeAccepted(c);
+  const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true, includeAccepted: accepted });
   return c.json(serializeGiftCard(card));
-}
+});
 
-giftCardRoutes.put(`${base}/:id`, perm, jsonBody(putSchema), (c) => changeCard(c, c.req.valid("json"), true));
-giftCardRoutes.patch(`${base}/:id`, perm, jsonBody(patchSchema), (c) => changeCard(c, c.req.valid("json"), false));
+giftCardRoutes.patch(`${base}/:id`, perm, jsonBody(giftCardPatch), async (c) => {
+  const accepted = includeAccepted(c);
+  const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false, includeAccepted: accepted });
+  return c.json(serializeGiftCard(card));
+});
 
-giftCardRoutes.post(`${base}/:id/transact`, perm, jsonBody(transactSchema), async (c) => {
-  const card = await loadCard(c);
-  const input = c.req.valid("json");
-  const result = await transact(c.var.db, card.id, input.value, input.text ?? null, c.var.organizer.id, Date.now());
-  if (!result.ok) {
-    if (result.reason === "missing") throw notFound();
-    if (result.reason === "too_high") throw fieldError("value", VALUE_TOO_HIGH);
-    // pretix answers {"value": [...]}; `detail` is the spec's general error form.
-    throw new Failure("insufficient_credit", INSUFFICIENT_CREDIT, { field: "value" });
-  }
-  return c.json(serializeGiftCard({ ...card, value: result.value }));
+giftCardRoutes.post(`${base}/:id/transact`, perm, jsonBody(giftCardTransactInput), async (c) => {
+  const accepted = includeAccepted(c);
+  const card = await transactGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { includeAccepted: accepted });
+  return c.json(serializeGiftCard(card));
 });
 
 giftCardRoutes.get(`${base}/:id/transactions`, perm, async (c) => {
   const card = await loadCard(c);
-  const page = pageRequest(c);
-  const db = c.var.db;
-  const [[total], rows] = await db.batch([transactionCount(db, card.id), transactionPage(db, card.id, page.limit, page.offset)]);
-  return c.json(
-    envelope(
-      c,
-      page,
-      total?.n ?? 0,
-      rows.map((t) => ({ id: t.id, datetime: toIso(t.datetime), value: formatMoney(t.value), event: t.event, order: t.order, text: t.text })),
-    ),
-  );
+  const req = listRequest(c);
+  return respondPage(c, req, await listTransactions(c.var.db, card.id, req), serializeGiftCardTransaction);
 });

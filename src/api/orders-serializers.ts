@@ -8,6 +8,7 @@ import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orde
 import type { InvoiceAddress } from "../db/schema";
 import { OPEN_PAYMENT_STATES } from "../domain/payments";
 import { buildName } from "../domain/person-names";
+import { apiDownloadUrls, type Download, orderDownloads } from "../domain/tickets";
 import { orderUrl, paymentUrl } from "../domain/urls";
 import { dateTime, decimalString, id, money, object, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
@@ -34,7 +35,20 @@ export const positionResponse = z.object({
   pseudonymization_id: z.string(),
   seat: seatResponse.nullable(),
   is_bundled: z.boolean(),
-  checkins: z.array(object()),
+  /** pretix: the names of the ticket's blocks (`admin`, `api:...`), or null when it may be used. */
+  blocked: z.array(z.string()).nullable(),
+  /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
+  checkins: z.array(
+    z.object({
+      id: id(),
+      list: id(),
+      type: z.enum(["entry", "exit"]),
+      gate: id().nullable(),
+      device: id().nullable(),
+      datetime: dateTime(),
+      auto_checked_in: z.boolean(),
+    }),
+  ),
   answers: z.array(answerResponse),
   downloads: z.array(z.object({ output: z.string(), url: url() })),
 });
@@ -114,7 +128,8 @@ export function orderUrlAt(at: OrderLocation, r: OrderRecord): string {
   return orderUrl(at.baseUrl, at.organizerSlug, at.eventSlug, r.order.code, r.order.secret);
 }
 
-export function serializePosition(p: PositionJson, orderCode: string): PositionResponse {
+/** A position; `downloads` as the order's download options give them (orderDownloads, domain/tickets.ts). */
+export function serializePosition(p: PositionJson, orderCode: string, downloads: Download[] = []): PositionResponse {
   return {
     id: p.id,
     order: orderCode,
@@ -135,9 +150,18 @@ export function serializePosition(p: PositionJson, orderCode: string): PositionR
     pseudonymization_id: p.pseudonymization_id,
     seat: serializeSeat(p.seat, p.seat_id, p.seat_name),
     is_bundled: p.is_bundled === 1,
-    checkins: [],
+    blocked: p.blocked && p.blocked.length ? p.blocked : null,
+    checkins: (p.checkins ?? []).map((c) => ({
+      id: c.id,
+      list: c.list,
+      type: c.type,
+      gate: null,
+      device: c.device,
+      datetime: toIso(c.datetime),
+      auto_checked_in: c.auto_checked_in === 1,
+    })),
     answers: p.answers.map(serializeAnswer),
-    downloads: [],
+    downloads,
   };
 }
 
@@ -190,6 +214,7 @@ export function serializeInvoiceAddress(a: InvoiceAddress | null): z.infer<typeo
 export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse {
   const o = r.order;
   const url = orderUrlAt(at, r);
+  const downloads = orderDownloads(r, apiDownloadUrls(at.baseUrl, at.organizerSlug, at.eventSlug, o.code));
   return {
     code: o.code,
     event: at.eventSlug,
@@ -208,13 +233,27 @@ export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse
     require_approval: o.requireApproval,
     invoice_address: serializeInvoiceAddress(o.invoiceAddress),
     customer: r.customer,
-    positions: r.positions.filter((p) => p.canceled !== 1).map((p) => serializePosition(p, o.code)),
+    positions: r.positions.filter((p) => p.canceled !== 1).map((p) => serializePosition(p, o.code, downloads.positions.get(p.id))),
     fees: r.fees.filter((f) => f.canceled !== 1).map(serializeFee),
-    downloads: [],
+    downloads: downloads.order,
     payments: r.payments.map((y) => serializePayment(y, url)),
     refunds: [],
     last_modified: toIso(o.lastModified)!,
     cancellation_date: toIso(o.cancellationDate),
     url,
   };
+}
+
+/** pretix's `exclude`: field names (top level, or `parent.child` one level down). */
+export function excludeFields<T extends Record<string, unknown>>(obj: T, exclude: readonly string[]): Partial<T> {
+  if (exclude.length === 0) return obj;
+  const out: Record<string, unknown> = { ...obj };
+  for (const path of exclude) {
+    const [head, rest] = path.split(".", 2) as [string, string | undefined];
+    if (!Object.hasOwn(out, head)) continue;
+    if (rest === undefined) delete out[head];
+    else if (Array.isArray(out[head])) out[head] = (out[head] as Record<string, unknown>[]).map((e) => (e && typeof e === "object" ? excludeFields(e, [rest]) : e));
+    else if (out[head] && typeof out[head] === "object") out[head] = excludeFields(out[head] as Record<string, unknown>, [rest]);
+  }
+  return out as Partial<T>;
 }

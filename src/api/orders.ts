@@ -9,14 +9,15 @@ import { listOrders, listPayments } from "../db/orders";
 import { ORDER_STATUSES, type OrderStatus } from "../db/schema";
 import { fieldError, notFound } from "../domain/failure";
 import { createOrder, orderInput } from "../domain/order-create";
+import { regenerateOrderSecrets } from "../domain/ticket-changes";
 import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
-import { type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
+import { jsonBody, pathId, queryBool, queryDateTime, queryInt, queryString } from "../http/validation";
+import { excludeFields, type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -48,11 +49,19 @@ orderRoutes.get(base, read, async (c) => {
       locale: queryString(c, "locale"),
       modifiedSince: modifiedSince(c),
       customer: queryString(c, "customer"),
+      createdSince: queryDateTime(c, "created_since"),
+      createdBefore: queryDateTime(c, "created_before"),
+      subevent: queryInt(c, "subevent"),
+      subeventAfter: queryDateTime(c, "subevent_after"),
+      subeventBefore: queryDateTime(c, "subevent_before"),
     },
     req,
   );
   const at = location(c);
-  return respondPage(c, req, page, (r) => serializeOrder(at, r));
+  // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
+  // adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
+  const exclude = (c.req.queries("exclude") ?? []).filter(Boolean);
+  return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
 });
 
 orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))));
@@ -93,6 +102,9 @@ orderRoutes.post(`${base}/:code/mark_canceled`, write, jsonBody(z.object({ send_
   const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
   return c.json(serializeOrder(location(c), after));
 });
+
+/** pretix `regenerate_secrets`: new secrets for the order and its tickets (with signed secrets, the old ones revoked). */
+orderRoutes.post(`${base}/:code/regenerate_secrets`, write, async (c) => c.json(serializeOrder(location(c), await regenerateOrderSecrets(eventContext(c), c.req.param("code")))));
 
 orderRoutes.post(`${base}/:code/mark_expired`, write, async (c) => {
   return c.json(serializeOrder(location(c), await markOrderExpired(eventContext(c), c.req.param("code"))));

@@ -1,48 +1,75 @@
-/** Organizers and organizer settings. Organizers are created only by the operator command. */
+/**
+ * Organizers and organizer settings (spec "Organizers"). Organizers are created only by the
+ * operator command. Settings are PATCHed through the settings service (domain/settings.ts).
+ */
 import { Hono } from "hono";
 import { z } from "zod";
-import { accessibleOrganizerCount, accessibleOrganizers } from "../db/organizers";
-import { organizers } from "../db/schema";
-import { storedOrganizerSettings, writeOrganizerSettings } from "../db/settings";
-import { effectiveSettings, explainSettings, ORGANIZER_SETTINGS, parseSettingsPatch } from "../domain/settings";
-import type { AppContext, AppEnv, OrganizerRow } from "../http/context";
-import { envelope, ordering, pageRequest } from "../http/pagination";
-import { authenticatedScope, organizerScope } from "../http/tenancy";
+import { listAccessibleOrganizers } from "../db/organizers";
+import { storedOrganizerSettings } from "../db/settings";
+import {
+  changeOrganizerSettings,
+  effectiveSettings,
+  explainSettings,
+  ORGANIZER_SETTINGS,
+  type SettingsCatalog,
+  settingsPatchInput,
+} from "../domain/settings";
 import { organizerPublicUrl } from "../domain/urls";
+import { type AppEnv, organizerContext, type OrganizerRow } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
+import { url } from "../http/responses";
+import { authenticatedScope, organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
 import { jsonBody, queryBool } from "../http/validation";
 
-export function serializeOrganizer(c: AppContext, org: OrganizerRow) {
-  return { name: org.name, slug: org.slug, public_url: organizerPublicUrl(publicBase(c), org.slug) };
+export const organizerResponse = z.object({
+  name: z.string(),
+  slug: z.string(),
+  public_url: url(),
+});
+export type OrganizerResponse = z.infer<typeof organizerResponse>;
+
+export function serializeOrganizer(baseUrl: string, org: OrganizerRow): OrganizerResponse {
+  return { name: org.name, slug: org.slug, public_url: organizerPublicUrl(baseUrl, org.slug) };
 }
 
+/**
+ * The response of a settings endpoint: every key of the catalog with its value (`partial`:
+ * a caller may be shown only some keys, as devices are for events). The key list is not
+ * stable (spec "Organizer": discovered from the output).
+ */
+export function settingsResponse(catalog: SettingsCatalog) {
+  return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, def.schema]))).partial();
+}
+
+/** The response of a settings endpoint with `explain=true`: each key's value, label and help text. */
+export function settingsExplainResponse(catalog: SettingsCatalog) {
+  const entry = (def: SettingsCatalog[string]) => z.object({ value: def.schema, label: z.string(), help_text: z.string() });
+  return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, entry(def)]))).partial();
+}
+
+export const organizerSettingsResponse = settingsResponse(ORGANIZER_SETTINGS);
+export const organizerSettingsExplainResponse = settingsExplainResponse(ORGANIZER_SETTINGS);
+
 export const organizerRoutes = new Hono<AppEnv>();
+const settingsPath = "/organizers/:organizer/settings";
+const settingsScope = organizerScope("can_change_organizer_settings");
 
 organizerRoutes.get("/organizers", authenticatedScope(), async (c) => {
-  const page = pageRequest(c);
-  const order = ordering(c, { slug: organizers.slug, name: organizers.name }, "slug", organizers.id);
-  const db = c.var.db;
-  const orgId = c.var.principal.organizerId;
-  const [[total], rows] = await db.batch([
-    accessibleOrganizerCount(db, orgId),
-    accessibleOrganizers(db, orgId, order, page.limit, page.offset),
-  ]);
-  return c.json(envelope(c, page, total?.n ?? 0, rows.map((o) => serializeOrganizer(c, o))));
+  const req = listRequest(c);
+  const page = await listAccessibleOrganizers(c.var.db, c.var.principal.organizerId, req);
+  const baseUrl = publicBase(c);
+  return respondPage(c, req, page, (o) => serializeOrganizer(baseUrl, o));
 });
 
-organizerRoutes.get("/organizers/:organizer", organizerScope(null), (c) => c.json(serializeOrganizer(c, c.var.organizer)));
+organizerRoutes.get("/organizers/:organizer", organizerScope(null), (c) => c.json(serializeOrganizer(publicBase(c), c.var.organizer)));
 
-organizerRoutes.get("/organizers/:organizer/settings", organizerScope("can_change_organizer_settings"), async (c) => {
+organizerRoutes.get(settingsPath, settingsScope, async (c) => {
   const stored = await storedOrganizerSettings(c.var.db, c.var.organizer.id);
-  return c.json(queryBool(c, "explain") ? explainSettings(stored) : effectiveSettings(stored));
+  if (queryBool(c, "explain")) return c.json<z.infer<typeof organizerSettingsExplainResponse>>(explainSettings(stored));
+  return c.json<z.infer<typeof organizerSettingsResponse>>(effectiveSettings(stored));
 });
 
-organizerRoutes.patch(
-  "/organizers/:organizer/settings",
-  organizerScope("can_change_organizer_settings"),
-  jsonBody(z.record(z.string(), z.unknown())),
-  async (c) => {
-    const { set, unset } = parseSettingsPatch(c.req.valid("json"), ORGANIZER_SETTINGS);
-    return c.json(effectiveSettings(await writeOrganizerSettings(c.var.db, c.var.organizer.id, set, unset)));
-  },
+organizerRoutes.patch(settingsPath, settingsScope, jsonBody(settingsPatchInput), async (c) =>
+  c.json<z.infer<typeof organizerSettingsResponse>>(await changeOrganizerSettings(organizerContext(c), c.req.valid("json"))),
 );

@@ -1,6 +1,7 @@
 /** Cart positions; every query is scoped by event. Writes go through the event object. */
-import { and, count, eq, inArray, like, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, like, lt, sql } from "drizzle-orm";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest, type Page } from "./paging";
 import { cartPositions } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
@@ -8,12 +9,37 @@ export type CartRowRecord = typeof cartPositions.$inferSelect;
 
 const apiCarts = (eventId: number) => and(eq(cartPositions.eventId, eventId), like(cartPositions.cartId, "%@api"))!;
 
-export const cartCount = (db: DB, eventId: number) => db.select({ n: count() }).from(cartPositions).where(apiCarts(eventId));
-export const cartPage = (db: DB, eventId: number, limit: number, offset: number) =>
-  db.select().from(cartPositions).where(apiCarts(eventId)).orderBy(cartPositions.id).limit(limit).offset(offset);
+/** Children (add-ons and bundled positions) of the positions on a page of the list (the page as a subquery). */
+function pageChildren(db: DB, eventId: number, req: ListRequest) {
+  const page = db
+    .select({ id: cartPositions.id })
+    .from(cartPositions)
+    .where(apiCarts(eventId))
+    .orderBy(cartPositions.id)
+    .limit(req.pageSize)
+    .offset((req.page - 1) * req.pageSize);
+  return db
+    .select()
+    .from(cartPositions)
+    .where(and(eq(cartPositions.eventId, eventId), inArray(cartPositions.addonTo, page)));
+}
 
-/** The position `id` (as a list of at most one row, for batches). */
-export const cartById = (db: DB, eventId: number, id: number) => db.select().from(cartPositions).where(and(apiCarts(eventId), eq(cartPositions.id, id)));
+/** A page of the API-created positions of the event (by id), with the children of the page's positions: one batch. */
+export async function listCartPositions(db: DB, eventId: number, req: ListRequest): Promise<Page<CartRowRecord> & { children: CartRowRecord[] }> {
+  const where = apiCarts(eventId);
+  const rows = db.select().from(cartPositions).where(where).orderBy(cartPositions.id).$dynamic();
+  const page = await fetchPage(db, { rows, count: { from: cartPositions, where } }, req, pageChildren(db, eventId, req));
+  return { count: page.count, rows: page.rows, children: page.extra[0] };
+}
+
+/** The position `id` with its children (add-ons and bundled positions): one batch. */
+export async function findCartPosition(db: DB, eventId: number, id: number): Promise<{ position: CartRowRecord; children: CartRowRecord[] } | undefined> {
+  const [[position], children] = await db.batch([
+    db.select().from(cartPositions).where(and(apiCarts(eventId), eq(cartPositions.id, id))),
+    db.select().from(cartPositions).where(and(eq(cartPositions.eventId, eventId), eq(cartPositions.addonTo, id))),
+  ]);
+  return position ? { position, children } : undefined;
+}
 
 export async function cartsByHoldKeys(db: DB, eventId: number, holdKeys: string[]) {
   const out: CartRowRecord[] = [];
@@ -23,28 +49,20 @@ export async function cartsByHoldKeys(db: DB, eventId: number, holdKeys: string[
   return out;
 }
 
-/** A position and its add-ons / bundled positions (children by addon_to), for deletion. */
-export const cartWithChildren = (db: DB, eventId: number, id: number) =>
-  db
-    .select({ holdKey: cartPositions.holdKey })
-    .from(cartPositions)
-    .where(and(eq(cartPositions.eventId, eventId), sql`(${cartPositions.id} = ${id} OR ${cartPositions.addonTo} = ${id})`));
-
-/** Children (add-ons and bundled positions) of the position `id`. */
-export const cartChildren = (db: DB, eventId: number, id: number) =>
-  db.select().from(cartPositions).where(and(eq(cartPositions.eventId, eventId), eq(cartPositions.addonTo, id)));
-
-/** Children of the positions on a page of cartPage (same batch: the page as a subquery). */
-export const cartPageChildren = (db: DB, eventId: number, limit: number, offset: number) =>
-  db
-    .select()
-    .from(cartPositions)
-    .where(
-      and(
-        eq(cartPositions.eventId, eventId),
-        inArray(cartPositions.addonTo, db.select({ id: cartPositions.id }).from(cartPositions).where(apiCarts(eventId)).orderBy(cartPositions.id).limit(limit).offset(offset)),
-      ),
-    );
+/**
+ * What releasing the position `id` needs, in one batch: the hold keys of the position and its
+ * children (by addon_to), and the position itself when it is an API-created one of the event.
+ */
+export async function cartForDeletion(db: DB, eventId: number, id: number) {
+  const [keys, [own]] = await db.batch([
+    db
+      .select({ holdKey: cartPositions.holdKey })
+      .from(cartPositions)
+      .where(and(eq(cartPositions.eventId, eventId), sql`(${cartPositions.id} = ${id} OR ${cartPositions.addonTo} = ${id})`)),
+    db.select({ holdKey: cartPositions.holdKey }).from(cartPositions).where(and(apiCarts(eventId), eq(cartPositions.id, id))),
+  ]);
+  return { holdKeys: keys.map((k) => k.holdKey), own };
+}
 
 /** Expired cart rows (their holds stopped counting already); housekeeping deletes them. */
 export async function deleteExpiredCarts(db: DB, now: number) {

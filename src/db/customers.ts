@@ -1,6 +1,7 @@
 /** Customer accounts; every query is scoped by organizer (except the activation-link lookup). */
-import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest } from "./paging";
 import { customers, memberships, orders } from "./schema";
 
 export type CustomerRow = typeof customers.$inferSelect;
@@ -13,19 +14,16 @@ function listWhere(organizerId: number, email: string | undefined): SQL | undefi
     : and(eq(customers.organizerId, organizerId), eq(customers.email, email.toLowerCase()));
 }
 
-export function customerCount(db: DB, organizerId: number, email?: string) {
-  return db.select({ n: count() }).from(customers).where(listWhere(organizerId, email));
-}
-
-/** Ordered by email (pretix's order), customers without one last. */
-export function customerPage(db: DB, organizerId: number, email: string | undefined, limit: number, offset: number) {
-  return db
+/** A page of the organizer's customers, by email (pretix's order), customers without one last. */
+export function listCustomers(db: DB, organizerId: number, email: string | undefined, req: ListRequest) {
+  const where = listWhere(organizerId, email);
+  const rows = db
     .select()
     .from(customers)
-    .where(listWhere(organizerId, email))
+    .where(where)
     .orderBy(sql`${customers.email} IS NULL`, asc(customers.email), asc(customers.id))
-    .limit(limit)
-    .offset(offset);
+    .$dynamic();
+  return fetchPage(db, { rows, count: { from: customers, where } }, req);
 }
 
 /** The organizer's customer with this identifier. */
@@ -53,7 +51,7 @@ export async function updateCustomer(db: DB, organizerId: number, identifier: st
  * unverified; orders no longer point to the customer; membership attendee names removed.
  * One batch: all of it or nothing. Undefined when the organizer has no such customer.
  */
-export async function anonymizeCustomer(db: DB, organizerId: number, identifier: string, now: number) {
+export async function eraseCustomerData(db: DB, organizerId: number, identifier: string, now: number) {
   // the identifier survives anonymization, so the later statements still find the customer
   const id = db.select({ id: customers.id }).from(customers).where(ofIdentifier(organizerId, identifier));
   const [updated] = await db.batch([

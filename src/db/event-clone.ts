@@ -260,8 +260,8 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
 
 /**
  * Creates the event `values` describe with a copy of the source's catalog, atomically.
- * Returns the new id, or null when the slug is taken.
+ * Returns the new id (a slug taken meanwhile fails as insertEventBatch says).
  */
-export async function cloneEvent(db: DB, organizerId: number, values: EventValues, o: CloneOptions): Promise<number | null> {
+export async function insertEventClone(db: DB, organizerId: number, values: EventValues, o: CloneOptions): Promise<number> {
   return insertEventBatch(db, cloneStatements(db, organizerId, values, o));
 }

@@ -1,7 +1,8 @@
 /** Organizer-defined event meta properties (pretix docs event_meta_properties.rst). */
-import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { I18n } from "../lib/i18n";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest } from "./paging";
 import { eventMetaProperties } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
@@ -18,18 +19,10 @@ export type MetaProperty = {
 export type MetaPropertyRecord = typeof eventMetaProperties.$inferSelect;
 export type MetaPropertyValues = Omit<typeof eventMetaProperties.$inferInsert, "id" | "organizerId">;
 
-export function metaPropertyCount(db: DB, organizerId: number) {
-  return db.select({ n: count() }).from(eventMetaProperties).where(eq(eventMetaProperties.organizerId, organizerId));
-}
-
-export function metaPropertyPage(db: DB, organizerId: number, limit: number, offset: number) {
-  return db
-    .select()
-    .from(eventMetaProperties)
-    .where(eq(eventMetaProperties.organizerId, organizerId))
-    .orderBy(asc(eventMetaProperties.id))
-    .limit(limit)
-    .offset(offset);
+/** A page of the organizer's properties, by id. */
+export function listMetaProperties(db: DB, organizerId: number, req: ListRequest) {
+  const where = eq(eventMetaProperties.organizerId, organizerId);
+  return fetchPage(db, { rows: db.select().from(eventMetaProperties).where(where).orderBy(asc(eventMetaProperties.id)).$dynamic(), count: { from: eventMetaProperties, where } }, req);
 }
 
 export async function findMetaProperty(db: DB, organizerId: number, id: number): Promise<MetaPropertyRecord | undefined> {
@@ -76,45 +69,33 @@ export async function metaPropertyNameTaken(db: DB, organizerId: number, name: s
   return row !== undefined && row.id !== exceptId;
 }
 
-function isNameConflict(err: unknown): boolean {
-  const text = err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : String(err);
-  return /UNIQUE constraint failed: event_meta_properties\.organizer_id, event_meta_properties\.name/.test(text);
+/** The column named by the UNIQUE violation of a property's name (db/constraints.ts `isUniqueError`). */
+export const NAME_UNIQUE = "event_meta_properties.name";
+
+/** Creates a property (a name taken meanwhile fails with the unique violation `NAME_UNIQUE`). */
+export async function insertMetaProperty(db: DB, organizerId: number, values: MetaPropertyValues): Promise<MetaPropertyRecord> {
+  const [row] = await db.insert(eventMetaProperties).values({ ...values, organizerId }).returning();
+  return row!;
 }
 
-/** Creates a property; null when the name is taken. */
-export async function createMetaProperty(db: DB, organizerId: number, values: MetaPropertyValues): Promise<MetaPropertyRecord | null> {
-  try {
-    const [row] = await db.insert(eventMetaProperties).values({ ...values, organizerId }).returning();
-    return row!;
-  } catch (err) {
-    if (isNameConflict(err)) return null;
-    throw err;
-  }
-}
-
-/** Updates a property; null when the new name is taken. */
+/** Updates a property; undefined when it is gone (a name taken meanwhile fails with `NAME_UNIQUE`). */
 export async function updateMetaProperty(
   db: DB,
   organizerId: number,
   id: number,
   values: Partial<MetaPropertyValues>,
-): Promise<MetaPropertyRecord | null | undefined> {
-  try {
-    if (Object.keys(values).length === 0) return findMetaProperty(db, organizerId, id);
-    const [row] = await db
-      .update(eventMetaProperties)
-      .set(values)
-      .where(and(eq(eventMetaProperties.organizerId, organizerId), eq(eventMetaProperties.id, id)))
-      .returning();
-    return row;
-  } catch (err) {
-    if (isNameConflict(err)) return null;
-    throw err;
-  }
+): Promise<MetaPropertyRecord | undefined> {
+  if (Object.keys(values).length === 0) return findMetaProperty(db, organizerId, id);
+  const [row] = await db
+    .update(eventMetaProperties)
+    .set(values)
+    .where(and(eq(eventMetaProperties.organizerId, organizerId), eq(eventMetaProperties.id, id)))
+    .returning();
+  return row;
 }
 
-/** Deletes a property with the values events and dates have for it. */
-export async function deleteMetaProperty(db: DB, organizerId: number, id: number): Promise<boolean> {
+/** Deletes a property with the values events and dates have for it; false when there was none. */
+export async function deleteMetaPropertyRow(db: DB, organizerId: number, id: number): Promise<boolean> {
   const rows = await db
     .delete(eventMetaProperties)
     .where(and(eq(eventMetaProperties.organizerId, organizerId), eq(eventMetaProperties.id, id)))

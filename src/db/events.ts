@@ -2,22 +2,21 @@
  * Events, their meta data values and settings. Every query takes the organizer id; lists are
  * limited to the events the principal may access.
  */
-import { and, count, eq, exists, getTableName, inArray, not, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, exists, getTableName, not, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { MetaProperty } from "./event-meta";
 import { likeContains } from "../lib/i18n";
-import { runBatch, type Statement } from "./catalog-common";
+import type { Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import {
   eventMetaProperties,
   eventMetaValues,
   events,
-  eventSettings,
   itemVariations,
   items,
   orders,
-  organizerSettings,
   quotas,
   seatingPlans,
   teamEvents,
@@ -126,22 +125,24 @@ function eventConditions(organizerId: number, principal: EventAccess, f: EventFi
 /** The event's own meta data values as a JSON object (name → value). */
 const eventMetaJson = sql<string>`(SELECT json_group_object(p.name, v.value) FROM event_meta_values v JOIN event_meta_properties p ON p.id = v.property_id WHERE v.event_id = ${qualified(events.id)})`;
 
-const eventWithMeta = { event: events, metaData: eventMetaJson };
+/** The event's public key of signed ticket secrets (`pretix_sig1`), in `valid_keys` encoding, or null. */
+const sig1KeySql = sql<string | null>`(SELECT k.public_key FROM ticket_signing_keys k WHERE k.event_id = ${qualified(events.id)} AND k.scheme = 'pretix_sig1')`;
 
-export type EventWithMeta = { event: EventRecord; metaData: string | null };
+const eventWithMeta = { event: events, metaData: eventMetaJson, sig1Key: sig1KeySql };
 
-export function eventCount(db: DB, organizerId: number, principal: EventAccess, f: EventFilter) {
-  return db.select({ n: count() }).from(events).where(eventConditions(organizerId, principal, f));
-}
+export type EventWithMeta = { event: EventRecord; metaData: string | null; sig1Key: string | null };
 
-export function eventPage(db: DB, organizerId: number, principal: EventAccess, f: EventFilter, order: SQL[], limit: number, offset: number) {
-  return db
-    .select(eventWithMeta)
-    .from(events)
-    .where(eventConditions(organizerId, principal, f))
-    .orderBy(...order)
-    .limit(limit)
-    .offset(offset);
+/** The orderings of the events list (spec "Events": `date_from`, `slug`; default `slug`). */
+export const EVENT_ORDERING: OrderingTable = {
+  fields: { date_from: events.dateFrom, slug: events.slug },
+  default: "slug",
+  tiebreaker: events.id,
+};
+
+/** A page of the organizer's events the principal may access, matching the filter, with their meta data. */
+export function listEvents(db: DB, organizerId: number, principal: EventAccess, f: EventFilter, req: ListRequest) {
+  const where = eventConditions(organizerId, principal, f);
+  return fetchPage(db, { rows: db.select(eventWithMeta).from(events).where(where).$dynamic(), count: { from: events, where }, ordering: EVENT_ORDERING }, req);
 }
 
 export async function findEvent(db: DB, organizerId: number, eventId: number): Promise<EventWithMeta | undefined> {
@@ -194,36 +195,30 @@ export function metaValueStatements(db: DB, eventId: number | SQL, values: { pro
   return statements;
 }
 
-/** True when `err` is the unique violation of (organizer, slug). */
-function isSlugConflict(err: unknown): boolean {
-  return /UNIQUE constraint failed: events\.organizer_id, events\.slug/.test(String(err instanceof Error ? `${err.message} ${String(err.cause ?? "")}` : err));
+/**
+ * Runs a batch whose first statement inserts an event returning its id (one transaction);
+ * returns the new id. A slug taken meanwhile fails with the UNIQUE violation of
+ * (organizer, slug) (`SLUG_UNIQUE`).
+ */
+export async function insertEventBatch(db: DB, statements: readonly [Statement, ...Statement[]]): Promise<number> {
+  const [rows] = (await db.batch(statements)) as [{ id: number }[], ...unknown[]];
+  return rows[0]!.id;
 }
 
-/**
- * Runs a batch whose first statement inserts an event returning its id (one transaction).
- * Returns the new id, or null when the slug is taken.
- */
-export async function insertEventBatch(db: DB, statements: readonly [Statement, ...Statement[]]): Promise<number | null> {
-  try {
-    const [rows] = (await db.batch(statements)) as [{ id: number }[], ...unknown[]];
-    return rows[0]!.id;
-  } catch (err) {
-    if (isSlugConflict(err)) return null;
-    throw err;
-  }
-}
+/** The column named by the UNIQUE violation of an event's slug (db/constraints.ts `isUniqueError`). */
+export const SLUG_UNIQUE = "events.slug";
 
 /**
  * Creates an event with its meta data values (and, for a team limited to some events, adds
- * the event to that team) in one transaction. Returns null when the slug is taken.
+ * the event to that team) in one transaction; returns its id.
  */
-export async function createEvent(
+export async function insertEvent(
   db: DB,
   organizerId: number,
   values: EventValues,
   meta: { propertyId: number; value: string }[],
   addToTeam: number | null,
-): Promise<number | null> {
+): Promise<number> {
   const insert = db.insert(events).values({ ...values, organizerId }).returning({ id: events.id });
   const newId = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId} AND slug = ${values.slug})`;
   const rest = metaValueStatements(db, newId, meta, false);
@@ -289,40 +284,4 @@ export async function seatingPlanOfOrganizer(db: DB, organizerId: number, planId
     .where(and(eq(seatingPlans.organizerId, organizerId), eq(seatingPlans.id, planId)))
     .get();
   return row !== undefined;
-}
-
-/** A token's team, when the team is limited to some events (the event it creates joins its list). */
-export function teamToExtend(principal: EventAccess): number | null {
-  return principal.kind === "token" && !principal.allEvents && principal.teamId !== null ? principal.teamId : null;
-}
-
-// ---- settings ----
-
-/** The settings stored on the event and on its organizer, in one round trip. */
-export async function storedSettingsLevels(db: DB, organizerId: number, eventId: number) {
-  const [eventRows, organizerRows] = await db.batch([
-    db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)),
-    db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)),
-  ]);
-  return {
-    event: Object.fromEntries(eventRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
-    organizer: Object.fromEntries(organizerRows.map((r) => [r.key, r.value])) as Record<string, unknown>,
-  };
-}
-
-/** Sets and unsets keys in one transaction. */
-export async function writeEventSettings(db: DB, eventId: number, set: Record<string, unknown>, unset: string[]): Promise<void> {
-  const statements: Statement[] = [];
-  for (const part of chunks(unset, MAX_PARAMS - 5)) {
-    statements.push(db.delete(eventSettings).where(and(eq(eventSettings.eventId, eventId), inArray(eventSettings.key, part))));
-  }
-  for (const [key, value] of Object.entries(set)) {
-    statements.push(
-      db
-        .insert(eventSettings)
-        .values({ eventId, key, value })
-        .onConflictDoUpdate({ target: [eventSettings.eventId, eventSettings.key], set: { value } }),
-    );
-  }
-  await runBatch(db, statements);
 }

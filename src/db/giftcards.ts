@@ -8,9 +8,11 @@
  * is updated under that very condition. A batch is one transaction, so both happen or
  * neither, and parallel debits can never push the balance below zero.
  */
-import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest } from "./paging";
 import { events, giftCardAcceptances, giftCardTransactions, giftCards, orders, organizers } from "./schema";
+import { organizerSettingsQuery, settingsOf } from "./settings";
 
 /** Largest balance and largest single amount: 13 digits, two of them decimals (pretix). */
 export const MAX_GIFT_CARD_VALUE = 99_999_999_999_99;
@@ -38,12 +40,10 @@ function listWhere(organizerId: number, f: GiftCardFilters): SQL | undefined {
   return and(...conditions);
 }
 
-export function giftCardCount(db: DB, organizerId: number, f: GiftCardFilters) {
-  return db.select({ n: count() }).from(giftCards).where(listWhere(organizerId, f));
-}
-
-export function giftCardPage(db: DB, organizerId: number, f: GiftCardFilters, limit: number, offset: number) {
-  return db.select().from(giftCards).where(listWhere(organizerId, f)).orderBy(asc(giftCards.id)).limit(limit).offset(offset);
+/** A page of the gift cards the organizer reaches (by id). */
+export function listGiftCards(db: DB, organizerId: number, f: GiftCardFilters, req: ListRequest) {
+  const where = listWhere(organizerId, f);
+  return fetchPage(db, { rows: db.select().from(giftCards).where(where).orderBy(asc(giftCards.id)).$dynamic(), count: { from: giftCards, where } }, req);
 }
 
 export async function findGiftCard(db: DB, organizerId: number, id: number, includeAccepted: boolean) {
@@ -68,17 +68,21 @@ export async function giftCardForPayment(db: DB, organizerId: number, secret: st
     .get();
 }
 
-/**
- * Whether `secret` is used by a card of the organizer or of an organizer whose cards it
- * accepts (pretix: "your or an affiliated organizer account").
- */
-export async function secretTaken(db: DB, organizerId: number, secret: string): Promise<boolean> {
-  const row = await db
+const secretQuery = (db: DB, organizerId: number, secret: string) =>
+  db
     .select({ id: giftCards.id })
     .from(giftCards)
     .where(and(eq(giftCards.secret, secret), visible(organizerId, true)))
-    .get();
-  return row !== undefined;
+    .limit(1);
+
+/**
+ * What issuing a card with `secret` needs to know, in one round trip: whether the secret is
+ * used by a card of the organizer or of an organizer whose cards it accepts (pretix: "your or
+ * an affiliated organizer account"), and the organizer's stored settings (default expiry).
+ */
+export async function giftCardCreationRefs(db: DB, organizerId: number, secret: string): Promise<{ secretTaken: boolean; settings: Record<string, unknown> }> {
+  const [taken, settings] = await db.batch([secretQuery(db, organizerId, secret), organizerSettingsQuery(db, organizerId)]);
+  return { secretTaken: taken.length > 0, settings: settingsOf(settings) };
 }
 
 /**
@@ -93,7 +97,7 @@ function transactionInsert(db: DB, cardCondition: SQL, value: SQL, text: string 
 }
 
 /** Creates a card and the transaction of its initial value in one batch; null when the secret is taken. */
-export async function createGiftCard(db: DB, issuerId: number, values: GiftCardValues, initialValue: number, now: number): Promise<GiftCardRow | null> {
+export async function insertGiftCard(db: DB, issuerId: number, values: GiftCardValues, initialValue: number, now: number): Promise<GiftCardRow | null> {
   const insert = db
     .insert(giftCards)
     .values({ ...values, issuerId, value: initialValue, issuance: now })
@@ -156,12 +160,10 @@ export async function transact(db: DB, cardId: number, amount: number, text: str
   return { ok: false, reason: card.value + amount < 0 ? "insufficient" : "too_high" };
 }
 
-export function transactionCount(db: DB, cardId: number) {
-  return db.select({ n: count() }).from(giftCardTransactions).where(eq(giftCardTransactions.cardId, cardId));
-}
-
-export function transactionPage(db: DB, cardId: number, limit: number, offset: number) {
-  return db
+/** A page of a card's transactions, oldest first, with the order and event they belong to. */
+export function listTransactions(db: DB, cardId: number, req: ListRequest) {
+  const where = eq(giftCardTransactions.cardId, cardId);
+  const rows = db
     .select({
       id: giftCardTransactions.id,
       datetime: giftCardTransactions.datetime,
@@ -173,45 +175,31 @@ export function transactionPage(db: DB, cardId: number, limit: number, offset: n
     .from(giftCardTransactions)
     .leftJoin(orders, eq(orders.id, giftCardTransactions.orderId))
     .leftJoin(events, eq(events.id, orders.eventId))
-    .where(eq(giftCardTransactions.cardId, cardId))
+    .where(where)
     .orderBy(asc(giftCardTransactions.datetime), asc(giftCardTransactions.id))
-    .limit(limit)
-    .offset(offset);
+    .$dynamic();
+  return fetchPage(db, { rows, count: { from: giftCardTransactions, where } }, req);
 }
+
+export type GiftCardTransactionRecord = Awaited<ReturnType<typeof listTransactions>>["rows"][number];
 
 // ---- acceptance between organizers ----
 
 const acceptorSlug = sql<string>`(SELECT slug FROM organizers o WHERE o.id = ${giftCardAcceptances.acceptorId})`;
 const issuerSlug = sql<string>`(SELECT slug FROM organizers o WHERE o.id = ${giftCardAcceptances.issuerId})`;
 
-/** Organizers invited to accept (or accepting) the cards `issuerId` issues. */
-export function acceptorCount(db: DB, issuerId: number) {
-  return db.select({ n: count() }).from(giftCardAcceptances).where(eq(giftCardAcceptances.issuerId, issuerId));
+/** A page of the organizers invited to accept (or accepting) the cards `issuerId` issues, by slug. */
+export function listAcceptors(db: DB, issuerId: number, req: ListRequest) {
+  const where = eq(giftCardAcceptances.issuerId, issuerId);
+  const rows = db.select({ acceptor: acceptorSlug, active: giftCardAcceptances.active }).from(giftCardAcceptances).where(where).orderBy(asc(acceptorSlug)).$dynamic();
+  return fetchPage(db, { rows, count: { from: giftCardAcceptances, where } }, req);
 }
 
-export function acceptorPage(db: DB, issuerId: number, limit: number, offset: number) {
-  return db
-    .select({ acceptor: acceptorSlug, active: giftCardAcceptances.active })
-    .from(giftCardAcceptances)
-    .where(eq(giftCardAcceptances.issuerId, issuerId))
-    .orderBy(asc(acceptorSlug))
-    .limit(limit)
-    .offset(offset);
-}
-
-/** Issuers that invited `acceptorId` to accept their cards (or whose cards it accepts). */
-export function issuerCount(db: DB, acceptorId: number) {
-  return db.select({ n: count() }).from(giftCardAcceptances).where(eq(giftCardAcceptances.acceptorId, acceptorId));
-}
-
-export function issuerPage(db: DB, acceptorId: number, limit: number, offset: number) {
-  return db
-    .select({ issuer: issuerSlug, active: giftCardAcceptances.active })
-    .from(giftCardAcceptances)
-    .where(eq(giftCardAcceptances.acceptorId, acceptorId))
-    .orderBy(asc(issuerSlug))
-    .limit(limit)
-    .offset(offset);
+/** A page of the issuers that invited `acceptorId` to accept their cards (or whose cards it accepts), by slug. */
+export function listIssuers(db: DB, acceptorId: number, req: ListRequest) {
+  const where = eq(giftCardAcceptances.acceptorId, acceptorId);
+  const rows = db.select({ issuer: issuerSlug, active: giftCardAcceptances.active }).from(giftCardAcceptances).where(where).orderBy(asc(issuerSlug)).$dynamic();
+  return fetchPage(db, { rows, count: { from: giftCardAcceptances, where } }, req);
 }
 
 export async function organizerIdBySlug(db: DB, slug: string): Promise<number | undefined> {

@@ -3,7 +3,9 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
+import { checkinCatalogStatements } from "./checkin";
 import { mailInsertStatement, type MailInsert } from "./mail";
+import { orderPlacedNotification } from "./webhooks";
 import { cartPositions, changeStamps, memberships, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
@@ -19,9 +21,12 @@ export function touchInventory(db: DB, eventId: number | SQL, now: number) {
   return touchStatement(db, typeof eventId === "number" ? eventScopeKey(eventId) : eventScopeKeySql(eventId), INVENTORY, now);
 }
 
-/** What the event object decides with, as rows: quotas, what they cover, vouchers, and the change stamp (one round trip). */
+/**
+ * What the event object decides with, as rows: quotas, what they cover, vouchers, the change
+ * stamp, and the check-in configuration (db/checkin.ts), in one round trip.
+ */
 export async function readInventoryCatalog(db: DB, eventId: number) {
-  const [stampRows, quotaRows, coverage, voucherRows] = await db.batch([
+  const [stampRows, quotaRows, coverage, voucherRows, ...checkin] = await db.batch([
     inventoryStampQuery(db, eventId),
     db.select().from(quotas).where(eq(quotas.eventId, eventId)),
     db
@@ -44,8 +49,18 @@ export async function readInventoryCatalog(db: DB, eventId: number) {
       })
       .from(vouchers)
       .where(eq(vouchers.eventId, eventId)),
+    ...checkinCatalogStatements(db, eventId),
   ]);
-  return { stamp: stampRows[0]?.modifiedAt ?? 0, quotas: quotaRows, coverage, vouchers: voucherRows };
+  return { stamp: stampRows[0]?.modifiedAt ?? 0, quotas: quotaRows, coverage, vouchers: voucherRows, checkin: checkin as unknown as CheckinCatalogRows };
+}
+
+/** The check-in configuration rows (the results of `checkinCatalogStatements`, in order). */
+export type CheckinCatalogRows = { -readonly [K in keyof ReturnType<typeof checkinCatalogStatements>]: Awaited<ReturnType<typeof checkinCatalogStatements>[K]> };
+
+/** The check-in configuration alone (one round trip), after a list was changed or D1 said items or questions changed. */
+export async function readCheckinCatalog(db: DB, eventId: number): Promise<CheckinCatalogRows> {
+  const [first, ...rest] = checkinCatalogStatements(db, eventId);
+  return (await db.batch([first, ...rest])) as unknown as CheckinCatalogRows;
 }
 
 export type InventoryCatalogRows = Awaited<ReturnType<typeof readInventoryCatalog>>;
@@ -69,8 +84,8 @@ export type OrderWrite = {
 
 const orderIdOf = (eventId: number, code: string) => sql<number>`(SELECT id FROM orders WHERE event_id = ${eventId} AND code = ${code})`;
 
-/** The statements that write a new order, atomically in one batch. */
-export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<number, number>, closedQuotaIds: number[], now: number) {
+/** The statements that write a new order, atomically in one batch (`extra`: the object's own, e.g. automatic check-ins, before the mails). */
+export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<number, number>, closedQuotaIds: number[], now: number, extra: Statement[] = []) {
   const eventId = w.order.eventId;
   const orderId = orderIdOf(eventId, w.order.code);
   const stmts: Statement[] = [db.insert(orders).values(w.order)];
@@ -97,6 +112,9 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
     stmts.push(touchInventory(db, eventId, now));
   }
   stmts.push(grantMembershipsStatement(db, orderId, now));
+  stmts.push(...extra);
+  // the webhook calls reporting the order, in the same transaction (db/webhooks.ts)
+  stmts.push(orderPlacedNotification(db, { eventId, code: w.order.code, status: w.order.status }, now));
   // mails last: the event object reads their ids from the end of the batch's results
   for (const m of w.mails) stmts.push(mailInsertStatement(db, m));
   return stmts;

@@ -1,6 +1,7 @@
 /** Membership types of an organizer (pretix docs membershiptypes.rst); every query takes the organizer. */
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest } from "./paging";
 import { isForeignKeyError } from "./constraints";
 import { membershipTypes } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
@@ -8,18 +9,10 @@ import { chunks, MAX_PARAMS } from "./util";
 export type MembershipTypeRow = typeof membershipTypes.$inferSelect;
 export type MembershipTypeValues = Omit<typeof membershipTypes.$inferInsert, "id" | "organizerId">;
 
-export function membershipTypeCount(db: DB, organizerId: number) {
-  return db.select({ n: count() }).from(membershipTypes).where(eq(membershipTypes.organizerId, organizerId));
-}
-
-export function membershipTypePage(db: DB, organizerId: number, limit: number, offset: number) {
-  return db
-    .select()
-    .from(membershipTypes)
-    .where(eq(membershipTypes.organizerId, organizerId))
-    .orderBy(asc(membershipTypes.id))
-    .limit(limit)
-    .offset(offset);
+/** A page of the organizer's membership types, by id. */
+export function listMembershipTypes(db: DB, organizerId: number, req: ListRequest) {
+  const where = eq(membershipTypes.organizerId, organizerId);
+  return fetchPage(db, { rows: db.select().from(membershipTypes).where(where).orderBy(asc(membershipTypes.id)).$dynamic(), count: { from: membershipTypes, where } }, req);
 }
 
 export async function findMembershipType(db: DB, organizerId: number, id: number): Promise<MembershipTypeRow | undefined> {
@@ -30,7 +23,7 @@ export async function findMembershipType(db: DB, organizerId: number, id: number
     .get();
 }
 
-export async function createMembershipType(db: DB, organizerId: number, values: MembershipTypeValues): Promise<MembershipTypeRow> {
+export async function insertMembershipType(db: DB, organizerId: number, values: MembershipTypeValues): Promise<MembershipTypeRow> {
   const [row] = await db
     .insert(membershipTypes)
     .values({ ...values, organizerId })
@@ -67,7 +60,7 @@ function usedByItems(id: number) {
  * linked meanwhile is never left dangling). Rows elsewhere that refer to the type (e.g.
  * memberships) make the database refuse: that is "in use" too.
  */
-export async function deleteMembershipType(db: DB, organizerId: number, id: number): Promise<"deleted" | "in_use" | "missing"> {
+export async function deleteUnusedMembershipType(db: DB, organizerId: number, id: number): Promise<"deleted" | "in_use" | "missing"> {
   try {
     const rows = await db
       .delete(membershipTypes)

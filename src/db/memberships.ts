@@ -1,6 +1,7 @@
 /** Memberships of customers; every query is scoped by organizer. */
 import { and, asc, count, eq, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest } from "./paging";
 import { customers, membershipTypes, memberships } from "./schema";
 
 export type MembershipRow = typeof memberships.$inferSelect;
@@ -19,23 +20,19 @@ function listWhere(organizerId: number, f: MembershipFilters): SQL | undefined {
   return and(...conditions);
 }
 
-export function membershipCount(db: DB, organizerId: number, f: MembershipFilters) {
-  return db
-    .select({ n: count() })
-    .from(memberships)
-    .innerJoin(customers, eq(customers.id, memberships.customerId))
-    .where(listWhere(organizerId, f));
-}
-
-export function membershipPage(db: DB, organizerId: number, f: MembershipFilters, limit: number, offset: number) {
-  return db
+/** A page of the organizer's memberships matching the filters (by id), with their customer's identifier. */
+export function listMemberships(db: DB, organizerId: number, f: MembershipFilters, req: ListRequest) {
+  const where = listWhere(organizerId, f);
+  const rows = db
     .select(record)
     .from(memberships)
     .innerJoin(customers, eq(customers.id, memberships.customerId))
-    .where(listWhere(organizerId, f))
+    .where(where)
     .orderBy(asc(memberships.id))
-    .limit(limit)
-    .offset(offset);
+    .$dynamic();
+  // the customer filter needs the join in the count too
+  const counted = db.select({ n: count() }).from(memberships).innerJoin(customers, eq(customers.id, memberships.customerId)).where(where);
+  return fetchPage(db, { rows, count: counted }, req);
 }
 
 function membershipQuery(db: DB, organizerId: number, id: number) {
@@ -82,7 +79,7 @@ export async function findMembershipForChange(db: DB, organizerId: number, id: n
   return { found: found[0] as MembershipRecord | undefined, typeExists: type.length > 0 };
 }
 
-export async function createMembership(db: DB, organizerId: number, customerId: number, testmode: boolean, values: MembershipValues): Promise<MembershipRow> {
+export async function insertMembership(db: DB, organizerId: number, customerId: number, testmode: boolean, values: MembershipValues): Promise<MembershipRow> {
   const [row] = await db
     .insert(memberships)
     .values({ ...values, organizerId, customerId, testmode })

@@ -1,6 +1,8 @@
 /** Quotas and what they cover; every query is scoped by event. */
-import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { touchInventory } from "./inventory";
 import { itemVariations, items, quotaItems, quotas, subevents } from "./schema";
@@ -29,21 +31,20 @@ export function quotaFilter(eventId: number, f: { subeventId?: number }) {
   return and(...conds)!;
 }
 
-export function quotaCount(db: DB, where: SQL) {
-  return db.select({ n: count() }).from(quotas).where(where);
-}
+/** The orderings of the quotas list (by id). */
+export const QUOTA_ORDERING: OrderingTable = { fields: { id: quotas.id }, default: "id", tiebreaker: quotas.id };
 
-export function quotaPage(db: DB, where: SQL, order: SQL[], limit: number, offset: number) {
-  return db
+/** A page of the event's quotas with their coverage, and the list's last change (Last-Modified): one batch. */
+export async function listQuotas(db: DB, eventId: number, filter: { subeventId?: number }, req: ListRequest) {
+  const where = quotaFilter(eventId, filter);
+  const rows = db
     .select({ quota: quotas, ...coverage })
     .from(quotas)
     .where(where)
-    .orderBy(...order)
-    .limit(limit)
-    .offset(offset);
+    .$dynamic();
+  const page = await fetchPage(db, { rows, count: { from: quotas, where }, ordering: QUOTA_ORDERING }, req, lastChangeQuery(db, eventScopeKey(eventId), "quotas"));
+  return { count: page.count, rows: page.rows.map(record), lastModified: page.extra[0][0]?.modifiedAt };
 }
-
-export const toQuotaRecords = (rows: { quota: QuotaRow; itemIds: string; variationIds: string }[]) => rows.map(record);
 
 export async function findQuota(db: DB, eventId: number, id: number): Promise<QuotaRecord | undefined> {
   const row = await db
@@ -54,37 +55,41 @@ export async function findQuota(db: DB, eventId: number, id: number): Promise<Qu
   return row ? record(row) : undefined;
 }
 
-export function quotasLastChange(db: DB, eventId: number) {
-  return lastChangeQuery(db, eventScopeKey(eventId), "quotas");
-}
+export type CoverageRefs = { items: { id: number; hasVariations: boolean }[]; variations: { id: number; itemId: number }[]; subeventExists: boolean | undefined };
 
-/** Items of the event among `ids`, with whether they have variations. */
-export async function eventItems(db: DB, eventId: number, ids: number[]) {
-  const out: { id: number; hasVariations: boolean }[] = [];
-  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
-    out.push(...(await db.select({ id: items.id, hasVariations: items.hasVariations }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part)))));
+/**
+ * What a quota's coverage refers to, in one batch: the event's items among `itemIds` (with
+ * whether they have variations), the variations of its items among `variationIds` (with their
+ * item), and whether `subeventId` (when given) is a date of the event.
+ */
+export async function coverageRefs(db: DB, eventId: number, itemIds: number[], variationIds: number[], subeventId: number | null): Promise<CoverageRefs> {
+  const stmts: Statement[] = [];
+  const kinds: ("items" | "variations" | "subevent")[] = [];
+  for (const part of chunks([...new Set(itemIds)], MAX_PARAMS - 5)) {
+    kinds.push("items");
+    stmts.push(db.select({ id: items.id, hasVariations: items.hasVariations }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part))));
   }
-  return out;
-}
-
-/** Variations of the event's items among `ids`, with their item. */
-export async function eventVariations(db: DB, eventId: number, ids: number[]) {
-  const out: { id: number; itemId: number }[] = [];
-  for (const part of chunks([...new Set(ids)], MAX_PARAMS - 5)) {
-    out.push(
-      ...(await db
+  for (const part of chunks([...new Set(variationIds)], MAX_PARAMS - 5)) {
+    kinds.push("variations");
+    stmts.push(
+      db
         .select({ id: itemVariations.id, itemId: itemVariations.itemId })
         .from(itemVariations)
         .innerJoin(items, eq(items.id, itemVariations.itemId))
-        .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part)))),
+        .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part))),
     );
   }
-  return out;
-}
-
-export async function subeventOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
-  const row = await db.select({ id: subevents.id }).from(subevents).where(and(eq(subevents.eventId, eventId), eq(subevents.id, id))).get();
-  return row !== undefined;
+  if (subeventId !== null) {
+    kinds.push("subevent");
+    stmts.push(db.select({ id: subevents.id }).from(subevents).where(and(eq(subevents.eventId, eventId), eq(subevents.id, subeventId))));
+  }
+  const results = (await runBatch(db, stmts)) as unknown[][];
+  const rows = <T>(kind: (typeof kinds)[number]) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
+  return {
+    items: rows<{ id: number; hasVariations: boolean }>("items"),
+    variations: rows<{ id: number; itemId: number }>("variations"),
+    subeventExists: subeventId === null ? undefined : rows("subevent").length > 0,
+  };
 }
 
 function coverageRows(quotaId: number | null, itemIds: number[], variations: { id: number; itemId: number }[]) {
@@ -103,7 +108,7 @@ function touches(db: DB, eventId: number, now: number) {
   return [touchStatement(db, eventScopeKey(eventId), "quotas", now), touchInventory(db, eventId, now)] as const;
 }
 
-export async function createQuota(
+export async function insertQuota(
   db: DB,
   eventId: number,
   values: QuotaValues,
@@ -136,7 +141,7 @@ export async function updateQuota(
   await db.batch([...touches(db, eventId, now), ...stmts]);
 }
 
-export async function deleteQuota(db: DB, eventId: number, id: number, now: number) {
+export async function deleteQuotaRow(db: DB, eventId: number, id: number, now: number) {
   await db.batch([
     db.delete(quotas).where(and(eq(quotas.eventId, eventId), eq(quotas.id, id))),
     ...touches(db, eventId, now),

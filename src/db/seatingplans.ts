@@ -3,9 +3,10 @@
  * scoped by organizer. A plan used by an event or sub-event cannot be changed or deleted:
  * the condition is part of the writing statements, so a plan assigned meanwhile stays intact.
  */
-import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { lastInsertedId, runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest } from "./paging";
 import { seatingPlanSeats, seatingPlans } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
@@ -29,18 +30,11 @@ export type SeatRow = typeof seatingPlanSeats.$inferSelect;
 /** Seats per insert statement (they travel as one JSON parameter). */
 const SEATS_PER_STATEMENT = 500;
 
-export function seatingPlanCount(db: DB, organizerId: number) {
-  return db.select({ n: count() }).from(seatingPlans).where(eq(seatingPlans.organizerId, organizerId));
-}
-
-export function seatingPlanPage(db: DB, organizerId: number, limit: number, offset: number) {
-  return db
-    .select()
-    .from(seatingPlans)
-    .where(eq(seatingPlans.organizerId, organizerId))
-    .orderBy(asc(seatingPlans.name), asc(seatingPlans.id))
-    .limit(limit)
-    .offset(offset);
+/** A page of the organizer's plans, by name. */
+export function listSeatingPlans(db: DB, organizerId: number, req: ListRequest) {
+  const where = eq(seatingPlans.organizerId, organizerId);
+  const rows = db.select().from(seatingPlans).where(where).orderBy(asc(seatingPlans.name), asc(seatingPlans.id)).$dynamic();
+  return fetchPage(db, { rows, count: { from: seatingPlans, where } }, req);
 }
 
 export async function findSeatingPlan(db: DB, organizerId: number, id: number): Promise<SeatingPlanRow | undefined> {
@@ -74,7 +68,7 @@ function seatInserts(db: DB, plan: number | SQL, seats: PlanSeat[], condition?: 
 }
 
 /** Creates a plan and its seats in one transaction. */
-export async function createSeatingPlan(db: DB, organizerId: number, name: string, layout: Record<string, unknown>, seats: PlanSeat[]): Promise<SeatingPlanRow> {
+export async function insertSeatingPlan(db: DB, organizerId: number, name: string, layout: Record<string, unknown>, seats: PlanSeat[]): Promise<SeatingPlanRow> {
   const [rows] = (await runBatch(db, [
     db.insert(seatingPlans).values({ organizerId, name, layout }).returning(),
     ...seatInserts(db, lastInsertedId("seating_plans"), seats),

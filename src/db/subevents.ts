@@ -10,7 +10,8 @@ import type { DB } from "./client";
 import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import { touchInventory } from "./inventory";
 import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, i18nContains, jsonListContains, pastCondition, type AttrFilter, type EventAccess } from "./events";
-import { eventScopeKey, touchStatement } from "./changes";
+import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { changeStamps, eventMetaProperties, events, orderPositions, subeventItems, subeventItemVariations, subeventMetaValues, subevents } from "./schema";
 import { chunks, rowsPerInsert } from "./util";
 
@@ -89,25 +90,31 @@ function filterConditions(f: SubeventFilter): (SQL | undefined)[] {
   return conds;
 }
 
+/** The orderings of the date lists (`date_from`, `id`, `last_modified`; default `date_from`). */
+export const SUBEVENT_ORDERING: OrderingTable = {
+  fields: { date_from: subevents.dateFrom, id: subevents.id, last_modified: subevents.lastModified },
+  default: "date_from",
+  tiebreaker: subevents.id,
+};
+
+function listing(db: DB, where: SQL | undefined) {
+  return {
+    rows: db.select(subeventWithDetails).from(subevents).innerJoin(events, eq(events.id, subevents.eventId)).where(where).$dynamic(),
+    count: db.select({ n: count() }).from(subevents).innerJoin(events, eq(events.id, subevents.eventId)).where(where),
+    ordering: SUBEVENT_ORDERING,
+  };
+}
+
 // ---- dates of one series ----
 
-function eventConditions(eventId: number, f: SubeventFilter) {
-  return and(eq(subevents.eventId, eventId), ...filterConditions(f));
-}
-
-export function subeventCount(db: DB, eventId: number, f: SubeventFilter) {
-  return db.select({ n: count() }).from(subevents).innerJoin(events, eq(events.id, subevents.eventId)).where(eventConditions(eventId, f));
-}
-
-export function subeventPage(db: DB, eventId: number, f: SubeventFilter, order: SQL[], limit: number, offset: number) {
-  return db
-    .select(subeventWithDetails)
-    .from(subevents)
-    .innerJoin(events, eq(events.id, subevents.eventId))
-    .where(eventConditions(eventId, f))
-    .orderBy(...order)
-    .limit(limit)
-    .offset(offset);
+/**
+ * A page of the series' dates matching the filter, with the list's last change (Last-Modified)
+ * in the same batch.
+ */
+export async function listSubevents(db: DB, eventId: number, f: SubeventFilter, req: ListRequest) {
+  const page = await fetchPage(db, listing(db, and(eq(subevents.eventId, eventId), ...filterConditions(f))), req, lastChangeQuery(db, eventScopeKey(eventId), SUBEVENTS_RESOURCE));
+  const [stamp] = page.extra;
+  return { count: page.count, rows: page.rows, lastModified: stamp[0]?.modifiedAt ?? null };
 }
 
 export async function findSubevent(db: DB, eventId: number, id: number): Promise<SubeventWithDetails | undefined> {
@@ -121,27 +128,10 @@ export async function findSubevent(db: DB, eventId: number, id: number): Promise
 
 // ---- dates of all series of the organizer ----
 
-function organizerConditions(organizerId: number, principal: EventAccess, f: SubeventFilter) {
-  return and(eq(events.organizerId, organizerId), eq(events.hasSubevents, true), eventAccessCondition(principal, events.id), ...filterConditions(f));
-}
-
-export function organizerSubeventCount(db: DB, organizerId: number, principal: EventAccess, f: SubeventFilter) {
-  return db
-    .select({ n: count() })
-    .from(subevents)
-    .innerJoin(events, eq(events.id, subevents.eventId))
-    .where(organizerConditions(organizerId, principal, f));
-}
-
-export function organizerSubeventPage(db: DB, organizerId: number, principal: EventAccess, f: SubeventFilter, order: SQL[], limit: number, offset: number) {
-  return db
-    .select(subeventWithDetails)
-    .from(subevents)
-    .innerJoin(events, eq(events.id, subevents.eventId))
-    .where(organizerConditions(organizerId, principal, f))
-    .orderBy(...order)
-    .limit(limit)
-    .offset(offset);
+/** A page of the dates of all series of the organizer that the principal may access, matching the filter. */
+export function listOrganizerSubevents(db: DB, organizerId: number, principal: EventAccess, f: SubeventFilter, req: ListRequest) {
+  const where = and(eq(events.organizerId, organizerId), eq(events.hasSubevents, true), eventAccessCondition(principal, events.id), ...filterConditions(f));
+  return fetchPage(db, listing(db, where), req);
 }
 
 // ---- writes ----
@@ -151,7 +141,7 @@ export const SUBEVENTS_RESOURCE = "subevents";
 /** Records a change of the event's sub-event list (list-level conditional fetching). */
 const touch = (db: DB, eventId: number, now: number) => touchStatement(db, eventScopeKey(eventId), SUBEVENTS_RESOURCE, now);
 
-type Children = {
+export type SubeventChildren = {
   items?: ItemOverride[];
   variations?: VariationOverride[];
   meta?: { propertyId: number; value: string }[];
@@ -162,7 +152,7 @@ type Children = {
  * `replace`); `id` may be a subquery. Query builders only: drizzle's D1 batch cannot run raw
  * SQL with parameters.
  */
-function childStatements(db: DB, id: number | SQL, c: Children, replace: boolean) {
+function childStatements(db: DB, id: number | SQL, c: SubeventChildren, replace: boolean) {
   const out: BatchItem<"sqlite">[] = [];
   if (c.items) {
     if (replace) out.push(db.delete(subeventItems).where(eq(subeventItems.subeventId, id as number)));
@@ -190,7 +180,7 @@ function overrideColumns(o: Override) {
 }
 
 /** Creates a date with its overrides and meta values in one transaction; returns its id. */
-export async function createSubevent(db: DB, eventId: number, values: SubeventValues, children: Children): Promise<number> {
+export async function insertSubevent(db: DB, eventId: number, values: SubeventValues, children: SubeventChildren): Promise<number> {
   const insert = db.insert(subevents).values({ ...values, eventId }).returning({ id: subevents.id });
   // In the batch's transaction the date just inserted has the highest id of the series.
   const newId = sql`(SELECT max(id) FROM subevents WHERE event_id = ${eventId})`;
@@ -199,7 +189,7 @@ export async function createSubevent(db: DB, eventId: number, values: SubeventVa
 }
 
 /** Updates a date; overrides and meta values given replace the stored ones. */
-export async function updateSubevent(db: DB, eventId: number, id: number, values: Partial<SubeventValues> & { lastModified: number }, children: Children) {
+export async function updateSubevent(db: DB, eventId: number, id: number, values: Partial<SubeventValues> & { lastModified: number }, children: SubeventChildren) {
   const update = db.update(subevents).set(values).where(and(eq(subevents.eventId, eventId), eq(subevents.id, id)));
   await db.batch([update, ...childStatements(db, id, children, true), touch(db, eventId, values.lastModified)]);
 }
@@ -208,8 +198,7 @@ export async function updateSubevent(db: DB, eventId: number, id: number, values
  * Deletes a date unless order positions refer to it (checked in the same statement); the list
  * is marked changed only when the date is gone. Returns false when the date is in use.
  */
-export async function deleteSubevent(db: DB, eventId: number, id: number): Promise<boolean> {
-  const now = Date.now();
+export async function deleteSubeventUnlessUsed(db: DB, eventId: number, id: number, now: number): Promise<boolean> {
   const [rows] = await db.batch([
     db
       .delete(subevents)

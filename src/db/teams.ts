@@ -1,8 +1,9 @@
 /** Teams, their members, invites and API tokens; every query is scoped by organizer. */
-import { and, asc, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { AnySQLiteColumn, SQLiteSelect } from "drizzle-orm/sqlite-core";
 import type { DB } from "./client";
+import { fetchPage, type ListRequest, type Listing } from "./paging";
 import { events, teamApiTokens, teamEvents, teamInvites, teamMembers, teams, users } from "./schema";
 import { organizerSettingsQuery, settingsOf } from "./settings";
 import { chunks, MAX_PARAMS } from "./util";
@@ -41,12 +42,10 @@ const teamWithEvents = {
 
 export type TeamRecord = { team: typeof teams.$inferSelect; limitEvents: string };
 
-export function teamCount(db: DB, organizerId: number) {
-  return db.select({ n: count() }).from(teams).where(eq(teams.organizerId, organizerId));
-}
-
-export function teamPage(db: DB, organizerId: number, limit: number, offset: number) {
-  return db.select(teamWithEvents).from(teams).where(eq(teams.organizerId, organizerId)).orderBy(asc(teams.id)).limit(limit).offset(offset);
+/** A page of the organizer's teams (by id), with their event lists. */
+export function listTeams(db: DB, organizerId: number, req: ListRequest) {
+  const where = eq(teams.organizerId, organizerId);
+  return fetchPage(db, { rows: db.select(teamWithEvents).from(teams).where(where).orderBy(asc(teams.id)).$dynamic(), count: { from: teams, where } }, req);
 }
 
 function teamQuery(db: DB, organizerId: number, teamId: number | SQL) {
@@ -62,9 +61,23 @@ function ofOrganizer(column: AnySQLiteColumn, organizerId: number): SQL {
   return sql`${column} IN (SELECT "id" FROM "teams" WHERE "organizer_id" = ${organizerId})`;
 }
 
+/** The organizer's team `teamId` (at most one row): batched with a list of the team's members, invites or tokens. */
+function teamOfOrganizer(db: DB, organizerId: number, teamId: number) {
+  return db.select({ id: teams.id }).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)));
+}
+
 export async function teamExists(db: DB, organizerId: number, teamId: number): Promise<boolean> {
-  const row = await db.select({ id: teams.id }).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))).get();
-  return row !== undefined;
+  return (await teamOfOrganizer(db, organizerId, teamId).get()) !== undefined;
+}
+
+/**
+ * A page of a list of the team's (its members, invites or tokens) and whether the organizer
+ * has that team, in one batch: the page is empty for a team that is not the organizer's, and
+ * the caller answers 404 for it.
+ */
+async function listOfTeam<Q extends SQLiteSelect>(db: DB, organizerId: number, teamId: number, listing: Listing<Q>, req: ListRequest) {
+  const page = await fetchPage(db, listing, req, teamOfOrganizer(db, organizerId, teamId));
+  return { count: page.count, rows: page.rows, teamExists: page.extra[0].length > 0 };
 }
 
 /** Event ids for slugs of the organizer; slugs that do not exist are missing from the map. */
@@ -91,7 +104,7 @@ function teamEventInserts(db: DB, teamId: number | null, eventIds: number[]) {
 }
 
 /** Creates a team and its event list atomically; returns the new team (same round trip). */
-export async function createTeam(db: DB, organizerId: number, values: TeamValues, eventIds: number[]): Promise<TeamRecord> {
+export async function insertTeam(db: DB, organizerId: number, values: TeamValues, eventIds: number[]): Promise<TeamRecord> {
   const insert = db.insert(teams).values({ ...values, organizerId });
   const results = await db.batch([insert, ...teamEventInserts(db, null, eventIds), teamQuery(db, organizerId, NEW_TEAM)]);
   return (results[results.length - 1] as TeamRecord[])[0]!;
@@ -113,7 +126,7 @@ export async function updateTeam(db: DB, organizerId: number, teamId: number, va
 }
 
 /** Deletes the organizer's team; false when there is none of that id. */
-export async function deleteTeam(db: DB, organizerId: number, teamId: number): Promise<boolean> {
+export async function deleteTeamRow(db: DB, organizerId: number, teamId: number): Promise<boolean> {
   const rows = await db
     .delete(teams)
     .where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)))
@@ -125,20 +138,14 @@ export async function deleteTeam(db: DB, organizerId: number, teamId: number): P
 
 const memberFields = { id: users.id, email: users.email, fullname: users.fullname, require2fa: users.require2fa };
 
-export function memberCount(db: DB, teamId: number) {
-  return db.select({ n: count() }).from(teamMembers).where(eq(teamMembers.teamId, teamId));
+/** A page of the team's members (by user id), with whether the organizer has the team. */
+export function listMembers(db: DB, organizerId: number, teamId: number, req: ListRequest) {
+  const where = and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId));
+  const rows = db.select(memberFields).from(teamMembers).innerJoin(users, eq(users.id, teamMembers.userId)).where(where).orderBy(asc(users.id)).$dynamic();
+  return listOfTeam(db, organizerId, teamId, { rows, count: { from: teamMembers, where } }, req);
 }
 
-export function memberPage(db: DB, teamId: number, limit: number, offset: number) {
-  return db
-    .select(memberFields)
-    .from(teamMembers)
-    .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(eq(teamMembers.teamId, teamId))
-    .orderBy(asc(users.id))
-    .limit(limit)
-    .offset(offset);
-}
+export type MemberRecord = { id: number; email: string; fullname: string | null; require2fa: boolean };
 
 /** A member of a team of the organizer (one query: the team's own 404 and the member's are one). */
 export async function findMember(db: DB, organizerId: number, teamId: number, userId: number) {
@@ -169,13 +176,14 @@ export async function addMember(db: DB, teamId: number, userId: number): Promise
 
 const inviteFields = { id: teamInvites.id, email: teamInvites.email };
 
-export function inviteCount(db: DB, teamId: number) {
-  return db.select({ n: count() }).from(teamInvites).where(eq(teamInvites.teamId, teamId));
+/** A page of the team's invites (by id), with whether the organizer has the team. */
+export function listInvites(db: DB, organizerId: number, teamId: number, req: ListRequest) {
+  const where = and(eq(teamInvites.teamId, teamId), ofOrganizer(teamInvites.teamId, organizerId));
+  const rows = db.select(inviteFields).from(teamInvites).where(where).orderBy(asc(teamInvites.id)).$dynamic();
+  return listOfTeam(db, organizerId, teamId, { rows, count: { from: teamInvites, where } }, req);
 }
 
-export function invitePage(db: DB, teamId: number, limit: number, offset: number) {
-  return db.select(inviteFields).from(teamInvites).where(eq(teamInvites.teamId, teamId)).orderBy(asc(teamInvites.id)).limit(limit).offset(offset);
-}
+export type InviteRecord = { id: number; email: string };
 
 function ofTeamInvite(organizerId: number, teamId: number, inviteId: number) {
   return and(eq(teamInvites.teamId, teamId), ofOrganizer(teamInvites.teamId, organizerId), eq(teamInvites.id, inviteId));
@@ -241,13 +249,14 @@ export async function acceptInvite(db: DB, inviteId: number, teamId: number, ema
 
 const tokenFields = { id: teamApiTokens.id, name: teamApiTokens.name, active: teamApiTokens.active };
 
-export function tokenCount(db: DB, teamId: number) {
-  return db.select({ n: count() }).from(teamApiTokens).where(eq(teamApiTokens.teamId, teamId));
+/** A page of the team's API tokens (by id), with whether the organizer has the team. */
+export function listTokens(db: DB, organizerId: number, teamId: number, req: ListRequest) {
+  const where = and(eq(teamApiTokens.teamId, teamId), ofOrganizer(teamApiTokens.teamId, organizerId));
+  const rows = db.select(tokenFields).from(teamApiTokens).where(where).orderBy(asc(teamApiTokens.id)).$dynamic();
+  return listOfTeam(db, organizerId, teamId, { rows, count: { from: teamApiTokens, where } }, req);
 }
 
-export function tokenPage(db: DB, teamId: number, limit: number, offset: number) {
-  return db.select(tokenFields).from(teamApiTokens).where(eq(teamApiTokens.teamId, teamId)).orderBy(asc(teamApiTokens.id)).limit(limit).offset(offset);
-}
+export type TokenRecord = { id: number; name: string; active: boolean };
 
 function ofTeamToken(organizerId: number, teamId: number, tokenId: number) {
   return and(eq(teamApiTokens.teamId, teamId), ofOrganizer(teamApiTokens.teamId, organizerId), eq(teamApiTokens.id, tokenId));
@@ -258,7 +267,7 @@ export async function findToken(db: DB, organizerId: number, teamId: number, tok
   return db.select(tokenFields).from(teamApiTokens).where(ofTeamToken(organizerId, teamId, tokenId)).get();
 }
 
-export async function createToken(db: DB, teamId: number, name: string, tokenHash: string, now: number) {
+export async function insertToken(db: DB, teamId: number, name: string, tokenHash: string, now: number) {
   const [row] = await db.insert(teamApiTokens).values({ teamId, name, tokenHash, active: true, createdAt: now }).returning(tokenFields);
   return row!;
 }

@@ -1,7 +1,9 @@
 /** Vouchers; every query is scoped by event. Writes go through the event object. */
-import { and, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
+import { inventoryStampQuery } from "./inventory";
+import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { itemVariations, items, quotas, subevents, vouchers, type PriceMode } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
@@ -39,12 +41,27 @@ export function voucherWhere(eventId: number, f: VoucherFilter): SQL {
   return and(...c)!;
 }
 
-export const voucherCount = (db: DB, where: SQL) => db.select({ n: count() }).from(vouchers).where(where);
-export const voucherPage = (db: DB, where: SQL, order: SQL[], limit: number, offset: number) =>
-  db.select().from(vouchers).where(where).orderBy(...order).limit(limit).offset(offset);
+/** The orderings of the vouchers list (spec: `id`, `code`, `max_usages`, `valid_until`, `value`; default `id`). */
+export const VOUCHER_ORDERING: OrderingTable = {
+  fields: { id: vouchers.id, code: vouchers.code, max_usages: vouchers.maxUsages, valid_until: vouchers.validUntil, value: vouchers.value },
+  default: "id",
+  tiebreaker: vouchers.id,
+};
+
+/** A page of the event's vouchers matching the filter. */
+export function listVouchers(db: DB, eventId: number, filter: VoucherFilter, req: ListRequest) {
+  const where = voucherWhere(eventId, filter);
+  return fetchPage(db, { rows: db.select().from(vouchers).where(where).$dynamic(), count: { from: vouchers, where }, ordering: VOUCHER_ORDERING }, req);
+}
 
 export async function findVoucher(db: DB, eventId: number, id: number) {
   return db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), eq(vouchers.id, id))).get();
+}
+
+/** The voucher `id` and the event's inventory stamp (for the event object), in one batch. */
+export async function findVoucherWithStamp(db: DB, eventId: number, id: number): Promise<{ voucher: VoucherRow | undefined; stamp: number }> {
+  const [found, stamp] = await db.batch([db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), eq(vouchers.id, id))), inventoryStampQuery(db, eventId)]);
+  return { voucher: found[0], stamp: stamp[0]?.modifiedAt ?? 0 };
 }
 
 /** The event's vouchers among `ids`, in the order of `ids` (missing ones left out). */
@@ -54,17 +71,22 @@ export async function findVouchersById(db: DB, eventId: number, ids: number[]) {
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Codes (compared case-insensitively) that exist in the event already. */
-export async function existingCodes(db: DB, eventId: number, codes: string[], exceptId?: number): Promise<Set<string>> {
-  const out = new Set<string>();
-  for (const part of chunks([...new Set(codes.map((c) => c.toLowerCase()))], MAX_PARAMS - 5)) {
-    const rows = await db
+function codeQueries(db: DB, eventId: number, codes: string[]): Statement[] {
+  return chunks([...new Set(codes.map((c) => c.toLowerCase()))], MAX_PARAMS - 5).map((part) =>
+    db
       .select({ id: vouchers.id, code: vouchers.code })
       .from(vouchers)
-      .where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, part)));
-    for (const r of rows) if (r.id !== exceptId) out.add(r.code.toLowerCase());
-  }
-  return out;
+      .where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, part))),
+  );
+}
+
+function takenCodes(rows: { id: number; code: string }[], exceptId: number | undefined): Set<string> {
+  return new Set(rows.filter((r) => r.id !== exceptId).map((r) => r.code.toLowerCase()));
+}
+
+/** Codes (compared case-insensitively) that exist in the event already. */
+export async function existingCodes(db: DB, eventId: number, codes: string[], exceptId?: number): Promise<Set<string>> {
+  return takenCodes(((await runBatch(db, codeQueries(db, eventId, codes))) as { id: number; code: string }[][]).flat(), exceptId);
 }
 
 export type VoucherRefs = {
@@ -74,35 +96,52 @@ export type VoucherRefs = {
   subevents: Set<number>;
 };
 
+export type VoucherRefIds = { itemIds: number[]; variationIds: number[]; quotaIds: number[]; subeventIds: number[] };
+
 /**
- * What vouchers refer to, for their validation: the event's items, variations, quotas and
- * dates among the given ids, in one batch (however many vouchers are validated).
+ * What validating and writing vouchers needs, in one batch (however many vouchers): the codes
+ * among `codes` taken in the event (but by `exceptId`), the event's items, variations, quotas
+ * and dates among the given ids, and the event's inventory stamp (for the event object).
  */
-export async function voucherRefs(db: DB, eventId: number, ids: { itemIds: number[]; variationIds: number[]; quotaIds: number[]; subeventIds: number[] }): Promise<VoucherRefs> {
-  const stmts: Statement[] = [];
-  const kinds: (keyof VoucherRefs)[] = [];
-  const add = (kind: keyof VoucherRefs, list: number[], query: (part: number[]) => Statement) => {
-    for (const part of chunks([...new Set(list)], MAX_PARAMS - 5)) {
+export async function voucherChecks(
+  db: DB,
+  eventId: number,
+  input: { codes: string[]; exceptId?: number; ids: VoucherRefIds },
+): Promise<{ taken: Set<string>; refs: VoucherRefs; stamp: number }> {
+  const stmts: Statement[] = [inventoryStampQuery(db, eventId)];
+  const kinds: (keyof VoucherRefs | "codes" | "stamp")[] = ["stamp"];
+  const add = (kind: keyof VoucherRefs | "codes", queries: Statement[]) => {
+    for (const q of queries) {
       kinds.push(kind);
-      stmts.push(query(part));
+      stmts.push(q);
     }
   };
-  add("items", ids.itemIds, (part) => db.select({ id: items.id, hasVariations: items.hasVariations }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part))));
-  add("variations", ids.variationIds, (part) =>
-    db
-      .select({ id: itemVariations.id, itemId: itemVariations.itemId })
-      .from(itemVariations)
-      .innerJoin(items, eq(items.id, itemVariations.itemId))
-      .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part))),
+  const per = (list: number[], query: (part: number[]) => Statement) => chunks([...new Set(list)], MAX_PARAMS - 5).map(query);
+  const { ids } = input;
+  add("codes", codeQueries(db, eventId, input.codes));
+  add("items", per(ids.itemIds, (part) => db.select({ id: items.id, hasVariations: items.hasVariations }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part)))));
+  add(
+    "variations",
+    per(ids.variationIds, (part) =>
+      db
+        .select({ id: itemVariations.id, itemId: itemVariations.itemId })
+        .from(itemVariations)
+        .innerJoin(items, eq(items.id, itemVariations.itemId))
+        .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part))),
+    ),
   );
-  add("quotas", ids.quotaIds, (part) => db.select({ id: quotas.id, subeventId: quotas.subeventId }).from(quotas).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part))));
-  add("subevents", ids.subeventIds, (part) => db.select({ id: subevents.id }).from(subevents).where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part))));
-  const results = (await runBatch(db, stmts)) as { id: number }[][];
-  const rows = <T>(kind: keyof VoucherRefs) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
+  add("quotas", per(ids.quotaIds, (part) => db.select({ id: quotas.id, subeventId: quotas.subeventId }).from(quotas).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part)))));
+  add("subevents", per(ids.subeventIds, (part) => db.select({ id: subevents.id }).from(subevents).where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part)))));
+  const results = (await runBatch(db, stmts)) as unknown[][];
+  const rows = <T>(kind: (typeof kinds)[number]) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
   return {
-    items: new Map(rows<{ id: number; hasVariations: boolean }>("items").map((r) => [r.id, r])),
-    variations: new Map(rows<{ id: number; itemId: number }>("variations").map((r) => [r.id, r])),
-    quotas: new Map(rows<{ id: number; subeventId: number | null }>("quotas").map((r) => [r.id, r])),
-    subevents: new Set(rows<{ id: number }>("subevents").map((r) => r.id)),
+    taken: takenCodes(rows<{ id: number; code: string }>("codes"), input.exceptId),
+    refs: {
+      items: new Map(rows<{ id: number; hasVariations: boolean }>("items").map((r) => [r.id, r])),
+      variations: new Map(rows<{ id: number; itemId: number }>("variations").map((r) => [r.id, r])),
+      quotas: new Map(rows<{ id: number; subeventId: number | null }>("quotas").map((r) => [r.id, r])),
+      subevents: new Set(rows<{ id: number }>("subevents").map((r) => r.id)),
+    },
+    stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
   };
 }

@@ -1,5 +1,21 @@
-/** Customer account rules (pretix docs customers.rst; pretix's Customer model). */
-import { randomString } from "../lib/crypto";
+/**
+ * Customer accounts (pretix docs customers.rst; pretix's Customer model): identifiers, the
+ * activation mail, the request bodies, and the services that create, change and anonymize
+ * customers.
+ */
+import { z } from "zod";
+import { isUniqueError } from "../db/constraints";
+import { type CustomerChanges, customerInsertStatement, type CustomerRow, eraseCustomerData, updateCustomer } from "../db/customers";
+import { mailInsertStatement } from "../db/mail";
+import { storedOrganizerSettings } from "../db/settings";
+import { randomString, sha256Hex } from "../lib/crypto";
+import { hashPassword } from "../lib/password";
+import type { OrganizerContext } from "./context";
+import { fieldError, notFound } from "./failure";
+import { email } from "./fields";
+import { composeMail, dispatchMail } from "./mail";
+import { buildName, isNameScheme, type NameParts, withScheme } from "./person-names";
+import { effectiveSettings } from "./settings";
 
 /** pretix's identifier alphabet and length: upper-case letters and digits without 0/O, 1/I. */
 const IDENTIFIER_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -30,4 +46,154 @@ export function activationMailText(input: { name: string | null; organizerName: 
       `The link works for three days. If you did not expect this mail, you can ignore it.\n\n` +
       `Best regards,\n${input.organizerName}\n`,
   };
+}
+
+// ---- input ----
+
+/** Name components (object of strings); `_scheme`, when given, must be a known name scheme. */
+export const namePartsField = () =>
+  z.record(z.string().max(50), z.string().max(255)).superRefine((parts, ctx) => {
+    if (parts._scheme !== undefined && !isNameScheme(parts._scheme)) {
+      ctx.addIssue({ code: "custom", message: `"${parts._scheme}" is not a valid name scheme.` });
+    }
+  });
+
+const LOCALE = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i;
+
+const customerFields = z.object({
+  external_identifier: z.string().trim().max(255).nullable(),
+  email: email().nullable(),
+  name_parts: namePartsField(),
+  is_active: z.boolean(),
+  is_verified: z.boolean(),
+  locale: z.string().trim().max(50).regex(LOCALE, { message: 'Enter a language code such as "en" or "de-formal".' }),
+  notes: z.string().nullable(),
+});
+
+// No field of the resource is required (pretix); PUT resets the omitted ones to defaults.
+/** PUT: omitted fields reset to their defaults. */
+export const customerInput = customerFields.partial();
+/** PATCH: only the sent fields change. */
+export const customerPatch = customerFields.partial();
+/** POST: the fields, a password (hashed, never returned) and `send_email` (the activation mail). */
+export const customerCreateInput = customerInput.extend({
+  password: z.string().min(1).max(4096).nullable().optional(),
+  send_email: z.boolean().nullable().optional(),
+});
+export type CustomerInput = z.output<typeof customerInput>;
+export type CustomerCreateInput = z.output<typeof customerCreateInput>;
+
+// ---- services ----
+
+function customerValues(input: CustomerInput, full: boolean, defaultLocale: string): CustomerChanges {
+  const values: CustomerChanges = {};
+  if (input.external_identifier !== undefined || full) values.externalIdentifier = input.external_identifier || null;
+  if (input.email !== undefined || full) values.email = input.email ? input.email.toLowerCase() : null;
+  if (input.name_parts !== undefined || full) {
+    const parts: NameParts = withScheme(input.name_parts ?? {});
+    values.nameParts = parts;
+    values.nameCached = buildName(parts);
+  }
+  if (input.is_active !== undefined || full) values.isActive = input.is_active ?? true;
+  if (input.is_verified !== undefined || full) values.isVerified = input.is_verified ?? true;
+  if (input.locale !== undefined || full) values.locale = input.locale ?? defaultLocale;
+  if (input.notes !== undefined || full) values.notes = input.notes ?? null;
+  return values;
+}
+
+async function organizerSettings(ctx: OrganizerContext) {
+  return effectiveSettings(await storedOrganizerSettings(ctx.db, ctx.organizer.id));
+}
+
+const defaultLocaleOf = (settings: Record<string, unknown>) => (settings.locales as string[] | undefined)?.[0] ?? "en";
+
+/**
+ * The one place a customer write refused by a unique index is translated: a taken address
+ * (the (organizer, email) index, also when taken at the same time) is a 400 on `email`; an
+ * identifier collision is for the caller to retry with a new identifier.
+ */
+function uniqueRefusal(e: unknown): "identifier" {
+  if (isUniqueError(e, "customers.identifier")) return "identifier";
+  if (isUniqueError(e, "customers.email")) throw fieldError("email", EMAIL_TAKEN);
+  throw e;
+}
+
+/**
+ * Creates a customer with a new identifier; with `send_email`, an activation link (valid three
+ * days) is mailed in the same batch as the customer is written.
+ */
+export async function createCustomer(ctx: OrganizerContext, input: CustomerCreateInput): Promise<CustomerRow> {
+  const { db, organizer: org, now } = ctx;
+  const settings = await organizerSettings(ctx);
+  const values = customerValues(input, true, defaultLocaleOf(settings));
+  if (input.send_email && !values.email) throw fieldError("email", "An email address is required to send the activation mail.");
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+
+  let activation: { tokenHash: string; link: string } | null = null;
+  if (input.send_email) {
+    const token = randomString(48);
+    activation = { tokenHash: await sha256Hex(token), link: `${ctx.baseUrl}/customer/activate/${token}` };
+  }
+  const mail = activation
+    ? composeMail({
+        kind: "customer_activation",
+        organizerId: org.id,
+        to: values.email!,
+        ...activationMailText({ name: values.nameCached ?? null, organizerName: org.name, link: activation.link }),
+        fromName: (settings.mail_from_name as string | null) ?? org.name,
+        replyTo: settings.contact_mail as string | null,
+        now,
+      })
+    : null;
+
+  for (let attempt = 0; ; attempt++) {
+    const row = {
+      ...values,
+      organizerId: org.id,
+      identifier: generateCustomerIdentifier(attempt),
+      passwordHash,
+      dateJoined: now,
+      lastModified: now,
+      activationTokenHash: activation?.tokenHash ?? null,
+      activationExpires: activation ? now + ACTIVATION_LINK_VALIDITY_MS : null,
+    };
+    try {
+      if (mail) {
+        const [created, mailed] = await db.batch([customerInsertStatement(db, row), mailInsertStatement(db, mail)]);
+        await dispatchMail(ctx.env, mailed.map((m) => m.id));
+        return created[0]!;
+      }
+      const [created] = await customerInsertStatement(db, row);
+      return created!;
+    } catch (e) {
+      if (uniqueRefusal(e) === "identifier" && attempt < 10) continue;
+      throw e;
+    }
+  }
+}
+
+/** PUT (`full`: omitted fields reset; the default locale is the organizer's first language) or PATCH of a customer. */
+export async function changeCustomer(ctx: OrganizerContext, identifier: string, input: CustomerInput, opts: { full: boolean }): Promise<CustomerRow> {
+  // the default locale is used only when PUT resets an omitted locale
+  const values = customerValues(input, opts.full, opts.full ? defaultLocaleOf(await organizerSettings(ctx)) : "");
+  values.lastModified = ctx.now;
+  let row: CustomerRow | undefined;
+  try {
+    row = await updateCustomer(ctx.db, ctx.organizer.id, identifier, values);
+  } catch (e) {
+    uniqueRefusal(e);
+    throw e;
+  }
+  if (!row) throw notFound();
+  return row;
+}
+
+/**
+ * Removes a customer's personal data (as pretix's Customer.anonymize) and disconnects the
+ * customer from its orders; the identifier stays.
+ */
+export async function anonymizeCustomer(ctx: OrganizerContext, identifier: string): Promise<CustomerRow> {
+  const row = await eraseCustomerData(ctx.db, ctx.organizer.id, identifier, ctx.now);
+  if (!row) throw notFound();
+  return row;
 }

@@ -2,10 +2,11 @@
  * Rules of events and sub-events that span fields or resources: the plugins and sales
  * channels the service knows, date order, organizer-defined meta data (pretix docs
  * event_meta_properties.rst), the conditions for going live, and the return-URL rule of the
- * redirection plugin.
+ * redirection plugin. The services that use them: event-changes.ts (create, clone, change,
+ * delete), subevents.ts, event-meta.ts; their shared checks are in event-common.ts.
  */
-import type { I18n } from "../lib/i18n";
 import type { MetaProperty } from "../db/event-meta";
+import type { Problems } from "./failure";
 
 /**
  * Plugins an event can enable (`plugins`), by pretix package name. The service stores the
@@ -64,14 +65,12 @@ export type DateFields = {
   presale_end: number | null;
 };
 
-/** pretix's clean_dates and clean_presale. */
-export function dateOrderErrors(d: DateFields): Record<string, string> {
-  const errors: Record<string, string> = {};
-  if (d.date_to !== null && d.date_to < d.date_from) errors.date_to = "The end of the event has to be later than its start.";
+/** Dates in order (pretix's clean_dates and clean_presale): an event's or date's end after its start, and the presale's. */
+export function checkDateOrder(d: DateFields, problems: Problems): void {
+  if (d.date_to !== null && d.date_to < d.date_from) problems.add("date_to", "The end of the event has to be later than its start.");
   if (d.presale_start !== null && d.presale_end !== null && d.presale_end < d.presale_start) {
-    errors.presale_end = "The end of the presale period has to be later than its start.";
+    problems.add("presale_end", "The end of the presale period has to be later than its start.");
   }
-  return errors;
 }
 
 // ---- meta data ----
@@ -81,37 +80,37 @@ export type { MetaProperty };
 /**
  * Checks `meta_data` input against the organizer's properties: known keys, values among the
  * choices, protected values changed only by callers with organizer settings permission.
- * Returns the messages (empty when valid).
+ * Problems go to the field `meta_data`.
  */
-export function metaDataErrors(
+export function checkMetaDataValues(
   input: Record<string, string>,
   properties: MetaProperty[],
   current: Record<string, string>,
   mayChangeProtected: boolean,
-): string[] {
+  problems: Problems,
+): void {
   const byName = new Map(properties.map((p) => [p.name, p]));
-  const messages: string[] = [];
+  const add = (message: string) => problems.add("meta_data", message);
   for (const [key, value] of Object.entries(input)) {
     const prop = byName.get(key);
     if (!prop) {
-      messages.push(`Meta data property '${key}' does not exist.`);
+      add(`Meta data property '${key}' does not exist.`);
       continue;
     }
     if (prop.choices && !prop.choices.some((ch) => ch.key === value)) {
-      messages.push(`Meta data property '${key}' does not allow value '${value}'.`);
+      add(`Meta data property '${key}' does not allow value '${value}'.`);
     }
     if (prop.protected && !mayChangeProtected && current[key] !== value) {
-      messages.push(`Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`);
+      add(`Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`);
     }
   }
   if (!mayChangeProtected) {
     for (const key of Object.keys(current)) {
       if (!(key in input) && byName.get(key)?.protected) {
-        messages.push(`Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`);
+        add(`Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`);
       }
     }
   }
-  return messages;
 }
 
 /**

@@ -29,6 +29,8 @@ export type QuotaDef = {
   closeWhenSoldOut: boolean;
   /** Not considered for the availability of the event as a whole (best_availability_state). */
   ignoreForEventAvailability?: boolean;
+  /** Tickets of paid orders whose last scan was an exit free their unit again (pretix `release_after_exit`). */
+  releaseAfterExit?: boolean;
   /** keyOf(item, variation, quota.subevent) for everything the quota covers. */
   keys: Key[];
 };
@@ -66,6 +68,7 @@ export function catalogFromRows(rows: InventoryCatalogRows): Catalog {
       closed: q.closed,
       closeWhenSoldOut: q.closeWhenSoldOut,
       ignoreForEventAvailability: q.ignoreForEventAvailability,
+      releaseAfterExit: q.releaseAfterExit,
       keys: keys.get(q.id) ?? [],
     })),
     vouchers: rows.vouchers,
@@ -124,6 +127,8 @@ export class Ledger {
   private voucherRedeemed = new Map<number, number>();
   private voucherCarts = new Map<number, Set<string>>();
   private seats = new Map<string, SeatHolder>();
+  /** Tickets whose last scan (on any list) was an exit, per capacity key: ticket id → order code. */
+  private exited = new Map<Key, Map<number, string>>();
 
   get stamp(): number {
     return this.catalog.stamp;
@@ -202,18 +207,38 @@ export class Ledger {
     }
     let blocking = 0;
     for (const v of this.catalog.vouchers) if (this.voucherAppliesToQuota(v, q)) blocking += this.blockedBy(v, now, credit);
-    const left = q.size === null ? null : Math.max(0, q.size - pending - paid - carts - blocking);
+    const exited = q.releaseAfterExit ? this.exitedOf(q) : 0;
+    const left = q.size === null ? null : Math.max(0, q.size - pending - paid - carts - blocking + exited);
     return {
       available: !q.closed && (left === null || left > 0),
       available_number: left,
       total_size: q.size,
       pending_orders: pending,
       paid_orders: paid,
-      exited_orders: 0,
+      exited_orders: exited,
       cart_positions: carts,
       blocking_vouchers: blocking,
       waiting_list: 0,
     };
+  }
+
+  /** Tickets of paid orders in the quota whose last scan was an exit. */
+  private exitedOf(q: QuotaDef): number {
+    let n = 0;
+    for (const k of new Set(q.keys)) for (const code of this.exited.get(k)?.values() ?? []) if (this.orders.get(code)?.paid) n++;
+    return n;
+  }
+
+  /**
+   * Records whether a ticket's last scan was an exit (check-in, `release_after_exit`): a paid
+   * ticket that left frees its unit in quotas that release after exit, until it enters again.
+   */
+  setExited(ticketId: number, key: Key, orderCode: string, exited: boolean): void {
+    let m = this.exited.get(key);
+    if (exited) {
+      if (!m) this.exited.set(key, (m = new Map()));
+      m.set(ticketId, orderCode);
+    } else m?.delete(ticketId);
   }
 
   /**

@@ -10,7 +10,7 @@ import { email, money } from "./fields";
 import type { SalesCatalog } from "./sales-catalog";
 import type { Answer } from "../db/schema";
 import type { EventRow } from "../db/tenancy";
-import type { FieldErrors } from "./failure";
+import { Problems } from "./failure";
 import { parseDate, parseDateTime } from "../lib/datetime";
 import { parseDecimal, type Cents } from "../lib/money";
 import type { Demand } from "./inventory";
@@ -91,14 +91,11 @@ function seating(event: EventRow, sub: { seatingPlanId: number | null; seatCateg
   return null;
 }
 
-type Errors = Record<string, string[]>;
-const addErr = (e: Errors, field: string, msg: string) => (e[field] ??= []).push(msg);
-
 function validateAnswers(
   answers: AnswerInput[],
   itemId: number,
   catalog: SalesCatalog,
-  errors: Errors,
+  errors: Problems,
 ): Answer[] {
   const out: Answer[] = [];
   const seen = new Set<number>();
@@ -213,82 +210,90 @@ function validateAnswers(
     }
     out.push({ question: a.question, answer: text, options: [], question_identifier: q.question.identifier, option_identifiers: [] });
   }
-  if (messages.length) errors.answers = messages;
+  for (const m of messages) errors.add("answers", m);
   return out;
 }
 
 /**
  * Prepares one position. `kind` says whether the price is required (carts) or computed when
- * missing (orders). Returns the prepared position or the field errors of this position.
+ * missing (orders). Returns the prepared position, or null after adding this position's field
+ * errors to `problems` (the collector of the position's object: an order nests one per
+ * position under "positions", a cart collects its base position's at the top level).
  */
 export function preparePosition(
   input: PositionInput,
   index: number,
   ctx: { event: EventRow; catalog: SalesCatalog; kind: "cart" | "order"; isAddon: boolean; isBundled: boolean; now: number },
-): { ok: true; position: PreparedPosition } | { ok: false; errors: FieldErrors } {
+  problems: Problems,
+): PreparedPosition | null {
   const { event, catalog } = ctx;
-  const errors: Errors = {};
+  // this position's own errors, taken over by `problems` when there are any
+  const errors = new Problems();
+  const fail = () => {
+    problems.merge(errors.errors);
+    return null;
+  };
   const item = catalog.items.get(input.item);
   if (!item) {
-    addErr(errors, "item", `Invalid pk "${input.item}" - object does not exist.`);
-    return { ok: false, errors };
+    errors.add("item", `Invalid pk "${input.item}" - object does not exist.`);
+    return fail();
   }
   // variation
   let variation = null;
   if (item.hasVariations) {
-    if (input.variation === undefined || input.variation === null) addErr(errors, "variation", "You should specify a variation for this item.");
+    if (input.variation === undefined || input.variation === null) errors.add("variation", "You should specify a variation for this item.");
     else {
       variation = catalog.variations.get(input.variation) ?? null;
-      if (!variation || variation.itemId !== item.id) addErr(errors, "variation", "The specified variation does not belong to the specified item.");
+      if (!variation || variation.itemId !== item.id) errors.add("variation", "The specified variation does not belong to the specified item.");
     }
   } else if (input.variation !== undefined && input.variation !== null) {
-    addErr(errors, "variation", "You cannot specify a variation for this item.");
+    errors.add("variation", "You cannot specify a variation for this item.");
   }
   // date
   let sub = null;
   if (event.hasSubevents) {
-    if (input.subevent === undefined || input.subevent === null) addErr(errors, "subevent", "You need to set a subevent.");
+    if (input.subevent === undefined || input.subevent === null) errors.add("subevent", "You need to set a subevent.");
     else {
       sub = catalog.subevents.get(input.subevent) ?? null;
-      if (!sub) addErr(errors, "subevent", `Invalid pk "${input.subevent}" - object does not exist.`);
+      if (!sub) errors.add("subevent", `Invalid pk "${input.subevent}" - object does not exist.`);
     }
   } else if (input.subevent !== undefined && input.subevent !== null) {
-    addErr(errors, "subevent", "You cannot set a subevent for this event.");
+    errors.add("subevent", "You cannot set a subevent for this event.");
   }
   const subOverride = sub ? catalog.subeventItemPrice.get(`${sub.id}:${item.id}`) : undefined;
   const subVarOverride = sub && variation ? catalog.subeventVariationPrice.get(`${sub.id}:${variation.id}`) : undefined;
-  if (sub && (subOverride?.disabled || subVarOverride?.disabled)) addErr(errors, "item", "The product is not available on this date.");
+  if (sub && (subOverride?.disabled || subVarOverride?.disabled)) errors.add("item", "The product is not available on this date.");
   // seat
   let seat: SeatRow | null = null;
   const plan = seating(event, sub);
   const categories = plan ? Object.entries(plan.mapping).filter(([, id]) => id === item.id).map(([cat]) => cat) : [];
   const seatRequired = categories.length > 0;
   if (seatRequired) {
-    if (!input.seat) addErr(errors, "seat", "The specified product requires to choose a seat.");
+    if (!input.seat) errors.add("seat", "The specified product requires to choose a seat.");
     else {
       seat = catalog.seats.get(`${plan!.planId}:${input.seat}`) ?? null;
-      if (!seat) addErr(errors, "seat", "The specified seat does not exist.");
-      else if (!categories.includes(seat.category)) addErr(errors, "seat", "The specified seat ID is not available for the given product.");
+      if (!seat) errors.add("seat", "The specified seat does not exist.");
+      else if (!categories.includes(seat.category)) errors.add("seat", "The specified seat ID is not available for the given product.");
     }
   } else if (input.seat) {
-    addErr(errors, "seat", "The specified product does not allow to choose a seat.");
+    errors.add("seat", "The specified product does not allow to choose a seat.");
   }
   // voucher
   let voucher: VoucherRow | null = null;
   if (input.voucher) {
     voucher = catalog.vouchers.get(input.voucher.toLowerCase()) ?? null;
-    if (!voucher) addErr(errors, "voucher", "Voucher code is not valid.");
+    if (!voucher) errors.add("voucher", "Voucher code is not valid.");
     else {
-      if (voucher.validUntil !== null && voucher.validUntil < ctx.now) addErr(errors, "voucher", "The specified voucher has expired.");
-      if (voucher.itemId !== null && voucher.itemId !== item.id) addErr(errors, "voucher", "The specified voucher is not valid for this item.");
-      if (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null)) addErr(errors, "voucher", "The specified voucher is not valid for this variation.");
-      if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null)) addErr(errors, "voucher", "The specified voucher is not valid for this date.");
-      if (voucher.seat !== null && voucher.seat !== (input.seat ?? null)) addErr(errors, "voucher", "The specified voucher is not valid for this seat.");
+      if (voucher.validUntil !== null && voucher.validUntil < ctx.now) errors.add("voucher", "The specified voucher has expired.");
+      if (voucher.itemId !== null && voucher.itemId !== item.id) errors.add("voucher", "The specified voucher is not valid for this item.");
+      if (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null)) errors.add("voucher", "The specified voucher is not valid for this variation.");
+      if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null)) errors.add("voucher", "The specified voucher is not valid for this date.");
+      if (voucher.seat !== null && voucher.seat !== (input.seat ?? null)) errors.add("voucher", "The specified voucher is not valid for this seat.");
     }
   }
   // attendee
   if (input.attendee_name && input.attendee_name_parts && Object.keys(input.attendee_name_parts).length) {
-    addErr(errors, "attendee_name", "Do not specify attendee_name if you specified attendee_name_parts.");
+    errors.add("attendee_name", "Do not specify attendee_name if you specified attendee_name_parts.");
   }
   const parts: NameParts = input.attendee_name_parts && Object.keys(input.attendee_name_parts).length
     ? withScheme(input.attendee_name_parts)
@@ -298,8 +303,8 @@ export function preparePosition(
   // answers
   const answers = validateAnswers(input.answers ?? [], item.id, catalog, errors);
   // price
-  if (ctx.kind === "cart" && (input.price === undefined || input.price === null)) addErr(errors, "price", "This field is required.");
-  if (Object.keys(errors).length) return { ok: false, errors };
+  if (ctx.kind === "cart" && (input.price === undefined || input.price === null)) errors.add("price", "This field is required.");
+  if (errors.has()) return fail();
 
   const rule = item.taxRuleId !== null ? (catalog.taxRules.get(item.taxRuleId) ?? null) : null;
   let price: Taxed;
@@ -318,24 +323,21 @@ export function preparePosition(
     price = tax(base, rule, event.currency, false);
   }
   return {
-    ok: true,
-    position: {
-      index,
-      itemId: item.id,
-      variationId: variation?.id ?? null,
-      subeventId: sub?.id ?? null,
-      seat,
-      voucher,
-      attendeeNameParts: parts,
-      attendeeName: buildName(parts),
-      attendeeEmail: input.attendee_email ?? null,
-      answers,
-      price,
-      explicitPrice,
-      isAddon: ctx.isAddon,
-      isBundled: ctx.isBundled,
-      demand: { itemId: item.id, variationId: variation?.id ?? null, subeventId: sub?.id ?? null, seat: seat?.seatGuid ?? null, voucherId: voucher?.id ?? null },
-    },
+    index,
+    itemId: item.id,
+    variationId: variation?.id ?? null,
+    subeventId: sub?.id ?? null,
+    seat,
+    voucher,
+    attendeeNameParts: parts,
+    attendeeName: buildName(parts),
+    attendeeEmail: input.attendee_email ?? null,
+    answers,
+    price,
+    explicitPrice,
+    isAddon: ctx.isAddon,
+    isBundled: ctx.isBundled,
+    demand: { itemId: item.id, variationId: variation?.id ?? null, subeventId: sub?.id ?? null, seat: seat?.seatGuid ?? null, voucherId: voucher?.id ?? null },
   };
 }
 

@@ -8,11 +8,23 @@
  * (`{x, y}`, relative to the enclosing zone and row) give each seat its coordinates.
  * Everything else (size, areas, colours, uuids, ...) is left alone.
  */
-import type { PlanSeat } from "../db/seatingplans";
+import { z } from "zod";
+import {
+  deleteSeatingPlanIfUnused,
+  findSeatingPlan,
+  insertSeatingPlan,
+  type PlanSeat,
+  type SeatingPlanRow,
+  updateSeatingPlanIfUnused,
+} from "../db/seatingplans";
+import { name } from "./catalog-fields";
+import type { OrganizerContext } from "./context";
+import { inUse, notFound, Problems } from "./failure";
 
 export type { PlanSeat };
 
-export type SeatingLayoutResult = { ok: true; seats: PlanSeat[]; categories: string[] } | { ok: false; errors: string[] };
+/** What selling needs of a layout: its seats and the names of its categories. */
+export type SeatingLayout = { seats: PlanSeat[]; categories: string[] };
 
 const MAX_ERRORS = 20;
 
@@ -30,12 +42,19 @@ function rankPart(value: string, index: number): number {
   return Math.min(index, 9_999);
 }
 
-export function readSeatingLayout(layout: unknown): SeatingLayoutResult {
-  const errors: string[] = [];
+/**
+ * Reads the seats of a layout; what cannot be read is added to `problems` under `field` (at
+ * most MAX_ERRORS messages, each naming its place in the layout).
+ */
+export function readSeatingLayout(layout: unknown, problems: Problems, field = "layout"): SeatingLayout {
+  let count = 0;
   const fail = (path: string, message: string) => {
-    if (errors.length < MAX_ERRORS) errors.push(path ? `${path}: ${message}` : message);
+    if (count++ < MAX_ERRORS) problems.add(field, path ? `${path}: ${message}` : message);
   };
-  if (!isObject(layout)) return { ok: false, errors: ["The layout must be a JSON object."] };
+  if (!isObject(layout)) {
+    fail("", "The layout must be a JSON object.");
+    return { seats: [], categories: [] };
+  }
 
   const categories: string[] = [];
   if (!Array.isArray(layout.categories)) {
@@ -114,5 +133,64 @@ export function readSeatingLayout(layout: unknown): SeatingLayoutResult {
     });
   }
 
-  return errors.length ? { ok: false, errors } : { ok: true, seats, categories };
+  return { seats, categories };
+}
+
+// ---- seating plans of an organizer (spec "Seating plan"; pretix docs seatingplans.rst) ----
+
+const planFields = z.object({
+  name: name(190),
+  layout: z.record(z.string(), z.unknown()),
+});
+
+/** POST and PUT: name and layout. */
+export const seatingPlanFullInput = planFields;
+export type SeatingPlanFullInput = z.output<typeof seatingPlanFullInput>;
+
+/** PATCH: the fields sent change. */
+export const seatingPlanPatchInput = planFields.partial();
+export type SeatingPlanPatchInput = z.output<typeof seatingPlanPatchInput>;
+
+/** The seats of a layout from input; a layout whose seats cannot be read is invalid input. */
+function seatsOf(layout: Record<string, unknown>): PlanSeat[] {
+  const problems = new Problems();
+  const { seats } = readSeatingLayout(layout, problems);
+  problems.throwIfAny();
+  return seats;
+}
+
+/** A plan of the organizer (404 when there is none with this id). */
+export async function loadSeatingPlan(ctx: OrganizerContext, id: number): Promise<SeatingPlanRow> {
+  const plan = await findSeatingPlan(ctx.db, ctx.organizer.id, id);
+  if (!plan) throw notFound();
+  return plan;
+}
+
+/** Creates a plan with the seats of its layout. */
+export async function createSeatingPlan(ctx: OrganizerContext, input: SeatingPlanFullInput): Promise<SeatingPlanRow> {
+  return insertSeatingPlan(ctx.db, ctx.organizer.id, input.name, input.layout, seatsOf(input.layout));
+}
+
+/**
+ * Changes a plan (PUT and PATCH; a new layout replaces its seats) unless an event or date uses
+ * it: the condition is part of the writing statements, so a plan assigned meanwhile stays
+ * intact.
+ */
+export async function changeSeatingPlan(ctx: OrganizerContext, id: number, input: SeatingPlanPatchInput): Promise<SeatingPlanRow> {
+  const current = await loadSeatingPlan(ctx, id);
+  const seats = input.layout === undefined ? undefined : seatsOf(input.layout);
+  const values: { name?: string; layout?: Record<string, unknown> } = {};
+  if (input.name !== undefined) values.name = input.name;
+  if (input.layout !== undefined) values.layout = input.layout;
+  const plan = await updateSeatingPlanIfUnused(ctx.db, ctx.organizer.id, current.id, values, seats);
+  if (!plan) throw inUse("This plan can not be changed while it is in use for an event.");
+  return plan;
+}
+
+/** Deletes a plan with its seats unless an event or date uses it. */
+export async function deleteSeatingPlan(ctx: OrganizerContext, id: number): Promise<void> {
+  const plan = await loadSeatingPlan(ctx, id);
+  if (!(await deleteSeatingPlanIfUnused(ctx.db, ctx.organizer.id, plan.id))) {
+    throw inUse("This plan can not be deleted while it is in use for an event.");
+  }
 }

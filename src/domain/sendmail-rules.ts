@@ -5,8 +5,9 @@
  *
  * DELETE: the spec (copying pretix's documentation) names 403 "when the rule is in use".
  * pretix itself never refuses: its rule view deletes the rule together with its scheduled
- * sending records, and nothing else refers to a rule. Nothing in this service refers to a
- * rule either, so no rule is ever "in use": a rule is always deleted.
+ * sending records. So does this service: a rule that sent already is deleted with its records
+ * of what it sent (`sendmail_rule_sends`); the mails stay in the outbox. Sending is in
+ * domain/sendmail-sending.ts.
  */
 import { z } from "zod";
 import { isForeignKeyError } from "../db/constraints";

@@ -7,10 +7,13 @@
  */
 import { z } from "zod";
 import type { DB } from "../db/client";
-import { storedSettingsLevels } from "../db/events";
-import { NAME_SCHEMES } from "./person-names";
-import { type FieldErrors, validationError } from "./failure";
+import { storedSettingsLevels, writeEventSettings, writeOrganizerSettings } from "../db/settings";
+import type { EventContext, OrganizerContext } from "./context";
+import { Problems } from "./failure";
 import { i18n, relativeDate } from "./fields";
+import { NAME_SCHEMES } from "./person-names";
+import type { Principal } from "./permissions";
+import { deploymentSecret, ensureSigningKey, GENERATOR_SETTING, NO_DEPLOYMENT_SECRET, SIG1, TICKET_SECRET_GENERATORS } from "./ticket-secrets";
 
 export type SettingDefinition = {
   schema: z.ZodType;
@@ -27,7 +30,11 @@ export type SettingDefinition = {
 
 export type SettingsCatalog = Record<string, SettingDefinition>;
 
-const url = () => z.string().url().max(200).nullable();
+/**
+ * A URL setting: shown as a link on customer-facing pages and in mails, so only `http` and
+ * `https` URLs (never `javascript:`, `data:`, ...), as Django's URLValidator allows web URLs.
+ */
+const url = () => z.string().url({ protocol: /^https?$/ }).max(200).nullable();
 
 export const ORGANIZER_SETTINGS: Record<string, SettingDefinition> = {
   locales: {
@@ -116,6 +123,17 @@ const text = (label: string, help_text: string, max = 190): SettingDefinition =>
   help_text,
 });
 
+/** An invoice number prefix as pretix allows it: letters, digits and - _ % . , & : # and space; no slash, so numbers fit in a URL. */
+const invoicePrefix = (label: string, help_text: string): SettingDefinition => ({
+  schema: z
+    .string()
+    .max(160)
+    .regex(/^[a-zA-Z0-9\-_%.,&:# ]*$/, { message: "Please only use the characters A-Z, a-z, 0-9, and any of - _ % . , & : # and space." }),
+  default: "",
+  label,
+  help_text,
+});
+
 const i18nText = (label: string, help_text: string): SettingDefinition => ({
   schema: i18n().nullable(),
   default: null,
@@ -189,12 +207,25 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     help_text:
       'When invoices come to exist: "False" never, "admin" only through the API action, "user" on customer request, "True" for every created order, "paid" on payment. Free orders never get one automatically.',
   },
-  invoice_numbers_prefix: text(
+  invoice_numbers_prefix: invoicePrefix(
     "Invoice number prefix",
-    "Put before invoice numbers. Empty: the event slug and a dash. Events of the organizer with the same prefix share one number range. %Y, %y, %m and %d insert the invoice's year, two-digit year, month and day.",
+    "Put before invoice numbers. Empty: the event slug in capitals and a dash. Events of the organizer with the same prefix share one number range. %Y, %y, %m and %d insert the invoice's year, two-digit year, month and day.",
   ),
-  invoice_numbers_prefix_cancellations: text("Invoice number prefix for cancellations", "Put before numbers of cancellation invoices. Empty: the regular prefix."),
+  invoice_numbers_prefix_cancellations: invoicePrefix("Invoice number prefix for cancellations", "Put before numbers of cancellation invoices. Empty: the regular prefix."),
   invoice_numbers_consecutive: flag(true, "Generate invoices with consecutive numbers", "Off: the order code is used in the invoice number."),
+  invoice_numbers_counter_length: {
+    schema: z.number().int().min(1).max(15),
+    default: 5,
+    label: "Minimum length of invoice number after prefix",
+    help_text: "Consecutive numbers are padded with zeros to this length (5: 00001).",
+  },
+  invoice_generate_sales_channels: {
+    schema: z.array(z.string().max(100)),
+    default: ["web"],
+    label: "Generate invoices for sales channels",
+    help_text: "Orders of other sales channels get no invoice automatically (the API action still creates one when invoicing is on).",
+  },
+  invoice_attendee_name: flag(true, "Show attendee names on invoices", "Each invoice line names the attendee of its ticket."),
   invoice_include_free: flag(true, "Show free products on invoices", "Invoices are never generated for orders that contain only free products."),
   invoice_email_attachment: flag(false, "Attach invoices to emails", "Attach automatically generated invoices to the order or payment confirmation mail."),
   invoice_address_from_name: text("Invoice issuer: company name", "Name of the issuer printed on invoices."),
@@ -212,6 +243,10 @@ export const EVENT_SETTINGS: SettingsCatalog = {
   invoice_introductory_text: i18nText("Invoice introductory text", "Printed on every invoice above the invoice lines."),
   invoice_additional_text: i18nText("Invoice additional text", "Printed on every invoice below the total."),
   invoice_footer_text: i18nText("Invoice footer", "Printed at the end of every invoice page, e.g. bank and legal details."),
+  ticket_download: flag(false, "Allow users to download tickets", "Customers see ticket download links on their order page. The API offers downloads regardless (pretix's behaviour)."),
+  ticket_download_addons: flag(false, "Offer to download tickets separately for add-on products", "Off: add-on products get no ticket of their own."),
+  ticket_download_nonadm: flag(true, "Generate tickets for non-admission products", "Off: only admission products get tickets."),
+  ticket_download_pending: flag(false, "Offer to download tickets even before an order is paid", "Pending orders (not awaiting approval) offer their tickets too."),
   payment_term_days: {
     schema: z.number().int().min(0).max(1_000_000),
     default: 14,
@@ -228,6 +263,13 @@ export const EVENT_SETTINGS: SettingsCatalog = {
   payment_term_weekdays: flag(true, "Only end payment terms on weekdays", "A payment term ending on a Saturday or Sunday moves to the next Monday. Does not affect the last date of payments."),
   payment_term_expire_automatically: flag(true, "Automatically expire unpaid orders", "Unpaid orders go from pending to expired at the end of their payment term and free their quota."),
   payment_term_accept_late: flag(true, "Accept late payments", "Accept payments of expired orders while enough quota is available, never after the last date of payments."),
+  ticket_secret_generator: {
+    schema: z.enum(TICKET_SECRET_GENERATORS),
+    default: "random",
+    label: "Ticket code generator",
+    help_text:
+      'How ticket secrets (the codes in tickets\' QR codes) are made: "random" (32 random characters, checked against the ticket database) or "pretix_sig1" (pretix signature scheme 1: signed codes carrying product, variation, date and validity, which scanners with the event\'s valid_keys verify offline; a changed, canceled or re-issued ticket gets a new code and the old one is revoked). Tickets keep the codes they have when this changes.',
+  },
   returnurl_prefix: {
     schema: z
       .string()
@@ -286,17 +328,21 @@ export function explainSettings(
   return out;
 }
 
+/** The body of a settings PATCH: keys to set, `null` to unset. */
+export const settingsPatchInput = z.record(z.string(), z.unknown());
+export type SettingsPatch = z.output<typeof settingsPatchInput>;
+
 /**
  * Reads a settings PATCH body: every key must be known and valid for its type; `null` unsets.
- * Throws one 400 with all field errors.
+ * Fails with all field errors together.
  */
-export function parseSettingsPatch(body: Record<string, unknown>, catalog: SettingsCatalog): { set: Record<string, unknown>; unset: string[] } {
-  const errors: Record<string, string[]> = {};
+export function parseSettingsPatch(body: SettingsPatch, catalog: SettingsCatalog): { set: Record<string, unknown>; unset: string[] } {
+  const problems = new Problems();
   const set: Record<string, unknown> = {};
   const unset: string[] = [];
   for (const [key, value] of Object.entries(body)) {
     if (!isSettingKey(key, catalog)) {
-      errors[key] = [`Unknown setting. Known settings: ${Object.keys(catalog).join(", ")}.`];
+      problems.add(key, `Unknown setting. Known settings: ${Object.keys(catalog).join(", ")}.`);
       continue;
     }
     if (value === null) {
@@ -305,21 +351,20 @@ export function parseSettingsPatch(body: Record<string, unknown>, catalog: Setti
     }
     const parsed = catalog[key]!.schema.safeParse(value);
     if (!parsed.success) {
-      errors[key] = parsed.error.issues.map((issue) => issue.message);
+      for (const issue of parsed.error.issues) problems.add(key, issue.message);
       continue;
     }
     set[key] = parsed.data;
   }
-  if (Object.keys(errors).length) throw validationError(errors);
+  problems.throwIfAny();
   return { set, unset };
 }
 
 /** Rules between event settings (pretix's validate_settings), checked on the values after a change. */
-export function eventSettingsErrors(values: Record<string, unknown>): FieldErrors {
-  const errors: FieldErrors = {};
+export function checkEventSettings(values: Record<string, unknown>, problems: Problems): void {
   const locales = values.locales as string[];
   if (!locales.includes(values.locale as string)) {
-    errors.locale = ["Your default locale must also be enabled for your event (see locales)."];
+    problems.add("locale", "Your default locale must also be enabled for your event (see locales).");
   }
   const needs: [string, string, string][] = [
     ["attendee_names_required", "attendee_names_asked", "You cannot require specifying attendee names if you do not ask for them."],
@@ -330,13 +375,17 @@ export function eventSettingsErrors(values: Record<string, unknown>): FieldError
     ["invoice_address_company_required", "invoice_address_required", "You have to require invoice addresses to require for company names."],
   ];
   for (const [key, needed, message] of needs) {
-    if (values[key] === true && values[needed] !== true) errors[key] = [message];
+    if (values[key] === true && values[needed] !== true) problems.add(key, message);
   }
-  return errors;
 }
 
 /** Keys of the event settings that devices may read. */
 export const DEVICE_EVENT_SETTING_KEYS = Object.keys(EVENT_SETTINGS).filter((k) => EVENT_SETTINGS[k]!.device);
+
+/** The event settings keys a caller reads: devices only those box office and check-in apps need. */
+export function eventSettingKeysFor(principal: Principal): string[] {
+  return principal.kind === "device" ? DEVICE_EVENT_SETTING_KEYS : Object.keys(EVENT_SETTINGS);
+}
 
 /**
  * The settings stored on the event and the organizer's effective settings (the level above),
@@ -351,4 +400,35 @@ export async function eventSettingsLevels(db: DB, organizerId: number, eventId: 
 export async function eventSettingsFor(db: DB, organizerId: number, eventId: number): Promise<Record<string, unknown>> {
   const { stored, parent } = await eventSettingsLevels(db, organizerId, eventId);
   return effectiveSettings(stored, EVENT_SETTINGS, parent);
+}
+
+// ---- services ----
+
+/** Changes the organizer's settings (PATCH); returns the effective settings after the change. */
+export async function changeOrganizerSettings(ctx: OrganizerContext, body: SettingsPatch): Promise<Record<string, unknown>> {
+  const { set, unset } = parseSettingsPatch(body, ORGANIZER_SETTINGS);
+  return effectiveSettings(await writeOrganizerSettings(ctx.db, ctx.organizer.id, set, unset));
+}
+
+/**
+ * Changes the event's settings (PATCH): each value valid for its key, and the values after the
+ * change consistent with each other (checked with the organizer's values they inherit).
+ * Returns the effective settings after the change.
+ */
+export async function changeEventSettings(ctx: EventContext, body: SettingsPatch): Promise<Record<string, unknown>> {
+  const { set, unset } = parseSettingsPatch(body, EVENT_SETTINGS);
+  const { stored, parent } = await eventSettingsLevels(ctx.db, ctx.organizer.id, ctx.event.id);
+  const after = { ...stored, ...set };
+  for (const key of unset) delete after[key];
+  const effective = effectiveSettings(after, EVENT_SETTINGS, parent);
+  const problems = new Problems();
+  checkEventSettings(effective, problems);
+  // signed secrets: the deployment must be able to seal a key; the event's key is made now, so
+  // that scanners find it in valid_keys before the first signed ticket is sold
+  const signed = set[GENERATOR_SETTING] === SIG1;
+  if (signed && !deploymentSecret(ctx.env)) problems.add(GENERATOR_SETTING, NO_DEPLOYMENT_SECRET);
+  problems.throwIfAny();
+  if (signed) await ensureSigningKey(ctx.env, ctx.db, ctx.event.id, ctx.now);
+  await writeEventSettings(ctx.db, ctx.event.id, set, unset);
+  return effective;
 }

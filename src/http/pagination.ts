@@ -5,7 +5,7 @@
  * request with `listRequest` and answers with `respondPage`.
  */
 import { z } from "zod";
-import { type ListRequest, orderBy, type OrderingTable, type Page } from "../db/paging";
+import type { ListRequest, Page } from "../db/paging";
 import { notFound } from "../domain/failure";
 import type { AppContext } from "./context";
 
@@ -69,15 +69,3 @@ export function respondPage<R, J>(c: AppContext, req: ListRequest, page: Page<R>
   return c.json(envelope(c, req, page.count, page.rows.map(serialize)));
 }
 
-// ---- the older form, still used by list routes not yet moved to fetchPage ----
-
-export type PageRequest = ListRequest & { limit: number; offset: number };
-
-export function pageRequest(c: AppContext): PageRequest {
-  const req = listRequest(c);
-  return { ...req, limit: req.pageSize, offset: (req.page - 1) * req.pageSize };
-}
-
-export function ordering(c: AppContext, fields: OrderingTable["fields"], defaults: string, tiebreaker: OrderingTable["tiebreaker"]) {
-  return orderBy({ fields, default: defaults, tiebreaker }, c.req.query("ordering"));
-}

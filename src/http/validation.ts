@@ -54,6 +54,7 @@ z.config({
         if (iss.origin === "array" || iss.origin === "set") return `Ensure this field has no more than ${iss.maximum} elements.`;
         return `Ensure this value is less than or equal to ${iss.maximum}.`;
       case "invalid_value":
+        if (iss.input === undefined) return MESSAGES.required;
         return `"${String(iss.input)}" is not a valid choice.`;
       case "invalid_union":
         if (iss.input === undefined) return MESSAGES.required;

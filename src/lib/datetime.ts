@@ -62,9 +62,27 @@ export function toHttpDate(ms: number): string {
   return new Date(ms).toUTCString();
 }
 
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC850_DATE = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ( \d|\d{2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/**
+ * An HTTP-date (RFC 7231: IMF-fixdate, or the obsolete RFC 850 and asctime forms), as HTTP
+ * servers read If-Modified-Since; anything else (another date format) is no date: null.
+ */
 export function parseHttpDate(text: string): number | null {
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : ms;
+  const t = text.trim();
+  let y: number, mo: number, d: number, h: number, mi: number, s: number;
+  let m: RegExpExecArray | null;
+  if ((m = IMF_FIXDATE.exec(t))) [d, mo, y, h, mi, s] = [Number(m[1]), MONTHS.indexOf(m[2]!), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])];
+  else if ((m = RFC850_DATE.exec(t))) {
+    const yy = Number(m[3]);
+    [d, mo, y, h, mi, s] = [Number(m[1]), MONTHS.indexOf(m[2]!), yy < 70 ? 2000 + yy : 1900 + yy, Number(m[4]), Number(m[5]), Number(m[6])];
+  } else if ((m = ASCTIME_DATE.exec(t))) [mo, d, h, mi, s, y] = [MONTHS.indexOf(m[1]!), Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])];
+  else return null;
+  if (mo < 0 || !validYmd(y, mo + 1, d) || h > 23 || mi > 59 || s > 60) return null;
+  return Date.UTC(y, mo, d, h, mi, s);
 }
 
 const dtfCache = new Map<string, Intl.DateTimeFormat>();

@@ -2,19 +2,34 @@
  * The Worker's door to an event's Durable Object. Every call carries the inventory change
  * stamp the Worker has seen, so the object reloads its catalog when D1 changed. A fresh stub
  * is made per call (a stub is broken after it throws); a failed or overloaded object answers
- * 409 (vouchers: "retry later") or 503 to the client, never a 500. With the debugging aid
- * DEBUG_D1_ROUND_TRIPS on (a request that counts), calls go through the object's
- * `countedCall`, and its D1 round trips are added to the request's count (src/db/round-trips.ts).
+ * 409 (vouchers: "retry later") or 503 to the client, never a 500. Inside a request, calls go
+ * through the object's `countedCall`: its answer carries the D1 bookmark of the object's writes,
+ * which the request hands to its client (src/db/sessions.ts), and, with the debugging aid
+ * DEBUG_D1_ROUND_TRIPS on, its D1 round trips, added to the request's count (src/db/round-trips.ts).
  */
 import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
 import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
+import { currentRequestSession, type RequestSession } from "../db/sessions";
 import { readConfig, type Env } from "../env";
 import { Failure } from "../domain/failure";
+import { locationHintFor } from "../domain/location-hint";
+import { log } from "../lib/log";
 import type { EventObject } from "./event-object";
 
-export function eventObject(env: Env, eventId: number): DurableObjectStub<EventObject> {
-  return env.EVENT_OBJECT.getByName(String(eventId));
+/** An event by id, or with its venue's coordinates (the object is then created near the venue). */
+export type EventRef = number | { id: number; geoLat?: number | null; geoLon?: number | null };
+
+/**
+ * The event's object (named by the event id). With the venue's coordinates, a new object is
+ * created in the Durable Object region nearest the venue (`locationHint`, domain/location-hint.ts);
+ * the hint only matters the first time, an existing object stays where it is.
+ */
+export function eventObject(env: Env, event: EventRef): DurableObjectStub<EventObject> {
+  const ref = typeof event === "number" ? { id: event } : event;
+  const id = env.EVENT_OBJECT.idFromName(String(ref.id));
+  const hint = locationHintFor(ref.geoLat, ref.geoLon);
+  return hint ? env.EVENT_OBJECT.get(id, { locationHint: hint }) : env.EVENT_OBJECT.get(id);
 }
 
 export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
@@ -24,15 +39,19 @@ export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
 
 class TimedOut extends Error {}
 
-/** The stub, with every method called through `countedCall` and its round trips added to `counts`. */
-function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRoundTrips): DurableObjectStub<EventObject> {
+/**
+ * The stub, with every method called through `countedCall`: the bookmark of the object's D1
+ * writes goes to the request's session, its round trips (when counting) to `counts`.
+ */
+function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRoundTrips | undefined, session: RequestSession | undefined): DurableObjectStub<EventObject> {
   return new Proxy(stub, {
     get(target, name) {
       if (typeof name !== "string" || name === "then") return Reflect.get(target, name);
       return async (...args: unknown[]) => {
         const counted = target as unknown as Pick<EventObject, "countedCall">;
         const r = await counted.countedCall(name as Parameters<EventObject["countedCall"]>[0], args);
-        counts.object.n += r.trips;
+        if (counts) counts.object.n += r.trips;
+        session?.observe(r.bookmark);
         return r.value;
       };
     },
@@ -45,7 +64,7 @@ function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRound
  */
 export async function withEventObject<T>(
   env: Env,
-  eventId: number,
+  event: EventRef,
   fn: (stub: DurableObjectStub<EventObject>) => PromiseLike<unknown>,
   busy: 409 | 503 = 503,
 ): Promise<T> {
@@ -56,11 +75,12 @@ export async function withEventObject<T>(
       timer = setTimeout(() => reject(new TimedOut(`no answer within ${limit} ms`)), limit);
     });
     const counts = currentRoundTrips();
-    const stub = counts ? countingStub(eventObject(env, eventId), counts) : eventObject(env, eventId);
+    const session = currentRequestSession();
+    const stub = counts || session ? countingStub(eventObject(env, event), counts, session) : eventObject(env, event);
     // RPC results come back as plain structured clones of the declared result type
     return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {
-    console.error(`event object ${eventId} failed`, e);
+    log.error("event object failed", { event_id: typeof event === "number" ? event : event.id, error: e });
     throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
   } finally {
     if (timer !== undefined) clearTimeout(timer);

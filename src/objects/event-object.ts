@@ -18,30 +18,68 @@
  * Acquisitions (new holds) are recorded here first and then written to D1; releases are
  * written to D1 first and then removed here, so an in-flight write never frees capacity twice.
  *
- * With the debugging aid DEBUG_D1_ROUND_TRIPS on, the object's D1 binding counts round trips
- * into the context of the call that makes them, and the Worker calls through `countedCall` to
- * learn them (src/db/round-trips.ts); no method knows about it.
+ * The object's D1 work runs in sessions that start at the primary (src/db/sessions.ts): it reads
+ * what every writer committed, as on the plain binding, and a call through `countedCall` answers
+ * the bookmark of its writes, so the request's client reads them next from any replica. With
+ * the debugging aid DEBUG_D1_ROUND_TRIPS on, the object's D1 binding counts round trips into the
+ * context of the call that makes them, and `countedCall` answers them too (src/db/round-trips.ts);
+ * no method knows about either.
  */
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../db/catalog-common";
 import { cartsByHoldKeys } from "../db/carts";
 import { createDb, type DB } from "../db/client";
 import {
+  autoCheckinStatement,
+  checkinExists,
+  checkinMissingSql,
+  configUnchangedSql,
+  insertCheckinIf,
+  checkinPositionsByIds,
+  type CheckinPositionRow,
+  checkinStampsQuery,
+  moveExitAllAt,
+  setPositionAnswers,
+  ticketOrderQuery,
+  type TicketOrderRow,
+  touchOrderOfPosition,
+} from "../db/checkin";
+import {
   type OrderWrite,
+  readCheckinCatalog,
   readInventoryCatalog,
   orderExists,
   orderWriteStatements,
   touchInventory,
 } from "../db/inventory";
-import { orderByCode, type RawOrder } from "../db/orders";
+import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
+import { positionSecretsQuery, revokedSecretQuery, type TicketChange, ticketChangeStatements } from "../db/ticket-secrets";
 import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
-import { cartPositions, orders, vouchers } from "../db/schema";
+import { primarySession, withBookmarks } from "../db/sessions";
+import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
+import { checkinNotificationStatement } from "../db/webhooks";
 import { dispatchMail } from "../domain/mail";
-import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
+import { dispatchWebhooks } from "../domain/webhooks";
+import {
+  chooseTicket,
+  decideScan,
+  type ListConfig,
+  mergeAnswers,
+  nextExitAllAt,
+  onList,
+  type RulesFacts,
+  type RulesVerdict,
+  type ScanRequest,
+  type TicketFacts,
+} from "../domain/checkin";
+import { evaluateRules } from "../domain/checkin-rules";
+import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
+import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type SecretUndo, type StoredPassage } from "./checkin-state";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
 export type CartRow = Omit<typeof cartPositions.$inferInsert, "addonTo"> & { addonToHoldKey: string | null };
@@ -64,10 +102,79 @@ export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed"
 /** A voucher's columns as the API sets them (D1 keeps id and creation, the object redemptions). */
 export type VoucherColumns = Required<Omit<typeof vouchers.$inferInsert, "id" | "eventId" | "redeemed" | "createdAt">>;
 
+/**
+ * A check-in as the object writes it to D1 (its `uid` makes the write idempotent). `report`: a
+ * scan, reported to webhooks (`pretix.event.checkin`) in the same batch; automatic check-ins
+ * and exits have none (pretix does not log them).
+ */
+type PassageWrite = StoredPassage & {
+  created: number;
+  forced: boolean;
+  forceSent?: boolean;
+  rawBarcode: string | null;
+  rawSourceType: string | null;
+  report?: { code: string; first: boolean };
+};
+
+/** An automatic check-in of a new order's position (known by its number in the order until D1 gives it an id). */
+type AutoCheckin = { uid: string; listId: number; positionid: number };
+
 type OutboxEntry =
-  | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[] }
+  | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[]; autoCheckins?: AutoCheckin[] }
   | { kind: "carts"; rows: CartRow[] }
-  | ({ kind: "status" } & StatusWrite);
+  | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)
+  | { kind: "tickets"; orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null; now: number }
+  | { kind: "checkin"; passage: PassageWrite; answers: Answer[] | null }
+  | { kind: "exit_all"; listId: number; fired: number; next: number; passages: PassageWrite[] };
+
+/** What `decideAndRecord` decided and recorded, for writing (or undoing) it. */
+type ScanDecision = {
+  now: number;
+  /** The configuration's change stamps the decision was taken on. */
+  stamps: Record<string, number>;
+  ticket: TicketFacts;
+  status: "ok" | "error" | "incomplete";
+  reason: CheckinReason | null;
+  explanation: string | null;
+  questions: number[];
+  passage: PassageWrite | null;
+  answers: Answer[] | null;
+  previousAnswers: Answer[];
+  outboxId: number;
+};
+
+/** What applying a ticket change did in the index (its secret; its block state before, when it changed). */
+type TicketUndo = { secret: SecretUndo; blocked: boolean | null };
+
+/** The tickets a scan may mean; `revoked`: the code is a revoked secret of the first of them. */
+type Candidates = { tickets: TicketFacts[]; revoked: boolean };
+
+/** A scan to decide on one list of this event. */
+export type RedeemRequest = {
+  listId: number;
+  /** The scanned code (a ticket secret). */
+  raw: string;
+  /** The legacy per-list redeem may name the ticket by its id. */
+  id: number | null;
+  scan: ScanRequest;
+  sourceType: string;
+};
+
+/** The list as a scan's answer shows it (pretix `MiniCheckinListSerializer`, without the event slug the Worker knows). */
+export type MiniList = { id: number; name: string; subevent: number | null; include_pending: boolean };
+
+export type RedeemOutcome =
+  | { kind: "no_list" }
+  | { kind: "unknown" }
+  | {
+      kind: "decided";
+      status: "ok" | "error" | "incomplete";
+      reason: CheckinReason | null;
+      explanation: string | null;
+      questions: number[];
+      list: MiniList;
+      position: CheckinPositionRow | null;
+    };
 
 const STATUS_RELEASES = new Set(["c", "e"]);
 
@@ -80,10 +187,37 @@ export class EventObject extends DurableObject<Env> {
   private readonly inflight = new Set<number>();
   /** Debugging aid: the start's round trips, reported with the first counted call. */
   private startTrips: ContextRoundTrips | null = null;
+  /** Check-in: the ticket index and passages (own storage) and the lists' configuration (from D1). */
+  private readonly ci: CheckinState;
+  private config: CheckinConfig = EMPTY_CONFIG;
+  private configLoad: Promise<void> | null = null;
+  /**
+   * A list's check-in rules judged as pretix's server does (domain/checkin-rules.ts); a rule the
+   * service cannot evaluate refuses the scan (pretix: "Evaluation of custom rules has failed",
+   * no explanation), never admits it.
+   */
+  private readonly rules = (facts: RulesFacts): RulesVerdict => {
+    const t = facts.ticket;
+    const outcome = evaluateRules(facts.list.rules, {
+      now: facts.now,
+      timezone: this.config.timezone,
+      product: t.itemId,
+      variation: t.variationId,
+      gate: null,
+      event: (t.subeventId !== null ? this.config.subeventDates.get(t.subeventId) : undefined) ?? this.config.eventDates,
+      entries: facts.passages.filter((p) => p.type === "entry").map((p) => p.datetime),
+      exits: facts.passages.filter((p) => p.type === "exit").map((p) => p.datetime),
+    });
+    if (outcome.ok) return { ok: true };
+    if (outcome.reason === "rules") return { ok: false, explanation: outcome.explanation };
+    log.error("check-in rules cannot be evaluated; the scan is refused", { event_id: this.eventId, list_id: facts.list.id, detail: outcome.detail });
+    return { ok: false, explanation: null };
+  };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.ci = new CheckinState(this.sql);
     this.eventId = Number(ctx.id.name);
     ctx.blockConcurrencyWhile(async () => {
       this.createTables();
@@ -103,6 +237,7 @@ export class EventObject extends DurableObject<Env> {
         }
       }
       for (const [code, o] of orderRows) this.ledger.addOrder(code, o.holds, o.paid);
+      for (const t of this.ci.exitedTickets()) this.ledger.setExited(t.id, keyOf(t.item, t.variation, t.subevent), t.orderCode, true);
       if (Number.isFinite(this.eventId)) {
         const load = () => this.loadCatalog();
         if (roundTripsEnabled(env)) this.startTrips = newRoundTrips();
@@ -111,6 +246,7 @@ export class EventObject extends DurableObject<Env> {
       // Entries left by a previous instance: their requests died with it.
       const pending = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n;
       if (pending > 0) await ctx.storage.setAlarm(now);
+      else await this.scheduleAlarm();
     });
   }
 
@@ -120,18 +256,20 @@ export class EventObject extends DurableObject<Env> {
       key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
       PRIMARY KEY (kind, ref, idx))`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
+    this.ci.createTables();
   }
 
   private db(): DB {
-    return createDb(roundTripsEnabled(this.env) ? countRoundTripsInContext(this.env.DB) : this.env.DB);
+    return createDb(primarySession(roundTripsEnabled(this.env) ? countRoundTripsInContext(this.env.DB) : this.env.DB));
   }
 
   /**
-   * Debugging aid (DEBUG_D1_ROUND_TRIPS): runs one of the methods below with its D1 round
-   * trips counted, and answers them with its result (the object's start counts with the
-   * first call). The Worker's door (objects/client.ts) calls this instead when counting.
+   * Runs one of the methods below and answers its result with the D1 bookmark of its work
+   * (null: it wrote nothing to D1) and, with the debugging aid DEBUG_D1_ROUND_TRIPS on, its D1
+   * round trips (the object's start counts with the first call). The Worker's door
+   * (objects/client.ts) calls every method through this inside a request.
    */
-  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number }> {
+  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number; bookmark: string | null }> {
     if (!COUNTED_METHODS.includes(method)) throw new Error(`not a method of the event object: ${method}`);
     const counts = newRoundTrips();
     if (this.startTrips) {
@@ -139,12 +277,25 @@ export class EventObject extends DurableObject<Env> {
       this.startTrips = null;
     }
     const fn = this[method] as (...a: unknown[]) => Promise<unknown>;
-    const value = await withRoundTripCounting(counts, () => fn.apply(this, args));
-    return { value, trips: counts.own.n };
+    const { value, bookmark } = await withRoundTripCounting(counts, () => withBookmarks(() => fn.apply(this, args)));
+    return { value, trips: counts.own.n, bookmark };
   }
 
+  /** The catalog (quotas, vouchers) and, read in the same batch, the check-in configuration. */
   private async loadCatalog(): Promise<Catalog> {
-    return catalogFromRows(await readInventoryCatalog(this.db(), this.eventId));
+    const rows = await readInventoryCatalog(this.db(), this.eventId);
+    this.config = checkinConfigFromRows(rows.checkin);
+    return catalogFromRows(rows);
+  }
+
+  /** Reads the check-in configuration again (a list changed, or D1 says items or questions did). */
+  private reloadCheckinConfig(): Promise<void> {
+    this.configLoad ??= readCheckinCatalog(this.db(), this.eventId)
+      .then((rows) => {
+        this.config = checkinConfigFromRows(rows);
+      })
+      .finally(() => (this.configLoad = null));
+    return this.configLoad;
   }
 
   /**
@@ -220,10 +371,24 @@ export class EventObject extends DurableObject<Env> {
     this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND ref = ?", holdKey);
   }
 
+  /** The earliest automatic exit of a list that has not happened yet. */
+  private nextExitAll(): number | null {
+    let min: number | null = null;
+    for (const l of this.config.lists.values()) {
+      if (l.exitAllAt === null) continue;
+      const fired = this.ci.firedExitAll(l.id);
+      if (fired !== null && fired >= l.exitAllAt) continue;
+      if (min === null || l.exitAllAt < min) min = l.exitAllAt;
+    }
+    return min;
+  }
+
   private async scheduleAlarm(): Promise<void> {
-    const next = this.ledger.nextCartExpiry();
+    const carts = this.ledger.nextCartExpiry();
+    const exits = this.nextExitAll();
     const current = await this.ctx.storage.getAlarm();
-    const want = next === null ? null : next + 1000;
+    const candidates = [carts === null ? null : carts + 1000, exits].filter((x): x is number => x !== null);
+    const want = candidates.length ? Math.min(...candidates) : null;
     if (want !== null && (current === null || current > want)) await this.ctx.storage.setAlarm(want);
   }
 
@@ -335,6 +500,7 @@ export class EventObject extends DurableObject<Env> {
     let refusals: Refusal[] = [];
     let closed: number[] = [];
     let consumed: string[] = [];
+    let autoCheckins: AutoCheckin[] = [];
     const voucherUses = voucherUsesOf(req.demands);
 
     this.ctx.storage.transactionSync(() => {
@@ -349,7 +515,8 @@ export class EventObject extends DurableObject<Env> {
           closed.push(q.id);
         }
       }
-      outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed }, now);
+      autoCheckins = this.autoCheckinsOf(req.write);
+      outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed, autoCheckins }, now);
     });
     if (refusals.length) return { ok: false, refusals };
 
@@ -359,7 +526,10 @@ export class EventObject extends DurableObject<Env> {
     try {
       const db = this.db();
       // the write, then the order read back in the same transaction (saves the caller a round trip)
-      const stmts = [...orderWriteStatements(db, req.write, voucherUses, closed, now), orderByCode(db, req.write.order.eventId, req.code)];
+      const stmts = [
+        ...orderWriteStatements(db, req.write, voucherUses, closed, now, this.autoCheckinStatements(db, req.write, autoCheckins, now)),
+        orderByCode(db, req.write.order.eventId, req.code),
+      ];
       const results = await runBatch(db, stmts);
       const last = results.length - 1;
       mailIds = results.slice(last - req.write.mails.length, last).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
@@ -384,9 +554,51 @@ export class EventObject extends DurableObject<Env> {
       }
       // written: its mails were stored queued; the housekeeping sweep hands them on
     }
-    this.clearOutbox(outboxId);
+    this.ctx.storage.transactionSync(() => {
+      if (written) this.indexWrittenOrder(written, autoCheckins, now);
+      this.clearOutbox(outboxId);
+    });
     if (mailIds.length) await dispatchMail(this.env, mailIds);
     return { ok: true, order: written };
+  }
+
+  /** The automatic check-ins of a new order: its positions on lists that check in its sales channel (pretix `auto_checkin_sales_channels`). */
+  private autoCheckinsOf(w: OrderWrite): AutoCheckin[] {
+    const out: AutoCheckin[] = [];
+    const channel = w.order.salesChannel ?? "web";
+    for (const list of this.config.lists.values()) {
+      if (!list.autoCheckinSalesChannels.includes(channel)) continue;
+      for (const p of w.positions) {
+        if (p.canceled) continue;
+        if (onList(list, { itemId: p.itemId, subeventId: p.subeventId ?? null })) out.push({ uid: crypto.randomUUID(), listId: list.id, positionid: p.positionid });
+      }
+    }
+    return out;
+  }
+
+  private autoCheckinStatements(db: DB, w: OrderWrite, auto: readonly AutoCheckin[], now: number): Statement[] {
+    return auto.map((a) => autoCheckinStatement(db, this.eventId, w.order.code, a.positionid, a.uid, a.listId, now));
+  }
+
+  /** Indexes an order the object just wrote (read back from D1 with its ids), with its automatic check-ins. */
+  private indexWrittenOrder(raw: RawOrder, auto: readonly AutoCheckin[], now: number): void {
+    const positions = JSON.parse(raw.positions) as PositionJson[];
+    this.ci.indexOrder(
+      {
+        code: raw.order.code,
+        status: raw.order.status,
+        requireApproval: raw.order.requireApproval,
+        validIfPending: false,
+        checkinAttention: raw.order.checkinAttention,
+        salesChannel: raw.order.salesChannel,
+      },
+      positions.map(ticketOfPosition),
+      true,
+    );
+    for (const a of auto) {
+      const p = positions.find((x) => x.positionid === a.positionid);
+      if (p) this.ci.addPassage({ uid: a.uid, listId: a.listId, ticketId: p.id, type: "entry", datetime: now, nonce: null, deviceId: null, auto: true });
+    }
   }
 
   /** Re-reads cart rows from D1 after a failed consumption and holds them again. */
@@ -419,6 +631,8 @@ export class EventObject extends DurableObject<Env> {
       cancelPayments?: boolean;
       ignoreQuota?: boolean;
       giftCard?: GiftCardDebit | null;
+      /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
+      tickets?: TicketChange[];
     },
   ): Promise<Decision & { changed?: boolean }> {
     await this.ensureCatalog(stamp);
@@ -436,6 +650,7 @@ export class EventObject extends DurableObject<Env> {
       confirmPaymentId: req.confirmPaymentId ?? null,
       cancelPayments: req.cancelPayments ?? false,
       giftCard: req.giftCard ?? null,
+      ...(req.tickets?.length ? { tickets: req.tickets } : {}),
     };
 
     if (wantHolding && !holding) {
@@ -480,6 +695,10 @@ export class EventObject extends DurableObject<Env> {
       } else if (holding) {
         this.setOrderPaid(req.code, req.to === "p");
       }
+      if (changed) {
+        this.ci.setOrderStatus(req.code, req.to);
+        this.applyTicketChanges(req.tickets ?? []);
+      }
       this.clearOutbox(outboxId);
     });
     return { ok: true, changed };
@@ -493,10 +712,13 @@ export class EventObject extends DurableObject<Env> {
   private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>): Promise<{ changed: boolean; status: string | undefined }> {
     const db = this.db();
     const stmts = statusWriteStatements(db, this.eventId, e, voucherUsesOf(this.ledger.orderHolds(e.code)?.positions ?? []));
-    const results = await runBatch(db, [...stmts, orderStatusQuery(db, e.orderId)]);
+    // the tickets change with the status only: in this batch the order got the new status at `now`
+    const changedNow = sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${e.orderId} AND o.status = ${e.to} AND o.last_modified = ${e.now})`;
+    const tickets = e.tickets?.length ? ticketChangeStatements(db, this.eventId, e.orderId, e.tickets, e.now, { condition: changedNow }) : [];
+    const results = await runBatch(db, [...stmts, ...tickets, orderStatusQuery(db, e.orderId)]);
     return {
       changed: (results[statusResultIndex(e, stmts.length)] as { id: number }[]).length > 0,
-      status: (results[stmts.length] as { status: string }[])[0]?.status,
+      status: (results[results.length - 1] as { status: string }[])[0]?.status,
     };
   }
 
@@ -613,6 +835,449 @@ export class EventObject extends DurableObject<Env> {
     return { ok: true };
   }
 
+  // ---------------------------------------------------------------- check-in
+
+  /**
+   * The tickets a scan may mean: the one of the code (or id), and with `addon_match` its
+   * add-ons; failing that, the ticket whose revoked secret the code is (pretix looks revoked
+   * secrets up only when no ticket has the code). null: not in the index.
+   */
+  private candidates(req: RedeemRequest, addonMatch: boolean): Candidates | null {
+    const bySecret = this.ci.ticketBySecret(req.raw);
+    const byId = req.id !== null ? this.ci.ticketById(req.id) : undefined;
+    const found = [bySecret, byId].filter((t, i, all): t is TicketFacts => t !== undefined && all.findIndex((x) => x?.id === t.id) === i);
+    let base = bySecret;
+    let revoked = false;
+    if (found.length === 0) {
+      const revokedId = this.ci.revokedTicket(req.raw);
+      const t = revokedId === undefined ? undefined : this.ci.ticketById(revokedId);
+      if (!t) return null;
+      found.push(t);
+      base = t;
+      revoked = true;
+    }
+    const out = [...found];
+    if (addonMatch && base) for (const a of this.ci.addonsOf(base.id)) if (!out.some((t) => t.id === a.id)) out.push(a);
+    // base tickets first (pretix orders candidates by addon_to, nulls first)
+    return { tickets: out.sort((a, b) => (a.addonTo === null ? 0 : 1) - (b.addonTo === null ? 0 : 1)), revoked };
+  }
+
+  /** Records in the ledger whether a ticket's last passage on any list is an exit (quotas with release_after_exit). */
+  private trackExit(t: Pick<TicketFacts, "id" | "itemId" | "variationId" | "subeventId" | "orderCode">): void {
+    this.ledger.setExited(t.id, keyOf(t.itemId, t.variationId, t.subeventId), t.orderCode, this.ci.lastTypeAnywhere(t.id) === "exit");
+  }
+
+  /** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
+  private indexFallback(rows: TicketOrderRow[], revoked: { secret: string; ticketId: number }[]): void {
+    this.ctx.storage.transactionSync(() => {
+      for (const r of revoked) this.ci.addRevoked(r.secret, r.ticketId);
+      for (const row of rows) {
+        const added = this.ci.indexFromD1(row);
+        for (const tid of new Set(added.map((p) => p.ticketId))) {
+          const t = this.ci.ticketById(tid);
+          if (t) this.trackExit(t);
+        }
+      }
+    });
+  }
+
+  /**
+   * Decides a scan on one of the event's lists (pretix checkin.rst), and records a passing one
+   * before anything is awaited: a ticket enters once per list however many gates scan it at
+   * once. The ticket comes from the object's index; a ticket it has never seen is read from
+   * D1 once (its whole order) and indexed. The check-in is then written to D1 in one batch that
+   * also reads the ticket back for the answer; should the object die first, the alarm writes it
+   * from the outbox (once: the check-in's own `uid`); should D1 refuse it, the passage is
+   * undone and the scan fails, so the next scan decides afresh.
+   */
+  async redeem(req: RedeemRequest): Promise<RedeemOutcome> {
+    if (this.configLoad) await this.configLoad;
+    if (!this.config.lists.has(req.listId)) await this.reloadCheckinConfig();
+    if (!this.config.lists.has(req.listId)) return { kind: "no_list" };
+    if (this.candidates(req, this.config.lists.get(req.listId)!.addonMatch) === null) {
+      const db = this.db();
+      const [rows, revoked] = (await runBatch(db, [ticketOrderQuery(db, this.eventId, req.raw, req.id), revokedSecretQuery(db, this.eventId, req.raw)])) as [
+        TicketOrderRow[],
+        { positionId: number }[],
+      ];
+      if (rows.length || revoked.length) this.indexFallback(rows, revoked.map((r) => ({ secret: req.raw, ticketId: r.positionId })));
+    }
+    // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
+    // statements carry the condition); it is undone and taken again on the new configuration.
+    for (let attempt = 0; ; attempt++) {
+      const list = this.config.lists.get(req.listId);
+      if (!list) return { kind: "no_list" };
+      const candidates = this.candidates(req, list.addonMatch);
+      if (candidates === null) return { kind: "unknown" };
+      const d = this.decideAndRecord(req, list, candidates);
+      const outcome = await this.writeScan(req, list, d, attempt < 2);
+      if (outcome !== "stale") return outcome;
+      await this.reloadCheckinConfig();
+    }
+  }
+
+  /** Decides a scan and records a passing one, without yielding (the object's own storage and the outbox). */
+  private decideAndRecord(req: RedeemRequest, list: ListConfig, found: Candidates): ScanDecision {
+    const now = Date.now();
+    const candidates = found.tickets;
+    const d: ScanDecision = { now, stamps: { ...this.config.stamps }, ticket: candidates[0]!, status: "error", reason: null, explanation: null, questions: [], passage: null, answers: null, previousAnswers: [], outboxId: 0 };
+    // a revoked secret: refused; forced (an offline scan that already happened), its ticket is checked in
+    if (found.revoked && !req.scan.force) {
+      d.reason = "revoked";
+      return d;
+    }
+    this.ctx.storage.transactionSync(() => {
+      const choice = chooseTicket(req.raw, candidates, list, now);
+      if (choice.kind === "none") return;
+      d.ticket = choice.ticket;
+      d.previousAnswers = d.ticket.answers;
+      if (choice.kind === "ambiguous") {
+        d.reason = "ambiguous";
+        return;
+      }
+      const order = this.ci.order(d.ticket.orderCode);
+      if (!order) {
+        d.reason = "error";
+        return;
+      }
+      const verdict = decideScan({
+        list,
+        ticket: d.ticket,
+        order,
+        questions: this.config.questions,
+        passages: this.ci.passages(d.ticket.id, list.id),
+        scan: req.scan,
+        timezone: this.config.timezone,
+        locale: this.config.locale,
+        rules: this.rules,
+        fromRevokedSecret: found.revoked,
+      });
+      if (verdict.answers.length) {
+        d.answers = mergeAnswers(d.ticket.answers, verdict.answers);
+        this.ci.setAnswers(d.ticket.id, d.answers);
+      }
+      switch (verdict.kind) {
+        case "refuse":
+          d.reason = verdict.reason;
+          d.explanation = verdict.explanation;
+          return;
+        case "incomplete":
+          d.status = "incomplete";
+          d.questions = verdict.questions;
+          return;
+        case "repeat":
+          d.status = "ok";
+          return;
+        case "pass":
+          d.status = "ok";
+          d.passage = {
+            // pretix's `first_checkin`: the ticket's first passage on this list
+            report: { code: d.ticket.orderCode, first: this.ci.passages(d.ticket.id, list.id).length === 0 },
+            uid: crypto.randomUUID(),
+            listId: list.id,
+            ticketId: d.ticket.id,
+            type: req.scan.type,
+            datetime: req.scan.datetime,
+            nonce: req.scan.nonce,
+            deviceId: req.scan.deviceId,
+            auto: false,
+            created: now,
+            forced: verdict.forced,
+            forceSent: req.scan.force,
+            rawBarcode: req.raw,
+            rawSourceType: req.sourceType,
+          };
+          this.ci.addPassage(d.passage);
+          this.trackExit(d.ticket);
+          d.outboxId = this.writeOutbox({ kind: "checkin", passage: d.passage, answers: d.answers }, now);
+      }
+    });
+    return d;
+  }
+
+  /** Takes back what `decideAndRecord` recorded (D1 did not take it). */
+  private undoScan(d: ScanDecision): void {
+    this.ctx.storage.transactionSync(() => {
+      if (d.answers) this.ci.setAnswers(d.ticket.id, d.previousAnswers);
+      if (d.passage) {
+        this.ci.removePassage(d.passage.uid);
+        this.trackExit(d.ticket);
+        this.clearOutbox(d.outboxId);
+      }
+    });
+  }
+
+  /**
+   * Makes a decision durable: one D1 batch writes it (conditionally on an unchanged
+   * configuration) and reads the ticket back for the answer. "stale": the configuration changed,
+   * nothing was written, the decision is undone.
+   */
+  private async writeScan(req: RedeemRequest, list: ListConfig, d: ScanDecision, mayRetry: boolean): Promise<RedeemOutcome | "stale"> {
+    const db = this.db();
+    const unchanged = configUnchangedSql(this.eventId, d.stamps);
+    const stmts: Statement[] = [checkinStampsQuery(db, this.eventId)];
+    if (d.passage) stmts.push(...this.passageStatements(db, d.passage, d.answers, unchanged));
+    else {
+      if (d.status === "error") stmts.push(insertCheckinIf(db, this.failedScan(d.ticket.id, list.id, req, d.reason ?? "error", d.explanation, d.now), unchanged));
+      if (d.answers) stmts.push(setPositionAnswers(db, d.ticket.id, d.answers, unchanged));
+    }
+    stmts.push(checkinPositionsByIds(db, this.eventId, [d.ticket.id], list.id));
+    if (d.passage) this.inflight.add(d.outboxId);
+    let results: unknown[];
+    // whether the scan's webhook notification wrote calls (its statement follows the stamps)
+    let notified = d.passage?.report !== undefined;
+    try {
+      results = await runBatch(db, stmts);
+      if (notified) notified = (results[1] as unknown[]).length > 0;
+    } catch (e) {
+      if (!d.passage) {
+        this.undoScan(d);
+        throw e;
+      }
+      // Did the check-in commit? D1 tells; unknown → the alarm finishes the write.
+      const row = await checkinExists(this.db(), d.passage.uid)
+        .get()
+        .catch(() => null);
+      if (row === null) {
+        this.inflight.delete(d.outboxId);
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (row === undefined) {
+        this.undoScan(d);
+        throw e;
+      }
+      this.clearOutbox(d.outboxId);
+      results = [[], ...(await runBatch(this.db(), [checkinPositionsByIds(this.db(), this.eventId, [d.ticket.id], list.id)]))];
+    }
+    const stamps = results[0] as { resource: string; modifiedAt: number }[];
+    if (mayRetry && stamps.some((s) => s.modifiedAt > (d.stamps[s.resource] ?? 0))) {
+      this.undoScan(d);
+      return "stale";
+    }
+    if (d.passage) this.clearOutbox(d.outboxId);
+    // the scan's webhook notification was written with it; the queue delivers it
+    if (notified && d.passage?.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: d.passage.report.code }]);
+    const [position] = results[results.length - 1] as CheckinPositionRow[];
+    const mini: MiniList = { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending };
+    return { kind: "decided", status: d.status, reason: d.status === "error" ? (d.reason ?? "error") : null, explanation: d.explanation, questions: d.questions, list: mini, position: position ?? null };
+  }
+
+  /** A refused scan as D1 keeps it (statistics). */
+  private failedScan(ticketId: number | null, listId: number, req: RedeemRequest, reason: CheckinReason, explanation: string | null, now: number) {
+    return {
+      uid: crypto.randomUUID(),
+      eventId: this.eventId,
+      listId,
+      positionId: ticketId,
+      type: req.scan.type,
+      datetime: req.scan.datetime,
+      created: now,
+      successful: false,
+      errorReason: reason,
+      errorExplanation: explanation,
+      forced: req.scan.force,
+      forceSent: req.scan.force,
+      deviceId: req.scan.deviceId,
+      nonce: req.scan.nonce,
+      rawBarcode: req.raw,
+      rawSourceType: req.sourceType,
+    };
+  }
+
+  /**
+   * The D1 statements of a check-in: its webhook notification (a scan's; only while the row is
+   * not stored yet, so a replay reports nothing twice), the row (once, by uid), answers given
+   * at the door, and the order's last_modified (other scanners' incremental sync).
+   */
+  private passageStatements(db: DB, p: PassageWrite, answers: Answer[] | null, condition: SQL = sql`1`): Statement[] {
+    const stmts: Statement[] = [];
+    if (p.report) {
+      const c = p.report;
+      stmts.push(
+        checkinNotificationStatement(db, {
+          eventId: this.eventId,
+          code: c.code,
+          positionId: p.ticketId,
+          listId: p.listId,
+          type: p.type,
+          firstCheckin: c.first,
+          now: p.created,
+          condition: sql`${condition} AND ${checkinMissingSql(p.uid)}`,
+        }),
+      );
+    }
+    stmts.push(
+      insertCheckinIf(db, {
+        uid: p.uid,
+        eventId: this.eventId,
+        listId: p.listId,
+        positionId: p.ticketId,
+        type: p.type,
+        datetime: p.datetime,
+        created: p.created,
+        successful: true,
+        autoCheckedIn: p.auto,
+        forced: p.forced,
+        forceSent: p.forceSent ?? false,
+        deviceId: p.deviceId,
+        nonce: p.nonce,
+        rawBarcode: p.rawBarcode,
+        rawSourceType: p.rawSourceType,
+      }, condition),
+      touchOrderOfPosition(db, p.ticketId, p.created, condition),
+    );
+    if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers, condition));
+    return stmts;
+  }
+
+  /** A check-in list was created, changed or deleted (its D1 write is done): the object reads the configuration again. */
+  async checkinListChanged(listId: number, deleted: boolean): Promise<null> {
+    if (deleted) this.ctx.storage.transactionSync(() => this.ci.forgetList(listId));
+    await this.reloadCheckinConfig();
+    await this.scheduleAlarm();
+    return null;
+  }
+
+  /** What the object holds of check-in (tests). */
+  async checkinCounts(): Promise<{ tickets: number; passages: number }> {
+    return this.ci.counts();
+  }
+
+  /**
+   * Automatic exits (`exit_all_at`): everyone inside a list at that time gets an exit, then the
+   * list's next one is a day later. Decided and recorded here first (so that a second alarm of
+   * the same firing finds it done), written to D1 from the outbox (idempotent by `uid`, and the
+   * list's `exit_all_at` moves only from the fired value).
+   */
+  private async runExitAll(now: number): Promise<void> {
+    for (const list of [...this.config.lists.values()]) {
+      const at = list.exitAllAt;
+      if (at === null || at > now) continue;
+      const fired = this.ci.firedExitAll(list.id);
+      if (fired !== null && fired >= at) continue;
+      let entry: Extract<OutboxEntry, { kind: "exit_all" }> | null = null;
+      let outboxId = 0;
+      this.ctx.storage.transactionSync(() => {
+        const next = nextExitAllAt(at, this.config.timezone);
+        const passages: PassageWrite[] = this.ci.insideAt(list.id, at).map((ticketId) => ({
+          uid: crypto.randomUUID(),
+          listId: list.id,
+          ticketId,
+          type: "exit",
+          datetime: at,
+          nonce: null,
+          deviceId: null,
+          auto: true,
+          created: now,
+          forced: false,
+          rawBarcode: null,
+          rawSourceType: null,
+        }));
+        for (const p of passages) {
+          this.ci.addPassage(p);
+          const t = this.ci.ticketById(p.ticketId);
+          if (t) this.trackExit(t);
+        }
+        this.ci.recordExitAll(list.id, at);
+        list.exitAllAt = next;
+        entry = { kind: "exit_all", listId: list.id, fired: at, next, passages };
+        outboxId = this.writeOutbox(entry, now);
+      });
+      this.inflight.add(outboxId);
+      try {
+        await runBatch(this.db(), this.exitAllStatements(this.db(), entry!));
+        this.clearOutbox(outboxId);
+      } catch (e) {
+        this.inflight.delete(outboxId);
+        log.error("writing automatic exits failed; the alarm retries", { event_id: this.eventId, list_id: list.id, error: e });
+      }
+    }
+  }
+
+  private exitAllStatements(db: DB, e: Extract<OutboxEntry, { kind: "exit_all" }>): Statement[] {
+    return [...e.passages.flatMap((p) => this.passageStatements(db, p, null)), moveExitAllAt(db, this.eventId, e.listId, e.fired, e.next)];
+  }
+
+  // ---------------------------------------------------------------- ticket secrets and blocks
+
+  /** Puts ticket changes into the index (caller: inside transactionSync). Returns what it takes to undo them. */
+  private applyTicketChanges(changes: readonly TicketChange[]): TicketUndo[] {
+    return changes.map((c) => {
+      const wasBlocked = this.ci.ticketById(c.positionId)?.blocked;
+      const secret = this.ci.changeSecret(c.positionId, c.secret, c.newSecret, c.revoke);
+      if (c.blocked !== undefined) this.ci.setBlocked(c.positionId, c.blockedAfter);
+      return { secret, blocked: c.blocked !== undefined && wasBlocked !== undefined ? wasBlocked : null };
+    });
+  }
+
+  private undoTicketChanges(changes: readonly TicketChange[], undo: readonly TicketUndo[]): void {
+    changes.forEach((c, i) => {
+      const u = undo[i]!;
+      this.ci.undoSecret(u.secret);
+      if (u.blocked !== null) this.ci.setBlocked(c.positionId, u.blocked);
+    });
+  }
+
+  /**
+   * Changes tickets of one order: new secrets (the old ones revoked, with a generator that keeps
+   * a revocation list), blocks, and the order's own secret (`regenerate_secrets`,
+   * `add_block`/`remove_block`; pretix orders.rst). Like a scan's decision, the change is
+   * recorded in the index first, without yielding — from then on no gate admits the old secret or
+   * the blocked ticket — together with an outbox entry; then D1 is written (conditionally on the
+   * old secrets, so a replay writes nothing twice). Should D1 not take it, the index is restored.
+   * `ok` false: a ticket's secret is not the one the caller saw (changed meanwhile); nothing changed.
+   */
+  async changeTickets(req: { orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null }): Promise<{ ok: boolean }> {
+    const now = Date.now();
+    const entry: Extract<OutboxEntry, { kind: "tickets" }> = { kind: "tickets", orderId: req.orderId, code: req.code, changes: req.changes, orderSecret: req.orderSecret, now };
+    let stale = false;
+    let outboxId = 0;
+    let before: TicketUndo[] = [];
+    this.ctx.storage.transactionSync(() => {
+      stale = req.changes.some((c) => {
+        const t = this.ci.ticketById(c.positionId);
+        return t !== undefined && t.secret !== c.secret;
+      });
+      if (stale) return;
+      before = this.applyTicketChanges(req.changes);
+      outboxId = this.writeOutbox(entry, now);
+    });
+    if (stale) return { ok: false };
+    this.inflight.add(outboxId);
+    const ids = req.changes.map((c) => c.positionId);
+    const took = (held: { id: number; secret: string }[]) => req.changes.every((c) => held.find((h) => h.id === c.positionId)?.secret === c.newSecret);
+    let held: { id: number; secret: string }[];
+    try {
+      const db = this.db();
+      const results = await runBatch(db, [...ticketChangeStatements(db, this.eventId, req.orderId, req.changes, now, { orderSecret: req.orderSecret }), positionSecretsQuery(db, this.eventId, ids)]);
+      held = results[results.length - 1] as { id: number; secret: string }[];
+    } catch (e) {
+      // Did the batch commit? D1 tells; unknown → the alarm finishes the write.
+      const rows = await positionSecretsQuery(this.db(), this.eventId, ids).catch(() => null);
+      if (rows === null) {
+        this.inflight.delete(outboxId);
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (!took(rows)) {
+        this.ctx.storage.transactionSync(() => {
+          this.undoTicketChanges(req.changes, before);
+          this.clearOutbox(outboxId);
+        });
+        throw e;
+      }
+      held = rows;
+    }
+    const ok = took(held);
+    this.ctx.storage.transactionSync(() => {
+      // D1 held another secret than the caller saw (the index did not know the ticket): nothing was written
+      if (!ok) this.undoTicketChanges(req.changes, before);
+      this.clearOutbox(outboxId);
+    });
+    return { ok };
+  }
+
   // ---------------------------------------------------------------- housekeeping
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
@@ -626,6 +1291,7 @@ export class EventObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.ledger = new Ledger();
+    this.config = EMPTY_CONFIG;
     this.inflight.clear();
     this.createTables();
   }
@@ -640,13 +1306,15 @@ export class EventObject extends DurableObject<Env> {
         await this.replay(JSON.parse(e.payload) as OutboxEntry, now);
         this.clearOutbox(e.id);
       } catch (err) {
-        console.error(`event ${this.eventId}: outbox replay of entry ${e.id} failed; retrying`, err);
+        log.error("outbox replay failed; retrying", { event_id: this.eventId, outbox_entry: e.id, error: err });
         failed = true;
       }
     }
     this.ctx.storage.transactionSync(() => {
       for (const hk of this.ledger.expiredCarts(now)) this.releaseCartHold(hk);
     });
+    await this.runExitAll(now);
+    if (this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n > this.inflight.size) failed = true;
     if (failed) await this.ctx.storage.setAlarm(now + 10_000);
     else await this.scheduleAlarm();
   }
@@ -657,19 +1325,34 @@ export class EventObject extends DurableObject<Env> {
       case "order": {
         // Roll forward: the decision was taken and recorded; make D1 hold the order.
         if (!(await orderExists(db, entry.write.order.eventId, entry.write.order.code))) {
-          const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now);
+          const auto = this.autoCheckinStatements(db, entry.write, entry.autoCheckins ?? [], now);
+          const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now, auto);
           await runBatch(db, stmts);
         }
         return;
       }
+      case "checkin":
+        await runBatch(db, this.passageStatements(db, entry.passage, entry.answers));
+        if (entry.passage.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: entry.passage.report.code }]);
+        return;
+      case "exit_all":
+        await runBatch(db, this.exitAllStatements(db, entry));
+        return;
       case "carts":
         await this.writeCartRows(entry.rows);
+        return;
+      case "tickets":
+        // the index has the change already; make D1 hold it (idempotent)
+        await runBatch(db, ticketChangeStatements(db, this.eventId, entry.orderId, entry.changes, entry.now, { orderSecret: entry.orderSecret }));
         return;
       case "status": {
         const { status } = await this.writeStatus(entry);
         this.ctx.storage.transactionSync(() => {
           if (status === "n" || status === "p") this.setOrderPaid(entry.code, status === "p");
           else this.dropOrderHolds(entry.code);
+          if (status !== undefined) this.ci.setOrderStatus(entry.code, status as OrderStatus);
+          // the tickets changed if the status did (changeSecret changes only from the old secret)
+          if (status === entry.to) this.applyTicketChanges(entry.tickets ?? []);
         });
         return;
       }
@@ -714,5 +1397,26 @@ const COUNTED_METHODS = [
   "deleteVoucher",
   "catalogChanged",
   "eventDeleted",
+  "redeem",
+  "checkinListChanged",
+  "checkinCounts",
+  "changeTickets",
 ] as const;
 type CountedMethod = (typeof COUNTED_METHODS)[number];
+
+/** A position of an order read back from D1, as the ticket index takes it. */
+function ticketOfPosition(p: PositionJson) {
+  return {
+    id: p.id,
+    secret: p.secret,
+    addonTo: p.addon_to,
+    itemId: p.item,
+    variationId: p.variation,
+    subeventId: p.subevent,
+    canceled: p.canceled === 1,
+    validFrom: p.valid_from,
+    validUntil: p.valid_until,
+    answers: p.answers,
+    blocked: (p.blocked?.length ?? 0) > 0,
+  };
+}

@@ -342,6 +342,20 @@ describe("bad requests create nothing", () => {
     expect(await totals()).toEqual(before);
   });
 
+  it("many clones taking the same slug at once: one is created, the others answer 400 on slug", async () => {
+    const before = await totals();
+    const slug = unique("rush");
+    const urls = [`${orgPath(org)}/events/?clone_from=${src.slug}`, `${src.path}/clone/`];
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => org.client.post(urls[i % 2]!, body({ slug }))));
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(7).fill(400)]);
+    for (const r of results.filter((x) => x.status === 400)) {
+      expect(r.body).toEqual({ slug: ["This slug has already been used for a different event."] });
+    }
+    const after = await totals();
+    expect(after.events).toBe(before.events + 1);
+    expect(after.items).toBe(before.items + source.items.length);
+  });
+
   it("400 for a source that does not exist, in any spelling", async () => {
     const before = await totals();
     for (const from of ["nope", "", `${org.slug}/nope`, `${org.slug}/`, `${org.slug}/${src.slug}/x`, `/${src.slug}`]) {

@@ -86,6 +86,20 @@ describe("event meta properties", () => {
     await createMetaProperty(other.client, other.slug, { name: "Taken" });
   });
 
+  it("creates one property when many requests take the same name at once; the others answer 400 on name", async () => {
+    const org = await seedOrganizer();
+    const results = await Promise.all(Array.from({ length: 12 }, () => org.client.post(url(org.slug), { name: "Rush" })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ name: ["A property with this name already exists."] });
+    expect(await propertyCount(org.id)).toBe(1);
+    // renaming two properties to one name at once: one rename wins
+    const a = await createMetaProperty(org.client, org.slug, { name: "A" });
+    const b = await createMetaProperty(org.client, org.slug, { name: "B" });
+    const renames = await Promise.all([a, b].map((p) => org.client.patch(`${url(org.slug)}${p.id}/`, { name: "Same" })));
+    expect(renames.map((r) => r.status).sort()).toEqual([200, 400]);
+    expect(renames.find((r) => r.status === 400)!.body).toEqual({ name: ["A property with this name already exists."] });
+  });
+
   it("PATCH changes the fields sent, PUT resets the others", async () => {
     const org = await seedOrganizer();
     const p = await createMetaProperty(org.client, org.slug, { name: "Level", default: "a", required: true, choices: [{ key: "a" }, { key: "b" }] });

@@ -137,6 +137,33 @@ describe("event settings", () => {
     expect(mismatch.body).toEqual({ locale: ["Your default locale must also be enabled for your event (see locales)."] });
   });
 
+  it("accepts only http and https URLs in URL settings, and http(s) return URL prefixes only", async () => {
+    const { org, url, id } = await setup();
+    const cases: [string, unknown][] = [
+      ["imprint_url", "javascript:alert(1)"],
+      ["privacy_url", "javascript:alert(1)"],
+      ["imprint_url", "data:text/html,<script>alert(1)</script>"],
+      ["privacy_url", "ftp://files.example.org/privacy"],
+      ["returnurl_prefix", "javascript:alert(1)//"],
+      ["returnurl_prefix", "https://shop.example.org/done/\njavascript://example.org/%0aalert(1)"],
+      ["returnurl_prefix", "data:text/html,x/"],
+    ];
+    for (const [key, value] of cases) {
+      const res = await org.client.patch(url, { payment_term_days: 3, [key]: value });
+      expect(res.status, `${key}=${String(value)}`).toBe(400);
+      expect(Object.keys(res.body), JSON.stringify(res.body)).toEqual([key]);
+    }
+    const bad = await org.client.patch(url, { imprint_url: "javascript:alert(1)" });
+    expect(bad.body).toEqual({ imprint_url: ["Enter a valid URL."] });
+    expect(await db().select().from(eventSettings).where(eq(eventSettings.eventId, id))).toHaveLength(0);
+    const shown = await org.client.get(url);
+    expect(shown.body).toMatchObject({ imprint_url: null, privacy_url: null, returnurl_prefix: null, payment_term_days: 14 });
+
+    const ok = await org.client.patch(url, { imprint_url: "https://example.org/imprint", privacy_url: "http://example.org/privacy" });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ imprint_url: "https://example.org/imprint", privacy_url: "http://example.org/privacy" });
+  });
+
   it("does not accept PUT (405)", async () => {
     const { org, url } = await setup();
     const res = await org.client.put(url, { payment_term_days: 3 });

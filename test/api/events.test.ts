@@ -123,6 +123,16 @@ describe("event creation", () => {
     await createEvent(other.client, other.slug, { slug: "taken" });
   });
 
+  it("creates one event when many requests take the same slug at once; the others answer 400 on slug", async () => {
+    const org = await seedOrganizer();
+    const results = await Promise.all(Array.from({ length: 12 }, () => org.client.post(eventsUrl(org.slug), eventBody({ slug: "rush" }))));
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
+    for (const r of results.filter((x) => x.status === 400)) {
+      expect(r.body).toEqual({ slug: ["This slug has already been used for a different event."] });
+    }
+    expect(await eventCount(org.id)).toBe(1);
+  });
+
   it("answers 400 with field errors for invalid values and creates nothing", async () => {
     const org = await seedOrganizer();
     const foreignPlan = await seedSeatingPlan((await seedOrganizer()).id);

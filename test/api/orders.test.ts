@@ -309,6 +309,34 @@ describe("order state changes", () => {
     expect(canceled.payments.map((y: { state: string }) => y.state)).toEqual(["canceled"]);
   });
 
+  it("mark_paid refused for lack of quota leaves no payment behind, also under parallel calls", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 1, items: [ticket.id] });
+    const o = (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).body;
+    expect(o.payments).toEqual([]);
+    expect((await s.client.post(`${s.path}/orders/${o.code}/mark_expired/`)).status).toBe(200);
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).status).toBe(201);
+    const refused = await Promise.all(Array.from({ length: 5 }, () => s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, {})));
+    for (const r of refused) expect(r.status).toBe(400);
+    const after = (await s.client.get(`${s.path}/orders/${o.code}/`)).body;
+    expect(after.status).toBe("e");
+    expect(after.payments).toEqual([]);
+  });
+
+  it("parallel mark_paid of an order without payment: one manual payment, confirmed", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 5, items: [ticket.id] });
+    const o = (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).body;
+    const results = await Promise.all(Array.from({ length: 6 }, () => s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, { send_email: false })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) expect(r.status).toBe(400);
+    const after = (await s.client.get(`${s.path}/orders/${o.code}/`)).body;
+    expect(after.status).toBe("p");
+    expect(after.payments.map((y: { state: string; provider: string }) => [y.state, y.provider])).toEqual([["confirmed", "manual"]]);
+  });
+
   it("mark_canceled releases the quota and cancels open payments", async () => {
     const { s, ticket, q, o } = await pendingOrder();
     const res = await s.client.post(`${s.path}/orders/${o.code}/mark_canceled/`, { send_email: false });

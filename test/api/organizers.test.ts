@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { anonymous, seedOrganizer, seedTeam, tokenClient } from "../harness";
+import { organizerSettings } from "../../src/db/schema";
+import { anonymous, db, seedOrganizer, seedTeam, tokenClient } from "../harness";
 
 describe("organizers", () => {
   it("lists the caller's organizer with public_url", async () => {
@@ -62,6 +64,27 @@ describe("organizer settings", () => {
     expect(res.body.colour[0]).toMatch(/^Unknown setting/);
     expect(res.body).not.toHaveProperty("locales");
     expect((await org.client.get(url)).body.locales).toEqual(["en"]);
+  });
+
+  it("accepts only http and https URLs in URL settings (400 with field errors, nothing changes)", async () => {
+    const org = await seedOrganizer();
+    const url = `/api/v1/organizers/${org.slug}/settings/`;
+    const bad = ["javascript:alert(1)", "JavaScript:alert(document.cookie)", "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)", "ftp://files.example.org/imprint", "file:///etc/passwd", "http:/example.org"];
+    for (const value of bad) {
+      for (const key of ["imprint_url", "privacy_url"]) {
+        const res = await org.client.patch(url, { contact_mail: "info@example.org", [key]: value });
+        expect(res.status, `${key}=${value}`).toBe(400);
+        expect(res.body, `${key}=${value}`).toEqual({ [key]: ["Enter a valid URL."] });
+      }
+    }
+    const after = await org.client.get(url);
+    expect(after.body).toMatchObject({ imprint_url: null, privacy_url: null, contact_mail: null });
+    const stored = await db().select().from(organizerSettings).where(eq(organizerSettings.organizerId, org.id));
+    expect(stored).toEqual([]);
+
+    const ok = await org.client.patch(url, { imprint_url: "https://org.example.org/imprint", privacy_url: "http://org.example.org/privacy" });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ imprint_url: "https://org.example.org/imprint", privacy_url: "http://org.example.org/privacy" });
   });
 
   it("needs can_change_organizer_settings and does not accept PUT", async () => {

@@ -208,4 +208,18 @@ describe("team invites and members", () => {
     expect((await org.client.get(`${base}/invites/999999/`)).status).toBe(404);
     expect((await anonymous.get(`${base}/members/`)).status).toBe(401);
   });
+  it("answers 404 for the members, invites and tokens of another organizer's team, and shows none of them", async () => {
+    const org = await seedOrganizer();
+    const other = await seedOrganizer();
+    const theirs = `/api/v1/organizers/${other.slug}/teams/${other.teamId}`;
+    expect((await other.client.post(`${theirs}/invites/`, { email: "theirs@example.org" })).status).toBe(201);
+    expect((await other.client.post(`${theirs}/tokens/`, { name: "Theirs" })).status).toBe(201);
+    for (const list of ["members", "invites", "tokens"]) {
+      const res = await org.client.get(`/api/v1/organizers/${org.slug}/teams/${other.teamId}/${list}/`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ detail: "Not found." });
+      expect((await other.client.get(`${theirs}/${list}/`)).status).toBe(200);
+    }
+    expect((await other.client.get(`${theirs}/tokens/`)).body.count).toBe(2);
+  });
 });

@@ -160,4 +160,28 @@ describe("vouchers", () => {
     const device = await seedDevice(s.org.id);
     expect((await device.client.get(`${s.path}/vouchers/`)).status).toBe(403);
   });
+  it("many parallel creations of one code: exactly one voucher, the others a 400 on code, never a 409 or 500", async () => {
+    const s = await shop();
+    const results = await Promise.all(Array.from({ length: 12 }, () => s.client.post(`${s.path}/vouchers/`, { code: "RACE2030" })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 201)) {
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+    }
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(1);
+  });
+
+  it("renaming a voucher to a code taken meanwhile answers 400 on code and keeps both vouchers as they were", async () => {
+    const s = await shop();
+    const vouchers = await Promise.all(Array.from({ length: 8 }, (_, i) => s.voucher({ code: `RENAME${i}0` })));
+    const results = await Promise.all(vouchers.map((v) => s.client.patch(`${s.path}/vouchers/${v.id}/`, { code: "TARGET2030" })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+    }
+    const codes = (await s.client.get(`${s.path}/vouchers/?ordering=id`)).body.results.map((v: { code: string }) => v.code);
+    expect(codes.filter((c: string) => c === "TARGET2030")).toHaveLength(1);
+    expect(codes).toHaveLength(8);
+  });
 });

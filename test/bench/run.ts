@@ -2,7 +2,8 @@
  * `npm run bench [-- flags]`: the benchmark (ARCHITECTURE.md "Performance: what is measured";
  * README "Benchmark"). Not a test: it starts the service locally (wrangler dev on a fresh
  * temporary state directory), loads it from this process and prints a table plus one JSON
- * line. Scenario: many parallel buyers on one quota of one event.
+ * line. Scenarios: many parallel buyers on one quota of one event; many devices redeeming
+ * tickets on one check-in list, and storms of parallel scans of one ticket (./checkin.ts).
  *
  *  1. A trivial authenticated endpoint, GET /api/v1/organizers/{slug}/ (credential and
  *     organizer lookup, nothing else): requests/s and latency, measured before and after
@@ -12,6 +13,10 @@
  *     sold out, latency of successes and of refusals, status counts, and the oversold count
  *     from the API's order list and the quota's availability (must be 0).
  *  3. D1 round trips per request (the debugging aid DEBUG_D1_ROUND_TRIPS, on here).
+ *  4. Check-in (./checkin.ts): `--devices` devices redeem `--tickets` distinct tickets on one
+ *     list (redemptions/s, p50/p99, round trips, ratio to the trivial endpoint measured in the
+ *     same minutes), then `--storms` tickets are each scanned by `--storm-width` parallel
+ *     requests; double entries (from the answers and from the list's positions) must be 0.
  *
  * Exit code 1 when anything was oversold, any 5xx or other unexpected answer came, or the
  * quota did not end exactly sold out; 2 for bad flags.
@@ -21,6 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
+import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -30,6 +36,11 @@ const USAGE = `usage: npm run bench -- [flags]
   --warmup-orders N     orders before measuring (taken from the quota)           default 50
   --trivial-seconds S   trivial endpoint, measured (half before, half after)     default 10
   --warmup-seconds S    trivial endpoint, before measuring                       default 3
+  --scenario S          orders, checkin or all                                    default all
+  --tickets N           check-in: distinct tickets redeemed                       default 1000
+  --devices N           check-in: scanning devices (parallel clients)             default 64
+  --storms N            check-in: tickets scanned by a storm of parallel scans    default 20
+  --storm-width N       check-in: parallel scans per storm                        default 64
   --port P              port for wrangler dev                                    default a free one
   --json FILE           also write the JSON result to FILE (default: a temporary file)
   --keep                keep the temporary state directory
@@ -44,6 +55,11 @@ function options() {
       "warmup-orders": { type: "string", default: "50" },
       "trivial-seconds": { type: "string", default: "10" },
       "warmup-seconds": { type: "string", default: "3" },
+      scenario: { type: "string", default: "all" },
+      tickets: { type: "string", default: "1000" },
+      devices: { type: "string", default: "64" },
+      storms: { type: "string", default: "20" },
+      "storm-width": { type: "string", default: "64" },
       port: { type: "string" },
       json: { type: "string" },
       keep: { type: "boolean", default: false },
@@ -73,12 +89,18 @@ function options() {
     warmupOrders: int("warmup-orders", values["warmup-orders"], 0),
     trivialSeconds: seconds("trivial-seconds", values["trivial-seconds"]),
     warmupSeconds: seconds("warmup-seconds", values["warmup-seconds"]),
+    scenario: values.scenario as "orders" | "checkin" | "all",
+    tickets: int("tickets", values.tickets, 1),
+    devices: int("devices", values.devices, 1),
+    storms: int("storms", values.storms, 0),
+    stormWidth: int("storm-width", values["storm-width"], 2),
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
     keep: values.keep,
     verbose: values.verbose,
   };
   if (o.warmupOrders >= o.quota) throw new Error("--warmup-orders must be smaller than --quota");
+  if (!["orders", "checkin", "all"].includes(o.scenario)) throw new Error("--scenario must be orders, checkin or all");
   return o;
 }
 
@@ -345,6 +367,30 @@ function print(s: ReturnType<typeof summarize>) {
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+function printCheckin(c: CheckinSummary, loadBefore: number, loadAfter: number) {
+  const r = c.redeem;
+  const st = c.storm;
+  const lines = [
+    "",
+    `Benchmark: ${c.scenario}`,
+    `${c.settings.devices} devices · ${c.settings.distinct_tickets} distinct tickets · ${c.settings.storms} storms × ${c.settings.storm_width} parallel scans · load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
+    "",
+    table([
+      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object)"],
+      ["trivial endpoint", String(c.trivial.latency.count), String(c.trivial.requests_per_second), String(c.trivial.latency.p50_ms), String(c.trivial.latency.p99_ms), tripsCell(c.trivial.d1_round_trips)],
+      ["redeem: 201 ok (distinct tickets)", String(r.redeemed_201), String(r.redemptions_per_second), String(r.latency.p50_ms), String(r.latency.p99_ms), tripsCell(r.d1_round_trips)],
+      ["storm: 201 ok", String(st.admitted_201), "", "", "", tripsCell(st.d1_round_trips_admitted)],
+      ["storm: 400 already_redeemed", String(st.refused_400_already_redeemed), "", String(st.latency.p50_ms), String(st.latency.p99_ms), tripsCell(st.d1_round_trips_refused)],
+    ]),
+    "",
+    `ratio redemptions/s ÷ trivial requests/s: ${c.ratio_redemptions_to_trivial} · p99 ÷ trivial p99: ${c.ratio_p99_to_trivial_p99} (${c.goals})`,
+    `double entries: ${c.double_entries.by_answers} by the answers, ${c.double_entries.by_list_positions} by the list's positions · list status: ${c.list_status.checkin_count} checked in, ${c.list_status.inside_count} inside`,
+    `checks: ${Object.entries(c.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+  ];
+  for (const e of c.unexpected_samples) lines.push(`  answer ${e.status}: ${e.body}`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
 // ------------------------------------------------------------------ main
 
 let exitCode = 1;
@@ -352,13 +398,20 @@ try {
   log("starting the service (migrations, organizer, wrangler dev)");
   service = await startService({ port: opts.port, keep: opts.keep, verbose: opts.verbose, log });
   log(`listening on ${service.base}`);
-  const result = await bench();
-  const summary = summarize(result);
-  print(summary);
+  const summary = opts.scenario === "checkin" ? null : summarize(await bench());
+  if (summary) print(summary);
+  let checkin: CheckinSummary | null = null;
+  if (opts.scenario !== "orders") {
+    const loadBefore = os.loadavg()[0]!;
+    const o = { tickets: opts.tickets, devices: opts.devices, storms: opts.storms, stormWidth: opts.stormWidth, trivialSeconds: opts.trivialSeconds, warmupSeconds: opts.warmupSeconds };
+    checkin = summarizeCheckin(await benchCheckin(service, api, o, log), o);
+    printCheckin(checkin, loadBefore, os.loadavg()[0]!);
+  }
+  const result = { orders: summary, checkin, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
-  writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
-  process.stdout.write(`JSON: ${file}\n${JSON.stringify(summary)}\n`);
-  exitCode = summary.ok ? 0 : 1;
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`JSON: ${file}\n${JSON.stringify(result)}\n`);
+  exitCode = result.ok ? 0 : 1;
 } catch (e) {
   process.stderr.write(`bench: failed: ${e instanceof Error ? e.message : String(e)}\n`);
   if (service && !(e instanceof SetupError)) process.stderr.write(`wrangler's last output:\n${service.logTail()}\n`);

@@ -5,7 +5,7 @@
  * round trip to them shows up here. (Rate limit here: 5 requests per credential.)
  */
 import { describe, expect, it } from "vitest";
-import { seedEventRow, seedOrganizer } from "../harness";
+import { seedDevice, seedEventRow, seedOrganizer } from "../harness";
 
 function trips(headers: Headers) {
   return {
@@ -54,6 +54,55 @@ describe("D1 round trips per request", () => {
     const availability = await org.client.get(`${path}/quotas/${quota.body.id}/availability/`);
     expect(availability.body).toMatchObject({ available: false, available_number: 0 });
     expect(trips(availability.headers)).toEqual({ total: "3", worker: "3", object: "0" });
+  });
+
+  it("invoices: none read while invoicing is off; invoice_generate True adds the invoice's facts and its numbered write to order creation", async () => {
+    const org = await seedOrganizer();
+    const ev = await seedEventRow(org.id);
+    const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
+    const item = await org.client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    await org.client.post(`${path}/quotas/`, { name: "Tickets", size: 10, items: [item.body.id] });
+    const order = await org.client.post(`${path}/orders/`, { email: "a@example.org", positions: [{ item: item.body.id }] });
+    expect(order.status).toBe(201);
+    const paid = await org.client.post(`${path}/orders/${order.body.code}/mark_paid/`, {});
+    expect(paid.status).toBe(200);
+    expect(trips(paid.headers)).toEqual({ total: "9", worker: "8", object: "1" });
+
+    const org2 = await seedOrganizer();
+    const ev2 = await seedEventRow(org2.id);
+    const path2 = `/api/v1/organizers/${org2.slug}/events/${ev2.slug}`;
+    expect((await org2.client.patch(`${path2}/settings/`, { invoice_generate: "True" })).status).toBe(200);
+    const item2 = await org2.client.post(`${path2}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    await org2.client.post(`${path2}/quotas/`, { name: "Tickets", size: 10, items: [item2.body.id] });
+    const sold = await org2.client.post(`${path2}/orders/`, { email: "a@example.org", positions: [{ item: item2.body.id }] });
+    expect(sold.status).toBe(201);
+    expect(trips(sold.headers)).toEqual({ total: "5", worker: "4", object: "1" });
+    const invoices = await org2.client.get(`${path2}/invoices/`);
+    expect(invoices.body.results.map((i: { order: string }) => i.order)).toEqual([sold.body.code]);
+  });
+
+  it("a redeem: the credential's batch and the object's one write batch (which reads the ticket back)", async () => {
+    const org = await seedOrganizer();
+    const ev = await seedEventRow(org.id);
+    const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
+    const item = await org.client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    await org.client.post(`${path}/quotas/`, { name: "Tickets", size: 10, items: [item.body.id] });
+    const list = await org.client.post(`${path}/checkinlists/`, { name: "Entrance", all_products: true });
+    const order = await org.client.post(`${path}/orders/`, { status: "p", positions: [{ item: item.body.id }, { item: item.body.id }] });
+    expect(order.status).toBe(201);
+    const [a, b] = order.body.positions;
+    const scanner = (await seedDevice(org.id)).client;
+    const redeem = (secret: string) => scanner.post(`/api/v1/organizers/${org.slug}/checkinrpc/redeem/`, { secret, lists: [list.body.id] });
+    const first = await redeem(a.secret);
+    expect(first.status).toBe(201);
+    // the first scan of a list in this isolate also learns the list's event (once)
+    expect(trips(first.headers)).toEqual({ total: "3", worker: "2", object: "1" });
+    const second = await redeem(b.secret);
+    expect(second.status).toBe(201);
+    expect(trips(second.headers)).toEqual({ total: "2", worker: "1", object: "1" });
+    const again = await redeem(b.secret);
+    expect(again.body.reason).toBe("already_redeemed");
+    expect(trips(again.headers)).toEqual({ total: "2", worker: "1", object: "1" });
   });
 
   it("counts on error responses too", async () => {

@@ -1,4 +1,31 @@
 import type { Permission } from "../../src/domain/permissions";
+import type { Client } from "../harness";
+
+/** What a row's setup works with: the organizer's administrator and the event the call runs on. */
+export type SetupWorld = {
+  admin: Client;
+  orgId: number;
+  orgSlug: string;
+  eventSlug: string;
+  /** `/api/v1/organizers/<organizer>` */
+  org: string;
+  /** `/api/v1/organizers/<organizer>/events/<event>` */
+  ev: string;
+};
+
+/** What a row's call uses: real objects for its path parameters, a valid body. */
+export type RowSetup = {
+  /** Values for path parameters other than :organizer and :event. */
+  params?: Record<string, string>;
+  /** Body sent with POST/PUT/PATCH. */
+  body?: unknown;
+  /** Another event of the organizer to run the call on (e.g. an event series). */
+  event?: string;
+  /** A query string for the call (without `?`). */
+  query?: string;
+  /** A raw body with its own headers instead of JSON (uploads). */
+  raw?: { body: BodyInit; headers: Record<string, string> };
+};
 
 /**
  * One row of the permission matrix (in the style of pretix's test_permissions.py): an
@@ -11,12 +38,21 @@ export type MatrixRow = {
   permission: Permission | null;
   /** Devices' expected outcome; default: allowed exactly when DEVICE_GRANT has the permission. */
   device?: "allow" | "deny";
+  /** A device-only endpoint: every team key is refused with 401. */
+  deviceOnly?: boolean;
   /** Values for path parameters other than :organizer and :event (default "999999"). */
   params?: Record<string, string>;
   /** The request changes or deletes the event itself: run it against a throwaway event. */
   ownEvent?: boolean;
   /** Body sent with POST/PUT/PATCH (default {}). */
   body?: unknown;
+  /**
+   * Creates (with the administrator) the objects an allowed call acts on, and its body, so
+   * that the allowed call succeeds. Runs before every allowed call (each gets its own objects).
+   */
+  setup?: (w: SetupWorld) => Promise<RowSetup>;
+  /** The status of an allowed call; default GET 200, POST 201, PUT and PATCH 200, DELETE 204. */
+  status?: number;
   /**
    * Credentials the route takes: "device" — device keys only (teams get 401); "none" — a public
    * route (anyone passes). Default: teams and devices, by permission.

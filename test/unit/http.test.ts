@@ -8,7 +8,7 @@ import { teams } from "../../src/db/schema";
 import type { AppEnv } from "../../src/http/context";
 import { modifiedSince, notModified, setPageGenerated } from "../../src/http/conditional";
 import { idempotency } from "../../src/http/idempotency";
-import { ordering } from "../../src/http/pagination";
+import { orderBy } from "../../src/db/paging";
 import { db, seedOrganizer, seedTeam } from "../harness";
 import { eq } from "drizzle-orm";
 
@@ -94,7 +94,7 @@ describe("ordering", () => {
     await seedTeam(org.id, { name: "a-team", permissions: [] });
     const a = app();
     a.get("/teams", async (c) => {
-      const order = ordering(c, { name: teams.name, id: teams.id }, "id", teams.id);
+      const order = orderBy({ fields: { name: teams.name, id: teams.id }, default: "id", tiebreaker: teams.id }, c.req.query("ordering"));
       const rows = await db().select().from(teams).where(eq(teams.organizerId, org.id)).orderBy(...order);
       return c.json(rows.map((r) => r.name));
     });

@@ -1,0 +1,84 @@
+/**
+ * pretix's check-in RPC for scanning apps (pretix docs checkin.rst; spec open point 10):
+ * `POST /organizers/{o}/checkinrpc/redeem/` and `GET /organizers/{o}/checkinrpc/search/`, and
+ * the answer of a scan shared with the per-list redeem (api/checkinlists.ts).
+ *
+ * Statuses as pretix sends them: 201 `ok`; 400 `error` (with `reason`) or `incomplete` (with
+ * `questions`); 404 for a code that is no ticket (`reason` `invalid`, and `detail` for older
+ * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's).
+ */
+import { Hono } from "hono";
+import { checkinListsByIds, listCheckinPositions, questionRecordsByIds } from "../db/checkin";
+import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../domain/checkin-redeem";
+import { badRequest, forbidden, MESSAGES } from "../domain/failure";
+import { type AppContext, type AppEnv, organizerContext } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
+import { organizerScope } from "../http/tenancy";
+import { publicBase } from "../http/urls";
+import { jsonBody } from "../http/validation";
+import { expandAnswerQuestions, expandOf, expandPositions, positionFilters } from "./checkin-expand";
+import { type DownloadBase, type RedeemResponse, serializeCheckinPosition } from "./checkin-serializers";
+import { serializeQuestion } from "./questions";
+
+export { redeemResponse } from "./checkin-serializers";
+
+/** Where the tickets' download URLs point (each ticket's own event completes them). */
+export function downloadBase(c: AppContext): DownloadBase {
+  return { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
+}
+
+/** The JSON answer of a decided scan. */
+export async function respondScan(c: AppContext, r: ScanResult): Promise<Response> {
+  const list = { id: r.list.id, name: r.list.name, event: r.list.event, subevent: r.list.subevent, include_pending: r.list.include_pending };
+  if (r.status === "invalid") {
+    const body: RedeemResponse = { detail: MESSAGES.notFound, status: "error", reason: "invalid", reason_explanation: null, require_attention: false, checkin_texts: [], list };
+    return c.json(body, 404);
+  }
+  const expand = expandOf(c);
+  let position: Record<string, unknown> | undefined;
+  if (r.position) {
+    position = serializeCheckinPosition(r.position, downloadBase(c), await expandPositions(c, r.eventId, [r.position], expand));
+    if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
+  }
+  const body: RedeemResponse = {
+    status: r.status,
+    ...(r.status === "error" ? { reason: r.reason ?? "error", reason_explanation: r.explanation } : {}),
+    // pretix answers a revoked secret without the ticket's attention flag
+    require_attention: r.reason === "revoked" ? false : ((position?.require_attention as boolean | undefined) ?? false),
+    checkin_texts: [],
+    ...(position ? { position } : {}),
+    list,
+  };
+  if (r.status === "incomplete") {
+    const records = await questionRecordsByIds(c.var.db, r.eventId, r.questions);
+    const byId = new Map(records.map((q) => [q.question.id, q]));
+    body.questions = r.questions.flatMap((id) => (byId.has(id) ? [serializeQuestion(byId.get(id)!)] : []));
+  }
+  return c.json(body, r.status === "ok" ? 201 : 400);
+}
+
+export const checkinRoutes = new Hono<AppEnv>();
+const base = "/organizers/:organizer/checkinrpc";
+
+checkinRoutes.post(`${base}/redeem`, organizerScope("can_change_orders"), jsonBody(redeemInput), async (c) =>
+  respondScan(c, await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"))),
+);
+
+/** A search for tickets across lists of distinct events (pretix: the lists must exist and be the caller's, else 403). */
+checkinRoutes.get(`${base}/search`, organizerScope("can_view_orders"), async (c) => {
+  const req = listRequest(c);
+  const ids = (c.req.queries("list") ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number);
+  const ctx = organizerContext(c);
+  if (ids.length === 0) throw badRequest("No check-in list passed.");
+  try {
+    await resolveLists(ctx, c.var.principal, ids);
+  } catch {
+    throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
+  }
+  const lists = await checkinListsByIds(c.var.db, c.var.organizer.id, ids);
+  const page = await listCheckinPositions(c.var.db, lists, positionFilters(c), req);
+  const expand = expandOf(c);
+  const byEvent = Map.groupBy(page.rows, (r) => r.eventId);
+  const expanded = new Map(await Promise.all([...byEvent].map(async ([eventId, rows]) => [eventId, await expandPositions(c, eventId, rows, expand)] as const)));
+  return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded.get(p.eventId)));
+});

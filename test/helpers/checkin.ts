@@ -1,0 +1,43 @@
+/**
+ * A venue for the check-in tests, built through the API: a shop with an admission item and a
+ * quota, check-in lists, paid orders (tickets), and a scanner device of the organizer.
+ */
+import { expect } from "vitest";
+import { type Client, db, type Json, seedDevice } from "../harness";
+import { shop, type Shop } from "./sales";
+
+export type Venue = Shop & {
+  ticket: Json;
+  device: Awaited<ReturnType<typeof seedDevice>>;
+  scanner: Client;
+  eventId: number;
+  list(body?: Record<string, unknown>): Promise<Json>;
+  order(body?: Record<string, unknown>): Promise<Json>;
+  /** A paid order of one ticket; its position. */
+  sell(body?: Record<string, unknown>): Promise<Json>;
+  redeem(body: Record<string, unknown>, client?: Client, query?: string): ReturnType<Client["post"]>;
+};
+
+export async function venue(opts: { series?: boolean; quota?: Record<string, unknown>; event?: Record<string, unknown> } = {}): Promise<Venue> {
+  const s = await shop({ series: opts.series, event: opts.event });
+  const ticket = await s.item({ admission: true });
+  if (!opts.series) await s.quota({ size: 1000, items: [ticket.id], ...opts.quota });
+  const eventId = (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
+  const device = await seedDevice(s.org.id);
+  const order = async (body: Record<string, unknown> = {}) => {
+    const r = await s.client.post(`${s.path}/orders/`, { email: "a@example.org", status: "p", positions: [{ item: ticket.id }], ...body });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    return r.body;
+  };
+  return {
+    ...s,
+    ticket,
+    device,
+    scanner: device.client,
+    eventId,
+    list: (body = {}) => s.post("/checkinlists/", { name: "Entrance", all_products: true, ...body }),
+    order,
+    sell: async (body = {}) => (await order(body)).positions[0],
+    redeem: (body, client = device.client, query = "") => client.post(`/api/v1/organizers/${s.orgSlug}/checkinrpc/redeem/${query}`, body),
+  };
+}
