@@ -53,7 +53,8 @@ export type Shop = {
 
 /**
  * A live, public event with a 20.00 EUR festival pass and a free entry on one quota; manual
- * payment and the redirection plugin enabled, with `returnurl_prefix` the integrator's site.
+ * payment and the redirection plugin enabled, with `returnurl_prefix` the integrator's site;
+ * ticket downloads offered on the order page (`ticket_download`).
  */
 export async function buildShop(service: Service, returnBase: string): Promise<Shop> {
   const a = api(service);
@@ -86,7 +87,8 @@ export async function buildShop(service: Service, returnBase: string): Promise<S
   const freeEntry = await a.ok("POST", `${path}/items/`, { name: { en: "Children's entry" }, default_price: "0.00", admission: true });
   await a.ok("POST", `${path}/quotas/`, { name: "Festival", size: 500, items: [pass.id, freeEntry.id] });
   await a.ok("PATCH", `${path}/`, { live: true, plugins: ["pretix.plugins.manualpayment", "pretix.plugins.returnurl"] });
-  await a.ok("PATCH", `${path}/settings/`, { returnurl_prefix: returnBase });
+  // customers see ticket download links on their order page (off by default, as in pretix)
+  await a.ok("PATCH", `${path}/settings/`, { returnurl_prefix: returnBase, ticket_download: true });
 
   return {
     api: a,
