@@ -1,22 +1,26 @@
 /**
- * The service under load, started the way `npm start` starts it, but locally only and into
- * a fresh temporary state directory: migrations applied, an organizer created with the
- * operator command, then `wrangler dev` on a free port of 127.0.0.1 with the D1 round-trip
- * counting of the debugging aid on. `stop()` ends wrangler and its children (workerd) and
- * removes the state directory.
+ * The service started the way a newcomer starts it, but locally only and into a fresh
+ * temporary state directory: `npm start`'s own script (src/cli/start.ts: migrations applied,
+ * then `wrangler dev`) with `--persist-to` that directory and a free port of 127.0.0.1, and an
+ * organizer created with the operator command (`npm run admin -- create-organizer`) while
+ * wrangler boots. Shared by the benchmark (`npm run bench`, with the D1 round-trip counting of
+ * the debugging aid on) and the browser tests (`npm run test:browser`, without it). `stop()` ends the
+ * server and its children (wrangler, workerd) and removes the state directory.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { applyMigrations, projectRoot, spawnWrangler } from "../../src/cli/wrangler.ts";
+import { projectRoot } from "../../src/cli/wrangler.ts";
 
 export type Service = {
   base: string;
   stateDir: string;
   organizer: string;
   token: string;
+  /** The id of the organizer's team "Administrators" (made by the operator command). */
+  team: number;
   /** The last lines wrangler wrote (for error messages). */
   logTail(lines?: number): string;
   stop(): Promise<void>;
@@ -33,7 +37,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-function runNode(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs one of the project's Node scripts (what its npm script runs) and captures its output. */
+export function runNode(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(projectRoot, script), ...args], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -72,12 +77,21 @@ export type StartOptions = {
   keep?: boolean;
   /** Print wrangler's output as it comes. */
   verbose?: boolean;
+  /** The organizer the operator command creates (default: "bench", "Benchmark Org"). */
+  organizer?: { slug: string; name: string };
+  /**
+   * The D1 round-trip counting of the debugging aid (`--var DEBUG_D1_ROUND_TRIPS:1`): on
+   * unless false (the benchmark reads it; the browser tests run without it, as `npm start` does).
+   */
+  countRoundTrips?: boolean;
+  /** Name prefix of the temporary state directory. */
+  stateDirPrefix?: string;
   log: (line: string) => void;
 };
 
 /** Sets up and starts the service; on a failure everything started so far is ended again. */
 export async function startService(opts: StartOptions): Promise<Service> {
-  const stateDir = mkdtempSync(path.join(tmpdir(), "ticketing-bench-"));
+  const stateDir = mkdtempSync(path.join(tmpdir(), opts.stateDirPrefix ?? "ticketing-bench-"));
   const logFile = path.join(stateDir, "wrangler.log");
   let child: ChildProcess | null = null;
   let stopped: Promise<void> | null = null;
@@ -110,17 +124,17 @@ export async function startService(opts: StartOptions): Promise<Service> {
 
   try {
     opts.log(`state directory ${stateDir}`);
-    await applyMigrations({ remote: false, persistTo: stateDir });
-    // The operator command works while the server runs: both start at once (saves seconds).
-    const created = runNode("src/cli/admin.ts", ["create-organizer", "--slug", "bench", "--name", "Benchmark Org", "--persist-to", stateDir]);
-
+    const org = opts.organizer ?? { slug: "bench", name: "Benchmark Org" };
     const port = opts.port ?? (await freePort());
     const inspectorPort = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const out = createWriteStream(logFile);
-    child = spawnWrangler(
+    // `npm start -- ...`: start.ts applies the migrations, then runs wrangler dev (which
+    // inherits its output streams); its own process group, so stop() ends all of it.
+    child = spawn(
+      process.execPath,
       [
-        "dev",
+        path.join(projectRoot, "src/cli/start.ts"),
         "--local",
         "--ip",
         "127.0.0.1",
@@ -130,30 +144,45 @@ export async function startService(opts: StartOptions): Promise<Service> {
         String(inspectorPort),
         "--persist-to",
         stateDir,
-        "--var",
-        "DEBUG_D1_ROUND_TRIPS:1",
         "--show-interactive-dev-session=false",
         "--log-level",
         "warn",
+        ...(opts.countRoundTrips === false ? [] : ["--var", "DEBUG_D1_ROUND_TRIPS:1"]),
       ],
-      { detached: true, stdio: ["ignore", "pipe", "pipe"] },
+      { cwd: projectRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
+    let exitedEarly = false;
+    child.once("exit", () => (exitedEarly = true));
+    // The operator command works while the server runs; it starts once start.ts has applied
+    // the migrations (both would apply them to the fresh database at once otherwise).
+    const migrated = new Promise<void>((resolve, reject) => {
+      let seen = "";
+      const watch = (d: Buffer) => {
+        seen += d.toString();
+        if (/Database migrations applied\.|Database is up to date\./.test(seen)) {
+          child!.stderr!.off("data", watch);
+          resolve();
+        }
+      };
+      child!.stderr!.on("data", watch);
+      child!.once("exit", () => reject(new Error(`npm start ended while applying the migrations:\n${seen.trim()}`)));
+    });
     for (const stream of [child.stdout!, child.stderr!]) {
       stream.on("data", (d: Buffer) => {
         out.write(d);
         if (opts.verbose) process.stderr.write(d);
       });
     }
-    let exitedEarly = false;
-    child.once("exit", () => (exitedEarly = true));
+    await migrated;
+    const created = runNode("src/cli/admin.ts", ["create-organizer", "--slug", org.slug, "--name", org.name, "--persist-to", stateDir]);
 
     const admin = await created;
     if (admin.code !== 0) throw new Error(`the operator command failed:\n${admin.stderr}`);
-    const { organizer, token } = JSON.parse(admin.stdout.trim().split("\n").pop()!) as { organizer: string; token: string };
+    const { organizer, token, team } = JSON.parse(admin.stdout.trim().split("\n").pop()!) as { organizer: string; token: string; team: number };
 
     const deadline = Date.now() + 120_000;
     for (;;) {
-      if (exitedEarly) throw new Error(`wrangler dev ended before answering:\n${logTail()}`);
+      if (exitedEarly) throw new Error(`npm start ended before answering:\n${logTail()}`);
       try {
         const res = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: `Token ${token}` } });
         await res.arrayBuffer();
@@ -161,10 +190,10 @@ export async function startService(opts: StartOptions): Promise<Service> {
       } catch {
         /* not listening yet */
       }
-      if (Date.now() > deadline) throw new Error(`wrangler dev did not answer within 120 s:\n${logTail()}`);
+      if (Date.now() > deadline) throw new Error(`npm start did not answer within 120 s:\n${logTail()}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    return { base, stateDir, organizer, token, logTail, stop };
+    return { base, stateDir, organizer, token, team, logTail, stop };
   } catch (e) {
     await stop();
     throw e;

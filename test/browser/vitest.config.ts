@@ -1,0 +1,24 @@
+/**
+ * The browser tests (`npm run test:browser`): kept out of `npm test` (test/vitest.config.ts),
+ * since they need Debian's Chromium and start the service themselves. Plain Node, one file
+ * after the other, every test of a file in order (the flows share one server and browser).
+ */
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+
+export default defineConfig({
+  root,
+  test: {
+    name: "browser",
+    root,
+    environment: "node",
+    include: ["test/browser/**/*.test.ts"],
+    fileParallelism: false,
+    // starting the service and Chromium on a busy machine; a flow visits a dozen pages
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
+    reporters: ["verbose"],
+  },
+});
