@@ -489,7 +489,8 @@ export async function invoiceForMail(env: Env, db: DB, eventId: number, code: st
     await renderInvoiceFile(env, db, inv.invoice.id, inv.invoice.version, false);
     inv = await findInvoiceById(db, newest.id);
   }
-  if (!inv?.invoice.file) throw new Error(`invoice ${newest.number}: no PDF yet`);
+  // not rendered (e.g. the fonts are missing: the reason is on the invoice): the mail is retried, then fails with it
+  if (!inv?.invoice.file) throw new Error(`invoice ${newest.number}: ${inv?.invoice.fileError ?? "the PDF could not be rendered"}`);
   return { key: inv.invoice.file, filename: `${inv.invoice.number}.pdf` };
 }
 

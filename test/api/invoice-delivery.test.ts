@@ -11,6 +11,8 @@ import { invoices, mailOutbox } from "../../src/db/schema";
 import type { DocumentMessage } from "../../src/domain/documents";
 import type { Env } from "../../src/env";
 import { deliverMail } from "../../src/jobs/mail";
+import { mailInsertStatement } from "../../src/db/mail";
+import { composeMail } from "../../src/domain/mail";
 import { db, type Json } from "../harness";
 import { deliver as deliverDocuments, pdfText, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { getPage } from "../helpers/pages";
@@ -164,6 +166,25 @@ describe("invoice_email_attachment", () => {
       ["order_placed", [{ kind: "order_invoice", order: o.code }]],
       ["order_paid", null],
     ]);
+  });
+
+  it("a mail delivered before the order's invoice exists brings the invoices up to date and carries the new one", async () => {
+    const w = await world({ invoice_generate: "False", invoice_email_attachment: true });
+    const o = await order(w, "early@example.org");
+    expect(await invoicesOf(w)).toEqual([]);
+    // as if the order's hook had not run yet: invoicing is due, the mail names the invoice, none exists
+    expect((await w.s.client.patch(`${w.s.path}/settings/`, { invoice_generate: "True" })).status).toBe(200);
+    const ev = await db().query.events.findFirst({ where: (e, { eq: q }) => q(e.slug, w.s.eventSlug) });
+    const [row] = await mailInsertStatement(
+      db(),
+      composeMail({ kind: "order_placed", organizerId: ev!.organizerId, eventId: ev!.id, to: "early2@example.org", subject: "Your order", text: "Hello", attachments: [{ kind: "order_invoice", order: o.code }], now: Date.now() }),
+    );
+    await deliverMail(env as unknown as Env, db(), row!.id);
+    const [inv] = await invoicesOf(w);
+    expect(inv.order).toBe(o.code);
+    const [mail] = await mailsTo("early2@example.org");
+    expect(mail).toMatchObject({ state: "sent", attachments: [{ kind: "file", filename: `${inv.number}.pdf`, contentType: "application/pdf" }] });
+    expect(startsWithPdf(await objectBytes((mail!.attachments![0] as { key: string }).key))).toBe(true);
   });
 });
 
