@@ -40,7 +40,7 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
         mail_kind: mail.kind,
         to: mail.toAddress,
         subject: mail.subject,
-        attachments: files.map((f) => f.filename),
+        ...(files.length ? { attachments: files.map((f) => f.filename) } : {}),
       });
     }
     await markMailSent(db, mail.id, messageId, now);
