@@ -106,11 +106,14 @@ async function listMail(args: string[]) {
   await applyMigrations(target);
   const [result] = await execute(
     target,
-    `SELECT id, kind, to_address, subject, state, created_at, text_body FROM mail_outbox ORDER BY id DESC LIMIT ${limit};`,
+    `SELECT id, kind, to_address, subject, state, created_at, text_body, attachments FROM mail_outbox ORDER BY id DESC LIMIT ${limit};`,
   );
   for (const m of result?.results ?? []) {
+    // attachments: references until the mail is delivered, then the files in R2 it carried
+    const attached = m.attachments ? (JSON.parse(String(m.attachments)) as { kind: string; filename?: string; key?: string; order?: string }[]) : [];
+    const files = attached.map((a) => (a.kind === "file" ? `${a.filename} (${a.key})` : `the invoice of order ${a.order}`)).join(", ");
     process.stdout.write(
-      `#${m.id} [${m.state}] ${new Date(Number(m.created_at)).toISOString()} ${m.kind} to ${m.to_address}\nSubject: ${m.subject}\n\n${m.text_body}\n${"-".repeat(60)}\n`,
+      `#${m.id} [${m.state}] ${new Date(Number(m.created_at)).toISOString()} ${m.kind} to ${m.to_address}\nSubject: ${m.subject}\n${files ? `Attachments: ${files}\n` : ""}\n${m.text_body}\n${"-".repeat(60)}\n`,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { DB } from "./client";
-import { mailOutbox } from "./schema";
+import { type MailAttachment, mailOutbox } from "./schema";
 
 export type MailInsert = typeof mailOutbox.$inferInsert;
 
@@ -11,6 +11,14 @@ export function mailInsertStatement(db: DB, row: MailInsert) {
 
 export async function findMail(db: DB, id: number) {
   return db.select().from(mailOutbox).where(eq(mailOutbox.id, id)).get();
+}
+
+/** Replaces a queued mail's attachment references (by the files they were resolved to). */
+export async function setMailAttachments(db: DB, id: number, attachments: MailAttachment[]) {
+  await db
+    .update(mailOutbox)
+    .set({ attachments })
+    .where(and(eq(mailOutbox.id, id), eq(mailOutbox.state, "queued")));
 }
 
 export async function markMailSent(db: DB, id: number, messageId: string | null, now: number) {

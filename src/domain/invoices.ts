@@ -74,9 +74,25 @@ export function invoiceSettings(facts: Pick<InvoiceFacts, "eventSettings" | "org
 }
 
 /** pretix's `invoice_qualified`: not free, not awaiting approval, of a sales channel that gets invoices. */
-export function invoiceQualified(order: OrderRecord["order"], settings: Record<string, unknown>): boolean {
+export function invoiceQualified(order: Pick<OrderRecord["order"], "total" | "requireApproval" | "salesChannel">, settings: Record<string, unknown>): boolean {
   const channels = (settings.invoice_generate_sales_channels as string[] | undefined) ?? ["web"];
   return order.total !== 0 && !order.requireApproval && channels.includes(order.salesChannel);
+}
+
+/**
+ * Whether a mail about an order that was just placed or paid carries an invoice (pretix's
+ * `invoice_email_attachment`: the mail attaches the invoice the change generated). True when
+ * the setting is on and the change makes the automatic modes create one: the order qualifies,
+ * the mode wants an invoice in the new status, and the order had no live invoice before it
+ * (`liveBefore`). The invoice itself is looked up when the mail is delivered.
+ */
+export function mailCarriesInvoice(
+  settings: Record<string, unknown>,
+  order: Pick<OrderRecord["order"], "total" | "requireApproval" | "salesChannel">,
+  status: OrderStatus,
+  liveBefore: number,
+): boolean {
+  return settings.invoice_email_attachment === true && liveBefore === 0 && wantsAutomaticInvoice(status, settings) && invoiceQualified(order, settings);
 }
 
 /** Whether an invoice should exist now without anyone asking (the automatic modes). */
@@ -428,14 +444,54 @@ export async function regenerateInvoice(ctx: EventContext, number: string): Prom
  * the deployment must fix (the message says which).
  */
 export async function invoicePdf(ctx: Pick<EventContext, "env" | "db" | "event">, number: string): Promise<{ bytes: ReadableStream; filename: string }> {
-  const inv = await loadInvoice(ctx, number);
+  return invoiceFile(ctx.env, await loadInvoice(ctx, number));
+}
+
+/**
+ * The PDF of one invoice of an order (the order page: the holder of the order's secret link
+ * gets the order's invoices and no other). Not found unless the invoice belongs to the order;
+ * otherwise as `invoicePdf`.
+ */
+export async function orderInvoicePdf(env: Env, db: DB, order: { id: number; eventId: number }, invoiceId: number): Promise<{ bytes: ReadableStream; filename: string }> {
+  const inv = await findInvoiceById(db, invoiceId);
+  if (!inv || inv.invoice.orderId !== order.id || inv.invoice.eventId !== order.eventId) throw notFound();
+  return invoiceFile(env, inv);
+}
+
+async function invoiceFile(env: Env, inv: InvoiceRecord): Promise<{ bytes: ReadableStream; filename: string }> {
   if (inv.invoice.file) {
-    const object = await ctx.env.FILES.get(inv.invoice.file);
+    const object = await env.FILES.get(inv.invoice.file);
     if (object) return { bytes: object.body, filename: `${inv.invoice.number}.pdf` };
   }
-  await renderLater(ctx.env, [inv]);
+  await renderLater(env, [inv]);
   if (inv.invoice.fileError) throw new Failure("unavailable", inv.invoice.fileError);
   throw notReady("invoice file");
+}
+
+/**
+ * The invoice a mail about order `code` carries (`order_invoice` attachments): the order's
+ * newest invoice that is neither canceled nor a cancellation, with its PDF. Brings the order's
+ * invoices up to date first (the mail may be delivered before the order's hook created the
+ * invoice; idempotent) and renders a missing PDF on the spot. Null when the order has no such
+ * invoice (any more). Throws when the PDF cannot be had now (the mail is retried).
+ */
+export async function invoiceForMail(env: Env, db: DB, eventId: number, code: string, now: number): Promise<{ key: string; filename: string } | null> {
+  const event = await eventById(db, eventId);
+  if (!event) return null;
+  const r = await findOrder(db, eventId, code);
+  if (!r) return null;
+  await ensureOrderInvoices({ env, db, event, now }, code, r);
+  const live = liveInvoices(await orderInvoices(db, r.order.id));
+  const newest = live.at(-1);
+  if (!newest) return null;
+  let inv = await findInvoiceById(db, newest.id);
+  if (inv && !inv.invoice.file) {
+    await renderInvoiceFile(env, db, inv.invoice.id, inv.invoice.version, false);
+    inv = await findInvoiceById(db, newest.id);
+  }
+  // not rendered (e.g. the fonts are missing: the reason is on the invoice): the mail is retried, then fails with it
+  if (!inv?.invoice.file) throw new Error(`invoice ${newest.number}: ${inv?.invoice.fileError ?? "the PDF could not be rendered"}`);
+  return { key: inv.invoice.file, filename: `${inv.invoice.number}.pdf` };
 }
 
 // ---- the sweep ----

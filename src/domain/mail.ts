@@ -6,6 +6,7 @@
  * the log, which is what local development and the tests read.
  */
 import type { MailInsert } from "../db/mail";
+import type { MailAttachment } from "../db/schema";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 
@@ -21,6 +22,7 @@ export function composeMail(input: {
   html?: string | null;
   fromName?: string | null;
   replyTo?: string | null;
+  attachments?: MailAttachment[] | null;
   now: number;
 }): MailInsert {
   return {
@@ -31,6 +33,7 @@ export function composeMail(input: {
     subject: input.subject,
     textBody: input.text,
     htmlBody: input.html ?? null,
+    attachments: input.attachments?.length ? input.attachments : null,
     fromName: input.fromName ?? null,
     replyTo: input.replyTo ?? null,
     state: "queued",

@@ -15,7 +15,7 @@ import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "./failure";
 import { dateTime, email, money } from "./fields";
-import { invoicesAfterOrderChange } from "./invoices";
+import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
 import type { Demand } from "./inventory";
 import { orderMail } from "./order-mails";
 import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
@@ -291,6 +291,8 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
               lines: prepared.map((p) => ({ name: i18nText(catalog.items.get(p.itemId)!.name, locale), price: p.price.gross })),
               fromName: (settings.mail_from_name as string | null) ?? null,
               replyTo: (settings.contact_mail as string | null) ?? null,
+              // a new order has no invoice yet: the mail carries the one placing (or paying) it creates
+              attachInvoice: mailCarriesInvoice(settings, { total, requireApproval: false, salesChannel: channel }, paid ? "p" : "n", 0),
             },
             now,
           ),

@@ -1,4 +1,7 @@
-/** Mails about an order: placed (pending), paid, canceled. Composed for the outbox. */
+/**
+ * Mails about an order: placed (pending), paid, canceled. Composed for the outbox; a placed or
+ * paid mail may carry the order's invoice (resolved when it is delivered, see mail-attachments.ts).
+ */
 import { composeMail } from "./mail";
 import type { MailInsert } from "../db/mail";
 import { i18nText, type I18n } from "../lib/i18n";
@@ -18,6 +21,8 @@ export type OrderMailFacts = {
   lines: { name: string; price: number }[];
   fromName: string | null;
   replyTo: string | null;
+  /** The mail carries the invoice the change brought about (event setting `invoice_email_attachment`). */
+  attachInvoice?: boolean;
 };
 
 export function orderMail(kind: "order_placed" | "order_paid" | "order_canceled", f: OrderMailFacts, now: number): MailInsert {
@@ -43,6 +48,7 @@ export function orderMail(kind: "order_placed" | "order_paid" | "order_canceled"
     text,
     fromName: f.fromName ?? f.organizerName,
     replyTo: f.replyTo,
+    attachments: f.attachInvoice && kind !== "order_canceled" ? [{ kind: "order_invoice", order: f.code }] : null,
     now,
   });
 }

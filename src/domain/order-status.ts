@@ -28,7 +28,7 @@ import { dispatchMail } from "./mail";
 import { orderMail } from "./order-mails";
 import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "./payments";
 import { refusalErrors } from "./refusals";
-import { invoicesAfterOrderChange } from "./invoices";
+import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
 import { eventSettingsFor } from "./settings";
 import { cancellationChanges } from "./ticket-changes";
 import { orderUrl } from "./urls";
@@ -145,7 +145,7 @@ export const markOrderPaid = survivingD1Faults(async function markOrderPaid(ctx:
     if (created !== null && isFailure(e) && (e.code === "invalid" || e.code === "changed")) await deleteOpenPayment(ctx.db, created);
     throw e;
   }
-  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after);
+  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after, undefined, r.invoicing.live);
   return after;
 });
 
@@ -180,13 +180,16 @@ export const confirmPayment = survivingD1Faults(async function confirmPayment(ct
 
 /**
  * Queues a mail about an order that changed (after the change; a failure is logged, not fatal).
- * `settings`: the event's effective settings when the caller has them already.
+ * `settings`: the event's effective settings when the caller has them already;
+ * `liveInvoicesBefore`: the order's live invoices before the change (a paid mail carries the
+ * invoice the payment created, with `invoice_email_attachment`).
  */
 export async function notifyOrder(
   ctx: OrderScope & { organizer: Pick<OrganizerRow, "id" | "name" | "slug">; baseUrl: string },
   kind: "order_paid" | "order_canceled",
   r: OrderRecord,
   known?: Record<string, unknown>,
+  liveInvoicesBefore = 0,
 ): Promise<void> {
   if (!r.order.email) return;
   const { event, organizer: org, db } = ctx;
@@ -208,6 +211,7 @@ export async function notifyOrder(
         lines: r.positions.filter((p) => p.canceled !== 1).map((p) => ({ name: i18nText(items.get(p.item) ?? {}, r.order.locale), price: p.price })),
         fromName: (settings.mail_from_name as string | null) ?? null,
         replyTo: (settings.contact_mail as string | null) ?? null,
+        attachInvoice: kind === "order_paid" && mailCarriesInvoice(settings, r.order, "p", liveInvoicesBefore),
       },
       Date.now(),
     );

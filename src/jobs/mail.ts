@@ -1,8 +1,9 @@
-/** Delivery of outbox mails (mail queue consumer and cron sweep). Idempotent per mail. */
+/** Delivery of outbox mails (mail queue consumer and cron sweep), with their attachments. Idempotent per mail. */
 import { findMail, markMailAttemptFailed, markMailSent } from "../db/mail";
 import type { DB } from "../db/client";
 import { readConfig, type Env } from "../env";
 import { log } from "../lib/log";
+import { mailFileBytes, mailFiles } from "../domain/mail-attachments";
 
 const MAX_ATTEMPTS = 5;
 
@@ -12,6 +13,7 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
   const { transport, from } = readConfig(env).mail;
   try {
     let messageId: string | null = null;
+    const files = await mailFiles(env, db, mail, now);
     if (transport === "cloudflare") {
       if (!env.EMAIL) throw new Error("MAIL_TRANSPORT is \"cloudflare\" but no EMAIL send_email binding is configured");
       const result = await env.EMAIL.send({
@@ -21,10 +23,25 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
         text: mail.textBody,
         ...(mail.htmlBody ? { html: mail.htmlBody } : {}),
         ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+        ...(files.length
+          ? {
+              attachments: await Promise.all(
+                files.map(async (f) => ({ disposition: "attachment" as const, filename: f.filename, type: f.contentType, content: await mailFileBytes(env, f) })),
+              ),
+            }
+          : {}),
       });
       messageId = result.messageId;
     } else {
-      log.info("mail kept in the outbox (local transport)", { mail_id: mail.id, mail_kind: mail.kind, to: mail.toAddress, subject: mail.subject });
+      // the attachments are checked to exist, as the real transport would read them
+      for (const f of files) await mailFileBytes(env, f);
+      log.info("mail kept in the outbox (local transport)", {
+        mail_id: mail.id,
+        mail_kind: mail.kind,
+        to: mail.toAddress,
+        subject: mail.subject,
+        ...(files.length ? { attachments: files.map((f) => f.filename) } : {}),
+      });
     }
     await markMailSent(db, mail.id, messageId, now);
   } catch (e) {

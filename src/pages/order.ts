@@ -7,7 +7,9 @@
 import { Hono } from "hono";
 import { paymentUrl } from "../domain/urls";
 import { createPayment } from "../db/payments";
+import { orderInvoices } from "../db/invoices";
 import { orderLabels } from "../db/storefront";
+import { orderInvoicePdf } from "../domain/invoices";
 import { PAYMENT_PROVIDERS, type PaymentProvider } from "../domain/orders";
 import {
   OPEN_PAYMENT_STATES,
@@ -62,7 +64,10 @@ orderPages.get(ORDER_PATH, async (c) => {
   const positions = r.positions.filter((p) => p.canceled !== 1);
   const fees = r.fees.filter((f) => f.canceled !== 1);
   const ids = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
-  const labels = await orderLabels(c.var.db, event.id, ids(positions.map((p) => p.item)), ids(positions.map((p) => p.variation)), ids(positions.map((p) => p.subevent)));
+  const [labels, invoices] = await Promise.all([
+    orderLabels(c.var.db, event.id, ids(positions.map((p) => p.item)), ids(positions.map((p) => p.variation)), ids(positions.map((p) => p.subevent))),
+    orderInvoices(c.var.db, o.id),
+  ]);
   const refusal = paymentRefusal(ctx);
   const locale = o.locale;
   const cur = event.currency;
@@ -104,6 +109,14 @@ ${statusText(ctx, refusal)}
 <h2>Products</h2>
 <table>${lines}${feeLines}<tr><th>Total</th><th class="amount">${money(o.total, cur)}</th></tr></table>
 ${downloads.order[0] ? html`<p><a class="button" href="${downloads.order[0].url}">Download your tickets (PDF)</a></p>` : ""}
+${
+  invoices.length
+    ? html`<h2>Invoices</h2>
+<ul class="invoices">${invoices.map(
+        (i) => html`<li><a href="${`${ctx.url}invoice/${i.id}`}">${i.isCancellation ? "Cancellation" : "Invoice"} ${i.number}</a> <span class="muted">${i.date}</span></li>`,
+      )}</ul>`
+    : ""
+}
 <h2>Payments</h2>
 ${r.payments.length ? html`<table>${payments}</table>` : html`<p class="muted">No payment has been started yet.</p>`}
 ${change}
@@ -132,6 +145,25 @@ async function ticketDownload(c: AppContext, positionId: number | null): Promise
 
 orderPages.get(`${ORDER_PATH}/download/pdf`, (c) => ticketDownload(c, null));
 orderPages.get(`${ORDER_PATH}/download/pdf/:position{[0-9]+}`, (c) => ticketDownload(c, Number(c.req.param("position"))));
+
+// ---- invoices (pretix: listed on the order page with their download) ----
+
+/** The PDF of one of the order's invoices; a page that reloads itself while it is being prepared. */
+orderPages.get(`${ORDER_PATH}/invoice/:invoice{[0-9]+}`, async (c) => {
+  const ctx = await loadOrderPage(c);
+  if (ctx instanceof Response) return ctx;
+  try {
+    const file = await orderInvoicePdf(c.env, c.var.db, { id: ctx.record.order.id, eventId: ctx.event.id }, Number(c.req.param("invoice")));
+    c.header("Cache-Control", "private, no-store");
+    return c.body(file.bytes, 200, { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${file.filename.replace(/[^\w.-]/g, "_")}"` });
+  } catch (e) {
+    if (isFailure(e, "not_found")) return notFoundPage(c, "invoice");
+    if (!isFailure(e, "not_ready")) throw e;
+    c.header("Refresh", "2");
+    const body = html`<p class="note">Your invoice is being prepared. This page reloads by itself in a moment.</p><p><a href="${orderLink(ctx)}">Back to the order</a></p>`;
+    return send(c, orderLayout(ctx, "Preparing your invoice", body), 409, { private: true });
+  }
+});
 
 // ---- pay/change ----
 

@@ -133,7 +133,7 @@ async function payOrder(c: AppContext, ctx: OrderPage, y: PaymentJson, change: P
     return "changed";
   }
   // the mail's facts (address, lines, total) are the order as the page read it: the status change did not touch them
-  await notifyOrder({ ...scope, organizer: ctx.org, baseUrl: publicBase(c) }, "order_paid", ctx.record, ctx.settings);
+  await notifyOrder({ ...scope, organizer: ctx.org, baseUrl: publicBase(c) }, "order_paid", ctx.record, ctx.settings, ctx.record.invoicing.live);
   return null;
 }
 

@@ -77,7 +77,7 @@ describe("exporter lists", () => {
     const res = await s.client.get(`${s.path}/exporters/`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      count: 3,
+      count: 4,
       next: null,
       previous: null,
       results: [
@@ -92,6 +92,20 @@ describe("exporter lists", () => {
             { name: "status", required: false, choices: ["", "1", "2", "3", "0"] },
             { name: "sort", required: false, choices: ["name", "code"] },
             { name: "questions", required: false },
+          ],
+        },
+        {
+          identifier: "invoicedata",
+          verbose_name: "Invoice data",
+          input_parameters: [
+            {
+              name: "_format",
+              required: true,
+              choices: ["xlsx", "invoices:default", "invoices:excel", "invoices:semicolon", "lines:default", "lines:excel", "lines:semicolon"],
+            },
+            { name: "date_from", required: false },
+            { name: "date_to", required: false },
+            { name: "payment_provider", required: false, choices: ["", "giftcard", "manual"] },
           ],
         },
         {
@@ -145,9 +159,11 @@ describe("exporter lists", () => {
     expect(all.body.results.map((e: Json) => [e.identifier, e.verbose_name])).toEqual([
       ["customerlist", "Customer accounts"],
       ["giftcardlist", "Gift cards"],
+      ["invoicedata", "Invoice data"],
       ["orderlist", "Order data"],
     ]);
     expect(all.body.results[2].input_parameters[0]).toEqual({ name: "events", required: false });
+    expect(all.body.results[3].input_parameters[0]).toEqual({ name: "events", required: false });
     expect(all.body.results[1].input_parameters).toEqual([
       { name: "_format", required: true, choices: ["xlsx", "default", "csv-excel", "semicolon"] },
       { name: "date", required: false },
@@ -156,7 +172,7 @@ describe("exporter lists", () => {
     ]);
     const viewer = await seedTeam(org.id, { permissions: ["can_view_orders"] });
     const limited = await viewer.client.get(`/api/v1/organizers/${org.slug}/exporters/`);
-    expect(limited.body.results.map((e: Json) => e.identifier)).toEqual(["orderlist"]);
+    expect(limited.body.results.map((e: Json) => e.identifier)).toEqual(["invoicedata", "orderlist"]);
     const refused = await viewer.client.post(`/api/v1/organizers/${org.slug}/exporters/giftcardlist/run/`, { _format: "default" });
     expect(refused.status).toBe(404);
     expect(await db().select().from(exportJobs).where(eq(exportJobs.organizerId, org.id))).toHaveLength(0);

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { events, exportJobs } from "../../src/db/schema";
 import { db } from "../harness";
 import type { SetupWorld } from "./fixtures";
@@ -12,7 +12,7 @@ const ev = `${org}/events/:event`;
  * queue: its download answers 409 `{"status": "waiting"}` to whoever may run the exporter. Seeded
  * in D1, so that no queue message races the call.
  */
-async function waitingExport(w: SetupWorld, level: "event" | "organizer"): Promise<RowSetup> {
+async function waitingExport(w: SetupWorld, level: "event" | "organizer", identifier = "orderlist"): Promise<RowSetup> {
   const id = crypto.randomUUID();
   const event = await db().select({ id: events.id }).from(events).where(eq(events.slug, w.eventSlug)).get();
   const now = Date.now();
@@ -23,16 +23,29 @@ async function waitingExport(w: SetupWorld, level: "event" | "organizer"): Promi
       organizerId: w.orgId,
       eventId: level === "event" ? event!.id : null,
       owner: "team:setup",
-      identifier: "orderlist",
-      params: { _format: "orders:default" },
+      identifier,
+      params: { _format: identifier === "orderlist" ? "orders:default" : "invoices:default" },
       createdAt: now,
       updatedAt: now,
       expiresAt: now + 86_400_000,
     });
-  return { params: { identifier: "orderlist", id } };
+  return { params: { identifier, id } };
 }
 
 const runBody = async (): Promise<RowSetup> => ({ params: { identifier: "orderlist" }, body: { _format: "orders:default" } });
+/**
+ * A valid invoicedata run. The matrix's callers have run orderlist exports already (which may
+ * still wait for the queue): those are ended first, so that the limit of two running exports
+ * per caller does not refuse this one.
+ */
+async function runInvoiceData(w: SetupWorld): Promise<RowSetup> {
+  await db()
+    .update(exportJobs)
+    .set({ state: "failed", message: "ended by the test setup" })
+    .where(and(eq(exportJobs.organizerId, w.orgId), inArray(exportJobs.state, ["waiting", "running"])));
+  return { params: { identifier: "invoicedata" }, body: { _format: "invoices:default" } };
+}
+const INVOICEDATA = { identifier: "invoicedata", id: "00000000-0000-4000-8000-000000000000" };
 
 /**
  * Exporters (pretix: event level can_view_orders; organizer level any team, each exporter
@@ -56,6 +69,23 @@ export const rows: MatrixRow[] = [
     permission: null,
     params: { identifier: "orderlist", id: "00000000-0000-4000-8000-000000000000" },
     setup: (w) => waitingExport(w, "organizer"),
+    status: 409,
+  },
+  // invoicedata: the same routes, pretix's permissions (event level can_view_orders; organizer level any team, its events by can_view_orders)
+  { route: `POST ${ev}/exporters/:identifier/run`, permission: "can_view_orders", params: INVOICEDATA, setup: runInvoiceData, status: 202 },
+  {
+    route: `GET ${ev}/exporters/:identifier/download/:id`,
+    permission: "can_view_orders",
+    params: INVOICEDATA,
+    setup: (w) => waitingExport(w, "event", "invoicedata"),
+    status: 409,
+  },
+  { route: `POST ${org}/exporters/:identifier/run`, permission: null, params: INVOICEDATA, setup: runInvoiceData, status: 202 },
+  {
+    route: `GET ${org}/exporters/:identifier/download/:id`,
+    permission: null,
+    params: INVOICEDATA,
+    setup: (w) => waitingExport(w, "organizer", "invoicedata"),
     status: 409,
   },
 ];

@@ -45,6 +45,14 @@ export const changeStamps = sqliteTable(
 );
 
 /**
+ * An attachment of an outbox mail, by reference (the files live in R2, the row stays small):
+ * `order_invoice` — the invoice of the mail's order that the change brought about (pretix's
+ * `invoice_email_attachment`), looked up when the mail is delivered, which replaces it by the
+ * `file` it found (none when the order has no invoice then); `file` — an R2 object.
+ */
+export type MailAttachment = { kind: "order_invoice"; order: string } | { kind: "file"; key: string; filename: string; contentType: string };
+
+/**
  * Every mail the service sends goes through this outbox: written in the same transaction as
  * the change that causes it, then delivered by the mail queue's consumer (or the cron retry).
  */
@@ -62,6 +70,8 @@ export const mailOutbox = sqliteTable(
     subject: text("subject").notNull(),
     textBody: text("text_body").notNull(),
     htmlBody: text("html_body"),
+    /** References to the attachments (null: none). */
+    attachments: text("attachments", { mode: "json" }).$type<MailAttachment[]>(),
     state: text("state", { enum: ["queued", "sent", "failed"] }).notNull().default("queued"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),

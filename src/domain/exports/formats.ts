@@ -40,7 +40,8 @@ function defuse(text: string): string {
 function csvCell(cell: Cell, dialect: CsvDialect, delimiter: string): string {
   if (cell === null) return dialect === "default" ? '""' : "";
   if (typeof cell === "number") return String(cell);
-  const text = defuse(typeof cell === "string" ? cell : cell.decimal);
+  // a decimal is a number (a negative amount is no formula), as pretix's defusedcsv leaves numbers alone
+  const text = typeof cell === "string" ? defuse(cell) : cell.decimal;
   const quote = dialect === "default" || text.includes(delimiter) || /["\r\n]/.test(text) || text !== text.trim();
   return quote ? `"${text.replace(/"/g, '""')}"` : text;
 }
