@@ -105,6 +105,8 @@ export function createApp() {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.object, String(counts.object.n));
+      const start = counts.objectStart;
+      if (start) c.res.headers.set(ROUND_TRIP_HEADERS.objectStart, `rows_read=${start.rowsRead}; held_positions=${start.heldPositions}`);
     }
   });
 

@@ -12,13 +12,19 @@ import { AsyncLocalStorage } from "node:async_hooks";
 
 export type RoundTrips = { n: number };
 
-/** The counts of one request (or one event-object call): its own D1 round trips, and those of the event objects it called. */
-export type ContextRoundTrips = { own: RoundTrips; object: RoundTrips };
+/**
+ * The counts of one request (or one event-object call): its own D1 round trips, and those of the
+ * event objects it called; `objectStart` when an object it called had just started (what it read
+ * from its own storage to serve, and the positions it held then).
+ */
+export type ContextRoundTrips = { own: RoundTrips; object: RoundTrips; objectStart?: { rowsRead: number; heldPositions: number } };
 
 export const ROUND_TRIP_HEADERS = {
   total: "X-D1-Round-Trips",
   worker: "X-D1-Round-Trips-Worker",
   object: "X-D1-Round-Trips-Object",
+  /** `rows_read=N; held_positions=M`: the request woke an event object, which read N rows of its storage. */
+  objectStart: "X-Event-Object-Start",
 } as const;
 
 export function roundTripsEnabled(env: { DEBUG_D1_ROUND_TRIPS?: string }): boolean {
