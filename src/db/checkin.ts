@@ -5,12 +5,12 @@
  * `include_pending`), as pretix's `CheckinList.positions`.
  */
 import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteSelect } from "drizzle-orm/sqlite-core";
 import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
-import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
+import { fetchPage, type KeyedListing, type ListRequest, type OrderingTable } from "./paging";
 import {
   type Answer,
   changeStamps,
@@ -75,7 +75,8 @@ function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
  * list's columns may be literal values or columns of a correlated list row.
  */
 function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePending: SQL | null }, opts: { ignoreStatus?: boolean } = {}): SQL {
-  const status = opts.ignoreStatus || l.includePending === null ? sql`1` : sql`(o.status = 'p' OR (o.status = 'n' AND ${l.includePending}))`;
+  // the order's status as its positions keep it (order_positions.order_status): no order is visited
+  const status = opts.ignoreStatus || l.includePending === null ? sql`1` : sql`(p.order_status = 'p' OR (p.order_status = 'n' AND ${l.includePending}))`;
   return sql`p.canceled = 0 AND (${l.subeventId} IS NULL OR p.subevent_id = ${l.subeventId})
     AND (${l.allProducts} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${l.id}))
     AND ${status}`;
@@ -88,9 +89,9 @@ const correlated = {
   includePending: sql`"checkin_lists"."include_pending"`,
 };
 
-const positionCountSql = sql<number>`(SELECT count(*) FROM order_positions p JOIN orders o ON o.id = p.order_id
+const positionCountSql = sql<number>`(SELECT count(*) FROM order_positions p
   WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)})`;
-const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p JOIN orders o ON o.id = p.order_id
+const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p
   WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)}
   AND EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry'))`;
 
@@ -256,7 +257,7 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
   const inside = sql`(SELECT c.type FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 ORDER BY c.datetime DESC, c.id DESC LIMIT 1) = 'entry'`;
   const byKey = (key: SQL) =>
     rawRows<{ k: number | null; positions: number; checkins: number }>(db, sql`SELECT ${key} AS k, count(*) AS positions, sum(CASE WHEN ${entered} THEN 1 ELSE 0 END) AS checkins
-      FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList} GROUP BY ${key}`);
+      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList} GROUP BY ${key}`);
   const listItems = list.allProducts
     ? db.select({ id: items.id, name: items.name, admission: items.admission }).from(items).leftJoin(itemCategories, eq(itemCategories.id, items.categoryId)).where(eq(items.eventId, list.eventId)).orderBy(asc(itemCategories.position), asc(items.position), asc(items.id))
     : db
@@ -269,7 +270,7 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
   const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow] = await db.batch([
     rawRows<{ positions: number; checkins: number; inside: number }>(db, sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
       coalesce(sum(CASE WHEN ${inside} THEN 1 ELSE 0 END), 0) AS inside
-      FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList}`),
+      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList}`),
     byKey(sql`p.item_id`),
     byKey(sql`p.variation_id`),
     listItems,
@@ -413,12 +414,19 @@ function positionSelect(listIds: readonly number[]) {
 const lastCheckedInSql = (listIds: readonly number[]) =>
   sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND c.list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)}))`;
 
-const attendeeNameSql = sql`coalesce(nullif(p.attendee_name, ''), ${parentNameSql})`;
+/**
+ * The name a ticket sorts by: its attendee's, or an add-on's base position's
+ * (`coalesce(nullif(attendee_name, ''), base's attendee_name)`, kept with the position as
+ * `sort_name` so that an index orders it).
+ */
+const attendeeNameSql = sql`p.sort_name`;
 
 /**
  * The orderings of a list's tickets (pretix: order__code, order__datetime, positionid,
  * attendee_name, last_checked_in, order__email; ascending puts empty values first, descending
  * last, as SQLite does). pretix's default puts tickets without a name last (`_named_first`).
+ * Ties go by id in the direction of the last term. Each ordering is served by an index (see
+ * `positionKeys`).
  */
 function positionOrdering(listIds: readonly number[]): OrderingTable {
   return {
@@ -429,10 +437,59 @@ function positionOrdering(listIds: readonly number[]): OrderingTable {
       attendee_name: attendeeNameSql,
       last_checked_in: lastCheckedInSql(listIds),
       order__email: sql`o.email`,
-      _named_first: sql`${attendeeNameSql} IS NULL`,
+      // the same expression as the index order_positions_named_first_idx
+      _named_first: sql`(${attendeeNameSql} IS NULL)`,
     },
     default: "_named_first,attendee_name,positionid",
     tiebreaker: p.id,
+    tiesFollow: true,
+  };
+}
+
+/**
+ * The SELECT of a page's ticket ids (KeyedListing.keys), over indexes only as far as the
+ * ordering allows:
+ * - an order's field first (order__code, order__datetime, order__email): the event's orders in
+ *   that order (orders' indexes), each order's positions after it;
+ * - `last_checked_in` on one list: tickets without a check-in on it by id, then the list's
+ *   check-ins in time order, each ticket at its last one (both from indexes; ascending puts
+ *   those without first, descending last, as the correlated ordering does);
+ * - anything else: the positions' indexes (event, canceled, sort name / position number).
+ * The order's row is joined only where a filter or the ordering names it (a LEFT JOIN SQLite
+ * drops when unused).
+ */
+function positionKeys(lists: readonly { list: CheckinListRow }[], where: SQL): KeyedListing<SQLiteSelect>["keys"] {
+  const eventIds = new Set(lists.map((l) => l.list.eventId));
+  const eventId = eventIds.size === 1 ? lists[0]!.list.eventId : null;
+  return ({ order, fields, limit, offset }) => {
+    const orderBy = sql.join(order, sql`, `);
+    const first = fields[0]!.replace(/^-/, "");
+    if (eventId !== null && first.startsWith("order__")) {
+      return sql`SELECT p.id FROM orders o CROSS JOIN order_positions p INDEXED BY order_positions_order_positionid_uq ON p.order_id = o.id
+        WHERE o.event_id = ${eventId} AND ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    }
+    if (eventId !== null && first === "last_checked_in" && fields.length === 1 && lists.length === 1) {
+      const listId = lists[0]!.list.id;
+      const dir = fields[0]!.startsWith("-") ? sql.raw("DESC") : sql.raw("ASC");
+      const unchecked = sql`SELECT p.id AS id FROM order_positions p INDEXED BY order_positions_event_idx LEFT JOIN orders o ON o.id = p.order_id
+        WHERE ${where} AND NOT EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${listId} AND c.successful = 1)
+        ORDER BY p.id ${dir}`;
+      const checked = sql`SELECT c.position_id AS id FROM checkins c INDEXED BY checkins_list_idx JOIN order_positions p ON p.id = c.position_id
+        LEFT JOIN orders o ON o.id = p.order_id
+        WHERE c.list_id = ${listId} AND c.successful = 1 AND ${where}
+          AND NOT EXISTS (SELECT 1 FROM checkins c2 WHERE c2.position_id = c.position_id AND c2.list_id = ${listId} AND c2.successful = 1
+            AND (c2.datetime > c.datetime OR (c2.datetime = c.datetime AND c2.id > c.id)))
+        ORDER BY c.datetime ${dir}, c.position_id ${dir}`;
+      // ascending: those without a check-in come first (NULL first); descending: last
+      const [head, tail] = fields[0]!.startsWith("-") ? [checked, unchecked] : [unchecked, checked];
+      const headPage = sql`SELECT id FROM (${head} LIMIT ${limit} OFFSET ${offset})`;
+      const taken = sql`(SELECT count(*) FROM (${headPage}))`;
+      // the tail's page starts where the head ends: at once when the page reached into it, else
+      // as far past the head's end as the offset is (counted only then)
+      return sql`${headPage} UNION ALL SELECT id FROM (${tail} LIMIT ${limit} - ${taken}
+        OFFSET CASE WHEN ${taken} > 0 THEN 0 ELSE ${offset} - (SELECT count(*) FROM (${head})) END)`;
+    }
+    return sql`SELECT p.id FROM order_positions p LEFT JOIN orders o ON o.id = p.order_id WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   };
 }
 
@@ -445,7 +502,8 @@ function inList(column: SQL, values: readonly (number | string)[]): SQL {
 export function positionFilterSql(lists: readonly { list: CheckinListRow; limitProducts: number[] }[], f: CheckinPositionFilter): SQL {
   const perList = lists.map(({ list, limitProducts }) => {
     const products = list.allProducts ? sql`1` : inList(sql`p.item_id`, limitProducts);
-    const status = f.ignoreStatus ? sql`1` : list.includePending ? sql`o.status IN ('p', 'n')` : sql`o.status = 'p'`;
+    // the order's status as its positions keep it: counted and paged without visiting the orders
+    const status = f.ignoreStatus ? sql`1` : list.includePending ? sql`p.order_status IN ('p', 'n')` : sql`p.order_status = 'p'`;
     const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${list.subeventId}`;
     return sql`(p.event_id = ${list.eventId} AND ${products} AND ${status} AND ${date})`;
   });
@@ -467,8 +525,8 @@ export function positionFilterSql(lists: readonly { list: CheckinListRow; limitP
     c.push(sql`(lower(p.attendee_name) = lower(${f.attendeeName}) OR (p.addon_to IS NOT NULL AND lower(${parentNameSql}) = lower(${f.attendeeName})))`);
   }
   if (f.secret !== undefined) c.push(sql`p.secret = ${f.secret}`);
-  if (f.orderStatus !== undefined) c.push(sql`o.status = ${f.orderStatus}`);
-  if (f.orderStatusIn !== undefined) c.push(inList(sql`o.status`, f.orderStatusIn));
+  if (f.orderStatus !== undefined) c.push(sql`p.order_status = ${f.orderStatus}`);
+  if (f.orderStatusIn !== undefined) c.push(inList(sql`p.order_status`, f.orderStatusIn));
   if (f.hasCheckin !== undefined) c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
   if (f.subevent !== undefined) c.push(sql`p.subevent_id = ${f.subevent}`);
   if (f.subeventIn !== undefined) c.push(inList(sql`p.subevent_id`, f.subeventIn));
@@ -479,7 +537,11 @@ export function positionFilterSql(lists: readonly { list: CheckinListRow; limitP
   return sql.join(c, sql` AND `);
 }
 
-/** A page of the tickets of `lists` (with each ticket's check-ins on these lists), and the total: one round trip. */
+/**
+ * A page of the tickets of `lists` (with each ticket's check-ins on these lists), and the total:
+ * one round trip. The total and the page's ids come from indexes (`positionKeys`); only the
+ * page's tickets are read in full.
+ */
 export async function listCheckinPositions(
   db: DB,
   lists: readonly { list: CheckinListRow; limitProducts: number[] }[],
@@ -488,9 +550,18 @@ export async function listCheckinPositions(
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
   const listIds = lists.map((l) => l.list.id);
   const where = positionFilterSql(lists, f);
-  const rows = db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
-  const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
-  const page = await fetchPage(db, { rows, count: counted, ordering: positionOrdering(listIds) }, req);
+  // the order's row only where the filters name it (SQLite drops an unused LEFT JOIN)
+  const counted = db.select({ n: count() }).from(p).leftJoin(o, sql`o.id = p.order_id`).where(where);
+  const page = await fetchPage(
+    db,
+    {
+      keys: positionKeys(lists, where),
+      rows: (ids) => db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(sql`p.id IN (${ids})`).$dynamic(),
+      count: counted,
+      ordering: positionOrdering(listIds),
+    },
+    req,
+  );
   return { count: page.count, rows: page.rows };
 }
 
