@@ -53,7 +53,7 @@ checkinListRoutes.get(base, read, async (c) => {
 checkinListRoutes.get(`${base}/:id`, read, async (c) => respondList(c, await loadCheckinList(c.var, pathId(c, "id"))));
 
 checkinListRoutes.get(`${base}/:id/status`, read, async (c) => {
-  const r = await loadCheckinList(c.var, pathId(c, "id"));
+  const r = await loadCheckinList(c.var, pathId(c, "id"), false);
   const [status, settings] = await Promise.all([checkinListStatus(c.var.db, r.list), eventSettingsFor(c.var.db, c.var.organizer.id, c.var.event.id)]);
   return c.json(serializeCheckinListStatus(status, (settings.locale as string | undefined) ?? "en"));
 });
@@ -80,14 +80,14 @@ checkinListRoutes.post(`${base}/:list/failed_checkins`, scan, jsonBody(failedChe
 
 checkinListRoutes.get(`${base}/:list/positions`, read, async (c) => {
   const req = listRequest(c);
-  const r = await loadCheckinList(c.var, pathId(c, "list"));
+  const r = await loadCheckinList(c.var, pathId(c, "list"), false);
   const page = await listCheckinPositions(c.var.db, [{ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }], positionFilters(c), req);
   const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
   return respondPage(c, req, page, (p) => serializeCheckinPosition(p, expanded));
 });
 
 checkinListRoutes.get(`${base}/:list/positions/:id`, read, async (c) => {
-  const r = await loadCheckinList(c.var, pathId(c, "list"));
+  const r = await loadCheckinList(c.var, pathId(c, "list"), false);
   const p = await findCheckinPosition(c.var.db, r.list, JSON.parse(r.limitProducts) as number[], pathId(c, "id"));
   if (!p) throw notFound();
   return c.json(serializeCheckinPosition(p, await expandPositions(c, c.var.event.id, [p], expandOf(c))));

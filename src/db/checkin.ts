@@ -91,9 +91,10 @@ const correlated = {
 
 const positionCountSql = sql<number>`(SELECT count(*) FROM order_positions p
   WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)})`;
+// from the list's check-ins (not every ticket of the event): the tickets among them still on the list
 const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p
-  WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)}
-  AND EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry'))`;
+  WHERE p.id IN (SELECT c.position_id FROM checkins c WHERE c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry')
+  AND p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)})`;
 
 // distinct column names: batched D1 results are keyed by name (see db/tenancy.ts)
 const listRecordFields = (withCounts: boolean) => ({
@@ -139,15 +140,16 @@ export async function listCheckinLists(db: DB, eventId: number, f: CheckinListFi
   return { count: page.count, rows: page.rows as CheckinListRecord[], lastModified: page.extra[0][0]?.modifiedAt ?? null };
 }
 
-export function checkinListQuery(db: DB, eventId: number, id: number) {
+/** A list by id; `withCounts` false leaves its counts at 0 (they count every ticket of the event: only the list's own detail shows them). */
+export function checkinListQuery(db: DB, eventId: number, id: number, withCounts = true) {
   return db
-    .select(listRecordFields(true))
+    .select(listRecordFields(withCounts))
     .from(checkinLists)
     .where(and(eq(checkinLists.eventId, eventId), eq(checkinLists.id, id)));
 }
 
-export async function findCheckinList(db: DB, eventId: number, id: number): Promise<CheckinListRecord | undefined> {
-  return (await checkinListQuery(db, eventId, id).get()) as CheckinListRecord | undefined;
+export async function findCheckinList(db: DB, eventId: number, id: number, withCounts = true): Promise<CheckinListRecord | undefined> {
+  return (await checkinListQuery(db, eventId, id, withCounts).get()) as CheckinListRecord | undefined;
 }
 
 const touchLists = (db: DB, eventId: number, now: number) => touchStatement(db, eventScopeKey(eventId), CHECKIN_LISTS_RESOURCE, now);
@@ -455,14 +457,14 @@ function positionOrdering(listIds: readonly number[]): OrderingTable {
  *   check-ins in time order, each ticket at its last one (both from indexes; ascending puts
  *   those without first, descending last, as the correlated ordering does);
  * - anything else: the positions' indexes (event, canceled, sort name / position number).
- * The order's row is joined only where a filter or the ordering names it (a LEFT JOIN SQLite
- * drops when unused).
+ * The order's row is joined only where a filter names it (`withOrder`) or the ordering does.
  */
-function positionKeys(lists: readonly { list: CheckinListRow }[], where: SQL): KeyedListing<SQLiteSelect>["keys"] {
+function positionKeys(lists: readonly { list: CheckinListRow }[], where: SQL, withOrder: boolean): KeyedListing<SQLiteSelect>["keys"] {
+  const order = withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
   const eventIds = new Set(lists.map((l) => l.list.eventId));
   const eventId = eventIds.size === 1 ? lists[0]!.list.eventId : null;
-  return ({ order, fields, limit, offset }) => {
-    const orderBy = sql.join(order, sql`, `);
+  return ({ order: terms, fields, limit, offset }) => {
+    const orderBy = sql.join(terms, sql`, `);
     const first = fields[0]!.replace(/^-/, "");
     if (eventId !== null && first.startsWith("order__")) {
       return sql`SELECT p.id FROM orders o CROSS JOIN order_positions p INDEXED BY order_positions_order_positionid_uq ON p.order_id = o.id
@@ -471,11 +473,10 @@ function positionKeys(lists: readonly { list: CheckinListRow }[], where: SQL): K
     if (eventId !== null && first === "last_checked_in" && fields.length === 1 && lists.length === 1) {
       const listId = lists[0]!.list.id;
       const dir = fields[0]!.startsWith("-") ? sql.raw("DESC") : sql.raw("ASC");
-      const unchecked = sql`SELECT p.id AS id FROM order_positions p INDEXED BY order_positions_event_idx LEFT JOIN orders o ON o.id = p.order_id
+      const unchecked = sql`SELECT p.id AS id FROM order_positions p INDEXED BY order_positions_event_idx ${order}
         WHERE ${where} AND NOT EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${listId} AND c.successful = 1)
         ORDER BY p.id ${dir}`;
-      const checked = sql`SELECT c.position_id AS id FROM checkins c INDEXED BY checkins_list_idx JOIN order_positions p ON p.id = c.position_id
-        LEFT JOIN orders o ON o.id = p.order_id
+      const checked = sql`SELECT c.position_id AS id FROM checkins c INDEXED BY checkins_list_idx JOIN order_positions p ON p.id = c.position_id ${order}
         WHERE c.list_id = ${listId} AND c.successful = 1 AND ${where}
           AND NOT EXISTS (SELECT 1 FROM checkins c2 WHERE c2.position_id = c.position_id AND c2.list_id = ${listId} AND c2.successful = 1
             AND (c2.datetime > c.datetime OR (c2.datetime = c.datetime AND c2.id > c.id)))
@@ -489,7 +490,7 @@ function positionKeys(lists: readonly { list: CheckinListRow }[], where: SQL): K
       return sql`${headPage} UNION ALL SELECT id FROM (${tail} LIMIT ${limit} - ${taken}
         OFFSET CASE WHEN ${taken} > 0 THEN 0 ELSE ${offset} - (SELECT count(*) FROM (${head})) END)`;
     }
-    return sql`SELECT p.id FROM order_positions p LEFT JOIN orders o ON o.id = p.order_id WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    return sql`SELECT p.id FROM order_positions p ${order} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   };
 }
 
@@ -498,7 +499,15 @@ function inList(column: SQL, values: readonly (number | string)[]): SQL {
   return sql`${column} IN (${sql.join(values.slice(0, MAX_PARAMS - 20).map((v) => sql`${v}`), sql`, `)})`;
 }
 
-/** Which of the event's positions the filters select among the tickets of `lists` (one per event). */
+/**
+ * Whether the filters name the order (`o`): only then is it joined where a list's tickets are
+ * counted and paged (every other filter is on the position; a join would visit every order).
+ */
+export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
+  return f.order !== undefined || f.search !== undefined;
+}
+
+/** Which of the event's positions the filters select among the tickets of `lists` (one per event); `o` only as `filterNeedsOrder` says. */
 export function positionFilterSql(lists: readonly { list: CheckinListRow; limitProducts: number[] }[], f: CheckinPositionFilter): SQL {
   const perList = lists.map(({ list, limitProducts }) => {
     const products = list.allProducts ? sql`1` : inList(sql`p.item_id`, limitProducts);
@@ -550,12 +559,13 @@ export async function listCheckinPositions(
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
   const listIds = lists.map((l) => l.list.id);
   const where = positionFilterSql(lists, f);
-  // the order's row only where the filters name it (SQLite drops an unused LEFT JOIN)
-  const counted = db.select({ n: count() }).from(p).leftJoin(o, sql`o.id = p.order_id`).where(where);
+  // the order's row only where a filter names it: counting a list's tickets visits no order
+  const withOrder = filterNeedsOrder(f);
+  const counted = withOrder ? db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where) : db.select({ n: count() }).from(p).where(where);
   const page = await fetchPage(
     db,
     {
-      keys: positionKeys(lists, where),
+      keys: positionKeys(lists, where, withOrder),
       rows: (ids) => db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(sql`p.id IN (${ids})`).$dynamic(),
       count: counted,
       ordering: positionOrdering(listIds),
