@@ -15,11 +15,13 @@ export type Sample = {
   trips: RoundTripCount | null;
   /** The body of an unexpected answer (for the report). */
   body?: string;
+  /** The response headers the request asked to keep (`RequestSpec.keepHeaders`). */
+  headers?: Record<string, string>;
 };
 
 export type Phase = { samples: Sample[]; elapsedMs: number };
 
-export type RequestSpec = { url: string; init: RequestInit; expected: (status: number) => boolean };
+export type RequestSpec = { url: string; init: RequestInit; expected: (status: number) => boolean; keepHeaders?: string[] };
 
 function tripsOf(headers: Headers): RoundTripCount | null {
   const total = headers.get("x-d1-round-trips");
@@ -35,6 +37,10 @@ export async function send(spec: RequestSpec, t0: number): Promise<Sample> {
     const end = performance.now();
     const sample: Sample = { status: res.status, ms: end - start, at: end - t0, trips: tripsOf(res.headers) };
     if (!spec.expected(res.status)) sample.body = body.slice(0, 500);
+    for (const name of spec.keepHeaders ?? []) {
+      const value = res.headers.get(name);
+      if (value !== null) (sample.headers ??= {})[name] = value;
+    }
     return sample;
   } catch (e) {
     const end = performance.now();

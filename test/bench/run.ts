@@ -27,6 +27,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
 import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.ts";
+import { benchLarge, type LargeSummary, summarizeLarge } from "./large.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -36,7 +37,9 @@ const USAGE = `usage: npm run bench -- [flags]
   --warmup-orders N     orders before measuring (taken from the quota)           default 50
   --trivial-seconds S   trivial endpoint, measured (half before, half after)     default 10
   --warmup-seconds S    trivial endpoint, before measuring                       default 3
-  --scenario S          orders, checkin or all                                    default all
+  --scenario S          orders, checkin, large or all (comma-separated list)      default all
+  --large-positions N   large: order positions of the one large event            default 100000
+  --large-samples N     large: measured requests per list request                default 15
   --tickets N           check-in: distinct tickets redeemed                       default 1000
   --devices N           check-in: scanning devices (parallel clients)             default 64
   --storms N            check-in: tickets scanned by a storm of parallel scans    default 20
@@ -45,6 +48,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --json FILE           also write the JSON result to FILE (default: a temporary file)
   --keep                keep the temporary state directory
   --verbose             show wrangler's output`;
+
+const SCENARIOS = ["orders", "checkin", "large"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -60,6 +65,8 @@ function options() {
       devices: { type: "string", default: "64" },
       storms: { type: "string", default: "20" },
       "storm-width": { type: "string", default: "64" },
+      "large-positions": { type: "string", default: "100000" },
+      "large-samples": { type: "string", default: "15" },
       port: { type: "string" },
       json: { type: "string" },
       keep: { type: "boolean", default: false },
@@ -89,22 +96,25 @@ function options() {
     warmupOrders: int("warmup-orders", values["warmup-orders"], 0),
     trivialSeconds: seconds("trivial-seconds", values["trivial-seconds"]),
     warmupSeconds: seconds("warmup-seconds", values["warmup-seconds"]),
-    scenario: values.scenario as "orders" | "checkin" | "all",
+    scenarios: new Set(values.scenario === "all" ? SCENARIOS : values.scenario.split(",").map((x) => x.trim())),
     tickets: int("tickets", values.tickets, 1),
     devices: int("devices", values.devices, 1),
     storms: int("storms", values.storms, 0),
     stormWidth: int("storm-width", values["storm-width"], 2),
+    largePositions: int("large-positions", values["large-positions"], 6),
+    largeSamples: int("large-samples", values["large-samples"], 1),
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
     keep: values.keep,
     verbose: values.verbose,
   };
   if (o.warmupOrders >= o.quota) throw new Error("--warmup-orders must be smaller than --quota");
-  if (!["orders", "checkin", "all"].includes(o.scenario)) throw new Error("--scenario must be orders, checkin or all");
+  for (const x of o.scenarios) if (!(SCENARIOS as readonly string[]).includes(x)) throw new Error(`--scenario: ${x} is not one of ${SCENARIOS.join(", ")}, all`);
   return o;
 }
 
 let opts: ReturnType<typeof options>;
+
 try {
   opts = options();
 } catch (e) {
@@ -391,6 +401,28 @@ function printCheckin(c: CheckinSummary, loadBefore: number, loadAfter: number) 
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+function printLarge(l: LargeSummary, loadBefore: number, loadAfter: number) {
+  const r = l.restart;
+  const lines = [
+    "",
+    `Benchmark: ${l.scenario}`,
+    `${l.fixture.checkins} check-ins · ${l.settings.samples_per_request} samples per request, one client, each after a trivial request · load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
+    `D1: ${l.fixture.d1_bytes_added} bytes added by the fixture: ${l.fixture.d1_bytes_per_order} bytes per order, ${l.fixture.d1_bytes_per_position} per position (with indexes and check-ins)`,
+    "",
+    table([
+      ["", "results", "p50 ms", "p99 ms", "÷ trivial p50", "D1 round trips"],
+      ["trivial: GET /api/v1/organizers/{slug}/", "", String(l.trivial.latency.p50_ms), String(l.trivial.latency.p99_ms), "1", tripsCell(l.trivial.d1_round_trips)],
+      ...l.lists.map((x) => [`${x.list}: ${x.request}`, String(x.count ?? ""), String(x.latency.p50_ms), String(x.latency.p99_ms), `${x.ratio_p50_to_trivial_p50}${x.within_2x ? "" : " !"}`, tripsCell(x.d1_round_trips)]),
+    ]),
+    "",
+    `first order after the object restarted: ${r.first_order_status} in ${r.first_order_ms} ms (${r.first_order_d1_round_trips ? `${r.first_order_d1_round_trips.total} D1 round trips` : "-"}); warm orders p50 ${r.warm_orders.p50_ms} ms, p99 ${r.warm_orders.p99_ms} ms; ratio ${r.ratio_first_to_warm_p50} (goal ≤ 10)`,
+    r.object_start ? `the object's start: ${r.object_start.rows_read} rows read from its storage, ${r.object_start.held_positions} positions held (an in-memory ledger of them would take ${l.in_memory_ledger_estimate.heap_mb} MB)` : "the object's start: not reported",
+    `quota: ${l.quota.held_by_object} held according to the object, ${l.quota.held_in_d1} in D1 before the orders of this scenario`,
+    `checks: ${Object.entries(l.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
 // ------------------------------------------------------------------ main
 
 let exitCode = 1;
@@ -398,22 +430,29 @@ try {
   log("starting the service (migrations, organizer, wrangler dev)");
   service = await startService({ port: opts.port, keep: opts.keep, verbose: opts.verbose, log });
   log(`listening on ${service.base}`);
-  const summary = opts.scenario === "checkin" ? null : summarize(await bench());
+  const summary = opts.scenarios.has("orders") ? summarize(await bench()) : null;
   if (summary) print(summary);
   let checkin: CheckinSummary | null = null;
-  if (opts.scenario !== "orders") {
+  if (opts.scenarios.has("checkin")) {
     const loadBefore = os.loadavg()[0]!;
     const o = { tickets: opts.tickets, devices: opts.devices, storms: opts.storms, stormWidth: opts.stormWidth, trivialSeconds: opts.trivialSeconds, warmupSeconds: opts.warmupSeconds };
     checkin = summarizeCheckin(await benchCheckin(service, api, o, log), o);
     printCheckin(checkin, loadBefore, os.loadavg()[0]!);
   }
-  const result = { orders: summary, checkin, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) };
+  let large: LargeSummary | null = null;
+  if (opts.scenarios.has("large")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = { positions: opts.largePositions, samples: opts.largeSamples };
+    large = summarizeLarge(await benchLarge(service, api, o, log), o);
+    printLarge(large, loadBefore, os.loadavg()[0]!);
+  }
+  const result = { orders: summary, checkin, large, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`JSON: ${file}\n${JSON.stringify(result)}\n`);
   exitCode = result.ok ? 0 : 1;
 } catch (e) {
-  process.stderr.write(`bench: failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`bench: failed: ${e instanceof Error ? `${e.message}${e.cause ? ` (${String(e.cause)})` : ""}\n${e.stack ?? ""}` : String(e)}\n`);
   if (service && !(e instanceof SetupError)) process.stderr.write(`wrangler's last output:\n${service.logTail()}\n`);
   exitCode = 1;
 } finally {

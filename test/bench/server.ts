@@ -3,7 +3,8 @@
  * a fresh temporary state directory: migrations applied, an organizer created with the
  * operator command, then `wrangler dev` on a free port of 127.0.0.1 with the D1 round-trip
  * counting of the debugging aid on. `stop()` ends wrangler and its children (workerd) and
- * removes the state directory.
+ * removes the state directory; `restart()` ends them and starts them again on the same state
+ * (the large-event scenario restarts the event objects that way).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,6 +20,12 @@ export type Service = {
   token: string;
   /** The last lines wrangler wrote (for error messages). */
   logTail(lines?: number): string;
+  /**
+   * Stops wrangler dev (the state directory stays), runs `between` (for example a change to the
+   * local state while nothing holds it open) and starts it again on the same port: every
+   * isolate and Durable Object starts afresh from its storage.
+   */
+  restart(between?: () => Promise<void> | void): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -108,17 +115,11 @@ export async function startService(opts: StartOptions): Promise<Service> {
     if (!opts.keep) rmSync(stateDir, { recursive: true, force: true });
   });
 
-  try {
-    opts.log(`state directory ${stateDir}`);
-    await applyMigrations({ remote: false, persistTo: stateDir });
-    // The operator command works while the server runs: both start at once (saves seconds).
-    const created = runNode("src/cli/admin.ts", ["create-organizer", "--slug", "bench", "--name", "Benchmark Org", "--persist-to", stateDir]);
-
-    const port = opts.port ?? (await freePort());
+  /** Starts wrangler dev on the state directory; the function returned waits until it answers `token`. */
+  const launch = async (port: number) => {
     const inspectorPort = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const out = createWriteStream(logFile);
-    child = spawnWrangler(
+    const out = createWriteStream(logFile, { flags: "a" });
+    const proc = spawnWrangler(
       [
         "dev",
         "--local",
@@ -138,33 +139,50 @@ export async function startService(opts: StartOptions): Promise<Service> {
       ],
       { detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
-    for (const stream of [child.stdout!, child.stderr!]) {
+    child = proc;
+    for (const stream of [proc.stdout!, proc.stderr!]) {
       stream.on("data", (d: Buffer) => {
         out.write(d);
         if (opts.verbose) process.stderr.write(d);
       });
     }
     let exitedEarly = false;
-    child.once("exit", () => (exitedEarly = true));
+    proc.once("exit", () => (exitedEarly = true));
+    return async (token: string) => {
+      const base = `http://127.0.0.1:${port}`;
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        if (exitedEarly) throw new Error(`wrangler dev ended before answering:\n${logTail()}`);
+        try {
+          const res = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: `Token ${token}` } });
+          await res.arrayBuffer();
+          if (res.status === 200) return;
+        } catch {
+          /* not listening yet */
+        }
+        if (Date.now() > deadline) throw new Error(`wrangler dev did not answer within 120 s:\n${logTail()}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+  };
 
+  try {
+    opts.log(`state directory ${stateDir}`);
+    await applyMigrations({ remote: false, persistTo: stateDir });
+    // The operator command works while the server runs: both start at once (saves seconds).
+    const created = runNode("src/cli/admin.ts", ["create-organizer", "--slug", "bench", "--name", "Benchmark Org", "--persist-to", stateDir]);
+    const port = opts.port ?? (await freePort());
+    const answering = await launch(port);
     const admin = await created;
     if (admin.code !== 0) throw new Error(`the operator command failed:\n${admin.stderr}`);
     const { organizer, token } = JSON.parse(admin.stdout.trim().split("\n").pop()!) as { organizer: string; token: string };
-
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      if (exitedEarly) throw new Error(`wrangler dev ended before answering:\n${logTail()}`);
-      try {
-        const res = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: `Token ${token}` } });
-        await res.arrayBuffer();
-        if (res.status === 200) break;
-      } catch {
-        /* not listening yet */
-      }
-      if (Date.now() > deadline) throw new Error(`wrangler dev did not answer within 120 s:\n${logTail()}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return { base, stateDir, organizer, token, logTail, stop };
+    await answering(token);
+    const restart = async (between?: () => Promise<void> | void) => {
+      if (child) await endGroup(child);
+      await between?.();
+      await (await launch(port))(token);
+    };
+    return { base: `http://127.0.0.1:${port}`, stateDir, organizer, token, logTail, restart, stop };
   } catch (e) {
     await stop();
     throw e;
