@@ -5,7 +5,7 @@
  * and the event's check-in history (pretix checkin.rst), where failed scans show.
  */
 import { Hono } from "hono";
-import { checkinHistory, checkinListStatus, type CheckinListRecord, findCheckinPosition, listCheckinLists, listCheckinPositions } from "../db/checkin";
+import { checkinHistory, checkinListStatus, type CheckinListRecord, findCheckinPosition, listCheckinLists, listTicketsOfList } from "../db/checkin";
 import { CHECKIN_REASONS } from "../db/schema";
 import { changeList, checkinListFull, checkinListPatch, createList, deleteList, loadCheckinList } from "../domain/checkin-lists";
 import { failedCheckinInput, listRedeemInput, redeemOnList, storeFailedCheckin } from "../domain/checkin-redeem";
@@ -80,8 +80,9 @@ checkinListRoutes.post(`${base}/:list/failed_checkins`, scan, jsonBody(failedChe
 
 checkinListRoutes.get(`${base}/:list/positions`, read, async (c) => {
   const req = listRequest(c);
-  const r = await loadCheckinList(c.var, pathId(c, "list"), false);
-  const page = await listCheckinPositions(c.var.db, [{ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }], positionFilters(c), req);
+  // the list and a page of its tickets in one round trip (404 when the event has no such list)
+  const page = await listTicketsOfList(c.var.db, c.var.event.id, pathId(c, "list"), positionFilters(c), req);
+  if (!page.list) throw notFound();
   const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
   return respondPage(c, req, page, (p) => serializeCheckinPosition(p, expanded));
 });

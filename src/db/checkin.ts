@@ -459,24 +459,27 @@ function positionOrdering(listIds: readonly number[]): OrderingTable {
  * - anything else: the positions' indexes (event, canceled, sort name / position number).
  * The order's row is joined only where a filter names it (`withOrder`) or the ordering does.
  */
-function positionKeys(lists: readonly { list: CheckinListRow }[], where: SQL, withOrder: boolean): KeyedListing<SQLiteSelect>["keys"] {
+function positionKeys(
+  source: { eventId: number | null; singleList: number | null; lead: SQL },
+  where: SQL,
+  withOrder: boolean,
+): KeyedListing<SQLiteSelect>["keys"] {
   const order = withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
-  const eventIds = new Set(lists.map((l) => l.list.eventId));
-  const eventId = eventIds.size === 1 ? lists[0]!.list.eventId : null;
+  const { eventId, lead } = source;
   return ({ order: terms, fields, limit, offset }) => {
     const orderBy = sql.join(terms, sql`, `);
     const first = fields[0]!.replace(/^-/, "");
     if (eventId !== null && first.startsWith("order__")) {
-      return sql`SELECT p.id FROM orders o CROSS JOIN order_positions p INDEXED BY order_positions_order_positionid_uq ON p.order_id = o.id
+      return sql`SELECT p.id FROM ${lead} orders o CROSS JOIN order_positions p INDEXED BY order_positions_order_positionid_uq ON p.order_id = o.id
         WHERE o.event_id = ${eventId} AND ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
     }
-    if (eventId !== null && first === "last_checked_in" && fields.length === 1 && lists.length === 1) {
-      const listId = lists[0]!.list.id;
+    if (eventId !== null && first === "last_checked_in" && fields.length === 1 && source.singleList !== null) {
+      const listId = source.singleList;
       const dir = fields[0]!.startsWith("-") ? sql.raw("DESC") : sql.raw("ASC");
-      const unchecked = sql`SELECT p.id AS id FROM order_positions p INDEXED BY order_positions_event_idx ${order}
+      const unchecked = sql`SELECT p.id AS id FROM ${lead} order_positions p INDEXED BY order_positions_event_idx ${order}
         WHERE ${where} AND NOT EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${listId} AND c.successful = 1)
         ORDER BY p.id ${dir}`;
-      const checked = sql`SELECT c.position_id AS id FROM checkins c INDEXED BY checkins_list_idx JOIN order_positions p ON p.id = c.position_id ${order}
+      const checked = sql`SELECT c.position_id AS id FROM ${lead} checkins c INDEXED BY checkins_list_idx JOIN order_positions p ON p.id = c.position_id ${order}
         WHERE c.list_id = ${listId} AND c.successful = 1 AND ${where}
           AND NOT EXISTS (SELECT 1 FROM checkins c2 WHERE c2.position_id = c.position_id AND c2.list_id = ${listId} AND c2.successful = 1
             AND (c2.datetime > c.datetime OR (c2.datetime = c.datetime AND c2.id > c.id)))
@@ -490,7 +493,7 @@ function positionKeys(lists: readonly { list: CheckinListRow }[], where: SQL, wi
       return sql`${headPage} UNION ALL SELECT id FROM (${tail} LIMIT ${limit} - ${taken}
         OFFSET CASE WHEN ${taken} > 0 THEN 0 ELSE ${offset} - (SELECT count(*) FROM (${head})) END)`;
     }
-    return sql`SELECT p.id FROM order_positions p ${order} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    return sql`SELECT p.id FROM ${lead} order_positions p ${order} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   };
 }
 
@@ -516,7 +519,19 @@ export function positionFilterSql(lists: readonly { list: CheckinListRow; limitP
     const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${list.subeventId}`;
     return sql`(p.event_id = ${list.eventId} AND ${products} AND ${status} AND ${date})`;
   });
-  const listIds = lists.map((l) => l.list.id);
+  return ticketWhere(perList, lists.map((l) => l.list.id), f);
+}
+
+/** The same as `positionFilterSql` for the one list of the row aliased `l` (joined by the caller): its conditions read from the row. */
+function listRowFilterSql(listId: number, f: CheckinPositionFilter): SQL {
+  const status = f.ignoreStatus ? sql`1` : sql`(p.order_status = 'p' OR (p.order_status = 'n' AND l.include_pending))`;
+  const one = sql`(p.event_id = l.event_id AND (l.all_products OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = l.id))
+    AND ${status} AND (l.subevent_id IS NULL OR p.subevent_id = l.subevent_id))`;
+  return ticketWhere([one], [listId], f);
+}
+
+/** Tickets on one of the lists (`perList`, OR'ed), not canceled, matching the filters. */
+function ticketWhere(perList: SQL[], listIds: readonly number[], f: CheckinPositionFilter): SQL {
   const c: SQL[] = [sql`p.canceled = 0`, sql`(${sql.join(perList, sql` OR `)})`];
   if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
   if (f.search !== undefined) {
@@ -562,17 +577,34 @@ export async function listCheckinPositions(
   // the order's row only where a filter names it: counting a list's tickets visits no order
   const withOrder = filterNeedsOrder(f);
   const counted = withOrder ? db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where) : db.select({ n: count() }).from(p).where(where);
+  const eventIds = new Set(lists.map((l) => l.list.eventId));
+  const source = { eventId: eventIds.size === 1 ? lists[0]!.list.eventId : null, singleList: lists.length === 1 ? lists[0]!.list.id : null, lead: sql`` };
+  const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder), rows: ticketRows(db, listIds), count: counted, ordering: positionOrdering(listIds) }, req);
+  return { count: page.count, rows: page.rows };
+}
+
+/** The tickets whose ids a page's key query picked, as lists show them. */
+function ticketRows(db: DB, listIds: readonly number[]) {
+  return (ids: SQL) => db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(sql`p.id IN (${ids})`).$dynamic();
+}
+
+/**
+ * A page of one list's tickets, with the list itself (without its counts), in one round trip:
+ * the list's conditions are read from its row in SQL, so it need not be read first. `list`
+ * undefined: the event has no such list.
+ */
+export async function listTicketsOfList(db: DB, eventId: number, listId: number, f: CheckinPositionFilter, req: ListRequest) {
+  const lead = sql`checkin_lists l CROSS JOIN`;
+  const where = sql`l.id = ${listId} AND l.event_id = ${eventId} AND ${listRowFilterSql(listId, f)}`;
+  const withOrder = filterNeedsOrder(f);
+  const counted = rawRows<{ n: number }>(db, sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`);
   const page = await fetchPage(
     db,
-    {
-      keys: positionKeys(lists, where, withOrder),
-      rows: (ids) => db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(sql`p.id IN (${ids})`).$dynamic(),
-      count: counted,
-      ordering: positionOrdering(listIds),
-    },
+    { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder), rows: ticketRows(db, [listId]), count: counted, ordering: positionOrdering([listId]) },
     req,
+    checkinListQuery(db, eventId, listId, false),
   );
-  return { count: page.count, rows: page.rows };
+  return { list: page.extra[0][0] as CheckinListRecord | undefined, count: page.count, rows: page.rows as CheckinPositionRow[] };
 }
 
 /** Lists by id with their products (the organizer's; for `checkinrpc/search`). */
