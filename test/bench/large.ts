@@ -20,7 +20,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { latency, type LatencySummary, round, roundTrips, type RoundTripCount, runPhase, type RequestSpec, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
+import { latency, type LatencySummary, type Phase, round, roundTrips, type RoundTripCount, runPhase, type RequestSpec, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
 import type { Service } from "./server.ts";
 
 export type LargeOptions = { positions: number; samples: number };
@@ -321,7 +321,28 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
       perQuery.get(q)!.push(await send({ url: `${service.base}${q.path}`, init: { headers: auth }, expected: (s) => s === 200 }, t0));
     }
   }
-  return { fixture, bytesBefore, bytesAfter, firstOrder, startHeader, warmOrders, availability, queries, perQuery, counted, trivialSamples, quotaSize: size, memory: ledgerMemory(fixture.heldPositions) };
+  const listed = performance.now() - t0;
+  return {
+    fixture,
+    bytesBefore,
+    bytesAfter,
+    firstOrder,
+    startHeader,
+    warmOrders,
+    availability,
+    queries,
+    perQuery,
+    counted,
+    trivialSamples,
+    // the same samples as phases on the run's clock (for the chart)
+    phases: {
+      trivial: { samples: trivialSamples, elapsedMs: listed, startedAt: t0 } satisfies Phase,
+      orders: { samples: queries.filter((q) => q.list === "orders").flatMap((q) => perQuery.get(q)!), elapsedMs: listed, startedAt: t0 } satisfies Phase,
+      tickets: { samples: queries.filter((q) => q.list !== "orders").flatMap((q) => perQuery.get(q)!), elapsedMs: listed, startedAt: t0 } satisfies Phase,
+    },
+    quotaSize: size,
+    memory: ledgerMemory(fixture.heldPositions),
+  };
 }
 
 export function summarizeLarge(r: Awaited<ReturnType<typeof benchLarge>>, o: LargeOptions) {

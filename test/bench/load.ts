@@ -19,7 +19,8 @@ export type Sample = {
   headers?: Record<string, string>;
 };
 
-export type Phase = { samples: Sample[]; elapsedMs: number };
+/** A phase's samples; `startedAt` is its t0 (performance.now()), so phases share one clock. */
+export type Phase = { samples: Sample[]; elapsedMs: number; startedAt: number };
 
 export type RequestSpec = { url: string; init: RequestInit; expected: (status: number) => boolean; keepHeaders?: string[] };
 
@@ -62,7 +63,7 @@ export async function runPhase(opts: { concurrency: number; count?: number; dura
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, client));
-  return { samples, elapsedMs: performance.now() - t0 };
+  return { samples, elapsedMs: performance.now() - t0, startedAt: t0 };
 }
 
 /** Nearest-rank percentile of `values` (p in 0..100); NaN for none. */

@@ -17,9 +17,18 @@
  *     list (redemptions/s, p50/p99, round trips, ratio to the trivial endpoint measured in the
  *     same minutes), then `--storms` tickets are each scanned by `--storm-width` parallel
  *     requests; double entries (from the answers and from the list's positions) must be 0.
+ *  5. A large event (./large.ts): `--large-positions` order positions written into the local
+ *     state; every list request of the orders list and of a check-in list's tickets against
+ *     the trivial endpoint (goal: ≤ 2 ×), and the first order after the event's object
+ *     restarted against warm orders (goal: ≤ 10 ×).
+ *  6. On-sales at once (./rushes.ts): one event sells out alone, then `--onsale-events`
+ *     events at the same moment: does one slow the others?
  *
- * Exit code 1 when anything was oversold, any 5xx or other unexpected answer came, or the
- * quota did not end exactly sold out; 2 for bad flags.
+ * Besides the table and the JSON, each run draws an SVG chart (./chart.ts): per scenario,
+ * answers per second and p50/p99 latency second by second, the trivial endpoint beside them.
+ *
+ * Exit code 1 when anything was oversold, any 5xx or other unexpected answer came, the quota
+ * did not end exactly sold out, or a goal of the large event was missed; 2 for bad flags.
  */
 import { writeFileSync } from "node:fs";
 import os from "node:os";
@@ -27,7 +36,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
 import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.ts";
+import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
 import { benchLarge, type LargeSummary, summarizeLarge } from "./large.ts";
+import { benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -37,9 +48,13 @@ const USAGE = `usage: npm run bench -- [flags]
   --warmup-orders N     orders before measuring (taken from the quota)           default 50
   --trivial-seconds S   trivial endpoint, measured (half before, half after)     default 10
   --warmup-seconds S    trivial endpoint, before measuring                       default 3
-  --scenario S          orders, checkin, large or all (comma-separated list)      default all
+  --scenario S          orders, checkin, large, onsales or all (comma-separated)  default all
   --large-positions N   large: order positions of the one large event            default 100000
   --large-samples N     large: measured requests per list request                default 15
+  --onsale-events N     onsales: events selling out at once                      default 4
+  --onsale-quota N      onsales: each event's quota                               default 300
+  --onsale-buyers N     onsales: parallel buyers per event                        default 16
+  --chart FILE          also write the SVG chart to FILE (default: beside the JSON)
   --tickets N           check-in: distinct tickets redeemed                       default 1000
   --devices N           check-in: scanning devices (parallel clients)             default 64
   --storms N            check-in: tickets scanned by a storm of parallel scans    default 20
@@ -49,7 +64,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --keep                keep the temporary state directory
   --verbose             show wrangler's output`;
 
-const SCENARIOS = ["orders", "checkin", "large"] as const;
+const SCENARIOS = ["orders", "checkin", "large", "onsales"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -67,6 +82,10 @@ function options() {
       "storm-width": { type: "string", default: "64" },
       "large-positions": { type: "string", default: "100000" },
       "large-samples": { type: "string", default: "15" },
+      "onsale-events": { type: "string", default: "4" },
+      "onsale-quota": { type: "string", default: "300" },
+      "onsale-buyers": { type: "string", default: "16" },
+      chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
       keep: { type: "boolean", default: false },
@@ -103,6 +122,10 @@ function options() {
     stormWidth: int("storm-width", values["storm-width"], 2),
     largePositions: int("large-positions", values["large-positions"], 6),
     largeSamples: int("large-samples", values["large-samples"], 1),
+    onsaleEvents: int("onsale-events", values["onsale-events"], 2),
+    onsaleQuota: int("onsale-quota", values["onsale-quota"], 2),
+    onsaleBuyers: int("onsale-buyers", values["onsale-buyers"], 1),
+    chart: values.chart,
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
     keep: values.keep,
@@ -423,6 +446,28 @@ function printLarge(l: LargeSummary, loadBefore: number, loadAfter: number) {
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+function printRushes(r: RushSummary, loadBefore: number, loadAfter: number) {
+  const lines = [
+    "",
+    `Benchmark: ${r.scenario}`,
+    `load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
+    "",
+    table([
+      ["", "orders/s until sold out", "÷ alone", "p50 ms", "p99 ms"],
+      [`${r.alone.event} alone`, String(r.alone.orders_per_second), "1", String(r.alone.latency_created.p50_ms), String(r.alone.latency_created.p99_ms)],
+      ...r.together.events.map((e) => [`${e.event} (together)`, String(e.orders_per_second), String(e.ratio_to_alone), String(e.latency_created.p50_ms), String(e.latency_created.p99_ms)]),
+      ["all together", String(r.together.orders_per_second_all_events), String(r.together.ratio_all_to_alone), "", ""],
+      ["trivial, 1 client, before", "", "", String(r.trivial.before.p50_ms), String(r.trivial.before.p99_ms)],
+      ["trivial, 1 client, during", "", String(r.trivial.ratio_p50_during_to_before), String(r.trivial.during.p50_ms), String(r.trivial.during.p99_ms)],
+    ]),
+    "",
+    `do they slow each other? ${r.slow_each_other ? "yes" : "no"}: each event sells at ${r.together.mean_ratio_each_to_alone} × the lone event's rate; all together at ${r.together.ratio_all_to_alone} ×`,
+    `oversold per event: ${r.oversold.join(", ")} · 5xx: ${r.server_errors_5xx}`,
+    `checks: ${Object.entries(r.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
 // ------------------------------------------------------------------ main
 
 let exitCode = 1;
@@ -430,26 +475,92 @@ try {
   log("starting the service (migrations, organizer, wrangler dev)");
   service = await startService({ port: opts.port, keep: opts.keep, verbose: opts.verbose, log });
   log(`listening on ${service.base}`);
-  const summary = opts.scenarios.has("orders") ? summarize(await bench()) : null;
-  if (summary) print(summary);
+  const panels: Panel[] = [];
+  const ok200 = (s: Sample) => s.status === 200;
+  let summary: ReturnType<typeof summarize> | null = null;
+  if (opts.scenarios.has("orders")) {
+    const r = await bench();
+    summary = summarize(r);
+    print(summary);
+    const origin = r.trivialBefore.startedAt;
+    panels.push({
+      title: "Rush on one quota: many parallel buyers, one event",
+      note: `${opts.concurrency} clients; the trivial endpoint before and after the orders`,
+      series: [
+        { name: "orders 201 created", color: COLORS[0]!, points: pointsOf(r.orders, (s) => s.status === 201, origin) },
+        { name: "orders 400 sold out", color: COLORS[1]!, points: pointsOf(r.orders, (s) => s.status === 400, origin) },
+        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)] },
+      ],
+    });
+  }
   let checkin: CheckinSummary | null = null;
   if (opts.scenarios.has("checkin")) {
     const loadBefore = os.loadavg()[0]!;
     const o = { tickets: opts.tickets, devices: opts.devices, storms: opts.storms, stormWidth: opts.stormWidth, trivialSeconds: opts.trivialSeconds, warmupSeconds: opts.warmupSeconds };
-    checkin = summarizeCheckin(await benchCheckin(service, api, o, log), o);
+    const r = await benchCheckin(service, api, o, log);
+    checkin = summarizeCheckin(r, o);
     printCheckin(checkin, loadBefore, os.loadavg()[0]!);
+    const origin = r.trivialBefore.startedAt;
+    panels.push({
+      title: "Check-in: devices redeeming tickets on one list, then storms on single tickets",
+      note: `${opts.devices} devices; the trivial endpoint before and after`,
+      series: [
+        { name: "redeem 201 (distinct tickets)", color: COLORS[2]!, points: pointsOf(r.gates, (s) => s.status === 201, origin) },
+        { name: "storm scans (201 and 400)", color: COLORS[3]!, points: r.storms.flatMap((st) => st.samples.filter((s) => s.status === 201 || s.status === 400).map((s) => ({ t: (st.startedAt + s.at - origin) / 1000, ms: s.ms }))) },
+        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)] },
+      ],
+    });
   }
   let large: LargeSummary | null = null;
   if (opts.scenarios.has("large")) {
     const loadBefore = os.loadavg()[0]!;
     const o = { positions: opts.largePositions, samples: opts.largeSamples };
-    large = summarizeLarge(await benchLarge(service, api, o, log), o);
+    const r = await benchLarge(service, api, o, log);
+    large = summarizeLarge(r, o);
     printLarge(large, loadBefore, os.loadavg()[0]!);
+    const origin = r.phases.trivial.startedAt;
+    panels.push({
+      title: `Large event: list pages with ${large.fixture.positions} positions (one client, each after a trivial request)`,
+      note: "every documented ordering, first / deep / last page, search, modified_since, in turn",
+      series: [
+        { name: "orders list", color: COLORS[0]!, points: pointsOf(r.phases.orders, ok200, origin) },
+        { name: "check-in list's tickets", color: COLORS[2]!, points: pointsOf(r.phases.tickets, ok200, origin) },
+        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: pointsOf(r.phases.trivial, ok200, origin) },
+      ],
+    });
   }
-  const result = { orders: summary, checkin, large, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) };
+  let onsales: RushSummary | null = null;
+  if (opts.scenarios.has("onsales")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = { events: opts.onsaleEvents, quota: opts.onsaleQuota, buyers: opts.onsaleBuyers, extra: Math.ceil(opts.onsaleQuota / 5) };
+    const r = await benchRushes(service, api, o, log);
+    onsales = summarizeRushes(r, o);
+    printRushes(onsales, loadBefore, os.loadavg()[0]!);
+    const origin = r.trivialBefore.startedAt;
+    panels.push({
+      title: `On-sales at once: one event alone, then ${o.events} events together`,
+      note: `${o.buyers} buyers per event, quota ${o.quota} each; one trivial client before and during the joint on-sale`,
+      series: [
+        { name: "alone", color: COLORS[0]!, points: pointsOf(r.alone, (s) => s.status === 201, origin) },
+        ...r.rushes.map((p, i) => ({ name: r.shops[i + 1]!.slug, color: COLORS[(i + 1) % COLORS.length]!, points: pointsOf(p, (s) => s.status === 201, origin) })),
+        { name: "trivial (1 client)", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialDuring, ok200, origin)] },
+      ],
+    });
+  }
+  const result = { orders: summary, checkin, large, onsales, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) && (onsales?.ok ?? true) };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`JSON: ${file}\n${JSON.stringify(result)}\n`);
+  const chartFile = opts.chart ?? file.replace(/\.json$/, "") + ".svg";
+  const when = new Date().toISOString().slice(0, 16).replace("T", " ");
+  writeFileSync(
+    chartFile,
+    chartSvg(
+      `npm run bench, ${when} UTC`,
+      `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), load average ${round(os.loadavg()[0]!, 1)} at the end · wrangler dev --local on the same machine · second by second`,
+      panels,
+    ),
+  );
+  process.stdout.write(`JSON: ${file}\nchart: ${chartFile}\n${JSON.stringify(result)}\n`);
   exitCode = result.ok ? 0 : 1;
 } catch (e) {
   process.stderr.write(`bench: failed: ${e instanceof Error ? `${e.message}${e.cause ? ` (${String(e.cause)})` : ""}\n${e.stack ?? ""}` : String(e)}\n`);
