@@ -207,8 +207,12 @@ export class Ledger {
   /** The exited tickets of each order (to follow its payment). */
   private exitedOfOrder = new Map<string, Map<number, Key>>();
 
+  private readonly book: OrderBook;
+
   /** `book` keeps the orders' holds (the event object's storage; memory by default). */
-  constructor(private readonly book: OrderBook = new MemoryOrderBook()) {}
+  constructor(book: OrderBook = new MemoryOrderBook()) {
+    this.book = book;
+  }
 
   get stamp(): number {
     return this.catalog.stamp;

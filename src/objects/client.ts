@@ -45,6 +45,7 @@ function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRound
         const counted = target as unknown as Pick<EventObject, "countedCall">;
         const r = await counted.countedCall(name as Parameters<EventObject["countedCall"]>[0], args);
         counts.object.n += r.trips;
+        counts.object.ms += r.ms;
         if (r.start) counts.objectStart = r.start;
         return r.value;
       };

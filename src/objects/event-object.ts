@@ -254,18 +254,19 @@ export class EventObject extends DurableObject<Env> {
    * trips counted, and answers them with its result (the object's start counts with the
    * first call). The Worker's door (objects/client.ts) calls this instead when counting.
    */
-  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number; start?: ObjectStart }> {
+  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number; ms: number; start?: ObjectStart }> {
     if (!COUNTED_METHODS.includes(method)) throw new Error(`not a method of the event object: ${method}`);
     const counts = newRoundTrips();
     let start: ObjectStart | undefined;
     if (this.startTrips) {
       counts.own.n += this.startTrips.own.n;
+      counts.own.ms += this.startTrips.own.ms;
       this.startTrips = null;
       start = this.started;
     }
     const fn = this[method] as (...a: unknown[]) => Promise<unknown>;
     const value = await withRoundTripCounting(counts, () => fn.apply(this, args));
-    return start ? { value, trips: counts.own.n, start } : { value, trips: counts.own.n };
+    return start ? { value, trips: counts.own.n, ms: counts.own.ms, start } : { value, trips: counts.own.n, ms: counts.own.ms };
   }
 
   /** What this instance read from its storage when it started (tests). */

@@ -4,7 +4,8 @@
  * It stops after a number of requests or after a duration, whichever is given.
  */
 
-export type RoundTripCount = { total: number; worker: number; object: number };
+/** D1 round trips of a request (debugging aid headers), and the milliseconds it waited for D1 (all, the event object's). */
+export type RoundTripCount = { total: number; worker: number; object: number; ms: number; objectMs: number };
 
 export type Sample = {
   status: number; // 0: no HTTP answer (connection error)
@@ -27,7 +28,13 @@ export type RequestSpec = { url: string; init: RequestInit; expected: (status: n
 function tripsOf(headers: Headers): RoundTripCount | null {
   const total = headers.get("x-d1-round-trips");
   if (total === null) return null;
-  return { total: Number(total), worker: Number(headers.get("x-d1-round-trips-worker") ?? 0), object: Number(headers.get("x-d1-round-trips-object") ?? 0) };
+  return {
+    total: Number(total),
+    worker: Number(headers.get("x-d1-round-trips-worker") ?? 0),
+    object: Number(headers.get("x-d1-round-trips-object") ?? 0),
+    ms: Number(headers.get("x-d1-time-ms") ?? NaN),
+    objectMs: Number(headers.get("x-d1-time-ms-object") ?? NaN),
+  };
 }
 
 export async function send(spec: RequestSpec, t0: number): Promise<Sample> {
@@ -81,7 +88,7 @@ export function latency(samples: Sample[]): LatencySummary {
   return { count: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), max_ms: round(percentile(ms, 100)) };
 }
 
-export type TripSummary = { mean: number; min: number; max: number; worker_mean: number; object_mean: number } | null;
+export type TripSummary = { mean: number; min: number; max: number; worker_mean: number; object_mean: number; d1_ms_mean: number; d1_ms_p50: number } | null;
 
 export function roundTrips(samples: Sample[]): TripSummary {
   const counted = samples.map((s) => s.trips).filter((t): t is RoundTripCount => t !== null);
@@ -94,6 +101,9 @@ export function roundTrips(samples: Sample[]): TripSummary {
     max: Math.max(...totals),
     worker_mean: mean(counted.map((t) => t.worker)),
     object_mean: mean(counted.map((t) => t.object)),
+    // the time waiting for D1 (the runtime's clock: whole milliseconds, advancing with I/O)
+    d1_ms_mean: mean(counted.map((t) => t.ms)),
+    d1_ms_p50: percentile(counted.map((t) => t.ms), 50),
   };
 }
 

@@ -369,7 +369,7 @@ function table(rows: string[][]): string {
 function tripsCell(t: TripSummary): string {
   if (!t) return "-";
   const range = t.min === t.max ? "" : ` [${t.min}-${t.max}]`;
-  return `${t.mean} = ${t.worker_mean} + ${t.object_mean}${range}`;
+  return `${t.mean} = ${t.worker_mean} + ${t.object_mean}${range} · ${t.d1_ms_mean} ms`;
 }
 
 function print(s: ReturnType<typeof summarize>) {
@@ -383,7 +383,7 @@ function print(s: ReturnType<typeof summarize>) {
     `${s.settings.concurrency} clients · quota ${s.settings.quota_size} (${s.settings.warmup_orders} sold in the warm-up) · ${s.settings.measured_attempts} measured order attempts`,
     "",
     table([
-      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object)"],
+      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object) · ms waiting for D1"],
       [`trivial: ${t.endpoint}`, String(t.requests), String(t.requests_per_second), String(t.latency.p50_ms), String(t.latency.p99_ms), tripsCell(t.d1_round_trips)],
       ["orders: 201 created", String(o.created_201), String(o.orders_per_second), String(o.latency_created.p50_ms), String(o.latency_created.p99_ms), tripsCell(o.d1_round_trips_created)],
       ["orders: 400 refused (sold out)", String(o.refused_400), "", String(o.latency_refused.p50_ms), String(o.latency_refused.p99_ms), tripsCell(o.d1_round_trips_refused)],
@@ -409,7 +409,7 @@ function printCheckin(c: CheckinSummary, loadBefore: number, loadAfter: number) 
     `${c.settings.devices} devices · ${c.settings.distinct_tickets} distinct tickets · ${c.settings.storms} storms × ${c.settings.storm_width} parallel scans · load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
     "",
     table([
-      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object)"],
+      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object) · ms waiting for D1"],
       ["trivial endpoint", String(c.trivial.latency.count), String(c.trivial.requests_per_second), String(c.trivial.latency.p50_ms), String(c.trivial.latency.p99_ms), tripsCell(c.trivial.d1_round_trips)],
       ["redeem: 201 ok (distinct tickets)", String(r.redeemed_201), String(r.redemptions_per_second), String(r.latency.p50_ms), String(r.latency.p99_ms), tripsCell(r.d1_round_trips)],
       ["storm: 201 ok", String(st.admitted_201), "", "", "", tripsCell(st.d1_round_trips_admitted)],
@@ -433,7 +433,7 @@ function printLarge(l: LargeSummary, loadBefore: number, loadAfter: number) {
     `D1: ${l.fixture.d1_bytes_added} bytes added by the fixture: ${l.fixture.d1_bytes_per_order} bytes per order, ${l.fixture.d1_bytes_per_position} per position (with indexes and check-ins)`,
     "",
     table([
-      ["", "results", "p50 ms", "p99 ms", "÷ trivial p50", "D1 round trips"],
+      ["", "results", "p50 ms", "p99 ms", "÷ trivial p50", "D1 round trips · ms waiting for D1"],
       ["trivial: GET /api/v1/organizers/{slug}/", "", String(l.trivial.latency.p50_ms), String(l.trivial.latency.p99_ms), "1", tripsCell(l.trivial.d1_round_trips)],
       ...l.lists.map((x) => [`${x.list}: ${x.request}`, String(x.count ?? ""), String(x.latency.p50_ms), String(x.latency.p99_ms), `${x.ratio_p50_to_trivial_p50}${x.within_2x ? "" : " !"}`, tripsCell(x.d1_round_trips)]),
     ]),
