@@ -21,7 +21,7 @@ export type CheckinOptions = { tickets: number; devices: number; storms: number;
 type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 /** Devices of the organizer, straight into the local D1 (as `npm run admin` writes rows). */
-async function seedDevices(service: Service, n: number): Promise<string[]> {
+export async function seedDevices(service: Service, n: number): Promise<string[]> {
   const tokens = Array.from({ length: n }, () => randomBytes(32).toString("hex"));
   const now = Date.now();
   const org = `(SELECT id FROM organizers WHERE slug = '${service.organizer}')`;

@@ -21,6 +21,7 @@ import { DatabaseSync } from "node:sqlite";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { latency, type LatencySummary, type Phase, round, roundTrips, type RoundTripCount, runPhase, type RequestSpec, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
+import { seedDevices } from "./checkin.ts";
 import type { Service } from "./server.ts";
 
 export type LargeOptions = { positions: number; samples: number };
@@ -186,8 +187,8 @@ function countFixture(stateDir: string, eventId: number): LargeCounts {
   }
 }
 
-/** Bytes of D1's file per order with its positions (the capacity model's figure): the file before and after the fixture. */
-function fileBytes(stateDir: string): number {
+/** Bytes of D1's file in use (the capacity model's bytes per order: the file before and after); readable while wrangler dev runs. */
+export function fileBytes(stateDir: string): number {
   const db = new DatabaseSync(d1File(stateDir), { readOnly: true });
   try {
     const pages = Number((db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count);
@@ -278,6 +279,25 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   log(`large: first order after the restart answered ${firstOrder.status} in ${round(firstOrder.ms)} ms`);
   const warmOrders = await runPhase({ concurrency: 1, count: 30, make: (i) => order(ev, ticket.id, 1 + i) });
 
+  // a redeem's cost on this event, one device at a time: the warm orders' tickets (in the object's index)
+  const [device] = await seedDevices(service, 1);
+  const tickets: string[] = [];
+  const recent = (await api("GET", `${ev}/orders/?ordering=-datetime&page_size=30`)).body as { results: { positions: { secret: string }[] }[] };
+  for (const o of recent.results) tickets.push(o.positions[0]!.secret);
+  const redeems = await runPhase({
+    concurrency: 1,
+    count: tickets.length,
+    make: (i) => ({
+      url: `${service.base}/api/v1/organizers/${org}/checkinrpc/redeem/`,
+      init: {
+        method: "POST",
+        headers: { Authorization: `Device ${device}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ secret: tickets[i], lists: [list.id], type: "entry", nonce: `large${i}`, source_type: "barcode", questions_supported: true, answers: {} }),
+      },
+      expected: (s) => s === 201,
+    }),
+  });
+
   // ---- the quota as the object counts it must match D1
   const availability = (await api("GET", `${ev}/quotas/${quota.id}/availability/`)).body as { paid_orders: number; pending_orders: number; available_number: number };
 
@@ -329,6 +349,7 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
     firstOrder,
     startHeader,
     warmOrders,
+    redeems,
     availability,
     queries,
     perQuery,
@@ -378,6 +399,7 @@ export function summarizeLarge(r: Awaited<ReturnType<typeof benchLarge>>, o: Lar
     first_order_within_10x_warm: restartRatio !== null && restartRatio <= 10,
     every_list_request_200: lists.every((l) => Object.keys(l.statuses).every((s) => s === "200")),
     every_list_within_2x_trivial: lists.every((l) => l.within_2x),
+    every_redeem_201: r.redeems.samples.length > 0 && r.redeems.samples.every((s) => s.status === 201),
   };
   const perOrder = r.fixture.orders > 0 ? (r.bytesAfter - r.bytesBefore) / r.fixture.orders : 0;
   return {
@@ -393,6 +415,11 @@ export function summarizeLarge(r: Awaited<ReturnType<typeof benchLarge>>, o: Lar
       warm_orders: warm,
       warm_d1_round_trips: roundTrips(warmOk),
       ratio_first_to_warm_p50: restartRatio,
+    },
+    redeem_one_device: {
+      latency: latency(r.redeems.samples.filter((s) => s.status === 201)),
+      d1_round_trips: roundTrips(r.redeems.samples.filter((s) => s.status === 201)),
+      statuses: statusCounts(r.redeems.samples),
     },
     quota: { size: r.quotaSize, held_by_object: held, held_in_d1: r.fixture.heldPositions },
     lists,

@@ -88,7 +88,7 @@ export function latency(samples: Sample[]): LatencySummary {
   return { count: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), max_ms: round(percentile(ms, 100)) };
 }
 
-export type TripSummary = { mean: number; min: number; max: number; worker_mean: number; object_mean: number; d1_ms_mean: number; d1_ms_p50: number } | null;
+export type TripSummary = { mean: number; min: number; max: number; worker_mean: number; object_mean: number; d1_ms_mean: number; d1_ms_p50: number; object_d1_ms_mean: number } | null;
 
 export function roundTrips(samples: Sample[]): TripSummary {
   const counted = samples.map((s) => s.trips).filter((t): t is RoundTripCount => t !== null);
@@ -104,6 +104,7 @@ export function roundTrips(samples: Sample[]): TripSummary {
     // the time waiting for D1 (the runtime's clock: whole milliseconds, advancing with I/O)
     d1_ms_mean: mean(counted.map((t) => t.ms)),
     d1_ms_p50: percentile(counted.map((t) => t.ms), 50),
+    object_d1_ms_mean: mean(counted.map((t) => t.objectMs)),
   };
 }
 

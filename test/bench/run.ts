@@ -37,7 +37,7 @@ import { parseArgs } from "node:util";
 import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
 import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.ts";
 import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
-import { benchLarge, type LargeSummary, summarizeLarge } from "./large.ts";
+import { benchLarge, fileBytes, type LargeSummary, summarizeLarge } from "./large.ts";
 import { benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
 import { type Service, startService } from "./server.ts";
 
@@ -228,7 +228,9 @@ async function bench() {
 
   const attempts = opts.quota - warmSold + opts.extra;
   log(`orders: ${opts.concurrency} buyers, ${attempts} attempts on the ${opts.quota - warmSold} tickets left`);
+  const bytesBefore = fileBytes(service!.stateDir);
   const orders = await runPhase({ concurrency: opts.concurrency, count: attempts, make: order });
+  const bytesAfter = fileBytes(service!.stateDir);
 
   log(`trivial endpoint again for ${half / 1000} s`);
   const trivialAfter = await runPhase({ concurrency: opts.concurrency, durationMs: half, make: trivial });
@@ -254,7 +256,7 @@ async function bench() {
   const a = availability.body as { available: boolean; available_number: number | null; pending_orders: number; paid_orders: number };
   const availabilityTrips = (await send({ url: `${service!.base}${eventPath}/quotas/${quota.id}/availability/`, init: { headers: auth }, expected: (s) => s === 200 }, 0)).trips;
 
-  return { loadBefore, loadAfter, item, quota, warm, warmSold, trivialBefore, trivialAfter, orders, attempts, soldPositions, listedOrders, availability: a, availabilityTrips };
+  return { loadBefore, loadAfter, item, quota, warm, warmSold, trivialBefore, trivialAfter, orders, attempts, soldPositions, listedOrders, availability: a, availabilityTrips, bytesBefore, bytesAfter };
 }
 
 // ------------------------------------------------------------------ the report
@@ -335,6 +337,8 @@ function summarize(r: Result) {
       latency_created: latency(created),
       latency_refused: latency(refused),
       d1_round_trips_created: roundTrips(created),
+      // what D1's file grew by per order created (one position, its mail in the outbox, indexes)
+      d1_bytes_per_order_created: created.length ? Math.round((r.bytesAfter - r.bytesBefore) / created.length) : null,
       d1_round_trips_refused: roundTrips(refused),
       statuses: statusCounts(r.orders.samples),
       warmup_statuses: statusCounts(r.warm.samples),
@@ -391,7 +395,7 @@ function print(s: ReturnType<typeof summarize>) {
     "",
     `trivial endpoint before / after the orders: ${t.before_per_second} / ${t.after_per_second} requests/s`,
     `orders/s until sold out: ${o.orders_per_second} (${o.tickets_per_minute} tickets/minute; sold out after ${o.sold_out_after_seconds} s; ${s.reference})`,
-    `ratio orders/s ÷ trivial requests/s: ${s.ratio_orders_to_trivial}`,
+    `ratio orders/s ÷ trivial requests/s: ${s.ratio_orders_to_trivial} · D1 grew by ${o.d1_bytes_per_order_created} bytes per order created`,
     `statuses: ${Object.entries(o.statuses).map(([k, v]) => `${k} × ${v}`).join(", ")} · 5xx: ${s.server_errors_5xx} · unexpected: ${s.unexpected_answers}`,
     `oversold: ${s.verification.oversold} (quota ${s.verification.quota_size}; sold per order list ${s.verification.positions_sold_by_order_list}, per availability ${s.verification.positions_sold_by_availability}; available_number ${s.verification.available_number})`,
     `checks: ${Object.entries(s.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
@@ -438,6 +442,7 @@ function printLarge(l: LargeSummary, loadBefore: number, loadAfter: number) {
       ...l.lists.map((x) => [`${x.list}: ${x.request}`, String(x.count ?? ""), String(x.latency.p50_ms), String(x.latency.p99_ms), `${x.ratio_p50_to_trivial_p50}${x.within_2x ? "" : " !"}`, tripsCell(x.d1_round_trips)]),
     ]),
     "",
+    `warm order (one client): ${tripsCell(r.warm_d1_round_trips)} waiting for D1, ${r.warm_d1_round_trips?.object_d1_ms_mean} ms of it the object's write · redeem (one device): p50 ${l.redeem_one_device.latency.p50_ms} ms, ${tripsCell(l.redeem_one_device.d1_round_trips)} waiting for D1`,
     `first order after the object restarted: ${r.first_order_status} in ${r.first_order_ms} ms (${r.first_order_d1_round_trips ? `${r.first_order_d1_round_trips.total} D1 round trips` : "-"}); warm orders p50 ${r.warm_orders.p50_ms} ms, p99 ${r.warm_orders.p99_ms} ms; ratio ${r.ratio_first_to_warm_p50} (goal ≤ 10)`,
     r.object_start ? `the object's start: ${r.object_start.rows_read} rows read from its storage, ${r.object_start.held_positions} positions held (an in-memory ledger of them would take ${l.in_memory_ledger_estimate.heap_mb} MB)` : "the object's start: not reported",
     `quota: ${l.quota.held_by_object} held according to the object, ${l.quota.held_in_d1} in D1 before the orders of this scenario`,
