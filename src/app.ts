@@ -11,6 +11,7 @@ import { deviceAuthRoutes } from "./api/device-auth";
 import { deviceRoutes } from "./api/devices";
 import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
 import { giftCardRoutes } from "./api/giftcards";
+import { invoiceRoutes } from "./api/invoices";
 import { membershipRoutes } from "./api/memberships";
 import { eventRoutes } from "./api/events";
 import { eventMetaRoutes } from "./api/events-meta";
@@ -35,19 +36,26 @@ import { checkinRoutes } from "./api/checkin";
 import { checkinListRoutes } from "./api/checkinlists";
 import { deviceEventSelectionRoutes } from "./api/device-eventselection";
 import { scannerCompatRoutes } from "./api/scanner-compat";
+import { ticketSecretRoutes } from "./api/ticket-secrets";
+import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
+import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
+import { webhookRoutes } from "./api/webhooks";
 import { createDb } from "./db/client";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
+import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./env";
+import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
 import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia } from "./http/files";
 import { idempotency } from "./http/idempotency";
+import { requestLogFields } from "./http/logging";
 import { rateLimit } from "./http/ratelimit";
 import { RouteTable } from "./http/routing";
 import { authenticatedScope } from "./http/tenancy";
@@ -73,7 +81,7 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof HTTPException) {
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
   }
-  console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
+  log.error("unhandled error", { error: err });
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
 };
 
@@ -93,14 +101,21 @@ export function createApp() {
 
   app.use("*", async function requestContext(c, next) {
     const requestId = crypto.randomUUID();
+    const started = Date.now();
     c.set("requestId", requestId);
     // Debugging aid (off by default): count this request's D1 round trips.
     const counts = roundTripsEnabled(c.env) ? newRoundTrips() : null;
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
-    c.set("db", createDb(c.env.DB));
-    if (counts) await withRoundTripCounting(counts, next);
-    else await next();
+    // D1 read replication: one session per request, started as the client's bookmark allows.
+    const session = new RequestSession(c.env.DB, sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER)));
+    c.set("db", createDb(session.session));
+    const rest = () => withRequestSession(session, () => (counts ? withRoundTripCounting(counts, next) : next()));
+    await withLogContext(() => requestLogFields(c), rest);
     c.res.headers.set("X-Request-Id", requestId);
+    const bookmark = session.bookmark();
+    if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
+    // the access line: one per request
+    log.info("request", { ...requestLogFields(c), status: c.res.status, duration_ms: Date.now() - started, d1_session: session.start.kind });
     if (counts) {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));
@@ -131,6 +146,7 @@ export function createApp() {
   app.route(API_PREFIX, teamRoutes);
   app.route(API_PREFIX, deviceRoutes);
   app.route(API_PREFIX, deviceAuthRoutes);
+  app.route(API_PREFIX, webhookRoutes);
   app.route(API_PREFIX, giftCardRoutes);
   app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.route(API_PREFIX, customerRoutes);
@@ -156,10 +172,14 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, invoiceRoutes);
+  app.route(API_PREFIX, ticketRoutes);
   app.route(API_PREFIX, checkinListRoutes);
   app.route(API_PREFIX, checkinRoutes);
   app.route(API_PREFIX, deviceEventSelectionRoutes);
   app.route(API_PREFIX, scannerCompatRoutes);
+  app.route(API_PREFIX, ticketSecretRoutes);
+  app.route(API_PREFIX, orderPositionRoutes);
   app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), handleUpload);
 

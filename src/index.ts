@@ -3,6 +3,7 @@ import { createApp } from "./app";
 import type { Env } from "./env";
 import { runHousekeeping } from "./jobs/housekeeping";
 import { handleQueueBatch, type QueueMessage } from "./jobs/queue";
+import { log, withLogContext } from "./lib/log";
 
 export { EventObject } from "./objects/event-object";
 export { RateLimiter } from "./objects/rate-limiter";
@@ -12,9 +13,21 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async queue(batch, env) {
-    await handleQueueBatch(batch, env);
+    const started = Date.now();
+    await withLogContext({ queue: batch.queue }, () => handleQueueBatch(batch, env));
+    log.info("queue batch handled", { queue: batch.queue, messages: batch.messages.length, duration_ms: Date.now() - started });
   },
   async scheduled(controller, env, ctx) {
-    ctx.waitUntil(runHousekeeping(env, controller.scheduledTime));
+    const run = { cron: controller.cron, scheduled_time: new Date(controller.scheduledTime).toISOString() };
+    const started = Date.now();
+    ctx.waitUntil(
+      withLogContext(run, () => runHousekeeping(env, controller.scheduledTime)).then(
+        () => log.info("cron run done", { ...run, duration_ms: Date.now() - started }),
+        (e: unknown) => {
+          log.error("cron run failed", { ...run, duration_ms: Date.now() - started, error: e });
+          throw e;
+        },
+      ),
+    );
   },
 } satisfies ExportedHandler<Env, QueueMessage>;

@@ -14,12 +14,18 @@ import { badRequest, forbidden, MESSAGES } from "../domain/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
+import { publicBase } from "../http/urls";
 import { jsonBody } from "../http/validation";
 import { expandAnswerQuestions, expandOf, expandPositions, positionFilters } from "./checkin-expand";
-import { type RedeemResponse, serializeCheckinPosition } from "./checkin-serializers";
+import { type DownloadBase, type RedeemResponse, serializeCheckinPosition } from "./checkin-serializers";
 import { serializeQuestion } from "./questions";
 
 export { redeemResponse } from "./checkin-serializers";
+
+/** Where the tickets' download URLs point (each ticket's own event completes them). */
+export function downloadBase(c: AppContext): DownloadBase {
+  return { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
+}
 
 /** The JSON answer of a decided scan. */
 export async function respondScan(c: AppContext, r: ScanResult): Promise<Response> {
@@ -31,13 +37,14 @@ export async function respondScan(c: AppContext, r: ScanResult): Promise<Respons
   const expand = expandOf(c);
   let position: Record<string, unknown> | undefined;
   if (r.position) {
-    position = serializeCheckinPosition(r.position, await expandPositions(c, r.eventId, [r.position], expand));
+    position = serializeCheckinPosition(r.position, downloadBase(c), await expandPositions(c, r.eventId, [r.position], expand));
     if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
   }
   const body: RedeemResponse = {
     status: r.status,
     ...(r.status === "error" ? { reason: r.reason ?? "error", reason_explanation: r.explanation } : {}),
-    require_attention: (position?.require_attention as boolean | undefined) ?? false,
+    // pretix answers a revoked secret without the ticket's attention flag
+    require_attention: r.reason === "revoked" ? false : ((position?.require_attention as boolean | undefined) ?? false),
     checkin_texts: [],
     ...(position ? { position } : {}),
     list,
@@ -73,5 +80,5 @@ checkinRoutes.get(`${base}/search`, organizerScope("can_view_orders"), async (c)
   const expand = expandOf(c);
   const byEvent = Map.groupBy(page.rows, (r) => r.eventId);
   const expanded = new Map(await Promise.all([...byEvent].map(async ([eventId, rows]) => [eventId, await expandPositions(c, eventId, rows, expand)] as const)));
-  return respondPage(c, req, page, (p) => serializeCheckinPosition(p, expanded.get(p.eventId)));
+  return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded.get(p.eventId)));
 });

@@ -17,7 +17,7 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, queryBool, queryDateTime, queryInt, queryString } from "../http/validation";
 import { excludeOf, expandOf, expandPositions, expandSubevents, positionFilters } from "./checkin-expand";
-import { respondScan } from "./checkin";
+import { downloadBase, respondScan } from "./checkin";
 import { serializeCheckinList, serializeCheckinListStatus, serializeCheckinPosition, serializeFailedCheckin, serializeHistory } from "./checkin-serializers";
 
 export * from "./checkin-serializers";
@@ -84,14 +84,14 @@ checkinListRoutes.get(`${base}/:list/positions`, read, async (c) => {
   const page = await listTicketsOfList(c.var.db, c.var.event.id, pathId(c, "list"), positionFilters(c), req);
   if (!page.list) throw notFound();
   const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
-  return respondPage(c, req, page, (p) => serializeCheckinPosition(p, expanded));
+  return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded));
 });
 
 checkinListRoutes.get(`${base}/:list/positions/:id`, read, async (c) => {
   const r = await loadCheckinList(c.var, pathId(c, "list"), false);
   const p = await findCheckinPosition(c.var.db, r.list, JSON.parse(r.limitProducts) as number[], pathId(c, "id"));
   if (!p) throw notFound();
-  return c.json(serializeCheckinPosition(p, await expandPositions(c, c.var.event.id, [p], expandOf(c))));
+  return c.json(serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))));
 });
 
 /** The per-list redeem: the ticket by secret (or, without `untrusted_input`, by id) in the path. */

@@ -9,6 +9,7 @@ import { listOrders, listPayments } from "../db/orders";
 import { ORDER_STATUSES, type OrderStatus } from "../db/schema";
 import { fieldError, notFound } from "../domain/failure";
 import { createOrder, orderInput } from "../domain/order-create";
+import { regenerateOrderSecrets } from "../domain/ticket-changes";
 import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
 import { modifiedSince, setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
@@ -58,7 +59,7 @@ orderRoutes.get(base, read, async (c) => {
   );
   const at = location(c);
   // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
-  // adds nothing here: the service renders no ticket PDFs (open point 12)
+  // adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
   const exclude = (c.req.queries("exclude") ?? []).filter(Boolean);
   return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
 });
@@ -101,6 +102,9 @@ orderRoutes.post(`${base}/:code/mark_canceled`, write, jsonBody(z.object({ send_
   const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
   return c.json(serializeOrder(location(c), after));
 });
+
+/** pretix `regenerate_secrets`: new secrets for the order and its tickets (with signed secrets, the old ones revoked). */
+orderRoutes.post(`${base}/:code/regenerate_secrets`, write, async (c) => c.json(serializeOrder(location(c), await regenerateOrderSecrets(eventContext(c), c.req.param("code")))));
 
 orderRoutes.post(`${base}/:code/mark_expired`, write, async (c) => {
   return c.json(serializeOrder(location(c), await markOrderExpired(eventContext(c), c.req.param("code"))));

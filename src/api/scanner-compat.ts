@@ -1,10 +1,9 @@
 /**
  * pretix resources that pretixSCAN's sync reads (libpretixsync, docs/clients.md) of features
- * this service does not have: revoked ticket secrets (the service never changes a ticket's
- * secret), blocked secrets (it never blocks a ticket), reusable media, and badge layouts (it
- * prints no badges). Their lists are therefore always empty, answered in pretix's shape (pretix
- * docs orders.rst "revoked secrets", "blocked secrets", reusablemedia.rst, badges.rst): a
- * scanner's sync stops at an error answer here, so these lists are part of what makes it work.
+ * this service does not have: reusable media, and badge layouts (it prints no badges). Their
+ * lists are therefore always empty, answered in pretix's shape (pretix docs reusablemedia.rst,
+ * badges.rst): a scanner's sync stops at an error answer here, so these lists are part of what
+ * makes it work. (Revoked and blocked secrets are real lists: api/ticket-secrets.ts.)
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -13,8 +12,6 @@ import { envelopeSchema, listRequest, respondPage } from "../http/pagination";
 import { dateTime, id } from "../http/responses";
 import { eventScope, organizerScope } from "../http/tenancy";
 
-export const revokedSecretResponse = z.object({ id: id(), secret: z.string(), created: dateTime() });
-export const blockedSecretResponse = z.object({ id: id(), secret: z.string(), updated: dateTime(), blocked: z.boolean() });
 export const badgeLayoutResponse = z.object({ id: id(), name: z.string(), default: z.boolean(), layout: z.array(z.unknown()), background: z.string().nullable() });
 export const badgeItemResponse = z.object({ id: id(), item: id(), layout: id().nullable() });
 export const reusableMediumResponse = z.object({ id: id(), type: z.string(), identifier: z.string(), active: z.boolean(), expires: dateTime().nullable() });
@@ -27,8 +24,6 @@ const read = eventScope("can_view_orders");
 /** An empty page (the first; any later page is past the end: 404, as every list answers). */
 const none = (c: Parameters<typeof respondPage>[0]) => respondPage(c, listRequest(c), { count: 0, rows: [] as never[] }, (r: never) => r);
 
-scannerCompatRoutes.get(`${ev}/revokedsecrets`, read, (c) => none(c));
-scannerCompatRoutes.get(`${ev}/blockedsecrets`, read, (c) => none(c));
 scannerCompatRoutes.get(`${ev}/badgelayouts`, read, (c) => none(c));
 scannerCompatRoutes.get(`${ev}/badgeitems`, read, (c) => none(c));
 scannerCompatRoutes.get("/organizers/:organizer/reusablemedia", organizerScope("can_view_orders"), (c) => none(c));

@@ -127,10 +127,10 @@ const base = "/organizers/:organizer/events/:event/subevents";
 
 subeventRoutes.get(base, eventScope(null), async (c) => {
   const req = listRequest(c);
+  // the server time before reading: a client passes it back as modified_since (the reads go to the primary)
+  setPageGenerated(c, Date.now());
   const ctx = eventContext(c);
   const filter: SubeventFilter = { ...(await subeventFilter(c, ctx)), modifiedSince: queryDateTime(c, "modified_since") };
-  // the server time before reading: a client passes it back as modified_since
-  setPageGenerated(c, Date.now());
   const page = await listSubevents(ctx.db, ctx.event.id, filter, req);
   const channel = availabilityChannel(c);
   const unchanged = channel === undefined ? notModified(c, page.lastModified) : null;

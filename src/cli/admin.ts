@@ -10,13 +10,14 @@
  *
  * Without --remote the commands use the same local database as `npm start` (the same
  * --persist-to); they work while the server runs. --remote targets the deployed D1.
+ * `--config FILE` reads another wrangler configuration than the project's wrangler.toml.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { TEAM_PERMISSIONS } from "../domain/permissions.ts";
 import { newApiToken, sha256Hex } from "../lib/crypto.ts";
-import { applyMigrations, runDatabaseCommand, takeFlag, takeOption } from "./wrangler.ts";
+import { applyMigrations, runDatabaseCommand, takeFlag, takeOption, useWranglerConfig } from "./wrangler.ts";
 
 /** The teams table's permission columns are named like the API's flags. */
 const PERMISSION_COLUMNS = TEAM_PERMISSIONS;
@@ -119,6 +120,7 @@ const USAGE = `usage:
   npm run --silent admin -- list-mail [--limit N] [--persist-to DIR | --remote]`;
 
 const [command, ...rest] = process.argv.slice(2);
+useWranglerConfig(takeOption(rest, "--config") ?? null);
 try {
   if (command === "create-organizer") await createOrganizer(rest);
   else if (command === "list-mail") await listMail(rest);

@@ -1,6 +1,11 @@
 /**
  * Runs the project's own wrangler with the Node that runs this script (the `node`
  * devDependency under npm scripts), so nothing beyond `npm install` is needed.
+ *
+ * Two settings, for the operator scripts and their tests: `useWranglerConfig(path)` makes every
+ * command read another configuration file (`--config`, default: wrangler.toml of the project);
+ * the environment variable TICKETING_WRANGLER names a JavaScript file run instead of wrangler
+ * (test/node/deploy.test.ts puts a stand-in there, so no test ever reaches Cloudflare).
  */
 import { spawn, type SpawnOptions } from "node:child_process";
 import { createRequire } from "node:module";
@@ -8,7 +13,24 @@ import path from "node:path";
 
 export const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const require = createRequire(import.meta.url);
-const wranglerBin = path.join(path.dirname(require.resolve("wrangler/package.json", { paths: [projectRoot] })), "bin", "wrangler.js");
+const wranglerBin = process.env.TICKETING_WRANGLER || path.join(path.dirname(require.resolve("wrangler/package.json", { paths: [projectRoot] })), "bin", "wrangler.js");
+
+let configPath: string | null = null;
+
+/** Every following wrangler command reads this configuration file (null: the project's wrangler.toml). */
+export function useWranglerConfig(file: string | null): void {
+  configPath = file === null ? null : path.resolve(file);
+}
+
+/** The configuration file the commands read. */
+export function wranglerConfigPath(): string {
+  return configPath ?? path.join(projectRoot, "wrangler.toml");
+}
+
+/** The arguments as wrangler gets them (the configuration file added when it is not the project's). */
+export function withConfig(args: string[]): string[] {
+  return configPath === null ? args : [...args, "--config", configPath];
+}
 
 export const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
 
@@ -17,7 +39,7 @@ export type Captured = { code: number; stdout: string; stderr: string };
 /** Runs wrangler without a terminal (no prompts), capturing its output. */
 export function runWrangler(args: string[]): Promise<Captured> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [wranglerBin, ...args], {
+    const child = spawn(process.execPath, [wranglerBin, ...withConfig(args)], {
       cwd: projectRoot,
       env: { ...wranglerEnv, CI: "1" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -49,7 +71,20 @@ export async function runDatabaseCommand(args: string[], attempts = 10): Promise
 
 /** Starts wrangler attached to this terminal. */
 export function spawnWrangler(args: string[], opts: SpawnOptions = {}) {
-  return spawn(process.execPath, [wranglerBin, ...args], { cwd: projectRoot, env: wranglerEnv, stdio: "inherit", ...opts });
+  return spawn(process.execPath, [wranglerBin, ...withConfig(args)], { cwd: projectRoot, env: wranglerEnv, stdio: "inherit", ...opts });
+}
+
+/** Runs wrangler without prompts, its output going to this terminal; resolves with its exit code. */
+export function runWranglerVisibly(args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [wranglerBin, ...withConfig(args)], {
+      cwd: projectRoot,
+      env: { ...wranglerEnv, CI: "1" },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve(code ?? 1));
+  });
 }
 
 /** Removes `--name value` / `--name=value` from args and returns the value. */

@@ -10,6 +10,7 @@ import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { ticketSettingsSql } from "./settings";
 import { fetchPage, type KeyedListing, type ListRequest, type OrderingTable } from "./paging";
 import {
   type Answer,
@@ -45,7 +46,7 @@ export type CheckinJson = { id: number; list: number; type: CheckinType; datetim
  * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
  * parameters): the statement is prepared on the database's own client.
  */
-function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
+export function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
   const raw = db.all<T>(query);
   const client = (db as unknown as { $client: D1Database }).$client;
   const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
@@ -57,7 +58,7 @@ function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
 }
 
 /** A raw statement usable inside `db.batch` (see `rows`). */
-function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
+export function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
   const raw = db.run(query);
   const client = (db as unknown as { $client: D1Database }).$client;
   const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
@@ -80,6 +81,19 @@ function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePendi
   return sql`p.canceled = 0 AND (${l.subeventId} IS NULL OR p.subevent_id = ${l.subeventId})
     AND (${l.allProducts} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${l.id}))
     AND ${status}`;
+}
+
+/**
+ * The tickets of one list, as a condition on positions `p` of orders `o`: the list's values as
+ * literals, its products read from `checkin_list_items` (pretix's `CheckinList.positions`).
+ */
+export function checkinListTicketsSql(list: { id: number; allProducts: boolean; subeventId: number | null; includePending: boolean }): SQL {
+  return onListSql({
+    id: sql`${list.id}`,
+    allProducts: sql`${list.allProducts ? 1 : 0}`,
+    subeventId: list.subeventId === null ? sql`NULL` : sql`${list.subeventId}`,
+    includePending: sql`${list.includePending ? 1 : 0}`,
+  });
 }
 
 const correlated = {
@@ -251,10 +265,12 @@ export async function listEvents(db: DB, listIds: number[]) {
 
 // ---- status ----
 
+/** Scans on a list by how they reached the service (successful ones, and refused ones). */
+export type ScanCounts = { online: number; uploaded: number; automatic: number; failedOnline: number; failedUploaded: number };
+
 /** The numbers of the list's status (pretix: `.../checkinlists/{id}/status/`), one round trip. */
 export async function checkinListStatus(db: DB, list: CheckinListRow) {
-  const l = { id: sql`${list.id}`, allProducts: sql`${list.allProducts ? 1 : 0}`, subeventId: list.subeventId === null ? sql`NULL` : sql`${list.subeventId}`, includePending: sql`${list.includePending ? 1 : 0}` };
-  const onList = onListSql(l);
+  const onList = checkinListTicketsSql(list);
   const entered = sql`EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 AND c.type = 'entry')`;
   const inside = sql`(SELECT c.type FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 ORDER BY c.datetime DESC, c.id DESC LIMIT 1) = 'entry'`;
   const byKey = (key: SQL) =>
@@ -269,7 +285,8 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
         .leftJoin(itemCategories, eq(itemCategories.id, items.categoryId))
         .where(eq(items.eventId, list.eventId))
         .orderBy(asc(itemCategories.position), asc(items.position), asc(items.id));
-  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow] = await db.batch([
+  const ok = (cond: SQL) => sql`coalesce(sum(CASE WHEN ${cond} THEN 1 ELSE 0 END), 0)`;
+  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow, scanRows] = await db.batch([
     rawRows<{ positions: number; checkins: number; inside: number }>(db, sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
       coalesce(sum(CASE WHEN ${inside} THEN 1 ELSE 0 END), 0) AS inside
       FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList}`),
@@ -284,8 +301,21 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
       .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
     db.select({ name: events.name }).from(events).where(eq(events.id, list.eventId)),
     db.select({ name: subevents.name }).from(subevents).where(eq(subevents.id, list.subeventId ?? -1)),
+    // scans on the list: decided at once, or made offline and uploaded later (the client sent force)
+    rawRows<ScanCounts>(db, sql`SELECT ${ok(sql`successful = 1 AND auto_checked_in = 0 AND force_sent = 0`)} AS online,
+      ${ok(sql`successful = 1 AND force_sent = 1`)} AS uploaded, ${ok(sql`successful = 1 AND auto_checked_in = 1`)} AS automatic,
+      ${ok(sql`successful = 0 AND force_sent = 0`)} AS failedOnline, ${ok(sql`successful = 0 AND force_sent = 1`)} AS failedUploaded
+      FROM checkins WHERE list_id = ${list.id}`),
   ]);
-  return { totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 }, itemCounts, variationCounts, items: itemRowsRead, variations: variationRows, eventName: (subeventRow[0] ?? eventRow[0])?.name ?? {} };
+  return {
+    totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 },
+    itemCounts,
+    variationCounts,
+    items: itemRowsRead,
+    variations: variationRows,
+    eventName: (subeventRow[0] ?? eventRow[0])?.name ?? {},
+    scans: scanRows[0] ?? { online: 0, uploaded: 0, automatic: 0, failedOnline: 0, failedUploaded: 0 },
+  };
 }
 
 // ---- the tickets of a list, as a list ----
@@ -344,9 +374,16 @@ export type CheckinPositionRow = {
   answers: string;
   validFrom: number | null;
   validUntil: number | null;
+  blocked: string | null;
   itemAttention: number;
   variationAttention: number | null;
   checkins: string;
+  /** The event's slug (the ticket's download URL). */
+  eventSlug: string;
+  /** What decides the ticket's `downloads` (domain/tickets.ts): its item's [admission, generate_tickets] as JSON... */
+  ticketItem: string;
+  /** ... and the event's stored ticket_download settings as a JSON object. */
+  ticketSettings: string;
 };
 
 const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE key NOT LIKE '\\_%' ESCAPE '\\')`;
@@ -399,9 +436,13 @@ function positionFields(listIds: readonly number[]) {
     answers: f<string>(sql`p.answers`, "answers"),
     validFrom: f<number | null>(sql`p.valid_from`, "validFrom"),
     validUntil: f<number | null>(sql`p.valid_until`, "validUntil"),
+    blocked: f<string | null>(sql`p.blocked`, "blocked"),
     itemAttention: f<number>(sql`(SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id)`, "itemAttention"),
     variationAttention: f<number | null>(sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`, "variationAttention"),
     checkins: f<string>(checkinsJsonSql(sql`p.id`, listIds), "checkins"),
+    eventSlug: f<string>(sql`(SELECT e.slug FROM events e WHERE e.id = p.event_id)`, "eventSlug"),
+    ticketItem: f<string>(sql`(SELECT json_array(i.admission, i.generate_tickets) FROM items i WHERE i.id = p.item_id)`, "ticketItem"),
+    ticketSettings: f<string>(ticketSettingsSql(sql`p.event_id`), "ticketSettings"),
   };
 }
 
@@ -657,14 +698,14 @@ export function configUnchangedSql(eventId: number, stamps: Record<string, numbe
 
 const CHECKIN_COLUMNS = [
   "uid", "event_id", "list_id", "position_id", "type", "datetime", "created", "successful", "error_reason", "error_explanation",
-  "auto_checked_in", "forced", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
+  "auto_checked_in", "forced", "force_sent", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
 ] as const;
 
 /** A check-in written only while `condition` holds (and once per uid). */
 export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
   const values = [
     r.uid, r.eventId, r.listId, r.positionId ?? null, r.type, r.datetime, r.created, r.successful === false ? 0 : 1, r.errorReason ?? null,
-    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
+    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.forceSent ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
     r.rawSourceType ?? null, r.rawItem ?? null, r.rawVariation ?? null, r.rawSubevent ?? null,
   ];
   return statement(
@@ -684,6 +725,11 @@ export function touchOrderOfPosition(db: DB, positionId: number, now: number, co
 /** Answers given at the door, stored with the position. */
 export function setPositionAnswers(db: DB, positionId: number, answers: Answer[], condition: SQL = sql`1`) {
   return db.update(orderPositions).set({ answers }).where(and(eq(orderPositions.id, positionId), condition));
+}
+
+/** The condition "no check-in with this uid is stored yet" (what is written with a check-in, once, goes under it). */
+export function checkinMissingSql(uid: string): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM checkins ck WHERE ck.uid = ${uid})`;
 }
 
 export function checkinExists(db: DB, uid: string) {
@@ -732,12 +778,15 @@ export async function positionOfEvent(db: DB, eventId: number, id: number): Prom
  * secret (or, for the legacy per-list redeem, an id): the object's fallback on a miss.
  */
 export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: number | null) {
-  const match = id === null ? sql`secret = ${secret}` : sql`(secret = ${secret} OR id = ${id})`;
+  // the ticket of the secret, of a revoked secret of it, or of the id
+  const revoked = sql`id IN (SELECT position_id FROM revoked_secrets WHERE event_id = ${eventId} AND secret = ${secret})`;
+  const match = id === null ? sql`(secret = ${secret} OR ${revoked})` : sql`(secret = ${secret} OR ${revoked} OR id = ${id})`;
   return rawRows<TicketOrderRow>(db, sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
       o.sales_channel AS salesChannel, o.datetime AS datetime,
       (SELECT json_group_array(json_object('id', p.id, 'secret', p.secret, 'addonTo', p.addon_to, 'itemId', p.item_id,
           'variationId', p.variation_id, 'subeventId', p.subevent_id, 'canceled', p.canceled, 'validFrom', p.valid_from,
-          'validUntil', p.valid_until, 'answers', json(p.answers)))
+          'validUntil', p.valid_until, 'answers', json(p.answers),
+          'blocked', CASE WHEN p.blocked IS NULL OR p.blocked = '[]' THEN 0 ELSE 1 END))
         FROM order_positions p WHERE p.order_id = o.id) AS positions,
       (SELECT json_group_array(json_object('uid', c.uid, 'listId', c.list_id, 'positionId', c.position_id, 'type', c.type,
           'datetime', c.datetime, 'nonce', c.nonce, 'deviceId', c.device_id, 'auto', c.auto_checked_in))

@@ -125,9 +125,12 @@ function eventConditions(organizerId: number, principal: EventAccess, f: EventFi
 /** The event's own meta data values as a JSON object (name → value). */
 const eventMetaJson = sql<string>`(SELECT json_group_object(p.name, v.value) FROM event_meta_values v JOIN event_meta_properties p ON p.id = v.property_id WHERE v.event_id = ${qualified(events.id)})`;
 
-const eventWithMeta = { event: events, metaData: eventMetaJson };
+/** The event's public key of signed ticket secrets (`pretix_sig1`), in `valid_keys` encoding, or null. */
+const sig1KeySql = sql<string | null>`(SELECT k.public_key FROM ticket_signing_keys k WHERE k.event_id = ${qualified(events.id)} AND k.scheme = 'pretix_sig1')`;
 
-export type EventWithMeta = { event: EventRecord; metaData: string | null };
+const eventWithMeta = { event: events, metaData: eventMetaJson, sig1Key: sig1KeySql };
+
+export type EventWithMeta = { event: EventRecord; metaData: string | null; sig1Key: string | null };
 
 /** The orderings of the events list (spec "Events": `date_from`, `slug`; default `slug`). */
 export const EVENT_ORDERING: OrderingTable = {

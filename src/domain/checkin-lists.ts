@@ -19,6 +19,7 @@ import type { EventContext } from "./context";
 import { SALES_CHANNELS } from "./events";
 import { notFound, Problems } from "./failure";
 import { dateTime } from "./fields";
+import { log } from "../lib/log";
 
 const fields = {
   name: name(190),
@@ -109,7 +110,7 @@ async function tellObject(ctx: EventContext, listId: number, deleted: boolean): 
   } catch (e) {
     // The object reads the configuration again when a scan names a list it does not know, and
     // when the change stamp its next write batch reads has moved.
-    console.error(`event ${ctx.event.id}: the object did not take the change of list ${listId}`, e);
+    log.error("the event object did not take the change of a check-in list", { event_id: ctx.event.id, list_id: listId, error: e });
   }
 }
 

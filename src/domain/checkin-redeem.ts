@@ -34,6 +34,7 @@ import type { EventContext, OrganizerContext } from "./context";
 import { fieldError, invalidPk, isFailure, notFound, Problems, validationError } from "./failure";
 import { dateTime } from "./fields";
 import { canAccessEvent, type Principal } from "./permissions";
+import { log } from "../lib/log";
 
 const answersInput = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String));
 
@@ -161,11 +162,12 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
       successful: false,
       errorReason: "invalid",
       forced: first.scan.force,
+      forceSent: first.scan.force,
       deviceId: first.scan.deviceId,
       nonce: first.scan.nonce,
       rawBarcode: first.raw,
       rawSourceType: first.sourceType,
-    }).catch((e) => console.error("a failed scan could not be stored", e)),
+    }).catch((e) => log.error("a failed scan could not be stored", { event_id: first.home.eventId, list_id: first.listId, error: e })),
   ]);
   const list = listRow?.list;
   return {
@@ -282,6 +284,7 @@ export async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, li
     errorReason: input.error_reason,
     errorExplanation: input.error_explanation ?? null,
     forced: true,
+    forceSent: true,
     deviceId: scanner.deviceId,
     nonce: input.nonce ?? null,
     rawBarcode: input.raw_barcode,

@@ -22,6 +22,7 @@ import {
   SLUG_UNIQUE,
   updateEvent,
 } from "../db/events";
+import { log } from "../lib/log";
 import { eventObject } from "../objects/client";
 import type { EventContext, OrganizerContext } from "./context";
 import {
@@ -39,6 +40,7 @@ import { DEFAULT_PLUGINS, DEFAULT_SALES_CHANNELS, liveIssues, PLUGINS, SALES_CHA
 import { fieldError, inUse, Problems } from "./failure";
 import { currency, dateTime, i18n, i18nRequired, slug, timezone } from "./fields";
 import type { Principal } from "./permissions";
+import { prepareSigningKeyOfCopy } from "./ticket-secrets";
 
 const eventFields = z.object({
   name: i18nRequired(),
@@ -225,6 +227,7 @@ async function createNewEvent(ctx: OrganizerContext, by: Principal, input: Event
         })
       : insertEvent(db, org.id, values, meta ?? [], addToTeam),
   );
+  if (source) await prepareSigningKeyOfCopy(ctx.env, db, org.id, id, ctx.now);
   return (await findEvent(db, org.id, id))!;
 }
 
@@ -317,6 +320,6 @@ export async function deleteEvent(ctx: EventContext): Promise<void> {
   try {
     await eventObject(ctx.env, ctx.event.id).eventDeleted();
   } catch (e) {
-    console.error(`event ${ctx.event.id} deleted, but its event object could not be cleared`, e);
+    log.error("event deleted, but its event object could not be cleared", { event_id: ctx.event.id, error: e });
   }
 }

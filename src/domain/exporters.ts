@@ -15,6 +15,7 @@
  * At most two exports of a credential run at once (spec "Limits"); a third is refused with 429
  * (see docs/open-points.md, row 13).
  */
+import { log } from "../lib/log";
 import { sql } from "drizzle-orm";
 import {
   claimExportStep,
@@ -76,16 +77,17 @@ function findAvailable(principal: Principal, level: Level, identifier: string): 
 }
 
 async function inputContext(ctx: OrganizerContext, level: Level): Promise<InputContext> {
-  if (!level.event) return { eventLevel: false, hasSubevents: false, nameScheme: null, questionIds: new Set() };
-  const [settings, questions] = await Promise.all([
+  if (!level.event) return { eventLevel: false, hasSubevents: false, nameScheme: null, questionIds: new Set(), checkinListIds: new Set() };
+  const [settings, [questions, lists]] = await Promise.all([
     eventSettingsFor(ctx.db, ctx.organizer.id, level.event.id),
-    readRows<{ id: number }>(ctx.db, sql`SELECT id FROM questions WHERE event_id = ${level.event.id}`),
+    readBatch(ctx.db, [sql`SELECT id FROM questions WHERE event_id = ${level.event.id}`, sql`SELECT id FROM checkin_lists WHERE event_id = ${level.event.id}`]),
   ]);
   return {
     eventLevel: true,
     hasSubevents: level.event.hasSubevents,
     nameScheme: typeof settings.name_scheme === "string" ? settings.name_scheme : null,
-    questionIds: new Set(questions.map((q) => Number(q.id))),
+    questionIds: new Set(questions!.map((q) => Number(q.id))),
+    checkinListIds: new Set(lists!.map((l) => Number(l.id))),
   };
 }
 
@@ -151,7 +153,7 @@ async function sendStep(env: Env, exportId: string, step: number): Promise<void>
   try {
     await env.EXPORTS_QUEUE.send({ kind: "export", exportId, step } satisfies ExportMessage);
   } catch (e) {
-    console.error(`export ${exportId}: queue send failed; the cron sweep will send it again`, e);
+    log.error("export: queue send failed; the cron sweep will send it again", { export_id: exportId, error: e });
   }
 }
 
@@ -250,7 +252,7 @@ export async function runExportStep(env: Env, db: DB, message: ExportMessage, no
     return null;
   } catch (e) {
     const permanent = isFailure(e);
-    if (!permanent) console.error(`export ${job.id} step ${job.step} failed`, e);
+    if (!permanent) log.error("export step failed", { export_id: job.id, step: job.step, error: e });
     const attempts = job.attempts + 1;
     const fail = permanent ? e.message : attempts >= MAX_ATTEMPTS ? INTERNAL_ERROR : null;
     await recordExportAttemptFailed(db, job.id, job.step, Date.now(), fail);

@@ -35,6 +35,8 @@ export const FAILURE_CODES = [
   "rate_limited",
   /** The object changed meanwhile; read it again. */
   "changed",
+  /** A file (invoice or ticket PDF) is still being prepared: retry after a few seconds. */
+  "not_ready",
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];

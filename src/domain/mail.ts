@@ -7,6 +7,7 @@
  */
 import type { MailInsert } from "../db/mail";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 
 export type MailMessage = { kind: "mail"; mailId: number };
 
@@ -44,6 +45,6 @@ export async function dispatchMail(env: Env, ids: number[]): Promise<void> {
   try {
     await env.MAIL_QUEUE.sendBatch(ids.map((mailId) => ({ body: { kind: "mail", mailId } satisfies MailMessage })));
   } catch (e) {
-    console.error("mail queue send failed; the cron sweep will retry", e);
+    log.error("mail queue send failed; the cron sweep will retry", { mail_ids: ids, error: e });
   }
 }

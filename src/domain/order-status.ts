@@ -7,14 +7,17 @@
  * payment pages and the expiry job call these same functions.
  */
 import type { DB } from "../db/client";
+import { eventById } from "../db/invoices";
 import { itemNames } from "../db/items";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
 import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
+import type { TicketChange } from "../db/ticket-secrets";
 import type { OrderStatus } from "../db/schema";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../env";
 import { i18nText } from "../lib/i18n";
+import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
@@ -24,8 +27,11 @@ import { dispatchMail } from "./mail";
 import { orderMail } from "./order-mails";
 import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "./payments";
 import { refusalErrors } from "./refusals";
+import { invoicesAfterOrderChange } from "./invoices";
 import { eventSettingsFor } from "./settings";
+import { cancellationChanges } from "./ticket-changes";
 import { orderUrl } from "./urls";
+import { dispatchWebhooks } from "./webhooks";
 
 /** What a status change needs: the bindings, the database and the event. */
 export type OrderScope = { env: Env; db: DB; event: EventRow };
@@ -49,6 +55,8 @@ export type StatusChange = {
   cancelPayments?: boolean;
   force?: boolean;
   giftCard?: GiftCardDebit;
+  /** Ticket changes written with the status (a cancellation's new secrets). */
+  tickets?: TicketChange[];
 };
 
 /**
@@ -76,10 +84,15 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
       cancelPayments: change.cancelPayments ?? false,
       ignoreQuota: change.force ?? false,
       giftCard: change.giftCard ?? null,
+      tickets: change.tickets ?? [],
     }),
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
+  // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
+  await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to, { invoicing: r.invoicing });
+  // the change's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
   return { ok: true };
 }
 
@@ -135,9 +148,15 @@ export async function markOrderPaid(ctx: EventContext, code: string, opts: { for
   return after;
 }
 
-/** `mark_canceled`: open payments are canceled with the order. */
+/**
+ * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
+ * tickets get new secrets and the old ones are revoked, in the same transaction.
+ */
 export async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
-  const after = await transition(ctx, await loadOrder(ctx, code), { from: ["n", "p"], to: "c", cancelPayments: true });
+  const r = await loadOrder(ctx, code);
+  checkStatus(r, ["n", "p"], "c");
+  const tickets = await cancellationChanges(ctx, r);
+  const after = await transition(ctx, r, { from: ["n", "p"], to: "c", cancelPayments: true, tickets });
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
   return after;
 }
@@ -194,7 +213,7 @@ export async function notifyOrder(
     const [row] = await mailInsertStatement(db, mail);
     await dispatchMail(ctx.env, [row!.id]);
   } catch (e) {
-    console.error(`mail about order ${r.order.code} could not be queued`, e);
+    log.error("order mail could not be queued", { order: r.order.code, mail_kind: kind, error: e });
   }
 }
 
@@ -210,21 +229,28 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
   if (overdue.length === 0) return 0;
   const byEvent = Map.groupBy(overdue, (o) => o.eventId);
   const positions = await orderDemands(db, overdue.map((o) => o.id));
-  let expired = 0;
+  const changed: { eventId: number; code: string }[] = [];
   for (const [eventId, list] of byEvent) {
     const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
     if (settings.payment_term_expire_automatically === false) continue;
     const stamp = await inventoryStamp(db, eventId);
+    let event: EventRow | undefined;
     for (const o of list) {
       try {
         const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
           s.changeOrderStatus(stamp, { orderId: o.id, code: o.code, from: ["n"], to: "e", demands: demandsOf(positions.get(o.id)!), cancelPayments: false }),
         );
-        if (r.ok && r.changed) expired++;
+        if (r.ok && r.changed) {
+          changed.push({ eventId, code: o.code });
+          event ??= await eventById(db, eventId);
+          if (event) await invoicesAfterOrderChange({ env, db, event, now }, o.code, "e");
+        }
       } catch (e) {
-        console.error(`expiring order ${o.code} of event ${eventId} failed; next run retries`, e);
+        log.error("expiring an order failed; the next run retries", { event_id: eventId, order: o.code, error: e });
       }
     }
   }
-  return expired;
+  // the expiries' webhook calls were written with them; the queue delivers them
+  dispatchWebhooks(env, changed);
+  return changed.length;
 }

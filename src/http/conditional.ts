@@ -4,12 +4,22 @@
  * change of the resource family, deletions included); `If-Modified-Since` not older than it
  * answers 304 without a body.
  */
+import { createDb } from "../db/client";
+import { currentRequestSession } from "../db/sessions";
 import { toHttpDate, toIso, parseHttpDate } from "../lib/datetime";
 import type { AppContext } from "./context";
 import { queryDateTime } from "./validation";
 
+/**
+ * Sets `X-Page-Generated` (`now`, taken before the page's reads) and sends the request's
+ * further reads (`c.var.db`) to the D1 primary: the client passes the time back as
+ * `modified_since`, so the page must hold every change made before it, which a read replica
+ * lagging behind does not guarantee (db/sessions.ts). Call it before building a context.
+ */
 export function setPageGenerated(c: AppContext, now: number): void {
   c.header("X-Page-Generated", toIso(now));
+  const session = currentRequestSession();
+  if (session) c.set("db", createDb(session.primary()));
 }
 
 /** The `modified_since` filter, or undefined. */

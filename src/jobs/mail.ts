@@ -2,6 +2,7 @@
 import { findMail, markMailAttemptFailed, markMailSent } from "../db/mail";
 import type { DB } from "../db/client";
 import { readConfig, type Env } from "../env";
+import { log } from "../lib/log";
 
 const MAX_ATTEMPTS = 5;
 
@@ -23,7 +24,7 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
       });
       messageId = result.messageId;
     } else {
-      console.log(`[mail ${mail.id}] to=${mail.toAddress} subject=${JSON.stringify(mail.subject)} (local transport: kept in mail_outbox)`);
+      log.info("mail kept in the outbox (local transport)", { mail_id: mail.id, mail_kind: mail.kind, to: mail.toAddress, subject: mail.subject });
     }
     await markMailSent(db, mail.id, messageId, now);
   } catch (e) {

@@ -2,16 +2,19 @@
  * The Worker's door to an event's Durable Object. Every call carries the inventory change
  * stamp the Worker has seen, so the object reloads its catalog when D1 changed. A fresh stub
  * is made per call (a stub is broken after it throws); a failed or overloaded object answers
- * 409 (vouchers: "retry later") or 503 to the client, never a 500. With the debugging aid
- * DEBUG_D1_ROUND_TRIPS on (a request that counts), calls go through the object's
- * `countedCall`, and its D1 round trips are added to the request's count (src/db/round-trips.ts).
+ * 409 (vouchers: "retry later") or 503 to the client, never a 500. Inside a request, calls go
+ * through the object's `countedCall`: its answer carries the D1 bookmark of the object's writes,
+ * which the request hands to its client (src/db/sessions.ts), and, with the debugging aid
+ * DEBUG_D1_ROUND_TRIPS on, its D1 round trips, added to the request's count (src/db/round-trips.ts).
  */
 import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
 import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
+import { currentRequestSession, type RequestSession } from "../db/sessions";
 import { readConfig, type Env } from "../env";
 import { Failure } from "../domain/failure";
 import { locationHintFor } from "../domain/location-hint";
+import { log } from "../lib/log";
 import type { EventObject } from "./event-object";
 
 /** An event by id, or with its venue's coordinates (the object is then created near the venue). */
@@ -36,17 +39,23 @@ export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
 
 class TimedOut extends Error {}
 
-/** The stub, with every method called through `countedCall` and its round trips added to `counts`. */
-function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRoundTrips): DurableObjectStub<EventObject> {
+/**
+ * The stub, with every method called through `countedCall`: the bookmark of the object's D1
+ * writes goes to the request's session, its round trips (when counting) to `counts`.
+ */
+function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRoundTrips | undefined, session: RequestSession | undefined): DurableObjectStub<EventObject> {
   return new Proxy(stub, {
     get(target, name) {
       if (typeof name !== "string" || name === "then") return Reflect.get(target, name);
       return async (...args: unknown[]) => {
         const counted = target as unknown as Pick<EventObject, "countedCall">;
         const r = await counted.countedCall(name as Parameters<EventObject["countedCall"]>[0], args);
-        counts.object.n += r.trips;
-        counts.object.ms += r.ms;
-        if (r.start) counts.objectStart = r.start;
+        if (counts) {
+          counts.object.n += r.trips;
+          counts.object.ms += r.ms;
+          if (r.start) counts.objectStart = r.start;
+        }
+        session?.observe(r.bookmark);
         return r.value;
       };
     },
@@ -70,11 +79,12 @@ export async function withEventObject<T>(
       timer = setTimeout(() => reject(new TimedOut(`no answer within ${limit} ms`)), limit);
     });
     const counts = currentRoundTrips();
-    const stub = counts ? countingStub(eventObject(env, event), counts) : eventObject(env, event);
+    const session = currentRequestSession();
+    const stub = counts || session ? countingStub(eventObject(env, event), counts, session) : eventObject(env, event);
     // RPC results come back as plain structured clones of the declared result type
     return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {
-    console.error(`event object ${typeof event === "number" ? event : event.id} failed`, e);
+    log.error("event object failed", { event_id: typeof event === "number" ? event : event.id, error: e });
     throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
   } finally {
     if (timer !== undefined) clearTimeout(timer);

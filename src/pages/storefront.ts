@@ -10,6 +10,7 @@ import type { AppContext, AppEnv } from "../http/context";
 import { isFailure } from "../domain/failure";
 import { errorResponse } from "../http/errors";
 import { type I18n, i18nText } from "../lib/i18n";
+import { log } from "../lib/log";
 import { formatMoney } from "../lib/money";
 import { html, page, type Raw } from "./html";
 
@@ -160,6 +161,6 @@ export const pageError: ErrorHandler<AppEnv> = (err, c) => {
     if (status < 500) return send(c, page("Error", html`<p class="error">${err.message}</p>`), status, { private: true });
     return send(c, page("Please try again", html`<p class="error">The page could not be processed right now. Please try again in a moment.</p>`), status, { private: true });
   }
-  console.error(`[${c.get("requestId")}] unhandled error on ${c.req.method} ${c.req.path}`, err);
+  log.error("unhandled error", { error: err });
   return send(c, page("Error", html`<p class="error">Something went wrong (request ${c.get("requestId")}). Please try again later.</p>`), 500, { private: true });
 };

@@ -13,6 +13,7 @@ import { checkinLists, checkins } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
+import { breakBatches } from "../helpers/faults";
 import { venue } from "../helpers/checkin";
 
 const successful = (positionId: number) =>
@@ -24,13 +25,7 @@ const successful = (positionId: number) =>
 /** Makes the object's D1 batches hang (or fail) from now on, as if D1 were unreachable. */
 async function breakWrites(eventId: number, mode: "hang" | "fail") {
   await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    const broken = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") return mode === "hang" ? () => new Promise(() => {}) : () => Promise.reject(new Error("D1 is unreachable"));
-        const v = Reflect.get(target, prop);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
+    const broken = breakBatches(env.DB, () => (mode === "hang" ? new Promise(() => {}) : Promise.reject(new Error("D1 is unreachable"))));
     (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
   });
 }

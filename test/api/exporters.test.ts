@@ -13,6 +13,7 @@ import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { db, type Json, seedOrganizer, seedTeam, tokenClient } from "../harness";
 import { appendToUpload, newUpload } from "../../src/domain/exports/upload";
 import { captureExportMessages, deliver, drain, exportEnv, sheetRows, unzip } from "../helpers/exports";
+import { venue, type Venue } from "../helpers/checkin";
 import { type Shop, shop } from "../helpers/sales";
 
 let sent: ExportMessage[];
@@ -82,8 +83,10 @@ describe("exporter lists", () => {
           verbose_name: "Check-in list",
           input_parameters: [
             { name: "_format", required: true, choices: ["xlsx", "default", "csv-excel", "semicolon"] },
+            { name: "list", required: true },
             { name: "secrets", required: false },
             { name: "attention_only", required: false },
+            { name: "status", required: false, choices: ["", "1", "2", "3", "0"] },
             { name: "sort", required: false, choices: ["name", "code"] },
             { name: "questions", required: false },
           ],
@@ -127,7 +130,7 @@ describe("exporter lists", () => {
     const byId = Object.fromEntries(res.body.results.map((e: Json) => [e.identifier, e.input_parameters.map((p: Json) => p.name)]));
     expect(byId.orderlist).toContain("event_date_from");
     expect(byId.orderlist).toContain("event_date_to");
-    expect(byId.checkinlist.slice(0, 3)).toEqual(["_format", "date_from", "date_to"]);
+    expect(byId.checkinlist.slice(0, 4)).toEqual(["_format", "list", "date_from", "date_to"]);
     const sort = res.body.results.find((e: Json) => e.identifier === "checkinlist").input_parameters.find((p: Json) => p.name === "sort");
     expect(sort.choices).toEqual(["name", "code", "name:given_name", "name:family_name"]);
   });
@@ -160,14 +163,29 @@ describe("exporter lists", () => {
 describe("running an export: input checks", () => {
   it("answers 400 with field errors and creates nothing", async () => {
     const { s } = await soldShop();
+    const list = await s.post("/checkinlists/", { name: "Entrance", all_products: true });
+    const other = await shop();
+    const foreignList = await other.post("/checkinlists/", { name: "Elsewhere", all_products: true });
     const cases: [string, unknown, Json][] = [
       ["orderlist", {}, { _format: ["This field is required."] }],
       ["orderlist", { _format: "pdf" }, { _format: ['"pdf" is not a valid choice.'] }],
       ["orderlist", { _format: "xlsx", paid_only: "maybe" }, { paid_only: ["Must be a valid boolean."] }],
       ["orderlist", { _format: "xlsx", date_from: "01.02.2030" }, { date_from: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] }],
       ["orderlist", { _format: "xlsx", event_date_from: "2030-01-01" }, { fields: ["Additional fields not allowed: ['event_date_from']."] }],
-      ["checkinlist", { _format: "default", questions: [999999] }, { questions: ['Invalid pk "999999" - object does not exist.'] }],
-      ["checkinlist", { _format: "default", sort: "name:given_name" }, { sort: ['"name:given_name" is not a valid choice.'] }],
+      ["checkinlist", { _format: "default", list: list.id, questions: [999999] }, { questions: ['Invalid pk "999999" - object does not exist.'] }],
+      ["checkinlist", { _format: "default", list: list.id, sort: "name:given_name" }, { sort: ['"name:given_name" is not a valid choice.'] }],
+      // pretix's `list`: a required ModelChoiceField of the event's check-in lists (PrimaryKeyRelatedField in its API)
+      ["checkinlist", { _format: "default" }, { list: ["This field is required."] }],
+      ["checkinlist", { _format: "default", list: null }, { list: ["This field may not be null."] }],
+      ["checkinlist", { _format: "default", list: 999999 }, { list: ['Invalid pk "999999" - object does not exist.'] }],
+      ["checkinlist", { _format: "default", list: foreignList.id }, { list: [`Invalid pk "${foreignList.id}" - object does not exist.`] }],
+      ["checkinlist", { _format: "default", list: "entrance" }, { list: ["Incorrect type. Expected pk value, received str."] }],
+      ["checkinlist", { _format: "default", list: true }, { list: ["Incorrect type. Expected pk value, received bool."] }],
+      ["checkinlist", { _format: "default", list: [list.id] }, { list: ["Incorrect type. Expected pk value, received list."] }],
+      ["checkinlist", { _format: "default", list: 1.5 }, { list: ["Incorrect type. Expected pk value, received float."] }],
+      ["checkinlist", { _format: "default", list: list.id, status: "4" }, { status: ['"4" is not a valid choice.'] }],
+      ["checkinlist", { _format: "default", list: list.id, date_from: "2030-01-01" }, { fields: ["Additional fields not allowed: ['date_from']."] }],
+      ["checkinlist", { list: "x", status: "9" }, { _format: ["This field is required."], list: ["Incorrect type. Expected pk value, received str."], status: ['"9" is not a valid choice.'] }],
       ["json", { anything: 1 }, { fields: ["Additional fields not allowed: ['anything']."] }],
     ];
     for (const [identifier, body, errors] of cases) {
@@ -463,9 +481,10 @@ describe("files", () => {
     });
   });
 
-  it("checkinlist: the positions of paid orders by name, the check-in columns empty", async () => {
+  it("checkinlist of a list of all products without scans: the positions of paid orders by name, the check-in columns empty", async () => {
     const { s, orders } = await soldShop();
-    const res = await run(s, "checkinlist", { _format: "default", secrets: true });
+    const list = await s.post("/checkinlists/", { name: "Entrance", all_products: true });
+    const res = await run(s, "checkinlist", { _format: "default", list: list.id, secrets: true });
     await drain(sent, SMALL_STEPS);
     const lines = csvText((await fileOf(s.client, res.body.download)).bytes).trim().split("\r\n");
     expect(lines[0]).toBe(
@@ -477,7 +496,9 @@ describe("files", () => {
     expect(anna).toBe(
       `"${orders[1].code}","Anna Bell","Ticket","20.00","","","No","${orders[1].positions[0].secret}","guest1@example.org","ACME","","${orders[1].datetime.slice(0, 10)}","No","","","","","",""`,
     );
-    const byCode = await run(s, "checkinlist", { _format: "semicolon", sort: "code" });
+    // the list as a string of digits, as pretix's PrimaryKeyRelatedField takes it
+    const byCode = await run(s, "checkinlist", { _format: "semicolon", list: String(list.id), sort: "code" });
+    expect(byCode.status).toBe(202);
     await drain(sent);
     const codes = csvText((await fileOf(s.client, byCode.body.download)).bytes).trim().split("\r\n").slice(1).map((l) => l.split(";")[0]);
     expect(codes).toEqual([...codes].sort());
@@ -532,5 +553,165 @@ describe("files", () => {
     expect(lines.slice(1).every((l) => l.startsWith(`"${a.s.eventSlug}",`))).toBe(true);
     // a token of another organizer cannot read it, a client without access to the organizer neither
     expect((await tokenClient("nope").get(res.body.download)).status).toBe(401);
+  });
+});
+
+describe("checkinlist with check-ins", () => {
+  /** Runs an export to the end; the file's lines (CSV) without the last line break. */
+  async function exportLines(s: Shop, identifier: string, body: Record<string, unknown>): Promise<string[]> {
+    const res = await run(s, identifier, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await drain(sent, SMALL_STEPS);
+    const file = await fileOf(s.client, res.body.download);
+    expect(file.status).toBe(200);
+    return csvText(file.bytes).trim().split("\r\n");
+  }
+
+  const HEADER = '"Order code","Attendee name","Product","Price","Checked in","Checked out","Automatically checked in"';
+  const TAIL = '"E-mail","Company","Voucher code","Order date","Requires special attention","Comment","Seat ID","Seat name","Seat zone","Seat row","Seat number"';
+
+  type Door = { v: Venue; main: Json; auto: Json; pending: Json; parking: Json; anna: Json; bert: Json; cleo: Json; dora: Json };
+
+  /**
+   * An event in Berlin with a ticket and a parking space; lists "Main" (tickets only), "Auto"
+   * (all products, checks in what is sold on the web) and "Pending too" (tickets, with pending
+   * orders). Paid orders of Anna (ticket and parking), Bert and Cleo, a pending one of Dora.
+   * Scans on Main through checkinrpc/redeem: Anna came at 20:00 and left at 22:30 (Berlin
+   * time), Bert came at 21:00 and stays (a refused scan of his at 23:00), Cleo never came.
+   */
+  async function door(): Promise<Door> {
+    const v = await venue({ event: { timezone: "Europe/Berlin" } });
+    const parking = await v.item({ name: { en: "Parking" }, default_price: "5.00", admission: false });
+    await v.quota({ size: 100, items: [parking.id] });
+    const main = await v.list({ name: "Main", all_products: false, limit_products: [v.ticket.id] });
+    const auto = await v.list({ name: "Auto", auto_checkin_sales_channels: ["web"] });
+    const pending = await v.list({ name: "Pending too", all_products: false, limit_products: [v.ticket.id], include_pending: true });
+    const person = (name: string, extra: Record<string, unknown>[] = []) => ({
+      email: `${name.toLowerCase()}@example.org`,
+      positions: [{ item: v.ticket.id, attendee_name_parts: { full_name: name } }, ...extra],
+    });
+    const anna = await v.order(person("Anna", [{ item: parking.id }]));
+    const bert = await v.order(person("Bert"));
+    const cleo = await v.order(person("Cleo"));
+    const dora = await v.order({ ...person("Dora"), status: undefined });
+    expect(dora.status).toBe("n");
+    const scan = async (pos: Json, type: string, datetime: string, expected = 201) => {
+      const r = await v.redeem({ secret: pos.secret, lists: [main.id], type, datetime });
+      expect(r.status, JSON.stringify(r.body)).toBe(expected);
+    };
+    await scan(anna.positions[0], "entry", "2030-06-01T18:00:00Z");
+    await scan(anna.positions[0], "exit", "2030-06-01T20:30:00Z");
+    await scan(bert.positions[0], "entry", "2030-06-01T19:00:00Z");
+    await scan(bert.positions[0], "entry", "2030-06-01T21:00:00Z", 400); // already redeemed: a failed scan
+    return { v, main, auto, pending, parking, anna, bert, cleo, dora };
+  }
+
+  it("fills the check-in columns from the chosen list's successful scans, in the event's timezone, for the list's products", async () => {
+    const { v, main, anna, bert, cleo } = await door();
+    const lines = await exportLines(v, "checkinlist", { _format: "default", list: main.id });
+    expect(lines).toEqual([
+      `${HEADER},${TAIL}`,
+      `"${anna.code}","Anna","Ticket","20.00","2030-06-01 20:00:00","2030-06-01 22:30:00","No","anna@example.org","","","${anna.datetime.slice(0, 10)}","No","","","","","",""`,
+      `"${bert.code}","Bert","Ticket","20.00","2030-06-01 21:00:00","","No","bert@example.org","","","${bert.datetime.slice(0, 10)}","No","","","","","",""`,
+      `"${cleo.code}","Cleo","Ticket","20.00","","","No","cleo@example.org","","","${cleo.datetime.slice(0, 10)}","No","","","","","",""`,
+    ]);
+    // a later entry after the exit: "Checked in" is the last entry, "Checked out" the last exit
+    expect((await v.redeem({ secret: anna.positions[0].secret, lists: [main.id], datetime: "2030-06-01T21:15:00Z" })).status).toBe(201);
+    const again = await exportLines(v, "checkinlist", { _format: "semicolon", list: main.id, sort: "code" });
+    expect(again.find((l) => l.startsWith(`${anna.code};`))).toContain(";Anna;Ticket;20.00;2030-06-01 23:15:00;2030-06-01 22:30:00;No;");
+  });
+
+  it("status: pretix's choices all, checked in, present, checked in but left, not checked in", async () => {
+    const { v, main, anna, bert, cleo } = await door();
+    const codes = async (status: unknown) => (await exportLines(v, "checkinlist", { _format: "csv-excel", list: main.id, status, sort: "code" })).slice(1).map((l) => l.split(",")[0]);
+    const sorted = (...orders: Json[]) => orders.map((o) => o.code as string).sort();
+    expect(await codes("")).toEqual(sorted(anna, bert, cleo));
+    expect(await codes("1")).toEqual(sorted(anna, bert));
+    expect(await codes("2")).toEqual([bert.code]);
+    expect(await codes("3")).toEqual([anna.code]);
+    expect(await codes("0")).toEqual([cleo.code]);
+    // the number, as Django REST framework reads a choice
+    expect(await codes(2)).toEqual([bert.code]);
+    // Anna comes back: present again, no longer "checked in but left"
+    expect((await v.redeem({ secret: anna.positions[0].secret, lists: [main.id], datetime: "2030-06-01T21:15:00Z" })).status).toBe(201);
+    expect(await codes("2")).toEqual(sorted(anna, bert));
+    expect(await codes("3")).toEqual([]);
+  });
+
+  it("another list shows its own check-ins: automatic check-ins of its sales channel, all its products", async () => {
+    const { v, auto, anna, bert, cleo } = await door();
+    const lines = await exportLines(v, "checkinlist", { _format: "default", list: auto.id, sort: "code" });
+    expect(lines[0]).toBe(`${HEADER},${TAIL}`);
+    const rows = lines.slice(1).map((l) => l.slice(1, -1).split('","'));
+    // Anna's ticket and parking space, Bert's and Cleo's tickets; Dora's order is pending
+    expect(rows.map((r) => [r[0], r[2]]).sort()).toEqual(
+      [
+        [anna.code, "Ticket"],
+        [anna.code, "Parking"],
+        [bert.code, "Ticket"],
+        [cleo.code, "Ticket"],
+      ].sort(),
+    );
+    for (const r of rows) {
+      // checked in when the order was placed, automatically; the scans on Main are not this list's
+      const order = [anna, bert, cleo].find((o) => o.code === r[0])!;
+      expect(r[4]).toMatch(/^2\d{3}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(r[4]!.slice(0, 10)).toBe(order.datetime.slice(0, 10));
+      expect([r[5], r[6]]).toEqual(["", "Yes"]);
+    }
+  });
+
+  it("a list with include_pending adds pending orders and pretix's Paid column; scans on other lists do not count", async () => {
+    const { v, pending, anna, bert, cleo, dora } = await door();
+    const lines = await exportLines(v, "checkinlist", { _format: "default", list: pending.id, secrets: true });
+    expect(lines[0]).toBe(`"Order code","Attendee name","Product","Price","Checked in","Checked out","Automatically checked in","Paid","Secret",${TAIL}`);
+    expect(lines.slice(1).map((l) => l.split('","').slice(0, 9))).toEqual([
+      [`"${anna.code}`, "Anna", "Ticket", "20.00", "", "", "No", "Yes", anna.positions[0].secret],
+      [`"${bert.code}`, "Bert", "Ticket", "20.00", "", "", "No", "Yes", bert.positions[0].secret],
+      [`"${cleo.code}`, "Cleo", "Ticket", "20.00", "", "", "No", "Yes", cleo.positions[0].secret],
+      [`"${dora.code}`, "Dora", "Ticket", "20.00", "", "", "No", "No", dora.positions[0].secret],
+    ]);
+    // Dora's ticket scanned on this list (pending admitted with ignore_unpaid on an include_pending list)
+    const r = await v.redeem({ secret: dora.positions[0].secret, lists: [pending.id], ignore_unpaid: true, datetime: "2030-06-01T17:05:00Z" });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const present = await exportLines(v, "checkinlist", { _format: "default", list: pending.id, status: "2" });
+    expect(present.slice(1).map((l) => l.split('","').slice(0, 8))).toEqual([[`"${dora.code}`, "Dora", "Ticket", "20.00", "2030-06-01 19:05:00", "", "No", "No"]]);
+  });
+
+  it("a list of one date of a series: that date's tickets only", async () => {
+    const v = await venue({ series: true });
+    const first = await v.subevent({ name: { en: "First" }, date_from: "2030-07-01T19:00:00Z", date_to: "2030-07-01T22:00:00Z" });
+    const second = await v.subevent({ name: { en: "Second" }, date_from: "2030-07-02T19:00:00Z" });
+    for (const d of [first, second]) await v.quota({ size: 10, items: [v.ticket.id], subevent: d.id });
+    const list = await v.list({ name: "First night", subevent: first.id });
+    const a = await v.order({ positions: [{ item: v.ticket.id, subevent: first.id, attendee_name_parts: { full_name: "Ada" } }] });
+    await v.order({ positions: [{ item: v.ticket.id, subevent: second.id, attendee_name_parts: { full_name: "Ben" } }] });
+    expect((await v.redeem({ secret: a.positions[0].secret, lists: [list.id], datetime: "2030-07-01T18:30:00Z" })).status).toBe(201);
+    const lines = await exportLines(v, "checkinlist", { _format: "default", list: list.id });
+    expect(lines[0]).toBe(`${HEADER},"E-mail","Date","Start date","End date","Company","Voucher code","Order date","Requires special attention","Comment","Seat ID","Seat name","Seat zone","Seat row","Seat number"`);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe(
+      `"${a.code}","Ada","Ticket","20.00","2030-07-01 18:30:00","","No","a@example.org","First","2030-07-01 19:00:00","2030-07-01 22:00:00","","","${a.datetime.slice(0, 10)}","No","","","","","",""`,
+    );
+  });
+
+  it("ends as failed (410) when the list is deleted before the export ran", async () => {
+    const { v, main } = await door();
+    const res = await run(v, "checkinlist", { _format: "default", list: main.id });
+    expect(res.status).toBe(202);
+    expect((await v.client.delete(`${v.path}/checkinlists/${main.id}/`)).status).toBe(204);
+    await drain(sent);
+    const failed = await v.client.get(res.body.download);
+    expect(failed.status).toBe(410);
+    expect(failed.body).toEqual({ status: "failed", message: "The check-in list of this export no longer exists." });
+  });
+
+  it("XLSX: the scan times as text cells of the sheet", async () => {
+    const { v, main, anna } = await door();
+    const res = await run(v, "checkinlist", { _format: "xlsx", list: main.id, status: "3" });
+    await drain(sent);
+    const rows = sheetRows((await unzip((await fileOf(v.client, res.body.download)).bytes)).get("xl/worksheets/sheet1.xml")!);
+    expect(rows).toHaveLength(2);
+    expect(rows[1]!.slice(0, 7)).toEqual([anna.code, "Anna", "Ticket", "20.00", "2030-06-01 20:00:00", "2030-06-01 22:30:00", "No"]);
   });
 });

@@ -12,6 +12,7 @@ import { orderPositions, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
+import { breakBatches } from "../helpers/faults";
 import { shop, type Shop } from "../helpers/sales";
 
 const availability = async (s: Shop, quotaId: number) => (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
@@ -127,14 +128,7 @@ describe("an event object that fails in the middle of an order", () => {
   /** Makes the object's D1 writes hang (or fail) from now on, as if D1 were unreachable. */
   async function breakWrites(eventId: number, mode: "hang" | "fail") {
     await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-      const real = env.DB;
-      const broken = new Proxy(real, {
-        get(target, prop) {
-          if (prop === "batch") return mode === "hang" ? () => new Promise(() => {}) : () => Promise.reject(new Error("D1 is unreachable"));
-          const v = Reflect.get(target, prop);
-          return typeof v === "function" ? v.bind(target) : v;
-        },
-      });
+      const broken = breakBatches(env.DB, () => (mode === "hang" ? new Promise(() => {}) : Promise.reject(new Error("D1 is unreachable"))));
       (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
     });
   }

@@ -14,6 +14,7 @@ import { cartPositions, orderPayments, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
+import { breakBatches } from "../helpers/faults";
 import { shop, type Shop } from "../helpers/sales";
 
 type Mode = "fail" | "hang" | "commit-then-hang";
@@ -27,24 +28,16 @@ async function breakWrites(eventId: number, mode: Mode): Promise<{ reached: Prom
   let signal!: () => void;
   const reached = new Promise<void>((r) => (signal = r));
   await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    const broken = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") {
-          return (statements: D1PreparedStatement[]) => {
-            if (mode === "commit-then-hang") {
-              return target.batch(statements).then(() => {
-                signal();
-                return new Promise(() => {});
-              });
-            }
-            signal();
-            if (mode === "fail") return Promise.reject(new Error("D1 is unreachable"));
-            return new Promise(() => {});
-          };
-        }
-        const v = Reflect.get(target, prop);
-        return typeof v === "function" ? v.bind(target) : v;
-      },
+    const broken = breakBatches(env.DB, (statements, commit) => {
+      if (mode === "commit-then-hang") {
+        return commit(statements).then(() => {
+          signal();
+          return new Promise(() => {});
+        });
+      }
+      signal();
+      if (mode === "fail") return Promise.reject(new Error("D1 is unreachable"));
+      return new Promise(() => {});
     });
     (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
   });

@@ -207,6 +207,8 @@ export const orderPositions = sqliteTable(
      * Written with the position; names do not change afterwards.
      */
     sortName: text("sort_name"),
+    /** pretix orders.rst `blocked`: names of the blocks on the ticket (`admin`, `api:...`), null when it is not blocked. */
+    blocked: text("blocked", { mode: "json" }).$type<string[] | null>(),
   },
   (t) => [
     uniqueIndex("order_positions_order_positionid_uq").on(t.orderId, t.positionid),

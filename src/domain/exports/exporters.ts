@@ -4,7 +4,8 @@
  * `customers.py`, `plugins/checkinlists/exporters.py`) as far as this service holds the data:
  *
  * - `orderlist` "Order data" (event and organizer level): sheets orders, positions, fees;
- * - `checkinlist` "Check-in list" (event level): the positions of paid orders to check people in;
+ * - `checkinlist` "Check-in list" (event level): the tickets of one check-in list with their
+ *   check-ins on it (last entry, last exit, automatic check-in);
  * - `json` "Order data (JSON)" (event level): the event's catalog and all orders in one document;
  * - `giftcardlist` "Gift cards" and `customerlist` "Customer accounts" (organizer level, with
  *   can_manage_gift_cards / can_manage_customers as in pretix).
@@ -15,6 +16,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/client";
+import { checkinListTicketsSql } from "../../db/checkin";
 import { eventIn, readBatch, readRows, type Row } from "../../db/exports";
 import type { I18n } from "../../lib/i18n";
 import { i18nText } from "../../lib/i18n";
@@ -22,6 +24,7 @@ import { addDays, parseDate, toIso, zonedParts, zonedTimeToUtc } from "../../lib
 import { formatDecimal } from "../../lib/money";
 import type { TeamPermission } from "../permissions";
 import { buildName, NAME_SCHEMES } from "../person-names";
+import { badRequest } from "../failure";
 import { type Cell, decimal, type FileFormat } from "./formats";
 import type { InputDef } from "./inputs";
 
@@ -87,6 +90,8 @@ export type InputContext = {
   nameScheme: string | null;
   /** Single-event exports: the event's question ids. */
   questionIds: ReadonlySet<number>;
+  /** Single-event exports: the event's check-in list ids. */
+  checkinListIds: ReadonlySet<number>;
 };
 
 // ---- row helpers ----
@@ -625,10 +630,14 @@ const orderlist: ExporterDef = {
 
 // ---- checkinlist ----
 
+/** The check-in list of a `checkinlist` export, as it was when the export started. */
+type ListFact = { id: number; name: string; allProducts: boolean; subeventId: number | null; includePending: boolean };
+
 /**
- * pretix's check-in list export without a check-in list: this service records no check-ins,
- * so `list` is not an input and the check-in columns are empty; the rows are the positions of
- * paid orders (a list's default), as pretix lists them.
+ * pretix's check-in list export (`CSVCheckinList`): the tickets of the chosen list (its
+ * products, its date, paid orders and with `include_pending` also pending ones), with the
+ * list's check-ins: the last entry ("Checked in"), the last exit ("Checked out") and whether an
+ * automatic check-in happened, all of successful scans on that list only.
  */
 function checkinSort(x: ExportContext): SQL {
   const sort = String(x.params.sort ?? "name");
@@ -645,10 +654,37 @@ function checkinSort(x: ExportContext): SQL {
   return key;
 }
 
-function checkinConditions(x: ExportContext): SQL[] {
+/** The last successful scan of a type on the list (pretix: `Max('datetime')` of `Checkin.objects`, which are the successful ones). */
+function lastScan(list: ListFact, type: "entry" | "exit"): SQL {
+  return sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 AND c.type = ${type})`;
+}
+
+/** pretix's `status` input: '' all, '1' checked in, '2' present, '3' checked in but left, '0' not checked in. */
+function checkinStatusCondition(list: ListFact, status: unknown): SQL | null {
+  const lastIn = lastScan(list, "entry");
+  const lastOut = lastScan(list, "exit");
+  switch (status) {
+    case "1":
+      return sql`${lastIn} IS NOT NULL`;
+    case "2":
+      // pretix's `positions_inside`: an entry, and no exit since
+      return sql`${lastIn} IS NOT NULL AND (${lastOut} IS NULL OR ${lastOut} < ${lastIn})`;
+    case "3":
+      return sql`${lastIn} IS NOT NULL AND ${lastOut} IS NOT NULL AND ${lastOut} >= ${lastIn}`;
+    case "0":
+      return sql`${lastIn} IS NULL`;
+    default:
+      return null;
+  }
+}
+
+function checkinConditions(x: ExportContext, facts: Facts): SQL[] {
   const tz = inputTimezone(x);
-  const out: SQL[] = [sql`p.event_id = ${x.events[0]!.id}`, sql`p.canceled = 0`, sql`o.status = 'p'`];
+  const list = facts.list as ListFact;
+  const out: SQL[] = [sql`p.event_id = ${x.events[0]!.id}`, checkinListTicketsSql(list)];
   if (x.params.attention_only) out.push(sql`(i.checkin_attention = 1 OR o.checkin_attention = 1)`);
+  const status = checkinStatusCondition(list, x.params.status);
+  if (status) out.push(status);
   const from = dayStart(x.params.date_from, tz);
   const to = dayStart(x.params.date_to, tz, 1);
   if (from !== null) out.push(sql`se.date_from >= ${from}`);
@@ -663,8 +699,8 @@ const CHECKIN_FROM = sql`order_positions p JOIN orders o ON o.id = p.order_id JO
 const CHECKIN_SHEET: Sheet = {
   key: "checkinlist",
   title: "Check-in list",
-  async count(x) {
-    const [r] = await readRows<{ n: number }>(x.db, sql`SELECT count(*) AS n FROM ${CHECKIN_FROM} WHERE ${and(checkinConditions(x))}`);
+  async count(x, facts) {
+    const [r] = await readRows<{ n: number }>(x.db, sql`SELECT count(*) AS n FROM ${CHECKIN_FROM} WHERE ${and(checkinConditions(x, facts))}`);
     return Number(r?.n ?? 0);
   },
   header(x, facts) {
@@ -679,6 +715,7 @@ const CHECKIN_SHEET: Sheet = {
       "Checked in",
       "Checked out",
       "Automatically checked in",
+      ...((facts.list as ListFact).includePending ? ["Paid"] : []),
       ...(x.params.secrets ? ["Secret"] : []),
       "E-mail",
       ...(x.events[0]!.hasSubevents ? ["Date", "Start date", "End date"] : []),
@@ -697,20 +734,23 @@ const CHECKIN_SHEET: Sheet = {
   },
   async page(x, facts, cursor, limit) {
     const key = checkinSort(x);
+    const list = facts.list as ListFact;
     const rows = await readRows(
       x.db,
       sql`SELECT * FROM (
             SELECT p.id, ${x.events[0]!.hasSubevents ? sql`coalesce(se.date_from, 0)` : sql`0`} AS sort_date, ${key} AS sort_key, p.price, p.attendee_name, p.attendee_name_parts, p.attendee_email, p.secret, p.answers, p.seat, p.seat_name,
                    parent.attendee_name AS parent_name, parent.attendee_name_parts AS parent_name_parts, parent.attendee_email AS parent_email, parent.answers AS parent_answers,
-                   o.code, o.email, o.datetime, o.comment, o.invoice_address, o.checkin_attention AS order_attention,
+                   o.code, o.status, o.email, o.datetime, o.comment, o.invoice_address, o.checkin_attention AS order_attention,
                    i.name AS item_name, i.checkin_attention AS item_attention, v.value AS variation_name, vo.code AS voucher_code,
                    se.name AS subevent_name, se.date_from AS subevent_from, se.date_to AS subevent_to,
-                   s.zone_name, s.row_name, s.seat_number
+                   s.zone_name, s.row_name, s.seat_number,
+                   ${lastScan(list, "entry")} AS last_checked_in, ${lastScan(list, "exit")} AS last_checked_out,
+                   EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 AND c.auto_checked_in = 1) AS auto_checked_in
             FROM ${CHECKIN_FROM}
             LEFT JOIN item_variations v ON v.id = p.variation_id
             LEFT JOIN vouchers vo ON vo.id = p.voucher_id
             LEFT JOIN seating_plan_seats s ON s.id = p.seat_id
-            WHERE ${and(checkinConditions(x))}
+            WHERE ${and(checkinConditions(x, facts))}
           ) WHERE ${after(cursor, sql`sort_date, sort_key, id`)} ORDER BY sort_date, sort_key, id LIMIT ${limit}`,
     );
     const parts = schemeParts(x);
@@ -722,15 +762,17 @@ const CHECKIN_SHEET: Sheet = {
       const parent = json<Record<string, string> | null>(r.parent_name_parts) ?? {};
       const nameParts = Object.keys(own).length ? own : Object.keys(parent).length ? parent : (ia?.name_parts ?? {});
       const variation = r.variation_name === null ? "" : ` – ${i18n(r.variation_name, x.locale)}`;
+      const scanned = (v: unknown) => (v === null || v === undefined ? "" : localDateTime(Number(v), tz));
       return [
         text(r.code),
         text(r.attendee_name) || text(r.parent_name) || (ia ? (buildName(ia.name_parts) ?? "") : ""),
         ...parts.map((k) => text(nameParts[k])),
         `${i18n(r.item_name, x.locale)}${variation}`,
         money(r.price),
-        "",
-        "",
-        "No",
+        scanned(r.last_checked_in),
+        scanned(r.last_checked_out),
+        yesNo(r.auto_checked_in),
+        ...(list.includePending ? [yesNo(r.status === "p")] : []),
         ...(x.params.secrets ? [text(r.secret)] : []),
         text(r.attendee_email) || text(r.parent_email) || text(r.email),
         ...(x.events[0]!.hasSubevents
@@ -756,6 +798,9 @@ const CHECKIN_SHEET: Sheet = {
   },
 };
 
+/** pretix's `status` choices of the check-in list export. */
+const CHECKIN_STATUS_CHOICES = ["", "1", "2", "3", "0"] as const;
+
 const checkinlist: ExporterDef = {
   identifier: "checkinlist",
   verboseName: "Check-in list",
@@ -763,11 +808,15 @@ const checkinlist: ExporterDef = {
   organizerLevel: false,
   inputs(c) {
     const fields = c.nameScheme ? (NAME_SCHEMES[c.nameScheme]?.fields ?? []) : [];
-    const defs: InputDef[] = [{ name: "_format", kind: "choice", required: true, choices: LIST_FORMATS }];
+    const defs: InputDef[] = [
+      { name: "_format", kind: "choice", required: true, choices: LIST_FORMATS },
+      { name: "list", kind: "pk", required: true, valid: c.checkinListIds },
+    ];
     if (c.hasSubevents) defs.push({ name: "date_from", kind: "date" }, { name: "date_to", kind: "date" });
     defs.push(
       { name: "secrets", kind: "bool" },
       { name: "attention_only", kind: "bool" },
+      { name: "status", kind: "choice", required: false, choices: CHECKIN_STATUS_CHOICES },
       { name: "sort", kind: "choice", required: false, choices: ["name", "code", ...(fields.length > 1 ? fields.map((f) => `name:${f}`) : [])] },
       { name: "questions", kind: "ids", valid: c.questionIds },
     );
@@ -776,7 +825,21 @@ const checkinlist: ExporterDef = {
   sheets: [CHECKIN_SHEET],
   plan: (params) => listPlan(CHECKIN_SHEET, params),
   async facts(x) {
-    return { questions: await loadQuestions(x) };
+    const [lists, questions] = await Promise.all([
+      readRows(x.db, sql`SELECT id, name, all_products, subevent_id, include_pending FROM checkin_lists WHERE id = ${Number(x.params.list)} AND event_id = ${x.events[0]!.id}`),
+      loadQuestions(x),
+    ]);
+    const row = lists[0];
+    // pretix: `checkin_lists.get(pk=...)` fails the export when the list was deleted meanwhile
+    if (!row) throw badRequest("The check-in list of this export no longer exists.");
+    const list: ListFact = {
+      id: Number(row.id),
+      name: text(row.name),
+      allProducts: Boolean(row.all_products),
+      subeventId: row.subevent_id === null ? null : Number(row.subevent_id),
+      includePending: Boolean(row.include_pending),
+    };
+    return { list, questions };
   },
   filename: (x) => `${x.events[0]!.slug}_checkin`,
 };

@@ -13,6 +13,8 @@ export type InputDef =
   | { name: string; kind: "bool" }
   | { name: string; kind: "date" }
   | { name: string; kind: "datetime" }
+  /** The id of one object (pretix: ModelChoiceField, a PrimaryKeyRelatedField in the API), e.g. a check-in list. */
+  | { name: string; kind: "pk"; required: boolean; valid: ReadonlySet<number> }
   /** A list of ids of objects (questions); empty allowed. */
   | { name: string; kind: "ids"; valid: ReadonlySet<number> }
   /** Organizer exporters: slugs of events the caller may export (pretix: SlugRelatedField, many). */
@@ -21,15 +23,26 @@ export type InputDef =
 /** How an input is described in the exporter list. */
 export function describeInput(d: InputDef): { name: string; required: boolean; choices?: string[] } {
   if (d.kind === "choice") return { name: d.name, required: d.required, choices: [...d.choices] };
+  // a related field is not a choice field in pretix's description: no `choices`
+  if (d.kind === "pk") return { name: d.name, required: d.required };
   return { name: d.name, required: false };
 }
 
 const TRUE = new Set<unknown>([true, 1, "1", "true", "True", "yes", "on"]);
 const FALSE = new Set<unknown>([false, 0, "0", "false", "False", "no", "off", ""]);
 
+/** Python's name of a JSON value's type, as Django REST framework's messages name it. */
+function pythonType(v: unknown): string {
+  if (typeof v === "string") return "str";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "number") return Number.isInteger(v) ? "int" : "float";
+  if (Array.isArray(v)) return "list";
+  return "dict";
+}
+
 /**
  * The checked inputs: booleans (missing: false), dates (`YYYY-MM-DD`), datetimes (epoch ms),
- * choices, id lists, event ids. Throws a validation failure listing every problem.
+ * choices, ids, id lists, event ids. Throws a validation failure listing every problem.
  */
 export function parseInputs(defs: readonly InputDef[], body: unknown): Record<string, unknown> {
   const errors = new Problems();
@@ -46,9 +59,12 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
       case "choice":
         if (missing) {
           if (d.required) errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
-        } else if (typeof value !== "string" || !d.choices.includes(value)) {
-          errors.add(d.name, `"${typeof value === "string" ? value : JSON.stringify(value)}" is not a valid choice.`);
-        } else out[d.name] = value;
+        } else {
+          // Django REST framework compares `str(value)`: the number 1 is the choice "1"
+          const choice = typeof value === "string" ? value : typeof value === "number" && Number.isInteger(value) ? String(value) : null;
+          if (choice === null || !d.choices.includes(choice)) errors.add(d.name, `"${typeof value === "string" ? value : JSON.stringify(value)}" is not a valid choice.`);
+          else out[d.name] = choice;
+        }
         break;
       case "bool":
         if (missing) out[d.name] = false;
@@ -66,6 +82,20 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
         if (missing) out[d.name] = null;
         else if (ms === null) errors.add(d.name, "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].");
         else out[d.name] = ms;
+        break;
+      }
+      case "pk": {
+        // Django REST framework's PrimaryKeyRelatedField: an integer or a string of digits; booleans are refused
+        if (missing) {
+          if (d.required) errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
+          else out[d.name] = null;
+        } else if ((typeof value === "number" && Number.isSafeInteger(value)) || (typeof value === "string" && /^-?[0-9]+$/.test(value))) {
+          const id = Number(value);
+          if (d.valid.has(id)) out[d.name] = id;
+          else errors.add(d.name, invalidPk(value));
+        } else {
+          errors.add(d.name, `Incorrect type. Expected pk value, received ${pythonType(value)}.`);
+        }
         break;
       }
       case "ids": {

@@ -1,0 +1,133 @@
+/**
+ * D1 read replication through D1's Sessions API (README "Global read latency"). With read
+ * replication enabled on the database, D1 keeps read-only copies near the clients; a session
+ * says which copy may answer. Every request runs its queries in one session:
+ *
+ * - a write (any method but GET, HEAD, OPTIONS) starts at the primary (`first-primary`): its
+ *   reads (credential, checks) see every committed write, and its writes go to the primary
+ *   anyway;
+ * - a read with the client's bookmark (header `x-d1-bookmark`, the name Cloudflare's own example
+ *   uses) starts at a copy at least as new as that bookmark: the client reads its own writes;
+ * - a read without one starts anywhere (`first-unconstrained`): the nearest copy;
+ * - a read with `x-d1-bookmark: first-primary` starts at the primary (a client that must see
+ *   what others wrote a moment ago); a read with a malformed bookmark too (never older than
+ *   what the client may have seen, and never an error for something a client sent).
+ *
+ * A list that hands out `X-Page-Generated` (a time the client passes back as `modified_since`:
+ * orders, sub-events, cart positions) reads its page at the primary, whatever the client sent
+ * (`RequestSession.primary()`, http/conditional.ts): a replica lagging behind would leave out
+ * changes older than that time, and the client's next incremental sync would skip them for good.
+ *
+ * The response carries the newest bookmark of the request's work in `x-d1-bookmark`: the
+ * session's, or the event object's when the object wrote to D1 for the request (the object
+ * runs its D1 work in sessions that start at the primary, as before, and answers their
+ * bookmark with its result; objects/client.ts hands it to the request's session). Queue
+ * consumers and cron jobs use the binding as it is (always the primary).
+ *
+ * Sessions are local objects: they add no D1 round trip.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** The header a client receives its bookmark in and sends it back with. */
+export const BOOKMARK_HEADER = "x-d1-bookmark";
+
+/** A D1 bookmark (Cloudflare's documented form: `00000001-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653`). */
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Where a request's session starts, and why (the access log says which). */
+export type SessionStart =
+  | { kind: "primary"; constraint: "first-primary" }
+  | { kind: "unconstrained"; constraint: "first-unconstrained" }
+  | { kind: "bookmark"; constraint: string };
+
+const PRIMARY: SessionStart = { kind: "primary", constraint: "first-primary" };
+const ANYWHERE: SessionStart = { kind: "unconstrained", constraint: "first-unconstrained" };
+
+export function isBookmark(value: string): boolean {
+  return BOOKMARK.test(value);
+}
+
+/** The session start for a request with this method and `x-d1-bookmark` header. */
+export function sessionStart(method: string, header: string | null | undefined): SessionStart {
+  if (!READS.has(method.toUpperCase())) return PRIMARY;
+  const value = (header ?? "").trim();
+  if (value === "" || value === "first-unconstrained") return ANYWHERE;
+  if (isBookmark(value)) return { kind: "bookmark", constraint: value };
+  return PRIMARY;
+}
+
+/** The newer of two bookmarks (bookmarks sort oldest first). */
+export function newerBookmark(a: string | null, b: string | null): string | null {
+  if (a === null || !isBookmark(a)) return b !== null && isBookmark(b) ? b : null;
+  if (b === null || !isBookmark(b)) return a;
+  return b > a ? b : a;
+}
+
+/** One request's D1 session, and the bookmarks of the event-object calls made for it. */
+export class RequestSession {
+  readonly session: D1DatabaseSession;
+  private atPrimary: D1DatabaseSession | null = null;
+  private objectBookmark: string | null = null;
+
+  constructor(
+    private readonly d1: D1Database,
+    readonly start: SessionStart,
+  ) {
+    this.session = d1.withSession(start.constraint);
+  }
+
+  /**
+   * A session whose reads see every write committed before them: the request's own when it
+   * started at the primary, else a second one started there (a local object: no round trip).
+   */
+  primary(): D1DatabaseSession {
+    if (this.start.kind === "primary") return this.session;
+    this.atPrimary ??= this.d1.withSession("first-primary");
+    return this.atPrimary;
+  }
+
+  /** The event object wrote to D1 for this request, up to `bookmark`. */
+  observe(bookmark: string | null): void {
+    this.objectBookmark = newerBookmark(this.objectBookmark, bookmark);
+  }
+
+  /** The bookmark the client gets: the newest of the request's own work and the object's. */
+  bookmark(): string | null {
+    return newerBookmark(newerBookmark(this.session.getBookmark(), this.atPrimary?.getBookmark() ?? null), this.objectBookmark);
+  }
+}
+
+const requests = new AsyncLocalStorage<RequestSession>();
+
+/** Runs `fn` (the rest of the request) with `session` as its request's session. */
+export function withRequestSession<T>(session: RequestSession, fn: () => T): T {
+  return requests.run(session, fn);
+}
+
+/** The running request's session (undefined outside a request: jobs, cron, alarms). */
+export function currentRequestSession(): RequestSession | undefined {
+  return requests.getStore();
+}
+
+// ---- the event object's side
+
+const calls = new AsyncLocalStorage<D1DatabaseSession[]>();
+
+/**
+ * `d1` in a session that starts at the primary: reads see every committed write, as on the
+ * plain binding. The event-object call running (`withBookmarks`) learns its bookmark.
+ */
+export function primarySession(d1: D1Database): D1DatabaseSession {
+  const session = d1.withSession("first-primary");
+  calls.getStore()?.push(session);
+  return session;
+}
+
+/** Runs `fn` and answers its result with the newest bookmark of the primary sessions it opened. */
+export async function withBookmarks<T>(fn: () => Promise<T>): Promise<{ value: T; bookmark: string | null }> {
+  const sessions: D1DatabaseSession[] = [];
+  const value = await calls.run(sessions, fn);
+  return { value, bookmark: sessions.reduce<string | null>((b, s) => newerBookmark(b, s.getBookmark()), null) };
+}
