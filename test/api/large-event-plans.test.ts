@@ -23,8 +23,13 @@ import { venue } from "../helpers/checkin";
 type Recorded = { sql: string; params: unknown[] };
 type PlanRow = { id: number; parent: number; detail: string };
 
-/** env.DB, recording every statement that reaches D1 (batched or not). */
+/** env.DB, recording every statement that reaches D1 (batched or not; in a session or not). */
 function recordingDb(d1: D1Database, log: Recorded[]): D1Database {
+  return recording(d1, log) as unknown as D1Database;
+}
+
+/** A D1 binding or session, recording its statements; a session started from it records too. */
+function recording(d1: D1Database | D1DatabaseSession, log: Recorded[]): object {
   const statement = (stmt: D1PreparedStatement, rec: Recorded): D1PreparedStatement => {
     const run = <T>(fn: () => T) => {
       log.push(rec);
@@ -47,12 +52,10 @@ function recordingDb(d1: D1Database, log: Recorded[]): D1Database {
       for (const s of stmts) log.push(inner.get(s)!.rec);
       return d1.batch(stmts.map((s) => inner.get(s)!.stmt));
     },
-    exec: (query: string) => d1.exec(query),
-    dump: () => d1.dump(),
-    withSession: () => {
-      throw new Error("not recorded");
-    },
-  } as unknown as D1Database;
+    ...("withSession" in d1
+      ? { exec: (query: string) => d1.exec(query), withSession: (constraint?: string) => recording(d1.withSession(constraint), log) }
+      : { getBookmark: () => d1.getBookmark() }),
+  };
 }
 
 const app = createApp();
