@@ -45,6 +45,7 @@ import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
 import { webhookRoutes } from "./api/webhooks";
 import { createDb } from "./db/client";
+import { isDatabaseFault } from "./db/constraints";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
 import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./env";
@@ -52,6 +53,7 @@ import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
+import { D1_READ_FAILED, D1_UNCONFIRMED } from "./domain/faults";
 import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia } from "./http/files";
 import { idempotency } from "./http/idempotency";
@@ -80,6 +82,13 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   }
   if (err instanceof HTTPException) {
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
+  }
+  if (isDatabaseFault(err)) {
+    // D1 unreachable where no service answered it itself: retryable; a read changed nothing,
+    // a write may or may not have been applied (services that can tell answer before this)
+    log.error("D1 fault", { error: err });
+    const read = c.req.method === "GET" || c.req.method === "HEAD";
+    return c.json({ detail: read ? D1_READ_FAILED : D1_UNCONFIRMED }, 503, { "Retry-After": "1" });
   }
   log.error("unhandled error", { error: err });
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);

@@ -8,7 +8,8 @@
  * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's).
  */
 import { Hono } from "hono";
-import { checkinListsByIds, listCheckinPositions, questionRecordsByIds } from "../db/checkin";
+import { listCheckinPositions, questionRecordsByIds } from "../db/checkin";
+import { isDatabaseFault } from "../db/constraints";
 import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../domain/checkin-redeem";
 import { badRequest, forbidden, MESSAGES } from "../domain/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
@@ -64,18 +65,25 @@ checkinRoutes.post(`${base}/redeem`, organizerScope("can_change_orders"), jsonBo
   respondScan(c, await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"))),
 );
 
+/** The most lists one search reads together (each adds its condition to the statement). */
+export const MAX_SEARCH_LISTS = 100;
+
 /** A search for tickets across lists of distinct events (pretix: the lists must exist and be the caller's, else 403). */
 checkinRoutes.get(`${base}/search`, organizerScope("can_view_orders"), async (c) => {
   const req = listRequest(c);
-  const ids = (c.req.queries("list") ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number);
+  const ids = [...new Set((c.req.queries("list") ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number))];
   const ctx = organizerContext(c);
   if (ids.length === 0) throw badRequest("No check-in list passed.");
+  if (ids.length > MAX_SEARCH_LISTS) throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
+  let resolved: Awaited<ReturnType<typeof resolveLists>>;
   try {
-    await resolveLists(ctx, c.var.principal, ids);
-  } catch {
+    resolved = await resolveLists(ctx, c.var.principal, ids);
+  } catch (e) {
+    if (isDatabaseFault(e)) throw e;
     throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
   }
-  const lists = await checkinListsByIds(c.var.db, c.var.organizer.id, ids);
+  // the lists' settings are read in the statement: one round trip for the page
+  const lists = resolved.map((l) => ({ listId: l.listId, eventId: l.home.eventId }));
   const page = await listCheckinPositions(c.var.db, lists, positionFilters(c), req);
   const expand = expandOf(c);
   const byEvent = Map.groupBy(page.rows, (r) => r.eventId);

@@ -89,7 +89,7 @@ checkinListRoutes.get(`${base}/:list/positions`, read, async (c) => {
 
 checkinListRoutes.get(`${base}/:list/positions/:id`, read, async (c) => {
   const r = await loadCheckinList(c.var, pathId(c, "list"), false);
-  const p = await findCheckinPosition(c.var.db, r.list, JSON.parse(r.limitProducts) as number[], pathId(c, "id"));
+  const p = await findCheckinPosition(c.var.db, r.list, pathId(c, "id"));
   if (!p) throw notFound();
   return c.json(serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))));
 });

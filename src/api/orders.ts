@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { orderFilterConditions } from "../db/order-filters";
 import { listOrders, listPayments } from "../db/orders";
 import { ORDER_STATUSES, type OrderStatus } from "../db/schema";
 import { fieldError, notFound } from "../domain/failure";
@@ -16,8 +17,9 @@ import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, pathId, queryBool, queryDateTime, queryInt, queryString } from "../http/validation";
-import { excludeFields, type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
+import { jsonBody, pathId, queryBool, queryString } from "../http/validation";
+import { orderListQuery, presentOrder } from "./order-filters";
+import { type OrderLocation, orderUrlAt, serializeOrder, serializePayment } from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -38,6 +40,7 @@ orderRoutes.get(base, read, async (c) => {
   if (status !== undefined && !(ORDER_STATUSES as readonly string[]).includes(status)) {
     throw fieldError("status", `Select a valid choice. ${status} is not one of the available choices.`);
   }
+  const { filter, view } = orderListQuery(c);
   const page = await listOrders(
     c.var.db,
     c.var.event.id,
@@ -49,19 +52,13 @@ orderRoutes.get(base, read, async (c) => {
       locale: queryString(c, "locale"),
       modifiedSince: modifiedSince(c),
       customer: queryString(c, "customer"),
-      createdSince: queryDateTime(c, "created_since"),
-      createdBefore: queryDateTime(c, "created_before"),
-      subevent: queryInt(c, "subevent"),
-      subeventAfter: queryDateTime(c, "subevent_after"),
-      subeventBefore: queryDateTime(c, "subevent_before"),
+      extra: orderFilterConditions(c.var.event.slug, filter),
     },
     req,
   );
   const at = location(c);
-  // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
-  // adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
-  const exclude = (c.req.queries("exclude") ?? []).filter(Boolean);
-  return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
+  // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
+  return respondPage(c, req, page, (r) => presentOrder(at, r, view));
 });
 
 orderRoutes.get(`${base}/:code`, read, async (c) => c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))));

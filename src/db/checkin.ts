@@ -30,7 +30,8 @@ import {
   subevents,
 } from "./schema";
 import type { QuestionRecord } from "./questions";
-import { chunks, MAX_PARAMS } from "./util";
+import { containsText, startsWithText } from "./search";
+import { chunks, inIntegers, integerLiterals } from "./util";
 
 /** Check-in lists are listed with their changes stamped under this resource name. */
 export const CHECKIN_LISTS_RESOURCE = "checkinlists";
@@ -183,6 +184,26 @@ export async function createCheckinList(db: DB, eventId: number, values: Checkin
   return (results.at(-1) as CheckinListRecord[])[0]!;
 }
 
+/**
+ * After a write whose answer was lost: the list `createCheckinList` made at `now` — the
+ * event's newest list, with that name, and the lists' change stamp is that write's — or
+ * undefined (lists have no key of their own a retry could be matched by).
+ */
+export function createdCheckinList(db: DB, eventId: number, name: string, now: number): Promise<CheckinListRecord | undefined> {
+  return db
+    .select(listRecordFields(true))
+    .from(checkinLists)
+    .where(
+      and(
+        eq(checkinLists.eventId, eventId),
+        eq(checkinLists.name, name),
+        sql`${checkinLists.id} = (SELECT max(id) FROM checkin_lists WHERE event_id = ${eventId})`,
+        sql`EXISTS (SELECT 1 FROM change_stamps WHERE scope = ${eventScopeKey(eventId)} AND resource = ${CHECKIN_LISTS_RESOURCE} AND modified_at = ${now})`,
+      ),
+    )
+    .get() as Promise<CheckinListRecord | undefined>;
+}
+
 /** Changes a list (and, when given, its products); the list afterwards, or undefined when it is gone. */
 export async function updateCheckinList(
   db: DB,
@@ -260,7 +281,7 @@ export async function listEvents(db: DB, listIds: number[]) {
     .select({ listId: checkinLists.id, eventId: checkinLists.eventId, organizerId: events.organizerId, eventSlug: events.slug, geoLat: events.geoLat, geoLon: events.geoLon })
     .from(checkinLists)
     .innerJoin(events, eq(events.id, checkinLists.eventId))
-    .where(inArray(checkinLists.id, listIds.slice(0, MAX_PARAMS - 5)));
+    .where(inIntegers(checkinLists.id, listIds));
 }
 
 // ---- status ----
@@ -386,12 +407,12 @@ export type CheckinPositionRow = {
   ticketSettings: string;
 };
 
-const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE key NOT LIKE '\\_%' ESCAPE '\\')`;
+const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`;
 const parentNameSql = sql<string | null>`(SELECT pp.attendee_name FROM order_positions pp WHERE pp.id = p.addon_to)`;
 
 /** Successful check-ins of a position (on the given lists, or all), oldest first, as JSON. */
 export function checkinsJsonSql(positionId: SQL, listIds: readonly number[] | null): SQL<string> {
-  const onLists = listIds === null ? sql`` : sql`AND list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)})`;
+  const onLists = listIds === null ? sql`` : sql`AND ${inIntegers(sql`list_id`, listIds)}`;
   return sql<string>`(SELECT json_group_array(json_object('id', c.id, 'list', c.list_id, 'type', c.type, 'datetime', c.datetime,
       'device', c.device_id, 'auto_checked_in', c.auto_checked_in))
     FROM (SELECT * FROM checkins WHERE position_id = ${positionId} AND successful = 1 ${onLists} ORDER BY datetime, id) c)`;
@@ -455,7 +476,7 @@ function positionSelect(listIds: readonly number[]) {
 }
 
 const lastCheckedInSql = (listIds: readonly number[]) =>
-  sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND c.list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)}))`;
+  sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND ${inIntegers(sql`c.list_id`, listIds)})`;
 
 /**
  * The name a ticket sorts by: its attendee's, or an add-on's base position's
@@ -538,9 +559,41 @@ function positionKeys(
   };
 }
 
-function inList(column: SQL, values: readonly (number | string)[]): SQL {
+function inList(column: SQL, values: readonly string[]): SQL {
   if (values.length === 0) return sql`0`;
-  return sql`${column} IN (${sql.join(values.slice(0, MAX_PARAMS - 20).map((v) => sql`${v}`), sql`, `)})`;
+  return sql`${column} IN (${sql.join([...new Set(values)].map((v) => sql`${v}`), sql`, `)})`;
+}
+
+/** An id of a list or a date as a literal (lists searched together add no parameters). */
+const idLiteral = (id: number) => integerLiterals([id]);
+
+/**
+ * A list whose tickets are read: its row (read before), or its id in its event, when the list
+ * is read in the same batch as its tickets (its settings then come from D1 in the statement).
+ */
+export type ListSource = { list: CheckinListRow } | { listId: number; eventId: number };
+
+const sourceId = (l: ListSource) => ("list" in l ? l.list.id : l.listId);
+const sourceEvent = (l: ListSource) => ("list" in l ? l.list.eventId : l.eventId);
+
+/** The condition "a ticket of this list" (its event, products, order status and date). */
+function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL {
+  if ("list" in l) {
+    const { list } = l;
+    // the list's products from D1 (constant size however many the list limits to)
+    const products = list.allProducts ? sql`1` : sql`p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${idLiteral(list.id)})`;
+    // the order's status as its positions keep it: counted and paged without visiting the orders
+    const status = ignoreStatus ? sql`1` : list.includePending ? sql`p.order_status IN ('p', 'n')` : sql`p.order_status = 'p'`;
+    const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${idLiteral(list.subeventId)}`;
+    return sql`(p.event_id = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
+  }
+  // uncorrelated subqueries: SQLite evaluates each once per statement
+  const [id, eventId] = [idLiteral(l.listId), idLiteral(l.eventId)];
+  const setting = (column: string) => sql`(SELECT ${sql.raw(column)} FROM checkin_lists WHERE id = ${id} AND event_id = ${eventId})`;
+  const products = sql`(${setting("all_products")} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${id}))`;
+  const status = ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN ${setting("include_pending")} THEN 'n' ELSE 'p' END)`;
+  const date = sql`(${setting("subevent_id")} IS NULL OR p.subevent_id = ${setting("subevent_id")})`;
+  return sql`(p.event_id = ${eventId} AND ${setting("1")} AND ${products} AND ${status} AND ${date})`;
 }
 
 /**
@@ -552,15 +605,12 @@ export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
 }
 
 /** Which of the event's positions the filters select among the tickets of `lists` (one per event); `o` only as `filterNeedsOrder` says. */
-export function positionFilterSql(lists: readonly { list: CheckinListRow; limitProducts: number[] }[], f: CheckinPositionFilter): SQL {
-  const perList = lists.map(({ list, limitProducts }) => {
-    const products = list.allProducts ? sql`1` : inList(sql`p.item_id`, limitProducts);
-    // the order's status as its positions keep it: counted and paged without visiting the orders
-    const status = f.ignoreStatus ? sql`1` : list.includePending ? sql`p.order_status IN ('p', 'n')` : sql`p.order_status = 'p'`;
-    const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${list.subeventId}`;
-    return sql`(p.event_id = ${list.eventId} AND ${products} AND ${status} AND ${date})`;
-  });
-  return ticketWhere(perList, lists.map((l) => l.list.id), f);
+export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
+  return ticketWhere(
+    lists.map((l) => onListCondition(l, f.ignoreStatus)),
+    lists.map(sourceId),
+    f,
+  );
 }
 
 /** The same as `positionFilterSql` for the one list of the row aliased `l` (joined by the caller): its conditions read from the row. */
@@ -577,16 +627,16 @@ function ticketWhere(perList: SQL[], listIds: readonly number[], f: CheckinPosit
   const c: SQL[] = [sql`p.canceled = 0`, sql`(${sql.join(perList, sql` OR `)})`];
   if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
   if (f.search !== undefined) {
-    const like = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    const prefix = `${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    c.push(sql`(p.secret LIKE ${prefix} ESCAPE '\\' OR p.attendee_name LIKE ${like} ESCAPE '\\' OR ${parentNameSql} LIKE ${like} ESCAPE '\\'
-      OR o.code LIKE ${prefix} ESCAPE '\\' OR ${invoiceNameSql} LIKE ${like} ESCAPE '\\' OR p.attendee_email LIKE ${like} ESCAPE '\\'
-      OR o.email LIKE ${like} ESCAPE '\\')`);
+    // matched literally at any length (./search.ts)
+    const term = sql`${f.search}`;
+    const has = (text: SQL) => containsText(text, term);
+    c.push(sql`(${startsWithText(sql`p.secret`, term)} OR ${has(sql`p.attendee_name`)} OR ${has(parentNameSql)}
+      OR ${startsWithText(sql`o.code`, term)} OR ${has(invoiceNameSql)} OR ${has(sql`p.attendee_email`)} OR ${has(sql`o.email`)})`);
   }
   if (f.item !== undefined) c.push(sql`p.item_id = ${f.item}`);
-  if (f.itemIn !== undefined) c.push(inList(sql`p.item_id`, f.itemIn));
+  if (f.itemIn !== undefined) c.push(inIntegers(sql`p.item_id`, f.itemIn));
   if (f.variation !== undefined) c.push(sql`p.variation_id = ${f.variation}`);
-  if (f.variationIn !== undefined) c.push(inList(sql`p.variation_id`, f.variationIn));
+  if (f.variationIn !== undefined) c.push(inIntegers(sql`p.variation_id`, f.variationIn));
   if (f.attendeeName !== undefined) {
     c.push(sql`(lower(p.attendee_name) = lower(${f.attendeeName}) OR (p.addon_to IS NOT NULL AND lower(${parentNameSql}) = lower(${f.attendeeName})))`);
   }
@@ -595,9 +645,9 @@ function ticketWhere(perList: SQL[], listIds: readonly number[], f: CheckinPosit
   if (f.orderStatusIn !== undefined) c.push(inList(sql`p.order_status`, f.orderStatusIn));
   if (f.hasCheckin !== undefined) c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
   if (f.subevent !== undefined) c.push(sql`p.subevent_id = ${f.subevent}`);
-  if (f.subeventIn !== undefined) c.push(inList(sql`p.subevent_id`, f.subeventIn));
+  if (f.subeventIn !== undefined) c.push(inIntegers(sql`p.subevent_id`, f.subeventIn));
   if (f.addonTo !== undefined) c.push(sql`p.addon_to = ${f.addonTo}`);
-  if (f.addonToIn !== undefined) c.push(inList(sql`p.addon_to`, f.addonToIn));
+  if (f.addonToIn !== undefined) c.push(inIntegers(sql`p.addon_to`, f.addonToIn));
   if (f.voucher !== undefined) c.push(sql`p.voucher_id = ${f.voucher}`);
   if (f.voucherCode !== undefined) c.push(sql`p.voucher_id IN (SELECT v.id FROM vouchers v WHERE v.event_id = p.event_id AND upper(v.code) = upper(${f.voucherCode}))`);
   return sql.join(c, sql` AND `);
@@ -610,17 +660,17 @@ function ticketWhere(perList: SQL[], listIds: readonly number[], f: CheckinPosit
  */
 export async function listCheckinPositions(
   db: DB,
-  lists: readonly { list: CheckinListRow; limitProducts: number[] }[],
+  lists: readonly ListSource[],
   f: CheckinPositionFilter,
   req: ListRequest,
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
-  const listIds = lists.map((l) => l.list.id);
+  const listIds = lists.map(sourceId);
   const where = positionFilterSql(lists, f);
   // the order's row only where a filter names it: counting a list's tickets visits no order
   const withOrder = filterNeedsOrder(f);
   const counted = withOrder ? db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where) : db.select({ n: count() }).from(p).where(where);
-  const eventIds = new Set(lists.map((l) => l.list.eventId));
-  const source = { eventId: eventIds.size === 1 ? lists[0]!.list.eventId : null, singleList: lists.length === 1 ? lists[0]!.list.id : null, lead: sql`` };
+  const eventIds = new Set(lists.map(sourceEvent));
+  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql`` };
   const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder), rows: ticketRows(db, listIds), count: counted, ordering: positionOrdering(listIds) }, req);
   return { count: page.count, rows: page.rows };
 }
@@ -649,20 +699,9 @@ export async function listTicketsOfList(db: DB, eventId: number, listId: number,
   return { list: page.extra[0][0] as CheckinListRecord | undefined, count: page.count, rows: page.rows as CheckinPositionRow[] };
 }
 
-/** Lists by id with their products (the organizer's; for `checkinrpc/search`). */
-export async function checkinListsByIds(db: DB, organizerId: number, ids: readonly number[]) {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .select(listRecordFields(false))
-    .from(checkinLists)
-    .innerJoin(events, eq(events.id, checkinLists.eventId))
-    .where(and(eq(events.organizerId, organizerId), inArray(checkinLists.id, ids.slice(0, MAX_PARAMS - 5))));
-  return rows.map((r) => ({ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }));
-}
-
 /** One ticket of a list by id (no status filter: the detail shows it whatever its order's status). */
-export async function findCheckinPosition(db: DB, list: CheckinListRow, limitProducts: number[], id: number): Promise<CheckinPositionRow | undefined> {
-  const where = positionFilterSql([{ list, limitProducts }], { ignoreStatus: true });
+export async function findCheckinPosition(db: DB, list: CheckinListRow, id: number): Promise<CheckinPositionRow | undefined> {
+  const where = positionFilterSql([{ list }], { ignoreStatus: true });
   const found = await rawRows<CheckinPositionRow>(db, sql`SELECT ${positionSelect([list.id])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where} AND p.id = ${id}`);
   return found[0];
 }
@@ -671,7 +710,7 @@ export async function findCheckinPosition(db: DB, list: CheckinListRow, limitPro
 export function checkinPositionsByIds(db: DB, eventId: number, ids: readonly number[], listId: number) {
   return rawRows<CheckinPositionRow>(
     db,
-    sql`SELECT ${positionSelect([listId])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${eventId} AND ${inList(sql`p.id`, ids)}`,
+    sql`SELECT ${positionSelect([listId])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${eventId} AND ${inIntegers(sql`p.id`, ids)}`,
   );
 }
 
@@ -899,7 +938,7 @@ export async function checkinHistory(db: DB, eventId: number, f: HistoryFilter, 
 
 /** Questions of the event by id, with their items and options (the shape of db/questions.ts `QuestionRecord`). */
 export async function questionRecordsByIds(db: DB, eventId: number, ids: readonly number[]): Promise<QuestionRecord[]> {
-  const unique = [...new Set(ids)].slice(0, MAX_PARAMS - 5);
+  const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
   return db
     .select({
@@ -908,7 +947,7 @@ export async function questionRecordsByIds(db: DB, eventId: number, ids: readonl
       options: sql<string>`(SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'position', o.position, 'answer', json(o.answer))) FROM (SELECT id, identifier, position, answer FROM question_options WHERE question_id = ${qualifiedId("questions")} ORDER BY position, id) o)`,
     })
     .from(questions)
-    .where(and(eq(questions.eventId, eventId), inArray(questions.id, unique)))
+    .where(and(eq(questions.eventId, eventId), inIntegers(questions.id, unique)))
     .orderBy(asc(questions.position), asc(questions.id));
 }
 

@@ -88,15 +88,16 @@ export type OrderRecord = {
 export type InvoicingFacts = { mode: string | null; live: number };
 
 // Correlated subqueries name the outer table literally (drizzle renders bare column names).
+// D1 allows 32 arguments per SQL function: a position's object is built in two steps.
 const nested = {
-  positions: sql<string>`(SELECT json_group_array(json_object(
+  positions: sql<string>`(SELECT json_group_array(json_insert(json_object(
       'id', p.id, 'positionid', p.positionid, 'item', p.item_id, 'variation', p.variation_id, 'subevent', p.subevent_id,
       'price', p.price, 'attendee_name', p.attendee_name, 'attendee_name_parts', json(p.attendee_name_parts),
       'attendee_email', p.attendee_email, 'voucher', p.voucher_id, 'tax_rate', p.tax_rate, 'tax_value', p.tax_value,
-      'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to, 'is_bundled', p.is_bundled,
-      'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'seat_id', p.seat_id, 'seat_name', p.seat_name,
-      'answers', json(p.answers), 'canceled', p.canceled, 'valid_from', p.valid_from, 'valid_until', p.valid_until,
-      'blocked', json(p.blocked), 'checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
+      'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to),
+      '$.is_bundled', p.is_bundled, '$.pseudonymization_id', p.pseudonymization_id, '$.seat', p.seat, '$.seat_id', p.seat_id,
+      '$.seat_name', p.seat_name, '$.answers', json(p.answers), '$.canceled', p.canceled, '$.valid_from', p.valid_from,
+      '$.valid_until', p.valid_until, '$.blocked', json(p.blocked), '$.checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
     FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
   fees: sql<string>`(SELECT json_group_array(json_object(
       'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,
@@ -145,14 +146,8 @@ export type OrderFilter = {
   locale?: string;
   modifiedSince?: number;
   customer?: string;
-  /** Created at or after (pretix `created_since`), before (`created_before`). */
-  createdSince?: number;
-  createdBefore?: number;
-  /** Orders with a position of this date (pretix `subevent`). */
-  subevent?: number;
-  /** Orders with a position of a date ending after (its start when it has no end) / starting before. */
-  subeventAfter?: number;
-  subeventBefore?: number;
+  /** Further conditions on `orders` (the list's documented filters, ./order-filters.ts). */
+  extra?: SQL[];
 };
 
 export function orderWhere(eventId: number, f: OrderFilter): SQL {
@@ -164,23 +159,13 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
   if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
-  if (f.createdSince !== undefined) c.push(sql`${orders.datetime} >= ${f.createdSince}`);
-  if (f.createdBefore !== undefined) c.push(sql`${orders.datetime} < ${f.createdBefore}`);
-  if (f.subevent !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orders.id} AND p.subevent_id = ${f.subevent})`);
-  if (f.subeventAfter !== undefined) {
-    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
-      AND coalesce(s.date_to, s.date_from) > ${f.subeventAfter})`);
-  }
-  if (f.subeventBefore !== undefined) {
-    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
-      AND s.date_from < ${f.subeventBefore})`);
-  }
+  if (f.extra) c.push(...f.extra);
   return and(...c)!;
 }
 
 /** The orderings of the orders list (pretix docs orders.rst); each has an index on (event, field). */
 export const ORDER_ORDERING: OrderingTable = {
-  fields: { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified },
+  fields: { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified, cancellation_date: orders.cancellationDate },
   default: "datetime",
   tiebreaker: orders.id,
   tiesFollow: true,

@@ -69,6 +69,11 @@ export function findWebhook(db: DB, organizerId: number, id: number): Promise<We
   return webhookQuery(db, ofOrganizer(organizerId, id)).get();
 }
 
+/** The organizer's webhook signing with `secret` (random and unique: it finds the one write that stored it). */
+export function findWebhookBySecret(db: DB, organizerId: number, secret: string): Promise<WebhookRecord | undefined> {
+  return webhookQuery(db, and(eq(webhooks.organizerId, organizerId), eq(webhooks.secret, secret))).get();
+}
+
 /** Links a webhook (a subquery finding it) to events of its organizer, in statements of at most 100 parameters. */
 function eventLinks(db: DB, webhook: SQL, organizerId: number, eventIds: number[]) {
   return chunks(eventIds, MAX_PARAMS - 5).map((part) =>

@@ -27,7 +27,7 @@ export const FAILURE_CODES = [
   "in_progress",
   /** The event's object could not serve a change in time (vouchers: retry later). */
   "busy",
-  /** The event's object could not serve the request (selling: retry later). */
+  /** The event's object, or the database, could not serve the request (retry later). */
   "unavailable",
   /** A gift card does not hold enough credit. */
   "insufficient_credit",

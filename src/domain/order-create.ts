@@ -11,6 +11,7 @@ import { i18nText } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event-object";
 import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "./failure";
 import { dateTime, email, money } from "./fields";
@@ -118,7 +119,7 @@ function checkPositionIds(positions: OrderInput["positions"], errors: Problems):
  * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
  * are taken from the input).
  */
-export async function createOrder(ctx: EventContext, input: OrderInput): Promise<OrderRecord> {
+export const createOrder = survivingD1Faults(async function createOrder(ctx: EventContext, input: OrderInput): Promise<OrderRecord> {
   const { event, organizer: org, db, now } = ctx;
   const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
   const refs = collectRefs(input.positions as PositionInput[]);
@@ -303,11 +304,11 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
   // the order's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
-  const record = decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
+  const record = decision.order ? toOrderRecord(decision.order) : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
   // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
   await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, { invoicing: record.invoicing, record });
   return record;
-}
+});
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */
 function invoiceAddressOf(ia: OrderInput["invoice_address"], now: number): InvoiceAddress | null {

@@ -21,6 +21,7 @@ import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "./failure";
 import type { Demand, Refusal } from "./inventory";
 import { dispatchMail } from "./mail";
@@ -121,11 +122,11 @@ async function transition(ctx: EventContext, r: OrderRecord, change: StatusChang
     if (result.reason === "refused") throw validationError(refusalErrors(result.refusals));
     throw changedMeanwhile(CHANGED_MEANWHILE);
   }
-  return (await findOrder(ctx.db, ctx.event.id, r.order.code))!;
+  return (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, r.order.code)))!;
 }
 
 /** `mark_paid`: confirms the order's open payment, or records a manual one, and the order becomes paid. */
-export async function markOrderPaid(ctx: EventContext, code: string, opts: { force?: boolean; sendEmail?: boolean }): Promise<OrderRecord> {
+export const markOrderPaid = survivingD1Faults(async function markOrderPaid(ctx: EventContext, code: string, opts: { force?: boolean; sendEmail?: boolean }): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   checkStatus(r, ["n", "e"], "p");
   const open = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
@@ -146,34 +147,34 @@ export async function markOrderPaid(ctx: EventContext, code: string, opts: { for
   }
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after);
   return after;
-}
+});
 
 /**
  * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
  * tickets get new secrets and the old ones are revoked, in the same transaction.
  */
-export async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
+export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   checkStatus(r, ["n", "p"], "c");
   const tickets = await cancellationChanges(ctx, r);
   const after = await transition(ctx, r, { from: ["n", "p"], to: "c", cancelPayments: true, tickets });
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
   return after;
-}
+});
 
 /** `mark_expired`: a pending order expires and frees its capacity. */
-export async function markOrderExpired(ctx: EventContext, code: string): Promise<OrderRecord> {
+export const markOrderExpired = survivingD1Faults(async function markOrderExpired(ctx: EventContext, code: string): Promise<OrderRecord> {
   return transition(ctx, await loadOrder(ctx, code), { from: ["n"], to: "e" });
-}
+});
 
 /** Payment `confirm`: an open payment is confirmed and the order becomes paid. Returns the order afterwards. */
-export async function confirmPayment(ctx: EventContext, code: string, localId: number, opts: { force?: boolean }): Promise<OrderRecord> {
+export const confirmPayment = survivingD1Faults(async function confirmPayment(ctx: EventContext, code: string, localId: number, opts: { force?: boolean }): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   const y = r.payments.find((p) => p.local_id === localId);
   if (!y) throw notFound();
   if (!OPEN_PAYMENT_STATES.includes(y.state)) throw badRequest("Only payments in state created or pending can be confirmed.");
   return transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: y.id, force: opts.force });
-}
+});
 
 // ---- mails ----
 

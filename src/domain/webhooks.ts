@@ -16,6 +16,7 @@ import { chunks } from "../db/util";
 import {
   CHECKIN_ACTION,
   findWebhook,
+  findWebhookBySecret,
   insertWebhook,
   ORDER_ACTIONS,
   updateWebhook,
@@ -25,6 +26,7 @@ import {
 import { readConfig, type Env } from "../env";
 import { randomString } from "../lib/crypto";
 import type { OrganizerContext } from "./context";
+import { confirmedWrite, survivingD1Faults } from "./faults";
 import { notFound, Problems } from "./failure";
 import { targetUrlProblem } from "./webhooks-target";
 
@@ -110,12 +112,20 @@ function fullValues(input: WebhookInput): WebhookValues & { limitEvents: string[
   };
 }
 
-export async function createWebhook(ctx: OrganizerContext, input: WebhookInput): Promise<WebhookWithSecret> {
+/**
+ * Creates a webhook. A D1 fault: if the write is there (found by its new secret, which only
+ * this write can have stored), the answer was lost and this is the success; else a 503 (nothing
+ * written, retry): a retry never creates a second webhook for one that was made.
+ */
+export const createWebhook = survivingD1Faults(async function createWebhook(ctx: OrganizerContext, input: WebhookInput): Promise<WebhookWithSecret> {
   const { values, eventIds } = await resolve(ctx, fullValues(input), { ...input, limit_events: input.limit_events ?? [] });
   const secret = newSecret();
-  const record = await insertWebhook(ctx.db, ctx.organizer.id, { ...values, secret, createdAt: ctx.now }, eventIds ?? []);
+  const record = await confirmedWrite(
+    () => insertWebhook(ctx.db, ctx.organizer.id, { ...values, secret, createdAt: ctx.now }, eventIds ?? []),
+    () => findWebhookBySecret(ctx.db, ctx.organizer.id, secret),
+  );
   return { record, secret };
-}
+});
 
 async function loadWebhook(ctx: OrganizerContext, id: number): Promise<WebhookRecord> {
   const r = await findWebhook(ctx.db, ctx.organizer.id, id);
@@ -127,7 +137,12 @@ async function loadWebhook(ctx: OrganizerContext, id: number): Promise<WebhookRe
  * PUT (`full`: omitted fields reset to their defaults) or PATCH (the sent fields change) of a
  * webhook. Disabling it cancels its pending notifications; a new `target_url` applies to them.
  */
-export async function changeWebhook(ctx: OrganizerContext, id: number, input: WebhookPatch, opts: { full: boolean }): Promise<WebhookRecord> {
+export const changeWebhook = survivingD1Faults(async function changeWebhook(
+  ctx: OrganizerContext,
+  id: number,
+  input: WebhookPatch,
+  opts: { full: boolean },
+): Promise<WebhookRecord> {
   const current = await loadWebhook(ctx, id);
   let next: WebhookValues & { limitEvents: string[] };
   let given: WebhookPatch = input;
@@ -150,21 +165,28 @@ export async function changeWebhook(ctx: OrganizerContext, id: number, input: We
   const after = await updateWebhook(ctx.db, ctx.organizer.id, id, values, eventIds);
   if (!after) throw notFound();
   return after;
-}
+});
 
 /** DELETE, as pretix does it: the webhook is disabled (not deleted); its pending notifications are canceled. */
-export async function disableWebhook(ctx: OrganizerContext, id: number): Promise<void> {
+export const disableWebhook = survivingD1Faults(async function disableWebhook(ctx: OrganizerContext, id: number): Promise<void> {
   const after = await updateWebhook(ctx.db, ctx.organizer.id, id, { enabled: false }, undefined);
   if (!after) throw notFound();
-}
+});
 
 /** A new signing secret; the old one no longer signs anything from now on (pending notifications included). */
-export async function rotateWebhookSecret(ctx: OrganizerContext, id: number): Promise<WebhookWithSecret> {
+export const rotateWebhookSecret = survivingD1Faults(async function rotateWebhookSecret(ctx: OrganizerContext, id: number): Promise<WebhookWithSecret> {
   const secret = newSecret();
-  const record = await updateWebhook(ctx.db, ctx.organizer.id, id, { secret }, undefined);
+  const record = await confirmedWrite(
+    () => updateWebhook(ctx.db, ctx.organizer.id, id, { secret }, undefined),
+    // after a fault: the webhook signs with the new secret only if this write was applied
+    async () => {
+      const found = await findWebhookBySecret(ctx.db, ctx.organizer.id, secret);
+      return found?.webhook.id === id ? found : null;
+    },
+  );
   if (!record) throw notFound();
   return { record, secret };
-}
+});
 
 // ---- handing notifications to the queue ----
 

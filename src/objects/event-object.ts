@@ -54,6 +54,7 @@ import {
   touchInventory,
 } from "../db/inventory";
 import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
+import { writtenVouchers } from "../db/vouchers";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
 import { positionSecretsQuery, revokedSecretQuery, type TicketChange, ticketChangeStatements } from "../db/ticket-secrets";
 import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
@@ -452,11 +453,25 @@ export class EventObject extends DurableObject<Env> {
     try {
       await this.writeCartRows(accepted.flatMap((g) => g.rows));
     } catch (e) {
-      this.ctx.storage.transactionSync(() => {
-        for (const g of accepted) for (const hk of g.holdKeys) this.releaseCartHold(hk);
-        this.clearOutbox(outboxId);
-      });
-      throw e;
+      // As for orders: the batch is one transaction, but a failed call does not always say
+      // whether it committed. Ask D1 (one of its rows tells): written → a success after all;
+      // not written → give the capacity back; unknown → keep the holds for the alarm, which
+      // writes the rows (idempotently), or they expire.
+      const written = await cartsByHoldKeys(this.db(), this.eventId, [accepted[0]!.holdKeys[0]!])
+        .then((rows) => rows.length > 0)
+        .catch(() => undefined);
+      if (written === undefined) {
+        this.inflight.delete(outboxId);
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (!written) {
+        this.ctx.storage.transactionSync(() => {
+          for (const g of accepted) for (const hk of g.holdKeys) this.releaseCartHold(hk);
+          this.clearOutbox(outboxId);
+        });
+        throw e;
+      }
     }
     this.clearOutbox(outboxId);
     await this.scheduleAlarm();
@@ -483,15 +498,23 @@ export class EventObject extends DurableObject<Env> {
     if (holdKeys.length === 0) return [];
     const db = this.db();
     // a position with its add-ons and bundled positions can exceed D1's parameter limit
-    const deleted = (await runBatch(
-      db,
-      chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
-        db
-          .delete(cartPositions)
-          .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, part)))
-          .returning({ holdKey: cartPositions.holdKey }),
-      ),
-    )) as { holdKey: string }[][];
+    let deleted: { holdKey: string }[][];
+    try {
+      deleted = (await runBatch(
+        db,
+        chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
+          db
+            .delete(cartPositions)
+            .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, part)))
+            .returning({ holdKey: cartPositions.holdKey }),
+        ),
+      )) as { holdKey: string }[][];
+    } catch (e) {
+      // the answer may be lost: rows gone from D1 were deleted, and their holds go too
+      const left = await cartsByHoldKeys(db, this.eventId, holdKeys).catch(() => null);
+      if (left === null || left.length > 0) throw e;
+      deleted = [holdKeys.map((holdKey) => ({ holdKey }))];
+    }
     this.ctx.storage.transactionSync(() => {
       for (const hk of holdKeys) this.releaseCartHold(hk);
     });
@@ -550,6 +573,8 @@ export class EventObject extends DurableObject<Env> {
       // unknown → keep everything for the alarm, which finishes the write.
       const exists = await orderExists(this.db(), req.write.order.eventId, req.code).catch(() => undefined);
       if (exists === undefined) {
+        // no longer this request's: the alarm of this instance replays it
+        this.inflight.delete(outboxId);
         await this.ctx.storage.setAlarm(Date.now() + 5_000);
         throw e;
       }
@@ -687,6 +712,8 @@ export class EventObject extends DurableObject<Env> {
         .get()
         .catch(() => undefined);
       if (row === undefined || (row.status !== req.to && !req.from.includes(row.status))) {
+        // no longer this request's: the alarm of this instance replays it
+        this.inflight.delete(outboxId);
         await this.ctx.storage.setAlarm(Date.now() + 5_000);
         throw e;
       }
@@ -767,7 +794,10 @@ export class EventObject extends DurableObject<Env> {
       ids = results.slice(0, rows.length).map((r) => (r as { id: number }[])[0]!.id);
     } catch (e) {
       dropTemps();
-      throw e;
+      // the answer may be lost: D1 has the vouchers as written (codes, creation time), or not
+      const written = await writtenVouchers(db, this.eventId, rows).catch(() => null);
+      if (!written) throw e;
+      ids = written;
     }
     dropTemps();
     rows.forEach((r, i) => this.ledger.upsertVoucher(voucherDef({ ...r, id: ids[i]! })));
@@ -825,15 +855,23 @@ export class EventObject extends DurableObject<Env> {
     this.ledger.removeVoucher(id);
     const restore = () => def && !this.ledger.voucher(id) && this.ledger.upsertVoucher(def);
     const db = this.db();
+    const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId));
     let kept: { id: number }[];
     try {
-      const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId));
       [, , kept] = await db.batch([
         db.delete(vouchers).where(and(ofEvent, eq(vouchers.redeemed, 0))),
         touchInventory(db, this.eventId, Date.now()),
         db.select({ id: vouchers.id }).from(vouchers).where(ofEvent),
       ]);
     } catch (e) {
+      // the answer may be lost: gone from D1 means deleted
+      const gone = await db
+        .select({ id: vouchers.id })
+        .from(vouchers)
+        .where(ofEvent)
+        .then((rows) => rows.length === 0)
+        .catch(() => false);
+      if (gone) return { ok: true };
       restore();
       throw e;
     }

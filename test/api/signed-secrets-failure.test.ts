@@ -3,25 +3,15 @@
  * the object (no gate admits the old secret from then on) before D1 is written; a D1 write that
  * fails undoes it; an object that dies before D1 has it finishes the write from its outbox.
  */
-import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { orderPositions, revokedSecrets } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
 import { venue } from "../helpers/checkin";
-import { breakBatches } from "../helpers/faults";
-
-/** Makes the object's D1 batches hang (or fail) from now on, as if D1 were unreachable. */
-async function breakWrites(eventId: number, mode: "hang" | "fail") {
-  await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    // also in the D1 sessions the object opens (src/db/sessions.ts)
-    const broken = breakBatches(env.DB, () => (mode === "hang" ? new Promise<D1Result[]>(() => {}) : Promise.reject(new Error("D1 is unreachable"))));
-    (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
-  });
-}
+import { breakObjectWrites } from "../helpers/faults";
 
 async function signedVenue() {
   const v = await venue();
@@ -37,7 +27,7 @@ describe("a re-issue when something fails", () => {
     const v = await signedVenue();
     const list = await v.list();
     const pos = await v.sell();
-    await breakWrites(v.eventId, "fail");
+    await breakObjectWrites(v.eventId, "fail");
     const res = await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
     expect(res.status).toBe(503);
     expect(await secretInD1(pos.id)).toBe(pos.secret);
@@ -50,7 +40,7 @@ describe("a re-issue when something fails", () => {
     const v = await signedVenue();
     const list = await v.list();
     const pos = await v.sell();
-    await breakWrites(v.eventId, "hang");
+    await breakObjectWrites(v.eventId, "hang");
     const pending = v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
     await new Promise((r) => setTimeout(r, 300));
     await abortAllDurableObjects();
@@ -73,7 +63,7 @@ describe("a re-issue when something fails", () => {
   it("a cancellation whose object dies before D1 has it: the alarm cancels the order and revokes the secrets together", async () => {
     const v = await signedVenue();
     const order = await v.order({ positions: [{ item: v.ticket.id }, { item: v.ticket.id }] });
-    await breakWrites(v.eventId, "hang");
+    await breakObjectWrites(v.eventId, "hang");
     const pending = v.client.post(`${v.path}/orders/${order.code}/mark_canceled/`, { send_email: false });
     await new Promise((r) => setTimeout(r, 300));
     await abortAllDurableObjects();

@@ -10,8 +10,8 @@
  * attempts are counted exactly are written at a simulated time ahead of the real clock, so the
  * queue consumer running in the background (with the real clock) never finds them due.
  */
-import { breakBatches } from "../helpers/faults";
-import { abortAllDurableObjects, createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { breakObjectWrites } from "../helpers/faults";
+import { abortAllDurableObjects, createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -22,7 +22,6 @@ import { RETRY_INTERVALS, RETRY_WINDOW_MS, SIGNATURE_HEADER } from "../../src/do
 import { expireOverdueOrders } from "../../src/domain/order-status";
 import { handleQueueBatch, type QueueMessage } from "../../src/jobs/queue";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
 import { sweepWebhooks } from "../../src/jobs/webhooks";
 import { db, type Json, seedEventRow, seedOrganizer } from "../harness";
 import { venue } from "../helpers/checkin";
@@ -560,24 +559,13 @@ describe("check-in notifications", () => {
   });
 
   describe("an object that fails in the middle of a check-in", () => {
-    /** Makes the object's D1 batches hang from now on, before or after they commit. */
-    async function breakWrites(eventId: number, mode: "hang" | "commit-then-hang") {
-      await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-        // also in the D1 sessions the object opens (src/db/sessions.ts)
-        const broken = breakBatches(env.DB, (stmts, commit) =>
-          mode === "hang" ? new Promise<D1Result[]>(() => {}) : commit(stmts).then(() => new Promise<D1Result[]>(() => {})),
-        );
-        (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
-      });
-    }
-
     for (const mode of ["hang", "commit-then-hang"] as const) {
       it(`${mode === "hang" ? "before D1 has the check-in" : "after D1 committed it, before the object heard"}: the alarm's replay leaves exactly one notification`, async () => {
         const v = await venue();
         const list = await v.list();
         const hook = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.checkin"] });
         const pos = await v.sell();
-        await breakWrites(v.eventId, mode);
+        await breakObjectWrites(v.eventId, mode);
         const pending = v.redeem({ secret: pos.secret, lists: [list.id] });
         await new Promise((res) => setTimeout(res, 300));
         await abortAllDurableObjects();
