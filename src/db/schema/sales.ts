@@ -159,9 +159,10 @@ export const orders = sqliteTable(
     index("orders_event_modified_idx").on(t.eventId, t.lastModified),
     index("orders_status_expires_idx").on(t.status, t.expires),
     index("orders_customer_idx").on(t.customerId),
-    // orderings of the orders list (status) and of a check-in list's tickets (order__email)
+    // orderings of the orders list (status, cancellation_date) and of a check-in list's tickets (order__email)
     index("orders_event_status_idx").on(t.eventId, t.status),
     index("orders_event_email_idx").on(t.eventId, t.email),
+    index("orders_event_cancellation_idx").on(t.eventId, t.cancellationDate),
   ],
 );
 
