@@ -140,6 +140,10 @@ export function createApp() {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.object, String(counts.object.n));
+      c.res.headers.set(ROUND_TRIP_HEADERS.time, String(counts.own.ms + counts.object.ms));
+      c.res.headers.set(ROUND_TRIP_HEADERS.timeObject, String(counts.object.ms));
+      const start = counts.objectStart;
+      if (start) c.res.headers.set(ROUND_TRIP_HEADERS.objectStart, `rows_read=${start.rowsRead}; held_positions=${start.heldPositions}`);
     }
   });
 

@@ -3,6 +3,7 @@
  * talks to the worker through HTTP (`exports.default.fetch`), exactly as a client would.
  */
 import { env, exports } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { createDb } from "../src/db/client";
 import { deviceEvents, devices, events, orderPositions, orders, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
 import { TEAM_FLAG_COLUMNS } from "../src/db/teams";
@@ -197,6 +198,8 @@ export async function seedOrderPosition(
       secret: randomString(32),
       pseudonymizationId: randomString(10).toUpperCase(),
       answers: [],
+      // the service keeps the order's status with each position (db/payments.ts)
+      orderStatus: sql`(SELECT status FROM orders WHERE id = ${order.id})`,
     })
     .returning();
   return row!;

@@ -107,7 +107,7 @@ checkinListRoutes.get(base, read, doc.list(checkinListResponse, { summary: "List
 checkinListRoutes.get(`${base}/:id`, read, doc.ok(checkinListResponse, { summary: "Check-in list detail" }), listShape, async (c) => respondList(c, await loadCheckinList(c.var, pathId(c, "id"))));
 
 checkinListRoutes.get(`${base}/:id/status`, read, doc.ok(checkinListStatusResponse, { summary: "A check-in list's status", description: "Tickets and check-ins in total and per product and variation." }), async (c) => {
-  const r = await loadCheckinList(c.var, pathId(c, "id"));
+  const r = await loadCheckinList(c.var, pathId(c, "id"), false);
   const [status, settings] = await Promise.all([checkinListStatus(c.var.db, r.list), eventSettingsFor(c.var.db, c.var.organizer.id, c.var.event.id)]);
   return c.json(serializeCheckinListStatus(status, (settings.locale as string | undefined) ?? "en"));
 });
@@ -152,7 +152,7 @@ checkinListRoutes.get(
   positionQuery,
   async (c) => {
     const req = listRequest(c);
-    // the list and a page of its tickets in one round trip
+    // the list and a page of its tickets in one round trip (404 when the event has no such list)
     const page = await listTicketsOfList(c.var.db, c.var.event.id, pathId(c, "list"), positionFilters(c.req.valid("query")), req);
     if (!page.list) throw notFound();
     const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
@@ -161,7 +161,7 @@ checkinListRoutes.get(
 );
 
 checkinListRoutes.get(`${base}/:list/positions/:id`, read, doc.ok(checkinPositionResponse, { summary: "A ticket of a check-in list" }), queryParams({ expand: expandParam }), async (c) => {
-  const r = await loadCheckinList(c.var, pathId(c, "list"));
+  const r = await loadCheckinList(c.var, pathId(c, "list"), false);
   const p = await findCheckinPosition(c.var.db, r.list, pathId(c, "id"));
   if (!p) throw notFound();
   return c.json(serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))));

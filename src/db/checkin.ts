@@ -5,13 +5,13 @@
  * `include_pending`), as pretix's `CheckinList.positions`.
  */
 import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteSelect } from "drizzle-orm/sqlite-core";
 import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { ticketSettingsSql } from "./settings";
-import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
+import { fetchPage, type KeyedListing, type ListRequest, type OrderingTable } from "./paging";
 import {
   type Answer,
   changeStamps,
@@ -31,7 +31,7 @@ import {
 } from "./schema";
 import type { QuestionRecord } from "./questions";
 import { containsText, startsWithText } from "./search";
-import { chunks, inIntegers, integerLiterals, MAX_PARAMS } from "./util";
+import { chunks, inIntegers, integerLiterals } from "./util";
 
 /** Check-in lists are listed with their changes stamped under this resource name. */
 export const CHECKIN_LISTS_RESOURCE = "checkinlists";
@@ -77,7 +77,8 @@ export function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
  * list's columns may be literal values or columns of a correlated list row.
  */
 function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePending: SQL | null }, opts: { ignoreStatus?: boolean } = {}): SQL {
-  const status = opts.ignoreStatus || l.includePending === null ? sql`1` : sql`(o.status = 'p' OR (o.status = 'n' AND ${l.includePending}))`;
+  // the order's status as its positions keep it (order_positions.order_status): no order is visited
+  const status = opts.ignoreStatus || l.includePending === null ? sql`1` : sql`(p.order_status = 'p' OR (p.order_status = 'n' AND ${l.includePending}))`;
   return sql`p.canceled = 0 AND (${l.subeventId} IS NULL OR p.subevent_id = ${l.subeventId})
     AND (${l.allProducts} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${l.id}))
     AND ${status}`;
@@ -103,11 +104,12 @@ const correlated = {
   includePending: sql`"checkin_lists"."include_pending"`,
 };
 
-const positionCountSql = sql<number>`(SELECT count(*) FROM order_positions p JOIN orders o ON o.id = p.order_id
+const positionCountSql = sql<number>`(SELECT count(*) FROM order_positions p
   WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)})`;
-const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p JOIN orders o ON o.id = p.order_id
-  WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)}
-  AND EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry'))`;
+// from the list's check-ins (not every ticket of the event): the tickets among them still on the list
+const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p
+  WHERE p.id IN (SELECT c.position_id FROM checkins c WHERE c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry')
+  AND p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)})`;
 
 // distinct column names: batched D1 results are keyed by name (see db/tenancy.ts)
 const listRecordFields = (withCounts: boolean) => ({
@@ -153,15 +155,16 @@ export async function listCheckinLists(db: DB, eventId: number, f: CheckinListFi
   return { count: page.count, rows: page.rows as CheckinListRecord[], lastModified: page.extra[0][0]?.modifiedAt ?? null };
 }
 
-export function checkinListQuery(db: DB, eventId: number, id: number) {
+/** A list by id; `withCounts` false leaves its counts at 0 (they count every ticket of the event: only the list's own detail shows them). */
+export function checkinListQuery(db: DB, eventId: number, id: number, withCounts = true) {
   return db
-    .select(listRecordFields(true))
+    .select(listRecordFields(withCounts))
     .from(checkinLists)
     .where(and(eq(checkinLists.eventId, eventId), eq(checkinLists.id, id)));
 }
 
-export async function findCheckinList(db: DB, eventId: number, id: number): Promise<CheckinListRecord | undefined> {
-  return (await checkinListQuery(db, eventId, id).get()) as CheckinListRecord | undefined;
+export async function findCheckinList(db: DB, eventId: number, id: number, withCounts = true): Promise<CheckinListRecord | undefined> {
+  return (await checkinListQuery(db, eventId, id, withCounts).get()) as CheckinListRecord | undefined;
 }
 
 const touchLists = (db: DB, eventId: number, now: number) => touchStatement(db, eventScopeKey(eventId), CHECKIN_LISTS_RESOURCE, now);
@@ -293,7 +296,7 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
   const inside = sql`(SELECT c.type FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 ORDER BY c.datetime DESC, c.id DESC LIMIT 1) = 'entry'`;
   const byKey = (key: SQL) =>
     rawRows<{ k: number | null; positions: number; checkins: number }>(db, sql`SELECT ${key} AS k, count(*) AS positions, sum(CASE WHEN ${entered} THEN 1 ELSE 0 END) AS checkins
-      FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList} GROUP BY ${key}`);
+      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList} GROUP BY ${key}`);
   const listItems = list.allProducts
     ? db.select({ id: items.id, name: items.name, admission: items.admission }).from(items).leftJoin(itemCategories, eq(itemCategories.id, items.categoryId)).where(eq(items.eventId, list.eventId)).orderBy(asc(itemCategories.position), asc(items.position), asc(items.id))
     : db
@@ -307,7 +310,7 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
   const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow, scanRows] = await db.batch([
     rawRows<{ positions: number; checkins: number; inside: number }>(db, sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
       coalesce(sum(CASE WHEN ${inside} THEN 1 ELSE 0 END), 0) AS inside
-      FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList}`),
+      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList}`),
     byKey(sql`p.item_id`),
     byKey(sql`p.variation_id`),
     listItems,
@@ -475,12 +478,19 @@ function positionSelect(listIds: readonly number[]) {
 const lastCheckedInSql = (listIds: readonly number[]) =>
   sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND ${inIntegers(sql`c.list_id`, listIds)})`;
 
-const attendeeNameSql = sql`coalesce(nullif(p.attendee_name, ''), ${parentNameSql})`;
+/**
+ * The name a ticket sorts by: its attendee's, or an add-on's base position's
+ * (`coalesce(nullif(attendee_name, ''), base's attendee_name)`, kept with the position as
+ * `sort_name` so that an index orders it).
+ */
+const attendeeNameSql = sql`p.sort_name`;
 
 /**
  * The orderings of a list's tickets (pretix: order__code, order__datetime, positionid,
  * attendee_name, last_checked_in, order__email; ascending puts empty values first, descending
  * last, as SQLite does). pretix's default puts tickets without a name last (`_named_first`).
+ * Ties go by id in the direction of the last term. Each ordering is served by an index (see
+ * `positionKeys`).
  */
 export function positionOrdering(listIds: readonly number[]): OrderingTable {
   return {
@@ -491,10 +501,61 @@ export function positionOrdering(listIds: readonly number[]): OrderingTable {
       attendee_name: attendeeNameSql,
       last_checked_in: lastCheckedInSql(listIds),
       order__email: sql`o.email`,
-      _named_first: sql`${attendeeNameSql} IS NULL`,
+      // the same expression as the index order_positions_named_first_idx
+      _named_first: sql`(${attendeeNameSql} IS NULL)`,
     },
     default: "_named_first,attendee_name,positionid",
     tiebreaker: p.id,
+    tiesFollow: true,
+  };
+}
+
+/**
+ * The SELECT of a page's ticket ids (KeyedListing.keys), over indexes only as far as the
+ * ordering allows:
+ * - an order's field first (order__code, order__datetime, order__email): the event's orders in
+ *   that order (orders' indexes), each order's positions after it;
+ * - `last_checked_in` on one list: tickets without a check-in on it by id, then the list's
+ *   check-ins in time order, each ticket at its last one (both from indexes; ascending puts
+ *   those without first, descending last, as the correlated ordering does);
+ * - anything else: the positions' indexes (event, canceled, sort name / position number).
+ * The order's row is joined only where a filter names it (`withOrder`) or the ordering does.
+ */
+function positionKeys(
+  source: { eventId: number | null; singleList: number | null; lead: SQL },
+  where: SQL,
+  withOrder: boolean,
+): KeyedListing<SQLiteSelect>["keys"] {
+  const order = withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
+  const { eventId, lead } = source;
+  return ({ order: terms, fields, limit, offset }) => {
+    const orderBy = sql.join(terms, sql`, `);
+    const first = fields[0]!.replace(/^-/, "");
+    if (eventId !== null && first.startsWith("order__")) {
+      return sql`SELECT p.id FROM ${lead} orders o CROSS JOIN order_positions p INDEXED BY order_positions_order_positionid_uq ON p.order_id = o.id
+        WHERE o.event_id = ${eventId} AND ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    }
+    if (eventId !== null && first === "last_checked_in" && fields.length === 1 && source.singleList !== null) {
+      const listId = source.singleList;
+      const dir = fields[0]!.startsWith("-") ? sql.raw("DESC") : sql.raw("ASC");
+      const unchecked = sql`SELECT p.id AS id FROM ${lead} order_positions p INDEXED BY order_positions_event_idx ${order}
+        WHERE ${where} AND NOT EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${listId} AND c.successful = 1)
+        ORDER BY p.id ${dir}`;
+      const checked = sql`SELECT c.position_id AS id FROM ${lead} checkins c INDEXED BY checkins_list_idx JOIN order_positions p ON p.id = c.position_id ${order}
+        WHERE c.list_id = ${listId} AND c.successful = 1 AND ${where}
+          AND NOT EXISTS (SELECT 1 FROM checkins c2 WHERE c2.position_id = c.position_id AND c2.list_id = ${listId} AND c2.successful = 1
+            AND (c2.datetime > c.datetime OR (c2.datetime = c.datetime AND c2.id > c.id)))
+        ORDER BY c.datetime ${dir}, c.position_id ${dir}`;
+      // ascending: those without a check-in come first (NULL first); descending: last
+      const [head, tail] = fields[0]!.startsWith("-") ? [checked, unchecked] : [unchecked, checked];
+      const headPage = sql`SELECT id FROM (${head} LIMIT ${limit} OFFSET ${offset})`;
+      const taken = sql`(SELECT count(*) FROM (${headPage}))`;
+      // the tail's page starts where the head ends: at once when the page reached into it, else
+      // as far past the head's end as the offset is (counted only then)
+      return sql`${headPage} UNION ALL SELECT id FROM (${tail} LIMIT ${limit} - ${taken}
+        OFFSET CASE WHEN ${taken} > 0 THEN 0 ELSE ${offset} - (SELECT count(*) FROM (${head})) END)`;
+    }
+    return sql`SELECT p.id FROM ${lead} order_positions p ${order} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
   };
 }
 
@@ -513,6 +574,7 @@ const idLiteral = (id: number) => integerLiterals([id]);
 export type ListSource = { list: CheckinListRow } | { listId: number; eventId: number };
 
 const sourceId = (l: ListSource) => ("list" in l ? l.list.id : l.listId);
+const sourceEvent = (l: ListSource) => ("list" in l ? l.list.eventId : l.eventId);
 
 /** The condition "a ticket of this list" (its event, products, order status and date). */
 function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL {
@@ -520,7 +582,8 @@ function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL 
     const { list } = l;
     // the list's products from D1 (constant size however many the list limits to)
     const products = list.allProducts ? sql`1` : sql`p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${idLiteral(list.id)})`;
-    const status = ignoreStatus ? sql`1` : list.includePending ? sql`o.status IN ('p', 'n')` : sql`o.status = 'p'`;
+    // the order's status as its positions keep it: counted and paged without visiting the orders
+    const status = ignoreStatus ? sql`1` : list.includePending ? sql`p.order_status IN ('p', 'n')` : sql`p.order_status = 'p'`;
     const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${idLiteral(list.subeventId)}`;
     return sql`(p.event_id = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
   }
@@ -528,15 +591,39 @@ function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL 
   const [id, eventId] = [idLiteral(l.listId), idLiteral(l.eventId)];
   const setting = (column: string) => sql`(SELECT ${sql.raw(column)} FROM checkin_lists WHERE id = ${id} AND event_id = ${eventId})`;
   const products = sql`(${setting("all_products")} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${id}))`;
-  const status = ignoreStatus ? sql`1` : sql`(o.status = 'p' OR (o.status = 'n' AND ${setting("include_pending")}))`;
+  const status = ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN ${setting("include_pending")} THEN 'n' ELSE 'p' END)`;
   const date = sql`(${setting("subevent_id")} IS NULL OR p.subevent_id = ${setting("subevent_id")})`;
   return sql`(p.event_id = ${eventId} AND ${setting("1")} AND ${products} AND ${status} AND ${date})`;
 }
 
-/** Which of the event's positions the filters select among the tickets of `lists` (one per event). */
+/**
+ * Whether the filters name the order (`o`): only then is it joined where a list's tickets are
+ * counted and paged (every other filter is on the position; a join would visit every order).
+ */
+export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
+  return f.order !== undefined || f.search !== undefined;
+}
+
+/** Which of the event's positions the filters select among the tickets of `lists` (one per event); `o` only as `filterNeedsOrder` says. */
 export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
-  const perList = lists.map((l) => onListCondition(l, f.ignoreStatus));
-  const listIds = lists.map(sourceId);
+  return ticketWhere(
+    lists.map((l) => onListCondition(l, f.ignoreStatus)),
+    lists.map(sourceId),
+    f,
+  );
+}
+
+/** The same as `positionFilterSql` for the one list of the row aliased `l` (joined by the caller): its conditions read from the row. */
+function listRowFilterSql(listId: number, f: CheckinPositionFilter): SQL {
+  // an IN list (constant for the list's row), so that the status is an index constraint
+  const status = f.ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN l.include_pending THEN 'n' ELSE 'p' END)`;
+  const one = sql`(p.event_id = l.event_id AND (l.all_products OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = l.id))
+    AND ${status} AND (l.subevent_id IS NULL OR p.subevent_id = l.subevent_id))`;
+  return ticketWhere([one], [listId], f);
+}
+
+/** Tickets on one of the lists (`perList`, OR'ed), not canceled, matching the filters. */
+function ticketWhere(perList: SQL[], listIds: readonly number[], f: CheckinPositionFilter): SQL {
   const c: SQL[] = [sql`p.canceled = 0`, sql`(${sql.join(perList, sql` OR `)})`];
   if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
   if (f.search !== undefined) {
@@ -554,8 +641,8 @@ export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositi
     c.push(sql`(lower(p.attendee_name) = lower(${f.attendeeName}) OR (p.addon_to IS NOT NULL AND lower(${parentNameSql}) = lower(${f.attendeeName})))`);
   }
   if (f.secret !== undefined) c.push(sql`p.secret = ${f.secret}`);
-  if (f.orderStatus !== undefined) c.push(sql`o.status = ${f.orderStatus}`);
-  if (f.orderStatusIn !== undefined) c.push(inList(sql`o.status`, f.orderStatusIn));
+  if (f.orderStatus !== undefined) c.push(sql`p.order_status = ${f.orderStatus}`);
+  if (f.orderStatusIn !== undefined) c.push(inList(sql`p.order_status`, f.orderStatusIn));
   if (f.hasCheckin !== undefined) c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
   if (f.subevent !== undefined) c.push(sql`p.subevent_id = ${f.subevent}`);
   if (f.subeventIn !== undefined) c.push(inIntegers(sql`p.subevent_id`, f.subeventIn));
@@ -566,7 +653,11 @@ export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositi
   return sql.join(c, sql` AND `);
 }
 
-/** A page of the tickets of `lists` (with each ticket's check-ins on these lists), and the total: one round trip. */
+/**
+ * A page of the tickets of `lists` (with each ticket's check-ins on these lists), and the total:
+ * one round trip. The total and the page's ids come from indexes (`positionKeys`); only the
+ * page's tickets are read in full.
+ */
 export async function listCheckinPositions(
   db: DB,
   lists: readonly ListSource[],
@@ -575,28 +666,37 @@ export async function listCheckinPositions(
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
   const listIds = lists.map(sourceId);
   const where = positionFilterSql(lists, f);
-  const rows = db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
-  const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
-  const page = await fetchPage(db, { rows, count: counted, ordering: positionOrdering(listIds) }, req);
+  // the order's row only where a filter names it: counting a list's tickets visits no order
+  const withOrder = filterNeedsOrder(f);
+  const counted = withOrder ? db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where) : db.select({ n: count() }).from(p).where(where);
+  const eventIds = new Set(lists.map(sourceEvent));
+  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql`` };
+  const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder), rows: ticketRows(db, listIds), count: counted, ordering: positionOrdering(listIds) }, req);
   return { count: page.count, rows: page.rows };
 }
 
+/** The tickets whose ids a page's key query picked, as lists show them. */
+function ticketRows(db: DB, listIds: readonly number[]) {
+  return (ids: SQL) => db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(sql`p.id IN (${ids})`).$dynamic();
+}
+
 /**
- * A page of one list's tickets, the total and the list itself (undefined: the event has no such
- * list), in one round trip.
+ * A page of one list's tickets, with the list itself (without its counts), in one round trip:
+ * the list's conditions are read from its row in SQL, so it need not be read first. `list`
+ * undefined: the event has no such list.
  */
-export async function listTicketsOfList(
-  db: DB,
-  eventId: number,
-  listId: number,
-  f: CheckinPositionFilter,
-  req: ListRequest,
-): Promise<{ list: CheckinListRecord | undefined; count: number; rows: CheckinPositionRow[] }> {
-  const where = positionFilterSql([{ listId, eventId }], f);
-  const rows = db.select(positionFields([listId])).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
-  const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
-  const page = await fetchPage(db, { rows, count: counted, ordering: positionOrdering([listId]) }, req, checkinListQuery(db, eventId, listId));
-  return { list: page.extra[0][0] as CheckinListRecord | undefined, count: page.count, rows: page.rows };
+export async function listTicketsOfList(db: DB, eventId: number, listId: number, f: CheckinPositionFilter, req: ListRequest) {
+  const lead = sql`checkin_lists l CROSS JOIN`;
+  const where = sql`l.id = ${listId} AND l.event_id = ${eventId} AND ${listRowFilterSql(listId, f)}`;
+  const withOrder = filterNeedsOrder(f);
+  const counted = rawRows<{ n: number }>(db, sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`);
+  const page = await fetchPage(
+    db,
+    { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder), rows: ticketRows(db, [listId]), count: counted, ordering: positionOrdering([listId]) },
+    req,
+    checkinListQuery(db, eventId, listId, false),
+  );
+  return { list: page.extra[0][0] as CheckinListRecord | undefined, count: page.count, rows: page.rows as CheckinPositionRow[] };
 }
 
 /** One ticket of a list by id (no status filter: the detail shows it whatever its order's status). */

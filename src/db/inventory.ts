@@ -68,8 +68,11 @@ export type InventoryCatalogRows = Awaited<ReturnType<typeof readInventoryCatalo
 // ---- writes the event object performs ----
 
 export type OrderInsert = typeof orders.$inferInsert;
-/** A position row; `addonToPositionid` refers to another position of the same order. */
-export type PositionInsert = Omit<typeof orderPositions.$inferInsert, "orderId" | "addonTo"> & { addonToPositionid: number | null };
+/**
+ * A position row; `addonToPositionid` refers to another position of the same order. Its copy of
+ * the order's status and its sort name are derived here (`positionRows`).
+ */
+export type PositionInsert = Omit<typeof orderPositions.$inferInsert, "orderId" | "addonTo" | "orderStatus" | "sortName"> & { addonToPositionid: number | null };
 export type FeeInsert = Omit<typeof orderFees.$inferInsert, "orderId">;
 export type PaymentInsert = Omit<typeof orderPayments.$inferInsert, "orderId">;
 
@@ -89,9 +92,12 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
   const eventId = w.order.eventId;
   const orderId = orderIdOf(eventId, w.order.code);
   const stmts: Statement[] = [db.insert(orders).values(w.order)];
+  const byNumber = new Map(w.positions.map((p) => [p.positionid, p]));
   const positionRows = w.positions.map(({ addonToPositionid, ...row }) => ({
     ...row,
     orderId,
+    orderStatus: w.order.status,
+    sortName: sortNameOf(row.attendeeName, addonToPositionid === null ? undefined : byNumber.get(addonToPositionid)?.attendeeName),
     addonTo:
       addonToPositionid === null
         ? null
@@ -118,6 +124,11 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
   // mails last: the event object reads their ids from the end of the batch's results
   for (const m of w.mails) stmts.push(mailInsertStatement(db, m));
   return stmts;
+}
+
+/** The name lists sort a position by: its own (if not empty), else its base position's (`base`: undefined when it is none). */
+export function sortNameOf(own: string | null | undefined, base: string | null | undefined): string | null {
+  return own ? own : (base ?? null);
 }
 
 export async function orderExists(db: DB, eventId: number, code: string): Promise<boolean> {

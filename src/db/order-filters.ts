@@ -33,6 +33,7 @@ export type OrderListFilter = {
 
 const orderId = sql`"orders"."id"`;
 const invoiceAddress = sql`"orders"."invoice_address"`;
+// a position's date is looked up by its id (never a scan of every event's dates)
 const positionsWhere = (condition: SQL) => sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orderId} AND ${condition})`;
 
 function searchCondition(eventSlug: string, term: string): SQL {
@@ -66,11 +67,11 @@ export function orderFilterConditions(eventSlug: string, f: OrderListFilter): SQ
   if (f.subeventAfter !== undefined) {
     c.push(
       positionsWhere(
-        sql`p.subevent_id IN (SELECT s.id FROM subevents s WHERE s.date_to > ${f.subeventAfter} OR (s.date_to IS NULL AND s.date_from > ${f.subeventAfter}))`,
+        sql`EXISTS (SELECT 1 FROM subevents s WHERE s.id = p.subevent_id AND (s.date_to > ${f.subeventAfter} OR (s.date_to IS NULL AND s.date_from > ${f.subeventAfter})))`,
       ),
     );
   }
-  if (f.subeventBefore !== undefined) c.push(positionsWhere(sql`p.subevent_id IN (SELECT s.id FROM subevents s WHERE s.date_from < ${f.subeventBefore})`));
+  if (f.subeventBefore !== undefined) c.push(positionsWhere(sql`EXISTS (SELECT 1 FROM subevents s WHERE s.id = p.subevent_id AND s.date_from < ${f.subeventBefore})`));
   if (f.salesChannel !== undefined) c.push(eq(orders.salesChannel, f.salesChannel));
   if (f.paymentProvider !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.order_id = ${orderId} AND y.provider = ${f.paymentProvider})`);
   return c.length ? [and(...c)!] : [];

@@ -163,17 +163,38 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   return and(...c)!;
 }
 
-/** The orderings of the orders list (pretix docs orders.rst). */
+/** The orderings of the orders list (pretix docs orders.rst); each has an index on (event, field). */
 export const ORDER_ORDERING: OrderingTable = {
   fields: { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified, cancellation_date: orders.cancellationDate },
   default: "datetime",
   tiebreaker: orders.id,
+  tiesFollow: true,
 };
 
-/** A page of the event's orders matching the filter, read with their positions, fees and payments. */
+/**
+ * A page of the event's orders matching the filter, read with their positions, fees and
+ * payments: the page's ids from the orders' indexes, then only those orders in full.
+ */
 export async function listOrders(db: DB, eventId: number, filter: OrderFilter, req: ListRequest) {
   const where = orderWhere(eventId, filter);
-  const page = await fetchPage(db, { rows: selectOrders(db).where(where).$dynamic(), count: { from: orders, where }, ordering: ORDER_ORDERING }, req);
+  const page = await fetchPage(
+    db,
+    {
+      keys: ({ order, limit, offset }) =>
+        db
+          .select({ id: orders.id })
+          .from(orders)
+          .where(where)
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset)
+          .getSQL(),
+      rows: (ids) => selectOrders(db).where(sql`${orders.id} IN (${ids})`).$dynamic(),
+      count: { from: orders, where },
+      ordering: ORDER_ORDERING,
+    },
+    req,
+  );
   return { count: page.count, rows: page.rows.map(toOrderRecord) };
 }
 

@@ -13,7 +13,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { grantMembershipsStatement } from "./inventory";
 import { statusNotification } from "./webhooks";
-import { type OrderStatus, orderPayments, orders, giftCards, giftCardTransactions, vouchers } from "./schema";
+import { type OrderStatus, orderPayments, orderPositions, orders, giftCards, giftCardTransactions, vouchers } from "./schema";
 
 /**
  * A gift card paying a payment in the same transaction as the order becomes paid. `reference`
@@ -153,6 +153,13 @@ export function statusWriteStatements(db: DB, eventId: number, w: StatusWrite, v
       .where(and(eq(orders.id, w.orderId), eq(orders.eventId, eventId), inArray(orders.status, w.from), gate))
       .returning({ id: orders.id }),
   );
+  // the positions' copy of the status follows whatever the order's is now (changed or not)
+  stmts.push(
+    db
+      .update(orderPositions)
+      .set({ orderStatus: sql`(SELECT o.status FROM orders o WHERE o.id = ${w.orderId})` })
+      .where(eq(orderPositions.orderId, w.orderId)),
+  );
   // paid now: the memberships its positions grant (after the status; idempotent per position).
   // Callers read the status update's result back; statusResultIndex says where it stands.
   if (w.to === "p") stmts.push(grantMembershipsStatement(db, w.orderId, w.now));
@@ -161,7 +168,7 @@ export function statusWriteStatements(db: DB, eventId: number, w: StatusWrite, v
 
 /** Where the status update's result stands among the batch's results (from the end). */
 export function statusResultIndex(w: Pick<StatusWrite, "to">, resultCount: number): number {
-  return w.to === "p" ? resultCount - 2 : resultCount - 1;
+  return w.to === "p" ? resultCount - 3 : resultCount - 2;
 }
 
 /**

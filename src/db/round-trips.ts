@@ -6,19 +6,30 @@
  * object, which the Worker asks for its count through `countedCall`). The response carries the
  * counts in `X-D1-Round-Trips` (all), `X-D1-Round-Trips-Worker` and `X-D1-Round-Trips-Object`.
  * One round trip is one call that reaches D1: a prepared statement's first/all/run/raw, one
- * batch (however many statements), one exec. When off, nothing is wrapped.
+ * batch (however many statements), one exec. The time from each call to its answer adds up in
+ * `X-D1-Time-Ms` (all) and `X-D1-Time-Ms-Object` (milliseconds, as the runtime's clock gives
+ * them: it advances with I/O). When off, nothing is wrapped.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
-export type RoundTrips = { n: number };
+/** Calls that reached D1, and (when `ms` is kept) the milliseconds until they answered. */
+export type RoundTrips = { n: number; ms?: number };
 
-/** The counts of one request (or one event-object call): its own D1 round trips, and those of the event objects it called. */
-export type ContextRoundTrips = { own: RoundTrips; object: RoundTrips };
+/**
+ * The counts of one request (or one event-object call): its own D1 round trips, and those of the
+ * event objects it called; `objectStart` when an object it called had just started (what it read
+ * from its own storage to serve, and the positions it held then).
+ */
+export type ContextRoundTrips = { own: Required<RoundTrips>; object: Required<RoundTrips>; objectStart?: { rowsRead: number; heldPositions: number } };
 
 export const ROUND_TRIP_HEADERS = {
   total: "X-D1-Round-Trips",
   worker: "X-D1-Round-Trips-Worker",
   object: "X-D1-Round-Trips-Object",
+  /** `rows_read=N; held_positions=M`: the request woke an event object, which read N rows of its storage. */
+  objectStart: "X-Event-Object-Start",
+  time: "X-D1-Time-Ms",
+  timeObject: "X-D1-Time-Ms-Object",
 } as const;
 
 export function roundTripsEnabled(env: { DEBUG_D1_ROUND_TRIPS?: string }): boolean {
@@ -38,30 +49,39 @@ export function currentRoundTrips(): ContextRoundTrips | undefined {
 }
 
 export function newRoundTrips(): ContextRoundTrips {
-  return { own: { n: 0 }, object: { n: 0 } };
+  return { own: { n: 0, ms: 0 }, object: { n: 0, ms: 0 } };
+}
+
+/** A round trip begins: counted now; the function returned ends it (its time added to `trips.ms`, if kept). */
+type Tick = () => () => void;
+
+function ticking(trips: () => RoundTrips | undefined): Tick {
+  return () => {
+    const t = trips();
+    if (!t) return () => {};
+    t.n++;
+    const start = Date.now();
+    return () => {
+      if (t.ms !== undefined) t.ms += Date.now() - start;
+    };
+  };
+}
+
+/** Runs `call` as one round trip. */
+function timed<T>(tick: Tick, call: () => Promise<T>): Promise<T> {
+  const done = tick();
+  return call().finally(done);
 }
 
 const inner = new WeakMap<object, D1PreparedStatement>();
 
-function countStatement(stmt: D1PreparedStatement, tick: () => void): D1PreparedStatement {
+function countStatement(stmt: D1PreparedStatement, tick: Tick): D1PreparedStatement {
   const wrapped = {
     bind: (...values: unknown[]) => countStatement(stmt.bind(...values), tick),
-    first: (column?: string) => {
-      tick();
-      return column === undefined ? stmt.first() : stmt.first(column);
-    },
-    run: () => {
-      tick();
-      return stmt.run();
-    },
-    all: () => {
-      tick();
-      return stmt.all();
-    },
-    raw: (options?: { columnNames?: boolean }) => {
-      tick();
-      return options?.columnNames ? stmt.raw({ columnNames: true }) : stmt.raw();
-    },
+    first: (column?: string) => timed(tick, () => (column === undefined ? stmt.first() : stmt.first(column))),
+    run: () => timed(tick, () => stmt.run()),
+    all: () => timed(tick, () => stmt.all()),
+    raw: (options?: { columnNames?: boolean }) => timed(tick, () => (options?.columnNames ? stmt.raw({ columnNames: true }) : stmt.raw())),
   } as unknown as D1PreparedStatement;
   inner.set(wrapped, stmt);
   return wrapped;
@@ -72,44 +92,29 @@ function unwrap(statements: D1PreparedStatement[]): D1PreparedStatement[] {
   return statements.map((s) => inner.get(s) ?? s);
 }
 
-function wrap(d1: D1Database, tick: () => void): D1Database {
+function wrap(d1: D1Database, tick: Tick): D1Database {
   return {
     prepare: (query: string) => countStatement(d1.prepare(query), tick),
-    batch: <T>(statements: D1PreparedStatement[]) => {
-      tick();
-      return d1.batch<T>(unwrap(statements));
-    },
-    exec: (query: string) => {
-      tick();
-      return d1.exec(query);
-    },
+    batch: <T>(statements: D1PreparedStatement[]) => timed(tick, () => d1.batch<T>(unwrap(statements))),
+    exec: (query: string) => timed(tick, () => d1.exec(query)),
     withSession: (constraintOrBookmark?: string) => {
       const session = d1.withSession(constraintOrBookmark);
       return {
         prepare: (query: string) => countStatement(session.prepare(query), tick),
-        batch: <T>(statements: D1PreparedStatement[]) => {
-          tick();
-          return session.batch<T>(unwrap(statements));
-        },
+        batch: <T>(statements: D1PreparedStatement[]) => timed(tick, () => session.batch<T>(unwrap(statements))),
         getBookmark: () => session.getBookmark(),
       } as D1DatabaseSession;
     },
-    dump: () => {
-      tick();
-      return d1.dump();
-    },
+    dump: () => timed(tick, () => d1.dump()),
   } as D1Database;
 }
 
-/** `d1` with every round trip counted into `trips`. */
+/** `d1` with every round trip counted into `trips` (and its time, if `trips.ms` is kept). */
 export function countRoundTrips(d1: D1Database, trips: RoundTrips): D1Database {
-  return wrap(d1, () => trips.n++);
+  return wrap(d1, ticking(() => trips));
 }
 
 /** `d1` with every round trip counted into the running context's counts (nothing outside one). */
 export function countRoundTripsInContext(d1: D1Database): D1Database {
-  return wrap(d1, () => {
-    const counts = context.getStore();
-    if (counts) counts.own.n++;
-  });
+  return wrap(d1, ticking(() => context.getStore()?.own));
 }

@@ -116,8 +116,9 @@ async function tellObject(ctx: EventContext, listId: number, deleted: boolean): 
   }
 }
 
-export async function loadCheckinList(ctx: Pick<EventContext, "db" | "event">, id: number): Promise<CheckinListRecord> {
-  const list = await findCheckinList(ctx.db, ctx.event.id, id);
+/** A list of the event (404 otherwise); `withCounts` false: without its ticket counts (reading them visits every ticket). */
+export async function loadCheckinList(ctx: Pick<EventContext, "db" | "event">, id: number, withCounts = true): Promise<CheckinListRecord> {
+  const list = await findCheckinList(ctx.db, ctx.event.id, id, withCounts);
   if (!list) throw notFound();
   return list;
 }

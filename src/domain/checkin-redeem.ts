@@ -152,7 +152,7 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
   // no event knows the code: a failed scan on the first list (pretix logs it there)
   const first = lists[0]!;
   const [listRow] = await Promise.all([
-    checkinListQuery(ctx.db, first.home.eventId, first.listId).get() as Promise<CheckinListRecord | undefined>,
+    checkinListQuery(ctx.db, first.home.eventId, first.listId, false).get() as Promise<CheckinListRecord | undefined>,
     insertCheckin(ctx.db, {
       uid: crypto.randomUUID(),
       eventId: first.home.eventId,
@@ -266,7 +266,7 @@ export type FailedCheckinInput = z.output<typeof failedCheckinInput>;
  */
 export const storeFailedCheckin = survivingD1Faults(async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, listId: number, input: FailedCheckinInput) {
   const { db, event } = ctx;
-  const list = await checkinListQuery(db, event.id, listId).get();
+  const list = await checkinListQuery(db, event.id, listId, false).get();
   if (!list) throw notFound();
   const errors = new Problems();
   const [position, item, variation, subevent] = await Promise.all([

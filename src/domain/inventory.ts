@@ -107,8 +107,85 @@ export type Availability = {
 };
 
 type CartHold = Hold & { cartId: string; expires: number };
-type OrderHold = { paid: boolean; positions: Hold[] };
-type SeatHolder = { kind: "order"; code: string } | { kind: "cart"; holdKey: string };
+export type OrderHold = { paid: boolean; positions: Hold[] };
+
+/**
+ * Where the holds of pending and paid orders are kept, with their totals. The ledger keeps
+ * nothing per order in memory: an event with 100,000 positions held costs the ledger no more
+ * memory, and its object no longer start, than one with ten (the event object's book is its
+ * SQLite storage with totals kept by triggers, objects/order-book.ts). Every method is
+ * synchronous: decisions still never yield.
+ */
+export interface OrderBook {
+  /** An order's holds (undefined: the order holds nothing). */
+  get(code: string): OrderHold | undefined;
+  add(code: string, positions: readonly Hold[], paid: boolean): void;
+  setPaid(code: string, paid: boolean): void;
+  remove(code: string): void;
+  /** Positions of pending and of paid orders per capacity key. */
+  count(key: Key): { pending: number; paid: number };
+  /** Positions of orders that use a voucher. */
+  voucherUses(voucherId: number): number;
+  /** The order holding a seat (seatKey). */
+  seatHolder(seat: string): string | undefined;
+}
+
+/** The order book in memory (unit tests; everything the ledger decides is the same). */
+export class MemoryOrderBook implements OrderBook {
+  private orders = new Map<string, OrderHold>();
+  private counts = new Map<Key, { pending: number; paid: number }>();
+  private vouchers = new Map<number, number>();
+
+  get(code: string): OrderHold | undefined {
+    const o = this.orders.get(code);
+    return o && { paid: o.paid, positions: [...o.positions] };
+  }
+
+  add(code: string, positions: readonly Hold[], paid: boolean): void {
+    if (this.orders.has(code)) return;
+    this.orders.set(code, { paid, positions: [...positions] });
+    this.tally(positions, paid, 1);
+  }
+
+  setPaid(code: string, paid: boolean): void {
+    const o = this.orders.get(code);
+    if (!o || o.paid === paid) return;
+    this.tally(o.positions, o.paid, -1);
+    o.paid = paid;
+    this.tally(o.positions, paid, 1);
+  }
+
+  remove(code: string): void {
+    const o = this.orders.get(code);
+    if (!o) return;
+    this.orders.delete(code);
+    this.tally(o.positions, o.paid, -1);
+  }
+
+  private tally(positions: readonly Hold[], paid: boolean, d: 1 | -1): void {
+    for (const h of positions) {
+      const c = this.counts.get(h.key) ?? { pending: 0, paid: 0 };
+      if (paid) c.paid += d;
+      else c.pending += d;
+      this.counts.set(h.key, c);
+      if (h.voucherId !== null) this.vouchers.set(h.voucherId, (this.vouchers.get(h.voucherId) ?? 0) + d);
+    }
+  }
+
+  count(key: Key): { pending: number; paid: number } {
+    const c = this.counts.get(key);
+    return { pending: c?.pending ?? 0, paid: c?.paid ?? 0 };
+  }
+
+  voucherUses(voucherId: number): number {
+    return this.vouchers.get(voucherId) ?? 0;
+  }
+
+  seatHolder(seat: string): string | undefined {
+    for (const [code, o] of this.orders) if (o.positions.some((h) => h.seat === seat)) return code;
+    return undefined;
+  }
+}
 
 /** Capacity already set aside for a request: carts it consumes. */
 export type Credit = { cartHoldKeys: ReadonlySet<string> };
@@ -120,15 +197,22 @@ export class Ledger {
   private quotaById = new Map<number, QuotaDef>();
   private voucherById = new Map<number, VoucherDef>();
 
-  private orders = new Map<string, OrderHold>();
   private carts = new Map<string, CartHold>();
-  private orderCount = new Map<Key, { pending: number; paid: number }>();
   private cartsByKey = new Map<Key, Set<string>>();
-  private voucherRedeemed = new Map<number, number>();
   private voucherCarts = new Map<number, Set<string>>();
-  private seats = new Map<string, SeatHolder>();
-  /** Tickets whose last scan (on any list) was an exit, per capacity key: ticket id → order code. */
-  private exited = new Map<Key, Map<number, string>>();
+  /** Seats held by carts (seats of orders are the book's): seat key → hold key. */
+  private cartSeats = new Map<string, string>();
+  /** Tickets whose last scan (on any list) was an exit, per capacity key: ticket id → its order and whether that is paid. */
+  private exited = new Map<Key, Map<number, { code: string; paid: boolean }>>();
+  /** The exited tickets of each order (to follow its payment). */
+  private exitedOfOrder = new Map<string, Map<number, Key>>();
+
+  private readonly book: OrderBook;
+
+  /** `book` keeps the orders' holds (the event object's storage; memory by default). */
+  constructor(book: OrderBook = new MemoryOrderBook()) {
+    this.book = book;
+  }
 
   get stamp(): number {
     return this.catalog.stamp;
@@ -161,7 +245,7 @@ export class Ledger {
   // ---- counting ----
 
   redeemed(voucherId: number): number {
-    return this.voucherRedeemed.get(voucherId) ?? 0;
+    return this.book.voucherUses(voucherId);
   }
 
   /** Unexpired cart holds among `holdKeys`, the request's own credit not counted. */
@@ -198,11 +282,9 @@ export class Ledger {
     let paid = 0;
     let carts = 0;
     for (const k of new Set(q.keys)) {
-      const c = this.orderCount.get(k);
-      if (c) {
-        pending += c.pending;
-        paid += c.paid;
-      }
+      const c = this.book.count(k);
+      pending += c.pending;
+      paid += c.paid;
       carts += this.activeCarts(this.cartsByKey.get(k), now, credit);
     }
     let blocking = 0;
@@ -225,7 +307,7 @@ export class Ledger {
   /** Tickets of paid orders in the quota whose last scan was an exit. */
   private exitedOf(q: QuotaDef): number {
     let n = 0;
-    for (const k of new Set(q.keys)) for (const code of this.exited.get(k)?.values() ?? []) if (this.orders.get(code)?.paid) n++;
+    for (const k of new Set(q.keys)) for (const t of this.exited.get(k)?.values() ?? []) if (t.paid) n++;
     return n;
   }
 
@@ -235,10 +317,25 @@ export class Ledger {
    */
   setExited(ticketId: number, key: Key, orderCode: string, exited: boolean): void {
     let m = this.exited.get(key);
+    let byOrder = this.exitedOfOrder.get(orderCode);
     if (exited) {
       if (!m) this.exited.set(key, (m = new Map()));
-      m.set(ticketId, orderCode);
-    } else m?.delete(ticketId);
+      m.set(ticketId, { code: orderCode, paid: this.book.get(orderCode)?.paid ?? false });
+      if (!byOrder) this.exitedOfOrder.set(orderCode, (byOrder = new Map()));
+      byOrder.set(ticketId, key);
+    } else {
+      m?.delete(ticketId);
+      byOrder?.delete(ticketId);
+      if (byOrder?.size === 0) this.exitedOfOrder.delete(orderCode);
+    }
+  }
+
+  /** An order's payment changed (or it stopped holding): its exited tickets follow. */
+  private exitedFollow(code: string, paid: boolean): void {
+    for (const [ticketId, key] of this.exitedOfOrder.get(code) ?? []) {
+      const t = this.exited.get(key)?.get(ticketId);
+      if (t) t.paid = paid;
+    }
   }
 
   /**
@@ -337,11 +434,11 @@ export class Ledger {
   }
 
   private seatFree(sk: string, seat: string, subeventId: number | null, voucherId: number | null, now: number, credit: Credit): boolean {
-    const holder = this.seats.get(sk);
-    if (holder) {
-      if (holder.kind === "order") return false;
-      const c = this.carts.get(holder.holdKey);
-      if (c && c.expires > now && !credit.cartHoldKeys.has(holder.holdKey)) return false;
+    if (this.book.seatHolder(sk) !== undefined) return false;
+    const holdKey = this.cartSeats.get(sk);
+    if (holdKey !== undefined) {
+      const c = this.carts.get(holdKey);
+      if (c && c.expires > now && !credit.cartHoldKeys.has(holdKey)) return false;
     }
     // a seat reserved by a (valid, unused) voucher is free only for that voucher
     for (const v of this.catalog.vouchers) {
@@ -365,56 +462,29 @@ export class Ledger {
     return { key: keyOf(d.itemId, d.variationId, d.subeventId), seat: d.seat === null ? null : seatKey(d.subeventId, d.seat), voucherId: d.voucherId };
   }
 
+  /** Records an order's holds (once: an order already holding keeps what it holds). */
   addOrder(code: string, demands: readonly Demand[] | readonly Hold[], paid: boolean): void {
-    if (this.orders.has(code)) return;
-    const holds = demands.map((d) => ("key" in d ? d : this.holdOf(d)));
-    this.orders.set(code, { paid, positions: holds });
-    for (const h of holds) {
-      const c = this.orderCount.get(h.key) ?? { pending: 0, paid: 0 };
-      if (paid) c.paid++;
-      else c.pending++;
-      this.orderCount.set(h.key, c);
-      if (h.voucherId !== null) this.voucherRedeemed.set(h.voucherId, this.redeemed(h.voucherId) + 1);
-      if (h.seat !== null) this.seats.set(h.seat, { kind: "order", code });
-    }
+    if (this.book.get(code)) return;
+    this.book.add(
+      code,
+      demands.map((d) => ("key" in d ? d : this.holdOf(d))),
+      paid,
+    );
+    this.exitedFollow(code, paid);
   }
 
   orderHolds(code: string): OrderHold | undefined {
-    return this.orders.get(code);
+    return this.book.get(code);
   }
 
   setOrderPaid(code: string, paid: boolean): void {
-    const o = this.orders.get(code);
-    if (!o || o.paid === paid) return;
-    for (const h of o.positions) {
-      const c = this.orderCount.get(h.key)!;
-      if (paid) {
-        c.pending--;
-        c.paid++;
-      } else {
-        c.paid--;
-        c.pending++;
-      }
-    }
-    o.paid = paid;
+    this.book.setPaid(code, paid);
+    this.exitedFollow(code, this.book.get(code)?.paid ?? false);
   }
 
   removeOrder(code: string): void {
-    const o = this.orders.get(code);
-    if (!o) return;
-    this.orders.delete(code);
-    for (const h of o.positions) {
-      const c = this.orderCount.get(h.key);
-      if (c) {
-        if (o.paid) c.paid--;
-        else c.pending--;
-      }
-      if (h.voucherId !== null) this.voucherRedeemed.set(h.voucherId, Math.max(0, this.redeemed(h.voucherId) - 1));
-      if (h.seat !== null) {
-        const holder = this.seats.get(h.seat);
-        if (holder?.kind === "order" && holder.code === code) this.seats.delete(h.seat);
-      }
-    }
+    this.book.remove(code);
+    this.exitedFollow(code, false);
   }
 
   addCart(holdKey: string, cartId: string, d: Demand | Hold, expires: number): void {
@@ -428,7 +498,7 @@ export class Ledger {
       if (!vs) this.voucherCarts.set(h.voucherId, (vs = new Set()));
       vs.add(holdKey);
     }
-    if (h.seat !== null) this.seats.set(h.seat, { kind: "cart", holdKey });
+    if (h.seat !== null) this.cartSeats.set(h.seat, holdKey);
   }
 
   cart(holdKey: string): CartHold | undefined {
@@ -449,10 +519,7 @@ export class Ledger {
     this.carts.delete(holdKey);
     this.cartsByKey.get(c.key)?.delete(holdKey);
     if (c.voucherId !== null) this.voucherCarts.get(c.voucherId)?.delete(holdKey);
-    if (c.seat !== null) {
-      const holder = this.seats.get(c.seat);
-      if (holder?.kind === "cart" && holder.holdKey === holdKey) this.seats.delete(c.seat);
-    }
+    if (c.seat !== null && this.cartSeats.get(c.seat) === holdKey) this.cartSeats.delete(c.seat);
   }
 
   /** Cart holds that expired before `now` (to be pruned from storage). */

@@ -84,6 +84,8 @@ export class CheckinState {
       type TEXT NOT NULL, datetime INTEGER NOT NULL, nonce TEXT, device_id INTEGER, auto INTEGER NOT NULL)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS ci_passages_ticket ON ci_passages (ticket_id, list_id, datetime)");
     this.sql.exec("CREATE INDEX IF NOT EXISTS ci_passages_list ON ci_passages (list_id, ticket_id)");
+    // the tickets that ever left: a restarted object reads these, not the whole index
+    this.sql.exec("CREATE INDEX IF NOT EXISTS ci_passages_exits ON ci_passages (ticket_id) WHERE type = 'exit'");
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_exit_all (list_id INTEGER PRIMARY KEY, fired INTEGER NOT NULL)");
     // storage made before tickets could be blocked
     const columns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_tickets)")].map((c) => c.name);
@@ -284,12 +286,16 @@ export class CheckinState {
     return (r?.type as CheckinType | undefined) ?? null;
   }
 
-  /** Tickets whose last passage on any list is an exit, with their capacity facts (to rebuild the ledger). */
+  /**
+   * Tickets whose last passage on any list is an exit, with their capacity facts (to rebuild the
+   * ledger): only tickets that ever left are looked at, however many the index holds.
+   */
   exitedTickets(): { id: number; orderCode: string; item: number; variation: number | null; subevent: number | null }[] {
     return [
       ...this.sql.exec<{ id: number; order_code: string; item: number; variation: number | null; subevent: number | null }>(
         `SELECT t.id, t.order_code, t.item, t.variation, t.subevent FROM ci_tickets t
-         WHERE (SELECT p.type FROM ci_passages p WHERE p.ticket_id = t.id ORDER BY p.datetime DESC, p.rowid DESC LIMIT 1) = 'exit'`,
+         WHERE t.id IN (SELECT ticket_id FROM ci_passages WHERE type = 'exit')
+           AND (SELECT p.type FROM ci_passages p WHERE p.ticket_id = t.id ORDER BY p.datetime DESC, p.rowid DESC LIMIT 1) = 'exit'`,
       ),
     ].map((r) => ({ id: r.id, orderCode: r.order_code, item: r.item, variation: r.variation, subevent: r.subevent }));
   }

@@ -50,7 +50,11 @@ function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRound
       return async (...args: unknown[]) => {
         const counted = target as unknown as Pick<EventObject, "countedCall">;
         const r = await counted.countedCall(name as Parameters<EventObject["countedCall"]>[0], args);
-        if (counts) counts.object.n += r.trips;
+        if (counts) {
+          counts.object.n += r.trips;
+          counts.object.ms += r.ms;
+          if (r.start) counts.objectStart = r.start;
+        }
         session?.observe(r.bookmark);
         return r.value;
       };

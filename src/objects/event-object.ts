@@ -77,8 +77,9 @@ import {
   type TicketFacts,
 } from "../domain/checkin";
 import { evaluateRules } from "../domain/checkin-rules";
-import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
+import { type Availability, type Catalog, catalogFromRows, type Demand, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
 import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type SecretUndo, type StoredPassage } from "./checkin-state";
+import { createOrderBookTables, SqlOrderBook } from "./order-book";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 
@@ -179,8 +180,14 @@ export type RedeemOutcome =
 
 const STATUS_RELEASES = new Set(["c", "e"]);
 
+/** What a (re)started object read from its own storage to serve (debugging aid, tests). */
+export type ObjectStart = { rowsRead: number; heldPositions: number };
+
 export class EventObject extends DurableObject<Env> {
-  private ledger = new Ledger();
+  private ledger: Ledger;
+  private book: SqlOrderBook;
+  /** The start's reads (its SQLite rows read, the positions held then). */
+  private started: ObjectStart = { rowsRead: 0, heldPositions: 0 };
   private readonly eventId: number;
   private readonly sql: SqlStorage;
   private catalogLoad: Promise<void> | null = null;
@@ -217,28 +224,37 @@ export class EventObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
+    // every statement of the start counts the rows it reads (what a restart costs, ObjectStart)
+    const startReads: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
+    let starting = true;
+    const storage = ctx.storage.sql;
+    this.sql = new Proxy(storage, {
+      get(target, name) {
+        if (name !== "exec") return Reflect.get(target, name);
+        return (query: string, ...bindings: unknown[]) => {
+          const cursor = target.exec(query, ...bindings);
+          if (starting) startReads.push(cursor);
+          return cursor;
+        };
+      },
+    });
     this.ci = new CheckinState(this.sql);
     this.eventId = Number(ctx.id.name);
+    this.book = new SqlOrderBook(this.sql);
+    this.ledger = new Ledger(this.book);
     ctx.blockConcurrencyWhile(async () => {
       this.createTables();
       const now = Date.now();
       this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND expires <= ?", now);
-      const orderRows = new Map<string, { paid: boolean; holds: Hold[] }>();
-      for (const r of this.sql.exec<{ kind: string; ref: string; grp: string | null; key: string; seat: string | null; voucher_id: number | null; expires: number | null; paid: number }>(
-        "SELECT kind, ref, grp, key, seat, voucher_id, expires, paid FROM holds ORDER BY kind, ref, idx",
+      // Orders stay in storage (the ledger's book): only unexpired carts and exited tickets are read.
+      for (const r of this.sql.exec<{ ref: string; grp: string | null; key: string; seat: string | null; voucher_id: number | null; expires: number | null }>(
+        "SELECT ref, grp, key, seat, voucher_id, expires FROM holds WHERE kind = 'cart'",
       )) {
-        const hold: Hold = { key: r.key, seat: r.seat, voucherId: r.voucher_id };
-        if (r.kind === "order") {
-          const o = orderRows.get(r.ref) ?? { paid: r.paid === 1, holds: [] };
-          o.holds.push(hold);
-          orderRows.set(r.ref, o);
-        } else {
-          this.ledger.addCart(r.ref, r.grp ?? "", hold, r.expires ?? 0);
-        }
+        this.ledger.addCart(r.ref, r.grp ?? "", { key: r.key, seat: r.seat, voucherId: r.voucher_id }, r.expires ?? 0);
       }
-      for (const [code, o] of orderRows) this.ledger.addOrder(code, o.holds, o.paid);
       for (const t of this.ci.exitedTickets()) this.ledger.setExited(t.id, keyOf(t.item, t.variation, t.subevent), t.orderCode, true);
+      starting = false;
+      this.started = { rowsRead: startReads.reduce((n, c) => n + c.rowsRead, 0), heldPositions: this.book.held() };
       if (Number.isFinite(this.eventId)) {
         const load = () => this.loadCatalog();
         if (roundTripsEnabled(env)) this.startTrips = newRoundTrips();
@@ -252,10 +268,7 @@ export class EventObject extends DurableObject<Env> {
   }
 
   private createTables(): void {
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS holds (
-      kind TEXT NOT NULL, ref TEXT NOT NULL, idx INTEGER NOT NULL, grp TEXT,
-      key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
-      PRIMARY KEY (kind, ref, idx))`);
+    createOrderBookTables(this.sql);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
     this.ci.createTables();
   }
@@ -270,16 +283,25 @@ export class EventObject extends DurableObject<Env> {
    * round trips (the object's start counts with the first call). The Worker's door
    * (objects/client.ts) calls every method through this inside a request.
    */
-  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number; bookmark: string | null }> {
+  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number; ms: number; bookmark: string | null; start?: ObjectStart }> {
     if (!COUNTED_METHODS.includes(method)) throw new Error(`not a method of the event object: ${method}`);
     const counts = newRoundTrips();
+    let start: ObjectStart | undefined;
     if (this.startTrips) {
       counts.own.n += this.startTrips.own.n;
+      counts.own.ms += this.startTrips.own.ms;
       this.startTrips = null;
+      start = this.started;
     }
     const fn = this[method] as (...a: unknown[]) => Promise<unknown>;
     const { value, bookmark } = await withRoundTripCounting(counts, () => withBookmarks(() => fn.apply(this, args)));
-    return { value, trips: counts.own.n, bookmark };
+    const out = { value, trips: counts.own.n, ms: counts.own.ms, bookmark };
+    return start ? { ...out, start } : out;
+  }
+
+  /** What this instance read from its storage when it started (tests). */
+  startReport(): ObjectStart {
+    return { ...this.started };
   }
 
   /** The catalog (quotas, vouchers) and, read in the same batch, the check-in configuration. */
@@ -325,32 +347,20 @@ export class EventObject extends DurableObject<Env> {
     this.inflight.delete(id);
   }
 
-  // Holds are recorded in the ledger and in the object's storage together (callers run these
-  // inside transactionSync), so that a restarted object rebuilds the same ledger.
+  // Holds are recorded in the object's storage as they are decided (callers run these inside
+  // transactionSync): orders through the ledger's book, which keeps them there and nowhere
+  // else; carts in the ledger's memory and as rows here, so that a restarted object rebuilds them.
 
   private holdOrder(code: string, demands: readonly Demand[], paid: boolean): void {
     this.ledger.addOrder(code, demands, paid);
-    this.ledger.orderHolds(code)!.positions.forEach((h, idx) =>
-      this.sql.exec(
-        "INSERT OR REPLACE INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('order', ?, ?, NULL, ?, ?, ?, NULL, ?)",
-        code,
-        idx,
-        h.key,
-        h.seat,
-        h.voucherId,
-        paid ? 1 : 0,
-      ),
-    );
   }
 
   private setOrderPaid(code: string, paid: boolean): void {
     this.ledger.setOrderPaid(code, paid);
-    this.sql.exec("UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ?", paid ? 1 : 0, code);
   }
 
   private dropOrderHolds(code: string): void {
     this.ledger.removeOrder(code);
-    this.sql.exec("DELETE FROM holds WHERE kind = 'order' AND ref = ?", code);
   }
 
   private holdCart(holdKey: string, cartId: string, d: Demand, expires: number): void {
@@ -1328,7 +1338,7 @@ export class EventObject extends DurableObject<Env> {
   async eventDeleted(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    this.ledger = new Ledger();
+    this.ledger = new Ledger(this.book);
     this.config = EMPTY_CONFIG;
     this.inflight.clear();
     this.createTables();

@@ -21,7 +21,7 @@ export type CheckinOptions = { tickets: number; devices: number; storms: number;
 type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
 /** Devices of the organizer, straight into the local D1 (as `npm run admin` writes rows). */
-async function seedDevices(service: Service, n: number): Promise<string[]> {
+export async function seedDevices(service: Service, n: number): Promise<string[]> {
   const tokens = Array.from({ length: n }, () => randomBytes(32).toString("hex"));
   const now = Date.now();
   const org = `(SELECT id FROM organizers WHERE slug = '${service.organizer}')`;
@@ -104,10 +104,10 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
 
   const stormSecrets = secrets.slice(o.tickets);
   log(`check-in: ${stormSecrets.length} storms of ${o.stormWidth} parallel scans of one ticket`);
-  const storms: { samples: Sample[]; ok: number }[] = [];
+  const storms: { samples: Sample[]; ok: number; startedAt: number }[] = [];
   for (const [k, secret] of stormSecrets.entries()) {
     const p = await runPhase({ concurrency: o.stormWidth, count: o.stormWidth, make: (i) => redeem(i, secret, `storm${k}-${i}`) });
-    storms.push({ samples: p.samples, ok: p.samples.filter((s) => s.status === 201).length });
+    storms.push({ samples: p.samples, ok: p.samples.filter((s) => s.status === 201).length, startedAt: p.startedAt });
   }
 
   log(`check-in: trivial endpoint again for ${half / 1000} s`);

@@ -4,7 +4,8 @@
  * It stops after a number of requests or after a duration, whichever is given.
  */
 
-export type RoundTripCount = { total: number; worker: number; object: number };
+/** D1 round trips of a request (debugging aid headers), and the milliseconds it waited for D1 (all, the event object's). */
+export type RoundTripCount = { total: number; worker: number; object: number; ms: number; objectMs: number };
 
 export type Sample = {
   status: number; // 0: no HTTP answer (connection error)
@@ -15,16 +16,25 @@ export type Sample = {
   trips: RoundTripCount | null;
   /** The body of an unexpected answer (for the report). */
   body?: string;
+  /** The response headers the request asked to keep (`RequestSpec.keepHeaders`). */
+  headers?: Record<string, string>;
 };
 
-export type Phase = { samples: Sample[]; elapsedMs: number };
+/** A phase's samples; `startedAt` is its t0 (performance.now()), so phases share one clock. */
+export type Phase = { samples: Sample[]; elapsedMs: number; startedAt: number };
 
-export type RequestSpec = { url: string; init: RequestInit; expected: (status: number) => boolean };
+export type RequestSpec = { url: string; init: RequestInit; expected: (status: number) => boolean; keepHeaders?: string[] };
 
 function tripsOf(headers: Headers): RoundTripCount | null {
   const total = headers.get("x-d1-round-trips");
   if (total === null) return null;
-  return { total: Number(total), worker: Number(headers.get("x-d1-round-trips-worker") ?? 0), object: Number(headers.get("x-d1-round-trips-object") ?? 0) };
+  return {
+    total: Number(total),
+    worker: Number(headers.get("x-d1-round-trips-worker") ?? 0),
+    object: Number(headers.get("x-d1-round-trips-object") ?? 0),
+    ms: Number(headers.get("x-d1-time-ms") ?? NaN),
+    objectMs: Number(headers.get("x-d1-time-ms-object") ?? NaN),
+  };
 }
 
 export async function send(spec: RequestSpec, t0: number): Promise<Sample> {
@@ -35,6 +45,10 @@ export async function send(spec: RequestSpec, t0: number): Promise<Sample> {
     const end = performance.now();
     const sample: Sample = { status: res.status, ms: end - start, at: end - t0, trips: tripsOf(res.headers) };
     if (!spec.expected(res.status)) sample.body = body.slice(0, 500);
+    for (const name of spec.keepHeaders ?? []) {
+      const value = res.headers.get(name);
+      if (value !== null) (sample.headers ??= {})[name] = value;
+    }
     return sample;
   } catch (e) {
     const end = performance.now();
@@ -56,7 +70,7 @@ export async function runPhase(opts: { concurrency: number; count?: number; dura
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, client));
-  return { samples, elapsedMs: performance.now() - t0 };
+  return { samples, elapsedMs: performance.now() - t0, startedAt: t0 };
 }
 
 /** Nearest-rank percentile of `values` (p in 0..100); NaN for none. */
@@ -74,7 +88,7 @@ export function latency(samples: Sample[]): LatencySummary {
   return { count: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), max_ms: round(percentile(ms, 100)) };
 }
 
-export type TripSummary = { mean: number; min: number; max: number; worker_mean: number; object_mean: number } | null;
+export type TripSummary = { mean: number; min: number; max: number; worker_mean: number; object_mean: number; d1_ms_mean: number; d1_ms_p50: number; object_d1_ms_mean: number } | null;
 
 export function roundTrips(samples: Sample[]): TripSummary {
   const counted = samples.map((s) => s.trips).filter((t): t is RoundTripCount => t !== null);
@@ -87,6 +101,10 @@ export function roundTrips(samples: Sample[]): TripSummary {
     max: Math.max(...totals),
     worker_mean: mean(counted.map((t) => t.worker)),
     object_mean: mean(counted.map((t) => t.object)),
+    // the time waiting for D1 (the runtime's clock: whole milliseconds, advancing with I/O)
+    d1_ms_mean: mean(counted.map((t) => t.ms)),
+    d1_ms_p50: percentile(counted.map((t) => t.ms), 50),
+    object_d1_ms_mean: mean(counted.map((t) => t.objectMs)),
   };
 }
 

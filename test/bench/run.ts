@@ -17,9 +17,18 @@
  *     list (redemptions/s, p50/p99, round trips, ratio to the trivial endpoint measured in the
  *     same minutes), then `--storms` tickets are each scanned by `--storm-width` parallel
  *     requests; double entries (from the answers and from the list's positions) must be 0.
+ *  5. A large event (./large.ts): `--large-positions` order positions written into the local
+ *     state; every list request of the orders list and of a check-in list's tickets against
+ *     the trivial endpoint (goal: ≤ 2 ×), and the first order after the event's object
+ *     restarted against warm orders (goal: ≤ 10 ×).
+ *  6. On-sales at once (./rushes.ts): one event sells out alone, then `--onsale-events`
+ *     events at the same moment: does one slow the others?
  *
- * Exit code 1 when anything was oversold, any 5xx or other unexpected answer came, or the
- * quota did not end exactly sold out; 2 for bad flags.
+ * Besides the table and the JSON, each run draws an SVG chart (./chart.ts): per scenario,
+ * answers per second and p50/p99 latency second by second, the trivial endpoint beside them.
+ *
+ * Exit code 1 when anything was oversold, any 5xx or other unexpected answer came, the quota
+ * did not end exactly sold out, or a goal of the large event was missed; 2 for bad flags.
  */
 import { writeFileSync } from "node:fs";
 import os from "node:os";
@@ -27,6 +36,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
 import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.ts";
+import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
+import { benchLarge, fileBytes, type LargeSummary, summarizeLarge } from "./large.ts";
+import { benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -36,7 +48,13 @@ const USAGE = `usage: npm run bench -- [flags]
   --warmup-orders N     orders before measuring (taken from the quota)           default 50
   --trivial-seconds S   trivial endpoint, measured (half before, half after)     default 10
   --warmup-seconds S    trivial endpoint, before measuring                       default 3
-  --scenario S          orders, checkin or all                                    default all
+  --scenario S          orders, checkin, large, onsales or all (comma-separated)  default all
+  --large-positions N   large: order positions of the one large event            default 100000
+  --large-samples N     large: measured requests per list request                default 15
+  --onsale-events N     onsales: events selling out at once                      default 4
+  --onsale-quota N      onsales: each event's quota                               default 300
+  --onsale-buyers N     onsales: parallel buyers per event                        default 16
+  --chart FILE          also write the SVG chart to FILE (default: beside the JSON)
   --tickets N           check-in: distinct tickets redeemed                       default 1000
   --devices N           check-in: scanning devices (parallel clients)             default 64
   --storms N            check-in: tickets scanned by a storm of parallel scans    default 20
@@ -45,6 +63,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --json FILE           also write the JSON result to FILE (default: a temporary file)
   --keep                keep the temporary state directory
   --verbose             show wrangler's output`;
+
+const SCENARIOS = ["orders", "checkin", "large", "onsales"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -60,6 +80,12 @@ function options() {
       devices: { type: "string", default: "64" },
       storms: { type: "string", default: "20" },
       "storm-width": { type: "string", default: "64" },
+      "large-positions": { type: "string", default: "100000" },
+      "large-samples": { type: "string", default: "15" },
+      "onsale-events": { type: "string", default: "4" },
+      "onsale-quota": { type: "string", default: "300" },
+      "onsale-buyers": { type: "string", default: "16" },
+      chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
       keep: { type: "boolean", default: false },
@@ -89,22 +115,29 @@ function options() {
     warmupOrders: int("warmup-orders", values["warmup-orders"], 0),
     trivialSeconds: seconds("trivial-seconds", values["trivial-seconds"]),
     warmupSeconds: seconds("warmup-seconds", values["warmup-seconds"]),
-    scenario: values.scenario as "orders" | "checkin" | "all",
+    scenarios: new Set(values.scenario === "all" ? SCENARIOS : values.scenario.split(",").map((x) => x.trim())),
     tickets: int("tickets", values.tickets, 1),
     devices: int("devices", values.devices, 1),
     storms: int("storms", values.storms, 0),
     stormWidth: int("storm-width", values["storm-width"], 2),
+    largePositions: int("large-positions", values["large-positions"], 6),
+    largeSamples: int("large-samples", values["large-samples"], 1),
+    onsaleEvents: int("onsale-events", values["onsale-events"], 2),
+    onsaleQuota: int("onsale-quota", values["onsale-quota"], 2),
+    onsaleBuyers: int("onsale-buyers", values["onsale-buyers"], 1),
+    chart: values.chart,
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
     keep: values.keep,
     verbose: values.verbose,
   };
   if (o.warmupOrders >= o.quota) throw new Error("--warmup-orders must be smaller than --quota");
-  if (!["orders", "checkin", "all"].includes(o.scenario)) throw new Error("--scenario must be orders, checkin or all");
+  for (const x of o.scenarios) if (!(SCENARIOS as readonly string[]).includes(x)) throw new Error(`--scenario: ${x} is not one of ${SCENARIOS.join(", ")}, all`);
   return o;
 }
 
 let opts: ReturnType<typeof options>;
+
 try {
   opts = options();
 } catch (e) {
@@ -195,7 +228,9 @@ async function bench() {
 
   const attempts = opts.quota - warmSold + opts.extra;
   log(`orders: ${opts.concurrency} buyers, ${attempts} attempts on the ${opts.quota - warmSold} tickets left`);
+  const bytesBefore = fileBytes(service!.stateDir);
   const orders = await runPhase({ concurrency: opts.concurrency, count: attempts, make: order });
+  const bytesAfter = fileBytes(service!.stateDir);
 
   log(`trivial endpoint again for ${half / 1000} s`);
   const trivialAfter = await runPhase({ concurrency: opts.concurrency, durationMs: half, make: trivial });
@@ -221,7 +256,7 @@ async function bench() {
   const a = availability.body as { available: boolean; available_number: number | null; pending_orders: number; paid_orders: number };
   const availabilityTrips = (await send({ url: `${service!.base}${eventPath}/quotas/${quota.id}/availability/`, init: { headers: auth }, expected: (s) => s === 200 }, 0)).trips;
 
-  return { loadBefore, loadAfter, item, quota, warm, warmSold, trivialBefore, trivialAfter, orders, attempts, soldPositions, listedOrders, availability: a, availabilityTrips };
+  return { loadBefore, loadAfter, item, quota, warm, warmSold, trivialBefore, trivialAfter, orders, attempts, soldPositions, listedOrders, availability: a, availabilityTrips, bytesBefore, bytesAfter };
 }
 
 // ------------------------------------------------------------------ the report
@@ -302,6 +337,8 @@ function summarize(r: Result) {
       latency_created: latency(created),
       latency_refused: latency(refused),
       d1_round_trips_created: roundTrips(created),
+      // what D1's file grew by per order created (one position, its mail in the outbox, indexes)
+      d1_bytes_per_order_created: created.length ? Math.round((r.bytesAfter - r.bytesBefore) / created.length) : null,
       d1_round_trips_refused: roundTrips(refused),
       statuses: statusCounts(r.orders.samples),
       warmup_statuses: statusCounts(r.warm.samples),
@@ -336,7 +373,7 @@ function table(rows: string[][]): string {
 function tripsCell(t: TripSummary): string {
   if (!t) return "-";
   const range = t.min === t.max ? "" : ` [${t.min}-${t.max}]`;
-  return `${t.mean} = ${t.worker_mean} + ${t.object_mean}${range}`;
+  return `${t.mean} = ${t.worker_mean} + ${t.object_mean}${range} · ${t.d1_ms_mean} ms`;
 }
 
 function print(s: ReturnType<typeof summarize>) {
@@ -350,7 +387,7 @@ function print(s: ReturnType<typeof summarize>) {
     `${s.settings.concurrency} clients · quota ${s.settings.quota_size} (${s.settings.warmup_orders} sold in the warm-up) · ${s.settings.measured_attempts} measured order attempts`,
     "",
     table([
-      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object)"],
+      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object) · ms waiting for D1"],
       [`trivial: ${t.endpoint}`, String(t.requests), String(t.requests_per_second), String(t.latency.p50_ms), String(t.latency.p99_ms), tripsCell(t.d1_round_trips)],
       ["orders: 201 created", String(o.created_201), String(o.orders_per_second), String(o.latency_created.p50_ms), String(o.latency_created.p99_ms), tripsCell(o.d1_round_trips_created)],
       ["orders: 400 refused (sold out)", String(o.refused_400), "", String(o.latency_refused.p50_ms), String(o.latency_refused.p99_ms), tripsCell(o.d1_round_trips_refused)],
@@ -358,7 +395,7 @@ function print(s: ReturnType<typeof summarize>) {
     "",
     `trivial endpoint before / after the orders: ${t.before_per_second} / ${t.after_per_second} requests/s`,
     `orders/s until sold out: ${o.orders_per_second} (${o.tickets_per_minute} tickets/minute; sold out after ${o.sold_out_after_seconds} s; ${s.reference})`,
-    `ratio orders/s ÷ trivial requests/s: ${s.ratio_orders_to_trivial}`,
+    `ratio orders/s ÷ trivial requests/s: ${s.ratio_orders_to_trivial} · D1 grew by ${o.d1_bytes_per_order_created} bytes per order created`,
     `statuses: ${Object.entries(o.statuses).map(([k, v]) => `${k} × ${v}`).join(", ")} · 5xx: ${s.server_errors_5xx} · unexpected: ${s.unexpected_answers}`,
     `oversold: ${s.verification.oversold} (quota ${s.verification.quota_size}; sold per order list ${s.verification.positions_sold_by_order_list}, per availability ${s.verification.positions_sold_by_availability}; available_number ${s.verification.available_number})`,
     `checks: ${Object.entries(s.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
@@ -376,7 +413,7 @@ function printCheckin(c: CheckinSummary, loadBefore: number, loadAfter: number) 
     `${c.settings.devices} devices · ${c.settings.distinct_tickets} distinct tickets · ${c.settings.storms} storms × ${c.settings.storm_width} parallel scans · load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
     "",
     table([
-      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object)"],
+      ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object) · ms waiting for D1"],
       ["trivial endpoint", String(c.trivial.latency.count), String(c.trivial.requests_per_second), String(c.trivial.latency.p50_ms), String(c.trivial.latency.p99_ms), tripsCell(c.trivial.d1_round_trips)],
       ["redeem: 201 ok (distinct tickets)", String(r.redeemed_201), String(r.redemptions_per_second), String(r.latency.p50_ms), String(r.latency.p99_ms), tripsCell(r.d1_round_trips)],
       ["storm: 201 ok", String(st.admitted_201), "", "", "", tripsCell(st.d1_round_trips_admitted)],
@@ -391,6 +428,51 @@ function printCheckin(c: CheckinSummary, loadBefore: number, loadAfter: number) 
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+function printLarge(l: LargeSummary, loadBefore: number, loadAfter: number) {
+  const r = l.restart;
+  const lines = [
+    "",
+    `Benchmark: ${l.scenario}`,
+    `${l.fixture.checkins} check-ins · ${l.settings.samples_per_request} samples per request, one client, each after a trivial request · load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
+    `D1: ${l.fixture.d1_bytes_added} bytes added by the fixture: ${l.fixture.d1_bytes_per_order} bytes per order, ${l.fixture.d1_bytes_per_position} per position (with indexes and check-ins)`,
+    "",
+    table([
+      ["", "results", "p50 ms", "p99 ms", "÷ trivial p50", "D1 round trips · ms waiting for D1"],
+      ["trivial: GET /api/v1/organizers/{slug}/", "", String(l.trivial.latency.p50_ms), String(l.trivial.latency.p99_ms), "1", tripsCell(l.trivial.d1_round_trips)],
+      ...l.lists.map((x) => [`${x.list}: ${x.request}`, String(x.count ?? ""), String(x.latency.p50_ms), String(x.latency.p99_ms), `${x.ratio_p50_to_trivial_p50}${x.within_2x ? "" : " !"}`, tripsCell(x.d1_round_trips)]),
+    ]),
+    "",
+    `warm order (one client): ${tripsCell(r.warm_d1_round_trips)} waiting for D1, ${r.warm_d1_round_trips?.object_d1_ms_mean} ms of it the object's write · redeem (one device): p50 ${l.redeem_one_device.latency.p50_ms} ms, ${tripsCell(l.redeem_one_device.d1_round_trips)} waiting for D1`,
+    `first order after the object restarted: ${r.first_order_status} in ${r.first_order_ms} ms (${r.first_order_d1_round_trips ? `${r.first_order_d1_round_trips.total} D1 round trips` : "-"}); warm orders p50 ${r.warm_orders.p50_ms} ms, p99 ${r.warm_orders.p99_ms} ms; ratio ${r.ratio_first_to_warm_p50} (goal ≤ 10)`,
+    r.object_start ? `the object's start: ${r.object_start.rows_read} rows read from its storage, ${r.object_start.held_positions} positions held (an in-memory ledger of them would take ${l.in_memory_ledger_estimate.heap_mb} MB)` : "the object's start: not reported",
+    `quota: ${l.quota.held_by_object} held according to the object, ${l.quota.held_in_d1} in D1 before the orders of this scenario`,
+    `checks: ${Object.entries(l.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+function printRushes(r: RushSummary, loadBefore: number, loadAfter: number) {
+  const lines = [
+    "",
+    `Benchmark: ${r.scenario}`,
+    `load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
+    "",
+    table([
+      ["", "orders/s until sold out", "÷ alone", "p50 ms", "p99 ms"],
+      [`${r.alone.event} alone`, String(r.alone.orders_per_second), "1", String(r.alone.latency_created.p50_ms), String(r.alone.latency_created.p99_ms)],
+      ...r.together.events.map((e) => [`${e.event} (together)`, String(e.orders_per_second), String(e.ratio_to_alone), String(e.latency_created.p50_ms), String(e.latency_created.p99_ms)]),
+      ["all together", String(r.together.orders_per_second_all_events), String(r.together.ratio_all_to_alone), "", ""],
+      ["trivial, 1 client, before", "", "", String(r.trivial.before.p50_ms), String(r.trivial.before.p99_ms)],
+      ["trivial, 1 client, during", "", String(r.trivial.ratio_p50_during_to_before), String(r.trivial.during.p50_ms), String(r.trivial.during.p99_ms)],
+    ]),
+    "",
+    `do they slow each other? ${r.slow_each_other ? "yes" : "no"}: each event sells at ${r.together.mean_ratio_each_to_alone} × the lone event's rate; all together at ${r.together.ratio_all_to_alone} ×`,
+    `oversold per event: ${r.oversold.join(", ")} · 5xx: ${r.server_errors_5xx}`,
+    `checks: ${Object.entries(r.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
 // ------------------------------------------------------------------ main
 
 let exitCode = 1;
@@ -398,22 +480,95 @@ try {
   log("starting the service (migrations, organizer, wrangler dev)");
   service = await startService({ port: opts.port, keep: opts.keep, verbose: opts.verbose, log });
   log(`listening on ${service.base}`);
-  const summary = opts.scenario === "checkin" ? null : summarize(await bench());
-  if (summary) print(summary);
+  const panels: Panel[] = [];
+  const ok200 = (s: Sample) => s.status === 200;
+  let summary: ReturnType<typeof summarize> | null = null;
+  if (opts.scenarios.has("orders")) {
+    const r = await bench();
+    summary = summarize(r);
+    print(summary);
+    const origin = r.trivialBefore.startedAt;
+    panels.push({
+      title: "Rush on one quota: many parallel buyers, one event",
+      note: `${opts.concurrency} clients; the trivial endpoint before and after the orders`,
+      series: [
+        { name: "orders 201 created", color: COLORS[0]!, points: pointsOf(r.orders, (s) => s.status === 201, origin) },
+        { name: "orders 400 sold out", color: COLORS[1]!, points: pointsOf(r.orders, (s) => s.status === 400, origin) },
+        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)] },
+      ],
+    });
+  }
   let checkin: CheckinSummary | null = null;
-  if (opts.scenario !== "orders") {
+  if (opts.scenarios.has("checkin")) {
     const loadBefore = os.loadavg()[0]!;
     const o = { tickets: opts.tickets, devices: opts.devices, storms: opts.storms, stormWidth: opts.stormWidth, trivialSeconds: opts.trivialSeconds, warmupSeconds: opts.warmupSeconds };
-    checkin = summarizeCheckin(await benchCheckin(service, api, o, log), o);
+    const r = await benchCheckin(service, api, o, log);
+    checkin = summarizeCheckin(r, o);
     printCheckin(checkin, loadBefore, os.loadavg()[0]!);
+    const origin = r.trivialBefore.startedAt;
+    panels.push({
+      title: "Check-in: devices redeeming tickets on one list, then storms on single tickets",
+      note: `${opts.devices} devices; the trivial endpoint before and after`,
+      series: [
+        { name: "redeem 201 (distinct tickets)", color: COLORS[2]!, points: pointsOf(r.gates, (s) => s.status === 201, origin) },
+        { name: "storm scans (201 and 400)", color: COLORS[3]!, points: r.storms.flatMap((st) => st.samples.filter((s) => s.status === 201 || s.status === 400).map((s) => ({ t: (st.startedAt + s.at - origin) / 1000, ms: s.ms }))) },
+        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)] },
+      ],
+    });
   }
-  const result = { orders: summary, checkin, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) };
+  let large: LargeSummary | null = null;
+  if (opts.scenarios.has("large")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = { positions: opts.largePositions, samples: opts.largeSamples };
+    const r = await benchLarge(service, api, o, log);
+    large = summarizeLarge(r, o);
+    printLarge(large, loadBefore, os.loadavg()[0]!);
+    const origin = r.phases.trivial.startedAt;
+    panels.push({
+      title: `Large event: list pages with ${large.fixture.positions} positions (one client, each after a trivial request)`,
+      note: "every documented ordering, first / deep / last page, search, modified_since, in turn",
+      series: [
+        { name: "orders list", color: COLORS[0]!, points: pointsOf(r.phases.orders, ok200, origin) },
+        { name: "check-in list's tickets", color: COLORS[2]!, points: pointsOf(r.phases.tickets, ok200, origin) },
+        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: pointsOf(r.phases.trivial, ok200, origin) },
+      ],
+    });
+  }
+  let onsales: RushSummary | null = null;
+  if (opts.scenarios.has("onsales")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = { events: opts.onsaleEvents, quota: opts.onsaleQuota, buyers: opts.onsaleBuyers, extra: Math.ceil(opts.onsaleQuota / 5) };
+    const r = await benchRushes(service, api, o, log);
+    onsales = summarizeRushes(r, o);
+    printRushes(onsales, loadBefore, os.loadavg()[0]!);
+    const origin = r.trivialBefore.startedAt;
+    panels.push({
+      title: `On-sales at once: one event alone, then ${o.events} events together`,
+      note: `${o.buyers} buyers per event, quota ${o.quota} each; one trivial client before and during the joint on-sale`,
+      series: [
+        { name: "alone", color: COLORS[0]!, points: pointsOf(r.alone, (s) => s.status === 201, origin) },
+        ...r.rushes.map((p, i) => ({ name: r.shops[i + 1]!.slug, color: COLORS[(i + 1) % COLORS.length]!, points: pointsOf(p, (s) => s.status === 201, origin) })),
+        { name: "trivial (1 client)", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialDuring, ok200, origin)] },
+      ],
+    });
+  }
+  const result = { orders: summary, checkin, large, onsales, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) && (onsales?.ok ?? true) };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`JSON: ${file}\n${JSON.stringify(result)}\n`);
+  const chartFile = opts.chart ?? file.replace(/\.json$/, "") + ".svg";
+  const when = new Date().toISOString().slice(0, 16).replace("T", " ");
+  writeFileSync(
+    chartFile,
+    chartSvg(
+      `npm run bench, ${when} UTC`,
+      `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), load average ${round(os.loadavg()[0]!, 1)} at the end · wrangler dev --local on the same machine · second by second`,
+      panels,
+    ),
+  );
+  process.stdout.write(`JSON: ${file}\nchart: ${chartFile}\n${JSON.stringify(result)}\n`);
   exitCode = result.ok ? 0 : 1;
 } catch (e) {
-  process.stderr.write(`bench: failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`bench: failed: ${e instanceof Error ? `${e.message}${e.cause ? ` (${String(e.cause)})` : ""}\n${e.stack ?? ""}` : String(e)}\n`);
   if (service && !(e instanceof SetupError)) process.stderr.write(`wrangler's last output:\n${service.logTail()}\n`);
   exitCode = 1;
 } finally {

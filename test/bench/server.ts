@@ -5,7 +5,9 @@
  * organizer created with the operator command (`npm run admin -- create-organizer`) while
  * wrangler boots. Shared by the benchmark (`npm run bench`, with the D1 round-trip counting of
  * the debugging aid on) and the browser tests (`npm run test:browser`, without it). `stop()` ends the
- * server and its children (wrangler, workerd) and removes the state directory.
+ * server and its children (wrangler, workerd) and removes the state directory; `restart()` ends
+ * them and starts them again on the same state (the large-event scenario restarts the event
+ * objects that way).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -23,6 +25,12 @@ export type Service = {
   team: number;
   /** The last lines wrangler wrote (for error messages). */
   logTail(lines?: number): string;
+  /**
+   * Stops the server (the state directory stays), runs `between` (for example a change to the
+   * local state while nothing holds it open) and starts it again on the same port: every
+   * isolate and Durable Object starts afresh from its storage.
+   */
+  restart(between?: () => Promise<void> | void): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -122,16 +130,17 @@ export async function startService(opts: StartOptions): Promise<Service> {
     if (!opts.keep) rmSync(stateDir, { recursive: true, force: true });
   });
 
-  try {
-    opts.log(`state directory ${stateDir}`);
-    const org = opts.organizer ?? { slug: "bench", name: "Benchmark Org" };
-    const port = opts.port ?? (await freePort());
+  /**
+   * Starts `npm start`'s script on the state directory. Resolves once start.ts has applied the
+   * migrations, with a function that waits until the server answers `token`.
+   */
+  const launch = async (port: number) => {
     const inspectorPort = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const out = createWriteStream(logFile);
+    const out = createWriteStream(logFile, { flags: "a" });
     // `npm start -- ...`: start.ts applies the migrations, then runs wrangler dev (which
     // inherits its output streams); its own process group, so stop() ends all of it.
-    child = spawn(
+    const proc = spawn(
       process.execPath,
       [
         path.join(projectRoot, "src/cli/start.ts"),
@@ -151,49 +160,62 @@ export async function startService(opts: StartOptions): Promise<Service> {
       ],
       { cwd: projectRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
+    child = proc;
     let exitedEarly = false;
-    child.once("exit", () => (exitedEarly = true));
-    // The operator command works while the server runs; it starts once start.ts has applied
-    // the migrations (both would apply them to the fresh database at once otherwise).
+    proc.once("exit", () => (exitedEarly = true));
     const migrated = new Promise<void>((resolve, reject) => {
       let seen = "";
       const watch = (d: Buffer) => {
         seen += d.toString();
         if (/Database migrations applied\.|Database is up to date\./.test(seen)) {
-          child!.stderr!.off("data", watch);
+          proc.stderr!.off("data", watch);
           resolve();
         }
       };
-      child!.stderr!.on("data", watch);
-      child!.once("exit", () => reject(new Error(`npm start ended while applying the migrations:\n${seen.trim()}`)));
+      proc.stderr!.on("data", watch);
+      proc.once("exit", () => reject(new Error(`npm start ended while applying the migrations:\n${seen.trim()}`)));
     });
-    for (const stream of [child.stdout!, child.stderr!]) {
+    for (const stream of [proc.stdout!, proc.stderr!]) {
       stream.on("data", (d: Buffer) => {
         out.write(d);
         if (opts.verbose) process.stderr.write(d);
       });
     }
     await migrated;
-    const created = runNode("src/cli/admin.ts", ["create-organizer", "--slug", org.slug, "--name", org.name, "--persist-to", stateDir]);
+    return async (token: string) => {
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        if (exitedEarly) throw new Error(`npm start ended before answering:\n${logTail()}`);
+        try {
+          const res = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: `Token ${token}` } });
+          await res.arrayBuffer();
+          if (res.status === 200) return;
+        } catch {
+          /* not listening yet */
+        }
+        if (Date.now() > deadline) throw new Error(`npm start did not answer within 120 s:\n${logTail()}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+  };
 
-    const admin = await created;
+  try {
+    opts.log(`state directory ${stateDir}`);
+    const org = opts.organizer ?? { slug: "bench", name: "Benchmark Org" };
+    const port = opts.port ?? (await freePort());
+    const answering = await launch(port);
+    // The operator command works while the server boots; it starts once start.ts has applied
+    // the migrations (both would apply them to the fresh database at once otherwise).
+    const admin = await runNode("src/cli/admin.ts", ["create-organizer", "--slug", org.slug, "--name", org.name, "--persist-to", stateDir]);
     if (admin.code !== 0) throw new Error(`the operator command failed:\n${admin.stderr}`);
     const { organizer, token, team } = JSON.parse(admin.stdout.trim().split("\n").pop()!) as { organizer: string; token: string; team: number };
-
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      if (exitedEarly) throw new Error(`npm start ended before answering:\n${logTail()}`);
-      try {
-        const res = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: `Token ${token}` } });
-        await res.arrayBuffer();
-        if (res.status === 200) break;
-      } catch {
-        /* not listening yet */
-      }
-      if (Date.now() > deadline) throw new Error(`npm start did not answer within 120 s:\n${logTail()}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return { base, stateDir, organizer, token, team, logTail, stop };
+    await answering(token);
+    const restart = async (between?: () => Promise<void> | void) => {
+      if (child) await endGroup(child);
+      await between?.();
+      await (await launch(port))(token);
+    };
+    return { base: `http://127.0.0.1:${port}`, stateDir, organizer, token, team, logTail, restart, stop };
   } catch (e) {
     await stop();
     throw e;

@@ -5,7 +5,9 @@
  * round trip to them shows up here. (Rate limit here: 5 requests per credential.)
  */
 import { describe, expect, it } from "vitest";
-import { seedDevice, seedEventRow, seedOrganizer } from "../harness";
+import { checkinLists } from "../../src/db/schema";
+import { db, seedDevice, seedEventRow, seedOrderPosition, seedOrderRow, seedOrganizer } from "../harness";
+import { seedItem } from "../helpers/catalog";
 
 function trips(headers: Headers) {
   return {
@@ -110,5 +112,29 @@ describe("D1 round trips per request", () => {
     const res = await org.client.get(`/api/v1/organizers/${org.slug}/events/nope/`);
     expect(res.status).toBe(403);
     expect(trips(res.headers)).toEqual({ total: "1", worker: "1", object: "0" });
+  });
+
+  it("a list page: the credential's batch and the page's (count, ids, rows); a list's tickets with the list itself", async () => {
+    const org = await seedOrganizer();
+    const ev = await seedEventRow(org.id);
+    const item = await seedItem(ev.id);
+    const order = await seedOrderRow(ev.id, { status: "p" });
+    await seedOrderPosition(order, { itemId: item.id });
+    const list = (await db().insert(checkinLists).values({ eventId: ev.id, name: "Entrance", allProducts: true, rules: {}, autoCheckinSalesChannels: [] }).returning())[0]!;
+    const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
+    const orders = await org.client.get(`${path}/orders/`);
+    expect(orders.status).toBe(200);
+    expect(orders.body.count).toBe(1);
+    expect(trips(orders.headers)).toEqual({ total: "2", worker: "2", object: "0" });
+    const tickets = await org.client.get(`${path}/checkinlists/${list.id}/positions/?ordering=-last_checked_in`);
+    expect(tickets.status).toBe(200);
+    expect(tickets.body.count).toBe(1);
+    expect(trips(tickets.headers)).toEqual({ total: "2", worker: "2", object: "0" });
+    // the time the request waited for D1 is said beside the count
+    expect(Number(tickets.headers.get("X-D1-Time-Ms"))).toBeGreaterThanOrEqual(0);
+    expect(tickets.headers.get("X-D1-Time-Ms-Object")).toBe("0");
+    const missing = await org.client.get(`${path}/checkinlists/${list.id + 1000}/positions/`);
+    expect(missing.status).toBe(404);
+    expect(trips(missing.headers)).toEqual({ total: "2", worker: "2", object: "0" });
   });
 });

@@ -97,8 +97,9 @@ export const checkins = sqliteTable(
     rawSubevent: integer("raw_subevent"),
   },
   (t) => [
-    index("checkins_position_idx").on(t.positionId, t.listId),
-    index("checkins_list_idx").on(t.listId, t.successful),
+    // a ticket's check-ins on a list (and its last one); a list's check-ins in time order
+    index("checkins_position_idx").on(t.positionId, t.listId, t.successful, t.datetime),
+    index("checkins_list_idx").on(t.listId, t.successful, t.datetime, t.positionId),
     index("checkins_event_idx").on(t.eventId, t.created),
   ],
 );

@@ -4,6 +4,7 @@
  * rows are taken by the event's Durable Object (src/objects/event-object.ts); it is the only
  * writer of order status, cart rows and voucher redemption counts.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { taxRules } from "./catalog";
 import { customers, type NameParts } from "./customers";
@@ -158,6 +159,10 @@ export const orders = sqliteTable(
     index("orders_event_modified_idx").on(t.eventId, t.lastModified),
     index("orders_status_expires_idx").on(t.status, t.expires),
     index("orders_customer_idx").on(t.customerId),
+    // orderings of the orders list (status, cancellation_date) and of a check-in list's tickets (order__email)
+    index("orders_event_status_idx").on(t.eventId, t.status),
+    index("orders_event_email_idx").on(t.eventId, t.email),
+    index("orders_event_cancellation_idx").on(t.eventId, t.cancellationDate),
   ],
 );
 
@@ -191,12 +196,29 @@ export const orderPositions = sqliteTable(
     /** The ticket's validity window (item `validity_*` at purchase; pretix orders.rst `valid_from` / `valid_until`). */
     validFrom: integer("valid_from"),
     validUntil: integer("valid_until"),
+    /**
+     * The order's status, kept with each of its positions (written with the order and in the
+     * same batch as every status change, db/payments.ts): a check-in list's tickets are counted
+     * and paged from one index of this table, without visiting each order (docs/scaling.md).
+     */
+    orderStatus: text("order_status", { enum: ORDER_STATUSES }).notNull().default("n"),
+    /**
+     * The name lists sort tickets by: the attendee's name, or for an add-on without one its base
+     * position's (pretix `Coalesce(attendee_name_cached, addon_to__attendee_name_cached)`).
+     * Written with the position; names do not change afterwards.
+     */
+    sortName: text("sort_name"),
     /** pretix orders.rst `blocked`: names of the blocks on the ticket (`admin`, `api:...`), null when it is not blocked. */
     blocked: text("blocked", { mode: "json" }).$type<string[] | null>(),
   },
   (t) => [
     uniqueIndex("order_positions_order_positionid_uq").on(t.orderId, t.positionid),
     index("order_positions_event_idx").on(t.eventId, t.id),
+    // a check-in list's tickets: counted from the first, paged in each documented ordering from the others
+    index("order_positions_tickets_idx").on(t.eventId, t.canceled, t.orderStatus, t.itemId, t.subeventId),
+    index("order_positions_named_first_idx").on(t.eventId, t.canceled, sql`(${t.sortName} IS NULL)`, t.sortName, t.positionid),
+    index("order_positions_sort_name_idx").on(t.eventId, t.canceled, t.sortName),
+    index("order_positions_positionid_idx").on(t.eventId, t.canceled, t.positionid),
     index("order_positions_item_idx").on(t.itemId),
     index("order_positions_variation_idx").on(t.variationId),
     index("order_positions_subevent_idx").on(t.subeventId),

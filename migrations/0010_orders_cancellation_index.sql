@@ -1,0 +1,1 @@
+CREATE INDEX `orders_event_cancellation_idx` ON `orders` (`event_id`,`cancellation_date`);
