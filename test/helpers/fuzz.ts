@@ -193,9 +193,46 @@ const SAMPLE_FORMATS: Record<string, string[]> = {
   uuid: ["00000000-0000-4000-8000-000000000000"],
 };
 
-function patternArb(pattern: string): fc.Arbitrary<string> | null {
+/** Values at the edges of what a format allows (or beyond what the service can store). */
+const EDGE_FORMATS: Record<string, string[]> = {
+  "date-time": ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2030-06-01T19:00:00-23:59", "2030-06-01T19:00:00.123456789Z"],
+  date: ["9999-12-31", "0001-01-01"],
+  email: [`${"a".repeat(64)}@${"b".repeat(60)}.example.org`],
+  uri: [`https://example.org/${"%00".repeat(50)}`],
+};
+
+const DECIMAL_NAMES = /(^|_)(price|value|amount|rate|percent|fee|total|designated_price|min_value|max_value)$/;
+const DATETIME_NAMES = /(^|_)(date|datetime|from|until|to|start|end|expires|since|before|after|at|date_from|date_to)$/;
+
+/** Plausible values for a field whose description is a plain string (or string-or-number) by its name. */
+function byName(name: string, s: Json): fc.Arbitrary<unknown> | null {
+  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
+  if (!types.includes("string") || s.enum || s.format || s.pattern) return null;
+  const nullable = types.includes("null") ? [null] : [];
+  if (DECIMAL_NAMES.test(name)) return fc.constantFrom<unknown>("10.00", "0.00", "1.50", "19.00", ...nullable);
+  if (DATETIME_NAMES.test(name) || /date|time/.test(name)) {
+    if (/time$/.test(name) && !/datetime/.test(name)) return fc.constantFrom<unknown>("18:00", "09:30:00", ...nullable);
+    if (/(^|_)date(_|$)/.test(name) && /(min|max)/.test(name)) return fc.constantFrom<unknown>("2030-06-01", ...nullable);
+    return fc.constantFrom<unknown>("2030-06-01T19:00:00Z", "2031-01-01T10:00:00+02:00", ...nullable);
+  }
+  if (name === "timezone") return fc.constantFrom("Europe/Berlin", "UTC");
+  if (name === "currency") return fc.constant("EUR");
+  if (name === "locale") return fc.constantFrom("en", "de");
+  if (/email/.test(name)) return fc.constantFrom<unknown>("fuzz@example.org", ...nullable);
+  if (name === "cart_id") return fc.constant("fuzz@api");
+  if (name === "sales_channel") return fc.constant("web");
+  return null;
+}
+
+function shapedPlain(s: Json, edge: boolean): fc.Arbitrary<unknown> {
+  return edge ? fc.constantFrom<unknown>(...EXTREME_STRINGS_FOR_EDGE) : fc.string({ maxLength: 10 }).map((x) => (s.type === "null" ? null : x));
+}
+
+const EXTREME_STRINGS_FOR_EDGE = ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "99999999999999.99", "-0.00", "\u0000", "😀"];
+
+function patternArb(pattern: string, minLength = 0, maxLength = 64): fc.Arbitrary<string> | null {
   try {
-    return fc.stringMatching(new RegExp(pattern)).filter((s) => s.length <= 64);
+    return fc.stringMatching(new RegExp(pattern)).filter((s) => s.length >= minLength && s.length <= Math.min(maxLength, 64));
   } catch {
     return null;
   }
@@ -205,17 +242,21 @@ function patternArb(pattern: string): fc.Arbitrary<string> | null {
  * Values of the schema's shape (mostly valid by the description, with real ids and strings of
  * the fixtures mixed in); depth-limited.
  */
-export function shaped(doc: Json, schema: Json, known: Known, depth = 0): fc.Arbitrary<unknown> {
+export function shaped(doc: Json, schema: Json, known: Known, depth = 0, edge = false, name = ""): fc.Arbitrary<unknown> {
   const s = resolveRef(doc, schema);
+  const shaped_ = (x: Json, d: number, n = name) => shaped(doc, x, known, d, edge, n);
+  // what the description leaves as a plain string, the field's name tells (dates, decimals, ...)
+  const hint = byName(name, s);
+  if (hint) return edge ? fc.oneof(hint, shapedPlain(s, edge)) : hint;
   if (s === true || s === undefined || s === null || (typeof s === "object" && Object.keys(s).length === 0)) {
     return fc.jsonValue({ maxDepth: 1 });
   }
   if (s.const !== undefined) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   const branches = s.anyOf ?? s.oneOf;
-  if (Array.isArray(branches)) return fc.oneof(...branches.map((b: Json) => shaped(doc, b, known, depth + 1)));
-  if (Array.isArray(s.allOf) && s.allOf.length) return shaped(doc, s.allOf[0], known, depth + 1);
-  if (Array.isArray(s.type)) return fc.oneof(...s.type.map((t: string) => shaped(doc, { ...s, type: t }, known, depth)));
+  if (Array.isArray(branches)) return fc.oneof(...branches.map((b: Json) => shaped_(b, depth + 1)));
+  if (Array.isArray(s.allOf) && s.allOf.length) return shaped_(s.allOf[0], depth + 1);
+  if (Array.isArray(s.type)) return fc.oneof(...s.type.map((t: string) => shaped_({ ...s, type: t }, depth)));
   switch (s.type) {
     case "null":
       return fc.constant(null);
@@ -225,27 +266,39 @@ export function shaped(doc: Json, schema: Json, known: Known, depth = 0): fc.Arb
       const min = Math.max(s.minimum ?? -1000, -1000);
       const max = Math.min(s.maximum ?? 1000, 1000);
       const range = min <= max ? fc.integer({ min, max }) : fc.constant(min);
+      if (edge) return fc.oneof(range, fc.constantFrom(...new Set([s.minimum ?? -(2 ** 53 - 1), s.maximum ?? 2 ** 53 - 1, 0, (s.maximum ?? 2 ** 53 - 1) - 1].filter((n) => n >= (s.minimum ?? -Infinity) && n <= (s.maximum ?? Infinity)))));
       const real = known.ints.filter((n) => n >= (s.minimum ?? -Infinity) && n <= (s.maximum ?? Infinity));
       return real.length ? fc.oneof(range, fc.constantFrom(...real)) : range;
     }
     case "number":
+      if (edge) return fc.constantFrom(s.minimum ?? -Number.MAX_VALUE, s.maximum ?? Number.MAX_VALUE, Number.MIN_VALUE, 0);
       return fc.double({ min: Math.max(s.minimum ?? -1e6, -1e6), max: Math.min(s.maximum ?? 1e6, 1e6), noNaN: true, noDefaultInfinity: true });
     case "string": {
+      if (edge && s.format && EDGE_FORMATS[s.format]) return fc.constantFrom(...EDGE_FORMATS[s.format]!, ...(SAMPLE_FORMATS[s.format] ?? []));
       if (s.format && SAMPLE_FORMATS[s.format]) return fc.constantFrom(...SAMPLE_FORMATS[s.format]!);
       if (typeof s.pattern === "string") {
-        const p = patternArb(s.pattern);
+        const p = patternArb(s.pattern, s.minLength ?? 0, s.maxLength ?? 64);
         if (p) return p;
       }
+      if (/decimal/.test(s.description ?? "") && edge) return fc.constantFrom("99999999999.99", "-99999999999.99", "0.01", "-0.00", "0.001", "1e3", "10.00");
       if (/decimal/.test(s.description ?? "")) return fc.constantFrom("0.00", "1.00", "10.50", "19.00");
       const minLength = s.minLength ?? 0;
       const maxLength = Math.max(minLength, Math.min(s.maxLength ?? 20, 20));
+      if (edge && s.pattern === undefined) {
+        const max = Math.min(s.maxLength ?? 5000, 5000);
+        return fc
+          .constantFrom("\u0000", "😀", "%_\\", "\u202e", "ü", " ")
+          .map((unit) => unit.repeat(Math.max(minLength, Math.floor(max / unit.length))).slice(0, Math.max(minLength, max)))
+          .filter((v) => v.length >= minLength)
+          .chain((v) => fc.constantFrom(v, ...known.strings.slice(0, 3)));
+      }
       const plain = fc.string({ minLength, maxLength });
       return known.strings.length ? fc.oneof(plain, fc.constantFrom(...known.strings)) : plain;
     }
     case "array": {
       if (depth > 4) return fc.constant([]);
       const minLength = Math.min(s.minItems ?? 0, 3);
-      return fc.array(shaped(doc, s.items ?? {}, known, depth + 1), { minLength, maxLength: Math.max(minLength, 2) });
+      return fc.array(shaped_(s.items ?? {}, depth + 1), { minLength, maxLength: Math.max(minLength, 2) });
     }
     case "object":
     default: {
@@ -255,14 +308,14 @@ export function shaped(doc: Json, schema: Json, known: Known, depth = 0): fc.Arb
       const record =
         Object.keys(props).length > 0
           ? fc.record(
-              Object.fromEntries(Object.entries(props).map(([k, v]) => [k, shaped(doc, v, known, depth + 1)])),
+              Object.fromEntries(Object.entries(props).map(([k, v]) => [k, shaped_(v, depth + 1, k)])),
               { requiredKeys: required },
             )
           : fc.constant({});
       const extra = s.additionalProperties && typeof s.additionalProperties === "object" ? s.additionalProperties : null;
       if (!extra) return record;
       return fc
-        .tuple(record, fc.dictionary(fc.constantFrom("en", "de", "x", "key"), shaped(doc, extra, known, depth + 1), { maxKeys: 2 }))
+        .tuple(record, fc.dictionary(fc.constantFrom("en", "de", "x", "key"), shaped_(extra, depth + 1), { maxKeys: 2 }))
         .map(([a, b]) => ({ ...b, ...a }));
     }
   }
@@ -298,18 +351,55 @@ function replaceAt(v: unknown, at: (string | number)[], put: (old: unknown) => u
 
 const REMOVE = Symbol("remove");
 
-export type Mutation = { kind: "replace" | "remove" | "wrap" | "add"; at: (string | number)[]; value?: unknown };
+export type Mutation = { kind: "replace" | "remove" | "wrap" | "add" | "extreme"; at: (string | number)[]; value?: unknown };
+
+/** Values of the right type at or beyond the edges: the field may well take them. */
+const EXTREME_NUMBERS: unknown[] = [2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 31, -1, 0, 999999999999999, 1e308, -1e308, Number.MIN_VALUE, new RawJson("-0"), new RawJson("1e999"), 0.1];
+const EXTREME_STRINGS = [
+  "",
+  "\u0000",
+  "a\u0000b",
+  "😀".repeat(200),
+  "x".repeat(10_000),
+  "%_\\".repeat(30),
+  "9999-12-31T23:59:59Z",
+  "0001-01-01T00:00:00Z",
+  "1970-01-01T00:00:00Z",
+  "2030-06-01T19:00:00.999999Z",
+  "2030-06-01T19:00:00+14:00",
+  "2030-06-01",
+  "23:59:59",
+  "99999999999999.99",
+  "-99999999999999.99",
+  "0.00",
+  "-0.00",
+  "-1.00",
+  "1e3",
+  "10.00 ",
+  "0.1",
+  "\u202e",
+];
+
+function extremeFor(old: unknown, pick: number): unknown {
+  if (typeof old === "number") return EXTREME_NUMBERS[pick % EXTREME_NUMBERS.length];
+  if (typeof old === "string") return EXTREME_STRINGS[pick % EXTREME_STRINGS.length];
+  if (Array.isArray(old)) return pick % 2 === 0 ? [] : Array.from({ length: 1001 }, () => old[0] ?? null);
+  if (old !== null && typeof old === "object") return {};
+  return null;
+}
 
 /** A shaped body with one location mutated: replaced by junk, removed, wrapped in a list, or a key added. */
 export function mutated(doc: Json, schema: Json, known: Known): fc.Arbitrary<{ body: unknown; mutation: Mutation }> {
   return fc
-    .tuple(shaped(doc, schema, known), fc.nat(), fc.constantFrom("replace", "replace", "replace", "remove", "wrap", "add"), junkValue, fc.constantFrom("__proto__", "constructor", "id", "", "é", "a\u0000"))
-    .map(([base, pick, kind, junk, key]) => {
+    .tuple(shaped(doc, schema, known), fc.nat(), fc.constantFrom("replace", "replace", "replace", "remove", "wrap", "add", "extreme", "extreme", "extreme"), junkValue, fc.constantFrom("__proto__", "constructor", "id", "", "é", "a\u0000"), fc.nat())
+    .map(([base, pick, kind, junk, key, which]) => {
       const spots = locations(base);
       const at = spots[pick % spots.length]!;
       let body: unknown;
       let value: unknown = junk;
-      if (kind === "remove" && at.length > 0) body = replaceAt(base, at, () => REMOVE);
+      if (kind === "extreme") {
+        body = replaceAt(base, at, (old) => (value = extremeFor(old, which)));
+      } else if (kind === "remove" && at.length > 0) body = replaceAt(base, at, () => REMOVE);
       else if (kind === "wrap") body = replaceAt(base, at, (old) => [old]);
       else if (kind === "add") {
         const parent = at.length ? at : [];
