@@ -13,6 +13,7 @@ import { deviceAuthRoutes } from "./api/device-auth";
 import { deviceRoutes } from "./api/devices";
 import { giftCardAcceptanceRoutes } from "./api/giftcard-acceptance";
 import { giftCardRoutes } from "./api/giftcards";
+import { invoiceRoutes } from "./api/invoices";
 import { membershipRoutes } from "./api/memberships";
 import { eventRoutes } from "./api/events";
 import { eventMetaRoutes } from "./api/events-meta";
@@ -37,11 +38,16 @@ import { checkinRoutes } from "./api/checkin";
 import { checkinListRoutes } from "./api/checkinlists";
 import { deviceEventSelectionRoutes } from "./api/device-eventselection";
 import { scannerCompatRoutes } from "./api/scanner-compat";
+import { ticketSecretRoutes } from "./api/ticket-secrets";
+import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
 import { teamRoutes } from "./api/teams";
+import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
+import { webhookRoutes } from "./api/webhooks";
 import { createDb } from "./db/client";
+import { isDatabaseFault } from "./db/constraints";
 import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
 import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./env";
@@ -49,6 +55,7 @@ import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { isFailure, MESSAGES, notFound } from "./domain/failure";
+import { D1_READ_FAILED, D1_UNCONFIRMED } from "./domain/faults";
 import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia, uploadDoc } from "./http/files";
 import { idempotency } from "./http/idempotency";
@@ -86,6 +93,13 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   }
   if (err instanceof HTTPException) {
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
+  }
+  if (isDatabaseFault(err)) {
+    // D1 unreachable where no service answered it itself: retryable; a read changed nothing,
+    // a write may or may not have been applied (services that can tell answer before this)
+    log.error("D1 fault", { error: err });
+    const read = c.req.method === "GET" || c.req.method === "HEAD";
+    return c.json({ detail: read ? D1_READ_FAILED : D1_UNCONFIRMED }, 503, { "Retry-After": "1" });
   }
   log.error("unhandled error", { error: err });
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
@@ -148,6 +162,7 @@ export function createApp() {
   app.route(API_PREFIX, teamRoutes);
   app.route(API_PREFIX, deviceRoutes);
   app.route(API_PREFIX, deviceAuthRoutes);
+  app.route(API_PREFIX, webhookRoutes);
   app.route(API_PREFIX, giftCardRoutes);
   app.route(API_PREFIX, giftCardAcceptanceRoutes);
   app.route(API_PREFIX, customerRoutes);
@@ -173,10 +188,14 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, invoiceRoutes);
+  app.route(API_PREFIX, ticketRoutes);
   app.route(API_PREFIX, checkinListRoutes);
   app.route(API_PREFIX, checkinRoutes);
   app.route(API_PREFIX, deviceEventSelectionRoutes);
   app.route(API_PREFIX, scannerCompatRoutes);
+  app.route(API_PREFIX, ticketSecretRoutes);
+  app.route(API_PREFIX, orderPositionRoutes);
   app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), uploadDoc, handleUpload);
   app.get(

@@ -1,4 +1,6 @@
+import type { DocumentMessage } from "./domain/documents";
 import type { MailMessage } from "./domain/mail";
+import type { WebhookMessage } from "./domain/webhooks";
 import { log } from "./lib/log";
 
 /**
@@ -9,8 +11,17 @@ import { log } from "./lib/log";
 export type Env = Omit<Cloudflare.Env, QueueBinding> & {
   EXPORTS_QUEUE: Queue<ExportMessage>;
   MAIL_QUEUE: Queue<MailMessage>;
+  /**
+   * The deployment secret that seals the events' ticket signing keys (signed ticket secrets,
+   * `pretix_sig1`): at least 32 characters. A secret of the deployment (`wrangler secret put`),
+   * locally `.dev.vars` (npm start makes one). Without it, events cannot use signed secrets.
+   */
+  TICKET_SIGNING_KEY_SECRET?: string;
+  /** Rendering of invoice and ticket PDFs (src/jobs/documents.ts). */
+  DOCUMENTS_QUEUE: Queue<DocumentMessage>;
+  WEBHOOK_QUEUE: Queue<WebhookMessage>;
 };
-type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE";
+type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE" | "DOCUMENTS_QUEUE" | "WEBHOOK_QUEUE";
 
 /** A message on the exports queue: do step `step` of the export (each step one message). */
 export type ExportMessage = { kind: "export"; exportId: string; step: number };
@@ -31,6 +42,8 @@ export type Config = {
     /** Size of the parts of the file's multipart upload to R2 (at least 5 MiB, R2's minimum). */
     partBytes: number;
   };
+  /** `allowLoopback`: webhook targets on localhost, 127.0.0.0/8 and ::1 are allowed (also over http). */
+  webhooks: { allowLoopback: boolean };
 };
 
 function positiveInt(name: string, raw: string | undefined): number | null {
@@ -71,12 +84,16 @@ export function readConfig(env: Env): Config {
       // R2 takes parts of at least 5 MiB
       partBytes: Math.max(5 * 1024 * 1024, positiveInt("EXPORT_PART_BYTES", env.EXPORT_PART_BYTES) ?? 8 * 1024 * 1024),
     },
+    webhooks: { allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === "1" },
     mail: {
       transport: env.MAIL_TRANSPORT === "cloudflare" ? "cloudflare" : "local",
       from: (env.MAIL_FROM ?? "").trim() || "tickets@localhost",
     },
   };
   configCache.set(env, config);
+  if (env.WEBHOOK_ALLOW_LOOPBACK && env.WEBHOOK_ALLOW_LOOPBACK !== "1" && env.WEBHOOK_ALLOW_LOOPBACK !== "0") {
+    log.error("configuration: WEBHOOK_ALLOW_LOOPBACK is not \"1\", \"0\" or empty; loopback targets stay refused", { value: env.WEBHOOK_ALLOW_LOOPBACK });
+  }
   if (env.MAIL_TRANSPORT && !["local", "cloudflare"].includes(env.MAIL_TRANSPORT)) {
     log.warn('configuration: MAIL_TRANSPORT is not "local" or "cloudflare"; using "local"', { variable: "MAIL_TRANSPORT", value: env.MAIL_TRANSPORT });
   }

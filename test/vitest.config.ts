@@ -1,8 +1,24 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { Response } from "miniflare";
 import { defineConfig } from "vitest/config";
+import { FONT_FACES } from "../src/lib/pdf/fonts.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+const TEST_SIGNING_SECRET = "test-only-ticket-signing-key-secret-0123456789";
+
+/**
+ * The PDF fonts for the tests: a binding (FONTS) served from Node, `GET /<file name>` answers
+ * the font file from its package; tests put the fonts into R2 as `npm run fonts` does
+ * (test/helpers/documents.ts). Read on demand, so the runtime does not start with 50 MB of
+ * bindings.
+ */
+const fontFiles = new Map<string, string>(Object.values(FONT_FACES).map((f) => [f.file, path.join(root, "node_modules", f.pkg, f.dir, f.file)]));
+async function serveFont(request: { url: string }) {
+  const file = fontFiles.get(decodeURIComponent(new URL(request.url).pathname.slice(1)));
+  return file ? new Response(await readFile(file)) : new Response(null, { status: 404 });
+}
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -15,7 +31,9 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: path.join(root, "wrangler.toml") },
               miniflare: {
-                bindings: { TEST_MIGRATIONS: migrations },
+                // a deployment secret of the tests (signed ticket secrets seal their keys with it)
+                bindings: { TEST_MIGRATIONS: migrations, TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET },
+                serviceBindings: { FONTS: serveFont },
               },
             }),
           ],
@@ -42,6 +60,7 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET,
                   RATE_LIMIT_REQUESTS: "100",
                   RATE_LIMIT_WINDOW_SECONDS: "3600",
                   MAX_BODY_BYTES: "2048",

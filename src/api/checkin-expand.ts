@@ -26,7 +26,7 @@ export const expandParam = q.list("ids replaced by the full objects: `item`, `va
 export const excludeParam = q.list("a field to leave out of the answer (repeatable), e.g. `checkin_count`", { commaSeparated: true, omitsFields: true });
 
 /** `pdf_data`, which pretixSCAN sends with scans and order downloads. */
-export const pdfDataParam = q.ignored({ type: "boolean" }, "the service renders no ticket PDFs (open point 12).");
+export const pdfDataParam = q.ignored({ type: "boolean" }, "the service renders the ticket PDFs itself (`downloads`, open point 12).");
 
 /** The `expand` values of the request. */
 export function expandOf(c: AppContext): Set<string> {

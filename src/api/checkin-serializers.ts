@@ -5,9 +5,10 @@
  * typed by them.
  */
 import { z } from "zod";
-import type { CheckinJson, CheckinListRecord, CheckinPositionRow } from "../db/checkin";
+import type { CheckinJson, CheckinListRecord, CheckinPositionRow, ScanCounts } from "../db/checkin";
 import type { Answer, checkins } from "../db/schema";
 import { buildName, type NameParts } from "../domain/person-names";
+import { apiDownloadUrls, positionDownloads } from "../domain/tickets";
 import { dateTime, id, object } from "../http/responses";
 import { i18nText, type I18n } from "../lib/i18n";
 import { toIso } from "../lib/datetime";
@@ -63,6 +64,14 @@ export const checkinListStatusResponse = z.object({
   checkin_count: z.number().int(),
   position_count: z.number().int(),
   inside_count: z.number().int(),
+  /**
+   * Beyond pretix: the list's scans by how they reached the service. `online`: successful scans
+   * decided when made; `uploaded`: successful scans made offline and uploaded later (the scanner
+   * sent `force`; a repeated upload of one scan, same `nonce`, counts once); `automatic`:
+   * check-ins and exits the service made itself; `failed_online` / `failed_uploaded`: refused
+   * scans, decided here or reported by offline scanners.
+   */
+  scans: z.object({ online: z.number().int(), uploaded: z.number().int(), automatic: z.number().int(), failed_online: z.number().int(), failed_uploaded: z.number().int() }),
   event: z.object({ name: z.string() }),
   items: z.array(
     z.object({
@@ -84,6 +93,7 @@ export type StatusRows = {
   items: { id: number; name: I18n; admission: boolean }[];
   variations: { id: number; itemId: number; value: I18n }[];
   eventName: I18n;
+  scans: ScanCounts;
 };
 
 /** The status; names in the event's language (pretix: `str()` of the names under the event's locale). */
@@ -94,6 +104,7 @@ export function serializeCheckinListStatus(s: StatusRows, locale: string): Check
     checkin_count: s.totals.checkins,
     position_count: s.totals.positions,
     inside_count: s.totals.inside,
+    scans: { online: s.scans.online, uploaded: s.scans.uploaded, automatic: s.scans.automatic, failed_online: s.scans.failedOnline, failed_uploaded: s.scans.failedUploaded },
     event: { name: i18nText(s.eventName, locale) },
     items: s.items.map((i) => ({
       name: i18nText(i.name, locale),
@@ -125,12 +136,26 @@ export type CheckinPositionResponse = z.infer<typeof checkinPositionResponse>;
 /** What `expand` replaced: full objects of items, variations and dates, by id. */
 export type Expanded = { items?: Map<number, Record<string, unknown>>; variations?: Map<number, Record<string, unknown>>; subevents?: Map<number, Record<string, unknown>> };
 
+/** Where download URLs point: the service's public base and the organizer (the event is the ticket's). */
+export type DownloadBase = { baseUrl: string; organizerSlug: string };
+
 /**
  * A list's ticket: the order position with only the list's check-ins, `require_attention`
  * (order, product or variation flag), the order's status fields, and `attendee_name` falling
  * back to the parent ticket's, then to the invoice address's name.
  */
-export function serializeCheckinPosition(r: CheckinPositionRow, expanded: Expanded = {}): CheckinPositionResponse {
+export function serializeCheckinPosition(r: CheckinPositionRow, at: DownloadBase, expanded: Expanded = {}): CheckinPositionResponse {
+  const downloads = positionDownloads(
+    {
+      id: r.id,
+      addonTo: r.addonTo,
+      orderStatus: r.orderStatus,
+      orderRequireApproval: r.orderRequireApproval === 1,
+      item: JSON.parse(r.ticketItem) as [number, number | null],
+      settings: JSON.parse(r.ticketSettings) as Record<string, unknown>,
+    },
+    apiDownloadUrls(at.baseUrl, at.organizerSlug, r.eventSlug, r.orderCode),
+  );
   const base = serializePosition(
     {
       id: r.id,
@@ -157,9 +182,11 @@ export function serializeCheckinPosition(r: CheckinPositionRow, expanded: Expand
       canceled: 0,
       valid_from: r.validFrom,
       valid_until: r.validUntil,
+      blocked: r.blocked === null ? null : (JSON.parse(r.blocked) as string[]),
       checkins: JSON.parse(r.checkins) as CheckinJson[],
     },
     r.orderCode,
+    downloads,
   );
   const invoiceName = r.invoiceNameParts ? buildName(JSON.parse(r.invoiceNameParts) as NameParts) : null;
   return {

@@ -8,19 +8,26 @@
  * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's).
  */
 import { Hono } from "hono";
-import { checkinListsByIds, listCheckinPositions, positionOrdering, questionRecordsByIds } from "../db/checkin";
+import { listCheckinPositions, positionOrdering, questionRecordsByIds } from "../db/checkin";
+import { isDatabaseFault } from "../db/constraints";
 import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../domain/checkin-redeem";
 import { badRequest, forbidden, MESSAGES } from "../domain/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { apiDocs, type OwnAnswer } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
+import { publicBase } from "../http/urls";
 import { jsonBody, type QueryParam, queryParams } from "../http/validation";
 import { expandAnswerQuestions, expandOf, expandParam, expandPositions, pdfDataParam, POSITION_FILTER_PARAMS, positionFilters } from "./checkin-expand";
-import { checkinPositionResponse, type RedeemResponse, redeemResponse, serializeCheckinPosition } from "./checkin-serializers";
+import { checkinPositionResponse, type DownloadBase, type RedeemResponse, redeemResponse, serializeCheckinPosition } from "./checkin-serializers";
 import { serializeQuestion } from "./questions";
 
 export { redeemResponse } from "./checkin-serializers";
+
+/** Where the tickets' download URLs point (each ticket's own event completes them). */
+export function downloadBase(c: AppContext): DownloadBase {
+  return { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
+}
 
 /** The JSON answer of a decided scan. */
 export async function respondScan(c: AppContext, r: ScanResult): Promise<Response> {
@@ -32,13 +39,14 @@ export async function respondScan(c: AppContext, r: ScanResult): Promise<Respons
   const expand = expandOf(c);
   let position: Record<string, unknown> | undefined;
   if (r.position) {
-    position = serializeCheckinPosition(r.position, await expandPositions(c, r.eventId, [r.position], expand));
+    position = serializeCheckinPosition(r.position, downloadBase(c), await expandPositions(c, r.eventId, [r.position], expand));
     if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
   }
   const body: RedeemResponse = {
     status: r.status,
     ...(r.status === "error" ? { reason: r.reason ?? "error", reason_explanation: r.explanation } : {}),
-    require_attention: (position?.require_attention as boolean | undefined) ?? false,
+    // pretix answers a revoked secret without the ticket's attention flag
+    require_attention: r.reason === "revoked" ? false : ((position?.require_attention as boolean | undefined) ?? false),
     checkin_texts: [],
     ...(position ? { position } : {}),
     list,
@@ -75,13 +83,16 @@ checkinRoutes.post(
   async (c) => respondScan(c, await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"))),
 );
 
+/** The most lists one search reads together (each adds its condition to the statement). */
+export const MAX_SEARCH_LISTS = 100;
+
 /** `list` (repeatable): the lists to search; values that are no id are ignored. */
 const listIdsParam: QueryParam<number[]> = {
-  description: "a check-in list's id (repeatable; at least one)",
-  schema: { type: "array", items: { type: "integer" } },
+  description: `a check-in list's id (repeatable; at least one, at most ${MAX_SEARCH_LISTS})`,
+  schema: { type: "array", items: { type: "integer" }, maxItems: MAX_SEARCH_LISTS },
   style: "form",
   explode: true,
-  read: (c, name) => (c.req.queries(name) ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number),
+  read: (c, name) => [...new Set((c.req.queries(name) ?? []).filter((l) => /^\d{1,15}$/.test(l)).map(Number))],
 };
 
 /** A search for tickets across lists of distinct events (pretix: the lists must exist and be the caller's, else 403). */
@@ -96,16 +107,20 @@ checkinRoutes.get(
     const ids = f.list ?? [];
     const ctx = organizerContext(c);
     if (ids.length === 0) throw badRequest("No check-in list passed.");
+    if (ids.length > MAX_SEARCH_LISTS) throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
+    let resolved: Awaited<ReturnType<typeof resolveLists>>;
     try {
-      await resolveLists(ctx, c.var.principal, ids);
-    } catch {
+      resolved = await resolveLists(ctx, c.var.principal, ids);
+    } catch (e) {
+      if (isDatabaseFault(e)) throw e;
       throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
     }
-    const lists = await checkinListsByIds(c.var.db, c.var.organizer.id, ids);
+    // the lists' settings are read in the statement: one round trip for the page
+    const lists = resolved.map((l) => ({ listId: l.listId, eventId: l.home.eventId }));
     const page = await listCheckinPositions(c.var.db, lists, positionFilters(f), req);
     const expand = expandOf(c);
     const byEvent = Map.groupBy(page.rows, (r) => r.eventId);
     const expanded = new Map(await Promise.all([...byEvent].map(async ([eventId, rows]) => [eventId, await expandPositions(c, eventId, rows, expand)] as const)));
-    return respondPage(c, req, page, (p) => serializeCheckinPosition(p, expanded.get(p.eventId)));
+    return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded.get(p.eventId)));
   },
 );

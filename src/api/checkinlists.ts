@@ -13,7 +13,7 @@ import {
   findCheckinPosition,
   HISTORY_ORDERING,
   listCheckinLists,
-  listCheckinPositions,
+  listTicketsOfList,
   positionOrdering,
 } from "../db/checkin";
 import { CHECKIN_REASONS } from "../db/schema";
@@ -28,7 +28,7 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { excludeOf, excludeParam, expandOf, expandParam, expandPositions, expandSubevents, pdfDataParam, POSITION_FILTER_PARAMS, positionFilters } from "./checkin-expand";
-import { redeemAnswers, respondScan } from "./checkin";
+import { downloadBase, redeemAnswers, respondScan } from "./checkin";
 import {
   checkinHistoryResponse,
   checkinListResponse,
@@ -152,18 +152,19 @@ checkinListRoutes.get(
   positionQuery,
   async (c) => {
     const req = listRequest(c);
-    const r = await loadCheckinList(c.var, pathId(c, "list"));
-    const page = await listCheckinPositions(c.var.db, [{ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }], positionFilters(c.req.valid("query")), req);
+    // the list and a page of its tickets in one round trip
+    const page = await listTicketsOfList(c.var.db, c.var.event.id, pathId(c, "list"), positionFilters(c.req.valid("query")), req);
+    if (!page.list) throw notFound();
     const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
-    return respondPage(c, req, page, (p) => serializeCheckinPosition(p, expanded));
+    return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded));
   },
 );
 
 checkinListRoutes.get(`${base}/:list/positions/:id`, read, doc.ok(checkinPositionResponse, { summary: "A ticket of a check-in list" }), queryParams({ expand: expandParam }), async (c) => {
   const r = await loadCheckinList(c.var, pathId(c, "list"));
-  const p = await findCheckinPosition(c.var.db, r.list, JSON.parse(r.limitProducts) as number[], pathId(c, "id"));
+  const p = await findCheckinPosition(c.var.db, r.list, pathId(c, "id"));
   if (!p) throw notFound();
-  return c.json(serializeCheckinPosition(p, await expandPositions(c, c.var.event.id, [p], expandOf(c))));
+  return c.json(serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))));
 });
 
 /** The per-list redeem: the ticket by secret (or, without `untrusted_input`, by id) in the path. */

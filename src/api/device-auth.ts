@@ -74,7 +74,7 @@ export const deviceAuthRoutes = new Hono<AppEnv>();
 const doc = apiDocs("Device authentication");
 const base = "/device";
 
-deviceAuthRoutes.post(`${base}/initialize`, publicScope(), doc.ok(deviceCredentialResponse, { summary: "Initialize a device", description: "With the initialization token of a device created by the organizer (its setup QR code)." }), jsonBody(initializeInput), async (c) => {
+deviceAuthRoutes.post(`${base}/initialize`, publicScope(), doc.ok(deviceCredentialResponse, { summary: "Initialize a device", description: "With the initialization token of a device created by the organizer (its setup QR code).", failures: ["unavailable"] }), jsonBody(initializeInput), async (c) => {
   return c.json(serializeDeviceCredential(await initializeDevice(c.var.db, Date.now(), c.req.valid("json"))));
 });
 

@@ -58,10 +58,14 @@ export const eventListResponse = eventResponse.extend({ best_availability_state:
 export type EventLocation = { baseUrl: string; organizerSlug: string };
 
 /**
- * Ticket secrets of this service are random strings, not signed: there is no key scheme whose
- * public keys a scanner could use offline, so `valid_keys` is an empty object.
+ * `valid_keys`: the public keys scanners verify signed ticket secrets with, offline, by scheme
+ * (pretix: `pretix_sig1`, base64 of the PEM text). An event that never used signed secrets has
+ * none: `{}`. The key stays listed after switching back to random secrets, since tickets sold
+ * meanwhile keep their signed secrets.
  */
-const VALID_KEYS: Record<string, string[]> = {};
+function validKeys(r: EventWithMeta): Record<string, string[]> {
+  return r.sig1Key ? { pretix_sig1: [r.sig1Key] } : {};
+}
 
 export function serializeEvent(at: EventLocation, { event: e, metaData }: EventWithMeta): EventResponse {
   return {
@@ -92,7 +96,7 @@ export function serializeEvent(at: EventLocation, { event: e, metaData }: EventW
 }
 
 export function serializeEventDetail(at: EventLocation, r: EventWithMeta): EventDetailResponse {
-  return { ...serializeEvent(at, r), valid_keys: VALID_KEYS };
+  return { ...serializeEvent(at, r), valid_keys: validKeys(r) };
 }
 
 function location(c: AppContext): EventLocation {

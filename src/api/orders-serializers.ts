@@ -8,6 +8,7 @@ import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orde
 import type { InvoiceAddress } from "../db/schema";
 import { OPEN_PAYMENT_STATES } from "../domain/payments";
 import { buildName } from "../domain/person-names";
+import { apiDownloadUrls, type Download, orderDownloads } from "../domain/tickets";
 import { orderUrl, paymentUrl } from "../domain/urls";
 import { dateTime, decimalString, id, money, object, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
@@ -34,6 +35,8 @@ export const positionResponse = z.object({
   pseudonymization_id: z.string(),
   seat: seatResponse.nullable(),
   is_bundled: z.boolean(),
+  /** pretix: the names of the ticket's blocks (`admin`, `api:...`), or null when it may be used. */
+  blocked: z.array(z.string()).nullable(),
   /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
   checkins: z.array(
     z.object({
@@ -125,7 +128,8 @@ export function orderUrlAt(at: OrderLocation, r: OrderRecord): string {
   return orderUrl(at.baseUrl, at.organizerSlug, at.eventSlug, r.order.code, r.order.secret);
 }
 
-export function serializePosition(p: PositionJson, orderCode: string): PositionResponse {
+/** A position; `downloads` as the order's download options give them (orderDownloads, domain/tickets.ts). */
+export function serializePosition(p: PositionJson, orderCode: string, downloads: Download[] = []): PositionResponse {
   return {
     id: p.id,
     order: orderCode,
@@ -146,6 +150,7 @@ export function serializePosition(p: PositionJson, orderCode: string): PositionR
     pseudonymization_id: p.pseudonymization_id,
     seat: serializeSeat(p.seat, p.seat_id, p.seat_name),
     is_bundled: p.is_bundled === 1,
+    blocked: p.blocked && p.blocked.length ? p.blocked : null,
     checkins: (p.checkins ?? []).map((c) => ({
       id: c.id,
       list: c.list,
@@ -156,7 +161,7 @@ export function serializePosition(p: PositionJson, orderCode: string): PositionR
       auto_checked_in: c.auto_checked_in === 1,
     })),
     answers: p.answers.map(serializeAnswer),
-    downloads: [],
+    downloads,
   };
 }
 
@@ -209,6 +214,7 @@ export function serializeInvoiceAddress(a: InvoiceAddress | null): z.infer<typeo
 export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse {
   const o = r.order;
   const url = orderUrlAt(at, r);
+  const downloads = orderDownloads(r, apiDownloadUrls(at.baseUrl, at.organizerSlug, at.eventSlug, o.code));
   return {
     code: o.code,
     event: at.eventSlug,
@@ -227,9 +233,9 @@ export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse
     require_approval: o.requireApproval,
     invoice_address: serializeInvoiceAddress(o.invoiceAddress),
     customer: r.customer,
-    positions: r.positions.filter((p) => p.canceled !== 1).map((p) => serializePosition(p, o.code)),
+    positions: r.positions.filter((p) => p.canceled !== 1).map((p) => serializePosition(p, o.code, downloads.positions.get(p.id))),
     fees: r.fees.filter((f) => f.canceled !== 1).map(serializeFee),
-    downloads: [],
+    downloads: downloads.order,
     payments: r.payments.map((y) => serializePayment(y, url)),
     refunds: [],
     last_modified: toIso(o.lastModified)!,

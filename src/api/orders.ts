@@ -5,9 +5,10 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { ORDER_STATUSES } from "../db/schema";
+import { orderFilterConditions } from "../db/order-filters";
 import { notFound } from "../domain/failure";
 import { createOrder, orderInput } from "../domain/order-create";
+import { regenerateOrderSecrets } from "../domain/ticket-changes";
 import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
 import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
 import { modifiedSinceParam, setPageGenerated } from "../http/conditional";
@@ -16,8 +17,9 @@ import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
-import { jsonBody, pathId, q, queryParams } from "../http/validation";
-import { excludeFields, type OrderLocation, orderResponse, orderUrlAt, paymentResponse, serializeOrder, serializePayment } from "./orders-serializers";
+import { jsonBody, pathId, queryParams } from "../http/validation";
+import { ORDER_LIST_PARAMS, orderListItemResponse, orderListQuery, presentOrder } from "./order-filters";
+import { type OrderLocation, orderResponse, orderUrlAt, paymentResponse, serializeOrder, serializePayment } from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -33,28 +35,11 @@ const write = eventScope("can_change_orders");
 
 const doc = apiDocs("Orders");
 
-/** The filters of the order list (pretix docs orders.rst). */
-const orderFilters = queryParams({
-  status: q.choice(ORDER_STATUSES, "n pending, p paid, e expired, c canceled"),
-  code: q.string("order code"),
-  testmode: q.bool(),
-  email: q.string(),
-  locale: q.string(),
-  modified_since: modifiedSinceParam,
-  customer: q.string("customer identifier"),
-  created_since: q.dateTime("orders placed at or after then"),
-  created_before: q.dateTime("orders placed before then"),
-  subevent: q.int("the date's id (event series)"),
-  subevent_after: q.dateTime("orders with a ticket for a date ending after then"),
-  subevent_before: q.dateTime("orders with a ticket for a date starting before then"),
-  exclude: q.list("a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions", { omitsFields: true }),
-  pdf_data: q.ignored({ type: "boolean" }, "the service renders no ticket PDFs (open point 12)."),
-});
-
-orderRoutes.get(base, read, doc.list(orderResponse, { summary: "List orders", ordering: ORDER_ORDERING }), orderFilters, async (c) => {
+orderRoutes.get(base, read, doc.list(orderListItemResponse, { summary: "List orders", ordering: ORDER_ORDERING }), queryParams(ORDER_LIST_PARAMS), async (c) => {
   const req = listRequest(c);
   setPageGenerated(c, Date.now());
   const f = c.req.valid("query");
+  const { filter, view } = orderListQuery(f);
   const page = await listOrders(
     c.var.db,
     c.var.event.id,
@@ -66,19 +51,13 @@ orderRoutes.get(base, read, doc.list(orderResponse, { summary: "List orders", or
       locale: f.locale,
       modifiedSince: f.modified_since,
       customer: f.customer,
-      createdSince: f.created_since,
-      createdBefore: f.created_before,
-      subevent: f.subevent,
-      subeventAfter: f.subevent_after,
-      subeventBefore: f.subevent_before,
+      extra: orderFilterConditions(c.var.event.slug, filter),
     },
     req,
   );
   const at = location(c);
-  // pretix's `exclude` (repeatable; `positions.downloads` reaches into the positions); `pdf_data`
-  // adds nothing here: the service renders no ticket PDFs (open point 12)
-  const exclude = f.exclude ?? [];
-  return respondPage(c, req, page, (r) => excludeFields(serializeOrder(at, r), exclude));
+  // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
+  return respondPage(c, req, page, (r) => presentOrder(at, r, view));
 });
 
 orderRoutes.get(`${base}/:code`, read, doc.ok(orderResponse, { summary: "Order detail" }), async (c) =>
@@ -138,6 +117,14 @@ orderRoutes.post(
     const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
     return c.json(serializeOrder(location(c), after));
   },
+);
+
+/** pretix `regenerate_secrets`: new secrets for the order and its tickets (with signed secrets, the old ones revoked). */
+orderRoutes.post(
+  `${base}/:code/regenerate_secrets`,
+  write,
+  doc.ok(orderResponse, { summary: "Regenerate an order's secrets", description: "New secrets for the order and its tickets; with signed ticket secrets the old ones are revoked.", failures: ["unavailable", "changed"] }),
+  async (c) => c.json(serializeOrder(location(c), await regenerateOrderSecrets(eventContext(c), c.req.param("code")))),
 );
 
 orderRoutes.post(`${base}/:code/mark_expired`, write, doc.ok(orderResponse, { summary: "Mark an order as expired", failures: ["unavailable", "changed"] }), async (c) => {

@@ -1,10 +1,9 @@
 /**
  * pretix resources that pretixSCAN's sync reads (libpretixsync, docs/clients.md) of features
- * this service does not have: revoked ticket secrets (the service never changes a ticket's
- * secret), blocked secrets (it never blocks a ticket), reusable media, and badge layouts (it
- * prints no badges). Their lists are therefore always empty, answered in pretix's shape (pretix
- * docs orders.rst "revoked secrets", "blocked secrets", reusablemedia.rst, badges.rst): a
- * scanner's sync stops at an error answer here, so these lists are part of what makes it work.
+ * this service does not have: reusable media, and badge layouts (it prints no badges). Their
+ * lists are therefore always empty, answered in pretix's shape (pretix docs reusablemedia.rst,
+ * badges.rst): a scanner's sync stops at an error answer here, so these lists are part of what
+ * makes it work. (Revoked and blocked secrets are real lists: api/ticket-secrets.ts.)
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,8 +13,6 @@ import { envelopeSchema, listRequest, respondPage } from "../http/pagination";
 import { dateTime, id } from "../http/responses";
 import { eventScope, organizerScope } from "../http/tenancy";
 
-export const revokedSecretResponse = z.object({ id: id(), secret: z.string(), created: dateTime() }).meta({ id: "RevokedSecret" });
-export const blockedSecretResponse = z.object({ id: id(), secret: z.string(), updated: dateTime(), blocked: z.boolean() }).meta({ id: "BlockedSecret" });
 export const badgeLayoutResponse = z.object({ id: id(), name: z.string(), default: z.boolean(), layout: z.array(z.unknown()), background: z.string().nullable() }).meta({ id: "BadgeLayout" });
 export const badgeItemResponse = z.object({ id: id(), item: id(), layout: id().nullable() }).meta({ id: "BadgeItem" });
 export const reusableMediumResponse = z.object({ id: id(), type: z.string(), identifier: z.string(), active: z.boolean(), expires: dateTime().nullable() }).meta({ id: "ReusableMedium" });
@@ -31,8 +28,6 @@ const none = (c: Parameters<typeof respondPage>[0]) => respondPage(c, listReques
 const doc = apiDocs("Scanner sync");
 const empty = "Always empty: the service has no such objects (pretixSCAN's sync reads the list).";
 
-scannerCompatRoutes.get(`${ev}/revokedsecrets`, read, doc.list(revokedSecretResponse, { summary: "List revoked ticket secrets", description: empty }), (c) => none(c));
-scannerCompatRoutes.get(`${ev}/blockedsecrets`, read, doc.list(blockedSecretResponse, { summary: "List blocked ticket secrets", description: empty }), (c) => none(c));
 scannerCompatRoutes.get(`${ev}/badgelayouts`, read, doc.list(badgeLayoutResponse, { summary: "List badge layouts", description: empty }), (c) => none(c));
 scannerCompatRoutes.get(`${ev}/badgeitems`, read, doc.list(badgeItemResponse, { summary: "List badge layout assignments", description: empty }), (c) => none(c));
 scannerCompatRoutes.get(

@@ -10,6 +10,7 @@ import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
+import { ticketSettingsSql } from "./settings";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import {
   type Answer,
@@ -29,7 +30,8 @@ import {
   subevents,
 } from "./schema";
 import type { QuestionRecord } from "./questions";
-import { chunks, MAX_PARAMS } from "./util";
+import { containsText, startsWithText } from "./search";
+import { chunks, inIntegers, integerLiterals, MAX_PARAMS } from "./util";
 
 /** Check-in lists are listed with their changes stamped under this resource name. */
 export const CHECKIN_LISTS_RESOURCE = "checkinlists";
@@ -45,7 +47,7 @@ export type CheckinJson = { id: number; list: number; type: CheckinType; datetim
  * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
  * parameters): the statement is prepared on the database's own client.
  */
-function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
+export function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
   const raw = db.all<T>(query);
   const client = (db as unknown as { $client: D1Database }).$client;
   const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
@@ -57,7 +59,7 @@ function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
 }
 
 /** A raw statement usable inside `db.batch` (see `rows`). */
-function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
+export function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
   const raw = db.run(query);
   const client = (db as unknown as { $client: D1Database }).$client;
   const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
@@ -179,6 +181,26 @@ export async function createCheckinList(db: DB, eventId: number, values: Checkin
   return (results.at(-1) as CheckinListRecord[])[0]!;
 }
 
+/**
+ * After a write whose answer was lost: the list `createCheckinList` made at `now` — the
+ * event's newest list, with that name, and the lists' change stamp is that write's — or
+ * undefined (lists have no key of their own a retry could be matched by).
+ */
+export function createdCheckinList(db: DB, eventId: number, name: string, now: number): Promise<CheckinListRecord | undefined> {
+  return db
+    .select(listRecordFields(true))
+    .from(checkinLists)
+    .where(
+      and(
+        eq(checkinLists.eventId, eventId),
+        eq(checkinLists.name, name),
+        sql`${checkinLists.id} = (SELECT max(id) FROM checkin_lists WHERE event_id = ${eventId})`,
+        sql`EXISTS (SELECT 1 FROM change_stamps WHERE scope = ${eventScopeKey(eventId)} AND resource = ${CHECKIN_LISTS_RESOURCE} AND modified_at = ${now})`,
+      ),
+    )
+    .get() as Promise<CheckinListRecord | undefined>;
+}
+
 /** Changes a list (and, when given, its products); the list afterwards, or undefined when it is gone. */
 export async function updateCheckinList(
   db: DB,
@@ -256,10 +278,13 @@ export async function listEvents(db: DB, listIds: number[]) {
     .select({ listId: checkinLists.id, eventId: checkinLists.eventId, organizerId: events.organizerId, eventSlug: events.slug, geoLat: events.geoLat, geoLon: events.geoLon })
     .from(checkinLists)
     .innerJoin(events, eq(events.id, checkinLists.eventId))
-    .where(inArray(checkinLists.id, listIds.slice(0, MAX_PARAMS - 5)));
+    .where(inIntegers(checkinLists.id, listIds));
 }
 
 // ---- status ----
+
+/** Scans on a list by how they reached the service (successful ones, and refused ones). */
+export type ScanCounts = { online: number; uploaded: number; automatic: number; failedOnline: number; failedUploaded: number };
 
 /** The numbers of the list's status (pretix: `.../checkinlists/{id}/status/`), one round trip. */
 export async function checkinListStatus(db: DB, list: CheckinListRow) {
@@ -278,7 +303,8 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
         .leftJoin(itemCategories, eq(itemCategories.id, items.categoryId))
         .where(eq(items.eventId, list.eventId))
         .orderBy(asc(itemCategories.position), asc(items.position), asc(items.id));
-  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow] = await db.batch([
+  const ok = (cond: SQL) => sql`coalesce(sum(CASE WHEN ${cond} THEN 1 ELSE 0 END), 0)`;
+  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow, scanRows] = await db.batch([
     rawRows<{ positions: number; checkins: number; inside: number }>(db, sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
       coalesce(sum(CASE WHEN ${inside} THEN 1 ELSE 0 END), 0) AS inside
       FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${list.eventId} AND ${onList}`),
@@ -293,8 +319,21 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
       .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
     db.select({ name: events.name }).from(events).where(eq(events.id, list.eventId)),
     db.select({ name: subevents.name }).from(subevents).where(eq(subevents.id, list.subeventId ?? -1)),
+    // scans on the list: decided at once, or made offline and uploaded later (the client sent force)
+    rawRows<ScanCounts>(db, sql`SELECT ${ok(sql`successful = 1 AND auto_checked_in = 0 AND force_sent = 0`)} AS online,
+      ${ok(sql`successful = 1 AND force_sent = 1`)} AS uploaded, ${ok(sql`successful = 1 AND auto_checked_in = 1`)} AS automatic,
+      ${ok(sql`successful = 0 AND force_sent = 0`)} AS failedOnline, ${ok(sql`successful = 0 AND force_sent = 1`)} AS failedUploaded
+      FROM checkins WHERE list_id = ${list.id}`),
   ]);
-  return { totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 }, itemCounts, variationCounts, items: itemRowsRead, variations: variationRows, eventName: (subeventRow[0] ?? eventRow[0])?.name ?? {} };
+  return {
+    totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 },
+    itemCounts,
+    variationCounts,
+    items: itemRowsRead,
+    variations: variationRows,
+    eventName: (subeventRow[0] ?? eventRow[0])?.name ?? {},
+    scans: scanRows[0] ?? { online: 0, uploaded: 0, automatic: 0, failedOnline: 0, failedUploaded: 0 },
+  };
 }
 
 // ---- the tickets of a list, as a list ----
@@ -353,17 +392,24 @@ export type CheckinPositionRow = {
   answers: string;
   validFrom: number | null;
   validUntil: number | null;
+  blocked: string | null;
   itemAttention: number;
   variationAttention: number | null;
   checkins: string;
+  /** The event's slug (the ticket's download URL). */
+  eventSlug: string;
+  /** What decides the ticket's `downloads` (domain/tickets.ts): its item's [admission, generate_tickets] as JSON... */
+  ticketItem: string;
+  /** ... and the event's stored ticket_download settings as a JSON object. */
+  ticketSettings: string;
 };
 
-const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE key NOT LIKE '\\_%' ESCAPE '\\')`;
+const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`;
 const parentNameSql = sql<string | null>`(SELECT pp.attendee_name FROM order_positions pp WHERE pp.id = p.addon_to)`;
 
 /** Successful check-ins of a position (on the given lists, or all), oldest first, as JSON. */
 export function checkinsJsonSql(positionId: SQL, listIds: readonly number[] | null): SQL<string> {
-  const onLists = listIds === null ? sql`` : sql`AND list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)})`;
+  const onLists = listIds === null ? sql`` : sql`AND ${inIntegers(sql`list_id`, listIds)}`;
   return sql<string>`(SELECT json_group_array(json_object('id', c.id, 'list', c.list_id, 'type', c.type, 'datetime', c.datetime,
       'device', c.device_id, 'auto_checked_in', c.auto_checked_in))
     FROM (SELECT * FROM checkins WHERE position_id = ${positionId} AND successful = 1 ${onLists} ORDER BY datetime, id) c)`;
@@ -408,9 +454,13 @@ function positionFields(listIds: readonly number[]) {
     answers: f<string>(sql`p.answers`, "answers"),
     validFrom: f<number | null>(sql`p.valid_from`, "validFrom"),
     validUntil: f<number | null>(sql`p.valid_until`, "validUntil"),
+    blocked: f<string | null>(sql`p.blocked`, "blocked"),
     itemAttention: f<number>(sql`(SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id)`, "itemAttention"),
     variationAttention: f<number | null>(sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`, "variationAttention"),
     checkins: f<string>(checkinsJsonSql(sql`p.id`, listIds), "checkins"),
+    eventSlug: f<string>(sql`(SELECT e.slug FROM events e WHERE e.id = p.event_id)`, "eventSlug"),
+    ticketItem: f<string>(sql`(SELECT json_array(i.admission, i.generate_tickets) FROM items i WHERE i.id = p.item_id)`, "ticketItem"),
+    ticketSettings: f<string>(ticketSettingsSql(sql`p.event_id`), "ticketSettings"),
   };
 }
 
@@ -423,7 +473,7 @@ function positionSelect(listIds: readonly number[]) {
 }
 
 const lastCheckedInSql = (listIds: readonly number[]) =>
-  sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND c.list_id IN (${sql.join(listIds.map((l) => sql`${l}`), sql`, `)}))`;
+  sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND ${inIntegers(sql`c.list_id`, listIds)})`;
 
 const attendeeNameSql = sql`coalesce(nullif(p.attendee_name, ''), ${parentNameSql})`;
 
@@ -448,33 +498,58 @@ export function positionOrdering(listIds: readonly number[]): OrderingTable {
   };
 }
 
-function inList(column: SQL, values: readonly (number | string)[]): SQL {
+function inList(column: SQL, values: readonly string[]): SQL {
   if (values.length === 0) return sql`0`;
-  return sql`${column} IN (${sql.join(values.slice(0, MAX_PARAMS - 20).map((v) => sql`${v}`), sql`, `)})`;
+  return sql`${column} IN (${sql.join([...new Set(values)].map((v) => sql`${v}`), sql`, `)})`;
+}
+
+/** An id of a list or a date as a literal (lists searched together add no parameters). */
+const idLiteral = (id: number) => integerLiterals([id]);
+
+/**
+ * A list whose tickets are read: its row (read before), or its id in its event, when the list
+ * is read in the same batch as its tickets (its settings then come from D1 in the statement).
+ */
+export type ListSource = { list: CheckinListRow } | { listId: number; eventId: number };
+
+const sourceId = (l: ListSource) => ("list" in l ? l.list.id : l.listId);
+
+/** The condition "a ticket of this list" (its event, products, order status and date). */
+function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL {
+  if ("list" in l) {
+    const { list } = l;
+    // the list's products from D1 (constant size however many the list limits to)
+    const products = list.allProducts ? sql`1` : sql`p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${idLiteral(list.id)})`;
+    const status = ignoreStatus ? sql`1` : list.includePending ? sql`o.status IN ('p', 'n')` : sql`o.status = 'p'`;
+    const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${idLiteral(list.subeventId)}`;
+    return sql`(p.event_id = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
+  }
+  // uncorrelated subqueries: SQLite evaluates each once per statement
+  const [id, eventId] = [idLiteral(l.listId), idLiteral(l.eventId)];
+  const setting = (column: string) => sql`(SELECT ${sql.raw(column)} FROM checkin_lists WHERE id = ${id} AND event_id = ${eventId})`;
+  const products = sql`(${setting("all_products")} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${id}))`;
+  const status = ignoreStatus ? sql`1` : sql`(o.status = 'p' OR (o.status = 'n' AND ${setting("include_pending")}))`;
+  const date = sql`(${setting("subevent_id")} IS NULL OR p.subevent_id = ${setting("subevent_id")})`;
+  return sql`(p.event_id = ${eventId} AND ${setting("1")} AND ${products} AND ${status} AND ${date})`;
 }
 
 /** Which of the event's positions the filters select among the tickets of `lists` (one per event). */
-export function positionFilterSql(lists: readonly { list: CheckinListRow; limitProducts: number[] }[], f: CheckinPositionFilter): SQL {
-  const perList = lists.map(({ list, limitProducts }) => {
-    const products = list.allProducts ? sql`1` : inList(sql`p.item_id`, limitProducts);
-    const status = f.ignoreStatus ? sql`1` : list.includePending ? sql`o.status IN ('p', 'n')` : sql`o.status = 'p'`;
-    const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${list.subeventId}`;
-    return sql`(p.event_id = ${list.eventId} AND ${products} AND ${status} AND ${date})`;
-  });
-  const listIds = lists.map((l) => l.list.id);
+export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
+  const perList = lists.map((l) => onListCondition(l, f.ignoreStatus));
+  const listIds = lists.map(sourceId);
   const c: SQL[] = [sql`p.canceled = 0`, sql`(${sql.join(perList, sql` OR `)})`];
   if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
   if (f.search !== undefined) {
-    const like = `%${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    const prefix = `${f.search.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-    c.push(sql`(p.secret LIKE ${prefix} ESCAPE '\\' OR p.attendee_name LIKE ${like} ESCAPE '\\' OR ${parentNameSql} LIKE ${like} ESCAPE '\\'
-      OR o.code LIKE ${prefix} ESCAPE '\\' OR ${invoiceNameSql} LIKE ${like} ESCAPE '\\' OR p.attendee_email LIKE ${like} ESCAPE '\\'
-      OR o.email LIKE ${like} ESCAPE '\\')`);
+    // matched literally at any length (./search.ts)
+    const term = sql`${f.search}`;
+    const has = (text: SQL) => containsText(text, term);
+    c.push(sql`(${startsWithText(sql`p.secret`, term)} OR ${has(sql`p.attendee_name`)} OR ${has(parentNameSql)}
+      OR ${startsWithText(sql`o.code`, term)} OR ${has(invoiceNameSql)} OR ${has(sql`p.attendee_email`)} OR ${has(sql`o.email`)})`);
   }
   if (f.item !== undefined) c.push(sql`p.item_id = ${f.item}`);
-  if (f.itemIn !== undefined) c.push(inList(sql`p.item_id`, f.itemIn));
+  if (f.itemIn !== undefined) c.push(inIntegers(sql`p.item_id`, f.itemIn));
   if (f.variation !== undefined) c.push(sql`p.variation_id = ${f.variation}`);
-  if (f.variationIn !== undefined) c.push(inList(sql`p.variation_id`, f.variationIn));
+  if (f.variationIn !== undefined) c.push(inIntegers(sql`p.variation_id`, f.variationIn));
   if (f.attendeeName !== undefined) {
     c.push(sql`(lower(p.attendee_name) = lower(${f.attendeeName}) OR (p.addon_to IS NOT NULL AND lower(${parentNameSql}) = lower(${f.attendeeName})))`);
   }
@@ -483,9 +558,9 @@ export function positionFilterSql(lists: readonly { list: CheckinListRow; limitP
   if (f.orderStatusIn !== undefined) c.push(inList(sql`o.status`, f.orderStatusIn));
   if (f.hasCheckin !== undefined) c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
   if (f.subevent !== undefined) c.push(sql`p.subevent_id = ${f.subevent}`);
-  if (f.subeventIn !== undefined) c.push(inList(sql`p.subevent_id`, f.subeventIn));
+  if (f.subeventIn !== undefined) c.push(inIntegers(sql`p.subevent_id`, f.subeventIn));
   if (f.addonTo !== undefined) c.push(sql`p.addon_to = ${f.addonTo}`);
-  if (f.addonToIn !== undefined) c.push(inList(sql`p.addon_to`, f.addonToIn));
+  if (f.addonToIn !== undefined) c.push(inIntegers(sql`p.addon_to`, f.addonToIn));
   if (f.voucher !== undefined) c.push(sql`p.voucher_id = ${f.voucher}`);
   if (f.voucherCode !== undefined) c.push(sql`p.voucher_id IN (SELECT v.id FROM vouchers v WHERE v.event_id = p.event_id AND upper(v.code) = upper(${f.voucherCode}))`);
   return sql.join(c, sql` AND `);
@@ -494,11 +569,11 @@ export function positionFilterSql(lists: readonly { list: CheckinListRow; limitP
 /** A page of the tickets of `lists` (with each ticket's check-ins on these lists), and the total: one round trip. */
 export async function listCheckinPositions(
   db: DB,
-  lists: readonly { list: CheckinListRow; limitProducts: number[] }[],
+  lists: readonly ListSource[],
   f: CheckinPositionFilter,
   req: ListRequest,
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
-  const listIds = lists.map((l) => l.list.id);
+  const listIds = lists.map(sourceId);
   const where = positionFilterSql(lists, f);
   const rows = db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
   const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
@@ -506,20 +581,27 @@ export async function listCheckinPositions(
   return { count: page.count, rows: page.rows };
 }
 
-/** Lists by id with their products (the organizer's; for `checkinrpc/search`). */
-export async function checkinListsByIds(db: DB, organizerId: number, ids: readonly number[]) {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .select(listRecordFields(false))
-    .from(checkinLists)
-    .innerJoin(events, eq(events.id, checkinLists.eventId))
-    .where(and(eq(events.organizerId, organizerId), inArray(checkinLists.id, ids.slice(0, MAX_PARAMS - 5))));
-  return rows.map((r) => ({ list: r.list, limitProducts: JSON.parse(r.limitProducts) as number[] }));
+/**
+ * A page of one list's tickets, the total and the list itself (undefined: the event has no such
+ * list), in one round trip.
+ */
+export async function listTicketsOfList(
+  db: DB,
+  eventId: number,
+  listId: number,
+  f: CheckinPositionFilter,
+  req: ListRequest,
+): Promise<{ list: CheckinListRecord | undefined; count: number; rows: CheckinPositionRow[] }> {
+  const where = positionFilterSql([{ listId, eventId }], f);
+  const rows = db.select(positionFields([listId])).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where).$dynamic();
+  const counted = db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where);
+  const page = await fetchPage(db, { rows, count: counted, ordering: positionOrdering([listId]) }, req, checkinListQuery(db, eventId, listId));
+  return { list: page.extra[0][0] as CheckinListRecord | undefined, count: page.count, rows: page.rows };
 }
 
 /** One ticket of a list by id (no status filter: the detail shows it whatever its order's status). */
-export async function findCheckinPosition(db: DB, list: CheckinListRow, limitProducts: number[], id: number): Promise<CheckinPositionRow | undefined> {
-  const where = positionFilterSql([{ list, limitProducts }], { ignoreStatus: true });
+export async function findCheckinPosition(db: DB, list: CheckinListRow, id: number): Promise<CheckinPositionRow | undefined> {
+  const where = positionFilterSql([{ list }], { ignoreStatus: true });
   const found = await rawRows<CheckinPositionRow>(db, sql`SELECT ${positionSelect([list.id])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where} AND p.id = ${id}`);
   return found[0];
 }
@@ -528,7 +610,7 @@ export async function findCheckinPosition(db: DB, list: CheckinListRow, limitPro
 export function checkinPositionsByIds(db: DB, eventId: number, ids: readonly number[], listId: number) {
   return rawRows<CheckinPositionRow>(
     db,
-    sql`SELECT ${positionSelect([listId])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${eventId} AND ${inList(sql`p.id`, ids)}`,
+    sql`SELECT ${positionSelect([listId])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${eventId} AND ${inIntegers(sql`p.id`, ids)}`,
   );
 }
 
@@ -555,14 +637,14 @@ export function configUnchangedSql(eventId: number, stamps: Record<string, numbe
 
 const CHECKIN_COLUMNS = [
   "uid", "event_id", "list_id", "position_id", "type", "datetime", "created", "successful", "error_reason", "error_explanation",
-  "auto_checked_in", "forced", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
+  "auto_checked_in", "forced", "force_sent", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
 ] as const;
 
 /** A check-in written only while `condition` holds (and once per uid). */
 export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
   const values = [
     r.uid, r.eventId, r.listId, r.positionId ?? null, r.type, r.datetime, r.created, r.successful === false ? 0 : 1, r.errorReason ?? null,
-    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
+    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.forceSent ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
     r.rawSourceType ?? null, r.rawItem ?? null, r.rawVariation ?? null, r.rawSubevent ?? null,
   ];
   return statement(
@@ -582,6 +664,11 @@ export function touchOrderOfPosition(db: DB, positionId: number, now: number, co
 /** Answers given at the door, stored with the position. */
 export function setPositionAnswers(db: DB, positionId: number, answers: Answer[], condition: SQL = sql`1`) {
   return db.update(orderPositions).set({ answers }).where(and(eq(orderPositions.id, positionId), condition));
+}
+
+/** The condition "no check-in with this uid is stored yet" (what is written with a check-in, once, goes under it). */
+export function checkinMissingSql(uid: string): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM checkins ck WHERE ck.uid = ${uid})`;
 }
 
 export function checkinExists(db: DB, uid: string) {
@@ -630,12 +717,15 @@ export async function positionOfEvent(db: DB, eventId: number, id: number): Prom
  * secret (or, for the legacy per-list redeem, an id): the object's fallback on a miss.
  */
 export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: number | null) {
-  const match = id === null ? sql`secret = ${secret}` : sql`(secret = ${secret} OR id = ${id})`;
+  // the ticket of the secret, of a revoked secret of it, or of the id
+  const revoked = sql`id IN (SELECT position_id FROM revoked_secrets WHERE event_id = ${eventId} AND secret = ${secret})`;
+  const match = id === null ? sql`(secret = ${secret} OR ${revoked})` : sql`(secret = ${secret} OR ${revoked} OR id = ${id})`;
   return rawRows<TicketOrderRow>(db, sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
       o.sales_channel AS salesChannel, o.datetime AS datetime,
       (SELECT json_group_array(json_object('id', p.id, 'secret', p.secret, 'addonTo', p.addon_to, 'itemId', p.item_id,
           'variationId', p.variation_id, 'subeventId', p.subevent_id, 'canceled', p.canceled, 'validFrom', p.valid_from,
-          'validUntil', p.valid_until, 'answers', json(p.answers)))
+          'validUntil', p.valid_until, 'answers', json(p.answers),
+          'blocked', CASE WHEN p.blocked IS NULL OR p.blocked = '[]' THEN 0 ELSE 1 END))
         FROM order_positions p WHERE p.order_id = o.id) AS positions,
       (SELECT json_group_array(json_object('uid', c.uid, 'listId', c.list_id, 'positionId', c.position_id, 'type', c.type,
           'datetime', c.datetime, 'nonce', c.nonce, 'deviceId', c.device_id, 'auto', c.auto_checked_in))
@@ -748,7 +838,7 @@ export async function checkinHistory(db: DB, eventId: number, f: HistoryFilter, 
 
 /** Questions of the event by id, with their items and options (the shape of db/questions.ts `QuestionRecord`). */
 export async function questionRecordsByIds(db: DB, eventId: number, ids: readonly number[]): Promise<QuestionRecord[]> {
-  const unique = [...new Set(ids)].slice(0, MAX_PARAMS - 5);
+  const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
   return db
     .select({
@@ -757,7 +847,7 @@ export async function questionRecordsByIds(db: DB, eventId: number, ids: readonl
       options: sql<string>`(SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'position', o.position, 'answer', json(o.answer))) FROM (SELECT id, identifier, position, answer FROM question_options WHERE question_id = ${qualifiedId("questions")} ORDER BY position, id) o)`,
     })
     .from(questions)
-    .where(and(eq(questions.eventId, eventId), inArray(questions.id, unique)))
+    .where(and(eq(questions.eventId, eventId), inIntegers(questions.id, unique)))
     .orderBy(asc(questions.position), asc(questions.id));
 }
 

@@ -5,11 +5,11 @@
 import { and, eq, exists, getTableName, not, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { MetaProperty } from "./event-meta";
-import { likeContains } from "../lib/i18n";
 import type { Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
+import { containsText, i18nContains } from "./search";
 import {
   eventMetaProperties,
   eventMetaValues,
@@ -65,11 +65,6 @@ export function endsAfterCondition(t: Dated, at: number): SQL {
   return sql`((${t.dateTo} IS NULL AND ${t.dateFrom} >= ${at}) OR ${t.dateTo} >= ${at})`;
 }
 
-/** Any language of a multi-lingual JSON column contains `term` (case-insensitive for ASCII). */
-export function i18nContains(column: AnySQLiteColumn, term: string): SQL {
-  return sql`EXISTS (SELECT 1 FROM json_each(${qualified(column)}) WHERE json_each.value LIKE ${likeContains(term)} ESCAPE '\\')`;
-}
-
 /** A JSON list column contains `value`. */
 export function jsonListContains(column: AnySQLiteColumn, value: string): SQL {
   return sql`EXISTS (SELECT 1 FROM json_each(${qualified(column)}) WHERE json_each.value = ${value})`;
@@ -116,7 +111,7 @@ function eventConditions(organizerId: number, principal: EventAccess, f: EventFi
   if (f.endsAfter !== undefined) conds.push(endsAfterCondition(events, f.endsAfter));
   if (f.salesChannel !== undefined) conds.push(jsonListContains(events.salesChannels, f.salesChannel));
   if (f.search !== undefined) {
-    conds.push(or(sql`${events.slug} LIKE ${likeContains(f.search)} ESCAPE '\\'`, i18nContains(events.name, f.search), i18nContains(events.location, f.search)));
+    conds.push(or(containsText(events.slug, f.search), i18nContains(events.name, f.search), i18nContains(events.location, f.search)));
   }
   for (const a of f.attrs) conds.push(eventAttrCondition(events.id, a));
   return and(...conds);
@@ -125,9 +120,12 @@ function eventConditions(organizerId: number, principal: EventAccess, f: EventFi
 /** The event's own meta data values as a JSON object (name → value). */
 const eventMetaJson = sql<string>`(SELECT json_group_object(p.name, v.value) FROM event_meta_values v JOIN event_meta_properties p ON p.id = v.property_id WHERE v.event_id = ${qualified(events.id)})`;
 
-const eventWithMeta = { event: events, metaData: eventMetaJson };
+/** The event's public key of signed ticket secrets (`pretix_sig1`), in `valid_keys` encoding, or null. */
+const sig1KeySql = sql<string | null>`(SELECT k.public_key FROM ticket_signing_keys k WHERE k.event_id = ${qualified(events.id)} AND k.scheme = 'pretix_sig1')`;
 
-export type EventWithMeta = { event: EventRecord; metaData: string | null };
+const eventWithMeta = { event: events, metaData: eventMetaJson, sig1Key: sig1KeySql };
+
+export type EventWithMeta = { event: EventRecord; metaData: string | null; sig1Key: string | null };
 
 /** The orderings of the events list (spec "Events": `date_from`, `slug`; default `slug`). */
 export const EVENT_ORDERING: OrderingTable = {

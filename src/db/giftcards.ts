@@ -160,6 +160,36 @@ export async function transact(db: DB, cardId: number, amount: number, text: str
   return { ok: false, reason: card.value + amount < 0 ? "insufficient" : "too_high" };
 }
 
+/**
+ * After a lost answer: the card `insertGiftCard` wrote (issuer, secret and issuance time are
+ * what that write set), or undefined.
+ */
+export function issuedGiftCard(db: DB, issuerId: number, secret: string, issuance: number): Promise<GiftCardRow | undefined> {
+  return db
+    .select()
+    .from(giftCards)
+    .where(and(eq(giftCards.issuerId, issuerId), eq(giftCards.secret, secret), eq(giftCards.issuance, issuance)))
+    .get();
+}
+
+/**
+ * After a lost answer: the card's balance when the transaction `transact` would have written
+ * (card, time, amount, text, acceptor) is there, or undefined.
+ */
+export async function transactionRecorded(db: DB, cardId: number, amount: number, text: string | null, acceptorId: number, now: number): Promise<number | undefined> {
+  const row = await db
+    .select({ value: giftCards.value })
+    .from(giftCards)
+    .where(
+      and(
+        eq(giftCards.id, cardId),
+        sql`EXISTS (SELECT 1 FROM ${giftCardTransactions} t WHERE t.card_id = ${cardId} AND t.datetime = ${now} AND t.value = ${amount} AND t.acceptor_id = ${acceptorId} AND t.text IS ${text} AND t.order_id IS NULL)`,
+      ),
+    )
+    .get();
+  return row?.value;
+}
+
 /** A page of a card's transactions, oldest first, with the order and event they belong to. */
 export function listTransactions(db: DB, cardId: number, req: ListRequest) {
   const where = eq(giftCardTransactions.cardId, cardId);

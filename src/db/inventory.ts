@@ -5,6 +5,7 @@ import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
 import { checkinCatalogStatements } from "./checkin";
 import { mailInsertStatement, type MailInsert } from "./mail";
+import { orderPlacedNotification } from "./webhooks";
 import { cartPositions, changeStamps, memberships, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
@@ -112,6 +113,8 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
   }
   stmts.push(grantMembershipsStatement(db, orderId, now));
   stmts.push(...extra);
+  // the webhook calls reporting the order, in the same transaction (db/webhooks.ts)
+  stmts.push(orderPlacedNotification(db, { eventId, code: w.order.code, status: w.order.status }, now));
   // mails last: the event object reads their ids from the end of the batch's results
   for (const m of w.mails) stmts.push(mailInsertStatement(db, m));
   return stmts;

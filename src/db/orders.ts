@@ -4,6 +4,7 @@
  */
 import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import { type CheckinJson, checkinsJsonSql } from "./checkin";
+import { ticketSettingsSql } from "./settings";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import type { DB } from "./client";
 import { type Answer, customers, events, orderPayments, orderPositions, orders, type OrderStatus } from "./schema";
@@ -36,6 +37,8 @@ export type PositionJson = {
   canceled: number;
   valid_from: number | null;
   valid_until: number | null;
+  /** pretix `blocked`: the names of the ticket's blocks, or null. */
+  blocked: string[] | null;
   /** Successful check-ins (all lists), oldest first. */
   checkins: CheckinJson[];
 };
@@ -60,18 +63,41 @@ export type PaymentJson = {
   payment_date: number | null;
 };
 
-export type OrderRecord = { order: OrderRow; customer: string | null; positions: PositionJson[]; fees: FeeJson[]; payments: PaymentJson[] };
+/**
+ * What deciding the order's ticket downloads needs (domain/tickets.ts), read with the order:
+ * per position id its item's `admission` and `generate_tickets`, and the event's stored
+ * `ticket_download*` settings.
+ */
+export type TicketFacts = { items: Record<string, [number, number | null]>; settings: Record<string, unknown> };
+
+export type OrderRecord = {
+  order: OrderRow;
+  customer: string | null;
+  positions: PositionJson[];
+  fees: FeeJson[];
+  payments: PaymentJson[];
+  ticketFacts: TicketFacts;
+  invoicing: InvoicingFacts;
+};
+
+/**
+ * What deciding whether an order's invoices must follow a change needs (domain/invoices.ts),
+ * read with the order: the event's stored `invoice_generate` (null: the default) and how many
+ * of the order's invoices are not canceled.
+ */
+export type InvoicingFacts = { mode: string | null; live: number };
 
 // Correlated subqueries name the outer table literally (drizzle renders bare column names).
+// D1 allows 32 arguments per SQL function: a position's object is built in two steps.
 const nested = {
-  positions: sql<string>`(SELECT json_group_array(json_object(
+  positions: sql<string>`(SELECT json_group_array(json_insert(json_object(
       'id', p.id, 'positionid', p.positionid, 'item', p.item_id, 'variation', p.variation_id, 'subevent', p.subevent_id,
       'price', p.price, 'attendee_name', p.attendee_name, 'attendee_name_parts', json(p.attendee_name_parts),
       'attendee_email', p.attendee_email, 'voucher', p.voucher_id, 'tax_rate', p.tax_rate, 'tax_value', p.tax_value,
-      'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to, 'is_bundled', p.is_bundled,
-      'pseudonymization_id', p.pseudonymization_id, 'seat', p.seat, 'seat_id', p.seat_id, 'seat_name', p.seat_name,
-      'answers', json(p.answers), 'canceled', p.canceled, 'valid_from', p.valid_from, 'valid_until', p.valid_until,
-      'checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
+      'tax_rule', p.tax_rule_id, 'secret', p.secret, 'addon_to', p.addon_to),
+      '$.is_bundled', p.is_bundled, '$.pseudonymization_id', p.pseudonymization_id, '$.seat', p.seat, '$.seat_id', p.seat_id,
+      '$.seat_name', p.seat_name, '$.answers', json(p.answers), '$.canceled', p.canceled, '$.valid_from', p.valid_from,
+      '$.valid_until', p.valid_until, '$.blocked', json(p.blocked), '$.checkins', json(${checkinsJsonSql(sql`p.id`, null)})))
     FROM (SELECT * FROM order_positions WHERE order_id = "orders"."id" ORDER BY positionid) p)`,
   fees: sql<string>`(SELECT json_group_array(json_object(
       'id', f.id, 'fee_type', f.fee_type, 'value', f.value, 'description', f.description, 'internal_type', f.internal_type,
@@ -81,10 +107,17 @@ const nested = {
       'id', y.id, 'local_id', y.local_id, 'state', y.state, 'amount', y.amount, 'provider', y.provider,
       'created', y.created, 'payment_date', y.payment_date))
     FROM (SELECT * FROM order_payments WHERE order_id = "orders"."id" ORDER BY local_id) y)`,
+  ticketFacts: sql<string>`json_object(
+    'items', (SELECT json_group_object(p.id, json_array(i.admission, i.generate_tickets)) FROM order_positions p JOIN items i ON i.id = p.item_id WHERE p.order_id = "orders"."id"),
+    'settings', ${ticketSettingsSql(sql`"orders"."event_id"`)})`,
+  invoicing: sql<string>`json_object(
+    'mode', (SELECT json_extract(s.value, '$') FROM event_settings s WHERE s.event_id = "orders"."event_id" AND s.key = 'invoice_generate'),
+    'live', (SELECT count(*) FROM invoices i WHERE i.order_id = "orders"."id" AND i.is_cancellation = 0
+      AND NOT EXISTS (SELECT 1 FROM invoices c WHERE c.refers_id = i.id AND c.is_cancellation = 1)))`,
 };
 
 /** An order row as the reading query returns it (`toOrderRecord` parses it). */
-export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string };
+export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string; ticketFacts: string; invoicing: string };
 
 export function toOrderRecord(r: RawOrder): OrderRecord {
   return {
@@ -93,6 +126,8 @@ export function toOrderRecord(r: RawOrder): OrderRecord {
     positions: JSON.parse(r.positions) as PositionJson[],
     fees: JSON.parse(r.fees) as FeeJson[],
     payments: JSON.parse(r.payments) as PaymentJson[],
+    ticketFacts: JSON.parse(r.ticketFacts) as TicketFacts,
+    invoicing: JSON.parse(r.invoicing) as InvoicingFacts,
   };
 }
 
@@ -111,14 +146,8 @@ export type OrderFilter = {
   locale?: string;
   modifiedSince?: number;
   customer?: string;
-  /** Created at or after (pretix `created_since`), before (`created_before`). */
-  createdSince?: number;
-  createdBefore?: number;
-  /** Orders with a position of this date (pretix `subevent`). */
-  subevent?: number;
-  /** Orders with a position of a date ending after (its start when it has no end) / starting before. */
-  subeventAfter?: number;
-  subeventBefore?: number;
+  /** Further conditions on `orders` (the list's documented filters, ./order-filters.ts). */
+  extra?: SQL[];
 };
 
 export function orderWhere(eventId: number, f: OrderFilter): SQL {
@@ -130,23 +159,13 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
   if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
-  if (f.createdSince !== undefined) c.push(sql`${orders.datetime} >= ${f.createdSince}`);
-  if (f.createdBefore !== undefined) c.push(sql`${orders.datetime} < ${f.createdBefore}`);
-  if (f.subevent !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orders.id} AND p.subevent_id = ${f.subevent})`);
-  if (f.subeventAfter !== undefined) {
-    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
-      AND coalesce(s.date_to, s.date_from) > ${f.subeventAfter})`);
-  }
-  if (f.subeventBefore !== undefined) {
-    c.push(sql`EXISTS (SELECT 1 FROM order_positions p JOIN subevents s ON s.id = p.subevent_id WHERE p.order_id = ${orders.id}
-      AND s.date_from < ${f.subeventBefore})`);
-  }
+  if (f.extra) c.push(...f.extra);
   return and(...c)!;
 }
 
 /** The orderings of the orders list (pretix docs orders.rst). */
 export const ORDER_ORDERING: OrderingTable = {
-  fields: { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified },
+  fields: { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified, cancellation_date: orders.cancellationDate },
   default: "datetime",
   tiebreaker: orders.id,
 };
@@ -181,6 +200,14 @@ export function listPayments(db: DB, orderId: number, req: ListRequest) {
 /** The reading query of one order (for a batch: the event object reads a new order back with its write). */
 export function orderByCode(db: DB, eventId: number, code: string) {
   return selectOrders(db).where(and(eq(orders.eventId, eventId), eq(orders.code, code)));
+}
+
+/** The order of one of the event's positions (pretix `orderpositions/{id}`), or undefined. */
+export async function findOrderOfPosition(db: DB, eventId: number, positionId: number): Promise<OrderRecord | undefined> {
+  const row = await selectOrders(db)
+    .where(and(eq(orders.eventId, eventId), sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId} AND event_id = ${eventId})`))
+    .get();
+  return row ? toOrderRecord(row) : undefined;
 }
 
 export async function findOrder(db: DB, eventId: number, code: string): Promise<OrderRecord | undefined> {

@@ -12,6 +12,7 @@ import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { grantMembershipsStatement } from "./inventory";
+import { statusNotification } from "./webhooks";
 import { type OrderStatus, orderPayments, orders, giftCards, giftCardTransactions, vouchers } from "./schema";
 
 /**
@@ -142,6 +143,9 @@ export function statusWriteStatements(db: DB, eventId: number, w: StatusWrite, v
         .where(and(eq(orderPayments.orderId, w.orderId), inArray(orderPayments.state, ["created", "pending"]), gate)),
     );
   }
+  // the webhook calls reporting the change, under the same precondition (db/webhooks.ts)
+  const notification = statusNotification(db, { eventId, code: w.code, to: w.to, now: w.now }, gate);
+  if (notification) stmts.push(notification);
   stmts.push(
     db
       .update(orders)

@@ -26,6 +26,7 @@ import {
   taxRules,
   vouchers,
 } from "./schema";
+import { type SigningKeyRow, signingKeyQuery } from "./ticket-secrets";
 import { chunks, MAX_PARAMS } from "./util";
 
 export type ItemRow = typeof items.$inferSelect;
@@ -53,6 +54,8 @@ export type SalesRefs = {
   eventSeatingPlanId: number | null;
   customer?: string | null;
   orderCodes?: string[];
+  /** Also read the event's signing key of this scheme (order creation signs ticket secrets). */
+  signingKeyScheme?: string;
 };
 
 /** The catalog rows of a sale; the domain's `loadSalesCatalog` (domain/sales-catalog.ts) adds the effective settings. */
@@ -72,6 +75,8 @@ export type SalesCatalogRows = {
   stamp: number;
   customerId: number | null | undefined;
   takenOrderCodes: Set<string>;
+  /** The event's signing key of `signingKeyScheme` (null: none yet; undefined: not asked for). */
+  signingKey: SigningKeyRow | null | undefined;
 };
 
 const part = <T>(xs: T[]) => chunks([...new Set(xs)], MAX_PARAMS - 10);
@@ -136,6 +141,7 @@ export async function readSalesCatalog(db: DB, organizerId: number, eventId: num
     }
   }
   if (refs.customer) add("customer", db.select({ id: customers.id }).from(customers).where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, refs.customer))));
+  if (refs.signingKeyScheme) add("signingKey", signingKeyQuery(db, eventId, refs.signingKeyScheme));
   if (refs.orderCodes?.length) {
     add("orderCodes", db.select({ code: sql<string>`code` }).from(sql`orders`).where(sql`event_id = ${eventId} AND code IN (${sql.join(refs.orderCodes.map((c) => sql`${c}`), sql`, `)})`));
   }
@@ -182,5 +188,6 @@ export async function readSalesCatalog(db: DB, organizerId: number, eventId: num
     stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
     customerId: refs.customer ? (rows<{ id: number }>("customer")[0]?.id ?? null) : undefined,
     takenOrderCodes: new Set(rows<{ code: string }>("orderCodes").map((r) => r.code)),
+    signingKey: refs.signingKeyScheme ? (rows<SigningKeyRow>("signingKey")[0] ?? null) : undefined,
   };
 }

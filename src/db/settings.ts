@@ -2,7 +2,7 @@
  * Stored settings of organizers and events: one row per key that is set (a key not stored
  * takes the level above or its default, domain/settings.ts).
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
@@ -74,4 +74,9 @@ export async function writeEventSettings(db: DB, eventId: number, set: Record<st
     );
   }
   await runBatch(db, statements);
+}
+
+/** The event's stored settings that decide ticket downloads, as a JSON object (`eventId`: the SQL of the event's id). */
+export function ticketSettingsSql(eventId: SQL): SQL<string> {
+  return sql<string>`(SELECT json_group_object(s.key, json(s.value)) FROM event_settings s WHERE s.event_id = ${eventId} AND s.key IN ('ticket_download', 'ticket_download_addons', 'ticket_download_nonadm', 'ticket_download_pending'))`;
 }

@@ -9,9 +9,10 @@ import type { MetaProperty } from "./event-meta";
 import type { DB } from "./client";
 import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import { touchInventory } from "./inventory";
-import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, i18nContains, jsonListContains, pastCondition, type AttrFilter, type EventAccess } from "./events";
+import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, jsonListContains, pastCondition, type AttrFilter, type EventAccess } from "./events";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
+import { i18nContains } from "./search";
 import { changeStamps, eventMetaProperties, events, orderPositions, subeventItems, subeventItemVariations, subeventMetaValues, subevents } from "./schema";
 import { chunks, rowsPerInsert } from "./util";
 

@@ -71,6 +71,27 @@ export async function findVouchersById(db: DB, eventId: number, ids: number[]) {
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+/**
+ * After a write whose answer was lost: the ids of `rows`, in order, when every one of them is in
+ * D1 as that write made it (its code with its creation time); null otherwise.
+ */
+export async function writtenVouchers(db: DB, eventId: number, rows: { code: string; createdAt: number }[]): Promise<number[] | null> {
+  const parts = chunks(rows.map((r) => r.code.toLowerCase()), MAX_PARAMS - 5).map((part) =>
+    db
+      .select({ id: vouchers.id, code: vouchers.code, createdAt: vouchers.createdAt })
+      .from(vouchers)
+      .where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, part))),
+  );
+  const found = new Map(((await runBatch(db, parts)) as { id: number; code: string; createdAt: number }[][]).flat().map((v) => [v.code.toLowerCase(), v]));
+  const ids: number[] = [];
+  for (const r of rows) {
+    const v = found.get(r.code.toLowerCase());
+    if (!v || v.createdAt !== r.createdAt) return null;
+    ids.push(v.id);
+  }
+  return ids;
+}
+
 function codeQueries(db: DB, eventId: number, codes: string[]): Statement[] {
   return chunks([...new Set(codes.map((c) => c.toLowerCase()))], MAX_PARAMS - 5).map((part) =>
     db

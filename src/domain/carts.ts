@@ -11,6 +11,7 @@ import { randomString } from "../lib/crypto";
 import { withEventObject } from "../objects/client";
 import type { CartGroup, CartRow, Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { Failure, notFound, Problems, validationError } from "./failure";
 import { dateTime } from "./fields";
@@ -100,7 +101,7 @@ function prepareGroup(ctx: EventContext, input: CartInput, catalog: SalesCatalog
  * input the stored position with its children, or the failure of that input (invalid input,
  * or the object's refusal). An object that cannot serve fails the whole call.
  */
-export async function createCartPositions(ctx: EventContext, inputs: CartInput[]): Promise<(CartRecord | Failure)[]> {
+export const createCartPositions = survivingD1Faults(async function createCartPositions(ctx: EventContext, inputs: CartInput[]): Promise<(CartRecord | Failure)[]> {
   const { event, db } = ctx;
   const refs = collectRefs(inputs.flatMap((i) => [i as PositionInput, ...(i.addons ?? []).map((a) => withDate(a, i)), ...(i.bundled ?? []).map((a) => withDate(a, i))]));
   const catalog = await loadSalesCatalog(db, ctx.organizer.id, event.id, { ...refs, eventSeatingPlanId: event.seatingPlanId });
@@ -110,7 +111,7 @@ export async function createCartPositions(ctx: EventContext, inputs: CartInput[]
   });
   const groups = prepared.filter((p): p is PreparedGroup => !(p instanceof Failure)).map((p) => p.group);
   const decisions = groups.length ? await withEventObject<Decision[]>(ctx.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups)) : [];
-  const rows = await cartsByHoldKeys(db, event.id, groups.flatMap((g) => g.holdKeys));
+  const rows = await readAfterWrite(() => cartsByHoldKeys(db, event.id, groups.flatMap((g) => g.holdKeys)));
   const byKey = new Map(rows.map((r) => [r.holdKey, r]));
   let g = 0;
   return prepared.map((p) => {
@@ -120,19 +121,19 @@ export async function createCartPositions(ctx: EventContext, inputs: CartInput[]
     if (!decision.ok) return validationError(refusalErrors(decision.refusals));
     return { position: byKey.get(baseKey!)!, children: childKeys.map((k) => byKey.get(k)!) };
   });
-}
+});
 
 /** Reserves one cart position (with its add-ons and bundled positions), or fails. */
-export async function createCartPosition(ctx: EventContext, input: CartInput): Promise<CartRecord> {
+export const createCartPosition = survivingD1Faults(async function createCartPosition(ctx: EventContext, input: CartInput): Promise<CartRecord> {
   const [result] = await createCartPositions(ctx, [input]);
   if (result instanceof Failure) throw result;
   return result!;
-}
+});
 
 /** Releases a cart position and its children through the event object; 404 when it is not (or no longer) there. */
-export async function deleteCartPosition(ctx: EventContext, id: number): Promise<void> {
+export const deleteCartPosition = survivingD1Faults(async function deleteCartPosition(ctx: EventContext, id: number): Promise<void> {
   const { holdKeys, own } = await cartForDeletion(ctx.db, ctx.event.id, id);
   if (!own) throw notFound();
   const deleted = await withEventObject<string[]>(ctx.env, ctx.event.id, (s) => s.deleteCarts(holdKeys));
   if (!deleted.includes(own.holdKey)) throw notFound();
-}
+});

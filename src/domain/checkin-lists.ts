@@ -8,6 +8,7 @@ import {
   type CheckinListRecord,
   type CheckinListValues,
   createCheckinList,
+  createdCheckinList,
   deleteCheckinList,
   findCheckinList,
   subeventOfEvent,
@@ -18,6 +19,7 @@ import { checkEventItems, idList, name, salesChannel } from "./catalog-fields";
 import type { EventContext } from "./context";
 import { SALES_CHANNELS } from "./events";
 import { notFound, Problems } from "./failure";
+import { confirmedWrite, survivingD1Faults } from "./faults";
 import { dateTime } from "./fields";
 import { log } from "../lib/log";
 
@@ -120,16 +122,19 @@ export async function loadCheckinList(ctx: Pick<EventContext, "db" | "event">, i
   return list;
 }
 
-export async function createList(ctx: EventContext, input: z.output<typeof checkinListFull>): Promise<CheckinListRecord> {
+export const createList = survivingD1Faults(async function createList(ctx: EventContext, input: z.output<typeof checkinListFull>): Promise<CheckinListRecord> {
   await check(ctx, input);
   const values = { ...DEFAULTS, ...valuesOf(input) };
-  const created = await createCheckinList(ctx.db, ctx.event.id, values, [...new Set(input.limit_products ?? [])], ctx.now);
+  const created = await confirmedWrite(
+    () => createCheckinList(ctx.db, ctx.event.id, values, [...new Set(input.limit_products ?? [])], ctx.now),
+    () => createdCheckinList(ctx.db, ctx.event.id, values.name, ctx.now),
+  );
   await tellObject(ctx, created.list.id, false);
   return created;
-}
+});
 
-/** PUT (`full`: omitted fields return to their defaults) or PATCH. */
-export async function changeList(ctx: EventContext, id: number, input: CheckinListInput, full: boolean): Promise<CheckinListRecord> {
+/** PUT (`full`: omitted fields return to their defaults) or PATCH; a repeat changes nothing more. */
+export const changeList = survivingD1Faults(async function changeList(ctx: EventContext, id: number, input: CheckinListInput, full: boolean): Promise<CheckinListRecord> {
   await loadCheckinList(ctx, id);
   await check(ctx, input);
   const values = full ? { ...DEFAULTS, ...valuesOf(input) } : valuesOf(input);
@@ -138,10 +143,16 @@ export async function changeList(ctx: EventContext, id: number, input: CheckinLi
   if (!changed) throw notFound();
   await tellObject(ctx, id, false);
   return changed;
-}
+});
 
 /** Deletes a list and every check-in made on it. */
-export async function deleteList(ctx: EventContext, id: number): Promise<void> {
-  if (!(await deleteCheckinList(ctx.db, ctx.event.id, id, ctx.now))) throw notFound();
+export const deleteList = survivingD1Faults(async function deleteList(ctx: EventContext, id: number): Promise<void> {
+  await loadCheckinList(ctx, id);
+  // after a lost answer: gone from D1 means deleted
+  const deleted = await confirmedWrite(
+    () => deleteCheckinList(ctx.db, ctx.event.id, id, ctx.now),
+    async () => ((await findCheckinList(ctx.db, ctx.event.id, id)) ? null : true),
+  );
+  if (!deleted) throw notFound();
   await tellObject(ctx, id, true);
-}
+});

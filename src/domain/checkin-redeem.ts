@@ -17,6 +17,7 @@ import {
   checkinListQuery,
   type CheckinListRecord,
   type CheckinPositionRow,
+  checkinExists,
   failedCheckinWithNonce,
   insertCheckin,
   itemOfEvent,
@@ -32,6 +33,7 @@ import type { MiniList, RedeemOutcome } from "../objects/event-object";
 import type { ScanRequest } from "./checkin";
 import type { EventContext, OrganizerContext } from "./context";
 import { fieldError, invalidPk, isFailure, notFound, Problems, validationError } from "./failure";
+import { confirmedWrite, survivingD1Faults } from "./faults";
 import { dateTime } from "./fields";
 import { canAccessEvent, type Principal } from "./permissions";
 import { log } from "../lib/log";
@@ -162,6 +164,7 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
       successful: false,
       errorReason: "invalid",
       forced: first.scan.force,
+      forceSent: first.scan.force,
       deviceId: first.scan.deviceId,
       nonce: first.scan.nonce,
       rawBarcode: first.raw,
@@ -181,7 +184,7 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
 }
 
 /** `checkinrpc/redeem`: a scan on one or more lists (of distinct events). */
-export async function redeemScan(ctx: OrganizerContext, scanner: Scanner, input: RedeemInput): Promise<ScanResult> {
+export const redeemScan = survivingD1Faults(async function redeemScan(ctx: OrganizerContext, scanner: Scanner, input: RedeemInput): Promise<ScanResult> {
   const lists = await resolveLists(ctx, scanner, input.lists);
   const scan: ScanRequest = {
     type: input.type ?? "entry",
@@ -198,14 +201,21 @@ export async function redeemScan(ctx: OrganizerContext, scanner: Scanner, input:
     ctx,
     lists.map((l) => ({ ...l, raw: input.secret, id: null, scan, sourceType: input.source_type ?? "barcode" })),
   );
-}
+});
 
 /**
  * The per-list redeem: the ticket is named in the path by its secret, or (without
  * `untrusted_input=true`) by a numeric id (pretix checkinlists.rst). Old scanners send a space
  * of a secret as `+`; pretix tries that too.
  */
-export async function redeemOnList(ctx: EventContext, scanner: Scanner, listId: number, lookup: string, untrusted: boolean, input: ListRedeemInput): Promise<ScanResult> {
+export const redeemOnList = survivingD1Faults(async function redeemOnList(
+  ctx: EventContext,
+  scanner: Scanner,
+  listId: number,
+  lookup: string,
+  untrusted: boolean,
+  input: ListRedeemInput,
+): Promise<ScanResult> {
   const home: ListHome = { eventId: ctx.event.id, organizerId: ctx.organizer.id, eventSlug: ctx.event.slug, geoLat: ctx.event.geoLat, geoLon: ctx.event.geoLon };
   const scan: ScanRequest = {
     type: input.type ?? "entry",
@@ -230,7 +240,7 @@ export async function redeemOnList(ctx: EventContext, scanner: Scanner, listId: 
   }
   if (result.status === "invalid" && lookup.includes("+")) result = await one(lookup.replaceAll("+", " "));
   return result;
-}
+});
 
 // ---- failed scans of offline scanners ----
 
@@ -254,7 +264,7 @@ export type FailedCheckinInput = z.output<typeof failedCheckinInput>;
  * position, else the one with the scanned code; a repeated upload with the same nonce is
  * stored once.
  */
-export async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, listId: number, input: FailedCheckinInput) {
+export const storeFailedCheckin = survivingD1Faults(async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, listId: number, input: FailedCheckinInput) {
   const { db, event } = ctx;
   const list = await checkinListQuery(db, event.id, listId).get();
   if (!list) throw notFound();
@@ -283,6 +293,7 @@ export async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, li
     errorReason: input.error_reason,
     errorExplanation: input.error_explanation ?? null,
     forced: true,
+    forceSent: true,
     deviceId: scanner.deviceId,
     nonce: input.nonce ?? null,
     rawBarcode: input.raw_barcode,
@@ -291,7 +302,13 @@ export async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, li
     rawSubevent: input.raw_subevent ?? null,
   };
   // a repeated upload (same nonce) is stored once
-  if (row.nonce === null || !(await failedCheckinWithNonce(db, listId, row.nonce, positionId, row.rawBarcode))) await insertCheckin(db, row);
+  if (row.nonce === null || !(await failedCheckinWithNonce(db, listId, row.nonce, positionId, row.rawBarcode))) {
+    // after a lost answer: the row's uid is this request's alone
+    await confirmedWrite(
+      () => insertCheckin(db, row).then(() => true),
+      async () => ((await checkinExists(db, row.uid).get()) ? true : null),
+    );
+  }
   return row;
-}
+});
 

@@ -5,7 +5,7 @@
  * synchronous: the event's Durable Object calls it between reading its state and recording the
  * check-in, without yielding (ARCHITECTURE invariant 1).
  *
- * pretix's reasons are the result codes: `canceled`, `unpaid`, `unapproved`, `invalid_time`,
+ * pretix's reasons are the result codes: `canceled`, `blocked`, `unpaid`, `unapproved`, `invalid_time`,
  * `product`, `rules`, `already_redeemed`, `ambiguous`, `incomplete` (questions to answer first),
  * `invalid` (unknown code, decided by the caller).
  */
@@ -43,6 +43,8 @@ export type TicketFacts = {
   validFrom: number | null;
   validUntil: number | null;
   answers: Answer[];
+  /** pretix `blocked`: the ticket may not be used (forced scans pass). */
+  blocked: boolean;
 };
 
 /** What the decision knows of the ticket's order. */
@@ -184,6 +186,8 @@ export function decideScan(input: {
   timezone: string;
   locale: string;
   rules: (facts: RulesFacts) => RulesVerdict;
+  /** The scanned code is a revoked secret of the ticket (only forced scans get this far). */
+  fromRevokedSecret?: boolean;
 }): ScanVerdict {
   const { list, ticket, order, scan } = input;
   const dt = scan.datetime;
@@ -192,6 +196,10 @@ export function decideScan(input: {
 
   if (ticket.canceled || (order.status !== "p" && order.status !== "n")) {
     if (!scan.force) return refuse(scan.canceledSupported ? "canceled" : "unpaid");
+    forcedPast = true;
+  }
+  if (ticket.blocked) {
+    if (!scan.force) return refuse("blocked");
     forcedPast = true;
   }
   if (scan.type !== "exit" && ticket.validFrom !== null && ticket.validFrom > dt) {
@@ -250,7 +258,7 @@ export function decideScan(input: {
     input.passages.length === 0 ||
     input.passages.every((p) => p.type === "exit") ||
     (list.allowEntryAfterExit && last?.type === "exit");
-  if (entryAllowed || scan.force) return { kind: "pass", forced: scan.force && (!entryAllowed || forcedPast), answers: given };
+  if (entryAllowed || scan.force) return { kind: "pass", forced: scan.force && (!entryAllowed || forcedPast || (input.fromRevokedSecret ?? false)), answers: given };
   return refuse("already_redeemed", null, given);
 }
 

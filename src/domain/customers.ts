@@ -5,13 +5,14 @@
  */
 import { z } from "zod";
 import { isUniqueError } from "../db/constraints";
-import { type CustomerChanges, customerInsertStatement, type CustomerRow, eraseCustomerData, updateCustomer } from "../db/customers";
+import { type CustomerChanges, customerInsertStatement, type CustomerRow, eraseCustomerData, findCustomer, updateCustomer } from "../db/customers";
 import { mailInsertStatement } from "../db/mail";
 import { storedOrganizerSettings } from "../db/settings";
 import { randomString, sha256Hex } from "../lib/crypto";
 import { hashPassword } from "../lib/password";
 import type { OrganizerContext } from "./context";
 import { fieldError, notFound } from "./failure";
+import { confirmedWrite, survivingD1Faults } from "./faults";
 import { email } from "./fields";
 import { composeMail, dispatchMail } from "./mail";
 import { buildName, isNameScheme, type NameParts, withScheme } from "./person-names";
@@ -122,7 +123,7 @@ function uniqueRefusal(e: unknown): "identifier" {
  * Creates a customer with a new identifier; with `send_email`, an activation link (valid three
  * days) is mailed in the same batch as the customer is written.
  */
-export async function createCustomer(ctx: OrganizerContext, input: CustomerCreateInput): Promise<CustomerRow> {
+export const createCustomer = survivingD1Faults(async function createCustomer(ctx: OrganizerContext, input: CustomerCreateInput): Promise<CustomerRow> {
   const { db, organizer: org, now } = ctx;
   const settings = await organizerSettings(ctx);
   const values = customerValues(input, true, defaultLocaleOf(settings));
@@ -158,22 +159,34 @@ export async function createCustomer(ctx: OrganizerContext, input: CustomerCreat
       activationExpires: activation ? now + ACTIVATION_LINK_VALIDITY_MS : null,
     };
     try {
-      if (mail) {
-        const [created, mailed] = await db.batch([customerInsertStatement(db, row), mailInsertStatement(db, mail)]);
-        await dispatchMail(ctx.env, mailed.map((m) => m.id));
-        return created[0]!;
-      }
-      const [created] = await customerInsertStatement(db, row);
-      return created!;
+      return await confirmedWrite(
+        async () => {
+          if (mail) {
+            const [created, mailed] = await db.batch([customerInsertStatement(db, row), mailInsertStatement(db, mail)]);
+            await dispatchMail(ctx.env, mailed.map((m) => m.id));
+            return created[0]!;
+          }
+          const [created] = await customerInsertStatement(db, row);
+          return created!;
+        },
+        // the new identifier is this write's alone; its activation mail was stored with it, queued
+        // (the housekeeping sweep hands it on)
+        () => findCustomer(db, org.id, row.identifier),
+      );
     } catch (e) {
       if (uniqueRefusal(e) === "identifier" && attempt < 10) continue;
       throw e;
     }
   }
-}
+});
 
 /** PUT (`full`: omitted fields reset; the default locale is the organizer's first language) or PATCH of a customer. */
-export async function changeCustomer(ctx: OrganizerContext, identifier: string, input: CustomerInput, opts: { full: boolean }): Promise<CustomerRow> {
+export const changeCustomer = survivingD1Faults(async function changeCustomer(
+  ctx: OrganizerContext,
+  identifier: string,
+  input: CustomerInput,
+  opts: { full: boolean },
+): Promise<CustomerRow> {
   // the default locale is used only when PUT resets an omitted locale
   const values = customerValues(input, opts.full, opts.full ? defaultLocaleOf(await organizerSettings(ctx)) : "");
   values.lastModified = ctx.now;
@@ -186,14 +199,14 @@ export async function changeCustomer(ctx: OrganizerContext, identifier: string, 
   }
   if (!row) throw notFound();
   return row;
-}
+});
 
 /**
  * Removes a customer's personal data (as pretix's Customer.anonymize) and disconnects the
  * customer from its orders; the identifier stays.
  */
-export async function anonymizeCustomer(ctx: OrganizerContext, identifier: string): Promise<CustomerRow> {
+export const anonymizeCustomer = survivingD1Faults(async function anonymizeCustomer(ctx: OrganizerContext, identifier: string): Promise<CustomerRow> {
   const row = await eraseCustomerData(ctx.db, ctx.organizer.id, identifier, ctx.now);
   if (!row) throw notFound();
   return row;
-}
+});

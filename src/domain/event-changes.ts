@@ -40,6 +40,7 @@ import { DEFAULT_PLUGINS, DEFAULT_SALES_CHANNELS, liveIssues, PLUGINS, SALES_CHA
 import { fieldError, inUse, Problems } from "./failure";
 import { currency, dateTime, i18n, i18nRequired, slug, timezone } from "./fields";
 import type { Principal } from "./permissions";
+import { prepareSigningKeyOfCopy } from "./ticket-secrets";
 
 const eventFields = z.object({
   name: i18nRequired(),
@@ -226,6 +227,7 @@ async function createNewEvent(ctx: OrganizerContext, by: Principal, input: Event
         })
       : insertEvent(db, org.id, values, meta ?? [], addToTeam),
   );
+  if (source) await prepareSigningKeyOfCopy(ctx.env, db, org.id, id, ctx.now);
   return (await findEvent(db, org.id, id))!;
 }
 

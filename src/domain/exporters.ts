@@ -43,6 +43,7 @@ import { CONTENT_TYPES, csvRows, type Cell, newXlsx, XLSX_MAX_ROWS, xlsxBeginShe
 import { describeInput, type InputDef, parseInputs } from "./exports/inputs";
 import { appendToUpload, discardUpload, newUpload, type UploadState } from "./exports/upload";
 import { badRequest, Failure, isFailure, notFound } from "./failure";
+import { confirmedWrite, survivingD1Faults } from "./faults";
 import { canAccessEvent, hasPermission, type Principal } from "./permissions";
 import { eventSettingsFor } from "./settings";
 
@@ -117,7 +118,13 @@ export async function listExporters(ctx: OrganizerContext, principal: Principal,
 }
 
 /** POST .../exporters/{identifier}/run/: checks the inputs and queues the export; its id. */
-export async function runExport(ctx: OrganizerContext, principal: Principal, event: EventRow | null, identifier: string, body: unknown): Promise<{ id: string }> {
+export const runExport = survivingD1Faults(async function runExport(
+  ctx: OrganizerContext,
+  principal: Principal,
+  event: EventRow | null,
+  identifier: string,
+  body: unknown,
+): Promise<{ id: string }> {
   const level: Level = event ? { event } : { event: null };
   const def = findAvailable(principal, level, identifier);
   const [ic, events] = await Promise.all([inputContext(ctx, level), event ? Promise.resolve(null) : exportableEvents(ctx, principal)]);
@@ -125,20 +132,21 @@ export async function runExport(ctx: OrganizerContext, principal: Principal, eve
   if (!event && !def.organizerPermission && params.events === undefined) params.events = [];
   const id = crypto.randomUUID();
   const { retentionMs } = readConfig(ctx.env).exports;
-  const inserted = await insertExportJobUnderLimit(
-    ctx.db,
-    {
-      id,
-      organizerId: ctx.organizer.id,
-      eventId: event?.id ?? null,
-      owner: principal.identity,
-      identifier: def.identifier,
-      params,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-      expiresAt: ctx.now + retentionMs,
-    },
-    CONCURRENT_EXPORTS,
+  const job = {
+    id,
+    organizerId: ctx.organizer.id,
+    eventId: event?.id ?? null,
+    owner: principal.identity,
+    identifier: def.identifier,
+    params,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+    expiresAt: ctx.now + retentionMs,
+  };
+  // after a lost answer: the job's id is this request's alone
+  const inserted = await confirmedWrite(
+    () => insertExportJobUnderLimit(ctx.db, job, CONCURRENT_EXPORTS),
+    async () => ((await findExportJobById(ctx.db, id)) ? true : null),
   );
   if (!inserted) {
     throw new Failure("rate_limited", `At most ${CONCURRENT_EXPORTS} exports may run at the same time. Retry when one of them has finished.`, {
@@ -147,7 +155,7 @@ export async function runExport(ctx: OrganizerContext, principal: Principal, eve
   }
   await sendStep(ctx.env, id, 0);
   return { id };
-}
+});
 
 async function sendStep(env: Env, exportId: string, step: number): Promise<void> {
   try {

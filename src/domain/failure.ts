@@ -27,7 +27,7 @@ export const FAILURE_CODES = [
   "in_progress",
   /** The event's object could not serve a change in time (vouchers: retry later). */
   "busy",
-  /** The event's object could not serve the request (selling: retry later). */
+  /** The event's object, or the database, could not serve the request (retry later). */
   "unavailable",
   /** A gift card does not hold enough credit. */
   "insufficient_credit",
@@ -35,6 +35,8 @@ export const FAILURE_CODES = [
   "rate_limited",
   /** The object changed meanwhile; read it again. */
   "changed",
+  /** A file (invoice or ticket PDF) is still being prepared: retry after a few seconds. */
+  "not_ready",
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];

@@ -5,7 +5,19 @@
  * object: every balance change is one conditional D1 batch (db/giftcards.ts).
  */
 import { z } from "zod";
-import { giftCardCreationRefs, findGiftCard, type GiftCardRow, insertGiftCard, MAX_GIFT_CARD_VALUE, transact, updateGiftCard } from "../db/giftcards";
+import {
+  giftCardCreationRefs,
+  findGiftCard,
+  type GiftCardRow,
+  insertGiftCard,
+  issuedGiftCard,
+  MAX_GIFT_CARD_VALUE,
+  transact,
+  transactionRecorded,
+  type TransactResult,
+  updateGiftCard,
+} from "../db/giftcards";
+import { confirmedWrite, survivingD1Faults } from "./faults";
 import { randomString } from "../lib/crypto";
 import type { OrganizerContext } from "./context";
 import { Failure, fieldError, forbidden, notFound } from "./failure";
@@ -95,47 +107,63 @@ export type GiftCardTransactInput = z.output<typeof giftCardTransactInput>;
  * organizer's and its affiliated organizers' cards; without `expires`, the organizer's default
  * validity applies (explicit null: never expires).
  */
-export async function createGiftCard(ctx: OrganizerContext, input: GiftCardInput): Promise<GiftCardRow> {
+export const createGiftCard = survivingD1Faults(async function createGiftCard(ctx: OrganizerContext, input: GiftCardInput): Promise<GiftCardRow> {
   const { db, organizer, now } = ctx;
   const refs = await giftCardCreationRefs(db, organizer.id, input.secret);
   if (refs.secretTaken) throw fieldError("secret", DUPLICATE_SECRET);
   const expires = input.expires !== undefined ? input.expires : defaultGiftCardExpiry(effectiveSettings(refs.settings).giftcard_expiry_years as number | null, now);
-  const card = await insertGiftCard(
-    db,
-    organizer.id,
-    { secret: input.secret, currency: input.currency, testmode: input.testmode ?? false, expires, conditions: input.conditions ?? null },
-    input.value,
-    now,
+  const values = { secret: input.secret, currency: input.currency, testmode: input.testmode ?? false, expires, conditions: input.conditions ?? null };
+  const card = await confirmedWrite(
+    () => insertGiftCard(db, organizer.id, values, input.value, now),
+    () => issuedGiftCard(db, organizer.id, input.secret, now),
   );
   // a card issued meanwhile with the same secret: the unique index refused this one
   if (!card) throw fieldError("secret", DUPLICATE_SECRET);
   return card;
-}
+});
 
 /**
  * PUT (`full`: omitted fields reset) or PATCH of one of the organizer's own cards; a new
  * `value` is recorded as a transaction of the difference. Accepted cards (`includeAccepted`)
  * are read-only.
  */
-export async function changeGiftCard(ctx: OrganizerContext, id: number, input: GiftCardPatch, opts: { full: boolean; includeAccepted: boolean }): Promise<GiftCardRow> {
+export const changeGiftCard = survivingD1Faults(async function changeGiftCard(
+  ctx: OrganizerContext,
+  id: number,
+  input: GiftCardPatch,
+  opts: { full: boolean; includeAccepted: boolean },
+): Promise<GiftCardRow> {
   if (opts.includeAccepted) throw forbidden(ACCEPTED_READ_ONLY);
   const values: { expires?: number | null; conditions?: string | null } = {};
   if (input.expires !== undefined || opts.full) values.expires = input.expires ?? null;
   if (input.conditions !== undefined || opts.full) values.conditions = input.conditions ?? null;
+  // a repeat sets the same balance again: the difference is recorded only when there is one
   const card = await updateGiftCard(ctx.db, ctx.organizer.id, id, values, input.value, ctx.now);
   if (!card) throw notFound();
   return card;
-}
+});
 
 /**
  * Adds a signed amount to a card the organizer reaches (with `includeAccepted`, an accepted
  * issuer's too), atomically: never below zero (409, insufficient credit), never above the
  * maximum (400).
  */
-export async function transactGiftCard(ctx: OrganizerContext, id: number, input: GiftCardTransactInput, opts: { includeAccepted: boolean }): Promise<GiftCardRow> {
+export const transactGiftCard = survivingD1Faults(async function transactGiftCard(
+  ctx: OrganizerContext,
+  id: number,
+  input: GiftCardTransactInput,
+  opts: { includeAccepted: boolean },
+): Promise<GiftCardRow> {
   const card = await findGiftCard(ctx.db, ctx.organizer.id, id, opts.includeAccepted);
   if (!card) throw notFound();
-  const result = await transact(ctx.db, card.id, input.value, input.text ?? null, ctx.organizer.id, ctx.now);
+  const text = input.text ?? null;
+  const result = await confirmedWrite(
+    () => transact(ctx.db, card.id, input.value, text, ctx.organizer.id, ctx.now),
+    async (): Promise<TransactResult | undefined> => {
+      const value = await transactionRecorded(ctx.db, card.id, input.value, text, ctx.organizer.id, ctx.now);
+      return value === undefined ? undefined : { ok: true, value };
+    },
+  );
   if (!result.ok) {
     if (result.reason === "missing") throw notFound();
     if (result.reason === "too_high") throw fieldError("value", VALUE_TOO_HIGH);
@@ -143,4 +171,4 @@ export async function transactGiftCard(ctx: OrganizerContext, id: number, input:
     throw new Failure("insufficient_credit", INSUFFICIENT_CREDIT, { field: "value" });
   }
   return { ...card, value: result.value };
-}
+});

@@ -11,19 +11,23 @@ import { i18nText } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event-object";
 import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "./failure";
 import { dateTime, email, money } from "./fields";
+import { invoicesAfterOrderChange } from "./invoices";
 import type { Demand } from "./inventory";
 import { orderMail } from "./order-mails";
-import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, newTicketSecret, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
+import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
 import { withScheme } from "./person-names";
 import { collectRefs, discountPositions, positionFields, preparePosition, type PositionInput, type PreparedPosition, seatName } from "./positions";
 import { ticketValidity } from "./checkin";
 import { tax } from "./pricing";
+import { secretGenerator, SIG1 } from "./ticket-secrets";
 import { refusalErrors } from "./refusals";
 import { loadSalesCatalog } from "./sales-catalog";
 import { orderUrl } from "./urls";
+import { dispatchWebhooks } from "./webhooks";
 
 const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
 
@@ -115,7 +119,7 @@ function checkPositionIds(positions: OrderInput["positions"], errors: Problems):
  * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
  * are taken from the input).
  */
-export async function createOrder(ctx: EventContext, input: OrderInput): Promise<OrderRecord> {
+export const createOrder = survivingD1Faults(async function createOrder(ctx: EventContext, input: OrderInput): Promise<OrderRecord> {
   const { event, organizer: org, db, now } = ctx;
   const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
   const refs = collectRefs(input.positions as PositionInput[]);
@@ -124,6 +128,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     eventSeatingPlanId: event.seatingPlanId,
     customer: input.customer ?? null,
     orderCodes: candidates,
+    signingKeyScheme: SIG1,
   });
   const settings = catalog.settings;
   const errors = new Problems();
@@ -193,6 +198,17 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
 
   const invoiceAddress = invoiceAddressOf(input.invoice_address, now);
 
+  // every ticket gets its secret from the event's generator (a secret given in the input is kept)
+  const generator = await secretGenerator(ctx.env, db, event.id, settings, now, catalog.signingKey);
+  const validity = prepared.map((p) => ticketValidity(catalog.items.get(p.itemId)!, now));
+  const ticketSecrets = await Promise.all(
+    prepared.map(
+      (p, i) =>
+        input.positions[i]!.secret ??
+        generator.generate({ itemId: p.itemId, variationId: p.variationId, subeventId: p.subeventId, validFrom: validity[i]!.validFrom, validUntil: validity[i]!.validUntil }, null, false),
+    ),
+  );
+
   const positions: PositionInsert[] = prepared.map((p, i) => ({
     eventId: event.id,
     positionid: i + 1,
@@ -207,7 +223,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     taxRate: p.price.taxRate,
     taxValue: p.price.taxValue,
     taxRuleId: p.price.taxRuleId,
-    secret: input.positions[i]!.secret ?? newTicketSecret(),
+    secret: ticketSecrets[i]!,
     addonToPositionid: addonTo[i] === null ? null : addonTo[i]! + 1,
     isBundled: false,
     pseudonymizationId: newPseudonymizationId(),
@@ -216,7 +232,7 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     seatName: p.seat ? seatName(p.seat) : null,
     answers: p.answers,
     canceled: false,
-    ...ticketValidity(catalog.items.get(p.itemId)!, now),
+    ...validity[i]!,
   }));
   const sendMail = (input.send_mail ?? input.send_email ?? false) && !!input.email;
   const url = orderUrl(ctx.baseUrl, org.slug, event.slug, code, secret);
@@ -286,8 +302,13 @@ export async function createOrder(ctx: EventContext, input: OrderInput): Promise
     s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
-  return decision.order ? toOrderRecord(decision.order) : (await findOrder(db, event.id, code))!;
-}
+  // the order's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
+  const record = decision.order ? toOrderRecord(decision.order) : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
+  // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
+  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, { invoicing: record.invoicing, record });
+  return record;
+});
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */
 function invoiceAddressOf(ia: OrderInput["invoice_address"], now: number): InvoiceAddress | null {

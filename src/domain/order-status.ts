@@ -7,10 +7,12 @@
  * payment pages and the expiry job call these same functions.
  */
 import type { DB } from "../db/client";
+import { eventById } from "../db/invoices";
 import { itemNames } from "../db/items";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
 import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
+import type { TicketChange } from "../db/ticket-secrets";
 import type { OrderStatus } from "../db/schema";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../env";
@@ -19,14 +21,18 @@ import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event-object";
 import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "./failure";
 import type { Demand, Refusal } from "./inventory";
 import { dispatchMail } from "./mail";
 import { orderMail } from "./order-mails";
 import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "./payments";
 import { refusalErrors } from "./refusals";
+import { invoicesAfterOrderChange } from "./invoices";
 import { eventSettingsFor } from "./settings";
+import { cancellationChanges } from "./ticket-changes";
 import { orderUrl } from "./urls";
+import { dispatchWebhooks } from "./webhooks";
 
 /** What a status change needs: the bindings, the database and the event. */
 export type OrderScope = { env: Env; db: DB; event: EventRow };
@@ -50,6 +56,8 @@ export type StatusChange = {
   cancelPayments?: boolean;
   force?: boolean;
   giftCard?: GiftCardDebit;
+  /** Ticket changes written with the status (a cancellation's new secrets). */
+  tickets?: TicketChange[];
 };
 
 /**
@@ -77,10 +85,15 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
       cancelPayments: change.cancelPayments ?? false,
       ignoreQuota: change.force ?? false,
       giftCard: change.giftCard ?? null,
+      tickets: change.tickets ?? [],
     }),
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
+  // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
+  await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to, { invoicing: r.invoicing });
+  // the change's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
   return { ok: true };
 }
 
@@ -109,11 +122,11 @@ async function transition(ctx: EventContext, r: OrderRecord, change: StatusChang
     if (result.reason === "refused") throw validationError(refusalErrors(result.refusals));
     throw changedMeanwhile(CHANGED_MEANWHILE);
   }
-  return (await findOrder(ctx.db, ctx.event.id, r.order.code))!;
+  return (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, r.order.code)))!;
 }
 
 /** `mark_paid`: confirms the order's open payment, or records a manual one, and the order becomes paid. */
-export async function markOrderPaid(ctx: EventContext, code: string, opts: { force?: boolean; sendEmail?: boolean }): Promise<OrderRecord> {
+export const markOrderPaid = survivingD1Faults(async function markOrderPaid(ctx: EventContext, code: string, opts: { force?: boolean; sendEmail?: boolean }): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   checkStatus(r, ["n", "e"], "p");
   const open = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
@@ -134,28 +147,34 @@ export async function markOrderPaid(ctx: EventContext, code: string, opts: { for
   }
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after);
   return after;
-}
+});
 
-/** `mark_canceled`: open payments are canceled with the order. */
-export async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
-  const after = await transition(ctx, await loadOrder(ctx, code), { from: ["n", "p"], to: "c", cancelPayments: true });
+/**
+ * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
+ * tickets get new secrets and the old ones are revoked, in the same transaction.
+ */
+export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
+  const r = await loadOrder(ctx, code);
+  checkStatus(r, ["n", "p"], "c");
+  const tickets = await cancellationChanges(ctx, r);
+  const after = await transition(ctx, r, { from: ["n", "p"], to: "c", cancelPayments: true, tickets });
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
   return after;
-}
+});
 
 /** `mark_expired`: a pending order expires and frees its capacity. */
-export async function markOrderExpired(ctx: EventContext, code: string): Promise<OrderRecord> {
+export const markOrderExpired = survivingD1Faults(async function markOrderExpired(ctx: EventContext, code: string): Promise<OrderRecord> {
   return transition(ctx, await loadOrder(ctx, code), { from: ["n"], to: "e" });
-}
+});
 
 /** Payment `confirm`: an open payment is confirmed and the order becomes paid. Returns the order afterwards. */
-export async function confirmPayment(ctx: EventContext, code: string, localId: number, opts: { force?: boolean }): Promise<OrderRecord> {
+export const confirmPayment = survivingD1Faults(async function confirmPayment(ctx: EventContext, code: string, localId: number, opts: { force?: boolean }): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   const y = r.payments.find((p) => p.local_id === localId);
   if (!y) throw notFound();
   if (!OPEN_PAYMENT_STATES.includes(y.state)) throw badRequest("Only payments in state created or pending can be confirmed.");
   return transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: y.id, force: opts.force });
-}
+});
 
 // ---- mails ----
 
@@ -211,21 +230,28 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
   if (overdue.length === 0) return 0;
   const byEvent = Map.groupBy(overdue, (o) => o.eventId);
   const positions = await orderDemands(db, overdue.map((o) => o.id));
-  let expired = 0;
+  const changed: { eventId: number; code: string }[] = [];
   for (const [eventId, list] of byEvent) {
     const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
     if (settings.payment_term_expire_automatically === false) continue;
     const stamp = await inventoryStamp(db, eventId);
+    let event: EventRow | undefined;
     for (const o of list) {
       try {
         const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
           s.changeOrderStatus(stamp, { orderId: o.id, code: o.code, from: ["n"], to: "e", demands: demandsOf(positions.get(o.id)!), cancelPayments: false }),
         );
-        if (r.ok && r.changed) expired++;
+        if (r.ok && r.changed) {
+          changed.push({ eventId, code: o.code });
+          event ??= await eventById(db, eventId);
+          if (event) await invoicesAfterOrderChange({ env, db, event, now }, o.code, "e");
+        }
       } catch (e) {
         log.error("expiring an order failed; the next run retries", { event_id: eventId, order: o.code, error: e });
       }
     }
   }
-  return expired;
+  // the expiries' webhook calls were written with them; the queue delivers them
+  dispatchWebhooks(env, changed);
+  return changed.length;
 }

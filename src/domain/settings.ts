@@ -13,6 +13,7 @@ import { Problems } from "./failure";
 import { i18n, relativeDate } from "./fields";
 import { NAME_SCHEMES } from "./person-names";
 import type { Principal } from "./permissions";
+import { deploymentSecret, ensureSigningKey, GENERATOR_SETTING, NO_DEPLOYMENT_SECRET, SIG1, TICKET_SECRET_GENERATORS } from "./ticket-secrets";
 
 export type SettingDefinition = {
   schema: z.ZodType;
@@ -122,6 +123,17 @@ const text = (label: string, help_text: string, max = 190): SettingDefinition =>
   help_text,
 });
 
+/** An invoice number prefix as pretix allows it: letters, digits and - _ % . , & : # and space; no slash, so numbers fit in a URL. */
+const invoicePrefix = (label: string, help_text: string): SettingDefinition => ({
+  schema: z
+    .string()
+    .max(160)
+    .regex(/^[a-zA-Z0-9\-_%.,&:# ]*$/, { message: "Please only use the characters A-Z, a-z, 0-9, and any of - _ % . , & : # and space." }),
+  default: "",
+  label,
+  help_text,
+});
+
 const i18nText = (label: string, help_text: string): SettingDefinition => ({
   schema: i18n().nullable(),
   default: null,
@@ -195,12 +207,25 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     help_text:
       'When invoices come to exist: "False" never, "admin" only through the API action, "user" on customer request, "True" for every created order, "paid" on payment. Free orders never get one automatically.',
   },
-  invoice_numbers_prefix: text(
+  invoice_numbers_prefix: invoicePrefix(
     "Invoice number prefix",
-    "Put before invoice numbers. Empty: the event slug and a dash. Events of the organizer with the same prefix share one number range. %Y, %y, %m and %d insert the invoice's year, two-digit year, month and day.",
+    "Put before invoice numbers. Empty: the event slug in capitals and a dash. Events of the organizer with the same prefix share one number range. %Y, %y, %m and %d insert the invoice's year, two-digit year, month and day.",
   ),
-  invoice_numbers_prefix_cancellations: text("Invoice number prefix for cancellations", "Put before numbers of cancellation invoices. Empty: the regular prefix."),
+  invoice_numbers_prefix_cancellations: invoicePrefix("Invoice number prefix for cancellations", "Put before numbers of cancellation invoices. Empty: the regular prefix."),
   invoice_numbers_consecutive: flag(true, "Generate invoices with consecutive numbers", "Off: the order code is used in the invoice number."),
+  invoice_numbers_counter_length: {
+    schema: z.number().int().min(1).max(15),
+    default: 5,
+    label: "Minimum length of invoice number after prefix",
+    help_text: "Consecutive numbers are padded with zeros to this length (5: 00001).",
+  },
+  invoice_generate_sales_channels: {
+    schema: z.array(z.string().max(100)),
+    default: ["web"],
+    label: "Generate invoices for sales channels",
+    help_text: "Orders of other sales channels get no invoice automatically (the API action still creates one when invoicing is on).",
+  },
+  invoice_attendee_name: flag(true, "Show attendee names on invoices", "Each invoice line names the attendee of its ticket."),
   invoice_include_free: flag(true, "Show free products on invoices", "Invoices are never generated for orders that contain only free products."),
   invoice_email_attachment: flag(false, "Attach invoices to emails", "Attach automatically generated invoices to the order or payment confirmation mail."),
   invoice_address_from_name: text("Invoice issuer: company name", "Name of the issuer printed on invoices."),
@@ -218,6 +243,10 @@ export const EVENT_SETTINGS: SettingsCatalog = {
   invoice_introductory_text: i18nText("Invoice introductory text", "Printed on every invoice above the invoice lines."),
   invoice_additional_text: i18nText("Invoice additional text", "Printed on every invoice below the total."),
   invoice_footer_text: i18nText("Invoice footer", "Printed at the end of every invoice page, e.g. bank and legal details."),
+  ticket_download: flag(false, "Allow users to download tickets", "Customers see ticket download links on their order page. The API offers downloads regardless (pretix's behaviour)."),
+  ticket_download_addons: flag(false, "Offer to download tickets separately for add-on products", "Off: add-on products get no ticket of their own."),
+  ticket_download_nonadm: flag(true, "Generate tickets for non-admission products", "Off: only admission products get tickets."),
+  ticket_download_pending: flag(false, "Offer to download tickets even before an order is paid", "Pending orders (not awaiting approval) offer their tickets too."),
   payment_term_days: {
     schema: z.number().int().min(0).max(1_000_000),
     default: 14,
@@ -234,6 +263,13 @@ export const EVENT_SETTINGS: SettingsCatalog = {
   payment_term_weekdays: flag(true, "Only end payment terms on weekdays", "A payment term ending on a Saturday or Sunday moves to the next Monday. Does not affect the last date of payments."),
   payment_term_expire_automatically: flag(true, "Automatically expire unpaid orders", "Unpaid orders go from pending to expired at the end of their payment term and free their quota."),
   payment_term_accept_late: flag(true, "Accept late payments", "Accept payments of expired orders while enough quota is available, never after the last date of payments."),
+  ticket_secret_generator: {
+    schema: z.enum(TICKET_SECRET_GENERATORS),
+    default: "random",
+    label: "Ticket code generator",
+    help_text:
+      'How ticket secrets (the codes in tickets\' QR codes) are made: "random" (32 random characters, checked against the ticket database) or "pretix_sig1" (pretix signature scheme 1: signed codes carrying product, variation, date and validity, which scanners with the event\'s valid_keys verify offline; a changed, canceled or re-issued ticket gets a new code and the old one is revoked). Tickets keep the codes they have when this changes.',
+  },
   returnurl_prefix: {
     schema: z
       .string()
@@ -387,7 +423,12 @@ export async function changeEventSettings(ctx: EventContext, body: SettingsPatch
   const effective = effectiveSettings(after, EVENT_SETTINGS, parent);
   const problems = new Problems();
   checkEventSettings(effective, problems);
+  // signed secrets: the deployment must be able to seal a key; the event's key is made now, so
+  // that scanners find it in valid_keys before the first signed ticket is sold
+  const signed = set[GENERATOR_SETTING] === SIG1;
+  if (signed && !deploymentSecret(ctx.env)) problems.add(GENERATOR_SETTING, NO_DEPLOYMENT_SECRET);
   problems.throwIfAny();
+  if (signed) await ensureSigningKey(ctx.env, ctx.db, ctx.event.id, ctx.now);
   await writeEventSettings(ctx.db, ctx.event.id, set, unset);
   return effective;
 }

@@ -12,6 +12,7 @@ import { existingCodes, findVoucher, findVouchersById, findVoucherWithStamp, vou
 import { withEventObject } from "../objects/client";
 import type { CreateVouchersResult, DeleteVoucherResult, UpdateVoucherResult, VoucherColumns } from "../objects/event-object";
 import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
 import { Failure, type FieldErrors, inUse, invalidPk, notFound, Problems, validationError } from "./failure";
 import { dateTime, decimal } from "./fields";
 import type { Refusal } from "./inventory";
@@ -215,22 +216,22 @@ async function create(ctx: EventContext, inputs: VoucherInput[], fail: (errors: 
     throw fail(full.map((v): FieldErrors => (nowTaken.has(v.code.toLowerCase()) ? { code: [CODE_TAKEN] } : {})));
   }
   if (!result.ok) throw fail(full.map((_, i) => (i === result.index ? blockRefusalErrors(result.refusals) : {})));
-  return findVouchersById(db, event.id, result.ids);
+  return readAfterWrite(() => findVouchersById(db, event.id, result.ids));
 }
 
 /** Creates one voucher (POST). */
-export async function createVoucher(ctx: EventContext, input: VoucherInput): Promise<VoucherRow> {
+export const createVoucher = survivingD1Faults(async function createVoucher(ctx: EventContext, input: VoucherInput): Promise<VoucherRow> {
   const [row] = await create(ctx, [input], (errors) => validationError(errors[0]!));
   return row!;
-}
+});
 
 /** Creates a list of vouchers atomically (batch_create); field errors come as a list, one per input. */
-export function createVouchers(ctx: EventContext, inputs: VoucherInput[]): Promise<VoucherRow[]> {
+export const createVouchers = survivingD1Faults(async function createVouchers(ctx: EventContext, inputs: VoucherInput[]): Promise<VoucherRow[]> {
   return create(ctx, inputs, (errors) => validationError(errors));
-}
+});
 
 /** PUT (`full`: omitted fields reset to their defaults) or PATCH (omitted fields kept) of a voucher. */
-export async function changeVoucher(ctx: EventContext, id: number, input: VoucherPatch, opts: { full: boolean }): Promise<VoucherRow> {
+export const changeVoucher = survivingD1Faults(async function changeVoucher(ctx: EventContext, id: number, input: VoucherPatch, opts: { full: boolean }): Promise<VoucherRow> {
   const { db, event } = ctx;
   const current = await findVoucher(db, event.id, id);
   if (!current) throw notFound();
@@ -247,14 +248,14 @@ export async function changeVoucher(ctx: EventContext, id: number, input: Vouche
     if (result.refusals.some((r) => r.code === "voucher_unknown")) throw notFound();
     throw validationError(blockRefusalErrors(result.refusals));
   }
-  return (await findVoucher(db, event.id, current.id))!;
-}
+  return (await readAfterWrite(() => findVoucher(db, event.id, current.id)))!;
+});
 
 /** Deletes a voucher that was never redeemed (403 otherwise, also when an order redeems it meanwhile). */
-export async function deleteVoucher(ctx: EventContext, id: number): Promise<void> {
+export const deleteVoucher = survivingD1Faults(async function deleteVoucher(ctx: EventContext, id: number): Promise<void> {
   const { voucher, stamp } = await findVoucherWithStamp(ctx.db, ctx.event.id, id);
   if (!voucher) throw notFound();
   if (voucher.redeemed > 0) throw inUse(REDEEMED);
   const result = await withEventObject<DeleteVoucherResult>(ctx.env, ctx.event.id, (s) => s.deleteVoucher(stamp, voucher.id), 409);
   if (!result.ok) throw inUse(REDEEMED);
-}
+});

@@ -25,6 +25,7 @@ export const FAILURE_STATUS: Record<FailureCode, Mapping> = {
   busy: { status: 409, headers: retryAfter(1) },
   insufficient_credit: { status: 409 },
   changed: { status: 400 },
+  not_ready: { status: 409, headers: retryAfter(2) },
   rate_limited: { status: 429, headers: retryAfter(1) },
   unavailable: { status: 503, headers: retryAfter(1) },
 };

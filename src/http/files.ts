@@ -9,7 +9,20 @@ import { readConfig } from "../env";
 import { z } from "zod";
 import type { AppContext } from "./context";
 import { apiDocs } from "./openapi";
-import { badRequest, fieldError, notFound } from "../domain/failure";
+import { badRequest, Failure, fieldError, notFound } from "../domain/failure";
+import { log } from "../lib/log";
+
+export const FILE_STORE_UNAVAILABLE = "The file store could not be reached; nothing was stored. Retry in a moment.";
+
+/** An R2 call; its failure is a retryable 503 (an object it may have left behind is never referenced). */
+async function fileStore<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    log.error("R2 failed", { error: e });
+    throw new Failure("unavailable", FILE_STORE_UNAVAILABLE);
+  }
+}
 
 /** Reads the filename from `Content-Disposition: attachment; filename=...`. */
 export function parseContentDisposition(header: string | undefined): string | null {
@@ -71,7 +84,7 @@ export async function handleUpload(c: AppContext): Promise<Response> {
   if (maxBytes !== null && body.byteLength > maxBytes) throw badRequest(`The file is too large (at most ${maxBytes} bytes).`);
   if (body.byteLength === 0) throw badRequest("The file is empty.");
   const id = crypto.randomUUID();
-  await c.env.FILES.put(`uploads/${id}`, body, { httpMetadata: { contentType } });
+  await fileStore(() => c.env.FILES.put(`uploads/${id}`, body, { httpMetadata: { contentType } }));
   await insertUpload(c.var.db, {
     id,
     owner: c.var.principal.identity,
@@ -104,17 +117,17 @@ export async function resolveFileField(
   if (opts.allowedTypes && !opts.allowedTypes.includes(upload.contentType)) {
     throw fieldError(field, `Files of type "${upload.contentType}" are not accepted here (${opts.allowedTypes.join(", ")}).`);
   }
-  const object = await c.env.FILES.get(`uploads/${upload.id}`);
+  const object = await fileStore(() => c.env.FILES.get(`uploads/${upload.id}`));
   if (!object) throw fieldError(field, "The submitted file ID has expired.");
   const key = `${opts.scope}/${upload.id}/${upload.filename}`;
-  await c.env.FILES.put(`media/${key}`, object.body, { httpMetadata: { contentType: upload.contentType } });
+  await fileStore(() => c.env.FILES.put(`media/${key}`, object.body, { httpMetadata: { contentType: upload.contentType } }));
   return key;
 }
 
 /** GET /media/<key>: public, unguessable URLs of stored files. */
 export async function serveMedia(c: AppContext): Promise<Response> {
   const key = decodeURIComponent(c.req.path.replace(/^\/media\//, ""));
-  const object = key ? await c.env.FILES.get(`media/${key}`) : null;
+  const object = key ? await fileStore(() => c.env.FILES.get(`media/${key}`)) : null;
   if (!object) throw notFound();
   const headers = new Headers();
   object.writeHttpMetadata(headers);

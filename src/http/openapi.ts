@@ -14,7 +14,10 @@
  * - The error answers come from the failure table (src/http/errors.ts): 401 and 403 for
  *   routes with credentials, 400 for bodies and query parameters, 404 for paths with ids and
  *   for lists (a page past the end), 409 for writes (an idempotency key still in use), 429
- *   everywhere (rate limit), and the codes the route declares (`failures`).
+ *   everywhere (rate limit), 503 with Retry-After for routes with credentials (the database
+ *   could not be reached: src/domain/faults.ts, the error boundary in src/app.ts), and the
+ *   codes the route declares (`failures`; a public route that reads the database declares
+ *   `unavailable` itself).
  *
  * The document is built on its first request and kept for the isolate's lifetime; no other
  * request does any of this work (a declaration is a pass-through middleware).
@@ -181,14 +184,18 @@ export function apiDocs(tag: string) {
     noContent(doc: RouteDoc): MiddlewareHandler {
       return declare(meta(204, doc), { ...base(doc), responses: responses(doc, { 204: { description: "Done; no content." } }) });
     },
-    /** 200 with a file (any content type; `Content-Disposition` names it). */
-    file(doc: RouteDoc): MiddlewareHandler {
+    /**
+     * 200 with a file (`Content-Disposition` names it): of `contentType` (`application/pdf`),
+     * or of any type when the file's own type is sent (an export).
+     */
+    file(doc: RouteDoc & { contentType?: string }): MiddlewareHandler {
+      const type = doc.contentType ?? "*/*";
       return declare(meta(200, doc), {
         ...base(doc),
         responses: responses(doc, {
           200: {
-            description: "The file, with its `Content-Type` and `Content-Disposition: attachment; filename=...`.",
-            content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } },
+            description: `The file, with ${doc.contentType ? `\`Content-Type: ${doc.contentType}\`` : "its `Content-Type`"} and \`Content-Disposition: attachment; filename=...\`.`,
+            content: { [type]: { schema: { type: "string", contentMediaType: doc.contentType ?? "application/octet-stream" } } },
           },
         }),
       });
@@ -220,6 +227,9 @@ export const PATH_PARAMETERS: Record<string, { schema: Schema; description: stri
   identifier: { schema: SLUG, description: "The customer's identifier." },
   acceptor: { schema: SLUG, description: "The slug of the organizer invited to accept gift cards." },
   issuer: { schema: SLUG, description: "The slug of the organizer whose gift cards are accepted." },
+  number: { schema: SLUG, description: "The invoice number (with its prefix, as `number` shows it)." },
+  output: { schema: { type: "string", enum: ["pdf"] }, description: "The output provider: `pdf` (another is 404)." },
+  call_id: { schema: ID, description: "The call's `id` (the notification's `notification_id`)." },
 };
 
 // ---- the route table, as the description reads it ----
@@ -301,10 +311,11 @@ const FAILURE_TEXT: Record<FailureCode, string> = {
   not_found: "the object (a part of the path) does not exist, or the page is past the end of the list",
   in_progress: "the same `X-Idempotency-Key` is still being processed",
   busy: "the event could not process the change in time; retry",
-  unavailable: "the event could not serve the request; retry",
+  unavailable: "the event's object or the database could not serve the request; retry after `Retry-After` seconds",
   insufficient_credit: "the gift card does not hold enough credit",
   rate_limited: "too many requests of this credential or client",
   changed: "the object changed meanwhile; read it again",
+  not_ready: "the file is not yet ready and is being prepared; retry after `Retry-After` seconds",
 };
 
 function statusOf(code: FailureCode): number {
@@ -340,7 +351,8 @@ const TENANCY_PARAMS = new Set(["organizer", "event"]);
 /** The statuses a route can fail with (see the file comment). */
 export function failureStatuses(r: RouteInfo): number[] {
   const codes = new Set<FailureCode>(["rate_limited", ...(r.meta?.failures ?? [])]);
-  if (r.scope?.scope !== "public") codes.add("unauthenticated").add("forbidden");
+  // a route with credentials reads the database (the credential at least): a D1 fault is a 503
+  if (r.scope?.scope !== "public") codes.add("unauthenticated").add("forbidden").add("unavailable");
   if (WITH_BODY.has(r.method) || r.hasBody || r.hasQuery) codes.add("invalid");
   if (r.meta?.list || r.params.some((p) => !TENANCY_PARAMS.has(p))) codes.add("not_found");
   if (WRITES.has(r.method)) codes.add("in_progress");

@@ -201,6 +201,12 @@ export type QueryParam<T> = {
    * accept answers without the named fields.
    */
   omitsFields?: boolean;
+  /**
+   * The values name the response fields that are kept, the others are left out (pretix's
+   * `include`): the description marks it (`x-keeps-fields`), and the contract checks accept
+   * answers without the fields not named.
+   */
+  keepsFields?: boolean;
 };
 
 /** The parsed values of `queryParams(P)` (`c.req.valid("query")`). */
@@ -214,6 +220,12 @@ function raw(c: AppContext, name: string): string | undefined {
   const v = c.req.query(name);
   return v === undefined || v === "" ? undefined : v;
 }
+
+/**
+ * The most values a list filter (`item__in=1,2`) takes: the values go into the statement as
+ * literals, and four such filters together stay well within D1's 100,000-byte statements.
+ */
+export const MAX_QUERY_LIST_VALUES = 500;
 
 const DECIMAL_PARAM: OpenAPIV3_1.SchemaObject = { type: "string", pattern: "^[+-]?\\d+(\\.\\d+)?$", description: "a decimal number, at most two places" };
 
@@ -242,29 +254,32 @@ export const q = {
       return Number(v);
     },
   }),
-  /** A list of integers from a repeated or comma-separated parameter (`item__in=1,2`). */
+  /** A list of integers from a repeated or comma-separated parameter (`item__in=1,2`); at most `MAX_QUERY_LIST_VALUES` distinct values. */
   intList: (description?: string): QueryParam<number[]> => ({
     description,
-    schema: { type: "array", items: { type: "integer" } },
+    schema: { type: "array", items: { type: "integer" }, maxItems: MAX_QUERY_LIST_VALUES },
     style: "form",
     read(c, name) {
       const values = c.req.queries(name);
       if (!values || values.length === 0) return undefined;
       const parts = values.flatMap((v) => v.split(",")).filter((v) => v !== "");
-      for (const p of parts) if (!/^-?\d+$/.test(p)) throw fieldError(name, "Enter a whole number.");
-      return parts.map(Number);
+      for (const p of parts) if (!/^-?\d{1,15}$/.test(p)) throw fieldError(name, "Enter a whole number.");
+      const distinct = [...new Set(parts.map(Number))];
+      if (distinct.length > MAX_QUERY_LIST_VALUES) throw fieldError(name, `Ensure this filter has no more than ${MAX_QUERY_LIST_VALUES} values.`);
+      return distinct;
     },
   }),
   /**
    * Several strings from a repeated parameter (`exclude=a&exclude=b`); `commaSeparated`: also
    * `exclude=a,b` (values trimmed). No value → undefined.
    */
-  list: (description?: string, opts: { commaSeparated?: boolean; omitsFields?: boolean } = {}): QueryParam<string[]> => ({
+  list: (description?: string, opts: { commaSeparated?: boolean; omitsFields?: boolean; keepsFields?: boolean } = {}): QueryParam<string[]> => ({
     description,
     schema: { type: "array", items: { type: "string" } },
     style: "form",
     explode: true,
     ...(opts.omitsFields ? { omitsFields: true } : {}),
+    ...(opts.keepsFields ? { keepsFields: true } : {}),
     read(c, name) {
       const values = (c.req.queries(name) ?? []).flatMap((v) => (opts.commaSeparated ? v.split(",").map((x) => x.trim()) : [v])).filter((v) => v !== "");
       return values.length === 0 ? undefined : values;
@@ -339,6 +354,7 @@ export function queryParams<P extends Record<string, QueryParam<unknown>>>(param
     schema: p.schema,
     ...(p.style === "deepObject" ? { style: "deepObject", explode: true } : p.style === "form" ? { style: "form", explode: p.explode ?? false } : {}),
     ...(p.omitsFields ? { "x-omits-fields": true } : {}),
+    ...(p.keepsFields ? { "x-keeps-fields": true } : {}),
   })) as OpenAPIV3_1.ParameterObject[];
   return Object.assign(middleware, { [uniqueSymbol]: { spec: { parameters } } });
 }

@@ -1,7 +1,8 @@
 /**
  * Cron: expired idempotency keys, uploads and carts; overdue orders; mails whose queue message
  * was lost; the mails of email rules that are due; expired exports and exports whose queue
- * message was lost.
+ * message was lost; invoices a failed hook missed and invoice PDFs whose queue message was lost;
+ * webhook calls whose queue message was lost, and old ones.
  */
 import { log } from "../lib/log";
 import { deleteExpiredCarts } from "../db/carts";
@@ -12,8 +13,10 @@ import { staleQueuedMails } from "../db/mail";
 import { dispatchMail } from "../domain/mail";
 import { readConfig, type Env } from "../env";
 import { sweepExports } from "../domain/exporters";
+import { sweepInvoices } from "../domain/invoices";
 import { sendDueRuleMails } from "../domain/sendmail-sending";
 import { expireOverdueOrders } from "../domain/order-status";
+import { sweepWebhooks } from "./webhooks";
 
 export async function runHousekeeping(env: Env, now: number): Promise<void> {
   const db = createDb(env.DB);
@@ -34,4 +37,7 @@ export async function runHousekeeping(env: Env, now: number): Promise<void> {
   // Email rules need absolute links: PUBLIC_BASE_URL (there is no request to take an origin from).
   await sendDueRuleMails(env, db, now, readConfig(env).publicBaseUrl ?? "").catch((e) => log.error("email rules: run failed; the next run continues", { error: e }));
   await sweepExports(env, db, now).catch((e) => log.error("exports: sweep failed; the next run retries", { error: e }));
+  // invoices a failed hook missed, PDFs whose queue message was lost
+  await sweepInvoices(env, db, now).catch((e) => log.error("invoices: sweep failed; the next run retries", { error: e }));
+  await sweepWebhooks(env, db, now).catch((e) => log.error("webhooks: sweep failed; the next run retries", { error: e }));
 }

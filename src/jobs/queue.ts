@@ -1,12 +1,16 @@
-/** Queue consumer: outgoing mail and exports. Messages are delivered at least once. */
+/** Queue consumer: outgoing mail, webhooks, exports, invoice and ticket PDFs. Messages are delivered at least once. */
 import { createDb } from "../db/client";
+import type { DocumentMessage } from "../domain/documents";
 import type { MailMessage } from "../domain/mail";
+import type { WebhookMessage } from "../domain/webhooks";
 import type { Env, ExportMessage } from "../env";
+import { handleDocumentMessage } from "./documents";
 import { handleExportMessage } from "./exports";
 import { log } from "../lib/log";
 import { deliverMail } from "./mail";
+import { deliverWebhooks } from "./webhooks";
 
-export type QueueMessage = MailMessage | ExportMessage;
+export type QueueMessage = MailMessage | ExportMessage | DocumentMessage | WebhookMessage;
 
 export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = createDb(env.DB);
@@ -16,6 +20,13 @@ export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: E
       switch (body.kind) {
         case "mail":
           await deliverMail(env, db, body.mailId);
+          break;
+        case "invoice-pdf":
+        case "ticket-pdf":
+          await handleDocumentMessage(env, db, body, message.attempts);
+          break;
+        case "webhook":
+          await deliverWebhooks(env, db, body);
           break;
         case "export":
           await handleExportMessage(env, db, message as Message<ExportMessage>);

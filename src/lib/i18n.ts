@@ -12,8 +12,3 @@ export function i18nText(value: I18n | null | undefined, locale = "en"): string 
   if (!value) return "";
   return value[locale] ?? value[locale.split("-")[0] ?? ""] ?? value.en ?? Object.values(value)[0] ?? "";
 }
-
-/** Escapes LIKE wildcards; use with `ESCAPE '\\'`. */
-export function likeContains(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}

@@ -7,7 +7,9 @@
  *   validity, answers); status changes update it;
  * - passages: the successful check-ins (entries and exits) per ticket and list, each with its
  *   own id (`uid`, also the D1 row's), so that a replayed write never makes a second row;
- * - the automatic exits already made (`exit_all_at` firings), so that a firing happens once.
+ * - the automatic exits already made (`exit_all_at` firings), so that a firing happens once;
+ * - revoked secrets (a ticket's secrets before it was re-issued or canceled with signed
+ *   secrets), so that a scan of one is answered `revoked` (or, forced, admits its ticket).
  *
  * The configuration (lists, questions asked at the door, attention flags, timezone) is loaded
  * from D1 and kept in memory. Every method is synchronous.
@@ -56,9 +58,13 @@ type TicketRow = {
   valid_from: number | null;
   valid_until: number | null;
   answers: string;
+  blocked: number;
 };
 
 type OrderRow = { code: string; status: string; require_approval: number; checkin_attention: number; sales_channel: string };
+
+/** What a secret change did in the index, to take it back exactly. */
+export type SecretUndo = { ticketId: number; from: string; to: string; ticket: boolean; revoked: boolean };
 
 /** A ticket of an order as the index takes it. */
 export type IndexTicket = Omit<TicketFacts, "orderCode">;
@@ -79,6 +85,10 @@ export class CheckinState {
     this.sql.exec("CREATE INDEX IF NOT EXISTS ci_passages_ticket ON ci_passages (ticket_id, list_id, datetime)");
     this.sql.exec("CREATE INDEX IF NOT EXISTS ci_passages_list ON ci_passages (list_id, ticket_id)");
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_exit_all (list_id INTEGER PRIMARY KEY, fired INTEGER NOT NULL)");
+    // storage made before tickets could be blocked
+    const columns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_tickets)")].map((c) => c.name);
+    if (!columns.includes("blocked")) this.sql.exec("ALTER TABLE ci_tickets ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0");
+    this.sql.exec("CREATE TABLE IF NOT EXISTS ci_revoked (secret TEXT PRIMARY KEY, ticket_id INTEGER NOT NULL)");
   }
 
   // ---- the index ----
@@ -96,8 +106,8 @@ export class CheckinState {
     );
     for (const t of tickets) {
       this.sql.exec(
-        `${verb} INTO ci_tickets (id, secret, order_code, addon_to, item, variation, subevent, canceled, valid_from, valid_until, answers)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `${verb} INTO ci_tickets (id, secret, order_code, addon_to, item, variation, subevent, canceled, valid_from, valid_until, answers, blocked)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         t.id,
         t.secret,
         order.code,
@@ -109,13 +119,14 @@ export class CheckinState {
         t.validFrom,
         t.validUntil,
         JSON.stringify(t.answers),
+        t.blocked ? 1 : 0,
       );
     }
   }
 
   /** Indexes what the object's D1 fallback read of a ticket's order returned (known entries win). */
   indexFromD1(row: TicketOrderRow): StoredPassage[] {
-    type P = Omit<IndexTicket, "canceled"> & { canceled: number };
+    type P = Omit<IndexTicket, "canceled" | "blocked"> & { canceled: number; blocked: number };
     const positions = JSON.parse(row.positions) as P[];
     this.indexOrder(
       {
@@ -126,7 +137,7 @@ export class CheckinState {
         checkinAttention: row.checkinAttention === 1,
         salesChannel: row.salesChannel,
       },
-      positions.map((p) => ({ ...p, canceled: Boolean(p.canceled) })),
+      positions.map((p) => ({ ...p, canceled: Boolean(p.canceled), blocked: Boolean(p.blocked) })),
       false,
     );
     const added: StoredPassage[] = [];
@@ -150,6 +161,7 @@ export class CheckinState {
       validFrom: r.valid_from,
       validUntil: r.valid_until,
       answers: JSON.parse(r.answers) as Answer[],
+      blocked: r.blocked === 1,
     };
   }
 
@@ -184,6 +196,41 @@ export class CheckinState {
   /** The order status changed (through the object): the index follows, if it holds the order. */
   setOrderStatus(code: string, status: OrderStatus): void {
     this.sql.exec("UPDATE ci_orders SET status = ? WHERE code = ?", status, code);
+  }
+
+  // ---- secrets and blocks ----
+
+  /**
+   * A ticket's secret changes from `from` to `to` (only from `from`: a replay changes nothing);
+   * with `revoke`, `from` is remembered as a revoked secret of the ticket.
+   */
+  changeSecret(ticketId: number, from: string, to: string, revoke: boolean): SecretUndo {
+    const undo: SecretUndo = { ticketId, from, to, ticket: false, revoked: false };
+    if (from === to) return undo;
+    undo.ticket = this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", to, ticketId, from).rowsWritten > 0;
+    if (revoke) undo.revoked = this.sql.exec("INSERT OR IGNORE INTO ci_revoked (secret, ticket_id) VALUES (?, ?)", from, ticketId).rowsWritten > 0;
+    return undo;
+  }
+
+  /** Takes back what a `changeSecret` did (D1 did not take the change). */
+  undoSecret(u: SecretUndo): void {
+    if (u.ticket) this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", u.from, u.ticketId, u.to);
+    if (u.revoked) this.sql.exec("DELETE FROM ci_revoked WHERE secret = ? AND ticket_id = ?", u.from, u.ticketId);
+  }
+
+  /** Remembers a revoked secret read from D1. */
+  addRevoked(secret: string, ticketId: number): void {
+    this.sql.exec("INSERT OR IGNORE INTO ci_revoked (secret, ticket_id) VALUES (?, ?)", secret, ticketId);
+  }
+
+  /** The ticket a revoked secret belonged to. */
+  revokedTicket(secret: string): number | undefined {
+    const [r] = [...this.sql.exec<{ ticket_id: number }>("SELECT ticket_id FROM ci_revoked WHERE secret = ?", secret)];
+    return r?.ticket_id;
+  }
+
+  setBlocked(ticketId: number, blocked: boolean): void {
+    this.sql.exec("UPDATE ci_tickets SET blocked = ? WHERE id = ?", blocked ? 1 : 0, ticketId);
   }
 
   setAnswers(ticketId: number, answers: Answer[]): void {

@@ -33,6 +33,7 @@ import { createDb, type DB } from "../db/client";
 import {
   autoCheckinStatement,
   checkinExists,
+  checkinMissingSql,
   configUnchangedSql,
   insertCheckinIf,
   checkinPositionsByIds,
@@ -53,12 +54,16 @@ import {
   touchInventory,
 } from "../db/inventory";
 import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
+import { writtenVouchers } from "../db/vouchers";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
+import { positionSecretsQuery, revokedSecretQuery, type TicketChange, ticketChangeStatements } from "../db/ticket-secrets";
 import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
 import { primarySession, withBookmarks } from "../db/sessions";
 import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
+import { checkinNotificationStatement } from "../db/webhooks";
 import { dispatchMail } from "../domain/mail";
+import { dispatchWebhooks } from "../domain/webhooks";
 import {
   chooseTicket,
   decideScan,
@@ -73,7 +78,7 @@ import {
 } from "../domain/checkin";
 import { evaluateRules } from "../domain/checkin-rules";
 import { type Availability, type Catalog, catalogFromRows, type Demand, type Hold, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
-import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type StoredPassage } from "./checkin-state";
+import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type SecretUndo, type StoredPassage } from "./checkin-state";
 import type { Env } from "../env";
 import { log } from "../lib/log";
 
@@ -98,8 +103,19 @@ export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed"
 /** A voucher's columns as the API sets them (D1 keeps id and creation, the object redemptions). */
 export type VoucherColumns = Required<Omit<typeof vouchers.$inferInsert, "id" | "eventId" | "redeemed" | "createdAt">>;
 
-/** A check-in as the object writes it to D1 (its `uid` makes the write idempotent). */
-type PassageWrite = StoredPassage & { created: number; forced: boolean; rawBarcode: string | null; rawSourceType: string | null };
+/**
+ * A check-in as the object writes it to D1 (its `uid` makes the write idempotent). `report`: a
+ * scan, reported to webhooks (`pretix.event.checkin`) in the same batch; automatic check-ins
+ * and exits have none (pretix does not log them).
+ */
+type PassageWrite = StoredPassage & {
+  created: number;
+  forced: boolean;
+  forceSent?: boolean;
+  rawBarcode: string | null;
+  rawSourceType: string | null;
+  report?: { code: string; first: boolean };
+};
 
 /** An automatic check-in of a new order's position (known by its number in the order until D1 gives it an id). */
 type AutoCheckin = { uid: string; listId: number; positionid: number };
@@ -107,7 +123,8 @@ type AutoCheckin = { uid: string; listId: number; positionid: number };
 type OutboxEntry =
   | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[]; autoCheckins?: AutoCheckin[] }
   | { kind: "carts"; rows: CartRow[] }
-  | ({ kind: "status" } & StatusWrite)
+  | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)
+  | { kind: "tickets"; orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null; now: number }
   | { kind: "checkin"; passage: PassageWrite; answers: Answer[] | null }
   | { kind: "exit_all"; listId: number; fired: number; next: number; passages: PassageWrite[] };
 
@@ -126,6 +143,12 @@ type ScanDecision = {
   previousAnswers: Answer[];
   outboxId: number;
 };
+
+/** What applying a ticket change did in the index (its secret; its block state before, when it changed). */
+type TicketUndo = { secret: SecretUndo; blocked: boolean | null };
+
+/** The tickets a scan may mean; `revoked`: the code is a revoked secret of the first of them. */
+type Candidates = { tickets: TicketFacts[]; revoked: boolean };
 
 /** A scan to decide on one list of this event. */
 export type RedeemRequest = {
@@ -420,11 +443,25 @@ export class EventObject extends DurableObject<Env> {
     try {
       await this.writeCartRows(accepted.flatMap((g) => g.rows));
     } catch (e) {
-      this.ctx.storage.transactionSync(() => {
-        for (const g of accepted) for (const hk of g.holdKeys) this.releaseCartHold(hk);
-        this.clearOutbox(outboxId);
-      });
-      throw e;
+      // As for orders: the batch is one transaction, but a failed call does not always say
+      // whether it committed. Ask D1 (one of its rows tells): written → a success after all;
+      // not written → give the capacity back; unknown → keep the holds for the alarm, which
+      // writes the rows (idempotently), or they expire.
+      const written = await cartsByHoldKeys(this.db(), this.eventId, [accepted[0]!.holdKeys[0]!])
+        .then((rows) => rows.length > 0)
+        .catch(() => undefined);
+      if (written === undefined) {
+        this.inflight.delete(outboxId);
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (!written) {
+        this.ctx.storage.transactionSync(() => {
+          for (const g of accepted) for (const hk of g.holdKeys) this.releaseCartHold(hk);
+          this.clearOutbox(outboxId);
+        });
+        throw e;
+      }
     }
     this.clearOutbox(outboxId);
     await this.scheduleAlarm();
@@ -451,15 +488,23 @@ export class EventObject extends DurableObject<Env> {
     if (holdKeys.length === 0) return [];
     const db = this.db();
     // a position with its add-ons and bundled positions can exceed D1's parameter limit
-    const deleted = (await runBatch(
-      db,
-      chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
-        db
-          .delete(cartPositions)
-          .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, part)))
-          .returning({ holdKey: cartPositions.holdKey }),
-      ),
-    )) as { holdKey: string }[][];
+    let deleted: { holdKey: string }[][];
+    try {
+      deleted = (await runBatch(
+        db,
+        chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
+          db
+            .delete(cartPositions)
+            .where(and(eq(cartPositions.eventId, this.eventId), inArray(cartPositions.holdKey, part)))
+            .returning({ holdKey: cartPositions.holdKey }),
+        ),
+      )) as { holdKey: string }[][];
+    } catch (e) {
+      // the answer may be lost: rows gone from D1 were deleted, and their holds go too
+      const left = await cartsByHoldKeys(db, this.eventId, holdKeys).catch(() => null);
+      if (left === null || left.length > 0) throw e;
+      deleted = [holdKeys.map((holdKey) => ({ holdKey }))];
+    }
     this.ctx.storage.transactionSync(() => {
       for (const hk of holdKeys) this.releaseCartHold(hk);
     });
@@ -518,6 +563,8 @@ export class EventObject extends DurableObject<Env> {
       // unknown → keep everything for the alarm, which finishes the write.
       const exists = await orderExists(this.db(), req.write.order.eventId, req.code).catch(() => undefined);
       if (exists === undefined) {
+        // no longer this request's: the alarm of this instance replays it
+        this.inflight.delete(outboxId);
         await this.ctx.storage.setAlarm(Date.now() + 5_000);
         throw e;
       }
@@ -609,6 +656,8 @@ export class EventObject extends DurableObject<Env> {
       cancelPayments?: boolean;
       ignoreQuota?: boolean;
       giftCard?: GiftCardDebit | null;
+      /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
+      tickets?: TicketChange[];
     },
   ): Promise<Decision & { changed?: boolean }> {
     await this.ensureCatalog(stamp);
@@ -626,6 +675,7 @@ export class EventObject extends DurableObject<Env> {
       confirmPaymentId: req.confirmPaymentId ?? null,
       cancelPayments: req.cancelPayments ?? false,
       giftCard: req.giftCard ?? null,
+      ...(req.tickets?.length ? { tickets: req.tickets } : {}),
     };
 
     if (wantHolding && !holding) {
@@ -652,6 +702,8 @@ export class EventObject extends DurableObject<Env> {
         .get()
         .catch(() => undefined);
       if (row === undefined || (row.status !== req.to && !req.from.includes(row.status))) {
+        // no longer this request's: the alarm of this instance replays it
+        this.inflight.delete(outboxId);
         await this.ctx.storage.setAlarm(Date.now() + 5_000);
         throw e;
       }
@@ -670,7 +722,10 @@ export class EventObject extends DurableObject<Env> {
       } else if (holding) {
         this.setOrderPaid(req.code, req.to === "p");
       }
-      if (changed) this.ci.setOrderStatus(req.code, req.to);
+      if (changed) {
+        this.ci.setOrderStatus(req.code, req.to);
+        this.applyTicketChanges(req.tickets ?? []);
+      }
       this.clearOutbox(outboxId);
     });
     return { ok: true, changed };
@@ -684,10 +739,13 @@ export class EventObject extends DurableObject<Env> {
   private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>): Promise<{ changed: boolean; status: string | undefined }> {
     const db = this.db();
     const stmts = statusWriteStatements(db, this.eventId, e, voucherUsesOf(this.ledger.orderHolds(e.code)?.positions ?? []));
-    const results = await runBatch(db, [...stmts, orderStatusQuery(db, e.orderId)]);
+    // the tickets change with the status only: in this batch the order got the new status at `now`
+    const changedNow = sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${e.orderId} AND o.status = ${e.to} AND o.last_modified = ${e.now})`;
+    const tickets = e.tickets?.length ? ticketChangeStatements(db, this.eventId, e.orderId, e.tickets, e.now, { condition: changedNow }) : [];
+    const results = await runBatch(db, [...stmts, ...tickets, orderStatusQuery(db, e.orderId)]);
     return {
       changed: (results[statusResultIndex(e, stmts.length)] as { id: number }[]).length > 0,
-      status: (results[stmts.length] as { status: string }[])[0]?.status,
+      status: (results[results.length - 1] as { status: string }[])[0]?.status,
     };
   }
 
@@ -726,7 +784,10 @@ export class EventObject extends DurableObject<Env> {
       ids = results.slice(0, rows.length).map((r) => (r as { id: number }[])[0]!.id);
     } catch (e) {
       dropTemps();
-      throw e;
+      // the answer may be lost: D1 has the vouchers as written (codes, creation time), or not
+      const written = await writtenVouchers(db, this.eventId, rows).catch(() => null);
+      if (!written) throw e;
+      ids = written;
     }
     dropTemps();
     rows.forEach((r, i) => this.ledger.upsertVoucher(voucherDef({ ...r, id: ids[i]! })));
@@ -784,15 +845,23 @@ export class EventObject extends DurableObject<Env> {
     this.ledger.removeVoucher(id);
     const restore = () => def && !this.ledger.voucher(id) && this.ledger.upsertVoucher(def);
     const db = this.db();
+    const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId));
     let kept: { id: number }[];
     try {
-      const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, this.eventId));
       [, , kept] = await db.batch([
         db.delete(vouchers).where(and(ofEvent, eq(vouchers.redeemed, 0))),
         touchInventory(db, this.eventId, Date.now()),
         db.select({ id: vouchers.id }).from(vouchers).where(ofEvent),
       ]);
     } catch (e) {
+      // the answer may be lost: gone from D1 means deleted
+      const gone = await db
+        .select({ id: vouchers.id })
+        .from(vouchers)
+        .where(ofEvent)
+        .then((rows) => rows.length === 0)
+        .catch(() => false);
+      if (gone) return { ok: true };
       restore();
       throw e;
     }
@@ -806,16 +875,29 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- check-in
 
-  /** The tickets a scan may mean: the one of the code (or id), and with `addon_match` its add-ons; null: not in the index. */
-  private candidates(req: RedeemRequest, addonMatch: boolean): TicketFacts[] | null {
+  /**
+   * The tickets a scan may mean: the one of the code (or id), and with `addon_match` its
+   * add-ons; failing that, the ticket whose revoked secret the code is (pretix looks revoked
+   * secrets up only when no ticket has the code). null: not in the index.
+   */
+  private candidates(req: RedeemRequest, addonMatch: boolean): Candidates | null {
     const bySecret = this.ci.ticketBySecret(req.raw);
     const byId = req.id !== null ? this.ci.ticketById(req.id) : undefined;
     const found = [bySecret, byId].filter((t, i, all): t is TicketFacts => t !== undefined && all.findIndex((x) => x?.id === t.id) === i);
-    if (found.length === 0) return null;
+    let base = bySecret;
+    let revoked = false;
+    if (found.length === 0) {
+      const revokedId = this.ci.revokedTicket(req.raw);
+      const t = revokedId === undefined ? undefined : this.ci.ticketById(revokedId);
+      if (!t) return null;
+      found.push(t);
+      base = t;
+      revoked = true;
+    }
     const out = [...found];
-    if (addonMatch && bySecret) for (const a of this.ci.addonsOf(bySecret.id)) if (!out.some((t) => t.id === a.id)) out.push(a);
+    if (addonMatch && base) for (const a of this.ci.addonsOf(base.id)) if (!out.some((t) => t.id === a.id)) out.push(a);
     // base tickets first (pretix orders candidates by addon_to, nulls first)
-    return out.sort((a, b) => (a.addonTo === null ? 0 : 1) - (b.addonTo === null ? 0 : 1));
+    return { tickets: out.sort((a, b) => (a.addonTo === null ? 0 : 1) - (b.addonTo === null ? 0 : 1)), revoked };
   }
 
   /** Records in the ledger whether a ticket's last passage on any list is an exit (quotas with release_after_exit). */
@@ -823,9 +905,10 @@ export class EventObject extends DurableObject<Env> {
     this.ledger.setExited(t.id, keyOf(t.itemId, t.variationId, t.subeventId), t.orderCode, this.ci.lastTypeAnywhere(t.id) === "exit");
   }
 
-  /** Indexes what a D1 fallback read returned. */
-  private indexFallback(rows: TicketOrderRow[]): void {
+  /** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
+  private indexFallback(rows: TicketOrderRow[], revoked: { secret: string; ticketId: number }[]): void {
     this.ctx.storage.transactionSync(() => {
+      for (const r of revoked) this.ci.addRevoked(r.secret, r.ticketId);
       for (const row of rows) {
         const added = this.ci.indexFromD1(row);
         for (const tid of new Set(added.map((p) => p.ticketId))) {
@@ -850,8 +933,12 @@ export class EventObject extends DurableObject<Env> {
     if (!this.config.lists.has(req.listId)) await this.reloadCheckinConfig();
     if (!this.config.lists.has(req.listId)) return { kind: "no_list" };
     if (this.candidates(req, this.config.lists.get(req.listId)!.addonMatch) === null) {
-      const rows = (await ticketOrderQuery(this.db(), this.eventId, req.raw, req.id)) as TicketOrderRow[];
-      if (rows.length) this.indexFallback(rows);
+      const db = this.db();
+      const [rows, revoked] = (await runBatch(db, [ticketOrderQuery(db, this.eventId, req.raw, req.id), revokedSecretQuery(db, this.eventId, req.raw)])) as [
+        TicketOrderRow[],
+        { positionId: number }[],
+      ];
+      if (rows.length || revoked.length) this.indexFallback(rows, revoked.map((r) => ({ secret: req.raw, ticketId: r.positionId })));
     }
     // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
     // statements carry the condition); it is undone and taken again on the new configuration.
@@ -868,9 +955,15 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Decides a scan and records a passing one, without yielding (the object's own storage and the outbox). */
-  private decideAndRecord(req: RedeemRequest, list: ListConfig, candidates: TicketFacts[]): ScanDecision {
+  private decideAndRecord(req: RedeemRequest, list: ListConfig, found: Candidates): ScanDecision {
     const now = Date.now();
+    const candidates = found.tickets;
     const d: ScanDecision = { now, stamps: { ...this.config.stamps }, ticket: candidates[0]!, status: "error", reason: null, explanation: null, questions: [], passage: null, answers: null, previousAnswers: [], outboxId: 0 };
+    // a revoked secret: refused; forced (an offline scan that already happened), its ticket is checked in
+    if (found.revoked && !req.scan.force) {
+      d.reason = "revoked";
+      return d;
+    }
     this.ctx.storage.transactionSync(() => {
       const choice = chooseTicket(req.raw, candidates, list, now);
       if (choice.kind === "none") return;
@@ -895,6 +988,7 @@ export class EventObject extends DurableObject<Env> {
         timezone: this.config.timezone,
         locale: this.config.locale,
         rules: this.rules,
+        fromRevokedSecret: found.revoked,
       });
       if (verdict.answers.length) {
         d.answers = mergeAnswers(d.ticket.answers, verdict.answers);
@@ -915,6 +1009,8 @@ export class EventObject extends DurableObject<Env> {
         case "pass":
           d.status = "ok";
           d.passage = {
+            // pretix's `first_checkin`: the ticket's first passage on this list
+            report: { code: d.ticket.orderCode, first: this.ci.passages(d.ticket.id, list.id).length === 0 },
             uid: crypto.randomUUID(),
             listId: list.id,
             ticketId: d.ticket.id,
@@ -925,6 +1021,7 @@ export class EventObject extends DurableObject<Env> {
             auto: false,
             created: now,
             forced: verdict.forced,
+            forceSent: req.scan.force,
             rawBarcode: req.raw,
             rawSourceType: req.sourceType,
           };
@@ -965,8 +1062,11 @@ export class EventObject extends DurableObject<Env> {
     stmts.push(checkinPositionsByIds(db, this.eventId, [d.ticket.id], list.id));
     if (d.passage) this.inflight.add(d.outboxId);
     let results: unknown[];
+    // whether the scan's webhook notification wrote calls (its statement follows the stamps)
+    let notified = d.passage?.report !== undefined;
     try {
       results = await runBatch(db, stmts);
+      if (notified) notified = (results[1] as unknown[]).length > 0;
     } catch (e) {
       if (!d.passage) {
         this.undoScan(d);
@@ -994,6 +1094,8 @@ export class EventObject extends DurableObject<Env> {
       return "stale";
     }
     if (d.passage) this.clearOutbox(d.outboxId);
+    // the scan's webhook notification was written with it; the queue delivers it
+    if (notified && d.passage?.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: d.passage.report.code }]);
     const [position] = results[results.length - 1] as CheckinPositionRow[];
     const mini: MiniList = { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending };
     return { kind: "decided", status: d.status, reason: d.status === "error" ? (d.reason ?? "error") : null, explanation: d.explanation, questions: d.questions, list: mini, position: position ?? null };
@@ -1013,6 +1115,7 @@ export class EventObject extends DurableObject<Env> {
       errorReason: reason,
       errorExplanation: explanation,
       forced: req.scan.force,
+      forceSent: req.scan.force,
       deviceId: req.scan.deviceId,
       nonce: req.scan.nonce,
       rawBarcode: req.raw,
@@ -1020,9 +1123,29 @@ export class EventObject extends DurableObject<Env> {
     };
   }
 
-  /** The D1 statements of a check-in: the row (once, by uid), answers given at the door, and the order's last_modified (other scanners' incremental sync). */
+  /**
+   * The D1 statements of a check-in: its webhook notification (a scan's; only while the row is
+   * not stored yet, so a replay reports nothing twice), the row (once, by uid), answers given
+   * at the door, and the order's last_modified (other scanners' incremental sync).
+   */
   private passageStatements(db: DB, p: PassageWrite, answers: Answer[] | null, condition: SQL = sql`1`): Statement[] {
-    const stmts: Statement[] = [
+    const stmts: Statement[] = [];
+    if (p.report) {
+      const c = p.report;
+      stmts.push(
+        checkinNotificationStatement(db, {
+          eventId: this.eventId,
+          code: c.code,
+          positionId: p.ticketId,
+          listId: p.listId,
+          type: p.type,
+          firstCheckin: c.first,
+          now: p.created,
+          condition: sql`${condition} AND ${checkinMissingSql(p.uid)}`,
+        }),
+      );
+    }
+    stmts.push(
       insertCheckinIf(db, {
         uid: p.uid,
         eventId: this.eventId,
@@ -1034,13 +1157,14 @@ export class EventObject extends DurableObject<Env> {
         successful: true,
         autoCheckedIn: p.auto,
         forced: p.forced,
+        forceSent: p.forceSent ?? false,
         deviceId: p.deviceId,
         nonce: p.nonce,
         rawBarcode: p.rawBarcode,
         rawSourceType: p.rawSourceType,
       }, condition),
       touchOrderOfPosition(db, p.ticketId, p.created, condition),
-    ];
+    );
     if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers, condition));
     return stmts;
   }
@@ -1113,6 +1237,85 @@ export class EventObject extends DurableObject<Env> {
     return [...e.passages.flatMap((p) => this.passageStatements(db, p, null)), moveExitAllAt(db, this.eventId, e.listId, e.fired, e.next)];
   }
 
+  // ---------------------------------------------------------------- ticket secrets and blocks
+
+  /** Puts ticket changes into the index (caller: inside transactionSync). Returns what it takes to undo them. */
+  private applyTicketChanges(changes: readonly TicketChange[]): TicketUndo[] {
+    return changes.map((c) => {
+      const wasBlocked = this.ci.ticketById(c.positionId)?.blocked;
+      const secret = this.ci.changeSecret(c.positionId, c.secret, c.newSecret, c.revoke);
+      if (c.blocked !== undefined) this.ci.setBlocked(c.positionId, c.blockedAfter);
+      return { secret, blocked: c.blocked !== undefined && wasBlocked !== undefined ? wasBlocked : null };
+    });
+  }
+
+  private undoTicketChanges(changes: readonly TicketChange[], undo: readonly TicketUndo[]): void {
+    changes.forEach((c, i) => {
+      const u = undo[i]!;
+      this.ci.undoSecret(u.secret);
+      if (u.blocked !== null) this.ci.setBlocked(c.positionId, u.blocked);
+    });
+  }
+
+  /**
+   * Changes tickets of one order: new secrets (the old ones revoked, with a generator that keeps
+   * a revocation list), blocks, and the order's own secret (`regenerate_secrets`,
+   * `add_block`/`remove_block`; pretix orders.rst). Like a scan's decision, the change is
+   * recorded in the index first, without yielding — from then on no gate admits the old secret or
+   * the blocked ticket — together with an outbox entry; then D1 is written (conditionally on the
+   * old secrets, so a replay writes nothing twice). Should D1 not take it, the index is restored.
+   * `ok` false: a ticket's secret is not the one the caller saw (changed meanwhile); nothing changed.
+   */
+  async changeTickets(req: { orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null }): Promise<{ ok: boolean }> {
+    const now = Date.now();
+    const entry: Extract<OutboxEntry, { kind: "tickets" }> = { kind: "tickets", orderId: req.orderId, code: req.code, changes: req.changes, orderSecret: req.orderSecret, now };
+    let stale = false;
+    let outboxId = 0;
+    let before: TicketUndo[] = [];
+    this.ctx.storage.transactionSync(() => {
+      stale = req.changes.some((c) => {
+        const t = this.ci.ticketById(c.positionId);
+        return t !== undefined && t.secret !== c.secret;
+      });
+      if (stale) return;
+      before = this.applyTicketChanges(req.changes);
+      outboxId = this.writeOutbox(entry, now);
+    });
+    if (stale) return { ok: false };
+    this.inflight.add(outboxId);
+    const ids = req.changes.map((c) => c.positionId);
+    const took = (held: { id: number; secret: string }[]) => req.changes.every((c) => held.find((h) => h.id === c.positionId)?.secret === c.newSecret);
+    let held: { id: number; secret: string }[];
+    try {
+      const db = this.db();
+      const results = await runBatch(db, [...ticketChangeStatements(db, this.eventId, req.orderId, req.changes, now, { orderSecret: req.orderSecret }), positionSecretsQuery(db, this.eventId, ids)]);
+      held = results[results.length - 1] as { id: number; secret: string }[];
+    } catch (e) {
+      // Did the batch commit? D1 tells; unknown → the alarm finishes the write.
+      const rows = await positionSecretsQuery(this.db(), this.eventId, ids).catch(() => null);
+      if (rows === null) {
+        this.inflight.delete(outboxId);
+        await this.ctx.storage.setAlarm(Date.now() + 5_000);
+        throw e;
+      }
+      if (!took(rows)) {
+        this.ctx.storage.transactionSync(() => {
+          this.undoTicketChanges(req.changes, before);
+          this.clearOutbox(outboxId);
+        });
+        throw e;
+      }
+      held = rows;
+    }
+    const ok = took(held);
+    this.ctx.storage.transactionSync(() => {
+      // D1 held another secret than the caller saw (the index did not know the ticket): nothing was written
+      if (!ok) this.undoTicketChanges(req.changes, before);
+      this.clearOutbox(outboxId);
+    });
+    return { ok };
+  }
+
   // ---------------------------------------------------------------- housekeeping
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
@@ -1168,6 +1371,7 @@ export class EventObject extends DurableObject<Env> {
       }
       case "checkin":
         await runBatch(db, this.passageStatements(db, entry.passage, entry.answers));
+        if (entry.passage.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: entry.passage.report.code }]);
         return;
       case "exit_all":
         await runBatch(db, this.exitAllStatements(db, entry));
@@ -1175,12 +1379,18 @@ export class EventObject extends DurableObject<Env> {
       case "carts":
         await this.writeCartRows(entry.rows);
         return;
+      case "tickets":
+        // the index has the change already; make D1 hold it (idempotent)
+        await runBatch(db, ticketChangeStatements(db, this.eventId, entry.orderId, entry.changes, entry.now, { orderSecret: entry.orderSecret }));
+        return;
       case "status": {
         const { status } = await this.writeStatus(entry);
         this.ctx.storage.transactionSync(() => {
           if (status === "n" || status === "p") this.setOrderPaid(entry.code, status === "p");
           else this.dropOrderHolds(entry.code);
           if (status !== undefined) this.ci.setOrderStatus(entry.code, status as OrderStatus);
+          // the tickets changed if the status did (changeSecret changes only from the old secret)
+          if (status === entry.to) this.applyTicketChanges(entry.tickets ?? []);
         });
         return;
       }
@@ -1228,6 +1438,7 @@ const COUNTED_METHODS = [
   "redeem",
   "checkinListChanged",
   "checkinCounts",
+  "changeTickets",
 ] as const;
 type CountedMethod = (typeof COUNTED_METHODS)[number];
 
@@ -1244,5 +1455,6 @@ function ticketOfPosition(p: PositionJson) {
     validFrom: p.valid_from,
     validUntil: p.valid_until,
     answers: p.answers,
+    blocked: (p.blocked?.length ?? 0) > 0,
   };
 }

@@ -19,10 +19,12 @@ import {
   providerName,
 } from "../domain/payments";
 import type { PaymentState } from "../db/schema";
+import { isFailure } from "../domain/failure";
+import { customerDownloadsEnabled, type Download, orderDownloads, pageDownloadUrls, ticketPdf } from "../domain/tickets";
 import type { AppContext, AppEnv } from "../http/context";
 import { html, type Raw } from "./html";
 import { amountDue, leaveToReturnUrl, loadOrderPage, orderLayout, orderLink, type OrderPage, paymentRefusal } from "./order-context";
-import { money, pageError, seeOther, send, text, when, withNav } from "./storefront";
+import { money, notFoundPage, pageError, seeOther, send, text, when, withNav } from "./storefront";
 
 export const orderPages = new Hono<AppEnv>();
 orderPages.onError(pageError);
@@ -65,6 +67,7 @@ orderPages.get(ORDER_PATH, async (c) => {
   const locale = o.locale;
   const cur = event.currency;
 
+  const downloads = customerDownloadsEnabled(r) ? orderDownloads(r, pageDownloadUrls(ctx.url)) : { order: [], positions: new Map<number, Download[]>() };
   const lines = positions.map((p) => {
     const variation = p.variation !== null ? labels.variations.get(p.variation) : undefined;
     const sub = p.subevent !== null ? labels.subevents.get(p.subevent) : undefined;
@@ -73,9 +76,10 @@ orderPages.get(ORDER_PATH, async (c) => {
       p.attendee_name ?? "",
       p.seat_name ? `Seat: ${p.seat_name}` : "",
     ].filter(Boolean);
+    const ticket = downloads.positions.get(p.id)?.[0];
     return html`<tr><td>${p.addon_to !== null ? "+ " : ""}${text(labels.items.get(p.item), locale)}${variation ? ` – ${text(variation, locale)}` : ""}${
       details.length ? html`<br><span class="muted">${details.join(" · ")}</span>` : ""
-    }</td><td class="amount">${money(p.price, cur)}</td></tr>`;
+    }${ticket ? html`<br><a href="${ticket.url}">Ticket (PDF)</a>` : ""}</td><td class="amount">${money(p.price, cur)}</td></tr>`;
   });
   const feeLines = fees.map((f) => html`<tr><td>${f.description || `Fee (${f.fee_type})`}</td><td class="amount">${money(f.value, cur)}</td></tr>`);
 
@@ -99,12 +103,35 @@ orderPages.get(ORDER_PATH, async (c) => {
 ${statusText(ctx, refusal)}
 <h2>Products</h2>
 <table>${lines}${feeLines}<tr><th>Total</th><th class="amount">${money(o.total, cur)}</th></tr></table>
+${downloads.order[0] ? html`<p><a class="button" href="${downloads.order[0].url}">Download your tickets (PDF)</a></p>` : ""}
 <h2>Payments</h2>
 ${r.payments.length ? html`<table>${payments}</table>` : html`<p class="muted">No payment has been started yet.</p>`}
 ${change}
 ${nav.returnUrl !== null ? html`<p><a href="${nav.returnUrl}"${nav.iframe ? html` target="_top"` : ""}>Return to the site you came from</a></p>` : ""}`;
   return send(c, orderLayout(ctx, `Order ${o.code}`, body), 200, { private: true });
 });
+
+// ---- ticket downloads (event setting ticket_download) ----
+
+/** The PDF of the order's tickets, or of one position's; a page that reloads itself while it is being prepared. */
+async function ticketDownload(c: AppContext, positionId: number | null): Promise<Response> {
+  const ctx = await loadOrderPage(c);
+  if (ctx instanceof Response) return ctx;
+  if (!customerDownloadsEnabled(ctx.record)) return notFoundPage(c, "download");
+  try {
+    const file = await ticketPdf(c.env, c.var.db, ctx.event, ctx.record, positionId);
+    c.header("Cache-Control", "private, no-store");
+    return c.body(file.body, 200, { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${file.filename}"` });
+  } catch (e) {
+    if (!isFailure(e, "not_ready")) throw e;
+    c.header("Refresh", "2");
+    const body = html`<p class="note">Your ticket is being prepared. This page reloads by itself in a moment.</p><p><a href="${orderLink(ctx)}">Back to the order</a></p>`;
+    return send(c, orderLayout(ctx, "Preparing your ticket", body), 409, { private: true });
+  }
+}
+
+orderPages.get(`${ORDER_PATH}/download/pdf`, (c) => ticketDownload(c, null));
+orderPages.get(`${ORDER_PATH}/download/pdf/:position{[0-9]+}`, (c) => ticketDownload(c, Number(c.req.param("position"))));
 
 // ---- pay/change ----
 

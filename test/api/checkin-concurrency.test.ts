@@ -13,7 +13,7 @@ import { checkinLists, checkins } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
-import { breakBatches } from "../helpers/faults";
+import { breakObjectWrites } from "../helpers/faults";
 import { venue } from "../helpers/checkin";
 
 const successful = (positionId: number) =>
@@ -21,14 +21,6 @@ const successful = (positionId: number) =>
     .select()
     .from(checkins)
     .where(and(eq(checkins.positionId, positionId), eq(checkins.successful, true)));
-
-/** Makes the object's D1 batches hang (or fail) from now on, as if D1 were unreachable. */
-async function breakWrites(eventId: number, mode: "hang" | "fail") {
-  await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    const broken = breakBatches(env.DB, () => (mode === "hang" ? new Promise(() => {}) : Promise.reject(new Error("D1 is unreachable"))));
-    (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
-  });
-}
 
 const counts = (eventId: number) => runInDurableObject(eventObject(env, eventId), (o: EventObject) => o.checkinCounts());
 
@@ -93,7 +85,7 @@ describe("an object that fails in the middle of a check-in", () => {
     const v = await venue();
     const list = await v.list();
     const pos = await v.sell();
-    await breakWrites(v.eventId, "hang");
+    await breakObjectWrites(v.eventId, "hang");
     const pending = v.redeem({ secret: pos.secret, lists: [list.id] });
     await new Promise((r) => setTimeout(r, 300));
     await abortAllDurableObjects();
@@ -136,7 +128,7 @@ describe("an object that fails in the middle of a check-in", () => {
     const v = await venue();
     const list = await v.list();
     const pos = await v.sell();
-    await breakWrites(v.eventId, "fail");
+    await breakObjectWrites(v.eventId, "fail");
     const failed = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(failed.status).toBe(503);
     expect(failed.headers.get("retry-after")).toBe("1");
@@ -184,7 +176,7 @@ describe("automatic exit (exit_all_at)", () => {
     const list = await v.list({ exit_all_at: new Date(at).toISOString() });
     const inside = await v.sell();
     await v.redeem({ secret: inside.secret, lists: [list.id], datetime: new Date(at - 60_000).toISOString() });
-    await breakWrites(v.eventId, "hang");
+    await breakObjectWrites(v.eventId, "hang");
     const firing = runDurableObjectAlarm(eventObject(env, v.eventId)).catch(() => false);
     await new Promise((r) => setTimeout(r, 300));
     await abortAllDurableObjects();

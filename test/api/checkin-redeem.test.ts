@@ -108,6 +108,18 @@ describe("checkinrpc/redeem: admitted", () => {
     expect(await db().select().from(checkins).where(eq(checkins.listId, wList.id))).toHaveLength(0);
   });
 
+  it("expand=item and expand=subevent without an event in the path: the objects as their own resources show them", async () => {
+    const v = await venue({ event: { item_meta_properties: { color: "blue" } } });
+    const list = await v.list();
+    const pos = await v.sell();
+    const ok = await v.redeem({ secret: pos.secret, lists: [list.id] }, undefined, "?expand=item&expand=variation&expand=subevent");
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    const item = (await v.client.get(`${v.path}/items/${v.ticket.id}/`)).body;
+    expect(item.meta_data).toEqual({ color: "blue" });
+    expect(ok.body.position.item).toEqual(item);
+    expect(ok.body.position).toMatchObject({ variation: null, subevent: null });
+  });
+
   it("rejects invalid requests with field errors and records nothing", async () => {
     const v = await venue();
     const list = await v.list();

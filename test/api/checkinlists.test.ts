@@ -181,6 +181,7 @@ describe("status", () => {
       checkin_count: 3,
       position_count: 4,
       inside_count: 2,
+      scans: { online: 4, uploaded: 0, automatic: 0, failed_online: 0, failed_uploaded: 0 },
       event: { name: "Concert" },
       items: [
         { name: "Ticket", id: v.ticket.id, checkin_count: 2, admission: true, position_count: 2, variations: [] },

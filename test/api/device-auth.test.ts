@@ -383,6 +383,8 @@ const KIOSK = [
   `GET ${E}/checkinlists/:/status`,
   `POST ${E}/checkinlists/:/failed_checkins`,
   `POST ${E}/checkinlists/:/positions/:/redeem`,
+  `GET ${E}/revokedsecrets`,
+  `GET ${E}/blockedsecrets`,
   `GET ${E}/settings`,
   "POST /api/v1/upload",
   `POST ${O}/checkinrpc/redeem`,

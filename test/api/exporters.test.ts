@@ -15,6 +15,7 @@ import { appendToUpload, newUpload } from "../../src/domain/exports/upload";
 import { captureExportMessages, deliver, drain, exportEnv, sheetRows, unzip } from "../helpers/exports";
 import { venue, type Venue } from "../helpers/checkin";
 import { type Shop, shop } from "../helpers/sales";
+import { checkFileContract } from "../helpers/contract";
 
 let sent: ExportMessage[];
 beforeEach(() => {
@@ -63,7 +64,9 @@ async function run(s: Shop, identifier: string, body: unknown, base = s.path) {
 async function fileOf(client: Shop["client"], url: string): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
   const { exports } = await import("cloudflare:workers");
   const res = await exports.default.fetch(new Request(url, { headers: { Authorization: client.authorization! } }));
-  return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+  const answer = { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+  await checkFileContract("GET", url, answer);
+  return answer;
 }
 
 const csvText = (b: Uint8Array) => new TextDecoder().decode(b);

@@ -93,9 +93,10 @@ describe("access line", () => {
 
   it("an unexpected error: one error line and one access line, with the same request id and route", async () => {
     const org = await seedOrganizer();
-    // a database that fails every query: the credential lookup throws something that is no Failure
+    // a database binding that throws on every query something that is no Failure and no D1
+    // fault (a D1 fault is a 503: the next test)
     const broken = () => {
-      throw new Error("D1 is down");
+      throw new Error("the binding is broken");
     };
     const session = { prepare: broken, batch: broken, getBookmark: () => null };
     const brokenDb = { prepare: broken, batch: broken, exec: broken, withSession: () => session } as unknown as D1Database;
@@ -117,9 +118,41 @@ describe("access line", () => {
         route: "/api/v1/organizers/:organizer",
         organizer: null,
         event: null,
-        error: { name: "Error", message: "D1 is down", stack: expect.any(String) },
+        error: { name: "Error", message: "the binding is broken", stack: expect.any(String) },
       },
       expect.objectContaining({ level: "info", message: "request", request_id: id, status: 500, route: "/api/v1/organizers/:organizer" }),
+    ]);
+  });
+
+  it("a D1 fault no service answered: a 503 to retry, one error line and one access line with the same request id", async () => {
+    const org = await seedOrganizer();
+    const broken = () => {
+      throw new Error("D1 is down");
+    };
+    const session = { prepare: broken, batch: broken, getBookmark: () => null };
+    const brokenDb = { prepare: broken, batch: broken, exec: broken, withSession: () => session } as unknown as D1Database;
+    const { lines } = captureLogs();
+    const res = await createApp().fetch(
+      new Request(`${BASE}/api/v1/organizers/${org.slug}/`, { headers: { Authorization: org.client.authorization! } }),
+      { ...env, DB: brokenDb },
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(503);
+    expect(res.headers.get("Retry-After")).toBe("1");
+    const id = res.headers.get("X-Request-Id");
+    expect(await res.json()).toEqual({ detail: "The database could not be reached. Retry in a moment." });
+    expect(lines).toEqual([
+      {
+        level: "error",
+        message: "D1 fault",
+        request_id: id,
+        method: "GET",
+        route: "/api/v1/organizers/:organizer",
+        organizer: null,
+        event: null,
+        error: { name: "Error", message: "D1 is down", stack: expect.any(String) },
+      },
+      expect.objectContaining({ level: "info", message: "request", request_id: id, status: 503, route: "/api/v1/organizers/:organizer" }),
     ]);
   });
 });

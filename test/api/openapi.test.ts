@@ -104,7 +104,10 @@ describe("GET /api/v1/openapi.json", () => {
     const list = doc.paths["/api/v1/organizers/{organizer}/events/{event}/orders/"].get;
     const schema = list.responses["200"].content["application/json"].schema;
     expect(schema.required).toEqual(["count", "next", "previous", "results"]);
-    expect(schema.properties.results.items).toEqual({ $ref: "#/components/schemas/Order" });
+    expect(schema.properties.results.items).toEqual({ $ref: "#/components/schemas/OrderInList" });
+    const inList = doc.components.schemas.OrderInList;
+    expect(inList.required).toEqual(doc.components.schemas.Order.required);
+    expect(doc.components.schemas.OrderPositionInList.properties.canceled).toMatchObject({ type: "boolean" });
     const params = Object.fromEntries(list.parameters.map((p: Json) => [`${p.in} ${p.name}`, p]));
     expect(Object.keys(params)).toEqual([
       "path organizer",
@@ -119,14 +122,24 @@ describe("GET /api/v1/openapi.json", () => {
       "query locale",
       "query modified_since",
       "query customer",
+      "query search",
+      "query item",
+      "query variation",
+      "query subevent",
+      "query require_approval",
       "query created_since",
       "query created_before",
-      "query subevent",
       "query subevent_after",
       "query subevent_before",
+      "query sales_channel",
+      "query payment_provider",
+      "query include_canceled_positions",
+      "query include_canceled_fees",
+      "query include",
       "query exclude",
       "query pdf_data",
     ]);
+    expect(params["query include"]).toMatchObject({ schema: { type: "array", items: { type: "string" } }, style: "form", explode: true, "x-keeps-fields": true });
     expect(params["query exclude"]).toMatchObject({ schema: { type: "array", items: { type: "string" } }, style: "form", explode: true, "x-omits-fields": true });
     expect(params["query status"].schema).toEqual({ type: "string", enum: ["n", "p", "e", "c"] });
     expect(params["query testmode"].schema).toEqual({ type: "boolean" });
@@ -157,7 +170,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(detail.parameters.find((p: Json) => p.name === "id").schema).toMatchObject({ type: "integer", minimum: 0 });
     const upload = doc.paths["/api/v1/upload"].post;
     expect(Object.keys(upload.requestBody.content)).toEqual(["*/*"]);
-    expect(Object.keys(upload.responses)).toEqual(["201", "400", "401", "403", "409", "429"]);
+    expect(Object.keys(upload.responses)).toEqual(["201", "400", "401", "403", "409", "429", "503"]);
   });
 
   it("a route's own answers: a scan's refusals beside the failure table, an export's states, a file", async () => {
@@ -177,7 +190,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(onList.parameters.find((p: Json) => p.name === "list").schema).toMatchObject({ type: "integer" });
 
     const run = doc.paths["/api/v1/organizers/{organizer}/events/{event}/exporters/{identifier}/run/"].post;
-    expect(Object.keys(run.responses)).toEqual(["202", "400", "401", "403", "404", "409", "429"]);
+    expect(Object.keys(run.responses)).toEqual(["202", "400", "401", "403", "404", "409", "429", "503"]);
     expect(run.requestBody).toMatchObject({ required: false, content: { "application/json": { schema: { type: "object" } } } });
     expect(run.parameters.find((p: Json) => p.name === "identifier").description).toContain("exporter");
     const download = doc.paths["/api/v1/organizers/{organizer}/exporters/{identifier}/download/{id}/"].get;
@@ -187,7 +200,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(download.parameters.find((p: Json) => p.name === "id").schema).toEqual({ type: "string", format: "uuid" });
 
     const selection = doc.paths["/api/v1/device/eventselection"].get;
-    expect(Object.keys(selection.responses)).toEqual(["200", "304", "400", "401", "403", "404", "429"]);
+    expect(Object.keys(selection.responses)).toEqual(["200", "304", "400", "401", "403", "404", "429", "503"]);
     expect(selection.responses["304"].content).toBeUndefined();
   });
 
@@ -200,7 +213,11 @@ describe("GET /api/v1/openapi.json", () => {
     expect(Object.keys(r.Unauthenticated.headers)).toEqual(["WWW-Authenticate"]);
     expect(r.Conflict.description).toContain("`busy`");
     const vouchers = doc.paths["/api/v1/organizers/{organizer}/events/{event}/vouchers/"].post.responses;
-    expect(Object.keys(vouchers)).toEqual(["201", "400", "401", "403", "409", "429"]);
+    expect(Object.keys(vouchers)).toEqual(["201", "400", "401", "403", "409", "429", "503"]);
+    // a D1 fault is a 503 on every route with credentials; the public description reads no database
+    expect(doc.paths["/api/v1/organizers/{organizer}/events/"].get.responses["503"]).toEqual({ $ref: "#/components/responses/Unavailable" });
+    expect(doc.paths["/api/v1/device/initialize"].post.responses["503"]).toEqual({ $ref: "#/components/responses/Unavailable" });
+    expect(doc.paths["/api/v1/openapi.json"].get.responses["503"]).toBeUndefined();
     const carts = doc.paths["/api/v1/organizers/{organizer}/events/{event}/cartpositions/"].post.responses;
     expect(carts["503"]).toEqual({ $ref: "#/components/responses/Unavailable" });
   });

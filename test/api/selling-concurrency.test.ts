@@ -4,15 +4,14 @@
  * idempotency key exists once; an object aborted in the middle of an order loses nothing and
  * writes nothing half.
  */
-import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { orderPositions, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
-import { breakBatches } from "../helpers/faults";
+import { breakObjectWrites } from "../helpers/faults";
 import { shop, type Shop } from "../helpers/sales";
 
 const availability = async (s: Shop, quotaId: number) => (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
@@ -125,13 +124,6 @@ describe("selling under contention", () => {
 });
 
 describe("an event object that fails in the middle of an order", () => {
-  /** Makes the object's D1 writes hang (or fail) from now on, as if D1 were unreachable. */
-  async function breakWrites(eventId: number, mode: "hang" | "fail") {
-    await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-      const broken = breakBatches(env.DB, () => (mode === "hang" ? new Promise(() => {}) : Promise.reject(new Error("D1 is unreachable"))));
-      (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
-    });
-  }
 
   it("aborted after deciding, before D1 has the order: the alarm writes it, whole, once; nothing is sold twice", async () => {
     const s = await shop();
@@ -139,7 +131,7 @@ describe("an event object that fails in the middle of an order", () => {
     const q = await s.quota({ size: 2, items: [ticket.id] });
     const eventId = await eventIdOf(s);
     await availability(s, q.id); // the object is running
-    await breakWrites(eventId, "hang");
+    await breakObjectWrites(eventId, "hang");
     const pending = s.client.post(`${s.path}/orders/`, { email: "crash@example.org", positions: [{ item: ticket.id }, { item: ticket.id }] });
     await new Promise((r) => setTimeout(r, 300));
     await abortAllDurableObjects();
@@ -172,7 +164,7 @@ describe("an event object that fails in the middle of an order", () => {
     const q = await s.quota({ size: 1, items: [ticket.id] });
     const eventId = await eventIdOf(s);
     await availability(s, q.id);
-    await breakWrites(eventId, "fail");
+    await breakObjectWrites(eventId, "fail");
     const failed = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] });
     expect(failed.status).toBe(503);
     expect(failed.headers.get("retry-after")).toBe("1");

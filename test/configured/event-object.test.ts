@@ -2,21 +2,10 @@
  * The event object that cannot serve in time (EVENT_OBJECT_TIMEOUT_MS = 400 in this project):
  * voucher changes answer 409, selling answers 503; nothing is changed.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
-import { breakBatches } from "../helpers/faults";
+import { breakObjectWrites } from "../helpers/faults";
 import { shop } from "../helpers/sales";
-
-async function breakWrites(eventId: number, mode: "hang" | "fail") {
-  await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    const broken = breakBatches(env.DB, () => (mode === "hang" ? new Promise(() => {}) : Promise.reject(new Error("D1 is unreachable"))));
-    (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
-  });
-}
 
 describe("an event object that cannot serve in time", () => {
   for (const mode of ["fail", "hang"] as const) {
@@ -27,7 +16,7 @@ describe("an event object that cannot serve in time", () => {
       const eventId = (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
       await s.client.get(`${s.path}/quotas/`, { headers: {} });
       await s.client.get(`${s.path}/quotas/1/availability/`);
-      await breakWrites(eventId, mode);
+      await breakObjectWrites(eventId, mode);
       const res = await s.client.post(`${s.path}/vouchers/`, { code: `BUSY${mode.toUpperCase()}1`, item: ticket.id, block_quota: true });
       expect(res.status).toBe(409);
       expect(res.headers.get("retry-after")).toBe("1");

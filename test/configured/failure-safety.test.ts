@@ -14,35 +14,10 @@ import { cartPositions, orderPayments, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
-import { breakBatches } from "../helpers/faults";
+import { breakObjectWrites } from "../helpers/faults";
 import { shop, type Shop } from "../helpers/sales";
 
 type Mode = "fail" | "hang" | "commit-then-hang";
-
-/**
- * Replaces the running object's D1 binding: its batches fail, hang, or commit and then never
- * answer (the answer is lost). `reached` resolves when the object's first batch was sent (for
- * commit-then-hang: when it has committed).
- */
-async function breakWrites(eventId: number, mode: Mode): Promise<{ reached: Promise<void> }> {
-  let signal!: () => void;
-  const reached = new Promise<void>((r) => (signal = r));
-  await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    const broken = breakBatches(env.DB, (statements, commit) => {
-      if (mode === "commit-then-hang") {
-        return commit(statements).then(() => {
-          signal();
-          return new Promise(() => {});
-        });
-      }
-      signal();
-      if (mode === "fail") return Promise.reject(new Error("D1 is unreachable"));
-      return new Promise(() => {});
-    });
-    (instance as unknown as { env: typeof env }).env = { ...env, DB: broken };
-  });
-  return { reached };
-}
 
 /** The number of outbox entries in the object's own storage. */
 async function outboxSize(eventId: number): Promise<number> {
@@ -96,7 +71,7 @@ describe("a D1 write that fails releases what it took, on every path", LOADED, (
     const q = await s.quota({ size: 1, items: [ticket.id] });
     const eventId = await eventIdOf(s);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, cart_positions: 0 });
-    const { reached } = await breakWrites(eventId, "fail");
+    const { reached } = await breakObjectWrites(eventId, "fail");
     const res = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00" });
     await reached;
     await settled(eventId);
@@ -120,7 +95,7 @@ describe("a D1 write that fails releases what it took, on every path", LOADED, (
     const q = await s.quota({ size: 3, items: [ticket.id] });
     const eventId = await eventIdOf(s);
     await availability(s, q.id);
-    const { reached } = await breakWrites(eventId, "fail");
+    const { reached } = await breakObjectWrites(eventId, "fail");
     const res = await s.client.post(`${s.path}/cartpositions/bulk_create/`, [1, 2].map(() => ({ item: ticket.id, price: "1.00" })));
     await reached;
     await settled(eventId);
@@ -135,7 +110,7 @@ describe("a D1 write that fails releases what it took, on every path", LOADED, (
     expect(expired.status).toBe(200);
     expect(expired.body.status).toBe("e");
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 0, paid_orders: 0 });
-    const { reached } = await breakWrites(eventId, "fail");
+    const { reached } = await breakObjectWrites(eventId, "fail");
     const res = await s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false });
     await reached;
     await settled(eventId);
@@ -157,7 +132,7 @@ describe("a D1 write that fails releases what it took, on every path", LOADED, (
   it("a mark_paid refused by D1's answer leaves the ledger, the order and the outbox as they were, for a pending order too", async () => {
     const { s, q, code, eventId } = await pendingOrder(2);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 1 });
-    const { reached } = await breakWrites(eventId, "fail");
+    const { reached } = await breakObjectWrites(eventId, "fail");
     const res = await s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false });
     await reached;
     await settled(eventId);
@@ -174,7 +149,7 @@ describe("a status change is durable before it is acknowledged", LOADED, () => {
    * time), the object is aborted, and the alarm of a fresh object settles what was decided.
    */
   async function interrupted(s: Shop, eventId: number, mode: Mode, change: () => Promise<{ status: number }>) {
-    const { reached } = await breakWrites(eventId, mode);
+    const { reached } = await breakObjectWrites(eventId, mode);
     const res = await change();
     await reached;
     expect(res.status).toBe(503);

@@ -24,6 +24,17 @@ describe("rate limiting", () => {
     expect((await b.client.get("/api/v1/organizers/")).status).toBe(200);
   });
 
+  it("opens a window with the first request, so a burst across the top of the hour is limited", async () => {
+    const { env } = await import("cloudflare:workers");
+    const limiter = env.RATE_LIMITER.getByName(`boundary-${crypto.randomUUID()}`);
+    const hour = 3_600_000;
+    const start = 10 * hour - 1_000; // one second before a clock hour
+    for (let i = 0; i < 100; i++) expect(await limiter.hit(100, 3600, start + i)).toBe(0);
+    expect(await limiter.hit(100, 3600, 10 * hour + 1_000)).toBe(3598);
+    expect(await limiter.hit(100, 3600, start + hour - 1)).toBe(1);
+    expect(await limiter.hit(100, 3600, start + hour)).toBe(0);
+  });
+
   it("does not store a 429 under an idempotency key", async () => {
     const org = await seedOrganizer();
     for (let i = 0; i < 100; i++) await org.client.get("/api/v1/organizers/");

@@ -56,6 +56,31 @@ describe("D1 round trips per request", () => {
     expect(trips(availability.headers)).toEqual({ total: "3", worker: "3", object: "0" });
   });
 
+  it("invoices: none read while invoicing is off; invoice_generate True adds the invoice's facts and its numbered write to order creation", async () => {
+    const org = await seedOrganizer();
+    const ev = await seedEventRow(org.id);
+    const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
+    const item = await org.client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    await org.client.post(`${path}/quotas/`, { name: "Tickets", size: 10, items: [item.body.id] });
+    const order = await org.client.post(`${path}/orders/`, { email: "a@example.org", positions: [{ item: item.body.id }] });
+    expect(order.status).toBe(201);
+    const paid = await org.client.post(`${path}/orders/${order.body.code}/mark_paid/`, {});
+    expect(paid.status).toBe(200);
+    expect(trips(paid.headers)).toEqual({ total: "9", worker: "8", object: "1" });
+
+    const org2 = await seedOrganizer();
+    const ev2 = await seedEventRow(org2.id);
+    const path2 = `/api/v1/organizers/${org2.slug}/events/${ev2.slug}`;
+    expect((await org2.client.patch(`${path2}/settings/`, { invoice_generate: "True" })).status).toBe(200);
+    const item2 = await org2.client.post(`${path2}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    await org2.client.post(`${path2}/quotas/`, { name: "Tickets", size: 10, items: [item2.body.id] });
+    const sold = await org2.client.post(`${path2}/orders/`, { email: "a@example.org", positions: [{ item: item2.body.id }] });
+    expect(sold.status).toBe(201);
+    expect(trips(sold.headers)).toEqual({ total: "5", worker: "4", object: "1" });
+    const invoices = await org2.client.get(`${path2}/invoices/`);
+    expect(invoices.body.results.map((i: { order: string }) => i.order)).toEqual([sold.body.code]);
+  });
+
   it("a redeem: the credential's batch and the object's one write batch (which reads the ticket back)", async () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);

@@ -6,7 +6,8 @@
  * @cfworker/json-schema, which runs in workerd), a body-less status must come without a body,
  * and every query parameter sent must be one the operation declares. A response declared with
  * another media type (a file) must come with a matching Content-Type. Fields named by a
- * parameter marked `x-omits-fields` (pretix's `exclude`) may be missing. A mismatch throws, so
+ * parameter marked `x-omits-fields` (pretix's `exclude`) may be missing, and so may those not
+ * named by a parameter marked `x-keeps-fields` (pretix's `include`). A mismatch throws, so
  * the test that made the request fails, naming the route, the status and the first errors.
  *
  * Opt out per request (`{ contract: false }`) only where a test deliberately sends what the
@@ -82,12 +83,48 @@ function checkBody(c: Contract, where: string, schema: Json, body: Json): void {
 function withoutFields(doc: Json, schema: Json, fields: string[]): Json {
   if (fields.length === 0) return schema;
   const paths = fields.map((f) => f.split("."));
+  return onItems(doc, schema, (item) => omit(doc, item, paths));
+}
+
+/** The schema with only the named fields required (`include=code`, `include=positions.secret`), as `withoutFields`. */
+function withOnlyFields(doc: Json, schema: Json, fields: string[]): Json {
+  if (fields.length === 0) return schema;
+  const paths = fields.map((f) => f.split("."));
+  return onItems(doc, schema, (item) => keepOnly(doc, item, paths));
+}
+
+/** `change` applied to the list's results for a list, else to the object itself. */
+function onItems(doc: Json, schema: Json, change: (item: Json) => Json): Json {
   const root = resolve(doc, schema);
   if (root.properties?.results && root.properties?.count) {
     const results = resolve(doc, root.properties.results);
-    return { ...root, properties: { ...root.properties, results: { ...results, items: omit(doc, results.items, paths) } } };
+    return { ...root, properties: { ...root.properties, results: { ...results, items: change(results.items) } } };
   }
-  return omit(doc, root, paths);
+  return change(root);
+}
+
+function keepOnly(doc: Json, schema: Json, paths: string[][]): Json {
+  const s = { ...resolve(doc, schema) };
+  if (Array.isArray(s.anyOf)) s.anyOf = s.anyOf.map((branch: Json) => keepOnly(doc, branch, paths));
+  const heads = new Set(paths.map((p) => p[0]));
+  if (Array.isArray(s.required)) s.required = s.required.filter((name: string) => heads.has(name));
+  // a field named without a tail is kept whole; one named with tails keeps only those
+  const whole = new Set(paths.filter((p) => p.length === 1).map((p) => p[0]));
+  const deeper = Map.groupBy(
+    paths.filter((p) => p.length > 1 && !whole.has(p[0])),
+    (p) => p[0]!,
+  );
+  if (s.properties && deeper.size > 0) {
+    s.properties = { ...s.properties };
+    for (const [head, rest] of deeper) {
+      const property = s.properties[head];
+      if (!property) continue;
+      const tails = rest.map((p) => p.slice(1));
+      const r = resolve(doc, property);
+      s.properties[head] = r.items ? { ...r, items: keepOnly(doc, r.items, tails) } : keepOnly(doc, r, tails);
+    }
+  }
+  return s;
 }
 
 function omit(doc: Json, schema: Json, paths: string[][]): Json {
@@ -145,13 +182,15 @@ export async function checkContract(method: string, url: string, answer: Answer)
   const type = (answer.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (content?.["application/json"]?.schema) {
     if (type !== "application/json") throw new ContractError(`${where}: declared as JSON, answered with Content-Type "${type}"`);
-    const omitted = params
-      .filter((p) => p["x-omits-fields"])
-      .flatMap((p) => u.searchParams.getAll(p.name))
-      .flatMap((v) => v.split(","))
-      .map((v) => v.trim())
-      .filter(Boolean);
-    checkBody(c, `${where} (${template})`, withoutFields(c.doc, content["application/json"].schema, omitted), answer.body);
+    const named = (marker: string) =>
+      params
+        .filter((p) => p[marker])
+        .flatMap((p) => u.searchParams.getAll(p.name))
+        .flatMap((v) => v.split(","))
+        .map((v) => v.trim())
+        .filter(Boolean);
+    const schema = withoutFields(c.doc, withOnlyFields(c.doc, content["application/json"].schema, named("x-keeps-fields")), named("x-omits-fields"));
+    checkBody(c, `${where} (${template})`, schema, answer.body);
   } else if (content) {
     const media = Object.keys(content);
     const matches = media.some((m) => m === "*/*" || m === type || (m.endsWith("/*") && type.startsWith(m.slice(0, -1))));
@@ -165,4 +204,21 @@ export async function checkContract(method: string, url: string, answer: Answer)
       throw new ContractError(`${where} (${method} ${template}): query parameter "${name}" is not declared (declared: ${params.map((p) => p.name).join(", ") || "none"})`);
     }
   }
+}
+
+/**
+ * Holds an answer read as bytes (a file download: a PDF, an export) to the description, as
+ * `checkContract` does: the status, the Content-Type against the declared media type, a JSON
+ * body (an error, a 409 while the file is prepared) against its schema.
+ */
+export async function checkFileContract(method: string, url: string, answer: { status: number; headers: Headers; bytes: Uint8Array }): Promise<void> {
+  const type = answer.headers.get("content-type") ?? "";
+  const text = answer.bytes.length === 0 || /json/i.test(type) ? new TextDecoder().decode(answer.bytes) : `(${answer.bytes.length} bytes of ${type})`;
+  let body: Json = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = text;
+  }
+  await checkContract(method, url, { status: answer.status, headers: answer.headers, text, body });
 }

@@ -1,20 +1,124 @@
 /**
- * Fault injection for a D1 binding (the event object's, in the failure tests): a binding whose
- * batches do what `batch` says, on the binding itself and in every session opened on it (the
- * event object runs its D1 work in sessions, src/db/sessions.ts); everything else is the real
- * binding's. `batch` gets the statements and `commit`, which runs them for real.
+ * D1 fault injection for tests: one mechanism, one set of fault modes, in two scopes.
+ *
+ * Modes (what a D1 call does when a fault hits it):
+ * - `fail`: refused before it reaches the database (nothing written);
+ * - `lost`: runs (a batch commits), then fails: the answer is lost;
+ * - `hang`: never answers (nothing written);
+ * - `commit-then-hang`: runs (a batch commits), then never answers.
+ *
+ * Scopes:
+ * - `injectD1Fault(match, mode)`: the next D1 call(s) whose SQL matches, whoever sends them
+ *   (the Worker, an event object, a queue consumer, the test itself). The D1 guard
+ *   (./d1-guard.ts, installed by test/setup.ts for every test file) applies these rules in the
+ *   binding's classes; they are cleared after each test.
+ * - `breakObjectWrites(eventId, mode)`: every batch the running event object sends from now on
+ *   (its own binding is replaced; D1 sessions it opens included), while the Worker and the
+ *   test read and write D1 normally. A restarted object has its real binding again.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { eventObject } from "../../src/objects/client";
+import type { EventObject } from "../../src/objects/event-object";
+
+export type D1FaultMode = "fail" | "lost" | "hang" | "commit-then-hang";
+
+/** The error text of an injected fault: what D1 answers when its connection drops. */
+export const INJECTED_D1_ERROR = "D1_ERROR: Network connection lost.";
+
+export type InjectedFault = {
+  /** How many calls the fault has hit so far. */
+  hits: () => number;
+  /** Resolves when the fault hit its first call (for `lost` and `commit-then-hang`: once that call has committed). */
+  reached: Promise<void>;
+};
+
+type Fault = { mode: D1FaultMode; remaining: number; hits: number; signal: () => void };
+type Rule = { match: (sql: string) => boolean; fault: Fault };
+
+function fault(mode: D1FaultMode, times: number): { f: Fault; handle: InjectedFault } {
+  let signal!: () => void;
+  const reached = new Promise<void>((r) => (signal = r));
+  const f: Fault = { mode, remaining: times, hits: 0, signal };
+  return { f, handle: { hits: () => f.hits, reached } };
+}
+
+/** Runs `call` as the fault `f` lets it (the one place where the modes are implemented). */
+function underFault<T>(f: Fault, call: () => Promise<T>): Promise<T> {
+  f.remaining--;
+  f.hits++;
+  switch (f.mode) {
+    case "fail":
+      f.signal();
+      return Promise.reject(new Error(INJECTED_D1_ERROR));
+    case "hang":
+      f.signal();
+      return new Promise<T>(() => {});
+    case "lost":
+      return call().then(() => {
+        f.signal();
+        throw new Error(INJECTED_D1_ERROR);
+      });
+    case "commit-then-hang":
+      return call().then(() => {
+        f.signal();
+        return new Promise<T>(() => {});
+      });
+  }
+}
+
+// ---- by statement, anywhere ----
+
+const STATE = Symbol.for("ticketing.test.d1Faults");
+
+function rules(): Rule[] {
+  const g = globalThis as unknown as Record<symbol, Rule[] | undefined>;
+  return (g[STATE] ??= []);
+}
+
+/**
+ * Injects a fault into the next `times` (default 1) D1 calls (a statement's first/all/run/raw,
+ * or a batch) with a statement whose SQL matches `match`.
+ */
+export function injectD1Fault(match: RegExp | ((sql: string) => boolean), mode: D1FaultMode, opts: { times?: number } = {}): InjectedFault {
+  const { f, handle } = fault(mode, opts.times ?? 1);
+  rules().push({ match: typeof match === "function" ? match : (sql: string) => match.test(sql), fault: f });
+  return handle;
+}
+
+export function clearD1Faults(): void {
+  rules().length = 0;
+}
+
+/** A D1 call (its statements' SQL) under the injected faults: the D1 guard sends every call through here. */
+export function withInjectedFaults<T>(sqls: string[], call: () => Promise<T>): Promise<T> {
+  const rule = rules().find((r) => r.fault.remaining > 0 && sqls.some((s) => r.match(s)));
+  return rule ? underFault(rule.fault, call) : call();
+}
+
+// ---- every batch of one event object ----
+
 type Batch = (statements: D1PreparedStatement[]) => Promise<D1Result[]>;
 
-export function breakBatches(real: D1Database, batch: (statements: D1PreparedStatement[], commit: Batch) => Promise<D1Result[]>): D1Database {
+/** `real` with every batch (on the binding and in each session opened on it) under the fault `f`. */
+function faultyBinding(real: D1Database, f: Fault): D1Database {
   const wrap = <T extends D1Database | D1DatabaseSession>(target: T): T =>
     new Proxy(target, {
       get(t, prop) {
-        if (prop === "batch") return (statements: D1PreparedStatement[]) => batch(statements, (s) => t.batch(s));
+        if (prop === "batch") return ((statements) => underFault(f, () => t.batch(statements))) satisfies Batch;
         if (prop === "withSession" && "withSession" in t) return (constraint?: string) => wrap(t.withSession(constraint));
         const v = Reflect.get(t, prop);
         return typeof v === "function" ? v.bind(t) : v;
       },
     });
   return wrap(real);
+}
+
+/** From now on, every D1 batch of the event's running object meets `mode` (the object's writes fail, hang, or commit unheard). */
+export async function breakObjectWrites(eventId: number, mode: D1FaultMode): Promise<InjectedFault> {
+  const { f, handle } = fault(mode, Number.POSITIVE_INFINITY);
+  await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
+    (instance as unknown as { env: typeof env }).env = { ...env, DB: faultyBinding(env.DB, f) };
+  });
+  return handle;
 }

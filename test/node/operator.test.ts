@@ -3,6 +3,8 @@
  * directory, the server started, an organizer created while it runs, real HTTP requests.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingHttpHeaders } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -146,5 +148,46 @@ describe("operator command and npm start", () => {
     expect(mail.code, mail.stderr).toBe(0);
     expect(mail.stdout).toContain("team_invite to colleague@example.org");
     expect(mail.stdout).toContain(`${base}/invite/`);
+  });
+
+  it("npm start lets a webhook call a receiver on the loopback interface over http: it gets the signed notification of a new order", async () => {
+    const out = await run("admin.ts", ["create-organizer", "--slug", "hooked", "--name", "Hooked", "--persist-to", state]);
+    expect(out.code, out.stderr).toBe(0);
+    const { token } = JSON.parse(out.stdout.trim().split("\n").pop()!);
+    const api = (p: string, body: unknown) =>
+      fetch(`${base}/api/v1/organizers/hooked/${p}`, { method: "POST", headers: { Authorization: `Token ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+    const received: { body: string; headers: IncomingHttpHeaders }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => (body += d));
+      req.on("end", () => {
+        received.push({ body, headers: req.headers });
+        res.writeHead(200).end("thanks");
+      });
+    });
+    const port = await new Promise<number>((resolve) => receiver.listen(0, "127.0.0.1", () => resolve((receiver.address() as net.AddressInfo).port)));
+    try {
+      expect((await api("webhooks/", { target_url: "https://10.0.0.1/hook", action_types: ["pretix.event.order.placed"] })).status).toBe(400);
+      const hook = await api("webhooks/", { target_url: `http://127.0.0.1:${port}/hook`, action_types: ["pretix.event.order.placed"] });
+      expect(hook.status).toBe(201);
+      const { secret } = (await hook.json()) as { secret: string };
+      expect((await api("events/", { name: { en: "Local" }, slug: "local", currency: "EUR", date_from: "2030-06-01T19:00:00Z" })).status).toBe(201);
+      const item = (await (await api("events/local/items/", { name: { en: "Ticket" }, default_price: "0.00", admission: true })).json()) as { id: number };
+      expect((await api("events/local/quotas/", { name: "Tickets", size: 10, items: [item.id] })).status).toBe(201);
+      const order = await api("events/local/orders/", { positions: [{ item: item.id }] });
+      expect(order.status).toBe(201);
+      const { code } = (await order.json()) as { code: string };
+
+      for (let i = 0; i < 120 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 500));
+      expect(received).toHaveLength(1);
+      const [got] = received;
+      expect(JSON.parse(got!.body)).toEqual({ notification_id: expect.any(Number), organizer: "hooked", event: "local", code, action: "pretix.event.order.placed" });
+      const signature = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(got!.headers["x-webhook-signature"]));
+      expect(signature).not.toBeNull();
+      expect(signature![2]).toBe(createHmac("sha256", secret).update(`${signature![1]}.${got!.body}`).digest("hex"));
+    } finally {
+      receiver.close();
+    }
   });
 });

@@ -51,9 +51,10 @@ export const rows: MatrixRow[] = [
   },
   { route: `GET ${org}/checkinrpc/search`, permission: "can_view_orders", setup: async (w) => ({ query: `list=${(await ticket(w)).list}` }) },
   { route: "GET /api/v1/device/eventselection", permission: null, deviceOnly: true },
-  // pretixSCAN's sync (docs/clients.md): resources of features the service does not have
+  // the lists offline scanners refuse tickets by (pretix orders.rst)
   { route: `GET ${ev}/revokedsecrets`, permission: "can_view_orders" },
   { route: `GET ${ev}/blockedsecrets`, permission: "can_view_orders" },
+  // pretixSCAN's sync (docs/clients.md): resources of features the service does not have
   { route: `GET ${ev}/badgelayouts`, permission: "can_view_orders" },
   { route: `GET ${ev}/badgeitems`, permission: "can_view_orders" },
   { route: `GET ${org}/reusablemedia`, permission: "can_view_orders" },

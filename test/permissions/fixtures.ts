@@ -4,8 +4,10 @@
  * instead of answering 404 or 400), and the body a valid request sends.
  */
 import { expect } from "vitest";
-import { giftCardAcceptances, teamMembers, users } from "../../src/db/schema";
+import { eq } from "drizzle-orm";
+import { giftCardAcceptances, invoices, orders, teamMembers, users } from "../../src/db/schema";
 import { db, type Json, seedOrganizer, unique } from "../harness";
+import { deliver, seedFonts } from "../helpers/documents";
 import type { RowSetup, SetupWorld } from "./types";
 
 export type { RowSetup, SetupWorld };
@@ -142,3 +144,40 @@ export async function member(teamId: number): Promise<number> {
   return u!.id;
 }
 
+
+// ---------------------------------------------------------------- documents
+
+let fontsSeeded: Promise<void> | undefined;
+
+/** Renders a ticket file as the documents queue does (fonts put into R2 once), so its download answers 200. */
+export async function renderedTickets(order: Json, positionId: number | null): Promise<void> {
+  await (fontsSeeded ??= seedFonts());
+  const row = await db().select({ eventId: orders.eventId }).from(orders).where(eq(orders.code, order.code)).get();
+  await deliver([{ kind: "ticket-pdf", eventId: row!.eventId, code: order.code, positionId }]);
+}
+
+/**
+ * A world on a new event whose settings say `invoice_generate` (its own event, so the world's
+ * event keeps its settings), and a pending order on it.
+ */
+export async function invoicingWorld(w: SetupWorld, mode: string): Promise<{ w: SetupWorld; order: Json }> {
+  const ev = await create(w, `${w.org}/events`, eventBody());
+  const own: SetupWorld = { ...w, eventSlug: ev.slug, ev: `${w.org}/events/${ev.slug}` };
+  const res = await w.admin.patch(`${own.ev}/settings/`, { invoice_generate: mode });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { w: own, order: await pendingOrder(own) };
+}
+
+/** An event with an invoice (created with its order); `rendered`: its PDF rendered as the documents queue does. */
+export async function invoice(w: SetupWorld, rendered = false): Promise<{ event: string; number: string }> {
+  const { w: own } = await invoicingWorld(w, "True");
+  const res = await w.admin.get(`${own.ev}/invoices/`);
+  expect(res.body.results, JSON.stringify(res.body)).toHaveLength(1);
+  const number = res.body.results[0].number as string;
+  if (rendered) {
+    await (fontsSeeded ??= seedFonts());
+    const row = await db().select({ id: invoices.id, version: invoices.version }).from(invoices).where(eq(invoices.number, number)).get();
+    await deliver([{ kind: "invoice-pdf", invoiceId: row!.id, version: row!.version }]);
+  }
+  return { event: own.eventSlug, number };
+}

@@ -1,4 +1,4 @@
-import { cartPosition, create, id, pendingOrder, quotaBody, saleableItem, type SetupWorld, voucherBody } from "./fixtures";
+import { cartPosition, create, id, invoice, invoicingWorld, paidOrder, pendingOrder, quotaBody, renderedTickets, saleableItem, type SetupWorld, voucherBody } from "./fixtures";
 import type { MatrixRow, RowSetup } from "./types";
 
 const ev = "/api/v1/organizers/:organizer/events/:event";
@@ -8,7 +8,25 @@ const voucher = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(
 const cart = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(await cartPosition(w)) } });
 /** A pending order with its open payment (local id 1). */
 const order = async (w: SetupWorld): Promise<RowSetup> => ({ params: { code: (await pendingOrder(w)).code, local: "1" } });
+/** A ticket (the position of a pending order). */
+const ticket = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: String((await pendingOrder(w)).positions[0].id) } });
 const cartBody = async (w: SetupWorld) => ({ item: (await saleableItem(w)).id, price: "1.00" });
+/** A paid order whose tickets (all of them, or one position's) are rendered. */
+const ticketsOf = async (w: SetupWorld): Promise<RowSetup> => {
+  const o = await paidOrder(w);
+  await renderedTickets(o, null);
+  return { params: { code: o.code, output: "pdf" } };
+};
+const positionTicket = async (w: SetupWorld): Promise<RowSetup> => {
+  const o = await paidOrder(w);
+  await renderedTickets(o, o.positions[0].id);
+  return { params: { id: String(o.positions[0].id), output: "pdf" } };
+};
+/** An invoice on its own event (invoice_generate "True"); `rendered`: with its PDF. */
+const invoiceOf = (rendered = false) => async (w: SetupWorld): Promise<RowSetup> => {
+  const inv = await invoice(w, rendered);
+  return { event: inv.event, params: { number: inv.number } };
+};
 
 export const rows: MatrixRow[] = [
   { route: `GET ${ev}/quotas`, permission: null, setup: quota },
@@ -46,4 +64,26 @@ export const rows: MatrixRow[] = [
   { route: `POST ${ev}/orders/:code/mark_paid`, permission: "can_change_orders", setup: async (w) => ({ ...(await order(w)), body: { send_email: false } }), status: 200 },
   { route: `POST ${ev}/orders/:code/mark_canceled`, permission: "can_change_orders", setup: async (w) => ({ ...(await order(w)), body: { send_email: false } }), status: 200 },
   { route: `POST ${ev}/orders/:code/mark_expired`, permission: "can_change_orders", setup: order, status: 200 },
+  {
+    route: `POST ${ev}/orders/:code/create_invoice`,
+    permission: "can_change_orders",
+    setup: async (w) => {
+      const { w: own, order: o } = await invoicingWorld(w, "admin");
+      return { event: own.eventSlug, params: { code: o.code } };
+    },
+    status: 200,
+  },
+  { route: `GET ${ev}/orders/:code/download/:output`, permission: "can_view_orders", params: { output: "pdf" }, setup: ticketsOf },
+  { route: `GET ${ev}/orderpositions/:id/download/:output`, permission: "can_view_orders", params: { output: "pdf" }, setup: positionTicket },
+  { route: `GET ${ev}/invoices`, permission: "can_view_orders", setup: invoiceOf() },
+  { route: `GET ${ev}/invoices/:number`, permission: "can_view_orders", setup: invoiceOf() },
+  { route: `GET ${ev}/invoices/:number/download`, permission: "can_view_orders", setup: invoiceOf(true) },
+  { route: `POST ${ev}/invoices/:number/reissue`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
+  { route: `POST ${ev}/invoices/:number/regenerate`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
+  { route: `POST ${ev}/orders/:code/regenerate_secrets`, permission: "can_change_orders", setup: order, status: 200 },
+  // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
+  { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
+  { route: `POST ${ev}/orderpositions/:id/regenerate_secrets`, permission: "can_change_orders", setup: ticket, status: 200 },
+  { route: `POST ${ev}/orderpositions/:id/add_block`, permission: "can_change_orders", body: { name: "admin" }, setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }), status: 200 },
+  { route: `POST ${ev}/orderpositions/:id/remove_block`, permission: "can_change_orders", body: { name: "admin" }, setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }), status: 200 },
 ];

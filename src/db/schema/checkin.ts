@@ -86,6 +86,8 @@ export const checkins = sqliteTable(
     errorExplanation: text("error_explanation"),
     autoCheckedIn: integer("auto_checked_in", { mode: "boolean" }).notNull().default(false),
     forced: integer("forced", { mode: "boolean" }).notNull().default(false),
+    /** The client sent `force` (pretix `force_sent`): a scan that already happened offline, uploaded later. */
+    forceSent: integer("force_sent", { mode: "boolean" }).notNull().default(false),
     deviceId: integer("device_id").references(() => devices.id, { onDelete: "set null" }),
     nonce: text("nonce"),
     rawBarcode: text("raw_barcode"),

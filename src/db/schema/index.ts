@@ -8,5 +8,8 @@ export * from "./membership-types";
 export * from "./customers";
 export * from "./giftcards";
 export * from "./sales";
+export * from "./documents";
 export * from "./checkin";
+export * from "./ticket-secrets";
 export * from "./jobs";
+export * from "./webhooks";

@@ -191,6 +191,8 @@ export const orderPositions = sqliteTable(
     /** The ticket's validity window (item `validity_*` at purchase; pretix orders.rst `valid_from` / `valid_until`). */
     validFrom: integer("valid_from"),
     validUntil: integer("valid_until"),
+    /** pretix orders.rst `blocked`: names of the blocks on the ticket (`admin`, `api:...`), null when it is not blocked. */
+    blocked: text("blocked", { mode: "json" }).$type<string[] | null>(),
   },
   (t) => [
     uniqueIndex("order_positions_order_positionid_uq").on(t.orderId, t.positionid),

@@ -1,0 +1,77 @@
+/**
+ * The filters of the orders list that pretix documents (orders.rst, "List of all orders") beyond
+ * the plain column matches of `orderWhere` (code, status, email, locale, testmode, customer,
+ * modified_since): `search`, `item`, `variation`, `subevent`, `require_approval`,
+ * `created_since`, `created_before`, `subevent_after`, `subevent_before`, `sales_channel`,
+ * `payment_provider`. Each becomes one condition on the `orders` table of the list query;
+ * text is matched with the shared helpers of ./search.ts (literally, at any length).
+ */
+import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { orders } from "./schema";
+import { containsText, jsonValuesContain, startsWithText } from "./search";
+
+export type OrderListFilter = {
+  /** Order code (also as `<event slug>-<code>`), email, invoice name and company, comment, attendee names and emails, start of a ticket secret. */
+  search?: string;
+  /** Orders with a position (canceled ones included, as pretix does) of this item / variation / date. */
+  item?: number;
+  variation?: number;
+  subevent?: number;
+  requireApproval?: boolean;
+  /** Created at or after (inclusive). */
+  createdSince?: number;
+  /** Created before (exclusive). */
+  createdBefore?: number;
+  /** A position's date ends after this time (its start when it has no end). */
+  subeventAfter?: number;
+  /** A position's date starts before this time. */
+  subeventBefore?: number;
+  salesChannel?: string;
+  /** A payment (in any state) of this provider. */
+  paymentProvider?: string;
+};
+
+const orderId = sql`"orders"."id"`;
+const invoiceAddress = sql`"orders"."invoice_address"`;
+const positionsWhere = (condition: SQL) => sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orderId} AND ${condition})`;
+
+function searchCondition(eventSlug: string, term: string): SQL {
+  const parts: SQL[] = [];
+  // "<event slug>-<code>" as printed on tickets; the list is one event's, so the slug part is known
+  const dash = term.lastIndexOf("-");
+  if (dash < 0) parts.push(containsText(orders.code, term));
+  else if (eventSlug.toLowerCase().includes(term.slice(0, dash).toLowerCase())) parts.push(containsText(orders.code, term.slice(dash + 1)));
+  parts.push(
+    containsText(orders.email, term),
+    containsText(orders.comment, term),
+    containsText(sql`json_extract(${invoiceAddress}, '$.company')`, term),
+    jsonValuesContain(invoiceAddress, term, "$.name_parts"),
+    // the whole name as the parts make it up ("Jane Doe" across given and family name)
+    containsText(sql`(SELECT group_concat(value, ' ') FROM json_each(${invoiceAddress}, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`, term),
+    positionsWhere(or(containsText(sql`p.attendee_name`, term), containsText(sql`p.attendee_email`, term), startsWithText(sql`p.secret`, term))!),
+  );
+  return or(...parts)!;
+}
+
+/** The conditions of `f` on the `orders` table of the event with slug `eventSlug`. */
+export function orderFilterConditions(eventSlug: string, f: OrderListFilter): SQL[] {
+  const c: SQL[] = [];
+  if (f.search !== undefined) c.push(searchCondition(eventSlug, f.search));
+  if (f.item !== undefined) c.push(positionsWhere(sql`p.item_id = ${f.item}`));
+  if (f.variation !== undefined) c.push(positionsWhere(sql`p.variation_id = ${f.variation}`));
+  if (f.subevent !== undefined) c.push(positionsWhere(sql`p.subevent_id = ${f.subevent}`));
+  if (f.requireApproval !== undefined) c.push(eq(orders.requireApproval, f.requireApproval));
+  if (f.createdSince !== undefined) c.push(gte(orders.datetime, f.createdSince));
+  if (f.createdBefore !== undefined) c.push(lt(orders.datetime, f.createdBefore));
+  if (f.subeventAfter !== undefined) {
+    c.push(
+      positionsWhere(
+        sql`p.subevent_id IN (SELECT s.id FROM subevents s WHERE s.date_to > ${f.subeventAfter} OR (s.date_to IS NULL AND s.date_from > ${f.subeventAfter}))`,
+      ),
+    );
+  }
+  if (f.subeventBefore !== undefined) c.push(positionsWhere(sql`p.subevent_id IN (SELECT s.id FROM subevents s WHERE s.date_from < ${f.subeventBefore})`));
+  if (f.salesChannel !== undefined) c.push(eq(orders.salesChannel, f.salesChannel));
+  if (f.paymentProvider !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.order_id = ${orderId} AND y.provider = ${f.paymentProvider})`);
+  return c.length ? [and(...c)!] : [];
+}

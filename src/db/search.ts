@@ -1,0 +1,47 @@
+/**
+ * Matching a client's text, in one place: every `search` filter and every other substring or
+ * prefix match of text a client sent is built with these helpers, and nothing else in the
+ * service builds a LIKE or GLOB from client input.
+ *
+ * They use `instr()`, not LIKE: D1 (and the local SQLite) refuse LIKE and GLOB patterns over
+ * 50 bytes ("LIKE or GLOB pattern too complex"), and LIKE gives `%`, `_` and `\` a meaning
+ * the client's text would have to be escaped from. `instr()` has no length limit and no
+ * wildcards: the text is matched literally, whatever its length and characters (emoji and NUL
+ * included). Case is folded by SQLite's `lower()` on both sides: ASCII letters only, as LIKE
+ * did. An empty text matches everything; callers treat an empty filter as absent.
+ */
+import { Column, getTableName, is, type SQL, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+
+type Text = AnySQLiteColumn | SQL;
+
+/** A column with its table's name (inside subqueries, where bare names could mean the subquery's own columns). */
+function expr(t: Text): SQL {
+  if (!is(t, Column)) return t as SQL;
+  return sql`${sql.identifier(getTableName(t.table))}.${sql.identifier(t.name)}`;
+}
+
+/** `text` contains `term` (case-insensitive for ASCII letters). */
+export function containsText(text: Text, term: string | SQL): SQL {
+  return sql`instr(lower(${expr(text)}), lower(${term})) > 0`;
+}
+
+/** `text` starts with `term` (case-insensitive for ASCII letters). */
+export function startsWithText(text: Text, term: string | SQL): SQL {
+  return sql`instr(lower(${expr(text)}), lower(${term})) = 1`;
+}
+
+/**
+ * A text value of the JSON object (or list) `column` contains `term`: any language of a
+ * multi-lingual field, any part of a name (keys starting with `_`, such as a name's
+ * `_scheme`, are not searched). `path` selects a nested object (`$.name_parts`).
+ */
+export function jsonValuesContain(column: Text, term: string, path?: string): SQL {
+  const source = path === undefined ? sql`json_each(${expr(column)})` : sql`json_each(${expr(column)}, ${path})`;
+  return sql`EXISTS (SELECT 1 FROM ${source} WHERE json_each.type = 'text' AND substr(json_each.key, 1, 1) <> '_' AND instr(lower(json_each.value), lower(${term})) > 0)`;
+}
+
+/** Any language of a multi-lingual JSON column contains `term`. */
+export function i18nContains(column: Text, term: string): SQL {
+  return jsonValuesContain(column, term);
+}
