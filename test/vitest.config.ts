@@ -43,6 +43,8 @@ export default defineConfig(async () => {
             // EXPORT_BENCH=1 adds the export measurement (test/measure, not part of the suite)
             include: ["test/api/**/*.test.ts", "test/unit/**/*.test.ts", ...(process.env.EXPORT_BENCH === "1" ? ["test/measure/**/*.test.ts"] : [])],
             setupFiles: ["test/setup.ts"],
+            // the fuzz test's size and seed (test/api/fuzz.test.ts, README "Fuzz test")
+            provide: { fuzzRuns: process.env.FUZZ_RUNS ?? "", fuzzSeed: process.env.FUZZ_SEED ?? "", fuzzOnly: process.env.FUZZ_ONLY ?? "" },
             // parallel-load tests share two cores with the rest of the suite
             testTimeout: 30_000,
             // every request writes an access line (src/lib/log.ts): shown for failing tests only

@@ -24,6 +24,17 @@ function typeName(input: unknown): string {
   return typeof input === "object" ? "dict" : typeof input;
 }
 
+/**
+ * A refused choice: a scalar is shown as sent (at most 100 characters), a list or an object only
+ * by its kind — never rendered, since it may be nested thousands of levels deep (its string
+ * conversion recursed until the stack overflowed: a 500, found by the fuzz test).
+ */
+function shownChoice(input: unknown): string {
+  if (typeof input === "string") return `"${input.length > 100 ? `${input.slice(0, 100)}…` : input}" is not a valid choice.`;
+  if (typeof input === "number" || typeof input === "boolean" || typeof input === "bigint") return `"${String(input)}" is not a valid choice.`;
+  return `Expected a valid choice but got type "${typeName(input)}".`;
+}
+
 // Messages in the style of Django REST framework, which pretix clients know.
 z.config({
   customError: (iss) => {
@@ -59,7 +70,7 @@ z.config({
         return `Ensure this value is less than or equal to ${iss.maximum}.`;
       case "invalid_value":
         if (iss.input === undefined) return MESSAGES.required;
-        return `"${String(iss.input)}" is not a valid choice.`;
+        return shownChoice(iss.input);
       case "invalid_union":
         if (iss.input === undefined) return MESSAGES.required;
         if (iss.input === null) return MESSAGES.notNull;

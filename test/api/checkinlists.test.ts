@@ -275,6 +275,12 @@ describe("failed scans", () => {
     expect((await v.scanner.post(url, { error_reason: "canceled", raw_barcode: pos.secret, nonce: "n-1" })).status).toBe(201);
     expect((await v.scanner.post(url, { raw_barcode: "x" })).body).toEqual({ error_reason: ["This field is required."] });
     expect((await v.scanner.post(url, { error_reason: "bored", raw_barcode: "x" })).status).toBe(400);
+    // a choice sent as a list nested 10,000 deep (found by the fuzz test: its message overflowed the stack, 500)
+    const deep = await v.scanner.post(url, { error_reason: JSON.parse(`${"[".repeat(10_000)}1${"]".repeat(10_000)}`), raw_barcode: "x" });
+    expect(deep.status).toBe(400);
+    expect(deep.body).toEqual({ error_reason: ['Expected a valid choice but got type "list".'] });
+    // a long choice is shown cut at 100 characters
+    expect((await v.scanner.post(url, { error_reason: "b".repeat(5000), raw_barcode: "x" })).body).toEqual({ error_reason: [`"${"b".repeat(100)}…" is not a valid choice.`] });
     expect((await v.scanner.post(url, { error_reason: "invalid" })).body).toEqual({ raw_barcode: ["This field is required."] });
     expect((await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", raw_item: 999999 })).body).toEqual({ raw_item: ['Invalid pk "999999" - object does not exist.'] });
     expect((await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", type: "exit", raw_item: v.ticket.id })).status).toBe(201);
