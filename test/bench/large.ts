@@ -320,6 +320,7 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
     { list: "checkin positions", name: `deep page (${Math.ceil(pages(ticketCount) / 2)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${Math.ceil(pages(ticketCount) / 2)}` },
     { list: "checkin positions", name: `last page (${pages(ticketCount)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${pages(ticketCount)}` },
     { list: "checkin positions", name: "search=Guest4711", path: `${ev}/checkinlists/${list.id}/positions/?search=Guest4711` },
+    { list: "checkin positions", name: "checkinrpc/search search=Guest4711", path: `/api/v1/organizers/${org}/checkinrpc/search/?list=${list.id}&search=Guest4711` },
     ...["order__code", "order__datetime", "positionid", "attendee_name", "last_checked_in", "order__email"]
       .flatMap((f) => [f, `-${f}`])
       .map((f): Query => ({ list: "checkin positions", name: `ordering=${f}`, path: `${ev}/checkinlists/${list.id}/positions/?ordering=${f}` })),
