@@ -3,7 +3,7 @@
  * with `--large-positions` order positions (100,000 by default), then
  *
  *  - the orders list and a check-in list's positions: first page, a deep page, the last page,
- *    `search`, `modified_since` (orders) and every documented ordering, each measured against
+ *    `search` (and `checkinrpc/search`), `modified_since` (orders) and every documented ordering, each measured against
  *    the trivial endpoint (GET of the organizer) in the same minutes, requests interleaved;
  *  - the first order after the event's object restarted holding all those positions, against
  *    warm orders (the object reloads its ledger from its own storage; the debugging aid
