@@ -30,7 +30,7 @@ import {
   subevents,
 } from "./schema";
 import type { QuestionRecord } from "./questions";
-import { containsText, startsWithText } from "./search";
+import { containsText, indexedTerm, orderIdsMatching, startsWithText } from "./search";
 import { chunks, inIntegers, integerLiterals } from "./util";
 
 /** Check-in lists are listed with their changes stamped under this resource name. */
@@ -525,6 +525,7 @@ function positionKeys(
   source: { eventId: number | null; singleList: number | null; lead: SQL },
   where: SQL,
   withOrder: boolean,
+  byIds = false,
 ): KeyedListing<SQLiteSelect>["keys"] {
   const order = withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
   const { eventId, lead } = source;
@@ -533,7 +534,7 @@ function positionKeys(
     const first = fields[0]!.replace(/^-/, "");
     if (eventId !== null && first.startsWith("order__")) {
       return sql`SELECT p.id FROM ${lead} orders o CROSS JOIN order_positions p INDEXED BY order_positions_order_positionid_uq ON p.order_id = o.id
-        WHERE o.event_id = ${eventId} AND ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+        WHERE ${byIds ? sql`+o.event_id` : sql`o.event_id`} = ${eventId} AND ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
     }
     if (eventId !== null && first === "last_checked_in" && fields.length === 1 && source.singleList !== null) {
       const listId = source.singleList;
@@ -577,7 +578,8 @@ const sourceId = (l: ListSource) => ("list" in l ? l.list.id : l.listId);
 const sourceEvent = (l: ListSource) => ("list" in l ? l.list.eventId : l.eventId);
 
 /** The condition "a ticket of this list" (its event, products, order status and date). */
-function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL {
+function onListCondition(l: ListSource, ignoreStatus: boolean | undefined, byIds: boolean): SQL {
+  const event = eventColumn(byIds);
   if ("list" in l) {
     const { list } = l;
     // the list's products from D1 (constant size however many the list limits to)
@@ -585,7 +587,7 @@ function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL 
     // the order's status as its positions keep it: counted and paged without visiting the orders
     const status = ignoreStatus ? sql`1` : list.includePending ? sql`p.order_status IN ('p', 'n')` : sql`p.order_status = 'p'`;
     const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${idLiteral(list.subeventId)}`;
-    return sql`(p.event_id = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
+    return sql`(${event} = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
   }
   // uncorrelated subqueries: SQLite evaluates each once per statement
   const [id, eventId] = [idLiteral(l.listId), idLiteral(l.eventId)];
@@ -593,8 +595,19 @@ function onListCondition(l: ListSource, ignoreStatus: boolean | undefined): SQL 
   const products = sql`(${setting("all_products")} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${id}))`;
   const status = ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN ${setting("include_pending")} THEN 'n' ELSE 'p' END)`;
   const date = sql`(${setting("subevent_id")} IS NULL OR p.subevent_id = ${setting("subevent_id")})`;
-  return sql`(p.event_id = ${eventId} AND ${setting("1")} AND ${products} AND ${status} AND ${date})`;
+  return sql`(${event} = ${eventId} AND ${setting("1")} AND ${products} AND ${status} AND ${date})`;
 }
+
+/**
+ * Whether the tickets are found by their orders' ids (a search the trigram indexes answer,
+ * ./search.ts): then the ticket's event is tested on each candidate, its indexes not used
+ * (`+p.event_id`), or SQLite would visit every ticket of the event and look each up among them.
+ */
+function foundByIds(f: CheckinPositionFilter): boolean {
+  return f.search !== undefined && indexedTerm(f.search);
+}
+
+const eventColumn = (byIds: boolean) => (byIds ? sql`+p.event_id` : sql`p.event_id`);
 
 /**
  * Whether the filters name the order (`o`): only then is it joined where a list's tickets are
@@ -607,7 +620,7 @@ export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
 /** Which of the event's positions the filters select among the tickets of `lists` (one per event); `o` only as `filterNeedsOrder` says. */
 export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
   return ticketWhere(
-    lists.map((l) => onListCondition(l, f.ignoreStatus)),
+    lists.map((l) => onListCondition(l, f.ignoreStatus, foundByIds(f))),
     lists.map(sourceId),
     f,
   );
@@ -617,7 +630,7 @@ export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositi
 function listRowFilterSql(listId: number, f: CheckinPositionFilter): SQL {
   // an IN list (constant for the list's row), so that the status is an index constraint
   const status = f.ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN l.include_pending THEN 'n' ELSE 'p' END)`;
-  const one = sql`(p.event_id = l.event_id AND (l.all_products OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = l.id))
+  const one = sql`(${eventColumn(foundByIds(f))} = l.event_id AND (l.all_products OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = l.id))
     AND ${status} AND (l.subevent_id IS NULL OR p.subevent_id = l.subevent_id))`;
   return ticketWhere([one], [listId], f);
 }
@@ -632,6 +645,8 @@ function ticketWhere(perList: SQL[], listIds: readonly number[], f: CheckinPosit
     const has = (text: SQL) => containsText(text, term);
     c.push(sql`(${startsWithText(sql`p.secret`, term)} OR ${has(sql`p.attendee_name`)} OR ${has(parentNameSql)}
       OR ${startsWithText(sql`o.code`, term)} OR ${has(invoiceNameSql)} OR ${has(sql`p.attendee_email`)} OR ${has(sql`o.email`)})`);
+    // the candidates from the trigram indexes: tickets of orders where the term occurs (an add-on's base position is in its order)
+    if (foundByIds(f)) c.push(sql`o.id IN (${orderIdsMatching(f.search)})`);
   }
   if (f.item !== undefined) c.push(sql`p.item_id = ${f.item}`);
   if (f.itemIn !== undefined) c.push(inIntegers(sql`p.item_id`, f.itemIn));
@@ -671,7 +686,7 @@ export async function listCheckinPositions(
   const counted = withOrder ? db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where) : db.select({ n: count() }).from(p).where(where);
   const eventIds = new Set(lists.map(sourceEvent));
   const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql`` };
-  const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder), rows: ticketRows(db, listIds), count: counted, ordering: positionOrdering(listIds) }, req);
+  const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(db, listIds), count: counted, ordering: positionOrdering(listIds) }, req);
   return { count: page.count, rows: page.rows };
 }
 
@@ -692,7 +707,7 @@ export async function listTicketsOfList(db: DB, eventId: number, listId: number,
   const counted = rawRows<{ n: number }>(db, sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`);
   const page = await fetchPage(
     db,
-    { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder), rows: ticketRows(db, [listId]), count: counted, ordering: positionOrdering([listId]) },
+    { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder, foundByIds(f)), rows: ticketRows(db, [listId]), count: counted, ordering: positionOrdering([listId]) },
     req,
     checkinListQuery(db, eventId, listId, false),
   );

@@ -8,7 +8,7 @@
  */
 import { and, eq, gte, lt, or, sql, type SQL } from "drizzle-orm";
 import { orders } from "./schema";
-import { containsText, jsonValuesContain, startsWithText } from "./search";
+import { containsText, indexedTerm, jsonValuesContain, orderIdsMatching, startsWithText } from "./search";
 
 export type OrderListFilter = {
   /** Order code (also as `<event slug>-<code>`), email, invoice name and company, comment, attendee names and emails, start of a ticket secret. */
@@ -36,12 +36,13 @@ const invoiceAddress = sql`"orders"."invoice_address"`;
 // a position's date is looked up by its id (never a scan of every event's dates)
 const positionsWhere = (condition: SQL) => sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orderId} AND ${condition})`;
 
-function searchCondition(eventSlug: string, term: string): SQL {
+function searchCondition(eventSlug: string, term: string): { condition: SQL; byIds: boolean } {
   const parts: SQL[] = [];
   // "<event slug>-<code>" as printed on tickets; the list is one event's, so the slug part is known
   const dash = term.lastIndexOf("-");
-  if (dash < 0) parts.push(containsText(orders.code, term));
-  else if (eventSlug.toLowerCase().includes(term.slice(0, dash).toLowerCase())) parts.push(containsText(orders.code, term.slice(dash + 1)));
+  const codeTerm = dash < 0 ? undefined : eventSlug.toLowerCase().includes(term.slice(0, dash).toLowerCase()) ? term.slice(dash + 1) : null;
+  if (codeTerm === undefined) parts.push(containsText(orders.code, term));
+  else if (codeTerm !== null) parts.push(containsText(orders.code, codeTerm));
   parts.push(
     containsText(orders.email, term),
     containsText(orders.comment, term),
@@ -51,13 +52,27 @@ function searchCondition(eventSlug: string, term: string): SQL {
     containsText(sql`(SELECT group_concat(value, ' ') FROM json_each(${invoiceAddress}, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`, term),
     positionsWhere(or(containsText(sql`p.attendee_name`, term), containsText(sql`p.attendee_email`, term), startsWithText(sql`p.secret`, term))!),
   );
-  return or(...parts)!;
+  const exact = or(...parts)!;
+  // the candidates from the trigram indexes (./search.ts), each tested exactly; terms they cannot find: every order of the event
+  if (!indexedTerm(term) || (codeTerm != null && !indexedTerm(codeTerm))) return { condition: exact, byIds: false };
+  return { condition: sql`(${orderId} IN (${orderIdsMatching(term, codeTerm ?? undefined)}) AND ${exact})`, byIds: true };
 }
 
+/**
+ * Conditions on the `orders` table; `byIds`: one of them selects orders by id from an index (the
+ * candidates of a text search, few against the event's orders), which the list then starts from.
+ */
+export type OrderConditions = { conditions: SQL[]; byIds: boolean };
+
 /** The conditions of `f` on the `orders` table of the event with slug `eventSlug`. */
-export function orderFilterConditions(eventSlug: string, f: OrderListFilter): SQL[] {
+export function orderFilterConditions(eventSlug: string, f: OrderListFilter): OrderConditions {
   const c: SQL[] = [];
-  if (f.search !== undefined) c.push(searchCondition(eventSlug, f.search));
+  let byIds = false;
+  if (f.search !== undefined) {
+    const search = searchCondition(eventSlug, f.search);
+    c.push(search.condition);
+    byIds = search.byIds;
+  }
   if (f.item !== undefined) c.push(positionsWhere(sql`p.item_id = ${f.item}`));
   if (f.variation !== undefined) c.push(positionsWhere(sql`p.variation_id = ${f.variation}`));
   if (f.subevent !== undefined) c.push(positionsWhere(sql`p.subevent_id = ${f.subevent}`));
@@ -74,5 +89,5 @@ export function orderFilterConditions(eventSlug: string, f: OrderListFilter): SQ
   if (f.subeventBefore !== undefined) c.push(positionsWhere(sql`EXISTS (SELECT 1 FROM subevents s WHERE s.id = p.subevent_id AND s.date_from < ${f.subeventBefore})`));
   if (f.salesChannel !== undefined) c.push(eq(orders.salesChannel, f.salesChannel));
   if (f.paymentProvider !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.order_id = ${orderId} AND y.provider = ${f.paymentProvider})`);
-  return c.length ? [and(...c)!] : [];
+  return { conditions: c.length ? [and(...c)!] : [], byIds };
 }

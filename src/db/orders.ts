@@ -3,6 +3,7 @@
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
 import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import type { OrderConditions } from "./order-filters";
 import { type CheckinJson, checkinsJsonSql } from "./checkin";
 import { ticketSettingsSql } from "./settings";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
@@ -147,11 +148,13 @@ export type OrderFilter = {
   modifiedSince?: number;
   customer?: string;
   /** Further conditions on `orders` (the list's documented filters, ./order-filters.ts). */
-  extra?: SQL[];
+  extra?: OrderConditions;
 };
 
 export function orderWhere(eventId: number, f: OrderFilter): SQL {
-  const c: SQL[] = [eq(orders.eventId, eventId)];
+  // orders found by id (a text search's candidates): the event is tested on each, its index not
+  // used (`+`), or SQLite would visit every order of the event and look each up among them
+  const c: SQL[] = [f.extra?.byIds ? sql`+${orders.eventId} = ${eventId}` : eq(orders.eventId, eventId)];
   if (f.code !== undefined) c.push(sql`upper(${orders.code}) = upper(${f.code})`);
   if (f.status !== undefined) c.push(eq(orders.status, f.status));
   if (f.testmode !== undefined) c.push(eq(orders.testmode, f.testmode));
@@ -159,7 +162,7 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
   if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
-  if (f.extra) c.push(...f.extra);
+  if (f.extra) c.push(...f.extra.conditions);
   return and(...c)!;
 }
 

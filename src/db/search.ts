@@ -9,6 +9,11 @@
  * wildcards: the text is matched literally, whatever its length and characters (emoji and NUL
  * included). Case is folded by SQLite's `lower()` on both sides: ASCII letters only, as LIKE
  * did. An empty text matches everything; callers treat an empty filter as absent.
+ *
+ * `instr()` cannot use an index: on its own it tests every row the rest of the query selects.
+ * The searches of orders and tickets therefore first narrow their rows with `orderIdsMatching`
+ * (FTS5 indexes with the trigram tokenizer, migrations/0012_text_search.sql) and test only
+ * those candidates with `instr()`: the same rows as `instr()` alone, found from an index.
  */
 import { Column, getTableName, is, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -44,4 +49,35 @@ export function jsonValuesContain(column: Text, term: string, path?: string): SQ
 /** Any language of a multi-lingual JSON column contains `term`. */
 export function i18nContains(column: Text, term: string): SQL {
   return jsonValuesContain(column, term);
+}
+
+// ---- text search through the trigram indexes ----
+
+/**
+ * Whether the trigram indexes can find `term`: 3 or more characters (the tokenizer's shortest
+ * token; shorter terms match nothing there) and no NUL (which ends the text FTS5 reads). Terms
+ * they cannot find are matched by `instr()` alone.
+ */
+export function indexedTerm(term: string): boolean {
+  return [...term].length >= 3 && !term.includes("\0");
+}
+
+/** `term` as an FTS5 phrase: every character literal (a `"` is doubled inside the quotes), matched as a substring. */
+export function ftsPhrase(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The ids of the orders (of any event: callers add theirs) whose code, e-mail, comment, invoice
+ * company or invoice name, or one of whose positions' attendee name, attendee e-mail or secret
+ * contains `term` (case-insensitive), and those whose code contains `codeTerm`: a superset of
+ * the orders any `instr()` match over those columns finds (the trigram tokenizer folds case
+ * at least as far as `lower()` does), read from the indexes. Both terms must be `indexedTerm`s.
+ * Callers keep their exact `instr()` condition beside `id IN (…)`.
+ */
+export function orderIdsMatching(term: string, codeTerm?: string): SQL {
+  const phrase = ftsPhrase(term);
+  const code = codeTerm === undefined ? sql`` : sql` UNION SELECT rowid FROM orders_search WHERE orders_search MATCH ${`code : ${ftsPhrase(codeTerm)}`}`;
+  return sql`SELECT rowid FROM orders_search WHERE orders_search MATCH ${phrase}
+    UNION SELECT sp.order_id FROM order_positions sp WHERE sp.id IN (SELECT rowid FROM order_positions_search WHERE order_positions_search MATCH ${phrase})${code}`;
 }

@@ -105,6 +105,21 @@ export function planProblems(plan: PlanRow[]): string[] {
   return problems;
 }
 
+/**
+ * What is wrong with the plan of a statement that searches text through the trigram indexes:
+ * it must start from the indexes' candidates, not walk the event's orders or tickets by an
+ * index on the event (and test each against them).
+ */
+export function searchProblems(plan: PlanRow[]): string[] {
+  const problems: string[] = [];
+  if (!plan.some((r) => /^SCAN orders_search VIRTUAL TABLE INDEX \d+:M/.test(r.detail))) problems.push("the orders' trigram index is not searched");
+  if (!plan.some((r) => /^SCAN order_positions_search VIRTUAL TABLE INDEX \d+:M/.test(r.detail))) problems.push("the positions' trigram index is not searched");
+  for (const r of plan) {
+    if (/^SEARCH (orders|o|order_positions|p) USING (COVERING )?INDEX \S+ \(event_id=/.test(r.detail)) problems.push(`walks the event: ${r.detail}`);
+  }
+  return problems;
+}
+
 describe("the query plans of a large event's lists", { timeout: 120_000 }, () => {
   it("a full scan or a sort of every row is recognised (the check itself)", () => {
     expect(planProblems([{ id: 2, parent: 0, detail: "SCAN order_positions" }])).toEqual(["full scan: SCAN order_positions"]);
@@ -123,6 +138,15 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
         { id: 9, parent: 0, detail: "USE TEMP B-TREE FOR LAST TERM OF ORDER BY" },
       ]),
     ).toEqual([]);
+    // a search that walks the event's orders instead of starting from the trigram indexes
+    expect(
+      searchProblems([
+        { id: 4, parent: 0, detail: "SEARCH orders USING INDEX orders_event_cancellation_idx (event_id=?)" },
+        { id: 22, parent: 19, detail: "SCAN orders_search VIRTUAL TABLE INDEX 64:M5" },
+        { id: 41, parent: 39, detail: "SCAN order_positions_search VIRTUAL TABLE INDEX 0:M3" },
+      ]),
+    ).toEqual(["walks the event: SEARCH orders USING INDEX orders_event_cancellation_idx (event_id=?)"]);
+    expect(searchProblems([{ id: 3, parent: 0, detail: "SEARCH orders USING INTEGER PRIMARY KEY (rowid=?)" }])).toHaveLength(2);
   });
 
   it("every list request plans with indexes only", async () => {
@@ -182,16 +206,33 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     }
     const found: string[] = [];
     let explained = 0;
+    let searched = 0;
     for (const path of [...paths, ...empty]) {
       const r = await recorded(v.client, path);
       expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(200);
       if (!empty.includes(path)) expect(r.body.results!.length, path).toBeGreaterThan(0);
+      let matched = 0;
       for (const s of r.statements) {
         explained++;
         const plan = await planOf(s);
         for (const p of planProblems(plan)) found.push(`${path}\n  ${p}\n  in: ${s.sql.slice(0, 400)}`);
+        if (s.sql.includes("_search MATCH")) {
+          matched++;
+          for (const p of searchProblems(plan)) found.push(`${path}\n  ${p}\n  in: ${s.sql.slice(0, 400)}`);
+        }
+      }
+      // a deep page of a list's tickets in the default ordering steps over the skipped tickets in the index alone
+      if (/\/positions\/\?page=2&page_size=2$/.test(path)) {
+        const plans = await Promise.all(r.statements.filter((s) => s.sql.includes("OFFSET")).map(planOf));
+        expect(plans.flat().some((x) => x.detail.startsWith("SEARCH p USING COVERING INDEX order_positions_named_first_idx")), path).toBe(true);
+      }
+      // a search of 3 or more characters is answered from the trigram indexes (the count and the page's ids)
+      if (/[?&]search=[^&]{3}/.test(path)) {
+        expect(matched, path).toBeGreaterThanOrEqual(2);
+        searched++;
       }
     }
+    expect(searched).toBe(2 + 3 * 2 + 2 * 6);
     expect(explained).toBeGreaterThan((paths.length + empty.length) * 2);
     expect(found).toEqual([]);
   });

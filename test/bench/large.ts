@@ -3,7 +3,7 @@
  * with `--large-positions` order positions (100,000 by default), then
  *
  *  - the orders list and a check-in list's positions: first page, a deep page, the last page,
- *    `search`, `modified_since` (orders) and every documented ordering, each measured against
+ *    `search` (and `checkinrpc/search`), `modified_since` (orders) and every documented ordering, each measured against
  *    the trivial endpoint (GET of the organizer) in the same minutes, requests interleaved;
  *  - the first order after the event's object restarted holding all those positions, against
  *    warm orders (the object reloads its ledger from its own storage; the debugging aid
@@ -320,6 +320,7 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
     { list: "checkin positions", name: `deep page (${Math.ceil(pages(ticketCount) / 2)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${Math.ceil(pages(ticketCount) / 2)}` },
     { list: "checkin positions", name: `last page (${pages(ticketCount)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${pages(ticketCount)}` },
     { list: "checkin positions", name: "search=Guest4711", path: `${ev}/checkinlists/${list.id}/positions/?search=Guest4711` },
+    { list: "checkin positions", name: "checkinrpc/search search=Guest4711", path: `/api/v1/organizers/${org}/checkinrpc/search/?list=${list.id}&search=Guest4711` },
     ...["order__code", "order__datetime", "positionid", "attendee_name", "last_checked_in", "order__email"]
       .flatMap((f) => [f, `-${f}`])
       .map((f): Query => ({ list: "checkin positions", name: `ordering=${f}`, path: `${ev}/checkinlists/${list.id}/positions/?ordering=${f}` })),

@@ -216,7 +216,19 @@ export const orderPositions = sqliteTable(
     index("order_positions_event_idx").on(t.eventId, t.id),
     // a check-in list's tickets: counted from the first, paged in each documented ordering from the others
     index("order_positions_tickets_idx").on(t.eventId, t.canceled, t.orderStatus, t.itemId, t.subeventId),
-    index("order_positions_named_first_idx").on(t.eventId, t.canceled, sql`(${t.sortName} IS NULL)`, t.sortName, t.positionid),
+    // the default ordering; it ends with the id and carries what a list tests (status, product,
+    // date), so that a deep page's skipped tickets are stepped over in the index alone
+    index("order_positions_named_first_idx").on(
+      t.eventId,
+      t.canceled,
+      sql`(${t.sortName} IS NULL)`,
+      t.sortName,
+      t.positionid,
+      t.id,
+      t.orderStatus,
+      t.itemId,
+      t.subeventId,
+    ),
     index("order_positions_sort_name_idx").on(t.eventId, t.canceled, t.sortName),
     index("order_positions_positionid_idx").on(t.eventId, t.canceled, t.positionid),
     index("order_positions_item_idx").on(t.itemId),

@@ -1,0 +1,2 @@
+DROP INDEX `order_positions_named_first_idx`;--> statement-breakpoint
+CREATE INDEX `order_positions_named_first_idx` ON `order_positions` (`event_id`,`canceled`,("sort_name" IS NULL),`sort_name`,`positionid`,`id`,`order_status`,`item_id`,`subevent_id`);
