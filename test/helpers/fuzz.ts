@@ -536,9 +536,16 @@ export function queryValue(param: Param): fc.Arbitrary<string> {
 
 let tableList: Promise<string[]> | null = null;
 
-/** Tables the service writes (not SQLite's, not D1's, not the migrations'). */
+/**
+ * Tables the service writes (not SQLite's, not D1's, not the migrations'). The full-text
+ * indexes (virtual tables and their shadow tables) are left out: triggers derive them from the
+ * tables counted here, and their shadow tables need not have a rowid.
+ */
 function tables(): Promise<string[]> {
-  tableList ??= env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name <> 'd1_migrations' ORDER BY name")
+  tableList ??= env.DB.prepare(
+    "SELECT t.name FROM sqlite_master t WHERE t.type = 'table' AND t.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND t.name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND t.name <> 'd1_migrations' " +
+      "AND NOT EXISTS (SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND (t.name = v.name OR substr(t.name, 1, length(v.name) + 1) = v.name || '_')) ORDER BY t.name",
+  )
     .all<{ name: string }>()
     .then((r) => r.results.map((t) => t.name));
   return tableList;
