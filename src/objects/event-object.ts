@@ -55,6 +55,7 @@ import {
 } from "../db/inventory";
 import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
 import { writtenVouchers } from "../db/vouchers";
+import { isDatabaseFault } from "../db/constraints";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
 import { positionSecretsQuery, revokedSecretQuery, type TicketChange, ticketChangeStatements } from "../db/ticket-secrets";
 import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
@@ -193,6 +194,8 @@ export class EventObject extends DurableObject<Env> {
   private catalogLoad: Promise<void> | null = null;
   /** Outbox entries whose request is still running in this instance. */
   private readonly inflight = new Set<number>();
+  /** Voucher codes (lower case) whose creation is running in this instance. */
+  private readonly codesInFlight = new Map<string, Promise<void>>();
   /** Debugging aid: the start's round trips, reported with the first counted call. */
   private startTrips: ContextRoundTrips | null = null;
   /** Check-in: the ticket index and passages (own storage) and the lists' configuration (from D1). */
@@ -761,8 +764,27 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- vouchers
 
-  /** Creates vouchers atomically: all block their quota, or none is created. */
+  /**
+   * Creates vouchers atomically: all block their quota, or none is created. Creations of the
+   * same code run one after the other in this object, so that a write whose answer a fault
+   * lost can tell its own vouchers in D1 from those of a request beside it.
+   */
   async createVouchers(stamp: number, rows: (typeof vouchers.$inferInsert)[]): Promise<CreateVouchersResult> {
+    const codes = [...new Set(rows.map((r) => r.code.toLowerCase()))];
+    const running = () => codes.flatMap((c) => this.codesInFlight.get(c) ?? []);
+    for (let waiting = running(); waiting.length; waiting = running()) await Promise.allSettled(waiting);
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    for (const c of codes) this.codesInFlight.set(c, mine);
+    try {
+      return await this.insertVouchers(stamp, rows);
+    } finally {
+      for (const c of codes) if (this.codesInFlight.get(c) === mine) this.codesInFlight.delete(c);
+      done();
+    }
+  }
+
+  private async insertVouchers(stamp: number, rows: (typeof vouchers.$inferInsert)[]): Promise<CreateVouchersResult> {
     await this.ensureCatalog(stamp);
     const now = Date.now();
     const temps: VoucherDef[] = [];
@@ -794,7 +816,10 @@ export class EventObject extends DurableObject<Env> {
       ids = results.slice(0, rows.length).map((r) => (r as { id: number }[])[0]!.id);
     } catch (e) {
       dropTemps();
-      // the answer may be lost: D1 has the vouchers as written (codes, creation time), or not
+      // A refusal (the code taken by a creation running beside this one) is an answer: nothing
+      // was written. Only a fault may have lost the answer of a write that committed; then D1
+      // has the vouchers as written (codes, creation time), or not.
+      if (!isDatabaseFault(e)) throw e;
       const written = await writtenVouchers(db, this.eventId, rows).catch(() => null);
       if (!written) throw e;
       ids = written;

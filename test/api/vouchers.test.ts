@@ -1,5 +1,5 @@
 /** Vouchers (spec "Voucher", pretix docs vouchers.rst). */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { seedDevice, seedTeam } from "../harness";
 import { shop } from "../helpers/sales";
 
@@ -167,6 +167,21 @@ describe("vouchers", () => {
     for (const r of results.filter((x) => x.status !== 201)) {
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+    }
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(1);
+  });
+
+  it("parallel creations of one code in the same millisecond: still exactly one voucher, the others a 400 on code", async () => {
+    // A refused insert must not be mistaken for a write whose answer was lost and that D1 has
+    // "as written" (same code, same creation time): it was another request's voucher.
+    const s = await shop();
+    const clock = vi.spyOn(Date, "now").mockReturnValue(Date.UTC(2030, 0, 1, 12));
+    try {
+      const results = await Promise.all(Array.from({ length: 12 }, () => s.client.post(`${s.path}/vouchers/`, { code: "SAMEMS2030" })));
+      expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
+      for (const r of results.filter((x) => x.status !== 201)) expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+    } finally {
+      clock.mockRestore();
     }
     expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(1);
   });

@@ -190,6 +190,24 @@ describe("vouchers", LOADED, () => {
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, blocking_vouchers: 1 });
   });
 
+  it("parallel creations of one code in one millisecond, the first write failing late: one voucher, no other request answered with it", async () => {
+    const { s, ticket, eventId } = await ticketShop(20);
+    injectD1Fault(VOUCHER_INSERT, "fail", { delayMs: 300 });
+    const clock = vi.spyOn(Date, "now").mockReturnValue(Date.UTC(2030, 0, 1, 12));
+    let results: { status: number; body: { id?: number } }[];
+    try {
+      results = await Promise.all(Array.from({ length: 8 }, () => s.client.post(`${s.path}/vouchers/`, { code: "SAMEMS1", item: ticket.id, block_quota: true })));
+    } finally {
+      clock.mockRestore();
+    }
+    const rows = await db().select().from(vouchers).where(eq(vouchers.eventId, eventId));
+    expect(rows).toHaveLength(1);
+    const created = results.filter((r) => r.status === 201);
+    expect(created.map((r) => r.body.id)).toEqual([rows[0]!.id]);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 400)).toHaveLength(6);
+  });
+
   it("batch_create with the answer lost: all vouchers, once each", async () => {
     const { s, ticket, q, eventId } = await ticketShop(5);
     injectD1Fault(VOUCHER_INSERT, "lost");

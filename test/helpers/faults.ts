@@ -33,13 +33,13 @@ export type InjectedFault = {
   reached: Promise<void>;
 };
 
-type Fault = { mode: D1FaultMode; remaining: number; hits: number; signal: () => void };
+type Fault = { mode: D1FaultMode; remaining: number; hits: number; signal: () => void; delayMs: number };
 type Rule = { match: (sql: string) => boolean; fault: Fault };
 
-function fault(mode: D1FaultMode, times: number): { f: Fault; handle: InjectedFault } {
+function fault(mode: D1FaultMode, times: number, delayMs = 0): { f: Fault; handle: InjectedFault } {
   let signal!: () => void;
   const reached = new Promise<void>((r) => (signal = r));
-  const f: Fault = { mode, remaining: times, hits: 0, signal };
+  const f: Fault = { mode, remaining: times, hits: 0, signal, delayMs };
   return { f, handle: { hits: () => f.hits, reached } };
 }
 
@@ -50,6 +50,7 @@ function underFault<T>(f: Fault, call: () => Promise<T>): Promise<T> {
   switch (f.mode) {
     case "fail":
       f.signal();
+      if (f.delayMs > 0) return new Promise<T>((_, reject) => setTimeout(() => reject(new Error(INJECTED_D1_ERROR)), f.delayMs));
       return Promise.reject(new Error(INJECTED_D1_ERROR));
     case "hang":
       f.signal();
@@ -78,10 +79,11 @@ function rules(): Rule[] {
 
 /**
  * Injects a fault into the next `times` (default 1) D1 calls (a statement's first/all/run/raw,
- * or a batch) with a statement whose SQL matches `match`.
+ * or a batch) with a statement whose SQL matches `match`. `delayMs` (for `fail`): the refusal
+ * comes that late, as a slow connection's would, while the calls beside it go on.
  */
-export function injectD1Fault(match: RegExp | ((sql: string) => boolean), mode: D1FaultMode, opts: { times?: number } = {}): InjectedFault {
-  const { f, handle } = fault(mode, opts.times ?? 1);
+export function injectD1Fault(match: RegExp | ((sql: string) => boolean), mode: D1FaultMode, opts: { times?: number; delayMs?: number } = {}): InjectedFault {
+  const { f, handle } = fault(mode, opts.times ?? 1, opts.delayMs);
   rules().push({ match: typeof match === "function" ? match : (sql: string) => match.test(sql), fault: f });
   return handle;
 }
