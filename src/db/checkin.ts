@@ -11,7 +11,7 @@ import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { ticketSettingsSql } from "./settings";
-import { fetchPage, type KeyedListing, type ListRequest, type OrderingTable } from "./paging";
+import { fetchPage, type KeyedListing, type KeyedRowsSource, type ListRequest, type OrderingTable, rawRows } from "./paging";
 import {
   type Answer,
   changeStamps,
@@ -47,16 +47,6 @@ export type CheckinJson = { id: number; list: number; type: CheckinType; datetim
  * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
  * parameters): the statement is prepared on the database's own client.
  */
-export function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
-  const raw = db.all<T>(query);
-  const client = (db as unknown as { $client: D1Database }).$client;
-  const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
-  prepared._prepare = () => {
-    prepared.stmt ??= client.prepare(prepared.getQuery().sql);
-    return prepared;
-  };
-  return raw;
-}
 
 /** A raw statement usable inside `db.batch` (see `rows`). */
 export function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
@@ -683,16 +673,22 @@ export async function listCheckinPositions(
   const where = positionFilterSql(lists, f);
   // the order's row only where a filter names it: counting a list's tickets visits no order
   const withOrder = filterNeedsOrder(f);
-  const counted = withOrder ? db.select({ n: count() }).from(p).innerJoin(o, sql`o.id = p.order_id`).where(where) : db.select({ n: count() }).from(p).where(where);
+  const counted = sql`SELECT count(*) AS n FROM order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
   const eventIds = new Set(lists.map(sourceEvent));
   const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql`` };
-  const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(db, listIds), count: counted, ordering: positionOrdering(listIds) }, req);
+  const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
   return { count: page.count, rows: page.rows };
 }
 
 /** The tickets whose ids a page's key query picked, as lists show them. */
-function ticketRows(db: DB, listIds: readonly number[]) {
-  return (ids: SQL) => db.select(positionFields(listIds)).from(p).innerJoin(o, sql`o.id = p.order_id`).where(sql`p.id IN (${ids})`).$dynamic();
+function ticketRows(listIds: readonly number[]) {
+  return ({ ids, qb, total }: KeyedRowsSource) =>
+    qb
+      .select({ ...positionFields(listIds), __page_total: total })
+      .from(p)
+      .innerJoin(o, sql`o.id = p.order_id`)
+      .where(sql`p.id IN (${ids})`)
+      .$dynamic();
 }
 
 /**
@@ -704,10 +700,10 @@ export async function listTicketsOfList(db: DB, eventId: number, listId: number,
   const lead = sql`checkin_lists l CROSS JOIN`;
   const where = sql`l.id = ${listId} AND l.event_id = ${eventId} AND ${listRowFilterSql(listId, f)}`;
   const withOrder = filterNeedsOrder(f);
-  const counted = rawRows<{ n: number }>(db, sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`);
+  const counted = sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
   const page = await fetchPage(
     db,
-    { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder, foundByIds(f)), rows: ticketRows(db, [listId]), count: counted, ordering: positionOrdering([listId]) },
+    { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
     req,
     checkinListQuery(db, eventId, listId, false),
   );

@@ -132,9 +132,9 @@ export function toOrderRecord(r: RawOrder): OrderRecord {
   };
 }
 
-function selectOrders(db: DB) {
+function selectOrders(db: Pick<DB, "select">, more: { __page_total?: SQL.Aliased<number> } = {}) {
   return db
-    .select({ order: orders, customer: customers.identifier, ...nested })
+    .select({ order: orders, customer: customers.identifier, ...nested, ...more })
     .from(orders)
     .leftJoin(customers, eq(customers.id, orders.customerId));
 }
@@ -184,16 +184,14 @@ export async function listOrders(db: DB, eventId: number, filter: OrderFilter, r
     db,
     {
       keys: ({ order, limit, offset }) =>
-        db
+        sql`${db
           .select({ id: orders.id })
           .from(orders)
           .where(where)
           .orderBy(...order)
-          .limit(limit)
-          .offset(offset)
-          .getSQL(),
-      rows: (ids) => selectOrders(db).where(sql`${orders.id} IN (${ids})`).$dynamic(),
-      count: { from: orders, where },
+          .getSQL()} LIMIT ${limit} OFFSET ${offset}`,
+      rows: ({ ids, qb, total }) => selectOrders(qb, { __page_total: total }).where(sql`${orders.id} IN (${ids})`).$dynamic(),
+      count: sql`SELECT count(*) AS n FROM ${orders} WHERE ${where}`,
       ordering: ORDER_ORDERING,
     },
     req,

@@ -8,12 +8,16 @@
  * (`KeyedListing`): a narrow query over indexed columns picks the page's ids in order, and only
  * those rows are read with what they carry (positions, check-ins as JSON). A deep page then
  * walks an index instead of building every row it skips, and no ordering sorts the event's
- * rows (docs/scaling.md; test/api/large-event-plans.test.ts checks the query plans).
+ * rows. The total is counted in the same statement (a CTE), so that a page in the second half
+ * is picked from the other end: no page steps over more than half of the list
+ * (docs/scaling.md; test/api/large-event-plans.test.ts checks the query plans).
  */
-import { asc, count, desc, type SQL } from "drizzle-orm";
+import { asc, count, desc, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { AnySQLiteColumn, SQLiteSelect, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, type SQLiteSelect, SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import type { DB } from "./client";
+import { MAX_PARAMS } from "./util";
 
 /** What a client asked of a list: the page (1-based), its size, and the ordering it wants (raw). */
 export type ListRequest = { page: number; pageSize: number; ordering?: string | undefined };
@@ -44,9 +48,20 @@ export function orderingFields(table: OrderingTable, requested: string | undefin
 /** The ORDER BY terms of `requested` under `table` (unknown fields ignored; none left → the default). */
 export function orderBy(table: OrderingTable, requested: string | undefined): SQL[] {
   const fields = orderingFields(table, requested);
+  return orderTerms(table, fields, !!table.tiesFollow && !!fields.at(-1)?.startsWith("-"));
+}
+
+function orderTerms(table: OrderingTable, fields: string[], tiesDescending: boolean): SQL[] {
   const out = fields.map((f) => (f.startsWith("-") ? desc(table.fields[f.slice(1)]!) : asc(table.fields[f]!)));
-  out.push(table.tiesFollow && fields.at(-1)?.startsWith("-") ? desc(table.tiebreaker) : asc(table.tiebreaker));
+  out.push(tiesDescending ? desc(table.tiebreaker) : asc(table.tiebreaker));
   return out;
+}
+
+/** The exact reverse of `orderBy(table, requested)` (every term turned, NULLs included), with its fields. */
+export function reversedOrder(table: OrderingTable, requested: string | undefined): { order: SQL[]; fields: string[] } {
+  const forward = orderingFields(table, requested);
+  const fields = forward.map((f) => (f.startsWith("-") ? f.slice(1) : `-${f}`));
+  return { order: orderTerms(table, fields, !(table.tiesFollow && forward.at(-1)?.startsWith("-"))), fields };
 }
 
 /** How the total is counted: the rows of a table matching a condition, or a query of the caller's (`{ n }`). */
@@ -60,17 +75,66 @@ export type Listing<Q extends SQLiteSelect> = {
   ordering?: OrderingTable;
 };
 
+/** Where a keyed page's rows are read from: `qb` carries the total (a CTE), `total` is the column to select it as. */
+export type KeyedRowsSource = { ids: SQL; qb: Pick<DB, "select">; total: SQL.Aliased<number> };
+
 /**
- * A list paged by key: `keys` builds the SELECT of the page's ids (one column, ordered, with
- * LIMIT and OFFSET) from the ORDER BY terms and the requested fields; `rows` reads the rows
- * whose id is among them (a subquery), which are then ordered by the same terms.
+ * A list paged by key: `keys` builds the SELECT of the page's ids (one column `id`, ordered,
+ * with LIMIT and OFFSET, which may be SQL expressions) from the ORDER BY terms and the
+ * requested fields; `rows` reads, with `qb`, the rows whose id is among `ids` (a subquery) and
+ * selects `total` among their fields; they are then ordered by the same terms. `count` is a
+ * SELECT of the total as its one column `n`.
  */
 export type KeyedListing<Q extends SQLiteSelect> = {
-  keys: (page: { order: SQL[]; fields: string[]; limit: number; offset: number }) => SQL;
-  rows: (ids: SQL) => Q;
-  count: CountOf;
+  keys: (page: { order: SQL[]; fields: string[]; limit: number | SQL; offset: number | SQL }) => SQL;
+  rows: (from: KeyedRowsSource) => Q;
+  count: SQL;
   ordering: OrderingTable;
 };
+
+const TOTAL = "page_total";
+const dialect = new SQLiteSyncDialect();
+
+/** `query` (a SELECT of raw SQL) as an item of a D1 batch. */
+export function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
+  const raw = db.all<T>(query);
+  const client = (db as unknown as { $client: D1Database }).$client;
+  const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
+  prepared._prepare = () => {
+    prepared.stmt ??= client.prepare(prepared.getQuery().sql);
+    return prepared;
+  };
+  return raw;
+}
+
+/**
+ * The statement of a keyed page: the total as a CTE, the page's ids from the nearer end (the
+ * forward walk gets LIMIT 0 past the middle, the backward one before it; SQLite runs neither
+ * walk with LIMIT 0), the rows of those ids. Null when the statement would bind more
+ * parameters than D1 allows (its conditions are in it three times).
+ */
+function keyedStatement<Q extends SQLiteSelect>(db: DB, listing: KeyedListing<Q>, req: ListRequest, offset: number): SQLiteSelect | null {
+  const n = sql`(SELECT n FROM ${sql.raw(TOTAL)})`;
+  const order = orderBy(listing.ordering, req.ordering);
+  const fields = orderingFields(listing.ordering, req.ordering);
+  let ids: SQL;
+  if (offset === 0) {
+    ids = listing.keys({ order, fields, limit: req.pageSize, offset: 0 });
+  } else {
+    const front = sql`(${offset} * 2 < ${n})`;
+    const forward = listing.keys({ order, fields, limit: sql`CASE WHEN ${front} THEN ${req.pageSize} ELSE 0 END`, offset });
+    const back = reversedOrder(listing.ordering, req.ordering);
+    const backward = listing.keys({
+      ...back,
+      limit: sql`CASE WHEN ${front} THEN 0 ELSE max(0, min(${req.pageSize}, ${n} - ${offset})) END`,
+      offset: sql`max(0, ${n} - ${offset} - ${req.pageSize})`,
+    });
+    ids = sql`SELECT id FROM (${forward}) UNION ALL SELECT id FROM (${backward})`;
+  }
+  const qb = db.with(db.$with(TOTAL, { n: sql<number>`n` }).as(listing.count));
+  const page = listing.rows({ ids, qb, total: sql<number>`${n}`.as("__page_total") }).orderBy(...order).limit(req.pageSize);
+  return dialect.sqlToQuery(page.getSQL()).params.length > MAX_PARAMS ? null : page;
+}
 
 type Results<E extends readonly BatchItem<"sqlite">[]> = { -readonly [K in keyof E]: Awaited<E[K]> };
 
@@ -85,22 +149,37 @@ export async function fetchPage<Q extends SQLiteSelect, E extends readonly Batch
   req: ListRequest,
   ...extra: E
 ): Promise<Page<Awaited<Q>[number]> & { extra: Results<E> }> {
-  const counted = "from" in listing.count ? db.select({ n: count() }).from(listing.count.from).where(listing.count.where) : listing.count;
   const offset = (req.page - 1) * req.pageSize;
+  let counted: BatchItem<"sqlite">;
   let page: SQLiteSelect;
   if ("keys" in listing) {
+    const single = keyedStatement(db, listing, req, offset);
+    if (single) {
+      // one statement: the total rides on every row (an empty page past the first is out of range whatever the total)
+      const [found, ...rest] = (await db.batch([single, ...extra] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+      const rows = found as (Awaited<Q>[number] & { __page_total?: number })[];
+      return {
+        count: rows[0]?.__page_total ?? 0,
+        rows: rows.map(({ __page_total: _, ...row }) => row as Awaited<Q>[number]),
+        extra: rest as Results<E>,
+      };
+    }
+    // too many parameters for one statement: the total on its own, the page walked forward
     const order = orderBy(listing.ordering, req.ordering);
     const ids = listing.keys({ order, fields: orderingFields(listing.ordering, req.ordering), limit: req.pageSize, offset });
-    page = listing.rows(ids).orderBy(...order).limit(req.pageSize);
+    counted = rawRows<{ n: number }>(db, listing.count);
+    page = listing.rows({ ids, qb: db, total: sql<number>`NULL`.as("__page_total") }).orderBy(...order).limit(req.pageSize);
   } else {
+    counted = "from" in listing.count ? db.select({ n: count() }).from(listing.count.from).where(listing.count.where) : listing.count;
     let rows = listing.rows;
     if (listing.ordering) rows = rows.orderBy(...orderBy(listing.ordering, req.ordering)) as Q;
     page = rows.limit(req.pageSize).offset(offset);
   }
   const [total, found, ...rest] = (await db.batch([counted, page, ...extra] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+  const rows = "keys" in listing ? (found as { __page_total?: unknown }[]).map(({ __page_total: _, ...row }) => row) : found;
   return {
     count: (total as { n: number }[])[0]?.n ?? 0,
-    rows: found as Awaited<Q>[number][],
+    rows: rows as Awaited<Q>[number][],
     extra: rest as Results<E>,
   };
 }
