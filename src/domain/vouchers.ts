@@ -178,14 +178,16 @@ function blockRefusalErrors(refusals: Refusal[]): FieldErrors {
 /**
  * The one place a voucher code race is translated: a code taken by a write that passed the
  * check at the same time makes the database refuse (unique index on event and code); the
- * object's call then answers `CODE_RACE` instead of failing as busy.
+ * object's call then answers `CODE_RACE` instead of failing as busy. Codes differing only in
+ * case are the same code (the index is on the event and the lower-cased code).
  */
 const CODE_RACE = { ok: false, codeTaken: true } as const;
 async function codeRace(call: () => PromiseLike<unknown>): Promise<unknown> {
   try {
     return await call();
   } catch (e) {
-    if (isUniqueError(e, "vouchers.code")) return CODE_RACE;
+    // the unique index is on the lower-cased code: SQLite names the index, not the column
+    if (isUniqueError(e, "vouchers_event_code_lower_uq")) return CODE_RACE;
     throw e;
   }
 }

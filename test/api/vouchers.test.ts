@@ -186,6 +186,28 @@ describe("vouchers", () => {
     expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(1);
   });
 
+  it("parallel creations of one code in different cases: exactly one voucher, the others a 400 on code", async () => {
+    const s = await shop();
+    const spellings = ["CaseRace30", "caserace30", "CASERACE30", "cASErACE30"];
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => s.client.post(`${s.path}/vouchers/`, { code: spellings[i % 4] })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
+    for (const r of results.filter((x) => x.status !== 201)) expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(1);
+  });
+
+  it("renaming vouchers in parallel to one code in different cases: one of them gets it", async () => {
+    const s = await shop();
+    const vouchers = await Promise.all(Array.from({ length: 6 }, (_, i) => s.voucher({ code: `CASEFROM${i}0` })));
+    const results = await Promise.all(vouchers.map((v, i) => s.client.patch(`${s.path}/vouchers/${v.id}/`, { code: i % 2 ? "CaseTarget30" : "CASETARGET30" })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+    }
+    const codes = (await s.client.get(`${s.path}/vouchers/?page_size=50`)).body.results.map((v: { code: string }) => v.code.toLowerCase());
+    expect(codes.filter((c: string) => c === "casetarget30")).toHaveLength(1);
+  });
+
   it("renaming a voucher to a code taken meanwhile answers 400 on code and keeps both vouchers as they were", async () => {
     const s = await shop();
     const vouchers = await Promise.all(Array.from({ length: 8 }, (_, i) => s.voucher({ code: `RENAME${i}0` })));

@@ -71,7 +71,8 @@ export const vouchers = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [
-    uniqueIndex("vouchers_event_code_uq").on(t.eventId, t.code),
+    // codes are compared case-insensitively everywhere: unique as the API compares them
+    uniqueIndex("vouchers_event_code_lower_uq").on(t.eventId, sql`lower(${t.code})`),
     index("vouchers_event_tag_idx").on(t.eventId, t.tag),
     index("vouchers_item_idx").on(t.itemId),
     index("vouchers_quota_idx").on(t.quotaId),
