@@ -11,7 +11,7 @@ import { createOrder, orderInput } from "../domain/order-create";
 import { regenerateOrderSecrets } from "../domain/ticket-changes";
 import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
 import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
-import { modifiedSinceParam, setPageGenerated } from "../http/conditional";
+import { setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";

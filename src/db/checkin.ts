@@ -4,7 +4,7 @@
  * that are not canceled, of its products and date, of paid orders (and pending ones with
  * `include_pending`), as pretix's `CheckinList.positions`.
  */
-import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import { alias, type SQLiteSelect } from "drizzle-orm/sqlite-core";
 import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
@@ -17,7 +17,6 @@ import {
   changeStamps,
   checkinListItems,
   checkinLists,
-  type CheckinReason,
   checkins,
   type CheckinType,
   events,
@@ -43,12 +42,7 @@ export type CheckinInsert = typeof checkins.$inferInsert;
 /** A successful check-in as positions show it (pretix: `checkins` of an order position). */
 export type CheckinJson = { id: number; list: number; type: CheckinType; datetime: number; device: number | null; auto_checked_in: number };
 
-/**
- * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
- * parameters): the statement is prepared on the database's own client.
- */
-
-/** A raw statement usable inside `db.batch` (see `rows`). */
+/** A raw statement usable inside `db.batch` (see `rawRows` in ./paging.ts). */
 export function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
   const raw = db.run(query);
   const client = (db as unknown as { $client: D1Database }).$client;

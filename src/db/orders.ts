@@ -2,7 +2,7 @@
  * Reading orders: one query returns a page of orders with their positions, fees and payments
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
-import { and, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { OrderConditions } from "./order-filters";
 import { type CheckinJson, checkinsJsonSql } from "./checkin";
 import { ticketSettingsSql } from "./settings";

@@ -95,7 +95,10 @@ export type KeyedListing<Q extends SQLiteSelect> = {
 const TOTAL = "page_total";
 const dialect = new SQLiteSyncDialect();
 
-/** `query` (a SELECT of raw SQL) as an item of a D1 batch. */
+/**
+ * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
+ * parameters): the statement is prepared on the database's own client.
+ */
 export function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
   const raw = db.all<T>(query);
   const client = (db as unknown as { $client: D1Database }).$client;

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { devices } from "../../src/db/schema";
 import { sha256Hex } from "../../src/lib/crypto";
-import { anonymous, type Client, db, deviceClient, seedDevice, seedEventRow, seedOrganizer, seedTeam } from "../harness";
+import { anonymous, type Client, db, deviceClient, seedDevice, seedEventRow, seedOrganizer } from "../harness";
 
 const HARDWARE = { hardware_brand: "Samsung", hardware_model: "Galaxy S", software_brand: "pretixdroid", software_version: "4.0.0" };
 const INITIALIZE = "/api/v1/device/initialize";

@@ -25,7 +25,7 @@ import { eventObject } from "../../src/objects/client";
 import { sweepWebhooks } from "../../src/jobs/webhooks";
 import { db, type Json, seedEventRow, seedOrganizer } from "../harness";
 import { venue } from "../helpers/checkin";
-import { type Behaviour, deliverAt, receiver, type Receiver, useReceivers } from "../helpers/receivers";
+import { type Behaviour, deliverAt, receiver, useReceivers } from "../helpers/receivers";
 import { shop } from "../helpers/sales";
 
 useReceivers();
