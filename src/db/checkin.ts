@@ -6,12 +6,12 @@
  */
 import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import { alias, type SQLiteSelect } from "drizzle-orm/sqlite-core";
-import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import { linkedItemIdsJson, qualifiedId, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { ticketSettingsSql } from "./settings";
-import { fetchPage, type KeyedListing, type KeyedRowsSource, type ListRequest, type OrderingTable, rawRows } from "./paging";
+import { fetchPage, type KeyedListing, type KeyedRowsSource, type ListRequest, type OrderingTable } from "./paging";
+import { rawRows, statement } from "./raw";
 import {
   type Answer,
   changeStamps,
@@ -41,18 +41,6 @@ export type CheckinInsert = typeof checkins.$inferInsert;
 
 /** A successful check-in as positions show it (pretix: `checkins` of an order position). */
 export type CheckinJson = { id: number; list: number; type: CheckinType; datetime: number; device: number | null; auto_checked_in: number };
-
-/** A raw statement usable inside `db.batch` (see `rawRows` in ./paging.ts). */
-export function statement(db: DB, query: SQL): SQLiteRaw<D1Result> {
-  const raw = db.run(query);
-  const client = (db as unknown as { $client: D1Database }).$client;
-  const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
-  prepared._prepare = () => {
-    prepared.stmt ??= client.prepare(prepared.getQuery().sql);
-    return prepared;
-  };
-  return raw;
-}
 
 // ---- the tickets of a list ----
 

@@ -15,8 +15,8 @@
 import { asc, count, desc, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type AnySQLiteColumn, type SQLiteSelect, SQLiteSyncDialect, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { SQLiteRaw } from "drizzle-orm/sqlite-core/query-builders/raw";
 import type { DB } from "./client";
+import { rawRows } from "./raw";
 import { MAX_PARAMS } from "./util";
 
 /** What a client asked of a list: the page (1-based), its size, and the ordering it wants (raw). */
@@ -94,21 +94,6 @@ export type KeyedListing<Q extends SQLiteSelect> = {
 
 const TOTAL = "page_total";
 const dialect = new SQLiteSyncDialect();
-
-/**
- * A raw SELECT usable inside `db.batch` (drizzle batches raw statements only without
- * parameters): the statement is prepared on the database's own client.
- */
-export function rawRows<T>(db: DB, query: SQL): SQLiteRaw<T[]> {
-  const raw = db.all<T>(query);
-  const client = (db as unknown as { $client: D1Database }).$client;
-  const prepared = raw as unknown as { _prepare(): unknown; getQuery(): { sql: string }; stmt?: D1PreparedStatement };
-  prepared._prepare = () => {
-    prepared.stmt ??= client.prepare(prepared.getQuery().sql);
-    return prepared;
-  };
-  return raw;
-}
 
 /**
  * The statement of a keyed page: the total as a CTE, the page's ids from the nearer end (the

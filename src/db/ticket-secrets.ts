@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, gte, max, type SQL, sql } from "drizzle-orm";
 import type { Statement } from "./catalog-common";
-import { statement } from "./checkin";
+import { statement } from "./raw";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { blockedSecrets, eventSettings, orderPositions, orders, revokedSecrets, ticketSigningKeys } from "./schema";
