@@ -303,7 +303,8 @@ async function writeFailure(ctx: EventContext, e: unknown, write: { question: nu
   if (isUniqueError(e, "question_options.identifier")) {
     return "option" in write ? fieldError("identifier", OPTION_IDENTIFIER_TAKEN(write.option)) : fieldError("options", "An identifier is already used by another question or option.");
   }
-  if (isUniqueError(e, "questions.identifier")) return fieldError("identifier", IDENTIFIER_TAKEN);
+  // the index compares identifiers in any case (migration 0015), as the check above does
+  if (isUniqueError(e, "questions_event_identifier_lower_uq")) return fieldError("identifier", IDENTIFIER_TAKEN);
   if (isForeignKeyError(e)) {
     if ("option" in write) return notFound();
     if (write.question !== null && !(await questionExists(ctx.db, ctx.event.id, write.question))) return notFound();

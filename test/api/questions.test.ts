@@ -75,6 +75,23 @@ describe("questions", () => {
     expect((await client.get(`${path}/questions/${q.id}/options/`)).body.count).toBe(1);
   });
 
+  it("keeps identifiers unique in any case when questions are created and renamed at once (one wins, the others a 400)", async () => {
+    const { client, path } = await seedCatalogEvent();
+    const spellings = ["Diet", "DIET", "diet", "dIET"];
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => client.post(`${path}/questions/`, { question: { en: "q" }, type: "S", identifier: spellings[i % 4] })),
+    );
+    expect(created.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
+    for (const r of created.filter((r) => r.status === 400)) expect(r.body).toEqual({ identifier: ["This identifier is already used for a different question."] });
+    const others = await Promise.all(Array.from({ length: 6 }, (_, i) => client.post(`${path}/questions/`, { question: { en: "r" }, type: "S", identifier: `FROM${i}` })));
+    const renamed = await Promise.all(others.map((q, i) => client.patch(`${path}/questions/${q.body.id}/`, { identifier: i % 2 ? "Shirt" : "SHIRT" })));
+    expect(renamed.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    const all = (await client.get(`${path}/questions/`)).body.results.map((q: { identifier: string }) => q.identifier.toLowerCase());
+    expect(all.filter((x: string) => x === "diet")).toHaveLength(1);
+    expect(all.filter((x: string) => x === "shirt")).toHaveLength(1);
+    expect(all).toHaveLength(7);
+  });
+
   it("answers item changes to a question deleted meanwhile with 200 or 404", async () => {
     const { client, path, event } = await seedCatalogEvent();
     const item = await seedItem(event.id);

@@ -61,7 +61,8 @@ export const questions = sqliteTable(
   },
   (t) => [
     index("questions_event_idx").on(t.eventId, t.position),
-    uniqueIndex("questions_event_identifier_uq").on(t.eventId, t.identifier),
+    // unique in any case, as the API compares them (src/domain/questions.ts)
+    uniqueIndex("questions_event_identifier_lower_uq").on(t.eventId, sql`lower(${t.identifier})`),
     index("questions_dependency_idx").on(t.dependencyQuestionId),
   ],
 );
