@@ -48,10 +48,11 @@ export type CheckinJson = { id: number; list: number; type: CheckinType; datetim
  * The condition "position `p` (of order `o`) is a ticket of list `l`", on SQL aliases: the
  * list's columns may be literal values or columns of a correlated list row.
  */
-function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePending: SQL | null }, opts: { ignoreStatus?: boolean } = {}): SQL {
+function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePending: SQL | null }, opts: { ignoreStatus?: boolean; tallies?: boolean } = {}): SQL {
   // the order's status as its positions keep it (order_positions.order_status): no order is visited
   const status = opts.ignoreStatus || l.includePending === null ? sql`1` : sql`(p.order_status = 'p' OR (p.order_status = 'n' AND ${l.includePending}))`;
-  return sql`p.canceled = 0 AND (${l.subeventId} IS NULL OR p.subevent_id = ${l.subeventId})
+  // `tallies`: \`p\` is a row of position_tallies (only positions not canceled are tallied)
+  return sql`${opts.tallies ? sql`1` : sql`p.canceled = 0`} AND (${l.subeventId} IS NULL OR p.subevent_id = ${l.subeventId})
     AND (${l.allProducts} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${l.id}))
     AND ${status}`;
 }
@@ -76,8 +77,9 @@ const correlated = {
   includePending: sql`"checkin_lists"."include_pending"`,
 };
 
-const positionCountSql = sql<number>`(SELECT count(*) FROM order_positions p
-  WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated)})`;
+// summed from the tallies of the list's products, date and statuses (talliedCount)
+const positionCountSql = sql<number>`(SELECT coalesce(sum(p.n), 0) FROM position_tallies p
+  WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated, { tallies: true })})`;
 // from the list's check-ins (not every ticket of the event): the tickets among them still on the list
 const checkinCountSql = sql<number>`(SELECT count(*) FROM order_positions p
   WHERE p.id IN (SELECT c.position_id FROM checkins c WHERE c.list_id = "checkin_lists"."id" AND c.successful = 1 AND c.type = 'entry')
@@ -589,27 +591,51 @@ export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
   return f.order !== undefined || f.search !== undefined;
 }
 
+/**
+ * "On one of the lists" (OR'ed): the event, products, order statuses and date of each, on the
+ * columns that positions and their tallies share (`talliedCount`).
+ */
+function onListsSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
+  return sql`(${sql.join(
+    lists.map((l) => onListCondition(l, f.ignoreStatus, foundByIds(f))),
+    sql` OR `,
+  )})`;
+}
+
 /** Which of the event's positions the filters select among the tickets of `lists` (one per event); `o` only as `filterNeedsOrder` says. */
 export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
-  return ticketWhere(
-    lists.map((l) => onListCondition(l, f.ignoreStatus, foundByIds(f))),
-    lists.map(sourceId),
-    f,
-  );
+  return ticketWhere(onListsSql(lists, f), lists.map(sourceId), f);
 }
 
-/** The same as `positionFilterSql` for the one list of the row aliased `l` (joined by the caller): its conditions read from the row. */
-function listRowFilterSql(listId: number, f: CheckinPositionFilter): SQL {
+/** `onListsSql` for the one list of the row aliased `l` (joined by the caller): its conditions read from the row. */
+function onListRowSql(f: CheckinPositionFilter): SQL {
   // an IN list (constant for the list's row), so that the status is an index constraint
   const status = f.ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN l.include_pending THEN 'n' ELSE 'p' END)`;
-  const one = sql`(${eventColumn(foundByIds(f))} = l.event_id AND (l.all_products OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = l.id))
+  return sql`(${eventColumn(foundByIds(f))} = l.event_id AND (l.all_products OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = l.id))
     AND ${status} AND (l.subevent_id IS NULL OR p.subevent_id = l.subevent_id))`;
-  return ticketWhere([one], [listId], f);
 }
 
-/** Tickets on one of the lists (`perList`, OR'ed), not canceled, matching the filters. */
-function ticketWhere(perList: SQL[], listIds: readonly number[], f: CheckinPositionFilter): SQL {
-  const c: SQL[] = [sql`p.canceled = 0`, sql`(${sql.join(perList, sql` OR `)})`];
+/**
+ * Whether the filters leave the lists' tickets as the lists define them (`ignoreStatus` aside):
+ * then their number is the sum of the tallies of the lists' groups (`talliedCount`).
+ */
+function unfiltered(f: CheckinPositionFilter): boolean {
+  return Object.entries(f).every(([key, value]) => key === "ignoreStatus" || value === undefined);
+}
+
+/**
+ * The number of tickets on the lists (`onLists`, on `p`) as a SELECT of `n`, from
+ * position_tallies (migration 0016): its triggers count the positions not canceled per event,
+ * product, date (0: none) and order status in the statement that changes one, and a list's
+ * tickets are whole such groups. A sum over a few rows, however many tickets the event has.
+ */
+function talliedCount(lead: SQL, onLists: SQL): SQL {
+  return sql`SELECT coalesce(sum(p.n), 0) AS n FROM ${lead} position_tallies p WHERE ${onLists}`;
+}
+
+/** Tickets on the lists (`onLists`), not canceled, matching the filters. */
+function ticketWhere(onLists: SQL, listIds: readonly number[], f: CheckinPositionFilter): SQL {
+  const c: SQL[] = [sql`p.canceled = 0`, onLists];
   if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
   if (f.search !== undefined) {
     // matched literally at any length (./search.ts)
@@ -655,7 +681,9 @@ export async function listCheckinPositions(
   const where = positionFilterSql(lists, f);
   // the order's row only where a filter names it: counting a list's tickets visits no order
   const withOrder = filterNeedsOrder(f);
-  const counted = sql`SELECT count(*) AS n FROM order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
+  const counted = unfiltered(f)
+    ? talliedCount(sql``, onListsSql(lists, f))
+    : sql`SELECT count(*) AS n FROM order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
   const eventIds = new Set(lists.map(sourceEvent));
   const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql`` };
   const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
@@ -680,9 +708,12 @@ function ticketRows(listIds: readonly number[]) {
  */
 export async function listTicketsOfList(db: DB, eventId: number, listId: number, f: CheckinPositionFilter, req: ListRequest) {
   const lead = sql`checkin_lists l CROSS JOIN`;
-  const where = sql`l.id = ${listId} AND l.event_id = ${eventId} AND ${listRowFilterSql(listId, f)}`;
+  const theList = sql`l.id = ${listId} AND l.event_id = ${eventId}`;
+  const where = sql`${theList} AND ${ticketWhere(onListRowSql(f), [listId], f)}`;
   const withOrder = filterNeedsOrder(f);
-  const counted = sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
+  const counted = unfiltered(f)
+    ? talliedCount(lead, sql`${theList} AND ${onListRowSql(f)}`)
+    : sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
   const page = await fetchPage(
     db,
     { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },

@@ -215,7 +215,8 @@ export const orderPositions = sqliteTable(
   (t) => [
     uniqueIndex("order_positions_order_positionid_uq").on(t.orderId, t.positionid),
     index("order_positions_event_idx").on(t.eventId, t.id),
-    // a check-in list's tickets: counted from the first, paged in each documented ordering from the others
+    // a check-in list's tickets: counted from the first when a filter narrows them (a list's own total is
+    // summed from position_tallies, migration 0016), paged in each documented ordering from the others
     index("order_positions_tickets_idx").on(t.eventId, t.canceled, t.orderStatus, t.itemId, t.subeventId),
     // the default ordering; it ends with the id and carries what a list tests (status, product,
     // date), so that a deep page's skipped tickets are stepped over in the index alone
