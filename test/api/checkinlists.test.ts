@@ -200,6 +200,10 @@ describe("status", () => {
     });
     const listed = await v.client.get(`${v.path}/checkinlists/${list.id}/`);
     expect(listed.body).toMatchObject({ checkin_count: 3, position_count: 4 });
+    // a ticket that comes back in is still one ticket checked in
+    expect((await v.redeem({ secret: t2.secret, lists: [list.id] })).status).toBe(201);
+    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body).toMatchObject({ checkin_count: 3, position_count: 4 });
+    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/status/`)).body).toMatchObject({ checkin_count: 3, position_count: 4, inside_count: 3 });
     expect((await v.client.get(`${v.path}/checkinlists/999999/status/`)).status).toBe(404);
   });
 });

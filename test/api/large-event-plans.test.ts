@@ -96,6 +96,12 @@ export function planProblems(plan: PlanRow[]): string[] {
       const harmless = what === "CONSTANT" || what.startsWith("(subquery") || subqueries.has(what) || /VIRTUAL TABLE/.test(r.detail);
       if (!harmless) problems.push(`full scan: ${r.detail}`);
     }
+    // a list subquery correlated with each row (`x IN (SELECT ... WHERE ... = outer.col)`) runs
+    // once per row: over check-ins, orders or tickets that multiplies the event by itself
+    if (r.detail.startsWith("CORRELATED LIST SUBQUERY")) {
+      const large = plan.filter((x) => x.parent === r.id && /^(SEARCH|SCAN) (checkins|orders|order_positions|c|o|p) /.test(x.detail));
+      for (const x of large) problems.push(`a list subquery for every row: ${x.detail}`);
+    }
     if (r.detail === "USE TEMP B-TREE FOR ORDER BY" && !inCorrelated(r)) {
       const level = plan.filter((x) => x.parent === r.parent && x !== r);
       // the rows of a page's ids (rowid IN the ids' subquery), or of an index range (>, <)
@@ -147,6 +153,16 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
         { id: 41, parent: 39, detail: "SCAN order_positions_search VIRTUAL TABLE INDEX 0:M3" },
       ]),
     ).toEqual(["walks the event: SEARCH orders USING INDEX orders_event_cancellation_idx (event_id=?)"]);
+    // the list's check-in count as it was: every ticket of the event, and for each the list's check-ins
+    expect(
+      planProblems([
+        { id: 3, parent: 0, detail: "SEARCH p USING COVERING INDEX order_positions_tickets_idx (event_id=? AND canceled=?)" },
+        { id: 6, parent: 0, detail: "CORRELATED LIST SUBQUERY 1" },
+        { id: 9, parent: 6, detail: "SEARCH c USING INDEX checkins_list_idx (list_id=? AND successful=?)" },
+        { id: 12, parent: 0, detail: "CORRELATED LIST SUBQUERY 2" },
+        { id: 15, parent: 12, detail: "SEARCH li USING COVERING INDEX sqlite_autoindex_checkin_list_items_1 (list_id=?)" },
+      ]),
+    ).toEqual(["a list subquery for every row: SEARCH c USING INDEX checkins_list_idx (list_id=? AND successful=?)"]);
     expect(searchProblems([{ id: 3, parent: 0, detail: "SEARCH orders USING INTEGER PRIMARY KEY (rowid=?)" }])).toHaveLength(2);
   });
 
@@ -188,6 +204,9 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
       `${orders}?subevent_before=${until}`,
       `${orders}?payment_provider=manual&ordering=-last_modified`,
     ];
+    // a list's detail: its counts of tickets and of tickets checked in
+    const details = [list, limited, pending].map((l) => `${v.path}/checkinlists/${l.id}/`);
+    paths.push(...details);
     for (const l of [list, limited, pending]) {
       const tickets = `${v.path}/checkinlists/${l.id}/positions/`;
       paths.push(tickets, `${tickets}?page=2&page_size=2`, `${tickets}?search=Guest1`, `${tickets}?search=Guest1&ordering=-order__datetime`);
@@ -211,7 +230,7 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     for (const path of [...paths, ...empty]) {
       const r = await recorded(v.client, path);
       expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(200);
-      if (!empty.includes(path)) expect(r.body.results!.length, path).toBeGreaterThan(0);
+      if (!empty.includes(path) && !details.includes(path)) expect(r.body.results!.length, path).toBeGreaterThan(0);
       let matched = 0;
       for (const s of r.statements) {
         explained++;
