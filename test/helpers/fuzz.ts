@@ -534,29 +534,30 @@ export function queryValue(param: Param): fc.Arbitrary<string> {
 
 // ---------------------------------------------------------------- database fingerprint
 
-let tableList: Promise<string[]> | null = null;
+let tableList: Promise<{ name: string; rowid: number }[]> | null = null;
 
 /**
  * Tables the service writes (not SQLite's, not D1's, not the migrations'). The full-text
  * indexes (virtual tables and their shadow tables) are left out: triggers derive them from the
- * tables counted here, and their shadow tables need not have a rowid.
+ * tables counted here, and their shadow tables need not have a rowid. `rowid` 0: a table
+ * WITHOUT ROWID (position_tallies, also kept by triggers), fingerprinted by its row count.
  */
-function tables(): Promise<string[]> {
+function tables(): Promise<{ name: string; rowid: number }[]> {
   tableList ??= env.DB.prepare(
-    "SELECT t.name FROM sqlite_master t WHERE t.type = 'table' AND t.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND t.name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND t.name <> 'd1_migrations' " +
+    "SELECT t.name, t.sql NOT LIKE '%WITHOUT ROWID%' AS rowid FROM sqlite_master t WHERE t.type = 'table' AND t.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND t.name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND t.name <> 'd1_migrations' " +
       "AND NOT EXISTS (SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND (t.name = v.name OR substr(t.name, 1, length(v.name) + 1) = v.name || '_')) ORDER BY t.name",
   )
-    .all<{ name: string }>()
-    .then((r) => r.results.map((t) => t.name));
+    .all<{ name: string; rowid: number }>()
+    .then((r) => r.results);
   return tableList;
 }
 
 /** Row count and largest rowid of every table, in one D1 batch: `{table: "count/max"}`. */
 export async function fingerprint(): Promise<Record<string, string>> {
-  const names = await tables();
-  const results = await env.DB.batch(names.map((n) => env.DB.prepare(`SELECT count(*) AS c, coalesce(max(rowid), 0) AS m FROM "${n}"`)));
+  const list = await tables();
+  const results = await env.DB.batch(list.map((t) => env.DB.prepare(`SELECT count(*) AS c, ${t.rowid ? "coalesce(max(rowid), 0)" : "0"} AS m FROM "${t.name}"`)));
   const out: Record<string, string> = {};
-  names.forEach((n, i) => {
+  list.forEach(({ name: n }, i) => {
     const r = results[i]!.results[0] as { c: number; m: number };
     out[n] = `${r.c}/${r.m}`;
   });
