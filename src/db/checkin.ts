@@ -77,7 +77,7 @@ const correlated = {
   includePending: sql`"checkin_lists"."include_pending"`,
 };
 
-// summed from the tallies of the list's products, date and statuses (talliedCount)
+// summed from the tallies of the list's products, date and statuses (ticketCount)
 const positionCountSql = sql<number>`(SELECT coalesce(sum(p.n), 0) FROM position_tallies p
   WHERE p.event_id = "checkin_lists"."event_id" AND ${onListSql(correlated, { tallies: true })})`;
 // from the list's check-ins (not every ticket of the event): the tickets among them still on the
@@ -597,7 +597,7 @@ export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
 
 /**
  * "On one of the lists" (OR'ed): the event, products, order statuses and date of each, on the
- * columns that positions and their tallies share (`talliedCount`).
+ * columns that positions and their tallies share (`ticketCount`).
  */
 function onListsSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
   return sql`(${sql.join(
@@ -621,20 +621,24 @@ function onListRowSql(f: CheckinPositionFilter): SQL {
 
 /**
  * Whether the filters leave the lists' tickets as the lists define them (`ignoreStatus` aside):
- * then their number is the sum of the tallies of the lists' groups (`talliedCount`).
+ * then their number is the sum of the tallies of the lists' groups (`ticketCount`).
  */
 function unfiltered(f: CheckinPositionFilter): boolean {
   return Object.entries(f).every(([key, value]) => key === "ignoreStatus" || value === undefined);
 }
 
 /**
- * The number of tickets on the lists (`onLists`, on `p`) as a SELECT of `n`, from
- * position_tallies (migration 0016): its triggers count the positions not canceled per event,
+ * The number of tickets that `where` selects, as a SELECT of `n` (after `lead`, the tables
+ * joined before the tickets). Without filters it is summed from position_tallies (migration
+ * 0016) under `onLists` alone: its triggers count the positions not canceled per event,
  * product, date (0: none) and order status in the statement that changes one, and a list's
- * tickets are whole such groups. A sum over a few rows, however many tickets the event has.
+ * tickets are whole such groups, so a sum over a few rows however many tickets the event has.
+ * With filters the matching tickets are counted (the order joined only where a filter names it).
  */
-function talliedCount(lead: SQL, onLists: SQL): SQL {
-  return sql`SELECT coalesce(sum(p.n), 0) AS n FROM ${lead} position_tallies p WHERE ${onLists}`;
+function ticketCount(lead: SQL, onLists: SQL, where: SQL, f: CheckinPositionFilter): SQL {
+  if (unfiltered(f)) return sql`SELECT coalesce(sum(p.n), 0) AS n FROM ${lead} position_tallies p WHERE ${onLists}`;
+  const order = filterNeedsOrder(f) ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
+  return sql`SELECT count(*) AS n FROM ${lead} order_positions p ${order} WHERE ${where}`;
 }
 
 /** Tickets on the lists (`onLists`), not canceled, matching the filters. */
@@ -682,12 +686,11 @@ export async function listCheckinPositions(
   req: ListRequest,
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
   const listIds = lists.map(sourceId);
-  const where = positionFilterSql(lists, f);
+  const onLists = onListsSql(lists, f);
+  const where = ticketWhere(onLists, listIds, f);
   // the order's row only where a filter names it: counting a list's tickets visits no order
   const withOrder = filterNeedsOrder(f);
-  const counted = unfiltered(f)
-    ? talliedCount(sql``, onListsSql(lists, f))
-    : sql`SELECT count(*) AS n FROM order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
+  const counted = ticketCount(sql``, onLists, where, f);
   const eventIds = new Set(lists.map(sourceEvent));
   const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql`` };
   const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
@@ -713,11 +716,11 @@ function ticketRows(listIds: readonly number[]) {
 export async function listTicketsOfList(db: DB, eventId: number, listId: number, f: CheckinPositionFilter, req: ListRequest) {
   const lead = sql`checkin_lists l CROSS JOIN`;
   const theList = sql`l.id = ${listId} AND l.event_id = ${eventId}`;
-  const where = sql`${theList} AND ${ticketWhere(onListRowSql(f), [listId], f)}`;
+  const onRow = onListRowSql(f);
+  const onList = sql`${theList} AND ${onRow}`;
+  const where = sql`${theList} AND ${ticketWhere(onRow, [listId], f)}`;
   const withOrder = filterNeedsOrder(f);
-  const counted = unfiltered(f)
-    ? talliedCount(lead, sql`${theList} AND ${onListRowSql(f)}`)
-    : sql`SELECT count(*) AS n FROM ${lead} order_positions p ${withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``} WHERE ${where}`;
+  const counted = ticketCount(lead, onList, where, f);
   const page = await fetchPage(
     db,
     { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
