@@ -27,7 +27,7 @@ import {
   updateOptionValues,
   updateQuestionValues,
 } from "../db/questions";
-import { QUESTION_TYPES, type QuestionType } from "../db/schema";
+import { QUESTION_IDENTIFIER_INDEX, QUESTION_TYPES, type QuestionType } from "../db/schema";
 import { checkEventItems, identifier, idList, position, randomIdentifier, type WriteMode } from "./catalog-fields";
 import type { EventContext } from "./context";
 import { fieldError, invalidPk, notFound, Problems } from "./failure";
@@ -304,7 +304,7 @@ async function writeFailure(ctx: EventContext, e: unknown, write: { question: nu
     return "option" in write ? fieldError("identifier", OPTION_IDENTIFIER_TAKEN(write.option)) : fieldError("options", "An identifier is already used by another question or option.");
   }
   // the index compares identifiers in any case (migration 0015), as the check above does
-  if (isUniqueError(e, "questions_event_identifier_lower_uq")) return fieldError("identifier", IDENTIFIER_TAKEN);
+  if (isUniqueError(e, QUESTION_IDENTIFIER_INDEX)) return fieldError("identifier", IDENTIFIER_TAKEN);
   if (isForeignKeyError(e)) {
     if ("option" in write) return notFound();
     if (write.question !== null && !(await questionExists(ctx.db, ctx.event.id, write.question))) return notFound();

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { isUniqueError } from "../db/constraints";
-import { PRICE_MODES } from "../db/schema";
+import { PRICE_MODES, VOUCHER_CODE_INDEX } from "../db/schema";
 import { existingCodes, findVoucher, findVouchersById, findVoucherWithStamp, voucherChecks, type VoucherRefs, type VoucherRow } from "../db/vouchers";
 import { withEventObject } from "../objects/client";
 import type { CreateVouchersResult, DeleteVoucherResult, UpdateVoucherResult, VoucherColumns } from "../objects/event-object";
@@ -187,7 +187,7 @@ async function codeRace(call: () => PromiseLike<unknown>): Promise<unknown> {
     return await call();
   } catch (e) {
     // the unique index is on the lower-cased code: SQLite names the index, not the column
-    if (isUniqueError(e, "vouchers_event_code_lower_uq")) return CODE_RACE;
+    if (isUniqueError(e, VOUCHER_CODE_INDEX)) return CODE_RACE;
     throw e;
   }
 }

@@ -32,6 +32,9 @@ export const taxRules = sqliteTable(
 export const QUESTION_TYPES = ["N", "S", "T", "B", "C", "M", "F", "D", "H", "W", "CC", "TEL"] as const;
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
+/** The unique index of a question identifier in its event (any case): SQLite names it when it refuses one. */
+export const QUESTION_IDENTIFIER_INDEX = "questions_event_identifier_lower_uq";
+
 export const questions = sqliteTable(
   "questions",
   {
@@ -62,7 +65,7 @@ export const questions = sqliteTable(
   (t) => [
     index("questions_event_idx").on(t.eventId, t.position),
     // unique in any case, as the API compares them (src/domain/questions.ts)
-    uniqueIndex("questions_event_identifier_lower_uq").on(t.eventId, sql`lower(${t.identifier})`),
+    uniqueIndex(QUESTION_IDENTIFIER_INDEX).on(t.eventId, sql`lower(${t.identifier})`),
     index("questions_dependency_idx").on(t.dependencyQuestionId),
   ],
 );

@@ -44,6 +44,9 @@ export const quotaItems = sqliteTable(
 export const PRICE_MODES = ["none", "set", "subtract", "percent"] as const;
 export type PriceMode = (typeof PRICE_MODES)[number];
 
+/** The unique index of a voucher code in its event (any case): SQLite names it when it refuses a code. */
+export const VOUCHER_CODE_INDEX = "vouchers_event_code_lower_uq";
+
 export const vouchers = sqliteTable(
   "vouchers",
   {
@@ -72,7 +75,7 @@ export const vouchers = sqliteTable(
   },
   (t) => [
     // codes are compared case-insensitively everywhere: unique as the API compares them
-    uniqueIndex("vouchers_event_code_lower_uq").on(t.eventId, sql`lower(${t.code})`),
+    uniqueIndex(VOUCHER_CODE_INDEX).on(t.eventId, sql`lower(${t.code})`),
     index("vouchers_event_tag_idx").on(t.eventId, t.tag),
     index("vouchers_item_idx").on(t.itemId),
     index("vouchers_quota_idx").on(t.quotaId),
