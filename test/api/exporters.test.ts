@@ -598,6 +598,9 @@ describe("checkinlist with check-ins", () => {
    * Scans on Main through checkinrpc/redeem: Anna came at 20:00 and left at 22:30 (Berlin
    * time), Bert came at 21:00 and stays (a refused scan of his at 23:00), Cleo never came.
    */
+  /** The calendar date of an instant in the door's event (Europe/Berlin), as the exports write it. */
+  const berlinDate = (iso: string) => new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Berlin", year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(iso));
+
   async function door(): Promise<Door> {
     const v = await venue({ event: { timezone: "Europe/Berlin" } });
     const parking = await v.item({ name: { en: "Parking" }, default_price: "5.00", admission: false });
@@ -630,9 +633,9 @@ describe("checkinlist with check-ins", () => {
     const lines = await exportLines(v, "checkinlist", { _format: "default", list: main.id });
     expect(lines).toEqual([
       `${HEADER},${TAIL}`,
-      `"${anna.code}","Anna","Ticket","20.00","2030-06-01 20:00:00","2030-06-01 22:30:00","No","anna@example.org","","","${anna.datetime.slice(0, 10)}","No","","","","","",""`,
-      `"${bert.code}","Bert","Ticket","20.00","2030-06-01 21:00:00","","No","bert@example.org","","","${bert.datetime.slice(0, 10)}","No","","","","","",""`,
-      `"${cleo.code}","Cleo","Ticket","20.00","","","No","cleo@example.org","","","${cleo.datetime.slice(0, 10)}","No","","","","","",""`,
+      `"${anna.code}","Anna","Ticket","20.00","2030-06-01 20:00:00","2030-06-01 22:30:00","No","anna@example.org","","","${berlinDate(anna.datetime)}","No","","","","","",""`,
+      `"${bert.code}","Bert","Ticket","20.00","2030-06-01 21:00:00","","No","bert@example.org","","","${berlinDate(bert.datetime)}","No","","","","","",""`,
+      `"${cleo.code}","Cleo","Ticket","20.00","","","No","cleo@example.org","","","${berlinDate(cleo.datetime)}","No","","","","","",""`,
     ]);
     // a later entry after the exit: "Checked in" is the last entry, "Checked out" the last exit
     expect((await v.redeem({ secret: anna.positions[0].secret, lists: [main.id], datetime: "2030-06-01T21:15:00Z" })).status).toBe(201);
@@ -675,7 +678,7 @@ describe("checkinlist with check-ins", () => {
       // checked in when the order was placed, automatically; the scans on Main are not this list's
       const order = [anna, bert, cleo].find((o) => o.code === r[0])!;
       expect(r[4]).toMatch(/^2\d{3}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-      expect(r[4]!.slice(0, 10)).toBe(order.datetime.slice(0, 10));
+      expect(r[4]!.slice(0, 10)).toBe(berlinDate(order.datetime));
       expect([r[5], r[6]]).toEqual(["", "Yes"]);
     }
   });
