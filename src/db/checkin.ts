@@ -496,11 +496,13 @@ export function positionOrdering(listIds: readonly number[]): OrderingTable {
  * - `last_checked_in` on one list: tickets without a check-in on it by id, then the list's
  *   check-ins in time order, each ticket at its last one (both from indexes; ascending puts
  *   those without first, descending last, as the correlated ordering does);
- * - anything else: the positions' indexes (event, canceled, sort name / position number).
+ * - anything else: the positions' indexes (event, canceled, sort name / position number); the
+ *   default ordering, for one list of paid orders only (`paidOnly`, when the list is read in the
+ *   statement), from the index that has the order's status before the ordering's terms.
  * The order's row is joined only where a filter names it (`withOrder`) or the ordering does.
  */
 function positionKeys(
-  source: { eventId: number | null; singleList: number | null; lead: SQL },
+  source: { eventId: number | null; singleList: number | null; lead: SQL; paidOnly: SQL | null },
   where: SQL,
   withOrder: boolean,
   byIds = false,
@@ -534,7 +536,16 @@ function positionKeys(
       return sql`${headPage} UNION ALL SELECT id FROM (${tail} LIMIT ${limit} - ${taken}
         OFFSET CASE WHEN ${taken} > 0 THEN 0 ELSE ${offset} - (SELECT count(*) FROM (${head})) END)`;
     }
-    return sql`SELECT p.id FROM ${lead} order_positions p ${order} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    const page = (cond: SQL) => sql`SELECT p.id FROM ${lead} order_positions p ${order} WHERE ${cond} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    if (source.paidOnly !== null && first === "_named_first") {
+      // one list, read in the statement: when it takes paid orders only, its tickets are one range
+      // of order_positions_status_named_first_idx, walked without testing the skipped ones; else
+      // (pending orders too) the default ordering's index, testing each. SQLite runs only the
+      // branch whose guard holds (a condition on the list's row, tested before the tickets).
+      return sql`SELECT id FROM (${page(sql`(${source.paidOnly}) AND p.order_status = 'p' AND ${where}`)})
+        UNION ALL SELECT id FROM (${page(sql`NOT (${source.paidOnly}) AND ${where}`)})`;
+    }
+    return page(where);
   };
 }
 
@@ -555,6 +566,21 @@ export type ListSource = { list: CheckinListRow } | { listId: number; eventId: n
 const sourceId = (l: ListSource) => ("list" in l ? l.list.id : l.listId);
 const sourceEvent = (l: ListSource) => ("list" in l ? l.list.eventId : l.eventId);
 
+/** A setting of a list read in the statement (an uncorrelated subquery: SQLite evaluates it once per statement). */
+const listSetting = (l: { listId: number; eventId: number }, column: string) =>
+  sql`(SELECT ${sql.raw(column)} FROM checkin_lists WHERE id = ${idLiteral(l.listId)} AND event_id = ${idLiteral(l.eventId)})`;
+
+/**
+ * For `positionKeys`: a condition true when the one list of `lists` takes paid orders only,
+ * where that is read in the statement (a list read before says it in its condition, as an
+ * equality); null for several lists or when the filters ignore the status.
+ */
+function paidOnlyGuard(lists: readonly ListSource[], f: CheckinPositionFilter): SQL | null {
+  const [l] = lists;
+  if (lists.length !== 1 || l === undefined || "list" in l || f.ignoreStatus) return null;
+  return sql`${listSetting(l, "include_pending")} = 0`;
+}
+
 /** The condition "a ticket of this list" (its event, products, order status and date). */
 function onListCondition(l: ListSource, ignoreStatus: boolean | undefined, byIds: boolean): SQL {
   const event = eventColumn(byIds);
@@ -567,9 +593,8 @@ function onListCondition(l: ListSource, ignoreStatus: boolean | undefined, byIds
     const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${idLiteral(list.subeventId)}`;
     return sql`(${event} = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
   }
-  // uncorrelated subqueries: SQLite evaluates each once per statement
   const [id, eventId] = [idLiteral(l.listId), idLiteral(l.eventId)];
-  const setting = (column: string) => sql`(SELECT ${sql.raw(column)} FROM checkin_lists WHERE id = ${id} AND event_id = ${eventId})`;
+  const setting = (column: string) => listSetting(l, column);
   const products = sql`(${setting("all_products")} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${id}))`;
   const status = ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN ${setting("include_pending")} THEN 'n' ELSE 'p' END)`;
   const date = sql`(${setting("subevent_id")} IS NULL OR p.subevent_id = ${setting("subevent_id")})`;
@@ -692,7 +717,7 @@ export async function listCheckinPositions(
   const withOrder = filterNeedsOrder(f);
   const counted = ticketCount(sql``, onLists, where, f);
   const eventIds = new Set(lists.map(sourceEvent));
-  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql`` };
+  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql``, paidOnly: paidOnlyGuard(lists, f) };
   const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
   return { count: page.count, rows: page.rows };
 }
@@ -723,7 +748,7 @@ export async function listTicketsOfList(db: DB, eventId: number, listId: number,
   const counted = ticketCount(lead, onList, where, f);
   const page = await fetchPage(
     db,
-    { keys: positionKeys({ eventId, singleList: listId, lead }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
+    { keys: positionKeys({ eventId, singleList: listId, lead, paidOnly: f.ignoreStatus ? null : sql`l.include_pending = 0` }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
     req,
     checkinListQuery(db, eventId, listId, false),
   );

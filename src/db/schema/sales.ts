@@ -234,6 +234,19 @@ export const orderPositions = sqliteTable(
       t.itemId,
       t.subeventId,
     ),
+    // the default ordering among one order status (a list without pending orders: paid ones): a
+    // deep page steps over the skipped tickets without testing any (db/checkin.ts positionKeys)
+    index("order_positions_status_named_first_idx").on(
+      t.eventId,
+      t.canceled,
+      t.orderStatus,
+      sql`(${t.sortName} IS NULL)`,
+      t.sortName,
+      t.positionid,
+      t.id,
+      t.itemId,
+      t.subeventId,
+    ),
     index("order_positions_sort_name_idx").on(t.eventId, t.canceled, t.sortName),
     index("order_positions_positionid_idx").on(t.eventId, t.canceled, t.positionid),
     index("order_positions_item_idx").on(t.itemId),

@@ -1,0 +1,1 @@
+CREATE INDEX `order_positions_status_named_first_idx` ON `order_positions` (`event_id`,`canceled`,`order_status`,("sort_name" IS NULL),`sort_name`,`positionid`,`id`,`item_id`,`subevent_id`);
