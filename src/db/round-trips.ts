@@ -8,7 +8,9 @@
  * One round trip is one call that reaches D1: a prepared statement's first/all/run/raw, one
  * batch (however many statements), one exec. The time from each call to its answer adds up in
  * `X-D1-Time-Ms` (all) and `X-D1-Time-Ms-Object` (milliseconds, as the runtime's clock gives
- * them: it advances with I/O). When off, nothing is wrapped.
+ * them: it advances with I/O). When off, nothing is wrapped. A request that sends
+ * `X-D1-Round-Trips: off` is not counted in the Worker (no wrapper, no context, no headers):
+ * the counting costs time of its own, and the benchmark times its samples without it.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

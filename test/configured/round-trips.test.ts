@@ -26,6 +26,18 @@ describe("D1 round trips per request", () => {
     expect(trips(res.headers)).toEqual({ total: "1", worker: "1", object: "0" });
   });
 
+  it("a request that says X-D1-Round-Trips: off is answered the same, without counts", async () => {
+    const org = await seedOrganizer();
+    const res = await org.client.get(`/api/v1/organizers/${org.slug}/`, { headers: { "X-D1-Round-Trips": "off" } });
+    expect(res.status).toBe(200);
+    expect(res.body.slug).toBe(org.slug);
+    expect(trips(res.headers)).toEqual({ total: null, worker: null, object: null });
+    expect(res.headers.get("X-D1-Time-Ms")).toBeNull();
+    // any other value counts as before
+    const counted = await org.client.get(`/api/v1/organizers/${org.slug}/`, { headers: { "X-D1-Round-Trips": "on" } });
+    expect(trips(counted.headers)).toEqual({ total: "1", worker: "1", object: "0" });
+  });
+
   it("a percent-encoded slug resolves as the router reads it, in the same batch", async () => {
     const org = await seedOrganizer();
     const encoded = `%${org.slug.charCodeAt(0).toString(16)}${org.slug.slice(1)}`;
