@@ -502,7 +502,7 @@ export function positionOrdering(listIds: readonly number[]): OrderingTable {
  * The order's row is joined only where a filter names it (`withOrder`) or the ordering does.
  */
 function positionKeys(
-  source: { eventId: number | null; singleList: number | null; lead: SQL; paidOnly: SQL | null },
+  source: { eventId: number | null; singleList: number | null; lead: SQL; paidOnly: SQL | null; byOrder: boolean },
   where: SQL,
   withOrder: boolean,
   byIds = false,
@@ -512,6 +512,11 @@ function positionKeys(
   return ({ order: terms, fields, limit, offset }) => {
     const orderBy = sql.join(terms, sql`, `);
     const first = fields[0]!.replace(/^-/, "");
+    if (source.byOrder) {
+      // the `order` filter: the tickets of one order, found from it and sorted (a handful)
+      return sql`SELECT p.id FROM ${lead} order_positions p ${BY_ORDER} JOIN orders o ON o.id = p.order_id
+        WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    }
     if (eventId !== null && first.startsWith("order__")) {
       return sql`SELECT p.id FROM ${lead} orders o CROSS JOIN order_positions p INDEXED BY order_positions_order_positionid_uq ON p.order_id = o.id
         WHERE ${byIds ? sql`+o.event_id` : sql`o.event_id`} = ${eventId} AND ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
@@ -617,7 +622,7 @@ const eventColumn = (byIds: boolean) => (byIds ? sql`+p.event_id` : sql`p.event_
  * counted and paged (every other filter is on the position; a join would visit every order).
  */
 export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
-  return f.order !== undefined || f.search !== undefined;
+  return f.search !== undefined;
 }
 
 /**
@@ -633,7 +638,7 @@ function onListsSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL
 
 /** Which of the event's positions the filters select among the tickets of `lists` (one per event); `o` only as `filterNeedsOrder` says. */
 export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositionFilter): SQL {
-  return ticketWhere(onListsSql(lists, f), lists.map(sourceId), f);
+  return ticketWhere(onListsSql(lists, f), lists.map(sourceId), lists.map(sourceEvent), f);
 }
 
 /** `onListsSql` for the one list of the row aliased `l` (joined by the caller): its conditions read from the row. */
@@ -663,13 +668,22 @@ function unfiltered(f: CheckinPositionFilter): boolean {
 function ticketCount(lead: SQL, onLists: SQL, where: SQL, f: CheckinPositionFilter): SQL {
   if (unfiltered(f)) return sql`SELECT coalesce(sum(p.n), 0) AS n FROM ${lead} position_tallies p WHERE ${onLists}`;
   const order = filterNeedsOrder(f) ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
-  return sql`SELECT count(*) AS n FROM ${lead} order_positions p ${order} WHERE ${where}`;
+  return sql`SELECT count(*) AS n FROM ${lead} order_positions p ${f.order !== undefined ? BY_ORDER : sql``} ${order} WHERE ${where}`;
 }
 
+/**
+ * The tickets of the order the `order` filter names, from the index by order: SQLite would
+ * otherwise walk the list's tickets in an index of the event (its estimate of the order's
+ * subquery is no better than of the event's range) and test each.
+ */
+const BY_ORDER = sql`INDEXED BY order_positions_order_positionid_uq`;
+
 /** Tickets on the lists (`onLists`), not canceled, matching the filters. */
-function ticketWhere(onLists: SQL, listIds: readonly number[], f: CheckinPositionFilter): SQL {
+function ticketWhere(onLists: SQL, listIds: readonly number[], eventIds: readonly number[], f: CheckinPositionFilter): SQL {
   const c: SQL[] = [sql`p.canceled = 0`, onLists];
-  if (f.order !== undefined) c.push(sql`upper(o.code) = upper(${f.order})`);
+  // the order by its code in the lists' events (codes are upper case, db/orders.ts orderWhere),
+  // its tickets by their order: a seek, not a test of every ticket of the lists
+  if (f.order !== undefined) c.push(sql`p.order_id IN (SELECT id FROM orders WHERE ${inIntegers(sql`event_id`, [...new Set(eventIds)])} AND code = upper(${f.order}))`);
   if (f.search !== undefined) {
     // matched literally at any length (./search.ts)
     const term = sql`${f.search}`;
@@ -712,12 +726,12 @@ export async function listCheckinPositions(
 ): Promise<{ count: number; rows: CheckinPositionRow[] }> {
   const listIds = lists.map(sourceId);
   const onLists = onListsSql(lists, f);
-  const where = ticketWhere(onLists, listIds, f);
+  const where = ticketWhere(onLists, listIds, lists.map(sourceEvent), f);
   // the order's row only where a filter names it: counting a list's tickets visits no order
   const withOrder = filterNeedsOrder(f);
   const counted = ticketCount(sql``, onLists, where, f);
   const eventIds = new Set(lists.map(sourceEvent));
-  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql``, paidOnly: paidOnlyGuard(lists, f) };
+  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql``, paidOnly: paidOnlyGuard(lists, f), byOrder: f.order !== undefined };
   const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
   return { count: page.count, rows: page.rows };
 }
@@ -743,12 +757,12 @@ export async function listTicketsOfList(db: DB, eventId: number, listId: number,
   const theList = sql`l.id = ${listId} AND l.event_id = ${eventId}`;
   const onRow = onListRowSql(f);
   const onList = sql`${theList} AND ${onRow}`;
-  const where = sql`${theList} AND ${ticketWhere(onRow, [listId], f)}`;
+  const where = sql`${theList} AND ${ticketWhere(onRow, [listId], [eventId], f)}`;
   const withOrder = filterNeedsOrder(f);
   const counted = ticketCount(lead, onList, where, f);
   const page = await fetchPage(
     db,
-    { keys: positionKeys({ eventId, singleList: listId, lead, paidOnly: f.ignoreStatus ? null : sql`l.include_pending = 0` }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
+    { keys: positionKeys({ eventId, singleList: listId, lead, paidOnly: f.ignoreStatus ? null : sql`l.include_pending = 0`, byOrder: f.order !== undefined }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
     req,
     checkinListQuery(db, eventId, listId, false),
   );

@@ -54,7 +54,7 @@ export type InvoiceFilter = { isCancellation?: boolean; order?: string; refers?:
 export async function listInvoices(db: DB, eventId: number, f: InvoiceFilter, req: ListRequest) {
   const c: SQL[] = [eq(invoices.eventId, eventId)];
   if (f.isCancellation !== undefined) c.push(eq(invoices.isCancellation, f.isCancellation));
-  if (f.order !== undefined) c.push(sql`${invoices.orderId} IN (SELECT id FROM orders WHERE event_id = ${eventId} AND upper(code) = upper(${f.order}))`);
+  if (f.order !== undefined) c.push(sql`${invoices.orderId} IN (SELECT id FROM orders WHERE event_id = ${eventId} AND code = upper(${f.order}))`);
   if (f.refers !== undefined) c.push(sql`${invoices.refersId} IN (SELECT id FROM invoices WHERE event_id = ${eventId} AND number = ${f.refers})`);
   if (f.locale !== undefined) c.push(eq(invoices.locale, f.locale));
   const where = and(...c)!;

@@ -155,9 +155,12 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   // orders found by id (a text search's candidates): the event is tested on each, its index not
   // used (`+`), or SQLite would visit every order of the event and look each up among them
   const c: SQL[] = [f.extra?.byIds ? sql`+${orders.eventId} = ${eventId}` : eq(orders.eventId, eventId)];
-  if (f.code !== undefined) c.push(sql`upper(${orders.code}) = upper(${f.code})`);
+  // codes are upper case (generated so, or validated so when a client gives one): the filter
+  // folds only its own side, and the event's code index finds the order
+  if (f.code !== undefined) c.push(sql`${orders.code} = upper(${f.code})`);
   if (f.status !== undefined) c.push(eq(orders.status, f.status));
   if (f.testmode !== undefined) c.push(eq(orders.testmode, f.testmode));
+  // any case, as pretix (`iexact`): found through the index on the lower-cased address
   if (f.email !== undefined) c.push(sql`lower(${orders.email}) = lower(${f.email})`);
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));

@@ -104,8 +104,8 @@ export function planProblems(plan: PlanRow[]): string[] {
     }
     if (r.detail === "USE TEMP B-TREE FOR ORDER BY" && !inCorrelated(r)) {
       const level = plan.filter((x) => x.parent === r.parent && x !== r);
-      // the rows of a page's ids (rowid IN the ids' subquery), or of an index range (>, <)
-      const bounded = level.some((x) => /USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(x.detail) || /[<>]=?\?\)/.test(x.detail));
+      // the rows of a page's ids (rowid IN the ids' subquery), of an index range (>, <), or of one order
+      const bounded = level.some((x) => /USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(x.detail) || /[<>]=?\?\)/.test(x.detail) || /\(order_id=\?\)$/.test(x.detail));
       if (!bounded) problems.push(`sorts every matching row: ${level.map((x) => x.detail).join(" / ")}`);
     }
   }
@@ -254,6 +254,36 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
         expect(matched, path).toBeGreaterThanOrEqual(2);
         searched++;
       }
+    }
+    // filters that name one order find it through an index on what they compare (the code, the
+    // lower-cased e-mail), not by testing each order of the event
+    const mixed = await v.order({ email: "Mixed.Case@Example.org", positions: [{ item: v.ticket.id }, { item: v.ticket.id }] });
+    const seeks: [string, string, string[]][] = [
+      [`${orders}?code=${mixed.code.toLowerCase()}`, "orders_event_code_uq (event_id=? AND code=?)", [mixed.code]],
+      [`${orders}?email=mixed.CASE@example.ORG`, "orders_event_email_lower_idx (event_id=? AND <expr>=?)", [mixed.code]],
+      [`${v.path}/checkinlists/${list.id}/positions/?order=${mixed.code.toLowerCase()}`, "orders_event_code_uq (event_id=? AND code=?)", [mixed.code, mixed.code]],
+    ];
+    // and a list's tickets of that order are read from the order's index, never from one of the event
+    for (const l of [list, pending]) {
+      for (const q of ["", "&ordering=-order__datetime", "&ordering=attendee_name", "&ordering=last_checked_in", "&page=2&page_size=1"]) {
+        const path = `${v.path}/checkinlists/${l.id}/positions/?order=${mixed.code}${q}`;
+        const r = await recorded(v.client, path);
+        expect(r.status, path).toBe(200);
+        expect(r.body.count, path).toBe(2);
+        const details = (await Promise.all(r.statements.map(planOf))).flat().map((x) => x.detail);
+        expect(details.filter((d) => /^SEARCH p /.test(d) && !/\(rowid=\?\)$/.test(d)), path).toEqual(
+          details.filter((d) => d.startsWith("SEARCH p USING INDEX order_positions_order_positionid_uq (order_id=?)")),
+        );
+        expect(details.filter((d) => d.startsWith("SEARCH p USING INDEX order_positions_order_positionid_uq (order_id=?)")).length, path).toBeGreaterThan(0);
+        for (const plan of await Promise.all(r.statements.map(planOf))) expect(planProblems(plan), path).toEqual([]);
+      }
+    }
+    for (const [path, index, codes] of seeks) {
+      const r = await recorded(v.client, path);
+      expect(r.status, path).toBe(200);
+      expect(r.body.results!.map((x) => (x as { code?: string; order?: string }).code ?? (x as { order: string }).order), path).toEqual(codes);
+      const details = (await Promise.all(r.statements.map(planOf))).flat().map((x) => x.detail);
+      expect(details.some((d) => d.endsWith(index)), `${path}: ${details.join(" | ")}`).toBe(true);
     }
     expect(searched).toBe(2 + 3 * 2 + 2 * 6);
     expect(explained).toBeGreaterThan((paths.length + empty.length) * 2);

@@ -166,6 +166,8 @@ export const orders = sqliteTable(
     // orderings of the orders list (status, cancellation_date) and of a check-in list's tickets (order__email)
     index("orders_event_status_idx").on(t.eventId, t.status),
     index("orders_event_email_idx").on(t.eventId, t.email),
+    // the orders list's `email` filter (any case)
+    index("orders_event_email_lower_idx").on(t.eventId, sql`lower(${t.email})`),
     index("orders_event_cancellation_idx").on(t.eventId, t.cancellationDate),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX `orders_event_email_lower_idx` ON `orders` (`event_id`,lower("email"));
