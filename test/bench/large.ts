@@ -3,7 +3,8 @@
  * with `--large-positions` order positions (100,000 by default), then
  *
  *  - the orders list and a check-in list's positions: first page, a deep page, the last page,
- *    `search` (and `checkinrpc/search`), `modified_since` (orders) and every documented ordering, each measured against
+ *    `search` (and `checkinrpc/search`), `modified_since` (orders), the filters that name one order
+ *    (`code`, `email`; a list's `order`) and every documented ordering, each measured against
  *    the trivial endpoint (GET of the organizer) in the same minutes, requests interleaved,
  *    timed without the D1 round-trip counting (`X-D1-Round-Trips: off`), their round trips
  *    counted on three requests of each kind after;
@@ -316,12 +317,16 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
     { list: "orders", name: `deep page (${Math.ceil(pages(orderCount) / 2)})`, path: `${ev}/orders/?page=${Math.ceil(pages(orderCount) / 2)}` },
     { list: "orders", name: `last page (${pages(orderCount)})`, path: `${ev}/orders/?page=${pages(orderCount)}` },
     { list: "orders", name: "search=guest4711", path: `${ev}/orders/?search=guest4711` },
+    // filters that name one order (any case, as pretix compares them)
+    { list: "orders", name: "code (lower case)", path: `${ev}/orders/?code=${seedCodes[0]!.toLowerCase()}` },
+    { list: "orders", name: "email=GUEST4711@example.org", path: `${ev}/orders/?email=GUEST4711@example.org` },
     { list: "orders", name: "modified_since (last hour)", path: `${ev}/orders/?modified_since=${encodeURIComponent(since)}` },
     ...["datetime", "code", "status", "last_modified"].flatMap((f) => [f, `-${f}`]).map((f): Query => ({ list: "orders", name: `ordering=${f}`, path: `${ev}/orders/?ordering=${f}` })),
     { list: "checkin positions", name: "first page", path: `${ev}/checkinlists/${list.id}/positions/` },
     { list: "checkin positions", name: `deep page (${Math.ceil(pages(ticketCount) / 2)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${Math.ceil(pages(ticketCount) / 2)}` },
     { list: "checkin positions", name: `last page (${pages(ticketCount)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${pages(ticketCount)}` },
     { list: "checkin positions", name: "search=Guest4711", path: `${ev}/checkinlists/${list.id}/positions/?search=Guest4711` },
+    { list: "checkin positions", name: "order (one order's tickets)", path: `${ev}/checkinlists/${list.id}/positions/?order=${seedCodes[0]!.toLowerCase()}` },
     { list: "checkin positions", name: "checkinrpc/search search=Guest4711", path: `/api/v1/organizers/${org}/checkinrpc/search/?list=${list.id}&search=Guest4711` },
     ...["order__code", "order__datetime", "positionid", "attendee_name", "last_checked_in", "order__email"]
       .flatMap((f) => [f, `-${f}`])

@@ -50,7 +50,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --warmup-seconds S    trivial endpoint, before measuring                       default 3
   --scenario S          orders, checkin, large, onsales or all (comma-separated)  default all
   --large-positions N   large: order positions of the one large event            default 100000
-  --large-samples N     large: measured requests per list request                default 15
+  --large-samples N     large: measured requests per list request                default 45
   --onsale-events N     onsales: events selling out at once                      default 4
   --onsale-quota N      onsales: each event's quota                               default 300
   --onsale-buyers N     onsales: parallel buyers per event                        default 16
@@ -81,7 +81,7 @@ function options() {
       storms: { type: "string", default: "20" },
       "storm-width": { type: "string", default: "64" },
       "large-positions": { type: "string", default: "100000" },
-      "large-samples": { type: "string", default: "15" },
+      "large-samples": { type: "string", default: "45" },
       "onsale-events": { type: "string", default: "4" },
       "onsale-quota": { type: "string", default: "300" },
       "onsale-buyers": { type: "string", default: "16" },
