@@ -618,8 +618,9 @@ function foundByIds(f: CheckinPositionFilter): boolean {
 const eventColumn = (byIds: boolean) => (byIds ? sql`+p.event_id` : sql`p.event_id`);
 
 /**
- * Whether the filters name the order (`o`): only then is it joined where a list's tickets are
- * counted and paged (every other filter is on the position; a join would visit every order).
+ * Whether the filters read the order's row (`o`; the search does): only then is it joined where
+ * a list's tickets are counted and paged (every other filter is on the position, the `order`
+ * filter on its order's id; a join would visit every order).
  */
 export function filterNeedsOrder(f: CheckinPositionFilter): boolean {
   return f.search !== undefined;
