@@ -499,20 +499,21 @@ export function positionOrdering(listIds: readonly number[]): OrderingTable {
  * - anything else: the positions' indexes (event, canceled, sort name / position number); the
  *   default ordering, for one list of paid orders only (`paidOnly`, when the list is read in the
  *   statement), from the index that has the order's status before the ordering's terms.
- * The order's row is joined only where a filter names it (`withOrder`) or the ordering does.
+ * The order's row is joined only where a filter reads it (`filterNeedsOrder`) or the ordering
+ * does; the `order` filter's tickets come from the index by order.
  */
 function positionKeys(
-  source: { eventId: number | null; singleList: number | null; lead: SQL; paidOnly: SQL | null; byOrder: boolean },
+  source: { eventId: number | null; singleList: number | null; lead: SQL; paidOnly: SQL | null },
   where: SQL,
-  withOrder: boolean,
-  byIds = false,
+  f: CheckinPositionFilter,
 ): KeyedListing<SQLiteSelect>["keys"] {
-  const order = withOrder ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
+  const order = filterNeedsOrder(f) ? sql`JOIN orders o ON o.id = p.order_id` : sql``;
+  const byIds = foundByIds(f);
   const { eventId, lead } = source;
   return ({ order: terms, fields, limit, offset }) => {
     const orderBy = sql.join(terms, sql`, `);
     const first = fields[0]!.replace(/^-/, "");
-    if (source.byOrder) {
+    if (f.order !== undefined) {
       // the `order` filter: the tickets of one order, found from it and sorted (a handful)
       return sql`SELECT p.id FROM ${lead} order_positions p ${BY_ORDER} JOIN orders o ON o.id = p.order_id
         WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
@@ -728,12 +729,11 @@ export async function listCheckinPositions(
   const listIds = lists.map(sourceId);
   const onLists = onListsSql(lists, f);
   const where = ticketWhere(onLists, listIds, lists.map(sourceEvent), f);
-  // the order's row only where a filter names it: counting a list's tickets visits no order
-  const withOrder = filterNeedsOrder(f);
+  // the orders are joined only where a filter reads them: counting a list's tickets visits no order
   const counted = ticketCount(sql``, onLists, where, f);
   const eventIds = new Set(lists.map(sourceEvent));
-  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql``, paidOnly: paidOnlyGuard(lists, f), byOrder: f.order !== undefined };
-  const page = await fetchPage(db, { keys: positionKeys(source, where, withOrder, foundByIds(f)), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
+  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql``, paidOnly: paidOnlyGuard(lists, f) };
+  const page = await fetchPage(db, { keys: positionKeys(source, where, f), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
   return { count: page.count, rows: page.rows };
 }
 
@@ -759,11 +759,10 @@ export async function listTicketsOfList(db: DB, eventId: number, listId: number,
   const onRow = onListRowSql(f);
   const onList = sql`${theList} AND ${onRow}`;
   const where = sql`${theList} AND ${ticketWhere(onRow, [listId], [eventId], f)}`;
-  const withOrder = filterNeedsOrder(f);
   const counted = ticketCount(lead, onList, where, f);
   const page = await fetchPage(
     db,
-    { keys: positionKeys({ eventId, singleList: listId, lead, paidOnly: f.ignoreStatus ? null : sql`l.include_pending = 0`, byOrder: f.order !== undefined }, where, withOrder, foundByIds(f)), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
+    { keys: positionKeys({ eventId, singleList: listId, lead, paidOnly: f.ignoreStatus ? null : sql`l.include_pending = 0` }, where, f), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
     req,
     checkinListQuery(db, eventId, listId, false),
   );
