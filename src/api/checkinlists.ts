@@ -23,6 +23,7 @@ import { notFound } from "../domain/failure";
 import { eventSettingsFor } from "../domain/settings";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { readInScope } from "../http/credential-batch";
 import { apiDocs, type PathParam, type RouteDoc } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -49,6 +50,8 @@ export const checkinListRoutes = new Hono<AppEnv>();
 const ev = "/organizers/:organizer/events/:event";
 const base = `${ev}/checkinlists`;
 const read = eventScope("can_view_orders");
+/** The list's tickets: scanners page through them; the page rides in the credential's batch (http/credential-batch.ts). */
+const readTickets = eventScope("can_view_orders", { pageWithCredential: true });
 const write = eventScope("can_change_event_settings");
 const scan = eventScope("can_change_orders");
 const doc = apiDocs("Check-in lists");
@@ -147,13 +150,15 @@ checkinListRoutes.post(
 
 checkinListRoutes.get(
   `${base}/:list/positions`,
-  read,
+  readTickets,
   doc.list(checkinPositionResponse, { summary: "List the tickets of a check-in list", ordering: positionOrdering([]) }),
   positionQuery,
   async (c) => {
     const req = listRequest(c);
-    // the list and a page of its tickets in one round trip (404 when the event has no such list)
-    const page = await listTicketsOfList(c.var.db, c.var.event.id, pathId(c, "list"), positionFilters(c.req.valid("query")), req);
+    // the list and a page of its tickets in one round trip, with the credential when it rides along (404 when the event has no such list)
+    const listId = pathId(c, "list");
+    const filters = positionFilters(c.req.valid("query"));
+    const page = await readInScope(c, (db, eventId) => listTicketsOfList(db, eventId, listId, filters, req));
     if (!page.list) throw notFound();
     const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
     return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded));

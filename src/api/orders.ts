@@ -13,6 +13,7 @@ import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrd
 import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
 import { setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { readInScope } from "../http/credential-batch";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -31,29 +32,25 @@ function location(c: AppContext): OrderLocation {
 export const orderRoutes = new Hono<AppEnv>();
 const base = "/organizers/:organizer/events/:event/orders";
 const read = eventScope("can_view_orders");
+const readList = eventScope("can_view_orders", { pageWithCredential: true });
 const write = eventScope("can_change_orders");
 
 const doc = apiDocs("Orders");
 
-orderRoutes.get(base, read, doc.list(orderListItemResponse, { summary: "List orders", ordering: ORDER_ORDERING }), queryParams(ORDER_LIST_PARAMS), async (c) => {
+orderRoutes.get(base, readList, doc.list(orderListItemResponse, { summary: "List orders", ordering: ORDER_ORDERING }), queryParams(ORDER_LIST_PARAMS), async (c) => {
   const req = listRequest(c);
   setPageGenerated(c, Date.now());
   const f = c.req.valid("query");
   const { filter, view } = orderListQuery(f);
-  const page = await listOrders(
-    c.var.db,
-    c.var.event.id,
-    {
-      code: f.code,
-      status: f.status,
-      testmode: f.testmode,
-      email: f.email,
-      locale: f.locale,
-      modifiedSince: f.modified_since,
-      customer: f.customer,
-      extra: orderFilterConditions(c.var.event.slug, filter),
-    },
-    req,
+  // the path's slug is the event's (slugs resolve exactly)
+  const extra = orderFilterConditions(c.req.param("event"), filter);
+  const page = await readInScope(c, (db, eventId) =>
+    listOrders(
+      db,
+      eventId,
+      { code: f.code, status: f.status, testmode: f.testmode, email: f.email, locale: f.locale, modifiedSince: f.modified_since, customer: f.customer, extra },
+      req,
+    ),
   );
   const at = location(c);
   // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)

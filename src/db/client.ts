@@ -1,3 +1,4 @@
+import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -8,3 +9,25 @@ export function createDb(d1: D1Database | D1DatabaseSession) {
 
 export type DB = ReturnType<typeof createDb>;
 export { schema };
+
+/**
+ * `db`, except that its first batch runs `lead.statements` ahead of its own, in the same round
+ * trip: their results go to `lead.settle`, whose promise the batch awaits before it returns its
+ * own results (a rejection fails the batch, and its own results are never returned). Later
+ * batches and every other call are `db`'s.
+ */
+export function withLeadingStatements(db: DB, lead: { statements: readonly BatchItem<"sqlite">[]; settle(results: Promise<unknown[]>): Promise<void> }): DB {
+  let carried = false;
+  const out = Object.create(db) as DB;
+  const batch = async (items: readonly BatchItem<"sqlite">[]) => {
+    const run = (all: readonly BatchItem<"sqlite">[]) => db.batch(all as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]) as Promise<unknown[]>;
+    if (carried) return run(items);
+    carried = true;
+    const n = lead.statements.length;
+    const all = run([...lead.statements, ...items]);
+    await lead.settle(all.then((results) => results.slice(0, n)));
+    return (await all).slice(n);
+  };
+  Object.defineProperty(out, "batch", { value: batch });
+  return out;
+}

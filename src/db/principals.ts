@@ -1,13 +1,15 @@
 /**
- * Credential lookups for authentication: one round trip per request, which also resolves the
- * organizer and event slugs of the request's path when it has them (the permission layer,
+ * Credential lookups for authentication: one round trip per request (or a place in the first
+ * batch of a list's page, http/credential-batch.ts), which also resolves the organizer and
+ * event slugs of the request's path when it has them (the permission layer,
  * http/tenancy.ts, then needs no query of its own). Batched statements need distinct column
  * names (db/tenancy.ts): the token's own columns are aliased away from the team's.
  */
 import { eq, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { devices, teamApiTokens, teams } from "./schema";
-import { batchWithTenancy, type TenancyRow, type TenancySlugs } from "./tenancy";
+import { tenancyLookup, type TenancyRow, type TenancySlugs } from "./tenancy";
 
 function tokenQuery(db: DB, tokenHash: string) {
   return db
@@ -37,16 +39,39 @@ function deviceQuery(db: DB, tokenHash: string) {
 /** What the path's slugs resolved to, alongside the credential (row undefined: no such organizer). */
 export type PrefetchedTenancy = { slugs: TenancySlugs; row: TenancyRow | undefined };
 
-async function withTenancy<Q extends ReturnType<typeof tokenQuery> | ReturnType<typeof deviceQuery>>(db: DB, query: Q, slugs: TenancySlugs | null) {
-  if (!slugs) return { credential: (await query)[0] as Awaited<Q>[number] | undefined, tenancy: null };
-  const [rows, row] = await batchWithTenancy(db, query, slugs);
-  return { credential: rows[0] as Awaited<Q>[number] | undefined, tenancy: { slugs, row } satisfies PrefetchedTenancy };
+export type CredentialKind = "token" | "device";
+export type TokenCredential = Awaited<ReturnType<typeof tokenQuery>>[number];
+export type DeviceCredential = Awaited<ReturnType<typeof deviceQuery>>[number];
+
+/** The stored credential of a hash (row undefined: none), with the path's tenancy when the path has slugs. */
+export type FoundCredential = ({ kind: "token"; row: TokenCredential | undefined } | { kind: "device"; row: DeviceCredential | undefined }) & {
+  tenancy: PrefetchedTenancy | null;
+};
+
+/**
+ * The statements of a credential lookup (the credential and the path's organizer and event),
+ * and how to read their results: run alone (`findCredential`) or ahead of a page's statements
+ * in one batch (http/credential-batch.ts).
+ */
+export type CredentialLookup = { statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]; read(results: unknown[]): FoundCredential };
+
+export function credentialLookup(db: DB, kind: CredentialKind, tokenHash: string, slugs: TenancySlugs | null): CredentialLookup {
+  const first = kind === "token" ? tokenQuery(db, tokenHash) : deviceQuery(db, tokenHash);
+  const tenancy = slugs ? tenancyLookup(db, slugs) : null;
+  return {
+    statements: [first, ...(tenancy?.statements ?? [])],
+    read(results) {
+      const rows = results[0] as unknown[];
+      const found = slugs && tenancy ? { slugs, row: tenancy.read(results.slice(1)) } : null;
+      return kind === "token"
+        ? { kind, row: rows[0] as TokenCredential | undefined, tenancy: found }
+        : { kind, row: rows[0] as DeviceCredential | undefined, tenancy: found };
+    },
+  };
 }
 
-export function findTokenCredential(db: DB, tokenHash: string, slugs: TenancySlugs | null) {
-  return withTenancy(db, tokenQuery(db, tokenHash), slugs);
-}
-
-export function findDeviceCredential(db: DB, tokenHash: string, slugs: TenancySlugs | null) {
-  return withTenancy(db, deviceQuery(db, tokenHash), slugs);
+/** The credential of a hash and the path's tenancy: one round trip. */
+export async function findCredential(db: DB, kind: CredentialKind, tokenHash: string, slugs: TenancySlugs | null): Promise<FoundCredential> {
+  const lookup = credentialLookup(db, kind, tokenHash, slugs);
+  return lookup.read((await db.batch(lookup.statements)) as unknown[]);
 }

@@ -1,6 +1,6 @@
 /**
- * Resolution of the URL tree's organizer and event slugs: one round trip, usually shared with
- * the credential lookup (db/principals.ts).
+ * Resolution of the URL tree's organizer and event slugs: statements that ride in the
+ * credential lookup's batch (db/principals.ts).
  *
  * The statements are plain selects of one table each: drizzle reads batched D1 results by
  * column position after D1 has keyed them by column name, so a statement in a batch must not
@@ -35,8 +35,7 @@ function tenancyRow(results: unknown[]): TenancyRow | undefined {
   return organizer && { organizer, event: event ?? null };
 }
 
-/** `first` and the slugs' tenancy in one batch (one round trip); `first`'s result as it would resolve alone. */
-export async function batchWithTenancy<Q extends BatchItem<"sqlite">>(db: DB, first: Q, slugs: TenancySlugs): Promise<[Awaited<Q>, TenancyRow | undefined]> {
-  const results = (await db.batch([first, ...tenancyStatements(db, slugs)])) as unknown[];
-  return [results[0] as Awaited<Q>, tenancyRow(results.slice(1))];
+/** The statements that resolve the slugs, and how to read their results (in a batch of the caller's). */
+export function tenancyLookup(db: DB, slugs: TenancySlugs): { statements: BatchItem<"sqlite">[]; read(results: unknown[]): TenancyRow | undefined } {
+  return { statements: tenancyStatements(db, slugs), read: tenancyRow };
 }

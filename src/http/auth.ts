@@ -3,12 +3,16 @@
  * (initialized devices). Both are stored as SHA-256 hashes. The result is one Principal.
  */
 import type { MiddlewareHandler } from "hono";
-import { findDeviceCredential, findTokenCredential } from "../db/principals";
+import { matchedRoutes } from "hono/route";
+import type { DB } from "../db/client";
+import { type CredentialKind, credentialLookup, findCredential, type FoundCredential } from "../db/principals";
 import { teamFlags } from "../db/teams";
 import type { TenancySlugs } from "../db/tenancy";
 import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../domain/permissions";
 import { sha256Hex } from "../lib/crypto";
-import type { AppEnv } from "./context";
+import type { AppContext, AppEnv } from "./context";
+import { CredentialAhead, recallAdmission } from "./credential-batch";
+import type { ScopeMarker } from "./tenancy";
 import { Failure, MESSAGES } from "../domain/failure";
 
 function unauthorized(detail: string): Failure {
@@ -45,64 +49,93 @@ export function parseAuthorization(header: string | undefined): { scheme: string
   return { scheme, credential };
 }
 
+/** The credential kind of an `Authorization` scheme (401 for any other scheme). */
+function credentialKind(scheme: string): CredentialKind {
+  switch (scheme.toLowerCase()) {
+    case "token":
+      return "token";
+    case "device":
+      return "device";
+    default:
+      // OAuth 2.0 (Bearer) and browser sessions are not offered (docs/open-points.md).
+      throw unauthorized("Unsupported authorization scheme. Use \"Token <key>\" or \"Device <token>\".");
+  }
+}
+
+/** The principal of a found credential (401 when there is none, or it is inactive or revoked). */
+function principalOf(found: FoundCredential, hash: string): Principal {
+  if (found.kind === "token") {
+    const row = found.row;
+    if (!row || !row.active) throw unauthorized(MESSAGES.invalidToken);
+    return {
+      kind: "token",
+      organizerId: row.team.organizerId,
+      teamId: row.team.id,
+      deviceId: null,
+      tokenId: row.tokenId,
+      allEvents: row.team.allEvents,
+      eventIds: idSet(row.eventIds),
+      permissions: teamPermissionSet(teamFlags(row.team)),
+      identity: `token:${row.tokenId}`,
+      credentialHash: hash,
+      securityProfile: null,
+    };
+  }
+  const row = found.row;
+  if (!row) throw unauthorized(MESSAGES.invalidToken);
+  if (row.device.revoked) throw unauthorized("Device access has been revoked.");
+  return {
+    kind: "device",
+    organizerId: row.device.organizerId,
+    teamId: null,
+    deviceId: row.device.id,
+    tokenId: null,
+    allEvents: row.device.allEvents,
+    eventIds: idSet(row.eventIds),
+    permissions: DEVICE_GRANT,
+    identity: `device:${row.device.id}`,
+    credentialHash: hash,
+    securityProfile: row.device.securityProfile,
+  };
+}
+
+/** Sets the request's tenancy and principal from a found credential (401 when it is not admitted). */
+function admit(c: AppContext, found: FoundCredential, hash: string): void {
+  c.set("tenancy", found.tenancy);
+  c.set("principal", principalOf(found, hash));
+}
+
+/** Whether the request's route reads its page with the credential (a GET whose scope opts in; http/credential-batch.ts). */
+function routeReadsWithCredential(c: AppContext): boolean {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") return false;
+  const markers = matchedRoutes(c)
+    .filter((r) => r.method !== "ALL")
+    .map((r) => (r.handler as { scopeMarker?: ScopeMarker }).scopeMarker)
+    .filter((m) => m !== undefined);
+  return markers.length > 0 && markers.every((m) => m.pageWithCredential === true);
+}
+
 /**
  * Authenticates the request; paths in `publicPaths` pass without credentials. Every request
  * reads its credential from D1 (no cache), so a rolled or revoked device key and a deactivated
- * token are refused from the very next request on.
+ * token are refused from the very next request on. A route that reads its page with the
+ * credential gets the check ahead instead, when this isolate admitted the credential to the
+ * path's event before (http/credential-batch.ts): the lookup then rides in the page's batch.
  */
 export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
     if (opts.publicPaths.some((re) => re.test(c.req.path))) return next();
     const { scheme, credential } = parseAuthorization(c.req.header("Authorization"));
+    const kind = credentialKind(scheme);
     const hash = await sha256Hex(credential);
-    const db = c.var.db;
     const slugs = tenancySlugs(c.req.path);
-    let principal: Principal;
-    switch (scheme.toLowerCase()) {
-      case "token": {
-        const { credential: row, tenancy } = await findTokenCredential(db, hash, slugs);
-        c.set("tenancy", tenancy);
-        if (!row || !row.active) throw unauthorized(MESSAGES.invalidToken);
-        principal = {
-          kind: "token",
-          organizerId: row.team.organizerId,
-          teamId: row.team.id,
-          deviceId: null,
-          tokenId: row.tokenId,
-          allEvents: row.team.allEvents,
-          eventIds: idSet(row.eventIds),
-          permissions: teamPermissionSet(teamFlags(row.team)),
-          identity: `token:${row.tokenId}`,
-          credentialHash: hash,
-          securityProfile: null,
-        };
-        break;
-      }
-      case "device": {
-        const { credential: row, tenancy } = await findDeviceCredential(db, hash, slugs);
-        c.set("tenancy", tenancy);
-        if (!row) throw unauthorized(MESSAGES.invalidToken);
-        if (row.device.revoked) throw unauthorized("Device access has been revoked.");
-        principal = {
-          kind: "device",
-          organizerId: row.device.organizerId,
-          teamId: null,
-          deviceId: row.device.id,
-          tokenId: null,
-          allEvents: row.device.allEvents,
-          eventIds: idSet(row.eventIds),
-          permissions: DEVICE_GRANT,
-          identity: `device:${row.device.id}`,
-          credentialHash: hash,
-          securityProfile: row.device.securityProfile,
-        };
-        break;
-      }
-      default:
-        // OAuth 2.0 (Bearer) and browser sessions are not offered (docs/open-points.md).
-        throw unauthorized("Unsupported authorization scheme. Use \"Token <key>\" or \"Device <token>\".");
+    const eventId = slugs?.event != null && routeReadsWithCredential(c) ? recallAdmission(kind, hash, slugs) : undefined;
+    if (slugs && eventId !== undefined) {
+      const lookup = (db: DB) => credentialLookup(db, kind, hash, slugs);
+      c.set("credentialAhead", new CredentialAhead(eventId, { kind, hash, slugs }, lookup, (found) => admit(c, found, hash)));
+      return next();
     }
-    c.set("principal", principal);
+    admit(c, await findCredential(c.var.db, kind, hash, slugs), hash);
     await next();
   };
 }

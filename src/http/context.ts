@@ -5,6 +5,7 @@ import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Principal } from "../domain/permissions";
 import type { EventContext, OrganizerContext } from "../domain/context";
 import type { Env } from "../env";
+import type { CredentialAhead } from "./credential-batch";
 import { publicBase } from "./urls";
 
 export type { EventRow, OrganizerRow };
@@ -17,6 +18,8 @@ export type AppEnv = {
     principal: Principal;
     /** The path's organizer and event, looked up with the credential (http/auth.ts). */
     tenancy: PrefetchedTenancy | null;
+    /** The credential check left for the route's first batch (http/credential-batch.ts), or undefined. */
+    credentialAhead: CredentialAhead | undefined;
     organizer: OrganizerRow;
     event: EventRow;
   };

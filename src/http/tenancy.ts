@@ -13,8 +13,14 @@ import type { TenancyRow } from "../db/tenancy";
 import { canAccessEvent, deviceProfileAllows, hasPermission, type Permission, type Principal } from "../domain/permissions";
 import { Failure, forbidden, MESSAGES } from "../domain/failure";
 import type { AppContext, AppEnv } from "./context";
+import { rememberAdmission } from "./credential-batch";
 
-export type ScopeMarker = { scope: "public" | "global" | "device" | "organizer" | "event"; permission: Permission | null };
+export type ScopeMarker = {
+  scope: "public" | "global" | "device" | "organizer" | "event";
+  permission: Permission | null;
+  /** The route reads its page with the credential, in one batch (http/credential-batch.ts). */
+  pageWithCredential?: true;
+};
 
 export const PROFILE_DENIED = "Request denied by device security profile.";
 
@@ -49,9 +55,14 @@ export function organizerScope(permission: Permission | null) {
   return mark(handler, { scope: "organizer", permission });
 }
 
-/** Event-level route: `/organizers/:organizer/events/:event/...`. */
-export function eventScope(permission: Permission | null) {
-  const handler: MiddlewareHandler<AppEnv> = async function eventScope(c, next) {
+/**
+ * Event-level route: `/organizers/:organizer/events/:event/...`. With `pageWithCredential`, a
+ * GET route whose handler reads through `readInScope` (http/credential-batch.ts): when
+ * authentication left the check ahead, it runs on the results of the handler's first batch, and
+ * here after the handler in any case, before the answer leaves.
+ */
+export function eventScope(permission: Permission | null, opts: { pageWithCredential?: true } = {}) {
+  const check = (c: AppContext) => {
     enforceSecurityProfile(c);
     const principal = c.var.principal;
     const eventSlug = c.req.param("event");
@@ -67,9 +78,21 @@ export function eventScope(permission: Permission | null) {
     }
     c.set("organizer", row.organizer);
     c.set("event", row.event);
-    await next();
+    const tenancy = c.var.tenancy;
+    if (opts.pageWithCredential && tenancy) rememberAdmission(principal.kind, principal.credentialHash, tenancy.slugs, row.event.id);
   };
-  return mark(handler, { scope: "event", permission });
+  const handler: MiddlewareHandler<AppEnv> = async function eventScope(c, next) {
+    const ahead = c.var.credentialAhead;
+    if (!ahead) {
+      check(c);
+      return next();
+    }
+    ahead.check = () => check(c);
+    await next();
+    // whatever the handler did, the answer leaves only with the credential admitted
+    await ahead.settle(c.var.db);
+  };
+  return mark(handler, { scope: "event", permission, ...(opts.pageWithCredential ? { pageWithCredential: true as const } : {}) });
 }
 
 /** Routes outside the tenancy tree that any authenticated caller may use. */

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkinLists } from "../../src/db/schema";
-import { db, seedDevice, seedEventRow, seedOrderPosition, seedOrderRow, seedOrganizer } from "../harness";
+import { db, seedDevice, seedEventRow, seedOrderPosition, seedOrderRow, seedOrganizer, seedTeam } from "../harness";
 import { seedItem } from "../helpers/catalog";
 
 function trips(headers: Headers) {
@@ -126,7 +126,7 @@ describe("D1 round trips per request", () => {
     expect(trips(res.headers)).toEqual({ total: "1", worker: "1", object: "0" });
   });
 
-  it("a list page: the credential's batch and the page's (count, ids, rows); a list's tickets with the list itself", async () => {
+  it("a list page: the credential's batch and the page's (count, ids, rows), or one batch once the credential was admitted; a list's tickets with the list itself", async () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const item = await seedItem(ev.id);
@@ -138,15 +138,21 @@ describe("D1 round trips per request", () => {
     expect(orders.status).toBe(200);
     expect(orders.body.count).toBe(1);
     expect(trips(orders.headers)).toEqual({ total: "2", worker: "2", object: "0" });
-    const tickets = await org.client.get(`${path}/checkinlists/${list.id}/positions/?ordering=-last_checked_in`);
+    // another credential's first page of the list's tickets (this one's would ride along: test/configured/credential-batch.test.ts)
+    const scanner = await seedTeam(org.id, { permissions: ["can_view_orders"] });
+    const tickets = await scanner.client.get(`${path}/checkinlists/${list.id}/positions/?ordering=-last_checked_in`);
     expect(tickets.status).toBe(200);
     expect(tickets.body.count).toBe(1);
     expect(trips(tickets.headers)).toEqual({ total: "2", worker: "2", object: "0" });
     // the time the request waited for D1 is said beside the count
     expect(Number(tickets.headers.get("X-D1-Time-Ms"))).toBeGreaterThanOrEqual(0);
     expect(tickets.headers.get("X-D1-Time-Ms-Object")).toBe("0");
-    const missing = await org.client.get(`${path}/checkinlists/${list.id + 1000}/positions/`);
+    const missing = await seedTeam(org.id, { permissions: ["can_view_orders"] }).then((t) => t.client.get(`${path}/checkinlists/${list.id + 1000}/positions/`));
     expect(missing.status).toBe(404);
     expect(trips(missing.headers)).toEqual({ total: "2", worker: "2", object: "0" });
+    // asked again by a credential admitted to the event: the page rides in the credential's batch
+    const again = await org.client.get(`${path}/orders/`);
+    expect(again.body).toEqual(orders.body);
+    expect(trips(again.headers)).toEqual({ total: "1", worker: "1", object: "0" });
   });
 });
