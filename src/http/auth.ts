@@ -3,7 +3,6 @@
  * (initialized devices). Both are stored as SHA-256 hashes. The result is one Principal.
  */
 import type { MiddlewareHandler } from "hono";
-import { matchedRoutes } from "hono/route";
 import type { DB } from "../db/client";
 import { type CredentialKind, credentialLookup, findCredential, type FoundCredential } from "../db/principals";
 import { teamFlags } from "../db/teams";
@@ -12,7 +11,7 @@ import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../domain/permi
 import { sha256Hex } from "../lib/crypto";
 import type { AppContext, AppEnv } from "./context";
 import { CredentialAhead, recallAdmission } from "./credential-batch";
-import type { ScopeMarker } from "./tenancy";
+import { routeReadsWithCredential } from "./tenancy";
 import { Failure, MESSAGES } from "../domain/failure";
 
 function unauthorized(detail: string): Failure {
@@ -103,16 +102,6 @@ function principalOf(found: FoundCredential, hash: string): Principal {
 function admit(c: AppContext, found: FoundCredential, hash: string): void {
   c.set("tenancy", found.tenancy);
   c.set("principal", principalOf(found, hash));
-}
-
-/** Whether the request's route reads its page with the credential (a GET whose scope opts in; http/credential-batch.ts). */
-function routeReadsWithCredential(c: AppContext): boolean {
-  if (c.req.method !== "GET" && c.req.method !== "HEAD") return false;
-  const markers = matchedRoutes(c)
-    .filter((r) => r.method !== "ALL")
-    .map((r) => (r.handler as { scopeMarker?: ScopeMarker }).scopeMarker)
-    .filter((m) => m !== undefined);
-  return markers.length > 0 && markers.every((m) => m.pageWithCredential === true);
 }
 
 /**

@@ -32,7 +32,7 @@ import { FAILURE_CODES, Failure, type FailureCode } from "../domain/failure";
 import { DEVICE_GRANT } from "../domain/permissions";
 import { badRequestBody, detailBody, FAILURE_STATUS } from "./errors";
 import { envelopeSchema, PAGE_SIZE } from "./pagination";
-import type { ScopeMarker } from "./tenancy";
+import { type ScopeMarker, scopeMarkerOf } from "./tenancy";
 
 type Schema = OpenAPIV3_1.SchemaObject;
 type Operation = OpenAPIV3_1.OperationObject;
@@ -248,7 +248,7 @@ export type RouteInfo = {
   hasQuery: boolean;
 };
 
-type Marked = { [ROUTE_DOC]?: RouteMeta; scopeMarker?: ScopeMarker; [uniqueSymbol]?: { spec?: { requestBody?: unknown; parameters?: unknown[] } } };
+type Marked = { [ROUTE_DOC]?: RouteMeta; [uniqueSymbol]?: { spec?: { requestBody?: unknown; parameters?: unknown[] } } };
 
 /** `:name` and `:name{regex}` segments → `{name}`; pretix's trailing slash under /organizers/. */
 export function toDocPath(path: string): string {
@@ -270,7 +270,8 @@ export function routeInfos(app: Hono<any>, prefix: string): RouteInfo[] {
     }
     const h = findTargetHandler(r.handler) as Marked;
     if (h[ROUTE_DOC]) info.meta = h[ROUTE_DOC];
-    if (h.scopeMarker) info.scope = h.scopeMarker;
+    const scope = scopeMarkerOf(r.handler);
+    if (scope) info.scope = scope;
     const spec = h[uniqueSymbol]?.spec;
     if (spec?.requestBody) info.hasBody = true;
     if (spec?.parameters?.length) info.hasQuery = true;

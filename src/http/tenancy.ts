@@ -8,7 +8,8 @@
  * credential's round trip (http/auth.ts); nothing is looked up here.
  */
 import type { MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
+import { matchedRoutes, routePath } from "hono/route";
+import { findTargetHandler } from "hono/utils/handler";
 import type { TenancyRow } from "../db/tenancy";
 import { canAccessEvent, deviceProfileAllows, hasPermission, type Permission, type Principal } from "../domain/permissions";
 import { Failure, forbidden, MESSAGES } from "../domain/failure";
@@ -33,6 +34,21 @@ function enforceSecurityProfile(c: AppContext): void {
 
 function mark<T extends object>(fn: T, marker: ScopeMarker): T & { scopeMarker: ScopeMarker } {
   return Object.assign(fn, { scopeMarker: marker });
+}
+
+/** The scope a registered handler declares (undefined: it is no scope middleware). */
+export function scopeMarkerOf(handler: Function): ScopeMarker | undefined {
+  return (findTargetHandler(handler) as { scopeMarker?: ScopeMarker }).scopeMarker;
+}
+
+/** Whether the request's route is a GET whose scope reads its page with the credential (http/credential-batch.ts). */
+export function routeReadsWithCredential(c: AppContext): boolean {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") return false;
+  const markers = matchedRoutes(c)
+    .filter((r) => r.method !== "ALL")
+    .map((r) => scopeMarkerOf(r.handler))
+    .filter((m) => m !== undefined);
+  return markers.length > 0 && markers.every((m) => m.pageWithCredential === true);
 }
 
 /** The organizer (and event) that authentication resolved for the route's own slugs. */
