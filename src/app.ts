@@ -48,7 +48,13 @@ import { voucherRoutes } from "./api/vouchers";
 import { webhookRoutes } from "./api/webhooks";
 import { createDb } from "./db/client";
 import { isDatabaseFault } from "./db/constraints";
-import { countRoundTripsInContext, newRoundTrips, ROUND_TRIP_HEADERS, roundTripsEnabled, withRoundTripCounting } from "./db/round-trips";
+import {
+  countRoundTripsInContext,
+  newRoundTrips,
+  ROUND_TRIP_HEADERS,
+  roundTripsEnabled,
+  withRoundTripCounting,
+} from "./db/round-trips";
 import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./env";
 import { log, withLogContext } from "./lib/log";
@@ -125,7 +131,8 @@ export function createApp() {
     c.set("requestId", requestId);
     // Debugging aid (off by default): count this request's D1 round trips, unless it asks not to
     // be counted (the benchmark's latency samples: the counting costs time of its own)
-    const counts = roundTripsEnabled(c.env) && c.req.header(ROUND_TRIP_HEADERS.total) !== "off" ? newRoundTrips() : null;
+    const counts =
+      roundTripsEnabled(c.env) && c.req.header(ROUND_TRIP_HEADERS.total) !== "off" ? newRoundTrips() : null;
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
     // D1 read replication: one session per request, started as the client's bookmark allows.
     const session = new RequestSession(c.env.DB, sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER)));
@@ -136,7 +143,12 @@ export function createApp() {
     const bookmark = session.bookmark();
     if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark);
     // the access line: one per request
-    log.info("request", { ...requestLogFields(c), status: c.res.status, duration_ms: Date.now() - started, d1_session: session.start.kind });
+    log.info("request", {
+      ...requestLogFields(c),
+      status: c.res.status,
+      duration_ms: Date.now() - started,
+      d1_session: session.start.kind,
+    });
     if (counts) {
       c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
       c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));
@@ -144,7 +156,11 @@ export function createApp() {
       c.res.headers.set(ROUND_TRIP_HEADERS.time, String(counts.own.ms + counts.object.ms));
       c.res.headers.set(ROUND_TRIP_HEADERS.timeObject, String(counts.object.ms));
       const start = counts.objectStart;
-      if (start) c.res.headers.set(ROUND_TRIP_HEADERS.objectStart, `rows_read=${start.rowsRead}; held_positions=${start.heldPositions}`);
+      if (start)
+        c.res.headers.set(
+          ROUND_TRIP_HEADERS.objectStart,
+          `rows_read=${start.rowsRead}; held_positions=${start.heldPositions}`,
+        );
     }
   });
 

@@ -92,10 +92,15 @@ export function readConfig(env: Env): Config {
   };
   configCache.set(env, config);
   if (env.WEBHOOK_ALLOW_LOOPBACK && env.WEBHOOK_ALLOW_LOOPBACK !== "1" && env.WEBHOOK_ALLOW_LOOPBACK !== "0") {
-    log.error("configuration: WEBHOOK_ALLOW_LOOPBACK is not \"1\", \"0\" or empty; loopback targets stay refused", { value: env.WEBHOOK_ALLOW_LOOPBACK });
+    log.error('configuration: WEBHOOK_ALLOW_LOOPBACK is not "1", "0" or empty; loopback targets stay refused', {
+      value: env.WEBHOOK_ALLOW_LOOPBACK,
+    });
   }
   if (env.MAIL_TRANSPORT && !["local", "cloudflare"].includes(env.MAIL_TRANSPORT)) {
-    log.warn('configuration: MAIL_TRANSPORT is not "local" or "cloudflare"; using "local"', { variable: "MAIL_TRANSPORT", value: env.MAIL_TRANSPORT });
+    log.warn('configuration: MAIL_TRANSPORT is not "local" or "cloudflare"; using "local"', {
+      variable: "MAIL_TRANSPORT",
+      value: env.MAIL_TRANSPORT,
+    });
   }
   return config;
 }

@@ -15,7 +15,11 @@ export default {
   async queue(batch, env) {
     const started = Date.now();
     await withLogContext({ queue: batch.queue }, () => handleQueueBatch(batch, env));
-    log.info("queue batch handled", { queue: batch.queue, messages: batch.messages.length, duration_ms: Date.now() - started });
+    log.info("queue batch handled", {
+      queue: batch.queue,
+      messages: batch.messages.length,
+      duration_ms: Date.now() - started,
+    });
   },
   async scheduled(controller, env, ctx) {
     const run = { cron: controller.cron, scheduled_time: new Date(controller.scheduledTime).toISOString() };

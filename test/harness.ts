@@ -5,7 +5,17 @@
 import { env, exports } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { createDb } from "../src/db/client";
-import { deviceEvents, devices, events, orderPositions, orders, organizers, teamApiTokens, teamEvents, teams } from "../src/db/schema";
+import {
+  deviceEvents,
+  devices,
+  events,
+  orderPositions,
+  orders,
+  organizers,
+  teamApiTokens,
+  teamEvents,
+  teams,
+} from "../src/db/schema";
 import { TEAM_FLAG_COLUMNS } from "../src/db/teams";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../src/domain/permissions";
 import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
@@ -82,8 +92,12 @@ export const anonymous = new Client(null);
 export const tokenClient = (token: string) => new Client(`Token ${token}`);
 export const deviceClient = (token: string) => new Client(`Device ${token}`);
 
-export type TeamSpec = { permissions?: TeamPermission[] | "all"; allEvents?: boolean; events?: number[]; name?: string };
-
+export type TeamSpec = {
+  permissions?: TeamPermission[] | "all";
+  allEvents?: boolean;
+  events?: number[];
+  name?: string;
+};
 
 /** A team with one API token in the organizer; returns the team id and a client. */
 export async function seedTeam(organizerId: number, spec: TeamSpec = {}) {
@@ -94,7 +108,10 @@ export async function seedTeam(organizerId: number, spec: TeamSpec = {}) {
     .insert(teams)
     .values({ organizerId, name: spec.name ?? unique("team"), allEvents: spec.allEvents ?? true, ...flags })
     .returning();
-  if (spec.events?.length) await db().insert(teamEvents).values(spec.events.map((eventId) => ({ teamId: team!.id, eventId })));
+  if (spec.events?.length)
+    await db()
+      .insert(teamEvents)
+      .values(spec.events.map((eventId) => ({ teamId: team!.id, eventId })));
   const token = newApiToken();
   await db()
     .insert(teamApiTokens)
@@ -105,7 +122,10 @@ export async function seedTeam(organizerId: number, spec: TeamSpec = {}) {
 /** An organizer with an all-permission team (like the operator command creates). */
 export async function seedOrganizer(opts: { slug?: string; name?: string } = {}) {
   const slug = opts.slug ?? unique("org");
-  const [org] = await db().insert(organizers).values({ slug, name: opts.name ?? `Organizer ${slug}`, createdAt: Date.now() }).returning();
+  const [org] = await db()
+    .insert(organizers)
+    .values({ slug, name: opts.name ?? `Organizer ${slug}`, createdAt: Date.now() })
+    .returning();
   const admin = await seedTeam(org!.id, { permissions: "all", allEvents: true, name: "Administrators" });
   return { id: org!.id, slug, ...admin };
 }
@@ -133,7 +153,10 @@ export async function seedEventRow(organizerId: number, opts: { slug?: string } 
 }
 
 /** An initialized device with an API token. */
-export async function seedDevice(organizerId: number, opts: { allEvents?: boolean; events?: number[]; securityProfile?: string } = {}) {
+export async function seedDevice(
+  organizerId: number,
+  opts: { allEvents?: boolean; events?: number[]; securityProfile?: string } = {},
+) {
   const token = randomString(64);
   const existing = await db().select({ id: devices.id }).from(devices);
   const [dev] = await db()
@@ -151,7 +174,10 @@ export async function seedDevice(organizerId: number, opts: { allEvents?: boolea
       securityProfile: opts.securityProfile ?? "full",
     })
     .returning();
-  if (opts.events?.length) await db().insert(deviceEvents).values(opts.events.map((eventId) => ({ deviceId: dev!.id, eventId })));
+  if (opts.events?.length)
+    await db()
+      .insert(deviceEvents)
+      .values(opts.events.map((eventId) => ({ deviceId: dev!.id, eventId })));
   return { id: dev!.id, token, client: deviceClient(token) };
 }
 
@@ -159,7 +185,10 @@ export async function seedDevice(organizerId: number, opts: { allEvents?: boolea
  * An order row straight in D1, for tests of other resources that only need "an order
  * exists" (orders are normally created through the API and the event object).
  */
-export async function seedOrderRow(eventId: number, opts: { status?: "n" | "p" | "e" | "c"; customerId?: number | null } = {}) {
+export async function seedOrderRow(
+  eventId: number,
+  opts: { status?: "n" | "p" | "e" | "c"; customerId?: number | null } = {},
+) {
   const now = Date.now();
   const [row] = await db()
     .insert(orders)
@@ -181,7 +210,13 @@ export async function seedOrderRow(eventId: number, opts: { status?: "n" | "p" |
 /** A position of an order straight in D1 (see seedOrderRow). */
 export async function seedOrderPosition(
   order: { id: number; eventId: number },
-  opts: { itemId: number; variationId?: number | null; subeventId?: number | null; taxRuleId?: number | null; positionid?: number },
+  opts: {
+    itemId: number;
+    variationId?: number | null;
+    subeventId?: number | null;
+    taxRuleId?: number | null;
+    positionid?: number;
+  },
 ) {
   const [row] = await db()
     .insert(orderPositions)

@@ -14,7 +14,9 @@ const TEST_SIGNING_SECRET = "test-only-ticket-signing-key-secret-0123456789";
  * (test/helpers/documents.ts). Read on demand, so the runtime does not start with 50 MB of
  * bindings.
  */
-const fontFiles = new Map<string, string>(Object.values(FONT_FACES).map((f) => [f.file, path.join(root, "node_modules", f.pkg, f.dir, f.file)]));
+const fontFiles = new Map<string, string>(
+  Object.values(FONT_FACES).map((f) => [f.file, path.join(root, "node_modules", f.pkg, f.dir, f.file)]),
+);
 async function serveFont(request: { url: string }) {
   const file = fontFiles.get(decodeURIComponent(new URL(request.url).pathname.slice(1)));
   return file ? new Response(await readFile(file)) : new Response(null, { status: 404 });
@@ -41,10 +43,18 @@ export default defineConfig(async () => {
             name: "workers",
             root,
             // EXPORT_BENCH=1 adds the export measurement (test/measure, not part of the suite)
-            include: ["test/api/**/*.test.ts", "test/unit/**/*.test.ts", ...(process.env.EXPORT_BENCH === "1" ? ["test/measure/**/*.test.ts"] : [])],
+            include: [
+              "test/api/**/*.test.ts",
+              "test/unit/**/*.test.ts",
+              ...(process.env.EXPORT_BENCH === "1" ? ["test/measure/**/*.test.ts"] : []),
+            ],
             setupFiles: ["test/setup.ts"],
             // the fuzz test's size and seed (test/api/fuzz.test.ts, README "Fuzz test")
-            provide: { fuzzRuns: process.env.FUZZ_RUNS ?? "", fuzzSeed: process.env.FUZZ_SEED ?? "", fuzzOnly: process.env.FUZZ_ONLY ?? "" },
+            provide: {
+              fuzzRuns: process.env.FUZZ_RUNS ?? "",
+              fuzzSeed: process.env.FUZZ_SEED ?? "",
+              fuzzOnly: process.env.FUZZ_ONLY ?? "",
+            },
             // parallel-load tests share two cores with the rest of the suite
             testTimeout: 30_000,
             // every request writes an access line (src/lib/log.ts): shown for failing tests only

@@ -6,7 +6,14 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { type CartRowRecord, findCartPosition, listCartPositions } from "../db/carts";
-import { cartInput, type CartInput, type CartRecord, createCartPosition, createCartPositions, deleteCartPosition } from "../domain/carts";
+import {
+  cartInput,
+  type CartInput,
+  type CartRecord,
+  createCartPosition,
+  createCartPositions,
+  deleteCartPosition,
+} from "../domain/carts";
 import { Failure, notFound, validationError } from "../domain/failure";
 import { buildName } from "../domain/person-names";
 import { setPageGenerated } from "../http/conditional";
@@ -22,37 +29,41 @@ import { formatMoney } from "../lib/money";
 import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./sales-common";
 
 /** A cart position (spec "Cart position"), with its add-ons and bundled positions nested. */
-export const cartPositionResponse = z.object({
-  id: id(),
-  cart_id: z.string(),
-  datetime: dateTime(),
-  expires: dateTime(),
-  item: id(),
-  variation: id().nullable(),
-  price: money(),
-  attendee_name: z.string().nullable(),
-  attendee_name_parts: z.record(z.string(), z.string()),
-  attendee_email: z.string().nullable(),
-  voucher: id().nullable(),
-  addon_to: id().nullable(),
-  is_bundled: z.boolean(),
-  subevent: id().nullable(),
-  includes_tax: z.boolean(),
-  sales_channel: z.string(),
-  seat: seatResponse.nullable(),
-  answers: z.array(answerResponse),
-  get addons(): z.ZodArray<typeof cartPositionResponse> {
-    return z.array(cartPositionResponse);
-  },
-  get bundled(): z.ZodArray<typeof cartPositionResponse> {
-    return z.array(cartPositionResponse);
-  },
-}).meta({ id: "CartPosition" });
+export const cartPositionResponse = z
+  .object({
+    id: id(),
+    cart_id: z.string(),
+    datetime: dateTime(),
+    expires: dateTime(),
+    item: id(),
+    variation: id().nullable(),
+    price: money(),
+    attendee_name: z.string().nullable(),
+    attendee_name_parts: z.record(z.string(), z.string()),
+    attendee_email: z.string().nullable(),
+    voucher: id().nullable(),
+    addon_to: id().nullable(),
+    is_bundled: z.boolean(),
+    subevent: id().nullable(),
+    includes_tax: z.boolean(),
+    sales_channel: z.string(),
+    seat: seatResponse.nullable(),
+    answers: z.array(answerResponse),
+    get addons(): z.ZodArray<typeof cartPositionResponse> {
+      return z.array(cartPositionResponse);
+    },
+    get bundled(): z.ZodArray<typeof cartPositionResponse> {
+      return z.array(cartPositionResponse);
+    },
+  })
+  .meta({ id: "CartPosition" });
 export type CartPositionResponse = z.infer<typeof cartPositionResponse>;
 
 /** The answer of bulk_create: one result per input, in order. */
 export const cartBulkResponse = z.object({
-  results: z.array(z.object({ success: z.boolean(), errors: object().nullable(), data: cartPositionResponse.nullable() })),
+  results: z.array(
+    z.object({ success: z.boolean(), errors: object().nullable(), data: cartPositionResponse.nullable() }),
+  ),
 });
 
 /** A position; `children` may hold the children of other positions too (a list page's). */
@@ -103,25 +114,48 @@ cartRoutes.get(`${base}/:id`, read, doc.ok(cartPositionResponse, { summary: "Car
   return c.json(serializeCart(found));
 });
 
-cartRoutes.post(base, write, doc.created(cartPositionResponse, { summary: "Create a cart position", failures: ["unavailable"] }), jsonBody(cartInput), async (c) => c.json(serializeCart(await createCartPosition(eventContext(c), c.req.valid("json"))), 201));
+cartRoutes.post(
+  base,
+  write,
+  doc.created(cartPositionResponse, { summary: "Create a cart position", failures: ["unavailable"] }),
+  jsonBody(cartInput),
+  async (c) => c.json(serializeCart(await createCartPosition(eventContext(c), c.req.valid("json"))), 201),
+);
 
-cartRoutes.post(`${base}/bulk_create`, write, doc.ok(cartBulkResponse, { summary: "Create several cart positions", description: "Each entry succeeds or fails on its own: one result per entry, in order.", failures: ["unavailable"] }), jsonBody(z.array(z.unknown()).max(1000), { describeAs: z.array(cartInput).max(1000) }), async (c) => {
-  // Each entry is validated on its own: one bad entry does not fail the others.
-  const entries = c.req.valid("json").map((entry): CartInput | Failure => {
-    const parsed = cartInput.safeParse(entry);
-    return parsed.success ? parsed.data : validationError(issuesToFieldErrors(parsed.error.issues));
-  });
-  const valid = entries.filter((e): e is CartInput => !(e instanceof Failure));
-  const created = valid.length ? await createCartPositions(eventContext(c), valid) : [];
-  let v = 0;
-  const results = entries.map((e) => {
-    const r = e instanceof Failure ? e : created[v++]!;
-    return r instanceof Failure ? { success: false, errors: errorResponse(r).body as Record<string, unknown>, data: null } : { success: true, errors: null, data: serializeCart(r) };
-  });
-  return c.json({ results } satisfies z.infer<typeof cartBulkResponse>, 200);
-});
+cartRoutes.post(
+  `${base}/bulk_create`,
+  write,
+  doc.ok(cartBulkResponse, {
+    summary: "Create several cart positions",
+    description: "Each entry succeeds or fails on its own: one result per entry, in order.",
+    failures: ["unavailable"],
+  }),
+  jsonBody(z.array(z.unknown()).max(1000), { describeAs: z.array(cartInput).max(1000) }),
+  async (c) => {
+    // Each entry is validated on its own: one bad entry does not fail the others.
+    const entries = c.req.valid("json").map((entry): CartInput | Failure => {
+      const parsed = cartInput.safeParse(entry);
+      return parsed.success ? parsed.data : validationError(issuesToFieldErrors(parsed.error.issues));
+    });
+    const valid = entries.filter((e): e is CartInput => !(e instanceof Failure));
+    const created = valid.length ? await createCartPositions(eventContext(c), valid) : [];
+    let v = 0;
+    const results = entries.map((e) => {
+      const r = e instanceof Failure ? e : created[v++]!;
+      return r instanceof Failure
+        ? { success: false, errors: errorResponse(r).body as Record<string, unknown>, data: null }
+        : { success: true, errors: null, data: serializeCart(r) };
+    });
+    return c.json({ results } satisfies z.infer<typeof cartBulkResponse>, 200);
+  },
+);
 
-cartRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a cart position", failures: ["unavailable"] }), async (c) => {
-  await deleteCartPosition(eventContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+cartRoutes.delete(
+  `${base}/:id`,
+  write,
+  doc.noContent({ summary: "Delete a cart position", failures: ["unavailable"] }),
+  async (c) => {
+    await deleteCartPosition(eventContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

@@ -18,14 +18,16 @@ import { i18n, id } from "../http/responses";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 
-export const categoryResponse = z.object({
-  id: id(),
-  name: i18n(),
-  internal_name: z.string().nullable(),
-  description: i18n().nullable(),
-  position: z.number().int(),
-  is_addon: z.boolean(),
-}).meta({ id: "Category" });
+export const categoryResponse = z
+  .object({
+    id: id(),
+    name: i18n(),
+    internal_name: z.string().nullable(),
+    description: i18n().nullable(),
+    position: z.number().int(),
+    is_addon: z.boolean(),
+  })
+  .meta({ id: "Category" });
 export type CategoryResponse = z.infer<typeof categoryResponse>;
 
 export function serializeCategory(cat: CategoryRow): CategoryResponse {
@@ -47,15 +49,27 @@ const write = eventScope("can_change_items");
 const base = "/organizers/:organizer/events/:event/categories";
 const singular = "/organizers/:organizer/events/:event/category";
 
-categoryRoutes.get(base, read, doc.list(categoryResponse, { summary: "List categories", ordering: CATEGORY_ORDERING, conditional: true }), categoryFilters, async (c) => {
-  const req = listRequest(c);
-  const page = await listCategories(c.var.db, c.var.event.id, c.req.valid("query").is_addon, req);
-  return notModified(c, page.lastModified) ?? respondPage(c, req, page, serializeCategory);
-});
+categoryRoutes.get(
+  base,
+  read,
+  doc.list(categoryResponse, { summary: "List categories", ordering: CATEGORY_ORDERING, conditional: true }),
+  categoryFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const page = await listCategories(c.var.db, c.var.event.id, c.req.valid("query").is_addon, req);
+    return notModified(c, page.lastModified) ?? respondPage(c, req, page, serializeCategory);
+  },
+);
 
-categoryRoutes.post(base, write, doc.created(categoryResponse, { summary: "Create a category" }), jsonBody(categoryFull), async (c) => {
-  return c.json(serializeCategory(await createCategory(eventContext(c), c.req.valid("json"))), 201);
-});
+categoryRoutes.post(
+  base,
+  write,
+  doc.created(categoryResponse, { summary: "Create a category" }),
+  jsonBody(categoryFull),
+  async (c) => {
+    return c.json(serializeCategory(await createCategory(eventContext(c), c.req.valid("json"))), 201);
+  },
+);
 
 categoryRoutes.get(`${base}/:id`, read, doc.ok(categoryResponse, { summary: "Category detail" }), async (c) => {
   const row = await findCategory(c.var.db, c.var.event.id, pathId(c, "id"));
@@ -63,13 +77,29 @@ categoryRoutes.get(`${base}/:id`, read, doc.ok(categoryResponse, { summary: "Cat
   return c.json(serializeCategory(row));
 });
 
-categoryRoutes.put(`${base}/:id`, write, doc.ok(categoryResponse, { summary: "Replace a category" }), jsonBody(categoryFull), async (c) => {
-  return c.json(serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")));
-});
+categoryRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(categoryResponse, { summary: "Replace a category" }),
+  jsonBody(categoryFull),
+  async (c) => {
+    return c.json(
+      serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
+    );
+  },
+);
 
-categoryRoutes.patch(`${base}/:id`, write, doc.ok(categoryResponse, { summary: "Change a category" }), jsonBody(categoryPatch), async (c) => {
-  return c.json(serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
-});
+categoryRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(categoryResponse, { summary: "Change a category" }),
+  jsonBody(categoryPatch),
+  async (c) => {
+    return c.json(
+      serializeCategory(await changeCategory(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")),
+    );
+  },
+);
 
 async function remove(c: AppContext) {
   await deleteCategory(eventContext(c), pathId(c, "id"));
@@ -77,4 +107,9 @@ async function remove(c: AppContext) {
 }
 
 categoryRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a category" }), remove);
-categoryRoutes.delete(`${singular}/:id`, write, doc.noContent({ summary: "Delete a category (singular path)" }), remove);
+categoryRoutes.delete(
+  `${singular}/:id`,
+  write,
+  doc.noContent({ summary: "Delete a category (singular path)" }),
+  remove,
+);

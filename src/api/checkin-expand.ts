@@ -18,15 +18,24 @@ import { serializeSubevent } from "./subevents";
 import type { Expanded } from "./checkin-serializers";
 
 /** `expand` (repeatable, also comma-separated): declare it as `expand: expandParam` in the route's `queryParams`. */
-export const expandParam = q.list("ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer)", {
-  commaSeparated: true,
-});
+export const expandParam = q.list(
+  "ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer)",
+  {
+    commaSeparated: true,
+  },
+);
 
 /** `exclude` (repeatable, also comma-separated): declare it as `exclude: excludeParam`. */
-export const excludeParam = q.list("a field to leave out of the answer (repeatable), e.g. `checkin_count`", { commaSeparated: true, omitsFields: true });
+export const excludeParam = q.list("a field to leave out of the answer (repeatable), e.g. `checkin_count`", {
+  commaSeparated: true,
+  omitsFields: true,
+});
 
 /** `pdf_data`, which pretixSCAN sends with scans and order downloads. */
-export const pdfDataParam = q.ignored({ type: "boolean" }, "the service renders the ticket PDFs itself (`downloads`, open point 12).");
+export const pdfDataParam = q.ignored(
+  { type: "boolean" },
+  "the service renders the ticket PDFs itself (`downloads`, open point 12).",
+);
 
 /** The `expand` values of the request. */
 export function expandOf(c: AppContext): Set<string> {
@@ -38,7 +47,11 @@ export function excludeOf(c: AppContext): string[] {
   return excludeParam.read(c, "exclude") ?? [];
 }
 
-export async function expandSubevents(c: AppContext, eventId: number, ids: Iterable<number | null>): Promise<Map<number, Record<string, unknown>>> {
+export async function expandSubevents(
+  c: AppContext,
+  eventId: number,
+  ids: Iterable<number | null>,
+): Promise<Map<number, Record<string, unknown>>> {
   const unique = [...new Set([...ids].filter((x): x is number => x !== null))];
   const rows = await Promise.all(unique.map((id) => findSubevent(c.var.db, eventId, id)));
   const out = new Map<number, Record<string, unknown>>();
@@ -55,7 +68,12 @@ export async function expandPositions(
 ): Promise<Expanded> {
   const out: Expanded = {};
   const db = c.var.db;
-  if (expand.has("subevent")) out.subevents = await expandSubevents(c, eventId, rows.map((r) => r.subeventId));
+  if (expand.has("subevent"))
+    out.subevents = await expandSubevents(
+      c,
+      eventId,
+      rows.map((r) => r.subeventId),
+    );
   if (expand.has("item") || expand.has("variation")) {
     const itemIds = [...new Set(rows.map((r) => r.itemId))];
     // Organizer-level calls (checkinrpc) scan tickets of several events: each its own item view.
@@ -69,7 +87,9 @@ export async function expandPositions(
     }
     if (expand.has("variation")) {
       out.variations = new Map();
-      const pairs = [...new Map(rows.filter((r) => r.variationId !== null).map((r) => [r.variationId!, r.itemId])).entries()];
+      const pairs = [
+        ...new Map(rows.filter((r) => r.variationId !== null).map((r) => [r.variationId!, r.itemId])).entries(),
+      ];
       const vars = await Promise.all(pairs.map(([v, item]) => findVariation(db, item, v)));
       vars.forEach((v, i) => {
         const item = records[itemIds.indexOf(pairs[i]![1])]?.item;
@@ -81,10 +101,22 @@ export async function expandPositions(
 }
 
 /** `expand=answers.question`: a ticket's answers with their questions as full objects. */
-export async function expandAnswerQuestions(c: AppContext, eventId: number, position: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function expandAnswerQuestions(
+  c: AppContext,
+  eventId: number,
+  position: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const answers = (position.answers as { question: number }[] | undefined) ?? [];
   if (answers.length === 0) return position;
-  const questions = new Map((await questionRecordsByIds(c.var.db, eventId, answers.map((a) => a.question))).map((q) => [q.question.id, serializeQuestion(q)]));
+  const questions = new Map(
+    (
+      await questionRecordsByIds(
+        c.var.db,
+        eventId,
+        answers.map((a) => a.question),
+      )
+    ).map((q) => [q.question.id, serializeQuestion(q)]),
+  );
   return { ...position, answers: answers.map((a) => ({ ...a, question: questions.get(a.question) ?? a.question })) };
 }
 
@@ -99,7 +131,9 @@ const statusInParam: QueryParam<string[]> = {
   style: "form",
   read(c, name) {
     const many = q.string().read(c, name)?.split(",").filter(Boolean);
-    for (const s of many ?? []) if (!STATUS_SET.has(s)) throw fieldError(name, `Select a valid choice. ${s} is not one of the available choices.`);
+    for (const s of many ?? [])
+      if (!STATUS_SET.has(s))
+        throw fieldError(name, `Select a valid choice. ${s} is not one of the available choices.`);
     return many;
   },
 };

@@ -18,26 +18,31 @@ export { excludeFields };
 
 // ---- check-in list ----
 
-export const checkinListResponse = z.object({
-  id: id(),
-  name: z.string(),
-  all_products: z.boolean(),
-  limit_products: z.array(id()),
-  subevent: z.union([id(), object()]).nullable(),
-  position_count: z.number().int(),
-  checkin_count: z.number().int(),
-  include_pending: z.boolean(),
-  auto_checkin_sales_channels: z.array(z.string()),
-  allow_multiple_entries: z.boolean(),
-  allow_entry_after_exit: z.boolean(),
-  rules: object(),
-  exit_all_at: dateTime().nullable(),
-  addon_match: z.boolean(),
-}).meta({ id: "CheckinList" });
+export const checkinListResponse = z
+  .object({
+    id: id(),
+    name: z.string(),
+    all_products: z.boolean(),
+    limit_products: z.array(id()),
+    subevent: z.union([id(), object()]).nullable(),
+    position_count: z.number().int(),
+    checkin_count: z.number().int(),
+    include_pending: z.boolean(),
+    auto_checkin_sales_channels: z.array(z.string()),
+    allow_multiple_entries: z.boolean(),
+    allow_entry_after_exit: z.boolean(),
+    rules: object(),
+    exit_all_at: dateTime().nullable(),
+    addon_match: z.boolean(),
+  })
+  .meta({ id: "CheckinList" });
 export type CheckinListResponse = z.infer<typeof checkinListResponse>;
 
 /** A list; `subevents` holds expanded dates (expand=subevent); `exclude` drops fields (pretix: e.g. `checkin_count`). */
-export function serializeCheckinList(r: CheckinListRecord, opts: { subevents?: Map<number, Record<string, unknown>>; exclude?: readonly string[] } = {}): Partial<CheckinListResponse> {
+export function serializeCheckinList(
+  r: CheckinListRecord,
+  opts: { subevents?: Map<number, Record<string, unknown>>; exclude?: readonly string[] } = {},
+): Partial<CheckinListResponse> {
   const l = r.list;
   const out: CheckinListResponse = {
     id: l.id,
@@ -60,30 +65,40 @@ export function serializeCheckinList(r: CheckinListRecord, opts: { subevents?: M
 
 // ---- status ----
 
-export const checkinListStatusResponse = z.object({
-  checkin_count: z.number().int(),
-  position_count: z.number().int(),
-  inside_count: z.number().int(),
-  /**
-   * Beyond pretix: the list's scans by how they reached the service. `online`: successful scans
-   * decided when made; `uploaded`: successful scans made offline and uploaded later (the scanner
-   * sent `force`; a repeated upload of one scan, same `nonce`, counts once); `automatic`:
-   * check-ins and exits the service made itself; `failed_online` / `failed_uploaded`: refused
-   * scans, decided here or reported by offline scanners.
-   */
-  scans: z.object({ online: z.number().int(), uploaded: z.number().int(), automatic: z.number().int(), failed_online: z.number().int(), failed_uploaded: z.number().int() }),
-  event: z.object({ name: z.string() }),
-  items: z.array(
-    z.object({
-      name: z.string(),
-      id: id(),
-      checkin_count: z.number().int(),
-      admission: z.boolean(),
-      position_count: z.number().int(),
-      variations: z.array(z.object({ value: z.string(), id: id(), checkin_count: z.number().int(), position_count: z.number().int() })),
+export const checkinListStatusResponse = z
+  .object({
+    checkin_count: z.number().int(),
+    position_count: z.number().int(),
+    inside_count: z.number().int(),
+    /**
+     * Beyond pretix: the list's scans by how they reached the service. `online`: successful scans
+     * decided when made; `uploaded`: successful scans made offline and uploaded later (the scanner
+     * sent `force`; a repeated upload of one scan, same `nonce`, counts once); `automatic`:
+     * check-ins and exits the service made itself; `failed_online` / `failed_uploaded`: refused
+     * scans, decided here or reported by offline scanners.
+     */
+    scans: z.object({
+      online: z.number().int(),
+      uploaded: z.number().int(),
+      automatic: z.number().int(),
+      failed_online: z.number().int(),
+      failed_uploaded: z.number().int(),
     }),
-  ),
-}).meta({ id: "CheckinListStatus" });
+    event: z.object({ name: z.string() }),
+    items: z.array(
+      z.object({
+        name: z.string(),
+        id: id(),
+        checkin_count: z.number().int(),
+        admission: z.boolean(),
+        position_count: z.number().int(),
+        variations: z.array(
+          z.object({ value: z.string(), id: id(), checkin_count: z.number().int(), position_count: z.number().int() }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: "CheckinListStatus" });
 export type CheckinListStatusResponse = z.infer<typeof checkinListStatusResponse>;
 
 export type StatusRows = {
@@ -104,7 +119,13 @@ export function serializeCheckinListStatus(s: StatusRows, locale: string): Check
     checkin_count: s.totals.checkins,
     position_count: s.totals.positions,
     inside_count: s.totals.inside,
-    scans: { online: s.scans.online, uploaded: s.scans.uploaded, automatic: s.scans.automatic, failed_online: s.scans.failedOnline, failed_uploaded: s.scans.failedUploaded },
+    scans: {
+      online: s.scans.online,
+      uploaded: s.scans.uploaded,
+      automatic: s.scans.automatic,
+      failed_online: s.scans.failedOnline,
+      failed_uploaded: s.scans.failedUploaded,
+    },
     event: { name: i18nText(s.eventName, locale) },
     items: s.items.map((i) => ({
       name: i18nText(i.name, locale),
@@ -114,27 +135,38 @@ export function serializeCheckinListStatus(s: StatusRows, locale: string): Check
       position_count: byItem.get(i.id)?.positions ?? 0,
       variations: s.variations
         .filter((v) => v.itemId === i.id)
-        .map((v) => ({ value: i18nText(v.value, locale), id: v.id, checkin_count: byVariation.get(v.id)?.checkins ?? 0, position_count: byVariation.get(v.id)?.positions ?? 0 })),
+        .map((v) => ({
+          value: i18nText(v.value, locale),
+          id: v.id,
+          checkin_count: byVariation.get(v.id)?.checkins ?? 0,
+          position_count: byVariation.get(v.id)?.positions ?? 0,
+        })),
     })),
   };
 }
 
 // ---- a list's ticket ----
 
-export const checkinPositionResponse = positionResponse.extend({
-  item: z.union([id(), object()]),
-  variation: z.union([id(), object()]).nullable(),
-  subevent: z.union([id(), object()]).nullable(),
-  require_attention: z.boolean(),
-  order__status: z.enum(["n", "p", "e", "c"]),
-  order__valid_if_pending: z.boolean(),
-  order__require_approval: z.boolean(),
-  order__locale: z.string(),
-}).meta({ id: "CheckinPosition" });
+export const checkinPositionResponse = positionResponse
+  .extend({
+    item: z.union([id(), object()]),
+    variation: z.union([id(), object()]).nullable(),
+    subevent: z.union([id(), object()]).nullable(),
+    require_attention: z.boolean(),
+    order__status: z.enum(["n", "p", "e", "c"]),
+    order__valid_if_pending: z.boolean(),
+    order__require_approval: z.boolean(),
+    order__locale: z.string(),
+  })
+  .meta({ id: "CheckinPosition" });
 export type CheckinPositionResponse = z.infer<typeof checkinPositionResponse>;
 
 /** What `expand` replaced: full objects of items, variations and dates, by id. */
-export type Expanded = { items?: Map<number, Record<string, unknown>>; variations?: Map<number, Record<string, unknown>>; subevents?: Map<number, Record<string, unknown>> };
+export type Expanded = {
+  items?: Map<number, Record<string, unknown>>;
+  variations?: Map<number, Record<string, unknown>>;
+  subevents?: Map<number, Record<string, unknown>>;
+};
 
 /** Where download URLs point: the service's public base and the organizer (the event is the ticket's). */
 export type DownloadBase = { baseUrl: string; organizerSlug: string };
@@ -144,7 +176,11 @@ export type DownloadBase = { baseUrl: string; organizerSlug: string };
  * (order, product or variation flag), the order's status fields, and `attendee_name` falling
  * back to the parent ticket's, then to the invoice address's name.
  */
-export function serializeCheckinPosition(r: CheckinPositionRow, at: DownloadBase, expanded: Expanded = {}): CheckinPositionResponse {
+export function serializeCheckinPosition(
+  r: CheckinPositionRow,
+  at: DownloadBase,
+  expanded: Expanded = {},
+): CheckinPositionResponse {
   const downloads = positionDownloads(
     {
       id: r.id,
@@ -205,41 +241,63 @@ export function serializeCheckinPosition(r: CheckinPositionRow, at: DownloadBase
 
 // ---- a scan's answer (checkinrpc/redeem and the per-list redeem) ----
 
-export const miniListResponse = z.object({ id: id(), name: z.string(), event: z.string(), subevent: id().nullable(), include_pending: z.boolean() });
+export const miniListResponse = z.object({
+  id: id(),
+  name: z.string(),
+  event: z.string(),
+  subevent: id().nullable(),
+  include_pending: z.boolean(),
+});
 
-export const redeemResponse = z.object({
-  status: z.enum(["ok", "incomplete", "error"]),
-  reason: z.string().optional(),
-  reason_explanation: z.string().nullable().optional(),
-  detail: z.string().optional(),
-  require_attention: z.boolean(),
-  checkin_texts: z.array(z.string()),
-  position: object().optional(),
-  list: miniListResponse.optional(),
-  questions: z.array(object()).optional(),
-}).meta({ id: "RedeemAnswer" });
+export const redeemResponse = z
+  .object({
+    status: z.enum(["ok", "incomplete", "error"]),
+    reason: z.string().optional(),
+    reason_explanation: z.string().nullable().optional(),
+    detail: z.string().optional(),
+    require_attention: z.boolean(),
+    checkin_texts: z.array(z.string()),
+    position: object().optional(),
+    list: miniListResponse.optional(),
+    questions: z.array(object()).optional(),
+  })
+  .meta({ id: "RedeemAnswer" });
 export type RedeemResponse = z.infer<typeof redeemResponse>;
 
 // ---- failed scans and the check-in history ----
 
-export const failedCheckinResponse = z.object({
-  error_reason: z.string(),
-  error_explanation: z.string().nullable(),
-  raw_barcode: z.string(),
-  raw_item: id().nullable(),
-  raw_variation: id().nullable(),
-  raw_subevent: id().nullable(),
-  nonce: z.string().nullable(),
-  datetime: dateTime(),
-  type: z.enum(["entry", "exit"]),
-  position: id().nullable(),
-}).meta({ id: "FailedCheckin" });
+export const failedCheckinResponse = z
+  .object({
+    error_reason: z.string(),
+    error_explanation: z.string().nullable(),
+    raw_barcode: z.string(),
+    raw_item: id().nullable(),
+    raw_variation: id().nullable(),
+    raw_subevent: id().nullable(),
+    nonce: z.string().nullable(),
+    datetime: dateTime(),
+    type: z.enum(["entry", "exit"]),
+    position: id().nullable(),
+  })
+  .meta({ id: "FailedCheckin" });
 export type FailedCheckinResponse = z.infer<typeof failedCheckinResponse>;
 
 type CheckinRow = typeof checkins.$inferSelect;
 
 /** A failed scan as stored (the row's fields the answer shows). */
-export type FailedCheckinRecord = Pick<CheckinRow, "errorReason" | "errorExplanation" | "rawBarcode" | "rawItem" | "rawVariation" | "rawSubevent" | "nonce" | "datetime" | "type" | "positionId">;
+export type FailedCheckinRecord = Pick<
+  CheckinRow,
+  | "errorReason"
+  | "errorExplanation"
+  | "rawBarcode"
+  | "rawItem"
+  | "rawVariation"
+  | "rawSubevent"
+  | "nonce"
+  | "datetime"
+  | "type"
+  | "positionId"
+>;
 
 export function serializeFailedCheckin(c: FailedCheckinRecord): FailedCheckinResponse {
   return {
@@ -257,23 +315,27 @@ export function serializeFailedCheckin(c: FailedCheckinRecord): FailedCheckinRes
 }
 
 /** A row of the check-in history (pretix checkin.rst "Check-in history"), failed scans included. */
-export const checkinHistoryResponse = z.object({
-  id: id(),
-  successful: z.boolean(),
-  error_reason: z.string().nullable(),
-  error_explanation: z.string().nullable(),
-  position: id().nullable(),
-  datetime: dateTime(),
-  created: dateTime(),
-  list: id(),
-  auto_checked_in: z.boolean(),
-  gate: id().nullable(),
-  device: id().nullable(),
-  device_id: z.number().int().nullable(),
-  type: z.enum(["entry", "exit"]),
-}).meta({ id: "Checkin" });
+export const checkinHistoryResponse = z
+  .object({
+    id: id(),
+    successful: z.boolean(),
+    error_reason: z.string().nullable(),
+    error_explanation: z.string().nullable(),
+    position: id().nullable(),
+    datetime: dateTime(),
+    created: dateTime(),
+    list: id(),
+    auto_checked_in: z.boolean(),
+    gate: id().nullable(),
+    device: id().nullable(),
+    device_id: z.number().int().nullable(),
+    type: z.enum(["entry", "exit"]),
+  })
+  .meta({ id: "Checkin" });
 
-export function serializeHistory(c: CheckinRow & { deviceNumber: number | null }): z.infer<typeof checkinHistoryResponse> {
+export function serializeHistory(
+  c: CheckinRow & { deviceNumber: number | null },
+): z.infer<typeof checkinHistoryResponse> {
   return {
     id: c.id,
     successful: c.successful,

@@ -18,8 +18,22 @@ import { listRequest, respondPage } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
 import { jsonBody, type QueryParam, queryParams } from "../http/validation";
-import { expandAnswerQuestions, expandOf, expandParam, expandPositions, pdfDataParam, POSITION_FILTER_PARAMS, positionFilters } from "./checkin-expand";
-import { checkinPositionResponse, type DownloadBase, type RedeemResponse, redeemResponse, serializeCheckinPosition } from "./checkin-serializers";
+import {
+  expandAnswerQuestions,
+  expandOf,
+  expandParam,
+  expandPositions,
+  pdfDataParam,
+  POSITION_FILTER_PARAMS,
+  positionFilters,
+} from "./checkin-expand";
+import {
+  checkinPositionResponse,
+  type DownloadBase,
+  type RedeemResponse,
+  redeemResponse,
+  serializeCheckinPosition,
+} from "./checkin-serializers";
 import { serializeQuestion } from "./questions";
 
 export { redeemResponse } from "./checkin-serializers";
@@ -31,15 +45,33 @@ export function downloadBase(c: AppContext): DownloadBase {
 
 /** The JSON answer of a decided scan. */
 export async function respondScan(c: AppContext, r: ScanResult): Promise<Response> {
-  const list = { id: r.list.id, name: r.list.name, event: r.list.event, subevent: r.list.subevent, include_pending: r.list.include_pending };
+  const list = {
+    id: r.list.id,
+    name: r.list.name,
+    event: r.list.event,
+    subevent: r.list.subevent,
+    include_pending: r.list.include_pending,
+  };
   if (r.status === "invalid") {
-    const body: RedeemResponse = { detail: MESSAGES.notFound, status: "error", reason: "invalid", reason_explanation: null, require_attention: false, checkin_texts: [], list };
+    const body: RedeemResponse = {
+      detail: MESSAGES.notFound,
+      status: "error",
+      reason: "invalid",
+      reason_explanation: null,
+      require_attention: false,
+      checkin_texts: [],
+      list,
+    };
     return c.json(body, 404);
   }
   const expand = expandOf(c);
   let position: Record<string, unknown> | undefined;
   if (r.position) {
-    position = serializeCheckinPosition(r.position, downloadBase(c), await expandPositions(c, r.eventId, [r.position], expand));
+    position = serializeCheckinPosition(
+      r.position,
+      downloadBase(c),
+      await expandPositions(c, r.eventId, [r.position], expand),
+    );
     if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
   }
   const body: RedeemResponse = {
@@ -61,7 +93,11 @@ export async function respondScan(c: AppContext, r: ScanResult): Promise<Respons
 
 /** The answers of a scan besides `ok` (201), for the API description. */
 export const redeemAnswers: Record<number, OwnAnswer> = {
-  400: { description: "The scan is refused (`status` `error` with `reason`), or questions must be answered first (`incomplete` with `questions`).", schema: redeemResponse },
+  400: {
+    description:
+      "The scan is refused (`status` `error` with `reason`), or questions must be answered first (`incomplete` with `questions`).",
+    schema: redeemResponse,
+  },
   404: { description: "The code is no ticket (`status` `error`, `reason` `invalid`).", schema: redeemResponse },
 };
 
@@ -99,7 +135,10 @@ const listIdsParam: QueryParam<number[]> = {
 checkinRoutes.get(
   `${base}/search`,
   organizerScope("can_view_orders"),
-  doc.list(checkinPositionResponse, { summary: "Search tickets on several check-in lists", ordering: positionOrdering([]) }),
+  doc.list(checkinPositionResponse, {
+    summary: "Search tickets on several check-in lists",
+    ordering: positionOrdering([]),
+  }),
   queryParams({ list: listIdsParam, ...POSITION_FILTER_PARAMS, expand: expandParam }),
   async (c) => {
     const req = listRequest(c);
@@ -107,7 +146,8 @@ checkinRoutes.get(
     const ids = f.list ?? [];
     const ctx = organizerContext(c);
     if (ids.length === 0) throw badRequest("No check-in list passed.");
-    if (ids.length > MAX_SEARCH_LISTS) throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
+    if (ids.length > MAX_SEARCH_LISTS)
+      throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
     let resolved: Awaited<ReturnType<typeof resolveLists>>;
     try {
       resolved = await resolveLists(ctx, c.var.principal, ids);
@@ -120,7 +160,13 @@ checkinRoutes.get(
     const page = await listCheckinPositions(c.var.db, lists, positionFilters(f), req);
     const expand = expandOf(c);
     const byEvent = Map.groupBy(page.rows, (r) => r.eventId);
-    const expanded = new Map(await Promise.all([...byEvent].map(async ([eventId, rows]) => [eventId, await expandPositions(c, eventId, rows, expand)] as const)));
+    const expanded = new Map(
+      await Promise.all(
+        [...byEvent].map(
+          async ([eventId, rows]) => [eventId, await expandPositions(c, eventId, rows, expand)] as const,
+        ),
+      ),
+    );
     return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded.get(p.eventId)));
   },
 );

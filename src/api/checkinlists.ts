@@ -17,7 +17,14 @@ import {
   positionOrdering,
 } from "../db/checkin";
 import { CHECKIN_REASONS } from "../db/schema";
-import { changeList, checkinListFull, checkinListPatch, createList, deleteList, loadCheckinList } from "../domain/checkin-lists";
+import {
+  changeList,
+  checkinListFull,
+  checkinListPatch,
+  createList,
+  deleteList,
+  loadCheckinList,
+} from "../domain/checkin-lists";
 import { failedCheckinInput, listRedeemInput, redeemOnList, storeFailedCheckin } from "../domain/checkin-redeem";
 import { notFound } from "../domain/failure";
 import { eventSettingsFor } from "../domain/settings";
@@ -28,7 +35,17 @@ import { apiDocs, type PathParam, type RouteDoc } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
-import { excludeOf, excludeParam, expandOf, expandParam, expandPositions, expandSubevents, pdfDataParam, POSITION_FILTER_PARAMS, positionFilters } from "./checkin-expand";
+import {
+  excludeOf,
+  excludeParam,
+  expandOf,
+  expandParam,
+  expandPositions,
+  expandSubevents,
+  pdfDataParam,
+  POSITION_FILTER_PARAMS,
+  positionFilters,
+} from "./checkin-expand";
 import { downloadBase, redeemAnswers, respondScan } from "./checkin";
 import {
   checkinHistoryResponse,
@@ -83,66 +100,132 @@ const historyFilters = queryParams({
   gate: q.int(),
   auto_checked_in: q.bool(),
 });
-const TICKET: PathParam = { schema: { type: "string" }, description: "The ticket's id; with `untrusted_input=true` (or when it is no number), its secret." };
+const TICKET: PathParam = {
+  schema: { type: "string" },
+  description: "The ticket's id; with `untrusted_input=true` (or when it is no number), its secret.",
+};
 
 async function respondList(c: AppContext, r: CheckinListRecord, status: 200 | 201 = 200) {
-  const subevents = expandOf(c).has("subevent") ? await expandSubevents(c, c.var.event.id, [r.list.subeventId]) : undefined;
+  const subevents = expandOf(c).has("subevent")
+    ? await expandSubevents(c, c.var.event.id, [r.list.subeventId])
+    : undefined;
   return c.json(serializeCheckinList(r, { subevents, exclude: excludeOf(c) }), status);
 }
 
-checkinListRoutes.get(base, read, doc.list(checkinListResponse, { summary: "List check-in lists", ordering: CHECKIN_LIST_ORDERING, conditional: true }), listFilters, async (c) => {
-  const req = listRequest(c);
-  const f = c.req.valid("query");
-  const exclude = f.exclude ?? [];
-  const page = await listCheckinLists(
-    c.var.db,
-    c.var.event.id,
-    { subevent: f.subevent, subeventMatch: f.subevent_match, endsAfter: f.ends_after },
-    req,
-    !(exclude.includes("checkin_count") && exclude.includes("position_count")),
-  );
-  const unchanged = notModified(c, page.lastModified);
-  if (unchanged) return unchanged;
-  const subevents = expandOf(c).has("subevent") ? await expandSubevents(c, c.var.event.id, page.rows.map((r) => r.list.subeventId)) : undefined;
-  return respondPage(c, req, page, (r) => serializeCheckinList(r, { subevents, exclude }));
-});
+checkinListRoutes.get(
+  base,
+  read,
+  doc.list(checkinListResponse, { summary: "List check-in lists", ordering: CHECKIN_LIST_ORDERING, conditional: true }),
+  listFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const f = c.req.valid("query");
+    const exclude = f.exclude ?? [];
+    const page = await listCheckinLists(
+      c.var.db,
+      c.var.event.id,
+      { subevent: f.subevent, subeventMatch: f.subevent_match, endsAfter: f.ends_after },
+      req,
+      !(exclude.includes("checkin_count") && exclude.includes("position_count")),
+    );
+    const unchanged = notModified(c, page.lastModified);
+    if (unchanged) return unchanged;
+    const subevents = expandOf(c).has("subevent")
+      ? await expandSubevents(
+          c,
+          c.var.event.id,
+          page.rows.map((r) => r.list.subeventId),
+        )
+      : undefined;
+    return respondPage(c, req, page, (r) => serializeCheckinList(r, { subevents, exclude }));
+  },
+);
 
-checkinListRoutes.get(`${base}/:id`, read, doc.ok(checkinListResponse, { summary: "Check-in list detail" }), listShape, async (c) => respondList(c, await loadCheckinList(c.var, pathId(c, "id"))));
+checkinListRoutes.get(
+  `${base}/:id`,
+  read,
+  doc.ok(checkinListResponse, { summary: "Check-in list detail" }),
+  listShape,
+  async (c) => respondList(c, await loadCheckinList(c.var, pathId(c, "id"))),
+);
 
-checkinListRoutes.get(`${base}/:id/status`, read, doc.ok(checkinListStatusResponse, { summary: "A check-in list's status", description: "Tickets and check-ins in total and per product and variation." }), async (c) => {
-  const r = await loadCheckinList(c.var, pathId(c, "id"), false);
-  const [status, settings] = await Promise.all([checkinListStatus(c.var.db, r.list), eventSettingsFor(c.var.db, c.var.organizer.id, c.var.event.id)]);
-  return c.json(serializeCheckinListStatus(status, (settings.locale as string | undefined) ?? "en"));
-});
+checkinListRoutes.get(
+  `${base}/:id/status`,
+  read,
+  doc.ok(checkinListStatusResponse, {
+    summary: "A check-in list's status",
+    description: "Tickets and check-ins in total and per product and variation.",
+  }),
+  async (c) => {
+    const r = await loadCheckinList(c.var, pathId(c, "id"), false);
+    const [status, settings] = await Promise.all([
+      checkinListStatus(c.var.db, r.list),
+      eventSettingsFor(c.var.db, c.var.organizer.id, c.var.event.id),
+    ]);
+    return c.json(serializeCheckinListStatus(status, (settings.locale as string | undefined) ?? "en"));
+  },
+);
 
 const changes = { failures: ["unavailable"] } satisfies Partial<RouteDoc>;
-checkinListRoutes.post(base, write, doc.created(checkinListResponse, { summary: "Create a check-in list", ...changes }), listShape, jsonBody(checkinListFull), async (c) =>
-  respondList(c, await createList(eventContext(c), c.req.valid("json")), 201),
+checkinListRoutes.post(
+  base,
+  write,
+  doc.created(checkinListResponse, { summary: "Create a check-in list", ...changes }),
+  listShape,
+  jsonBody(checkinListFull),
+  async (c) => respondList(c, await createList(eventContext(c), c.req.valid("json")), 201),
 );
-checkinListRoutes.put(`${base}/:id`, write, doc.ok(checkinListResponse, { summary: "Replace a check-in list", ...changes }), listShape, jsonBody(checkinListFull), async (c) =>
-  respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), true)),
+checkinListRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(checkinListResponse, { summary: "Replace a check-in list", ...changes }),
+  listShape,
+  jsonBody(checkinListFull),
+  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), true)),
 );
-checkinListRoutes.patch(`${base}/:id`, write, doc.ok(checkinListResponse, { summary: "Change a check-in list", ...changes }), listShape, jsonBody(checkinListPatch), async (c) =>
-  respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), false)),
+checkinListRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(checkinListResponse, { summary: "Change a check-in list", ...changes }),
+  listShape,
+  jsonBody(checkinListPatch),
+  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), false)),
 );
 
 const remove = async (c: AppContext) => {
   await deleteList(eventContext(c), pathId(c, "id"));
   return c.body(null, 204);
 };
-checkinListRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a check-in list", description: "Its check-ins are deleted with it.", ...changes }), remove);
-checkinListRoutes.delete(`${ev}/checkinlist/:id`, write, doc.noContent({ summary: "Delete a check-in list (pretix's singular path)", description: "The same as `DELETE .../checkinlists/{id}/`.", ...changes }), remove);
+checkinListRoutes.delete(
+  `${base}/:id`,
+  write,
+  doc.noContent({ summary: "Delete a check-in list", description: "Its check-ins are deleted with it.", ...changes }),
+  remove,
+);
+checkinListRoutes.delete(
+  `${ev}/checkinlist/:id`,
+  write,
+  doc.noContent({
+    summary: "Delete a check-in list (pretix's singular path)",
+    description: "The same as `DELETE .../checkinlists/{id}/`.",
+    ...changes,
+  }),
+  remove,
+);
 
 // ---- failed scans ----
 
 checkinListRoutes.post(
   `${base}/:list/failed_checkins`,
   scan,
-  doc.created(failedCheckinResponse, { summary: "Record a failed scan", description: "For the statistics and the check-in history; nothing is checked in." }),
+  doc.created(failedCheckinResponse, {
+    summary: "Record a failed scan",
+    description: "For the statistics and the check-in history; nothing is checked in.",
+  }),
   jsonBody(failedCheckinInput),
   async (c) => {
     const row = await storeFailedCheckin(eventContext(c), c.var.principal, pathId(c, "list"), c.req.valid("json"));
-      return c.json(serializeFailedCheckin(row), 201);
+    return c.json(serializeFailedCheckin(row), 201);
   },
 );
 
@@ -165,23 +248,43 @@ checkinListRoutes.get(
   },
 );
 
-checkinListRoutes.get(`${base}/:list/positions/:id`, read, doc.ok(checkinPositionResponse, { summary: "A ticket of a check-in list" }), queryParams({ expand: expandParam }), async (c) => {
-  const r = await loadCheckinList(c.var, pathId(c, "list"), false);
-  const p = await findCheckinPosition(c.var.db, r.list, pathId(c, "id"));
-  if (!p) throw notFound();
-  return c.json(serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))));
-});
+checkinListRoutes.get(
+  `${base}/:list/positions/:id`,
+  read,
+  doc.ok(checkinPositionResponse, { summary: "A ticket of a check-in list" }),
+  queryParams({ expand: expandParam }),
+  async (c) => {
+    const r = await loadCheckinList(c.var, pathId(c, "list"), false);
+    const p = await findCheckinPosition(c.var.db, r.list, pathId(c, "id"));
+    if (!p) throw notFound();
+    return c.json(
+      serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))),
+    );
+  },
+);
 
 /** The per-list redeem: the ticket by secret (or, without `untrusted_input`, by id) in the path. */
 checkinListRoutes.post(
   `${base}/:list/positions/:id/redeem`,
   scan,
-  doc.created(redeemResponse, { summary: "Check a ticket in or out on this list", answers: redeemAnswers, failures: ["unavailable"], pathParams: { id: TICKET } }),
+  doc.created(redeemResponse, {
+    summary: "Check a ticket in or out on this list",
+    answers: redeemAnswers,
+    failures: ["unavailable"],
+    pathParams: { id: TICKET },
+  }),
   redeemQuery,
   jsonBody(listRedeemInput),
   async (c) => {
     const untrusted = c.req.valid("query").untrusted_input ?? false;
-    const result = await redeemOnList(eventContext(c), c.var.principal, pathId(c, "list"), c.req.param("id"), untrusted, c.req.valid("json"));
+    const result = await redeemOnList(
+      eventContext(c),
+      c.var.principal,
+      pathId(c, "list"),
+      c.req.param("id"),
+      untrusted,
+      c.req.valid("json"),
+    );
     return respondScan(c, result);
   },
 );
@@ -191,7 +294,11 @@ checkinListRoutes.post(
 checkinListRoutes.get(
   `${ev}/checkins`,
   read,
-  doc.list(checkinHistoryResponse, { summary: "The event's check-in history", description: "Successful and failed scans.", ordering: HISTORY_ORDERING }),
+  doc.list(checkinHistoryResponse, {
+    summary: "The event's check-in history",
+    description: "Successful and failed scans.",
+    ordering: HISTORY_ORDERING,
+  }),
   historyFilters,
   async (c) => {
     const req = listRequest(c);

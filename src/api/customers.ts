@@ -7,7 +7,14 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { type CustomerRow, findCustomer, listCustomers } from "../db/customers";
-import { anonymizeCustomer, changeCustomer, createCustomer, customerCreateInput, customerInput, customerPatch } from "../domain/customers";
+import {
+  anonymizeCustomer,
+  changeCustomer,
+  createCustomer,
+  customerCreateInput,
+  customerInput,
+  customerPatch,
+} from "../domain/customers";
 import { notFound } from "../domain/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
@@ -18,20 +25,22 @@ import { jsonBody, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
 /** A customer (spec "Customer"; `password` is never sent). */
-export const customerResponse = z.object({
-  identifier: z.string(),
-  external_identifier: z.string().nullable(),
-  email: z.string().nullable(),
-  name: z.string().nullable(),
-  name_parts: z.record(z.string(), z.string()),
-  is_active: z.boolean(),
-  is_verified: z.boolean(),
-  last_login: dateTime().nullable(),
-  date_joined: dateTime(),
-  locale: z.string(),
-  last_modified: dateTime(),
-  notes: z.string().nullable(),
-}).meta({ id: "Customer" });
+export const customerResponse = z
+  .object({
+    identifier: z.string(),
+    external_identifier: z.string().nullable(),
+    email: z.string().nullable(),
+    name: z.string().nullable(),
+    name_parts: z.record(z.string(), z.string()),
+    is_active: z.boolean(),
+    is_verified: z.boolean(),
+    last_login: dateTime().nullable(),
+    date_joined: dateTime(),
+    locale: z.string(),
+    last_modified: dateTime(),
+    notes: z.string().nullable(),
+  })
+  .meta({ id: "Customer" });
 export type CustomerResponse = z.infer<typeof customerResponse>;
 
 export function serializeCustomer(r: CustomerRow): CustomerResponse {
@@ -59,13 +68,25 @@ const customerFilters = queryParams({ email: q.string() });
 const perm = organizerScope("can_manage_customers");
 const base = "/organizers/:organizer/customers";
 
-customerRoutes.get(base, perm, doc.list(customerResponse, { summary: "List customers" }), customerFilters, async (c) => {
-  const { email } = c.req.valid("query");
-  const req = listRequest(c);
-  return respondPage(c, req, await listCustomers(c.var.db, c.var.organizer.id, email, req), serializeCustomer);
-});
+customerRoutes.get(
+  base,
+  perm,
+  doc.list(customerResponse, { summary: "List customers" }),
+  customerFilters,
+  async (c) => {
+    const { email } = c.req.valid("query");
+    const req = listRequest(c);
+    return respondPage(c, req, await listCustomers(c.var.db, c.var.organizer.id, email, req), serializeCustomer);
+  },
+);
 
-customerRoutes.post(base, perm, doc.created(customerResponse, { summary: "Create a customer" }), jsonBody(customerCreateInput), async (c) => c.json(serializeCustomer(await createCustomer(organizerContext(c), c.req.valid("json"))), 201));
+customerRoutes.post(
+  base,
+  perm,
+  doc.created(customerResponse, { summary: "Create a customer" }),
+  jsonBody(customerCreateInput),
+  async (c) => c.json(serializeCustomer(await createCustomer(organizerContext(c), c.req.valid("json"))), 201),
+);
 
 customerRoutes.get(`${base}/:identifier`, perm, doc.ok(customerResponse, { summary: "Customer detail" }), async (c) => {
   const customer = await findCustomer(c.var.db, c.var.organizer.id, identifierOf(c));
@@ -73,12 +94,35 @@ customerRoutes.get(`${base}/:identifier`, perm, doc.ok(customerResponse, { summa
   return c.json(serializeCustomer(customer));
 });
 
-customerRoutes.put(`${base}/:identifier`, perm, doc.ok(customerResponse, { summary: "Replace a customer" }), jsonBody(customerInput), async (c) =>
-  c.json(serializeCustomer(await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: true }))),
+customerRoutes.put(
+  `${base}/:identifier`,
+  perm,
+  doc.ok(customerResponse, { summary: "Replace a customer" }),
+  jsonBody(customerInput),
+  async (c) =>
+    c.json(
+      serializeCustomer(
+        await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: true }),
+      ),
+    ),
 );
 
-customerRoutes.patch(`${base}/:identifier`, perm, doc.ok(customerResponse, { summary: "Change a customer" }), jsonBody(customerPatch), async (c) =>
-  c.json(serializeCustomer(await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: false }))),
+customerRoutes.patch(
+  `${base}/:identifier`,
+  perm,
+  doc.ok(customerResponse, { summary: "Change a customer" }),
+  jsonBody(customerPatch),
+  async (c) =>
+    c.json(
+      serializeCustomer(
+        await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: false }),
+      ),
+    ),
 );
 
-customerRoutes.post(`${base}/:identifier/anonymize`, perm, doc.ok(customerResponse, { summary: "Anonymize a customer" }), async (c) => c.json(serializeCustomer(await anonymizeCustomer(organizerContext(c), identifierOf(c)))));
+customerRoutes.post(
+  `${base}/:identifier/anonymize`,
+  perm,
+  doc.ok(customerResponse, { summary: "Anonymize a customer" }),
+  async (c) => c.json(serializeCustomer(await anonymizeCustomer(organizerContext(c), identifierOf(c)))),
+);

@@ -29,15 +29,17 @@ import { jsonBody } from "../http/validation";
  * too and pretixSCAN reads at setup to switch off order sync and search for the online-only
  * profiles. `gate` is always null (docs/open-points.md).
  */
-export const deviceCredentialResponse = z.object({
-  organizer: z.string(),
-  device_id: id(),
-  unique_serial: z.string(),
-  api_token: z.string(),
-  name: z.string(),
-  security_profile: z.string(),
-  gate: z.object({ id: id(), name: z.string() }).nullable(),
-}).meta({ id: "DeviceCredential" });
+export const deviceCredentialResponse = z
+  .object({
+    organizer: z.string(),
+    device_id: id(),
+    unique_serial: z.string(),
+    api_token: z.string(),
+    name: z.string(),
+    security_profile: z.string(),
+    gate: z.object({ id: id(), name: z.string() }).nullable(),
+  })
+  .meta({ id: "DeviceCredential" });
 export type DeviceCredentialResponse = z.infer<typeof deviceCredentialResponse>;
 
 /** GET /device/info: the device, and the server version pretix's clients choose endpoints by. */
@@ -74,22 +76,56 @@ export const deviceAuthRoutes = new Hono<AppEnv>();
 const doc = apiDocs("Device authentication");
 const base = "/device";
 
-deviceAuthRoutes.post(`${base}/initialize`, publicScope(), doc.ok(deviceCredentialResponse, { summary: "Initialize a device", description: "With the initialization token of a device created by the organizer (its setup QR code).", failures: ["unavailable"] }), jsonBody(initializeInput), async (c) => {
-  return c.json(serializeDeviceCredential(await initializeDevice(c.var.db, Date.now(), c.req.valid("json"))));
-});
+deviceAuthRoutes.post(
+  `${base}/initialize`,
+  publicScope(),
+  doc.ok(deviceCredentialResponse, {
+    summary: "Initialize a device",
+    description: "With the initialization token of a device created by the organizer (its setup QR code).",
+    failures: ["unavailable"],
+  }),
+  jsonBody(initializeInput),
+  async (c) => {
+    return c.json(serializeDeviceCredential(await initializeDevice(c.var.db, Date.now(), c.req.valid("json"))));
+  },
+);
 
-deviceAuthRoutes.post(`${base}/update`, deviceScope(), doc.ok(deviceCredentialResponse, { summary: "Update the device's hardware and software information" }), jsonBody(deviceUpdateInput), async (c) => {
-  return c.json(serializeDeviceCredential(await updateDeviceInfo(session(c), c.req.valid("json"))));
-});
+deviceAuthRoutes.post(
+  `${base}/update`,
+  deviceScope(),
+  doc.ok(deviceCredentialResponse, { summary: "Update the device's hardware and software information" }),
+  jsonBody(deviceUpdateInput),
+  async (c) => {
+    return c.json(serializeDeviceCredential(await updateDeviceInfo(session(c), c.req.valid("json"))));
+  },
+);
 
-deviceAuthRoutes.get(`${base}/info`, deviceScope(), doc.ok(deviceInfoResponse, { summary: "The device and the server version" }), async (c) => {
-  const body: z.infer<typeof deviceInfoResponse> = {
-    device: serializeDeviceCredential(await deviceInfo(session(c))),
-    server: { version: { ...SERVER_VERSION } },
-  };
-  return c.json(body);
-});
+deviceAuthRoutes.get(
+  `${base}/info`,
+  deviceScope(),
+  doc.ok(deviceInfoResponse, { summary: "The device and the server version" }),
+  async (c) => {
+    const body: z.infer<typeof deviceInfoResponse> = {
+      device: serializeDeviceCredential(await deviceInfo(session(c))),
+      server: { version: { ...SERVER_VERSION } },
+    };
+    return c.json(body);
+  },
+);
 
-deviceAuthRoutes.post(`${base}/roll`, deviceScope(), doc.ok(deviceCredentialResponse, { summary: "Replace the device's API token", description: "The answer holds the new token; the old one stops working at once." }), async (c) => c.json(serializeDeviceCredential(await rollDeviceKey(session(c)))));
+deviceAuthRoutes.post(
+  `${base}/roll`,
+  deviceScope(),
+  doc.ok(deviceCredentialResponse, {
+    summary: "Replace the device's API token",
+    description: "The answer holds the new token; the old one stops working at once.",
+  }),
+  async (c) => c.json(serializeDeviceCredential(await rollDeviceKey(session(c)))),
+);
 
-deviceAuthRoutes.post(`${base}/revoke`, deviceScope(), doc.ok(deviceCredentialResponse, { summary: "Revoke the device's own access" }), async (c) => c.json(serializeDeviceCredential(await revokeDevice(session(c)))));
+deviceAuthRoutes.post(
+  `${base}/revoke`,
+  deviceScope(),
+  doc.ok(deviceCredentialResponse, { summary: "Revoke the device's own access" }),
+  async (c) => c.json(serializeDeviceCredential(await revokeDevice(session(c)))),
+);

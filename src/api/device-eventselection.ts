@@ -14,11 +14,13 @@ import { id } from "../http/responses";
 import { authenticatedScope } from "../http/tenancy";
 import { q, queryParams } from "../http/validation";
 
-export const eventSelectionResponse = z.object({
-  event: z.object({ slug: z.string(), name: z.string() }),
-  subevent: id().nullable(),
-  checkinlist: id().nullable(),
-}).meta({ id: "EventSelection" });
+export const eventSelectionResponse = z
+  .object({
+    event: z.object({ slug: z.string(), name: z.string() }),
+    subevent: id().nullable(),
+    checkinlist: id().nullable(),
+  })
+  .meta({ id: "EventSelection" });
 
 export const deviceEventSelectionRoutes = new Hono<AppEnv>();
 
@@ -40,7 +42,8 @@ deviceEventSelectionRoutes.get(
   selectionQuery,
   async (c) => {
     const principal = c.var.principal;
-    if (principal.kind !== "device") throw new Failure("unauthenticated", "This endpoint is only available to devices.");
+    if (principal.kind !== "device")
+      throw new Failure("unauthenticated", "This endpoint is only available to devices.");
     const f = c.req.valid("query");
     const r = await eventSelection(
       c.var.db,

@@ -17,22 +17,24 @@ import { jsonBody, pathId } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
 /** The device resource (spec "Device"). */
-export const deviceResponse = z.object({
-  device_id: id(),
-  unique_serial: z.string(),
-  name: z.string(),
-  all_events: z.boolean(),
-  limit_events: z.array(z.string()),
-  hardware_brand: z.string().nullable(),
-  hardware_model: z.string().nullable(),
-  software_brand: z.string().nullable(),
-  software_version: z.string().nullable(),
-  created: dateTime(),
-  initialized: dateTime().nullable(),
-  initialization_token: z.string(),
-  revoked: z.boolean(),
-  security_profile: z.string(),
-}).meta({ id: "Device" });
+export const deviceResponse = z
+  .object({
+    device_id: id(),
+    unique_serial: z.string(),
+    name: z.string(),
+    all_events: z.boolean(),
+    limit_events: z.array(z.string()),
+    hardware_brand: z.string().nullable(),
+    hardware_model: z.string().nullable(),
+    software_brand: z.string().nullable(),
+    software_version: z.string().nullable(),
+    created: dateTime(),
+    initialized: dateTime().nullable(),
+    initialization_token: z.string(),
+    revoked: z.boolean(),
+    security_profile: z.string(),
+  })
+  .meta({ id: "Device" });
 export type DeviceResponse = z.infer<typeof deviceResponse>;
 
 export function serializeDevice(r: DeviceRecord): DeviceResponse {
@@ -68,9 +70,15 @@ deviceRoutes.get(base, scope, doc.list(deviceResponse, { summary: "List devices"
   return respondPage(c, req, await listDevices(c.var.db, c.var.organizer.id, req), serializeDevice);
 });
 
-deviceRoutes.post(base, scope, doc.created(deviceResponse, { summary: "Create a device" }), jsonBody(deviceInput), async (c) => {
-  return c.json(serializeDevice(await createDevice(organizerContext(c), c.req.valid("json"))), 201);
-});
+deviceRoutes.post(
+  base,
+  scope,
+  doc.created(deviceResponse, { summary: "Create a device" }),
+  jsonBody(deviceInput),
+  async (c) => {
+    return c.json(serializeDevice(await createDevice(organizerContext(c), c.req.valid("json"))), 201);
+  },
+);
 
 deviceRoutes.get(`${base}/:device_id`, scope, doc.ok(deviceResponse, { summary: "Device detail" }), async (c) => {
   const r = await findDevice(c.var.db, c.var.organizer.id, pathId(c, "device_id"));
@@ -78,11 +86,24 @@ deviceRoutes.get(`${base}/:device_id`, scope, doc.ok(deviceResponse, { summary: 
   return c.json(serializeDevice(r));
 });
 
-deviceRoutes.patch(`${base}/:device_id`, scope, doc.ok(deviceResponse, { summary: "Change a device" }), jsonBody(deviceChangeInput), async (c) => {
-  return c.json(serializeDevice(await changeDevice(organizerContext(c), pathId(c, "device_id"), c.req.valid("json"))));
-});
+deviceRoutes.patch(
+  `${base}/:device_id`,
+  scope,
+  doc.ok(deviceResponse, { summary: "Change a device" }),
+  jsonBody(deviceChangeInput),
+  async (c) => {
+    return c.json(
+      serializeDevice(await changeDevice(organizerContext(c), pathId(c, "device_id"), c.req.valid("json"))),
+    );
+  },
+);
 
-deviceRoutes.get(`${base}/:device_id/connect`, scope, doc.ok(deviceSetupResponse, { summary: "The content of a new device's setup QR code" }), async (c) => {
-  const setup: z.infer<typeof deviceSetupResponse> = await deviceSetup(organizerContext(c), pathId(c, "device_id"));
-  return c.json(setup);
-});
+deviceRoutes.get(
+  `${base}/:device_id/connect`,
+  scope,
+  doc.ok(deviceSetupResponse, { summary: "The content of a new device's setup QR code" }),
+  async (c) => {
+    const setup: z.infer<typeof deviceSetupResponse> = await deviceSetup(organizerContext(c), pathId(c, "device_id"));
+    return c.json(setup);
+  },
+);

@@ -28,7 +28,8 @@ export const attrParam: QueryParam<[string, string][]> = {
       const m = pattern.exec(key);
       if (m) pairs.push([m[1]!, value]);
     }
-    if (pairs.length > MAX_ATTR_FILTERS) throw fieldError(name, `At most ${MAX_ATTR_FILTERS} attr[...] filters can be combined.`);
+    if (pairs.length > MAX_ATTR_FILTERS)
+      throw fieldError(name, `At most ${MAX_ATTR_FILTERS} attr[...] filters can be combined.`);
     return pairs;
   },
 };

@@ -23,18 +23,20 @@ import { i18n, id } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 
-export const metaPropertyResponse = z.object({
-  id: id(),
-  name: z.string(),
-  default: z.string(),
-  required: z.boolean(),
-  protected: z.boolean(),
-  filter_public: z.boolean(),
-  public_label: i18n().nullable(),
-  filter_allowed: z.boolean(),
-  choices: z.array(z.object({ key: z.string(), label: i18n().nullable() })).nullable(),
-  allowed_values: z.array(z.string()).nullable(),
-}).meta({ id: "EventMetaProperty" });
+export const metaPropertyResponse = z
+  .object({
+    id: id(),
+    name: z.string(),
+    default: z.string(),
+    required: z.boolean(),
+    protected: z.boolean(),
+    filter_public: z.boolean(),
+    public_label: i18n().nullable(),
+    filter_allowed: z.boolean(),
+    choices: z.array(z.object({ key: z.string(), label: i18n().nullable() })).nullable(),
+    allowed_values: z.array(z.string()).nullable(),
+  })
+  .meta({ id: "EventMetaProperty" });
 export type MetaPropertyResponse = z.infer<typeof metaPropertyResponse>;
 
 export function serializeMetaProperty(p: MetaPropertyRecord): MetaPropertyResponse {
@@ -58,23 +60,49 @@ const base = "/organizers/:organizer/event_meta_properties";
 const read = organizerScope(null);
 const write = organizerScope("can_change_organizer_settings");
 
-eventMetaRoutes.get(base, read, doc.list(metaPropertyResponse, { summary: "List event meta properties" }), async (c) => {
-  const req = listRequest(c);
-  return respondPage(c, req, await listMetaProperties(c.var.db, c.var.organizer.id, req), serializeMetaProperty);
-});
-
-eventMetaRoutes.get(`${base}/:id`, read, doc.ok(metaPropertyResponse, { summary: "Event meta property detail" }), async (c) => c.json(serializeMetaProperty(await loadMetaProperty(organizerContext(c), pathId(c, "id")))));
-
-eventMetaRoutes.post(base, write, doc.created(metaPropertyResponse, { summary: "Create an event meta property" }), jsonBody(metaPropertyFullInput), async (c) =>
-  c.json(serializeMetaProperty(await createMetaProperty(organizerContext(c), c.req.valid("json"))), 201),
+eventMetaRoutes.get(
+  base,
+  read,
+  doc.list(metaPropertyResponse, { summary: "List event meta properties" }),
+  async (c) => {
+    const req = listRequest(c);
+    return respondPage(c, req, await listMetaProperties(c.var.db, c.var.organizer.id, req), serializeMetaProperty);
+  },
 );
 
-eventMetaRoutes.put(`${base}/:id`, write, doc.ok(metaPropertyResponse, { summary: "Replace an event meta property" }), jsonBody(metaPropertyFullInput), async (c) =>
-  c.json(serializeMetaProperty(await replaceMetaProperty(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
+eventMetaRoutes.get(
+  `${base}/:id`,
+  read,
+  doc.ok(metaPropertyResponse, { summary: "Event meta property detail" }),
+  async (c) => c.json(serializeMetaProperty(await loadMetaProperty(organizerContext(c), pathId(c, "id")))),
 );
 
-eventMetaRoutes.patch(`${base}/:id`, write, doc.ok(metaPropertyResponse, { summary: "Change an event meta property" }), jsonBody(metaPropertyPatchInput), async (c) =>
-  c.json(serializeMetaProperty(await updateMetaPropertyFields(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
+eventMetaRoutes.post(
+  base,
+  write,
+  doc.created(metaPropertyResponse, { summary: "Create an event meta property" }),
+  jsonBody(metaPropertyFullInput),
+  async (c) => c.json(serializeMetaProperty(await createMetaProperty(organizerContext(c), c.req.valid("json"))), 201),
+);
+
+eventMetaRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(metaPropertyResponse, { summary: "Replace an event meta property" }),
+  jsonBody(metaPropertyFullInput),
+  async (c) =>
+    c.json(serializeMetaProperty(await replaceMetaProperty(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
+);
+
+eventMetaRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(metaPropertyResponse, { summary: "Change an event meta property" }),
+  jsonBody(metaPropertyPatchInput),
+  async (c) =>
+    c.json(
+      serializeMetaProperty(await updateMetaPropertyFields(organizerContext(c), pathId(c, "id"), c.req.valid("json"))),
+    ),
 );
 
 eventMetaRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete an event meta property" }), async (c) => {

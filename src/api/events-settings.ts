@@ -23,7 +23,9 @@ import { jsonBody, q, queryParams } from "../http/validation";
 import { settingsExplainResponse, settingsResponse } from "./organizers";
 
 export const eventSettingsResponse = settingsResponse(EVENT_SETTINGS).meta({ id: "EventSettings" });
-export const eventSettingsExplainResponse = settingsExplainResponse(EVENT_SETTINGS).meta({ id: "EventSettingsExplained" });
+export const eventSettingsExplainResponse = settingsExplainResponse(EVENT_SETTINGS).meta({
+  id: "EventSettingsExplained",
+});
 type EventSettingsResponse = z.infer<typeof eventSettingsResponse>;
 
 export const eventSettingsRoutes = new Hono<AppEnv>();
@@ -31,13 +33,32 @@ const doc = apiDocs("Event settings");
 const settingsQuery = queryParams({ explain: q.bool("each key with its value, label and help text") });
 const path = "/organizers/:organizer/events/:event/settings";
 
-eventSettingsRoutes.get(path, eventScope("event:read"), doc.ok(z.union([eventSettingsResponse, eventSettingsExplainResponse]), { summary: "Event settings", description: "With `explain=true`, each key's value, label and help text." }), settingsQuery, async (c) => {
-  const { stored, parent } = await eventSettingsLevels(c.var.db, c.var.organizer.id, c.var.event.id);
-  const keys = eventSettingKeysFor(c.var.principal);
-  if (c.req.valid("query").explain) return c.json<z.infer<typeof eventSettingsExplainResponse>>(explainSettings(stored, EVENT_SETTINGS, parent, keys));
-  return c.json<EventSettingsResponse>(effectiveSettings(stored, EVENT_SETTINGS, parent, keys));
-});
+eventSettingsRoutes.get(
+  path,
+  eventScope("event:read"),
+  doc.ok(z.union([eventSettingsResponse, eventSettingsExplainResponse]), {
+    summary: "Event settings",
+    description: "With `explain=true`, each key's value, label and help text.",
+  }),
+  settingsQuery,
+  async (c) => {
+    const { stored, parent } = await eventSettingsLevels(c.var.db, c.var.organizer.id, c.var.event.id);
+    const keys = eventSettingKeysFor(c.var.principal);
+    if (c.req.valid("query").explain)
+      return c.json<z.infer<typeof eventSettingsExplainResponse>>(
+        explainSettings(stored, EVENT_SETTINGS, parent, keys),
+      );
+    return c.json<EventSettingsResponse>(effectiveSettings(stored, EVENT_SETTINGS, parent, keys));
+  },
+);
 
-eventSettingsRoutes.patch(path, eventScope("can_change_event_settings"), doc.ok(eventSettingsResponse, { summary: "Change event settings", description: "`null` unsets a key (the organizer's value or the default shows again)." }), jsonBody(settingsPatchInput), async (c) =>
-  c.json<EventSettingsResponse>(await changeEventSettings(eventContext(c), c.req.valid("json"))),
+eventSettingsRoutes.patch(
+  path,
+  eventScope("can_change_event_settings"),
+  doc.ok(eventSettingsResponse, {
+    summary: "Change event settings",
+    description: "`null` unsets a key (the organizer's value or the default shows again).",
+  }),
+  jsonBody(settingsPatchInput),
+  async (c) => c.json<EventSettingsResponse>(await changeEventSettings(eventContext(c), c.req.valid("json"))),
 );

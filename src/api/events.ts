@@ -7,7 +7,14 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { EVENT_ORDERING, type EventWithMeta, findEvent, listEvents } from "../db/events";
-import { changeEvent, cloneEvent, createEvent, deleteEvent, eventCreateInput, eventPatchInput } from "../domain/event-changes";
+import {
+  changeEvent,
+  cloneEvent,
+  createEvent,
+  deleteEvent,
+  eventCreateInput,
+  eventPatchInput,
+} from "../domain/event-changes";
 import { eventPublicUrl } from "../domain/urls";
 import { type AppContext, type AppEnv, eventContext, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
@@ -20,35 +27,39 @@ import { toIso } from "../lib/datetime";
 import { availabilityParam, bestAvailabilityState, withAvailability } from "./availability";
 import { attrFilters, attrParam, metaDataResponse, parseMeta, seatCategoryMappingResponse } from "./events-common";
 
-export const eventResponse = z.object({
-  name: i18n(),
-  slug: z.string(),
-  live: z.boolean(),
-  testmode: z.boolean(),
-  currency: z.string(),
-  date_from: dateTime(),
-  date_to: dateTime().nullable(),
-  date_admission: dateTime().nullable(),
-  is_public: z.boolean(),
-  presale_start: dateTime().nullable(),
-  presale_end: dateTime().nullable(),
-  location: i18n().nullable(),
-  geo_lat: z.number().nullable(),
-  geo_lon: z.number().nullable(),
-  has_subevents: z.boolean(),
-  meta_data: metaDataResponse(),
-  plugins: z.array(z.string()),
-  seating_plan: id().nullable(),
-  seat_category_mapping: seatCategoryMappingResponse(),
-  timezone: z.string(),
-  item_meta_properties: z.record(z.string(), z.string()),
-  sales_channels: z.array(z.string()),
-  public_url: url(),
-}).meta({ id: "Event" });
+export const eventResponse = z
+  .object({
+    name: i18n(),
+    slug: z.string(),
+    live: z.boolean(),
+    testmode: z.boolean(),
+    currency: z.string(),
+    date_from: dateTime(),
+    date_to: dateTime().nullable(),
+    date_admission: dateTime().nullable(),
+    is_public: z.boolean(),
+    presale_start: dateTime().nullable(),
+    presale_end: dateTime().nullable(),
+    location: i18n().nullable(),
+    geo_lat: z.number().nullable(),
+    geo_lon: z.number().nullable(),
+    has_subevents: z.boolean(),
+    meta_data: metaDataResponse(),
+    plugins: z.array(z.string()),
+    seating_plan: id().nullable(),
+    seat_category_mapping: seatCategoryMappingResponse(),
+    timezone: z.string(),
+    item_meta_properties: z.record(z.string(), z.string()),
+    sales_channels: z.array(z.string()),
+    public_url: url(),
+  })
+  .meta({ id: "Event" });
 export type EventResponse = z.infer<typeof eventResponse>;
 
 /** The detail view: with `valid_keys` (key-scheme name → public keys). */
-export const eventDetailResponse = eventResponse.extend({ valid_keys: z.record(z.string(), z.array(z.string())) }).meta({ id: "EventDetail" });
+export const eventDetailResponse = eventResponse
+  .extend({ valid_keys: z.record(z.string(), z.array(z.string())) })
+  .meta({ id: "EventDetail" });
 export type EventDetailResponse = z.infer<typeof eventDetailResponse>;
 
 /** An event of the list; with `with_availability_for`, with `best_availability_state`. */
@@ -125,57 +136,100 @@ const eventCreateQuery = queryParams({
 });
 const base = "/organizers/:organizer/events";
 
-eventRoutes.get(base, organizerScope("event:read"), doc.list(eventListResponse, { summary: "List events", ordering: EVENT_ORDERING, failures: ["unavailable"] }), eventFilters, async (c) => {
-  const req = listRequest(c);
-  const ctx = organizerContext(c);
-  const f = c.req.valid("query");
-  const filter = {
-    isPublic: f.is_public,
-    live: f.live,
-    hasSubevents: f.has_subevents,
-    isFuture: f.is_future,
-    isPast: f.is_past,
-    endsAfter: f.ends_after,
-    salesChannel: f.sales_channel,
-    search: f.search,
-    attrs: await attrFilters(ctx, f.attr),
-    now: ctx.now,
-  };
-  const channel = f.with_availability_for;
-  const page = await listEvents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
-  const at = location(c);
-  const serialize = await withAvailability(
-    ctx,
-    page.rows,
-    channel,
-    (r) => ({ eventId: r.event.id, subeventId: null, series: r.event.hasSubevents }),
-    (r) => serializeEvent(at, r),
-  );
-  return respondPage(c, req, page, (r): z.infer<typeof eventListResponse> => serialize(r));
-});
+eventRoutes.get(
+  base,
+  organizerScope("event:read"),
+  doc.list(eventListResponse, { summary: "List events", ordering: EVENT_ORDERING, failures: ["unavailable"] }),
+  eventFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const ctx = organizerContext(c);
+    const f = c.req.valid("query");
+    const filter = {
+      isPublic: f.is_public,
+      live: f.live,
+      hasSubevents: f.has_subevents,
+      isFuture: f.is_future,
+      isPast: f.is_past,
+      endsAfter: f.ends_after,
+      salesChannel: f.sales_channel,
+      search: f.search,
+      attrs: await attrFilters(ctx, f.attr),
+      now: ctx.now,
+    };
+    const channel = f.with_availability_for;
+    const page = await listEvents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
+    const at = location(c);
+    const serialize = await withAvailability(
+      ctx,
+      page.rows,
+      channel,
+      (r) => ({ eventId: r.event.id, subeventId: null, series: r.event.hasSubevents }),
+      (r) => serializeEvent(at, r),
+    );
+    return respondPage(c, req, page, (r): z.infer<typeof eventListResponse> => serialize(r));
+  },
+);
 
-eventRoutes.get(`${base}/:event`, eventScope("event:read"), doc.ok(eventDetailResponse, { summary: "Event detail" }), async (c) => {
-  const record = await findEvent(c.var.db, c.var.organizer.id, c.var.event.id);
-  return c.json(serializeEventDetail(location(c), record!));
-});
+eventRoutes.get(
+  `${base}/:event`,
+  eventScope("event:read"),
+  doc.ok(eventDetailResponse, { summary: "Event detail" }),
+  async (c) => {
+    const record = await findEvent(c.var.db, c.var.organizer.id, c.var.event.id);
+    return c.json(serializeEventDetail(location(c), record!));
+  },
+);
 
-eventRoutes.post(base, organizerScope("can_create_events"), doc.created(eventDetailResponse, { summary: "Create an event", description: "With `clone_from`, a copy of that event's settings, products and quotas." }), eventCreateQuery, jsonBody(eventCreateInput), async (c) => {
-  const created = await createEvent(organizerContext(c), c.var.principal, c.req.valid("json"), c.req.valid("query").clone_from);
-  return c.json(serializeEventDetail(location(c), created), 201);
-});
+eventRoutes.post(
+  base,
+  organizerScope("can_create_events"),
+  doc.created(eventDetailResponse, {
+    summary: "Create an event",
+    description: "With `clone_from`, a copy of that event's settings, products and quotas.",
+  }),
+  eventCreateQuery,
+  jsonBody(eventCreateInput),
+  async (c) => {
+    const created = await createEvent(
+      organizerContext(c),
+      c.var.principal,
+      c.req.valid("json"),
+      c.req.valid("query").clone_from,
+    );
+    return c.json(serializeEventDetail(location(c), created), 201);
+  },
+);
 
 /** The source is the event of the path (same organizer only; the scope checks access to it). */
-eventRoutes.post(`${base}/:event/clone`, eventScope("can_create_events"), doc.created(eventDetailResponse, { summary: "Create an event as a copy of this one" }), jsonBody(eventCreateInput), async (c) => {
-  const created = await cloneEvent(eventContext(c), c.var.principal, c.req.valid("json"));
-  return c.json(serializeEventDetail(location(c), created), 201);
-});
+eventRoutes.post(
+  `${base}/:event/clone`,
+  eventScope("can_create_events"),
+  doc.created(eventDetailResponse, { summary: "Create an event as a copy of this one" }),
+  jsonBody(eventCreateInput),
+  async (c) => {
+    const created = await cloneEvent(eventContext(c), c.var.principal, c.req.valid("json"));
+    return c.json(serializeEventDetail(location(c), created), 201);
+  },
+);
 
-eventRoutes.patch(`${base}/:event`, eventScope("can_change_event_settings"), doc.ok(eventDetailResponse, { summary: "Change an event" }), jsonBody(eventPatchInput), async (c) => {
-  const changed = await changeEvent(eventContext(c), c.var.principal, c.req.valid("json"));
-  return c.json(serializeEventDetail(location(c), changed));
-});
+eventRoutes.patch(
+  `${base}/:event`,
+  eventScope("can_change_event_settings"),
+  doc.ok(eventDetailResponse, { summary: "Change an event" }),
+  jsonBody(eventPatchInput),
+  async (c) => {
+    const changed = await changeEvent(eventContext(c), c.var.principal, c.req.valid("json"));
+    return c.json(serializeEventDetail(location(c), changed));
+  },
+);
 
-eventRoutes.delete(`${base}/:event`, eventScope("can_change_event_settings"), doc.noContent({ summary: "Delete an event", description: "Only an event without orders (403 otherwise)." }), async (c) => {
-  await deleteEvent(eventContext(c));
-  return c.body(null, 204);
-});
+eventRoutes.delete(
+  `${base}/:event`,
+  eventScope("can_change_event_settings"),
+  doc.noContent({ summary: "Delete an event", description: "Only an event without orders (403 otherwise)." }),
+  async (c) => {
+    await deleteEvent(eventContext(c));
+    return c.body(null, 204);
+  },
+);

@@ -19,7 +19,9 @@ export const exporterResponse = z
   .object({
     identifier: z.string(),
     verbose_name: z.string(),
-    input_parameters: z.array(z.object({ name: z.string(), required: z.boolean(), choices: z.array(z.string()).optional() })),
+    input_parameters: z.array(
+      z.object({ name: z.string(), required: z.boolean(), choices: z.array(z.string()).optional() }),
+    ),
   })
   .meta({ id: "Exporter" });
 export type ExporterResponse = z.infer<typeof exporterResponse>;
@@ -28,7 +30,10 @@ export const exportRunResponse = z.object({ download: url() });
 export type ExportRunResponse = z.infer<typeof exportRunResponse>;
 
 /** The download URL's answer while the export is not finished (409). */
-export const exportPendingResponse = z.object({ status: z.enum(["waiting", "running"]), percentage: z.number().int().nullable() });
+export const exportPendingResponse = z.object({
+  status: z.enum(["waiting", "running"]),
+  percentage: z.number().int().nullable(),
+});
 export type ExportPendingResponse = z.infer<typeof exportPendingResponse>;
 
 /** The download URL's answer when the export failed (410). */
@@ -61,11 +66,19 @@ async function run(c: AppContext) {
 }
 
 async function download(c: AppContext) {
-  const status = await exportStatus(organizerContext(c), c.var.principal, eventOf(c), c.req.param("identifier")!, c.req.param("id")!);
+  const status = await exportStatus(
+    organizerContext(c),
+    c.var.principal,
+    eventOf(c),
+    c.req.param("identifier")!,
+    c.req.param("id")!,
+  );
   switch (status.state) {
     case "waiting":
     case "running":
-      return c.json({ status: status.state, percentage: status.percentage } satisfies ExportPendingResponse, 409, { "Retry-After": "1" });
+      return c.json({ status: status.state, percentage: status.percentage } satisfies ExportPendingResponse, 409, {
+        "Retry-After": "1",
+      });
     case "failed":
       return c.json({ status: "failed", message: status.message } satisfies ExportFailedResponse, 410);
     case "done":
@@ -83,11 +96,15 @@ async function download(c: AppContext) {
 const doc = apiDocs("Exporters");
 const pathParams = {
   identifier: { schema: { type: "string" }, description: "The exporter's `identifier`." },
-  id: { schema: { type: "string", format: "uuid" }, description: "The export's id (from the `download` URL of `run`)." },
+  id: {
+    schema: { type: "string", format: "uuid" },
+    description: "The export's id (from the `download` URL of `run`).",
+  },
 } satisfies RouteDoc["pathParams"];
 const runDoc: RouteDoc = {
   summary: "Start an export",
-  description: "The body holds the exporter's input parameters (see `input_parameters` of the exporter). The answer's `download` URL has the file once it is done.",
+  description:
+    "The body holds the exporter's input parameters (see `input_parameters` of the exporter). The answer's `download` URL has the file once it is done.",
   serviceBody: z.record(z.string(), z.unknown()),
   pathParams,
 };
@@ -95,7 +112,11 @@ const downloadDoc: RouteDoc = {
   summary: "Download an export",
   pathParams,
   answers: {
-    409: { description: "The export is waiting or running; retry later.", schema: exportPendingResponse, headers: { "Retry-After": "Seconds to wait before retrying." } },
+    409: {
+      description: "The export is waiting or running; retry later.",
+      schema: exportPendingResponse,
+      headers: { "Retry-After": "Seconds to wait before retrying." },
+    },
     410: { description: "The export failed.", schema: exportFailedResponse },
   },
 };

@@ -29,17 +29,21 @@ import { organizerScope } from "../http/tenancy";
 import { jsonBody } from "../http/validation";
 
 /** An organizer invited to accept (or accepting) the caller's gift cards. */
-export const giftCardAcceptorResponse = z.object({
-  acceptor: z.string().meta({ description: "organizer slug" }),
-  active: z.boolean().meta({ description: "the invitation was accepted" }),
-}).meta({ id: "GiftCardAcceptor" });
+export const giftCardAcceptorResponse = z
+  .object({
+    acceptor: z.string().meta({ description: "organizer slug" }),
+    active: z.boolean().meta({ description: "the invitation was accepted" }),
+  })
+  .meta({ id: "GiftCardAcceptor" });
 export type GiftCardAcceptorResponse = z.infer<typeof giftCardAcceptorResponse>;
 
 /** An organizer that invited the caller to accept its gift cards (or whose cards the caller accepts). */
-export const giftCardIssuerResponse = z.object({
-  issuer: z.string().meta({ description: "organizer slug" }),
-  active: z.boolean().meta({ description: "the invitation was accepted" }),
-}).meta({ id: "GiftCardIssuer" });
+export const giftCardIssuerResponse = z
+  .object({
+    issuer: z.string().meta({ description: "organizer slug" }),
+    active: z.boolean().meta({ description: "the invitation was accepted" }),
+  })
+  .meta({ id: "GiftCardIssuer" });
 export type GiftCardIssuerResponse = z.infer<typeof giftCardIssuerResponse>;
 
 export function serializeAcceptor(r: AcceptorRecord): GiftCardAcceptorResponse {
@@ -56,30 +60,57 @@ const perm = organizerScope("can_change_organizer_settings");
 const acceptors = "/organizers/:organizer/giftcard_acceptors";
 const issuers = "/organizers/:organizer/giftcard_issuers";
 
-giftCardAcceptanceRoutes.get(acceptors, perm, doc.list(giftCardAcceptorResponse, { summary: "List organizers invited to accept this organizer's gift cards" }), async (c) => {
-  const req = listRequest(c);
-  return respondPage(c, req, await listAcceptors(c.var.db, c.var.organizer.id, req), serializeAcceptor);
-});
-
-giftCardAcceptanceRoutes.post(acceptors, perm, doc.created(giftCardAcceptorResponse, { summary: "Invite an organizer to accept this organizer's gift cards" }), jsonBody(acceptorInput), async (c) =>
-  c.json(serializeAcceptor(await inviteGiftCardAcceptor(organizerContext(c), c.req.valid("json"))), 201),
+giftCardAcceptanceRoutes.get(
+  acceptors,
+  perm,
+  doc.list(giftCardAcceptorResponse, { summary: "List organizers invited to accept this organizer's gift cards" }),
+  async (c) => {
+    const req = listRequest(c);
+    return respondPage(c, req, await listAcceptors(c.var.db, c.var.organizer.id, req), serializeAcceptor);
+  },
 );
 
-giftCardAcceptanceRoutes.delete(`${acceptors}/:acceptor`, perm, doc.noContent({ summary: "Withdraw an invitation or acceptance" }), async (c) => {
-  await removeGiftCardAcceptor(organizerContext(c), c.req.param("acceptor") ?? "");
-  return c.body(null, 204);
-});
-
-giftCardAcceptanceRoutes.get(issuers, perm, doc.list(giftCardIssuerResponse, { summary: "List organizers whose gift cards this organizer is invited to accept" }), async (c) => {
-  const req = listRequest(c);
-  return respondPage(c, req, await listIssuers(c.var.db, c.var.organizer.id, req), serializeIssuer);
-});
-
-giftCardAcceptanceRoutes.post(`${issuers}/:issuer/accept`, perm, doc.ok(giftCardIssuerResponse, { summary: "Accept an invitation to accept gift cards" }), async (c) =>
-  c.json(serializeIssuer(await acceptGiftCardIssuer(organizerContext(c), c.req.param("issuer") ?? ""))),
+giftCardAcceptanceRoutes.post(
+  acceptors,
+  perm,
+  doc.created(giftCardAcceptorResponse, { summary: "Invite an organizer to accept this organizer's gift cards" }),
+  jsonBody(acceptorInput),
+  async (c) => c.json(serializeAcceptor(await inviteGiftCardAcceptor(organizerContext(c), c.req.valid("json"))), 201),
 );
 
-giftCardAcceptanceRoutes.delete(`${issuers}/:issuer`, perm, doc.noContent({ summary: "Decline or stop accepting an issuer's gift cards" }), async (c) => {
-  await removeGiftCardIssuer(organizerContext(c), c.req.param("issuer") ?? "");
-  return c.body(null, 204);
-});
+giftCardAcceptanceRoutes.delete(
+  `${acceptors}/:acceptor`,
+  perm,
+  doc.noContent({ summary: "Withdraw an invitation or acceptance" }),
+  async (c) => {
+    await removeGiftCardAcceptor(organizerContext(c), c.req.param("acceptor") ?? "");
+    return c.body(null, 204);
+  },
+);
+
+giftCardAcceptanceRoutes.get(
+  issuers,
+  perm,
+  doc.list(giftCardIssuerResponse, { summary: "List organizers whose gift cards this organizer is invited to accept" }),
+  async (c) => {
+    const req = listRequest(c);
+    return respondPage(c, req, await listIssuers(c.var.db, c.var.organizer.id, req), serializeIssuer);
+  },
+);
+
+giftCardAcceptanceRoutes.post(
+  `${issuers}/:issuer/accept`,
+  perm,
+  doc.ok(giftCardIssuerResponse, { summary: "Accept an invitation to accept gift cards" }),
+  async (c) => c.json(serializeIssuer(await acceptGiftCardIssuer(organizerContext(c), c.req.param("issuer") ?? ""))),
+);
+
+giftCardAcceptanceRoutes.delete(
+  `${issuers}/:issuer`,
+  perm,
+  doc.noContent({ summary: "Decline or stop accepting an issuer's gift cards" }),
+  async (c) => {
+    await removeGiftCardIssuer(organizerContext(c), c.req.param("issuer") ?? "");
+    return c.body(null, 204);
+  },
+);

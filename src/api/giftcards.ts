@@ -7,9 +7,23 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { findGiftCard, type GiftCardRow, type GiftCardTransactionRecord, listGiftCards, listTransactions } from "../db/giftcards";
+import {
+  findGiftCard,
+  type GiftCardRow,
+  type GiftCardTransactionRecord,
+  listGiftCards,
+  listTransactions,
+} from "../db/giftcards";
 import { notFound } from "../domain/failure";
-import { changeGiftCard, createGiftCard, giftCardInput, giftCardPatch, giftCardPut, giftCardTransactInput, transactGiftCard } from "../domain/giftcards";
+import {
+  changeGiftCard,
+  createGiftCard,
+  giftCardInput,
+  giftCardPatch,
+  giftCardPut,
+  giftCardTransactInput,
+  transactGiftCard,
+} from "../domain/giftcards";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
@@ -20,26 +34,30 @@ import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
 
 /** A gift card (spec "Gift card and transaction"). */
-export const giftCardResponse = z.object({
-  id: id(),
-  secret: z.string(),
-  value: money(),
-  currency: z.string(),
-  testmode: z.boolean(),
-  expires: dateTime().nullable(),
-  conditions: z.string().nullable(),
-}).meta({ id: "GiftCard" });
+export const giftCardResponse = z
+  .object({
+    id: id(),
+    secret: z.string(),
+    value: money(),
+    currency: z.string(),
+    testmode: z.boolean(),
+    expires: dateTime().nullable(),
+    conditions: z.string().nullable(),
+  })
+  .meta({ id: "GiftCard" });
 export type GiftCardResponse = z.infer<typeof giftCardResponse>;
 
 /** A transaction of a gift card (spec "Gift card and transaction"). */
-export const giftCardTransactionResponse = z.object({
-  id: id(),
-  datetime: dateTime(),
-  value: money(),
-  event: z.string().nullable().meta({ description: "event slug" }),
-  order: z.string().nullable().meta({ description: "order code" }),
-  text: z.string().nullable(),
-}).meta({ id: "GiftCardTransaction" });
+export const giftCardTransactionResponse = z
+  .object({
+    id: id(),
+    datetime: dateTime(),
+    value: money(),
+    event: z.string().nullable().meta({ description: "event slug" }),
+    order: z.string().nullable().meta({ description: "order code" }),
+    text: z.string().nullable(),
+  })
+  .meta({ id: "GiftCardTransaction" });
 export type GiftCardTransactionResponse = z.infer<typeof giftCardTransactionResponse>;
 
 export function serializeGiftCard(card: GiftCardRow): GiftCardResponse {
@@ -55,7 +73,14 @@ export function serializeGiftCard(card: GiftCardRow): GiftCardResponse {
 }
 
 export function serializeGiftCardTransaction(t: GiftCardTransactionRecord): GiftCardTransactionResponse {
-  return { id: t.id, datetime: toIso(t.datetime)!, value: formatMoney(t.value), event: t.event, order: t.order, text: t.text };
+  return {
+    id: t.id,
+    datetime: toIso(t.datetime)!,
+    value: formatMoney(t.value),
+    event: t.event,
+    order: t.order,
+    text: t.text,
+  };
 }
 
 async function loadCard(c: AppContext, accepted: boolean): Promise<GiftCardRow> {
@@ -72,37 +97,90 @@ const giftCardFilters = queryParams({ include_accepted: includeAccepted, secret:
 const perm = organizerScope("can_manage_gift_cards");
 const base = "/organizers/:organizer/giftcards";
 
-giftCardRoutes.get(base, perm, doc.list(giftCardResponse, { summary: "List gift cards" }), giftCardFilters, async (c) => {
-  const f = c.req.valid("query");
-  const filters = { includeAccepted: f.include_accepted ?? false, secret: f.secret, testmode: f.testmode };
-  const req = listRequest(c);
-  return respondPage(c, req, await listGiftCards(c.var.db, c.var.organizer.id, filters, req), serializeGiftCard);
-});
+giftCardRoutes.get(
+  base,
+  perm,
+  doc.list(giftCardResponse, { summary: "List gift cards" }),
+  giftCardFilters,
+  async (c) => {
+    const f = c.req.valid("query");
+    const filters = { includeAccepted: f.include_accepted ?? false, secret: f.secret, testmode: f.testmode };
+    const req = listRequest(c);
+    return respondPage(c, req, await listGiftCards(c.var.db, c.var.organizer.id, filters, req), serializeGiftCard);
+  },
+);
 
-giftCardRoutes.post(base, perm, doc.created(giftCardResponse, { summary: "Create a gift card" }), jsonBody(giftCardInput), async (c) => c.json(serializeGiftCard(await createGiftCard(organizerContext(c), c.req.valid("json"))), 201));
+giftCardRoutes.post(
+  base,
+  perm,
+  doc.created(giftCardResponse, { summary: "Create a gift card" }),
+  jsonBody(giftCardInput),
+  async (c) => c.json(serializeGiftCard(await createGiftCard(organizerContext(c), c.req.valid("json"))), 201),
+);
 
-giftCardRoutes.get(`${base}/:id`, perm, doc.ok(giftCardResponse, { summary: "Gift card detail" }), acceptedQuery, async (c) => c.json(serializeGiftCard(await loadCard(c, c.req.valid("query").include_accepted ?? false))));
+giftCardRoutes.get(
+  `${base}/:id`,
+  perm,
+  doc.ok(giftCardResponse, { summary: "Gift card detail" }),
+  acceptedQuery,
+  async (c) => c.json(serializeGiftCard(await loadCard(c, c.req.valid("query").include_accepted ?? false))),
+);
 
-giftCardRoutes.put(`${base}/:id`, perm, doc.ok(giftCardResponse, { summary: "Replace a gift card" }), jsonBody(giftCardPut), acceptedQuery, async (c) => {
-  const accepted = c.req.valid("query").include_accepted ?? false;
-  const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true, includeAccepted: accepted });
-  return c.json(serializeGiftCard(card));
-});
+giftCardRoutes.put(
+  `${base}/:id`,
+  perm,
+  doc.ok(giftCardResponse, { summary: "Replace a gift card" }),
+  jsonBody(giftCardPut),
+  acceptedQuery,
+  async (c) => {
+    const accepted = c.req.valid("query").include_accepted ?? false;
+    const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), {
+      full: true,
+      includeAccepted: accepted,
+    });
+    return c.json(serializeGiftCard(card));
+  },
+);
 
-giftCardRoutes.patch(`${base}/:id`, perm, doc.ok(giftCardResponse, { summary: "Change a gift card" }), jsonBody(giftCardPatch), acceptedQuery, async (c) => {
-  const accepted = c.req.valid("query").include_accepted ?? false;
-  const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false, includeAccepted: accepted });
-  return c.json(serializeGiftCard(card));
-});
+giftCardRoutes.patch(
+  `${base}/:id`,
+  perm,
+  doc.ok(giftCardResponse, { summary: "Change a gift card" }),
+  jsonBody(giftCardPatch),
+  acceptedQuery,
+  async (c) => {
+    const accepted = c.req.valid("query").include_accepted ?? false;
+    const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), {
+      full: false,
+      includeAccepted: accepted,
+    });
+    return c.json(serializeGiftCard(card));
+  },
+);
 
-giftCardRoutes.post(`${base}/:id/transact`, perm, doc.ok(giftCardResponse, { summary: "Add to or take from a gift card's value", failures: ["insufficient_credit"] }), jsonBody(giftCardTransactInput), acceptedQuery, async (c) => {
-  const accepted = c.req.valid("query").include_accepted ?? false;
-  const card = await transactGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { includeAccepted: accepted });
-  return c.json(serializeGiftCard(card));
-});
+giftCardRoutes.post(
+  `${base}/:id/transact`,
+  perm,
+  doc.ok(giftCardResponse, { summary: "Add to or take from a gift card's value", failures: ["insufficient_credit"] }),
+  jsonBody(giftCardTransactInput),
+  acceptedQuery,
+  async (c) => {
+    const accepted = c.req.valid("query").include_accepted ?? false;
+    const card = await transactGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), {
+      includeAccepted: accepted,
+    });
+    return c.json(serializeGiftCard(card));
+  },
+);
 
-giftCardRoutes.get(`${base}/:id/transactions`, perm, doc.list(giftCardTransactionResponse, { summary: "List a gift card's transactions" }), acceptedQuery, async (c) => {
-  const card = await loadCard(c, c.req.valid("query").include_accepted ?? false);
-  const req = listRequest(c);
-  return respondPage(c, req, await listTransactions(c.var.db, card.id, req), serializeGiftCardTransaction);
-});
+giftCardRoutes.get(
+  `${base}/:id/transactions`,
+  perm,
+  doc.list(giftCardTransactionResponse, { summary: "List a gift card's transactions" }),
+  acceptedQuery,
+  async (c) => {
+    const card = await loadCard(c, c.req.valid("query").include_accepted ?? false);
+    const req = listRequest(c);
+    return respondPage(c, req, await listTransactions(c.var.db, card.id, req), serializeGiftCardTransaction);
+  },
+);

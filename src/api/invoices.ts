@@ -18,60 +18,64 @@ import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 import { q, queryParams } from "../http/validation";
 
-export const invoiceLineResponse = z.object({
-  position: z.number().int(),
-  description: z.string(),
-  item: id().nullable(),
-  variation: id().nullable(),
-  subevent: id().nullable(),
-  fee_type: z.string().nullable(),
-  fee_internal_type: z.string().nullable(),
-  event_date_from: dateTime().nullable(),
-  event_date_to: dateTime().nullable(),
-  event_location: z.string().nullable(),
-  attendee_name: z.string().nullable(),
-  gross_value: money(),
-  tax_value: money(),
-  tax_name: z.string(),
-  tax_rate: decimalString(),
-}).meta({ id: "InvoiceLine" });
+export const invoiceLineResponse = z
+  .object({
+    position: z.number().int(),
+    description: z.string(),
+    item: id().nullable(),
+    variation: id().nullable(),
+    subevent: id().nullable(),
+    fee_type: z.string().nullable(),
+    fee_internal_type: z.string().nullable(),
+    event_date_from: dateTime().nullable(),
+    event_date_to: dateTime().nullable(),
+    event_location: z.string().nullable(),
+    attendee_name: z.string().nullable(),
+    gross_value: money(),
+    tax_value: money(),
+    tax_name: z.string(),
+    tax_rate: decimalString(),
+  })
+  .meta({ id: "InvoiceLine" });
 
-export const invoiceResponse = z.object({
-  number: z.string(),
-  order: z.string(),
-  is_cancellation: z.boolean(),
-  invoice_from_name: z.string(),
-  invoice_from: z.string(),
-  invoice_from_zipcode: z.string(),
-  invoice_from_city: z.string(),
-  invoice_from_country: z.string(),
-  invoice_from_tax_id: z.string(),
-  invoice_from_vat_id: z.string(),
-  invoice_to: z.string(),
-  invoice_to_company: z.string(),
-  invoice_to_name: z.string(),
-  invoice_to_street: z.string(),
-  invoice_to_zipcode: z.string(),
-  invoice_to_city: z.string(),
-  invoice_to_state: z.string(),
-  invoice_to_country: z.string(),
-  invoice_to_vat_id: z.string(),
-  invoice_to_beneficiary: z.string(),
-  custom_field: z.string().nullable(),
-  date: date(),
-  refers: z.string().nullable(),
-  locale: z.string(),
-  introductory_text: z.string(),
-  additional_text: z.string(),
-  payment_provider_text: z.string(),
-  payment_provider_stamp: z.string().nullable(),
-  footer_text: z.string(),
-  internal_reference: z.string(),
-  foreign_currency_display: z.string().nullable(),
-  foreign_currency_rate: decimalString().nullable(),
-  foreign_currency_rate_date: date().nullable(),
-  lines: z.array(invoiceLineResponse),
-}).meta({ id: "Invoice" });
+export const invoiceResponse = z
+  .object({
+    number: z.string(),
+    order: z.string(),
+    is_cancellation: z.boolean(),
+    invoice_from_name: z.string(),
+    invoice_from: z.string(),
+    invoice_from_zipcode: z.string(),
+    invoice_from_city: z.string(),
+    invoice_from_country: z.string(),
+    invoice_from_tax_id: z.string(),
+    invoice_from_vat_id: z.string(),
+    invoice_to: z.string(),
+    invoice_to_company: z.string(),
+    invoice_to_name: z.string(),
+    invoice_to_street: z.string(),
+    invoice_to_zipcode: z.string(),
+    invoice_to_city: z.string(),
+    invoice_to_state: z.string(),
+    invoice_to_country: z.string(),
+    invoice_to_vat_id: z.string(),
+    invoice_to_beneficiary: z.string(),
+    custom_field: z.string().nullable(),
+    date: date(),
+    refers: z.string().nullable(),
+    locale: z.string(),
+    introductory_text: z.string(),
+    additional_text: z.string(),
+    payment_provider_text: z.string(),
+    payment_provider_stamp: z.string().nullable(),
+    footer_text: z.string(),
+    internal_reference: z.string(),
+    foreign_currency_display: z.string().nullable(),
+    foreign_currency_rate: decimalString().nullable(),
+    foreign_currency_rate_date: date().nullable(),
+    lines: z.array(invoiceLineResponse),
+  })
+  .meta({ id: "Invoice" });
 export type InvoiceResponse = z.infer<typeof invoiceResponse>;
 
 export function serializeInvoice({ invoice: i, orderCode, refersNumber }: InvoiceRecord): InvoiceResponse {
@@ -144,12 +148,23 @@ const invoiceFilters = queryParams({
   locale: q.string("the invoice's language"),
 });
 
-invoiceRoutes.get(base, read, doc.list(invoiceResponse, { summary: "List invoices", ordering: INVOICE_ORDERING }), invoiceFilters, async (c) => {
-  const req = listRequest(c);
-  const f = c.req.valid("query");
-  const page = await listInvoices(c.var.db, c.var.event.id, { isCancellation: f.is_cancellation, order: f.order, refers: f.refers, locale: f.locale }, req);
-  return respondPage(c, req, page, serializeInvoice);
-});
+invoiceRoutes.get(
+  base,
+  read,
+  doc.list(invoiceResponse, { summary: "List invoices", ordering: INVOICE_ORDERING }),
+  invoiceFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const f = c.req.valid("query");
+    const page = await listInvoices(
+      c.var.db,
+      c.var.event.id,
+      { isCancellation: f.is_cancellation, order: f.order, refers: f.refers, locale: f.locale },
+      req,
+    );
+    return respondPage(c, req, page, serializeInvoice);
+  },
+);
 
 invoiceRoutes.get(`${base}/:number`, read, doc.ok(invoiceResponse, { summary: "Invoice detail" }), async (c) => {
   return c.json(serializeInvoice(await loadInvoice(eventContext(c), c.req.param("number"))));
@@ -160,13 +175,17 @@ invoiceRoutes.get(
   read,
   doc.file({
     summary: "Download an invoice's PDF",
-    description: "409 (`Retry-After`) while the PDF is rendered on the documents queue; 503 when rendering failed for a reason the deployment must fix.",
+    description:
+      "409 (`Retry-After`) while the PDF is rendered on the documents queue; 503 when rendering failed for a reason the deployment must fix.",
     contentType: "application/pdf",
     failures: ["not_ready", "unavailable"],
   }),
   async (c) => {
     const pdf = await invoicePdf(eventContext(c), c.req.param("number"));
-    return c.body(pdf.bytes, 200, { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${pdf.filename.replace(/[^\w.-]/g, "_")}"` });
+    return c.body(pdf.bytes, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${pdf.filename.replace(/[^\w.-]/g, "_")}"`,
+    });
   },
 );
 
@@ -175,7 +194,8 @@ invoiceRoutes.post(
   write,
   doc.ok(invoiceResponse, {
     summary: "Reissue an invoice",
-    description: "Cancels the invoice and creates a new one from the order as it is now (only the cancellation when the order is canceled or expired); answers the new invoice (or the cancellation). 400 when it is already canceled.",
+    description:
+      "Cancels the invoice and creates a new one from the order as it is now (only the cancellation when the order is canceled or expired); answers the new invoice (or the cancellation). 400 when it is already canceled.",
   }),
   async (c) => c.json(serializeInvoice(await reissueInvoice(eventContext(c), c.req.param("number")))),
 );
@@ -185,7 +205,8 @@ invoiceRoutes.post(
   write,
   doc.ok(invoiceResponse, {
     summary: "Regenerate an invoice",
-    description: "The same invoice (number, date) rebuilt from the order's current data, its PDF rendered anew. 400 when it is already canceled.",
+    description:
+      "The same invoice (number, date) rebuilt from the order's current data, its PDF rendered anew. 400 when it is already canceled.",
   }),
   async (c) => c.json(serializeInvoice(await regenerateInvoice(eventContext(c), c.req.param("number")))),
 );
@@ -195,7 +216,8 @@ invoiceRoutes.post(
   write,
   doc.ok(invoiceResponse, {
     summary: "Create an order's invoice",
-    description: "400 when invoicing is off, the order does not qualify, or it already has an invoice. A canceled or expired order gets the invoice and its cancellation; the answer is the invoice.",
+    description:
+      "400 when invoicing is off, the order does not qualify, or it already has an invoice. A canceled or expired order gets the invoice and its cancellation; the answer is the invoice.",
   }),
   async (c) => c.json(serializeInvoice(await createInvoiceForOrder(eventContext(c), c.req.param("code")))),
 );

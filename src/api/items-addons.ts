@@ -35,15 +35,26 @@ export const addonRoutes = new Hono<AppEnv>();
 const addonDoc = apiDocs("Item add-ons");
 const addons = `${itemsBase}/:item/addons`;
 
-addonRoutes.get(addons, read, addonDoc.list(addonResponse, { summary: "List an item's add-ons", ordering: ADDON_ORDERING }), async (c) => {
-  const item = await loadItemRow(eventContext(c), pathId(c, "item"));
-  const req = listRequest(c);
-  return respondPage(c, req, await listAddons(c.var.db, item.id, req), serializeAddon);
-});
+addonRoutes.get(
+  addons,
+  read,
+  addonDoc.list(addonResponse, { summary: "List an item's add-ons", ordering: ADDON_ORDERING }),
+  async (c) => {
+    const item = await loadItemRow(eventContext(c), pathId(c, "item"));
+    const req = listRequest(c);
+    return respondPage(c, req, await listAddons(c.var.db, item.id, req), serializeAddon);
+  },
+);
 
-addonRoutes.post(addons, write, addonDoc.created(addonResponse, { summary: "Create an add-on" }), jsonBody(addonFull), async (c) => {
-  return c.json(serializeAddon(await createAddon(eventContext(c), pathId(c, "item"), c.req.valid("json"))), 201);
-});
+addonRoutes.post(
+  addons,
+  write,
+  addonDoc.created(addonResponse, { summary: "Create an add-on" }),
+  jsonBody(addonFull),
+  async (c) => {
+    return c.json(serializeAddon(await createAddon(eventContext(c), pathId(c, "item"), c.req.valid("json"))), 201);
+  },
+);
 
 addonRoutes.get(`${addons}/:id`, read, addonDoc.ok(addonResponse, { summary: "Add-on detail" }), async (c) => {
   const ctx = eventContext(c);
@@ -51,13 +62,33 @@ addonRoutes.get(`${addons}/:id`, read, addonDoc.ok(addonResponse, { summary: "Ad
   return c.json(serializeAddon(await loadAddon(ctx, item.id, pathId(c, "id"))));
 });
 
-addonRoutes.put(`${addons}/:id`, write, addonDoc.ok(addonResponse, { summary: "Replace an add-on" }), jsonBody(addonFull), async (c) => {
-  return c.json(serializeAddon(await changeAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put")));
-});
+addonRoutes.put(
+  `${addons}/:id`,
+  write,
+  addonDoc.ok(addonResponse, { summary: "Replace an add-on" }),
+  jsonBody(addonFull),
+  async (c) => {
+    return c.json(
+      serializeAddon(
+        await changeAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put"),
+      ),
+    );
+  },
+);
 
-addonRoutes.patch(`${addons}/:id`, write, addonDoc.ok(addonResponse, { summary: "Change an add-on" }), jsonBody(addonPatch), async (c) => {
-  return c.json(serializeAddon(await changeAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch")));
-});
+addonRoutes.patch(
+  `${addons}/:id`,
+  write,
+  addonDoc.ok(addonResponse, { summary: "Change an add-on" }),
+  jsonBody(addonPatch),
+  async (c) => {
+    return c.json(
+      serializeAddon(
+        await changeAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch"),
+      ),
+    );
+  },
+);
 
 addonRoutes.delete(`${addons}/:id`, write, addonDoc.noContent({ summary: "Delete an add-on" }), async (c) => {
   await deleteAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"));
@@ -70,15 +101,26 @@ export const bundleRoutes = new Hono<AppEnv>();
 const bundleDoc = apiDocs("Item bundles");
 const bundles = `${itemsBase}/:item/bundles`;
 
-bundleRoutes.get(bundles, read, bundleDoc.list(bundleResponse, { summary: "List an item's bundles", ordering: BUNDLE_ORDERING }), async (c) => {
-  const item = await loadItemRow(eventContext(c), pathId(c, "item"));
-  const req = listRequest(c);
-  return respondPage(c, req, await listBundles(c.var.db, item.id, req), serializeBundle);
-});
+bundleRoutes.get(
+  bundles,
+  read,
+  bundleDoc.list(bundleResponse, { summary: "List an item's bundles", ordering: BUNDLE_ORDERING }),
+  async (c) => {
+    const item = await loadItemRow(eventContext(c), pathId(c, "item"));
+    const req = listRequest(c);
+    return respondPage(c, req, await listBundles(c.var.db, item.id, req), serializeBundle);
+  },
+);
 
-bundleRoutes.post(bundles, write, bundleDoc.created(bundleResponse, { summary: "Create a bundle" }), jsonBody(bundleFull), async (c) => {
-  return c.json(serializeBundle(await createBundle(eventContext(c), pathId(c, "item"), c.req.valid("json"))), 201);
-});
+bundleRoutes.post(
+  bundles,
+  write,
+  bundleDoc.created(bundleResponse, { summary: "Create a bundle" }),
+  jsonBody(bundleFull),
+  async (c) => {
+    return c.json(serializeBundle(await createBundle(eventContext(c), pathId(c, "item"), c.req.valid("json"))), 201);
+  },
+);
 
 bundleRoutes.get(`${bundles}/:id`, read, bundleDoc.ok(bundleResponse, { summary: "Bundle detail" }), async (c) => {
   const ctx = eventContext(c);
@@ -86,13 +128,33 @@ bundleRoutes.get(`${bundles}/:id`, read, bundleDoc.ok(bundleResponse, { summary:
   return c.json(serializeBundle(await loadBundle(ctx, item.id, pathId(c, "id"))));
 });
 
-bundleRoutes.put(`${bundles}/:id`, write, bundleDoc.ok(bundleResponse, { summary: "Replace a bundle" }), jsonBody(bundleFull), async (c) => {
-  return c.json(serializeBundle(await changeBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put")));
-});
+bundleRoutes.put(
+  `${bundles}/:id`,
+  write,
+  bundleDoc.ok(bundleResponse, { summary: "Replace a bundle" }),
+  jsonBody(bundleFull),
+  async (c) => {
+    return c.json(
+      serializeBundle(
+        await changeBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put"),
+      ),
+    );
+  },
+);
 
-bundleRoutes.patch(`${bundles}/:id`, write, bundleDoc.ok(bundleResponse, { summary: "Change a bundle" }), jsonBody(bundlePatch), async (c) => {
-  return c.json(serializeBundle(await changeBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch")));
-});
+bundleRoutes.patch(
+  `${bundles}/:id`,
+  write,
+  bundleDoc.ok(bundleResponse, { summary: "Change a bundle" }),
+  jsonBody(bundlePatch),
+  async (c) => {
+    return c.json(
+      serializeBundle(
+        await changeBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch"),
+      ),
+    );
+  },
+);
 
 bundleRoutes.delete(`${bundles}/:id`, write, bundleDoc.noContent({ summary: "Delete a bundle" }), async (c) => {
   await deleteBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"));

@@ -25,18 +25,30 @@ const base = `${itemsBase}/:item/variations`;
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 
-variationRoutes.get(base, read, doc.list(variationResponse, { summary: "List an item's variations", ordering: VARIATION_ORDERING }), variationFilters, async (c) => {
-  const item = await loadItemRow(eventContext(c), pathId(c, "item"));
-  const req = listRequest(c);
-  const page = await listVariations(c.var.db, item.id, c.req.valid("query").active, req);
-  const view = viewOf(c);
-  return respondPage(c, req, page, (v) => serializeVariation(view, item, v));
-});
+variationRoutes.get(
+  base,
+  read,
+  doc.list(variationResponse, { summary: "List an item's variations", ordering: VARIATION_ORDERING }),
+  variationFilters,
+  async (c) => {
+    const item = await loadItemRow(eventContext(c), pathId(c, "item"));
+    const req = listRequest(c);
+    const page = await listVariations(c.var.db, item.id, c.req.valid("query").active, req);
+    const view = viewOf(c);
+    return respondPage(c, req, page, (v) => serializeVariation(view, item, v));
+  },
+);
 
-variationRoutes.post(base, write, doc.created(variationResponse, { summary: "Create a variation" }), jsonBody(variationFull), async (c) => {
-  const r = await createVariation(eventContext(c), pathId(c, "item"), c.req.valid("json"));
-  return c.json(serializeVariation(viewOf(c), r.item, r.variation), 201);
-});
+variationRoutes.post(
+  base,
+  write,
+  doc.created(variationResponse, { summary: "Create a variation" }),
+  jsonBody(variationFull),
+  async (c) => {
+    const r = await createVariation(eventContext(c), pathId(c, "item"), c.req.valid("json"));
+    return c.json(serializeVariation(viewOf(c), r.item, r.variation), 201);
+  },
+);
 
 variationRoutes.get(`${base}/:id`, read, doc.ok(variationResponse, { summary: "Variation detail" }), async (c) => {
   const ctx = eventContext(c);
@@ -44,17 +56,37 @@ variationRoutes.get(`${base}/:id`, read, doc.ok(variationResponse, { summary: "V
   return c.json(serializeVariation(viewOf(c), item, await loadVariation(ctx, item.id, pathId(c, "id"))));
 });
 
-variationRoutes.put(`${base}/:id`, write, doc.ok(variationResponse, { summary: "Replace a variation" }), jsonBody(variationFull), async (c) => {
-  const r = await changeVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put");
-  return c.json(serializeVariation(viewOf(c), r.item, r.variation));
-});
+variationRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(variationResponse, { summary: "Replace a variation" }),
+  jsonBody(variationFull),
+  async (c) => {
+    const r = await changeVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put");
+    return c.json(serializeVariation(viewOf(c), r.item, r.variation));
+  },
+);
 
-variationRoutes.patch(`${base}/:id`, write, doc.ok(variationResponse, { summary: "Change a variation" }), jsonBody(variationPatch), async (c) => {
-  const r = await changeVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch");
-  return c.json(serializeVariation(viewOf(c), r.item, r.variation));
-});
+variationRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(variationResponse, { summary: "Change a variation" }),
+  jsonBody(variationPatch),
+  async (c) => {
+    const r = await changeVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch");
+    return c.json(serializeVariation(viewOf(c), r.item, r.variation));
+  },
+);
 
-variationRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a variation", description: "Not the last variation of an item, nor one that was ordered or is in a cart (403)." }), async (c) => {
-  await deleteVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"));
-  return c.body(null, 204);
-});
+variationRoutes.delete(
+  `${base}/:id`,
+  write,
+  doc.noContent({
+    summary: "Delete a variation",
+    description: "Not the last variation of an item, nor one that was ordered or is in a cart (403).",
+  }),
+  async (c) => {
+    await deleteVariation(eventContext(c), pathId(c, "item"), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

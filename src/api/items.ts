@@ -48,33 +48,73 @@ const itemFilters = queryParams({
   tax_rate: q.decimal("a tax rate; `0` or `None` also match items without a tax rule", { also: { None: 0 } }),
 });
 
-itemRoutes.get(itemsBase, read, doc.list(itemResponse, { summary: "List items", ordering: ITEM_ORDERING, conditional: true }), itemFilters, async (c) => {
-  const req = listRequest(c);
-  const f = c.req.valid("query");
-  const filters = { active: f.active, category: f.category, admission: f.admission, freePrice: f.free_price, taxRate: f.tax_rate };
-  const page = await listItems(c.var.db, c.var.event.id, filters, req);
-  const view = viewOf(c);
-  return notModified(c, page.lastModified) ?? respondPage(c, req, page, (r) => serializeItem(view, r));
-});
+itemRoutes.get(
+  itemsBase,
+  read,
+  doc.list(itemResponse, { summary: "List items", ordering: ITEM_ORDERING, conditional: true }),
+  itemFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const f = c.req.valid("query");
+    const filters = {
+      active: f.active,
+      category: f.category,
+      admission: f.admission,
+      freePrice: f.free_price,
+      taxRate: f.tax_rate,
+    };
+    const page = await listItems(c.var.db, c.var.event.id, filters, req);
+    const view = viewOf(c);
+    return notModified(c, page.lastModified) ?? respondPage(c, req, page, (r) => serializeItem(view, r));
+  },
+);
 
-itemRoutes.get(`${itemsBase}/:id`, read, doc.ok(itemResponse, { summary: "Item detail" }), async (c) => c.json(serializeItem(viewOf(c), await loadItem(eventContext(c), pathId(c, "id")))));
+itemRoutes.get(`${itemsBase}/:id`, read, doc.ok(itemResponse, { summary: "Item detail" }), async (c) =>
+  c.json(serializeItem(viewOf(c), await loadItem(eventContext(c), pathId(c, "id")))),
+);
 
-itemRoutes.post(itemsBase, write, doc.created(itemResponse, { summary: "Create an item", description: "With its variations, add-ons and bundles; afterwards those change through their own endpoints." }), jsonBody(itemCreate), async (c) => {
-  const rec = await createItem(eventContext(c), c.req.valid("json"), uploads(c));
-  return c.json(serializeItem(viewOf(c), rec), 201);
-});
+itemRoutes.post(
+  itemsBase,
+  write,
+  doc.created(itemResponse, {
+    summary: "Create an item",
+    description: "With its variations, add-ons and bundles; afterwards those change through their own endpoints.",
+  }),
+  jsonBody(itemCreate),
+  async (c) => {
+    const rec = await createItem(eventContext(c), c.req.valid("json"), uploads(c));
+    return c.json(serializeItem(viewOf(c), rec), 201);
+  },
+);
 
-itemRoutes.put(`${itemsBase}/:id`, write, doc.ok(itemResponse, { summary: "Replace an item" }), jsonBody(itemPut), async (c) => {
-  const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put", uploads(c));
-  return c.json(serializeItem(viewOf(c), rec));
-});
+itemRoutes.put(
+  `${itemsBase}/:id`,
+  write,
+  doc.ok(itemResponse, { summary: "Replace an item" }),
+  jsonBody(itemPut),
+  async (c) => {
+    const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put", uploads(c));
+    return c.json(serializeItem(viewOf(c), rec));
+  },
+);
 
-itemRoutes.patch(`${itemsBase}/:id`, write, doc.ok(itemResponse, { summary: "Change an item" }), jsonBody(itemPatch), async (c) => {
-  const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch", uploads(c));
-  return c.json(serializeItem(viewOf(c), rec));
-});
+itemRoutes.patch(
+  `${itemsBase}/:id`,
+  write,
+  doc.ok(itemResponse, { summary: "Change an item" }),
+  jsonBody(itemPatch),
+  async (c) => {
+    const rec = await changeItem(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch", uploads(c));
+    return c.json(serializeItem(viewOf(c), rec));
+  },
+);
 
-itemRoutes.delete(`${itemsBase}/:id`, write, doc.noContent({ summary: "Delete an item", description: "An item that was ordered cannot be deleted (403)." }), async (c) => {
-  await deleteItem(eventContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+itemRoutes.delete(
+  `${itemsBase}/:id`,
+  write,
+  doc.noContent({ summary: "Delete an item", description: "An item that was ordered cannot be deleted (403)." }),
+  async (c) => {
+    await deleteItem(eventContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

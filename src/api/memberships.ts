@@ -8,7 +8,13 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { findMembership, listMemberships, type MembershipRecord } from "../db/memberships";
 import { notFound } from "../domain/failure";
-import { changeMembership, createMembership, membershipCreateInput, membershipInput, membershipPatch } from "../domain/memberships";
+import {
+  changeMembership,
+  createMembership,
+  membershipCreateInput,
+  membershipInput,
+  membershipPatch,
+} from "../domain/memberships";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
@@ -18,15 +24,17 @@ import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
 /** A membership (spec "Membership"). */
-export const membershipResponse = z.object({
-  id: id(),
-  customer: z.string().meta({ description: "customer identifier" }),
-  membership_type: id(),
-  testmode: z.boolean(),
-  date_start: dateTime(),
-  date_end: dateTime(),
-  attendee_name_parts: z.record(z.string(), z.string()).nullable(),
-}).meta({ id: "Membership" });
+export const membershipResponse = z
+  .object({
+    id: id(),
+    customer: z.string().meta({ description: "customer identifier" }),
+    membership_type: id(),
+    testmode: z.boolean(),
+    date_start: dateTime(),
+    date_end: dateTime(),
+    attendee_name_parts: z.record(z.string(), z.string()).nullable(),
+  })
+  .meta({ id: "Membership" });
 export type MembershipResponse = z.infer<typeof membershipResponse>;
 
 export function serializeMembership({ membership: m, customer }: MembershipRecord): MembershipResponse {
@@ -43,19 +51,33 @@ export function serializeMembership({ membership: m, customer }: MembershipRecor
 
 export const membershipRoutes = new Hono<AppEnv>();
 const doc = apiDocs("Memberships");
-const membershipFilters = queryParams({ customer: q.string("customer identifier"), membership_type: q.int("membership type id"), testmode: q.bool() });
+const membershipFilters = queryParams({
+  customer: q.string("customer identifier"),
+  membership_type: q.int("membership type id"),
+  testmode: q.bool(),
+});
 const perm = organizerScope("can_manage_customers");
 const base = "/organizers/:organizer/memberships";
 
-membershipRoutes.get(base, perm, doc.list(membershipResponse, { summary: "List memberships" }), membershipFilters, async (c) => {
-  const f = c.req.valid("query");
-  const filters = { customer: f.customer, membershipType: f.membership_type, testmode: f.testmode };
-  const req = listRequest(c);
-  return respondPage(c, req, await listMemberships(c.var.db, c.var.organizer.id, filters, req), serializeMembership);
-});
+membershipRoutes.get(
+  base,
+  perm,
+  doc.list(membershipResponse, { summary: "List memberships" }),
+  membershipFilters,
+  async (c) => {
+    const f = c.req.valid("query");
+    const filters = { customer: f.customer, membershipType: f.membership_type, testmode: f.testmode };
+    const req = listRequest(c);
+    return respondPage(c, req, await listMemberships(c.var.db, c.var.organizer.id, filters, req), serializeMembership);
+  },
+);
 
-membershipRoutes.post(base, perm, doc.created(membershipResponse, { summary: "Create a membership" }), jsonBody(membershipCreateInput), async (c) =>
-  c.json(serializeMembership(await createMembership(organizerContext(c), c.req.valid("json"))), 201),
+membershipRoutes.post(
+  base,
+  perm,
+  doc.created(membershipResponse, { summary: "Create a membership" }),
+  jsonBody(membershipCreateInput),
+  async (c) => c.json(serializeMembership(await createMembership(organizerContext(c), c.req.valid("json"))), 201),
 );
 
 membershipRoutes.get(`${base}/:id`, perm, doc.ok(membershipResponse, { summary: "Membership detail" }), async (c) => {
@@ -64,10 +86,28 @@ membershipRoutes.get(`${base}/:id`, perm, doc.ok(membershipResponse, { summary: 
   return c.json(serializeMembership(found));
 });
 
-membershipRoutes.put(`${base}/:id`, perm, doc.ok(membershipResponse, { summary: "Replace a membership" }), jsonBody(membershipInput), async (c) =>
-  c.json(serializeMembership(await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }))),
+membershipRoutes.put(
+  `${base}/:id`,
+  perm,
+  doc.ok(membershipResponse, { summary: "Replace a membership" }),
+  jsonBody(membershipInput),
+  async (c) =>
+    c.json(
+      serializeMembership(
+        await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }),
+      ),
+    ),
 );
 
-membershipRoutes.patch(`${base}/:id`, perm, doc.ok(membershipResponse, { summary: "Change a membership" }), jsonBody(membershipPatch), async (c) =>
-  c.json(serializeMembership(await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }))),
+membershipRoutes.patch(
+  `${base}/:id`,
+  perm,
+  doc.ok(membershipResponse, { summary: "Change a membership" }),
+  jsonBody(membershipPatch),
+  async (c) =>
+    c.json(
+      serializeMembership(
+        await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }),
+      ),
+    ),
 );

@@ -14,9 +14,21 @@ import type { OrderListFilter } from "../db/order-filters";
 import { ORDER_STATUSES } from "../db/schema";
 import { modifiedSinceParam } from "../http/conditional";
 import { q, type QueryValues } from "../http/validation";
-import { type OrderLocation, orderResponse, positionResponse, serializeFee, serializeOrder, serializePosition } from "./orders-serializers";
+import {
+  type OrderLocation,
+  orderResponse,
+  positionResponse,
+  serializeFee,
+  serializeOrder,
+  serializePosition,
+} from "./orders-serializers";
 
-export type OrderView = { includeCanceledPositions: boolean; includeCanceledFees: boolean; include: string[]; exclude: string[] };
+export type OrderView = {
+  includeCanceledPositions: boolean;
+  includeCanceledFees: boolean;
+  include: string[];
+  exclude: string[];
+};
 
 /** The query parameters of the orders list (pretix docs orders.rst), read and described by `queryParams`. */
 export const ORDER_LIST_PARAMS = {
@@ -27,7 +39,9 @@ export const ORDER_LIST_PARAMS = {
   locale: q.string(),
   modified_since: modifiedSinceParam,
   customer: q.string("customer identifier"),
-  search: q.string("order code (also `<event slug>-<code>`), email, invoice name and company, comment, attendee names and emails, start of a ticket secret; matched literally"),
+  search: q.string(
+    "order code (also `<event slug>-<code>`), email, invoice name and company, comment, attendee names and emails, start of a ticket secret; matched literally",
+  ),
   item: q.int("orders with a position of this product"),
   variation: q.int("orders with a position of this variation"),
   subevent: q.int("orders with a position of this date (event series)"),
@@ -40,8 +54,13 @@ export const ORDER_LIST_PARAMS = {
   payment_provider: q.string("orders with a payment (in any state) of this provider"),
   include_canceled_positions: q.bool("also the canceled positions, each with `canceled`"),
   include_canceled_fees: q.bool("also the canceled fees"),
-  include: q.list("a field to keep in each order (repeatable, dotted for nested fields: `positions.secret`); the others are left out", { keepsFields: true }),
-  exclude: q.list("a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions", { omitsFields: true }),
+  include: q.list(
+    "a field to keep in each order (repeatable, dotted for nested fields: `positions.secret`); the others are left out",
+    { keepsFields: true },
+  ),
+  exclude: q.list("a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions", {
+    omitsFields: true,
+  }),
   pdf_data: q.ignored({ type: "boolean" }, "the service renders the ticket PDFs itself (`downloads`, open point 12)."),
 };
 
@@ -79,7 +98,11 @@ export const orderListItemResponse = orderResponse
         .meta({ id: "OrderPositionInList" }),
     ),
   })
-  .meta({ id: "OrderInList", description: "An order of the orders list: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too." });
+  .meta({
+    id: "OrderInList",
+    description:
+      "An order of the orders list: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too.",
+  });
 
 /** An order of the list with only the fields asked for (`include`, `exclude`). */
 export const orderListItem = orderListItemResponse.partial();

@@ -21,27 +21,38 @@ const read = eventScope("can_view_orders");
 const write = eventScope("can_change_orders");
 const doc = apiDocs("Orders");
 
-const respond = (c: AppContext, r: { record: OrderRecord; position: PositionJson }) => c.json(serializePosition(r.position, r.record.order.code) satisfies PositionResponse);
+const respond = (c: AppContext, r: { record: OrderRecord; position: PositionJson }) =>
+  c.json(serializePosition(r.position, r.record.order.code) satisfies PositionResponse);
 
 orderPositionRoutes.get(
   `${base}/:id`,
   read,
   doc.ok(positionResponse, { summary: "An order position (ticket)" }),
   queryParams({ include_canceled_positions: q.bool("also a canceled position (else 404)") }),
-  async (c) => respond(c, await loadPosition(c.var, pathId(c, "id"), c.req.valid("query").include_canceled_positions ?? false)),
+  async (c) =>
+    respond(c, await loadPosition(c.var, pathId(c, "id"), c.req.valid("query").include_canceled_positions ?? false)),
 );
 
 orderPositionRoutes.post(
   `${base}/:id/regenerate_secrets`,
   write,
-  doc.ok(positionResponse, { summary: "Regenerate a ticket's secret", description: "The re-issue: a new secret; with signed ticket secrets the old one is revoked.", failures: ["unavailable", "changed"] }),
+  doc.ok(positionResponse, {
+    summary: "Regenerate a ticket's secret",
+    description: "The re-issue: a new secret; with signed ticket secrets the old one is revoked.",
+    failures: ["unavailable", "changed"],
+  }),
   async (c) => respond(c, await regeneratePositionSecret(eventContext(c), pathId(c, "id"))),
 );
 
 orderPositionRoutes.post(
   `${base}/:id/add_block`,
   write,
-  doc.ok(positionResponse, { summary: "Block a ticket", description: "Scans answer `blocked` while the ticket has a block (forced scans pass); its secret is on the blocked list.", failures: ["unavailable", "changed"] }),
+  doc.ok(positionResponse, {
+    summary: "Block a ticket",
+    description:
+      "Scans answer `blocked` while the ticket has a block (forced scans pass); its secret is on the blocked list.",
+    failures: ["unavailable", "changed"],
+  }),
   jsonBody(blockInput),
   async (c) => respond(c, await changeBlock(eventContext(c), pathId(c, "id"), c.req.valid("json"), true)),
 );
@@ -49,7 +60,11 @@ orderPositionRoutes.post(
 orderPositionRoutes.post(
   `${base}/:id/remove_block`,
   write,
-  doc.ok(positionResponse, { summary: "Remove a block of a ticket", description: "When the last block goes, the secret is marked unblocked on the blocked list.", failures: ["unavailable", "changed"] }),
+  doc.ok(positionResponse, {
+    summary: "Remove a block of a ticket",
+    description: "When the last block goes, the secret is marked unblocked on the blocked list.",
+    failures: ["unavailable", "changed"],
+  }),
   jsonBody(blockInput),
   async (c) => respond(c, await changeBlock(eventContext(c), pathId(c, "id"), c.req.valid("json"), false)),
 );

@@ -15,110 +15,120 @@ import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./sales-common";
 
-export const positionResponse = z.object({
-  id: id(),
-  order: z.string(),
-  positionid: z.number().int(),
-  item: id(),
-  variation: id().nullable(),
-  price: money(),
-  attendee_name: z.string().nullable(),
-  attendee_name_parts: z.record(z.string(), z.string()),
-  attendee_email: z.string().nullable(),
-  voucher: id().nullable(),
-  tax_rate: decimalString(),
-  tax_value: money(),
-  tax_rule: id().nullable(),
-  secret: z.string(),
-  addon_to: id().nullable(),
-  subevent: id().nullable(),
-  pseudonymization_id: z.string(),
-  seat: seatResponse.nullable(),
-  is_bundled: z.boolean(),
-  /** pretix: the names of the ticket's blocks (`admin`, `api:...`), or null when it may be used. */
-  blocked: z.array(z.string()).nullable(),
-  /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
-  checkins: z.array(
-    z.object({
-      id: id(),
-      list: id(),
-      type: z.enum(["entry", "exit"]),
-      gate: id().nullable(),
-      device: id().nullable(),
-      datetime: dateTime(),
-      auto_checked_in: z.boolean(),
-    }),
-  ),
-  answers: z.array(answerResponse),
-  downloads: z.array(z.object({ output: z.string(), url: url() })),
-}).meta({ id: "OrderPosition" });
+export const positionResponse = z
+  .object({
+    id: id(),
+    order: z.string(),
+    positionid: z.number().int(),
+    item: id(),
+    variation: id().nullable(),
+    price: money(),
+    attendee_name: z.string().nullable(),
+    attendee_name_parts: z.record(z.string(), z.string()),
+    attendee_email: z.string().nullable(),
+    voucher: id().nullable(),
+    tax_rate: decimalString(),
+    tax_value: money(),
+    tax_rule: id().nullable(),
+    secret: z.string(),
+    addon_to: id().nullable(),
+    subevent: id().nullable(),
+    pseudonymization_id: z.string(),
+    seat: seatResponse.nullable(),
+    is_bundled: z.boolean(),
+    /** pretix: the names of the ticket's blocks (`admin`, `api:...`), or null when it may be used. */
+    blocked: z.array(z.string()).nullable(),
+    /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
+    checkins: z.array(
+      z.object({
+        id: id(),
+        list: id(),
+        type: z.enum(["entry", "exit"]),
+        gate: id().nullable(),
+        device: id().nullable(),
+        datetime: dateTime(),
+        auto_checked_in: z.boolean(),
+      }),
+    ),
+    answers: z.array(answerResponse),
+    downloads: z.array(z.object({ output: z.string(), url: url() })),
+  })
+  .meta({ id: "OrderPosition" });
 export type PositionResponse = z.infer<typeof positionResponse>;
 
-export const feeResponse = z.object({
-  fee_type: z.string(),
-  value: money(),
-  description: z.string(),
-  internal_type: z.string(),
-  tax_rate: decimalString(),
-  tax_value: money(),
-  tax_rule: id().nullable(),
-}).meta({ id: "OrderFee" });
+export const feeResponse = z
+  .object({
+    fee_type: z.string(),
+    value: money(),
+    description: z.string(),
+    internal_type: z.string(),
+    tax_rate: decimalString(),
+    tax_value: money(),
+    tax_rule: id().nullable(),
+  })
+  .meta({ id: "OrderFee" });
 
-export const paymentResponse = z.object({
-  local_id: z.number().int(),
-  state: z.string(),
-  amount: money(),
-  created: dateTime(),
-  payment_date: dateTime().nullable(),
-  provider: z.string(),
-  payment_url: url().nullable(),
-  details: object(),
-}).meta({ id: "OrderPayment" });
+export const paymentResponse = z
+  .object({
+    local_id: z.number().int(),
+    state: z.string(),
+    amount: money(),
+    created: dateTime(),
+    payment_date: dateTime().nullable(),
+    provider: z.string(),
+    payment_url: url().nullable(),
+    details: object(),
+  })
+  .meta({ id: "OrderPayment" });
 export type PaymentResponse = z.infer<typeof paymentResponse>;
 
-export const invoiceAddressResponse = z.object({
-  last_modified: dateTime().nullable(),
-  is_business: z.boolean(),
-  company: z.string(),
-  name: z.string(),
-  name_parts: z.record(z.string(), z.string()),
-  street: z.string(),
-  zipcode: z.string(),
-  city: z.string(),
-  country: z.string(),
-  state: z.string(),
-  internal_reference: z.string(),
-  vat_id: z.string(),
-  vat_id_validated: z.boolean(),
-}).meta({ id: "InvoiceAddress" });
+export const invoiceAddressResponse = z
+  .object({
+    last_modified: dateTime().nullable(),
+    is_business: z.boolean(),
+    company: z.string(),
+    name: z.string(),
+    name_parts: z.record(z.string(), z.string()),
+    street: z.string(),
+    zipcode: z.string(),
+    city: z.string(),
+    country: z.string(),
+    state: z.string(),
+    internal_reference: z.string(),
+    vat_id: z.string(),
+    vat_id_validated: z.boolean(),
+  })
+  .meta({ id: "InvoiceAddress" });
 
-export const orderResponse = z.object({
-  code: z.string(),
-  event: z.string(),
-  status: z.enum(["n", "p", "e", "c"]),
-  testmode: z.boolean(),
-  secret: z.string(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  locale: z.string(),
-  sales_channel: z.string(),
-  datetime: dateTime(),
-  expires: dateTime().nullable(),
-  total: money(),
-  comment: z.string(),
-  checkin_attention: z.boolean(),
-  require_approval: z.boolean(),
-  invoice_address: invoiceAddressResponse.nullable(),
-  customer: z.string().nullable(),
-  positions: z.array(positionResponse),
-  fees: z.array(feeResponse),
-  downloads: z.array(z.object({ output: z.string(), url: url() })),
-  payments: z.array(paymentResponse),
-  refunds: z.array(object()),
-  last_modified: dateTime(),
-  cancellation_date: dateTime().nullable(),
-  url: url(),
-}).meta({ id: "Order" });
+export const orderResponse = z
+  .object({
+    code: z.string(),
+    event: z.string(),
+    status: z.enum(["n", "p", "e", "c"]),
+    testmode: z.boolean(),
+    secret: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    locale: z.string(),
+    sales_channel: z.string(),
+    datetime: dateTime(),
+    expires: dateTime().nullable(),
+    total: money(),
+    comment: z.string(),
+    checkin_attention: z.boolean(),
+    require_approval: z.boolean(),
+    invoice_address: invoiceAddressResponse.nullable(),
+    customer: z.string().nullable(),
+    positions: z.array(positionResponse),
+    fees: z.array(feeResponse),
+    downloads: z.array(z.object({ output: z.string(), url: url() })),
+    payments: z.array(paymentResponse),
+    refunds: z.array(object()),
+    last_modified: dateTime(),
+    cancellation_date: dateTime().nullable(),
+    url: url(),
+  })
+  .meta({ id: "Order" });
 export type OrderResponse = z.infer<typeof orderResponse>;
 
 /** Where an order's customer-facing pages are: the base URL and the event's slugs. */
@@ -233,7 +243,9 @@ export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse
     require_approval: o.requireApproval,
     invoice_address: serializeInvoiceAddress(o.invoiceAddress),
     customer: r.customer,
-    positions: r.positions.filter((p) => p.canceled !== 1).map((p) => serializePosition(p, o.code, downloads.positions.get(p.id))),
+    positions: r.positions
+      .filter((p) => p.canceled !== 1)
+      .map((p) => serializePosition(p, o.code, downloads.positions.get(p.id))),
     fees: r.fees.filter((f) => f.canceled !== 1).map(serializeFee),
     downloads: downloads.order,
     payments: r.payments.map((y) => serializePayment(y, url)),
@@ -252,8 +264,12 @@ export function excludeFields<T extends Record<string, unknown>>(obj: T, exclude
     const [head, rest] = path.split(".", 2) as [string, string | undefined];
     if (!Object.hasOwn(out, head)) continue;
     if (rest === undefined) delete out[head];
-    else if (Array.isArray(out[head])) out[head] = (out[head] as Record<string, unknown>[]).map((e) => (e && typeof e === "object" ? excludeFields(e, [rest]) : e));
-    else if (out[head] && typeof out[head] === "object") out[head] = excludeFields(out[head] as Record<string, unknown>, [rest]);
+    else if (Array.isArray(out[head]))
+      out[head] = (out[head] as Record<string, unknown>[]).map((e) =>
+        e && typeof e === "object" ? excludeFields(e, [rest]) : e,
+      );
+    else if (out[head] && typeof out[head] === "object")
+      out[head] = excludeFields(out[head] as Record<string, unknown>, [rest]);
   }
   return out as Partial<T>;
 }

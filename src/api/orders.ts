@@ -20,7 +20,14 @@ import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
 import { jsonBody, pathId, queryParams } from "../http/validation";
 import { ORDER_LIST_PARAMS, orderListItemResponse, orderListQuery, presentOrder } from "./order-filters";
-import { type OrderLocation, orderResponse, orderUrlAt, paymentResponse, serializeOrder, serializePayment } from "./orders-serializers";
+import {
+  type OrderLocation,
+  orderResponse,
+  orderUrlAt,
+  paymentResponse,
+  serializeOrder,
+  serializePayment,
+} from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -37,49 +44,80 @@ const write = eventScope("can_change_orders");
 
 const doc = apiDocs("Orders");
 
-orderRoutes.get(base, readList, doc.list(orderListItemResponse, { summary: "List orders", ordering: ORDER_ORDERING }), queryParams(ORDER_LIST_PARAMS), async (c) => {
-  const req = listRequest(c);
-  setPageGenerated(c, Date.now());
-  const f = c.req.valid("query");
-  const { filter, view } = orderListQuery(f);
-  // the path's slug is the event's (slugs resolve exactly)
-  const extra = orderFilterConditions(c.req.param("event"), filter);
-  const page = await readInScope(c, (db, eventId) =>
-    listOrders(
-      db,
-      eventId,
-      { code: f.code, status: f.status, testmode: f.testmode, email: f.email, locale: f.locale, modifiedSince: f.modified_since, customer: f.customer, extra },
-      req,
-    ),
-  );
-  const at = location(c);
-  // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
-  return respondPage(c, req, page, (r) => presentOrder(at, r, view));
-});
+orderRoutes.get(
+  base,
+  readList,
+  doc.list(orderListItemResponse, { summary: "List orders", ordering: ORDER_ORDERING }),
+  queryParams(ORDER_LIST_PARAMS),
+  async (c) => {
+    const req = listRequest(c);
+    setPageGenerated(c, Date.now());
+    const f = c.req.valid("query");
+    const { filter, view } = orderListQuery(f);
+    // the path's slug is the event's (slugs resolve exactly)
+    const extra = orderFilterConditions(c.req.param("event"), filter);
+    const page = await readInScope(c, (db, eventId) =>
+      listOrders(
+        db,
+        eventId,
+        {
+          code: f.code,
+          status: f.status,
+          testmode: f.testmode,
+          email: f.email,
+          locale: f.locale,
+          modifiedSince: f.modified_since,
+          customer: f.customer,
+          extra,
+        },
+        req,
+      ),
+    );
+    const at = location(c);
+    // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
+    return respondPage(c, req, page, (r) => presentOrder(at, r, view));
+  },
+);
 
 orderRoutes.get(`${base}/:code`, read, doc.ok(orderResponse, { summary: "Order detail" }), async (c) =>
   c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))),
 );
 
-orderRoutes.post(base, write, doc.created(orderResponse, { summary: "Create an order", failures: ["unavailable", "insufficient_credit"] }), jsonBody(orderInput), async (c) => {
-  const r = await createOrder(eventContext(c), c.req.valid("json"));
-  return c.json(serializeOrder(location(c), r), 201);
-});
+orderRoutes.post(
+  base,
+  write,
+  doc.created(orderResponse, { summary: "Create an order", failures: ["unavailable", "insufficient_credit"] }),
+  jsonBody(orderInput),
+  async (c) => {
+    const r = await createOrder(eventContext(c), c.req.valid("json"));
+    return c.json(serializeOrder(location(c), r), 201);
+  },
+);
 
-orderRoutes.get(`${base}/:code/payments`, read, doc.list(paymentResponse, { summary: "List an order's payments" }), async (c) => {
-  const req = listRequest(c);
-  const r = await loadOrder(eventContext(c), c.req.param("code"));
-  const url = orderUrlAt(location(c), r);
-  return respondPage(c, req, await listPayments(c.var.db, r.order.id, req), (y) => serializePayment(y, url));
-});
+orderRoutes.get(
+  `${base}/:code/payments`,
+  read,
+  doc.list(paymentResponse, { summary: "List an order's payments" }),
+  async (c) => {
+    const req = listRequest(c);
+    const r = await loadOrder(eventContext(c), c.req.param("code"));
+    const url = orderUrlAt(location(c), r);
+    return respondPage(c, req, await listPayments(c.var.db, r.order.id, req), (y) => serializePayment(y, url));
+  },
+);
 
-orderRoutes.get(`${base}/:code/payments/:local`, read, doc.ok(paymentResponse, { summary: "Payment detail" }), async (c) => {
-  const r = await loadOrder(eventContext(c), c.req.param("code"));
-  const local = pathId(c, "local");
-  const y = r.payments.find((p) => p.local_id === local);
-  if (!y) throw notFound();
-  return c.json(serializePayment(y, orderUrlAt(location(c), r)));
-});
+orderRoutes.get(
+  `${base}/:code/payments/:local`,
+  read,
+  doc.ok(paymentResponse, { summary: "Payment detail" }),
+  async (c) => {
+    const r = await loadOrder(eventContext(c), c.req.param("code"));
+    const local = pathId(c, "local");
+    const y = r.payments.find((p) => p.local_id === local);
+    if (!y) throw notFound();
+    return c.json(serializePayment(y, orderUrlAt(location(c), r)));
+  },
+);
 
 orderRoutes.post(
   `${base}/:code/payments/:local/confirm`,
@@ -100,7 +138,10 @@ orderRoutes.post(
   jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })),
   async (c) => {
     const input = c.req.valid("json");
-    const after = await markOrderPaid(eventContext(c), c.req.param("code"), { force: input.force, sendEmail: input.send_email });
+    const after = await markOrderPaid(eventContext(c), c.req.param("code"), {
+      force: input.force,
+      sendEmail: input.send_email,
+    });
     return c.json(serializeOrder(location(c), after));
   },
 );
@@ -111,7 +152,9 @@ orderRoutes.post(
   doc.ok(orderResponse, { summary: "Cancel an order", failures: ["unavailable", "changed"] }),
   jsonBody(z.object({ send_email: z.boolean().optional() })),
   async (c) => {
-    const after = await markOrderCanceled(eventContext(c), c.req.param("code"), { sendEmail: c.req.valid("json").send_email });
+    const after = await markOrderCanceled(eventContext(c), c.req.param("code"), {
+      sendEmail: c.req.valid("json").send_email,
+    });
     return c.json(serializeOrder(location(c), after));
   },
 );
@@ -120,10 +163,19 @@ orderRoutes.post(
 orderRoutes.post(
   `${base}/:code/regenerate_secrets`,
   write,
-  doc.ok(orderResponse, { summary: "Regenerate an order's secrets", description: "New secrets for the order and its tickets; with signed ticket secrets the old ones are revoked.", failures: ["unavailable", "changed"] }),
+  doc.ok(orderResponse, {
+    summary: "Regenerate an order's secrets",
+    description: "New secrets for the order and its tickets; with signed ticket secrets the old ones are revoked.",
+    failures: ["unavailable", "changed"],
+  }),
   async (c) => c.json(serializeOrder(location(c), await regenerateOrderSecrets(eventContext(c), c.req.param("code")))),
 );
 
-orderRoutes.post(`${base}/:code/mark_expired`, write, doc.ok(orderResponse, { summary: "Mark an order as expired", failures: ["unavailable", "changed"] }), async (c) => {
-  return c.json(serializeOrder(location(c), await markOrderExpired(eventContext(c), c.req.param("code"))));
-});
+orderRoutes.post(
+  `${base}/:code/mark_expired`,
+  write,
+  doc.ok(orderResponse, { summary: "Mark an order as expired", failures: ["unavailable", "changed"] }),
+  async (c) => {
+    return c.json(serializeOrder(location(c), await markOrderExpired(eventContext(c), c.req.param("code"))));
+  },
+);

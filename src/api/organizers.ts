@@ -47,12 +47,15 @@ export function settingsResponse(catalog: SettingsCatalog) {
 
 /** The response of a settings endpoint with `explain=true`: each key's value, label and help text. */
 export function settingsExplainResponse(catalog: SettingsCatalog) {
-  const entry = (def: SettingsCatalog[string]) => z.object({ value: def.schema, label: z.string(), help_text: z.string() });
+  const entry = (def: SettingsCatalog[string]) =>
+    z.object({ value: def.schema, label: z.string(), help_text: z.string() });
   return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, entry(def)]))).partial();
 }
 
 export const organizerSettingsResponse = settingsResponse(ORGANIZER_SETTINGS).meta({ id: "OrganizerSettings" });
-export const organizerSettingsExplainResponse = settingsExplainResponse(ORGANIZER_SETTINGS).meta({ id: "OrganizerSettingsExplained" });
+export const organizerSettingsExplainResponse = settingsExplainResponse(ORGANIZER_SETTINGS).meta({
+  id: "OrganizerSettingsExplained",
+});
 
 export const organizerRoutes = new Hono<AppEnv>();
 const doc = apiDocs("Organizers");
@@ -60,21 +63,51 @@ const settingsQuery = queryParams({ explain: q.bool("each key with its value, la
 const settingsPath = "/organizers/:organizer/settings";
 const settingsScope = organizerScope("can_change_organizer_settings");
 
-organizerRoutes.get("/organizers", authenticatedScope(), doc.list(organizerResponse, { summary: "List the organizers of the credential", ordering: ORGANIZER_ORDERING }), async (c) => {
-  const req = listRequest(c);
-  const page = await listAccessibleOrganizers(c.var.db, c.var.principal.organizerId, req);
-  const baseUrl = publicBase(c);
-  return respondPage(c, req, page, (o) => serializeOrganizer(baseUrl, o));
-});
+organizerRoutes.get(
+  "/organizers",
+  authenticatedScope(),
+  doc.list(organizerResponse, { summary: "List the organizers of the credential", ordering: ORGANIZER_ORDERING }),
+  async (c) => {
+    const req = listRequest(c);
+    const page = await listAccessibleOrganizers(c.var.db, c.var.principal.organizerId, req);
+    const baseUrl = publicBase(c);
+    return respondPage(c, req, page, (o) => serializeOrganizer(baseUrl, o));
+  },
+);
 
-organizerRoutes.get("/organizers/:organizer", organizerScope(null), doc.ok(organizerResponse, { summary: "Organizer detail" }), (c) => c.json(serializeOrganizer(publicBase(c), c.var.organizer)));
+organizerRoutes.get(
+  "/organizers/:organizer",
+  organizerScope(null),
+  doc.ok(organizerResponse, { summary: "Organizer detail" }),
+  (c) => c.json(serializeOrganizer(publicBase(c), c.var.organizer)),
+);
 
-organizerRoutes.get(settingsPath, settingsScope, doc.ok(z.union([organizerSettingsResponse, organizerSettingsExplainResponse]), { summary: "Organizer settings", description: "With `explain=true`, each key's value, label and help text." }), settingsQuery, async (c) => {
-  const stored = await storedOrganizerSettings(c.var.db, c.var.organizer.id);
-  if (c.req.valid("query").explain) return c.json<z.infer<typeof organizerSettingsExplainResponse>>(explainSettings(stored));
-  return c.json<z.infer<typeof organizerSettingsResponse>>(effectiveSettings(stored));
-});
+organizerRoutes.get(
+  settingsPath,
+  settingsScope,
+  doc.ok(z.union([organizerSettingsResponse, organizerSettingsExplainResponse]), {
+    summary: "Organizer settings",
+    description: "With `explain=true`, each key's value, label and help text.",
+  }),
+  settingsQuery,
+  async (c) => {
+    const stored = await storedOrganizerSettings(c.var.db, c.var.organizer.id);
+    if (c.req.valid("query").explain)
+      return c.json<z.infer<typeof organizerSettingsExplainResponse>>(explainSettings(stored));
+    return c.json<z.infer<typeof organizerSettingsResponse>>(effectiveSettings(stored));
+  },
+);
 
-organizerRoutes.patch(settingsPath, settingsScope, doc.ok(organizerSettingsResponse, { summary: "Change organizer settings", description: "`null` unsets a key (the default shows again)." }), jsonBody(settingsPatchInput), async (c) =>
-  c.json<z.infer<typeof organizerSettingsResponse>>(await changeOrganizerSettings(organizerContext(c), c.req.valid("json"))),
+organizerRoutes.patch(
+  settingsPath,
+  settingsScope,
+  doc.ok(organizerSettingsResponse, {
+    summary: "Change organizer settings",
+    description: "`null` unsets a key (the default shows again).",
+  }),
+  jsonBody(settingsPatchInput),
+  async (c) =>
+    c.json<z.infer<typeof organizerSettingsResponse>>(
+      await changeOrganizerSettings(organizerContext(c), c.req.valid("json")),
+    ),
 );

@@ -21,31 +21,75 @@ const read = eventScope(null);
 const write = eventScope("can_change_items");
 const optionBase = "/organizers/:organizer/events/:event/questions/:question/options";
 
-questionOptionRoutes.get(optionBase, read, doc.list(optionResponse, { summary: "List a question's options" }), async (c) => {
-  const questionId = pathId(c, "question");
-  const req = listRequest(c);
-  const page = await listOptions(c.var.db, c.var.event.id, questionId, req);
-  if (!page.questionExists) throw notFound();
-  return respondPage(c, req, page, serializeOption);
-});
+questionOptionRoutes.get(
+  optionBase,
+  read,
+  doc.list(optionResponse, { summary: "List a question's options" }),
+  async (c) => {
+    const questionId = pathId(c, "question");
+    const req = listRequest(c);
+    const page = await listOptions(c.var.db, c.var.event.id, questionId, req);
+    if (!page.questionExists) throw notFound();
+    return respondPage(c, req, page, serializeOption);
+  },
+);
 
-questionOptionRoutes.get(`${optionBase}/:id`, read, doc.ok(optionResponse, { summary: "Question option detail" }), async (c) => {
-  return c.json(serializeOption(await loadOption(eventContext(c), pathId(c, "question"), pathId(c, "id"))));
-});
+questionOptionRoutes.get(
+  `${optionBase}/:id`,
+  read,
+  doc.ok(optionResponse, { summary: "Question option detail" }),
+  async (c) => {
+    return c.json(serializeOption(await loadOption(eventContext(c), pathId(c, "question"), pathId(c, "id"))));
+  },
+);
 
-questionOptionRoutes.post(optionBase, write, doc.created(optionResponse, { summary: "Create a question option" }), jsonBody(optionInput), async (c) => {
-  return c.json(serializeOption(await createOption(eventContext(c), pathId(c, "question"), c.req.valid("json"))), 201);
-});
+questionOptionRoutes.post(
+  optionBase,
+  write,
+  doc.created(optionResponse, { summary: "Create a question option" }),
+  jsonBody(optionInput),
+  async (c) => {
+    return c.json(
+      serializeOption(await createOption(eventContext(c), pathId(c, "question"), c.req.valid("json"))),
+      201,
+    );
+  },
+);
 
-questionOptionRoutes.put(`${optionBase}/:id`, write, doc.ok(optionResponse, { summary: "Replace a question option" }), jsonBody(optionInput), async (c) => {
-  return c.json(serializeOption(await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "replace")));
-});
+questionOptionRoutes.put(
+  `${optionBase}/:id`,
+  write,
+  doc.ok(optionResponse, { summary: "Replace a question option" }),
+  jsonBody(optionInput),
+  async (c) => {
+    return c.json(
+      serializeOption(
+        await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "replace"),
+      ),
+    );
+  },
+);
 
-questionOptionRoutes.patch(`${optionBase}/:id`, write, doc.ok(optionResponse, { summary: "Change a question option" }), jsonBody(optionPatch), async (c) => {
-  return c.json(serializeOption(await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "patch")));
-});
+questionOptionRoutes.patch(
+  `${optionBase}/:id`,
+  write,
+  doc.ok(optionResponse, { summary: "Change a question option" }),
+  jsonBody(optionPatch),
+  async (c) => {
+    return c.json(
+      serializeOption(
+        await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "patch"),
+      ),
+    );
+  },
+);
 
-questionOptionRoutes.delete(`${optionBase}/:id`, write, doc.noContent({ summary: "Delete a question option" }), async (c) => {
-  await deleteOption(eventContext(c), pathId(c, "question"), pathId(c, "id"));
-  return c.body(null, 204);
-});
+questionOptionRoutes.delete(
+  `${optionBase}/:id`,
+  write,
+  doc.noContent({ summary: "Delete a question option" }),
+  async (c) => {
+    await deleteOption(eventContext(c), pathId(c, "question"), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

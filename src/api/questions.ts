@@ -8,7 +8,15 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { listQuestions, type OptionRow, QUESTION_ORDERING, type QuestionRecord } from "../db/questions";
 import { QUESTION_TYPES } from "../db/schema";
-import { createQuestion, deleteQuestion, loadQuestion, questionInput, questionPatch, questionPut, updateQuestion } from "../domain/questions";
+import {
+  createQuestion,
+  deleteQuestion,
+  loadQuestion,
+  questionInput,
+  questionPatch,
+  questionPut,
+  updateQuestion,
+} from "../domain/questions";
 import { notModified } from "../http/conditional";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
@@ -18,38 +26,42 @@ import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
-export const optionResponse = z.object({
-  id: id(),
-  identifier: z.string(),
-  position: z.number().int(),
-  answer: i18n(),
-}).meta({ id: "QuestionOption" });
+export const optionResponse = z
+  .object({
+    id: id(),
+    identifier: z.string(),
+    position: z.number().int(),
+    answer: i18n(),
+  })
+  .meta({ id: "QuestionOption" });
 export type OptionResponse = z.infer<typeof optionResponse>;
 
-export const questionResponse = z.object({
-  id: id(),
-  question: i18n(),
-  help_text: i18n().nullable(),
-  type: z.enum(QUESTION_TYPES),
-  required: z.boolean(),
-  items: z.array(id()),
-  position: z.number().int(),
-  identifier: z.string(),
-  ask_during_checkin: z.boolean(),
-  hidden: z.boolean(),
-  print_on_invoice: z.boolean(),
-  options: z.array(optionResponse),
-  valid_number_min: decimalString().nullable(),
-  valid_number_max: decimalString().nullable(),
-  valid_date_min: date().nullable(),
-  valid_date_max: date().nullable(),
-  valid_datetime_min: dateTime().nullable(),
-  valid_datetime_max: dateTime().nullable(),
-  valid_file_portrait: z.boolean(),
-  dependency_question: id().nullable(),
-  dependency_values: z.array(z.string()),
-  dependency_value: z.string().nullable(),
-}).meta({ id: "Question" });
+export const questionResponse = z
+  .object({
+    id: id(),
+    question: i18n(),
+    help_text: i18n().nullable(),
+    type: z.enum(QUESTION_TYPES),
+    required: z.boolean(),
+    items: z.array(id()),
+    position: z.number().int(),
+    identifier: z.string(),
+    ask_during_checkin: z.boolean(),
+    hidden: z.boolean(),
+    print_on_invoice: z.boolean(),
+    options: z.array(optionResponse),
+    valid_number_min: decimalString().nullable(),
+    valid_number_max: decimalString().nullable(),
+    valid_date_min: date().nullable(),
+    valid_date_max: date().nullable(),
+    valid_datetime_min: dateTime().nullable(),
+    valid_datetime_max: dateTime().nullable(),
+    valid_file_portrait: z.boolean(),
+    dependency_question: id().nullable(),
+    dependency_values: z.array(z.string()),
+    dependency_value: z.string().nullable(),
+  })
+  .meta({ id: "Question" });
 export type QuestionResponse = z.infer<typeof questionResponse>;
 
 export function serializeOption(o: Pick<OptionRow, "id" | "identifier" | "position" | "answer">): OptionResponse {
@@ -90,29 +102,62 @@ const read = eventScope(null);
 const write = eventScope("can_change_items");
 const base = "/organizers/:organizer/events/:event/questions";
 
-questionRoutes.get(base, read, doc.list(questionResponse, { summary: "List questions", ordering: QUESTION_ORDERING, conditional: true }), questionFilters, async (c) => {
-  const req = listRequest(c);
-  const f = c.req.valid("query");
-  const filters = { identifier: f.identifier, askDuringCheckin: f.ask_during_checkin, required: f.required };
-  const page = await listQuestions(c.var.db, c.var.event.id, filters, req);
-  const unchanged = notModified(c, page.lastModified);
-  if (unchanged) return unchanged;
-  return respondPage(c, req, page, serializeQuestion);
-});
+questionRoutes.get(
+  base,
+  read,
+  doc.list(questionResponse, { summary: "List questions", ordering: QUESTION_ORDERING, conditional: true }),
+  questionFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const f = c.req.valid("query");
+    const filters = { identifier: f.identifier, askDuringCheckin: f.ask_during_checkin, required: f.required };
+    const page = await listQuestions(c.var.db, c.var.event.id, filters, req);
+    const unchanged = notModified(c, page.lastModified);
+    if (unchanged) return unchanged;
+    return respondPage(c, req, page, serializeQuestion);
+  },
+);
 
-questionRoutes.get(`${base}/:id`, read, doc.ok(questionResponse, { summary: "Question detail" }), async (c) => c.json(serializeQuestion(await loadQuestion(eventContext(c), pathId(c, "id")))));
+questionRoutes.get(`${base}/:id`, read, doc.ok(questionResponse, { summary: "Question detail" }), async (c) =>
+  c.json(serializeQuestion(await loadQuestion(eventContext(c), pathId(c, "id")))),
+);
 
-questionRoutes.post(base, write, doc.created(questionResponse, { summary: "Create a question", description: "Options are written inline only here; afterwards through the question's options endpoints." }), jsonBody(questionInput), async (c) => {
-  return c.json(serializeQuestion(await createQuestion(eventContext(c), c.req.valid("json"))), 201);
-});
+questionRoutes.post(
+  base,
+  write,
+  doc.created(questionResponse, {
+    summary: "Create a question",
+    description: "Options are written inline only here; afterwards through the question's options endpoints.",
+  }),
+  jsonBody(questionInput),
+  async (c) => {
+    return c.json(serializeQuestion(await createQuestion(eventContext(c), c.req.valid("json"))), 201);
+  },
+);
 
-questionRoutes.put(`${base}/:id`, write, doc.ok(questionResponse, { summary: "Replace a question" }), jsonBody(questionPut), async (c) => {
-  return c.json(serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")));
-});
+questionRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(questionResponse, { summary: "Replace a question" }),
+  jsonBody(questionPut),
+  async (c) => {
+    return c.json(
+      serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")),
+    );
+  },
+);
 
-questionRoutes.patch(`${base}/:id`, write, doc.ok(questionResponse, { summary: "Change a question" }), jsonBody(questionPatch), async (c) => {
-  return c.json(serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
-});
+questionRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(questionResponse, { summary: "Change a question" }),
+  jsonBody(questionPatch),
+  async (c) => {
+    return c.json(
+      serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")),
+    );
+  },
+);
 
 questionRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a question" }), async (c) => {
   await deleteQuestion(eventContext(c), pathId(c, "id"));

@@ -22,12 +22,14 @@ import { id, object } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 
-export const seatingPlanResponse = z.object({
-  id: id(),
-  name: z.string(),
-  /** The layout exactly as sent (its schema is an open point of the spec). */
-  layout: object(),
-}).meta({ id: "SeatingPlan" });
+export const seatingPlanResponse = z
+  .object({
+    id: id(),
+    name: z.string(),
+    /** The layout exactly as sent (its schema is an open point of the spec). */
+    layout: object(),
+  })
+  .meta({ id: "SeatingPlan" });
 export type SeatingPlanResponse = z.infer<typeof seatingPlanResponse>;
 
 export function serializeSeatingPlan(p: SeatingPlanRow): SeatingPlanResponse {
@@ -44,21 +46,48 @@ seatingPlanRoutes.get(base, perm, doc.list(seatingPlanResponse, { summary: "List
   return respondPage(c, req, await listSeatingPlans(c.var.db, c.var.organizer.id, req), serializeSeatingPlan);
 });
 
-seatingPlanRoutes.get(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Seating plan detail" }), async (c) => c.json(serializeSeatingPlan(await loadSeatingPlan(organizerContext(c), pathId(c, "id")))));
-
-seatingPlanRoutes.post(base, perm, doc.created(seatingPlanResponse, { summary: "Create a seating plan" }), jsonBody(seatingPlanFullInput), async (c) =>
-  c.json(serializeSeatingPlan(await createSeatingPlan(organizerContext(c), c.req.valid("json"))), 201),
+seatingPlanRoutes.get(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Seating plan detail" }), async (c) =>
+  c.json(serializeSeatingPlan(await loadSeatingPlan(organizerContext(c), pathId(c, "id")))),
 );
 
-seatingPlanRoutes.put(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Replace a seating plan", description: "Not while an event or sub-event uses it (403)." }), jsonBody(seatingPlanFullInput), async (c) =>
-  c.json(serializeSeatingPlan(await changeSeatingPlan(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
+seatingPlanRoutes.post(
+  base,
+  perm,
+  doc.created(seatingPlanResponse, { summary: "Create a seating plan" }),
+  jsonBody(seatingPlanFullInput),
+  async (c) => c.json(serializeSeatingPlan(await createSeatingPlan(organizerContext(c), c.req.valid("json"))), 201),
 );
 
-seatingPlanRoutes.patch(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Change a seating plan", description: "Not while an event or sub-event uses it (403)." }), jsonBody(seatingPlanPatchInput), async (c) =>
-  c.json(serializeSeatingPlan(await changeSeatingPlan(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
+seatingPlanRoutes.put(
+  `${base}/:id`,
+  perm,
+  doc.ok(seatingPlanResponse, {
+    summary: "Replace a seating plan",
+    description: "Not while an event or sub-event uses it (403).",
+  }),
+  jsonBody(seatingPlanFullInput),
+  async (c) =>
+    c.json(serializeSeatingPlan(await changeSeatingPlan(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
 );
 
-seatingPlanRoutes.delete(`${base}/:id`, perm, doc.noContent({ summary: "Delete a seating plan", description: "Not while an event or sub-event uses it (403)." }), async (c) => {
-  await deleteSeatingPlan(organizerContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+seatingPlanRoutes.patch(
+  `${base}/:id`,
+  perm,
+  doc.ok(seatingPlanResponse, {
+    summary: "Change a seating plan",
+    description: "Not while an event or sub-event uses it (403).",
+  }),
+  jsonBody(seatingPlanPatchInput),
+  async (c) =>
+    c.json(serializeSeatingPlan(await changeSeatingPlan(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
+);
+
+seatingPlanRoutes.delete(
+  `${base}/:id`,
+  perm,
+  doc.noContent({ summary: "Delete a seating plan", description: "Not while an event or sub-event uses it (403)." }),
+  async (c) => {
+    await deleteSeatingPlan(organizerContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

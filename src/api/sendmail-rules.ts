@@ -23,22 +23,24 @@ import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
-export const sendmailRuleResponse = z.object({
-  id: id(),
-  enabled: z.boolean(),
-  subject: i18n(),
-  template: i18n(),
-  all_products: z.boolean(),
-  limit_products: z.array(id()),
-  include_pending: z.boolean(),
-  date_is_absolute: z.boolean(),
-  send_date: dateTime().nullable(),
-  send_offset_days: z.number().int().nullable(),
-  send_offset_time: z.string().meta({ description: "time of day, HH:MM or HH:MM:SS" }).nullable(),
-  offset_to_event_end: z.boolean(),
-  offset_is_after: z.boolean(),
-  send_to: z.enum(SENDMAIL_SEND_TO),
-}).meta({ id: "SendmailRule" });
+export const sendmailRuleResponse = z
+  .object({
+    id: id(),
+    enabled: z.boolean(),
+    subject: i18n(),
+    template: i18n(),
+    all_products: z.boolean(),
+    limit_products: z.array(id()),
+    include_pending: z.boolean(),
+    date_is_absolute: z.boolean(),
+    send_date: dateTime().nullable(),
+    send_offset_days: z.number().int().nullable(),
+    send_offset_time: z.string().meta({ description: "time of day, HH:MM or HH:MM:SS" }).nullable(),
+    offset_to_event_end: z.boolean(),
+    offset_is_after: z.boolean(),
+    send_to: z.enum(SENDMAIL_SEND_TO),
+  })
+  .meta({ id: "SendmailRule" });
 export type SendmailRuleResponse = z.infer<typeof sendmailRuleResponse>;
 
 /** "HH:MM:SS" stored; written as "HH:MM" (seconds only when not zero). */
@@ -71,26 +73,63 @@ const doc = apiDocs("Automated email rules");
 const perm = eventScope("can_change_event_settings");
 const base = "/organizers/:organizer/events/:event/sendmail_rules";
 
-sendmailRuleRoutes.get(base, perm, doc.list(sendmailRuleResponse, { summary: "List automated email rules" }), async (c) => {
-  const req = listRequest(c);
-  return respondPage(c, req, await listSendmailRules(c.var.db, c.var.event.id, req), serializeSendmailRule);
-});
+sendmailRuleRoutes.get(
+  base,
+  perm,
+  doc.list(sendmailRuleResponse, { summary: "List automated email rules" }),
+  async (c) => {
+    const req = listRequest(c);
+    return respondPage(c, req, await listSendmailRules(c.var.db, c.var.event.id, req), serializeSendmailRule);
+  },
+);
 
-sendmailRuleRoutes.get(`${base}/:id`, perm, doc.ok(sendmailRuleResponse, { summary: "Automated email rule detail" }), async (c) => c.json(serializeSendmailRule(await loadSendmailRule(eventContext(c), pathId(c, "id")))));
+sendmailRuleRoutes.get(
+  `${base}/:id`,
+  perm,
+  doc.ok(sendmailRuleResponse, { summary: "Automated email rule detail" }),
+  async (c) => c.json(serializeSendmailRule(await loadSendmailRule(eventContext(c), pathId(c, "id")))),
+);
 
-sendmailRuleRoutes.post(base, perm, doc.created(sendmailRuleResponse, { summary: "Create an automated email rule" }), jsonBody(sendmailRuleInput), async (c) => {
-  return c.json(serializeSendmailRule(await createSendmailRule(eventContext(c), c.req.valid("json"))), 201);
-});
+sendmailRuleRoutes.post(
+  base,
+  perm,
+  doc.created(sendmailRuleResponse, { summary: "Create an automated email rule" }),
+  jsonBody(sendmailRuleInput),
+  async (c) => {
+    return c.json(serializeSendmailRule(await createSendmailRule(eventContext(c), c.req.valid("json"))), 201);
+  },
+);
 
-sendmailRuleRoutes.put(`${base}/:id`, perm, doc.ok(sendmailRuleResponse, { summary: "Replace an automated email rule" }), jsonBody(sendmailRuleInput), async (c) => {
-  return c.json(serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")));
-});
+sendmailRuleRoutes.put(
+  `${base}/:id`,
+  perm,
+  doc.ok(sendmailRuleResponse, { summary: "Replace an automated email rule" }),
+  jsonBody(sendmailRuleInput),
+  async (c) => {
+    return c.json(
+      serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")),
+    );
+  },
+);
 
-sendmailRuleRoutes.patch(`${base}/:id`, perm, doc.ok(sendmailRuleResponse, { summary: "Change an automated email rule" }), jsonBody(sendmailRulePatch), async (c) => {
-  return c.json(serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")));
-});
+sendmailRuleRoutes.patch(
+  `${base}/:id`,
+  perm,
+  doc.ok(sendmailRuleResponse, { summary: "Change an automated email rule" }),
+  jsonBody(sendmailRulePatch),
+  async (c) => {
+    return c.json(
+      serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")),
+    );
+  },
+);
 
-sendmailRuleRoutes.delete(`${base}/:id`, perm, doc.noContent({ summary: "Delete an automated email rule" }), async (c) => {
-  await deleteSendmailRule(eventContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+sendmailRuleRoutes.delete(
+  `${base}/:id`,
+  perm,
+  doc.noContent({ summary: "Delete an automated email rule" }),
+  async (c) => {
+    await deleteSendmailRule(eventContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

@@ -7,7 +7,13 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listOrganizerSubevents, listSubevents, SUBEVENT_ORDERING, type SubeventFilter, type SubeventWithDetails } from "../db/subevents";
+import {
+  listOrganizerSubevents,
+  listSubevents,
+  SUBEVENT_ORDERING,
+  type SubeventFilter,
+  type SubeventWithDetails,
+} from "../db/subevents";
 import type { OrganizerContext } from "../domain/context";
 import {
   createSubevent,
@@ -37,34 +43,43 @@ const overrideResponse = {
   available_until: dateTime().nullable(),
 };
 
-export const subeventResponse = z.object({
-  id: id(),
-  name: i18n(),
-  event: z.string(),
-  active: z.boolean(),
-  is_public: z.boolean(),
-  date_from: dateTime(),
-  date_to: dateTime().nullable(),
-  date_admission: dateTime().nullable(),
-  presale_start: dateTime().nullable(),
-  presale_end: dateTime().nullable(),
-  frontpage_text: i18n().nullable(),
-  location: i18n().nullable(),
-  geo_lat: z.number().nullable(),
-  geo_lon: z.number().nullable(),
-  item_price_overrides: z.array(z.object({ item: id(), ...overrideResponse })),
-  variation_price_overrides: z.array(z.object({ variation: id(), ...overrideResponse })),
-  meta_data: metaDataResponse(),
-  seating_plan: id().nullable(),
-  seat_category_mapping: seatCategoryMappingResponse(),
-  last_modified: dateTime(),
-}).meta({ id: "SubEvent" });
+export const subeventResponse = z
+  .object({
+    id: id(),
+    name: i18n(),
+    event: z.string(),
+    active: z.boolean(),
+    is_public: z.boolean(),
+    date_from: dateTime(),
+    date_to: dateTime().nullable(),
+    date_admission: dateTime().nullable(),
+    presale_start: dateTime().nullable(),
+    presale_end: dateTime().nullable(),
+    frontpage_text: i18n().nullable(),
+    location: i18n().nullable(),
+    geo_lat: z.number().nullable(),
+    geo_lon: z.number().nullable(),
+    item_price_overrides: z.array(z.object({ item: id(), ...overrideResponse })),
+    variation_price_overrides: z.array(z.object({ variation: id(), ...overrideResponse })),
+    meta_data: metaDataResponse(),
+    seating_plan: id().nullable(),
+    seat_category_mapping: seatCategoryMappingResponse(),
+    last_modified: dateTime(),
+  })
+  .meta({ id: "SubEvent" });
 export type SubeventResponse = z.infer<typeof subeventResponse>;
 
 /** A date of a list; with `with_availability_for`, with `best_availability_state`. */
-export const subeventListResponse = subeventResponse.extend({ best_availability_state: bestAvailabilityState().optional() });
+export const subeventListResponse = subeventResponse.extend({
+  best_availability_state: bestAvailabilityState().optional(),
+});
 
-type StoredOverride = { price: number | null; disabled: number; available_from: number | null; available_until: number | null };
+type StoredOverride = {
+  price: number | null;
+  disabled: number;
+  available_from: number | null;
+  available_until: number | null;
+};
 
 function overrideOut(o: StoredOverride) {
   return {
@@ -113,7 +128,11 @@ const dateFilters = {
   search: q.string("text in the name"),
 };
 
-const subeventFilters = queryParams({ ...dateFilters, modified_since: modifiedSinceParam, with_availability_for: availabilityParam });
+const subeventFilters = queryParams({
+  ...dateFilters,
+  modified_since: modifiedSinceParam,
+  with_availability_for: availabilityParam,
+});
 
 const organizerSubeventFilters = queryParams({
   ...dateFilters,
@@ -122,7 +141,14 @@ const organizerSubeventFilters = queryParams({
   with_availability_for: availabilityParam,
 });
 
-type DateFilterValues = { active?: boolean; is_future?: boolean; is_past?: boolean; ends_after?: number; attr?: [string, string][]; search?: string };
+type DateFilterValues = {
+  active?: boolean;
+  is_future?: boolean;
+  is_past?: boolean;
+  ends_after?: number;
+  attr?: [string, string][];
+  search?: string;
+};
 
 async function subeventFilter(ctx: OrganizerContext, f: DateFilterValues): Promise<SubeventFilter> {
   return {
@@ -138,7 +164,13 @@ async function subeventFilter(ctx: OrganizerContext, f: DateFilterValues): Promi
 
 /** The serializer of a page of dates (with best_availability_state when a channel was asked for). */
 function serializer(ctx: OrganizerContext, rows: SubeventWithDetails[], channel: string | undefined) {
-  return withAvailability(ctx, rows, channel, (r) => ({ eventId: r.subevent.eventId, subeventId: r.subevent.id, series: true }), serializeSubevent);
+  return withAvailability(
+    ctx,
+    rows,
+    channel,
+    (r) => ({ eventId: r.subevent.eventId, subeventId: r.subevent.id, series: true }),
+    serializeSubevent,
+  );
 }
 
 type SubeventListItem = z.infer<typeof subeventListResponse>;
@@ -147,52 +179,112 @@ export const subeventRoutes = new Hono<AppEnv>();
 const doc = apiDocs("Sub-events");
 const base = "/organizers/:organizer/events/:event/subevents";
 
-subeventRoutes.get(base, eventScope(null), doc.list(subeventListResponse, { summary: "List an event series' dates", ordering: SUBEVENT_ORDERING, conditional: true, failures: ["unavailable"] }), subeventFilters, async (c) => {
-  const req = listRequest(c);
-  // the server time before reading: a client passes it back as modified_since (the reads go to the primary)
-  setPageGenerated(c, Date.now());
-  const ctx = eventContext(c);
-  const f = c.req.valid("query");
-  const filter: SubeventFilter = { ...(await subeventFilter(ctx, f)), modifiedSince: f.modified_since };
-  const page = await listSubevents(ctx.db, ctx.event.id, filter, req);
-  const channel = f.with_availability_for;
-  const unchanged = channel === undefined ? notModified(c, page.lastModified) : null;
-  if (unchanged) return unchanged;
-  const serialize = await serializer(ctx, page.rows, channel);
-  return respondPage(c, req, page, (r): SubeventListItem => serialize(r));
-});
+subeventRoutes.get(
+  base,
+  eventScope(null),
+  doc.list(subeventListResponse, {
+    summary: "List an event series' dates",
+    ordering: SUBEVENT_ORDERING,
+    conditional: true,
+    failures: ["unavailable"],
+  }),
+  subeventFilters,
+  async (c) => {
+    const req = listRequest(c);
+    // the server time before reading: a client passes it back as modified_since (the reads go to the primary)
+    setPageGenerated(c, Date.now());
+    const ctx = eventContext(c);
+    const f = c.req.valid("query");
+    const filter: SubeventFilter = { ...(await subeventFilter(ctx, f)), modifiedSince: f.modified_since };
+    const page = await listSubevents(ctx.db, ctx.event.id, filter, req);
+    const channel = f.with_availability_for;
+    const unchanged = channel === undefined ? notModified(c, page.lastModified) : null;
+    if (unchanged) return unchanged;
+    const serialize = await serializer(ctx, page.rows, channel);
+    return respondPage(c, req, page, (r): SubeventListItem => serialize(r));
+  },
+);
 
-subeventRoutes.get(`${base}/:id`, eventScope(null), doc.ok(subeventResponse, { summary: "Sub-event detail" }), async (c) => c.json(serializeSubevent(await loadSubevent(eventContext(c), pathId(c, "id")))));
+subeventRoutes.get(
+  `${base}/:id`,
+  eventScope(null),
+  doc.ok(subeventResponse, { summary: "Sub-event detail" }),
+  async (c) => c.json(serializeSubevent(await loadSubevent(eventContext(c), pathId(c, "id")))),
+);
 
-subeventRoutes.post(base, eventScope("can_create_events"), doc.created(subeventResponse, { summary: "Create a sub-event" }), jsonBody(subeventFullInput), async (c) => {
-  const created = await createSubevent(eventContext(c), c.var.principal, c.req.valid("json"));
-  return c.json(serializeSubevent(created), 201);
-});
+subeventRoutes.post(
+  base,
+  eventScope("can_create_events"),
+  doc.created(subeventResponse, { summary: "Create a sub-event" }),
+  jsonBody(subeventFullInput),
+  async (c) => {
+    const created = await createSubevent(eventContext(c), c.var.principal, c.req.valid("json"));
+    return c.json(serializeSubevent(created), 201);
+  },
+);
 
 const change = eventScope("can_change_event_settings");
 
-subeventRoutes.put(`${base}/:id`, change, doc.ok(subeventResponse, { summary: "Replace a sub-event" }), jsonBody(subeventFullInput), async (c) =>
-  c.json(serializeSubevent(await replaceSubevent(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json")))),
+subeventRoutes.put(
+  `${base}/:id`,
+  change,
+  doc.ok(subeventResponse, { summary: "Replace a sub-event" }),
+  jsonBody(subeventFullInput),
+  async (c) =>
+    c.json(
+      serializeSubevent(await replaceSubevent(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json"))),
+    ),
 );
 
-subeventRoutes.patch(`${base}/:id`, change, doc.ok(subeventResponse, { summary: "Change a sub-event" }), jsonBody(subeventPatchInput), async (c) =>
-  c.json(serializeSubevent(await updateSubeventFields(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json")))),
+subeventRoutes.patch(
+  `${base}/:id`,
+  change,
+  doc.ok(subeventResponse, { summary: "Change a sub-event" }),
+  jsonBody(subeventPatchInput),
+  async (c) =>
+    c.json(
+      serializeSubevent(
+        await updateSubeventFields(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json")),
+      ),
+    ),
 );
 
-subeventRoutes.delete(`${base}/:id`, change, doc.noContent({ summary: "Delete a sub-event", description: "Not one that was ordered (403): set `active` to false instead." }), async (c) => {
-  await deleteSubevent(eventContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+subeventRoutes.delete(
+  `${base}/:id`,
+  change,
+  doc.noContent({
+    summary: "Delete a sub-event",
+    description: "Not one that was ordered (403): set `active` to false instead.",
+  }),
+  async (c) => {
+    await deleteSubevent(eventContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);
 
 // ---- all dates of the organizer's series ----
 
-subeventRoutes.get("/organizers/:organizer/subevents", organizerScope(null), doc.list(subeventListResponse, { summary: "List the dates of all of the organizer's event series", ordering: SUBEVENT_ORDERING, failures: ["unavailable"] }), organizerSubeventFilters, async (c) => {
-  const req = listRequest(c);
-  const ctx = organizerContext(c);
-  const f = c.req.valid("query");
-  const filter: SubeventFilter = { ...(await subeventFilter(ctx, f)), eventLive: f.event__live, salesChannel: f.sales_channel };
-  const channel = f.with_availability_for;
-  const page = await listOrganizerSubevents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
-  const serialize = await serializer(ctx, page.rows, channel);
-  return respondPage(c, req, page, (r): SubeventListItem => serialize(r));
-});
+subeventRoutes.get(
+  "/organizers/:organizer/subevents",
+  organizerScope(null),
+  doc.list(subeventListResponse, {
+    summary: "List the dates of all of the organizer's event series",
+    ordering: SUBEVENT_ORDERING,
+    failures: ["unavailable"],
+  }),
+  organizerSubeventFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const ctx = organizerContext(c);
+    const f = c.req.valid("query");
+    const filter: SubeventFilter = {
+      ...(await subeventFilter(ctx, f)),
+      eventLive: f.event__live,
+      salesChannel: f.sales_channel,
+    };
+    const channel = f.with_availability_for;
+    const page = await listOrganizerSubevents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
+    const serialize = await serializer(ctx, page.rows, channel);
+    return respondPage(c, req, page, (r): SubeventListItem => serialize(r));
+  },
+);

@@ -72,7 +72,9 @@ export const teamResponse = z
 export type TeamResponse = z.infer<typeof teamResponse>;
 
 /** A team member (spec "Team"). */
-export const teamMemberResponse = z.object({ id: id(), email: z.string(), fullname: z.string().nullable(), require_2fa: z.boolean() }).meta({ id: "TeamMember" });
+export const teamMemberResponse = z
+  .object({ id: id(), email: z.string(), fullname: z.string().nullable(), require_2fa: z.boolean() })
+  .meta({ id: "TeamMember" });
 export type TeamMemberResponse = z.infer<typeof teamMemberResponse>;
 
 /** A team invite (spec "Team"). */
@@ -84,13 +86,18 @@ export const teamInviteCreatedResponse = z.union([teamInviteResponse, z.object({
 export type TeamInviteCreatedResponse = z.infer<typeof teamInviteCreatedResponse>;
 
 /** A team API token (spec "Team"); the secret only in the answer that creates it. */
-export const teamTokenResponse = z.object({ id: id(), name: z.string(), active: z.boolean() }).meta({ id: "TeamToken" });
+export const teamTokenResponse = z
+  .object({ id: id(), name: z.string(), active: z.boolean() })
+  .meta({ id: "TeamToken" });
 export type TeamTokenResponse = z.infer<typeof teamTokenResponse>;
 export const teamTokenCreatedResponse = teamTokenResponse.extend({ token: z.string() });
 export type TeamTokenCreatedResponse = z.infer<typeof teamTokenCreatedResponse>;
 
 export function serializeTeam({ team, limitEvents }: TeamRecord): TeamResponse {
-  const flags = Object.fromEntries(TEAM_PERMISSIONS.map((p) => [p, team[TEAM_FLAG_COLUMNS[p]]])) as Record<TeamPermission, boolean>;
+  const flags = Object.fromEntries(TEAM_PERMISSIONS.map((p) => [p, team[TEAM_FLAG_COLUMNS[p]]])) as Record<
+    TeamPermission,
+    boolean
+  >;
   return {
     id: team.id,
     name: team.name,
@@ -126,7 +133,9 @@ teamRoutes.get(base, perm, doc.list(teamResponse, { summary: "List teams" }), as
   return respondPage(c, req, await listTeams(c.var.db, c.var.organizer.id, req), serializeTeam);
 });
 
-teamRoutes.post(base, perm, doc.created(teamResponse, { summary: "Create a team" }), jsonBody(teamInput), async (c) => c.json(serializeTeam(await createTeam(organizerContext(c), c.req.valid("json"))), 201));
+teamRoutes.post(base, perm, doc.created(teamResponse, { summary: "Create a team" }), jsonBody(teamInput), async (c) =>
+  c.json(serializeTeam(await createTeam(organizerContext(c), c.req.valid("json"))), 201),
+);
 
 teamRoutes.get(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Team detail" }), async (c) => {
   const team = await findTeam(c.var.db, c.var.organizer.id, pathId(c, "team"));
@@ -134,12 +143,26 @@ teamRoutes.get(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Team deta
   return c.json(serializeTeam(team));
 });
 
-teamRoutes.put(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Replace a team" }), jsonBody(teamInput), async (c) =>
-  c.json(serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: true }))),
+teamRoutes.put(
+  `${base}/:team`,
+  perm,
+  doc.ok(teamResponse, { summary: "Replace a team" }),
+  jsonBody(teamInput),
+  async (c) =>
+    c.json(
+      serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: true })),
+    ),
 );
 
-teamRoutes.patch(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Change a team" }), jsonBody(teamPatch), async (c) =>
-  c.json(serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: false }))),
+teamRoutes.patch(
+  `${base}/:team`,
+  perm,
+  doc.ok(teamResponse, { summary: "Change a team" }),
+  jsonBody(teamPatch),
+  async (c) =>
+    c.json(
+      serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: false })),
+    ),
 );
 
 teamRoutes.delete(`${base}/:team`, perm, doc.noContent({ summary: "Delete a team" }), async (c) => {
@@ -149,43 +172,79 @@ teamRoutes.delete(`${base}/:team`, perm, doc.noContent({ summary: "Delete a team
 
 // ---- members ----
 
-teamRoutes.get(`${base}/:team/members`, perm, doc.list(teamMemberResponse, { summary: "List a team's members" }), async (c) => {
-  const teamId = pathId(c, "team");
-  const req = listRequest(c);
-  const page = await listMembers(c.var.db, c.var.organizer.id, teamId, req);
-  if (!page.teamExists) throw notFound();
-  return respondPage(c, req, page, serializeMember);
-});
+teamRoutes.get(
+  `${base}/:team/members`,
+  perm,
+  doc.list(teamMemberResponse, { summary: "List a team's members" }),
+  async (c) => {
+    const teamId = pathId(c, "team");
+    const req = listRequest(c);
+    const page = await listMembers(c.var.db, c.var.organizer.id, teamId, req);
+    if (!page.teamExists) throw notFound();
+    return respondPage(c, req, page, serializeMember);
+  },
+);
 
-teamRoutes.get(`${base}/:team/members/:id`, perm, doc.ok(teamMemberResponse, { summary: "Team member detail" }), async (c) => {
-  const member = await findMember(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
-  if (!member) throw notFound();
-  return c.json(serializeMember(member));
-});
+teamRoutes.get(
+  `${base}/:team/members/:id`,
+  perm,
+  doc.ok(teamMemberResponse, { summary: "Team member detail" }),
+  async (c) => {
+    const member = await findMember(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
+    if (!member) throw notFound();
+    return c.json(serializeMember(member));
+  },
+);
 
-teamRoutes.delete(`${base}/:team/members/:id`, perm, doc.noContent({ summary: "Remove a member from a team" }), async (c) => {
-  await removeTeamMember(organizerContext(c), pathId(c, "team"), pathId(c, "id"));
-  return c.body(null, 204);
-});
+teamRoutes.delete(
+  `${base}/:team/members/:id`,
+  perm,
+  doc.noContent({ summary: "Remove a member from a team" }),
+  async (c) => {
+    await removeTeamMember(organizerContext(c), pathId(c, "team"), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);
 
 // ---- invites ----
 
-teamRoutes.get(`${base}/:team/invites`, perm, doc.list(teamInviteResponse, { summary: "List a team's invites" }), async (c) => {
-  const teamId = pathId(c, "team");
-  const req = listRequest(c);
-  const page = await listInvites(c.var.db, c.var.organizer.id, teamId, req);
-  if (!page.teamExists) throw notFound();
-  return respondPage(c, req, page, serializeInvite);
-});
+teamRoutes.get(
+  `${base}/:team/invites`,
+  perm,
+  doc.list(teamInviteResponse, { summary: "List a team's invites" }),
+  async (c) => {
+    const teamId = pathId(c, "team");
+    const req = listRequest(c);
+    const page = await listInvites(c.var.db, c.var.organizer.id, teamId, req);
+    if (!page.teamExists) throw notFound();
+    return respondPage(c, req, page, serializeInvite);
+  },
+);
 
-teamRoutes.get(`${base}/:team/invites/:id`, perm, doc.ok(teamInviteResponse, { summary: "Team invite detail" }), async (c) => {
-  const invite = await findInvite(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
-  if (!invite) throw notFound();
-  return c.json(serializeInvite(invite));
-});
+teamRoutes.get(
+  `${base}/:team/invites/:id`,
+  perm,
+  doc.ok(teamInviteResponse, { summary: "Team invite detail" }),
+  async (c) => {
+    const invite = await findInvite(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
+    if (!invite) throw notFound();
+    return c.json(serializeInvite(invite));
+  },
+);
 
-teamRoutes.post(`${base}/:team/invites`, perm, doc.created(teamInviteCreatedResponse, { summary: "Invite a person to a team", description: "A person who has an account joins at once (the answer then holds only the address)." }), jsonBody(teamInviteInput), async (c) =>
-  c.json(serializeInviteOutcome(await inviteToTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"))), 201),
+teamRoutes.post(
+  `${base}/:team/invites`,
+  perm,
+  doc.created(teamInviteCreatedResponse, {
+    summary: "Invite a person to a team",
+    description: "A person who has an account joins at once (the answer then holds only the address).",
+  }),
+  jsonBody(teamInviteInput),
+  async (c) =>
+    c.json(
+      serializeInviteOutcome(await inviteToTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"))),
+      201,
+    ),
 );
 
 teamRoutes.delete(`${base}/:team/invites/:id`, perm, doc.noContent({ summary: "Revoke a team invite" }), async (c) => {
@@ -195,23 +254,51 @@ teamRoutes.delete(`${base}/:team/invites/:id`, perm, doc.noContent({ summary: "R
 
 // ---- tokens ----
 
-teamRoutes.get(`${base}/:team/tokens`, perm, doc.list(teamTokenResponse, { summary: "List a team's API tokens" }), async (c) => {
-  const teamId = pathId(c, "team");
-  const req = listRequest(c);
-  const page = await listTokens(c.var.db, c.var.organizer.id, teamId, req);
-  if (!page.teamExists) throw notFound();
-  return respondPage(c, req, page, serializeToken);
-});
+teamRoutes.get(
+  `${base}/:team/tokens`,
+  perm,
+  doc.list(teamTokenResponse, { summary: "List a team's API tokens" }),
+  async (c) => {
+    const teamId = pathId(c, "team");
+    const req = listRequest(c);
+    const page = await listTokens(c.var.db, c.var.organizer.id, teamId, req);
+    if (!page.teamExists) throw notFound();
+    return respondPage(c, req, page, serializeToken);
+  },
+);
 
-teamRoutes.get(`${base}/:team/tokens/:id`, perm, doc.ok(teamTokenResponse, { summary: "API token detail" }), async (c) => {
-  const token = await findToken(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
-  if (!token) throw notFound();
-  return c.json(serializeToken(token));
-});
+teamRoutes.get(
+  `${base}/:team/tokens/:id`,
+  perm,
+  doc.ok(teamTokenResponse, { summary: "API token detail" }),
+  async (c) => {
+    const token = await findToken(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
+    if (!token) throw notFound();
+    return c.json(serializeToken(token));
+  },
+);
 
-teamRoutes.post(`${base}/:team/tokens`, perm, doc.created(teamTokenCreatedResponse, { summary: "Create an API token", description: "The answer holds the token; it is never shown again." }), jsonBody(teamTokenInput), async (c) => {
-  const { token, secret } = await createTeamToken(organizerContext(c), pathId(c, "team"), c.req.valid("json"));
-  return c.json({ ...serializeToken(token), token: secret } satisfies TeamTokenCreatedResponse, 201);
-});
+teamRoutes.post(
+  `${base}/:team/tokens`,
+  perm,
+  doc.created(teamTokenCreatedResponse, {
+    summary: "Create an API token",
+    description: "The answer holds the token; it is never shown again.",
+  }),
+  jsonBody(teamTokenInput),
+  async (c) => {
+    const { token, secret } = await createTeamToken(organizerContext(c), pathId(c, "team"), c.req.valid("json"));
+    return c.json({ ...serializeToken(token), token: secret } satisfies TeamTokenCreatedResponse, 201);
+  },
+);
 
-teamRoutes.delete(`${base}/:team/tokens/:id`, perm, doc.ok(teamTokenResponse, { summary: "Deactivate an API token", description: "pretix's answer: 200 with the deactivated token." }), async (c) => c.json(serializeToken(await deactivateTeamToken(organizerContext(c), pathId(c, "team"), pathId(c, "id"))), 200));
+teamRoutes.delete(
+  `${base}/:team/tokens/:id`,
+  perm,
+  doc.ok(teamTokenResponse, {
+    summary: "Deactivate an API token",
+    description: "pretix's answer: 200 with the deactivated token.",
+  }),
+  async (c) =>
+    c.json(serializeToken(await deactivateTeamToken(organizerContext(c), pathId(c, "team"), pathId(c, "id"))), 200),
+);

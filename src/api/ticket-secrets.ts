@@ -14,7 +14,14 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { BLOCKED_ORDERING, type BlockedSecretRow, listBlockedSecrets, listRevokedSecrets, REVOKED_ORDERING, type RevokedSecretRow } from "../db/ticket-secrets";
+import {
+  BLOCKED_ORDERING,
+  type BlockedSecretRow,
+  listBlockedSecrets,
+  listRevokedSecrets,
+  REVOKED_ORDERING,
+  type RevokedSecretRow,
+} from "../db/ticket-secrets";
 import { modifiedSinceParam, notModified, setPageGenerated } from "../http/conditional";
 import type { AppEnv } from "../http/context";
 import { apiDocs } from "../http/openapi";
@@ -24,8 +31,12 @@ import { eventScope } from "../http/tenancy";
 import { q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
-export const revokedSecretResponse = z.object({ id: id(), secret: z.string(), created: dateTime() }).meta({ id: "RevokedSecret" });
-export const blockedSecretResponse = z.object({ id: id(), secret: z.string(), updated: dateTime(), blocked: z.boolean() }).meta({ id: "BlockedSecret" });
+export const revokedSecretResponse = z
+  .object({ id: id(), secret: z.string(), created: dateTime() })
+  .meta({ id: "RevokedSecret" });
+export const blockedSecretResponse = z
+  .object({ id: id(), secret: z.string(), updated: dateTime(), blocked: z.boolean() })
+  .meta({ id: "BlockedSecret" });
 
 export function serializeRevokedSecret(r: RevokedSecretRow): z.infer<typeof revokedSecretResponse> {
   return { id: r.id, secret: r.secret, created: toIso(r.created) };
@@ -52,16 +63,25 @@ ticketSecretRoutes.get(
   read,
   doc.list(revokedSecretResponse, {
     summary: "List revoked ticket secrets",
-    description: "Secrets tickets had before they were re-issued, changed or canceled with signed secrets: scanners refuse them offline. `X-Page-Generated` is the time to pass back as `created_since`.",
+    description:
+      "Secrets tickets had before they were re-issued, changed or canceled with signed secrets: scanners refuse them offline. `X-Page-Generated` is the time to pass back as `created_since`.",
     ordering: REVOKED_ORDERING,
     conditional: true,
   }),
-  queryParams({ created_since: q.dateTime(`only secrets revoked at or after then ${sinceText}`), modified_since: modifiedSinceParam }),
+  queryParams({
+    created_since: q.dateTime(`only secrets revoked at or after then ${sinceText}`),
+    modified_since: modifiedSinceParam,
+  }),
   async (c) => {
     const req = listRequest(c);
     const f = c.req.valid("query");
     setPageGenerated(c, Date.now());
-    const page = await listRevokedSecrets(c.var.db, c.var.event.id, { createdSince: since(f.created_since, f.modified_since) }, req);
+    const page = await listRevokedSecrets(
+      c.var.db,
+      c.var.event.id,
+      { createdSince: since(f.created_since, f.modified_since) },
+      req,
+    );
     return notModified(c, page.lastModified) ?? respondPage(c, req, page, serializeRevokedSecret);
   },
 );
@@ -71,16 +91,26 @@ ticketSecretRoutes.get(
   read,
   doc.list(blockedSecretResponse, {
     summary: "List blocked ticket secrets",
-    description: "Secrets of tickets that are blocked, or were (`blocked` false), newest change first. `X-Page-Generated` is the time to pass back as `updated_since`.",
+    description:
+      "Secrets of tickets that are blocked, or were (`blocked` false), newest change first. `X-Page-Generated` is the time to pass back as `updated_since`.",
     ordering: BLOCKED_ORDERING,
     conditional: true,
   }),
-  queryParams({ updated_since: q.dateTime(`only secrets changed at or after then ${sinceText}`), modified_since: modifiedSinceParam, blocked: q.bool("only blocked (`true`) or unblocked (`false`) secrets") }),
+  queryParams({
+    updated_since: q.dateTime(`only secrets changed at or after then ${sinceText}`),
+    modified_since: modifiedSinceParam,
+    blocked: q.bool("only blocked (`true`) or unblocked (`false`) secrets"),
+  }),
   async (c) => {
     const req = listRequest(c);
     const f = c.req.valid("query");
     setPageGenerated(c, Date.now());
-    const page = await listBlockedSecrets(c.var.db, c.var.event.id, { updatedSince: since(f.updated_since, f.modified_since), blocked: f.blocked }, req);
+    const page = await listBlockedSecrets(
+      c.var.db,
+      c.var.event.id,
+      { updatedSince: since(f.updated_since, f.modified_since), blocked: f.blocked },
+      req,
+    );
     return notModified(c, page.lastModified) ?? respondPage(c, req, page, serializeBlockedSecret);
   },
 );

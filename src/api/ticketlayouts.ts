@@ -34,27 +34,34 @@ import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/urls";
 import { jsonBody, pathId } from "../http/validation";
 
-export const ticketLayoutResponse = z.object({
-  id: id(),
-  name: z.string(),
-  default: z.boolean(),
-  /** Dynamic elements, exactly as sent. */
-  layout: z.array(object()),
-  background: url().nullable(),
-  item_assignments: z.array(z.object({ sales_channel: z.string(), item: id() })),
-}).meta({ id: "TicketLayout" });
+export const ticketLayoutResponse = z
+  .object({
+    id: id(),
+    name: z.string(),
+    default: z.boolean(),
+    /** Dynamic elements, exactly as sent. */
+    layout: z.array(object()),
+    background: url().nullable(),
+    item_assignments: z.array(z.object({ sales_channel: z.string(), item: id() })),
+  })
+  .meta({ id: "TicketLayout" });
 export type TicketLayoutResponse = z.infer<typeof ticketLayoutResponse>;
 
-export const layoutItemResponse = z.object({
-  id: id(),
-  layout: id(),
-  item: id(),
-  sales_channel: z.string(),
-}).meta({ id: "TicketLayoutItem" });
+export const layoutItemResponse = z
+  .object({
+    id: id(),
+    layout: id(),
+    item: id(),
+    sales_channel: z.string(),
+  })
+  .meta({ id: "TicketLayoutItem" });
 export type LayoutItemResponse = z.infer<typeof layoutItemResponse>;
 
 /** `baseUrl`: where the background's media URL points (publicBase of the request). */
-export function serializeTicketLayout(baseUrl: string, { layout: l, assignments }: TicketLayoutRecord): TicketLayoutResponse {
+export function serializeTicketLayout(
+  baseUrl: string,
+  { layout: l, assignments }: TicketLayoutRecord,
+): TicketLayoutResponse {
   return {
     id: l.id,
     name: l.name,
@@ -83,27 +90,65 @@ const base = "/organizers/:organizer/events/:event/ticketlayouts";
 ticketLayoutRoutes.get(base, read, doc.list(ticketLayoutResponse, { summary: "List ticket layouts" }), async (c) => {
   const req = listRequest(c);
   const baseUrl = publicBase(c);
-  return respondPage(c, req, await listTicketLayouts(c.var.db, c.var.event.id, req), (r) => serializeTicketLayout(baseUrl, r));
+  return respondPage(c, req, await listTicketLayouts(c.var.db, c.var.event.id, req), (r) =>
+    serializeTicketLayout(baseUrl, r),
+  );
 });
 
-ticketLayoutRoutes.get(`${base}/:id`, read, doc.ok(ticketLayoutResponse, { summary: "Ticket layout detail" }), async (c) => {
-  return c.json(serializeTicketLayout(publicBase(c), await loadTicketLayout(eventContext(c), pathId(c, "id"))));
-});
+ticketLayoutRoutes.get(
+  `${base}/:id`,
+  read,
+  doc.ok(ticketLayoutResponse, { summary: "Ticket layout detail" }),
+  async (c) => {
+    return c.json(serializeTicketLayout(publicBase(c), await loadTicketLayout(eventContext(c), pathId(c, "id"))));
+  },
+);
 
-ticketLayoutRoutes.post(base, write, doc.created(ticketLayoutResponse, { summary: "Create a ticket layout" }), jsonBody(ticketLayoutInput), async (c) => {
-  const ctx = eventContext(c);
-  return c.json(serializeTicketLayout(ctx.baseUrl, await createTicketLayout(ctx, c.req.valid("json"), uploads(c))), 201);
-});
+ticketLayoutRoutes.post(
+  base,
+  write,
+  doc.created(ticketLayoutResponse, { summary: "Create a ticket layout" }),
+  jsonBody(ticketLayoutInput),
+  async (c) => {
+    const ctx = eventContext(c);
+    return c.json(
+      serializeTicketLayout(ctx.baseUrl, await createTicketLayout(ctx, c.req.valid("json"), uploads(c))),
+      201,
+    );
+  },
+);
 
-ticketLayoutRoutes.put(`${base}/:id`, write, doc.ok(ticketLayoutResponse, { summary: "Replace a ticket layout" }), jsonBody(ticketLayoutInput), async (c) => {
-  const ctx = eventContext(c);
-  return c.json(serializeTicketLayout(ctx.baseUrl, await updateTicketLayout(ctx, pathId(c, "id"), c.req.valid("json"), "replace", uploads(c))));
-});
+ticketLayoutRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(ticketLayoutResponse, { summary: "Replace a ticket layout" }),
+  jsonBody(ticketLayoutInput),
+  async (c) => {
+    const ctx = eventContext(c);
+    return c.json(
+      serializeTicketLayout(
+        ctx.baseUrl,
+        await updateTicketLayout(ctx, pathId(c, "id"), c.req.valid("json"), "replace", uploads(c)),
+      ),
+    );
+  },
+);
 
-ticketLayoutRoutes.patch(`${base}/:id`, write, doc.ok(ticketLayoutResponse, { summary: "Change a ticket layout" }), jsonBody(ticketLayoutPatch), async (c) => {
-  const ctx = eventContext(c);
-  return c.json(serializeTicketLayout(ctx.baseUrl, await updateTicketLayout(ctx, pathId(c, "id"), c.req.valid("json"), "patch", uploads(c))));
-});
+ticketLayoutRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(ticketLayoutResponse, { summary: "Change a ticket layout" }),
+  jsonBody(ticketLayoutPatch),
+  async (c) => {
+    const ctx = eventContext(c);
+    return c.json(
+      serializeTicketLayout(
+        ctx.baseUrl,
+        await updateTicketLayout(ctx, pathId(c, "id"), c.req.valid("json"), "patch", uploads(c)),
+      ),
+    );
+  },
+);
 
 ticketLayoutRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a ticket layout" }), async (c) => {
   await deleteTicketLayout(eventContext(c), pathId(c, "id"));
@@ -115,18 +160,39 @@ ticketLayoutRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete
 const itemsBase = "/organizers/:organizer/events/:event/ticketlayoutitems";
 const assign = eventScope("can_change_items");
 
-ticketLayoutRoutes.get(itemsBase, read, doc.list(layoutItemResponse, { summary: "List ticket layout assignments" }), async (c) => {
-  const req = listRequest(c);
-  return respondPage(c, req, await listLayoutItems(c.var.db, c.var.event.id, req), serializeLayoutItem);
-});
+ticketLayoutRoutes.get(
+  itemsBase,
+  read,
+  doc.list(layoutItemResponse, { summary: "List ticket layout assignments" }),
+  async (c) => {
+    const req = listRequest(c);
+    return respondPage(c, req, await listLayoutItems(c.var.db, c.var.event.id, req), serializeLayoutItem);
+  },
+);
 
-ticketLayoutRoutes.get(`${itemsBase}/:id`, read, doc.ok(layoutItemResponse, { summary: "Ticket layout assignment detail" }), async (c) => c.json(serializeLayoutItem(await loadLayoutItem(eventContext(c), pathId(c, "id")))));
+ticketLayoutRoutes.get(
+  `${itemsBase}/:id`,
+  read,
+  doc.ok(layoutItemResponse, { summary: "Ticket layout assignment detail" }),
+  async (c) => c.json(serializeLayoutItem(await loadLayoutItem(eventContext(c), pathId(c, "id")))),
+);
 
-ticketLayoutRoutes.post(itemsBase, assign, doc.created(layoutItemResponse, { summary: "Assign a ticket layout to an item and sales channel" }), jsonBody(layoutItemInput), async (c) => {
-  return c.json(serializeLayoutItem(await assignLayoutItem(eventContext(c), c.req.valid("json"))), 201);
-});
+ticketLayoutRoutes.post(
+  itemsBase,
+  assign,
+  doc.created(layoutItemResponse, { summary: "Assign a ticket layout to an item and sales channel" }),
+  jsonBody(layoutItemInput),
+  async (c) => {
+    return c.json(serializeLayoutItem(await assignLayoutItem(eventContext(c), c.req.valid("json"))), 201);
+  },
+);
 
-ticketLayoutRoutes.delete(`${itemsBase}/:id`, assign, doc.noContent({ summary: "Remove a ticket layout assignment" }), async (c) => {
-  await unassignLayoutItem(eventContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+ticketLayoutRoutes.delete(
+  `${itemsBase}/:id`,
+  assign,
+  doc.noContent({ summary: "Remove a ticket layout assignment" }),
+  async (c) => {
+    await unassignLayoutItem(eventContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

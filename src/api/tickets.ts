@@ -25,7 +25,10 @@ function output(c: AppContext): void {
 }
 
 function pdf(c: AppContext, file: { body: ReadableStream; filename: string }): Response {
-  return c.body(file.body, 200, { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${file.filename}"` });
+  return c.body(file.body, 200, {
+    "Content-Type": "application/pdf",
+    "Content-Disposition": `attachment; filename="${file.filename}"`,
+  });
 }
 
 const doc = apiDocs("Tickets");
@@ -37,18 +40,28 @@ const download = (summary: string): RouteDoc & { contentType: string } => ({
   failures: ["invalid", "not_ready", "unavailable"],
 });
 
-ticketRoutes.get(`${ev}/orders/:code/download/:output`, read, doc.file(download("Download an order's tickets (one PDF)")), async (c) => {
-  output(c);
-  const r = await findOrder(c.var.db, c.var.event.id, c.req.param("code"));
-  if (!r) throw notFound();
-  return pdf(c, await ticketPdf(c.env, c.var.db, c.var.event, r, null));
-});
+ticketRoutes.get(
+  `${ev}/orders/:code/download/:output`,
+  read,
+  doc.file(download("Download an order's tickets (one PDF)")),
+  async (c) => {
+    output(c);
+    const r = await findOrder(c.var.db, c.var.event.id, c.req.param("code"));
+    if (!r) throw notFound();
+    return pdf(c, await ticketPdf(c.env, c.var.db, c.var.event, r, null));
+  },
+);
 
-ticketRoutes.get(`${ev}/orderpositions/:id/download/:output`, read, doc.file(download("Download a ticket (PDF)")), async (c) => {
-  output(c);
-  const id = pathId(c, "id");
-  const code = await orderCodeOfPosition(c.var.db, c.var.event.id, id);
-  const r = code !== undefined ? await findOrder(c.var.db, c.var.event.id, code) : undefined;
-  if (!r) throw notFound();
-  return pdf(c, await ticketPdf(c.env, c.var.db, c.var.event, r, id));
-});
+ticketRoutes.get(
+  `${ev}/orderpositions/:id/download/:output`,
+  read,
+  doc.file(download("Download a ticket (PDF)")),
+  async (c) => {
+    output(c);
+    const id = pathId(c, "id");
+    const code = await orderCodeOfPosition(c.var.db, c.var.event.id, id);
+    const r = code !== undefined ? await findOrder(c.var.db, c.var.event.id, code) : undefined;
+    if (!r) throw notFound();
+    return pdf(c, await ticketPdf(c.env, c.var.db, c.var.event, r, id));
+  },
+);

@@ -8,7 +8,15 @@ import { z } from "zod";
 import { PRICE_MODES } from "../db/schema";
 import { findVoucher, listVouchers, VOUCHER_ORDERING, type VoucherRow } from "../db/vouchers";
 import { notFound } from "../domain/failure";
-import { changeVoucher, createVoucher, createVouchers, deleteVoucher, voucherBatchInput, voucherInput, voucherPatch } from "../domain/vouchers";
+import {
+  changeVoucher,
+  createVoucher,
+  createVouchers,
+  deleteVoucher,
+  voucherBatchInput,
+  voucherInput,
+  voucherPatch,
+} from "../domain/vouchers";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
@@ -19,26 +27,28 @@ import { toIso } from "../lib/datetime";
 import { formatDecimal } from "../lib/money";
 
 /** A voucher (spec "Voucher"). */
-export const voucherResponse = z.object({
-  id: id(),
-  code: z.string(),
-  max_usages: z.number().int(),
-  redeemed: z.number().int(),
-  min_usages: z.number().int(),
-  valid_until: dateTime().nullable(),
-  block_quota: z.boolean(),
-  allow_ignore_quota: z.boolean(),
-  price_mode: z.enum(PRICE_MODES),
-  value: decimalString(),
-  item: id().nullable(),
-  variation: id().nullable(),
-  quota: id().nullable(),
-  seat: z.string().nullable(),
-  tag: z.string(),
-  comment: z.string(),
-  subevent: id().nullable(),
-  show_hidden_items: z.boolean(),
-}).meta({ id: "Voucher" });
+export const voucherResponse = z
+  .object({
+    id: id(),
+    code: z.string(),
+    max_usages: z.number().int(),
+    redeemed: z.number().int(),
+    min_usages: z.number().int(),
+    valid_until: dateTime().nullable(),
+    block_quota: z.boolean(),
+    allow_ignore_quota: z.boolean(),
+    price_mode: z.enum(PRICE_MODES),
+    value: decimalString(),
+    item: id().nullable(),
+    variation: id().nullable(),
+    quota: id().nullable(),
+    seat: z.string().nullable(),
+    tag: z.string(),
+    comment: z.string(),
+    subevent: id().nullable(),
+    show_hidden_items: z.boolean(),
+  })
+  .meta({ id: "Voucher" });
 export type VoucherResponse = z.infer<typeof voucherResponse>;
 
 export function serializeVoucher(v: VoucherRow): VoucherResponse {
@@ -86,25 +96,31 @@ const voucherFilters = queryParams({
   subevent: q.int("sub-event id"),
 });
 
-voucherRoutes.get(base, read, doc.list(voucherResponse, { summary: "List vouchers", ordering: VOUCHER_ORDERING }), voucherFilters, async (c) => {
-  const req = listRequest(c);
-  const f = c.req.valid("query");
-  const filter = {
-    code: f.code,
-    maxUsages: f.max_usages,
-    redeemed: f.redeemed,
-    blockQuota: f.block_quota,
-    allowIgnoreQuota: f.allow_ignore_quota,
-    priceMode: f.price_mode,
-    value: f.value,
-    itemId: f.item,
-    variationId: f.variation,
-    quotaId: f.quota,
-    tag: f.tag,
-    subeventId: f.subevent,
-  };
-  return respondPage(c, req, await listVouchers(c.var.db, c.var.event.id, filter, req), serializeVoucher);
-});
+voucherRoutes.get(
+  base,
+  read,
+  doc.list(voucherResponse, { summary: "List vouchers", ordering: VOUCHER_ORDERING }),
+  voucherFilters,
+  async (c) => {
+    const req = listRequest(c);
+    const f = c.req.valid("query");
+    const filter = {
+      code: f.code,
+      maxUsages: f.max_usages,
+      redeemed: f.redeemed,
+      blockQuota: f.block_quota,
+      allowIgnoreQuota: f.allow_ignore_quota,
+      priceMode: f.price_mode,
+      value: f.value,
+      itemId: f.item,
+      variationId: f.variation,
+      quotaId: f.quota,
+      tag: f.tag,
+      subeventId: f.subevent,
+    };
+    return respondPage(c, req, await listVouchers(c.var.db, c.var.event.id, filter, req), serializeVoucher);
+  },
+);
 
 voucherRoutes.get(`${base}/:id`, read, doc.ok(voucherResponse, { summary: "Voucher detail" }), async (c) => {
   const v = await findVoucher(c.var.db, c.var.event.id, pathId(c, "id"));
@@ -112,22 +128,61 @@ voucherRoutes.get(`${base}/:id`, read, doc.ok(voucherResponse, { summary: "Vouch
   return c.json(serializeVoucher(v));
 });
 
-voucherRoutes.post(base, write, doc.created(voucherResponse, { summary: "Create a voucher", failures: ["busy"] }), jsonBody(voucherInput), async (c) => c.json(serializeVoucher(await createVoucher(eventContext(c), c.req.valid("json"))), 201));
-
-voucherRoutes.post(`${base}/batch_create`, write, doc.created(z.array(voucherResponse), { summary: "Create several vouchers at once", description: "All or none: one invalid voucher fails the batch (field errors: one object per voucher).", failures: ["busy"] }), jsonBody(voucherBatchInput), async (c) => {
-  const created = await createVouchers(eventContext(c), c.req.valid("json"));
-  return c.json(created.map(serializeVoucher), 201);
-});
-
-voucherRoutes.put(`${base}/:id`, write, doc.ok(voucherResponse, { summary: "Replace a voucher", failures: ["busy"] }), jsonBody(voucherInput), async (c) =>
-  c.json(serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }))),
+voucherRoutes.post(
+  base,
+  write,
+  doc.created(voucherResponse, { summary: "Create a voucher", failures: ["busy"] }),
+  jsonBody(voucherInput),
+  async (c) => c.json(serializeVoucher(await createVoucher(eventContext(c), c.req.valid("json"))), 201),
 );
 
-voucherRoutes.patch(`${base}/:id`, write, doc.ok(voucherResponse, { summary: "Change a voucher", failures: ["busy"] }), jsonBody(voucherPatch), async (c) =>
-  c.json(serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }))),
+voucherRoutes.post(
+  `${base}/batch_create`,
+  write,
+  doc.created(z.array(voucherResponse), {
+    summary: "Create several vouchers at once",
+    description: "All or none: one invalid voucher fails the batch (field errors: one object per voucher).",
+    failures: ["busy"],
+  }),
+  jsonBody(voucherBatchInput),
+  async (c) => {
+    const created = await createVouchers(eventContext(c), c.req.valid("json"));
+    return c.json(created.map(serializeVoucher), 201);
+  },
 );
 
-voucherRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a voucher", description: "A voucher that was redeemed cannot be deleted (403).", failures: ["busy", "in_use"] }), async (c) => {
-  await deleteVoucher(eventContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+voucherRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(voucherResponse, { summary: "Replace a voucher", failures: ["busy"] }),
+  jsonBody(voucherInput),
+  async (c) =>
+    c.json(
+      serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: true })),
+    ),
+);
+
+voucherRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(voucherResponse, { summary: "Change a voucher", failures: ["busy"] }),
+  jsonBody(voucherPatch),
+  async (c) =>
+    c.json(
+      serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: false })),
+    ),
+);
+
+voucherRoutes.delete(
+  `${base}/:id`,
+  write,
+  doc.noContent({
+    summary: "Delete a voucher",
+    description: "A voucher that was redeemed cannot be deleted (403).",
+    failures: ["busy", "in_use"],
+  }),
+  async (c) => {
+    await deleteVoucher(eventContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);

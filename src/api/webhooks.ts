@@ -8,9 +8,25 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { WEBHOOK_CALL_STATES } from "../db/schema";
-import { findWebhook, findWebhookCall, listWebhookCalls, listWebhooks, WEBHOOK_CALL_ORDERING, type WebhookCallRow, type WebhookRecord } from "../db/webhooks";
+import {
+  findWebhook,
+  findWebhookCall,
+  listWebhookCalls,
+  listWebhooks,
+  WEBHOOK_CALL_ORDERING,
+  type WebhookCallRow,
+  type WebhookRecord,
+} from "../db/webhooks";
 import { notFound } from "../domain/failure";
-import { changeWebhook, createWebhook, disableWebhook, rotateWebhookSecret, webhookInput, webhookPatch, type WebhookWithSecret } from "../domain/webhooks";
+import {
+  changeWebhook,
+  createWebhook,
+  disableWebhook,
+  rotateWebhookSecret,
+  webhookInput,
+  webhookPatch,
+  type WebhookWithSecret,
+} from "../domain/webhooks";
 import { callBody } from "../domain/webhooks-delivery";
 import { type AppEnv, organizerContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
@@ -21,19 +37,23 @@ import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
 /** A webhook (pretix docs webhooks.rst "Resource description"). */
-export const webhookResponse = z.object({
-  id: id(),
-  enabled: z.boolean(),
-  target_url: url(),
-  all_events: z.boolean(),
-  limit_events: z.array(z.string()),
-  action_types: z.array(z.string()),
-  comment: z.string().nullable(),
-}).meta({ id: "Webhook" });
+export const webhookResponse = z
+  .object({
+    id: id(),
+    enabled: z.boolean(),
+    target_url: url(),
+    all_events: z.boolean(),
+    limit_events: z.array(z.string()),
+    action_types: z.array(z.string()),
+    comment: z.string().nullable(),
+  })
+  .meta({ id: "Webhook" });
 export type WebhookResponse = z.infer<typeof webhookResponse>;
 
 /** A webhook with its signing secret: the answer of creation and of `rotate_secret/`, the only times the secret is shown. */
-export const webhookWithSecretResponse = webhookResponse.extend({ secret: z.string() }).meta({ id: "WebhookWithSecret" });
+export const webhookWithSecretResponse = webhookResponse
+  .extend({ secret: z.string() })
+  .meta({ id: "WebhookWithSecret" });
 export type WebhookWithSecretResponse = z.infer<typeof webhookWithSecretResponse>;
 
 export function serializeWebhook(r: WebhookRecord): WebhookResponse {
@@ -54,27 +74,29 @@ function serializeWithSecret(r: WebhookWithSecret): WebhookWithSecretResponse {
 }
 
 /** One notification to a webhook and what became of it (the service's own resource). */
-export const webhookCallResponse = z.object({
-  /** The payload's `notification_id`. */
-  id: id(),
-  action_type: z.string(),
-  event: z.string(),
-  code: z.string(),
-  state: z.enum(WEBHOOK_CALL_STATES),
-  attempts: z.number().int(),
-  created: dateTime(),
-  last_attempt: dateTime().nullable(),
-  next_attempt: dateTime().nullable(),
-  delivered: dateTime().nullable(),
-  target_url: url().nullable(),
-  last_status_code: z.number().int().nullable(),
-  last_response: z.string().nullable(),
-  last_error: z.string().nullable(),
-  /** Seconds the last attempt took. */
-  last_execution_time: z.number().nullable(),
-  /** The exact body sent (every attempt sends the same). */
-  payload: object(),
-}).meta({ id: "WebhookCall" });
+export const webhookCallResponse = z
+  .object({
+    /** The payload's `notification_id`. */
+    id: id(),
+    action_type: z.string(),
+    event: z.string(),
+    code: z.string(),
+    state: z.enum(WEBHOOK_CALL_STATES),
+    attempts: z.number().int(),
+    created: dateTime(),
+    last_attempt: dateTime().nullable(),
+    next_attempt: dateTime().nullable(),
+    delivered: dateTime().nullable(),
+    target_url: url().nullable(),
+    last_status_code: z.number().int().nullable(),
+    last_response: z.string().nullable(),
+    last_error: z.string().nullable(),
+    /** Seconds the last attempt took. */
+    last_execution_time: z.number().nullable(),
+    /** The exact body sent (every attempt sends the same). */
+    payload: object(),
+  })
+  .meta({ id: "WebhookCall" });
 export type WebhookCallResponse = z.infer<typeof webhookCallResponse>;
 
 export function serializeWebhookCall(c: WebhookCallRow): WebhookCallResponse {
@@ -112,7 +134,10 @@ webhookRoutes.get(base, scope, doc.list(webhookResponse, { summary: "List webhoo
 webhookRoutes.post(
   base,
   scope,
-  doc.created(webhookWithSecretResponse, { summary: "Create a webhook", description: "The answer holds the signing secret (`secret`); it is shown only here and by `rotate_secret`." }),
+  doc.created(webhookWithSecretResponse, {
+    summary: "Create a webhook",
+    description: "The answer holds the signing secret (`secret`); it is shown only here and by `rotate_secret`.",
+  }),
   jsonBody(webhookInput),
   async (c) => c.json(serializeWithSecret(await createWebhook(organizerContext(c), c.req.valid("json"))), 201),
 );
@@ -123,42 +148,86 @@ webhookRoutes.get(`${base}/:id`, scope, doc.ok(webhookResponse, { summary: "Webh
   return c.json(serializeWebhook(r));
 });
 
-webhookRoutes.put(`${base}/:id`, scope, doc.ok(webhookResponse, { summary: "Replace a webhook" }), jsonBody(webhookInput), async (c) =>
-  c.json(serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }))),
+webhookRoutes.put(
+  `${base}/:id`,
+  scope,
+  doc.ok(webhookResponse, { summary: "Replace a webhook" }),
+  jsonBody(webhookInput),
+  async (c) =>
+    c.json(
+      serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true })),
+    ),
 );
 
-webhookRoutes.patch(`${base}/:id`, scope, doc.ok(webhookResponse, { summary: "Change a webhook" }), jsonBody(webhookPatch), async (c) =>
-  c.json(serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }))),
+webhookRoutes.patch(
+  `${base}/:id`,
+  scope,
+  doc.ok(webhookResponse, { summary: "Change a webhook" }),
+  jsonBody(webhookPatch),
+  async (c) =>
+    c.json(
+      serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false })),
+    ),
 );
 
-webhookRoutes.delete(`${base}/:id`, scope, doc.noContent({ summary: "Disable a webhook", description: "As in pretix, the webhook is disabled (`enabled` false), not removed." }), async (c) => {
-  await disableWebhook(organizerContext(c), pathId(c, "id"));
-  return c.body(null, 204);
-});
+webhookRoutes.delete(
+  `${base}/:id`,
+  scope,
+  doc.noContent({
+    summary: "Disable a webhook",
+    description: "As in pretix, the webhook is disabled (`enabled` false), not removed.",
+  }),
+  async (c) => {
+    await disableWebhook(organizerContext(c), pathId(c, "id"));
+    return c.body(null, 204);
+  },
+);
 
 webhookRoutes.post(
   `${base}/:id/rotate_secret`,
   scope,
-  doc.ok(webhookWithSecretResponse, { summary: "Rotate a webhook's signing secret", description: "A new secret, answered once; notifications from now on are signed with it." }),
+  doc.ok(webhookWithSecretResponse, {
+    summary: "Rotate a webhook's signing secret",
+    description: "A new secret, answered once; notifications from now on are signed with it.",
+  }),
   async (c) => c.json(serializeWithSecret(await rotateWebhookSecret(organizerContext(c), pathId(c, "id")))),
 );
 
 webhookRoutes.get(
   `${base}/:id/calls`,
   scope,
-  doc.list(webhookCallResponse, { summary: "List a webhook's calls", description: "The notifications to the webhook and what became of each (the delivery log).", ordering: WEBHOOK_CALL_ORDERING }),
-  queryParams({ state: q.choice(WEBHOOK_CALL_STATES, "the call's state"), code: q.string("the order code"), action_type: q.string("the action type") }),
+  doc.list(webhookCallResponse, {
+    summary: "List a webhook's calls",
+    description: "The notifications to the webhook and what became of each (the delivery log).",
+    ordering: WEBHOOK_CALL_ORDERING,
+  }),
+  queryParams({
+    state: q.choice(WEBHOOK_CALL_STATES, "the call's state"),
+    code: q.string("the order code"),
+    action_type: q.string("the action type"),
+  }),
   async (c) => {
     const req = listRequest(c);
     const f = c.req.valid("query");
-    const page = await listWebhookCalls(c.var.db, c.var.organizer.id, pathId(c, "id"), { state: f.state, code: f.code, actionType: f.action_type }, req);
+    const page = await listWebhookCalls(
+      c.var.db,
+      c.var.organizer.id,
+      pathId(c, "id"),
+      { state: f.state, code: f.code, actionType: f.action_type },
+      req,
+    );
     if (!page) throw notFound();
     return respondPage(c, req, page, serializeWebhookCall);
   },
 );
 
-webhookRoutes.get(`${base}/:id/calls/:call_id`, scope, doc.ok(webhookCallResponse, { summary: "A call of a webhook" }), async (c) => {
-  const call = await findWebhookCall(c.var.db, c.var.organizer.id, pathId(c, "id"), pathId(c, "call_id"));
-  if (!call) throw notFound();
-  return c.json(serializeWebhookCall(call));
-});
+webhookRoutes.get(
+  `${base}/:id/calls/:call_id`,
+  scope,
+  doc.ok(webhookCallResponse, { summary: "A call of a webhook" }),
+  async (c) => {
+    const call = await findWebhookCall(c.var.db, c.var.organizer.id, pathId(c, "id"), pathId(c, "call_id"));
+    if (!call) throw notFound();
+    return c.json(serializeWebhookCall(call));
+  },
+);

@@ -27,7 +27,19 @@ const PERMISSION_COLUMNS = TEAM_PERMISSIONS;
  * step with RESERVED_SEGMENTS in src/pages/storefront.ts).
  */
 const SLUG = /^[a-z0-9][a-z0-9.-]*$/;
-const RESERVED = new Set(["api", "media", "invite", "customer", "static", "admin", "control", "pay", "order", "favicon.ico", "robots.txt"]);
+const RESERVED = new Set([
+  "api",
+  "media",
+  "invite",
+  "customer",
+  "static",
+  "admin",
+  "control",
+  "pay",
+  "order",
+  "favicon.ico",
+  "robots.txt",
+]);
 
 class UsageError extends Error {}
 
@@ -47,7 +59,8 @@ async function execute(target: { remote: boolean; persistTo?: string }, sql: str
     const result = await runDatabaseCommand(args);
     if (result.code !== 0) {
       const text = result.stdout + result.stderr;
-      if (/UNIQUE constraint failed: organizers\.slug/.test(text)) throw new UsageError("an organizer with this slug exists already");
+      if (/UNIQUE constraint failed: organizers\.slug/.test(text))
+        throw new UsageError("an organizer with this slug exists already");
       throw new Error(`the database command failed:\n${text.trim()}`);
     }
     const start = result.stdout.indexOf("[");
@@ -66,10 +79,13 @@ async function createOrganizer(args: string[]) {
   if (!slug) throw new UsageError("--slug is required");
   if (!name || !name.trim()) throw new UsageError("--name is required");
   if (slug.length > 50 || !SLUG.test(slug)) {
-    throw new UsageError(`invalid slug "${slug}": use 1 to 50 lowercase letters, digits, dots and dashes, starting with a letter or digit`);
+    throw new UsageError(
+      `invalid slug "${slug}": use 1 to 50 lowercase letters, digits, dots and dashes, starting with a letter or digit`,
+    );
   }
   if (RESERVED.has(slug)) throw new UsageError(`invalid slug "${slug}": it is reserved for the service's own URLs`);
-  if (/[\u0000-\u001f]/.test(name) || name.length > 200) throw new UsageError("invalid name: at most 200 characters, no control characters");
+  if (/[\u0000-\u001f]/.test(name) || name.length > 200)
+    throw new UsageError("invalid name: at most 200 characters, no control characters");
 
   const target = { remote, persistTo };
   await applyMigrations(target);
@@ -110,8 +126,12 @@ async function listMail(args: string[]) {
   );
   for (const m of result?.results ?? []) {
     // attachments: references until the mail is delivered, then the files in R2 it carried
-    const attached = m.attachments ? (JSON.parse(String(m.attachments)) as { kind: string; filename?: string; key?: string; order?: string }[]) : [];
-    const files = attached.map((a) => (a.kind === "file" ? `${a.filename} (${a.key})` : `the invoice of order ${a.order}`)).join(", ");
+    const attached = m.attachments
+      ? (JSON.parse(String(m.attachments)) as { kind: string; filename?: string; key?: string; order?: string }[])
+      : [];
+    const files = attached
+      .map((a) => (a.kind === "file" ? `${a.filename} (${a.key})` : `the invoice of order ${a.order}`))
+      .join(", ");
     process.stdout.write(
       `#${m.id} [${m.state}] ${new Date(Number(m.created_at)).toISOString()} ${m.kind} to ${m.to_address}\nSubject: ${m.subject}\n${files ? `Attachments: ${files}\n` : ""}\n${m.text_body}\n${"-".repeat(60)}\n`,
     );

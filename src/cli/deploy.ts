@@ -28,7 +28,17 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type Captured, projectRoot, runWrangler, runWranglerVisibly, takeFlag, takeOption, useWranglerConfig, withConfig, wranglerConfigPath } from "./wrangler.ts";
+import {
+  type Captured,
+  projectRoot,
+  runWrangler,
+  runWranglerVisibly,
+  takeFlag,
+  takeOption,
+  useWranglerConfig,
+  withConfig,
+  wranglerConfigPath,
+} from "./wrangler.ts";
 
 class DeployError extends Error {}
 
@@ -51,7 +61,9 @@ type RawConfig = {
 
 /** wrangler.toml as wrangler reads it (its own parser, through its API). */
 async function readPlan(file: string): Promise<Plan> {
-  const wrangler = (await import("wrangler")) as unknown as { experimental_readRawConfig(args: { config: string }): { rawConfig: RawConfig } };
+  const wrangler = (await import("wrangler")) as unknown as {
+    experimental_readRawConfig(args: { config: string }): { rawConfig: RawConfig };
+  };
   const raw = wrangler.experimental_readRawConfig({ config: file }).rawConfig;
   if (!raw.name) throw new DeployError(`${file} names no Worker (name = "...")`);
   const unique = (names: (string | undefined)[]) => [...new Set(names.filter((n): n is string => !!n))];
@@ -59,7 +71,12 @@ async function readPlan(file: string): Promise<Plan> {
     worker: raw.name,
     databases: (raw.d1_databases ?? []).map((d) => {
       if (!d.database_name) throw new DeployError(`the D1 binding ${d.binding} has no database_name`);
-      return { binding: d.binding, name: d.database_name, id: d.database_id ?? null, migrations: d.migrations_dir !== undefined };
+      return {
+        binding: d.binding,
+        name: d.database_name,
+        id: d.database_id ?? null,
+        migrations: d.migrations_dir !== undefined,
+      };
     }),
     buckets: unique((raw.r2_buckets ?? []).map((b) => b.bucket_name)),
     queues: unique([
@@ -102,7 +119,8 @@ async function act(args: string[], what: string): Promise<void> {
   say(`$ ${commandLine(args)}`);
   if (dryRun) return;
   const code = await runWranglerVisibly(args);
-  if (code !== 0) throw new DeployError(`${what} failed (wrangler exited with ${code}); fix the cause and run npm run deploy again`);
+  if (code !== 0)
+    throw new DeployError(`${what} failed (wrangler exited with ${code}); fix the cause and run npm run deploy again`);
 }
 
 function failed(what: string, r: Captured): DeployError {
@@ -123,7 +141,10 @@ async function preflight(plan: Plan): Promise<Record<string, string>> {
     say(`$ ${commandLine(["whoami"])}`);
   } else {
     const who = await check(["whoami"]);
-    if (who.code !== 0) throw new DeployError("wrangler is not logged in to Cloudflare: run `npm exec -- wrangler login` (or set CLOUDFLARE_API_TOKEN), then npm run deploy again");
+    if (who.code !== 0)
+      throw new DeployError(
+        "wrangler is not logged in to Cloudflare: run `npm exec -- wrangler login` (or set CLOUDFLARE_API_TOKEN), then npm run deploy again",
+      );
     say("logged in");
   }
 
@@ -134,13 +155,16 @@ async function preflight(plan: Plan): Promise<Record<string, string>> {
   }
   if (dryRun) {
     say(`$ ${commandLine(["secret", "list", "--format", "json"])}`);
-    say(`missing ones among ${plan.secrets.join(", ")} are taken from the environment variables of the same names and uploaded with the deploy`);
+    say(
+      `missing ones among ${plan.secrets.join(", ")} are taken from the environment variables of the same names and uploaded with the deploy`,
+    );
     return {};
   }
   const listed = await check(["secret", "list", "--format", "json"]);
   let present: string[] = [];
   if (listed.code === 0) present = jsonOf<{ name: string }[]>(listed.stdout).map((s) => s.name);
-  else if (/does not exist|\b10007\b/.test(listed.stdout + listed.stderr)) say(`the Worker does not exist yet: every secret is uploaded with its first deploy`);
+  else if (/does not exist|\b10007\b/.test(listed.stdout + listed.stderr))
+    say(`the Worker does not exist yet: every secret is uploaded with its first deploy`);
   else throw failed("listing the Worker's secrets", listed);
   const missing = plan.secrets.filter((name) => !present.includes(name));
   for (const name of plan.secrets.filter((n) => present.includes(n))) say(`${name}: set on the Worker, kept`);
@@ -175,7 +199,8 @@ function writeDatabaseId(toml: string, binding: string, id: string): string {
   const blocks = toml.split(/^(?=\[)/m);
   let done = false;
   const updated = blocks.map((block) => {
-    if (done || !/^\[\[d1_databases\]\]/.test(block) || !new RegExp(`^binding\\s*=\\s*"${binding}"`, "m").test(block)) return block;
+    if (done || !/^\[\[d1_databases\]\]/.test(block) || !new RegExp(`^binding\\s*=\\s*"${binding}"`, "m").test(block))
+      return block;
     done = true;
     const line = `database_id = "${id}"`;
     if (/^database_id\s*=.*$/m.test(block)) return block.replace(/^database_id\s*=.*$/m, line);
@@ -192,7 +217,9 @@ async function databases(plan: Plan, location: string | undefined): Promise<void
     if (dryRun) {
       say(`$ ${commandLine(["d1", "list", "--json"])}`);
       say(`if it is missing: $ ${commandLine(create)}`);
-      say(`then its id goes into ${path.relative(process.cwd(), wranglerConfigPath()) || wranglerConfigPath()} (database_id)`);
+      say(
+        `then its id goes into ${path.relative(process.cwd(), wranglerConfigPath()) || wranglerConfigPath()} (database_id)`,
+      );
       continue;
     }
     let found = (await listDatabases()).find((d) => d.name === db.name);
@@ -208,7 +235,9 @@ async function databases(plan: Plan, location: string | undefined): Promise<void
     if (db.id === found.uuid) say(`${path.basename(file)} has its id already`);
     else {
       writeFileSync(file, writeDatabaseId(readFileSync(file, "utf8"), db.binding, found.uuid));
-      say(`${path.basename(file)}: database_id of ${db.binding} set to ${found.uuid}${db.id ? ` (was ${db.id})` : ""}; commit this change`);
+      say(
+        `${path.basename(file)}: database_id of ${db.binding} set to ${found.uuid}${db.id ? ` (was ${db.id})` : ""}; commit this change`,
+      );
     }
   }
 }
@@ -284,8 +313,12 @@ function sqlString(value: string): string {
 /** Runs the operator command (src/cli/admin.ts) with the same wrangler and configuration. */
 function admin(args: string[]): Promise<Captured> {
   return new Promise((resolve, reject) => {
-    const config = wranglerConfigPath() === path.join(projectRoot, "wrangler.toml") ? [] : ["--config", wranglerConfigPath()];
-    const child = spawn(process.execPath, [path.join(projectRoot, "src", "cli", "admin.ts"), ...args, ...config], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+    const config =
+      wranglerConfigPath() === path.join(projectRoot, "wrangler.toml") ? [] : ["--config", wranglerConfigPath()];
+    const child = spawn(process.execPath, [path.join(projectRoot, "src", "cli", "admin.ts"), ...args, ...config], {
+      cwd: projectRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -305,7 +338,15 @@ async function firstOrganizer(plan: Plan, slug: string | undefined, name: string
     say(`  ${adminLine}`);
     return;
   }
-  const query = ["d1", "execute", db.binding, "--remote", "--json", "--command", `SELECT slug FROM organizers WHERE slug = ${sqlString(slug)}`];
+  const query = [
+    "d1",
+    "execute",
+    db.binding,
+    "--remote",
+    "--json",
+    "--command",
+    `SELECT slug FROM organizers WHERE slug = ${sqlString(slug)}`,
+  ];
   if (dryRun) {
     say(`$ ${commandLine(query)}`);
     say(`if it is missing: $ ${adminLine}`);
@@ -334,11 +375,14 @@ async function main() {
   const location = takeOption(args, "--location");
   const config = takeOption(args, "--config");
   if (args.length) throw new DeployError(`unexpected arguments: ${args.join(" ")}`);
-  if ((slug === undefined) !== (name === undefined)) throw new DeployError("--organizer and --organizer-name go together");
+  if ((slug === undefined) !== (name === undefined))
+    throw new DeployError("--organizer and --organizer-name go together");
   useWranglerConfig(config ?? null);
 
   const plan = await readPlan(wranglerConfigPath());
-  out(`${dryRun ? "Dry run: the commands `npm run deploy` would run (none is run, no file changed)" : "Deploying"} "${plan.worker}" as ${path.relative(process.cwd(), wranglerConfigPath()) || wranglerConfigPath()} describes it`);
+  out(
+    `${dryRun ? "Dry run: the commands `npm run deploy` would run (none is run, no file changed)" : "Deploying"} "${plan.worker}" as ${path.relative(process.cwd(), wranglerConfigPath()) || wranglerConfigPath()} describes it`,
+  );
   const secrets = await preflight(plan);
   await databases(plan, location);
   await buckets(plan);

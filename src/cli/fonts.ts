@@ -17,7 +17,11 @@ const BUCKET = "ticketing-files";
 function fontFiles() {
   return Object.values(FONT_FACES).map((f) => {
     const file = path.join(projectRoot, "node_modules", f.pkg, f.dir, f.file);
-    const version = (JSON.parse(readFileSync(path.join(projectRoot, "node_modules", f.pkg, "package.json"), "utf8")) as { version: string }).version;
+    const version = (
+      JSON.parse(readFileSync(path.join(projectRoot, "node_modules", f.pkg, "package.json"), "utf8")) as {
+        version: string;
+      }
+    ).version;
     return { key: `${FONT_PREFIX}${f.file}`, file, version };
   });
 }
@@ -29,7 +33,9 @@ function fontFiles() {
  */
 async function putLocally(stateDir: string, files: { key: string; file: string }[]): Promise<void> {
   const require = createRequire(path.join(projectRoot, "package.json"));
-  const { Miniflare, convertV4MiniflareOptions } = (await import(pathToFileURL(require.resolve("miniflare")).href)) as typeof import("miniflare");
+  const { Miniflare, convertV4MiniflareOptions } = (await import(
+    pathToFileURL(require.resolve("miniflare")).href
+  )) as typeof import("miniflare");
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       modules: true,
@@ -57,7 +63,17 @@ export async function seedFonts(target: { remote: boolean; persistTo?: string })
   if (!target.remote && existsSync(marker) && readFileSync(marker, "utf8") === stamp) return 0;
   if (target.remote) {
     for (const f of files) {
-      const result = await runWrangler(["r2", "object", "put", `${BUCKET}/${f.key}`, "--file", f.file, "--content-type", "font/ttf", "--remote"]);
+      const result = await runWrangler([
+        "r2",
+        "object",
+        "put",
+        `${BUCKET}/${f.key}`,
+        "--file",
+        f.file,
+        "--content-type",
+        "font/ttf",
+        "--remote",
+      ]);
       if (result.code !== 0) {
         process.stderr.write(result.stdout + result.stderr);
         throw new Error(`putting ${f.key} into the bucket failed`);
@@ -79,7 +95,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const persistTo = takeOption(args, "--persist-to");
   try {
     const n = await seedFonts({ remote, persistTo });
-    process.stderr.write(n ? `PDF fonts put into the ${remote ? "deployed" : "local"} bucket (${n} files).\n` : "PDF fonts are already in the local bucket.\n");
+    process.stderr.write(
+      n
+        ? `PDF fonts put into the ${remote ? "deployed" : "local"} bucket (${n} files).\n`
+        : "PDF fonts are already in the local bucket.\n",
+    );
   } catch (e) {
     process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);

@@ -34,7 +34,8 @@ if (!args.some((a) => a.includes("WEBHOOK_ALLOW_LOOPBACK"))) args.push("--var", 
 
 try {
   await applyMigrations({ remote: false, persistTo });
-  if ((await seedFonts({ remote: false, persistTo })) > 0) process.stderr.write("PDF fonts put into the local bucket.\n");
+  if ((await seedFonts({ remote: false, persistTo })) > 0)
+    process.stderr.write("PDF fonts put into the local bucket.\n");
 } catch (e) {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);

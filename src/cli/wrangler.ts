@@ -13,7 +13,9 @@ import path from "node:path";
 
 export const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const require = createRequire(import.meta.url);
-const wranglerBin = process.env.TICKETING_WRANGLER || path.join(path.dirname(require.resolve("wrangler/package.json", { paths: [projectRoot] })), "bin", "wrangler.js");
+const wranglerBin =
+  process.env.TICKETING_WRANGLER ||
+  path.join(path.dirname(require.resolve("wrangler/package.json", { paths: [projectRoot] })), "bin", "wrangler.js");
 
 let configPath: string | null = null;
 
@@ -71,7 +73,12 @@ export async function runDatabaseCommand(args: string[], attempts = 10): Promise
 
 /** Starts wrangler attached to this terminal. */
 export function spawnWrangler(args: string[], opts: SpawnOptions = {}) {
-  return spawn(process.execPath, [wranglerBin, ...withConfig(args)], { cwd: projectRoot, env: wranglerEnv, stdio: "inherit", ...opts });
+  return spawn(process.execPath, [wranglerBin, ...withConfig(args)], {
+    cwd: projectRoot,
+    env: wranglerEnv,
+    stdio: "inherit",
+    ...opts,
+  });
 }
 
 /** Runs wrangler without prompts, its output going to this terminal; resolves with its exit code. */

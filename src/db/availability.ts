@@ -4,7 +4,8 @@ import type { DB } from "./client";
 import { itemVariations, items, subeventItems, subeventItemVariations, subevents } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
-const onChannel = (column: string, channel: string) => sql`EXISTS (SELECT 1 FROM json_each(${sql.raw(column)}) WHERE value = ${channel})`;
+const onChannel = (column: string, channel: string) =>
+  sql`EXISTS (SELECT 1 FROM json_each(${sql.raw(column)}) WHERE value = ${channel})`;
 
 /** Items and variations of the events that the public can buy on `channel`. */
 export async function sellableProducts(db: DB, eventIds: number[], channel: string) {
@@ -53,7 +54,13 @@ export async function openSubevents(db: DB, eventIds: number[], now: number) {
       ...(await db
         .select({ id: subevents.id, eventId: subevents.eventId })
         .from(subevents)
-        .where(and(inArray(subevents.eventId, part), eq(subevents.active, true), gte(sql`coalesce(${subevents.dateTo}, ${subevents.dateFrom})`, now)))),
+        .where(
+          and(
+            inArray(subevents.eventId, part),
+            eq(subevents.active, true),
+            gte(sql`coalesce(${subevents.dateTo}, ${subevents.dateFrom})`, now),
+          ),
+        )),
     );
   }
   return out;
@@ -64,7 +71,10 @@ export async function disabledOnDates(db: DB, subeventIds: number[]) {
   const out = new Set<string>();
   for (const part of chunks(subeventIds, MAX_PARAMS - 10)) {
     const [itemRows, variationRows] = await db.batch([
-      db.select({ s: subeventItems.subeventId, i: subeventItems.itemId }).from(subeventItems).where(and(inArray(subeventItems.subeventId, part), eq(subeventItems.disabled, true))),
+      db
+        .select({ s: subeventItems.subeventId, i: subeventItems.itemId })
+        .from(subeventItems)
+        .where(and(inArray(subeventItems.subeventId, part), eq(subeventItems.disabled, true))),
       db
         .select({ s: subeventItemVariations.subeventId, v: subeventItemVariations.variationId })
         .from(subeventItemVariations)

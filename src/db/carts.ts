@@ -25,18 +25,37 @@ function pageChildren(db: DB, eventId: number, req: ListRequest) {
 }
 
 /** A page of the API-created positions of the event (by id), with the children of the page's positions: one batch. */
-export async function listCartPositions(db: DB, eventId: number, req: ListRequest): Promise<Page<CartRowRecord> & { children: CartRowRecord[] }> {
+export async function listCartPositions(
+  db: DB,
+  eventId: number,
+  req: ListRequest,
+): Promise<Page<CartRowRecord> & { children: CartRowRecord[] }> {
   const where = apiCarts(eventId);
   const rows = db.select().from(cartPositions).where(where).orderBy(cartPositions.id).$dynamic();
-  const page = await fetchPage(db, { rows, count: { from: cartPositions, where } }, req, pageChildren(db, eventId, req));
+  const page = await fetchPage(
+    db,
+    { rows, count: { from: cartPositions, where } },
+    req,
+    pageChildren(db, eventId, req),
+  );
   return { count: page.count, rows: page.rows, children: page.extra[0] };
 }
 
 /** The position `id` with its children (add-ons and bundled positions): one batch. */
-export async function findCartPosition(db: DB, eventId: number, id: number): Promise<{ position: CartRowRecord; children: CartRowRecord[] } | undefined> {
+export async function findCartPosition(
+  db: DB,
+  eventId: number,
+  id: number,
+): Promise<{ position: CartRowRecord; children: CartRowRecord[] } | undefined> {
   const [[position], children] = await db.batch([
-    db.select().from(cartPositions).where(and(apiCarts(eventId), eq(cartPositions.id, id))),
-    db.select().from(cartPositions).where(and(eq(cartPositions.eventId, eventId), eq(cartPositions.addonTo, id))),
+    db
+      .select()
+      .from(cartPositions)
+      .where(and(apiCarts(eventId), eq(cartPositions.id, id))),
+    db
+      .select()
+      .from(cartPositions)
+      .where(and(eq(cartPositions.eventId, eventId), eq(cartPositions.addonTo, id))),
   ]);
   return position ? { position, children } : undefined;
 }
@@ -44,7 +63,12 @@ export async function findCartPosition(db: DB, eventId: number, id: number): Pro
 export async function cartsByHoldKeys(db: DB, eventId: number, holdKeys: string[]) {
   const out: CartRowRecord[] = [];
   for (const part of chunks(holdKeys, MAX_PARAMS - 5)) {
-    out.push(...(await db.select().from(cartPositions).where(and(eq(cartPositions.eventId, eventId), inArray(cartPositions.holdKey, part)))));
+    out.push(
+      ...(await db
+        .select()
+        .from(cartPositions)
+        .where(and(eq(cartPositions.eventId, eventId), inArray(cartPositions.holdKey, part)))),
+    );
   }
   return out;
 }
@@ -58,8 +82,13 @@ export async function cartForDeletion(db: DB, eventId: number, id: number) {
     db
       .select({ holdKey: cartPositions.holdKey })
       .from(cartPositions)
-      .where(and(eq(cartPositions.eventId, eventId), sql`(${cartPositions.id} = ${id} OR ${cartPositions.addonTo} = ${id})`)),
-    db.select({ holdKey: cartPositions.holdKey }).from(cartPositions).where(and(apiCarts(eventId), eq(cartPositions.id, id))),
+      .where(
+        and(eq(cartPositions.eventId, eventId), sql`(${cartPositions.id} = ${id} OR ${cartPositions.addonTo} = ${id})`),
+      ),
+    db
+      .select({ holdKey: cartPositions.holdKey })
+      .from(cartPositions)
+      .where(and(apiCarts(eventId), eq(cartPositions.id, id))),
   ]);
   return { holdKeys: keys.map((k) => k.holdKey), own };
 }

@@ -26,7 +26,11 @@ export async function existingItemIds(db: DB, eventId: number, ids: readonly num
   return found;
 }
 
-const LINK_TABLES = { question_items: questionItems, discount_items: discountItems, sendmail_rule_items: sendmailRuleItems } as const;
+const LINK_TABLES = {
+  question_items: questionItems,
+  discount_items: discountItems,
+  sendmail_rule_items: sendmailRuleItems,
+} as const;
 
 /**
  * Inserts (parent, item) links for the items of the event among `itemIds`. `parent` is the
@@ -35,12 +39,23 @@ const LINK_TABLES = { question_items: questionItems, discount_items: discountIte
  * (Insert builders with an SQL select: drizzle cannot batch raw statements with
  * parameters on D1.)
  */
-export function itemLinkInserts(db: DB, table: keyof typeof LINK_TABLES, parent: number | SQL, eventId: number, itemIds: readonly number[]): Statement[] {
+export function itemLinkInserts(
+  db: DB,
+  table: keyof typeof LINK_TABLES,
+  parent: number | SQL,
+  eventId: number,
+  itemIds: readonly number[],
+): Statement[] {
   const parentSql = typeof parent === "number" ? sql`${parent}` : parent;
   return chunks([...new Set(itemIds)], MAX_PARAMS - 5).map((part) =>
     db
       .insert(LINK_TABLES[table])
-      .select(sql`SELECT ${parentSql}, id FROM items WHERE event_id = ${eventId} AND id IN (${sql.join(part.map((id) => sql`${id}`), sql`, `)})`)
+      .select(
+        sql`SELECT ${parentSql}, id FROM items WHERE event_id = ${eventId} AND id IN (${sql.join(
+          part.map((id) => sql`${id}`),
+          sql`, `,
+        )})`,
+      )
       .onConflictDoNothing(),
   );
 }

@@ -19,10 +19,16 @@ export const CATEGORY_ORDERING: OrderingTable = {
 /** A page of the event's categories, the total and the list's last change, in one round trip. */
 export async function listCategories(db: DB, eventId: number, isAddon: boolean | undefined, req: ListRequest) {
   const where =
-    isAddon === undefined ? eq(itemCategories.eventId, eventId) : and(eq(itemCategories.eventId, eventId), eq(itemCategories.isAddon, isAddon));
+    isAddon === undefined
+      ? eq(itemCategories.eventId, eventId)
+      : and(eq(itemCategories.eventId, eventId), eq(itemCategories.isAddon, isAddon));
   const page = await fetchPage(
     db,
-    { rows: db.select().from(itemCategories).where(where).$dynamic(), count: { from: itemCategories, where }, ordering: CATEGORY_ORDERING },
+    {
+      rows: db.select().from(itemCategories).where(where).$dynamic(),
+      count: { from: itemCategories, where },
+      ordering: CATEGORY_ORDERING,
+    },
     req,
     lastChangeQuery(db, eventScopeKey(eventId), STAMP.categories),
   );
@@ -31,12 +37,24 @@ export async function listCategories(db: DB, eventId: number, isAddon: boolean |
 }
 
 export async function findCategory(db: DB, eventId: number, id: number): Promise<CategoryRow | undefined> {
-  return db.select().from(itemCategories).where(and(eq(itemCategories.eventId, eventId), eq(itemCategories.id, id))).get();
+  return db
+    .select()
+    .from(itemCategories)
+    .where(and(eq(itemCategories.eventId, eventId), eq(itemCategories.id, id)))
+    .get();
 }
 
-export async function insertCategory(db: DB, eventId: number, values: CategoryValues, now: number): Promise<CategoryRow> {
+export async function insertCategory(
+  db: DB,
+  eventId: number,
+  values: CategoryValues,
+  now: number,
+): Promise<CategoryRow> {
   const [rows] = await db.batch([
-    db.insert(itemCategories).values({ ...values, eventId }).returning(),
+    db
+      .insert(itemCategories)
+      .values({ ...values, eventId })
+      .returning(),
     touch(db, eventId, STAMP.categories, now),
   ]);
   return rows[0]!;

@@ -40,7 +40,14 @@ export type CheckinListValues = Omit<typeof checkinLists.$inferInsert, "id" | "e
 export type CheckinInsert = typeof checkins.$inferInsert;
 
 /** A successful check-in as positions show it (pretix: `checkins` of an order position). */
-export type CheckinJson = { id: number; list: number; type: CheckinType; datetime: number; device: number | null; auto_checked_in: number };
+export type CheckinJson = {
+  id: number;
+  list: number;
+  type: CheckinType;
+  datetime: number;
+  device: number | null;
+  auto_checked_in: number;
+};
 
 // ---- the tickets of a list ----
 
@@ -48,9 +55,15 @@ export type CheckinJson = { id: number; list: number; type: CheckinType; datetim
  * The condition "position `p` (of order `o`) is a ticket of list `l`", on SQL aliases: the
  * list's columns may be literal values or columns of a correlated list row.
  */
-function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePending: SQL | null }, opts: { ignoreStatus?: boolean; tallies?: boolean } = {}): SQL {
+function onListSql(
+  l: { id: SQL; allProducts: SQL; subeventId: SQL; includePending: SQL | null },
+  opts: { ignoreStatus?: boolean; tallies?: boolean } = {},
+): SQL {
   // the order's status as its positions keep it (order_positions.order_status): no order is visited
-  const status = opts.ignoreStatus || l.includePending === null ? sql`1` : sql`(p.order_status = 'p' OR (p.order_status = 'n' AND ${l.includePending}))`;
+  const status =
+    opts.ignoreStatus || l.includePending === null
+      ? sql`1`
+      : sql`(p.order_status = 'p' OR (p.order_status = 'n' AND ${l.includePending}))`;
   // `tallies`: `p` is a row of position_tallies (only positions not canceled are tallied)
   return sql`${opts.tallies ? sql`1` : sql`p.canceled = 0`} AND (${l.subeventId} IS NULL OR p.subevent_id = ${l.subeventId})
     AND (${l.allProducts} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${l.id}))
@@ -61,7 +74,12 @@ function onListSql(l: { id: SQL; allProducts: SQL; subeventId: SQL; includePendi
  * The tickets of one list, as a condition on positions `p` of orders `o`: the list's values as
  * literals, its products read from `checkin_list_items` (pretix's `CheckinList.positions`).
  */
-export function checkinListTicketsSql(list: { id: number; allProducts: boolean; subeventId: number | null; includePending: boolean }): SQL {
+export function checkinListTicketsSql(list: {
+  id: number;
+  allProducts: boolean;
+  subeventId: number | null;
+  includePending: boolean;
+}): SQL {
   return onListSql({
     id: sql`${list.id}`,
     allProducts: sql`${list.allProducts ? 1 : 0}`,
@@ -92,19 +110,28 @@ const checkinCountSql = sql<number>`(SELECT count(*)
 // distinct column names: batched D1 results are keyed by name (see db/tenancy.ts)
 const listRecordFields = (withCounts: boolean) => ({
   list: checkinLists,
-  limitProducts: sql<string>`(SELECT json_group_array(item_id) FROM (SELECT item_id FROM checkin_list_items WHERE list_id = "checkin_lists"."id" ORDER BY item_id))`.as("limit_products"),
+  limitProducts:
+    sql<string>`(SELECT json_group_array(item_id) FROM (SELECT item_id FROM checkin_list_items WHERE list_id = "checkin_lists"."id" ORDER BY item_id))`.as(
+      "limit_products",
+    ),
   positionCount: (withCounts ? positionCountSql : sql<number>`0`).as("position_count"),
   checkinCount: (withCounts ? checkinCountSql : sql<number>`0`).as("checkin_count"),
 });
 
-export type CheckinListRecord = { list: CheckinListRow; limitProducts: string; positionCount: number; checkinCount: number };
+export type CheckinListRecord = {
+  list: CheckinListRow;
+  limitProducts: string;
+  positionCount: number;
+  checkinCount: number;
+};
 
 export type CheckinListFilter = { subevent?: number; subeventMatch?: number; endsAfter?: number };
 
 function listWhere(eventId: number, f: CheckinListFilter): SQL {
   const c: SQL[] = [eq(checkinLists.eventId, eventId)];
   if (f.subevent !== undefined) c.push(eq(checkinLists.subeventId, f.subevent));
-  if (f.subeventMatch !== undefined) c.push(sql`(${checkinLists.subeventId} = ${f.subeventMatch} OR ${checkinLists.subeventId} IS NULL)`);
+  if (f.subeventMatch !== undefined)
+    c.push(sql`(${checkinLists.subeventId} = ${f.subeventMatch} OR ${checkinLists.subeventId} IS NULL)`);
   if (f.endsAfter !== undefined) {
     c.push(sql`(${checkinLists.subeventId} IS NULL OR EXISTS (SELECT 1 FROM subevents s WHERE s.id = ${checkinLists.subeventId}
       AND ((s.date_to IS NULL AND s.date_from >= ${f.endsAfter}) OR (s.date_to IS NOT NULL AND s.date_to >= ${f.endsAfter}))))`);
@@ -122,15 +149,29 @@ export const CHECKIN_LIST_ORDERING: OrderingTable = {
 };
 
 /** A page of the event's lists, and the Last-Modified stamp of the family (one round trip). */
-export async function listCheckinLists(db: DB, eventId: number, f: CheckinListFilter, req: ListRequest, withCounts: boolean) {
+export async function listCheckinLists(
+  db: DB,
+  eventId: number,
+  f: CheckinListFilter,
+  req: ListRequest,
+  withCounts: boolean,
+) {
   const where = listWhere(eventId, f);
   const page = await fetchPage(
     db,
-    { rows: db.select(listRecordFields(withCounts)).from(checkinLists).where(where).$dynamic(), count: { from: checkinLists, where }, ordering: CHECKIN_LIST_ORDERING },
+    {
+      rows: db.select(listRecordFields(withCounts)).from(checkinLists).where(where).$dynamic(),
+      count: { from: checkinLists, where },
+      ordering: CHECKIN_LIST_ORDERING,
+    },
     req,
     lastChangeQuery(db, eventScopeKey(eventId), CHECKIN_LISTS_RESOURCE),
   );
-  return { count: page.count, rows: page.rows as CheckinListRecord[], lastModified: page.extra[0][0]?.modifiedAt ?? null };
+  return {
+    count: page.count,
+    rows: page.rows as CheckinListRecord[],
+    lastModified: page.extra[0][0]?.modifiedAt ?? null,
+  };
 }
 
 /** A list by id; `withCounts` false leaves its counts at 0 (they count every ticket of the event: only the list's own detail shows them). */
@@ -141,23 +182,40 @@ export function checkinListQuery(db: DB, eventId: number, id: number, withCounts
     .where(and(eq(checkinLists.eventId, eventId), eq(checkinLists.id, id)));
 }
 
-export async function findCheckinList(db: DB, eventId: number, id: number, withCounts = true): Promise<CheckinListRecord | undefined> {
+export async function findCheckinList(
+  db: DB,
+  eventId: number,
+  id: number,
+  withCounts = true,
+): Promise<CheckinListRecord | undefined> {
   return (await checkinListQuery(db, eventId, id, withCounts).get()) as CheckinListRecord | undefined;
 }
 
-const touchLists = (db: DB, eventId: number, now: number) => touchStatement(db, eventScopeKey(eventId), CHECKIN_LISTS_RESOURCE, now);
+const touchLists = (db: DB, eventId: number, now: number) =>
+  touchStatement(db, eventScopeKey(eventId), CHECKIN_LISTS_RESOURCE, now);
 
 function itemRows(listId: number | SQL, itemIds: readonly number[]) {
   return itemIds.map((itemId) => ({ listId: listId as number, itemId }));
 }
 
 /** Creates a list with its products; returns it as read back in the same batch. */
-export async function createCheckinList(db: DB, eventId: number, values: CheckinListValues, itemIds: number[], now: number): Promise<CheckinListRecord> {
+export async function createCheckinList(
+  db: DB,
+  eventId: number,
+  values: CheckinListValues,
+  itemIds: number[],
+  now: number,
+): Promise<CheckinListRecord> {
   const self = sql<number>`(SELECT max(id) FROM checkin_lists WHERE event_id = ${eventId})`;
   const stmts: Statement[] = [db.insert(checkinLists).values({ ...values, eventId })];
   for (const part of chunks(itemRows(self, itemIds), 40)) stmts.push(db.insert(checkinListItems).values(part));
   stmts.push(touchLists(db, eventId, now));
-  stmts.push(db.select(listRecordFields(true)).from(checkinLists).where(and(eq(checkinLists.eventId, eventId), sql`${checkinLists.id} = ${self}`)));
+  stmts.push(
+    db
+      .select(listRecordFields(true))
+      .from(checkinLists)
+      .where(and(eq(checkinLists.eventId, eventId), sql`${checkinLists.id} = ${self}`)),
+  );
   const results = (await db.batch(stmts as [Statement, ...Statement[]])) as unknown[];
   return (results.at(-1) as CheckinListRecord[])[0]!;
 }
@@ -167,7 +225,12 @@ export async function createCheckinList(db: DB, eventId: number, values: Checkin
  * event's newest list, with that name, and the lists' change stamp is that write's — or
  * undefined (lists have no key of their own a retry could be matched by).
  */
-export function createdCheckinList(db: DB, eventId: number, name: string, now: number): Promise<CheckinListRecord | undefined> {
+export function createdCheckinList(
+  db: DB,
+  eventId: number,
+  name: string,
+  now: number,
+): Promise<CheckinListRecord | undefined> {
   return db
     .select(listRecordFields(true))
     .from(checkinLists)
@@ -198,7 +261,14 @@ export async function updateCheckinList(
   if (itemIds !== undefined) {
     stmts.push(db.delete(checkinListItems).where(and(eq(checkinListItems.listId, id), exists)));
     for (const part of chunks(itemIds, 40)) {
-      stmts.push(db.insert(checkinListItems).select(sql`SELECT ${id}, i.id FROM items i WHERE i.event_id = ${eventId} AND i.id IN (${sql.join(part.map((x) => sql`${x}`), sql`, `)}) AND ${exists}`));
+      stmts.push(
+        db.insert(checkinListItems).select(
+          sql`SELECT ${id}, i.id FROM items i WHERE i.event_id = ${eventId} AND i.id IN (${sql.join(
+            part.map((x) => sql`${x}`),
+            sql`, `,
+          )}) AND ${exists}`,
+        ),
+      );
     }
   }
   stmts.push(touchLists(db, eventId, now));
@@ -238,7 +308,11 @@ export async function subeventOfEvent(db: DB, eventId: number, id: number): Prom
 }
 
 export async function itemOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
-  const row = await db.select({ id: items.id }).from(items).where(and(eq(items.eventId, eventId), eq(items.id, id))).get();
+  const row = await db
+    .select({ id: items.id })
+    .from(items)
+    .where(and(eq(items.eventId, eventId), eq(items.id, id)))
+    .get();
   return row !== undefined;
 }
 
@@ -256,7 +330,14 @@ export async function variationOfEvent(db: DB, eventId: number, id: number): Pro
 export async function listEvents(db: DB, listIds: number[]) {
   if (listIds.length === 0) return [];
   return db
-    .select({ listId: checkinLists.id, eventId: checkinLists.eventId, organizerId: events.organizerId, eventSlug: events.slug, geoLat: events.geoLat, geoLon: events.geoLon })
+    .select({
+      listId: checkinLists.id,
+      eventId: checkinLists.eventId,
+      organizerId: events.organizerId,
+      eventSlug: events.slug,
+      geoLat: events.geoLat,
+      geoLon: events.geoLon,
+    })
     .from(checkinLists)
     .innerJoin(events, eq(events.id, checkinLists.eventId))
     .where(inIntegers(checkinLists.id, listIds));
@@ -265,7 +346,13 @@ export async function listEvents(db: DB, listIds: number[]) {
 // ---- status ----
 
 /** Scans on a list by how they reached the service (successful ones, and refused ones). */
-export type ScanCounts = { online: number; uploaded: number; automatic: number; failedOnline: number; failedUploaded: number };
+export type ScanCounts = {
+  online: number;
+  uploaded: number;
+  automatic: number;
+  failedOnline: number;
+  failedUploaded: number;
+};
 
 /** The numbers of the list's status (pretix: `.../checkinlists/{id}/status/`), one round trip. */
 export async function checkinListStatus(db: DB, list: CheckinListRow) {
@@ -273,10 +360,18 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
   const entered = sql`EXISTS (SELECT 1 FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 AND c.type = 'entry')`;
   const inside = sql`(SELECT c.type FROM checkins c WHERE c.position_id = p.id AND c.list_id = ${list.id} AND c.successful = 1 ORDER BY c.datetime DESC, c.id DESC LIMIT 1) = 'entry'`;
   const byKey = (key: SQL) =>
-    rawRows<{ k: number | null; positions: number; checkins: number }>(db, sql`SELECT ${key} AS k, count(*) AS positions, sum(CASE WHEN ${entered} THEN 1 ELSE 0 END) AS checkins
-      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList} GROUP BY ${key}`);
+    rawRows<{ k: number | null; positions: number; checkins: number }>(
+      db,
+      sql`SELECT ${key} AS k, count(*) AS positions, sum(CASE WHEN ${entered} THEN 1 ELSE 0 END) AS checkins
+      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList} GROUP BY ${key}`,
+    );
   const listItems = list.allProducts
-    ? db.select({ id: items.id, name: items.name, admission: items.admission }).from(items).leftJoin(itemCategories, eq(itemCategories.id, items.categoryId)).where(eq(items.eventId, list.eventId)).orderBy(asc(itemCategories.position), asc(items.position), asc(items.id))
+    ? db
+        .select({ id: items.id, name: items.name, admission: items.admission })
+        .from(items)
+        .leftJoin(itemCategories, eq(itemCategories.id, items.categoryId))
+        .where(eq(items.eventId, list.eventId))
+        .orderBy(asc(itemCategories.position), asc(items.position), asc(items.id))
     : db
         .select({ id: items.id, name: items.name, admission: items.admission })
         .from(items)
@@ -285,27 +380,37 @@ export async function checkinListStatus(db: DB, list: CheckinListRow) {
         .where(eq(items.eventId, list.eventId))
         .orderBy(asc(itemCategories.position), asc(items.position), asc(items.id));
   const ok = (cond: SQL) => sql`coalesce(sum(CASE WHEN ${cond} THEN 1 ELSE 0 END), 0)`;
-  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow, scanRows] = await db.batch([
-    rawRows<{ positions: number; checkins: number; inside: number }>(db, sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
+  const [totals, itemCounts, variationCounts, itemRowsRead, variationRows, eventRow, subeventRow, scanRows] =
+    await db.batch([
+      rawRows<{ positions: number; checkins: number; inside: number }>(
+        db,
+        sql`SELECT count(*) AS positions, coalesce(sum(CASE WHEN ${entered} THEN 1 ELSE 0 END), 0) AS checkins,
       coalesce(sum(CASE WHEN ${inside} THEN 1 ELSE 0 END), 0) AS inside
-      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList}`),
-    byKey(sql`p.item_id`),
-    byKey(sql`p.variation_id`),
-    listItems,
-    db
-      .select({ id: itemVariations.id, itemId: itemVariations.itemId, value: itemVariations.value })
-      .from(itemVariations)
-      .innerJoin(items, eq(items.id, itemVariations.itemId))
-      .where(eq(items.eventId, list.eventId))
-      .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
-    db.select({ name: events.name }).from(events).where(eq(events.id, list.eventId)),
-    db.select({ name: subevents.name }).from(subevents).where(eq(subevents.id, list.subeventId ?? -1)),
-    // scans on the list: decided at once, or made offline and uploaded later (the client sent force)
-    rawRows<ScanCounts>(db, sql`SELECT ${ok(sql`successful = 1 AND auto_checked_in = 0 AND force_sent = 0`)} AS online,
+      FROM order_positions p WHERE p.event_id = ${list.eventId} AND ${onList}`,
+      ),
+      byKey(sql`p.item_id`),
+      byKey(sql`p.variation_id`),
+      listItems,
+      db
+        .select({ id: itemVariations.id, itemId: itemVariations.itemId, value: itemVariations.value })
+        .from(itemVariations)
+        .innerJoin(items, eq(items.id, itemVariations.itemId))
+        .where(eq(items.eventId, list.eventId))
+        .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
+      db.select({ name: events.name }).from(events).where(eq(events.id, list.eventId)),
+      db
+        .select({ name: subevents.name })
+        .from(subevents)
+        .where(eq(subevents.id, list.subeventId ?? -1)),
+      // scans on the list: decided at once, or made offline and uploaded later (the client sent force)
+      rawRows<ScanCounts>(
+        db,
+        sql`SELECT ${ok(sql`successful = 1 AND auto_checked_in = 0 AND force_sent = 0`)} AS online,
       ${ok(sql`successful = 1 AND force_sent = 1`)} AS uploaded, ${ok(sql`successful = 1 AND auto_checked_in = 1`)} AS automatic,
       ${ok(sql`successful = 0 AND force_sent = 0`)} AS failedOnline, ${ok(sql`successful = 0 AND force_sent = 1`)} AS failedUploaded
-      FROM checkins WHERE list_id = ${list.id}`),
-  ]);
+      FROM checkins WHERE list_id = ${list.id}`,
+      ),
+    ]);
   return {
     totals: totals[0] ?? { positions: 0, checkins: 0, inside: 0 },
     itemCounts,
@@ -385,7 +490,9 @@ export type CheckinPositionRow = {
   ticketSettings: string;
 };
 
-const invoiceNameSql = sql<string | null>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`;
+const invoiceNameSql = sql<
+  string | null
+>`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`;
 const parentNameSql = sql<string | null>`(SELECT pp.attendee_name FROM order_positions pp WHERE pp.id = p.addon_to)`;
 
 /** Successful check-ins of a position (on the given lists, or all), oldest first, as JSON. */
@@ -437,10 +544,16 @@ function positionFields(listIds: readonly number[]) {
     validUntil: f<number | null>(sql`p.valid_until`, "validUntil"),
     blocked: f<string | null>(sql`p.blocked`, "blocked"),
     itemAttention: f<number>(sql`(SELECT i.checkin_attention FROM items i WHERE i.id = p.item_id)`, "itemAttention"),
-    variationAttention: f<number | null>(sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`, "variationAttention"),
+    variationAttention: f<number | null>(
+      sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`,
+      "variationAttention",
+    ),
     checkins: f<string>(checkinsJsonSql(sql`p.id`, listIds), "checkins"),
     eventSlug: f<string>(sql`(SELECT e.slug FROM events e WHERE e.id = p.event_id)`, "eventSlug"),
-    ticketItem: f<string>(sql`(SELECT json_array(i.admission, i.generate_tickets) FROM items i WHERE i.id = p.item_id)`, "ticketItem"),
+    ticketItem: f<string>(
+      sql`(SELECT json_array(i.admission, i.generate_tickets) FROM items i WHERE i.id = p.item_id)`,
+      "ticketItem",
+    ),
     ticketSettings: f<string>(ticketSettingsSql(sql`p.event_id`), "ticketSettings"),
   };
 }
@@ -542,7 +655,8 @@ function positionKeys(
       return sql`${headPage} UNION ALL SELECT id FROM (${tail} LIMIT ${limit} - ${taken}
         OFFSET CASE WHEN ${taken} > 0 THEN 0 ELSE ${offset} - (SELECT count(*) FROM (${head})) END)`;
     }
-    const page = (cond: SQL) => sql`SELECT p.id FROM ${lead} order_positions p ${order} WHERE ${cond} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
+    const page = (cond: SQL) =>
+      sql`SELECT p.id FROM ${lead} order_positions p ${order} WHERE ${cond} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`;
     if (source.paidOnly !== null && first === "_named_first") {
       // one list, read in the statement: when it takes paid orders only, its tickets are one range
       // of order_positions_status_named_first_idx, walked without testing the skipped ones; else
@@ -557,7 +671,10 @@ function positionKeys(
 
 function inList(column: SQL, values: readonly string[]): SQL {
   if (values.length === 0) return sql`0`;
-  return sql`${column} IN (${sql.join([...new Set(values)].map((v) => sql`${v}`), sql`, `)})`;
+  return sql`${column} IN (${sql.join(
+    [...new Set(values)].map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
 }
 
 /** An id of a list or a date as a literal (lists searched together add no parameters). */
@@ -593,16 +710,24 @@ function onListCondition(l: ListSource, ignoreStatus: boolean | undefined, byIds
   if ("list" in l) {
     const { list } = l;
     // the list's products from D1 (constant size however many the list limits to)
-    const products = list.allProducts ? sql`1` : sql`p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${idLiteral(list.id)})`;
+    const products = list.allProducts
+      ? sql`1`
+      : sql`p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${idLiteral(list.id)})`;
     // the order's status as its positions keep it: counted and paged without visiting the orders
-    const status = ignoreStatus ? sql`1` : list.includePending ? sql`p.order_status IN ('p', 'n')` : sql`p.order_status = 'p'`;
+    const status = ignoreStatus
+      ? sql`1`
+      : list.includePending
+        ? sql`p.order_status IN ('p', 'n')`
+        : sql`p.order_status = 'p'`;
     const date = list.subeventId === null ? sql`1` : sql`p.subevent_id = ${idLiteral(list.subeventId)}`;
     return sql`(${event} = ${idLiteral(list.eventId)} AND ${products} AND ${status} AND ${date})`;
   }
   const [id, eventId] = [idLiteral(l.listId), idLiteral(l.eventId)];
   const setting = (column: string) => listSetting(l, column);
   const products = sql`(${setting("all_products")} OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = ${id}))`;
-  const status = ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN ${setting("include_pending")} THEN 'n' ELSE 'p' END)`;
+  const status = ignoreStatus
+    ? sql`1`
+    : sql`p.order_status IN ('p', CASE WHEN ${setting("include_pending")} THEN 'n' ELSE 'p' END)`;
   const date = sql`(${setting("subevent_id")} IS NULL OR p.subevent_id = ${setting("subevent_id")})`;
   return sql`(${event} = ${eventId} AND ${setting("1")} AND ${products} AND ${status} AND ${date})`;
 }
@@ -646,7 +771,9 @@ export function positionFilterSql(lists: readonly ListSource[], f: CheckinPositi
 /** `onListsSql` for the one list of the row aliased `l` (joined by the caller): its conditions read from the row. */
 function onListRowSql(f: CheckinPositionFilter): SQL {
   // an IN list (constant for the list's row), so that the status is an index constraint
-  const status = f.ignoreStatus ? sql`1` : sql`p.order_status IN ('p', CASE WHEN l.include_pending THEN 'n' ELSE 'p' END)`;
+  const status = f.ignoreStatus
+    ? sql`1`
+    : sql`p.order_status IN ('p', CASE WHEN l.include_pending THEN 'n' ELSE 'p' END)`;
   return sql`(${eventColumn(foundByIds(f))} = l.event_id AND (l.all_products OR p.item_id IN (SELECT li.item_id FROM checkin_list_items li WHERE li.list_id = l.id))
     AND ${status} AND (l.subevent_id IS NULL OR p.subevent_id = l.subevent_id))`;
 }
@@ -681,11 +808,19 @@ function ticketCount(lead: SQL, onLists: SQL, where: SQL, f: CheckinPositionFilt
 const BY_ORDER = sql`INDEXED BY order_positions_order_positionid_uq`;
 
 /** Tickets on the lists (`onLists`), not canceled, matching the filters. */
-function ticketWhere(onLists: SQL, listIds: readonly number[], eventIds: readonly number[], f: CheckinPositionFilter): SQL {
+function ticketWhere(
+  onLists: SQL,
+  listIds: readonly number[],
+  eventIds: readonly number[],
+  f: CheckinPositionFilter,
+): SQL {
   const c: SQL[] = [sql`p.canceled = 0`, onLists];
   // the order by its code in the lists' events (codes are upper case, db/orders.ts orderWhere),
   // its tickets by their order: a seek, not a test of every ticket of the lists
-  if (f.order !== undefined) c.push(sql`p.order_id IN (SELECT id FROM orders WHERE ${inIntegers(sql`event_id`, [...new Set(eventIds)])} AND code = upper(${f.order}))`);
+  if (f.order !== undefined)
+    c.push(
+      sql`p.order_id IN (SELECT id FROM orders WHERE ${inIntegers(sql`event_id`, [...new Set(eventIds)])} AND code = upper(${f.order}))`,
+    );
   if (f.search !== undefined) {
     // matched literally at any length (./search.ts)
     const term = sql`${f.search}`;
@@ -700,18 +835,24 @@ function ticketWhere(onLists: SQL, listIds: readonly number[], eventIds: readonl
   if (f.variation !== undefined) c.push(sql`p.variation_id = ${f.variation}`);
   if (f.variationIn !== undefined) c.push(inIntegers(sql`p.variation_id`, f.variationIn));
   if (f.attendeeName !== undefined) {
-    c.push(sql`(lower(p.attendee_name) = lower(${f.attendeeName}) OR (p.addon_to IS NOT NULL AND lower(${parentNameSql}) = lower(${f.attendeeName})))`);
+    c.push(
+      sql`(lower(p.attendee_name) = lower(${f.attendeeName}) OR (p.addon_to IS NOT NULL AND lower(${parentNameSql}) = lower(${f.attendeeName})))`,
+    );
   }
   if (f.secret !== undefined) c.push(sql`p.secret = ${f.secret}`);
   if (f.orderStatus !== undefined) c.push(sql`p.order_status = ${f.orderStatus}`);
   if (f.orderStatusIn !== undefined) c.push(inList(sql`p.order_status`, f.orderStatusIn));
-  if (f.hasCheckin !== undefined) c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
+  if (f.hasCheckin !== undefined)
+    c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
   if (f.subevent !== undefined) c.push(sql`p.subevent_id = ${f.subevent}`);
   if (f.subeventIn !== undefined) c.push(inIntegers(sql`p.subevent_id`, f.subeventIn));
   if (f.addonTo !== undefined) c.push(sql`p.addon_to = ${f.addonTo}`);
   if (f.addonToIn !== undefined) c.push(inIntegers(sql`p.addon_to`, f.addonToIn));
   if (f.voucher !== undefined) c.push(sql`p.voucher_id = ${f.voucher}`);
-  if (f.voucherCode !== undefined) c.push(sql`p.voucher_id IN (SELECT v.id FROM vouchers v WHERE v.event_id = p.event_id AND upper(v.code) = upper(${f.voucherCode}))`);
+  if (f.voucherCode !== undefined)
+    c.push(
+      sql`p.voucher_id IN (SELECT v.id FROM vouchers v WHERE v.event_id = p.event_id AND upper(v.code) = upper(${f.voucherCode}))`,
+    );
   return sql.join(c, sql` AND `);
 }
 
@@ -732,8 +873,22 @@ export async function listCheckinPositions(
   // the orders are joined only where a filter reads them: counting a list's tickets visits no order
   const counted = ticketCount(sql``, onLists, where, f);
   const eventIds = new Set(lists.map(sourceEvent));
-  const source = { eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null, singleList: lists.length === 1 ? sourceId(lists[0]!) : null, lead: sql``, paidOnly: paidOnlyGuard(lists, f) };
-  const page = await fetchPage(db, { keys: positionKeys(source, where, f), rows: ticketRows(listIds), count: counted, ordering: positionOrdering(listIds) }, req);
+  const source = {
+    eventId: eventIds.size === 1 ? sourceEvent(lists[0]!) : null,
+    singleList: lists.length === 1 ? sourceId(lists[0]!) : null,
+    lead: sql``,
+    paidOnly: paidOnlyGuard(lists, f),
+  };
+  const page = await fetchPage(
+    db,
+    {
+      keys: positionKeys(source, where, f),
+      rows: ticketRows(listIds),
+      count: counted,
+      ordering: positionOrdering(listIds),
+    },
+    req,
+  );
   return { count: page.count, rows: page.rows };
 }
 
@@ -753,7 +908,13 @@ function ticketRows(listIds: readonly number[]) {
  * the list's conditions are read from its row in SQL, so it need not be read first. `list`
  * undefined: the event has no such list.
  */
-export async function listTicketsOfList(db: DB, eventId: number, listId: number, f: CheckinPositionFilter, req: ListRequest) {
+export async function listTicketsOfList(
+  db: DB,
+  eventId: number,
+  listId: number,
+  f: CheckinPositionFilter,
+  req: ListRequest,
+) {
   const lead = sql`checkin_lists l CROSS JOIN`;
   const theList = sql`l.id = ${listId} AND l.event_id = ${eventId}`;
   const onRow = onListRowSql(f);
@@ -762,17 +923,37 @@ export async function listTicketsOfList(db: DB, eventId: number, listId: number,
   const counted = ticketCount(lead, onList, where, f);
   const page = await fetchPage(
     db,
-    { keys: positionKeys({ eventId, singleList: listId, lead, paidOnly: f.ignoreStatus ? null : sql`l.include_pending = 0` }, where, f), rows: ticketRows([listId]), count: counted, ordering: positionOrdering([listId]) },
+    {
+      keys: positionKeys(
+        { eventId, singleList: listId, lead, paidOnly: f.ignoreStatus ? null : sql`l.include_pending = 0` },
+        where,
+        f,
+      ),
+      rows: ticketRows([listId]),
+      count: counted,
+      ordering: positionOrdering([listId]),
+    },
     req,
     checkinListQuery(db, eventId, listId, false),
   );
-  return { list: page.extra[0][0] as CheckinListRecord | undefined, count: page.count, rows: page.rows as CheckinPositionRow[] };
+  return {
+    list: page.extra[0][0] as CheckinListRecord | undefined,
+    count: page.count,
+    rows: page.rows as CheckinPositionRow[],
+  };
 }
 
 /** One ticket of a list by id (no status filter: the detail shows it whatever its order's status). */
-export async function findCheckinPosition(db: DB, list: CheckinListRow, id: number): Promise<CheckinPositionRow | undefined> {
+export async function findCheckinPosition(
+  db: DB,
+  list: CheckinListRow,
+  id: number,
+): Promise<CheckinPositionRow | undefined> {
   const where = positionFilterSql([{ list }], { ignoreStatus: true });
-  const found = await rawRows<CheckinPositionRow>(db, sql`SELECT ${positionSelect([list.id])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where} AND p.id = ${id}`);
+  const found = await rawRows<CheckinPositionRow>(
+    db,
+    sql`SELECT ${positionSelect([list.id])} FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE ${where} AND p.id = ${id}`,
+  );
   return found[0];
 }
 
@@ -806,20 +987,58 @@ export function configUnchangedSql(eventId: number, stamps: Record<string, numbe
 }
 
 const CHECKIN_COLUMNS = [
-  "uid", "event_id", "list_id", "position_id", "type", "datetime", "created", "successful", "error_reason", "error_explanation",
-  "auto_checked_in", "forced", "force_sent", "device_id", "nonce", "raw_barcode", "raw_source_type", "raw_item", "raw_variation", "raw_subevent",
+  "uid",
+  "event_id",
+  "list_id",
+  "position_id",
+  "type",
+  "datetime",
+  "created",
+  "successful",
+  "error_reason",
+  "error_explanation",
+  "auto_checked_in",
+  "forced",
+  "force_sent",
+  "device_id",
+  "nonce",
+  "raw_barcode",
+  "raw_source_type",
+  "raw_item",
+  "raw_variation",
+  "raw_subevent",
 ] as const;
 
 /** A check-in written only while `condition` holds (and once per uid). */
 export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
   const values = [
-    r.uid, r.eventId, r.listId, r.positionId ?? null, r.type, r.datetime, r.created, r.successful === false ? 0 : 1, r.errorReason ?? null,
-    r.errorExplanation ?? null, r.autoCheckedIn ? 1 : 0, r.forced ? 1 : 0, r.forceSent ? 1 : 0, r.deviceId ?? null, r.nonce ?? null, r.rawBarcode ?? null,
-    r.rawSourceType ?? null, r.rawItem ?? null, r.rawVariation ?? null, r.rawSubevent ?? null,
+    r.uid,
+    r.eventId,
+    r.listId,
+    r.positionId ?? null,
+    r.type,
+    r.datetime,
+    r.created,
+    r.successful === false ? 0 : 1,
+    r.errorReason ?? null,
+    r.errorExplanation ?? null,
+    r.autoCheckedIn ? 1 : 0,
+    r.forced ? 1 : 0,
+    r.forceSent ? 1 : 0,
+    r.deviceId ?? null,
+    r.nonce ?? null,
+    r.rawBarcode ?? null,
+    r.rawSourceType ?? null,
+    r.rawItem ?? null,
+    r.rawVariation ?? null,
+    r.rawSubevent ?? null,
   ];
   return statement(
     db,
-    sql`INSERT INTO checkins (${sql.raw(CHECKIN_COLUMNS.join(", "))}) SELECT ${sql.join(values.map((v) => sql`${v}`), sql`, `)} WHERE ${condition} ON CONFLICT (uid) DO NOTHING`,
+    sql`INSERT INTO checkins (${sql.raw(CHECKIN_COLUMNS.join(", "))}) SELECT ${sql.join(
+      values.map((v) => sql`${v}`),
+      sql`, `,
+    )} WHERE ${condition} ON CONFLICT (uid) DO NOTHING`,
   );
 }
 
@@ -833,7 +1052,10 @@ export function touchOrderOfPosition(db: DB, positionId: number, now: number, co
 
 /** Answers given at the door, stored with the position. */
 export function setPositionAnswers(db: DB, positionId: number, answers: Answer[], condition: SQL = sql`1`) {
-  return db.update(orderPositions).set({ answers }).where(and(eq(orderPositions.id, positionId), condition));
+  return db
+    .update(orderPositions)
+    .set({ answers })
+    .where(and(eq(orderPositions.id, positionId), condition));
 }
 
 /** The condition "no check-in with this uid is stored yet" (what is written with a check-in, once, goes under it). */
@@ -846,7 +1068,13 @@ export function checkinExists(db: DB, uid: string) {
 }
 
 /** Whether a failed scan with this nonce was already stored (a scanner's upload repeated). */
-export async function failedCheckinWithNonce(db: DB, listId: number, nonce: string, positionId: number | null, rawBarcode: string): Promise<boolean> {
+export async function failedCheckinWithNonce(
+  db: DB,
+  listId: number,
+  nonce: string,
+  positionId: number | null,
+  rawBarcode: string,
+): Promise<boolean> {
   const row = await db
     .select({ id: checkins.id })
     .from(checkins)
@@ -854,7 +1082,9 @@ export async function failedCheckinWithNonce(db: DB, listId: number, nonce: stri
       and(
         eq(checkins.nonce, nonce),
         eq(checkins.successful, false),
-        positionId !== null ? eq(checkins.positionId, positionId) : and(eq(checkins.listId, listId), eq(checkins.rawBarcode, rawBarcode)),
+        positionId !== null
+          ? eq(checkins.positionId, positionId)
+          : and(eq(checkins.listId, listId), eq(checkins.rawBarcode, rawBarcode)),
       ),
     )
     .get();
@@ -889,8 +1119,11 @@ export async function positionOfEvent(db: DB, eventId: number, id: number): Prom
 export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: number | null) {
   // the ticket of the secret, of a revoked secret of it, or of the id
   const revoked = sql`id IN (SELECT position_id FROM revoked_secrets WHERE event_id = ${eventId} AND secret = ${secret})`;
-  const match = id === null ? sql`(secret = ${secret} OR ${revoked})` : sql`(secret = ${secret} OR ${revoked} OR id = ${id})`;
-  return rawRows<TicketOrderRow>(db, sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
+  const match =
+    id === null ? sql`(secret = ${secret} OR ${revoked})` : sql`(secret = ${secret} OR ${revoked} OR id = ${id})`;
+  return rawRows<TicketOrderRow>(
+    db,
+    sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
       o.sales_channel AS salesChannel, o.datetime AS datetime,
       (SELECT json_group_array(json_object('id', p.id, 'secret', p.secret, 'addonTo', p.addon_to, 'itemId', p.item_id,
           'variationId', p.variation_id, 'subeventId', p.subevent_id, 'canceled', p.canceled, 'validFrom', p.valid_from,
@@ -900,15 +1133,27 @@ export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: nu
       (SELECT json_group_array(json_object('uid', c.uid, 'listId', c.list_id, 'positionId', c.position_id, 'type', c.type,
           'datetime', c.datetime, 'nonce', c.nonce, 'deviceId', c.device_id, 'auto', c.auto_checked_in))
         FROM checkins c JOIN order_positions p2 ON p2.id = c.position_id WHERE p2.order_id = o.id AND c.successful = 1) AS passages
-    FROM orders o WHERE o.event_id = ${eventId} AND o.id IN (SELECT order_id FROM order_positions WHERE event_id = ${eventId} AND ${match})`);
+    FROM orders o WHERE o.event_id = ${eventId} AND o.id IN (SELECT order_id FROM order_positions WHERE event_id = ${eventId} AND ${match})`,
+  );
 }
 
 /** An automatic check-in of a new order's position (by its number in the order), in the order's own batch. */
-export function autoCheckinStatement(db: DB, eventId: number, orderCode: string, positionid: number, uid: string, listId: number, now: number) {
-  return statement(db, sql`INSERT INTO checkins (uid, event_id, list_id, position_id, type, datetime, created, successful, auto_checked_in, forced)
+export function autoCheckinStatement(
+  db: DB,
+  eventId: number,
+  orderCode: string,
+  positionid: number,
+  uid: string,
+  listId: number,
+  now: number,
+) {
+  return statement(
+    db,
+    sql`INSERT INTO checkins (uid, event_id, list_id, position_id, type, datetime, created, successful, auto_checked_in, forced)
     SELECT ${uid}, ${eventId}, ${listId}, p.id, 'entry', ${now}, ${now}, 1, 1, 0
     FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE o.event_id = ${eventId} AND o.code = ${orderCode} AND p.positionid = ${positionid}
-    ON CONFLICT (uid) DO NOTHING`);
+    ON CONFLICT (uid) DO NOTHING`,
+  );
 }
 
 export type TicketOrderRow = {
@@ -931,21 +1176,34 @@ export function checkinCatalogStatements(db: DB, eventId: number) {
       .from(checkinListItems)
       .innerJoin(checkinLists, eq(checkinLists.id, checkinListItems.listId))
       .where(eq(checkinLists.eventId, eventId)),
-    rawRows<{ id: number; identifier: string; type: string; items: string; options: string }>(db, sql`SELECT q.id AS id, q.identifier AS identifier, q.type AS type,
+    rawRows<{ id: number; identifier: string; type: string; items: string; options: string }>(
+      db,
+      sql`SELECT q.id AS id, q.identifier AS identifier, q.type AS type,
         (SELECT json_group_array(item_id) FROM question_items WHERE question_id = q.id) AS items,
         (SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'answer', json(o.answer))) FROM question_options o WHERE o.question_id = q.id) AS options
-      FROM questions q WHERE q.event_id = ${eventId} AND q.ask_during_checkin = 1 ORDER BY q.position, q.id`),
+      FROM questions q WHERE q.event_id = ${eventId} AND q.ask_during_checkin = 1 ORDER BY q.position, q.id`,
+    ),
     db
       .select({
         timezone: events.timezone,
-        locale: sql<string | null>`(SELECT json_extract(value, '$') FROM event_settings WHERE event_id = ${eventId} AND key = 'locale')`,
+        locale: sql<
+          string | null
+        >`(SELECT json_extract(value, '$') FROM event_settings WHERE event_id = ${eventId} AND key = 'locale')`,
         dateFrom: events.dateFrom,
         dateTo: events.dateTo,
         dateAdmission: events.dateAdmission,
       })
       .from(events)
       .where(eq(events.id, eventId)),
-    db.select({ id: subevents.id, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, dateAdmission: subevents.dateAdmission }).from(subevents).where(eq(subevents.eventId, eventId)),
+    db
+      .select({
+        id: subevents.id,
+        dateFrom: subevents.dateFrom,
+        dateTo: subevents.dateTo,
+        dateAdmission: subevents.dateAdmission,
+      })
+      .from(subevents)
+      .where(eq(subevents.eventId, eventId)),
     checkinStampsQuery(db, eventId),
   ] as const;
 }
@@ -955,7 +1213,12 @@ export function checkinStampsQuery(db: DB, eventId: number) {
   return db
     .select({ resource: changeStamps.resource, modifiedAt: changeStamps.modifiedAt })
     .from(changeStamps)
-    .where(and(eq(changeStamps.scope, eventScopeKey(eventId)), inArray(changeStamps.resource, ["items", "questions", CHECKIN_LISTS_RESOURCE])));
+    .where(
+      and(
+        eq(changeStamps.scope, eventScopeKey(eventId)),
+        inArray(changeStamps.resource, ["items", "questions", CHECKIN_LISTS_RESOURCE]),
+      ),
+    );
 }
 
 // ---- the check-in history ----
@@ -997,7 +1260,10 @@ export async function checkinHistory(db: DB, eventId: number, f: HistoryFilter, 
   if (f.autoCheckedIn !== undefined) c.push(eq(checkins.autoCheckedIn, f.autoCheckedIn));
   const where = and(...c);
   const rows = db
-    .select({ ...getTableColumns(checkins), deviceNumber: sql<number | null>`(SELECT d.device_id FROM devices d WHERE d.id = ${checkins.deviceId})` })
+    .select({
+      ...getTableColumns(checkins),
+      deviceNumber: sql<number | null>`(SELECT d.device_id FROM devices d WHERE d.id = ${checkins.deviceId})`,
+    })
     .from(checkins)
     .where(where)
     .$dynamic();
@@ -1041,12 +1307,25 @@ export async function eventSelectionCandidates(db: DB, organizerId: number) {
       .from(events)
       .where(eq(events.organizerId, organizerId)),
     db
-      .select({ id: subevents.id, eventId: subevents.eventId, active: subevents.active, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, dateAdmission: subevents.dateAdmission })
+      .select({
+        id: subevents.id,
+        eventId: subevents.eventId,
+        active: subevents.active,
+        dateFrom: subevents.dateFrom,
+        dateTo: subevents.dateTo,
+        dateAdmission: subevents.dateAdmission,
+      })
       .from(subevents)
       .innerJoin(events, eq(events.id, subevents.eventId))
       .where(eq(events.organizerId, organizerId)),
     db
-      .select({ id: checkinLists.id, eventId: checkinLists.eventId, subeventId: checkinLists.subeventId, name: checkinLists.name, subeventDate: subeventDateFrom.mapWith(Number).as("subevent_date") })
+      .select({
+        id: checkinLists.id,
+        eventId: checkinLists.eventId,
+        subeventId: checkinLists.subeventId,
+        name: checkinLists.name,
+        subeventDate: subeventDateFrom.mapWith(Number).as("subevent_date"),
+      })
       .from(checkinLists)
       .innerJoin(events, eq(events.id, checkinLists.eventId))
       .where(eq(events.organizerId, organizerId)),

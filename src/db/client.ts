@@ -1,4 +1,8 @@
-import { createTableRelationsHelpers, type ExtractTablesWithRelations, extractTablesRelationalConfig } from "drizzle-orm";
+import {
+  createTableRelationsHelpers,
+  type ExtractTablesWithRelations,
+  extractTablesRelationalConfig,
+} from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { DrizzleD1Database, SQLiteD1Session } from "drizzle-orm/d1";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
@@ -10,7 +14,11 @@ import * as schema from "./schema";
  * request, per request session and per event-object call.
  */
 const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
-const relational = { fullSchema: schema, schema: tables.tables as ExtractTablesWithRelations<typeof schema>, tableNamesMap: tables.tableNamesMap };
+const relational = {
+  fullSchema: schema,
+  schema: tables.tables as ExtractTablesWithRelations<typeof schema>,
+  tableNamesMap: tables.tableNamesMap,
+};
 const dialect = new SQLiteAsyncDialect();
 
 /**
@@ -20,7 +28,12 @@ const dialect = new SQLiteAsyncDialect();
  */
 export function createDb(d1: D1Database | D1DatabaseSession) {
   const client = d1 as D1Database;
-  const db = new DrizzleD1Database<typeof schema>("async", dialect, new SQLiteD1Session<typeof schema, ExtractTablesWithRelations<typeof schema>>(client, dialect, relational, {}), relational);
+  const db = new DrizzleD1Database<typeof schema>(
+    "async",
+    dialect,
+    new SQLiteD1Session<typeof schema, ExtractTablesWithRelations<typeof schema>>(client, dialect, relational, {}),
+    relational,
+  );
   return Object.assign(db, { $client: client });
 }
 
@@ -33,11 +46,15 @@ export { schema };
  * own results (a rejection fails the batch, and its own results are never returned). Later
  * batches and every other call are `db`'s.
  */
-export function withLeadingStatements(db: DB, lead: { statements: readonly BatchItem<"sqlite">[]; settle(results: Promise<unknown[]>): Promise<void> }): DB {
+export function withLeadingStatements(
+  db: DB,
+  lead: { statements: readonly BatchItem<"sqlite">[]; settle(results: Promise<unknown[]>): Promise<void> },
+): DB {
   let carried = false;
   const out = Object.create(db) as DB;
   const batch = async (items: readonly BatchItem<"sqlite">[]) => {
-    const run = (all: readonly BatchItem<"sqlite">[]) => db.batch(all as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]) as Promise<unknown[]>;
+    const run = (all: readonly BatchItem<"sqlite">[]) =>
+      db.batch(all as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]) as Promise<unknown[]>;
     if (carried) return run(items);
     carried = true;
     const n = lead.statements.length;

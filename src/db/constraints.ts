@@ -37,7 +37,11 @@ export function isConstraintError(e: unknown): boolean {
  * LIKE pattern, row size): a defect of the statement, which a retry cannot cure.
  */
 export function isLimitError(e: unknown): boolean {
-  return messages(e).some((m) => /too many SQL variables|SQLITE_TOOBIG|too many arguments on function|pattern too complex|string or blob too big/i.test(m));
+  return messages(e).some((m) =>
+    /too many SQL variables|SQLITE_TOOBIG|too many arguments on function|pattern too complex|string or blob too big/i.test(
+      m,
+    ),
+  );
 }
 
 /**
@@ -47,5 +51,7 @@ export function isLimitError(e: unknown): boolean {
  */
 export function isDatabaseFault(e: unknown): boolean {
   if (isConstraintError(e) || isLimitError(e)) return false;
-  return messages(e).some((m) => /\bD1\b|D1_|Network connection lost|storage (operation|reset)|object to be reset|overloaded/i.test(m));
+  return messages(e).some((m) =>
+    /\bD1\b|D1_|Network connection lost|storage (operation|reset)|object to be reset|overloaded/i.test(m),
+  );
 }

@@ -73,7 +73,10 @@ export async function eraseCustomerData(db: DB, organizerId: number, identifier:
       .where(ofIdentifier(organizerId, identifier))
       .returning(),
     db.update(orders).set({ customerId: null }).where(inArray(orders.customerId, id)),
-    db.update(memberships).set({ attendeeNameParts: null }).where(and(eq(memberships.organizerId, organizerId), inArray(memberships.customerId, id))),
+    db
+      .update(memberships)
+      .set({ attendeeNameParts: null })
+      .where(and(eq(memberships.organizerId, organizerId), inArray(memberships.customerId, id))),
   ]);
   return updated[0];
 }
@@ -92,7 +95,13 @@ export async function activateCustomer(db: DB, tokenHash: string, passwordHash: 
   const rows = await db
     .update(customers)
     .set({ passwordHash, isVerified: true, activationTokenHash: null, activationExpires: null, lastModified: now })
-    .where(and(eq(customers.activationTokenHash, tokenHash), gt(customers.activationExpires, now), eq(customers.isActive, true)))
+    .where(
+      and(
+        eq(customers.activationTokenHash, tokenHash),
+        gt(customers.activationExpires, now),
+        eq(customers.isActive, true),
+      ),
+    )
     .returning({ id: customers.id });
   return rows.length > 0;
 }

@@ -57,14 +57,12 @@ export function findDevice(db: DB, organizerId: number, deviceId: number): Promi
 /** Links a device (its row id, or a subquery finding it) to events, in statements of at most 100 parameters. */
 function eventLinks(db: DB, device: SQL, organizerId: number, eventIds: number[]) {
   return chunks(eventIds, MAX_PARAMS - 5).map((part) =>
-    db
-      .insert(deviceEvents)
-      .select(
-        db
-          .select({ deviceId: device.as("device_id"), eventId: events.id })
-          .from(events)
-          .where(and(eq(events.organizerId, organizerId), inArray(events.id, part))),
-      ),
+    db.insert(deviceEvents).select(
+      db
+        .select({ deviceId: device.as("device_id"), eventId: events.id })
+        .from(events)
+        .where(and(eq(events.organizerId, organizerId), inArray(events.id, part))),
+    ),
   );
 }
 
@@ -104,7 +102,8 @@ export async function updateDevice(
   eventIds: number[] | undefined,
 ): Promise<DeviceRecord | undefined> {
   const statements: BatchItem<"sqlite">[] = [];
-  if (Object.keys(values).length) statements.push(db.update(devices).set(values).where(ofOrganizer(organizerId, deviceId)));
+  if (Object.keys(values).length)
+    statements.push(db.update(devices).set(values).where(ofOrganizer(organizerId, deviceId)));
   if (eventIds) {
     const row = sql`(SELECT id FROM devices WHERE organizer_id = ${organizerId} AND device_id = ${deviceId})`;
     statements.push(db.delete(deviceEvents).where(sql`${deviceEvents.deviceId} = ${row}`));
@@ -123,7 +122,11 @@ function organizerSlugOf(db: DB, organizerId: SQL | number) {
   return db.select({ slug: organizers.slug }).from(organizers).where(eq(organizers.id, organizerId));
 }
 
-async function withOrganizer(db: DB, write: BatchItem<"sqlite">, organizerId: SQL | number): Promise<DeviceCredentialRow | undefined> {
+async function withOrganizer(
+  db: DB,
+  write: BatchItem<"sqlite">,
+  organizerId: SQL | number,
+): Promise<DeviceCredentialRow | undefined> {
   const [rows, slugs] = (await run(db, [write, organizerSlugOf(db, organizerId)])) as [DeviceRow[], { slug: string }[]];
   const device = rows[0];
   return device && { device, organizer: slugs[0]!.slug };
@@ -135,7 +138,13 @@ async function withOrganizer(db: DB, write: BatchItem<"sqlite">, organizerId: SQ
  * (one conditional write: of two simultaneous uses exactly one succeeds). Undefined when the
  * token is unknown, used or revoked.
  */
-export function initializeDeviceRow(db: DB, token: string, hardware: DeviceHardware, apiTokenHash: string, now: number) {
+export function initializeDeviceRow(
+  db: DB,
+  token: string,
+  hardware: DeviceHardware,
+  apiTokenHash: string,
+  now: number,
+) {
   const write = db
     .update(devices)
     .set({ ...hardware, initialized: now, apiTokenHash })
@@ -164,16 +173,30 @@ export function deviceOfKey(db: DB, id: number, organizerId: number, keyHash: st
 }
 
 /** Stores what the device reports about itself while its key is still valid. */
-export function updateDeviceHardware(db: DB, id: number, organizerId: number, keyHash: string, hardware: DeviceHardware) {
+export function updateDeviceHardware(
+  db: DB,
+  id: number,
+  organizerId: number,
+  keyHash: string,
+  hardware: DeviceHardware,
+) {
   return withOrganizer(db, db.update(devices).set(hardware).where(sameKey(id, keyHash)).returning(), organizerId);
 }
 
 /** Replaces the device's key (the old one is invalid from this write on). */
 export function replaceDeviceKey(db: DB, id: number, organizerId: number, keyHash: string, newKeyHash: string) {
-  return withOrganizer(db, db.update(devices).set({ apiTokenHash: newKeyHash }).where(sameKey(id, keyHash)).returning(), organizerId);
+  return withOrganizer(
+    db,
+    db.update(devices).set({ apiTokenHash: newKeyHash }).where(sameKey(id, keyHash)).returning(),
+    organizerId,
+  );
 }
 
 /** Revokes the device for good (its key stays stored, so it is told it was revoked). */
 export function revokeDeviceRow(db: DB, id: number, organizerId: number, keyHash: string) {
-  return withOrganizer(db, db.update(devices).set({ revoked: true }).where(sameKey(id, keyHash)).returning(), organizerId);
+  return withOrganizer(
+    db,
+    db.update(devices).set({ revoked: true }).where(sameKey(id, keyHash)).returning(),
+    organizerId,
+  );
 }

@@ -19,11 +19,26 @@ function selectDiscounts(db: DB) {
 }
 
 /** `ordering` of the list: `id` or `position` (default). */
-export const DISCOUNT_ORDERING: OrderingTable = { fields: { id: discounts.id, position: discounts.position }, default: "position", tiebreaker: discounts.id };
+export const DISCOUNT_ORDERING: OrderingTable = {
+  fields: { id: discounts.id, position: discounts.position },
+  default: "position",
+  tiebreaker: discounts.id,
+};
 
 export function listDiscounts(db: DB, eventId: number, filters: { active?: boolean | undefined }, req: ListRequest) {
-  const where = and(eq(discounts.eventId, eventId), filters.active === undefined ? undefined : eq(discounts.active, filters.active));
-  return fetchPage(db, { rows: selectDiscounts(db).where(where).$dynamic(), count: { from: discounts, where }, ordering: DISCOUNT_ORDERING }, req);
+  const where = and(
+    eq(discounts.eventId, eventId),
+    filters.active === undefined ? undefined : eq(discounts.active, filters.active),
+  );
+  return fetchPage(
+    db,
+    {
+      rows: selectDiscounts(db).where(where).$dynamic(),
+      count: { from: discounts, where },
+      ordering: DISCOUNT_ORDERING,
+    },
+    req,
+  );
 }
 
 function discountWhere(eventId: number, id: number | SQL) {
@@ -35,7 +50,12 @@ export async function findDiscount(db: DB, eventId: number, id: number): Promise
 }
 
 /** Creates a discount with its limited products in one transaction and reads it back. */
-export async function insertDiscount(db: DB, eventId: number, values: DiscountValues, itemIds: number[]): Promise<DiscountRecord> {
+export async function insertDiscount(
+  db: DB,
+  eventId: number,
+  values: DiscountValues,
+  itemIds: number[],
+): Promise<DiscountRecord> {
   const self = lastInsertedId("discounts");
   const results = await runBatch(db, [
     db.insert(discounts).values({ ...values, eventId }),

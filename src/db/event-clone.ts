@@ -72,7 +72,12 @@ export type CloneOptions = {
  * takes its override when one is given, `id` a new value, every other column the source's
  * value. Built from the table's column list, so columns added later are copied as they are.
  */
-function copyRows<T extends SQLiteTable>(db: DB, table: T, overrides: Partial<Record<keyof T["_"]["columns"], SQL>>, from: SQL) {
+function copyRows<T extends SQLiteTable>(
+  db: DB,
+  table: T,
+  overrides: Partial<Record<keyof T["_"]["columns"], SQL>>,
+  from: SQL,
+) {
   const given = overrides as Record<string, SQL | undefined>;
   const list = Object.entries(getTableColumns(table)).map(([key, column]) => {
     const o = given[key];
@@ -90,10 +95,12 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
   const SRC = sql`${o.sourceId}`;
 
   // the copy of a source row, by the source id it carries until the batch ends (see above)
-  const newTaxRule = (old: SQL) => sql`(SELECT "mt"."id" FROM "tax_rules" "mt" WHERE "mt"."event_id" = ${NEW} AND "mt"."rate" = ${old})`;
+  const newTaxRule = (old: SQL) =>
+    sql`(SELECT "mt"."id" FROM "tax_rules" "mt" WHERE "mt"."event_id" = ${NEW} AND "mt"."rate" = ${old})`;
   const newCategory = (old: SQL) =>
     sql`(SELECT "mc"."id" FROM "item_categories" "mc" WHERE "mc"."event_id" = ${NEW} AND "mc"."position" = ${old})`;
-  const newItem = (old: SQL) => sql`(SELECT "mi"."id" FROM "items" "mi" WHERE "mi"."event_id" = ${NEW} AND "mi"."position" = ${old})`;
+  const newItem = (old: SQL) =>
+    sql`(SELECT "mi"."id" FROM "items" "mi" WHERE "mi"."event_id" = ${NEW} AND "mi"."position" = ${old})`;
   const newVariation = (old: SQL) =>
     sql`(SELECT "mv"."id" FROM "item_variations" "mv" JOIN "items" "mvi" ON "mvi"."id" = "mv"."item_id" WHERE "mvi"."event_id" = ${NEW} AND "mv"."position" = ${old})`;
   const newQuota = (old: SQL) =>
@@ -106,16 +113,30 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
 
   // event meta data and settings
   if (o.meta === null) {
-    statements.push(copyRows(db, eventMetaValues, { eventId: NEW }, sql`"event_meta_values" "s" WHERE "s"."event_id" = ${SRC}`));
+    statements.push(
+      copyRows(db, eventMetaValues, { eventId: NEW }, sql`"event_meta_values" "s" WHERE "s"."event_id" = ${SRC}`),
+    );
   } else {
     statements.push(...metaValueStatements(db, NEW, o.meta, false));
   }
-  statements.push(copyRows(db, eventSettings, { eventId: NEW }, sql`"event_settings" "s" WHERE "s"."event_id" = ${SRC}`));
+  statements.push(
+    copyRows(db, eventSettings, { eventId: NEW }, sql`"event_settings" "s" WHERE "s"."event_id" = ${SRC}`),
+  );
 
   // tax rules and categories (carrying their source ids in `rate` / `position`)
   statements.push(
-    copyRows(db, taxRules, { eventId: NEW, rate: s("id") }, sql`"tax_rules" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`),
-    copyRows(db, itemCategories, { eventId: NEW, position: s("id") }, sql`"item_categories" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`),
+    copyRows(
+      db,
+      taxRules,
+      { eventId: NEW, rate: s("id") },
+      sql`"tax_rules" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`,
+    ),
+    copyRows(
+      db,
+      itemCategories,
+      { eventId: NEW, position: s("id") },
+      sql`"item_categories" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`,
+    ),
   );
 
   // items (carrying their source ids in `position`); hidden_if_available once quotas exist
@@ -134,7 +155,8 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
     ),
   );
 
-  const itemOfSource = (alias: string, column: SQL) => sql`JOIN "items" ${sql.identifier(alias)} ON ${sql.identifier(alias)}."id" = ${column} AND ${sql.identifier(alias)}."event_id" = ${SRC}`;
+  const itemOfSource = (alias: string, column: SQL) =>
+    sql`JOIN "items" ${sql.identifier(alias)} ON ${sql.identifier(alias)}."id" = ${column} AND ${sql.identifier(alias)}."event_id" = ${SRC}`;
   const variationOfSource = (column: SQL) =>
     sql`(${column} IS NULL OR EXISTS (SELECT 1 FROM "item_variations" "xv" JOIN "items" "xi" ON "xi"."id" = "xv"."item_id" WHERE "xv"."id" = ${column} AND "xi"."event_id" = ${SRC}))`;
 
@@ -155,10 +177,19 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
     copyRows(
       db,
       itemBundles,
-      { itemId: newItem(s("item_id")), bundledItemId: newItem(s("bundled_item_id")), bundledVariationId: newVariation(s("bundled_variation_id")) },
+      {
+        itemId: newItem(s("item_id")),
+        bundledItemId: newItem(s("bundled_item_id")),
+        bundledVariationId: newVariation(s("bundled_variation_id")),
+      },
       sql`"item_bundles" "s" ${itemOfSource("si", s("item_id"))} ${itemOfSource("sb", s("bundled_item_id"))} WHERE ${variationOfSource(s("bundled_variation_id"))} ORDER BY "s"."id"`,
     ),
-    copyRows(db, itemMembershipTypes, { itemId: newItem(s("item_id")) }, sql`"item_membership_types" "s" ${itemOfSource("si", s("item_id"))}`),
+    copyRows(
+      db,
+      itemMembershipTypes,
+      { itemId: newItem(s("item_id")) },
+      sql`"item_membership_types" "s" ${itemOfSource("si", s("item_id"))}`,
+    ),
     copyRows(
       db,
       variationMembershipTypes,
@@ -193,7 +224,12 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
 
   // questions (natural key: identifier) with their items, options and dependencies
   statements.push(
-    copyRows(db, questions, { eventId: NEW, dependencyQuestionId: sql`NULL` }, sql`"questions" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`),
+    copyRows(
+      db,
+      questions,
+      { eventId: NEW, dependencyQuestionId: sql`NULL` },
+      sql`"questions" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`,
+    ),
     copyRows(
       db,
       questionItems,
@@ -233,28 +269,51 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
   const carried = (table: string, column: string) =>
     sql`(SELECT "o".${sql.identifier(column)} FROM ${sql.identifier(table)} "o" WHERE "o"."id" = ${sql.identifier(table)}.${sql.identifier(column)} AND "o"."event_id" = ${SRC})`;
   statements.push(
-    db.update(taxRules).set({ rate: carried("tax_rules", "rate") }).where(eq(taxRules.eventId, NEW)),
-    db.update(itemCategories).set({ position: carried("item_categories", "position") }).where(eq(itemCategories.eventId, NEW)),
+    db
+      .update(taxRules)
+      .set({ rate: carried("tax_rules", "rate") })
+      .where(eq(taxRules.eventId, NEW)),
+    db
+      .update(itemCategories)
+      .set({ position: carried("item_categories", "position") })
+      .where(eq(itemCategories.eventId, NEW)),
     db
       .update(itemVariations)
       .set({
         position: sql`(SELECT "o"."position" FROM "item_variations" "o" JOIN "items" "oi" ON "oi"."id" = "o"."item_id" AND "oi"."event_id" = ${SRC} WHERE "o"."id" = "item_variations"."position")`,
       })
       .where(sql`"item_variations"."item_id" IN (SELECT "ni"."id" FROM "items" "ni" WHERE "ni"."event_id" = ${NEW})`),
-    db.update(items).set({ position: carried("items", "position") }).where(eq(items.eventId, NEW)),
-    db.update(quotas).set({ size: carried("quotas", "size") }).where(eq(quotas.eventId, NEW)),
+    db
+      .update(items)
+      .set({ position: carried("items", "position") })
+      .where(eq(items.eventId, NEW)),
+    db
+      .update(quotas)
+      .set({ size: carried("quotas", "size") })
+      .where(eq(quotas.eventId, NEW)),
   );
 
-  if (o.addToTeam !== null) statements.push(db.insert(teamEvents).values({ teamId: o.addToTeam, eventId: NEW as unknown as number }).onConflictDoNothing());
+  if (o.addToTeam !== null)
+    statements.push(
+      db
+        .insert(teamEvents)
+        .values({ teamId: o.addToTeam, eventId: NEW as unknown as number })
+        .onConflictDoNothing(),
+    );
 
   // change stamps: the event object loads the copied quotas; lists get a Last-Modified
   const scope = eventScopeKeySql(NEW);
   statements.push(
     touchInventory(db, NEW, o.now),
-    ...[STAMP.items, STAMP.categories, STAMP.quotas, QUESTIONS_RESOURCE, TAX_RULES_RESOURCE].map((r) => touchStatement(db, scope, r, o.now)),
+    ...[STAMP.items, STAMP.categories, STAMP.quotas, QUESTIONS_RESOURCE, TAX_RULES_RESOURCE].map((r) =>
+      touchStatement(db, scope, r, o.now),
+    ),
   );
 
-  const insert = db.insert(events).values({ ...values, organizerId }).returning({ id: events.id });
+  const insert = db
+    .insert(events)
+    .values({ ...values, organizerId })
+    .returning({ id: events.id });
   return [insert, ...statements] as const;
 }
 
@@ -262,6 +321,11 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
  * Creates the event `values` describe with a copy of the source's catalog, atomically.
  * Returns the new id (a slug taken meanwhile fails as insertEventBatch says).
  */
-export async function insertEventClone(db: DB, organizerId: number, values: EventValues, o: CloneOptions): Promise<number> {
+export async function insertEventClone(
+  db: DB,
+  organizerId: number,
+  values: EventValues,
+  o: CloneOptions,
+): Promise<number> {
   return insertEventBatch(db, cloneStatements(db, organizerId, values, o));
 }

@@ -22,10 +22,21 @@ export type MetaPropertyValues = Omit<typeof eventMetaProperties.$inferInsert, "
 /** A page of the organizer's properties, by id. */
 export function listMetaProperties(db: DB, organizerId: number, req: ListRequest) {
   const where = eq(eventMetaProperties.organizerId, organizerId);
-  return fetchPage(db, { rows: db.select().from(eventMetaProperties).where(where).orderBy(asc(eventMetaProperties.id)).$dynamic(), count: { from: eventMetaProperties, where } }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select().from(eventMetaProperties).where(where).orderBy(asc(eventMetaProperties.id)).$dynamic(),
+      count: { from: eventMetaProperties, where },
+    },
+    req,
+  );
 }
 
-export async function findMetaProperty(db: DB, organizerId: number, id: number): Promise<MetaPropertyRecord | undefined> {
+export async function findMetaProperty(
+  db: DB,
+  organizerId: number,
+  id: number,
+): Promise<MetaPropertyRecord | undefined> {
   return db
     .select()
     .from(eventMetaProperties)
@@ -34,7 +45,14 @@ export async function findMetaProperty(db: DB, organizerId: number, id: number):
 }
 
 export function toMetaProperty(r: MetaPropertyRecord): MetaProperty {
-  return { id: r.id, name: r.name, defaultValue: r.defaultValue, required: r.required, protected: r.protected, choices: r.choices };
+  return {
+    id: r.id,
+    name: r.name,
+    defaultValue: r.defaultValue,
+    required: r.required,
+    protected: r.protected,
+    choices: r.choices,
+  };
 }
 
 /** The query of all properties of the organizer (rows for toMetaProperty), e.g. for a batch. */
@@ -60,7 +78,12 @@ export async function metaPropertiesNamed(db: DB, organizerId: number, names: st
   return out;
 }
 
-export async function metaPropertyNameTaken(db: DB, organizerId: number, name: string, exceptId?: number): Promise<boolean> {
+export async function metaPropertyNameTaken(
+  db: DB,
+  organizerId: number,
+  name: string,
+  exceptId?: number,
+): Promise<boolean> {
   const row = await db
     .select({ id: eventMetaProperties.id })
     .from(eventMetaProperties)
@@ -73,8 +96,15 @@ export async function metaPropertyNameTaken(db: DB, organizerId: number, name: s
 export const NAME_UNIQUE = "event_meta_properties.name";
 
 /** Creates a property (a name taken meanwhile fails with the unique violation `NAME_UNIQUE`). */
-export async function insertMetaProperty(db: DB, organizerId: number, values: MetaPropertyValues): Promise<MetaPropertyRecord> {
-  const [row] = await db.insert(eventMetaProperties).values({ ...values, organizerId }).returning();
+export async function insertMetaProperty(
+  db: DB,
+  organizerId: number,
+  values: MetaPropertyValues,
+): Promise<MetaPropertyRecord> {
+  const [row] = await db
+    .insert(eventMetaProperties)
+    .values({ ...values, organizerId })
+    .returning();
   return row!;
 }
 

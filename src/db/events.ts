@@ -37,7 +37,12 @@ export function qualified(column: AnySQLiteColumn): SQL {
 }
 
 /** Who asks, as far as event access goes (a principal of domain/permissions.ts). */
-export type EventAccess = { kind: "token" | "device"; allEvents: boolean; teamId: number | null; deviceId: number | null };
+export type EventAccess = {
+  kind: "token" | "device";
+  allEvents: boolean;
+  teamId: number | null;
+  deviceId: number | null;
+};
 
 /** Events the principal may access: all of the organizer, or its team's / device's list. */
 export function eventAccessCondition(principal: EventAccess, eventId: AnySQLiteColumn): SQL | undefined {
@@ -105,13 +110,21 @@ function eventConditions(organizerId: number, principal: EventAccess, f: EventFi
   if (f.live !== undefined) conds.push(eq(events.live, f.live));
   if (f.hasSubevents !== undefined) conds.push(eq(events.hasSubevents, f.hasSubevents));
   // Series are never returned by is_future, is_past and ends_after (spec "Events").
-  if (f.isFuture !== undefined || f.isPast !== undefined || f.endsAfter !== undefined) conds.push(eq(events.hasSubevents, false));
-  if (f.isFuture !== undefined) conds.push(f.isFuture ? futureCondition(events, f.now) : not(futureCondition(events, f.now)));
+  if (f.isFuture !== undefined || f.isPast !== undefined || f.endsAfter !== undefined)
+    conds.push(eq(events.hasSubevents, false));
+  if (f.isFuture !== undefined)
+    conds.push(f.isFuture ? futureCondition(events, f.now) : not(futureCondition(events, f.now)));
   if (f.isPast !== undefined) conds.push(f.isPast ? pastCondition(events, f.now) : not(pastCondition(events, f.now)));
   if (f.endsAfter !== undefined) conds.push(endsAfterCondition(events, f.endsAfter));
   if (f.salesChannel !== undefined) conds.push(jsonListContains(events.salesChannels, f.salesChannel));
   if (f.search !== undefined) {
-    conds.push(or(containsText(events.slug, f.search), i18nContains(events.name, f.search), i18nContains(events.location, f.search)));
+    conds.push(
+      or(
+        containsText(events.slug, f.search),
+        i18nContains(events.name, f.search),
+        i18nContains(events.location, f.search),
+      ),
+    );
   }
   for (const a of f.attrs) conds.push(eventAttrCondition(events.id, a));
   return and(...conds);
@@ -121,7 +134,9 @@ function eventConditions(organizerId: number, principal: EventAccess, f: EventFi
 const eventMetaJson = sql<string>`(SELECT json_group_object(p.name, v.value) FROM event_meta_values v JOIN event_meta_properties p ON p.id = v.property_id WHERE v.event_id = ${qualified(events.id)})`;
 
 /** The event's public key of signed ticket secrets (`pretix_sig1`), in `valid_keys` encoding, or null. */
-const sig1KeySql = sql<string | null>`(SELECT k.public_key FROM ticket_signing_keys k WHERE k.event_id = ${qualified(events.id)} AND k.scheme = 'pretix_sig1')`;
+const sig1KeySql = sql<
+  string | null
+>`(SELECT k.public_key FROM ticket_signing_keys k WHERE k.event_id = ${qualified(events.id)} AND k.scheme = 'pretix_sig1')`;
 
 const eventWithMeta = { event: events, metaData: eventMetaJson, sig1Key: sig1KeySql };
 
@@ -137,18 +152,35 @@ export const EVENT_ORDERING: OrderingTable = {
 /** A page of the organizer's events the principal may access, matching the filter, with their meta data. */
 export function listEvents(db: DB, organizerId: number, principal: EventAccess, f: EventFilter, req: ListRequest) {
   const where = eventConditions(organizerId, principal, f);
-  return fetchPage(db, { rows: db.select(eventWithMeta).from(events).where(where).$dynamic(), count: { from: events, where }, ordering: EVENT_ORDERING }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select(eventWithMeta).from(events).where(where).$dynamic(),
+      count: { from: events, where },
+      ordering: EVENT_ORDERING,
+    },
+    req,
+  );
 }
 
 export async function findEvent(db: DB, organizerId: number, eventId: number): Promise<EventWithMeta | undefined> {
-  return db.select(eventWithMeta).from(events).where(and(eq(events.organizerId, organizerId), eq(events.id, eventId))).get();
+  return db
+    .select(eventWithMeta)
+    .from(events)
+    .where(and(eq(events.organizerId, organizerId), eq(events.id, eventId)))
+    .get();
 }
 
 /**
  * The organizer's event with this slug when the principal may access it (pretix looks the
  * source of a clone up among the events the caller has any permission on).
  */
-export async function accessibleEventBySlug(db: DB, organizerId: number, principal: EventAccess, slug: string): Promise<EventRecord | undefined> {
+export async function accessibleEventBySlug(
+  db: DB,
+  organizerId: number,
+  principal: EventAccess,
+  slug: string,
+): Promise<EventRecord | undefined> {
   return db
     .select()
     .from(events)
@@ -157,12 +189,20 @@ export async function accessibleEventBySlug(db: DB, organizerId: number, princip
 }
 
 export async function eventSlugTaken(db: DB, organizerId: number, slug: string): Promise<boolean> {
-  const row = await db.select({ id: events.id }).from(events).where(and(eq(events.organizerId, organizerId), eq(events.slug, slug))).get();
+  const row = await db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.organizerId, organizerId), eq(events.slug, slug)))
+    .get();
   return row !== undefined;
 }
 
 /** The organizer's meta properties and the event's own meta data values (name → value), in one round trip. */
-export async function eventMetaState(db: DB, organizerId: number, eventId: number): Promise<{ properties: MetaProperty[]; current: Record<string, string> }> {
+export async function eventMetaState(
+  db: DB,
+  organizerId: number,
+  eventId: number,
+): Promise<{ properties: MetaProperty[]; current: Record<string, string> }> {
   const [properties, values] = await db.batch([
     organizerMetaPropertyRows(db, organizerId),
     db
@@ -171,7 +211,10 @@ export async function eventMetaState(db: DB, organizerId: number, eventId: numbe
       .innerJoin(eventMetaProperties, eq(eventMetaProperties.id, eventMetaValues.propertyId))
       .where(eq(eventMetaValues.eventId, eventId)),
   ]);
-  return { properties: properties.map(toMetaProperty), current: Object.fromEntries(values.map((r) => [r.name, r.value])) };
+  return {
+    properties: properties.map(toMetaProperty),
+    current: Object.fromEntries(values.map((r) => [r.name, r.value])),
+  };
 }
 
 /**
@@ -179,13 +222,20 @@ export async function eventMetaState(db: DB, organizerId: number, eventId: numbe
  * two bound parameters. (Query builders only: drizzle's D1 batch cannot run raw SQL with
  * parameters.)
  */
-export function metaValueStatements(db: DB, eventId: number | SQL, values: { propertyId: number; value: string }[], replace: boolean) {
+export function metaValueStatements(
+  db: DB,
+  eventId: number | SQL,
+  values: { propertyId: number; value: string }[],
+  replace: boolean,
+) {
   const statements: Statement[] = [];
   if (replace) statements.push(db.delete(eventMetaValues).where(eq(eventMetaValues.eventId, eventId as number)));
   // three parameters a row, plus those of `eventId` when it is a subquery (the new event's
   // natural key: two): at most five a row
   for (const part of chunks(values, Math.floor(MAX_PARAMS / 5))) {
-    statements.push(db.insert(eventMetaValues).values(part.map((v) => ({ eventId, propertyId: v.propertyId, value: v.value }))));
+    statements.push(
+      db.insert(eventMetaValues).values(part.map((v) => ({ eventId, propertyId: v.propertyId, value: v.value }))),
+    );
   }
   return statements;
 }
@@ -214,10 +264,14 @@ export async function insertEvent(
   meta: { propertyId: number; value: string }[],
   addToTeam: number | null,
 ): Promise<number> {
-  const insert = db.insert(events).values({ ...values, organizerId }).returning({ id: events.id });
+  const insert = db
+    .insert(events)
+    .values({ ...values, organizerId })
+    .returning({ id: events.id });
   const newId = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId} AND slug = ${values.slug})`;
   const rest = metaValueStatements(db, newId, meta, false);
-  if (addToTeam !== null) rest.push(db.insert(teamEvents).values({ teamId: addToTeam, eventId: newId }).onConflictDoNothing());
+  if (addToTeam !== null)
+    rest.push(db.insert(teamEvents).values({ teamId: addToTeam, eventId: newId }).onConflictDoNothing());
   return insertEventBatch(db, [insert, ...rest]);
 }
 
@@ -229,7 +283,10 @@ export async function updateEvent(
   values: Partial<EventValues>,
   meta: { propertyId: number; value: string }[] | undefined,
 ) {
-  const update = db.update(events).set(values).where(and(eq(events.organizerId, organizerId), eq(events.id, eventId)));
+  const update = db
+    .update(events)
+    .set(values)
+    .where(and(eq(events.organizerId, organizerId), eq(events.id, eventId)));
   const rest = meta ? metaValueStatements(db, eventId, meta, true) : [];
   await db.batch([update, ...rest]);
 }
@@ -261,7 +318,11 @@ export async function eventHasOrders(db: DB, eventId: number): Promise<boolean> 
 export async function liveFacts(db: DB, eventId: number): Promise<{ hasQuota: boolean; hasPaidItems: boolean }> {
   const [q, i, v] = await db.batch([
     db.select({ id: quotas.id }).from(quotas).where(eq(quotas.eventId, eventId)).limit(1),
-    db.select({ id: items.id }).from(items).where(and(eq(items.eventId, eventId), sql`${items.defaultPrice} > 0`)).limit(1),
+    db
+      .select({ id: items.id })
+      .from(items)
+      .where(and(eq(items.eventId, eventId), sql`${items.defaultPrice} > 0`))
+      .limit(1),
     db
       .select({ id: itemVariations.id })
       .from(itemVariations)

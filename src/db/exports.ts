@@ -18,7 +18,11 @@ const ACTIVE: ExportState[] = ["waiting", "running"];
  * Inserts the job unless its owner has `limit` unfinished, unexpired jobs already. One
  * statement, so simultaneous requests cannot both pass the check. False when refused.
  */
-export async function insertExportJobUnderLimit(db: DB, job: ExportJobInsert & { params: Record<string, unknown> }, limit: number): Promise<boolean> {
+export async function insertExportJobUnderLimit(
+  db: DB,
+  job: ExportJobInsert & { params: Record<string, unknown> },
+  limit: number,
+): Promise<boolean> {
   const rows = await db.all<{ id: string }>(sql`
     INSERT INTO export_jobs (id, organizer_id, event_id, owner, identifier, params, state, step, attempts, created_at, updated_at, expires_at)
     SELECT ${job.id}, ${job.organizerId}, ${job.eventId ?? null}, ${job.owner}, ${job.identifier}, ${JSON.stringify(job.params)}, 'waiting', 0, 0,
@@ -29,11 +33,22 @@ export async function insertExportJobUnderLimit(db: DB, job: ExportJobInsert & {
 }
 
 /** A job of the organizer (and event: null for organizer-level jobs) by id. */
-export async function findExportJob(db: DB, organizerId: number, eventId: number | null, id: string): Promise<ExportJobRow | undefined> {
+export async function findExportJob(
+  db: DB,
+  organizerId: number,
+  eventId: number | null,
+  id: string,
+): Promise<ExportJobRow | undefined> {
   return db
     .select()
     .from(exportJobs)
-    .where(and(eq(exportJobs.id, id), eq(exportJobs.organizerId, organizerId), eventId === null ? sql`${exportJobs.eventId} IS NULL` : eq(exportJobs.eventId, eventId)))
+    .where(
+      and(
+        eq(exportJobs.id, id),
+        eq(exportJobs.organizerId, organizerId),
+        eventId === null ? sql`${exportJobs.eventId} IS NULL` : eq(exportJobs.eventId, eventId),
+      ),
+    )
     .get();
 }
 
@@ -45,10 +60,21 @@ export async function findExportJobById(db: DB, id: string): Promise<ExportJobRo
  * Takes step `step` of a job for `leaseMs`: only while the job is at that step, unfinished,
  * and not held by another delivery. Undefined when it cannot be taken.
  */
-export async function claimExportStep(db: DB, id: string, step: number, now: number, leaseMs: number): Promise<ExportJobRow | undefined> {
+export async function claimExportStep(
+  db: DB,
+  id: string,
+  step: number,
+  now: number,
+  leaseMs: number,
+): Promise<ExportJobRow | undefined> {
   const rows = await db
     .update(exportJobs)
-    .set({ leaseUntil: now + leaseMs, state: "running", percentage: sql`coalesce(${exportJobs.percentage}, 0)`, updatedAt: now })
+    .set({
+      leaseUntil: now + leaseMs,
+      state: "running",
+      percentage: sql`coalesce(${exportJobs.percentage}, 0)`,
+      updatedAt: now,
+    })
     .where(
       and(
         eq(exportJobs.id, id),
@@ -66,7 +92,12 @@ export async function commitExportStep(
   db: DB,
   id: string,
   step: number,
-  values: { cursor: Record<string, unknown> | null; percentage: number; now: number; done?: { filename: string; contentType: string; storageKey: string; size: number } },
+  values: {
+    cursor: Record<string, unknown> | null;
+    percentage: number;
+    now: number;
+    done?: { filename: string; contentType: string; storageKey: string; size: number };
+  },
 ): Promise<boolean> {
   const rows = await db
     .update(exportJobs)
@@ -85,7 +116,13 @@ export async function commitExportStep(
 }
 
 /** A failed attempt of step `step`: counted, the lease released; `fail` ends the job with `message`. */
-export async function recordExportAttemptFailed(db: DB, id: string, step: number, now: number, fail: string | null): Promise<number | undefined> {
+export async function recordExportAttemptFailed(
+  db: DB,
+  id: string,
+  step: number,
+  now: number,
+  fail: string | null,
+): Promise<number | undefined> {
   const rows = await db
     .update(exportJobs)
     .set({
@@ -112,7 +149,9 @@ export async function staleExportJobs(db: DB, before: number, now: number, limit
   return db
     .select({ id: exportJobs.id, step: exportJobs.step })
     .from(exportJobs)
-    .where(and(inArray(exportJobs.state, ACTIVE), lt(exportJobs.updatedAt, before), sql`${exportJobs.expiresAt} > ${now}`))
+    .where(
+      and(inArray(exportJobs.state, ACTIVE), lt(exportJobs.updatedAt, before), sql`${exportJobs.expiresAt} > ${now}`),
+    )
     .limit(limit);
 }
 

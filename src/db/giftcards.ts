@@ -18,7 +18,10 @@ import { organizerSettingsQuery, settingsOf } from "./settings";
 export const MAX_GIFT_CARD_VALUE = 99_999_999_999_99;
 
 export type GiftCardRow = typeof giftCards.$inferSelect;
-export type GiftCardValues = Pick<typeof giftCards.$inferInsert, "secret" | "currency" | "testmode" | "expires" | "conditions">;
+export type GiftCardValues = Pick<
+  typeof giftCards.$inferInsert,
+  "secret" | "currency" | "testmode" | "expires" | "conditions"
+>;
 
 /** Issuers whose cards `organizerId` accepts (active acceptances only). */
 function acceptedIssuers(organizerId: number) {
@@ -43,7 +46,14 @@ function listWhere(organizerId: number, f: GiftCardFilters): SQL | undefined {
 /** A page of the gift cards the organizer reaches (by id). */
 export function listGiftCards(db: DB, organizerId: number, f: GiftCardFilters, req: ListRequest) {
   const where = listWhere(organizerId, f);
-  return fetchPage(db, { rows: db.select().from(giftCards).where(where).orderBy(asc(giftCards.id)).$dynamic(), count: { from: giftCards, where } }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select().from(giftCards).where(where).orderBy(asc(giftCards.id)).$dynamic(),
+      count: { from: giftCards, where },
+    },
+    req,
+  );
 }
 
 export async function findGiftCard(db: DB, organizerId: number, id: number, includeAccepted: boolean) {
@@ -58,7 +68,11 @@ export async function findGiftCard(db: DB, organizerId: number, id: number, incl
  * The card a customer enters on a payment page: exact secret, issued by the organizer or by
  * an issuer whose cards it accepts (its own card first should both exist).
  */
-export async function giftCardForPayment(db: DB, organizerId: number, secret: string): Promise<GiftCardRow | undefined> {
+export async function giftCardForPayment(
+  db: DB,
+  organizerId: number,
+  secret: string,
+): Promise<GiftCardRow | undefined> {
   return db
     .select()
     .from(giftCards)
@@ -80,8 +94,15 @@ const secretQuery = (db: DB, organizerId: number, secret: string) =>
  * used by a card of the organizer or of an organizer whose cards it accepts (pretix: "your or
  * an affiliated organizer account"), and the organizer's stored settings (default expiry).
  */
-export async function giftCardCreationRefs(db: DB, organizerId: number, secret: string): Promise<{ secretTaken: boolean; settings: Record<string, unknown> }> {
-  const [taken, settings] = await db.batch([secretQuery(db, organizerId, secret), organizerSettingsQuery(db, organizerId)]);
+export async function giftCardCreationRefs(
+  db: DB,
+  organizerId: number,
+  secret: string,
+): Promise<{ secretTaken: boolean; settings: Record<string, unknown> }> {
+  const [taken, settings] = await db.batch([
+    secretQuery(db, organizerId, secret),
+    organizerSettingsQuery(db, organizerId),
+  ]);
   return { secretTaken: taken.length > 0, settings: settingsOf(settings) };
 }
 
@@ -89,15 +110,30 @@ export async function giftCardCreationRefs(db: DB, organizerId: number, secret: 
  * Inserts a transaction for the card matching `cardCondition` (none when no card matches).
  * Built with insert().select() so that it can be part of a D1 batch.
  */
-function transactionInsert(db: DB, cardCondition: SQL, value: SQL, text: string | null, acceptorId: number, now: number) {
+function transactionInsert(
+  db: DB,
+  cardCondition: SQL,
+  value: SQL,
+  text: string | null,
+  acceptorId: number,
+  now: number,
+) {
   // columns in table order: id, card_id, datetime, value, order_id, text, acceptor_id
   return db
     .insert(giftCardTransactions)
-    .select(sql`SELECT NULL, ${giftCards.id}, ${now}, ${value}, NULL, ${text}, ${acceptorId} FROM ${giftCards} WHERE ${cardCondition}`);
+    .select(
+      sql`SELECT NULL, ${giftCards.id}, ${now}, ${value}, NULL, ${text}, ${acceptorId} FROM ${giftCards} WHERE ${cardCondition}`,
+    );
 }
 
 /** Creates a card and the transaction of its initial value in one batch; null when the secret is taken. */
-export async function insertGiftCard(db: DB, issuerId: number, values: GiftCardValues, initialValue: number, now: number): Promise<GiftCardRow | null> {
+export async function insertGiftCard(
+  db: DB,
+  issuerId: number,
+  values: GiftCardValues,
+  initialValue: number,
+  now: number,
+): Promise<GiftCardRow | null> {
   const insert = db
     .insert(giftCards)
     .values({ ...values, issuerId, value: initialValue, issuance: now })
@@ -135,16 +171,32 @@ export async function updateGiftCard(
   const update = db.update(giftCards).set(set).where(own).returning();
   if (newValue === undefined) return (await update)[0];
   const [, rows] = await db.batch([
-    transactionInsert(db, sql`${own} AND ${giftCards.value} <> ${newValue}`, sql`${newValue} - ${giftCards.value}`, null, organizerId, now),
+    transactionInsert(
+      db,
+      sql`${own} AND ${giftCards.value} <> ${newValue}`,
+      sql`${newValue} - ${giftCards.value}`,
+      null,
+      organizerId,
+      now,
+    ),
     update,
   ]);
   return rows[0];
 }
 
-export type TransactResult = { ok: true; value: number } | { ok: false; reason: "insufficient" | "too_high" | "missing" };
+export type TransactResult =
+  | { ok: true; value: number }
+  | { ok: false; reason: "insufficient" | "too_high" | "missing" };
 
 /** Adds a signed amount to a card's balance atomically; never below zero, never above the maximum. */
-export async function transact(db: DB, cardId: number, amount: number, text: string | null, acceptorId: number, now: number): Promise<TransactResult> {
+export async function transact(
+  db: DB,
+  cardId: number,
+  amount: number,
+  text: string | null,
+  acceptorId: number,
+  now: number,
+): Promise<TransactResult> {
   const guard = sql`${giftCards.id} = ${cardId} AND ${giftCards.value} + ${amount} >= 0 AND ${giftCards.value} + ${amount} <= ${MAX_GIFT_CARD_VALUE}`;
   const [, updated] = await db.batch([
     transactionInsert(db, guard, sql`${amount}`, text, acceptorId, now),
@@ -164,7 +216,12 @@ export async function transact(db: DB, cardId: number, amount: number, text: str
  * After a lost answer: the card `insertGiftCard` wrote (issuer, secret and issuance time are
  * what that write set), or undefined.
  */
-export function issuedGiftCard(db: DB, issuerId: number, secret: string, issuance: number): Promise<GiftCardRow | undefined> {
+export function issuedGiftCard(
+  db: DB,
+  issuerId: number,
+  secret: string,
+  issuance: number,
+): Promise<GiftCardRow | undefined> {
   return db
     .select()
     .from(giftCards)
@@ -176,7 +233,14 @@ export function issuedGiftCard(db: DB, issuerId: number, secret: string, issuanc
  * After a lost answer: the card's balance when the transaction `transact` would have written
  * (card, time, amount, text, acceptor) is there, or undefined.
  */
-export async function transactionRecorded(db: DB, cardId: number, amount: number, text: string | null, acceptorId: number, now: number): Promise<number | undefined> {
+export async function transactionRecorded(
+  db: DB,
+  cardId: number,
+  amount: number,
+  text: string | null,
+  acceptorId: number,
+  now: number,
+): Promise<number | undefined> {
   const row = await db
     .select({ value: giftCards.value })
     .from(giftCards)
@@ -221,14 +285,24 @@ const issuerSlug = sql<string>`(SELECT slug FROM organizers o WHERE o.id = ${gif
 /** A page of the organizers invited to accept (or accepting) the cards `issuerId` issues, by slug. */
 export function listAcceptors(db: DB, issuerId: number, req: ListRequest) {
   const where = eq(giftCardAcceptances.issuerId, issuerId);
-  const rows = db.select({ acceptor: acceptorSlug, active: giftCardAcceptances.active }).from(giftCardAcceptances).where(where).orderBy(asc(acceptorSlug)).$dynamic();
+  const rows = db
+    .select({ acceptor: acceptorSlug, active: giftCardAcceptances.active })
+    .from(giftCardAcceptances)
+    .where(where)
+    .orderBy(asc(acceptorSlug))
+    .$dynamic();
   return fetchPage(db, { rows, count: { from: giftCardAcceptances, where } }, req);
 }
 
 /** A page of the issuers that invited `acceptorId` to accept their cards (or whose cards it accepts), by slug. */
 export function listIssuers(db: DB, acceptorId: number, req: ListRequest) {
   const where = eq(giftCardAcceptances.acceptorId, acceptorId);
-  const rows = db.select({ issuer: issuerSlug, active: giftCardAcceptances.active }).from(giftCardAcceptances).where(where).orderBy(asc(issuerSlug)).$dynamic();
+  const rows = db
+    .select({ issuer: issuerSlug, active: giftCardAcceptances.active })
+    .from(giftCardAcceptances)
+    .where(where)
+    .orderBy(asc(issuerSlug))
+    .$dynamic();
   return fetchPage(db, { rows, count: { from: giftCardAcceptances, where } }, req);
 }
 

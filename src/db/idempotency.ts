@@ -37,7 +37,12 @@ export async function storeIdempotentResponse(
 ) {
   await db
     .update(idempotencyKeys)
-    .set({ state: "done", responseStatus: response.status, responseHeaders: response.headers, responseBody: response.body })
+    .set({
+      state: "done",
+      responseStatus: response.status,
+      responseHeaders: response.headers,
+      responseBody: response.body,
+    })
     .where(eq(idempotencyKeys.keyHash, keyHash));
 }
 
@@ -48,4 +53,3 @@ export async function releaseIdempotencyKey(db: DB, keyHash: string) {
 export async function purgeIdempotencyKeys(db: DB, now: number) {
   await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_RETENTION_MS));
 }
-

@@ -6,7 +6,18 @@ import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from
 import { checkinCatalogStatements } from "./checkin";
 import { mailInsertStatement, type MailInsert } from "./mail";
 import { orderPlacedNotification } from "./webhooks";
-import { cartPositions, changeStamps, memberships, orderFees, orderPayments, orderPositions, orders, quotaItems, quotas, vouchers } from "./schema";
+import {
+  cartPositions,
+  changeStamps,
+  memberships,
+  orderFees,
+  orderPayments,
+  orderPositions,
+  orders,
+  quotaItems,
+  quotas,
+  vouchers,
+} from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
 export const INVENTORY = "inventory";
@@ -18,7 +29,12 @@ export function inventoryStampQuery(db: DB, eventId: number) {
 
 /** `eventId` may be a subquery (an event inserted earlier in the same batch). */
 export function touchInventory(db: DB, eventId: number | SQL, now: number) {
-  return touchStatement(db, typeof eventId === "number" ? eventScopeKey(eventId) : eventScopeKeySql(eventId), INVENTORY, now);
+  return touchStatement(
+    db,
+    typeof eventId === "number" ? eventScopeKey(eventId) : eventScopeKeySql(eventId),
+    INVENTORY,
+    now,
+  );
 }
 
 /**
@@ -51,11 +67,21 @@ export async function readInventoryCatalog(db: DB, eventId: number) {
       .where(eq(vouchers.eventId, eventId)),
     ...checkinCatalogStatements(db, eventId),
   ]);
-  return { stamp: stampRows[0]?.modifiedAt ?? 0, quotas: quotaRows, coverage, vouchers: voucherRows, checkin: checkin as unknown as CheckinCatalogRows };
+  return {
+    stamp: stampRows[0]?.modifiedAt ?? 0,
+    quotas: quotaRows,
+    coverage,
+    vouchers: voucherRows,
+    checkin: checkin as unknown as CheckinCatalogRows,
+  };
 }
 
 /** The check-in configuration rows (the results of `checkinCatalogStatements`, in order). */
-export type CheckinCatalogRows = { -readonly [K in keyof ReturnType<typeof checkinCatalogStatements>]: Awaited<ReturnType<typeof checkinCatalogStatements>[K]> };
+export type CheckinCatalogRows = {
+  -readonly [K in keyof ReturnType<typeof checkinCatalogStatements>]: Awaited<
+    ReturnType<typeof checkinCatalogStatements>[K]
+  >;
+};
 
 /** The check-in configuration alone (one round trip), after a list was changed or D1 said items or questions changed. */
 export async function readCheckinCatalog(db: DB, eventId: number): Promise<CheckinCatalogRows> {
@@ -72,7 +98,10 @@ export type OrderInsert = typeof orders.$inferInsert;
  * A position row; `addonToPositionid` refers to another position of the same order. Its copy of
  * the order's status and its sort name are derived here (`positionRows`).
  */
-export type PositionInsert = Omit<typeof orderPositions.$inferInsert, "orderId" | "addonTo" | "orderStatus" | "sortName"> & { addonToPositionid: number | null };
+export type PositionInsert = Omit<
+  typeof orderPositions.$inferInsert,
+  "orderId" | "addonTo" | "orderStatus" | "sortName"
+> & { addonToPositionid: number | null };
 export type FeeInsert = Omit<typeof orderFees.$inferInsert, "orderId">;
 export type PaymentInsert = Omit<typeof orderPayments.$inferInsert, "orderId">;
 
@@ -85,10 +114,18 @@ export type OrderWrite = {
   mails: MailInsert[];
 };
 
-const orderIdOf = (eventId: number, code: string) => sql<number>`(SELECT id FROM orders WHERE event_id = ${eventId} AND code = ${code})`;
+const orderIdOf = (eventId: number, code: string) =>
+  sql<number>`(SELECT id FROM orders WHERE event_id = ${eventId} AND code = ${code})`;
 
 /** The statements that write a new order, atomically in one batch (`extra`: the object's own, e.g. automatic check-ins, before the mails). */
-export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<number, number>, closedQuotaIds: number[], now: number, extra: Statement[] = []) {
+export function orderWriteStatements(
+  db: DB,
+  w: OrderWrite,
+  voucherUses: Map<number, number>,
+  closedQuotaIds: number[],
+  now: number,
+  extra: Statement[] = [],
+) {
   const eventId = w.order.eventId;
   const orderId = orderIdOf(eventId, w.order.code);
   const stmts: Statement[] = [db.insert(orders).values(w.order)];
@@ -97,7 +134,10 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
     ...row,
     orderId,
     orderStatus: w.order.status,
-    sortName: sortNameOf(row.attendeeName, addonToPositionid === null ? undefined : byNumber.get(addonToPositionid)?.attendeeName),
+    sortName: sortNameOf(
+      row.attendeeName,
+      addonToPositionid === null ? undefined : byNumber.get(addonToPositionid)?.attendeeName,
+    ),
     addonTo:
       addonToPositionid === null
         ? null
@@ -105,16 +145,32 @@ export function orderWriteStatements(db: DB, w: OrderWrite, voucherUses: Map<num
   }));
   // one row per statement, bases before their add-ons: an add-on's subquery must see its base
   for (const row of positionRows) stmts.push(db.insert(orderPositions).values(row));
-  for (const part of chunks(w.fees.map((f) => ({ ...f, orderId })), 5)) stmts.push(db.insert(orderFees).values(part));
+  for (const part of chunks(
+    w.fees.map((f) => ({ ...f, orderId })),
+    5,
+  ))
+    stmts.push(db.insert(orderFees).values(part));
   for (const p of w.payments) stmts.push(db.insert(orderPayments).values({ ...p, orderId }));
   for (const [voucherId, n] of voucherUses) {
-    stmts.push(db.update(vouchers).set({ redeemed: sql`${vouchers.redeemed} + ${n}` }).where(and(eq(vouchers.id, voucherId), eq(vouchers.eventId, eventId))));
+    stmts.push(
+      db
+        .update(vouchers)
+        .set({ redeemed: sql`${vouchers.redeemed} + ${n}` })
+        .where(and(eq(vouchers.id, voucherId), eq(vouchers.eventId, eventId))),
+    );
   }
   for (const part of chunks(w.consumeCartIds, MAX_PARAMS - 5)) {
-    stmts.push(db.delete(cartPositions).where(and(eq(cartPositions.eventId, eventId), inArray(cartPositions.cartId, part))));
+    stmts.push(
+      db.delete(cartPositions).where(and(eq(cartPositions.eventId, eventId), inArray(cartPositions.cartId, part))),
+    );
   }
   if (closedQuotaIds.length) {
-    stmts.push(db.update(quotas).set({ closed: true }).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, closedQuotaIds))));
+    stmts.push(
+      db
+        .update(quotas)
+        .set({ closed: true })
+        .where(and(eq(quotas.eventId, eventId), inArray(quotas.id, closedQuotaIds))),
+    );
     stmts.push(touchInventory(db, eventId, now));
   }
   stmts.push(grantMembershipsStatement(db, orderId, now));
@@ -132,7 +188,11 @@ export function sortNameOf(own: string | null | undefined, base: string | null |
 }
 
 export async function orderExists(db: DB, eventId: number, code: string): Promise<boolean> {
-  const row = await db.select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, eventId), eq(orders.code, code))).get();
+  const row = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.eventId, eventId), eq(orders.code, code)))
+    .get();
   return row !== undefined;
 }
 

@@ -54,11 +54,19 @@ export type InvoiceFilter = { isCancellation?: boolean; order?: string; refers?:
 export async function listInvoices(db: DB, eventId: number, f: InvoiceFilter, req: ListRequest) {
   const c: SQL[] = [eq(invoices.eventId, eventId)];
   if (f.isCancellation !== undefined) c.push(eq(invoices.isCancellation, f.isCancellation));
-  if (f.order !== undefined) c.push(sql`${invoices.orderId} IN (SELECT id FROM orders WHERE event_id = ${eventId} AND code = upper(${f.order}))`);
-  if (f.refers !== undefined) c.push(sql`${invoices.refersId} IN (SELECT id FROM invoices WHERE event_id = ${eventId} AND number = ${f.refers})`);
+  if (f.order !== undefined)
+    c.push(
+      sql`${invoices.orderId} IN (SELECT id FROM orders WHERE event_id = ${eventId} AND code = upper(${f.order}))`,
+    );
+  if (f.refers !== undefined)
+    c.push(sql`${invoices.refersId} IN (SELECT id FROM invoices WHERE event_id = ${eventId} AND number = ${f.refers})`);
   if (f.locale !== undefined) c.push(eq(invoices.locale, f.locale));
   const where = and(...c)!;
-  return fetchPage(db, { rows: selectInvoices(db).where(where).$dynamic(), count: { from: invoices, where }, ordering: INVOICE_ORDERING }, req);
+  return fetchPage(
+    db,
+    { rows: selectInvoices(db).where(where).$dynamic(), count: { from: invoices, where }, ordering: INVOICE_ORDERING },
+    req,
+  );
 }
 
 export async function findInvoice(db: DB, eventId: number, number: string): Promise<InvoiceRecord | undefined> {
@@ -83,10 +91,22 @@ export async function orderInvoices(db: DB, orderId: number): Promise<InvoiceRow
  * tax rules, its questions printed on invoices, the order's dates (by id), the stored
  * settings of the event and its organizer, and the order's invoices (oldest first).
  */
-export async function invoiceFacts(db: DB, organizerId: number, eventId: number, orderId: number, subeventIds: number[]) {
+export async function invoiceFacts(
+  db: DB,
+  organizerId: number,
+  eventId: number,
+  orderId: number,
+  subeventIds: number[],
+) {
   const subeventStatements = chunks([...new Set(subeventIds)], MAX_PARAMS - 5).map((part) =>
     db
-      .select({ id: subevents.id, name: subevents.name, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, location: subevents.location })
+      .select({
+        id: subevents.id,
+        name: subevents.name,
+        dateFrom: subevents.dateFrom,
+        dateTo: subevents.dateTo,
+        location: subevents.location,
+      })
       .from(subevents)
       .where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part))),
   );
@@ -106,16 +126,17 @@ export async function invoiceFacts(db: DB, organizerId: number, eventId: number,
     db.select().from(invoices).where(eq(invoices.orderId, orderId)).orderBy(asc(invoices.id)),
     ...subeventStatements,
   ])) as unknown[];
-  const [itemRows, variationRows, taxRows, questionRows, eventRows, organizerRows, invoiceRows, ...subeventParts] = results as [
-    { id: number; name: I18n }[],
-    { id: number; value: I18n }[],
-    { id: number; name: I18n }[],
-    { id: number; question: I18n; type: string }[],
-    { key: string; value: unknown }[],
-    { key: string; value: unknown }[],
-    InvoiceRow[],
-    ...{ id: number; name: I18n; dateFrom: number; dateTo: number | null; location: I18n | null }[][],
-  ];
+  const [itemRows, variationRows, taxRows, questionRows, eventRows, organizerRows, invoiceRows, ...subeventParts] =
+    results as [
+      { id: number; name: I18n }[],
+      { id: number; value: I18n }[],
+      { id: number; name: I18n }[],
+      { id: number; question: I18n; type: string }[],
+      { key: string; value: unknown }[],
+      { key: string; value: unknown }[],
+      InvoiceRow[],
+      ...{ id: number; name: I18n; dateFrom: number; dateTo: number | null; location: I18n | null }[][],
+    ];
   return {
     items: new Map(itemRows.map((r) => [r.id, r.name])),
     variations: new Map(variationRows.map((r) => [r.id, r.value])),
@@ -169,7 +190,8 @@ export const invoiceConditions = {
       sql`, `,
     )}))`,
   /** The invoice has no cancellation yet. */
-  notCanceled: (invoiceId: number) => sql`NOT EXISTS (SELECT 1 FROM invoices c WHERE c.refers_id = ${invoiceId} AND c.is_cancellation = 1)`,
+  notCanceled: (invoiceId: number) =>
+    sql`NOT EXISTS (SELECT 1 FROM invoices c WHERE c.refers_id = ${invoiceId} AND c.is_cancellation = 1)`,
   /** The invoice of this creation key exists (created earlier in the same batch). */
   created: (creationKey: string) => sql`EXISTS (SELECT 1 FROM invoices k WHERE k.creation_key = ${creationKey})`,
   all: (...conditions: SQL[]) => sql.join(conditions, sql` AND `),
@@ -184,13 +206,21 @@ function insertStatements(db: DB, w: InvoiceInsert): BatchItem<"sqlite">[] {
       db
         .insert(invoiceCounters)
         .select(sql`SELECT ${w.organizerId}, ${w.prefix}, 1 WHERE ${w.when}`)
-        .onConflictDoUpdate({ target: [invoiceCounters.organizerId, invoiceCounters.prefix], set: { last: sql`${invoiceCounters.last} + 1` } }),
+        .onConflictDoUpdate({
+          target: [invoiceCounters.organizerId, invoiceCounters.prefix],
+          set: { last: sql`${invoiceCounters.last} + 1` },
+        }),
     );
     numberSource = sql`SELECT printf('%0*d', ${w.counterLength}, c.last) AS no FROM invoice_counters c WHERE c.organizer_id = ${w.organizerId} AND c.prefix = ${w.prefix}`;
   } else {
     numberSource = sql`SELECT ${w.orderCode} || '-' || (SELECT count(*) + 1 FROM invoices WHERE order_id = ${w.orderId}) AS no`;
   }
-  const refers = w.refers === null ? sql`NULL` : typeof w.refers === "number" ? sql`${w.refers}` : sql`(SELECT id FROM invoices WHERE creation_key = ${w.refers.creationKey})`;
+  const refers =
+    w.refers === null
+      ? sql`NULL`
+      : typeof w.refers === "number"
+        ? sql`${w.refers}`
+        : sql`(SELECT id FROM invoices WHERE creation_key = ${w.refers.creationKey})`;
   // columns in table order: id, organizer_id, event_id, order_id, prefix, invoice_no, number, is_cancellation, refers_id,
   // date, locale, texts, lines, creation_key, created_at, version, file, file_error
   out.push(
@@ -214,7 +244,9 @@ export async function insertInvoices(db: DB, writes: InvoiceInsert[]): Promise<I
   stmts.push(selectInvoices(db).where(inArray(invoices.creationKey, keys)));
   const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
   const created = results[results.length - 1] as InvoiceRecord[];
-  return keys.map((k) => created.find((r) => r.invoice.creationKey === k)).filter((r): r is InvoiceRecord => r !== undefined);
+  return keys
+    .map((k) => created.find((r) => r.invoice.creationKey === k))
+    .filter((r): r is InvoiceRecord => r !== undefined);
 }
 
 /**
@@ -231,7 +263,14 @@ export async function replaceInvoiceContent(
   const [updated, read] = await db.batch([
     db
       .update(invoices)
-      .set({ locale: content.locale, texts: content.texts, lines: content.lines, version: sql`${invoices.version} + 1`, file: null, fileError: null })
+      .set({
+        locale: content.locale,
+        texts: content.texts,
+        lines: content.lines,
+        version: sql`${invoices.version} + 1`,
+        file: null,
+        fileError: null,
+      })
       .where(and(eq(invoices.id, id), when))
       .returning({ id: invoices.id }),
     selectInvoices(db).where(eq(invoices.id, id)),

@@ -71,8 +71,13 @@ function itemQuery(db: DB) {
 }
 
 function taxRateCondition(db: DB, eventId: number, rate: number): SQL {
-  const ruleIds = db.select({ id: taxRules.id }).from(taxRules).where(and(eq(taxRules.eventId, eventId), eq(taxRules.rate, rate)));
-  return rate === 0 ? or(isNull(items.taxRuleId), inArray(items.taxRuleId, ruleIds))! : inArray(items.taxRuleId, ruleIds);
+  const ruleIds = db
+    .select({ id: taxRules.id })
+    .from(taxRules)
+    .where(and(eq(taxRules.eventId, eventId), eq(taxRules.rate, rate)));
+  return rate === 0
+    ? or(isNull(items.taxRuleId), inArray(items.taxRuleId, ruleIds))!
+    : inArray(items.taxRuleId, ruleIds);
 }
 
 function listConditions(db: DB, eventId: number, f: ItemFilters): SQL {
@@ -88,14 +93,22 @@ function listConditions(db: DB, eventId: number, f: ItemFilters): SQL {
 /** Statements loading the sub-objects of the items whose ids `ids` selects. */
 function childStatements(db: DB, ids: SQL | ReturnType<typeof pageIdsOf>) {
   return [
-    db.select().from(itemVariations).where(inArray(itemVariations.itemId, ids)).orderBy(asc(itemVariations.position), asc(itemVariations.id)),
+    db
+      .select()
+      .from(itemVariations)
+      .where(inArray(itemVariations.itemId, ids))
+      .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
     db
       .select({ variationId: variationMembershipTypes.variationId, typeId: variationMembershipTypes.membershipTypeId })
       .from(variationMembershipTypes)
       .innerJoin(itemVariations, eq(itemVariations.id, variationMembershipTypes.variationId))
       .where(inArray(itemVariations.itemId, ids))
       .orderBy(asc(variationMembershipTypes.membershipTypeId)),
-    db.select().from(itemAddons).where(inArray(itemAddons.itemId, ids)).orderBy(asc(itemAddons.position), asc(itemAddons.id)),
+    db
+      .select()
+      .from(itemAddons)
+      .where(inArray(itemAddons.itemId, ids))
+      .orderBy(asc(itemAddons.position), asc(itemAddons.id)),
     db.select().from(itemBundles).where(inArray(itemBundles.itemId, ids)).orderBy(asc(itemBundles.id)),
     db
       .select({ itemId: itemMembershipTypes.itemId, typeId: itemMembershipTypes.membershipTypeId })
@@ -113,7 +126,10 @@ type Children = [
   { itemId: number; typeId: number }[],
 ];
 
-function assemble(rows: { item: ItemRow; taxRate: number | null }[], [variations, varTypes, addons, bundles, itemTypes]: Children): ItemRecord[] {
+function assemble(
+  rows: { item: ItemRow; taxRate: number | null }[],
+  [variations, varTypes, addons, bundles, itemTypes]: Children,
+): ItemRecord[] {
   const typesOfVariation = group(varTypes, (r) => r.variationId);
   const variationsOf = group(variations, (v) => v.itemId);
   const addonsOf = group(addons, (a) => a.itemId);
@@ -144,10 +160,20 @@ function group<T>(rows: T[], key: (r: T) => number): Map<number, T[]> {
 }
 
 /** The orderings of the item list (default `position`, then id). */
-export const ITEM_ORDERING: OrderingTable = { fields: { id: items.id, position: items.position }, default: "position", tiebreaker: items.id };
+export const ITEM_ORDERING: OrderingTable = {
+  fields: { id: items.id, position: items.position },
+  default: "position",
+  tiebreaker: items.id,
+};
 
 /** The ids of a page's rows, as a subquery for the statements reading their children. */
-function pageIdsOf(db: DB, table: typeof items | typeof itemVariations, where: SQL | undefined, ordering: OrderingTable, req: ListRequest) {
+function pageIdsOf(
+  db: DB,
+  table: typeof items | typeof itemVariations,
+  where: SQL | undefined,
+  ordering: OrderingTable,
+  req: ListRequest,
+) {
   return db
     .select({ id: table.id })
     .from(table)
@@ -185,7 +211,11 @@ export async function findItem(db: DB, eventId: number, itemId: number): Promise
 
 /** The bare item row of the event, or undefined. */
 export async function findItemRow(db: DB, eventId: number, itemId: number): Promise<ItemRow | undefined> {
-  return db.select().from(items).where(and(eq(items.eventId, eventId), eq(items.id, itemId))).get();
+  return db
+    .select()
+    .from(items)
+    .where(and(eq(items.eventId, eventId), eq(items.id, itemId)))
+    .get();
 }
 
 // ---- references ----
@@ -222,7 +252,12 @@ export type References = {
  * Looks up everything an input refers to in one batch (one round trip; none when it refers to
  * nothing). Each statement stays within D1's 100 bound parameters, however long the lists.
  */
-export async function lookUpReferences(db: DB, eventId: number, organizerId: number, q: ReferenceQuery): Promise<References> {
+export async function lookUpReferences(
+  db: DB,
+  eventId: number,
+  organizerId: number,
+  q: ReferenceQuery,
+): Promise<References> {
   const found: References = {
     categories: new Set(),
     taxRules: new Map(),
@@ -241,19 +276,28 @@ export async function lookUpReferences(db: DB, eventId: number, organizerId: num
   const parts = (ids: readonly number[] | undefined) => chunks([...new Set(ids ?? [])], MAX_PARAMS - 5);
   for (const part of parts(q.categories)) {
     read(
-      db.select({ id: itemCategories.id }).from(itemCategories).where(and(eq(itemCategories.eventId, eventId), inArray(itemCategories.id, part))),
+      db
+        .select({ id: itemCategories.id })
+        .from(itemCategories)
+        .where(and(eq(itemCategories.eventId, eventId), inArray(itemCategories.id, part))),
       (rows) => rows.forEach((r) => found.categories.add(r.id)),
     );
   }
   for (const part of parts(q.taxRules)) {
     read(
-      db.select({ id: taxRules.id, rate: taxRules.rate }).from(taxRules).where(and(eq(taxRules.eventId, eventId), inArray(taxRules.id, part))),
+      db
+        .select({ id: taxRules.id, rate: taxRules.rate })
+        .from(taxRules)
+        .where(and(eq(taxRules.eventId, eventId), inArray(taxRules.id, part))),
       (rows) => rows.forEach((r) => found.taxRules.set(r.id, r)),
     );
   }
   for (const part of parts(q.quotas)) {
     read(
-      db.select({ id: quotas.id }).from(quotas).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part))),
+      db
+        .select({ id: quotas.id })
+        .from(quotas)
+        .where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part))),
       (rows) => rows.forEach((r) => found.quotas.add(r.id)),
     );
   }
@@ -276,7 +320,10 @@ export async function lookUpReferences(db: DB, eventId: number, organizerId: num
         })
         .from(items)
         .where(and(eq(items.eventId, eventId), inArray(items.id, part))),
-      (rows) => rows.forEach((r) => found.items.set(r.id, { id: r.id, hasVariations: r.hasVariations, hasBundles: Boolean(r.hasBundles) })),
+      (rows) =>
+        rows.forEach((r) =>
+          found.items.set(r.id, { id: r.id, hasVariations: r.hasVariations, hasBundles: Boolean(r.hasBundles) }),
+        ),
     );
   }
   for (const part of parts(q.variations)) {
@@ -286,7 +333,14 @@ export async function lookUpReferences(db: DB, eventId: number, organizerId: num
     const { itemId, categoryId, exceptId } = q.addon;
     const conds = [eq(itemAddons.itemId, itemId), eq(itemAddons.addonCategoryId, categoryId)];
     if (exceptId !== null) conds.push(ne(itemAddons.id, exceptId));
-    read(db.select({ id: itemAddons.id }).from(itemAddons).where(and(...conds)).limit(1), (rows) => (found.addonTaken = rows.length > 0));
+    read(
+      db
+        .select({ id: itemAddons.id })
+        .from(itemAddons)
+        .where(and(...conds))
+        .limit(1),
+      (rows) => (found.addonTaken = rows.length > 0),
+    );
   }
   const results = await runBatch(db, statements);
   results.forEach((rows, i) => readers[i]!(rows as never[]));
@@ -321,18 +375,32 @@ const newVariationId = sql`(SELECT max(id) FROM item_variations)`;
  * organizers are skipped). Query-builder statements: raw `db.run` with parameters cannot be
  * batched by drizzle's D1 driver.
  */
-function membershipLinkStatements(db: DB, table: "item" | "variation", owner: SQL, organizerId: number, typeIds: number[]) {
+function membershipLinkStatements(
+  db: DB,
+  table: "item" | "variation",
+  owner: SQL,
+  organizerId: number,
+  typeIds: number[],
+) {
   return chunks([...new Set(typeIds)], MAX_PARAMS - 5).map((part) => {
     const where = and(eq(membershipTypes.organizerId, organizerId), inArray(membershipTypes.id, part));
     return table === "item"
       ? db
           .insert(itemMembershipTypes)
-          .select(db.select({ itemId: sql<number>`${owner}`.as("item_id"), membershipTypeId: membershipTypes.id }).from(membershipTypes).where(where))
+          .select(
+            db
+              .select({ itemId: sql<number>`${owner}`.as("item_id"), membershipTypeId: membershipTypes.id })
+              .from(membershipTypes)
+              .where(where),
+          )
           .onConflictDoNothing()
       : db
           .insert(variationMembershipTypes)
           .select(
-            db.select({ variationId: sql<number>`${owner}`.as("variation_id"), membershipTypeId: membershipTypes.id }).from(membershipTypes).where(where),
+            db
+              .select({ variationId: sql<number>`${owner}`.as("variation_id"), membershipTypeId: membershipTypes.id })
+              .from(membershipTypes)
+              .where(where),
           )
           .onConflictDoNothing();
   });
@@ -357,14 +425,21 @@ export function createItemStatements(
 ) {
   const itemId = newItemId as unknown as number;
   return [
-    db.insert(items).values({ ...values, eventId }).returning({ id: items.id }),
+    db
+      .insert(items)
+      .values({ ...values, eventId })
+      .returning({ id: items.id }),
     ...membershipLinkStatements(db, "item", newItemId, organizerId, membershipTypeIds),
     ...variations.flatMap((v) => [
       db.insert(itemVariations).values({ ...v.values, itemId }),
       ...membershipLinkStatements(db, "variation", newVariationId, organizerId, v.membershipTypeIds),
     ]),
-    ...chunks(addons, rowsPerInsert(7)).map((part) => db.insert(itemAddons).values(part.map((a) => ({ ...a, itemId })))),
-    ...chunks(bundles, rowsPerInsert(6)).map((part) => db.insert(itemBundles).values(part.map((b) => ({ ...b, itemId })))),
+    ...chunks(addons, rowsPerInsert(7)).map((part) =>
+      db.insert(itemAddons).values(part.map((a) => ({ ...a, itemId }))),
+    ),
+    ...chunks(bundles, rowsPerInsert(6)).map((part) =>
+      db.insert(itemBundles).values(part.map((b) => ({ ...b, itemId }))),
+    ),
     touch(db, eventId, STAMP.items, now),
   ] as const;
 }
@@ -406,7 +481,12 @@ export async function updateItemRow(
 
 /** True when order positions refer to the item. */
 export async function itemOrdered(db: DB, itemId: number): Promise<boolean> {
-  const row = await db.select({ id: orderPositions.id }).from(orderPositions).where(eq(orderPositions.itemId, itemId)).limit(1).get();
+  const row = await db
+    .select({ id: orderPositions.id })
+    .from(orderPositions)
+    .where(eq(orderPositions.itemId, itemId))
+    .limit(1)
+    .get();
   return row !== undefined;
 }
 
@@ -416,8 +496,16 @@ export async function itemOrdered(db: DB, itemId: number): Promise<boolean> {
  */
 export async function variationDeleteBlockers(db: DB, itemId: number, variationId: number, now: number) {
   const [ordered, inCart, [total]] = await db.batch([
-    db.select({ id: orderPositions.id }).from(orderPositions).where(eq(orderPositions.variationId, variationId)).limit(1),
-    db.select({ id: cartPositions.id }).from(cartPositions).where(and(eq(cartPositions.variationId, variationId), sql`${cartPositions.expires} > ${now}`)).limit(1),
+    db
+      .select({ id: orderPositions.id })
+      .from(orderPositions)
+      .where(eq(orderPositions.variationId, variationId))
+      .limit(1),
+    db
+      .select({ id: cartPositions.id })
+      .from(cartPositions)
+      .where(and(eq(cartPositions.variationId, variationId), sql`${cartPositions.expires} > ${now}`))
+      .limit(1),
     db.select({ n: count() }).from(itemVariations).where(eq(itemVariations.itemId, itemId)),
   ]);
   return { ordered: ordered.length > 0, inCart: inCart.length > 0, variations: total?.n ?? 0 };
@@ -451,7 +539,9 @@ export async function deleteItemRow(db: DB, eventId: number, itemId: number, now
 // ---- variations ----
 
 function variationWhere(itemId: number, active: boolean | undefined) {
-  return active === undefined ? eq(itemVariations.itemId, itemId) : and(eq(itemVariations.itemId, itemId), eq(itemVariations.active, active));
+  return active === undefined
+    ? eq(itemVariations.itemId, itemId)
+    : and(eq(itemVariations.itemId, itemId), eq(itemVariations.active, active));
 }
 
 /** The orderings of an item's variation list (default id). */
@@ -466,24 +556,38 @@ export async function listVariations(db: DB, itemId: number, active: boolean | u
   const where = variationWhere(itemId, active);
   const page = await fetchPage(
     db,
-    { rows: db.select().from(itemVariations).where(where).$dynamic(), count: { from: itemVariations, where }, ordering: VARIATION_ORDERING },
+    {
+      rows: db.select().from(itemVariations).where(where).$dynamic(),
+      count: { from: itemVariations, where },
+      ordering: VARIATION_ORDERING,
+    },
     req,
     db
       .select({ variationId: variationMembershipTypes.variationId, typeId: variationMembershipTypes.membershipTypeId })
       .from(variationMembershipTypes)
-      .where(inArray(variationMembershipTypes.variationId, pageIdsOf(db, itemVariations, where, VARIATION_ORDERING, req)))
+      .where(
+        inArray(variationMembershipTypes.variationId, pageIdsOf(db, itemVariations, where, VARIATION_ORDERING, req)),
+      )
       .orderBy(asc(variationMembershipTypes.membershipTypeId)),
   );
   const typesOf = group(page.extra[0], (t) => t.variationId);
   return {
     count: page.count,
-    rows: page.rows.map((variation): VariationRecord => ({ variation, membershipTypeIds: (typesOf.get(variation.id) ?? []).map((t) => t.typeId) })),
+    rows: page.rows.map(
+      (variation): VariationRecord => ({
+        variation,
+        membershipTypeIds: (typesOf.get(variation.id) ?? []).map((t) => t.typeId),
+      }),
+    ),
   };
 }
 
 export async function findVariation(db: DB, itemId: number, variationId: number): Promise<VariationRecord | undefined> {
   const [rows, types] = await db.batch([
-    db.select().from(itemVariations).where(and(eq(itemVariations.itemId, itemId), eq(itemVariations.id, variationId))),
+    db
+      .select()
+      .from(itemVariations)
+      .where(and(eq(itemVariations.itemId, itemId), eq(itemVariations.id, variationId))),
     db
       .select({ typeId: variationMembershipTypes.membershipTypeId })
       .from(variationMembershipTypes)
@@ -503,7 +607,10 @@ export async function insertVariation(
   now: number,
 ): Promise<number> {
   const [rows] = await db.batch([
-    db.insert(itemVariations).values({ ...v.values, itemId }).returning({ id: itemVariations.id }),
+    db
+      .insert(itemVariations)
+      .values({ ...v.values, itemId })
+      .returning({ id: itemVariations.id }),
     ...membershipLinkStatements(db, "variation", newVariationId, organizerId, v.membershipTypeIds),
     touch(db, eventId, STAMP.items, now),
   ]);
@@ -536,7 +643,13 @@ export async function updateVariationRow(
 }
 
 /** Deletes a variation unless it was ordered or is the item's last one (checked in the statement). */
-export async function deleteVariationRow(db: DB, eventId: number, itemId: number, variationId: number, now: number): Promise<boolean> {
+export async function deleteVariationRow(
+  db: DB,
+  eventId: number,
+  itemId: number,
+  variationId: number,
+  now: number,
+): Promise<boolean> {
   const [rows] = await db.batch([
     db
       .delete(itemVariations)
@@ -560,35 +673,79 @@ export async function deleteVariationRow(db: DB, eventId: number, itemId: number
 // ---- add-ons ----
 
 /** The orderings of an item's add-on list (default id). */
-export const ADDON_ORDERING: OrderingTable = { fields: { id: itemAddons.id, position: itemAddons.position }, default: "id", tiebreaker: itemAddons.id };
+export const ADDON_ORDERING: OrderingTable = {
+  fields: { id: itemAddons.id, position: itemAddons.position },
+  default: "id",
+  tiebreaker: itemAddons.id,
+};
 
 export function listAddons(db: DB, itemId: number, req: ListRequest) {
   const where = eq(itemAddons.itemId, itemId);
-  return fetchPage(db, { rows: db.select().from(itemAddons).where(where).$dynamic(), count: { from: itemAddons, where }, ordering: ADDON_ORDERING }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select().from(itemAddons).where(where).$dynamic(),
+      count: { from: itemAddons, where },
+      ordering: ADDON_ORDERING,
+    },
+    req,
+  );
 }
 
 export async function findAddon(db: DB, itemId: number, addonId: number) {
-  return db.select().from(itemAddons).where(and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId))).get();
+  return db
+    .select()
+    .from(itemAddons)
+    .where(and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId)))
+    .get();
 }
 
-export async function insertAddon(db: DB, eventId: number, itemId: number, values: AddonValues, now: number): Promise<AddonRow> {
+export async function insertAddon(
+  db: DB,
+  eventId: number,
+  itemId: number,
+  values: AddonValues,
+  now: number,
+): Promise<AddonRow> {
   const [rows] = await db.batch([
-    db.insert(itemAddons).values({ ...values, itemId }).returning(),
+    db
+      .insert(itemAddons)
+      .values({ ...values, itemId })
+      .returning(),
     touch(db, eventId, STAMP.items, now),
   ]);
   return rows[0]!;
 }
 
-export async function updateAddonRow(db: DB, eventId: number, itemId: number, addonId: number, values: Partial<AddonValues>, now: number) {
+export async function updateAddonRow(
+  db: DB,
+  eventId: number,
+  itemId: number,
+  addonId: number,
+  values: Partial<AddonValues>,
+  now: number,
+) {
   const where = and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId));
   if (Object.keys(values).length === 0) return findAddon(db, itemId, addonId);
-  const [rows] = await db.batch([db.update(itemAddons).set(values).where(where).returning(), touch(db, eventId, STAMP.items, now)]);
+  const [rows] = await db.batch([
+    db.update(itemAddons).set(values).where(where).returning(),
+    touch(db, eventId, STAMP.items, now),
+  ]);
   return rows[0];
 }
 
-export async function deleteAddonRow(db: DB, eventId: number, itemId: number, addonId: number, now: number): Promise<boolean> {
+export async function deleteAddonRow(
+  db: DB,
+  eventId: number,
+  itemId: number,
+  addonId: number,
+  now: number,
+): Promise<boolean> {
   const [rows] = await db.batch([
-    db.delete(itemAddons).where(and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId))).returning({ id: itemAddons.id }),
+    db
+      .delete(itemAddons)
+      .where(and(eq(itemAddons.itemId, itemId), eq(itemAddons.id, addonId)))
+      .returning({ id: itemAddons.id }),
     touch(db, eventId, STAMP.items, now),
   ]);
   return rows.length > 0;
@@ -597,40 +754,83 @@ export async function deleteAddonRow(db: DB, eventId: number, itemId: number, ad
 // ---- bundles ----
 
 /** The orderings of an item's bundle list (default id). */
-export const BUNDLE_ORDERING: OrderingTable = { fields: { id: itemBundles.id }, default: "id", tiebreaker: itemBundles.id };
+export const BUNDLE_ORDERING: OrderingTable = {
+  fields: { id: itemBundles.id },
+  default: "id",
+  tiebreaker: itemBundles.id,
+};
 
 export function listBundles(db: DB, itemId: number, req: ListRequest) {
   const where = eq(itemBundles.itemId, itemId);
-  return fetchPage(db, { rows: db.select().from(itemBundles).where(where).$dynamic(), count: { from: itemBundles, where }, ordering: BUNDLE_ORDERING }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select().from(itemBundles).where(where).$dynamic(),
+      count: { from: itemBundles, where },
+      ordering: BUNDLE_ORDERING,
+    },
+    req,
+  );
 }
 
 export async function findBundle(db: DB, itemId: number, bundleId: number) {
-  return db.select().from(itemBundles).where(and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId))).get();
+  return db
+    .select()
+    .from(itemBundles)
+    .where(and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId)))
+    .get();
 }
 
-export async function insertBundle(db: DB, eventId: number, itemId: number, values: BundleValues, now: number): Promise<BundleRow> {
+export async function insertBundle(
+  db: DB,
+  eventId: number,
+  itemId: number,
+  values: BundleValues,
+  now: number,
+): Promise<BundleRow> {
   const [rows] = await db.batch([
-    db.insert(itemBundles).values({ ...values, itemId }).returning(),
+    db
+      .insert(itemBundles)
+      .values({ ...values, itemId })
+      .returning(),
     touch(db, eventId, STAMP.items, now),
   ]);
   return rows[0]!;
 }
 
-export async function updateBundleRow(db: DB, eventId: number, itemId: number, bundleId: number, values: Partial<BundleValues>, now: number) {
+export async function updateBundleRow(
+  db: DB,
+  eventId: number,
+  itemId: number,
+  bundleId: number,
+  values: Partial<BundleValues>,
+  now: number,
+) {
   const where = and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId));
   if (Object.keys(values).length === 0) return findBundle(db, itemId, bundleId);
-  const [rows] = await db.batch([db.update(itemBundles).set(values).where(where).returning(), touch(db, eventId, STAMP.items, now)]);
+  const [rows] = await db.batch([
+    db.update(itemBundles).set(values).where(where).returning(),
+    touch(db, eventId, STAMP.items, now),
+  ]);
   return rows[0];
 }
 
-export async function deleteBundleRow(db: DB, eventId: number, itemId: number, bundleId: number, now: number): Promise<boolean> {
+export async function deleteBundleRow(
+  db: DB,
+  eventId: number,
+  itemId: number,
+  bundleId: number,
+  now: number,
+): Promise<boolean> {
   const [rows] = await db.batch([
-    db.delete(itemBundles).where(and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId))).returning({ id: itemBundles.id }),
+    db
+      .delete(itemBundles)
+      .where(and(eq(itemBundles.itemId, itemId), eq(itemBundles.id, bundleId)))
+      .returning({ id: itemBundles.id }),
     touch(db, eventId, STAMP.items, now),
   ]);
   return rows.length > 0;
 }
-
 
 /** Names of the event's items (for mails and pages). */
 export async function itemNames(db: DB, eventId: number): Promise<Map<number, I18n>> {

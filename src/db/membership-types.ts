@@ -12,10 +12,21 @@ export type MembershipTypeValues = Omit<typeof membershipTypes.$inferInsert, "id
 /** A page of the organizer's membership types, by id. */
 export function listMembershipTypes(db: DB, organizerId: number, req: ListRequest) {
   const where = eq(membershipTypes.organizerId, organizerId);
-  return fetchPage(db, { rows: db.select().from(membershipTypes).where(where).orderBy(asc(membershipTypes.id)).$dynamic(), count: { from: membershipTypes, where } }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select().from(membershipTypes).where(where).orderBy(asc(membershipTypes.id)).$dynamic(),
+      count: { from: membershipTypes, where },
+    },
+    req,
+  );
 }
 
-export async function findMembershipType(db: DB, organizerId: number, id: number): Promise<MembershipTypeRow | undefined> {
+export async function findMembershipType(
+  db: DB,
+  organizerId: number,
+  id: number,
+): Promise<MembershipTypeRow | undefined> {
   return db
     .select()
     .from(membershipTypes)
@@ -23,7 +34,11 @@ export async function findMembershipType(db: DB, organizerId: number, id: number
     .get();
 }
 
-export async function insertMembershipType(db: DB, organizerId: number, values: MembershipTypeValues): Promise<MembershipTypeRow> {
+export async function insertMembershipType(
+  db: DB,
+  organizerId: number,
+  values: MembershipTypeValues,
+): Promise<MembershipTypeRow> {
   const [row] = await db
     .insert(membershipTypes)
     .values({ ...values, organizerId })
@@ -60,7 +75,11 @@ function usedByItems(id: number) {
  * linked meanwhile is never left dangling). Rows elsewhere that refer to the type (e.g.
  * memberships) make the database refuse: that is "in use" too.
  */
-export async function deleteUnusedMembershipType(db: DB, organizerId: number, id: number): Promise<"deleted" | "in_use" | "missing"> {
+export async function deleteUnusedMembershipType(
+  db: DB,
+  organizerId: number,
+  id: number,
+): Promise<"deleted" | "in_use" | "missing"> {
   try {
     const rows = await db
       .delete(membershipTypes)

@@ -5,7 +5,10 @@ import { fetchPage, type ListRequest } from "./paging";
 import { customers, membershipTypes, memberships } from "./schema";
 
 export type MembershipRow = typeof memberships.$inferSelect;
-export type MembershipValues = Pick<typeof memberships.$inferInsert, "membershipTypeId" | "dateStart" | "dateEnd" | "attendeeNameParts">;
+export type MembershipValues = Pick<
+  typeof memberships.$inferInsert,
+  "membershipTypeId" | "dateStart" | "dateEnd" | "attendeeNameParts"
+>;
 export type MembershipRecord = { membership: MembershipRow; customer: string };
 
 export type MembershipFilters = { customer?: string; membershipType?: number; testmode?: boolean };
@@ -31,7 +34,11 @@ export function listMemberships(db: DB, organizerId: number, f: MembershipFilter
     .orderBy(asc(memberships.id))
     .$dynamic();
   // the customer filter needs the join in the count too
-  const counted = db.select({ n: count() }).from(memberships).innerJoin(customers, eq(customers.id, memberships.customerId)).where(where);
+  const counted = db
+    .select({ n: count() })
+    .from(memberships)
+    .innerJoin(customers, eq(customers.id, memberships.customerId))
+    .where(where);
   return fetchPage(db, { rows, count: counted }, req);
 }
 
@@ -73,13 +80,28 @@ export async function creationRefs(db: DB, organizerId: number, identifier: stri
 }
 
 /** A membership and, when `membershipTypeId` is given, whether that type is the organizer's: one round trip. */
-export async function findMembershipForChange(db: DB, organizerId: number, id: number, membershipTypeId: number | undefined) {
-  if (membershipTypeId === undefined) return { found: await findMembership(db, organizerId, id), typeExists: undefined };
-  const [found, type] = await db.batch([membershipQuery(db, organizerId, id), membershipTypeQuery(db, organizerId, membershipTypeId)]);
+export async function findMembershipForChange(
+  db: DB,
+  organizerId: number,
+  id: number,
+  membershipTypeId: number | undefined,
+) {
+  if (membershipTypeId === undefined)
+    return { found: await findMembership(db, organizerId, id), typeExists: undefined };
+  const [found, type] = await db.batch([
+    membershipQuery(db, organizerId, id),
+    membershipTypeQuery(db, organizerId, membershipTypeId),
+  ]);
   return { found: found[0] as MembershipRecord | undefined, typeExists: type.length > 0 };
 }
 
-export async function insertMembership(db: DB, organizerId: number, customerId: number, testmode: boolean, values: MembershipValues): Promise<MembershipRow> {
+export async function insertMembership(
+  db: DB,
+  organizerId: number,
+  customerId: number,
+  testmode: boolean,
+  values: MembershipValues,
+): Promise<MembershipRow> {
   const [row] = await db
     .insert(memberships)
     .values({ ...values, organizerId, customerId, testmode })
@@ -88,7 +110,12 @@ export async function insertMembership(db: DB, organizerId: number, customerId: 
 }
 
 /** Updates the membership; returns the row as it is afterwards (undefined: it is gone). */
-export async function updateMembership(db: DB, organizerId: number, id: number, values: Partial<MembershipValues>): Promise<MembershipRow | undefined> {
+export async function updateMembership(
+  db: DB,
+  organizerId: number,
+  id: number,
+  values: Partial<MembershipValues>,
+): Promise<MembershipRow | undefined> {
   const [row] = await db
     .update(memberships)
     .set(values)

@@ -34,13 +34,19 @@ export type OrderListFilter = {
 const orderId = sql`"orders"."id"`;
 const invoiceAddress = sql`"orders"."invoice_address"`;
 // a position's date is looked up by its id (never a scan of every event's dates)
-const positionsWhere = (condition: SQL) => sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orderId} AND ${condition})`;
+const positionsWhere = (condition: SQL) =>
+  sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orderId} AND ${condition})`;
 
 function searchCondition(eventSlug: string, term: string): { condition: SQL; byIds: boolean } {
   const parts: SQL[] = [];
   // "<event slug>-<code>" as printed on tickets; the list is one event's, so the slug part is known
   const dash = term.lastIndexOf("-");
-  const codeTerm = dash < 0 ? undefined : eventSlug.toLowerCase().includes(term.slice(0, dash).toLowerCase()) ? term.slice(dash + 1) : null;
+  const codeTerm =
+    dash < 0
+      ? undefined
+      : eventSlug.toLowerCase().includes(term.slice(0, dash).toLowerCase())
+        ? term.slice(dash + 1)
+        : null;
   if (codeTerm === undefined) parts.push(containsText(orders.code, term));
   else if (codeTerm !== null) parts.push(containsText(orders.code, codeTerm));
   parts.push(
@@ -49,13 +55,25 @@ function searchCondition(eventSlug: string, term: string): { condition: SQL; byI
     containsText(sql`json_extract(${invoiceAddress}, '$.company')`, term),
     jsonValuesContain(invoiceAddress, term, "$.name_parts"),
     // the whole name as the parts make it up ("Jane Doe" across given and family name)
-    containsText(sql`(SELECT group_concat(value, ' ') FROM json_each(${invoiceAddress}, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`, term),
-    positionsWhere(or(containsText(sql`p.attendee_name`, term), containsText(sql`p.attendee_email`, term), startsWithText(sql`p.secret`, term))!),
+    containsText(
+      sql`(SELECT group_concat(value, ' ') FROM json_each(${invoiceAddress}, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`,
+      term,
+    ),
+    positionsWhere(
+      or(
+        containsText(sql`p.attendee_name`, term),
+        containsText(sql`p.attendee_email`, term),
+        startsWithText(sql`p.secret`, term),
+      )!,
+    ),
   );
   const exact = or(...parts)!;
   // the candidates from the trigram indexes (./search.ts), each tested exactly; terms they cannot find: every order of the event
   if (!indexedTerm(term) || (codeTerm != null && !indexedTerm(codeTerm))) return { condition: exact, byIds: false };
-  return { condition: sql`(${orderId} IN (${orderIdsMatching(term, codeTerm ?? undefined)}) AND ${exact})`, byIds: true };
+  return {
+    condition: sql`(${orderId} IN (${orderIdsMatching(term, codeTerm ?? undefined)}) AND ${exact})`,
+    byIds: true,
+  };
 }
 
 /**
@@ -86,8 +104,16 @@ export function orderFilterConditions(eventSlug: string, f: OrderListFilter): Or
       ),
     );
   }
-  if (f.subeventBefore !== undefined) c.push(positionsWhere(sql`EXISTS (SELECT 1 FROM subevents s WHERE s.id = p.subevent_id AND s.date_from < ${f.subeventBefore})`));
+  if (f.subeventBefore !== undefined)
+    c.push(
+      positionsWhere(
+        sql`EXISTS (SELECT 1 FROM subevents s WHERE s.id = p.subevent_id AND s.date_from < ${f.subeventBefore})`,
+      ),
+    );
   if (f.salesChannel !== undefined) c.push(eq(orders.salesChannel, f.salesChannel));
-  if (f.paymentProvider !== undefined) c.push(sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.order_id = ${orderId} AND y.provider = ${f.paymentProvider})`);
+  if (f.paymentProvider !== undefined)
+    c.push(
+      sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.order_id = ${orderId} AND y.provider = ${f.paymentProvider})`,
+    );
   return { conditions: c.length ? [and(...c)!] : [], byIds };
 }

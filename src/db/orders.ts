@@ -118,7 +118,15 @@ const nested = {
 };
 
 /** An order row as the reading query returns it (`toOrderRecord` parses it). */
-export type RawOrder = { order: OrderRow; customer: string | null; positions: string; fees: string; payments: string; ticketFacts: string; invoicing: string };
+export type RawOrder = {
+  order: OrderRow;
+  customer: string | null;
+  positions: string;
+  fees: string;
+  payments: string;
+  ticketFacts: string;
+  invoicing: string;
+};
 
 export function toOrderRecord(r: RawOrder): OrderRecord {
   return {
@@ -164,7 +172,8 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   if (f.email !== undefined) c.push(sql`lower(${orders.email}) = lower(${f.email})`);
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
   if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
-  if (f.customer !== undefined) c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
+  if (f.customer !== undefined)
+    c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
   if (f.extra) c.push(...f.extra.conditions);
   return and(...c)!;
 }
@@ -176,7 +185,8 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
  */
 function orderCount(eventId: number, f: OrderFilter, where: SQL): SQL {
   const { status, testmode, extra, ...others } = f;
-  if (Object.values(others).some((v) => v !== undefined) || (extra?.conditions.length ?? 0) > 0) return sql`SELECT count(*) AS n FROM ${orders} WHERE ${where}`;
+  if (Object.values(others).some((v) => v !== undefined) || (extra?.conditions.length ?? 0) > 0)
+    return sql`SELECT count(*) AS n FROM ${orders} WHERE ${where}`;
   const c = [sql`event_id = ${eventId}`];
   if (status !== undefined) c.push(sql`status = ${status}`);
   if (testmode !== undefined) c.push(sql`testmode = ${testmode ? 1 : 0}`);
@@ -185,7 +195,13 @@ function orderCount(eventId: number, f: OrderFilter, where: SQL): SQL {
 
 /** The orderings of the orders list (pretix docs orders.rst); each has an index on (event, field). */
 export const ORDER_ORDERING: OrderingTable = {
-  fields: { datetime: orders.datetime, code: orders.code, status: orders.status, last_modified: orders.lastModified, cancellation_date: orders.cancellationDate },
+  fields: {
+    datetime: orders.datetime,
+    code: orders.code,
+    status: orders.status,
+    last_modified: orders.lastModified,
+    cancellation_date: orders.cancellationDate,
+  },
   default: "datetime",
   tiebreaker: orders.id,
   tiesFollow: true,
@@ -212,7 +228,8 @@ export async function listOrders(db: DB, eventId: number, filter: OrderFilter, r
     {
       keys: ({ order, limit, offset }) =>
         sql`SELECT ${orders.id} AS id FROM ${orders} ${keysIndex(filter)} WHERE ${where} ORDER BY ${sql.join(order, sql`, `)} LIMIT ${limit} OFFSET ${offset}`,
-      rows: ({ ids, qb, total }) => selectOrders(qb, { __page_total: total }).where(sql`${orders.id} IN (${ids})`).$dynamic(),
+      rows: ({ ids, qb, total }) =>
+        selectOrders(qb, { __page_total: total }).where(sql`${orders.id} IN (${ids})`).$dynamic(),
       count: orderCount(eventId, filter, where),
       ordering: ORDER_ORDERING,
     },
@@ -247,9 +264,18 @@ export function orderByCode(db: DB, eventId: number, code: string) {
 }
 
 /** The order of one of the event's positions (pretix `orderpositions/{id}`), or undefined. */
-export async function findOrderOfPosition(db: DB, eventId: number, positionId: number): Promise<OrderRecord | undefined> {
+export async function findOrderOfPosition(
+  db: DB,
+  eventId: number,
+  positionId: number,
+): Promise<OrderRecord | undefined> {
   const row = await selectOrders(db)
-    .where(and(eq(orders.eventId, eventId), sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId} AND event_id = ${eventId})`))
+    .where(
+      and(
+        eq(orders.eventId, eventId),
+        sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId} AND event_id = ${eventId})`,
+      ),
+    )
     .get();
   return row ? toOrderRecord(row) : undefined;
 }
@@ -260,7 +286,12 @@ export async function findOrder(db: DB, eventId: number, code: string): Promise<
 }
 
 /** An order by its code and secret (customer-facing pages). */
-export async function findOrderBySecret(db: DB, eventId: number, code: string, secret: string): Promise<OrderRecord | undefined> {
+export async function findOrderBySecret(
+  db: DB,
+  eventId: number,
+  code: string,
+  secret: string,
+): Promise<OrderRecord | undefined> {
   const row = await selectOrders(db)
     .where(and(eq(orders.eventId, eventId), eq(orders.code, code), eq(orders.secret, secret)))
     .get();
@@ -279,9 +310,18 @@ export async function overdueOrders(db: DB, now: number, limit = 200) {
 
 /** What the positions of these orders demand from the event object, per order id (one round trip). */
 /** What a position demands of the event object (the domain's `Demand`). */
-export type PositionDemand = { itemId: number; variationId: number | null; subeventId: number | null; seat: string | null; voucherId: number | null };
+export type PositionDemand = {
+  itemId: number;
+  variationId: number | null;
+  subeventId: number | null;
+  seat: string | null;
+  voucherId: number | null;
+};
 
-export async function orderDemands(db: DB, orderIds: number[]): Promise<Map<number, (PositionDemand & { canceled: boolean })[]>> {
+export async function orderDemands(
+  db: DB,
+  orderIds: number[],
+): Promise<Map<number, (PositionDemand & { canceled: boolean })[]>> {
   const out = new Map<number, (PositionDemand & { canceled: boolean })[]>(orderIds.map((id) => [id, []]));
   const [first, ...rest] = chunks(orderIds, MAX_PARAMS).map((part) =>
     db

@@ -13,7 +13,15 @@ export const ORGANIZER_ORDERING: OrderingTable = {
 /** A page of the organizers the caller can access (a credential belongs to exactly one organizer). */
 export function listAccessibleOrganizers(db: DB, organizerId: number, req: ListRequest) {
   const where = eq(organizers.id, organizerId);
-  return fetchPage(db, { rows: db.select().from(organizers).where(where).$dynamic(), count: { from: organizers, where }, ordering: ORGANIZER_ORDERING }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select().from(organizers).where(where).$dynamic(),
+      count: { from: organizers, where },
+      ordering: ORGANIZER_ORDERING,
+    },
+    req,
+  );
 }
 
 export async function findOrganizerById(db: DB, id: number) {

@@ -30,7 +30,12 @@ export type ListRequest = { page: number; pageSize: number; ordering?: string | 
  * equal values in id order, serves `-field` backwards without sorting; pretix leaves the order
  * of ties open).
  */
-export type OrderingTable = { fields: Record<string, AnySQLiteColumn | SQL>; default: string; tiebreaker: AnySQLiteColumn; tiesFollow?: boolean };
+export type OrderingTable = {
+  fields: Record<string, AnySQLiteColumn | SQL>;
+  default: string;
+  tiebreaker: AnySQLiteColumn;
+  tiesFollow?: boolean;
+};
 
 export type Page<T> = { count: number; rows: T[] };
 
@@ -101,7 +106,12 @@ const dialect = new SQLiteSyncDialect();
  * walk with LIMIT 0), the rows of those ids. Null when the statement would bind more
  * parameters than D1 allows (its conditions are in it three times).
  */
-function keyedStatement<Q extends SQLiteSelect>(db: DB, listing: KeyedListing<Q>, req: ListRequest, offset: number): SQLiteSelect | null {
+function keyedStatement<Q extends SQLiteSelect>(
+  db: DB,
+  listing: KeyedListing<Q>,
+  req: ListRequest,
+  offset: number,
+): SQLiteSelect | null {
   const n = sql`(SELECT n FROM ${sql.raw(TOTAL)})`;
   const order = orderBy(listing.ordering, req.ordering);
   const fields = orderingFields(listing.ordering, req.ordering);
@@ -110,7 +120,12 @@ function keyedStatement<Q extends SQLiteSelect>(db: DB, listing: KeyedListing<Q>
     ids = listing.keys({ order, fields, limit: req.pageSize, offset: 0 });
   } else {
     const front = sql`(${offset} * 2 < ${n})`;
-    const forward = listing.keys({ order, fields, limit: sql`CASE WHEN ${front} THEN ${req.pageSize} ELSE 0 END`, offset });
+    const forward = listing.keys({
+      order,
+      fields,
+      limit: sql`CASE WHEN ${front} THEN ${req.pageSize} ELSE 0 END`,
+      offset,
+    });
     const back = reversedOrder(listing.ordering, req.ordering);
     const backward = listing.keys({
       ...back,
@@ -120,7 +135,10 @@ function keyedStatement<Q extends SQLiteSelect>(db: DB, listing: KeyedListing<Q>
     ids = sql`SELECT id FROM (${forward}) UNION ALL SELECT id FROM (${backward})`;
   }
   const qb = db.with(db.$with(TOTAL, { n: sql<number>`n` }).as(listing.count));
-  const page = listing.rows({ ids, qb, total: sql<number>`${n}`.as("__page_total") }).orderBy(...order).limit(req.pageSize);
+  const page = listing
+    .rows({ ids, qb, total: sql<number>`${n}`.as("__page_total") })
+    .orderBy(...order)
+    .limit(req.pageSize);
   return dialect.sqlToQuery(page.getSQL()).params.length > MAX_PARAMS ? null : page;
 }
 
@@ -144,7 +162,10 @@ export async function fetchPage<Q extends SQLiteSelect, E extends readonly Batch
     const single = keyedStatement(db, listing, req, offset);
     if (single) {
       // one statement: the total rides on every row (an empty page past the first is out of range whatever the total)
-      const [found, ...rest] = (await db.batch([single, ...extra] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+      const [found, ...rest] = (await db.batch([single, ...extra] as unknown as [
+        BatchItem<"sqlite">,
+        ...BatchItem<"sqlite">[],
+      ])) as unknown[];
       const rows = found as (Awaited<Q>[number] & { __page_total?: number })[];
       return {
         count: rows[0]?.__page_total ?? 0,
@@ -154,17 +175,32 @@ export async function fetchPage<Q extends SQLiteSelect, E extends readonly Batch
     }
     // too many parameters for one statement: the total on its own, the page walked forward
     const order = orderBy(listing.ordering, req.ordering);
-    const ids = listing.keys({ order, fields: orderingFields(listing.ordering, req.ordering), limit: req.pageSize, offset });
+    const ids = listing.keys({
+      order,
+      fields: orderingFields(listing.ordering, req.ordering),
+      limit: req.pageSize,
+      offset,
+    });
     counted = rawRows<{ n: number }>(db, listing.count);
-    page = listing.rows({ ids, qb: db, total: sql<number>`NULL`.as("__page_total") }).orderBy(...order).limit(req.pageSize);
+    page = listing
+      .rows({ ids, qb: db, total: sql<number>`NULL`.as("__page_total") })
+      .orderBy(...order)
+      .limit(req.pageSize);
   } else {
-    counted = "from" in listing.count ? db.select({ n: count() }).from(listing.count.from).where(listing.count.where) : listing.count;
+    counted =
+      "from" in listing.count
+        ? db.select({ n: count() }).from(listing.count.from).where(listing.count.where)
+        : listing.count;
     let rows = listing.rows;
     if (listing.ordering) rows = rows.orderBy(...orderBy(listing.ordering, req.ordering)) as Q;
     page = rows.limit(req.pageSize).offset(offset);
   }
-  const [total, found, ...rest] = (await db.batch([counted, page, ...extra] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
-  const rows = "keys" in listing ? (found as { __page_total?: unknown }[]).map(({ __page_total: _, ...row }) => row) : found;
+  const [total, found, ...rest] = (await db.batch([counted, page, ...extra] as unknown as [
+    BatchItem<"sqlite">,
+    ...BatchItem<"sqlite">[],
+  ])) as unknown[];
+  const rows =
+    "keys" in listing ? (found as { __page_total?: unknown }[]).map(({ __page_total: _, ...row }) => row) : found;
   return {
     count: (total as { n: number }[])[0]?.n ?? 0,
     rows: rows as Awaited<Q>[number][],

@@ -13,7 +13,15 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { grantMembershipsStatement } from "./inventory";
 import { statusNotification } from "./webhooks";
-import { type OrderStatus, orderPayments, orderPositions, orders, giftCards, giftCardTransactions, vouchers } from "./schema";
+import {
+  type OrderStatus,
+  orderPayments,
+  orderPositions,
+  orders,
+  giftCards,
+  giftCardTransactions,
+  vouchers,
+} from "./schema";
 
 /**
  * A gift card paying a payment in the same transaction as the order becomes paid. `reference`
@@ -78,7 +86,12 @@ function claimed(d: GiftCardDebit): SQL {
  * given back when the order stops holding capacity (to c/e), taken again when it starts
  * holding again (from c/e to n/p), untouched between n and p.
  */
-export function statusWriteStatements(db: DB, eventId: number, w: StatusWrite, voucherUses: Map<number, number>): BatchItem<"sqlite">[] {
+export function statusWriteStatements(
+  db: DB,
+  eventId: number,
+  w: StatusWrite,
+  voucherUses: Map<number, number>,
+): BatchItem<"sqlite">[] {
   const stmts: BatchItem<"sqlite">[] = [];
   let gate = statusIn(w.orderId, w.from);
   const d = w.giftCard;
@@ -132,7 +145,14 @@ export function statusWriteStatements(db: DB, eventId: number, w: StatusWrite, v
       db
         .update(orderPayments)
         .set({ state: "confirmed", paymentDate: w.now })
-        .where(and(eq(orderPayments.id, w.confirmPaymentId), eq(orderPayments.orderId, w.orderId), inArray(orderPayments.state, ["created", "pending"]), gate)),
+        .where(
+          and(
+            eq(orderPayments.id, w.confirmPaymentId),
+            eq(orderPayments.orderId, w.orderId),
+            inArray(orderPayments.state, ["created", "pending"]),
+            gate,
+          ),
+        ),
     );
   }
   if (w.cancelPayments) {
@@ -200,7 +220,12 @@ export async function createPayment(
       )
       .returning({ id: orderPayments.id, localId: orderPayments.localId }),
   );
-  stmts.push(db.update(orders).set({ lastModified: p.now }).where(and(eq(orders.id, p.orderId), inArray(orders.status, ["n", "e"]))));
+  stmts.push(
+    db
+      .update(orders)
+      .set({ lastModified: p.now })
+      .where(and(eq(orders.id, p.orderId), inArray(orders.status, ["n", "e"]))),
+  );
   const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
   const inserted = results[p.cancelOpen ? 1 : 0] as { id: number; localId: number }[];
   return inserted[0] ?? null;

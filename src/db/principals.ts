@@ -17,7 +17,10 @@ function tokenQuery(db: DB, tokenHash: string) {
       tokenId: sql<number>`${teamApiTokens.id}`.as("token_id"),
       active: sql<boolean>`${teamApiTokens.active}`.mapWith(Boolean).as("token_active"),
       team: teams,
-      eventIds: sql<string>`(SELECT json_group_array(te.event_id) FROM team_events te WHERE te.team_id = "teams"."id")`.as("team_event_ids"),
+      eventIds:
+        sql<string>`(SELECT json_group_array(te.event_id) FROM team_events te WHERE te.team_id = "teams"."id")`.as(
+          "team_event_ids",
+        ),
     })
     .from(teamApiTokens)
     .innerJoin(teams, eq(teams.id, teamApiTokens.teamId))
@@ -29,7 +32,10 @@ function deviceQuery(db: DB, tokenHash: string) {
   return db
     .select({
       device: devices,
-      eventIds: sql<string>`(SELECT json_group_array(de.event_id) FROM device_events de WHERE de.device_id = "devices"."id")`.as("device_event_ids"),
+      eventIds:
+        sql<string>`(SELECT json_group_array(de.event_id) FROM device_events de WHERE de.device_id = "devices"."id")`.as(
+          "device_event_ids",
+        ),
     })
     .from(devices)
     .where(eq(devices.apiTokenHash, tokenHash))
@@ -44,7 +50,10 @@ export type TokenCredential = Awaited<ReturnType<typeof tokenQuery>>[number];
 export type DeviceCredential = Awaited<ReturnType<typeof deviceQuery>>[number];
 
 /** The stored credential of a hash (row undefined: none), with the path's tenancy when the path has slugs. */
-export type FoundCredential = ({ kind: "token"; row: TokenCredential | undefined } | { kind: "device"; row: DeviceCredential | undefined }) & {
+export type FoundCredential = (
+  | { kind: "token"; row: TokenCredential | undefined }
+  | { kind: "device"; row: DeviceCredential | undefined }
+) & {
   tenancy: PrefetchedTenancy | null;
 };
 
@@ -53,9 +62,17 @@ export type FoundCredential = ({ kind: "token"; row: TokenCredential | undefined
  * and how to read their results: run alone (`findCredential`) or ahead of a page's statements
  * in one batch (http/credential-batch.ts).
  */
-export type CredentialLookup = { statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]; read(results: unknown[]): FoundCredential };
+export type CredentialLookup = {
+  statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+  read(results: unknown[]): FoundCredential;
+};
 
-export function credentialLookup(db: DB, kind: CredentialKind, tokenHash: string, slugs: TenancySlugs | null): CredentialLookup {
+export function credentialLookup(
+  db: DB,
+  kind: CredentialKind,
+  tokenHash: string,
+  slugs: TenancySlugs | null,
+): CredentialLookup {
   const first = kind === "token" ? tokenQuery(db, tokenHash) : deviceQuery(db, tokenHash);
   const tenancy = slugs ? tenancyLookup(db, slugs) : null;
   return {
@@ -71,7 +88,12 @@ export function credentialLookup(db: DB, kind: CredentialKind, tokenHash: string
 }
 
 /** The credential of a hash and the path's tenancy: one round trip. */
-export async function findCredential(db: DB, kind: CredentialKind, tokenHash: string, slugs: TenancySlugs | null): Promise<FoundCredential> {
+export async function findCredential(
+  db: DB,
+  kind: CredentialKind,
+  tokenHash: string,
+  slugs: TenancySlugs | null,
+): Promise<FoundCredential> {
   const lookup = credentialLookup(db, kind, tokenHash, slugs);
   return lookup.read((await db.batch(lookup.statements)) as unknown[]);
 }

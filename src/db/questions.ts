@@ -1,7 +1,14 @@
 /** Questions of an event with their items and options; every query is scoped by event. */
 import { and, asc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { I18n } from "../lib/i18n";
-import { itemLinkInserts, lastInsertedId, linkedItemIdsJson, qualifiedId, runBatch, type Statement } from "./catalog-common";
+import {
+  itemLinkInserts,
+  lastInsertedId,
+  linkedItemIdsJson,
+  qualifiedId,
+  runBatch,
+  type Statement,
+} from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
@@ -24,7 +31,11 @@ const questionRecordFields = {
 
 export type QuestionRecord = { question: QuestionRow; items: string; options: string };
 
-export type QuestionFilters = { identifier?: string | undefined; askDuringCheckin?: boolean | undefined; required?: boolean | undefined };
+export type QuestionFilters = {
+  identifier?: string | undefined;
+  askDuringCheckin?: boolean | undefined;
+  required?: boolean | undefined;
+};
 
 function selectQuestions(db: DB) {
   return db.select(questionRecordFields).from(questions);
@@ -35,7 +46,11 @@ function questionWhere(eventId: number, id: number | SQL) {
 }
 
 /** `ordering` of the list: `id` or `position` (default). */
-export const QUESTION_ORDERING: OrderingTable = { fields: { id: questions.id, position: questions.position }, default: "position", tiebreaker: questions.id };
+export const QUESTION_ORDERING: OrderingTable = {
+  fields: { id: questions.id, position: questions.position },
+  default: "position",
+  tiebreaker: questions.id,
+};
 
 /** A page of the event's questions and the list's last change, in one batch. */
 export async function listQuestions(db: DB, eventId: number, f: QuestionFilters, req: ListRequest) {
@@ -46,7 +61,11 @@ export async function listQuestions(db: DB, eventId: number, f: QuestionFilters,
   const where = and(...conds);
   const page = await fetchPage(
     db,
-    { rows: selectQuestions(db).where(where).$dynamic(), count: { from: questions, where }, ordering: QUESTION_ORDERING },
+    {
+      rows: selectQuestions(db).where(where).$dynamic(),
+      count: { from: questions, where },
+      ordering: QUESTION_ORDERING,
+    },
     req,
     lastChangeQuery(db, eventScopeKey(eventId), QUESTIONS_RESOURCE),
   );
@@ -66,10 +85,21 @@ export async function questionExists(db: DB, eventId: number, id: number): Promi
   return (await questionExistsQuery(db, eventId, id).get()) !== undefined;
 }
 
-export type QuestionNode = { id: number; type: QuestionRow["type"]; askDuringCheckin: boolean; dependencyQuestionId: number | null; identifier: string };
+export type QuestionNode = {
+  id: number;
+  type: QuestionRow["type"];
+  askDuringCheckin: boolean;
+  dependencyQuestionId: number | null;
+  identifier: string;
+};
 
 /** Option identifiers of the event among `identifiers` (other than `exceptOptionId`), as statements for a batch. */
-function takenOptionIdentifierQueries(db: DB, eventId: number, identifiers: readonly string[], exceptOptionId?: number) {
+function takenOptionIdentifierQueries(
+  db: DB,
+  eventId: number,
+  identifiers: readonly string[],
+  exceptOptionId?: number,
+) {
   return chunks([...new Set(identifiers)], MAX_PARAMS - 5).map((part) =>
     db
       .select({ identifier: questionOptions.identifier })
@@ -89,7 +119,12 @@ function takenOptionIdentifierQueries(db: DB, eventId: number, identifiers: read
  * a dependency graph node with its identifier, the option identifiers of the question depended
  * on (`dependencyId`), and which of `optionIdentifiers` options of the event already use.
  */
-export async function questionCheckFacts(db: DB, eventId: number, dependencyId: number | null, optionIdentifiers: readonly string[]) {
+export async function questionCheckFacts(
+  db: DB,
+  eventId: number,
+  dependencyId: number | null,
+  optionIdentifiers: readonly string[],
+) {
   const graph = db
     .select({
       id: questions.id,
@@ -104,7 +139,11 @@ export async function questionCheckFacts(db: DB, eventId: number, dependencyId: 
     .select({ identifier: questionOptions.identifier })
     .from(questionOptions)
     .where(and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, dependencyId ?? 0)));
-  const [nodes, deps, ...taken] = await db.batch([graph, depOptions, ...takenOptionIdentifierQueries(db, eventId, optionIdentifiers)]);
+  const [nodes, deps, ...taken] = await db.batch([
+    graph,
+    depOptions,
+    ...takenOptionIdentifierQueries(db, eventId, optionIdentifiers),
+  ]);
   return {
     graph: nodes as QuestionNode[],
     dependencyOptionIdentifiers: new Set(dependencyId === null ? [] : deps.map((r) => r.identifier)),
@@ -177,20 +216,43 @@ export async function deleteQuestionRow(db: DB, eventId: number, id: number, now
 // ---- options ----
 
 function optionWhere(eventId: number, questionId: number, id: number) {
-  return and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId), eq(questionOptions.id, id));
+  return and(
+    eq(questionOptions.eventId, eventId),
+    eq(questionOptions.questionId, questionId),
+    eq(questionOptions.id, id),
+  );
 }
 
 /** A page of a question's options (by position) and whether the question is one of the event, in one batch. */
 export async function listOptions(db: DB, eventId: number, questionId: number, req: ListRequest) {
   const where = and(eq(questionOptions.eventId, eventId), eq(questionOptions.questionId, questionId));
-  const rows = db.select().from(questionOptions).where(where).orderBy(asc(questionOptions.position), asc(questionOptions.id)).$dynamic();
-  const page = await fetchPage(db, { rows, count: { from: questionOptions, where } }, req, questionExistsQuery(db, eventId, questionId));
+  const rows = db
+    .select()
+    .from(questionOptions)
+    .where(where)
+    .orderBy(asc(questionOptions.position), asc(questionOptions.id))
+    .$dynamic();
+  const page = await fetchPage(
+    db,
+    { rows, count: { from: questionOptions, where } },
+    req,
+    questionExistsQuery(db, eventId, questionId),
+  );
   const [question] = page.extra;
   return { count: page.count, rows: page.rows, questionExists: question.length > 0 };
 }
 
-export async function findOption(db: DB, eventId: number, questionId: number, id: number): Promise<OptionRow | undefined> {
-  return db.select().from(questionOptions).where(optionWhere(eventId, questionId, id)).get();
+export async function findOption(
+  db: DB,
+  eventId: number,
+  questionId: number,
+  id: number,
+): Promise<OptionRow | undefined> {
+  return db
+    .select()
+    .from(questionOptions)
+    .where(optionWhere(eventId, questionId, id))
+    .get();
 }
 
 /** Whether the question is one of the event, and whether options of the event use `identifier`, in one batch. */
@@ -199,16 +261,31 @@ export async function optionCreateFacts(db: DB, eventId: number, questionId: num
     questionExistsQuery(db, eventId, questionId),
     ...takenOptionIdentifierQueries(db, eventId, identifier ? [identifier] : []),
   ]);
-  return { questionExists: question.length > 0, identifierTaken: (taken as unknown[][]).some((rows) => rows.length > 0) };
+  return {
+    questionExists: question.length > 0,
+    identifierTaken: (taken as unknown[][]).some((rows) => rows.length > 0),
+  };
 }
 
 /** The option, and whether other options of the event use `identifier`, in one batch. */
-export async function optionChangeFacts(db: DB, eventId: number, questionId: number, id: number, identifier: string | null) {
+export async function optionChangeFacts(
+  db: DB,
+  eventId: number,
+  questionId: number,
+  id: number,
+  identifier: string | null,
+) {
   const [option, ...taken] = await db.batch([
-    db.select().from(questionOptions).where(optionWhere(eventId, questionId, id)),
+    db
+      .select()
+      .from(questionOptions)
+      .where(optionWhere(eventId, questionId, id)),
     ...takenOptionIdentifierQueries(db, eventId, identifier ? [identifier] : [], id),
   ]);
-  return { option: option[0] as OptionRow | undefined, identifierTaken: (taken as unknown[][]).some((rows) => rows.length > 0) };
+  return {
+    option: option[0] as OptionRow | undefined,
+    identifierTaken: (taken as unknown[][]).some((rows) => rows.length > 0),
+  };
 }
 
 /** Creates an option; without a position it goes after the question's last option. */
@@ -233,9 +310,20 @@ export async function insertOption(
 }
 
 /** Writes the changed columns; undefined when the option is gone. */
-export async function updateOptionValues(db: DB, eventId: number, questionId: number, id: number, values: Partial<OptionValues>, now: number) {
+export async function updateOptionValues(
+  db: DB,
+  eventId: number,
+  questionId: number,
+  id: number,
+  values: Partial<OptionValues>,
+  now: number,
+) {
   const [rows] = await db.batch([
-    db.update(questionOptions).set(values).where(optionWhere(eventId, questionId, id)).returning(),
+    db
+      .update(questionOptions)
+      .set(values)
+      .where(optionWhere(eventId, questionId, id))
+      .returning(),
     touchStatement(db, eventScopeKey(eventId), QUESTIONS_RESOURCE, now),
   ]);
   return rows[0];

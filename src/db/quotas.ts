@@ -42,7 +42,12 @@ export async function listQuotas(db: DB, eventId: number, filter: { subeventId?:
     .from(quotas)
     .where(where)
     .$dynamic();
-  const page = await fetchPage(db, { rows, count: { from: quotas, where }, ordering: QUOTA_ORDERING }, req, lastChangeQuery(db, eventScopeKey(eventId), "quotas"));
+  const page = await fetchPage(
+    db,
+    { rows, count: { from: quotas, where }, ordering: QUOTA_ORDERING },
+    req,
+    lastChangeQuery(db, eventScopeKey(eventId), "quotas"),
+  );
   return { count: page.count, rows: page.rows.map(record), lastModified: page.extra[0][0]?.modifiedAt };
 }
 
@@ -55,19 +60,34 @@ export async function findQuota(db: DB, eventId: number, id: number): Promise<Qu
   return row ? record(row) : undefined;
 }
 
-export type CoverageRefs = { items: { id: number; hasVariations: boolean }[]; variations: { id: number; itemId: number }[]; subeventExists: boolean | undefined };
+export type CoverageRefs = {
+  items: { id: number; hasVariations: boolean }[];
+  variations: { id: number; itemId: number }[];
+  subeventExists: boolean | undefined;
+};
 
 /**
  * What a quota's coverage refers to, in one batch: the event's items among `itemIds` (with
  * whether they have variations), the variations of its items among `variationIds` (with their
  * item), and whether `subeventId` (when given) is a date of the event.
  */
-export async function coverageRefs(db: DB, eventId: number, itemIds: number[], variationIds: number[], subeventId: number | null): Promise<CoverageRefs> {
+export async function coverageRefs(
+  db: DB,
+  eventId: number,
+  itemIds: number[],
+  variationIds: number[],
+  subeventId: number | null,
+): Promise<CoverageRefs> {
   const stmts: Statement[] = [];
   const kinds: ("items" | "variations" | "subevent")[] = [];
   for (const part of chunks([...new Set(itemIds)], MAX_PARAMS - 5)) {
     kinds.push("items");
-    stmts.push(db.select({ id: items.id, hasVariations: items.hasVariations }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part))));
+    stmts.push(
+      db
+        .select({ id: items.id, hasVariations: items.hasVariations })
+        .from(items)
+        .where(and(eq(items.eventId, eventId), inArray(items.id, part))),
+    );
   }
   for (const part of chunks([...new Set(variationIds)], MAX_PARAMS - 5)) {
     kinds.push("variations");
@@ -81,7 +101,12 @@ export async function coverageRefs(db: DB, eventId: number, itemIds: number[], v
   }
   if (subeventId !== null) {
     kinds.push("subevent");
-    stmts.push(db.select({ id: subevents.id }).from(subevents).where(and(eq(subevents.eventId, eventId), eq(subevents.id, subeventId))));
+    stmts.push(
+      db
+        .select({ id: subevents.id })
+        .from(subevents)
+        .where(and(eq(subevents.eventId, eventId), eq(subevents.id, subeventId))),
+    );
   }
   const results = (await runBatch(db, stmts)) as unknown[][];
   const rows = <T>(kind: (typeof kinds)[number]) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
@@ -99,9 +124,16 @@ function coverageRows(quotaId: number | null, itemIds: number[], variations: { i
   ].map((r) => ({ ...r, quotaId: quotaId ?? 0 }));
 }
 
-function coverageInserts(db: DB, quotaId: number | null, itemIds: number[], variations: { id: number; itemId: number }[]) {
+function coverageInserts(
+  db: DB,
+  quotaId: number | null,
+  itemIds: number[],
+  variations: { id: number; itemId: number }[],
+) {
   const qid = quotaId === null ? sql<number>`(SELECT max(id) FROM quotas)` : sql<number>`${quotaId}`;
-  return chunks(coverageRows(quotaId, itemIds, variations), 30).map((part) => db.insert(quotaItems).values(part.map((r) => ({ ...r, quotaId: qid }))));
+  return chunks(coverageRows(quotaId, itemIds, variations), 30).map((part) =>
+    db.insert(quotaItems).values(part.map((r) => ({ ...r, quotaId: qid }))),
+  );
 }
 
 function touches(db: DB, eventId: number, now: number) {
@@ -117,7 +149,10 @@ export async function insertQuota(
   now: number,
 ): Promise<number> {
   const [rows] = await db.batch([
-    db.insert(quotas).values({ ...values, eventId }).returning({ id: quotas.id }),
+    db
+      .insert(quotas)
+      .values({ ...values, eventId })
+      .returning({ id: quotas.id }),
     ...coverageInserts(db, null, itemIds, variations),
     ...touches(db, eventId, now),
   ]);
@@ -133,7 +168,13 @@ export async function updateQuota(
   now: number,
 ) {
   const stmts = [];
-  if (Object.keys(values).length) stmts.push(db.update(quotas).set(values).where(and(eq(quotas.eventId, eventId), eq(quotas.id, id))));
+  if (Object.keys(values).length)
+    stmts.push(
+      db
+        .update(quotas)
+        .set(values)
+        .where(and(eq(quotas.eventId, eventId), eq(quotas.id, id))),
+    );
   if (coverage) {
     stmts.push(db.delete(quotaItems).where(eq(quotaItems.quotaId, id)));
     stmts.push(...coverageInserts(db, id, coverage.itemIds, coverage.variations));

@@ -22,7 +22,11 @@ export type RoundTrips = { n: number; ms?: number };
  * event objects it called; `objectStart` when an object it called had just started (what it read
  * from its own storage to serve, and the positions it held then).
  */
-export type ContextRoundTrips = { own: Required<RoundTrips>; object: Required<RoundTrips>; objectStart?: { rowsRead: number; heldPositions: number } };
+export type ContextRoundTrips = {
+  own: Required<RoundTrips>;
+  object: Required<RoundTrips>;
+  objectStart?: { rowsRead: number; heldPositions: number };
+};
 
 export const ROUND_TRIP_HEADERS = {
   total: "X-D1-Round-Trips",
@@ -83,7 +87,8 @@ function countStatement(stmt: D1PreparedStatement, tick: Tick): D1PreparedStatem
     first: (column?: string) => timed(tick, () => (column === undefined ? stmt.first() : stmt.first(column))),
     run: () => timed(tick, () => stmt.run()),
     all: () => timed(tick, () => stmt.all()),
-    raw: (options?: { columnNames?: boolean }) => timed(tick, () => (options?.columnNames ? stmt.raw({ columnNames: true }) : stmt.raw())),
+    raw: (options?: { columnNames?: boolean }) =>
+      timed(tick, () => (options?.columnNames ? stmt.raw({ columnNames: true }) : stmt.raw())),
   } as unknown as D1PreparedStatement;
   inner.set(wrapped, stmt);
   return wrapped;
@@ -113,10 +118,16 @@ function wrap(d1: D1Database, tick: Tick): D1Database {
 
 /** `d1` with every round trip counted into `trips` (and its time, if `trips.ms` is kept). */
 export function countRoundTrips(d1: D1Database, trips: RoundTrips): D1Database {
-  return wrap(d1, ticking(() => trips));
+  return wrap(
+    d1,
+    ticking(() => trips),
+  );
 }
 
 /** `d1` with every round trip counted into the running context's counts (nothing outside one). */
 export function countRoundTripsInContext(d1: D1Database): D1Database {
-  return wrap(d1, ticking(() => context.getStore()?.own));
+  return wrap(
+    d1,
+    ticking(() => context.getStore()?.own),
+  );
 }

@@ -41,7 +41,9 @@ export type SeatRow = typeof seatingPlanSeats.$inferSelect;
 export type TaxRuleRow = { id: number; rate: number; priceIncludesTax: boolean };
 
 /** An active discount with the products it is limited to. */
-export type DiscountRuleRow = Omit<typeof discounts.$inferSelect, "eventId" | "internalName"> & { conditionLimitProducts: number[] };
+export type DiscountRuleRow = Omit<typeof discounts.$inferSelect, "eventId" | "internalName"> & {
+  conditionLimitProducts: number[];
+};
 
 export type SalesRefs = {
   itemIds: number[];
@@ -81,7 +83,12 @@ export type SalesCatalogRows = {
 
 const part = <T>(xs: T[]) => chunks([...new Set(xs)], MAX_PARAMS - 10);
 
-export async function readSalesCatalog(db: DB, organizerId: number, eventId: number, refs: SalesRefs): Promise<SalesCatalogRows> {
+export async function readSalesCatalog(
+  db: DB,
+  organizerId: number,
+  eventId: number,
+  refs: SalesRefs,
+): Promise<SalesCatalogRows> {
   const stmts: Statement[] = [];
   const slots: { kind: string; index: number }[] = [];
   const add = (kind: string, s: Statement) => {
@@ -91,8 +98,20 @@ export async function readSalesCatalog(db: DB, organizerId: number, eventId: num
   add("stamp", inventoryStampQuery(db, eventId));
   add("eventSettings", db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)));
   add("orgSettings", db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)));
-  add("taxRules", db.select({ id: taxRules.id, rate: taxRules.rate, priceIncludesTax: taxRules.priceIncludesTax }).from(taxRules).where(eq(taxRules.eventId, eventId)));
-  add("discounts", db.select().from(discounts).where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))));
+  add(
+    "taxRules",
+    db
+      .select({ id: taxRules.id, rate: taxRules.rate, priceIncludesTax: taxRules.priceIncludesTax })
+      .from(taxRules)
+      .where(eq(taxRules.eventId, eventId)),
+  );
+  add(
+    "discounts",
+    db
+      .select()
+      .from(discounts)
+      .where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))),
+  );
   add(
     "discountItems",
     db
@@ -101,7 +120,14 @@ export async function readSalesCatalog(db: DB, organizerId: number, eventId: num
       .innerJoin(discounts, eq(discounts.id, discountItems.discountId))
       .where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))),
   );
-  for (const ids of part(refs.itemIds)) add("items", db.select().from(items).where(and(eq(items.eventId, eventId), inArray(items.id, ids))));
+  for (const ids of part(refs.itemIds))
+    add(
+      "items",
+      db
+        .select()
+        .from(items)
+        .where(and(eq(items.eventId, eventId), inArray(items.id, ids))),
+    );
   for (const ids of part(refs.variationIds)) {
     add(
       "variations",
@@ -113,17 +139,44 @@ export async function readSalesCatalog(db: DB, organizerId: number, eventId: num
     );
   }
   for (const ids of part(refs.subeventIds)) {
-    add("subevents", db.select().from(subevents).where(and(eq(subevents.eventId, eventId), inArray(subevents.id, ids))));
+    add(
+      "subevents",
+      db
+        .select()
+        .from(subevents)
+        .where(and(eq(subevents.eventId, eventId), inArray(subevents.id, ids))),
+    );
     add("subeventItems", db.select().from(subeventItems).where(inArray(subeventItems.subeventId, ids)));
-    add("subeventVariations", db.select().from(subeventItemVariations).where(inArray(subeventItemVariations.subeventId, ids)));
+    add(
+      "subeventVariations",
+      db.select().from(subeventItemVariations).where(inArray(subeventItemVariations.subeventId, ids)),
+    );
   }
   for (const codes of part(refs.voucherCodes.map((c) => c.toLowerCase()))) {
-    add("vouchers", db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, codes))));
+    add(
+      "vouchers",
+      db
+        .select()
+        .from(vouchers)
+        .where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, codes))),
+    );
   }
   for (const ids of part(refs.questionIds)) {
-    add("questions", db.select().from(questions).where(and(eq(questions.eventId, eventId), inArray(questions.id, ids))));
+    add(
+      "questions",
+      db
+        .select()
+        .from(questions)
+        .where(and(eq(questions.eventId, eventId), inArray(questions.id, ids))),
+    );
     add("questionItems", db.select().from(questionItems).where(inArray(questionItems.questionId, ids)));
-    add("options", db.select().from(questionOptions).where(and(eq(questionOptions.eventId, eventId), inArray(questionOptions.questionId, ids))));
+    add(
+      "options",
+      db
+        .select()
+        .from(questionOptions)
+        .where(and(eq(questionOptions.eventId, eventId), inArray(questionOptions.questionId, ids))),
+    );
   }
   // seats of the event's plan and of the dates' plans; ≤ 20 dates × 2 + 40 guids + 1 parameters
   const subChunks = refs.subeventIds.length ? chunks([...new Set(refs.subeventIds)], 20) : [[]];
@@ -132,37 +185,76 @@ export async function readSalesCatalog(db: DB, organizerId: number, eventId: num
       const plans = sql`(${refs.eventSeatingPlanId ?? -1}${
         subIds.length
           ? sql`, ${sql.join(
-              subIds.map((id) => sql`(SELECT seating_plan_id FROM subevents WHERE id = ${id} AND event_id = ${eventId})`),
+              subIds.map(
+                (id) => sql`(SELECT seating_plan_id FROM subevents WHERE id = ${id} AND event_id = ${eventId})`,
+              ),
               sql`, `,
             )}`
           : sql``
       })`;
-      add("seats", db.select().from(seatingPlanSeats).where(and(sql`${seatingPlanSeats.planId} IN ${plans}`, inArray(seatingPlanSeats.seatGuid, guids))));
+      add(
+        "seats",
+        db
+          .select()
+          .from(seatingPlanSeats)
+          .where(and(sql`${seatingPlanSeats.planId} IN ${plans}`, inArray(seatingPlanSeats.seatGuid, guids))),
+      );
     }
   }
-  if (refs.customer) add("customer", db.select({ id: customers.id }).from(customers).where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, refs.customer))));
+  if (refs.customer)
+    add(
+      "customer",
+      db
+        .select({ id: customers.id })
+        .from(customers)
+        .where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, refs.customer))),
+    );
   if (refs.signingKeyScheme) add("signingKey", signingKeyQuery(db, eventId, refs.signingKeyScheme));
   if (refs.orderCodes?.length) {
-    add("orderCodes", db.select({ code: sql<string>`code` }).from(sql`orders`).where(sql`event_id = ${eventId} AND code IN (${sql.join(refs.orderCodes.map((c) => sql`${c}`), sql`, `)})`));
+    add(
+      "orderCodes",
+      db
+        .select({ code: sql<string>`code` })
+        .from(sql`orders`)
+        .where(
+          sql`event_id = ${eventId} AND code IN (${sql.join(
+            refs.orderCodes.map((c) => sql`${c}`),
+            sql`, `,
+          )})`,
+        ),
+    );
   }
 
   const results = (await runBatch(db, stmts)) as unknown[][];
   const rows = <T>(kind: string): T[] => slots.filter((s) => s.kind === kind).flatMap((s) => results[s.index] as T[]);
 
   const discountLinks = rows<{ discountId: number; itemId: number }>("discountItems");
-  const eventStored = Object.fromEntries(rows<{ key: string; value: unknown }>("eventSettings").map((r) => [r.key, r.value]));
-  const orgStored = Object.fromEntries(rows<{ key: string; value: unknown }>("orgSettings").map((r) => [r.key, r.value]));
+  const eventStored = Object.fromEntries(
+    rows<{ key: string; value: unknown }>("eventSettings").map((r) => [r.key, r.value]),
+  );
+  const orgStored = Object.fromEntries(
+    rows<{ key: string; value: unknown }>("orgSettings").map((r) => [r.key, r.value]),
+  );
   const questionMap: SalesCatalogRows["questions"] = new Map();
-  for (const q of rows<QuestionRow>("questions")) questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
-  for (const l of rows<{ questionId: number; itemId: number }>("questionItems")) questionMap.get(l.questionId)?.itemIds.add(l.itemId);
+  for (const q of rows<QuestionRow>("questions"))
+    questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
+  for (const l of rows<{ questionId: number; itemId: number }>("questionItems"))
+    questionMap.get(l.questionId)?.itemIds.add(l.itemId);
   for (const o of rows<OptionRow>("options")) questionMap.get(o.questionId)?.options.set(o.id, o);
 
   return {
     items: new Map(rows<ItemRow>("items").map((i) => [i.id, i])),
     variations: new Map(rows<{ v: VariationRow }>("variations").map((r) => [r.v.id, r.v])),
     subevents: new Map(rows<SubeventRow>("subevents").map((s) => [s.id, s])),
-    subeventItemPrice: new Map(rows<typeof subeventItems.$inferSelect>("subeventItems").map((r) => [`${r.subeventId}:${r.itemId}`, r])),
-    subeventVariationPrice: new Map(rows<typeof subeventItemVariations.$inferSelect>("subeventVariations").map((r) => [`${r.subeventId}:${r.variationId}`, r])),
+    subeventItemPrice: new Map(
+      rows<typeof subeventItems.$inferSelect>("subeventItems").map((r) => [`${r.subeventId}:${r.itemId}`, r]),
+    ),
+    subeventVariationPrice: new Map(
+      rows<typeof subeventItemVariations.$inferSelect>("subeventVariations").map((r) => [
+        `${r.subeventId}:${r.variationId}`,
+        r,
+      ]),
+    ),
     taxRules: new Map(rows<TaxRuleRow>("taxRules").map((t) => [t.id, t])),
     vouchers: new Map(rows<VoucherRow>("vouchers").map((v) => [v.code.toLowerCase(), v])),
     questions: questionMap,

@@ -77,7 +77,10 @@ export function ftsPhrase(term: string): string {
  */
 export function orderIdsMatching(term: string, codeTerm?: string): SQL {
   const phrase = ftsPhrase(term);
-  const code = codeTerm === undefined ? sql`` : sql` UNION SELECT rowid FROM orders_search WHERE orders_search MATCH ${`code : ${ftsPhrase(codeTerm)}`}`;
+  const code =
+    codeTerm === undefined
+      ? sql``
+      : sql` UNION SELECT rowid FROM orders_search WHERE orders_search MATCH ${`code : ${ftsPhrase(codeTerm)}`}`;
   return sql`SELECT rowid FROM orders_search WHERE orders_search MATCH ${phrase}
     UNION SELECT sp.order_id FROM order_positions sp WHERE sp.id IN (SELECT rowid FROM order_positions_search WHERE order_positions_search MATCH ${phrase})${code}`;
 }

@@ -33,7 +33,12 @@ const SEATS_PER_STATEMENT = 500;
 /** A page of the organizer's plans, by name. */
 export function listSeatingPlans(db: DB, organizerId: number, req: ListRequest) {
   const where = eq(seatingPlans.organizerId, organizerId);
-  const rows = db.select().from(seatingPlans).where(where).orderBy(asc(seatingPlans.name), asc(seatingPlans.id)).$dynamic();
+  const rows = db
+    .select()
+    .from(seatingPlans)
+    .where(where)
+    .orderBy(asc(seatingPlans.name), asc(seatingPlans.id))
+    .$dynamic();
   return fetchPage(db, { rows, count: { from: seatingPlans, where } }, req);
 }
 
@@ -55,7 +60,18 @@ function seatInserts(db: DB, plan: number | SQL, seats: PlanSeat[], condition?: 
   const planSql = typeof plan === "number" ? sql`${plan}` : plan;
   return chunks(seats, SEATS_PER_STATEMENT).map((part) => {
     const json = JSON.stringify(
-      part.map((s) => [s.seatGuid, s.zoneName, s.rowName, s.rowLabel, s.seatNumber, s.seatLabel, s.category, s.sortingRank, s.x, s.y]),
+      part.map((s) => [
+        s.seatGuid,
+        s.zoneName,
+        s.rowName,
+        s.rowLabel,
+        s.seatNumber,
+        s.seatLabel,
+        s.category,
+        s.sortingRank,
+        s.x,
+        s.y,
+      ]),
     );
     // columns in table order: id (NULL: assigned), plan_id, then the seat's fields
     return db.insert(seatingPlanSeats).select(
@@ -68,7 +84,13 @@ function seatInserts(db: DB, plan: number | SQL, seats: PlanSeat[], condition?: 
 }
 
 /** Creates a plan and its seats in one transaction. */
-export async function insertSeatingPlan(db: DB, organizerId: number, name: string, layout: Record<string, unknown>, seats: PlanSeat[]): Promise<SeatingPlanRow> {
+export async function insertSeatingPlan(
+  db: DB,
+  organizerId: number,
+  name: string,
+  layout: Record<string, unknown>,
+  seats: PlanSeat[],
+): Promise<SeatingPlanRow> {
   const [rows] = (await runBatch(db, [
     db.insert(seatingPlans).values({ organizerId, name, layout }).returning(),
     ...seatInserts(db, lastInsertedId("seating_plans"), seats),
@@ -128,13 +150,24 @@ export async function planSeats(db: DB, organizerId: number, planId: number): Pr
 }
 
 /** The seats of the organizer's plan with the given `seat_guid`s, by guid (unknown guids are missing). */
-export async function planSeatsByGuid(db: DB, organizerId: number, planId: number, guids: readonly string[]): Promise<Map<string, SeatRow>> {
+export async function planSeatsByGuid(
+  db: DB,
+  organizerId: number,
+  planId: number,
+  guids: readonly string[],
+): Promise<Map<string, SeatRow>> {
   const found = new Map<string, SeatRow>();
   for (const part of chunks([...new Set(guids)], MAX_PARAMS - 5)) {
     const rows = await db
       .select()
       .from(seatingPlanSeats)
-      .where(and(eq(seatingPlanSeats.planId, planId), ownPlan(organizerId, planId), inArray(seatingPlanSeats.seatGuid, part)));
+      .where(
+        and(
+          eq(seatingPlanSeats.planId, planId),
+          ownPlan(organizerId, planId),
+          inArray(seatingPlanSeats.seatGuid, part),
+        ),
+      );
     for (const r of rows) found.set(r.seatGuid, r);
   }
   return found;

@@ -110,17 +110,28 @@ export type RecipientOrder = Row & { id: number };
  * have a position of that date; with products, orders that have a position of one of them.
  * Orders the rule has written to already are skipped.
  */
-export async function ruleRecipients(db: DB, c: RuleCandidate, afterId: number, limit: number): Promise<{ orders: RecipientOrder[]; positions: Row[] }> {
+export async function ruleRecipients(
+  db: DB,
+  c: RuleCandidate,
+  afterId: number,
+  limit: number,
+): Promise<{ orders: RecipientOrder[]; positions: Row[] }> {
   const conditions: SQL[] = [sql`o.event_id = ${c.eventId}`, sql`o.id > ${afterId}`];
-  conditions.push(c.includePending ? sql`(o.status = 'p' OR (o.status = 'n' AND o.require_approval = 0))` : sql`o.status = 'p'`);
+  conditions.push(
+    c.includePending ? sql`(o.status = 'p' OR (o.status = 'n' AND o.require_approval = 0))` : sql`o.status = 'p'`,
+  );
   if (c.subeventId) {
-    conditions.push(sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = o.id AND p.canceled = 0 AND p.subevent_id = ${c.subeventId})`);
+    conditions.push(
+      sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = o.id AND p.canceled = 0 AND p.subevent_id = ${c.subeventId})`,
+    );
   }
   if (!c.allProducts) {
     conditions.push(sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = o.id AND p.canceled = 0
       AND p.item_id IN (SELECT item_id FROM sendmail_rule_items WHERE rule_id = ${c.ruleId}))`);
   }
-  conditions.push(sql`NOT EXISTS (SELECT 1 FROM sendmail_rule_sends s WHERE s.rule_id = ${c.ruleId} AND s.subevent_id = ${c.subeventId} AND s.order_id = o.id)`);
+  conditions.push(
+    sql`NOT EXISTS (SELECT 1 FROM sendmail_rule_sends s WHERE s.rule_id = ${c.ruleId} AND s.subevent_id = ${c.subeventId} AND s.order_id = o.id)`,
+  );
   const where = sql.join(conditions, sql` AND `);
   const ids = sql`SELECT o.id FROM orders o WHERE ${where} ORDER BY o.id LIMIT ${limit}`;
   const [orders, positions] = await readBatch(db, [
@@ -144,16 +155,24 @@ function sendExists(k: SendKey): SQL {
  */
 export function ruleMailStatements(db: DB, key: SendKey, mail: MailInsert, now: number) {
   const values = mail as Record<string, unknown>;
-  const columns = Object.entries(getTableColumns(mailOutbox)).map(([name]) => (name === "id" ? sql`NULL` : sql`${values[name] ?? null}`));
+  const columns = Object.entries(getTableColumns(mailOutbox)).map(([name]) =>
+    name === "id" ? sql`NULL` : sql`${values[name] ?? null}`,
+  );
   const insertMail = db
     .insert(mailOutbox)
     .select(sql`SELECT ${sql.join(columns, sql`, `)} WHERE NOT ${sendExists(key)}`)
     .returning({ id: mailOutbox.id });
-  const record = db.insert(sendmailRuleSends).values({ ...key, createdAt: now }).onConflictDoNothing();
+  const record = db
+    .insert(sendmailRuleSends)
+    .values({ ...key, createdAt: now })
+    .onConflictDoNothing();
   return [insertMail, record] as const;
 }
 
 /** The rule has gone through every recipient of the event or date (pretix: state "completed"). */
 export function ruleDoneStatement(db: DB, c: { ruleId: number; subeventId: number }, sendAt: number, now: number) {
-  return db.insert(sendmailRuleDone).values({ ruleId: c.ruleId, subeventId: c.subeventId, sendAt, completedAt: now }).onConflictDoNothing();
+  return db
+    .insert(sendmailRuleDone)
+    .values({ ruleId: c.ruleId, subeventId: c.subeventId, sendAt, completedAt: now })
+    .onConflictDoNothing();
 }

@@ -25,7 +25,14 @@ function ruleWhere(eventId: number, id: number | SQL) {
 /** A page of the event's rules, by id. */
 export function listSendmailRules(db: DB, eventId: number, req: ListRequest) {
   const where = eq(sendmailRules.eventId, eventId);
-  return fetchPage(db, { rows: selectRules(db).where(where).orderBy(asc(sendmailRules.id)).$dynamic(), count: { from: sendmailRules, where } }, req);
+  return fetchPage(
+    db,
+    {
+      rows: selectRules(db).where(where).orderBy(asc(sendmailRules.id)).$dynamic(),
+      count: { from: sendmailRules, where },
+    },
+    req,
+  );
 }
 
 export async function findSendmailRule(db: DB, eventId: number, id: number): Promise<SendmailRuleRecord | undefined> {
@@ -33,7 +40,12 @@ export async function findSendmailRule(db: DB, eventId: number, id: number): Pro
 }
 
 /** Creates a rule with its products in one transaction and reads it back. */
-export async function insertSendmailRule(db: DB, eventId: number, values: SendmailRuleValues, itemIds: number[]): Promise<SendmailRuleRecord> {
+export async function insertSendmailRule(
+  db: DB,
+  eventId: number,
+  values: SendmailRuleValues,
+  itemIds: number[],
+): Promise<SendmailRuleRecord> {
   const self = lastInsertedId("sendmail_rules");
   const results = await runBatch(db, [
     db.insert(sendmailRules).values({ ...values, eventId }),

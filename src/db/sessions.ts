@@ -95,7 +95,10 @@ export class RequestSession {
 
   /** The bookmark the client gets: the newest of the request's own work and the object's. */
   bookmark(): string | null {
-    return newerBookmark(newerBookmark(this.session.getBookmark(), this.atPrimary?.getBookmark() ?? null), this.objectBookmark);
+    return newerBookmark(
+      newerBookmark(this.session.getBookmark(), this.atPrimary?.getBookmark() ?? null),
+      this.objectBookmark,
+    );
   }
 }
 

@@ -34,7 +34,9 @@ export async function writeOrganizerSettings(
   const statements: BatchItem<"sqlite">[] = [];
   if (unset.length) {
     statements.push(
-      db.delete(organizerSettings).where(and(eq(organizerSettings.organizerId, organizerId), inArray(organizerSettings.key, unset))),
+      db
+        .delete(organizerSettings)
+        .where(and(eq(organizerSettings.organizerId, organizerId), inArray(organizerSettings.key, unset))),
     );
   }
   for (const [key, value] of Object.entries(set)) {
@@ -60,10 +62,17 @@ export async function storedSettingsLevels(db: DB, organizerId: number, eventId:
 }
 
 /** Sets and unsets keys of an event in one transaction. */
-export async function writeEventSettings(db: DB, eventId: number, set: Record<string, unknown>, unset: string[]): Promise<void> {
+export async function writeEventSettings(
+  db: DB,
+  eventId: number,
+  set: Record<string, unknown>,
+  unset: string[],
+): Promise<void> {
   const statements: Statement[] = [];
   for (const part of chunks(unset, MAX_PARAMS - 5)) {
-    statements.push(db.delete(eventSettings).where(and(eq(eventSettings.eventId, eventId), inArray(eventSettings.key, part))));
+    statements.push(
+      db.delete(eventSettings).where(and(eq(eventSettings.eventId, eventId), inArray(eventSettings.key, part))),
+    );
   }
   for (const [key, value] of Object.entries(set)) {
     statements.push(

@@ -27,17 +27,27 @@ export async function organizerEventBySlugs(db: DB, orgSlug: string, eventSlug: 
 }
 
 /** Events customers may see: live and public. */
-const shown = (organizerId: number): SQL => and(eq(events.organizerId, organizerId), eq(events.live, true), eq(events.isPublic, true))!;
+const shown = (organizerId: number): SQL =>
+  and(eq(events.organizerId, organizerId), eq(events.live, true), eq(events.isPublic, true))!;
 
 /** Not over yet: ends (or, without an end, starts) now or later. */
-function notOver(dateFrom: typeof events.dateFrom | typeof subevents.dateFrom, dateTo: typeof events.dateTo | typeof subevents.dateTo, now: number): SQL {
+function notOver(
+  dateFrom: typeof events.dateFrom | typeof subevents.dateFrom,
+  dateTo: typeof events.dateTo | typeof subevents.dateTo,
+  now: number,
+): SQL {
   return sql`coalesce(${dateTo}, ${dateFrom}) >= ${now}`;
 }
 
 /** The organizer's upcoming (first 100, soonest first) and past (latest 20) public events. */
 export async function publicEvents(db: DB, organizerId: number, now: number) {
   const [upcoming, past] = await db.batch([
-    db.select().from(events).where(and(shown(organizerId), notOver(events.dateFrom, events.dateTo, now))).orderBy(asc(events.dateFrom), asc(events.id)).limit(100),
+    db
+      .select()
+      .from(events)
+      .where(and(shown(organizerId), notOver(events.dateFrom, events.dateTo, now)))
+      .orderBy(asc(events.dateFrom), asc(events.id))
+      .limit(100),
     db
       .select()
       .from(events)
@@ -79,8 +89,20 @@ export async function shopItems(db: DB, eventId: number, now: number): Promise<S
       .select({ item: items, category: itemCategories })
       .from(items)
       .leftJoin(itemCategories, eq(itemCategories.id, items.categoryId))
-      .where(and(eq(items.eventId, eventId), visibleNow(items), or(isNull(itemCategories.id), eq(itemCategories.isAddon, false))))
-      .orderBy(sql`${itemCategories.position} IS NULL`, asc(itemCategories.position), asc(itemCategories.id), asc(items.position), asc(items.id)),
+      .where(
+        and(
+          eq(items.eventId, eventId),
+          visibleNow(items),
+          or(isNull(itemCategories.id), eq(itemCategories.isAddon, false)),
+        ),
+      )
+      .orderBy(
+        sql`${itemCategories.position} IS NULL`,
+        asc(itemCategories.position),
+        asc(itemCategories.id),
+        asc(items.position),
+        asc(items.id),
+      ),
     db
       .select({ variation: itemVariations })
       .from(itemVariations)
@@ -114,7 +136,14 @@ export async function publicSubevents(db: DB, eventId: number, now: number) {
   return db
     .select()
     .from(subevents)
-    .where(and(eq(subevents.eventId, eventId), eq(subevents.active, true), eq(subevents.isPublic, true), notOver(subevents.dateFrom, subevents.dateTo, now)))
+    .where(
+      and(
+        eq(subevents.eventId, eventId),
+        eq(subevents.active, true),
+        eq(subevents.isPublic, true),
+        notOver(subevents.dateFrom, subevents.dateTo, now),
+      ),
+    )
     .orderBy(asc(subevents.dateFrom), asc(subevents.id))
     .limit(100);
 }
@@ -123,11 +152,20 @@ export async function publicSubevents(db: DB, eventId: number, now: number) {
  * Names of the items, variations and dates an order refers to, in one batch (id lists chunked
  * within D1's parameter limit).
  */
-export async function orderLabels(db: DB, eventId: number, itemIds: number[], variationIds: number[], subeventIds: number[]) {
+export async function orderLabels(
+  db: DB,
+  eventId: number,
+  itemIds: number[],
+  variationIds: number[],
+  subeventIds: number[],
+) {
   const size = MAX_PARAMS - 2;
   const statements: BatchItem<"sqlite">[] = [
     ...chunks(itemIds, size).map((part) =>
-      db.select({ id: items.id, name: items.name }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part))),
+      db
+        .select({ id: items.id, name: items.name })
+        .from(items)
+        .where(and(eq(items.eventId, eventId), inArray(items.id, part))),
     ),
     ...chunks(variationIds, size).map((part) =>
       db
@@ -151,7 +189,11 @@ export async function orderLabels(db: DB, eventId: number, itemIds: number[], va
   const results = first ? ((await db.batch([first, ...rest])) as unknown[][]) : [];
   const itemRows = results.slice(0, nItemParts).flat() as { id: number; name: I18n }[];
   const variationRows = results.slice(nItemParts, nItemParts + nVariationParts).flat() as { id: number; name: I18n }[];
-  const subeventRows = results.slice(nItemParts + nVariationParts).flat() as { id: number; name: I18n; dateFrom: number }[];
+  const subeventRows = results.slice(nItemParts + nVariationParts).flat() as {
+    id: number;
+    name: I18n;
+    dateFrom: number;
+  }[];
   return {
     items: new Map(itemRows.map((r) => [r.id, r.name])),
     variations: new Map(variationRows.map((r) => [r.id, r.name])),

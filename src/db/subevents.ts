@@ -9,11 +9,29 @@ import type { MetaProperty } from "./event-meta";
 import type { DB } from "./client";
 import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import { touchInventory } from "./inventory";
-import { qualified, eventAccessCondition, endsAfterCondition, futureCondition, jsonListContains, pastCondition, type AttrFilter, type EventAccess } from "./events";
+import {
+  qualified,
+  eventAccessCondition,
+  endsAfterCondition,
+  futureCondition,
+  jsonListContains,
+  pastCondition,
+  type AttrFilter,
+  type EventAccess,
+} from "./events";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { i18nContains } from "./search";
-import { changeStamps, eventMetaProperties, events, orderPositions, subeventItems, subeventItemVariations, subeventMetaValues, subevents } from "./schema";
+import {
+  changeStamps,
+  eventMetaProperties,
+  events,
+  orderPositions,
+  subeventItems,
+  subeventItemVariations,
+  subeventMetaValues,
+  subevents,
+} from "./schema";
 import { chunks, rowsPerInsert } from "./util";
 
 export type SubeventRecord = typeof subevents.$inferSelect;
@@ -80,10 +98,13 @@ export type SubeventFilter = {
 function filterConditions(f: SubeventFilter): (SQL | undefined)[] {
   const conds: (SQL | undefined)[] = [];
   if (f.active !== undefined) conds.push(eq(subevents.active, f.active));
-  if (f.isFuture !== undefined) conds.push(f.isFuture ? futureCondition(subevents, f.now) : not(futureCondition(subevents, f.now)));
-  if (f.isPast !== undefined) conds.push(f.isPast ? pastCondition(subevents, f.now) : not(pastCondition(subevents, f.now)));
+  if (f.isFuture !== undefined)
+    conds.push(f.isFuture ? futureCondition(subevents, f.now) : not(futureCondition(subevents, f.now)));
+  if (f.isPast !== undefined)
+    conds.push(f.isPast ? pastCondition(subevents, f.now) : not(pastCondition(subevents, f.now)));
   if (f.endsAfter !== undefined) conds.push(endsAfterCondition(subevents, f.endsAfter));
-  if (f.search !== undefined) conds.push(or(i18nContains(subevents.name, f.search), i18nContains(subevents.location, f.search)));
+  if (f.search !== undefined)
+    conds.push(or(i18nContains(subevents.name, f.search), i18nContains(subevents.location, f.search)));
   if (f.modifiedSince !== undefined) conds.push(sql`${subevents.lastModified} >= ${f.modifiedSince}`);
   if (f.eventLive !== undefined) conds.push(eq(events.live, f.eventLive));
   if (f.salesChannel !== undefined) conds.push(jsonListContains(events.salesChannels, f.salesChannel));
@@ -100,7 +121,12 @@ export const SUBEVENT_ORDERING: OrderingTable = {
 
 function listing(db: DB, where: SQL | undefined) {
   return {
-    rows: db.select(subeventWithDetails).from(subevents).innerJoin(events, eq(events.id, subevents.eventId)).where(where).$dynamic(),
+    rows: db
+      .select(subeventWithDetails)
+      .from(subevents)
+      .innerJoin(events, eq(events.id, subevents.eventId))
+      .where(where)
+      .$dynamic(),
     count: db.select({ n: count() }).from(subevents).innerJoin(events, eq(events.id, subevents.eventId)).where(where),
     ordering: SUBEVENT_ORDERING,
   };
@@ -113,7 +139,12 @@ function listing(db: DB, where: SQL | undefined) {
  * in the same batch.
  */
 export async function listSubevents(db: DB, eventId: number, f: SubeventFilter, req: ListRequest) {
-  const page = await fetchPage(db, listing(db, and(eq(subevents.eventId, eventId), ...filterConditions(f))), req, lastChangeQuery(db, eventScopeKey(eventId), SUBEVENTS_RESOURCE));
+  const page = await fetchPage(
+    db,
+    listing(db, and(eq(subevents.eventId, eventId), ...filterConditions(f))),
+    req,
+    lastChangeQuery(db, eventScopeKey(eventId), SUBEVENTS_RESOURCE),
+  );
   const [stamp] = page.extra;
   return { count: page.count, rows: page.rows, lastModified: stamp[0]?.modifiedAt ?? null };
 }
@@ -130,8 +161,19 @@ export async function findSubevent(db: DB, eventId: number, id: number): Promise
 // ---- dates of all series of the organizer ----
 
 /** A page of the dates of all series of the organizer that the principal may access, matching the filter. */
-export function listOrganizerSubevents(db: DB, organizerId: number, principal: EventAccess, f: SubeventFilter, req: ListRequest) {
-  const where = and(eq(events.organizerId, organizerId), eq(events.hasSubevents, true), eventAccessCondition(principal, events.id), ...filterConditions(f));
+export function listOrganizerSubevents(
+  db: DB,
+  organizerId: number,
+  principal: EventAccess,
+  f: SubeventFilter,
+  req: ListRequest,
+) {
+  const where = and(
+    eq(events.organizerId, organizerId),
+    eq(events.hasSubevents, true),
+    eventAccessCondition(principal, events.id),
+    ...filterConditions(f),
+  );
   return fetchPage(db, listing(db, where), req);
 }
 
@@ -140,7 +182,8 @@ export function listOrganizerSubevents(db: DB, organizerId: number, principal: E
 export const SUBEVENTS_RESOURCE = "subevents";
 
 /** Records a change of the event's sub-event list (list-level conditional fetching). */
-const touch = (db: DB, eventId: number, now: number) => touchStatement(db, eventScopeKey(eventId), SUBEVENTS_RESOURCE, now);
+const touch = (db: DB, eventId: number, now: number) =>
+  touchStatement(db, eventScopeKey(eventId), SUBEVENTS_RESOURCE, now);
 
 export type SubeventChildren = {
   items?: ItemOverride[];
@@ -158,19 +201,29 @@ function childStatements(db: DB, id: number | SQL, c: SubeventChildren, replace:
   if (c.items) {
     if (replace) out.push(db.delete(subeventItems).where(eq(subeventItems.subeventId, id as number)));
     for (const part of chunks(c.items, rowsPerInsert(6, 10))) {
-      out.push(db.insert(subeventItems).values(part.map((o) => ({ subeventId: id, itemId: o.item, ...overrideColumns(o) }))));
+      out.push(
+        db.insert(subeventItems).values(part.map((o) => ({ subeventId: id, itemId: o.item, ...overrideColumns(o) }))),
+      );
     }
   }
   if (c.variations) {
     if (replace) out.push(db.delete(subeventItemVariations).where(eq(subeventItemVariations.subeventId, id as number)));
     for (const part of chunks(c.variations, rowsPerInsert(6, 10))) {
-      out.push(db.insert(subeventItemVariations).values(part.map((o) => ({ subeventId: id, variationId: o.variation, ...overrideColumns(o) }))));
+      out.push(
+        db
+          .insert(subeventItemVariations)
+          .values(part.map((o) => ({ subeventId: id, variationId: o.variation, ...overrideColumns(o) }))),
+      );
     }
   }
   if (c.meta) {
     if (replace) out.push(db.delete(subeventMetaValues).where(eq(subeventMetaValues.subeventId, id as number)));
     for (const part of chunks(c.meta, rowsPerInsert(3, 10))) {
-      out.push(db.insert(subeventMetaValues).values(part.map((m) => ({ subeventId: id, propertyId: m.propertyId, value: m.value }))));
+      out.push(
+        db
+          .insert(subeventMetaValues)
+          .values(part.map((m) => ({ subeventId: id, propertyId: m.propertyId, value: m.value }))),
+      );
     }
   }
   return out;
@@ -181,17 +234,38 @@ function overrideColumns(o: Override) {
 }
 
 /** Creates a date with its overrides and meta values in one transaction; returns its id. */
-export async function insertSubevent(db: DB, eventId: number, values: SubeventValues, children: SubeventChildren): Promise<number> {
-  const insert = db.insert(subevents).values({ ...values, eventId }).returning({ id: subevents.id });
+export async function insertSubevent(
+  db: DB,
+  eventId: number,
+  values: SubeventValues,
+  children: SubeventChildren,
+): Promise<number> {
+  const insert = db
+    .insert(subevents)
+    .values({ ...values, eventId })
+    .returning({ id: subevents.id });
   // In the batch's transaction the date just inserted has the highest id of the series.
   const newId = sql`(SELECT max(id) FROM subevents WHERE event_id = ${eventId})`;
-  const [rows] = await db.batch([insert, ...childStatements(db, newId, children, false), touch(db, eventId, values.lastModified)]);
+  const [rows] = await db.batch([
+    insert,
+    ...childStatements(db, newId, children, false),
+    touch(db, eventId, values.lastModified),
+  ]);
   return rows[0]!.id;
 }
 
 /** Updates a date; overrides and meta values given replace the stored ones. */
-export async function updateSubevent(db: DB, eventId: number, id: number, values: Partial<SubeventValues> & { lastModified: number }, children: SubeventChildren) {
-  const update = db.update(subevents).set(values).where(and(eq(subevents.eventId, eventId), eq(subevents.id, id)));
+export async function updateSubevent(
+  db: DB,
+  eventId: number,
+  id: number,
+  values: Partial<SubeventValues> & { lastModified: number },
+  children: SubeventChildren,
+) {
+  const update = db
+    .update(subevents)
+    .set(values)
+    .where(and(eq(subevents.eventId, eventId), eq(subevents.id, id)));
   await db.batch([update, ...childStatements(db, id, children, true), touch(db, eventId, values.lastModified)]);
 }
 
@@ -215,7 +289,9 @@ export async function deleteSubeventUnlessUsed(db: DB, eventId: number, id: numb
     touchInventory(db, eventId, now),
     db
       .insert(changeStamps)
-      .select(sql`SELECT ${eventScopeKey(eventId)}, ${SUBEVENTS_RESOURCE}, ${now} WHERE NOT EXISTS (SELECT 1 FROM subevents WHERE id = ${id})`)
+      .select(
+        sql`SELECT ${eventScopeKey(eventId)}, ${SUBEVENTS_RESOURCE}, ${now} WHERE NOT EXISTS (SELECT 1 FROM subevents WHERE id = ${id})`,
+      )
       .onConflictDoUpdate({
         target: [changeStamps.scope, changeStamps.resource],
         set: { modifiedAt: sql`max(${changeStamps.modifiedAt}, excluded.modified_at)` },
@@ -225,7 +301,11 @@ export async function deleteSubeventUnlessUsed(db: DB, eventId: number, id: numb
 }
 
 /** The organizer's meta properties and the date's own meta data values (name → value), in one round trip. */
-export async function subeventMetaState(db: DB, organizerId: number, id: number): Promise<{ properties: MetaProperty[]; current: Record<string, string> }> {
+export async function subeventMetaState(
+  db: DB,
+  organizerId: number,
+  id: number,
+): Promise<{ properties: MetaProperty[]; current: Record<string, string> }> {
   const [properties, values] = await db.batch([
     organizerMetaPropertyRows(db, organizerId),
     db
@@ -234,5 +314,8 @@ export async function subeventMetaState(db: DB, organizerId: number, id: number)
       .innerJoin(eventMetaProperties, eq(eventMetaProperties.id, subeventMetaValues.propertyId))
       .where(eq(subeventMetaValues.subeventId, id)),
   ]);
-  return { properties: properties.map(toMetaProperty), current: Object.fromEntries(values.map((r) => [r.name, r.value])) };
+  return {
+    properties: properties.map(toMetaProperty),
+    current: Object.fromEntries(values.map((r) => [r.name, r.value])),
+  };
 }

@@ -14,25 +14,43 @@ export const TAX_RULES_RESOURCE = "taxrules";
 export async function listTaxRules(db: DB, eventId: number, req: ListRequest) {
   const where = eq(taxRules.eventId, eventId);
   const rows = db.select().from(taxRules).where(where).orderBy(asc(taxRules.id)).$dynamic();
-  const page = await fetchPage(db, { rows, count: { from: taxRules, where } }, req, lastChangeQuery(db, eventScopeKey(eventId), TAX_RULES_RESOURCE));
+  const page = await fetchPage(
+    db,
+    { rows, count: { from: taxRules, where } },
+    req,
+    lastChangeQuery(db, eventScopeKey(eventId), TAX_RULES_RESOURCE),
+  );
   const [stamp] = page.extra;
   return { count: page.count, rows: page.rows, lastModified: stamp[0]?.modifiedAt ?? null };
 }
 
 export async function findTaxRule(db: DB, eventId: number, id: number): Promise<TaxRuleRow | undefined> {
-  return db.select().from(taxRules).where(and(eq(taxRules.eventId, eventId), eq(taxRules.id, id))).get();
+  return db
+    .select()
+    .from(taxRules)
+    .where(and(eq(taxRules.eventId, eventId), eq(taxRules.id, id)))
+    .get();
 }
 
 export async function insertTaxRule(db: DB, eventId: number, values: TaxRuleValues, now: number): Promise<TaxRuleRow> {
   const [rows] = await db.batch([
-    db.insert(taxRules).values({ ...values, eventId }).returning(),
+    db
+      .insert(taxRules)
+      .values({ ...values, eventId })
+      .returning(),
     touchStatement(db, eventScopeKey(eventId), TAX_RULES_RESOURCE, now),
   ]);
   return rows[0]!;
 }
 
 /** Writes the changed columns; undefined when the rule is gone. */
-export async function updateTaxRuleValues(db: DB, eventId: number, id: number, values: Partial<TaxRuleValues>, now: number) {
+export async function updateTaxRuleValues(
+  db: DB,
+  eventId: number,
+  id: number,
+  values: Partial<TaxRuleValues>,
+  now: number,
+) {
   const [rows] = await db.batch([
     db
       .update(taxRules)

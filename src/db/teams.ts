@@ -31,7 +31,9 @@ export type TeamFlag = keyof typeof TEAM_FLAG_COLUMNS;
 
 /** The permission flags of a team row. */
 export function teamFlags(team: typeof teams.$inferSelect): Record<TeamFlag, boolean> {
-  return Object.fromEntries(Object.entries(TEAM_FLAG_COLUMNS).map(([p, column]) => [p, team[column] as boolean])) as Record<TeamFlag, boolean>;
+  return Object.fromEntries(
+    Object.entries(TEAM_FLAG_COLUMNS).map(([p, column]) => [p, team[column] as boolean]),
+  ) as Record<TeamFlag, boolean>;
 }
 
 const teamWithEvents = {
@@ -45,11 +47,22 @@ export type TeamRecord = { team: typeof teams.$inferSelect; limitEvents: string 
 /** A page of the organizer's teams (by id), with their event lists. */
 export function listTeams(db: DB, organizerId: number, req: ListRequest) {
   const where = eq(teams.organizerId, organizerId);
-  return fetchPage(db, { rows: db.select(teamWithEvents).from(teams).where(where).orderBy(asc(teams.id)).$dynamic(), count: { from: teams, where } }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select(teamWithEvents).from(teams).where(where).orderBy(asc(teams.id)).$dynamic(),
+      count: { from: teams, where },
+    },
+    req,
+  );
 }
 
 function teamQuery(db: DB, organizerId: number, teamId: number | SQL) {
-  return db.select(teamWithEvents).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))).limit(1);
+  return db
+    .select(teamWithEvents)
+    .from(teams)
+    .where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)))
+    .limit(1);
 }
 
 export async function findTeam(db: DB, organizerId: number, teamId: number): Promise<TeamRecord | undefined> {
@@ -63,7 +76,10 @@ function ofOrganizer(column: AnySQLiteColumn, organizerId: number): SQL {
 
 /** The organizer's team `teamId` (at most one row): batched with a list of the team's members, invites or tokens. */
 function teamOfOrganizer(db: DB, organizerId: number, teamId: number) {
-  return db.select({ id: teams.id }).from(teams).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)));
+  return db
+    .select({ id: teams.id })
+    .from(teams)
+    .where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId)));
 }
 
 export async function teamExists(db: DB, organizerId: number, teamId: number): Promise<boolean> {
@@ -75,7 +91,13 @@ export async function teamExists(db: DB, organizerId: number, teamId: number): P
  * has that team, in one batch: the page is empty for a team that is not the organizer's, and
  * the caller answers 404 for it.
  */
-async function listOfTeam<Q extends SQLiteSelect>(db: DB, organizerId: number, teamId: number, listing: Listing<Q>, req: ListRequest) {
+async function listOfTeam<Q extends SQLiteSelect>(
+  db: DB,
+  organizerId: number,
+  teamId: number,
+  listing: Listing<Q>,
+  req: ListRequest,
+) {
   const page = await fetchPage(db, listing, req, teamOfOrganizer(db, organizerId, teamId));
   return { count: page.count, rows: page.rows, teamExists: page.extra[0].length > 0 };
 }
@@ -99,22 +121,47 @@ const NEW_TEAM = sql<number>`(SELECT max(id) FROM teams)`;
 function teamEventInserts(db: DB, teamId: number | null, eventIds: number[]) {
   const team = teamId === null ? NEW_TEAM : sql<number>`${teamId}`;
   return chunks(eventIds, MAX_PARAMS - 5).map((part) =>
-    db.insert(teamEvents).select(db.select({ teamId: team.as("team_id"), eventId: events.id }).from(events).where(inArray(events.id, part))),
+    db.insert(teamEvents).select(
+      db
+        .select({ teamId: team.as("team_id"), eventId: events.id })
+        .from(events)
+        .where(inArray(events.id, part)),
+    ),
   );
 }
 
 /** Creates a team and its event list atomically; returns the new team (same round trip). */
-export async function insertTeam(db: DB, organizerId: number, values: TeamValues, eventIds: number[]): Promise<TeamRecord> {
+export async function insertTeam(
+  db: DB,
+  organizerId: number,
+  values: TeamValues,
+  eventIds: number[],
+): Promise<TeamRecord> {
   const insert = db.insert(teams).values({ ...values, organizerId });
-  const results = await db.batch([insert, ...teamEventInserts(db, null, eventIds), teamQuery(db, organizerId, NEW_TEAM)]);
+  const results = await db.batch([
+    insert,
+    ...teamEventInserts(db, null, eventIds),
+    teamQuery(db, organizerId, NEW_TEAM),
+  ]);
   return (results[results.length - 1] as TeamRecord[])[0]!;
 }
 
 /** Updates a team; `eventIds` replaces the event list when given. Returns the team afterwards (same round trip). */
-export async function updateTeam(db: DB, organizerId: number, teamId: number, values: Partial<TeamValues>, eventIds?: number[]) {
+export async function updateTeam(
+  db: DB,
+  organizerId: number,
+  teamId: number,
+  values: Partial<TeamValues>,
+  eventIds?: number[],
+) {
   const statements: BatchItem<"sqlite">[] = [];
   if (Object.keys(values).length) {
-    statements.push(db.update(teams).set(values).where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))));
+    statements.push(
+      db
+        .update(teams)
+        .set(values)
+        .where(and(eq(teams.organizerId, organizerId), eq(teams.id, teamId))),
+    );
   }
   if (eventIds) {
     statements.push(db.delete(teamEvents).where(eq(teamEvents.teamId, teamId)));
@@ -141,7 +188,13 @@ const memberFields = { id: users.id, email: users.email, fullname: users.fullnam
 /** A page of the team's members (by user id), with whether the organizer has the team. */
 export function listMembers(db: DB, organizerId: number, teamId: number, req: ListRequest) {
   const where = and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId));
-  const rows = db.select(memberFields).from(teamMembers).innerJoin(users, eq(users.id, teamMembers.userId)).where(where).orderBy(asc(users.id)).$dynamic();
+  const rows = db
+    .select(memberFields)
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(where)
+    .orderBy(asc(users.id))
+    .$dynamic();
   return listOfTeam(db, organizerId, teamId, { rows, count: { from: teamMembers, where } }, req);
 }
 
@@ -153,7 +206,9 @@ export async function findMember(db: DB, organizerId: number, teamId: number, us
     .select(memberFields)
     .from(teamMembers)
     .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId), eq(teamMembers.userId, userId)))
+    .where(
+      and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId), eq(teamMembers.userId, userId)),
+    )
     .get();
 }
 
@@ -161,14 +216,20 @@ export async function findMember(db: DB, organizerId: number, teamId: number, us
 export async function removeMember(db: DB, organizerId: number, teamId: number, userId: number): Promise<boolean> {
   const rows = await db
     .delete(teamMembers)
-    .where(and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId), eq(teamMembers.userId, userId)))
+    .where(
+      and(eq(teamMembers.teamId, teamId), ofOrganizer(teamMembers.teamId, organizerId), eq(teamMembers.userId, userId)),
+    )
     .returning({ userId: teamMembers.userId });
   return rows.length > 0;
 }
 
 /** Adds a user to a team; false when they were a member already. */
 export async function addMember(db: DB, teamId: number, userId: number): Promise<boolean> {
-  const rows = await db.insert(teamMembers).values({ teamId, userId }).onConflictDoNothing().returning({ teamId: teamMembers.teamId });
+  const rows = await db
+    .insert(teamMembers)
+    .values({ teamId, userId })
+    .onConflictDoNothing()
+    .returning({ teamId: teamMembers.teamId });
   return rows.length > 0;
 }
 
@@ -186,12 +247,20 @@ export function listInvites(db: DB, organizerId: number, teamId: number, req: Li
 export type InviteRecord = { id: number; email: string };
 
 function ofTeamInvite(organizerId: number, teamId: number, inviteId: number) {
-  return and(eq(teamInvites.teamId, teamId), ofOrganizer(teamInvites.teamId, organizerId), eq(teamInvites.id, inviteId));
+  return and(
+    eq(teamInvites.teamId, teamId),
+    ofOrganizer(teamInvites.teamId, organizerId),
+    eq(teamInvites.id, inviteId),
+  );
 }
 
 /** An invite of a team of the organizer. */
 export async function findInvite(db: DB, organizerId: number, teamId: number, inviteId: number) {
-  return db.select(inviteFields).from(teamInvites).where(ofTeamInvite(organizerId, teamId, inviteId)).get();
+  return db
+    .select(inviteFields)
+    .from(teamInvites)
+    .where(ofTeamInvite(organizerId, teamId, inviteId))
+    .get();
 }
 
 /**
@@ -210,16 +279,28 @@ export async function inviteContext(db: DB, organizerId: number, teamId: number,
       .limit(1),
     organizerSettingsQuery(db, organizerId),
   ]);
-  return { team: team[0] as TeamRecord | undefined, user: user[0], invited: invited.length > 0, settings: settingsOf(settings) };
+  return {
+    team: team[0] as TeamRecord | undefined,
+    user: user[0],
+    invited: invited.length > 0,
+    settings: settingsOf(settings),
+  };
 }
 
 export function inviteInsertStatement(db: DB, teamId: number, email: string, token: string, now: number) {
-  return db.insert(teamInvites).values({ teamId, email, token, createdAt: now }).onConflictDoNothing().returning(inviteFields);
+  return db
+    .insert(teamInvites)
+    .values({ teamId, email, token, createdAt: now })
+    .onConflictDoNothing()
+    .returning(inviteFields);
 }
 
 /** Deletes an invite of a team of the organizer; false when there is no such invite. */
 export async function deleteInvite(db: DB, organizerId: number, teamId: number, inviteId: number): Promise<boolean> {
-  const rows = await db.delete(teamInvites).where(ofTeamInvite(organizerId, teamId, inviteId)).returning({ id: teamInvites.id });
+  const rows = await db
+    .delete(teamInvites)
+    .where(ofTeamInvite(organizerId, teamId, inviteId))
+    .returning({ id: teamInvites.id });
   return rows.length > 0;
 }
 
@@ -234,12 +315,24 @@ export async function findInviteByToken(db: DB, token: string) {
 }
 
 /** Accepts an invite: creates the user if needed, adds them to the team, removes the invite. */
-export async function acceptInvite(db: DB, inviteId: number, teamId: number, email: string, fullname: string, now: number) {
+export async function acceptInvite(
+  db: DB,
+  inviteId: number,
+  teamId: number,
+  email: string,
+  fullname: string,
+  now: number,
+) {
   await db.batch([
     db.insert(users).values({ email, fullname, createdAt: now }).onConflictDoNothing(),
     db
       .insert(teamMembers)
-      .select(db.select({ teamId: sql<number>`${teamId}`.as("team_id"), userId: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email})`))
+      .select(
+        db
+          .select({ teamId: sql<number>`${teamId}`.as("team_id"), userId: users.id })
+          .from(users)
+          .where(sql`lower(${users.email}) = lower(${email})`),
+      )
       .onConflictDoNothing(),
     db.delete(teamInvites).where(eq(teamInvites.id, inviteId)),
   ]);
@@ -259,21 +352,36 @@ export function listTokens(db: DB, organizerId: number, teamId: number, req: Lis
 export type TokenRecord = { id: number; name: string; active: boolean };
 
 function ofTeamToken(organizerId: number, teamId: number, tokenId: number) {
-  return and(eq(teamApiTokens.teamId, teamId), ofOrganizer(teamApiTokens.teamId, organizerId), eq(teamApiTokens.id, tokenId));
+  return and(
+    eq(teamApiTokens.teamId, teamId),
+    ofOrganizer(teamApiTokens.teamId, organizerId),
+    eq(teamApiTokens.id, tokenId),
+  );
 }
 
 /** A token of a team of the organizer. */
 export async function findToken(db: DB, organizerId: number, teamId: number, tokenId: number) {
-  return db.select(tokenFields).from(teamApiTokens).where(ofTeamToken(organizerId, teamId, tokenId)).get();
+  return db
+    .select(tokenFields)
+    .from(teamApiTokens)
+    .where(ofTeamToken(organizerId, teamId, tokenId))
+    .get();
 }
 
 export async function insertToken(db: DB, teamId: number, name: string, tokenHash: string, now: number) {
-  const [row] = await db.insert(teamApiTokens).values({ teamId, name, tokenHash, active: true, createdAt: now }).returning(tokenFields);
+  const [row] = await db
+    .insert(teamApiTokens)
+    .values({ teamId, name, tokenHash, active: true, createdAt: now })
+    .returning(tokenFields);
   return row!;
 }
 
 /** Deactivates a token of a team of the organizer; undefined when there is no such token. */
 export async function deactivateToken(db: DB, organizerId: number, teamId: number, tokenId: number) {
-  const [row] = await db.update(teamApiTokens).set({ active: false }).where(ofTeamToken(organizerId, teamId, tokenId)).returning(tokenFields);
+  const [row] = await db
+    .update(teamApiTokens)
+    .set({ active: false })
+    .where(ofTeamToken(organizerId, teamId, tokenId))
+    .returning(tokenFields);
   return row;
 }

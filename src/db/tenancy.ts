@@ -25,7 +25,11 @@ function tenancyStatements(db: DB, slugs: TenancySlugs): BatchItem<"sqlite">[] {
   const organizer = db.select().from(organizers).where(eq(organizers.slug, slugs.organizer)).limit(1);
   if (slugs.event === null) return [organizer];
   const ofOrganizer = db.select({ id: organizers.id }).from(organizers).where(eq(organizers.slug, slugs.organizer));
-  const event = db.select().from(events).where(and(eq(events.slug, slugs.event), inArray(events.organizerId, ofOrganizer))).limit(1);
+  const event = db
+    .select()
+    .from(events)
+    .where(and(eq(events.slug, slugs.event), inArray(events.organizerId, ofOrganizer)))
+    .limit(1);
   return [organizer, event];
 }
 
@@ -36,6 +40,9 @@ function tenancyRow(results: unknown[]): TenancyRow | undefined {
 }
 
 /** The statements that resolve the slugs, and how to read their results (in a batch of the caller's). */
-export function tenancyLookup(db: DB, slugs: TenancySlugs): { statements: BatchItem<"sqlite">[]; read(results: unknown[]): TenancyRow | undefined } {
+export function tenancyLookup(
+  db: DB,
+  slugs: TenancySlugs,
+): { statements: BatchItem<"sqlite">[]; read(results: unknown[]): TenancyRow | undefined } {
   return { statements: tenancyStatements(db, slugs), read: tenancyRow };
 }

@@ -28,7 +28,11 @@ export async function secretGeneratorRows(db: DB, organizerId: number, eventId: 
     organizerSettingsQuery(db, organizerId),
     signingKeyQuery(db, eventId, scheme),
   ]);
-  return { event: settingsOf(eventRows), organizer: settingsOf(organizerRows), key: (keys[0] as SigningKeyRow | undefined) ?? null };
+  return {
+    event: settingsOf(eventRows),
+    organizer: settingsOf(organizerRows),
+    key: (keys[0] as SigningKeyRow | undefined) ?? null,
+  };
 }
 
 export async function findSigningKey(db: DB, eventId: number, scheme: string): Promise<SigningKeyRow | undefined> {
@@ -39,7 +43,13 @@ export async function findSigningKey(db: DB, eventId: number, scheme: string): P
  * Stores a new key unless the event has one of the scheme already, and returns the one stored
  * (of simultaneous first uses, one key wins and all use it), in one round trip.
  */
-export async function storeSigningKey(db: DB, eventId: number, scheme: string, key: SigningKeyRow, now: number): Promise<SigningKeyRow> {
+export async function storeSigningKey(
+  db: DB,
+  eventId: number,
+  scheme: string,
+  key: SigningKeyRow,
+  now: number,
+): Promise<SigningKeyRow> {
   const [, rows] = await db.batch([
     db
       .insert(ticketSigningKeys)
@@ -74,24 +84,41 @@ export async function listRevokedSecrets(db: DB, eventId: number, f: { createdSi
   const conds: SQL[] = [eq(revokedSecrets.eventId, eventId)];
   if (f.createdSince !== undefined) conds.push(gte(revokedSecrets.created, f.createdSince));
   const where = and(...conds);
-  const rows = db.select({ id: revokedSecrets.id, secret: revokedSecrets.secret, created: revokedSecrets.created }).from(revokedSecrets).where(where).$dynamic();
+  const rows = db
+    .select({ id: revokedSecrets.id, secret: revokedSecrets.secret, created: revokedSecrets.created })
+    .from(revokedSecrets)
+    .where(where)
+    .$dynamic();
   const page = await fetchPage(
     db,
     { rows, count: { from: revokedSecrets, where }, ordering: REVOKED_ORDERING },
     req,
-    db.select({ last: max(revokedSecrets.created) }).from(revokedSecrets).where(eq(revokedSecrets.eventId, eventId)),
+    db
+      .select({ last: max(revokedSecrets.created) })
+      .from(revokedSecrets)
+      .where(eq(revokedSecrets.eventId, eventId)),
   );
   return { count: page.count, rows: page.rows as RevokedSecretRow[], lastModified: page.extra[0][0]?.last ?? null };
 }
 
 /** A page of the event's blocked (and once blocked) secrets (`updatedSince`: at or after), with the list's last change. */
-export async function listBlockedSecrets(db: DB, eventId: number, f: { updatedSince?: number; blocked?: boolean }, req: ListRequest) {
+export async function listBlockedSecrets(
+  db: DB,
+  eventId: number,
+  f: { updatedSince?: number; blocked?: boolean },
+  req: ListRequest,
+) {
   const conds: SQL[] = [eq(blockedSecrets.eventId, eventId)];
   if (f.updatedSince !== undefined) conds.push(gte(blockedSecrets.updated, f.updatedSince));
   if (f.blocked !== undefined) conds.push(eq(blockedSecrets.blocked, f.blocked));
   const where = and(...conds);
   const rows = db
-    .select({ id: blockedSecrets.id, secret: blockedSecrets.secret, blocked: blockedSecrets.blocked, updated: blockedSecrets.updated })
+    .select({
+      id: blockedSecrets.id,
+      secret: blockedSecrets.secret,
+      blocked: blockedSecrets.blocked,
+      updated: blockedSecrets.updated,
+    })
     .from(blockedSecrets)
     .where(where)
     .$dynamic();
@@ -99,14 +126,21 @@ export async function listBlockedSecrets(db: DB, eventId: number, f: { updatedSi
     db,
     { rows, count: { from: blockedSecrets, where }, ordering: BLOCKED_ORDERING },
     req,
-    db.select({ last: max(blockedSecrets.updated) }).from(blockedSecrets).where(eq(blockedSecrets.eventId, eventId)),
+    db
+      .select({ last: max(blockedSecrets.updated) })
+      .from(blockedSecrets)
+      .where(eq(blockedSecrets.eventId, eventId)),
   );
   return { count: page.count, rows: page.rows as BlockedSecretRow[], lastModified: page.extra[0][0]?.last ?? null };
 }
 
 /** The event's revoked secrets, newest first (tests and diagnostics). */
 export function revokedSecretsOf(db: DB, eventId: number) {
-  return db.select().from(revokedSecrets).where(eq(revokedSecrets.eventId, eventId)).orderBy(desc(revokedSecrets.created), desc(revokedSecrets.id));
+  return db
+    .select()
+    .from(revokedSecrets)
+    .where(eq(revokedSecrets.eventId, eventId))
+    .orderBy(desc(revokedSecrets.created), desc(revokedSecrets.id));
 }
 
 // ---- changing a ticket's secret or blocks ----
@@ -126,7 +160,8 @@ export type TicketChange = {
 };
 
 /** The position holds `secret` now. */
-const holds = (positionId: number, secret: string) => sql`EXISTS (SELECT 1 FROM order_positions WHERE id = ${positionId} AND secret = ${secret})`;
+const holds = (positionId: number, secret: string) =>
+  sql`EXISTS (SELECT 1 FROM order_positions WHERE id = ${positionId} AND secret = ${secret})`;
 
 /**
  * The statements of ticket changes of one order, idempotent (a replay after a lost answer writes
@@ -136,7 +171,14 @@ const holds = (positionId: number, secret: string) => sql`EXISTS (SELECT 1 FROM 
  * moves, so scanners that sync orders learn the new secret; `orderSecret` also replaces the
  * order's own secret (the link secret; pretix `regenerate_secrets`).
  */
-export function ticketChangeStatements(db: DB, eventId: number, orderId: number, changes: readonly TicketChange[], now: number, opts: { condition?: SQL; orderSecret?: string | null } = {}): Statement[] {
+export function ticketChangeStatements(
+  db: DB,
+  eventId: number,
+  orderId: number,
+  changes: readonly TicketChange[],
+  now: number,
+  opts: { condition?: SQL; orderSecret?: string | null } = {},
+): Statement[] {
   const condition = opts.condition ?? sql`1`;
   const stmts: Statement[] = [];
   for (const c of changes) {
@@ -145,7 +187,14 @@ export function ticketChangeStatements(db: DB, eventId: number, orderId: number,
         db
           .update(orderPositions)
           .set({ secret: c.newSecret })
-          .where(and(eq(orderPositions.id, c.positionId), eq(orderPositions.eventId, eventId), eq(orderPositions.secret, c.secret), condition)),
+          .where(
+            and(
+              eq(orderPositions.id, c.positionId),
+              eq(orderPositions.eventId, eventId),
+              eq(orderPositions.secret, c.secret),
+              condition,
+            ),
+          ),
       );
       if (c.revoke) {
         stmts.push(
@@ -162,7 +211,14 @@ export function ticketChangeStatements(db: DB, eventId: number, orderId: number,
         db
           .update(orderPositions)
           .set({ blocked: c.blocked })
-          .where(and(eq(orderPositions.id, c.positionId), eq(orderPositions.eventId, eventId), eq(orderPositions.secret, c.newSecret), condition)),
+          .where(
+            and(
+              eq(orderPositions.id, c.positionId),
+              eq(orderPositions.eventId, eventId),
+              eq(orderPositions.secret, c.newSecret),
+              condition,
+            ),
+          ),
       );
     }
     if (c.blocked !== undefined || (c.blockedAfter && c.newSecret !== c.secret)) {
@@ -179,7 +235,10 @@ export function ticketChangeStatements(db: DB, eventId: number, orderId: number,
   stmts.push(
     db
       .update(orders)
-      .set({ lastModified: sql`max(${orders.lastModified}, ${now})`, ...(opts.orderSecret ? { secret: opts.orderSecret } : {}) })
+      .set({
+        lastModified: sql`max(${orders.lastModified}, ${now})`,
+        ...(opts.orderSecret ? { secret: opts.orderSecret } : {}),
+      })
       .where(and(eq(orders.id, orderId), eq(orders.eventId, eventId), condition)),
   );
   return stmts;
@@ -190,10 +249,21 @@ export function positionSecretsQuery(db: DB, eventId: number, positionIds: reado
   return db
     .select({ id: orderPositions.id, secret: orderPositions.secret, blocked: orderPositions.blocked })
     .from(orderPositions)
-    .where(and(eq(orderPositions.eventId, eventId), sql`${orderPositions.id} IN (${sql.join(positionIds.map((id) => sql`${id}`), sql`, `)})`));
+    .where(
+      and(
+        eq(orderPositions.eventId, eventId),
+        sql`${orderPositions.id} IN (${sql.join(
+          positionIds.map((id) => sql`${id}`),
+          sql`, `,
+        )})`,
+      ),
+    );
 }
 
 /** The ticket a revoked secret belonged to (the object's D1 fallback), as the check-in index reads it. */
 export function revokedSecretQuery(db: DB, eventId: number, secret: string) {
-  return db.select({ positionId: revokedSecrets.positionId }).from(revokedSecrets).where(and(eq(revokedSecrets.eventId, eventId), eq(revokedSecrets.secret, secret)));
+  return db
+    .select({ positionId: revokedSecrets.positionId })
+    .from(revokedSecrets)
+    .where(and(eq(revokedSecrets.eventId, eventId), eq(revokedSecrets.secret, secret)));
 }

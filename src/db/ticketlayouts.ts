@@ -56,12 +56,19 @@ export async function hasOtherDefaultLayout(db: DB, eventId: number, exceptId?: 
 
 /** A layout of the event and whether another layout is the default, in one batch. */
 export async function findTicketLayoutAndOtherDefault(db: DB, eventId: number, id: number) {
-  const [found, others] = await db.batch([selectLayouts(db).where(layoutWhere(eventId, id)), otherDefaults(db, eventId, id)]);
+  const [found, others] = await db.batch([
+    selectLayouts(db).where(layoutWhere(eventId, id)),
+    otherDefaults(db, eventId, id),
+  ]);
   return { record: found[0] as TicketLayoutRecord | undefined, otherDefault: others.length > 0 };
 }
 
 /** Creates a layout and reads it back in the same transaction. */
-export async function insertTicketLayout(db: DB, eventId: number, values: TicketLayoutValues): Promise<TicketLayoutRecord> {
+export async function insertTicketLayout(
+  db: DB,
+  eventId: number,
+  values: TicketLayoutValues,
+): Promise<TicketLayoutRecord> {
   const [, found] = await db.batch([
     db.insert(ticketLayouts).values({ ...values, eventId }),
     selectLayouts(db).where(layoutWhere(eventId, lastInsertedId("ticket_layouts"))),
@@ -70,7 +77,12 @@ export async function insertTicketLayout(db: DB, eventId: number, values: Ticket
 }
 
 /** Writes the changed columns and reads the layout back in the same transaction; undefined when it is gone. */
-export async function updateTicketLayoutValues(db: DB, eventId: number, id: number, values: Partial<TicketLayoutValues>) {
+export async function updateTicketLayoutValues(
+  db: DB,
+  eventId: number,
+  id: number,
+  values: Partial<TicketLayoutValues>,
+) {
   const read = selectLayouts(db).where(layoutWhere(eventId, id));
   if (Object.keys(values).length === 0) return read.get();
   const [, found] = await db.batch([db.update(ticketLayouts).set(values).where(layoutWhere(eventId, id)), read]);
@@ -96,10 +108,18 @@ export async function deleteTicketLayoutRow(db: DB, eventId: number, id: number)
 
 // ---- layout-item assignments ----
 
-const assignmentFields = { id: ticketLayoutItems.id, layoutId: ticketLayoutItems.layoutId, itemId: ticketLayoutItems.itemId, salesChannel: ticketLayoutItems.salesChannel };
+const assignmentFields = {
+  id: ticketLayoutItems.id,
+  layoutId: ticketLayoutItems.layoutId,
+  itemId: ticketLayoutItems.itemId,
+  salesChannel: ticketLayoutItems.salesChannel,
+};
 
 function selectAssignments(db: DB) {
-  return db.select(assignmentFields).from(ticketLayoutItems).innerJoin(ticketLayouts, eq(ticketLayouts.id, ticketLayoutItems.layoutId));
+  return db
+    .select(assignmentFields)
+    .from(ticketLayoutItems)
+    .innerJoin(ticketLayouts, eq(ticketLayouts.id, ticketLayoutItems.layoutId));
 }
 
 /** A page of the event's assignments (of its layouts), by id. */
@@ -110,7 +130,11 @@ export function listLayoutItems(db: DB, eventId: number, req: ListRequest) {
     .from(ticketLayoutItems)
     .innerJoin(ticketLayouts, eq(ticketLayouts.id, ticketLayoutItems.layoutId))
     .where(where);
-  return fetchPage(db, { rows: selectAssignments(db).where(where).orderBy(asc(ticketLayoutItems.id)).$dynamic(), count: counted }, req);
+  return fetchPage(
+    db,
+    { rows: selectAssignments(db).where(where).orderBy(asc(ticketLayoutItems.id)).$dynamic(), count: counted },
+    req,
+  );
 }
 
 export async function findLayoutItem(db: DB, eventId: number, id: number): Promise<LayoutItemRow | undefined> {
@@ -142,7 +166,13 @@ export async function assignmentFacts(db: DB, eventId: number, layoutId: number,
  * Assigns a layout of the event to an item of the event; both conditions are part of the
  * statement. Returns the new row, or undefined when layout or item is not of the event.
  */
-export async function insertLayoutItem(db: DB, eventId: number, layoutId: number, itemId: number, salesChannel: string): Promise<LayoutItemRow | undefined> {
+export async function insertLayoutItem(
+  db: DB,
+  eventId: number,
+  layoutId: number,
+  itemId: number,
+  salesChannel: string,
+): Promise<LayoutItemRow | undefined> {
   const rows = await db.all<{ id: number }>(
     sql`INSERT INTO ticket_layout_items (layout_id, item_id, sales_channel) SELECT l.id, i.id, ${salesChannel} FROM ticket_layouts l, items i WHERE l.id = ${layoutId} AND l.event_id = ${eventId} AND i.id = ${itemId} AND i.event_id = ${eventId} RETURNING id`,
   );
@@ -153,7 +183,12 @@ export async function insertLayoutItem(db: DB, eventId: number, layoutId: number
 export async function deleteLayoutItemRow(db: DB, eventId: number, id: number): Promise<boolean> {
   const deleted = await db
     .delete(ticketLayoutItems)
-    .where(and(eq(ticketLayoutItems.id, id), sql`${ticketLayoutItems.layoutId} IN (SELECT id FROM ticket_layouts WHERE event_id = ${eventId})`))
+    .where(
+      and(
+        eq(ticketLayoutItems.id, id),
+        sql`${ticketLayoutItems.layoutId} IN (SELECT id FROM ticket_layouts WHERE event_id = ${eventId})`,
+      ),
+    )
     .returning({ id: ticketLayoutItems.id });
   return deleted.length > 0;
 }

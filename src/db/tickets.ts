@@ -25,20 +25,39 @@ import {
 } from "./schema";
 import { chunks, MAX_PARAMS } from "./util";
 
-export type TicketFactsRequest = { organizerId: number; eventId: number; itemIds: number[]; subeventIds: number[]; seatIds: number[]; salesChannel: string };
+export type TicketFactsRequest = {
+  organizerId: number;
+  eventId: number;
+  itemIds: number[];
+  subeventIds: number[];
+  seatIds: number[];
+  salesChannel: string;
+};
 
 export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
   const part = (ids: number[]) => chunks([...new Set(ids)], MAX_PARAMS - 10);
   const itemIds = [...new Set(r.itemIds)].slice(0, MAX_PARAMS - 10);
   const subeventStatements = part(r.subeventIds).map((ids) =>
     db
-      .select({ id: subevents.id, name: subevents.name, dateFrom: subevents.dateFrom, dateTo: subevents.dateTo, dateAdmission: subevents.dateAdmission, location: subevents.location })
+      .select({
+        id: subevents.id,
+        name: subevents.name,
+        dateFrom: subevents.dateFrom,
+        dateTo: subevents.dateTo,
+        dateAdmission: subevents.dateAdmission,
+        location: subevents.location,
+      })
       .from(subevents)
       .where(and(eq(subevents.eventId, r.eventId), inArray(subevents.id, ids))),
   );
   const seatStatements = part(r.seatIds).map((ids) =>
     db
-      .select({ id: seatingPlanSeats.id, zoneName: seatingPlanSeats.zoneName, rowName: seatingPlanSeats.rowName, seatNumber: seatingPlanSeats.seatNumber })
+      .select({
+        id: seatingPlanSeats.id,
+        zoneName: seatingPlanSeats.zoneName,
+        rowName: seatingPlanSeats.rowName,
+        seatNumber: seatingPlanSeats.seatNumber,
+      })
       .from(seatingPlanSeats)
       .where(inArray(seatingPlanSeats.id, ids)),
   );
@@ -50,34 +69,76 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
     : sql`0`;
   const results = (await db.batch([
     db
-      .select({ id: items.id, name: items.name, description: items.description, categoryId: items.categoryId, metaData: items.metaData })
+      .select({
+        id: items.id,
+        name: items.name,
+        description: items.description,
+        categoryId: items.categoryId,
+        metaData: items.metaData,
+      })
       .from(items)
       .where(eq(items.eventId, r.eventId)),
     db
-      .select({ id: itemVariations.id, value: itemVariations.value, description: itemVariations.description, metaData: itemVariations.metaData })
+      .select({
+        id: itemVariations.id,
+        value: itemVariations.value,
+        description: itemVariations.description,
+        metaData: itemVariations.metaData,
+      })
       .from(itemVariations)
       .where(sql`${itemVariations.itemId} IN (SELECT id FROM items WHERE event_id = ${r.eventId})`),
-    db.select({ id: itemCategories.id, name: itemCategories.name }).from(itemCategories).where(eq(itemCategories.eventId, r.eventId)),
     db
-      .select({ id: ticketLayouts.id, isDefault: ticketLayouts.isDefault, layout: ticketLayouts.layout, background: ticketLayouts.background, name: ticketLayouts.name })
+      .select({ id: itemCategories.id, name: itemCategories.name })
+      .from(itemCategories)
+      .where(eq(itemCategories.eventId, r.eventId)),
+    db
+      .select({
+        id: ticketLayouts.id,
+        isDefault: ticketLayouts.isDefault,
+        layout: ticketLayouts.layout,
+        background: ticketLayouts.background,
+        name: ticketLayouts.name,
+      })
       .from(ticketLayouts)
       .where(and(eq(ticketLayouts.eventId, r.eventId), or(eq(ticketLayouts.isDefault, true), assigned))),
     db
       .select({ itemId: ticketLayoutItems.itemId, layoutId: ticketLayoutItems.layoutId })
       .from(ticketLayoutItems)
-      .where(and(eq(ticketLayoutItems.salesChannel, r.salesChannel), itemIds.length ? inArray(ticketLayoutItems.itemId, itemIds) : sql`0`)),
+      .where(
+        and(
+          eq(ticketLayoutItems.salesChannel, r.salesChannel),
+          itemIds.length ? inArray(ticketLayoutItems.itemId, itemIds) : sql`0`,
+        ),
+      ),
     db.select({ name: organizers.name }).from(organizers).where(eq(organizers.id, r.organizerId)),
     db.select().from(eventSettings).where(eq(eventSettings.eventId, r.eventId)),
     db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, r.organizerId)),
     db
-      .select({ name: eventMetaProperties.name, defaultValue: eventMetaProperties.defaultValue, value: eventMetaValues.value })
+      .select({
+        name: eventMetaProperties.name,
+        defaultValue: eventMetaProperties.defaultValue,
+        value: eventMetaValues.value,
+      })
       .from(eventMetaProperties)
-      .leftJoin(eventMetaValues, and(eq(eventMetaValues.propertyId, eventMetaProperties.id), eq(eventMetaValues.eventId, r.eventId)))
+      .leftJoin(
+        eventMetaValues,
+        and(eq(eventMetaValues.propertyId, eventMetaProperties.id), eq(eventMetaValues.eventId, r.eventId)),
+      )
       .where(eq(eventMetaProperties.organizerId, r.organizerId)),
     ...subeventStatements,
     ...seatStatements,
   ])) as unknown[];
-  const [itemRows, variationRows, categoryRows, layoutRows, assignmentRows, organizerRows, eventRows, organizerSettingRows, metaRows] = results as [
+  const [
+    itemRows,
+    variationRows,
+    categoryRows,
+    layoutRows,
+    assignmentRows,
+    organizerRows,
+    eventRows,
+    organizerSettingRows,
+    metaRows,
+  ] = results as [
     { id: number; name: I18n; description: I18n | null; categoryId: number | null; metaData: Record<string, string> }[],
     { id: number; value: I18n; description: I18n | null; metaData: Record<string, string> }[],
     { id: number; name: I18n }[],
@@ -97,7 +158,12 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
     dateAdmission: number | null;
     location: I18n | null;
   }[];
-  const seatRows = rest.slice(subeventStatements.length).flat() as { id: number; zoneName: string; rowName: string; seatNumber: string }[];
+  const seatRows = rest.slice(subeventStatements.length).flat() as {
+    id: number;
+    zoneName: string;
+    rowName: string;
+    seatNumber: string;
+  }[];
   return {
     items: new Map(itemRows.map((x) => [x.id, x])),
     variations: new Map(variationRows.map((x) => [x.id, x])),

@@ -43,7 +43,13 @@ export function voucherWhere(eventId: number, f: VoucherFilter): SQL {
 
 /** The orderings of the vouchers list (spec: `id`, `code`, `max_usages`, `valid_until`, `value`; default `id`). */
 export const VOUCHER_ORDERING: OrderingTable = {
-  fields: { id: vouchers.id, code: vouchers.code, max_usages: vouchers.maxUsages, valid_until: vouchers.validUntil, value: vouchers.value },
+  fields: {
+    id: vouchers.id,
+    code: vouchers.code,
+    max_usages: vouchers.maxUsages,
+    valid_until: vouchers.validUntil,
+    value: vouchers.value,
+  },
   default: "id",
   tiebreaker: vouchers.id,
 };
@@ -51,22 +57,49 @@ export const VOUCHER_ORDERING: OrderingTable = {
 /** A page of the event's vouchers matching the filter. */
 export function listVouchers(db: DB, eventId: number, filter: VoucherFilter, req: ListRequest) {
   const where = voucherWhere(eventId, filter);
-  return fetchPage(db, { rows: db.select().from(vouchers).where(where).$dynamic(), count: { from: vouchers, where }, ordering: VOUCHER_ORDERING }, req);
+  return fetchPage(
+    db,
+    {
+      rows: db.select().from(vouchers).where(where).$dynamic(),
+      count: { from: vouchers, where },
+      ordering: VOUCHER_ORDERING,
+    },
+    req,
+  );
 }
 
 export async function findVoucher(db: DB, eventId: number, id: number) {
-  return db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), eq(vouchers.id, id))).get();
+  return db
+    .select()
+    .from(vouchers)
+    .where(and(eq(vouchers.eventId, eventId), eq(vouchers.id, id)))
+    .get();
 }
 
 /** The voucher `id` and the event's inventory stamp (for the event object), in one batch. */
-export async function findVoucherWithStamp(db: DB, eventId: number, id: number): Promise<{ voucher: VoucherRow | undefined; stamp: number }> {
-  const [found, stamp] = await db.batch([db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), eq(vouchers.id, id))), inventoryStampQuery(db, eventId)]);
+export async function findVoucherWithStamp(
+  db: DB,
+  eventId: number,
+  id: number,
+): Promise<{ voucher: VoucherRow | undefined; stamp: number }> {
+  const [found, stamp] = await db.batch([
+    db
+      .select()
+      .from(vouchers)
+      .where(and(eq(vouchers.eventId, eventId), eq(vouchers.id, id))),
+    inventoryStampQuery(db, eventId),
+  ]);
   return { voucher: found[0], stamp: stamp[0]?.modifiedAt ?? 0 };
 }
 
 /** The event's vouchers among `ids`, in the order of `ids` (missing ones left out). */
 export async function findVouchersById(db: DB, eventId: number, ids: number[]) {
-  const parts = chunks(ids, MAX_PARAMS - 5).map((part) => db.select().from(vouchers).where(and(eq(vouchers.eventId, eventId), inArray(vouchers.id, part))));
+  const parts = chunks(ids, MAX_PARAMS - 5).map((part) =>
+    db
+      .select()
+      .from(vouchers)
+      .where(and(eq(vouchers.eventId, eventId), inArray(vouchers.id, part))),
+  );
   const byId = new Map(((await runBatch(db, parts)) as VoucherRow[][]).flat().map((v) => [v.id, v]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
@@ -75,14 +108,25 @@ export async function findVouchersById(db: DB, eventId: number, ids: number[]) {
  * After a write whose answer was lost: the ids of `rows`, in order, when every one of them is in
  * D1 as that write made it (its code with its creation time); null otherwise.
  */
-export async function writtenVouchers(db: DB, eventId: number, rows: { code: string; createdAt: number }[]): Promise<number[] | null> {
-  const parts = chunks(rows.map((r) => r.code.toLowerCase()), MAX_PARAMS - 5).map((part) =>
+export async function writtenVouchers(
+  db: DB,
+  eventId: number,
+  rows: { code: string; createdAt: number }[],
+): Promise<number[] | null> {
+  const parts = chunks(
+    rows.map((r) => r.code.toLowerCase()),
+    MAX_PARAMS - 5,
+  ).map((part) =>
     db
       .select({ id: vouchers.id, code: vouchers.code, createdAt: vouchers.createdAt })
       .from(vouchers)
       .where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, part))),
   );
-  const found = new Map(((await runBatch(db, parts)) as { id: number; code: string; createdAt: number }[][]).flat().map((v) => [v.code.toLowerCase(), v]));
+  const found = new Map(
+    ((await runBatch(db, parts)) as { id: number; code: string; createdAt: number }[][])
+      .flat()
+      .map((v) => [v.code.toLowerCase(), v]),
+  );
   const ids: number[] = [];
   for (const r of rows) {
     const v = found.get(r.code.toLowerCase());
@@ -107,7 +151,10 @@ function takenCodes(rows: { id: number; code: string }[], exceptId: number | und
 
 /** Codes (compared case-insensitively) that exist in the event already. */
 export async function existingCodes(db: DB, eventId: number, codes: string[], exceptId?: number): Promise<Set<string>> {
-  return takenCodes(((await runBatch(db, codeQueries(db, eventId, codes))) as { id: number; code: string }[][]).flat(), exceptId);
+  return takenCodes(
+    ((await runBatch(db, codeQueries(db, eventId, codes))) as { id: number; code: string }[][]).flat(),
+    exceptId,
+  );
 }
 
 export type VoucherRefs = {
@@ -137,10 +184,19 @@ export async function voucherChecks(
       stmts.push(q);
     }
   };
-  const per = (list: number[], query: (part: number[]) => Statement) => chunks([...new Set(list)], MAX_PARAMS - 5).map(query);
+  const per = (list: number[], query: (part: number[]) => Statement) =>
+    chunks([...new Set(list)], MAX_PARAMS - 5).map(query);
   const { ids } = input;
   add("codes", codeQueries(db, eventId, input.codes));
-  add("items", per(ids.itemIds, (part) => db.select({ id: items.id, hasVariations: items.hasVariations }).from(items).where(and(eq(items.eventId, eventId), inArray(items.id, part)))));
+  add(
+    "items",
+    per(ids.itemIds, (part) =>
+      db
+        .select({ id: items.id, hasVariations: items.hasVariations })
+        .from(items)
+        .where(and(eq(items.eventId, eventId), inArray(items.id, part))),
+    ),
+  );
   add(
     "variations",
     per(ids.variationIds, (part) =>
@@ -151,8 +207,24 @@ export async function voucherChecks(
         .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, part))),
     ),
   );
-  add("quotas", per(ids.quotaIds, (part) => db.select({ id: quotas.id, subeventId: quotas.subeventId }).from(quotas).where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part)))));
-  add("subevents", per(ids.subeventIds, (part) => db.select({ id: subevents.id }).from(subevents).where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part)))));
+  add(
+    "quotas",
+    per(ids.quotaIds, (part) =>
+      db
+        .select({ id: quotas.id, subeventId: quotas.subeventId })
+        .from(quotas)
+        .where(and(eq(quotas.eventId, eventId), inArray(quotas.id, part))),
+    ),
+  );
+  add(
+    "subevents",
+    per(ids.subeventIds, (part) =>
+      db
+        .select({ id: subevents.id })
+        .from(subevents)
+        .where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part))),
+    ),
+  );
   const results = (await runBatch(db, stmts)) as unknown[][];
   const rows = <T>(kind: (typeof kinds)[number]) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
   return {

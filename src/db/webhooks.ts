@@ -18,7 +18,13 @@ export type WebhookCallRow = typeof webhookCalls.$inferSelect;
 export type WebhookRecord = { webhook: WebhookRow; limitEvents: string };
 
 /** What the organizer sets on a webhook. */
-export type WebhookValues = { enabled: boolean; targetUrl: string; allEvents: boolean; actionTypes: string[]; comment: string | null };
+export type WebhookValues = {
+  enabled: boolean;
+  targetUrl: string;
+  allEvents: boolean;
+  actionTypes: string[];
+  comment: string | null;
+};
 
 // ---- the action types the service emits (pretix's names) ----
 
@@ -77,19 +83,22 @@ export function findWebhookBySecret(db: DB, organizerId: number, secret: string)
 /** Links a webhook (a subquery finding it) to events of its organizer, in statements of at most 100 parameters. */
 function eventLinks(db: DB, webhook: SQL, organizerId: number, eventIds: number[]) {
   return chunks(eventIds, MAX_PARAMS - 5).map((part) =>
-    db
-      .insert(webhookEvents)
-      .select(
-        db
-          .select({ webhookId: webhook.as("webhook_id"), eventId: events.id })
-          .from(events)
-          .where(and(eq(events.organizerId, organizerId), inArray(events.id, part))),
-      ),
+    db.insert(webhookEvents).select(
+      db
+        .select({ webhookId: webhook.as("webhook_id"), eventId: events.id })
+        .from(events)
+        .where(and(eq(events.organizerId, organizerId), inArray(events.id, part))),
+    ),
   );
 }
 
 /** Creates a webhook with its event list and reads it back: one batch. */
-export async function insertWebhook(db: DB, organizerId: number, values: WebhookValues & { secret: string; createdAt: number }, eventIds: number[]): Promise<WebhookRecord> {
+export async function insertWebhook(
+  db: DB,
+  organizerId: number,
+  values: WebhookValues & { secret: string; createdAt: number },
+  eventIds: number[],
+): Promise<WebhookRecord> {
   // the secret is random and unique: it finds the row just inserted
   const created = sql`(SELECT id FROM webhooks WHERE organizer_id = ${organizerId} AND secret = ${values.secret})`;
   const results = await run(db, [
@@ -175,7 +184,10 @@ export function notificationStatement(
 
 /** The notifications of a new order: placed; placed paid also confirms its payment and is paid. */
 export function orderPlacedNotification(db: DB, order: { eventId: number; code: string; status: string }, now: number) {
-  const actions = order.status === "p" ? [ORDER_ACTIONS.placed, ORDER_ACTIONS.paymentConfirmed, ORDER_ACTIONS.paid] : [ORDER_ACTIONS.placed];
+  const actions =
+    order.status === "p"
+      ? [ORDER_ACTIONS.placed, ORDER_ACTIONS.paymentConfirmed, ORDER_ACTIONS.paid]
+      : [ORDER_ACTIONS.placed];
   return notificationStatement(db, { eventId: order.eventId, code: order.code, actions, now });
 }
 
@@ -194,7 +206,9 @@ export function statusActions(to: string): string[] {
  */
 export function statusNotification(db: DB, w: { eventId: number; code: string; to: string; now: number }, gate: SQL) {
   const actions = statusActions(w.to);
-  return actions.length ? notificationStatement(db, { eventId: w.eventId, code: w.code, actions, now: w.now, condition: gate }) : null;
+  return actions.length
+    ? notificationStatement(db, { eventId: w.eventId, code: w.code, actions, now: w.now, condition: gate })
+    : null;
 }
 
 /**
@@ -206,7 +220,16 @@ export function statusNotification(db: DB, w: { eventId: number; code: string; t
  */
 export function checkinNotificationStatement(
   db: DB,
-  c: { eventId: number; code: string; positionId: number; listId: number; type: "entry" | "exit"; firstCheckin: boolean; now: number; condition?: SQL },
+  c: {
+    eventId: number;
+    code: string;
+    positionId: number;
+    listId: number;
+    type: "entry" | "exit";
+    firstCheckin: boolean;
+    now: number;
+    condition?: SQL;
+  },
 ) {
   return notificationStatement(db, {
     eventId: c.eventId,
@@ -235,7 +258,13 @@ export const WEBHOOK_CALL_ORDERING: OrderingTable = {
 export type WebhookCallFilters = { state?: WebhookCallState; code?: string; actionType?: string };
 
 /** A page of a webhook's calls (newest first unless ordered otherwise); null when the organizer has no such webhook. */
-export async function listWebhookCalls(db: DB, organizerId: number, webhookId: number, filters: WebhookCallFilters, req: ListRequest): Promise<Page<WebhookCallRow> | null> {
+export async function listWebhookCalls(
+  db: DB,
+  organizerId: number,
+  webhookId: number,
+  filters: WebhookCallFilters,
+  req: ListRequest,
+): Promise<Page<WebhookCallRow> | null> {
   const where = and(
     eq(webhookCalls.organizerId, organizerId),
     eq(webhookCalls.webhookId, webhookId),
@@ -245,18 +274,29 @@ export async function listWebhookCalls(db: DB, organizerId: number, webhookId: n
   );
   const page = await fetchPage(
     db,
-    { rows: db.select().from(webhookCalls).where(where).$dynamic(), count: { from: webhookCalls, where }, ordering: WEBHOOK_CALL_ORDERING },
+    {
+      rows: db.select().from(webhookCalls).where(where).$dynamic(),
+      count: { from: webhookCalls, where },
+      ordering: WEBHOOK_CALL_ORDERING,
+    },
     req,
     db.select({ id: webhooks.id }).from(webhooks).where(ofOrganizer(organizerId, webhookId)),
   );
   return page.extra[0].length ? page : null;
 }
 
-export function findWebhookCall(db: DB, organizerId: number, webhookId: number, id: number): Promise<WebhookCallRow | undefined> {
+export function findWebhookCall(
+  db: DB,
+  organizerId: number,
+  webhookId: number,
+  id: number,
+): Promise<WebhookCallRow | undefined> {
   return db
     .select()
     .from(webhookCalls)
-    .where(and(eq(webhookCalls.organizerId, organizerId), eq(webhookCalls.webhookId, webhookId), eq(webhookCalls.id, id)))
+    .where(
+      and(eq(webhookCalls.organizerId, organizerId), eq(webhookCalls.webhookId, webhookId), eq(webhookCalls.id, id)),
+    )
     .get();
 }
 
@@ -295,7 +335,12 @@ export async function claimSequenceHead(
   const [claimed, hooks] = (await run(db, [
     db
       .update(webhookCalls)
-      .set({ leaseToken: token, leaseUntil: now + leaseMs, attempts: sql`${webhookCalls.attempts} + 1`, lastAttemptAt: now })
+      .set({
+        leaseToken: token,
+        leaseUntil: now + leaseMs,
+        attempts: sql`${webhookCalls.attempts} + 1`,
+        lastAttemptAt: now,
+      })
       .where(
         and(
           sql`${webhookCalls.id} = ${sequenceHead(k)}`,
@@ -327,7 +372,14 @@ export type AttemptOutcome = { state: "delivered" } | { state: "pending"; nextAt
  * Records an attempt under its claim (`token`): a delivery whose claim ran out and was taken
  * over records nothing. A call canceled meanwhile stays canceled unless it was delivered after all.
  */
-export async function recordAttempt(db: DB, callId: number, token: string, now: number, a: AttemptRecord, outcome: AttemptOutcome): Promise<boolean> {
+export async function recordAttempt(
+  db: DB,
+  callId: number,
+  token: string,
+  now: number,
+  a: AttemptRecord,
+  outcome: AttemptOutcome,
+): Promise<boolean> {
   const rows = await db
     .update(webhookCalls)
     .set({
@@ -357,7 +409,10 @@ export const GONE_REASON = "The receiver answered 410 Gone: the webhook was disa
 
 /** The receiver answered 410 Gone: the webhook is disabled and its pending calls canceled (pretix's rule). */
 export async function disableGoneWebhook(db: DB, webhookId: number): Promise<void> {
-  await run(db, [db.update(webhooks).set({ enabled: false }).where(eq(webhooks.id, webhookId)), cancelPendingCalls(db, webhookId, GONE_REASON)]);
+  await run(db, [
+    db.update(webhooks).set({ enabled: false }).where(eq(webhooks.id, webhookId)),
+    cancelPendingCalls(db, webhookId, GONE_REASON),
+  ]);
 }
 
 /** A webhook found disabled while its calls were pending: they are canceled. */
@@ -370,7 +425,14 @@ export async function sequencePending(db: DB, k: SequenceKey): Promise<boolean> 
   const row = await db
     .select({ id: webhookCalls.id })
     .from(webhookCalls)
-    .where(and(eq(webhookCalls.eventId, k.eventId), eq(webhookCalls.code, k.code), eq(webhookCalls.webhookId, k.webhookId), eq(webhookCalls.state, "pending")))
+    .where(
+      and(
+        eq(webhookCalls.eventId, k.eventId),
+        eq(webhookCalls.code, k.code),
+        eq(webhookCalls.webhookId, k.webhookId),
+        eq(webhookCalls.state, "pending"),
+      ),
+    )
     .limit(1)
     .get();
   return row !== undefined;

@@ -25,7 +25,11 @@ export function checkAvailabilityChannel(field: string, channel: string | undefi
 }
 
 /** The best availability state of each target on `channel`, by `targetKey` (null: nothing on sale). */
-export async function bestAvailability(ctx: OrganizerContext, targets: AvailabilityTarget[], channel: string): Promise<Map<string, number | null>> {
+export async function bestAvailability(
+  ctx: OrganizerContext,
+  targets: AvailabilityTarget[],
+  channel: string,
+): Promise<Map<string, number | null>> {
   const result = new Map<string, number | null>();
   if (targets.length === 0) return result;
   const db = ctx.db;
@@ -39,14 +43,23 @@ export async function bestAvailability(ctx: OrganizerContext, targets: Availabil
   // the dates each target stands for
   const datesOf = new Map<string, (number | null)[]>();
   for (const t of targets) {
-    datesOf.set(targetKey(t), t.subeventId !== null ? [t.subeventId] : t.series ? dates.filter((d) => d.eventId === t.eventId).map((d) => d.id) : [null]);
+    datesOf.set(
+      targetKey(t),
+      t.subeventId !== null
+        ? [t.subeventId]
+        : t.series
+          ? dates.filter((d) => d.eventId === t.eventId).map((d) => d.id)
+          : [null],
+    );
   }
   const allDates = [...new Set([...datesOf.values()].flat().filter((d): d is number => d !== null))];
   const disabled = await disabledOnDates(db, allDates);
 
   await Promise.all(
     eventIds.map(async (eventId) => {
-      const eventDates = [...new Set(targets.filter((t) => t.eventId === eventId).flatMap((t) => datesOf.get(targetKey(t))!))];
+      const eventDates = [
+        ...new Set(targets.filter((t) => t.eventId === eventId).flatMap((t) => datesOf.get(targetKey(t))!)),
+      ];
       const demands: { itemId: number; variationId: number | null; subeventId: number | null }[] = [];
       for (const sub of eventDates) {
         for (const item of products.items.filter((i) => i.eventId === eventId)) {
@@ -54,12 +67,15 @@ export async function bestAvailability(ctx: OrganizerContext, targets: Availabil
           if (!item.hasVariations) demands.push({ itemId: item.id, variationId: null, subeventId: sub });
           else
             for (const v of products.variations.filter((x) => x.itemId === item.id)) {
-              if (sub === null || !disabled.has(`${sub}:v${v.id}`)) demands.push({ itemId: item.id, variationId: v.id, subeventId: sub });
+              if (sub === null || !disabled.has(`${sub}:v${v.id}`))
+                demands.push({ itemId: item.id, variationId: v.id, subeventId: sub });
             }
         }
       }
       const states = demands.length
-        ? await withEventObject<(number | null)[]>(ctx.env, eventId, (s) => s.availabilityStates(stamps.get(eventId) ?? 0, demands))
+        ? await withEventObject<(number | null)[]>(ctx.env, eventId, (s) =>
+            s.availabilityStates(stamps.get(eventId) ?? 0, demands),
+          )
         : [];
       const bySub = new Map<number | null, number | null>();
       demands.forEach((d, i) => {
@@ -68,7 +84,10 @@ export async function bestAvailability(ctx: OrganizerContext, targets: Availabil
         bySub.set(d.subeventId, Math.max(bySub.get(d.subeventId) ?? -1, st));
       });
       for (const t of targets.filter((x) => x.eventId === eventId)) {
-        const values = datesOf.get(targetKey(t))!.map((d) => bySub.get(d)).filter((v): v is number => v !== undefined && v !== null);
+        const values = datesOf
+          .get(targetKey(t))!
+          .map((d) => bySub.get(d))
+          .filter((v): v is number => v !== undefined && v !== null);
         result.set(targetKey(t), values.length ? Math.max(...values) : null);
       }
     }),

@@ -15,7 +15,14 @@ import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "./events";
 import { Failure, notFound, Problems, validationError } from "./failure";
 import { dateTime } from "./fields";
-import { collectRefs, positionFields, preparePosition, type PositionInput, type PreparedPosition, seatName } from "./positions";
+import {
+  collectRefs,
+  positionFields,
+  preparePosition,
+  type PositionInput,
+  type PreparedPosition,
+  seatName,
+} from "./positions";
 import { refusalErrors } from "./refusals";
 import { loadSalesCatalog, type SalesCatalog } from "./sales-catalog";
 
@@ -43,19 +50,35 @@ export type CartRecord = { position: CartRowRecord; children: CartRowRecord[] };
 type PreparedGroup = { group: CartGroup; positions: PreparedPosition[] };
 
 /** Nested positions take the base position's date unless they name their own. */
-const withDate = (p: z.output<typeof nestedPosition>, input: CartInput): PositionInput => ({ ...p, subevent: p.subevent ?? input.subevent }) as PositionInput;
+const withDate = (p: z.output<typeof nestedPosition>, input: CartInput): PositionInput =>
+  ({ ...p, subevent: p.subevent ?? input.subevent }) as PositionInput;
 
 /** Validates one requested position with its add-ons and bundled positions; null after collecting its errors. */
-function prepareGroup(ctx: EventContext, input: CartInput, catalog: SalesCatalog, problems: Problems): PreparedGroup | null {
+function prepareGroup(
+  ctx: EventContext,
+  input: CartInput,
+  catalog: SalesCatalog,
+  problems: Problems,
+): PreparedGroup | null {
   const { event, now } = ctx;
   const channel = input.sales_channel ?? "web";
   if (!Object.hasOwn(SALES_CHANNELS, channel)) problems.add("sales_channel", `"${channel}" is not a valid choice.`);
-  const base = preparePosition(input as PositionInput, 0, { event, catalog, kind: "cart", isAddon: false, isBundled: false, now }, problems);
+  const base = preparePosition(
+    input as PositionInput,
+    0,
+    { event, catalog, kind: "cart", isAddon: false, isBundled: false, now },
+    problems,
+  );
   const nested = (list: z.output<typeof nestedPosition>[] | undefined, field: "addons" | "bundled") => {
     const out: PreparedPosition[] = [];
     const each = (list ?? []).map((p, i) => {
       const own = new Problems();
-      const r = preparePosition(withDate(p, input), i + 1, { event, catalog, kind: "cart", isAddon: field === "addons", isBundled: field === "bundled", now }, own);
+      const r = preparePosition(
+        withDate(p, input),
+        i + 1,
+        { event, catalog, kind: "cart", isAddon: field === "addons", isBundled: field === "bundled", now },
+        own,
+      );
       if (r) out.push(r);
       return own.errors;
     });
@@ -101,17 +124,37 @@ function prepareGroup(ctx: EventContext, input: CartInput, catalog: SalesCatalog
  * input the stored position with its children, or the failure of that input (invalid input,
  * or the object's refusal). An object that cannot serve fails the whole call.
  */
-export const createCartPositions = survivingD1Faults(async function createCartPositions(ctx: EventContext, inputs: CartInput[]): Promise<(CartRecord | Failure)[]> {
+export const createCartPositions = survivingD1Faults(async function createCartPositions(
+  ctx: EventContext,
+  inputs: CartInput[],
+): Promise<(CartRecord | Failure)[]> {
   const { event, db } = ctx;
-  const refs = collectRefs(inputs.flatMap((i) => [i as PositionInput, ...(i.addons ?? []).map((a) => withDate(a, i)), ...(i.bundled ?? []).map((a) => withDate(a, i))]));
-  const catalog = await loadSalesCatalog(db, ctx.organizer.id, event.id, { ...refs, eventSeatingPlanId: event.seatingPlanId });
+  const refs = collectRefs(
+    inputs.flatMap((i) => [
+      i as PositionInput,
+      ...(i.addons ?? []).map((a) => withDate(a, i)),
+      ...(i.bundled ?? []).map((a) => withDate(a, i)),
+    ]),
+  );
+  const catalog = await loadSalesCatalog(db, ctx.organizer.id, event.id, {
+    ...refs,
+    eventSeatingPlanId: event.seatingPlanId,
+  });
   const prepared = inputs.map((input) => {
     const problems = new Problems();
     return prepareGroup(ctx, input, catalog, problems) ?? validationError(problems.errors);
   });
   const groups = prepared.filter((p): p is PreparedGroup => !(p instanceof Failure)).map((p) => p.group);
-  const decisions = groups.length ? await withEventObject<Decision[]>(ctx.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups)) : [];
-  const rows = await readAfterWrite(() => cartsByHoldKeys(db, event.id, groups.flatMap((g) => g.holdKeys)));
+  const decisions = groups.length
+    ? await withEventObject<Decision[]>(ctx.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups))
+    : [];
+  const rows = await readAfterWrite(() =>
+    cartsByHoldKeys(
+      db,
+      event.id,
+      groups.flatMap((g) => g.holdKeys),
+    ),
+  );
   const byKey = new Map(rows.map((r) => [r.holdKey, r]));
   let g = 0;
   return prepared.map((p) => {
@@ -124,14 +167,20 @@ export const createCartPositions = survivingD1Faults(async function createCartPo
 });
 
 /** Reserves one cart position (with its add-ons and bundled positions), or fails. */
-export const createCartPosition = survivingD1Faults(async function createCartPosition(ctx: EventContext, input: CartInput): Promise<CartRecord> {
+export const createCartPosition = survivingD1Faults(async function createCartPosition(
+  ctx: EventContext,
+  input: CartInput,
+): Promise<CartRecord> {
   const [result] = await createCartPositions(ctx, [input]);
   if (result instanceof Failure) throw result;
   return result!;
 });
 
 /** Releases a cart position and its children through the event object; 404 when it is not (or no longer) there. */
-export const deleteCartPosition = survivingD1Faults(async function deleteCartPosition(ctx: EventContext, id: number): Promise<void> {
+export const deleteCartPosition = survivingD1Faults(async function deleteCartPosition(
+  ctx: EventContext,
+  id: number,
+): Promise<void> {
   const { holdKeys, own } = await cartForDeletion(ctx.db, ctx.event.id, id);
   if (!own) throw notFound();
   const deleted = await withEventObject<string[]>(ctx.env, ctx.event.id, (s) => s.deleteCarts(holdKeys));

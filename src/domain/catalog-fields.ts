@@ -23,7 +23,9 @@ export const salesChannel = () =>
     .string()
     .min(1)
     .max(190)
-    .regex(SALES_CHANNEL_PATTERN, { message: "Enter a valid sales channel identifier (letters, numbers, dots, dashes, underscores)." });
+    .regex(SALES_CHANNEL_PATTERN, {
+      message: "Enter a valid sales channel identifier (letters, numbers, dots, dashes, underscores).",
+    });
 
 /** A non-empty list of sales channel identifiers, duplicates removed. */
 export const salesChannels = () =>
@@ -37,7 +39,8 @@ export const IDENTIFIER_PATTERN = /^[a-zA-Z0-9.\-_]+$/;
 export const IDENTIFIER_MESSAGE = "The identifier may only contain letters, numbers, dots, dashes, and underscores.";
 
 /** Identifiers for matching with other sources (questions, options). */
-export const identifier = () => z.string().trim().min(1).max(190).regex(IDENTIFIER_PATTERN, { message: IDENTIFIER_MESSAGE });
+export const identifier = () =>
+  z.string().trim().min(1).max(190).regex(IDENTIFIER_PATTERN, { message: IDENTIFIER_MESSAGE });
 
 /** A plain name of at most `max` characters, not blank. */
 export const name = (max = 190) => z.string().trim().min(1).max(max);
@@ -46,7 +49,13 @@ export const name = (max = 190) => z.string().trim().min(1).max(max);
  * Reports the ids of `field` that are not items of the event, in the style of Django REST
  * framework's related fields.
  */
-export async function checkEventItems(db: DB, eventId: number, errors: Problems, field: string, ids: readonly number[] | undefined) {
+export async function checkEventItems(
+  db: DB,
+  eventId: number,
+  errors: Problems,
+  field: string,
+  ids: readonly number[] | undefined,
+) {
   if (!ids || ids.length === 0) return;
   const found = await existingItemIds(db, eventId, ids);
   for (const id of new Set(ids)) {
@@ -73,4 +82,7 @@ export type WriteMode = "replace" | "patch";
  * is of an allowed type, copies it under `scope` and returns its storage key, or fails with a
  * field error). The service decides whether and when a file is stored (after its own checks).
  */
-export type StoreUpload = (ref: string, opts: { field: string; allowedTypes?: string[]; scope: string }) => Promise<string>;
+export type StoreUpload = (
+  ref: string,
+  opts: { field: string; allowedTypes?: string[]; scope: string },
+) => Promise<string>;

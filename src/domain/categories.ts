@@ -3,7 +3,14 @@
  * services that create, change and delete a category of the event.
  */
 import { z } from "zod";
-import { type CategoryRow, type CategoryValues, deleteCategoryRow, findCategory, insertCategory, updateCategoryRow } from "../db/categories";
+import {
+  type CategoryRow,
+  type CategoryValues,
+  deleteCategoryRow,
+  findCategory,
+  insertCategory,
+  updateCategoryRow,
+} from "../db/categories";
 import { MAX_INT } from "./catalog-fields";
 import type { EventContext } from "./context";
 import { notFound } from "./failure";
@@ -38,7 +45,12 @@ export async function createCategory(ctx: EventContext, input: z.output<typeof c
 }
 
 /** PUT (`mode` "put": omitted fields return to their defaults) or PATCH. 404 for a category not of the event. */
-export async function changeCategory(ctx: EventContext, id: number, input: CategoryInput, mode: "put" | "patch"): Promise<CategoryRow> {
+export async function changeCategory(
+  ctx: EventContext,
+  id: number,
+  input: CategoryInput,
+  mode: "put" | "patch",
+): Promise<CategoryRow> {
   const row = await updateCategoryRow(ctx.db, ctx.event.id, id, categoryValues(input, mode), ctx.now);
   if (!row) throw notFound();
   return row;

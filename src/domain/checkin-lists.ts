@@ -83,7 +83,8 @@ function valuesOf(input: CheckinListInput): Partial<CheckinListValues> {
   if (input.addon_match !== undefined) v.addonMatch = input.addon_match;
   if (input.rules !== undefined) v.rules = input.rules;
   if (input.exit_all_at !== undefined) v.exitAllAt = input.exit_all_at;
-  if (input.auto_checkin_sales_channels !== undefined) v.autoCheckinSalesChannels = [...new Set(input.auto_checkin_sales_channels)];
+  if (input.auto_checkin_sales_channels !== undefined)
+    v.autoCheckinSalesChannels = [...new Set(input.auto_checkin_sales_channels)];
   return v;
 }
 
@@ -93,14 +94,17 @@ async function check(ctx: EventContext, input: CheckinListInput): Promise<void> 
   const { db, event } = ctx;
   const [, sub] = await Promise.all([
     checkEventItems(db, event.id, errors, "limit_products", input.limit_products),
-    input.subevent != null && event.hasSubevents ? subeventOfEvent(db, event.id, input.subevent) : Promise.resolve(false),
+    input.subevent != null && event.hasSubevents
+      ? subeventOfEvent(db, event.id, input.subevent)
+      : Promise.resolve(false),
   ]);
   if (input.subevent != null) {
     if (!event.hasSubevents) errors.add("subevent", "The subevent does not belong to this event.");
     else if (!sub) errors.add("subevent", `Invalid pk "${input.subevent}" - object does not exist.`);
   }
   for (const channel of input.auto_checkin_sales_channels ?? []) {
-    if (!Object.hasOwn(SALES_CHANNELS, channel)) errors.add("auto_checkin_sales_channels", `"${channel}" is not a valid choice.`);
+    if (!Object.hasOwn(SALES_CHANNELS, channel))
+      errors.add("auto_checkin_sales_channels", `"${channel}" is not a valid choice.`);
   }
   errors.throwIfAny();
 }
@@ -112,18 +116,29 @@ async function tellObject(ctx: EventContext, listId: number, deleted: boolean): 
   } catch (e) {
     // The object reads the configuration again when a scan names a list it does not know, and
     // when the change stamp its next write batch reads has moved.
-    log.error("the event object did not take the change of a check-in list", { event_id: ctx.event.id, list_id: listId, error: e });
+    log.error("the event object did not take the change of a check-in list", {
+      event_id: ctx.event.id,
+      list_id: listId,
+      error: e,
+    });
   }
 }
 
 /** A list of the event (404 otherwise); `withCounts` false: without its ticket counts (reading them visits every ticket). */
-export async function loadCheckinList(ctx: Pick<EventContext, "db" | "event">, id: number, withCounts = true): Promise<CheckinListRecord> {
+export async function loadCheckinList(
+  ctx: Pick<EventContext, "db" | "event">,
+  id: number,
+  withCounts = true,
+): Promise<CheckinListRecord> {
   const list = await findCheckinList(ctx.db, ctx.event.id, id, withCounts);
   if (!list) throw notFound();
   return list;
 }
 
-export const createList = survivingD1Faults(async function createList(ctx: EventContext, input: z.output<typeof checkinListFull>): Promise<CheckinListRecord> {
+export const createList = survivingD1Faults(async function createList(
+  ctx: EventContext,
+  input: z.output<typeof checkinListFull>,
+): Promise<CheckinListRecord> {
   await check(ctx, input);
   const values = { ...DEFAULTS, ...valuesOf(input) };
   const created = await confirmedWrite(
@@ -135,7 +150,12 @@ export const createList = survivingD1Faults(async function createList(ctx: Event
 });
 
 /** PUT (`full`: omitted fields return to their defaults) or PATCH; a repeat changes nothing more. */
-export const changeList = survivingD1Faults(async function changeList(ctx: EventContext, id: number, input: CheckinListInput, full: boolean): Promise<CheckinListRecord> {
+export const changeList = survivingD1Faults(async function changeList(
+  ctx: EventContext,
+  id: number,
+  input: CheckinListInput,
+  full: boolean,
+): Promise<CheckinListRecord> {
   await loadCheckinList(ctx, id);
   await check(ctx, input);
   const values = full ? { ...DEFAULTS, ...valuesOf(input) } : valuesOf(input);

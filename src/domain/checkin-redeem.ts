@@ -86,7 +86,13 @@ export type ScanResult = {
 
 // ---- which event a list belongs to ----
 
-type ListHome = { eventId: number; organizerId: number; eventSlug: string; geoLat: number | null; geoLon: number | null };
+type ListHome = {
+  eventId: number;
+  organizerId: number;
+  eventSlug: string;
+  geoLat: number | null;
+  geoLon: number | null;
+};
 /** List id → its event: facts that never change for a list (a deleted list is caught by its event's object). */
 const listHomes = new Map<number, ListHome>();
 const MAX_HOMES = 10_000;
@@ -95,7 +101,14 @@ async function homesOf(ctx: OrganizerContext, ids: readonly number[]): Promise<M
   const missing = ids.filter((id) => !listHomes.has(id));
   if (missing.length) {
     if (listHomes.size > MAX_HOMES) listHomes.clear();
-    for (const r of await listEvents(ctx.db, missing)) listHomes.set(r.listId, { eventId: r.eventId, organizerId: r.organizerId, eventSlug: r.eventSlug, geoLat: r.geoLat, geoLon: r.geoLon });
+    for (const r of await listEvents(ctx.db, missing))
+      listHomes.set(r.listId, {
+        eventId: r.eventId,
+        organizerId: r.organizerId,
+        eventSlug: r.eventSlug,
+        geoLat: r.geoLat,
+        geoLon: r.geoLon,
+      });
   }
   const out = new Map<number, ListHome>();
   for (const id of ids) {
@@ -106,20 +119,30 @@ async function homesOf(ctx: OrganizerContext, ids: readonly number[]): Promise<M
 }
 
 /** The lists' events, checked: of this organizer, reachable by the credential, one list per event. */
-export async function resolveLists(ctx: OrganizerContext, scanner: Scanner, ids: readonly number[]): Promise<{ listId: number; home: ListHome }[]> {
+export async function resolveLists(
+  ctx: OrganizerContext,
+  scanner: Scanner,
+  ids: readonly number[],
+): Promise<{ listId: number; home: ListHome }[]> {
   const homes = await homesOf(ctx, ids);
   const errors = new Problems();
   const out: { listId: number; home: ListHome }[] = [];
   for (const id of ids) {
     const h = homes.get(id);
-    if (!h || h.organizerId !== ctx.organizer.id || h.organizerId !== scanner.organizerId || !canAccessEvent(scanner as Principal, h.eventId)) {
+    if (
+      !h ||
+      h.organizerId !== ctx.organizer.id ||
+      h.organizerId !== scanner.organizerId ||
+      !canAccessEvent(scanner as Principal, h.eventId)
+    ) {
       errors.add("lists", invalidPk(id));
       continue;
     }
     out.push({ listId: id, home: h });
   }
   errors.throwIfAny();
-  if (new Set(out.map((l) => l.home.eventId)).size !== out.length) throw fieldError("lists", "Selecting two check-in lists from the same event is unsupported.");
+  if (new Set(out.map((l) => l.home.eventId)).size !== out.length)
+    throw fieldError("lists", "Selecting two check-in lists from the same event is unsupported.");
   return out;
 }
 
@@ -135,7 +158,11 @@ type Decide = { listId: number; home: ListHome; raw: string; id: number | null; 
 async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promise<ScanResult> {
   const outcomes = await Promise.all(
     lists.map((l) =>
-      withEventObject<RedeemOutcome>(ctx.env, { id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon }, (s) => s.redeem({ listId: l.listId, raw: l.raw, id: l.id, scan: l.scan, sourceType: l.sourceType })),
+      withEventObject<RedeemOutcome>(
+        ctx.env,
+        { id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon },
+        (s) => s.redeem({ listId: l.listId, raw: l.raw, id: l.id, scan: l.scan, sourceType: l.sourceType }),
+      ),
     ),
   );
   const gone = lists.filter((_, i) => outcomes[i]!.kind === "no_list");
@@ -147,7 +174,15 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
   if (i >= 0) {
     const o = outcomes[i] as Extract<RedeemOutcome, { kind: "decided" }>;
     const l = lists[i]!;
-    return { status: o.status, reason: o.reason, explanation: o.explanation, questions: o.questions, eventId: l.home.eventId, list: { ...o.list, event: l.home.eventSlug }, position: o.position };
+    return {
+      status: o.status,
+      reason: o.reason,
+      explanation: o.explanation,
+      questions: o.questions,
+      eventId: l.home.eventId,
+      list: { ...o.list, event: l.home.eventSlug },
+      position: o.position,
+    };
   }
   // no event knows the code: a failed scan on the first list (pretix logs it there)
   const first = lists[0]!;
@@ -169,7 +204,9 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
       nonce: first.scan.nonce,
       rawBarcode: first.raw,
       rawSourceType: first.sourceType,
-    }).catch((e) => log.error("a failed scan could not be stored", { event_id: first.home.eventId, list_id: first.listId, error: e })),
+    }).catch((e) =>
+      log.error("a failed scan could not be stored", { event_id: first.home.eventId, list_id: first.listId, error: e }),
+    ),
   ]);
   const list = listRow?.list;
   return {
@@ -178,13 +215,23 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
     explanation: null,
     questions: [],
     eventId: first.home.eventId,
-    list: { id: first.listId, name: list?.name ?? "", event: first.home.eventSlug, subevent: list?.subeventId ?? null, include_pending: list?.includePending ?? false },
+    list: {
+      id: first.listId,
+      name: list?.name ?? "",
+      event: first.home.eventSlug,
+      subevent: list?.subeventId ?? null,
+      include_pending: list?.includePending ?? false,
+    },
     position: null,
   };
 }
 
 /** `checkinrpc/redeem`: a scan on one or more lists (of distinct events). */
-export const redeemScan = survivingD1Faults(async function redeemScan(ctx: OrganizerContext, scanner: Scanner, input: RedeemInput): Promise<ScanResult> {
+export const redeemScan = survivingD1Faults(async function redeemScan(
+  ctx: OrganizerContext,
+  scanner: Scanner,
+  input: RedeemInput,
+): Promise<ScanResult> {
   const lists = await resolveLists(ctx, scanner, input.lists);
   const scan: ScanRequest = {
     type: input.type ?? "entry",
@@ -216,7 +263,13 @@ export const redeemOnList = survivingD1Faults(async function redeemOnList(
   untrusted: boolean,
   input: ListRedeemInput,
 ): Promise<ScanResult> {
-  const home: ListHome = { eventId: ctx.event.id, organizerId: ctx.organizer.id, eventSlug: ctx.event.slug, geoLat: ctx.event.geoLat, geoLon: ctx.event.geoLon };
+  const home: ListHome = {
+    eventId: ctx.event.id,
+    organizerId: ctx.organizer.id,
+    eventSlug: ctx.event.slug,
+    geoLat: ctx.event.geoLat,
+    geoLon: ctx.event.geoLon,
+  };
   const scan: ScanRequest = {
     type: input.type ?? "entry",
     datetime: input.datetime ?? ctx.now,
@@ -229,7 +282,8 @@ export const redeemOnList = survivingD1Faults(async function redeemOnList(
     deviceId: scanner.deviceId,
   };
   const id = !untrusted && /^\d{1,15}$/.test(lookup) ? Number(lookup) : null;
-  const one = (raw: string) => decideOn(ctx, [{ listId, home, raw, id, scan, sourceType: input.source_type ?? "barcode" }]);
+  const one = (raw: string) =>
+    decideOn(ctx, [{ listId, home, raw, id, scan, sourceType: input.source_type ?? "barcode" }]);
   let result: ScanResult;
   try {
     result = await one(lookup);
@@ -246,7 +300,19 @@ export const redeemOnList = survivingD1Faults(async function redeemOnList(
 
 /** Body of `.../checkinlists/{list}/failed_checkins/` (spec; pretix checkinlists.rst). */
 export const failedCheckinInput = z.object({
-  error_reason: z.enum(["canceled", "invalid", "unpaid", "product", "rules", "revoked", "incomplete", "already_redeemed", "blocked", "invalid_time", "error"]),
+  error_reason: z.enum([
+    "canceled",
+    "invalid",
+    "unpaid",
+    "product",
+    "rules",
+    "revoked",
+    "incomplete",
+    "already_redeemed",
+    "blocked",
+    "invalid_time",
+    "error",
+  ]),
   error_explanation: z.string().max(1000).nullable().optional(),
   raw_barcode: z.string().min(1).max(2000),
   datetime: dateTime().nullable().optional(),
@@ -264,7 +330,12 @@ export type FailedCheckinInput = z.output<typeof failedCheckinInput>;
  * position, else the one with the scanned code; a repeated upload with the same nonce is
  * stored once.
  */
-export const storeFailedCheckin = survivingD1Faults(async function storeFailedCheckin(ctx: EventContext, scanner: Scanner, listId: number, input: FailedCheckinInput) {
+export const storeFailedCheckin = survivingD1Faults(async function storeFailedCheckin(
+  ctx: EventContext,
+  scanner: Scanner,
+  listId: number,
+  input: FailedCheckinInput,
+) {
   const { db, event } = ctx;
   const list = await checkinListQuery(db, event.id, listId, false).get();
   if (!list) throw notFound();
@@ -311,4 +382,3 @@ export const storeFailedCheckin = survivingD1Faults(async function storeFailedCh
   }
   return row;
 });
-

@@ -314,10 +314,7 @@ function less(a: Val, b: Val, rest: Val[]): boolean {
 }
 
 function lessOrEqual(a: Val, b: Val, rest: Val[]): boolean {
-  return (
-    (less(a, b, []) || softEquals(a, b)) &&
-    (rest.length === 0 || lessOrEqual(b, rest[0]!, rest.slice(1)))
-  );
+  return (less(a, b, []) || softEquals(a, b)) && (rest.length === 0 || lessOrEqual(b, rest[0]!, rest.slice(1)));
 }
 
 /** Python's `a in b` (`guarded`: JsonLogic's `in`, false where b is no container). */
@@ -596,8 +593,35 @@ class Ctx {
 // Structure.
 
 const STANDARD_OPERATIONS = [
-  "==", "===", "!=", "!==", ">", ">=", "<", "<=", "!", "!!", "%", "and", "or", "?:", "if", "log",
-  "in", "cat", "+", "*", "-", "/", "min", "max", "merge", "count", "substr", "var", "missing",
+  "==",
+  "===",
+  "!=",
+  "!==",
+  ">",
+  ">=",
+  "<",
+  "<=",
+  "!",
+  "!!",
+  "%",
+  "and",
+  "or",
+  "?:",
+  "if",
+  "log",
+  "in",
+  "cat",
+  "+",
+  "*",
+  "-",
+  "/",
+  "min",
+  "max",
+  "merge",
+  "count",
+  "substr",
+  "var",
+  "missing",
   "missing_some",
 ];
 const ARRAY_OPERATIONS = ["none", "all", "some", "reduce", "map", "filter"];
@@ -674,7 +698,7 @@ function validate(rules: Obj): void {
       if (typeof name === "string" || typeof name === "number" || typeof name === "boolean") {
         checkVariableName(pyStr(literal(name)));
       } else if (name === undefined || name === null) {
-        fail("malformed rule: \"var\" without a name");
+        fail('malformed rule: "var" without a name');
       }
     }
     args.forEach((a, i) => {
@@ -688,7 +712,7 @@ function validate(rules: Obj): void {
 
 function checkVariableName(name: string): Variable {
   const first = name.split(".")[0]!;
-  if (first === "") fail("malformed rule: \"var\" without a name");
+  if (first === "") fail('malformed rule: "var" without a name');
   if ((ENTRIES_OPERATIONS as readonly string[]).includes(first)) {
     fail(`${JSON.stringify(first)} is an operation, not a variable`);
   }
@@ -709,7 +733,7 @@ function elementScope(v: Val): Scope {
 
 function getVar(scope: Scope, name: Val, notFound: Val | typeof NOT_FOUND, c: Ctx): Val | typeof NOT_FOUND {
   if (name === null || name === "") {
-    if (scope.top) return fail("malformed rule: \"var\" without a name");
+    if (scope.top) return fail('malformed rule: "var" without a name');
     return scope.data;
   }
   const keys = pyStr(name).split(".");
@@ -1261,7 +1285,10 @@ function explainOrFail(rules: Obj, c: Ctx): string {
         // comparisons with -1 ("no entry yet") are technical and explained last
         if (technical) penalty = 1000;
       }
-      weights.set(name, [NUMERIC_WEIGHT[key]! + (OPERATOR_WEIGHT[operator] ?? 0) + penalty, Math.abs(compareTo - result)]);
+      weights.set(name, [
+        NUMERIC_WEIGHT[key]! + (OPERATOR_WEIGHT[operator] ?? 0) + penalty,
+        Math.abs(compareTo - result),
+      ]);
       const value =
         key === "now_isoweekday" && Number.isInteger(compareTo) && compareTo >= 1 && compareTo <= 7
           ? WEEKDAYS[compareTo - 1]!
@@ -1338,6 +1365,10 @@ export function evaluateRules(rules: unknown, facts: RuleFacts): RuleOutcome {
   } catch (e) {
     if (e instanceof Unsupported) return { ok: false, reason: "unsupported", detail: e.message };
     // never admit, never fail the request: anything unforeseen refuses the scan
-    return { ok: false, reason: "unsupported", detail: `evaluation failed: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      ok: false,
+      reason: "unsupported",
+      detail: `evaluation failed: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
 }

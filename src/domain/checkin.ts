@@ -67,7 +67,13 @@ export type CheckinQuestion = {
 };
 
 /** One successful check-in of a ticket on a list. */
-export type Passage = { type: CheckinType; datetime: number; nonce: string | null; deviceId: number | null; auto: boolean };
+export type Passage = {
+  type: CheckinType;
+  datetime: number;
+  nonce: string | null;
+  deviceId: number | null;
+  auto: boolean;
+};
 
 /** The scan as the client sent it. */
 export type ScanRequest = {
@@ -96,8 +102,14 @@ export type ScanVerdict =
   | { kind: "incomplete"; questions: number[]; answers: Answer[] };
 
 /** Whether a ticket belongs on a list by product and date (not by order status). */
-export function onList(list: Pick<ListConfig, "allProducts" | "limitProducts" | "subeventId">, t: Pick<TicketFacts, "itemId" | "subeventId">): boolean {
-  return (list.allProducts || list.limitProducts.includes(t.itemId)) && (list.subeventId === null || list.subeventId === t.subeventId);
+export function onList(
+  list: Pick<ListConfig, "allProducts" | "limitProducts" | "subeventId">,
+  t: Pick<TicketFacts, "itemId" | "subeventId">,
+): boolean {
+  return (
+    (list.allProducts || list.limitProducts.includes(t.itemId)) &&
+    (list.subeventId === null || list.subeventId === t.subeventId)
+  );
 }
 
 /**
@@ -113,9 +125,13 @@ export function chooseTicket(
 ): { kind: "one"; ticket: TicketFacts } | { kind: "ambiguous"; ticket: TicketFacts } | { kind: "none" } {
   if (candidates.length === 0) return { kind: "none" };
   if (candidates.length === 1) return { kind: "one", ticket: candidates[0]! };
-  let matching = candidates.filter((t) => (list.addonMatch || t.secret === raw) && (list.allProducts || list.limitProducts.includes(t.itemId)));
+  let matching = candidates.filter(
+    (t) => (list.addonMatch || t.secret === raw) && (list.allProducts || list.limitProducts.includes(t.itemId)),
+  );
   if (matching.length > 1) {
-    matching = matching.filter((t) => (t.validFrom === null || t.validFrom < now) && (t.validUntil === null || t.validUntil > now));
+    matching = matching.filter(
+      (t) => (t.validFrom === null || t.validFrom < now) && (t.validUntil === null || t.validUntil > now),
+    );
   }
   if (matching.length === 0) return { kind: "one", ticket: candidates[0]! };
   if (matching.length > 1) return { kind: "ambiguous", ticket: candidates[0]! };
@@ -127,7 +143,11 @@ export function chooseTicket(
  * ids), for the questions asked during check-in of the ticket's product. Answers that do not
  * fit their question are ignored, as pretix does.
  */
-export function checkinAnswers(questions: readonly CheckinQuestion[], given: Record<string, string>, locale: string): Answer[] {
+export function checkinAnswers(
+  questions: readonly CheckinQuestion[],
+  given: Record<string, string>,
+  locale: string,
+): Answer[] {
   const out: Answer[] = [];
   for (const q of questions) {
     const raw = given[String(q.id)];
@@ -139,7 +159,12 @@ export function checkinAnswers(questions: readonly CheckinQuestion[], given: Rec
       const options = ids.map((id) => q.options.find((o) => String(o.id) === id));
       if (options.some((o) => o === undefined) || (q.type === "C" && options.length !== 1)) continue;
       const chosen = options as CheckinQuestion["options"];
-      out.push({ ...base, answer: chosen.map((o) => i18nText(o.answer, locale)).join(", "), options: chosen.map((o) => o.id), option_identifiers: chosen.map((o) => o.identifier) });
+      out.push({
+        ...base,
+        answer: chosen.map((o) => i18nText(o.answer, locale)).join(", "),
+        options: chosen.map((o) => o.id),
+        option_identifiers: chosen.map((o) => o.identifier),
+      });
     } else if (q.type === "B") {
       const yes = ["true", "True", "1", "yes"].includes(text);
       const no = ["false", "False", "0", "no"].includes(text);
@@ -192,7 +217,12 @@ export function decideScan(input: {
   const { list, ticket, order, scan } = input;
   const dt = scan.datetime;
   let forcedPast = false;
-  const refuse = (reason: CheckinReason, explanation: string | null = null, answers: Answer[] = []): ScanVerdict => ({ kind: "refuse", reason, explanation, answers });
+  const refuse = (reason: CheckinReason, explanation: string | null = null, answers: Answer[] = []): ScanVerdict => ({
+    kind: "refuse",
+    reason,
+    explanation,
+    answers,
+  });
 
   if (ticket.canceled || (order.status !== "p" && order.status !== "n")) {
     if (!scan.force) return refuse(scan.canceledSupported ? "canceled" : "unpaid");
@@ -203,11 +233,13 @@ export function decideScan(input: {
     forcedPast = true;
   }
   if (scan.type !== "exit" && ticket.validFrom !== null && ticket.validFrom > dt) {
-    if (!scan.force) return refuse("invalid_time", `This ticket is only valid after ${fmt(ticket.validFrom, input.timezone)}.`);
+    if (!scan.force)
+      return refuse("invalid_time", `This ticket is only valid after ${fmt(ticket.validFrom, input.timezone)}.`);
     forcedPast = true;
   }
   if (scan.type !== "exit" && ticket.validUntil !== null && ticket.validUntil < dt) {
-    if (!scan.force) return refuse("invalid_time", `This ticket was only valid before ${fmt(ticket.validUntil, input.timezone)}.`);
+    if (!scan.force)
+      return refuse("invalid_time", `This ticket was only valid before ${fmt(ticket.validUntil, input.timezone)}.`);
     forcedPast = true;
   }
 
@@ -232,7 +264,11 @@ export function decideScan(input: {
   if (order.status !== "p" && order.requireApproval) {
     if (!scan.force) return refuse("unapproved", null, given);
     forcedPast = true;
-  } else if (order.status !== "p" && !order.validIfPending && !(scan.ignoreUnpaid && list.includePending && order.status === "n")) {
+  } else if (
+    order.status !== "p" &&
+    !order.validIfPending &&
+    !(scan.ignoreUnpaid && list.includePending && order.status === "n")
+  ) {
     if (!scan.force) return refuse("unpaid", null, given);
     forcedPast = true;
   }
@@ -243,7 +279,8 @@ export function decideScan(input: {
       forcedPast = true;
     }
   }
-  if (missing.length && !scan.force && scan.questionsSupported) return { kind: "incomplete", questions: missing, answers: given };
+  if (missing.length && !scan.force && scan.questionsSupported)
+    return { kind: "incomplete", questions: missing, answers: given };
 
   const last = input.passages.at(-1);
   if (scan.nonce !== null) {
@@ -258,13 +295,21 @@ export function decideScan(input: {
     input.passages.length === 0 ||
     input.passages.every((p) => p.type === "exit") ||
     (list.allowEntryAfterExit && last?.type === "exit");
-  if (entryAllowed || scan.force) return { kind: "pass", forced: scan.force && (!entryAllowed || forcedPast || (input.fromRevokedSecret ?? false)), answers: given };
+  if (entryAllowed || scan.force)
+    return {
+      kind: "pass",
+      forced: scan.force && (!entryAllowed || forcedPast || (input.fromRevokedSecret ?? false)),
+      answers: given,
+    };
   return refuse("already_redeemed", null, given);
 }
 
 /** Passages in the order the decision reads them: by time of the scan, then as recorded. */
 export function orderPassages<P extends { datetime: number }>(passages: P[]): P[] {
-  return passages.map((p, i) => [p, i] as const).sort((a, b) => a[0].datetime - b[0].datetime || a[1] - b[1]).map(([p]) => p);
+  return passages
+    .map((p, i) => [p, i] as const)
+    .sort((a, b) => a[0].datetime - b[0].datetime || a[1] - b[1])
+    .map(([p]) => p);
 }
 
 /** Whether the last passage (at or before `at`) is an entry: the ticket is inside. */
@@ -303,12 +348,16 @@ export type ValiditySource = {
  * duration (months and days on the calendar, then hours and minutes); null mode: the event's
  * dates apply and the ticket carries no window.
  */
-export function ticketValidity(item: ValiditySource, purchase: number): { validFrom: number | null; validUntil: number | null } {
+export function ticketValidity(
+  item: ValiditySource,
+  purchase: number,
+): { validFrom: number | null; validUntil: number | null } {
   if (item.validityMode === "fixed") return { validFrom: item.validityFixedFrom, validUntil: item.validityFixedUntil };
   if (item.validityMode !== "dynamic") return { validFrom: null, validUntil: null };
   const d = new Date(purchase);
   if (item.validityDynamicDurationMonths) d.setUTCMonth(d.getUTCMonth() + item.validityDynamicDurationMonths);
   if (item.validityDynamicDurationDays) d.setUTCDate(d.getUTCDate() + item.validityDynamicDurationDays);
-  const until = d.getTime() + ((item.validityDynamicDurationHours ?? 0) * 60 + (item.validityDynamicDurationMinutes ?? 0)) * 60_000;
+  const until =
+    d.getTime() + ((item.validityDynamicDurationHours ?? 0) * 60 + (item.validityDynamicDurationMinutes ?? 0)) * 60_000;
   return { validFrom: purchase, validUntil: until === purchase ? null : until };
 }

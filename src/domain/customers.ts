@@ -5,7 +5,14 @@
  */
 import { z } from "zod";
 import { isUniqueError } from "../db/constraints";
-import { type CustomerChanges, customerInsertStatement, type CustomerRow, eraseCustomerData, findCustomer, updateCustomer } from "../db/customers";
+import {
+  type CustomerChanges,
+  customerInsertStatement,
+  type CustomerRow,
+  eraseCustomerData,
+  findCustomer,
+  updateCustomer,
+} from "../db/customers";
 import { mailInsertStatement } from "../db/mail";
 import { storedOrganizerSettings } from "../db/settings";
 import { randomString, sha256Hex } from "../lib/crypto";
@@ -36,7 +43,10 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const EMAIL_TAKEN = "A customer with this email address already exists.";
 
 /** The activation mail: the customer sets a password through the link and so verifies the address. */
-export function activationMailText(input: { name: string | null; organizerName: string; link: string }): { subject: string; text: string } {
+export function activationMailText(input: { name: string | null; organizerName: string; link: string }): {
+  subject: string;
+  text: string;
+} {
   const greeting = input.name ? `Hello ${input.name},` : "Hello,";
   return {
     subject: `Activate your account at ${input.organizerName}`,
@@ -123,11 +133,15 @@ function uniqueRefusal(e: unknown): "identifier" {
  * Creates a customer with a new identifier; with `send_email`, an activation link (valid three
  * days) is mailed in the same batch as the customer is written.
  */
-export const createCustomer = survivingD1Faults(async function createCustomer(ctx: OrganizerContext, input: CustomerCreateInput): Promise<CustomerRow> {
+export const createCustomer = survivingD1Faults(async function createCustomer(
+  ctx: OrganizerContext,
+  input: CustomerCreateInput,
+): Promise<CustomerRow> {
   const { db, organizer: org, now } = ctx;
   const settings = await organizerSettings(ctx);
   const values = customerValues(input, true, defaultLocaleOf(settings));
-  if (input.send_email && !values.email) throw fieldError("email", "An email address is required to send the activation mail.");
+  if (input.send_email && !values.email)
+    throw fieldError("email", "An email address is required to send the activation mail.");
   const passwordHash = input.password ? await hashPassword(input.password) : null;
 
   let activation: { tokenHash: string; link: string } | null = null;
@@ -163,7 +177,10 @@ export const createCustomer = survivingD1Faults(async function createCustomer(ct
         async () => {
           if (mail) {
             const [created, mailed] = await db.batch([customerInsertStatement(db, row), mailInsertStatement(db, mail)]);
-            await dispatchMail(ctx.env, mailed.map((m) => m.id));
+            await dispatchMail(
+              ctx.env,
+              mailed.map((m) => m.id),
+            );
             return created[0]!;
           }
           const [created] = await customerInsertStatement(db, row);
@@ -205,7 +222,10 @@ export const changeCustomer = survivingD1Faults(async function changeCustomer(
  * Removes a customer's personal data (as pretix's Customer.anonymize) and disconnects the
  * customer from its orders; the identifier stays.
  */
-export const anonymizeCustomer = survivingD1Faults(async function anonymizeCustomer(ctx: OrganizerContext, identifier: string): Promise<CustomerRow> {
+export const anonymizeCustomer = survivingD1Faults(async function anonymizeCustomer(
+  ctx: OrganizerContext,
+  identifier: string,
+): Promise<CustomerRow> {
   const row = await eraseCustomerData(ctx.db, ctx.organizer.id, identifier, ctx.now);
   if (!row) throw notFound();
   return row;

@@ -75,7 +75,11 @@ export async function createDevice(ctx: OrganizerContext, input: DeviceInput): P
   );
 }
 
-export async function changeDevice(ctx: OrganizerContext, deviceId: number, input: DeviceChangeInput): Promise<DeviceRecord> {
+export async function changeDevice(
+  ctx: OrganizerContext,
+  deviceId: number,
+  input: DeviceChangeInput,
+): Promise<DeviceRecord> {
   const values: Partial<DeviceValues> = {};
   if (input.name !== undefined) values.name = input.name;
   if (input.all_events !== undefined) values.allEvents = input.all_events;
@@ -97,7 +101,8 @@ export type DeviceSetup = { handshake_version: 1; url: string; token: string };
 export async function deviceSetup(ctx: OrganizerContext, deviceId: number): Promise<DeviceSetup> {
   const r = await findDevice(ctx.db, ctx.organizer.id, deviceId);
   if (!r) throw notFound();
-  if (r.device.initialized !== null) throw notFound("This device has already been initialized; its initialization token cannot be used again.");
+  if (r.device.initialized !== null)
+    throw notFound("This device has already been initialized; its initialization token cannot be used again.");
   if (r.device.revoked) throw notFound("This device has been revoked.");
   return { handshake_version: 1, url: ctx.baseUrl, token: r.device.initializationToken };
 }

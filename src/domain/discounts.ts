@@ -4,7 +4,14 @@
  */
 import { z } from "zod";
 import { isForeignKeyError } from "../db/constraints";
-import { deleteDiscountRow, type DiscountRecord, type DiscountValues, findDiscount, insertDiscount, updateDiscountValues } from "../db/discounts";
+import {
+  deleteDiscountRow,
+  type DiscountRecord,
+  type DiscountValues,
+  findDiscount,
+  insertDiscount,
+  updateDiscountValues,
+} from "../db/discounts";
 import { DISCOUNT_SUBEVENT_MODES } from "../db/schema";
 import { checkEventItems, count, idList, name, position, salesChannels, type WriteMode } from "./catalog-fields";
 import type { EventContext } from "./context";
@@ -39,7 +46,11 @@ export type DiscountPatch = z.output<typeof discountPatch>;
 /** Column values; with `replace` omitted fields take their defaults. */
 function discountValues(input: DiscountPatch, mode: WriteMode): Partial<DiscountValues> {
   const v: Partial<DiscountValues> = {};
-  const set = <K extends keyof DiscountValues>(key: K, value: DiscountValues[K] | undefined, fallback: DiscountValues[K]) => {
+  const set = <K extends keyof DiscountValues>(
+    key: K,
+    value: DiscountValues[K] | undefined,
+    fallback: DiscountValues[K],
+  ) => {
     if (value !== undefined) v[key] = value;
     else if (mode === "replace") v[key] = fallback;
   };
@@ -71,7 +82,10 @@ function validateDiscount(d: DiscountValues, errors: Problems): void {
   const from = d.availableFrom ?? null;
   const until = d.availableUntil ?? null;
   if (minCount > 0 && minValue > 0) {
-    errors.add("condition_min_value", "You can either set a minimum number of matching products or a minimum value, not both.");
+    errors.add(
+      "condition_min_value",
+      "You can either set a minimum number of matching products or a minimum value, not both.",
+    );
   }
   if (minCount === 0 && minValue === 0) {
     errors.add("non_field_errors", "You need to either set a minimum number of matching products or a minimum value.");
@@ -115,7 +129,12 @@ export async function createDiscount(ctx: EventContext, input: DiscountInput): P
 }
 
 /** PUT (`replace`) or PATCH (`patch`), checked on the merged state. */
-export async function updateDiscount(ctx: EventContext, id: number, input: DiscountPatch, mode: WriteMode): Promise<DiscountRecord> {
+export async function updateDiscount(
+  ctx: EventContext,
+  id: number,
+  input: DiscountPatch,
+  mode: WriteMode,
+): Promise<DiscountRecord> {
   const { discount: current } = await loadDiscount(ctx, id);
   const values = discountValues(input, mode);
   const itemIds = mode === "replace" ? (input.condition_limit_products ?? []) : input.condition_limit_products;

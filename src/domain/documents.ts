@@ -36,7 +36,10 @@ export function notReady(what: string): Failure {
 
 /** The fonts are not in R2: a deployment problem (`unavailable`), named as such. */
 export function fontsMissing(face: FontFace): Failure {
-  return new Failure("unavailable", `The PDF fonts are not installed in the file storage (${fontObjectKey(face)} is missing; run "npm run fonts").`);
+  return new Failure(
+    "unavailable",
+    `The PDF fonts are not installed in the file storage (${fontObjectKey(face)} is missing; run "npm run fonts").`,
+  );
 }
 
 // Loaded font files per bucket, kept for the isolate's lifetime (Noto Sans SC is 10 MB; the rest ~3 MB).

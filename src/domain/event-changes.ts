@@ -88,8 +88,10 @@ function checkPlugins(plugins: string[] | undefined, problems: Problems) {
 
 function checkSalesChannels(channels: string[] | undefined, problems: Problems) {
   if (!channels) return;
-  for (const ch of channels) if (!Object.hasOwn(SALES_CHANNELS, ch)) problems.add("sales_channels", `Unknown sales channel: '${ch}'.`);
-  if (new Set(channels).size !== channels.length) problems.add("sales_channels", "Each sales channel may only be listed once.");
+  for (const ch of channels)
+    if (!Object.hasOwn(SALES_CHANNELS, ch)) problems.add("sales_channels", `Unknown sales channel: '${ch}'.`);
+  if (new Set(channels).size !== channels.length)
+    problems.add("sales_channels", "Each sales channel may only be listed once.");
 }
 
 /** A token's team, when the team is limited to some events (the event it creates joins its list). */
@@ -144,7 +146,8 @@ function eventValues(input: EventPatchInput): Partial<EventValues> {
 function newEventValues(input: EventCreateInput, source: EventRecord | null, now: number): EventValues {
   const hasSubevents = input.has_subevents ?? source?.hasSubevents ?? false;
   let dateAdmission = input.date_admission ?? null;
-  if (input.date_admission === undefined && source?.dateAdmission != null) dateAdmission = input.date_from + (source.dateAdmission - source.dateFrom);
+  if (input.date_admission === undefined && source?.dateAdmission != null)
+    dateAdmission = input.date_from + (source.dateAdmission - source.dateFrom);
   let seatingPlanId = input.seating_plan ?? null;
   if (input.seating_plan === undefined && source && !hasSubevents) seatingPlanId = source.seatingPlanId;
   return {
@@ -192,14 +195,28 @@ async function cloneFromSource(ctx: OrganizerContext, by: Principal, value: stri
  * for what is copied). `problems` may already hold problems of the request (`clone_from`).
  * Returns the new event as read back.
  */
-async function createNewEvent(ctx: OrganizerContext, by: Principal, input: EventCreateInput, source: EventRecord | null, problems: Problems) {
+async function createNewEvent(
+  ctx: OrganizerContext,
+  by: Principal,
+  input: EventCreateInput,
+  source: EventRecord | null,
+  problems: Problems,
+) {
   const db = ctx.db;
   const org = ctx.organizer;
   if (input.live === true) {
-    problems.add("live", "Events cannot be created as 'live'. Quotas and payment must be added to the event before sales can go live.");
+    problems.add(
+      "live",
+      "Events cannot be created as 'live'. Quotas and payment must be added to the event before sales can go live.",
+    );
   }
   checkDateOrder(
-    { date_from: input.date_from, date_to: input.date_to ?? null, presale_start: input.presale_start ?? null, presale_end: input.presale_end ?? null },
+    {
+      date_from: input.date_from,
+      date_to: input.date_to ?? null,
+      presale_start: input.presale_start ?? null,
+      presale_end: input.presale_end ?? null,
+    },
     problems,
   );
   checkPlugins(input.plugins, problems);
@@ -207,10 +224,12 @@ async function createNewEvent(ctx: OrganizerContext, by: Principal, input: Event
   if (input.seat_category_mapping && Object.keys(input.seat_category_mapping).length > 0) {
     problems.add("seat_category_mapping", "You cannot specify seat category mappings on event creation.");
   }
-  if ((input.has_subevents ?? source?.hasSubevents) && input.seating_plan != null) problems.add("seating_plan", SERIES_SEATING_PLAN);
+  if ((input.has_subevents ?? source?.hasSubevents) && input.seating_plan != null)
+    problems.add("seating_plan", SERIES_SEATING_PLAN);
   await checkSeatingPlan(ctx, input.seating_plan, problems);
   // a clone copies the source's meta data unless the body sets its own (as pretix does)
-  const meta = input.meta_data !== undefined || !source ? await checkMetaData(ctx, by, input.meta_data ?? {}, {}, problems) : null;
+  const meta =
+    input.meta_data !== undefined || !source ? await checkMetaData(ctx, by, input.meta_data ?? {}, {}, problems) : null;
   if (!problems.has("slug") && (await eventSlugTaken(db, org.id, input.slug))) problems.add("slug", SLUG_TAKEN);
   problems.throwIfAny();
 
@@ -235,7 +254,12 @@ async function createNewEvent(ctx: OrganizerContext, by: Principal, input: Event
  * Creates an event (POST .../events/); with `cloneFrom` (the `clone_from` query parameter,
  * `<event>` or `<organizer>/<event>`) as a copy of that event.
  */
-export async function createEvent(ctx: OrganizerContext, by: Principal, input: EventCreateInput, cloneFrom?: string): Promise<EventWithMeta> {
+export async function createEvent(
+  ctx: OrganizerContext,
+  by: Principal,
+  input: EventCreateInput,
+  cloneFrom?: string,
+): Promise<EventWithMeta> {
   const problems = new Problems();
   let source: EventRecord | null = null;
   if (cloneFrom !== undefined) {
@@ -262,7 +286,8 @@ export async function changeEvent(ctx: EventContext, by: Principal, input: Event
   const ev = ctx.event;
   const problems = new Problems();
 
-  if (input.slug !== undefined && input.slug !== ev.slug) problems.add("slug", "The slug of an event cannot be changed.");
+  if (input.slug !== undefined && input.slug !== ev.slug)
+    problems.add("slug", "The slug of an event cannot be changed.");
   if (input.has_subevents !== undefined && input.has_subevents !== ev.hasSubevents) {
     problems.add("has_subevents", "Once created an event cannot change between an series and a single event.");
   }
@@ -286,11 +311,17 @@ export async function changeEvent(ctx: EventContext, by: Principal, input: Event
 
   const { properties, current: currentMeta } = await eventMetaState(db, org.id, ev.id);
   let meta: MetaValues | undefined;
-  if (input.meta_data !== undefined) meta = await checkMetaData(ctx, by, input.meta_data, currentMeta, problems, properties);
+  if (input.meta_data !== undefined)
+    meta = await checkMetaData(ctx, by, input.meta_data, currentMeta, problems, properties);
 
   if (input.live === true && !ev.live && !problems.has()) {
     const facts = await liveFacts(db, ev.id);
-    const issues = liveIssues({ ...facts, plugins: input.plugins ?? ev.plugins, properties, metaData: input.meta_data ?? currentMeta });
+    const issues = liveIssues({
+      ...facts,
+      plugins: input.plugins ?? ev.plugins,
+      properties,
+      metaData: input.meta_data ?? currentMeta,
+    });
     for (const issue of issues) problems.add("live", issue);
   }
   problems.throwIfAny();

@@ -18,7 +18,13 @@ export { checkDateOrder } from "./events";
 /** A coordinate: a JSON number (or numeric string, as pretix accepts) within ±limit. */
 export const coordinate = (limit: number) =>
   z
-    .union([z.number(), z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, { message: "A valid number is required." }).transform(Number)])
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*-?\d+(\.\d+)?\s*$/, { message: "A valid number is required." })
+        .transform(Number),
+    ])
     .pipe(z.number().min(-limit).max(limit));
 
 /** `meta_data`: an object of property name to string value. */
@@ -28,10 +34,24 @@ export const metaDataInput = () =>
   });
 
 /** `seat_category_mapping`: seating-plan category → item id or null. */
-export const seatCategoryMappingInput = () => z.record(z.string().min(1).max(190), z.number().int().positive().max(2 ** 53 - 1).nullable());
+export const seatCategoryMappingInput = () =>
+  z.record(
+    z.string().min(1).max(190),
+    z
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 53 - 1)
+      .nullable(),
+  );
 
 /** A positive id (seating plan, item, variation). */
-export const idInput = () => z.number().int().positive().max(2 ** 53 - 1);
+export const idInput = () =>
+  z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53 - 1);
 
 /** Meta data values to store: property id and value. */
 export type MetaValues = { propertyId: number; value: string }[];
@@ -40,9 +60,20 @@ export type MetaValues = { propertyId: number; value: string }[];
  * `attr[<name>]=<value>` filters (name and value pairs), resolved against the organizer's
  * properties. Names that are no property are ignored, as pretix does.
  */
-export async function resolveAttrFilters(ctx: OrganizerContext, pairs: readonly [string, string][]): Promise<AttrFilter[]> {
+export async function resolveAttrFilters(
+  ctx: OrganizerContext,
+  pairs: readonly [string, string][],
+): Promise<AttrFilter[]> {
   if (pairs.length === 0) return [];
-  const props = new Map((await metaPropertiesNamed(ctx.db, ctx.organizer.id, pairs.map(([n]) => n))).map((p) => [p.name, p]));
+  const props = new Map(
+    (
+      await metaPropertiesNamed(
+        ctx.db,
+        ctx.organizer.id,
+        pairs.map(([n]) => n),
+      )
+    ).map((p) => [p.name, p]),
+  );
   const out: AttrFilter[] = [];
   for (const [name, value] of pairs) {
     const p = props.get(name);
@@ -74,9 +105,14 @@ export async function checkMetaData(
 }
 
 /** The seating plan must be one of the organizer's. */
-export async function checkSeatingPlan(ctx: OrganizerContext, planId: number | null | undefined, problems: Problems): Promise<void> {
+export async function checkSeatingPlan(
+  ctx: OrganizerContext,
+  planId: number | null | undefined,
+  problems: Problems,
+): Promise<void> {
   if (planId === null || planId === undefined) return;
-  if (!(await seatingPlanOfOrganizer(ctx.db, ctx.organizer.id, planId))) problems.add("seating_plan", invalidPk(planId));
+  if (!(await seatingPlanOfOrganizer(ctx.db, ctx.organizer.id, planId)))
+    problems.add("seating_plan", invalidPk(planId));
 }
 
 /** Items named by a seat category mapping must be items of the event. */

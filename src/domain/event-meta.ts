@@ -63,15 +63,21 @@ function propertyValues(input: Partial<PropertyInput>, full: boolean): Partial<M
   if (input.public_label !== undefined || full) v.publicLabel = input.public_label ?? null;
   if (input.filter_allowed !== undefined || full) v.filterAllowed = input.filter_allowed ?? true;
   let choices: MetaChoice[] | null | undefined;
-  if (input.choices !== undefined) choices = input.choices?.map((ch) => ({ key: ch.key, label: ch.label ?? null })) ?? null;
-  else if (input.allowed_values !== undefined) choices = input.allowed_values?.map((key) => ({ key, label: null })) ?? null;
+  if (input.choices !== undefined)
+    choices = input.choices?.map((ch) => ({ key: ch.key, label: ch.label ?? null })) ?? null;
+  else if (input.allowed_values !== undefined)
+    choices = input.allowed_values?.map((key) => ({ key, label: null })) ?? null;
   if (choices !== undefined || full) v.choices = choices ?? null;
   return v;
 }
 
 const NAME_TAKEN = "A property with this name already exists.";
 
-async function checkProperty(ctx: OrganizerContext, values: Partial<MetaPropertyValues>, current: MetaPropertyRecord | null) {
+async function checkProperty(
+  ctx: OrganizerContext,
+  values: Partial<MetaPropertyValues>,
+  current: MetaPropertyRecord | null,
+) {
   const problems = new Problems();
   const choices = values.choices !== undefined ? values.choices : (current?.choices ?? null);
   const defaultValue = values.defaultValue !== undefined ? values.defaultValue : (current?.defaultValue ?? "");
@@ -79,7 +85,8 @@ async function checkProperty(ctx: OrganizerContext, values: Partial<MetaProperty
     const keys = choices.map((ch) => ch.key);
     if (new Set(keys).size !== keys.length) problems.add("choices", "Each choice key may only be used once.");
     if (keys.length === 0) problems.add("choices", "Send null to allow any value, or at least one choice.");
-    if (defaultValue !== "" && !keys.includes(defaultValue)) problems.add("default", "The default value must be one of the choices.");
+    if (defaultValue !== "" && !keys.includes(defaultValue))
+      problems.add("default", "The default value must be one of the choices.");
   }
   if (values.name !== undefined && (await metaPropertyNameTaken(ctx.db, ctx.organizer.id, values.name, current?.id))) {
     problems.add("name", NAME_TAKEN);
@@ -104,19 +111,30 @@ export async function loadMetaProperty(ctx: OrganizerContext, id: number): Promi
   return p;
 }
 
-export async function createMetaProperty(ctx: OrganizerContext, input: MetaPropertyFullInput): Promise<MetaPropertyRecord> {
+export async function createMetaProperty(
+  ctx: OrganizerContext,
+  input: MetaPropertyFullInput,
+): Promise<MetaPropertyRecord> {
   const values = propertyValues(input, true);
   await checkProperty(ctx, values, null);
   return nameRace(() => insertMetaProperty(ctx.db, ctx.organizer.id, values as MetaPropertyValues));
 }
 
 /** Replaces a property (PUT: omitted fields reset to their defaults). */
-export function replaceMetaProperty(ctx: OrganizerContext, id: number, input: MetaPropertyFullInput): Promise<MetaPropertyRecord> {
+export function replaceMetaProperty(
+  ctx: OrganizerContext,
+  id: number,
+  input: MetaPropertyFullInput,
+): Promise<MetaPropertyRecord> {
   return changeMetaProperty(ctx, id, input, true);
 }
 
 /** Changes the fields sent of a property (PATCH). */
-export function updateMetaPropertyFields(ctx: OrganizerContext, id: number, input: MetaPropertyPatchInput): Promise<MetaPropertyRecord> {
+export function updateMetaPropertyFields(
+  ctx: OrganizerContext,
+  id: number,
+  input: MetaPropertyPatchInput,
+): Promise<MetaPropertyRecord> {
   return changeMetaProperty(ctx, id, input, false);
 }
 

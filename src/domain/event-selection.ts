@@ -16,7 +16,10 @@ export type SelectionQuery = { currentEvent?: string; currentSubevent?: number; 
 export type Selection =
   | { kind: "current" }
   | { kind: "none" }
-  | { kind: "suggest"; body: { event: { slug: string; name: string }; subevent: number | null; checkinlist: number | null } };
+  | {
+      kind: "suggest";
+      body: { event: { slug: string; name: string }; subevent: number | null; checkinlist: number | null };
+    };
 
 type Candidate = {
   eventId: number;
@@ -30,7 +33,12 @@ type Candidate = {
   last: number;
 };
 
-export async function eventSelection(db: DB, device: Pick<Principal, "organizerId" | "allEvents" | "eventIds">, q: SelectionQuery, now: number): Promise<Selection> {
+export async function eventSelection(
+  db: DB,
+  device: Pick<Principal, "organizerId" | "allEvents" | "eventIds">,
+  q: SelectionQuery,
+  now: number,
+): Promise<Selection> {
   const rows = await eventSelectionCandidates(db, device.organizerId);
   const reachable = rows.events.filter((e) => canAccessEvent(device as Principal, e.id));
   const byId = new Map(reachable.map((e) => [e.id, e]));
@@ -49,7 +57,10 @@ export async function eventSelection(db: DB, device: Pick<Principal, "organizerI
     };
   };
   const byFirst = (a: Candidate, b: Candidate) => a.first - b.first;
-  const events = reachable.filter((e) => e.live && !e.hasSubevents).map((e) => candidate(e)).sort(byFirst);
+  const events = reachable
+    .filter((e) => e.live && !e.hasSubevents)
+    .map((e) => candidate(e))
+    .sort(byFirst);
   const dates = rows.subevents
     .filter((s) => s.active && byId.get(s.eventId)?.live)
     .map((s) => candidate(byId.get(s.eventId)!, s))
@@ -57,7 +68,10 @@ export async function eventSelection(db: DB, device: Pick<Principal, "organizerI
 
   // the device's current selection
   let current = q.currentEvent !== undefined ? reachable.find((e) => e.slug === q.currentEvent) : undefined;
-  const currentDate = current && q.currentSubevent !== undefined ? rows.subevents.find((s) => s.eventId === current!.id && s.id === q.currentSubevent) : undefined;
+  const currentDate =
+    current && q.currentSubevent !== undefined
+      ? rows.subevents.find((s) => s.eventId === current!.id && s.id === q.currentSubevent)
+      : undefined;
   if (current?.hasSubevents && !currentDate) current = undefined;
   let tz = current?.timezone ?? "UTC";
   if (current) {
@@ -69,7 +83,12 @@ export async function eventSelection(db: DB, device: Pick<Principal, "organizerI
   const lastStarted = events.filter((e) => e.first <= now).at(-1) ?? dates.filter((d) => d.first <= now).at(-1);
   const upcomingEvent = events.find((e) => e.first > now);
   const upcomingDate = dates.find((d) => d.first > now);
-  const upcoming = upcomingEvent && upcomingDate ? (upcomingEvent.first > upcomingDate.first ? upcomingDate : upcomingEvent) : (upcomingEvent ?? upcomingDate);
+  const upcoming =
+    upcomingEvent && upcomingDate
+      ? upcomingEvent.first > upcomingDate.first
+        ? upcomingDate
+        : upcomingEvent
+      : (upcomingEvent ?? upcomingDate);
 
   const suggest = (ev: Candidate): Selection => suggestion(rows.lists, current?.id ?? null, q, ev);
   if (!upcoming && !lastStarted) return { kind: "none" };
@@ -92,13 +111,27 @@ function suggestion(
   q: SelectionQuery,
   ev: Candidate,
 ): Selection {
-  const currentList = currentEventId !== null && q.currentCheckinlist !== undefined ? lists.find((l) => l.eventId === currentEventId && l.id === q.currentCheckinlist) : undefined;
+  const currentList =
+    currentEventId !== null && q.currentCheckinlist !== undefined
+      ? lists.find((l) => l.eventId === currentEventId && l.id === q.currentCheckinlist)
+      : undefined;
   // the event's lists (of a date: those of the date and those valid for every date), as pretix orders them
   const candidates = lists
-    .filter((l) => l.eventId === ev.eventId && (ev.subeventId === null || l.subeventId === null || l.subeventId === ev.subeventId))
-    .sort((a, b) => (a.subeventDate ?? -Infinity) - (b.subeventDate ?? -Infinity) || a.name.localeCompare(b.name) || a.id - b.id);
-  const list = (currentList && candidates.find((l) => l.name === currentList.name || l.id === currentList.id)) ?? candidates[0];
-  const body = { event: { slug: ev.slug, name: i18nText(ev.name) }, subevent: ev.subeventId, checkinlist: list?.id ?? null };
+    .filter(
+      (l) =>
+        l.eventId === ev.eventId && (ev.subeventId === null || l.subeventId === null || l.subeventId === ev.subeventId),
+    )
+    .sort(
+      (a, b) =>
+        (a.subeventDate ?? -Infinity) - (b.subeventDate ?? -Infinity) || a.name.localeCompare(b.name) || a.id - b.id,
+    );
+  const list =
+    (currentList && candidates.find((l) => l.name === currentList.name || l.id === currentList.id)) ?? candidates[0];
+  const body = {
+    event: { slug: ev.slug, name: i18nText(ev.name) },
+    subevent: ev.subeventId,
+    checkinlist: list?.id ?? null,
+  };
   const unchanged =
     currentEventId !== null &&
     ev.eventId === currentEventId &&

@@ -67,7 +67,8 @@ export type DateFields = {
 
 /** Dates in order (pretix's clean_dates and clean_presale): an event's or date's end after its start, and the presale's. */
 export function checkDateOrder(d: DateFields, problems: Problems): void {
-  if (d.date_to !== null && d.date_to < d.date_from) problems.add("date_to", "The end of the event has to be later than its start.");
+  if (d.date_to !== null && d.date_to < d.date_from)
+    problems.add("date_to", "The end of the event has to be later than its start.");
   if (d.presale_start !== null && d.presale_end !== null && d.presale_end < d.presale_start) {
     problems.add("presale_end", "The end of the presale period has to be later than its start.");
   }
@@ -101,13 +102,17 @@ export function checkMetaDataValues(
       add(`Meta data property '${key}' does not allow value '${value}'.`);
     }
     if (prop.protected && !mayChangeProtected && current[key] !== value) {
-      add(`Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`);
+      add(
+        `Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`,
+      );
     }
   }
   if (!mayChangeProtected) {
     for (const key of Object.keys(current)) {
       if (!(key in input) && byName.get(key)?.protected) {
-        add(`Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`);
+        add(
+          `Meta data property '${key}' is protected and can only be changed with the permission to change organizer settings.`,
+        );
       }
     }
   }

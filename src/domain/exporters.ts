@@ -38,8 +38,25 @@ import { type Env, type ExportMessage, readConfig } from "../env";
 import type { I18n } from "../lib/i18n";
 import { concatBytes } from "../lib/zip";
 import type { OrganizerContext } from "./context";
-import { EXPORTERS, type ExportContext, type ExporterDef, type ExportEvent, type InputContext } from "./exports/exporters";
-import { CONTENT_TYPES, csvRows, type Cell, newXlsx, XLSX_MAX_ROWS, xlsxBeginSheet, xlsxEndSheet, xlsxFinish, xlsxRows, type XlsxState } from "./exports/formats";
+import {
+  EXPORTERS,
+  type ExportContext,
+  type ExporterDef,
+  type ExportEvent,
+  type InputContext,
+} from "./exports/exporters";
+import {
+  CONTENT_TYPES,
+  csvRows,
+  type Cell,
+  newXlsx,
+  XLSX_MAX_ROWS,
+  xlsxBeginSheet,
+  xlsxEndSheet,
+  xlsxFinish,
+  xlsxRows,
+  type XlsxState,
+} from "./exports/formats";
 import { describeInput, type InputDef, parseInputs } from "./exports/inputs";
 import { appendToUpload, discardUpload, newUpload, type UploadState } from "./exports/upload";
 import { badRequest, Failure, isFailure, notFound } from "./failure";
@@ -60,14 +77,20 @@ const STALE_MS = 10 * 60_000;
 /** pretix's message for a failure that is not the exporter's own. */
 const INTERNAL_ERROR = "Internal error";
 
-export type ExporterDescription = { identifier: string; verbose_name: string; input_parameters: { name: string; required: boolean; choices?: string[] }[] };
+export type ExporterDescription = {
+  identifier: string;
+  verbose_name: string;
+  input_parameters: { name: string; required: boolean; choices?: string[] }[];
+};
 
 type Level = { event: EventRow } | { event: null };
 
 /** The exporters a caller can run here (organizer level: also by the organizer permission pretix requires). */
 function available(principal: Principal, level: Level): ExporterDef[] {
   return EXPORTERS.filter((d) =>
-    level.event ? d.eventLevel : d.organizerLevel && (!d.organizerPermission || hasPermission(principal, d.organizerPermission)),
+    level.event
+      ? d.eventLevel
+      : d.organizerLevel && (!d.organizerPermission || hasPermission(principal, d.organizerPermission)),
   );
 }
 
@@ -78,10 +101,20 @@ function findAvailable(principal: Principal, level: Level, identifier: string): 
 }
 
 async function inputContext(ctx: OrganizerContext, level: Level): Promise<InputContext> {
-  if (!level.event) return { eventLevel: false, hasSubevents: false, nameScheme: null, questionIds: new Set(), checkinListIds: new Set() };
+  if (!level.event)
+    return {
+      eventLevel: false,
+      hasSubevents: false,
+      nameScheme: null,
+      questionIds: new Set(),
+      checkinListIds: new Set(),
+    };
   const [settings, [questions, lists]] = await Promise.all([
     eventSettingsFor(ctx.db, ctx.organizer.id, level.event.id),
-    readBatch(ctx.db, [sql`SELECT id FROM questions WHERE event_id = ${level.event.id}`, sql`SELECT id FROM checkin_lists WHERE event_id = ${level.event.id}`]),
+    readBatch(ctx.db, [
+      sql`SELECT id FROM questions WHERE event_id = ${level.event.id}`,
+      sql`SELECT id FROM checkin_lists WHERE event_id = ${level.event.id}`,
+    ]),
   ]);
   return {
     eventLevel: true,
@@ -95,7 +128,10 @@ async function inputContext(ctx: OrganizerContext, level: Level): Promise<InputC
 /** The events an organizer-level export of the caller may contain (pretix: events with can_view_orders). */
 async function exportableEvents(ctx: OrganizerContext, principal: Principal): Promise<Map<string, number>> {
   if (!hasPermission(principal, "can_view_orders")) return new Map();
-  const rows = await readRows<{ id: number; slug: string }>(ctx.db, sql`SELECT id, slug FROM events WHERE organizer_id = ${ctx.organizer.id} ORDER BY id`);
+  const rows = await readRows<{ id: number; slug: string }>(
+    ctx.db,
+    sql`SELECT id, slug FROM events WHERE organizer_id = ${ctx.organizer.id} ORDER BY id`,
+  );
   return new Map(rows.filter((e) => canAccessEvent(principal, Number(e.id))).map((e) => [e.slug, Number(e.id)]));
 }
 
@@ -106,7 +142,11 @@ function inputDefs(def: ExporterDef, ic: InputContext, events: Map<string, numbe
 }
 
 /** GET .../exporters/: the exporters with their inputs. */
-export async function listExporters(ctx: OrganizerContext, principal: Principal, event: EventRow | null): Promise<ExporterDescription[]> {
+export async function listExporters(
+  ctx: OrganizerContext,
+  principal: Principal,
+  event: EventRow | null,
+): Promise<ExporterDescription[]> {
   const level: Level = event ? { event } : { event: null };
   const ic = await inputContext(ctx, level);
   const events = event ? null : new Map<string, number>();
@@ -127,7 +167,10 @@ export const runExport = survivingD1Faults(async function runExport(
 ): Promise<{ id: string }> {
   const level: Level = event ? { event } : { event: null };
   const def = findAvailable(principal, level, identifier);
-  const [ic, events] = await Promise.all([inputContext(ctx, level), event ? Promise.resolve(null) : exportableEvents(ctx, principal)]);
+  const [ic, events] = await Promise.all([
+    inputContext(ctx, level),
+    event ? Promise.resolve(null) : exportableEvents(ctx, principal),
+  ]);
   const params = parseInputs(inputDefs(def, ic, events), body);
   if (!event && !def.organizerPermission && params.events === undefined) params.events = [];
   const id = crypto.randomUUID();
@@ -149,9 +192,13 @@ export const runExport = survivingD1Faults(async function runExport(
     async () => ((await findExportJobById(ctx.db, id)) ? true : null),
   );
   if (!inserted) {
-    throw new Failure("rate_limited", `At most ${CONCURRENT_EXPORTS} exports may run at the same time. Retry when one of them has finished.`, {
-      params: { retryAfter: 5 },
-    });
+    throw new Failure(
+      "rate_limited",
+      `At most ${CONCURRENT_EXPORTS} exports may run at the same time. Retry when one of them has finished.`,
+      {
+        params: { retryAfter: 5 },
+      },
+    );
   }
   await sendStep(ctx.env, id, 0);
   return { id };
@@ -175,16 +222,29 @@ export type ExportStatus =
  * found; so is an export of an exporter the caller could not run (organizer lists that need an
  * organizer permission).
  */
-export async function exportStatus(ctx: OrganizerContext, principal: Principal, event: EventRow | null, identifier: string, id: string): Promise<ExportStatus> {
+export async function exportStatus(
+  ctx: OrganizerContext,
+  principal: Principal,
+  event: EventRow | null,
+  identifier: string,
+  id: string,
+): Promise<ExportStatus> {
   findAvailable(principal, event ? { event } : { event: null }, identifier);
-  const job = /^[0-9a-f-]{36}$/.test(id) ? await findExportJob(ctx.db, ctx.organizer.id, event?.id ?? null, id) : undefined;
+  const job = /^[0-9a-f-]{36}$/.test(id)
+    ? await findExportJob(ctx.db, ctx.organizer.id, event?.id ?? null, id)
+    : undefined;
   if (!job || job.identifier !== identifier || job.expiresAt <= ctx.now) throw notFound();
   if (job.state === "waiting") return { state: "waiting", percentage: null };
   if (job.state === "running") return { state: "running", percentage: job.percentage };
   if (job.state === "failed") return { state: "failed", message: job.message ?? INTERNAL_ERROR };
   const file = job.storageKey ? await ctx.env.FILES.get(job.storageKey) : null;
   if (!file) throw notFound();
-  return { state: "done", file, filename: job.filename ?? "export", contentType: job.contentType ?? "application/octet-stream" };
+  return {
+    state: "done",
+    file,
+    filename: job.filename ?? "export",
+    contentType: job.contentType ?? "application/octet-stream",
+  };
 }
 
 // ---- the job ----
@@ -246,11 +306,21 @@ async function exportContext(db: DB, job: ExportJobRow, now: number): Promise<Ex
  * or nothing left to do), or the seconds after which to deliver it again (the step is being
  * run by another delivery right now). Throws when the step failed and should be retried.
  */
-export async function runExportStep(env: Env, db: DB, message: ExportMessage, now = Date.now()): Promise<number | null> {
+export async function runExportStep(
+  env: Env,
+  db: DB,
+  message: ExportMessage,
+  now = Date.now(),
+): Promise<number | null> {
   const job = await claimExportStep(db, message.exportId, message.step, now, LEASE_MS);
   if (!job) {
     const current = await findExportJobById(db, message.exportId);
-    if (current && current.step === message.step && (current.state === "waiting" || current.state === "running") && current.leaseUntil !== null) {
+    if (
+      current &&
+      current.step === message.step &&
+      (current.state === "waiting" || current.state === "running") &&
+      current.leaseUntil !== null
+    ) {
       return Math.max(1, Math.ceil((current.leaseUntil - now) / 1000));
     }
     return null;
@@ -289,7 +359,9 @@ async function doStep(env: Env, db: DB, job: ExportJobRow, now: number): Promise
     const facts = await def.facts(x);
     const counts = await Promise.all(sheets.map((s) => s.count(x, facts)));
     if (kind === "xlsx" && counts.some((n) => n + 1 > XLSX_MAX_ROWS)) {
-      throw badRequest(`This export has more rows than an Excel sheet can hold (${XLSX_MAX_ROWS}); choose a CSV format.`);
+      throw badRequest(
+        `This export has more rows than an Excel sheet can hold (${XLSX_MAX_ROWS}); choose a CSV format.`,
+      );
     }
     c = {
       facts,
@@ -341,13 +413,18 @@ async function doStep(env: Env, db: DB, job: ExportJobRow, now: number): Promise
     if (def.json) out.push(encoder.encode(def.json.tail));
   }
   const contentType = CONTENT_TYPES[kind];
-  const { state, obsolete } = await appendToUpload(env.FILES, c.upload, concatBytes(out.length ? out : [new Uint8Array(0)]), {
-    step: job.step,
-    final,
-    partBytes: config.partBytes,
-    contentType,
-    filename,
-  });
+  const { state, obsolete } = await appendToUpload(
+    env.FILES,
+    c.upload,
+    concatBytes(out.length ? out : [new Uint8Array(0)]),
+    {
+      step: job.step,
+      final,
+      partBytes: config.partBytes,
+      contentType,
+      filename,
+    },
+  );
   c.upload = state;
   const percentage = c.total === 0 ? 0 : Math.min(99, Math.floor((c.done * 100) / c.total));
   const committed = await commitExportStep(db, job.id, job.step, {
@@ -361,7 +438,12 @@ async function doStep(env: Env, db: DB, job: ExportJobRow, now: number): Promise
   if (!final) await sendStep(env, job.id, job.step + 1);
 }
 
-function writeRows(c: Cursor, kind: "csv" | "xlsx" | "json", rows: Cell[][], format: { kind: string; dialect?: "default" | "excel" | "semicolon" }): Uint8Array {
+function writeRows(
+  c: Cursor,
+  kind: "csv" | "xlsx" | "json",
+  rows: Cell[][],
+  format: { kind: string; dialect?: "default" | "excel" | "semicolon" },
+): Uint8Array {
   if (kind === "xlsx") return xlsxRows(c.xlsx!, rows);
   return csvRows(rows, format.dialect ?? "default");
 }
@@ -375,7 +457,8 @@ function writeRows(c: Cursor, kind: "csv" | "xlsx" | "json", rows: Cell[][], for
 export async function sweepExports(env: Env, db: DB, now: number): Promise<void> {
   for (;;) {
     const expired = await expiredExportJobs(db, now);
-    for (const job of expired) await discardUpload(env.FILES, `exports/${job.id}/`, (job.cursor as Cursor | null)?.upload ?? null);
+    for (const job of expired)
+      await discardUpload(env.FILES, `exports/${job.id}/`, (job.cursor as Cursor | null)?.upload ?? null);
     await deleteExportJobs(
       db,
       expired.map((j) => j.id),

@@ -107,7 +107,8 @@ export const badRequest = (detail: string) => new Failure("invalid", detail);
 export const forbidden = (detail: string = MESSAGES.permission) => new Failure("forbidden", detail);
 export const inUse = (detail: string) => new Failure("in_use", detail);
 export const notFound = (detail: string = MESSAGES.notFound) => new Failure("not_found", detail);
-export const changedMeanwhile = (detail = "The object changed meanwhile; read it again.") => new Failure("changed", detail);
+export const changedMeanwhile = (detail = "The object changed meanwhile; read it again.") =>
+  new Failure("changed", detail);
 
 /**
  * Collects field errors while validating and fails with all of them together. Nested input
@@ -124,7 +125,9 @@ export class Problems {
 
   /** Errors of nested input under `field` (an object's, or a list's one per element). */
   nest(field: string, errors: FieldErrors | FieldErrors[]): void {
-    const empty = Array.isArray(errors) ? errors.every((e) => Object.keys(e).length === 0) : Object.keys(errors).length === 0;
+    const empty = Array.isArray(errors)
+      ? errors.every((e) => Object.keys(e).length === 0)
+      : Object.keys(errors).length === 0;
     if (!empty) this.collected[field] = errors;
   }
 
@@ -147,7 +150,8 @@ export class Problems {
   /** Takes over the problems of another collection (same fields merge their messages). */
   merge(errors: FieldErrors): void {
     for (const [field, value] of Object.entries(errors)) {
-      if (Array.isArray(value) && value.every((m) => typeof m === "string")) for (const m of value as string[]) this.add(field, m);
+      if (Array.isArray(value) && value.every((m) => typeof m === "string"))
+        for (const m of value as string[]) this.add(field, m);
       else this.collected[field] = value;
     }
   }

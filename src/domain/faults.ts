@@ -22,9 +22,11 @@ import { log } from "../lib/log";
 import { Failure } from "./failure";
 
 export const D1_UNAVAILABLE = "The database could not be reached; nothing was changed. Retry in a moment.";
-export const D1_UNCONFIRMED = "The database did not confirm the change. Read the resource to see whether it was made before you retry.";
+export const D1_UNCONFIRMED =
+  "The database did not confirm the change. Read the resource to see whether it was made before you retry.";
 export const D1_READ_FAILED = "The database could not be reached. Retry in a moment.";
-export const D1_DONE_UNREAD = "The change was made, but the database did not return its result. Read the resource before you retry.";
+export const D1_DONE_UNREAD =
+  "The change was made, but the database did not return its result. Read the resource before you retry.";
 
 function unavailable(message: string, cause: unknown): Failure {
   log.error("D1 fault", { answer: message, error: cause });
@@ -32,7 +34,9 @@ function unavailable(message: string, cause: unknown): Failure {
 }
 
 /** `service` with D1 faults answered as 503 (the service must be safe to retry as a whole). */
-export function survivingD1Faults<A extends unknown[], R>(service: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+export function survivingD1Faults<A extends unknown[], R>(
+  service: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
   return async (...args: A) => {
     try {
       return await service(...args);
@@ -47,7 +51,10 @@ export function survivingD1Faults<A extends unknown[], R>(service: (...args: A) 
  * Runs a write a retry would repeat; after a D1 fault, `check` tells whether it was applied
  * (its result, or null when it was not).
  */
-export async function confirmedWrite<T>(write: () => Promise<T>, check: () => Promise<T | null | undefined>): Promise<T> {
+export async function confirmedWrite<T>(
+  write: () => Promise<T>,
+  check: () => Promise<T | null | undefined>,
+): Promise<T> {
   try {
     return await write();
   } catch (e) {

@@ -28,11 +28,17 @@ export const decimal = (opts: { min?: number; max?: number } = {}) =>
       return z.NEVER;
     }
     if (opts.min !== undefined && cents < opts.min) {
-      ctx.addIssue({ code: "custom", message: `Ensure this value is greater than or equal to ${formatDecimal(opts.min)}.` });
+      ctx.addIssue({
+        code: "custom",
+        message: `Ensure this value is greater than or equal to ${formatDecimal(opts.min)}.`,
+      });
       return z.NEVER;
     }
     if (opts.max !== undefined && cents > opts.max) {
-      ctx.addIssue({ code: "custom", message: `Ensure this value is less than or equal to ${formatDecimal(opts.max)}.` });
+      ctx.addIssue({
+        code: "custom",
+        message: `Ensure this value is less than or equal to ${formatDecimal(opts.max)}.`,
+      });
       return z.NEVER;
     }
     return cents;
@@ -68,7 +74,9 @@ export const relativeDateTime = () =>
 
 /** A relative date: ISO date or RELDATE/<days>/-/<base>/ (stored as sent). */
 export const relativeDate = () =>
-  z.string().refine(isRelativeDateValue, { message: "Enter a valid date or relative date (RELDATE/<days>/-/<base>/)." });
+  z
+    .string()
+    .refine(isRelativeDateValue, { message: "Enter a valid date or relative date (RELDATE/<days>/-/<base>/)." });
 
 /** A multi-lingual string: an object of language code to text (a plain string means English). */
 export const i18n = () =>
@@ -87,16 +95,14 @@ export const timezone = () => z.string().refine(isValidTimezone, { message: "Ent
 /** Slugs in URLs: lowercase letters, digits, dots and dashes; starting with a letter or digit. */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9.-]*$/;
 export const slug = () =>
-  z
-    .string()
-    .min(1, { message: "This field may not be blank." })
-    .max(50)
-    .regex(SLUG_PATTERN, {
-      message: "The slug may only contain lowercase letters, numbers, dots and dashes, and must start with a letter or number.",
-    });
+  z.string().min(1, { message: "This field may not be blank." }).max(50).regex(SLUG_PATTERN, {
+    message:
+      "The slug may only contain lowercase letters, numbers, dots and dashes, and must start with a letter or number.",
+  });
 
 /** A `file:<id>` reference from the upload endpoint (resolved by http/files.ts). */
-export const fileRef = () => z.string().regex(/^file:[0-9a-f-]{36}$/, { message: "Expected a file ID from the upload endpoint (file:<id>)." });
+export const fileRef = () =>
+  z.string().regex(/^file:[0-9a-f-]{36}$/, { message: "Expected a file ID from the upload endpoint (file:<id>)." });
 
 export const email = () => z.string().trim().email({ message: "Enter a valid email address." }).max(190);
 

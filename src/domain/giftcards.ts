@@ -51,7 +51,8 @@ export { MAX_GIFT_CARD_VALUE };
 
 export const INSUFFICIENT_CREDIT = "The gift card does not have sufficient credit for this operation.";
 export const VALUE_TOO_HIGH = "The gift card value would exceed the maximum of 99999999999.99.";
-export const DUPLICATE_SECRET = "A gift card with the same secret already exists in your or an affiliated organizer account.";
+export const DUPLICATE_SECRET =
+  "A gift card with the same secret already exists in your or an affiliated organizer account.";
 export const ACCEPTED_READ_ONLY = "Accepted gift cards cannot be updated, use transact instead.";
 
 let knownCurrencies: Set<string> | null = null;
@@ -68,7 +69,8 @@ export function isKnownCurrency(code: string): boolean {
 
 // ---- input ----
 
-const secret = () => z.string().trim().min(1).max(190).regex(GIFT_CARD_SECRET_PATTERN, { message: GIFT_CARD_SECRET_MESSAGE });
+const secret = () =>
+  z.string().trim().min(1).max(190).regex(GIFT_CARD_SECRET_PATTERN, { message: GIFT_CARD_SECRET_MESSAGE });
 const balance = () => decimal({ min: 0, max: MAX_GIFT_CARD_VALUE });
 
 /** POST: a new card. */
@@ -107,12 +109,24 @@ export type GiftCardTransactInput = z.output<typeof giftCardTransactInput>;
  * organizer's and its affiliated organizers' cards; without `expires`, the organizer's default
  * validity applies (explicit null: never expires).
  */
-export const createGiftCard = survivingD1Faults(async function createGiftCard(ctx: OrganizerContext, input: GiftCardInput): Promise<GiftCardRow> {
+export const createGiftCard = survivingD1Faults(async function createGiftCard(
+  ctx: OrganizerContext,
+  input: GiftCardInput,
+): Promise<GiftCardRow> {
   const { db, organizer, now } = ctx;
   const refs = await giftCardCreationRefs(db, organizer.id, input.secret);
   if (refs.secretTaken) throw fieldError("secret", DUPLICATE_SECRET);
-  const expires = input.expires !== undefined ? input.expires : defaultGiftCardExpiry(effectiveSettings(refs.settings).giftcard_expiry_years as number | null, now);
-  const values = { secret: input.secret, currency: input.currency, testmode: input.testmode ?? false, expires, conditions: input.conditions ?? null };
+  const expires =
+    input.expires !== undefined
+      ? input.expires
+      : defaultGiftCardExpiry(effectiveSettings(refs.settings).giftcard_expiry_years as number | null, now);
+  const values = {
+    secret: input.secret,
+    currency: input.currency,
+    testmode: input.testmode ?? false,
+    expires,
+    conditions: input.conditions ?? null,
+  };
   const card = await confirmedWrite(
     () => insertGiftCard(db, organizer.id, values, input.value, now),
     () => issuedGiftCard(db, organizer.id, input.secret, now),

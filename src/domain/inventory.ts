@@ -87,7 +87,14 @@ export type Demand = {
 export type Hold = { key: Key; seat: string | null; voucherId: number | null };
 
 export type Refusal =
-  | { code: "quota"; quotaId: number | null; itemId: number; variationId: number | null; subeventId: number | null; available: number }
+  | {
+      code: "quota";
+      quotaId: number | null;
+      itemId: number;
+      variationId: number | null;
+      subeventId: number | null;
+      available: number;
+    }
   | { code: "seat_taken"; seat: string }
   | { code: "seat_twice"; seat: string }
   | { code: "voucher_used_up"; voucherId: number }
@@ -288,7 +295,8 @@ export class Ledger {
       carts += this.activeCarts(this.cartsByKey.get(k), now, credit);
     }
     let blocking = 0;
-    for (const v of this.catalog.vouchers) if (this.voucherAppliesToQuota(v, q)) blocking += this.blockedBy(v, now, credit);
+    for (const v of this.catalog.vouchers)
+      if (this.voucherAppliesToQuota(v, q)) blocking += this.blockedBy(v, now, credit);
     const exited = q.releaseAfterExit ? this.exitedOf(q) : 0;
     const left = q.size === null ? null : Math.max(0, q.size - pending - paid - carts - blocking + exited);
     return {
@@ -370,7 +378,12 @@ export class Ledger {
    * Checks whether `demands` fit, counting the request's own credit (carts it consumes) as
    * free. Returns the refusals (empty: everything fits). Does not change anything.
    */
-  check(demands: readonly Demand[], now: number, credit: Credit = NO_CREDIT, opts: { ignoreQuota?: boolean } = {}): Refusal[] {
+  check(
+    demands: readonly Demand[],
+    now: number,
+    credit: Credit = NO_CREDIT,
+    opts: { ignoreQuota?: boolean } = {},
+  ): Refusal[] {
     const refusals: Refusal[] = [];
     const need = new Map<number, { quota: QuotaDef; n: number; first: Demand }>();
     const voucherUses = new Map<number, number>();
@@ -389,17 +402,26 @@ export class Ledger {
         const sk = seatKey(d.subeventId, d.seat);
         if (seatsWanted.has(sk)) refusals.push({ code: "seat_twice", seat: d.seat });
         seatsWanted.add(sk);
-        if (!this.seatFree(sk, d.seat, d.subeventId, d.voucherId, now, credit)) refusals.push({ code: "seat_taken", seat: d.seat });
+        if (!this.seatFree(sk, d.seat, d.subeventId, d.voucherId, now, credit))
+          refusals.push({ code: "seat_taken", seat: d.seat });
       }
       if (opts.ignoreQuota || v?.allowIgnoreQuota) continue;
       const quotas = this.quotasFor(d);
       if (quotas.length === 0) {
-        refusals.push({ code: "quota", quotaId: null, itemId: d.itemId, variationId: d.variationId, subeventId: d.subeventId, available: 0 });
+        refusals.push({
+          code: "quota",
+          quotaId: null,
+          itemId: d.itemId,
+          variationId: d.variationId,
+          subeventId: d.subeventId,
+          available: 0,
+        });
         continue;
       }
       for (const q of quotas) {
         // a voucher that blocks this quota brings its own unit
-        if (v && this.voucherAppliesToQuota(v, q) && this.blockedBy(v, now, credit) >= (voucherUses.get(v.id) ?? 1)) continue;
+        if (v && this.voucherAppliesToQuota(v, q) && this.blockedBy(v, now, credit) >= (voucherUses.get(v.id) ?? 1))
+          continue;
         const entry = need.get(q.id);
         if (entry) entry.n++;
         else need.set(q.id, { quota: q, n: 1, first: d });
@@ -433,7 +455,14 @@ export class Ledger {
     return refusals;
   }
 
-  private seatFree(sk: string, seat: string, subeventId: number | null, voucherId: number | null, now: number, credit: Credit): boolean {
+  private seatFree(
+    sk: string,
+    seat: string,
+    subeventId: number | null,
+    voucherId: number | null,
+    now: number,
+    credit: Credit,
+  ): boolean {
     if (this.book.seatHolder(sk) !== undefined) return false;
     const holdKey = this.cartSeats.get(sk);
     if (holdKey !== undefined) {
@@ -459,7 +488,11 @@ export class Ledger {
   // ---- recording (called after check() said yes, or when rebuilding from storage) ----
 
   private holdOf(d: Demand): Hold {
-    return { key: keyOf(d.itemId, d.variationId, d.subeventId), seat: d.seat === null ? null : seatKey(d.subeventId, d.seat), voucherId: d.voucherId };
+    return {
+      key: keyOf(d.itemId, d.variationId, d.subeventId),
+      seat: d.seat === null ? null : seatKey(d.subeventId, d.seat),
+      voucherId: d.voucherId,
+    };
   }
 
   /** Records an order's holds (once: an order already holding keeps what it holds). */
@@ -548,7 +581,14 @@ export class Ledger {
       const oldBlock = old && this.voucherAppliesToQuota(old, q) ? this.blockedBy(old, now, NO_CREDIT) : 0;
       const left = q.size === null ? null : (a.available_number ?? 0) + oldBlock;
       if (left !== null && left < want) {
-        refusals.push({ code: "quota", quotaId: q.id, itemId: v.itemId ?? 0, variationId: v.variationId, subeventId: q.subeventId, available: left });
+        refusals.push({
+          code: "quota",
+          quotaId: q.id,
+          itemId: v.itemId ?? 0,
+          variationId: v.variationId,
+          subeventId: q.subeventId,
+          available: left,
+        });
       }
     }
     return refusals;

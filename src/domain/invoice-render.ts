@@ -20,7 +20,11 @@ export async function renderInvoicePdf(inv: InvoiceRecord, event: EventRow, load
   const locale = i.locale;
   const money = (cents: number) => formatMoneyFor(cents, event.currency, locale);
   const title = i.isCancellation ? "Cancellation" : "Invoice";
-  const w = await PdfWriter.create(loadFont, { title: `${title} ${i.number}`, author: t.invoice_from_name || i18nText(event.name, locale), language: locale });
+  const w = await PdfWriter.create(loadFont, {
+    title: `${title} ${i.number}`,
+    author: t.invoice_from_name || i18nText(event.name, locale),
+    language: locale,
+  });
   const small: TextStyle = { size: 8, color: GREY };
   const body: TextStyle = { size: 10 };
   const bold: TextStyle = { size: 10, bold: true };
@@ -35,7 +39,14 @@ export async function renderInvoicePdf(inv: InvoiceRecord, event: EventRow, load
   let page = newPage();
 
   /** Lines of text from the top edge `top` downwards; returns the y below the last line. */
-  const block = async (text: string, x: number, top: number, width: number, style: TextStyle, leading = 1.3): Promise<number> => {
+  const block = async (
+    text: string,
+    x: number,
+    top: number,
+    width: number,
+    style: TextStyle,
+    leading = 1.3,
+  ): Promise<number> => {
     let y = top;
     for (const line of await w.wrap(text, width, style)) {
       y -= style.size * leading;
@@ -45,14 +56,30 @@ export async function renderInvoicePdf(inv: InvoiceRecord, event: EventRow, load
   };
 
   // issuer (top right) and recipient (left)
-  const issuer = [t.invoice_from_name, t.invoice_from, `${t.invoice_from_zipcode} ${t.invoice_from_city}`.trim(), countryName(t.invoice_from_country, locale)]
+  const issuer = [
+    t.invoice_from_name,
+    t.invoice_from,
+    `${t.invoice_from_zipcode} ${t.invoice_from_city}`.trim(),
+    countryName(t.invoice_from_country, locale),
+  ]
     .filter((l) => l.trim() !== "")
     .join("\n");
-  const issuerIds = [t.invoice_from_tax_id ? `Tax ID: ${t.invoice_from_tax_id}` : "", t.invoice_from_vat_id ? `VAT ID: ${t.invoice_from_vat_id}` : ""].filter(Boolean).join("\n");
+  const issuerIds = [
+    t.invoice_from_tax_id ? `Tax ID: ${t.invoice_from_tax_id}` : "",
+    t.invoice_from_vat_id ? `VAT ID: ${t.invoice_from_vat_id}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n");
   const rightX = A4.width - MARGIN - 70 * MM;
   let yRight = await block(issuer, rightX, A4.height - MARGIN, 70 * MM, body);
   if (issuerIds) yRight = await block(issuerIds, rightX, yRight - 4, 70 * MM, small);
-  const senderLine = [t.invoice_from_name, t.invoice_from.replace(/\n/g, ", "), `${t.invoice_from_zipcode} ${t.invoice_from_city}`.trim()].filter(Boolean).join(" · ");
+  const senderLine = [
+    t.invoice_from_name,
+    t.invoice_from.replace(/\n/g, ", "),
+    `${t.invoice_from_zipcode} ${t.invoice_from_city}`.trim(),
+  ]
+    .filter(Boolean)
+    .join(" · ");
   let yLeft = A4.height - MARGIN - 25 * MM;
   if (senderLine) yLeft = await block(senderLine, MARGIN, yLeft, 85 * MM, { size: 7, color: GREY });
   yLeft = await block(t.invoice_to || "", MARGIN, yLeft - 4, 85 * MM, body);
@@ -62,7 +89,9 @@ export async function renderInvoicePdf(inv: InvoiceRecord, event: EventRow, load
   y = await block(title, MARGIN, y, contentWidth, { size: 18, bold: true });
   const facts: [string, string][] = [
     [i.isCancellation ? "Cancellation number" : "Invoice number", i.number],
-    ...(inv.refersNumber ? ([[i.isCancellation ? "Cancels invoice" : "Refers to", inv.refersNumber]] as [string, string][]) : []),
+    ...(inv.refersNumber
+      ? ([[i.isCancellation ? "Cancels invoice" : "Refers to", inv.refersNumber]] as [string, string][])
+      : []),
     ["Invoice date", formatYmdFor(i.date, locale)],
     ["Order code", inv.orderCode],
     ["Event", i18nText(event.name, locale)],
@@ -98,9 +127,24 @@ export async function renderInvoicePdf(inv: InvoiceRecord, event: EventRow, load
       await header();
     }
     y -= 14;
-    await w.drawAligned(page, `${formatNumberFor(l.tax_rate, locale)} %`, { x: cols.rate, y, width: 20 * MM, align: "right" }, body);
-    await w.drawAligned(page, money(l.gross_value - l.tax_value), { x: cols.net, y, width: 25 * MM, align: "right" }, body);
-    await w.drawAligned(page, money(l.gross_value), { x: cols.gross - 25 * MM, y, width: 25 * MM, align: "right" }, body);
+    await w.drawAligned(
+      page,
+      `${formatNumberFor(l.tax_rate, locale)} %`,
+      { x: cols.rate, y, width: 20 * MM, align: "right" },
+      body,
+    );
+    await w.drawAligned(
+      page,
+      money(l.gross_value - l.tax_value),
+      { x: cols.net, y, width: 25 * MM, align: "right" },
+      body,
+    );
+    await w.drawAligned(
+      page,
+      money(l.gross_value),
+      { x: cols.gross - 25 * MM, y, width: 25 * MM, align: "right" },
+      body,
+    );
     for (let k = 0; k < descLines.length; k++) {
       if (k > 0) y -= 12;
       await w.drawLine(page, descLines[k]!, { x: cols.desc, y }, k === 0 ? body : { size: 9, color: GREY });
@@ -165,7 +209,12 @@ export async function renderInvoicePdf(inv: InvoiceRecord, event: EventRow, load
         fy -= 10;
       }
     }
-    await w.drawAligned(p, `${i.number} · ${generated} · Page ${k + 1} of ${pages.length}`, { x: MARGIN, y: MARGIN - 4 * MM, width: contentWidth, align: "right" }, small);
+    await w.drawAligned(
+      p,
+      `${i.number} · ${generated} · Page ${k + 1} of ${pages.length}`,
+      { x: MARGIN, y: MARGIN - 4 * MM, width: contentWidth, align: "right" },
+      small,
+    );
   }
   return w.save();
 }

@@ -69,12 +69,17 @@ const FEE_NAMES: Record<string, string> = {
 const ALREADY_CANCELED = "The invoice has already been canceled.";
 
 /** The event's effective settings from the stored rows read with the facts. */
-export function invoiceSettings(facts: Pick<InvoiceFacts, "eventSettings" | "organizerSettings">): Record<string, unknown> {
+export function invoiceSettings(
+  facts: Pick<InvoiceFacts, "eventSettings" | "organizerSettings">,
+): Record<string, unknown> {
   return effectiveSettings(facts.eventSettings, EVENT_SETTINGS, effectiveSettings(facts.organizerSettings));
 }
 
 /** pretix's `invoice_qualified`: not free, not awaiting approval, of a sales channel that gets invoices. */
-export function invoiceQualified(order: Pick<OrderRecord["order"], "total" | "requireApproval" | "salesChannel">, settings: Record<string, unknown>): boolean {
+export function invoiceQualified(
+  order: Pick<OrderRecord["order"], "total" | "requireApproval" | "salesChannel">,
+  settings: Record<string, unknown>,
+): boolean {
   const channels = (settings.invoice_generate_sales_channels as string[] | undefined) ?? ["web"];
   return order.total !== 0 && !order.requireApproval && channels.includes(order.salesChannel);
 }
@@ -92,7 +97,12 @@ export function mailCarriesInvoice(
   status: OrderStatus,
   liveBefore: number,
 ): boolean {
-  return settings.invoice_email_attachment === true && liveBefore === 0 && wantsAutomaticInvoice(status, settings) && invoiceQualified(order, settings);
+  return (
+    settings.invoice_email_attachment === true &&
+    liveBefore === 0 &&
+    wantsAutomaticInvoice(status, settings) &&
+    invoiceQualified(order, settings)
+  );
 }
 
 /** Whether an invoice should exist now without anyone asking (the automatic modes). */
@@ -107,7 +117,12 @@ function invoiceDate(event: EventRow, now: number): string {
 }
 
 /** The number prefix for an invoice of this date (strftime's %Y %y %m %d %% as pretix applies them). */
-export function invoicePrefix(event: EventRow, settings: Record<string, unknown>, date: string, isCancellation: boolean): string {
+export function invoicePrefix(
+  event: EventRow,
+  settings: Record<string, unknown>,
+  date: string,
+  isCancellation: boolean,
+): string {
   const regular = (settings.invoice_numbers_prefix as string) || `${event.slug.toUpperCase()}-`;
   const raw = isCancellation ? (settings.invoice_numbers_prefix_cancellations as string) || regular : regular;
   const [y, m, d] = date.split("-") as [string, string, string];
@@ -127,7 +142,9 @@ export function buildInvoiceContent(
   const name = ia ? (buildName(ia.name_parts) ?? "") : "";
   const country = ia ? countryName(ia.country, locale) : "";
   const toLines = ia
-    ? [ia.company, name, ia.street, `${ia.zipcode} ${ia.city} ${ia.state}`, country].map((l) => l.trim().replace(/\s+/g, " ")).filter(Boolean)
+    ? [ia.company, name, ia.street, `${ia.zipcode} ${ia.city} ${ia.state}`, country]
+        .map((l) => l.trim().replace(/\s+/g, " "))
+        .filter(Boolean)
     : [];
   if (ia?.vat_id) toLines.push(`VAT-ID: ${ia.vat_id}`);
   const paid = r.order.status === "p";
@@ -174,7 +191,8 @@ export function buildInvoiceContent(
       if (q && a.answer !== "") desc += `\n${i18nText(q.question, locale)}: ${a.answer}`;
     }
     const sub = p.subevent !== null ? facts.subevents.get(p.subevent) : undefined;
-    if (event.hasSubevents && sub) desc += `\nDate: ${formatRangeFor(sub.dateFrom, sub.dateTo, event.timezone, locale)}`;
+    if (event.hasSubevents && sub)
+      desc += `\nDate: ${formatRangeFor(sub.dateFrom, sub.dateTo, event.timezone, locale)}`;
     lines.push({
       position: lines.length + 1,
       description: desc,
@@ -194,7 +212,10 @@ export function buildInvoiceContent(
     });
   }
   for (const f of r.fees.filter((x) => x.canceled !== 1)) {
-    const title = f.fee_type === "other" && f.description ? f.description : `${FEE_NAMES[f.fee_type] ?? f.fee_type}${f.description ? ` - ${f.description}` : ""}`;
+    const title =
+      f.fee_type === "other" && f.description
+        ? f.description
+        : `${FEE_NAMES[f.fee_type] ?? f.fee_type}${f.description ? ` - ${f.description}` : ""}`;
     lines.push({
       position: lines.length + 1,
       description: title,
@@ -217,7 +238,11 @@ export function buildInvoiceContent(
 }
 
 /** The content of a cancellation of `inv`: its texts without payment information, its lines negated. */
-function cancellationContent(inv: Pick<InvoiceRecord["invoice"], "locale" | "texts" | "lines">): { locale: string; texts: InvoiceTexts; lines: InvoiceLine[] } {
+function cancellationContent(inv: Pick<InvoiceRecord["invoice"], "locale" | "texts" | "lines">): {
+  locale: string;
+  texts: InvoiceTexts;
+  lines: InvoiceLine[];
+} {
   return {
     locale: inv.locale,
     texts: { ...inv.texts, payment_provider_text: "", payment_provider_stamp: null },
@@ -274,7 +299,11 @@ function liveInvoices(all: InvoiceRecord["invoice"][]) {
  * the invoice an order should have, cancels the invoices of a canceled or expired order.
  * Idempotent; returns the invoices it created.
  */
-export async function ensureOrderInvoices(scope: InvoiceScope, code: string, known?: OrderRecord): Promise<InvoiceRecord[]> {
+export async function ensureOrderInvoices(
+  scope: InvoiceScope,
+  code: string,
+  known?: OrderRecord,
+): Promise<InvoiceRecord[]> {
   const r = known ?? (await findOrder(scope.db, scope.event.id, code));
   if (!r) return [];
   const facts = await invoiceFacts(scope.db, scope.event.organizerId, scope.event.id, r.order.id, subeventsOf(r));
@@ -284,9 +313,19 @@ export async function ensureOrderInvoices(scope: InvoiceScope, code: string, kno
   const writes: InvoiceInsert[] = [];
   if (r.order.status === "c" || r.order.status === "e") {
     for (const inv of live) {
-      writes.push(insertOf(scope, r, settings, cancellationContent(inv), { isCancellation: true, refers: inv.id, when: when.notCanceled(inv.id) }));
+      writes.push(
+        insertOf(scope, r, settings, cancellationContent(inv), {
+          isCancellation: true,
+          refers: inv.id,
+          when: when.notCanceled(inv.id),
+        }),
+      );
     }
-  } else if (live.length === 0 && wantsAutomaticInvoice(r.order.status, settings) && invoiceQualified(r.order, settings)) {
+  } else if (
+    live.length === 0 &&
+    wantsAutomaticInvoice(r.order.status, settings) &&
+    invoiceQualified(r.order, settings)
+  ) {
     const statuses = settings.invoice_generate === "paid" ? ["p"] : ["n", "p"];
     writes.push(
       insertOf(scope, r, settings, buildInvoiceContent(scope.event, r, facts, settings), {
@@ -313,7 +352,10 @@ function subeventsOf(r: OrderRecord): number[] {
 export function invoicesMayFollow(to: OrderStatus, invoicing: InvoicingFacts | null): boolean {
   if (!invoicing) return true;
   if (to === "c" || to === "e") return invoicing.live > 0;
-  return invoicing.live === 0 && wantsAutomaticInvoice(to, { invoice_generate: invoicing.mode ?? EVENT_SETTINGS.invoice_generate!.default });
+  return (
+    invoicing.live === 0 &&
+    wantsAutomaticInvoice(to, { invoice_generate: invoicing.mode ?? EVENT_SETTINGS.invoice_generate!.default })
+  );
 }
 
 /**
@@ -333,7 +375,11 @@ export async function invoicesAfterOrderChange(
   try {
     await ensureOrderInvoices(scope, code, known.record);
   } catch (e) {
-    log.error("invoices of an order could not be brought up to date; the sweep retries", { order: code, event_id: scope.event.id, error: e });
+    log.error("invoices of an order could not be brought up to date; the sweep retries", {
+      order: code,
+      event_id: scope.event.id,
+      error: e,
+    });
   }
 }
 
@@ -347,7 +393,10 @@ export async function createInvoiceForOrder(ctx: EventContext, code: string): Pr
   const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.order.id, subeventsOf(r));
   const existing = facts.orderInvoices;
   const settings = invoiceSettings(facts);
-  if (!["admin", "user", "paid", "True"].includes(settings.invoice_generate as string) || !invoiceQualified(r.order, settings)) {
+  if (
+    !["admin", "user", "paid", "True"].includes(settings.invoice_generate as string) ||
+    !invoiceQualified(r.order, settings)
+  ) {
     throw badRequest("You cannot generate an invoice for this order.");
   }
   if (liveInvoices(existing).length > 0) throw badRequest("An invoice for this order already exists.");
@@ -398,14 +447,22 @@ export async function reissueInvoice(ctx: EventContext, number: string): Promise
   const r = (await findOrder(ctx.db, ctx.event.id, inv.orderCode))!;
   const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.order.id, subeventsOf(r));
   const settings = invoiceSettings(facts);
-  const cancel = insertOf(scope, r, settings, cancellationContent(inv.invoice), { isCancellation: true, refers: inv.invoice.id, when: when.notCanceled(inv.invoice.id) });
+  const cancel = insertOf(scope, r, settings, cancellationContent(inv.invoice), {
+    isCancellation: true,
+    refers: inv.invoice.id,
+    when: when.notCanceled(inv.invoice.id),
+  });
   const writes = [cancel];
   if (r.order.status === "n" || r.order.status === "p") {
     writes.push(
       insertOf(scope, r, settings, buildInvoiceContent(ctx.event, r, facts, settings), {
         isCancellation: false,
         refers: null,
-        when: when.all(when.created(cancel.creationKey), when.noLiveInvoice(r.order.id), when.orderStatusIn(r.order.id, ["n", "p"])),
+        when: when.all(
+          when.created(cancel.creationKey),
+          when.noLiveInvoice(r.order.id),
+          when.orderStatusIn(r.order.id, ["n", "p"]),
+        ),
       }),
     );
   }
@@ -425,14 +482,21 @@ export async function regenerateInvoice(ctx: EventContext, number: string): Prom
   let content: Content;
   if (inv.invoice.isCancellation) {
     const original = inv.invoice.refersId !== null ? await findInvoiceById(ctx.db, inv.invoice.refersId) : undefined;
-    content = original ? cancellationContent(original.invoice) : { locale: inv.invoice.locale, texts: inv.invoice.texts, lines: inv.invoice.lines };
+    content = original
+      ? cancellationContent(original.invoice)
+      : { locale: inv.invoice.locale, texts: inv.invoice.texts, lines: inv.invoice.lines };
   } else {
     await assertNotCanceled(ctx.db, inv);
     const r = (await findOrder(ctx.db, ctx.event.id, inv.orderCode))!;
     const facts = await invoiceFacts(ctx.db, ctx.event.organizerId, ctx.event.id, r.order.id, subeventsOf(r));
     content = buildInvoiceContent(ctx.event, r, facts, invoiceSettings(facts));
   }
-  const after = await replaceInvoiceContent(ctx.db, inv.invoice.id, content, inv.invoice.isCancellation ? when.all() : when.notCanceled(inv.invoice.id));
+  const after = await replaceInvoiceContent(
+    ctx.db,
+    inv.invoice.id,
+    content,
+    inv.invoice.isCancellation ? when.all() : when.notCanceled(inv.invoice.id),
+  );
   if (!after) throw badRequest(ALREADY_CANCELED);
   await renderLater(ctx.env, [after]);
   return after;
@@ -443,7 +507,10 @@ export async function regenerateInvoice(ctx: EventContext, number: string): Prom
  * the caller gets `not_ready` (409), or `unavailable` (503) when rendering failed for a reason
  * the deployment must fix (the message says which).
  */
-export async function invoicePdf(ctx: Pick<EventContext, "env" | "db" | "event">, number: string): Promise<{ bytes: ReadableStream; filename: string }> {
+export async function invoicePdf(
+  ctx: Pick<EventContext, "env" | "db" | "event">,
+  number: string,
+): Promise<{ bytes: ReadableStream; filename: string }> {
   return invoiceFile(ctx.env, await loadInvoice(ctx, number));
 }
 
@@ -452,7 +519,12 @@ export async function invoicePdf(ctx: Pick<EventContext, "env" | "db" | "event">
  * gets the order's invoices and no other). Not found unless the invoice belongs to the order;
  * otherwise as `invoicePdf`.
  */
-export async function orderInvoicePdf(env: Env, db: DB, order: { id: number; eventId: number }, invoiceId: number): Promise<{ bytes: ReadableStream; filename: string }> {
+export async function orderInvoicePdf(
+  env: Env,
+  db: DB,
+  order: { id: number; eventId: number },
+  invoiceId: number,
+): Promise<{ bytes: ReadableStream; filename: string }> {
   const inv = await findInvoiceById(db, invoiceId);
   if (!inv || inv.invoice.orderId !== order.id || inv.invoice.eventId !== order.eventId) throw notFound();
   return invoiceFile(env, inv);
@@ -475,7 +547,13 @@ async function invoiceFile(env: Env, inv: InvoiceRecord): Promise<{ bytes: Reada
  * invoice; idempotent) and renders a missing PDF on the spot. Null when the order has no such
  * invoice (any more). Throws when the PDF cannot be had now (the mail is retried).
  */
-export async function invoiceForMail(env: Env, db: DB, eventId: number, code: string, now: number): Promise<{ key: string; filename: string } | null> {
+export async function invoiceForMail(
+  env: Env,
+  db: DB,
+  eventId: number,
+  code: string,
+  now: number,
+): Promise<{ key: string; filename: string } | null> {
   const event = await eventById(db, eventId);
   if (!event) return null;
   const r = await findOrder(db, eventId, code);
@@ -490,7 +568,8 @@ export async function invoiceForMail(env: Env, db: DB, eventId: number, code: st
     inv = await findInvoiceById(db, newest.id);
   }
   // not rendered (e.g. the fonts are missing: the reason is on the invoice): the mail is retried, then fails with it
-  if (!inv?.invoice.file) throw new Error(`invoice ${newest.number}: ${inv?.invoice.fileError ?? "the PDF could not be rendered"}`);
+  if (!inv?.invoice.file)
+    throw new Error(`invoice ${newest.number}: ${inv?.invoice.fileError ?? "the PDF could not be rendered"}`);
   return { key: inv.invoice.file, filename: `${inv.invoice.number}.pdf` };
 }
 
@@ -523,7 +602,11 @@ export async function sweepInvoices(env: Env, db: DB, now: number): Promise<numb
       try {
         created += (await ensureOrderInvoices({ env, db, event, now }, o.code)).length;
       } catch (e) {
-        log.error("invoice sweep: an order failed; the next run retries", { order: o.code, event_id: o.eventId, error: e });
+        log.error("invoice sweep: an order failed; the next run retries", {
+          order: o.code,
+          event_id: o.eventId,
+          error: e,
+        });
       }
     }
     seen += page.length;
@@ -552,7 +635,13 @@ export async function sweepInvoices(env: Env, db: DB, now: number): Promise<numb
  * version that has its file, or is no longer current, is left alone. Fonts missing, or a last
  * attempt that failed, are recorded on the invoice (downloads then answer 503 with the reason).
  */
-export async function renderInvoiceFile(env: Env, db: DB, invoiceId: number, version: number, lastAttempt: boolean): Promise<void> {
+export async function renderInvoiceFile(
+  env: Env,
+  db: DB,
+  invoiceId: number,
+  version: number,
+  lastAttempt: boolean,
+): Promise<void> {
   const inv = await findInvoiceById(db, invoiceId);
   if (!inv || inv.invoice.version !== version || inv.invoice.file) return;
   const event = await eventById(db, inv.invoice.eventId);
@@ -567,7 +656,13 @@ export async function renderInvoiceFile(env: Env, db: DB, invoiceId: number, ver
       await setInvoiceFileError(db, invoiceId, version, e.message);
       return;
     }
-    if (lastAttempt) await setInvoiceFileError(db, invoiceId, version, `The invoice PDF could not be rendered: ${e instanceof Error ? e.message : String(e)}`);
+    if (lastAttempt)
+      await setInvoiceFileError(
+        db,
+        invoiceId,
+        version,
+        `The invoice PDF could not be rendered: ${e instanceof Error ? e.message : String(e)}`,
+      );
     throw e;
   }
 }

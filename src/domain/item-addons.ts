@@ -36,7 +36,12 @@ export async function loadAddon(ctx: EventContext, itemId: number, addonId: numb
 }
 
 /** Checks an add-on's would-be state: its category (of the event, not yet offered by the item) and counts. */
-async function validateAddon(ctx: EventContext, item: ItemRow, values: Partial<AddonValues>, current: AddonRow | null): Promise<void> {
+async function validateAddon(
+  ctx: EventContext,
+  item: ItemRow,
+  values: Partial<AddonValues>,
+  current: AddonRow | null,
+): Promise<void> {
   const errors = new Problems();
   if (values.addonCategoryId !== undefined) {
     const categoryId = values.addonCategoryId;
@@ -47,7 +52,10 @@ async function validateAddon(ctx: EventContext, item: ItemRow, values: Partial<A
     if (!found.categories.has(categoryId)) errors.add("addon_category", MESSAGES.addonCategoryForeign);
     else if (found.addonTaken) errors.add("addon_category", MESSAGES.addonCategoryTaken);
   }
-  checkAddon({ minCount: values.minCount ?? current!.minCount, maxCount: values.maxCount ?? current!.maxCount }, reportTo(errors));
+  checkAddon(
+    { minCount: values.minCount ?? current!.minCount, maxCount: values.maxCount ?? current!.maxCount },
+    reportTo(errors),
+  );
   errors.throwIfAny();
 }
 
@@ -59,7 +67,13 @@ export async function createAddon(ctx: EventContext, itemId: number, input: Addo
 }
 
 /** Changes an add-on: PUT (`mode` "put": omitted fields return to their defaults) or PATCH. */
-export async function changeAddon(ctx: EventContext, itemId: number, addonId: number, input: AddonInput, mode: "put" | "patch"): Promise<AddonRow> {
+export async function changeAddon(
+  ctx: EventContext,
+  itemId: number,
+  addonId: number,
+  input: AddonInput,
+  mode: "put" | "patch",
+): Promise<AddonRow> {
   const item = await loadItemRow(ctx, itemId);
   const current = await loadAddon(ctx, item.id, addonId);
   const values = addonValues(input, mode);
@@ -84,9 +98,15 @@ export async function loadBundle(ctx: EventContext, itemId: number, bundleId: nu
 }
 
 /** Checks a bundle's would-be state against the event's items and variations. */
-async function validateBundle(ctx: EventContext, item: ItemRow, values: Partial<BundleValues>, current: BundleRow | null): Promise<void> {
+async function validateBundle(
+  ctx: EventContext,
+  item: ItemRow,
+  values: Partial<BundleValues>,
+  current: BundleRow | null,
+): Promise<void> {
   const bundledItemId = values.bundledItemId ?? current!.bundledItemId;
-  const bundledVariationId = values.bundledVariationId !== undefined ? values.bundledVariationId : (current?.bundledVariationId ?? null);
+  const bundledVariationId =
+    values.bundledVariationId !== undefined ? values.bundledVariationId : (current?.bundledVariationId ?? null);
   const found = await lookUpReferences(ctx.db, ctx.event.id, ctx.event.organizerId, {
     items: [bundledItemId],
     variations: bundledVariationId != null ? [bundledVariationId] : [],
@@ -113,7 +133,13 @@ export async function createBundle(ctx: EventContext, itemId: number, input: Bun
 }
 
 /** Changes a bundle: PUT (`mode` "put": omitted fields return to their defaults) or PATCH. */
-export async function changeBundle(ctx: EventContext, itemId: number, bundleId: number, input: BundleInput, mode: "put" | "patch"): Promise<BundleRow> {
+export async function changeBundle(
+  ctx: EventContext,
+  itemId: number,
+  bundleId: number,
+  input: BundleInput,
+  mode: "put" | "patch",
+): Promise<BundleRow> {
   const item = await loadItemRow(ctx, itemId);
   const current = await loadBundle(ctx, item.id, bundleId);
   const values = bundleValues(input, mode);

@@ -24,7 +24,12 @@ function sameValue(a: unknown, b: unknown): boolean {
  * The columns to write of the would-be row `next`: for PATCH those that differ from the stored
  * row `current`; otherwise all but the row's `identity` (id, parent), which the insert sets.
  */
-export function columnsToWrite<T extends object>(mode: Mode, next: T, current: object | undefined, identity: string[]): Partial<T> {
+export function columnsToWrite<T extends object>(
+  mode: Mode,
+  next: T,
+  current: object | undefined,
+  identity: string[],
+): Partial<T> {
   const stored = current as Record<string, unknown> | undefined;
   const out: Record<string, unknown> = {};
   for (const [col, value] of Object.entries(next)) {
@@ -272,8 +277,10 @@ export function bundleValues(input: BundleInput, mode: Mode): Partial<BundleValu
   const out: Partial<BundleValues> = {};
   const full = mode !== "patch";
   if (input.bundled_item !== undefined) out.bundledItemId = input.bundled_item;
-  if (input.bundled_variation !== undefined || full) out.bundledVariationId = input.bundled_variation ?? BUNDLE_DEFAULTS.bundled_variation;
+  if (input.bundled_variation !== undefined || full)
+    out.bundledVariationId = input.bundled_variation ?? BUNDLE_DEFAULTS.bundled_variation;
   if (input.count !== undefined || full) out.count = input.count ?? BUNDLE_DEFAULTS.count;
-  if (input.designated_price !== undefined || full) out.designatedPrice = input.designated_price ?? BUNDLE_DEFAULTS.designated_price;
+  if (input.designated_price !== undefined || full)
+    out.designatedPrice = input.designated_price ?? BUNDLE_DEFAULTS.designated_price;
   return out;
 }

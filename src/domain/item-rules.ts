@@ -89,7 +89,10 @@ export function defaultPersonalized(admission: boolean): boolean {
   return admission;
 }
 
-export function checkVariation(s: { availableFrom: number | null; availableUntil: number | null }, report: Report): void {
+export function checkVariation(
+  s: { availableFrom: number | null; availableUntil: number | null },
+  report: Report,
+): void {
   if (s.availableFrom !== null && s.availableUntil !== null && s.availableFrom > s.availableUntil) {
     report(WHOLE, "The variation's availability cannot end before it starts.");
   }
@@ -110,16 +113,20 @@ export type BundleRuleState = {
 
 export function checkBundle(s: BundleRuleState, report: Report): void {
   if (!s.bundledItem) return report("bundled_item", MESSAGES.objectMissing(s.bundledItemId));
-  if (s.bundledVariationId !== null && !s.bundledVariation) return report("bundled_variation", MESSAGES.objectMissing(s.bundledVariationId));
-  if (s.baseItemId !== null && s.bundledItem.id === s.baseItemId) report(WHOLE, "The bundled item must not be the same item as the bundling one.");
+  if (s.bundledVariationId !== null && !s.bundledVariation)
+    return report("bundled_variation", MESSAGES.objectMissing(s.bundledVariationId));
+  if (s.baseItemId !== null && s.bundledItem.id === s.baseItemId)
+    report(WHOLE, "The bundled item must not be the same item as the bundling one.");
   if (s.bundledItem.hasBundles) report(WHOLE, "The bundled item must not have bundles on its own.");
   if (s.bundledItem.hasVariations && !s.bundledVariation) report(WHOLE, "A variation needs to be set for this item.");
-  if (s.bundledVariation && s.bundledVariation.itemId !== s.bundledItem.id) report(WHOLE, "The chosen variation does not belong to this item.");
+  if (s.bundledVariation && s.bundledVariation.itemId !== s.bundledItem.id)
+    report(WHOLE, "The chosen variation does not belong to this item.");
 }
 
 /** Meta data keys must be properties the event defines (`item_meta_properties`). */
 export function checkMetaData(meta: Record<string, string>, properties: Record<string, unknown>, report: Report): void {
-  for (const key of Object.keys(meta)) if (!Object.hasOwn(properties, key)) report("meta_data", MESSAGES.metaUnknown(key));
+  for (const key of Object.keys(meta))
+    if (!Object.hasOwn(properties, key)) report("meta_data", MESSAGES.metaUnknown(key));
 }
 
 /** The event's item meta properties with their defaults (`item_meta_properties`). */
@@ -131,7 +138,10 @@ export function metaProperties(event: Pick<EventRow, "itemMetaProperties">): Rec
  * The meta data an item shows: every property of the event with its default, overridden by
  * the values set on the item (and then on the variation), sorted by key.
  */
-export function effectiveMetaData(properties: Record<string, string>, ...layers: Record<string, string>[]): Record<string, string> {
+export function effectiveMetaData(
+  properties: Record<string, string>,
+  ...layers: Record<string, string>[]
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of Object.keys(properties).sort()) {
     let value = properties[key]!;

@@ -28,20 +28,31 @@ export async function loadVariation(ctx: EventContext, itemId: number, variation
 }
 
 /** Checks a variation's input (rules, membership types of the organizer) and turns it into values. */
-async function prepareVariation(ctx: EventContext, item: ItemRow, input: VariationInput, mode: Mode, current: VariationRecord | null) {
+async function prepareVariation(
+  ctx: EventContext,
+  item: ItemRow,
+  input: VariationInput,
+  mode: Mode,
+  current: VariationRecord | null,
+) {
   const errors = new Problems();
   const values = variationState(ctx.event, item, input, mode, current, reportTo(errors));
   const sentTypes = input.require_membership_types ?? (mode === "put" ? [] : undefined);
   if (sentTypes?.length) {
     const found = await lookUpReferences(ctx.db, ctx.event.id, ctx.event.organizerId, { membershipTypes: sentTypes });
-    for (const id of new Set(sentTypes)) if (!found.membershipTypes.has(id)) errors.add("require_membership_types", MESSAGES.objectMissing(id));
+    for (const id of new Set(sentTypes))
+      if (!found.membershipTypes.has(id)) errors.add("require_membership_types", MESSAGES.objectMissing(id));
   }
   errors.throwIfAny();
   return { values, membershipTypeIds: sentTypes === undefined ? undefined : [...new Set(sentTypes)] };
 }
 
 /** Adds a variation to an item created with variations (403 for one without). */
-export async function createVariation(ctx: EventContext, itemId: number, input: VariationInput): Promise<{ item: ItemRow; variation: VariationRecord }> {
+export async function createVariation(
+  ctx: EventContext,
+  itemId: number,
+  input: VariationInput,
+): Promise<{ item: ItemRow; variation: VariationRecord }> {
   const { db, event } = ctx;
   const item = await loadItemRow(ctx, itemId);
   if (!item.hasVariations) throw forbidden(MESSAGES.noVariations);
@@ -69,7 +80,16 @@ export async function changeVariation(
   const item = await loadItemRow(ctx, itemId);
   const current = await loadVariation(ctx, item.id, variationId);
   const p = await prepareVariation(ctx, item, input, mode, current);
-  const ok = await updateVariationRow(db, event.id, event.organizerId, item.id, variationId, p.values, p.membershipTypeIds, ctx.now).catch(raced);
+  const ok = await updateVariationRow(
+    db,
+    event.id,
+    event.organizerId,
+    item.id,
+    variationId,
+    p.values,
+    p.membershipTypeIds,
+    ctx.now,
+  ).catch(raced);
   if (!ok) throw notFound();
   return { item, variation: await loadVariation(ctx, item.id, variationId) };
 }

@@ -24,15 +24,38 @@ import {
 } from "../db/items";
 import type { EventContext } from "./context";
 import { inUse, notFound, Problems } from "./failure";
-import { addonValues, bundleValues, columnsToWrite, type ItemCreateInput, type ItemUpdateInput, type Mode, variationState } from "./item-input";
-import { checkAddon, checkBundle, checkItem, checkMetaData, defaultPersonalized, MESSAGES, metaProperties, raced, reportAt, reportTo } from "./item-rules";
+import {
+  addonValues,
+  bundleValues,
+  columnsToWrite,
+  type ItemCreateInput,
+  type ItemUpdateInput,
+  type Mode,
+  variationState,
+} from "./item-input";
+import {
+  checkAddon,
+  checkBundle,
+  checkItem,
+  checkMetaData,
+  defaultPersonalized,
+  MESSAGES,
+  metaProperties,
+  raced,
+  reportAt,
+  reportTo,
+} from "./item-rules";
 import { mediaUrl } from "./urls";
 
 /**
  * Turns the `file:<id>` reference of a file field into the key of the stored file, or fails
  * with a field error (the HTTP layer's upload store does it for routes: it knows the caller).
  */
-export type FileResolver = (field: string, ref: string, opts: { allowedTypes: string[]; scope: string }) => Promise<string>;
+export type FileResolver = (
+  field: string,
+  ref: string,
+  opts: { allowedTypes: string[]; scope: string },
+) => Promise<string>;
 
 /** Picture types pretix accepts for products. */
 export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif"];
@@ -51,7 +74,10 @@ export async function loadItem(ctx: EventContext, itemId: number): Promise<ItemR
   return rec;
 }
 
-type ScalarKey = Exclude<keyof ItemCreateInput & keyof ItemUpdateInput, "variations" | "addons" | "bundles" | "has_variations" | "picture" | "require_membership_types">;
+type ScalarKey = Exclude<
+  keyof ItemCreateInput & keyof ItemUpdateInput,
+  "variations" | "addons" | "bundles" | "has_variations" | "picture" | "require_membership_types"
+>;
 
 /** Wire name → column, for the fields stored as validated. */
 const ITEM_COLUMNS: Record<ScalarKey, keyof ItemValues> = {
@@ -190,11 +216,14 @@ async function prepareItem(
   let hasVariations: boolean;
   if (created) {
     hasVariations = variationInputs.length > 0;
-    if (created.has_variations === true && variationInputs.length === 0) errors.add("variations", MESSAGES.variationsRequired);
-    if (created.has_variations === false && variationInputs.length > 0) errors.add("has_variations", MESSAGES.variationsWithout);
+    if (created.has_variations === true && variationInputs.length === 0)
+      errors.add("variations", MESSAGES.variationsRequired);
+    if (created.has_variations === false && variationInputs.length > 0)
+      errors.add("has_variations", MESSAGES.variationsWithout);
   } else {
     hasVariations = current!.item.hasVariations;
-    if (input.has_variations !== undefined && input.has_variations !== hasVariations) errors.add("has_variations", MESSAGES.hasVariationsFixed);
+    if (input.has_variations !== undefined && input.has_variations !== hasVariations)
+      errors.add("has_variations", MESSAGES.hasVariationsFixed);
   }
 
   // the would-be state
@@ -220,16 +249,24 @@ async function prepareItem(
     categories: [...(categoryId !== null ? [categoryId] : []), ...addonInputs.map((a) => a.addon_category)],
     taxRules: taxRuleId !== null ? [taxRuleId] : [],
     quotas: quotaId !== null ? [quotaId] : [],
-    membershipTypes: [...itemTypeIds, ...variationInputs.flatMap((v) => v.require_membership_types ?? []), ...(grantId !== null ? [grantId] : [])],
+    membershipTypes: [
+      ...itemTypeIds,
+      ...variationInputs.flatMap((v) => v.require_membership_types ?? []),
+      ...(grantId !== null ? [grantId] : []),
+    ],
     items: bundleInputs.map((b) => b.bundled_item),
     variations: bundleInputs.flatMap((b) => (b.bundled_variation != null ? [b.bundled_variation] : [])),
   });
   const taxRule = taxRuleId !== null ? found.taxRules.get(taxRuleId) : undefined;
-  if (categoryId !== null && !found.categories.has(categoryId)) errors.add("category", MESSAGES.objectMissing(categoryId));
+  if (categoryId !== null && !found.categories.has(categoryId))
+    errors.add("category", MESSAGES.objectMissing(categoryId));
   if (isSent("tax_rule") && taxRuleId !== null && !taxRule) errors.add("tax_rule", MESSAGES.objectMissing(taxRuleId));
-  if (quotaId !== null && !found.quotas.has(quotaId)) errors.add("hidden_if_available", MESSAGES.objectMissing(quotaId));
-  if (grantId !== null && !found.membershipTypes.has(grantId)) errors.add("grant_membership_type", MESSAGES.objectMissing(grantId));
-  for (const id of new Set(itemTypeIds)) if (!found.membershipTypes.has(id)) errors.add("require_membership_types", MESSAGES.objectMissing(id));
+  if (quotaId !== null && !found.quotas.has(quotaId))
+    errors.add("hidden_if_available", MESSAGES.objectMissing(quotaId));
+  if (grantId !== null && !found.membershipTypes.has(grantId))
+    errors.add("grant_membership_type", MESSAGES.objectMissing(grantId));
+  for (const id of new Set(itemTypeIds))
+    if (!found.membershipTypes.has(id)) errors.add("require_membership_types", MESSAGES.objectMissing(id));
   if (isSent("meta_data")) checkMetaData(next.metaData, metaProperties(event), report);
 
   const taxRate = next.taxRuleId == null ? null : taxRule ? taxRule.rate : (current?.taxRate ?? null);
@@ -290,8 +327,13 @@ async function prepareItem(
   // the picture: copied to its permanent place only once everything else is valid
   if (input.picture !== undefined) {
     if (input.picture === null) next.picture = null;
-    else if (current?.item.picture && input.picture === mediaUrl(ctx.baseUrl, current.item.picture)) next.picture = current.item.picture;
-    else next.picture = await resolveFile("picture", input.picture, { allowedTypes: IMAGE_TYPES, scope: `events/${event.id}/items` });
+    else if (current?.item.picture && input.picture === mediaUrl(ctx.baseUrl, current.item.picture))
+      next.picture = current.item.picture;
+    else
+      next.picture = await resolveFile("picture", input.picture, {
+        allowedTypes: IMAGE_TYPES,
+        scope: `events/${event.id}/items`,
+      });
   } else if (mode === "put") {
     next.picture = null;
   } else if (mode === "patch") {
@@ -300,12 +342,18 @@ async function prepareItem(
 
   next.hasVariations = hasVariations;
   const values = columnsToWrite(mode, next, current?.item, ["id", "eventId"]);
-  const membershipTypeIds = isSent("require_membership_types") ? [...new Set(input.require_membership_types ?? [])] : undefined;
+  const membershipTypeIds = isSent("require_membership_types")
+    ? [...new Set(input.require_membership_types ?? [])]
+    : undefined;
   return { values, membershipTypeIds, variations, addons, bundles };
 }
 
 /** Creates an item with its nested variations, add-ons and bundles, atomically. */
-export async function createItem(ctx: EventContext, input: ItemCreateInput, resolveFile: FileResolver): Promise<ItemRecord> {
+export async function createItem(
+  ctx: EventContext,
+  input: ItemCreateInput,
+  resolveFile: FileResolver,
+): Promise<ItemRecord> {
   const { db, event } = ctx;
   const p = await prepareItem(ctx, input, "create", null, resolveFile);
   const id = await insertItem(
@@ -336,7 +384,9 @@ export async function changeItem(
   const { db, event } = ctx;
   const current = await loadItem(ctx, itemId);
   const p = await prepareItem(ctx, input, mode, current, resolveFile);
-  const ok = await updateItemRow(db, event.id, event.organizerId, itemId, p.values, p.membershipTypeIds, ctx.now).catch(raced);
+  const ok = await updateItemRow(db, event.id, event.organizerId, itemId, p.values, p.membershipTypeIds, ctx.now).catch(
+    raced,
+  );
   if (!ok) throw notFound();
   return loadItem(ctx, itemId);
 }

@@ -27,7 +27,8 @@ export async function mailFiles(
       files.push(a);
     } else if (mail.eventId !== null) {
       const invoice = await invoiceForMail(env, db, mail.eventId, a.order, now);
-      if (invoice) files.push({ kind: "file", key: invoice.key, filename: invoice.filename, contentType: "application/pdf" });
+      if (invoice)
+        files.push({ kind: "file", key: invoice.key, filename: invoice.filename, contentType: "application/pdf" });
     }
   }
   await setMailAttachments(db, mail.id, files);

@@ -4,7 +4,13 @@
  * require or grant, or that memberships have, is in use and cannot be deleted.
  */
 import { z } from "zod";
-import { deleteUnusedMembershipType, insertMembershipType, type MembershipTypeRow, type MembershipTypeValues, updateMembershipType } from "../db/membership-types";
+import {
+  deleteUnusedMembershipType,
+  insertMembershipType,
+  type MembershipTypeRow,
+  type MembershipTypeValues,
+  updateMembershipType,
+} from "../db/membership-types";
 import { count } from "./catalog-fields";
 import type { OrganizerContext } from "./context";
 import { inUse, notFound } from "./failure";
@@ -38,7 +44,12 @@ export function createMembershipType(ctx: OrganizerContext, input: MembershipTyp
 }
 
 /** PUT (`full`: omitted fields reset) or PATCH of a membership type. */
-export async function changeMembershipType(ctx: OrganizerContext, id: number, input: MembershipTypePatch, opts: { full: boolean }): Promise<MembershipTypeRow> {
+export async function changeMembershipType(
+  ctx: OrganizerContext,
+  id: number,
+  input: MembershipTypePatch,
+  opts: { full: boolean },
+): Promise<MembershipTypeRow> {
   const row = await updateMembershipType(ctx.db, ctx.organizer.id, id, values(input, opts.full));
   if (!row) throw notFound();
   return row;
@@ -49,6 +60,8 @@ export async function deleteMembershipType(ctx: OrganizerContext, id: number): P
   const result = await deleteUnusedMembershipType(ctx.db, ctx.organizer.id, id);
   if (result === "missing") throw notFound();
   if (result === "in_use") {
-    throw inUse("This membership type cannot be deleted because it is in use (products require or grant it, or memberships of this type exist).");
+    throw inUse(
+      "This membership type cannot be deleted because it is in use (products require or grant it, or memberships of this type exist).",
+    );
   }
 }

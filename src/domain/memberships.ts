@@ -4,7 +4,14 @@
  * `testmode` are fixed after creation: sent values are ignored, as pretix does.
  */
 import { z } from "zod";
-import { creationRefs, findMembershipForChange, insertMembership, type MembershipRecord, type MembershipValues, updateMembership } from "../db/memberships";
+import {
+  creationRefs,
+  findMembershipForChange,
+  insertMembership,
+  type MembershipRecord,
+  type MembershipValues,
+  updateMembership,
+} from "../db/memberships";
 import type { OrganizerContext } from "./context";
 import { invalidPk, notFound, Problems } from "./failure";
 import { namePartsField } from "./customers";
@@ -34,8 +41,14 @@ const END_BEFORE_START = "The end of validity must not be before its start.";
  * Checks the membership type (`typeExists`: whether the sent one is the organizer's) and the
  * validity period; collects errors.
  */
-function validate(errors: Problems, input: MembershipPatch, typeExists: boolean | undefined, current?: MembershipRecord["membership"]) {
-  if (input.membership_type !== undefined && !typeExists) errors.add("membership_type", invalidPk(input.membership_type));
+function validate(
+  errors: Problems,
+  input: MembershipPatch,
+  typeExists: boolean | undefined,
+  current?: MembershipRecord["membership"],
+) {
+  if (input.membership_type !== undefined && !typeExists)
+    errors.add("membership_type", invalidPk(input.membership_type));
   const start = input.date_start ?? current?.dateStart;
   const end = input.date_end ?? current?.dateEnd;
   if (start !== undefined && end !== undefined && end < start) errors.add("date_end", END_BEFORE_START);
@@ -57,13 +70,29 @@ export async function createMembership(ctx: OrganizerContext, input: MembershipC
   if (customer === undefined) errors.add("customer", `Object with identifier=${input.customer} does not exist.`);
   validate(errors, input, typeExists);
   errors.throwIfAny();
-  const row = await insertMembership(ctx.db, ctx.organizer.id, customer!.id, input.testmode ?? false, values(input, true) as MembershipValues);
+  const row = await insertMembership(
+    ctx.db,
+    ctx.organizer.id,
+    customer!.id,
+    input.testmode ?? false,
+    values(input, true) as MembershipValues,
+  );
   return { membership: row, customer: customer!.identifier };
 }
 
 /** PUT (`full`) or PATCH of a membership; the validity period is checked against the stored one. */
-export async function changeMembership(ctx: OrganizerContext, id: number, input: MembershipPatch, opts: { full: boolean }): Promise<MembershipRecord> {
-  const { found: current, typeExists } = await findMembershipForChange(ctx.db, ctx.organizer.id, id, input.membership_type);
+export async function changeMembership(
+  ctx: OrganizerContext,
+  id: number,
+  input: MembershipPatch,
+  opts: { full: boolean },
+): Promise<MembershipRecord> {
+  const { found: current, typeExists } = await findMembershipForChange(
+    ctx.db,
+    ctx.organizer.id,
+    id,
+    input.membership_type,
+  );
   if (!current) throw notFound();
   const errors = new Problems();
   validate(errors, input, typeExists, current.membership);

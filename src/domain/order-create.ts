@@ -18,9 +18,25 @@ import { dateTime, email, money } from "./fields";
 import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
 import type { Demand } from "./inventory";
 import { orderMail } from "./order-mails";
-import { ORDER_CODE, isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, orderExpiry, PAYMENT_PROVIDERS } from "./orders";
+import {
+  ORDER_CODE,
+  isPaymentProvider,
+  newOrderCode,
+  newOrderSecret,
+  newPseudonymizationId,
+  orderExpiry,
+  PAYMENT_PROVIDERS,
+} from "./orders";
 import { withScheme } from "./person-names";
-import { collectRefs, discountPositions, positionFields, preparePosition, type PositionInput, type PreparedPosition, seatName } from "./positions";
+import {
+  collectRefs,
+  discountPositions,
+  positionFields,
+  preparePosition,
+  type PositionInput,
+  type PreparedPosition,
+  seatName,
+} from "./positions";
 import { ticketValidity } from "./checkin";
 import { tax } from "./pricing";
 import { secretGenerator, SIG1 } from "./ticket-secrets";
@@ -35,7 +51,10 @@ const orderPositionInput = z.object({
   ...positionFields,
   positionid: z.number().int().min(1).optional(),
   addon_to: z.number().int().min(1).nullable().optional(),
-  secret: z.string().regex(/^[a-zA-Z0-9]{16,64}$/, { message: "A secret consists of 16 to 64 letters and digits." }).optional(),
+  secret: z
+    .string()
+    .regex(/^[a-zA-Z0-9]{16,64}$/, { message: "A secret consists of 16 to 64 letters and digits." })
+    .optional(),
 });
 
 const invoiceAddressInput = z.object({
@@ -54,7 +73,10 @@ const invoiceAddressInput = z.object({
 
 /** The body of order creation (spec "Order"; pretix docs orders.rst for the fields the spec leaves open). */
 export const orderInput = z.object({
-  code: z.string().regex(ORDER_CODE, { message: "An order code consists of 5 to 16 uppercase letters and digits." }).optional(),
+  code: z
+    .string()
+    .regex(ORDER_CODE, { message: "An order code consists of 5 to 16 uppercase letters and digits." })
+    .optional(),
   status: z.enum(["n", "p"]).optional(),
   testmode: z.boolean().optional(),
   email: email().nullable().optional(),
@@ -93,7 +115,8 @@ function checkPositionIds(positions: OrderInput["positions"], errors: Problems):
   const given = positions.filter((p) => p.positionid !== undefined).length;
   const addonTo: (number | null)[] = positions.map(() => null);
   if (given === 0) {
-    if (positions.some((p) => p.addon_to != null)) errors.add("positions", "If you set addon_to, you need to make sure all positions have a positionid.");
+    if (positions.some((p) => p.addon_to != null))
+      errors.add("positions", "If you set addon_to, you need to make sure all positions have a positionid.");
     return addonTo;
   }
   if (given !== positions.length) {
@@ -104,7 +127,8 @@ function checkPositionIds(positions: OrderInput["positions"], errors: Problems):
     if (p.positionid !== i + 1) errors.add("positions", "Position IDs need to be consecutive, starting at 1.");
     if (p.addon_to != null) {
       const base = positions[p.addon_to - 1];
-      if (!base || p.addon_to >= i + 1) errors.add("positions", `Position ${i + 1} is an add-on to a position that does not come before it.`);
+      if (!base || p.addon_to >= i + 1)
+        errors.add("positions", `Position ${i + 1} is an add-on to a position that does not come before it.`);
       else if (base.addon_to != null) errors.add("positions", "An add-on cannot have add-ons of its own.");
       else addonTo[i] = p.addon_to - 1;
     }
@@ -119,7 +143,10 @@ function checkPositionIds(positions: OrderInput["positions"], errors: Problems):
  * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
  * are taken from the input).
  */
-export const createOrder = survivingD1Faults(async function createOrder(ctx: EventContext, input: OrderInput): Promise<OrderRecord> {
+export const createOrder = survivingD1Faults(async function createOrder(
+  ctx: EventContext,
+  input: OrderInput,
+): Promise<OrderRecord> {
   const { event, organizer: org, db, now } = ctx;
   const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
   const refs = collectRefs(input.positions as PositionInput[]);
@@ -135,23 +162,33 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
 
   const locales = (settings.locales as string[] | undefined) ?? ["en"];
   const locale = input.locale ?? (settings.locale as string | undefined) ?? locales[0] ?? "en";
-  if (!locales.includes(locale)) errors.add("locale", `"${locale}" is not one of the event's languages (${locales.join(", ")}).`);
+  if (!locales.includes(locale))
+    errors.add("locale", `"${locale}" is not one of the event's languages (${locales.join(", ")}).`);
   const channel = input.sales_channel ?? "web";
   if (!Object.hasOwn(SALES_CHANNELS, channel)) errors.add("sales_channel", `"${channel}" is not a valid choice.`);
   const provider = input.payment_provider ?? null;
   if (provider !== null && !isPaymentProvider(provider)) {
-    errors.add("payment_provider", `"${provider}" is not a payment provider of this service (${Object.keys(PAYMENT_PROVIDERS).join(", ")}).`);
+    errors.add(
+      "payment_provider",
+      `"${provider}" is not a payment provider of this service (${Object.keys(PAYMENT_PROVIDERS).join(", ")}).`,
+    );
   }
   if (input.code && catalog.takenOrderCodes.has(input.code)) errors.add("code", "This order code is already in use.");
   if (input.customer && catalog.customerId === null) errors.add("customer", "No customer with this identifier exists.");
-  if (input.invoice_address?.country && !isCountryCode(input.invoice_address.country)) errors.add("invoice_address", "Enter a valid country code.");
-  if (input.invoice_address?.name && input.invoice_address.name_parts && Object.keys(input.invoice_address.name_parts).length) {
+  if (input.invoice_address?.country && !isCountryCode(input.invoice_address.country))
+    errors.add("invoice_address", "Enter a valid country code.");
+  if (
+    input.invoice_address?.name &&
+    input.invoice_address.name_parts &&
+    Object.keys(input.invoice_address.name_parts).length
+  ) {
     errors.add("invoice_address", "Do not specify name if you specified name_parts.");
   }
   const feeErrors: FieldErrors[] = [];
   for (const f of input.fees ?? []) {
     const e: FieldErrors = {};
-    if (f.tax_rule != null && !catalog.taxRules.has(f.tax_rule)) e.tax_rule = [`Invalid pk "${f.tax_rule}" - object does not exist.`];
+    if (f.tax_rule != null && !catalog.taxRules.has(f.tax_rule))
+      e.tax_rule = [`Invalid pk "${f.tax_rule}" - object does not exist.`];
     feeErrors.push(e);
   }
   const addonTo = checkPositionIds(input.positions, errors);
@@ -160,7 +197,12 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
   const positionErrors: FieldErrors[] = [];
   input.positions.forEach((p, i) => {
     const own = new Problems();
-    const r = preparePosition(p as PositionInput, i, { event, catalog, kind: "order", isAddon: addonTo[i] !== null, isBundled: false, now }, own);
+    const r = preparePosition(
+      p as PositionInput,
+      i,
+      { event, catalog, kind: "order", isAddon: addonTo[i] !== null, isBundled: false, now },
+      own,
+    );
     if (r) prepared.push(r);
     positionErrors.push(own.errors);
   });
@@ -205,7 +247,17 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
     prepared.map(
       (p, i) =>
         input.positions[i]!.secret ??
-        generator.generate({ itemId: p.itemId, variationId: p.variationId, subeventId: p.subeventId, validFrom: validity[i]!.validFrom, validUntil: validity[i]!.validUntil }, null, false),
+        generator.generate(
+          {
+            itemId: p.itemId,
+            variationId: p.variationId,
+            subeventId: p.subeventId,
+            validFrom: validity[i]!.validFrom,
+            validUntil: validity[i]!.validUntil,
+          },
+          null,
+          false,
+        ),
     ),
   );
 
@@ -288,11 +340,19 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
               url,
               total,
               currency: event.currency,
-              lines: prepared.map((p) => ({ name: i18nText(catalog.items.get(p.itemId)!.name, locale), price: p.price.gross })),
+              lines: prepared.map((p) => ({
+                name: i18nText(catalog.items.get(p.itemId)!.name, locale),
+                price: p.price.gross,
+              })),
               fromName: (settings.mail_from_name as string | null) ?? null,
               replyTo: (settings.contact_mail as string | null) ?? null,
               // a new order has no invoice yet: the mail carries the one placing (or paying) it creates
-              attachInvoice: mailCarriesInvoice(settings, { total, requireApproval: false, salesChannel: channel }, paid ? "p" : "n", 0),
+              attachInvoice: mailCarriesInvoice(
+                settings,
+                { total, requireApproval: false, salesChannel: channel },
+                paid ? "p" : "n",
+                0,
+              ),
             },
             now,
           ),
@@ -301,14 +361,26 @@ export const createOrder = survivingD1Faults(async function createOrder(ctx: Eve
   };
   const demands: Demand[] = prepared.map((p) => p.demand);
   const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
-    s.placeOrder(catalog.stamp, { code, demands, paid, consumeCartIds: write.consumeCartIds, ignoreQuota: input.force ?? false, write }),
+    s.placeOrder(catalog.stamp, {
+      code,
+      demands,
+      paid,
+      consumeCartIds: write.consumeCartIds,
+      ignoreQuota: input.force ?? false,
+      write,
+    }),
   );
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
   // the order's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
-  const record = decision.order ? toOrderRecord(decision.order) : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
+  const record = decision.order
+    ? toOrderRecord(decision.order)
+    : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
   // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
-  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, { invoicing: record.invoicing, record });
+  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, {
+    invoicing: record.invoicing,
+    record,
+  });
   return record;
 });
 
@@ -318,7 +390,12 @@ function invoiceAddressOf(ia: OrderInput["invoice_address"], now: number): Invoi
     ? {
         is_business: ia.is_business ?? false,
         company: ia.company ?? "",
-        name_parts: ia.name_parts && Object.keys(ia.name_parts).length ? withScheme(ia.name_parts) : ia.name ? { _legacy: ia.name } : {},
+        name_parts:
+          ia.name_parts && Object.keys(ia.name_parts).length
+            ? withScheme(ia.name_parts)
+            : ia.name
+              ? { _legacy: ia.name }
+              : {},
         street: ia.street ?? "",
         zipcode: ia.zipcode ?? "",
         city: ia.city ?? "",

@@ -25,7 +25,11 @@ export type OrderMailFacts = {
   attachInvoice?: boolean;
 };
 
-export function orderMail(kind: "order_placed" | "order_paid" | "order_canceled", f: OrderMailFacts, now: number): MailInsert {
+export function orderMail(
+  kind: "order_placed" | "order_paid" | "order_canceled",
+  f: OrderMailFacts,
+  now: number,
+): MailInsert {
   const event = i18nText(f.eventName, f.locale);
   const subject = {
     order_placed: `Your order: ${f.code}`,

@@ -41,12 +41,27 @@ export type OrderScope = { env: Env; db: DB; event: EventRow };
 export function demandsOf(positions: readonly (PositionDemand & { canceled: number | boolean })[]): Demand[] {
   return positions
     .filter((p) => !p.canceled)
-    .map((p) => ({ itemId: p.itemId, variationId: p.variationId, subeventId: p.subeventId, seat: p.seat, voucherId: p.voucherId }));
+    .map((p) => ({
+      itemId: p.itemId,
+      variationId: p.variationId,
+      subeventId: p.subeventId,
+      seat: p.seat,
+      voucherId: p.voucherId,
+    }));
 }
 
 /** The positions of a read order as demands. */
 export function orderRecordDemands(r: OrderRecord): Demand[] {
-  return demandsOf(r.positions.map((p) => ({ itemId: p.item, variationId: p.variation, subeventId: p.subevent, seat: p.seat, voucherId: p.voucher, canceled: p.canceled })));
+  return demandsOf(
+    r.positions.map((p) => ({
+      itemId: p.item,
+      variationId: p.variation,
+      subeventId: p.subevent,
+      seat: p.seat,
+      voucherId: p.voucher,
+      canceled: p.canceled,
+    })),
+  );
 }
 
 export type StatusChange = {
@@ -65,14 +80,21 @@ export type StatusChange = {
  * canceled → pending or paid). `unchanged`: the order's status (or, for a gift card, the card
  * or the payment) changed meanwhile, so the conditional write did nothing.
  */
-export type StatusResult = { ok: true } | { ok: false; reason: "refused"; refusals: Refusal[] } | { ok: false; reason: "unchanged" };
+export type StatusResult =
+  | { ok: true }
+  | { ok: false; reason: "refused"; refusals: Refusal[] }
+  | { ok: false; reason: "unchanged" };
 
 /**
  * Moves an order through the event object. The caller checked that its status is one of
  * `from`; the object checks again, atomically with the write. An object that cannot serve
  * fails with `unavailable` (objects/client.ts).
  */
-export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, change: StatusChange): Promise<StatusResult> {
+export async function changeOrderStatus(
+  scope: OrderScope,
+  r: OrderRecord,
+  change: StatusChange,
+): Promise<StatusResult> {
   const stamp = await inventoryStamp(scope.db, scope.event.id);
   const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event, (s) =>
     s.changeOrderStatus(stamp, {
@@ -91,7 +113,12 @@ export async function changeOrderStatus(scope: OrderScope, r: OrderRecord, chang
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
   // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
-  await invoicesAfterOrderChange({ env: scope.env, db: scope.db, event: scope.event, now: Date.now() }, r.order.code, change.to, { invoicing: r.invoicing });
+  await invoicesAfterOrderChange(
+    { env: scope.env, db: scope.db, event: scope.event, now: Date.now() },
+    r.order.code,
+    change.to,
+    { invoicing: r.invoicing },
+  );
   // the change's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
   return { ok: true };
@@ -110,7 +137,9 @@ export async function loadOrder(ctx: Pick<EventContext, "db" | "event">, code: s
 
 function checkStatus(r: OrderRecord, from: OrderStatus[], to: OrderStatus): void {
   if (!from.includes(r.order.status)) {
-    throw badRequest(`The order cannot be marked as ${ORDER_STATUS_WORDS[to]} in its current status (${r.order.status}).`);
+    throw badRequest(
+      `The order cannot be marked as ${ORDER_STATUS_WORDS[to]} in its current status (${r.order.status}).`,
+    );
   }
 }
 
@@ -126,23 +155,39 @@ async function transition(ctx: EventContext, r: OrderRecord, change: StatusChang
 }
 
 /** `mark_paid`: confirms the order's open payment, or records a manual one, and the order becomes paid. */
-export const markOrderPaid = survivingD1Faults(async function markOrderPaid(ctx: EventContext, code: string, opts: { force?: boolean; sendEmail?: boolean }): Promise<OrderRecord> {
+export const markOrderPaid = survivingD1Faults(async function markOrderPaid(
+  ctx: EventContext,
+  code: string,
+  opts: { force?: boolean; sendEmail?: boolean },
+): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   checkStatus(r, ["n", "e"], "p");
   const open = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
   let created: number | null = null;
   if (open === undefined) {
-    const payment = await createPayment(ctx.db, { orderId: r.order.id, provider: "manual", amount: r.order.total, now: ctx.now, cancelOpen: false });
+    const payment = await createPayment(ctx.db, {
+      orderId: r.order.id,
+      provider: "manual",
+      amount: r.order.total,
+      now: ctx.now,
+      cancelOpen: false,
+    });
     if (payment === null) throw changedMeanwhile(CHANGED_MEANWHILE);
     created = payment.id;
   }
   let after: OrderRecord;
   try {
-    after = await transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: open ?? created!, force: opts.force });
+    after = await transition(ctx, r, {
+      from: ["n", "e"],
+      to: "p",
+      confirmPaymentId: open ?? created!,
+      force: opts.force,
+    });
   } catch (e) {
     // Refused for good (no capacity, or the order changed meanwhile): the payment made for this
     // call goes again. Not when the event object could not answer: it may still confirm it.
-    if (created !== null && isFailure(e) && (e.code === "invalid" || e.code === "changed")) await deleteOpenPayment(ctx.db, created);
+    if (created !== null && isFailure(e) && (e.code === "invalid" || e.code === "changed"))
+      await deleteOpenPayment(ctx.db, created);
     throw e;
   }
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after, undefined, r.invoicing.live);
@@ -153,7 +198,11 @@ export const markOrderPaid = survivingD1Faults(async function markOrderPaid(ctx:
  * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
  * tickets get new secrets and the old ones are revoked, in the same transaction.
  */
-export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(ctx: EventContext, code: string, opts: { sendEmail?: boolean }): Promise<OrderRecord> {
+export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(
+  ctx: EventContext,
+  code: string,
+  opts: { sendEmail?: boolean },
+): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   checkStatus(r, ["n", "p"], "c");
   const tickets = await cancellationChanges(ctx, r);
@@ -163,16 +212,25 @@ export const markOrderCanceled = survivingD1Faults(async function markOrderCance
 });
 
 /** `mark_expired`: a pending order expires and frees its capacity. */
-export const markOrderExpired = survivingD1Faults(async function markOrderExpired(ctx: EventContext, code: string): Promise<OrderRecord> {
+export const markOrderExpired = survivingD1Faults(async function markOrderExpired(
+  ctx: EventContext,
+  code: string,
+): Promise<OrderRecord> {
   return transition(ctx, await loadOrder(ctx, code), { from: ["n"], to: "e" });
 });
 
 /** Payment `confirm`: an open payment is confirmed and the order becomes paid. Returns the order afterwards. */
-export const confirmPayment = survivingD1Faults(async function confirmPayment(ctx: EventContext, code: string, localId: number, opts: { force?: boolean }): Promise<OrderRecord> {
+export const confirmPayment = survivingD1Faults(async function confirmPayment(
+  ctx: EventContext,
+  code: string,
+  localId: number,
+  opts: { force?: boolean },
+): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   const y = r.payments.find((p) => p.local_id === localId);
   if (!y) throw notFound();
-  if (!OPEN_PAYMENT_STATES.includes(y.state)) throw badRequest("Only payments in state created or pending can be confirmed.");
+  if (!OPEN_PAYMENT_STATES.includes(y.state))
+    throw badRequest("Only payments in state created or pending can be confirmed.");
   return transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: y.id, force: opts.force });
 });
 
@@ -194,7 +252,10 @@ export async function notifyOrder(
   if (!r.order.email) return;
   const { event, organizer: org, db } = ctx;
   try {
-    const [items, settings] = await Promise.all([itemNames(db, event.id), known ?? eventSettingsFor(db, org.id, event.id)]);
+    const [items, settings] = await Promise.all([
+      itemNames(db, event.id),
+      known ?? eventSettingsFor(db, org.id, event.id),
+    ]);
     const mail = orderMail(
       kind,
       {
@@ -208,7 +269,9 @@ export async function notifyOrder(
         url: orderUrl(ctx.baseUrl, org.slug, event.slug, r.order.code, r.order.secret),
         total: r.order.total,
         currency: event.currency,
-        lines: r.positions.filter((p) => p.canceled !== 1).map((p) => ({ name: i18nText(items.get(p.item) ?? {}, r.order.locale), price: p.price })),
+        lines: r.positions
+          .filter((p) => p.canceled !== 1)
+          .map((p) => ({ name: i18nText(items.get(p.item) ?? {}, r.order.locale), price: p.price })),
         fromName: (settings.mail_from_name as string | null) ?? null,
         replyTo: (settings.contact_mail as string | null) ?? null,
         attachInvoice: kind === "order_paid" && mailCarriesInvoice(settings, r.order, "p", liveInvoicesBefore),
@@ -233,7 +296,10 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
   const overdue = await overdueOrders(db, now);
   if (overdue.length === 0) return 0;
   const byEvent = Map.groupBy(overdue, (o) => o.eventId);
-  const positions = await orderDemands(db, overdue.map((o) => o.id));
+  const positions = await orderDemands(
+    db,
+    overdue.map((o) => o.id),
+  );
   const changed: { eventId: number; code: string }[] = [];
   for (const [eventId, list] of byEvent) {
     const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
@@ -243,7 +309,14 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
     for (const o of list) {
       try {
         const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
-          s.changeOrderStatus(stamp, { orderId: o.id, code: o.code, from: ["n"], to: "e", demands: demandsOf(positions.get(o.id)!), cancelPayments: false }),
+          s.changeOrderStatus(stamp, {
+            orderId: o.id,
+            code: o.code,
+            from: ["n"],
+            to: "e",
+            demands: demandsOf(positions.get(o.id)!),
+            cancelPayments: false,
+          }),
         );
         if (r.ok && r.changed) {
           changed.push({ eventId, code: o.code });

@@ -74,7 +74,11 @@ export function orderPaymentRefusal(
 export type GiftCardFacts = { currency: string; testmode: boolean; expires: number | null; value: number };
 
 /** Whether a gift card (already known to be the organizer's or accepted by it) can pay `amount`. */
-export function giftCardRefusal(card: GiftCardFacts, want: { currency: string; testmode: boolean; amount: number }, now: number): PaymentError | null {
+export function giftCardRefusal(
+  card: GiftCardFacts,
+  want: { currency: string; testmode: boolean; amount: number },
+  now: number,
+): PaymentError | null {
   if (card.currency !== want.currency) return "card_currency";
   if (card.testmode && !want.testmode) return "card_testmode";
   if (!card.testmode && want.testmode) return "card_not_testmode";

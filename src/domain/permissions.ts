@@ -78,7 +78,12 @@ export function canAccessEvent(principal: Principal, eventId: number): boolean {
  * others are allow-lists of (method, url name). A call outside the device's profile is refused
  * with 403 by the permission layer (http/tenancy.ts).
  */
-export const DEVICE_SECURITY_PROFILES = ["full", "pretixscan", "pretixscan_online_kiosk", "pretixscan_online_noorders"] as const;
+export const DEVICE_SECURITY_PROFILES = [
+  "full",
+  "pretixscan",
+  "pretixscan_online_kiosk",
+  "pretixscan_online_noorders",
+] as const;
 export type DeviceSecurityProfile = (typeof DEVICE_SECURITY_PROFILES)[number];
 
 const ORG = "/api/v1/organizers/:organizer";
@@ -239,7 +244,9 @@ export function routeShape(pattern: string): string {
 const ALLOWED: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   Object.entries(PROFILE_ALLOW_LISTS).map(([profile, entries]) => [
     profile,
-    new Set(entries.flatMap(([method, name]) => PRETIX_URL_NAMES[name].map((pattern) => `${method} ${routeShape(pattern)}`))),
+    new Set(
+      entries.flatMap(([method, name]) => PRETIX_URL_NAMES[name].map((pattern) => `${method} ${routeShape(pattern)}`)),
+    ),
   ]),
 );
 

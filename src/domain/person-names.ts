@@ -26,8 +26,14 @@ export const NAME_SCHEMES: Record<string, Scheme> = {
     concatenation: (p) => join(" ", p.title, p.given_name, p.middle_name, p.family_name),
   },
   family_given: { fields: ["family_name", "given_name"], concatenation: (p) => join(" ", p.family_name, p.given_name) },
-  family_nospace_given: { fields: ["given_name", "family_name"], concatenation: (p) => join("", p.family_name, p.given_name) },
-  family_comma_given: { fields: ["given_name", "family_name"], concatenation: (p) => join(", ", p.family_name, p.given_name) },
+  family_nospace_given: {
+    fields: ["given_name", "family_name"],
+    concatenation: (p) => join("", p.family_name, p.given_name),
+  },
+  family_comma_given: {
+    fields: ["given_name", "family_name"],
+    concatenation: (p) => join(", ", p.family_name, p.given_name),
+  },
   full: { fields: ["full_name"], concatenation: (p) => p.full_name ?? "" },
   calling_full: { fields: ["calling_name", "full_name"], concatenation: (p) => p.full_name ?? "" },
   full_transcription: { fields: ["full_name", "latin_transcription"], concatenation: (p) => p.full_name ?? "" },

@@ -39,7 +39,6 @@ export const positionFields = {
   answers: z.array(answerInput).max(200).optional(),
 };
 
-
 export type AnswerInput = { question: number; answer?: string; options?: number[] };
 
 export type PositionInput = {
@@ -85,18 +84,16 @@ export function seatName(s: SeatRow): string {
 }
 
 /** The seating plan and category mapping that apply to a position (the date's, else the event's). */
-function seating(event: EventRow, sub: { seatingPlanId: number | null; seatCategoryMapping: Record<string, number | null> } | null) {
+function seating(
+  event: EventRow,
+  sub: { seatingPlanId: number | null; seatCategoryMapping: Record<string, number | null> } | null,
+) {
   if (sub && sub.seatingPlanId !== null) return { planId: sub.seatingPlanId, mapping: sub.seatCategoryMapping };
   if (!sub && event.seatingPlanId !== null) return { planId: event.seatingPlanId, mapping: event.seatCategoryMapping };
   return null;
 }
 
-function validateAnswers(
-  answers: AnswerInput[],
-  itemId: number,
-  catalog: SalesCatalog,
-  errors: Problems,
-): Answer[] {
+function validateAnswers(answers: AnswerInput[], itemId: number, catalog: SalesCatalog, errors: Problems): Answer[] {
   const out: Answer[] = [];
   const seen = new Set<number>();
   const messages: string[] = [];
@@ -162,7 +159,13 @@ function validateAnswers(
           bad('Please answer "True" or "False".');
           continue;
         }
-        out.push({ question: a.question, answer: text.toLowerCase() === "true" ? "True" : "False", options: [], question_identifier: q.question.identifier, option_identifiers: [] });
+        out.push({
+          question: a.question,
+          answer: text.toLowerCase() === "true" ? "True" : "False",
+          options: [],
+          question_identifier: q.question.identifier,
+          option_identifiers: [],
+        });
         continue;
       case "D": {
         const d = parseDate(text);
@@ -171,7 +174,10 @@ function validateAnswers(
           continue;
         }
         const iso = text.slice(0, 10);
-        if ((q.question.validDateMin && iso < q.question.validDateMin) || (q.question.validDateMax && iso > q.question.validDateMax)) {
+        if (
+          (q.question.validDateMin && iso < q.question.validDateMin) ||
+          (q.question.validDateMax && iso > q.question.validDateMax)
+        ) {
           bad("The date is out of the allowed range.");
           continue;
         }
@@ -189,7 +195,10 @@ function validateAnswers(
           bad("Datetime has wrong format.");
           continue;
         }
-        if ((q.question.validDatetimeMin !== null && ms < q.question.validDatetimeMin) || (q.question.validDatetimeMax !== null && ms > q.question.validDatetimeMax)) {
+        if (
+          (q.question.validDatetimeMin !== null && ms < q.question.validDatetimeMin) ||
+          (q.question.validDatetimeMax !== null && ms > q.question.validDatetimeMax)
+        ) {
           bad("The datetime is out of the allowed range.");
           continue;
         }
@@ -200,7 +209,13 @@ function validateAnswers(
           bad("Enter a valid country code.");
           continue;
         }
-        out.push({ question: a.question, answer: text.toUpperCase(), options: [], question_identifier: q.question.identifier, option_identifiers: [] });
+        out.push({
+          question: a.question,
+          answer: text.toUpperCase(),
+          options: [],
+          question_identifier: q.question.identifier,
+          option_identifiers: [],
+        });
         continue;
       default:
         if (text === "" && q.question.required) {
@@ -208,7 +223,13 @@ function validateAnswers(
           continue;
         }
     }
-    out.push({ question: a.question, answer: text, options: [], question_identifier: q.question.identifier, option_identifiers: [] });
+    out.push({
+      question: a.question,
+      answer: text,
+      options: [],
+      question_identifier: q.question.identifier,
+      option_identifiers: [],
+    });
   }
   for (const m of messages) errors.add("answers", m);
   return out;
@@ -223,7 +244,14 @@ function validateAnswers(
 export function preparePosition(
   input: PositionInput,
   index: number,
-  ctx: { event: EventRow; catalog: SalesCatalog; kind: "cart" | "order"; isAddon: boolean; isBundled: boolean; now: number },
+  ctx: {
+    event: EventRow;
+    catalog: SalesCatalog;
+    kind: "cart" | "order";
+    isAddon: boolean;
+    isBundled: boolean;
+    now: number;
+  },
   problems: Problems,
 ): PreparedPosition | null {
   const { event, catalog } = ctx;
@@ -241,10 +269,12 @@ export function preparePosition(
   // variation
   let variation = null;
   if (item.hasVariations) {
-    if (input.variation === undefined || input.variation === null) errors.add("variation", "You should specify a variation for this item.");
+    if (input.variation === undefined || input.variation === null)
+      errors.add("variation", "You should specify a variation for this item.");
     else {
       variation = catalog.variations.get(input.variation) ?? null;
-      if (!variation || variation.itemId !== item.id) errors.add("variation", "The specified variation does not belong to the specified item.");
+      if (!variation || variation.itemId !== item.id)
+        errors.add("variation", "The specified variation does not belong to the specified item.");
     }
   } else if (input.variation !== undefined && input.variation !== null) {
     errors.add("variation", "You cannot specify a variation for this item.");
@@ -262,18 +292,24 @@ export function preparePosition(
   }
   const subOverride = sub ? catalog.subeventItemPrice.get(`${sub.id}:${item.id}`) : undefined;
   const subVarOverride = sub && variation ? catalog.subeventVariationPrice.get(`${sub.id}:${variation.id}`) : undefined;
-  if (sub && (subOverride?.disabled || subVarOverride?.disabled)) errors.add("item", "The product is not available on this date.");
+  if (sub && (subOverride?.disabled || subVarOverride?.disabled))
+    errors.add("item", "The product is not available on this date.");
   // seat
   let seat: SeatRow | null = null;
   const plan = seating(event, sub);
-  const categories = plan ? Object.entries(plan.mapping).filter(([, id]) => id === item.id).map(([cat]) => cat) : [];
+  const categories = plan
+    ? Object.entries(plan.mapping)
+        .filter(([, id]) => id === item.id)
+        .map(([cat]) => cat)
+    : [];
   const seatRequired = categories.length > 0;
   if (seatRequired) {
     if (!input.seat) errors.add("seat", "The specified product requires to choose a seat.");
     else {
       seat = catalog.seats.get(`${plan!.planId}:${input.seat}`) ?? null;
       if (!seat) errors.add("seat", "The specified seat does not exist.");
-      else if (!categories.includes(seat.category)) errors.add("seat", "The specified seat ID is not available for the given product.");
+      else if (!categories.includes(seat.category))
+        errors.add("seat", "The specified seat ID is not available for the given product.");
     }
   } else if (input.seat) {
     errors.add("seat", "The specified product does not allow to choose a seat.");
@@ -284,26 +320,33 @@ export function preparePosition(
     voucher = catalog.vouchers.get(input.voucher.toLowerCase()) ?? null;
     if (!voucher) errors.add("voucher", "Voucher code is not valid.");
     else {
-      if (voucher.validUntil !== null && voucher.validUntil < ctx.now) errors.add("voucher", "The specified voucher has expired.");
-      if (voucher.itemId !== null && voucher.itemId !== item.id) errors.add("voucher", "The specified voucher is not valid for this item.");
-      if (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null)) errors.add("voucher", "The specified voucher is not valid for this variation.");
-      if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null)) errors.add("voucher", "The specified voucher is not valid for this date.");
-      if (voucher.seat !== null && voucher.seat !== (input.seat ?? null)) errors.add("voucher", "The specified voucher is not valid for this seat.");
+      if (voucher.validUntil !== null && voucher.validUntil < ctx.now)
+        errors.add("voucher", "The specified voucher has expired.");
+      if (voucher.itemId !== null && voucher.itemId !== item.id)
+        errors.add("voucher", "The specified voucher is not valid for this item.");
+      if (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null))
+        errors.add("voucher", "The specified voucher is not valid for this variation.");
+      if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null))
+        errors.add("voucher", "The specified voucher is not valid for this date.");
+      if (voucher.seat !== null && voucher.seat !== (input.seat ?? null))
+        errors.add("voucher", "The specified voucher is not valid for this seat.");
     }
   }
   // attendee
   if (input.attendee_name && input.attendee_name_parts && Object.keys(input.attendee_name_parts).length) {
     errors.add("attendee_name", "Do not specify attendee_name if you specified attendee_name_parts.");
   }
-  const parts: NameParts = input.attendee_name_parts && Object.keys(input.attendee_name_parts).length
-    ? withScheme(input.attendee_name_parts)
-    : input.attendee_name
-      ? { _legacy: input.attendee_name }
-      : {};
+  const parts: NameParts =
+    input.attendee_name_parts && Object.keys(input.attendee_name_parts).length
+      ? withScheme(input.attendee_name_parts)
+      : input.attendee_name
+        ? { _legacy: input.attendee_name }
+        : {};
   // answers
   const answers = validateAnswers(input.answers ?? [], item.id, catalog, errors);
   // price
-  if (ctx.kind === "cart" && (input.price === undefined || input.price === null)) errors.add("price", "This field is required.");
+  if (ctx.kind === "cart" && (input.price === undefined || input.price === null))
+    errors.add("price", "This field is required.");
   if (errors.has()) return fail();
 
   const rule = item.taxRuleId !== null ? (catalog.taxRules.get(item.taxRuleId) ?? null) : null;
@@ -337,12 +380,22 @@ export function preparePosition(
     explicitPrice,
     isAddon: ctx.isAddon,
     isBundled: ctx.isBundled,
-    demand: { itemId: item.id, variationId: variation?.id ?? null, subeventId: sub?.id ?? null, seat: seat?.seatGuid ?? null, voucherId: voucher?.id ?? null },
+    demand: {
+      itemId: item.id,
+      variationId: variation?.id ?? null,
+      subeventId: sub?.id ?? null,
+      seat: seat?.seatGuid ?? null,
+      voucherId: voucher?.id ?? null,
+    },
   };
 }
 
 /** Applies automatic discounts to the computed (not client-given) prices of an order. */
-export function discountPositions(positions: PreparedPosition[], catalog: SalesCatalog, ctx: { now: number; salesChannel: string; currency: string }): void {
+export function discountPositions(
+  positions: PreparedPosition[],
+  catalog: SalesCatalog,
+  ctx: { now: number; salesChannel: string; currency: string },
+): void {
   const lines = positions
     .filter((p) => !p.explicitPrice)
     .map((p) => ({

@@ -43,7 +43,8 @@ export type Taxed = { gross: Cents; taxValue: Cents; taxRate: number; taxRuleId:
  * gross; a listed price is net when the rule says prices do not include tax.
  */
 export function tax(amount: Cents, rule: TaxRule | null, currency: string, priceIsGross: boolean): Taxed {
-  if (!rule || rule.rate === 0) return { gross: amount, taxValue: 0, taxRate: rule?.rate ?? 0, taxRuleId: rule?.id ?? null };
+  if (!rule || rule.rate === 0)
+    return { gross: amount, taxValue: 0, taxRate: rule?.rate ?? 0, taxRuleId: rule?.id ?? null };
   let gross = amount;
   if (!priceIsGross && !rule.priceIncludesTax) gross = roundToCurrency(amount + percentOf(amount, rule.rate), currency);
   // tax included in a gross amount: gross × rate / (100 % + rate)
@@ -117,7 +118,10 @@ export function applyDiscounts(
     for (const group of groupLines(matching, rule.subeventMode)) {
       const benefited = benefitedLines(rule, group);
       for (const l of benefited) {
-        const discounted = Math.max(0, roundToCurrency(l.price - percentOf(l.price, rule.benefitDiscountMatchingPercent), ctx.currency));
+        const discounted = Math.max(
+          0,
+          roundToCurrency(l.price - percentOf(l.price, rule.benefitDiscountMatchingPercent), ctx.currency),
+        );
         result.set(l.index, discounted);
       }
       // every line of a qualifying group is consumed by this rule

@@ -51,7 +51,10 @@ const numberLimit = () =>
       return z.NEVER;
     }
     if (whole.length > 10) {
-      ctx.addIssue({ code: "custom", message: "Ensure that there are no more than 10 digits before the decimal point." });
+      ctx.addIssue({
+        code: "custom",
+        message: "Ensure that there are no more than 10 digits before the decimal point.",
+      });
       return z.NEVER;
     }
     const negative = m[1] === "-" && (whole !== "0" || frac !== "");
@@ -101,7 +104,10 @@ export const questionInput = questionFields
   .required({ question: true, type: true })
   .extend({ options: z.array(optionInput).max(500).optional() });
 /** The body of PUT; `options` is accepted only to be refused with a clear message. */
-export const questionPut = questionFields.partial().required({ question: true, type: true }).extend({ options: z.unknown().optional() });
+export const questionPut = questionFields
+  .partial()
+  .required({ question: true, type: true })
+  .extend({ options: z.unknown().optional() });
 /** The body of PATCH; `options` as in PUT. */
 export const questionPatch = questionFields.partial().extend({ options: z.unknown().optional() });
 export type QuestionInput = z.output<typeof questionInput>;
@@ -112,7 +118,11 @@ type QuestionFields = z.output<typeof questionFields>;
 /** Column values; with `replace` omitted fields take their defaults (the identifier is kept). */
 function questionValues(input: Partial<QuestionFields>, mode: WriteMode): Partial<QuestionValues> {
   const v: Partial<QuestionValues> = {};
-  const set = <K extends keyof QuestionValues>(key: K, value: QuestionValues[K] | undefined, fallback: QuestionValues[K]) => {
+  const set = <K extends keyof QuestionValues>(
+    key: K,
+    value: QuestionValues[K] | undefined,
+    fallback: QuestionValues[K],
+  ) => {
     if (value !== undefined) v[key] = value;
     else if (mode === "replace") v[key] = fallback;
   };
@@ -163,7 +173,15 @@ function compareDecimal(a: string, b: string): number {
  * F) and a minimum must not exceed its maximum.
  */
 function validateRanges(q: QuestionValues, errors: Problems) {
-  const range = <T>(minField: string, maxField: string, min: T | null, max: T | null, type: QuestionType, label: string, cmp: (a: T, b: T) => number) => {
+  const range = <T>(
+    minField: string,
+    maxField: string,
+    min: T | null,
+    max: T | null,
+    type: QuestionType,
+    label: string,
+    cmp: (a: T, b: T) => number,
+  ) => {
     if (q.type !== type) {
       if (min !== null) errors.add(minField, `Only ${label} questions (type ${type}) can have this limit.`);
       if (max !== null) errors.add(maxField, `Only ${label} questions (type ${type}) can have this limit.`);
@@ -171,9 +189,27 @@ function validateRanges(q: QuestionValues, errors: Problems) {
       errors.add(maxField, "The maximum must not be lower than the minimum.");
     }
   };
-  range("valid_number_min", "valid_number_max", q.validNumberMin ?? null, q.validNumberMax ?? null, "N", "number", compareDecimal);
-  range("valid_date_min", "valid_date_max", q.validDateMin ?? null, q.validDateMax ?? null, "D", "date", (a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  range("valid_datetime_min", "valid_datetime_max", q.validDatetimeMin ?? null, q.validDatetimeMax ?? null, "W", "date and time", (a, b) => a - b);
+  range(
+    "valid_number_min",
+    "valid_number_max",
+    q.validNumberMin ?? null,
+    q.validNumberMax ?? null,
+    "N",
+    "number",
+    compareDecimal,
+  );
+  range("valid_date_min", "valid_date_max", q.validDateMin ?? null, q.validDateMax ?? null, "D", "date", (a, b) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  range(
+    "valid_datetime_min",
+    "valid_datetime_max",
+    q.validDatetimeMin ?? null,
+    q.validDatetimeMax ?? null,
+    "W",
+    "date and time",
+    (a, b) => a - b,
+  );
   if ((q.validFilePortrait ?? false) && q.type !== "F") {
     errors.add("valid_file_portrait", "Only file upload questions (type F) can require a portrait photo.");
   }
@@ -215,7 +251,11 @@ function validateDependency(
     errors.add("dependency_question", "Question cannot depend on a question asked during check-in.");
   }
   const seen = new Set<number>(selfId === null ? [] : [selfId]);
-  for (let node: QuestionNode | undefined = dep; node; node = node.dependencyQuestionId === null ? undefined : graph.get(node.dependencyQuestionId)) {
+  for (
+    let node: QuestionNode | undefined = dep;
+    node;
+    node = node.dependencyQuestionId === null ? undefined : graph.get(node.dependencyQuestionId)
+  ) {
     if (seen.has(node.id)) {
       errors.add("dependency_question", "Circular dependency between questions detected.");
       break;
@@ -263,19 +303,26 @@ async function checkQuestion(
   const graph = new Map<number, QuestionNode>(facts.graph.map((r) => [r.id, r]));
   if (values.identifier !== undefined) {
     const lower = values.identifier.toLowerCase();
-    if (facts.graph.some((r) => r.id !== current?.id && r.identifier.toLowerCase() === lower)) errors.add("identifier", IDENTIFIER_TAKEN);
+    if (facts.graph.some((r) => r.id !== current?.id && r.identifier.toLowerCase() === lower))
+      errors.add("identifier", IDENTIFIER_TAKEN);
   }
   await checkEventItems(ctx.db, ctx.event.id, errors, "items", itemIds);
   const dep = depId === null ? undefined : graph.get(depId);
   if (dep?.type === "B" && values.dependencyValues) {
-    const canonical = values.dependencyValues.map((x) => BOOLEAN_DEPENDENCY_VALUES.find((b) => b.toLowerCase() === x.toLowerCase()) ?? x);
+    const canonical = values.dependencyValues.map(
+      (x) => BOOLEAN_DEPENDENCY_VALUES.find((b) => b.toLowerCase() === x.toLowerCase()) ?? x,
+    );
     merged.dependencyValues = canonical;
     values.dependencyValues = [...new Set(canonical)];
   }
-  const depOptions = dep && (dep.type === "C" || dep.type === "M") ? facts.dependencyOptionIdentifiers : new Set<string>();
+  const depOptions =
+    dep && (dep.type === "C" || dep.type === "M") ? facts.dependencyOptionIdentifiers : new Set<string>();
   validateRanges(merged, errors);
   validateDependency(merged, current?.id ?? null, graph, depOptions, checkDependencyValues, errors);
-  return { identifiers: new Set(facts.graph.map((r) => r.identifier.toLowerCase())), takenOptionIdentifiers: facts.takenOptionIdentifiers };
+  return {
+    identifiers: new Set(facts.graph.map((r) => r.identifier.toLowerCase())),
+    takenOptionIdentifiers: facts.takenOptionIdentifiers,
+  };
 }
 
 /** Inline options of a new question: identifiers unique (within the request and the event) or generated. */
@@ -299,9 +346,15 @@ function inlineOptions(options: OptionInput[], taken: ReadonlySet<string>, error
  * The family's constraint failures, raced past the checks, as the checks' own failures: an
  * identifier taken meanwhile, or a question (depended on, or the one written) deleted meanwhile.
  */
-async function writeFailure(ctx: EventContext, e: unknown, write: { question: number | null } | { option: string }): Promise<unknown> {
+async function writeFailure(
+  ctx: EventContext,
+  e: unknown,
+  write: { question: number | null } | { option: string },
+): Promise<unknown> {
   if (isUniqueError(e, "question_options.identifier")) {
-    return "option" in write ? fieldError("identifier", OPTION_IDENTIFIER_TAKEN(write.option)) : fieldError("options", "An identifier is already used by another question or option.");
+    return "option" in write
+      ? fieldError("identifier", OPTION_IDENTIFIER_TAKEN(write.option))
+      : fieldError("options", "An identifier is already used by another question or option.");
   }
   // the index compares identifiers in any case (migration 0015), as the check above does
   if (isUniqueError(e, QUESTION_IDENTIFIER_INDEX)) return fieldError("identifier", IDENTIFIER_TAKEN);
@@ -345,15 +398,26 @@ export async function createQuestion(ctx: EventContext, input: QuestionInput): P
 }
 
 /** PUT (`replace`) or PATCH (`patch`), checked on the merged state; options are refused (pretix). */
-export async function updateQuestion(ctx: EventContext, id: number, input: QuestionChange, mode: WriteMode): Promise<QuestionRecord> {
+export async function updateQuestion(
+  ctx: EventContext,
+  id: number,
+  input: QuestionChange,
+  mode: WriteMode,
+): Promise<QuestionRecord> {
   const { question: current } = await loadQuestion(ctx, id);
   if (input.options !== undefined) {
-    throw fieldError("options", "Updating options via PATCH/PUT is not supported. Please use the dedicated nested endpoint.");
+    throw fieldError(
+      "options",
+      "Updating options via PATCH/PUT is not supported. Please use the dedicated nested endpoint.",
+    );
   }
   const values = questionValues(input, mode);
   const itemIds = mode === "replace" ? (input.items ?? []) : input.items;
   const errors = new Problems();
-  const dependencyTouched = input.dependency_question !== undefined || input.dependency_values !== undefined || input.dependency_value !== undefined;
+  const dependencyTouched =
+    input.dependency_question !== undefined ||
+    input.dependency_values !== undefined ||
+    input.dependency_value !== undefined;
   await checkQuestion(ctx, values, itemIds, current, dependencyTouched, [], errors);
   errors.throwIfAny();
   let record: QuestionRecord | undefined;
@@ -385,17 +449,30 @@ export async function loadOption(ctx: EventContext, questionId: number, id: numb
 export async function createOption(ctx: EventContext, questionId: number, input: OptionInput): Promise<OptionRow> {
   const facts = await optionCreateFacts(ctx.db, ctx.event.id, questionId, input.identifier ?? null);
   if (!facts.questionExists) throw notFound();
-  if (input.identifier && facts.identifierTaken) throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(input.identifier));
+  if (input.identifier && facts.identifierTaken)
+    throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(input.identifier));
   const ident = input.identifier || randomIdentifier();
   try {
-    return await insertOption(ctx.db, ctx.event.id, questionId, { identifier: ident, answer: input.answer, position: input.position }, ctx.now);
+    return await insertOption(
+      ctx.db,
+      ctx.event.id,
+      questionId,
+      { identifier: ident, answer: input.answer, position: input.position },
+      ctx.now,
+    );
   } catch (e) {
     throw await writeFailure(ctx, e, { option: ident });
   }
 }
 
 /** PUT (`replace`: the position defaults to 0) or PATCH (`patch`); the identifier is kept when not sent. */
-export async function updateOption(ctx: EventContext, questionId: number, id: number, input: OptionPatch, mode: WriteMode): Promise<OptionRow> {
+export async function updateOption(
+  ctx: EventContext,
+  questionId: number,
+  id: number,
+  input: OptionPatch,
+  mode: WriteMode,
+): Promise<OptionRow> {
   const facts = await optionChangeFacts(ctx.db, ctx.event.id, questionId, id, input.identifier ?? null);
   const option = facts.option;
   if (!option) throw notFound();

@@ -4,7 +4,15 @@
  * changed), and availability as the event object computes it.
  */
 import { z } from "zod";
-import { coverageRefs, deleteQuotaRow, findQuota, insertQuota, type QuotaRecord, type QuotaValues, updateQuota } from "../db/quotas";
+import {
+  coverageRefs,
+  deleteQuotaRow,
+  findQuota,
+  insertQuota,
+  type QuotaRecord,
+  type QuotaValues,
+  updateQuota,
+} from "../db/quotas";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { EventContext } from "./context";
 import { invalidPk, notFound, Problems } from "./failure";
@@ -32,10 +40,19 @@ export type QuotaPatch = z.output<typeof quotaPatch>;
 type Coverage = { itemIds: number[]; variations: { id: number; itemId: number }[] };
 
 /** Validates items, variations and the date against the event (one batch); returns the coverage. */
-async function checkCoverage(ctx: EventContext, input: { items: number[]; variations: number[]; subevent: number | null }): Promise<Coverage> {
+async function checkCoverage(
+  ctx: EventContext,
+  input: { items: number[]; variations: number[]; subevent: number | null },
+): Promise<Coverage> {
   const { event, db } = ctx;
   const errors = new Problems();
-  const refs = await coverageRefs(db, event.id, input.items, input.variations, event.hasSubevents ? input.subevent : null);
+  const refs = await coverageRefs(
+    db,
+    event.id,
+    input.items,
+    input.variations,
+    event.hasSubevents ? input.subevent : null,
+  );
   const found = refs.items;
   const itemIds = new Set(found.map((i) => i.id));
   for (const id of input.items) if (!itemIds.has(id)) errors.add("items", invalidPk(id));
@@ -43,7 +60,8 @@ async function checkCoverage(ctx: EventContext, input: { items: number[]; variat
   const varIds = new Set(variations.map((v) => v.id));
   for (const id of input.variations) if (!varIds.has(id)) errors.add("variations", invalidPk(id));
   for (const v of variations) {
-    if (!itemIds.has(v.itemId)) errors.add("variations", `Variation ${v.id} does not belong to one of the items of this quota.`);
+    if (!itemIds.has(v.itemId))
+      errors.add("variations", `Variation ${v.id} does not belong to one of the items of this quota.`);
   }
   for (const i of found) {
     if (i.hasVariations && !variations.some((v) => v.itemId === i.id)) {
@@ -71,7 +89,8 @@ function quotaValues(input: QuotaPatch, full: boolean): Partial<QuotaValues> {
   if (input.close_when_sold_out !== undefined || full) v.closeWhenSoldOut = input.close_when_sold_out ?? false;
   if (input.closed !== undefined || full) v.closed = input.closed ?? false;
   if (input.release_after_exit !== undefined || full) v.releaseAfterExit = input.release_after_exit ?? false;
-  if (input.ignore_for_event_availability !== undefined || full) v.ignoreForEventAvailability = input.ignore_for_event_availability ?? false;
+  if (input.ignore_for_event_availability !== undefined || full)
+    v.ignoreForEventAvailability = input.ignore_for_event_availability ?? false;
   return v;
 }
 
@@ -91,14 +110,30 @@ async function loadQuota(ctx: EventContext, id: number): Promise<QuotaRecord> {
 }
 
 export async function createQuota(ctx: EventContext, input: QuotaInput): Promise<QuotaRecord> {
-  const coverage = await checkCoverage(ctx, { items: input.items ?? [], variations: input.variations ?? [], subevent: input.subevent ?? null });
-  const id = await insertQuota(ctx.db, ctx.event.id, { ...quotaValues(input, true), name: input.name }, coverage.itemIds, coverage.variations, ctx.now);
+  const coverage = await checkCoverage(ctx, {
+    items: input.items ?? [],
+    variations: input.variations ?? [],
+    subevent: input.subevent ?? null,
+  });
+  const id = await insertQuota(
+    ctx.db,
+    ctx.event.id,
+    { ...quotaValues(input, true), name: input.name },
+    coverage.itemIds,
+    coverage.variations,
+    ctx.now,
+  );
   await notifyCatalog(ctx);
   return (await findQuota(ctx.db, ctx.event.id, id))!;
 }
 
 /** PUT (`full`) or PATCH of a quota; the coverage is checked again when it is touched. */
-export async function changeQuota(ctx: EventContext, id: number, input: QuotaPatch, opts: { full: boolean }): Promise<QuotaRecord> {
+export async function changeQuota(
+  ctx: EventContext,
+  id: number,
+  input: QuotaPatch,
+  opts: { full: boolean },
+): Promise<QuotaRecord> {
   const { full } = opts;
   const q = await loadQuota(ctx, id);
   const merged = {
@@ -106,7 +141,8 @@ export async function changeQuota(ctx: EventContext, id: number, input: QuotaPat
     variations: input.variations ?? (full ? [] : q.variations),
     subevent: input.subevent !== undefined ? input.subevent : full ? null : q.subeventId,
   };
-  const touchesCoverage = full || input.items !== undefined || input.variations !== undefined || input.subevent !== undefined;
+  const touchesCoverage =
+    full || input.items !== undefined || input.variations !== undefined || input.subevent !== undefined;
   const coverage = touchesCoverage ? await checkCoverage(ctx, merged) : null;
   await updateQuota(ctx.db, ctx.event.id, q.id, quotaValues(input, full), coverage, ctx.now);
   await notifyCatalog(ctx);

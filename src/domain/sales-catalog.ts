@@ -9,7 +9,15 @@ import { EVENT_SETTINGS, effectiveSettings } from "./settings";
 export type SalesCatalog = Omit<SalesCatalogRows, "storedSettings"> & { settings: Record<string, unknown> };
 export type { SalesRefs };
 
-export async function loadSalesCatalog(db: DB, organizerId: number, eventId: number, refs: SalesRefs): Promise<SalesCatalog> {
+export async function loadSalesCatalog(
+  db: DB,
+  organizerId: number,
+  eventId: number,
+  refs: SalesRefs,
+): Promise<SalesCatalog> {
   const { storedSettings, ...rows } = await readSalesCatalog(db, organizerId, eventId, refs);
-  return { ...rows, settings: effectiveSettings(storedSettings.event, EVENT_SETTINGS, effectiveSettings(storedSettings.organizer)) };
+  return {
+    ...rows,
+    settings: effectiveSettings(storedSettings.event, EVENT_SETTINGS, effectiveSettings(storedSettings.organizer)),
+  };
 }

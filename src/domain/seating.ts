@@ -61,7 +61,8 @@ export function readSeatingLayout(layout: unknown, problems: Problems, field = "
     fail("categories", "This field is required and must be a list.");
   } else {
     layout.categories.forEach((cat, i) => {
-      if (!isObject(cat) || typeof cat.name !== "string") fail(`categories[${i}]`, "Each category must be an object with a string name.");
+      if (!isObject(cat) || typeof cat.name !== "string")
+        fail(`categories[${i}]`, "Each category must be an object with a string name.");
       else categories.push(cat.name);
     });
   }
@@ -97,7 +98,8 @@ export function readSeatingLayout(layout: unknown, problems: Problems, field = "
       zone.rows.forEach((row, ri) => {
         const rp = `${zp}.rows[${ri}]`;
         if (!isObject(row)) return fail(rp, "Each row must be an object.");
-        if (typeof row.row_number !== "string") fail(`${rp}.row_number`, "This field is required and must be a string.");
+        if (typeof row.row_number !== "string")
+          fail(`${rp}.row_number`, "This field is required and must be a string.");
         const rowNumber = typeof row.row_number === "string" ? row.row_number : "";
         const rowLabelTemplate = optionalText(`${rp}.row_label`, row.row_label);
         const seatLabelTemplate = optionalText(`${rp}.seat_label`, row.seat_label);
@@ -107,11 +109,19 @@ export function readSeatingLayout(layout: unknown, problems: Problems, field = "
           const sp = `${rp}.seats[${si}]`;
           if (!isObject(seat)) return fail(sp, "Each seat must be an object.");
           const guid = seat.seat_guid;
-          if (typeof guid !== "string" || guid === "") fail(`${sp}.seat_guid`, "This field is required and must be a non-empty string.");
-          if (typeof seat.seat_number !== "string") fail(`${sp}.seat_number`, "This field is required and must be a string.");
+          if (typeof guid !== "string" || guid === "")
+            fail(`${sp}.seat_guid`, "This field is required and must be a non-empty string.");
+          if (typeof seat.seat_number !== "string")
+            fail(`${sp}.seat_number`, "This field is required and must be a string.");
           if (typeof seat.category !== "string") fail(`${sp}.category`, "This field is required and must be a string.");
           const spos = position(sp, seat.position);
-          if (typeof guid !== "string" || guid === "" || typeof seat.seat_number !== "string" || typeof seat.category !== "string") return;
+          if (
+            typeof guid !== "string" ||
+            guid === "" ||
+            typeof seat.seat_number !== "string" ||
+            typeof seat.category !== "string"
+          )
+            return;
           if (guids.has(guid)) return fail(`${sp}.seat_guid`, `The seat_guid "${guid}" is used by more than one seat.`);
           guids.add(guid);
           const seatNumber = seat.seat_number;
@@ -176,7 +186,11 @@ export async function createSeatingPlan(ctx: OrganizerContext, input: SeatingPla
  * it: the condition is part of the writing statements, so a plan assigned meanwhile stays
  * intact.
  */
-export async function changeSeatingPlan(ctx: OrganizerContext, id: number, input: SeatingPlanPatchInput): Promise<SeatingPlanRow> {
+export async function changeSeatingPlan(
+  ctx: OrganizerContext,
+  id: number,
+  input: SeatingPlanPatchInput,
+): Promise<SeatingPlanRow> {
   const current = await loadSeatingPlan(ctx, id);
   const seats = input.layout === undefined ? undefined : seatsOf(input.layout);
   const values: { name?: string; layout?: Record<string, unknown> } = {};

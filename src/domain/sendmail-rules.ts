@@ -62,7 +62,11 @@ export type SendmailRulePatch = z.output<typeof sendmailRulePatch>;
 /** Column values; with `replace` omitted fields take their defaults. */
 function ruleValues(input: SendmailRulePatch, mode: WriteMode): Partial<SendmailRuleValues> {
   const v: Partial<SendmailRuleValues> = {};
-  const set = <K extends keyof SendmailRuleValues>(key: K, value: SendmailRuleValues[K] | undefined, fallback: SendmailRuleValues[K]) => {
+  const set = <K extends keyof SendmailRuleValues>(
+    key: K,
+    value: SendmailRuleValues[K] | undefined,
+    fallback: SendmailRuleValues[K],
+  ) => {
     if (value !== undefined) v[key] = value;
     else if (mode === "replace") v[key] = fallback;
   };
@@ -85,14 +89,21 @@ function ruleValues(input: SendmailRulePatch, mode: WriteMode): Partial<Sendmail
  * The rule's state after the change: when the mail goes out must be defined, and a
  * product-limited rule needs products (of the event).
  */
-async function checkRule(ctx: EventContext, r: SendmailRuleValues, itemIds: number[] | undefined, limitProducts: readonly number[]): Promise<void> {
+async function checkRule(
+  ctx: EventContext,
+  r: SendmailRuleValues,
+  itemIds: number[] | undefined,
+  limitProducts: readonly number[],
+): Promise<void> {
   const errors = new Problems();
   await checkEventItems(ctx.db, ctx.event.id, errors, "limit_products", itemIds);
   if (r.dateIsAbsolute ?? true) {
     if ((r.sendDate ?? null) === null) errors.add("send_date", "This field is required when date_is_absolute is true.");
   } else {
-    if ((r.sendOffsetDays ?? null) === null) errors.add("send_offset_days", "This field is required when date_is_absolute is false.");
-    if ((r.sendOffsetTime ?? null) === null) errors.add("send_offset_time", "This field is required when date_is_absolute is false.");
+    if ((r.sendOffsetDays ?? null) === null)
+      errors.add("send_offset_days", "This field is required when date_is_absolute is false.");
+    if ((r.sendOffsetTime ?? null) === null)
+      errors.add("send_offset_time", "This field is required when date_is_absolute is false.");
   }
   if (!(r.allProducts ?? true) && limitProducts.length === 0) {
     errors.add("limit_products", "This field is required when all_products is false.");
@@ -115,7 +126,12 @@ export async function createSendmailRule(ctx: EventContext, input: SendmailRuleI
 }
 
 /** PUT (`replace`) or PATCH (`patch`), checked on the merged state. */
-export async function updateSendmailRule(ctx: EventContext, id: number, input: SendmailRulePatch, mode: WriteMode): Promise<SendmailRuleRecord> {
+export async function updateSendmailRule(
+  ctx: EventContext,
+  id: number,
+  input: SendmailRulePatch,
+  mode: WriteMode,
+): Promise<SendmailRuleRecord> {
   const current = await loadSendmailRule(ctx, id);
   const values = ruleValues(input, mode);
   const itemIds = mode === "replace" ? (input.limit_products ?? []) : input.limit_products;

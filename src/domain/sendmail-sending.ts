@@ -53,7 +53,20 @@ export const RULE_GRACE_MS = 2 * DAY;
 const ORDERS_PER_BATCH = 25;
 
 /** When a rule's mails are due for the event or date (pretix: ScheduledMail.recompute). */
-export function ruleSendTime(c: Pick<RuleCandidate, "dateIsAbsolute" | "sendDate" | "sendOffsetDays" | "sendOffsetTime" | "offsetToEventEnd" | "offsetIsAfter" | "dateFrom" | "dateTo" | "timezone">): number | null {
+export function ruleSendTime(
+  c: Pick<
+    RuleCandidate,
+    | "dateIsAbsolute"
+    | "sendDate"
+    | "sendOffsetDays"
+    | "sendOffsetTime"
+    | "offsetToEventEnd"
+    | "offsetIsAfter"
+    | "dateFrom"
+    | "dateTo"
+    | "timezone"
+  >,
+): number | null {
   if (c.dateIsAbsolute) return c.sendDate;
   if (c.sendOffsetDays === null || c.sendOffsetTime === null) return null;
   const base = c.offsetToEventEnd ? (c.dateTo ?? c.dateFrom) : c.dateFrom;
@@ -82,10 +95,17 @@ function nameValues(prefix: string, parts: NameParts): Record<string, string> {
 
 type MailFacts = { fromName: string | null; replyTo: string | null };
 
-function placeholders(c: RuleCandidate, o: RecipientOrder, positions: Row[], position: Row | null, baseUrl: string): Record<string, string> {
+function placeholders(
+  c: RuleCandidate,
+  o: RecipientOrder,
+  positions: Row[],
+  position: Row | null,
+  baseUrl: string,
+): Record<string, string> {
   const ia = json<InvoiceAddress | null>(o.invoice_address) ?? {};
   const invoiceName = buildName(ia.name_parts) ?? "";
-  const firstAttendee = positions.map((p) => json<NameParts>(p.attendee_name_parts)).find((p) => buildName(p) !== null) ?? {};
+  const firstAttendee =
+    positions.map((p) => json<NameParts>(p.attendee_name_parts)).find((p) => buildName(p) !== null) ?? {};
   const attendee = position ? (json<NameParts>(position.attendee_name_parts) ?? {}) : null;
   // pretix's get_best_name: an attendee mail names the attendee, else the invoice address; an
   // order mail the invoice address, else the first attendee with a name
@@ -131,7 +151,9 @@ function recipientsOf(c: RuleCandidate, o: RecipientOrder, positions: Row[]): Re
   }
   if (c.sendTo === "attendees" || c.sendTo === "both") {
     const reached = positions.filter(
-      (p) => (c.allProducts || c.items.includes(Number(p.item_id))) && (!c.subeventId || Number(p.subevent_id) === c.subeventId),
+      (p) =>
+        (c.allProducts || c.items.includes(Number(p.item_id))) &&
+        (!c.subeventId || Number(p.subevent_id) === c.subeventId),
     );
     for (const p of reached) {
       const attendeeEmail = p.attendee_email === null ? "" : String(p.attendee_email);
@@ -152,7 +174,13 @@ export type RuleRunResult = { mails: number; completed: number };
  * Cron: writes the mails of every rule that is due now, for every event and date, and hands
  * them to the mail queue. At most `maxMails` per run; the rest follows on the next run.
  */
-export async function sendDueRuleMails(env: Env, db: DB, now: number, baseUrl: string, maxMails = 2000): Promise<RuleRunResult> {
+export async function sendDueRuleMails(
+  env: Env,
+  db: DB,
+  now: number,
+  baseUrl: string,
+  maxMails = 2000,
+): Promise<RuleRunResult> {
   const result: RuleRunResult = { mails: 0, completed: 0 };
   const candidates = await ruleCandidates(db, now, RULE_GRACE_MS);
   const settingsOf = new Map<number, MailFacts>();
@@ -162,7 +190,10 @@ export async function sendDueRuleMails(env: Env, db: DB, now: number, baseUrl: s
     let facts = settingsOf.get(c.eventId);
     if (!facts) {
       const s = await eventSettingsFor(db, c.organizerId, c.eventId);
-      facts = { fromName: (s.mail_from_name as string | null) ?? c.organizerName, replyTo: (s.contact_mail as string | null) ?? null };
+      facts = {
+        fromName: (s.mail_from_name as string | null) ?? c.organizerName,
+        replyTo: (s.contact_mail as string | null) ?? null,
+      };
       settingsOf.set(c.eventId, facts);
     }
     let afterId = 0;
@@ -193,7 +224,11 @@ export async function sendDueRuleMails(env: Env, db: DB, now: number, baseUrl: s
       if (done) statements.push(ruleDoneStatement(db, c, sendAt, now));
       if (statements.length) {
         const results = (await runBatch(db, statements)) as unknown[];
-        const ids = results.flatMap((r) => (Array.isArray(r) ? r.map((x: { id?: number }) => x.id).filter((id): id is number => typeof id === "number") : []));
+        const ids = results.flatMap((r) =>
+          Array.isArray(r)
+            ? r.map((x: { id?: number }) => x.id).filter((id): id is number => typeof id === "number")
+            : [],
+        );
         result.mails += ids.length;
         await dispatchMail(env, ids);
       }

@@ -13,7 +13,14 @@ import { Problems } from "./failure";
 import { i18n, relativeDate } from "./fields";
 import { NAME_SCHEMES } from "./person-names";
 import type { Principal } from "./permissions";
-import { deploymentSecret, ensureSigningKey, GENERATOR_SETTING, NO_DEPLOYMENT_SECRET, SIG1, TICKET_SECRET_GENERATORS } from "./ticket-secrets";
+import {
+  deploymentSecret,
+  ensureSigningKey,
+  GENERATOR_SETTING,
+  NO_DEPLOYMENT_SECRET,
+  SIG1,
+  TICKET_SECRET_GENERATORS,
+} from "./ticket-secrets";
 
 export type SettingDefinition = {
   schema: z.ZodType;
@@ -34,11 +41,18 @@ export type SettingsCatalog = Record<string, SettingDefinition>;
  * A URL setting: shown as a link on customer-facing pages and in mails, so only `http` and
  * `https` URLs (never `javascript:`, `data:`, ...), as Django's URLValidator allows web URLs.
  */
-const url = () => z.string().url({ protocol: /^https?$/ }).max(200).nullable();
+const url = () =>
+  z
+    .string()
+    .url({ protocol: /^https?$/ })
+    .max(200)
+    .nullable();
 
 export const ORGANIZER_SETTINGS: Record<string, SettingDefinition> = {
   locales: {
-    schema: z.array(z.string().regex(/^[a-z]{2}(-[a-z0-9]+)?$/i, { message: "Enter a language code such as \"en\" or \"de\"." })).min(1),
+    schema: z
+      .array(z.string().regex(/^[a-z]{2}(-[a-z0-9]+)?$/i, { message: 'Enter a language code such as "en" or "de".' }))
+      .min(1),
     default: ["en"],
     label: "Languages",
     help_text: "Languages of customer-facing texts and mails. The first is the default.",
@@ -128,7 +142,9 @@ const invoicePrefix = (label: string, help_text: string): SettingDefinition => (
   schema: z
     .string()
     .max(160)
-    .regex(/^[a-zA-Z0-9\-_%.,&:# ]*$/, { message: "Please only use the characters A-Z, a-z, 0-9, and any of - _ % . , & : # and space." }),
+    .regex(/^[a-zA-Z0-9\-_%.,&:# ]*$/, {
+      message: "Please only use the characters A-Z, a-z, 0-9, and any of - _ % . , & : # and space.",
+    }),
   default: "",
   label,
   help_text,
@@ -153,13 +169,18 @@ const inherited = (key: string, help_text: string, device = false): SettingDefin
  * pretix's, so pretix clients can read them; the list holds the keys this service uses.
  */
 export const EVENT_SETTINGS: SettingsCatalog = {
-  locales: inherited("locales", "Languages of the event's customer-facing texts and mails. Not set: the organizer's languages.", true),
+  locales: inherited(
+    "locales",
+    "Languages of the event's customer-facing texts and mails. Not set: the organizer's languages.",
+    true,
+  ),
   locale: {
     schema: z.string().regex(/^[a-z]{2}(-[a-z0-9]+)?$/i, { message: 'Enter a language code such as "en" or "de".' }),
     default: null,
     defaultFrom: (values) => (values.locales as string[] | undefined)?.[0] ?? "en",
     label: "Default language",
-    help_text: "Language used when a customer or order names none. Must be one of the languages. Not set: the first language.",
+    help_text:
+      "Language used when a customer or order names none. Must be one of the languages. Not set: the first language.",
     device: true,
   },
   name_scheme: {
@@ -169,10 +190,22 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     help_text: `Parts of attendee and invoice names (attendee_name_parts). One of: ${NAME_SCHEME_KEYS.join(", ")}.`,
     device: true,
   },
-  contact_mail: inherited("contact_mail", "Reply-To address of the event's mails. Not set: the organizer's contact address."),
-  mail_from_name: inherited("mail_from_name", "Sender name of the event's mails. Not set: the organizer's sender name."),
-  imprint_url: inherited("imprint_url", "Linked from the event's pages and mails. Not set: the organizer's imprint URL."),
-  privacy_url: inherited("privacy_url", "Linked from the event's pages and mails. Not set: the organizer's privacy policy URL."),
+  contact_mail: inherited(
+    "contact_mail",
+    "Reply-To address of the event's mails. Not set: the organizer's contact address.",
+  ),
+  mail_from_name: inherited(
+    "mail_from_name",
+    "Sender name of the event's mails. Not set: the organizer's sender name.",
+  ),
+  imprint_url: inherited(
+    "imprint_url",
+    "Linked from the event's pages and mails. Not set: the organizer's imprint URL.",
+  ),
+  privacy_url: inherited(
+    "privacy_url",
+    "Linked from the event's pages and mails. Not set: the organizer's privacy policy URL.",
+  ),
   max_items_per_order: {
     schema: z.number().int().min(1).max(1_000_000),
     default: 10,
@@ -186,20 +219,80 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     label: "Reservation period",
     help_text: "Minutes for which the items in a cart stay reserved.",
   },
-  attendee_names_asked: flag(true, "Ask for attendee names", "Ask for a name for every ticket that includes admission.", true),
-  attendee_names_required: flag(false, "Require attendee names", "Attendee names must be given. Needs attendee_names_asked.", true),
-  attendee_emails_asked: flag(false, "Ask for email addresses per ticket", "Ask for an email address for every admission ticket, besides the order's address.", true),
-  attendee_emails_required: flag(false, "Require email addresses per ticket", "Attendee email addresses must be given. Needs attendee_emails_asked.", true),
-  attendee_company_asked: flag(false, "Ask for company per ticket", "Ask for a company name for every admission ticket.", true),
-  attendee_company_required: flag(false, "Require company per ticket", "Attendee companies must be given. Needs attendee_company_asked.", true),
-  attendee_addresses_asked: flag(false, "Ask for postal addresses per ticket", "Ask for a postal address for every admission ticket.", true),
-  attendee_addresses_required: flag(false, "Require postal addresses per ticket", "Attendee addresses must be given. Needs attendee_addresses_asked.", true),
+  attendee_names_asked: flag(
+    true,
+    "Ask for attendee names",
+    "Ask for a name for every ticket that includes admission.",
+    true,
+  ),
+  attendee_names_required: flag(
+    false,
+    "Require attendee names",
+    "Attendee names must be given. Needs attendee_names_asked.",
+    true,
+  ),
+  attendee_emails_asked: flag(
+    false,
+    "Ask for email addresses per ticket",
+    "Ask for an email address for every admission ticket, besides the order's address.",
+    true,
+  ),
+  attendee_emails_required: flag(
+    false,
+    "Require email addresses per ticket",
+    "Attendee email addresses must be given. Needs attendee_emails_asked.",
+    true,
+  ),
+  attendee_company_asked: flag(
+    false,
+    "Ask for company per ticket",
+    "Ask for a company name for every admission ticket.",
+    true,
+  ),
+  attendee_company_required: flag(
+    false,
+    "Require company per ticket",
+    "Attendee companies must be given. Needs attendee_company_asked.",
+    true,
+  ),
+  attendee_addresses_asked: flag(
+    false,
+    "Ask for postal addresses per ticket",
+    "Ask for a postal address for every admission ticket.",
+    true,
+  ),
+  attendee_addresses_required: flag(
+    false,
+    "Require postal addresses per ticket",
+    "Attendee addresses must be given. Needs attendee_addresses_asked.",
+    true,
+  ),
   invoice_address_asked: flag(true, "Ask for invoice address", "Ask customers for an invoice address.", true),
-  invoice_address_required: flag(false, "Require invoice address", "An invoice address must be given. Needs invoice_address_asked.", true),
-  invoice_address_not_asked_free: flag(false, "Do not ask for invoice address if an order is free", "Free orders skip the invoice address.", true),
-  invoice_address_company_required: flag(false, "Require a business address", "Invoice addresses must name a company. Needs invoice_address_required.", true),
+  invoice_address_required: flag(
+    false,
+    "Require invoice address",
+    "An invoice address must be given. Needs invoice_address_asked.",
+    true,
+  ),
+  invoice_address_not_asked_free: flag(
+    false,
+    "Do not ask for invoice address if an order is free",
+    "Free orders skip the invoice address.",
+    true,
+  ),
+  invoice_address_company_required: flag(
+    false,
+    "Require a business address",
+    "Invoice addresses must name a company. Needs invoice_address_required.",
+    true,
+  ),
   invoice_name_required: flag(false, "Require customer name", "Invoice addresses must name a person.", true),
-  invoice_address_vatid: flag(false, "Ask for VAT ID", "Ask for a VAT ID in the invoice address (never required). Needs invoice_address_asked.", true),
+  invoice_address_vatid: flag(
+    false,
+    "Ask for VAT ID",
+    "Ask for a VAT ID in the invoice address (never required). Needs invoice_address_asked.",
+    true,
+  ),
   invoice_generate: {
     schema: z.enum(INVOICE_GENERATE_CHOICES),
     default: "False",
@@ -211,8 +304,15 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     "Invoice number prefix",
     "Put before invoice numbers. Empty: the event slug in capitals and a dash. Events of the organizer with the same prefix share one number range. %Y, %y, %m and %d insert the invoice's year, two-digit year, month and day.",
   ),
-  invoice_numbers_prefix_cancellations: invoicePrefix("Invoice number prefix for cancellations", "Put before numbers of cancellation invoices. Empty: the regular prefix."),
-  invoice_numbers_consecutive: flag(true, "Generate invoices with consecutive numbers", "Off: the order code is used in the invoice number."),
+  invoice_numbers_prefix_cancellations: invoicePrefix(
+    "Invoice number prefix for cancellations",
+    "Put before numbers of cancellation invoices. Empty: the regular prefix.",
+  ),
+  invoice_numbers_consecutive: flag(
+    true,
+    "Generate invoices with consecutive numbers",
+    "Off: the order code is used in the invoice number.",
+  ),
   invoice_numbers_counter_length: {
     schema: z.number().int().min(1).max(15),
     default: 5,
@@ -223,30 +323,68 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     schema: z.array(z.string().max(100)),
     default: ["web"],
     label: "Generate invoices for sales channels",
-    help_text: "Orders of other sales channels get no invoice automatically (the API action still creates one when invoicing is on).",
+    help_text:
+      "Orders of other sales channels get no invoice automatically (the API action still creates one when invoicing is on).",
   },
-  invoice_attendee_name: flag(true, "Show attendee names on invoices", "Each invoice line names the attendee of its ticket."),
-  invoice_include_free: flag(true, "Show free products on invoices", "Invoices are never generated for orders that contain only free products."),
-  invoice_email_attachment: flag(false, "Attach invoices to emails", "Attach automatically generated invoices to the order or payment confirmation mail."),
+  invoice_attendee_name: flag(
+    true,
+    "Show attendee names on invoices",
+    "Each invoice line names the attendee of its ticket.",
+  ),
+  invoice_include_free: flag(
+    true,
+    "Show free products on invoices",
+    "Invoices are never generated for orders that contain only free products.",
+  ),
+  invoice_email_attachment: flag(
+    false,
+    "Attach invoices to emails",
+    "Attach automatically generated invoices to the order or payment confirmation mail.",
+  ),
   invoice_address_from_name: text("Invoice issuer: company name", "Name of the issuer printed on invoices."),
   invoice_address_from: text("Invoice issuer: address line", "Street address of the issuer printed on invoices.", 1000),
   invoice_address_from_zipcode: text("Invoice issuer: ZIP code", "Printed on invoices.", 30),
   invoice_address_from_city: text("Invoice issuer: city", "Printed on invoices."),
   invoice_address_from_country: {
-    schema: z.union([z.literal(""), z.string().regex(/^[A-Z]{2}$/, { message: "Enter a two-letter ISO 3166 country code." })]),
+    schema: z.union([
+      z.literal(""),
+      z.string().regex(/^[A-Z]{2}$/, { message: "Enter a two-letter ISO 3166 country code." }),
+    ]),
     default: "",
     label: "Invoice issuer: country",
     help_text: "Two-letter ISO 3166 country code printed on invoices.",
   },
-  invoice_address_from_tax_id: text("Invoice issuer: domestic tax ID", "For example the tax number in Germany or the ABN in Australia."),
+  invoice_address_from_tax_id: text(
+    "Invoice issuer: domestic tax ID",
+    "For example the tax number in Germany or the ABN in Australia.",
+  ),
   invoice_address_from_vat_id: text("Invoice issuer: EU VAT ID", "Printed on invoices."),
   invoice_introductory_text: i18nText("Invoice introductory text", "Printed on every invoice above the invoice lines."),
   invoice_additional_text: i18nText("Invoice additional text", "Printed on every invoice below the total."),
-  invoice_footer_text: i18nText("Invoice footer", "Printed at the end of every invoice page, e.g. bank and legal details."),
-  ticket_download: flag(false, "Allow users to download tickets", "Customers see ticket download links on their order page. The API offers downloads regardless (pretix's behaviour)."),
-  ticket_download_addons: flag(false, "Offer to download tickets separately for add-on products", "Off: add-on products get no ticket of their own."),
-  ticket_download_nonadm: flag(true, "Generate tickets for non-admission products", "Off: only admission products get tickets."),
-  ticket_download_pending: flag(false, "Offer to download tickets even before an order is paid", "Pending orders (not awaiting approval) offer their tickets too."),
+  invoice_footer_text: i18nText(
+    "Invoice footer",
+    "Printed at the end of every invoice page, e.g. bank and legal details.",
+  ),
+  ticket_download: flag(
+    false,
+    "Allow users to download tickets",
+    "Customers see ticket download links on their order page. The API offers downloads regardless (pretix's behaviour).",
+  ),
+  ticket_download_addons: flag(
+    false,
+    "Offer to download tickets separately for add-on products",
+    "Off: add-on products get no ticket of their own.",
+  ),
+  ticket_download_nonadm: flag(
+    true,
+    "Generate tickets for non-admission products",
+    "Off: only admission products get tickets.",
+  ),
+  ticket_download_pending: flag(
+    false,
+    "Offer to download tickets even before an order is paid",
+    "Pending orders (not awaiting approval) offer their tickets too.",
+  ),
   payment_term_days: {
     schema: z.number().int().min(0).max(1_000_000),
     default: 14,
@@ -260,9 +398,21 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     help_text:
       "The last date any payment is accepted (a date or RELDATE/<days>/-/<base point>/ relative to the event). Takes precedence over the payment term in days.",
   },
-  payment_term_weekdays: flag(true, "Only end payment terms on weekdays", "A payment term ending on a Saturday or Sunday moves to the next Monday. Does not affect the last date of payments."),
-  payment_term_expire_automatically: flag(true, "Automatically expire unpaid orders", "Unpaid orders go from pending to expired at the end of their payment term and free their quota."),
-  payment_term_accept_late: flag(true, "Accept late payments", "Accept payments of expired orders while enough quota is available, never after the last date of payments."),
+  payment_term_weekdays: flag(
+    true,
+    "Only end payment terms on weekdays",
+    "A payment term ending on a Saturday or Sunday moves to the next Monday. Does not affect the last date of payments.",
+  ),
+  payment_term_expire_automatically: flag(
+    true,
+    "Automatically expire unpaid orders",
+    "Unpaid orders go from pending to expired at the end of their payment term and free their quota.",
+  ),
+  payment_term_accept_late: flag(
+    true,
+    "Accept late payments",
+    "Accept payments of expired orders while enough quota is available, never after the last date of payments.",
+  ),
   ticket_secret_generator: {
     schema: z.enum(TICKET_SECRET_GENERATORS),
     default: "random",
@@ -276,7 +426,8 @@ export const EVENT_SETTINGS: SettingsCatalog = {
       .max(4000)
       .nullable()
       .refine((v) => v === null || v.split("\n").every((line) => RETURN_URL_PREFIX_LINE.test(line.trim())), {
-        message: "All values must be URLs that include at least one slash after the hostname (https://, or http://localhost).",
+        message:
+          "All values must be URLs that include at least one slash after the hostname (https://, or http://localhost).",
       }),
     default: null,
     label: "Base redirection URLs",
@@ -336,7 +487,10 @@ export type SettingsPatch = z.output<typeof settingsPatchInput>;
  * Reads a settings PATCH body: every key must be known and valid for its type; `null` unsets.
  * Fails with all field errors together.
  */
-export function parseSettingsPatch(body: SettingsPatch, catalog: SettingsCatalog): { set: Record<string, unknown>; unset: string[] } {
+export function parseSettingsPatch(
+  body: SettingsPatch,
+  catalog: SettingsCatalog,
+): { set: Record<string, unknown>; unset: string[] } {
   const problems = new Problems();
   const set: Record<string, unknown> = {};
   const unset: string[] = [];
@@ -367,12 +521,36 @@ export function checkEventSettings(values: Record<string, unknown>, problems: Pr
     problems.add("locale", "Your default locale must also be enabled for your event (see locales).");
   }
   const needs: [string, string, string][] = [
-    ["attendee_names_required", "attendee_names_asked", "You cannot require specifying attendee names if you do not ask for them."],
-    ["attendee_emails_required", "attendee_emails_asked", "You have to ask for attendee emails if you want to make them required."],
-    ["attendee_company_required", "attendee_company_asked", "You have to ask for attendee companies if you want to make them required."],
-    ["attendee_addresses_required", "attendee_addresses_asked", "You have to ask for attendee addresses if you want to make them required."],
-    ["invoice_address_required", "invoice_address_asked", "You have to ask for invoice addresses if you want to make them required."],
-    ["invoice_address_company_required", "invoice_address_required", "You have to require invoice addresses to require for company names."],
+    [
+      "attendee_names_required",
+      "attendee_names_asked",
+      "You cannot require specifying attendee names if you do not ask for them.",
+    ],
+    [
+      "attendee_emails_required",
+      "attendee_emails_asked",
+      "You have to ask for attendee emails if you want to make them required.",
+    ],
+    [
+      "attendee_company_required",
+      "attendee_company_asked",
+      "You have to ask for attendee companies if you want to make them required.",
+    ],
+    [
+      "attendee_addresses_required",
+      "attendee_addresses_asked",
+      "You have to ask for attendee addresses if you want to make them required.",
+    ],
+    [
+      "invoice_address_required",
+      "invoice_address_asked",
+      "You have to ask for invoice addresses if you want to make them required.",
+    ],
+    [
+      "invoice_address_company_required",
+      "invoice_address_required",
+      "You have to require invoice addresses to require for company names.",
+    ],
   ];
   for (const [key, needed, message] of needs) {
     if (values[key] === true && values[needed] !== true) problems.add(key, message);
@@ -405,7 +583,10 @@ export async function eventSettingsFor(db: DB, organizerId: number, eventId: num
 // ---- services ----
 
 /** Changes the organizer's settings (PATCH); returns the effective settings after the change. */
-export async function changeOrganizerSettings(ctx: OrganizerContext, body: SettingsPatch): Promise<Record<string, unknown>> {
+export async function changeOrganizerSettings(
+  ctx: OrganizerContext,
+  body: SettingsPatch,
+): Promise<Record<string, unknown>> {
   const { set, unset } = parseSettingsPatch(body, ORGANIZER_SETTINGS);
   return effectiveSettings(await writeOrganizerSettings(ctx.db, ctx.organizer.id, set, unset));
 }

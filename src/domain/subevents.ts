@@ -73,10 +73,20 @@ export type SubeventFullInput = z.output<typeof subeventFullInput>;
 export const subeventPatchInput = subeventFields.partial();
 export type SubeventPatchInput = z.output<typeof subeventPatchInput>;
 
-type OverrideInput = { price?: number | null; disabled?: boolean; available_from?: number | null; available_until?: number | null };
+type OverrideInput = {
+  price?: number | null;
+  disabled?: boolean;
+  available_from?: number | null;
+  available_until?: number | null;
+};
 
 function override(o: OverrideInput) {
-  return { price: o.price ?? null, disabled: o.disabled ?? false, availableFrom: o.available_from ?? null, availableUntil: o.available_until ?? null };
+  return {
+    price: o.price ?? null,
+    disabled: o.disabled ?? false,
+    availableFrom: o.available_from ?? null,
+    availableUntil: o.available_until ?? null,
+  };
 }
 
 function checkOverrideWindows(field: string, list: OverrideInput[] | undefined, problems: Problems) {
@@ -91,7 +101,11 @@ function checkOverrideWindows(field: string, list: OverrideInput[] | undefined, 
 /** Input → columns; `full` resets omitted fields (POST, PUT). */
 function subeventValues(input: Partial<SubeventInput>, full: boolean): Partial<SubeventValues> {
   const v: Partial<SubeventValues> = {};
-  const pick = <K extends keyof SubeventInput, C extends keyof SubeventValues>(key: K, col: C, def: SubeventValues[C]) => {
+  const pick = <K extends keyof SubeventInput, C extends keyof SubeventValues>(
+    key: K,
+    col: C,
+    def: SubeventValues[C],
+  ) => {
     if (input[key] !== undefined) (v as Record<string, unknown>)[col] = input[key];
     else if (full) v[col] = def;
   };
@@ -127,7 +141,8 @@ async function checkSubevent(
   const db = ctx.db;
   const problems = new Problems();
   const s = current?.subevent;
-  const pickDate = (v: number | null | undefined, old: number | null | undefined) => (v !== undefined ? v : full ? null : (old ?? null));
+  const pickDate = (v: number | null | undefined, old: number | null | undefined) =>
+    v !== undefined ? v : full ? null : (old ?? null);
   checkDateOrder(
     {
       date_from: input.date_from ?? s!.dateFrom,
@@ -144,7 +159,8 @@ async function checkSubevent(
     const ids = list.map((o) => o.item);
     if (new Set(ids).size !== ids.length) problems.add("item_price_overrides", "Each item may only be listed once.");
     const found = ids.length ? await existingItemIds(db, ev.id, ids) : new Set<number>();
-    if (ids.some((id) => !found.has(id))) problems.add("item_price_overrides", "One or more items do not belong to this event.");
+    if (ids.some((id) => !found.has(id)))
+      problems.add("item_price_overrides", "One or more items do not belong to this event.");
     checkOverrideWindows("item_price_overrides", list, problems);
     items = list.map((o) => ({ item: o.item, ...override(o) }));
   }
@@ -152,14 +168,17 @@ async function checkSubevent(
   if (input.variation_price_overrides !== undefined || full) {
     const list = input.variation_price_overrides ?? [];
     const ids = list.map((o) => o.variation);
-    if (new Set(ids).size !== ids.length) problems.add("variation_price_overrides", "Each variation may only be listed once.");
+    if (new Set(ids).size !== ids.length)
+      problems.add("variation_price_overrides", "Each variation may only be listed once.");
     const found = ids.length ? await variationsOfEvent(db, ev.id, ids) : new Map<number, unknown>();
-    if (ids.some((id) => !found.has(id))) problems.add("variation_price_overrides", "One or more variations do not belong to this event.");
+    if (ids.some((id) => !found.has(id)))
+      problems.add("variation_price_overrides", "One or more variations do not belong to this event.");
     checkOverrideWindows("variation_price_overrides", list, problems);
     variations = list.map((o) => ({ variation: o.variation, ...override(o) }));
   }
 
-  if (input.seating_plan !== undefined && input.seating_plan !== s?.seatingPlanId) await checkSeatingPlan(ctx, input.seating_plan, problems);
+  if (input.seating_plan !== undefined && input.seating_plan !== s?.seatingPlanId)
+    await checkSeatingPlan(ctx, input.seating_plan, problems);
   await checkSeatCategoryMapping(ctx, ev.id, input.seat_category_mapping, problems);
 
   let meta: SubeventChildren["meta"];
@@ -179,9 +198,15 @@ export async function loadSubevent(ctx: EventContext, id: number): Promise<Subev
 }
 
 /** Creates a date of the series (POST); only a series has dates. Returns it as read back. */
-export async function createSubevent(ctx: EventContext, by: Principal, input: SubeventFullInput): Promise<SubeventWithDetails> {
+export async function createSubevent(
+  ctx: EventContext,
+  by: Principal,
+  input: SubeventFullInput,
+): Promise<SubeventWithDetails> {
   if (!ctx.event.hasSubevents) {
-    throw nonFieldError("This event is not an event series (has_subevents is false); sub-events can only be created for event series.");
+    throw nonFieldError(
+      "This event is not an event series (has_subevents is false); sub-events can only be created for event series.",
+    );
   }
   const children = await checkSubevent(ctx, by, input, true, null);
   const values = { ...subeventValues(input, true), lastModified: ctx.now } as SubeventValues;
@@ -190,16 +215,32 @@ export async function createSubevent(ctx: EventContext, by: Principal, input: Su
 }
 
 /** Replaces a date (PUT: omitted fields reset to their defaults). */
-export function replaceSubevent(ctx: EventContext, by: Principal, id: number, input: SubeventFullInput): Promise<SubeventWithDetails> {
+export function replaceSubevent(
+  ctx: EventContext,
+  by: Principal,
+  id: number,
+  input: SubeventFullInput,
+): Promise<SubeventWithDetails> {
   return changeSubevent(ctx, by, id, input, true);
 }
 
 /** Changes the fields sent of a date (PATCH). */
-export function updateSubeventFields(ctx: EventContext, by: Principal, id: number, input: SubeventPatchInput): Promise<SubeventWithDetails> {
+export function updateSubeventFields(
+  ctx: EventContext,
+  by: Principal,
+  id: number,
+  input: SubeventPatchInput,
+): Promise<SubeventWithDetails> {
   return changeSubevent(ctx, by, id, input, false);
 }
 
-async function changeSubevent(ctx: EventContext, by: Principal, id: number, input: Partial<SubeventInput>, full: boolean) {
+async function changeSubevent(
+  ctx: EventContext,
+  by: Principal,
+  id: number,
+  input: Partial<SubeventInput>,
+  full: boolean,
+) {
   const current = await loadSubevent(ctx, id);
   const children = await checkSubevent(ctx, by, input, full, current);
   const values = { ...subeventValues(input, full), lastModified: ctx.now };
@@ -218,6 +259,8 @@ export async function deleteSubevent(ctx: EventContext, id: number): Promise<voi
     deleted = false;
   }
   if (!deleted) {
-    throw inUse("The sub-event can not be deleted as it has already been used in orders. Please set 'active' to false instead to hide it from users.");
+    throw inUse(
+      "The sub-event can not be deleted as it has already been used in orders. Please set 'active' to false instead to hide it from users.",
+    );
   }
 }

@@ -3,7 +3,14 @@
  * that create, change and delete a rule. A rule in use by products or orders is protected.
  */
 import { z } from "zod";
-import { deleteTaxRuleIfUnused, findTaxRule, insertTaxRule, type TaxRuleRow, type TaxRuleValues, updateTaxRuleValues } from "../db/taxrules";
+import {
+  deleteTaxRuleIfUnused,
+  findTaxRule,
+  insertTaxRule,
+  type TaxRuleRow,
+  type TaxRuleValues,
+  updateTaxRuleValues,
+} from "../db/taxrules";
 import { isCountryCode } from "../lib/countries";
 import type { WriteMode } from "./catalog-fields";
 import type { EventContext } from "./context";
@@ -52,7 +59,8 @@ function taxRuleValues(input: TaxRulePatch, mode: WriteMode): Partial<TaxRuleVal
   if (input.price_includes_tax !== undefined || full) v.priceIncludesTax = input.price_includes_tax ?? true;
   if (input.eu_reverse_charge !== undefined || full) v.euReverseCharge = input.eu_reverse_charge ?? false;
   if (input.home_country !== undefined || full) v.homeCountry = input.home_country ?? null;
-  if (input.keep_gross_if_rate_changes !== undefined || full) v.keepGrossIfRateChanges = input.keep_gross_if_rate_changes ?? false;
+  if (input.keep_gross_if_rate_changes !== undefined || full)
+    v.keepGrossIfRateChanges = input.keep_gross_if_rate_changes ?? false;
   return v;
 }
 
@@ -81,7 +89,12 @@ export async function createTaxRule(ctx: EventContext, input: TaxRuleInput): Pro
 }
 
 /** PUT (`replace`) or PATCH (`patch`), checked against the stored rule. */
-export async function updateTaxRule(ctx: EventContext, id: number, input: TaxRulePatch, mode: WriteMode): Promise<TaxRuleRow> {
+export async function updateTaxRule(
+  ctx: EventContext,
+  id: number,
+  input: TaxRulePatch,
+  mode: WriteMode,
+): Promise<TaxRuleRow> {
   const current = await loadTaxRule(ctx, id);
   const values = taxRuleValues(input, mode);
   checkTaxRule(values, current);

@@ -82,7 +82,12 @@ export async function createTeam(ctx: OrganizerContext, input: TeamInput): Promi
 }
 
 /** PUT (`full`: omitted fields reset, the event list too) or PATCH of one of the organizer's teams. */
-export async function changeTeam(ctx: OrganizerContext, teamId: number, input: TeamPatch, opts: { full: boolean }): Promise<TeamRecord> {
+export async function changeTeam(
+  ctx: OrganizerContext,
+  teamId: number,
+  input: TeamPatch,
+  opts: { full: boolean },
+): Promise<TeamRecord> {
   // the team is looked up first: the event list of another organizer's team is never touched
   const found = await findTeam(ctx.db, ctx.organizer.id, teamId);
   if (!found) throw notFound();
@@ -108,14 +113,24 @@ const ALREADY_INVITED = "This user already has been invited for this team.";
  * Invites an address to a team. A person with an account joins the team directly (no invite);
  * anyone else gets an invite and a mail with the link to accept it, written in one batch.
  */
-export async function inviteToTeam(ctx: OrganizerContext, teamId: number, input: z.output<typeof teamInviteInput>): Promise<InviteOutcome> {
+export async function inviteToTeam(
+  ctx: OrganizerContext,
+  teamId: number,
+  input: z.output<typeof teamInviteInput>,
+): Promise<InviteOutcome> {
   const { db, organizer: org, now } = ctx;
   const address = input.email;
-  const { team: found, user, invited: alreadyInvited, settings: stored } = await inviteContext(db, org.id, teamId, address);
+  const {
+    team: found,
+    user,
+    invited: alreadyInvited,
+    settings: stored,
+  } = await inviteContext(db, org.id, teamId, address);
   if (!found) throw notFound();
   const { team } = found;
   if (user) {
-    if (!(await addMember(db, team.id, user.id))) throw fieldError("email", "This user already has permissions for this team.");
+    if (!(await addMember(db, team.id, user.id)))
+      throw fieldError("email", "This user already has permissions for this team.");
     return { added: { email: user.email } };
   }
   if (alreadyInvited) throw fieldError("email", ALREADY_INVITED);
@@ -132,10 +147,16 @@ export async function inviteToTeam(ctx: OrganizerContext, teamId: number, input:
     replyTo: settings.contact_mail as string | null,
     now,
   });
-  const [invited, mailed] = await db.batch([inviteInsertStatement(db, team.id, address, token, now), mailInsertStatement(db, mail)]);
+  const [invited, mailed] = await db.batch([
+    inviteInsertStatement(db, team.id, address, token, now),
+    mailInsertStatement(db, mail),
+  ]);
   // the same address invited at the same time: the unique index kept the other invite
   if (invited.length === 0) throw fieldError("email", ALREADY_INVITED);
-  await dispatchMail(ctx.env, mailed.map((m) => m.id));
+  await dispatchMail(
+    ctx.env,
+    mailed.map((m) => m.id),
+  );
   return { invited: invited[0]! };
 }
 
@@ -144,7 +165,11 @@ export async function revokeTeamInvite(ctx: OrganizerContext, teamId: number, in
 }
 
 /** Creates an API token of a team; its secret is returned only here (only its hash is stored). */
-export async function createTeamToken(ctx: OrganizerContext, teamId: number, input: z.output<typeof teamTokenInput>): Promise<{ token: TokenRecord; secret: string }> {
+export async function createTeamToken(
+  ctx: OrganizerContext,
+  teamId: number,
+  input: z.output<typeof teamTokenInput>,
+): Promise<{ token: TokenRecord; secret: string }> {
   await requireTeam(ctx, teamId);
   const secret = newApiToken();
   const token = await insertToken(ctx.db, teamId, input.name, await sha256Hex(secret), ctx.now);
@@ -152,7 +177,11 @@ export async function createTeamToken(ctx: OrganizerContext, teamId: number, inp
 }
 
 /** Disables a team's API token (it answers 401 from then on); returns it. */
-export async function deactivateTeamToken(ctx: OrganizerContext, teamId: number, tokenId: number): Promise<TokenRecord> {
+export async function deactivateTeamToken(
+  ctx: OrganizerContext,
+  teamId: number,
+  tokenId: number,
+): Promise<TokenRecord> {
   const row = await deactivateToken(ctx.db, ctx.organizer.id, teamId, tokenId);
   if (!row) throw notFound();
   return row;

@@ -24,16 +24,32 @@ export async function eventSecretGenerator(ctx: EventContext): Promise<SecretGen
 }
 
 export function secretFacts(p: PositionJson): TicketSecretFacts {
-  return { itemId: p.item, variationId: p.variation, subeventId: p.subevent, validFrom: p.valid_from, validUntil: p.valid_until };
+  return {
+    itemId: p.item,
+    variationId: p.variation,
+    subeventId: p.subevent,
+    validFrom: p.valid_from,
+    validUntil: p.valid_until,
+  };
 }
 
 const isBlocked = (blocked: string[] | null) => (blocked?.length ?? 0) > 0;
 
 /** A position's secret change as pretix's `assign_ticket_secret` decides it (null: the secret stays). */
-async function secretChange(gen: SecretGenerator, p: PositionJson, opts: { forceInvalidate?: boolean; forceIfRevocationList?: boolean }): Promise<TicketChange | null> {
+async function secretChange(
+  gen: SecretGenerator,
+  p: PositionJson,
+  opts: { forceInvalidate?: boolean; forceIfRevocationList?: boolean },
+): Promise<TicketChange | null> {
   const a = await assignSecret(gen, secretFacts(p), p.secret, opts);
   if (!a.changed) return null;
-  return { positionId: p.id, secret: p.secret, newSecret: a.secret, revoke: a.revoke, blockedAfter: isBlocked(p.blocked) };
+  return {
+    positionId: p.id,
+    secret: p.secret,
+    newSecret: a.secret,
+    revoke: a.revoke,
+    blockedAfter: isBlocked(p.blocked),
+  };
 }
 
 /**
@@ -44,12 +60,21 @@ async function secretChange(gen: SecretGenerator, p: PositionJson, opts: { force
 export async function cancellationChanges(ctx: EventContext, r: OrderRecord): Promise<TicketChange[]> {
   const gen = await eventSecretGenerator(ctx);
   if (!gen.useRevocationList) return [];
-  const changes = await Promise.all(r.positions.filter((p) => !p.canceled).map((p) => secretChange(gen, p, { forceIfRevocationList: true })));
+  const changes = await Promise.all(
+    r.positions.filter((p) => !p.canceled).map((p) => secretChange(gen, p, { forceIfRevocationList: true })),
+  );
   return changes.filter((c): c is TicketChange => c !== null);
 }
 
-async function change(ctx: EventContext, r: OrderRecord, changes: TicketChange[], orderSecret: string | null): Promise<void> {
-  const result = await withEventObject<{ ok: boolean }>(ctx.env, ctx.event, (s) => s.changeTickets({ orderId: r.order.id, code: r.order.code, changes, orderSecret }));
+async function change(
+  ctx: EventContext,
+  r: OrderRecord,
+  changes: TicketChange[],
+  orderSecret: string | null,
+): Promise<void> {
+  const result = await withEventObject<{ ok: boolean }>(ctx.env, ctx.event, (s) =>
+    s.changeTickets({ orderId: r.order.id, code: r.order.code, changes, orderSecret }),
+  );
   if (!result.ok) throw changedMeanwhile("A ticket of this order changed meanwhile; read it again.");
 }
 
@@ -62,13 +87,19 @@ export async function regenerateOrderSecrets(ctx: EventContext, code: string): P
   const r = await findOrder(ctx.db, ctx.event.id, code);
   if (!r) throw notFound();
   const gen = await eventSecretGenerator(ctx);
-  const changes = (await Promise.all(r.positions.map((p) => secretChange(gen, p, { forceInvalidate: true })))).filter((c): c is TicketChange => c !== null);
+  const changes = (await Promise.all(r.positions.map((p) => secretChange(gen, p, { forceInvalidate: true })))).filter(
+    (c): c is TicketChange => c !== null,
+  );
   await change(ctx, r, changes, newOrderSecret());
   return (await findOrder(ctx.db, ctx.event.id, code))!;
 }
 
 /** An order position of the context's event with its order (pretix `orderpositions/{id}`: canceled ones only when asked). */
-export async function loadPosition(ctx: Pick<EventContext, "db" | "event">, id: number, includeCanceled = false): Promise<{ record: OrderRecord; position: PositionJson }> {
+export async function loadPosition(
+  ctx: Pick<EventContext, "db" | "event">,
+  id: number,
+  includeCanceled = false,
+): Promise<{ record: OrderRecord; position: PositionJson }> {
   const record = await findOrderOfPosition(ctx.db, ctx.event.id, id);
   const position = record?.positions.find((p) => p.id === id);
   if (!record || !position || (position.canceled && !includeCanceled)) throw notFound();
@@ -76,7 +107,10 @@ export async function loadPosition(ctx: Pick<EventContext, "db" | "event">, id: 
 }
 
 /** `orderpositions/{id}/regenerate_secrets/`: a new secret for one ticket (the re-issue); the old one revoked as above. */
-export async function regeneratePositionSecret(ctx: EventContext, id: number): Promise<{ record: OrderRecord; position: PositionJson }> {
+export async function regeneratePositionSecret(
+  ctx: EventContext,
+  id: number,
+): Promise<{ record: OrderRecord; position: PositionJson }> {
   const { record, position } = await loadPosition(ctx, id);
   const gen = await eventSecretGenerator(ctx);
   const c = await secretChange(gen, position, { forceInvalidate: true });
@@ -86,7 +120,11 @@ export async function regeneratePositionSecret(ctx: EventContext, id: number): P
 
 /** Body of `add_block` / `remove_block`: pretix's block names, `admin` or `api:` and letters, digits, dots, underscores. */
 export const blockInput = z.object({
-  name: z.string().regex(/^(admin|api:[A-Za-z0-9._]+)$/, { message: 'A block name is "admin" or starts with "api:" followed by letters, digits, dots or underscores.' }),
+  name: z
+    .string()
+    .regex(/^(admin|api:[A-Za-z0-9._]+)$/, {
+      message: 'A block name is "admin" or starts with "api:" followed by letters, digits, dots or underscores.',
+    }),
 });
 export type BlockInput = z.output<typeof blockInput>;
 
@@ -95,13 +133,36 @@ export type BlockInput = z.output<typeof blockInput>;
  * `blocked`; forced scans pass); its secret is on the blocked list while blocked, and marked
  * unblocked there when the last block goes. Returns the position afterwards.
  */
-export async function changeBlock(ctx: EventContext, id: number, input: BlockInput, add: boolean): Promise<{ record: OrderRecord; position: PositionJson }> {
+export async function changeBlock(
+  ctx: EventContext,
+  id: number,
+  input: BlockInput,
+  add: boolean,
+): Promise<{ record: OrderRecord; position: PositionJson }> {
   const { record, position } = await loadPosition(ctx, id);
   const current = position.blocked ?? [];
-  const names = add ? (current.includes(input.name) ? current : [...current, input.name]) : current.filter((n) => n !== input.name);
+  const names = add
+    ? current.includes(input.name)
+      ? current
+      : [...current, input.name]
+    : current.filter((n) => n !== input.name);
   if (names.length !== current.length) {
     const blocked = names.length ? names : null;
-    await change(ctx, record, [{ positionId: position.id, secret: position.secret, newSecret: position.secret, revoke: false, blocked, blockedAfter: isBlocked(blocked) }], null);
+    await change(
+      ctx,
+      record,
+      [
+        {
+          positionId: position.id,
+          secret: position.secret,
+          newSecret: position.secret,
+          revoke: false,
+          blocked,
+          blockedAfter: isBlocked(blocked),
+        },
+      ],
+      null,
+    );
   }
   return loadPosition(ctx, id);
 }

@@ -59,7 +59,13 @@ export type TicketPositionData = {
   item: { name: I18n; description: I18n | null; category: I18n | null; meta: Record<string, string> };
   variation: { value: I18n; description: I18n | null; meta: Record<string, string> } | null;
   /** The position's date in a series (its name, dates and location override the event's). */
-  subevent: { name: I18n; dateFrom: number; dateTo: number | null; dateAdmission: number | null; location: I18n | null } | null;
+  subevent: {
+    name: I18n;
+    dateFrom: number;
+    dateTo: number | null;
+    dateAdmission: number | null;
+    location: I18n | null;
+  } | null;
   seat: { name: string; zone: string; row: string; number: string } | null;
   addons: { item: I18n; variation: I18n | null }[];
   /** Answers by question identifier. */
@@ -71,11 +77,19 @@ export type TicketLayout = { name: string; elements: unknown[]; background: Uint
 // ---- variables ----
 
 /** The text of a variable for a position (pretix's DEFAULT_VARIABLES as far as this service has the data). */
-export function variableValue(name: string, p: TicketPositionData, o: TicketOrderData, e: TicketEventData, locale: string, now: number): string {
+export function variableValue(
+  name: string,
+  p: TicketPositionData,
+  o: TicketOrderData,
+  e: TicketEventData,
+  locale: string,
+  now: number,
+): string {
   const t = (v: I18n | null | undefined) => i18nText(v, locale);
   const tz = e.timezone;
   const ev = p.subevent ? { ...p.subevent, name: p.subevent.name } : e;
-  const date = (ms: number | null, style: "date" | "datetime" | "time" | "weekday") => (ms === null ? "" : formatDateFor(ms, tz, locale, style));
+  const date = (ms: number | null, style: "date" | "datetime" | "time" | "weekday") =>
+    ms === null ? "" : formatDateFor(ms, tz, locale, style);
   const ia = o.invoiceAddress;
   if (name.startsWith("meta:")) return e.meta[name.slice(5)] ?? "";
   if (name.startsWith("itemmeta:")) return (p.variation?.meta[name.slice(9)] || p.item.meta[name.slice(9)]) ?? "";
@@ -83,7 +97,8 @@ export function variableValue(name: string, p: TicketPositionData, o: TicketOrde
   if (name.startsWith("attendee_name_") && name !== "attendee_name_for_salutation") {
     return nameVariables(p.attendeeNameParts, e.nameScheme).get(name.slice(14)) ?? "";
   }
-  if (name.startsWith("invoice_name_") && name !== "invoice_name_for_salutation") return ia?.name_parts[name.slice(13)] ?? "";
+  if (name.startsWith("invoice_name_") && name !== "invoice_name_for_salutation")
+    return ia?.name_parts[name.slice(13)] ?? "";
   const itemName = t(p.item.name);
   const variation = p.variation ? t(p.variation.value) : "";
   switch (name) {
@@ -219,18 +234,38 @@ function nameVariables(parts: Record<string, string>, scheme: string): Map<strin
   const n = fields.length;
   for (let mask = 1; mask < 1 << n; mask++) {
     const comb = fields.filter((_, k) => mask & (1 << k));
-    out.set(comb.join("_"), comb.map((f) => parts[f] ?? "").filter(Boolean).join(" "));
+    out.set(
+      comb.join("_"),
+      comb
+        .map((f) => parts[f] ?? "")
+        .filter(Boolean)
+        .join(" "),
+    );
   }
   return out;
 }
 
 /** The text of an element: its variable, or its own text with {variable} placeholders (pretix's rules). */
-function elementText(o: Record<string, unknown>, p: TicketPositionData, order: TicketOrderData, e: TicketEventData, locale: string, now: number): string {
+function elementText(
+  o: Record<string, unknown>,
+  p: TicketPositionData,
+  order: TicketOrderData,
+  e: TicketEventData,
+  locale: string,
+  now: number,
+): string {
   const content = typeof o.content === "string" ? o.content : "";
   if (content === "other" || content === "other_i18n") {
-    const raw = content === "other_i18n" ? i18nText((o.text_i18n as I18n | undefined) ?? {}, locale) : typeof o.text === "string" ? o.text : "";
+    const raw =
+      content === "other_i18n"
+        ? i18nText((o.text_i18n as I18n | undefined) ?? {}, locale)
+        : typeof o.text === "string"
+          ? o.text
+          : "";
     return raw.replace(/\{([a-zA-Z0-9:_]+)\}/g, (whole, v: string) =>
-      v.startsWith("meta:") || v.startsWith("itemmeta:") || isKnownVariable(v, e) ? variableValue(v, p, order, e, locale, now) : whole,
+      v.startsWith("meta:") || v.startsWith("itemmeta:") || isKnownVariable(v, e)
+        ? variableValue(v, p, order, e, locale, now)
+        : whole,
     );
   }
   return variableValue(content, p, order, e, locale, now);
@@ -272,13 +307,24 @@ type TextElement = {
   locale: string | null;
   source: Record<string, unknown>;
 };
-type BarcodeElement = { kind: "barcode"; page: number; left: Num; bottom: Num; size: Num; nowhitespace: boolean; source: Record<string, unknown> };
+type BarcodeElement = {
+  kind: "barcode";
+  page: number;
+  left: Num;
+  bottom: Num;
+  size: Num;
+  nowhitespace: boolean;
+  source: Record<string, unknown>;
+};
 type BoxElement = { kind: "box"; page: number; left: Num; bottom: Num; width: Num; height: Num };
 export type LayoutElement = TextElement | BarcodeElement | BoxElement;
 
 /** A layout the renderer cannot use: 400 with the element and the reason. */
 function unusable(layoutName: string, problems: string[]): Failure {
-  return new Failure("invalid", `The ticket layout "${layoutName}" cannot be rendered: ${problems.slice(0, 5).join("; ")}`);
+  return new Failure(
+    "invalid",
+    `The ticket layout "${layoutName}" cannot be rendered: ${problems.slice(0, 5).join("; ")}`,
+  );
 }
 
 /**
@@ -304,9 +350,12 @@ export function readLayout(name: string, elements: unknown[]): LayoutElement[] {
         if (opts.required ?? true) problems.push(`${where}: "${field}" is missing`);
         return opts.fallback ?? 0;
       }
-      const n = typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(v.trim()) ? Number(v) : NaN;
+      const n =
+        typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(v.trim()) ? Number(v) : NaN;
       if (!Number.isFinite(n) || (opts.min !== undefined && n < opts.min)) {
-        problems.push(`${where}: "${field}" must be a number${opts.min !== undefined ? ` of at least ${opts.min}` : ""}`);
+        problems.push(
+          `${where}: "${field}" must be a number${opts.min !== undefined ? ` of at least ${opts.min}` : ""}`,
+        );
         return opts.fallback ?? 0;
       }
       return n;
@@ -316,7 +365,15 @@ export function readLayout(name: string, elements: unknown[]): LayoutElement[] {
     const left = num("left");
     const bottom = num("bottom");
     if (type === "barcodearea") {
-      out.push({ kind: "barcode", page, left, bottom, size: num("size", { min: 1 }), nowhitespace: o.nowhitespace === true, source: o });
+      out.push({
+        kind: "barcode",
+        page,
+        left,
+        bottom,
+        size: num("size", { min: 1 }),
+        nowhitespace: o.nowhitespace === true,
+        source: o,
+      });
       return;
     }
     if (type === "imagearea") {
@@ -324,7 +381,8 @@ export function readLayout(name: string, elements: unknown[]): LayoutElement[] {
       return;
     }
     const align = o.align ?? "left";
-    if (align !== "left" && align !== "center" && align !== "right") problems.push(`${where}: "align" must be left, center or right`);
+    if (align !== "left" && align !== "center" && align !== "right")
+      problems.push(`${where}: "align" must be left, center or right`);
     let color: [number, number, number] = [0, 0, 0];
     if (o.color !== undefined) {
       const c = o.color;
@@ -335,7 +393,8 @@ export function readLayout(name: string, elements: unknown[]): LayoutElement[] {
       }
     }
     const valign = o.verticalalign ?? "top";
-    if (valign !== "top" && valign !== "middle" && valign !== "bottom") problems.push(`${where}: "verticalalign" must be top, middle or bottom`);
+    if (valign !== "top" && valign !== "middle" && valign !== "bottom")
+      problems.push(`${where}: "verticalalign" must be top, middle or bottom`);
     if (o.content !== undefined && typeof o.content !== "string") problems.push(`${where}: "content" must be a string`);
     out.push({
       kind: "text",
@@ -364,16 +423,134 @@ export function readLayout(name: string, elements: unknown[]): LayoutElement[] {
 
 /** The layout of tickets when the event has none (pretix format, A4 portrait). */
 export const DEFAULT_LAYOUT: Record<string, unknown>[] = [
-  { type: "textarea", left: 15, bottom: 270, width: 180, fontsize: 22, lineheight: 1, bold: true, italic: false, align: "left", color: [0, 0, 0, 1], content: "event_name", downward: true },
-  { type: "textarea", left: 15, bottom: 255, width: 115, fontsize: 14, lineheight: 1, bold: false, italic: false, align: "left", color: [0, 0, 0, 1], content: "itemvar", downward: true },
-  { type: "textarea", left: 15, bottom: 243, width: 115, fontsize: 16, lineheight: 1, bold: true, italic: false, align: "left", color: [0, 0, 0, 1], content: "attendee_name", downward: true },
-  { type: "textarea", left: 15, bottom: 230, width: 115, fontsize: 11, lineheight: 1, bold: false, italic: false, align: "left", color: [60, 60, 60, 1], content: "event_date_range", downward: true },
-  { type: "textarea", left: 15, bottom: 223, width: 115, fontsize: 11, lineheight: 1, bold: false, italic: false, align: "left", color: [60, 60, 60, 1], content: "event_location", downward: true },
-  { type: "textarea", left: 15, bottom: 216, width: 115, fontsize: 11, lineheight: 1, bold: false, italic: false, align: "left", color: [60, 60, 60, 1], content: "seat", downward: true },
-  { type: "textarea", left: 15, bottom: 205, width: 115, fontsize: 10, lineheight: 1, bold: false, italic: false, align: "left", color: [60, 60, 60, 1], content: "other", text: "Order {order_positionid} · {price}", downward: true },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 270,
+    width: 180,
+    fontsize: 22,
+    lineheight: 1,
+    bold: true,
+    italic: false,
+    align: "left",
+    color: [0, 0, 0, 1],
+    content: "event_name",
+    downward: true,
+  },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 255,
+    width: 115,
+    fontsize: 14,
+    lineheight: 1,
+    bold: false,
+    italic: false,
+    align: "left",
+    color: [0, 0, 0, 1],
+    content: "itemvar",
+    downward: true,
+  },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 243,
+    width: 115,
+    fontsize: 16,
+    lineheight: 1,
+    bold: true,
+    italic: false,
+    align: "left",
+    color: [0, 0, 0, 1],
+    content: "attendee_name",
+    downward: true,
+  },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 230,
+    width: 115,
+    fontsize: 11,
+    lineheight: 1,
+    bold: false,
+    italic: false,
+    align: "left",
+    color: [60, 60, 60, 1],
+    content: "event_date_range",
+    downward: true,
+  },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 223,
+    width: 115,
+    fontsize: 11,
+    lineheight: 1,
+    bold: false,
+    italic: false,
+    align: "left",
+    color: [60, 60, 60, 1],
+    content: "event_location",
+    downward: true,
+  },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 216,
+    width: 115,
+    fontsize: 11,
+    lineheight: 1,
+    bold: false,
+    italic: false,
+    align: "left",
+    color: [60, 60, 60, 1],
+    content: "seat",
+    downward: true,
+  },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 205,
+    width: 115,
+    fontsize: 10,
+    lineheight: 1,
+    bold: false,
+    italic: false,
+    align: "left",
+    color: [60, 60, 60, 1],
+    content: "other",
+    text: "Order {order_positionid} · {price}",
+    downward: true,
+  },
   { type: "barcodearea", left: 140, bottom: 195, size: 55, content: "secret" },
-  { type: "textarea", left: 140, bottom: 193, width: 55, fontsize: 6.5, lineheight: 1, bold: false, italic: false, align: "center", color: [90, 90, 90, 1], content: "secret", downward: true },
-  { type: "textarea", left: 15, bottom: 20, width: 180, fontsize: 9, lineheight: 1, bold: false, italic: false, align: "left", color: [90, 90, 90, 1], content: "organizer", downward: true },
+  {
+    type: "textarea",
+    left: 140,
+    bottom: 193,
+    width: 55,
+    fontsize: 6.5,
+    lineheight: 1,
+    bold: false,
+    italic: false,
+    align: "center",
+    color: [90, 90, 90, 1],
+    content: "secret",
+    downward: true,
+  },
+  {
+    type: "textarea",
+    left: 15,
+    bottom: 20,
+    width: 180,
+    fontsize: 9,
+    lineheight: 1,
+    bold: false,
+    italic: false,
+    align: "left",
+    color: [90, 90, 90, 1],
+    content: "organizer",
+    downward: true,
+  },
 ];
 
 /** Where text starts relative to the element's anchor, rotated around it. */
@@ -391,7 +568,11 @@ async function drawText(w: PdfWriter, page: PDFPage, el: TextElement, text: stri
   let lines = await w.wrap(text, width, styleAt());
   if (el.height !== null && el.autoresize) {
     // textcontainer with autoresize: shrink until the text fits the box
-    while (size > 1 && (lines.length * leading() > el.height * MM || (await Promise.all(lines.map((l) => w.width(l, styleAt())))).some((x) => x > width))) {
+    while (
+      size > 1 &&
+      (lines.length * leading() > el.height * MM ||
+        (await Promise.all(lines.map((l) => w.width(l, styleAt())))).some((x) => x > width))
+    ) {
       size = Math.max(1, size - Math.max(0.25, size * 0.05));
       lines = await w.wrap(text, width, styleAt());
     }
@@ -405,7 +586,8 @@ async function drawText(w: PdfWriter, page: PDFPage, el: TextElement, text: stri
   let firstBaseline: number;
   if (el.height !== null) {
     const boxTop = el.height * MM;
-    const top = el.verticalalign === "top" ? boxTop : el.verticalalign === "middle" ? (boxTop + blockHeight) / 2 : blockHeight;
+    const top =
+      el.verticalalign === "top" ? boxTop : el.verticalalign === "middle" ? (boxTop + blockHeight) / 2 : blockHeight;
     firstBaseline = top - ascent;
   } else if (el.downward) {
     firstBaseline = -ascent;
@@ -456,7 +638,9 @@ export async function renderTicketPdf(doc: TicketDocument, loadFont: FontLoader,
         const copied = await w.doc.copyPages(bg, bg.getPageIndices());
         pages = copied.map((c) => w.doc.addPage(c));
       } catch (e) {
-        throw unusable(layout.name, [`its background is not a PDF that can be read (${e instanceof Error ? e.message : String(e)})`]);
+        throw unusable(layout.name, [
+          `its background is not a PDF that can be read (${e instanceof Error ? e.message : String(e)})`,
+        ]);
       }
     } else {
       pages = [w.doc.addPage([A4.width, A4.height])];
@@ -465,15 +649,29 @@ export async function renderTicketPdf(doc: TicketDocument, loadFont: FontLoader,
       const page = pages[el.page - 1];
       if (!page) continue; // pretix draws only on the background's pages
       if (el.kind === "box") {
-        w.rect(page, { x: el.left * MM, y: el.bottom * MM, width: el.width * MM, height: el.height * MM }, [0.8, 0.8, 0.8]);
+        w.rect(
+          page,
+          { x: el.left * MM, y: el.bottom * MM, width: el.width * MM, height: el.height * MM },
+          [0.8, 0.8, 0.8],
+        );
       } else if (el.kind === "barcode") {
-        const content = typeof el.source.content === "string" && el.source.content !== "secret" && el.source.content !== "" ? elementText(el.source, p, doc.order, doc.event, locale, now) : p.secret;
+        const content =
+          typeof el.source.content === "string" && el.source.content !== "secret" && el.source.content !== ""
+            ? elementText(el.source, p, doc.order, doc.event, locale, now)
+            : p.secret;
         if (content === "") continue;
         try {
-          w.drawQr(page, content, { x: el.left * MM, y: el.bottom * MM, size: el.size * MM, border: el.nowhitespace ? 0 : 4 });
+          w.drawQr(page, content, {
+            x: el.left * MM,
+            y: el.bottom * MM,
+            size: el.size * MM,
+            border: el.nowhitespace ? 0 : 4,
+          });
         } catch {
           // the QR encoder refuses content beyond a QR code's capacity (about 2,900 bytes)
-          throw unusable(layout.name, [`the content of a barcode (${new TextEncoder().encode(content).length} bytes) is too long for a QR code`]);
+          throw unusable(layout.name, [
+            `the content of a barcode (${new TextEncoder().encode(content).length} bytes) is too long for a QR code`,
+          ]);
         }
       } else {
         await drawText(w, page, el, elementText(el.source, p, doc.order, doc.event, el.locale ?? locale, now));

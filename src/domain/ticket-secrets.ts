@@ -18,7 +18,18 @@ import type { DB } from "../db/client";
 import { storedSettingsLevels } from "../db/settings";
 import { findSigningKey, type SigningKeyRow, storeSigningKey } from "../db/ticket-secrets";
 import type { Env } from "../env";
-import { generateSigningKey, importSigningKey, importVerifyKey, newSeed, seal, signSig1, type Sig1Ticket, unixSeconds, unseal, verifySig1 } from "../lib/ticket-signing";
+import {
+  generateSigningKey,
+  importSigningKey,
+  importVerifyKey,
+  newSeed,
+  seal,
+  signSig1,
+  type Sig1Ticket,
+  unixSeconds,
+  unseal,
+  verifySig1,
+} from "../lib/ticket-signing";
 import { Failure } from "./failure";
 import { newTicketSecret } from "./orders";
 
@@ -35,7 +46,13 @@ export const SIG1 = "pretix_sig1";
 const MIN_SECRET_LENGTH = 32;
 
 /** What a secret is generated from (pretix `generate_secret`'s arguments). */
-export type TicketSecretFacts = { itemId: number; variationId: number | null; subeventId: number | null; validFrom: number | null; validUntil: number | null };
+export type TicketSecretFacts = {
+  itemId: number;
+  variationId: number | null;
+  subeventId: number | null;
+  validFrom: number | null;
+  validUntil: number | null;
+};
 
 export type SecretGenerator = {
   name: TicketSecretGeneratorName;
@@ -57,13 +74,16 @@ export function deploymentSecret(env: Env): string | null {
   const s = (env.TICKET_SIGNING_KEY_SECRET ?? "").trim();
   if (s.length === 0) return null;
   if (s.length < MIN_SECRET_LENGTH) {
-    log.error("configuration: TICKET_SIGNING_KEY_SECRET is too short; signed ticket secrets are off", { min_length: MIN_SECRET_LENGTH });
+    log.error("configuration: TICKET_SIGNING_KEY_SECRET is too short; signed ticket secrets are off", {
+      min_length: MIN_SECRET_LENGTH,
+    });
     return null;
   }
   return s;
 }
 
-export const NO_DEPLOYMENT_SECRET = "Signed ticket secrets need the deployment secret TICKET_SIGNING_KEY_SECRET (at least 32 characters), which is not configured.";
+export const NO_DEPLOYMENT_SECRET =
+  "Signed ticket secrets need the deployment secret TICKET_SIGNING_KEY_SECRET (at least 32 characters), which is not configured.";
 
 function unavailable(message: string): Failure {
   return new Failure("unavailable", message);
@@ -73,13 +93,25 @@ function unavailable(message: string): Failure {
 const sealContext = (eventId: number) => `event:${eventId}:${SIG1}`;
 
 /** The event's `pretix_sig1` key, made and stored on first need (one extra round trip, once per event). */
-export async function ensureSigningKey(env: Env, db: DB, eventId: number, now: number, known?: SigningKeyRow | null): Promise<SigningKeyRow> {
+export async function ensureSigningKey(
+  env: Env,
+  db: DB,
+  eventId: number,
+  now: number,
+  known?: SigningKeyRow | null,
+): Promise<SigningKeyRow> {
   const found = known ?? (await findSigningKey(db, eventId, SIG1));
   if (found) return found;
   const secret = deploymentSecret(env);
   if (!secret) throw unavailable(NO_DEPLOYMENT_SECRET);
   const made = await generateSigningKey();
-  return storeSigningKey(db, eventId, SIG1, { publicKey: made.validKey, privateKeySealed: await seal(secret, made.privateKey, sealContext(eventId)) }, now);
+  return storeSigningKey(
+    db,
+    eventId,
+    SIG1,
+    { publicKey: made.validKey, privateKeySealed: await seal(secret, made.privateKey, sealContext(eventId)) },
+    now,
+  );
 }
 
 /**
@@ -87,7 +119,13 @@ export async function ensureSigningKey(env: Env, db: DB, eventId: number, now: n
  * event gets its own key at once (keys are never copied), so that its valid_keys are there
  * before its first sale. Without a deployment secret nothing is made (selling will say why).
  */
-export async function prepareSigningKeyOfCopy(env: Env, db: DB, organizerId: number, eventId: number, now: number): Promise<void> {
+export async function prepareSigningKeyOfCopy(
+  env: Env,
+  db: DB,
+  organizerId: number,
+  eventId: number,
+  now: number,
+): Promise<void> {
   if (!deploymentSecret(env)) return;
   const { event } = await storedSettingsLevels(db, organizerId, eventId);
   if (generatorName(event) === SIG1) await ensureSigningKey(env, db, eventId, now);
@@ -101,7 +139,8 @@ async function openSigner(env: Env, eventId: number, key: SigningKeyRow): Promis
   const secret = deploymentSecret(env);
   if (!secret) throw unavailable(NO_DEPLOYMENT_SECRET);
   const pkcs8 = await unseal(secret, key.privateKeySealed, sealContext(eventId));
-  if (!pkcs8) throw unavailable("The event's ticket signing key cannot be opened with the configured TICKET_SIGNING_KEY_SECRET.");
+  if (!pkcs8)
+    throw unavailable("The event's ticket signing key cannot be opened with the configured TICKET_SIGNING_KEY_SECRET.");
   return { sign: await importSigningKey(pkcs8), verify: (await importVerifyKey(key.publicKey))! };
 }
 
@@ -164,7 +203,14 @@ function sig1(env: Env, eventId: number, key: SigningKeyRow): SecretGenerator {
  * The event's generator. `key`: the event's `pretix_sig1` key when the caller read it already
  * (undefined: read here; null: known to be missing); for `pretix_sig1` a missing key is made.
  */
-export async function secretGenerator(env: Env, db: DB, eventId: number, settings: Record<string, unknown>, now: number, key?: SigningKeyRow | null): Promise<SecretGenerator> {
+export async function secretGenerator(
+  env: Env,
+  db: DB,
+  eventId: number,
+  settings: Record<string, unknown>,
+  now: number,
+  key?: SigningKeyRow | null,
+): Promise<SecretGenerator> {
   if (generatorName(settings) !== SIG1) return random;
   return sig1(env, eventId, await ensureSigningKey(env, db, eventId, now, key));
 }
@@ -177,7 +223,12 @@ export type AssignedSecret = { secret: string; changed: boolean; revoke: boolean
  * a revocation list and `forceIfRevocationList` (a canceled ticket), or when what the secret
  * encodes changed; the old secret is revoked when it changed and the generator keeps a list.
  */
-export async function assignSecret(gen: SecretGenerator, facts: TicketSecretFacts, current: string, opts: { forceInvalidate?: boolean; forceIfRevocationList?: boolean } = {}): Promise<AssignedSecret> {
+export async function assignSecret(
+  gen: SecretGenerator,
+  facts: TicketSecretFacts,
+  current: string,
+  opts: { forceInvalidate?: boolean; forceIfRevocationList?: boolean } = {},
+): Promise<AssignedSecret> {
   const force = (opts.forceInvalidate ?? false) || (gen.useRevocationList && (opts.forceIfRevocationList ?? false));
   const secret = await gen.generate(facts, current, force);
   const changed = secret !== current;

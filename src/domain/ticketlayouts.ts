@@ -91,9 +91,16 @@ async function layoutValues(
   if (bg === null || (bg === undefined && full)) {
     v.background = null;
   } else if (bg !== undefined) {
-    const unchanged = current !== undefined && current.layout.background !== null && bg === mediaUrl(ctx.baseUrl, current.layout.background);
+    const unchanged =
+      current !== undefined &&
+      current.layout.background !== null &&
+      bg === mediaUrl(ctx.baseUrl, current.layout.background);
     if (!unchanged) {
-      v.background = await storeUpload(bg, { field: "background", allowedTypes: ["application/pdf"], scope: `events/${ctx.event.id}/ticketlayouts` });
+      v.background = await storeUpload(bg, {
+        field: "background",
+        allowedTypes: ["application/pdf"],
+        scope: `events/${ctx.event.id}/ticketlayouts`,
+      });
     }
   }
   return v;
@@ -106,8 +113,19 @@ export async function loadTicketLayout(ctx: EventContext, id: number): Promise<T
   return record;
 }
 
-export async function createTicketLayout(ctx: EventContext, input: TicketLayoutInput, storeUpload: StoreUpload): Promise<TicketLayoutRecord> {
-  const values = await layoutValues(ctx, input, "replace", undefined, () => hasOtherDefaultLayout(ctx.db, ctx.event.id), storeUpload);
+export async function createTicketLayout(
+  ctx: EventContext,
+  input: TicketLayoutInput,
+  storeUpload: StoreUpload,
+): Promise<TicketLayoutRecord> {
+  const values = await layoutValues(
+    ctx,
+    input,
+    "replace",
+    undefined,
+    () => hasOtherDefaultLayout(ctx.db, ctx.event.id),
+    storeUpload,
+  );
   return write(() => insertTicketLayout(ctx.db, ctx.event.id, values as TicketLayoutValues));
 }
 

@@ -22,7 +22,14 @@ import { sha256Hex } from "../lib/crypto";
 import { dispatchDocuments, loadFont, notReady } from "./documents";
 import { Failure, forbidden, isFailure, notFound } from "./failure";
 import { EVENT_SETTINGS, effectiveSettings } from "./settings";
-import { DEFAULT_LAYOUT, readLayout, renderTicketPdf, type TicketDocument, type TicketEventData, type TicketPositionData } from "./ticket-render";
+import {
+  DEFAULT_LAYOUT,
+  readLayout,
+  renderTicketPdf,
+  type TicketDocument,
+  type TicketEventData,
+  type TicketPositionData,
+} from "./ticket-render";
 
 export type Download = { output: string; url: string };
 
@@ -35,7 +42,10 @@ function setting(facts: TicketFacts, key: string): boolean {
 }
 
 /** Whether the order's tickets can be downloaded in its status (pretix's rule). */
-export function orderTicketsAvailable(r: { order: { status: string; requireApproval: boolean }; ticketFacts: TicketFacts }): boolean {
+export function orderTicketsAvailable(r: {
+  order: { status: string; requireApproval: boolean };
+  ticketFacts: TicketFacts;
+}): boolean {
   const o = r.order;
   if (o.status === "p") return true;
   return o.status === "n" && !o.requireApproval && setting(r.ticketFacts, "ticket_download_pending");
@@ -46,7 +56,10 @@ export function positionHasTicket(p: Pick<PositionJson, "id" | "addon_to" | "can
   if (p.canceled === 1) return false;
   const [admission, generate] = facts.items[String(p.id)] ?? [0, null];
   if (generate !== null) return generate === 1;
-  return (setting(facts, "ticket_download_addons") || p.addon_to === null) && (setting(facts, "ticket_download_nonadm") || admission === 1);
+  return (
+    (setting(facts, "ticket_download_addons") || p.addon_to === null) &&
+    (setting(facts, "ticket_download_nonadm") || admission === 1)
+  );
 }
 
 export type DownloadUrls = { order: string; position: (id: number) => string };
@@ -63,10 +76,14 @@ export function pageDownloadUrls(orderPageUrl: string): DownloadUrls {
 }
 
 /** The `downloads` of an order and of each of its positions (position id → list). */
-export function orderDownloads(r: OrderRecord, urls: DownloadUrls): { order: Download[]; positions: Map<number, Download[]> } {
+export function orderDownloads(
+  r: OrderRecord,
+  urls: DownloadUrls,
+): { order: Download[]; positions: Map<number, Download[]> } {
   const positions = new Map<number, Download[]>();
   if (!orderTicketsAvailable(r)) return { order: [], positions };
-  for (const p of r.positions) if (positionHasTicket(p, r.ticketFacts)) positions.set(p.id, [{ output: "pdf", url: urls.position(p.id) }]);
+  for (const p of r.positions)
+    if (positionHasTicket(p, r.ticketFacts)) positions.set(p.id, [{ output: "pdf", url: urls.position(p.id) }]);
   return { order: positions.size ? [{ output: "pdf", url: urls.order }] : [], positions };
 }
 
@@ -76,12 +93,24 @@ export function orderDownloads(r: OrderRecord, urls: DownloadUrls): { order: Dow
  * stored ticket_download settings.
  */
 export function positionDownloads(
-  p: { id: number; addonTo: number | null; orderStatus: string; orderRequireApproval: boolean; item: [number, number | null]; settings: Record<string, unknown> },
+  p: {
+    id: number;
+    addonTo: number | null;
+    orderStatus: string;
+    orderRequireApproval: boolean;
+    item: [number, number | null];
+    settings: Record<string, unknown>;
+  },
   urls: DownloadUrls,
 ): Download[] {
   const ticketFacts: TicketFacts = { items: { [String(p.id)]: p.item }, settings: p.settings };
-  if (!orderTicketsAvailable({ order: { status: p.orderStatus, requireApproval: p.orderRequireApproval }, ticketFacts })) return [];
-  return positionHasTicket({ id: p.id, addon_to: p.addonTo, canceled: 0 }, ticketFacts) ? [{ output: "pdf", url: urls.position(p.id) }] : [];
+  if (
+    !orderTicketsAvailable({ order: { status: p.orderStatus, requireApproval: p.orderRequireApproval }, ticketFacts })
+  )
+    return [];
+  return positionHasTicket({ id: p.id, addon_to: p.addonTo, canceled: 0 }, ticketFacts)
+    ? [{ output: "pdf", url: urls.position(p.id) }]
+    : [];
 }
 
 /** Whether customers see download links on their order page (event setting `ticket_download`). */
@@ -107,11 +136,20 @@ export type TicketPlan = {
  * (null): data read in one batch. Fails with `forbidden` when the position has no ticket or
  * the order none at all.
  */
-export async function ticketPlan(db: DB, event: EventRow, r: OrderRecord, positionId: number | null): Promise<TicketPlan> {
+export async function ticketPlan(
+  db: DB,
+  event: EventRow,
+  r: OrderRecord,
+  positionId: number | null,
+): Promise<TicketPlan> {
   const active = r.positions.filter((p) => p.canceled !== 1);
-  const chosen = positionId === null ? active.filter((p) => positionHasTicket(p, r.ticketFacts)) : active.filter((p) => p.id === positionId);
+  const chosen =
+    positionId === null
+      ? active.filter((p) => positionHasTicket(p, r.ticketFacts))
+      : active.filter((p) => p.id === positionId);
   if (positionId !== null && chosen.length === 0) throw notFound();
-  if (positionId !== null && !positionHasTicket(chosen[0]!, r.ticketFacts)) throw forbidden("Downloads are not enabled for this product.");
+  if (positionId !== null && !positionHasTicket(chosen[0]!, r.ticketFacts))
+    throw forbidden("Downloads are not enabled for this product.");
   if (chosen.length === 0) throw forbidden("This order has no tickets to download.");
   const facts = await ticketRenderFacts(db, {
     organizerId: event.organizerId,
@@ -146,7 +184,9 @@ export async function ticketPlan(db: DB, event: EventRow, r: OrderRecord, positi
       price: p.price,
       priceWithAddons: p.price + addons.reduce((s, a) => s + a.price, 0),
       attendeeName: p.attendee_name ?? parent?.attendee_name ?? null,
-      attendeeNameParts: Object.keys(p.attendee_name_parts).length ? p.attendee_name_parts : (parent?.attendee_name_parts ?? {}),
+      attendeeNameParts: Object.keys(p.attendee_name_parts).length
+        ? p.attendee_name_parts
+        : (parent?.attendee_name_parts ?? {}),
       attendeeEmail: p.attendee_email ?? parent?.attendee_email ?? null,
       item: {
         name: item?.name ?? {},
@@ -154,10 +194,23 @@ export async function ticketPlan(db: DB, event: EventRow, r: OrderRecord, positi
         category: item?.categoryId != null ? (facts.categories.get(item.categoryId) ?? null) : null,
         meta: { ...itemMetaDefaults, ...(item?.metaData ?? {}) },
       },
-      variation: variation ? { value: variation.value, description: variation.description, meta: variation.metaData } : null,
-      subevent: sub ? { name: sub.name, dateFrom: sub.dateFrom, dateTo: sub.dateTo, dateAdmission: sub.dateAdmission, location: sub.location } : null,
+      variation: variation
+        ? { value: variation.value, description: variation.description, meta: variation.metaData }
+        : null,
+      subevent: sub
+        ? {
+            name: sub.name,
+            dateFrom: sub.dateFrom,
+            dateTo: sub.dateTo,
+            dateAdmission: sub.dateAdmission,
+            location: sub.location,
+          }
+        : null,
       seat: seatOf(p) ?? seatOf(parent),
-      addons: addons.map((a) => ({ item: facts.items.get(a.item)?.name ?? {}, variation: a.variation !== null ? (facts.variations.get(a.variation)?.value ?? null) : null })),
+      addons: addons.map((a) => ({
+        item: facts.items.get(a.item)?.name ?? {},
+        variation: a.variation !== null ? (facts.variations.get(a.variation)?.value ?? null) : null,
+      })),
       answers,
     };
   });
@@ -176,16 +229,27 @@ export async function ticketPlan(db: DB, event: EventRow, r: OrderRecord, positi
     nameScheme: (settings.name_scheme as string) ?? "full",
     meta: facts.meta,
   };
-  const order = { code: r.order.code, email: r.order.email, phone: r.order.phone, datetime: r.order.datetime, locale: r.order.locale, invoiceAddress: r.order.invoiceAddress };
+  const order = {
+    code: r.order.code,
+    email: r.order.email,
+    phone: r.order.phone,
+    datetime: r.order.datetime,
+    locale: r.order.locale,
+    invoiceAddress: r.order.invoiceAddress,
+  };
   const layouts = new Map<number, LayoutRef>();
   for (const p of chosen) {
     const id = facts.assignments.get(p.item) ?? facts.defaultLayoutId;
     const row = id !== null ? facts.layouts.get(id) : undefined;
-    const layout = row ? { name: row.name, elements: row.layout, background: row.background } : { name: "Default", elements: DEFAULT_LAYOUT, background: null };
+    const layout = row
+      ? { name: row.name, elements: row.layout, background: row.background }
+      : { name: "Default", elements: DEFAULT_LAYOUT, background: null };
     readLayout(layout.name, layout.elements); // an unusable layout fails here, before anything is queued
     layouts.set(p.id, layout);
   }
-  const fingerprint = await sha256Hex(JSON.stringify({ v: RENDERER_VERSION, positions, order, event: eventData, layouts: [...layouts] }));
+  const fingerprint = await sha256Hex(
+    JSON.stringify({ v: RENDERER_VERSION, positions, order, event: eventData, layouts: [...layouts] }),
+  );
   const key = `tickets/${event.id}/${r.order.id}/${positionId ?? "order"}-${fingerprint.slice(0, 32)}.pdf`;
   return { key, positions, order, event: eventData, layouts };
 }
@@ -199,9 +263,19 @@ type RenderFailure = { code: "invalid" | "unavailable"; message: string };
  * `not_ready` (409), or the recorded failure (400 for an unusable layout, 503 when the
  * deployment must fix something).
  */
-export async function ticketPdf(env: Env, db: DB, event: EventRow, r: OrderRecord, positionId: number | null): Promise<{ body: ReadableStream; filename: string }> {
+export async function ticketPdf(
+  env: Env,
+  db: DB,
+  event: EventRow,
+  r: OrderRecord,
+  positionId: number | null,
+): Promise<{ body: ReadableStream; filename: string }> {
   if (!orderTicketsAvailable(r)) {
-    throw forbidden(r.order.status === "n" ? "Downloads are not available for pending orders." : "Downloads are not available for canceled or expired orders.");
+    throw forbidden(
+      r.order.status === "n"
+        ? "Downloads are not available for pending orders."
+        : "Downloads are not available for canceled or expired orders.",
+    );
   }
   const plan = await ticketPlan(db, event, r, positionId);
   const object = await env.FILES.get(plan.key);
@@ -227,7 +301,13 @@ export async function ticketPdf(env: Env, db: DB, event: EventRow, r: OrderRecor
  * fonts, is recorded beside the key; other failures are retried by the queue (the last attempt
  * records them too). Older files of the same position are removed.
  */
-export async function renderTicketFile(env: Env, db: DB, msg: { eventId: number; code: string; positionId: number | null }, lastAttempt: boolean, now = Date.now()): Promise<void> {
+export async function renderTicketFile(
+  env: Env,
+  db: DB,
+  msg: { eventId: number; code: string; positionId: number | null },
+  lastAttempt: boolean,
+  now = Date.now(),
+): Promise<void> {
   const event = await eventById(db, msg.eventId);
   if (!event) return;
   const r = await findOrder(db, event.id, msg.code);
@@ -241,7 +321,8 @@ export async function renderTicketFile(env: Env, db: DB, msg: { eventId: number;
     throw e;
   }
   if (await env.FILES.head(plan.key)) return;
-  const record = (f: RenderFailure) => env.FILES.put(`${plan.key}.error`, JSON.stringify(f), { httpMetadata: { contentType: "application/json" } });
+  const record = (f: RenderFailure) =>
+    env.FILES.put(`${plan.key}.error`, JSON.stringify(f), { httpMetadata: { contentType: "application/json" } });
   try {
     const layouts = new Map<number, { name: string; elements: unknown[]; background: Uint8Array | null }>();
     const backgrounds = new Map<string, Uint8Array>();
@@ -251,21 +332,33 @@ export async function renderTicketFile(env: Env, db: DB, msg: { eventId: number;
         bg = backgrounds.get(l.background) ?? null;
         if (!bg) {
           const object = await env.FILES.get(`media/${l.background}`);
-          if (!object) throw new Failure("invalid", `The ticket layout "${l.name}" cannot be rendered: its background file is missing.`);
+          if (!object)
+            throw new Failure(
+              "invalid",
+              `The ticket layout "${l.name}" cannot be rendered: its background file is missing.`,
+            );
           bg = new Uint8Array(await object.arrayBuffer());
           backgrounds.set(l.background, bg);
         }
       }
       layouts.set(id, { name: l.name, elements: l.elements, background: bg });
     }
-    const bytes = await renderTicketPdf({ positions: plan.positions, order: plan.order, event: plan.event, layouts }, (face) => loadFont(env, face), now);
+    const bytes = await renderTicketPdf(
+      { positions: plan.positions, order: plan.order, event: plan.event, layouts },
+      (face) => loadFont(env, face),
+      now,
+    );
     await env.FILES.put(plan.key, bytes, { httpMetadata: { contentType: "application/pdf" } });
   } catch (e) {
     if (isFailure(e, "invalid") || isFailure(e, "unavailable")) {
       await record({ code: e.code as RenderFailure["code"], message: e.message });
       return;
     }
-    if (lastAttempt) await record({ code: "unavailable", message: `The ticket could not be rendered: ${e instanceof Error ? e.message : String(e)}` });
+    if (lastAttempt)
+      await record({
+        code: "unavailable",
+        message: `The ticket could not be rendered: ${e instanceof Error ? e.message : String(e)}`,
+      });
     throw e;
   }
   // files of the same position (or order) drawn from older data

@@ -8,9 +8,22 @@
 import { z } from "zod";
 import { isUniqueError } from "../db/constraints";
 import { PRICE_MODES, VOUCHER_CODE_INDEX } from "../db/schema";
-import { existingCodes, findVoucher, findVouchersById, findVoucherWithStamp, voucherChecks, type VoucherRefs, type VoucherRow } from "../db/vouchers";
+import {
+  existingCodes,
+  findVoucher,
+  findVouchersById,
+  findVoucherWithStamp,
+  voucherChecks,
+  type VoucherRefs,
+  type VoucherRow,
+} from "../db/vouchers";
 import { withEventObject } from "../objects/client";
-import type { CreateVouchersResult, DeleteVoucherResult, UpdateVoucherResult, VoucherColumns } from "../objects/event-object";
+import type {
+  CreateVouchersResult,
+  DeleteVoucherResult,
+  UpdateVoucherResult,
+  VoucherColumns,
+} from "../objects/event-object";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { Failure, type FieldErrors, inUse, invalidPk, notFound, Problems, validationError } from "./failure";
@@ -118,13 +131,25 @@ function columns(v: FullVoucher): VoucherColumns {
 /** The ids of the catalog objects that `list` refers to. */
 function refIds(list: FullVoucher[]) {
   const ids = (pick: (v: FullVoucher) => number | null) => list.map(pick).filter((id): id is number => id !== null);
-  return { itemIds: ids((v) => v.item), variationIds: ids((v) => v.variation), quotaIds: ids((v) => v.quota), subeventIds: ids((v) => v.subevent) };
+  return {
+    itemIds: ids((v) => v.item),
+    variationIds: ids((v) => v.variation),
+    quotaIds: ids((v) => v.quota),
+    subeventIds: ids((v) => v.subevent),
+  };
 }
 
 /** The rules that span fields and the event's catalog (pretix's voucher validation). */
-function validateVoucher(ctx: EventContext, v: FullVoucher, refs: VoucherRefs, errors: Problems, opts: { redeemed?: number } = {}): void {
+function validateVoucher(
+  ctx: EventContext,
+  v: FullVoucher,
+  refs: VoucherRefs,
+  errors: Problems,
+  opts: { redeemed?: number } = {},
+): void {
   const { event } = ctx;
-  if (v.min_usages > v.max_usages) errors.add("min_usages", "The minimum number of usages may not be higher than the maximum number of usages.");
+  if (v.min_usages > v.max_usages)
+    errors.add("min_usages", "The minimum number of usages may not be higher than the maximum number of usages.");
   if (opts.redeemed !== undefined && v.max_usages < opts.redeemed) {
     errors.add("max_usages", "This voucher has already been redeemed more often than this number.");
   }
@@ -132,7 +157,8 @@ function validateVoucher(ctx: EventContext, v: FullVoucher, refs: VoucherRefs, e
   if (v.quota !== null && (v.item !== null || v.variation !== null)) {
     errors.add("quota", "You cannot select a quota and a specific product at the same time.");
   }
-  if (v.variation !== null && v.item === null) errors.add("variation", "You cannot select a variation without a product.");
+  if (v.variation !== null && v.item === null)
+    errors.add("variation", "You cannot select a variation without a product.");
   let itemHasVariations = false;
   if (v.item !== null) {
     const item = refs.items.get(v.item);
@@ -140,7 +166,8 @@ function validateVoucher(ctx: EventContext, v: FullVoucher, refs: VoucherRefs, e
     else itemHasVariations = item.hasVariations;
     if (v.variation !== null) {
       const variation = refs.variations.get(v.variation);
-      if (!variation || variation.itemId !== v.item) errors.add("variation", "This variation does not belong to the selected product.");
+      if (!variation || variation.itemId !== v.item)
+        errors.add("variation", "This variation does not belong to the selected product.");
     }
   }
   let quotaSubevent: number | null = null;
@@ -152,14 +179,23 @@ function validateVoucher(ctx: EventContext, v: FullVoucher, refs: VoucherRefs, e
   if (v.subevent !== null) {
     if (!event.hasSubevents) errors.add("subevent", "You cannot set a subevent if the event is not an event series.");
     else if (!refs.subevents.has(v.subevent)) errors.add("subevent", invalidPk(v.subevent));
-    else if (v.quota !== null && quotaSubevent !== null && quotaSubevent !== v.subevent) errors.add("quota", "The quota belongs to another date.");
+    else if (v.quota !== null && quotaSubevent !== null && quotaSubevent !== v.subevent)
+      errors.add("quota", "The quota belongs to another date.");
   }
   if (v.block_quota) {
-    if (v.item === null && v.quota === null) errors.add("block_quota", "You need to select a specific product or quota if this voucher should reserve tickets.");
+    if (v.item === null && v.quota === null)
+      errors.add(
+        "block_quota",
+        "You need to select a specific product or quota if this voucher should reserve tickets.",
+      );
     if (v.item !== null && itemHasVariations && v.variation === null) {
-      errors.add("block_quota", "You need to select a specific variation if this voucher should reserve tickets of a product with variations.");
+      errors.add(
+        "block_quota",
+        "You need to select a specific variation if this voucher should reserve tickets of a product with variations.",
+      );
     }
-    if (event.hasSubevents && v.subevent === null && v.quota === null) errors.add("block_quota", "If you want this voucher to block quota, you need to select a specific date.");
+    if (event.hasSubevents && v.subevent === null && v.quota === null)
+      errors.add("block_quota", "If you want this voucher to block quota, you need to select a specific date.");
   }
   if (v.seat !== null) {
     if (v.item === null) errors.add("seat", "You need to choose a specific product if you select a seat.");
@@ -170,7 +206,9 @@ function validateVoucher(ctx: EventContext, v: FullVoucher, refs: VoucherRefs, e
 /** The field errors of a block the event object refused. */
 function blockRefusalErrors(refusals: Refusal[]): FieldErrors {
   const messages = refusals.map((r) =>
-    r.code === "quota" ? `There is not enough quota available to block tickets for this voucher (quota ${r.quotaId}: ${r.available} left).` : "The voucher could not be reserved.",
+    r.code === "quota"
+      ? `There is not enough quota available to block tickets for this voucher (quota ${r.quotaId}: ${r.available} left).`
+      : "The voucher could not be reserved.",
   );
   return { block_quota: messages };
 }
@@ -196,10 +234,17 @@ async function codeRace(call: () => PromiseLike<unknown>): Promise<unknown> {
  * Creates vouchers atomically (codes unique within the list and the event, each valid, all
  * quota blocks fitting) or none. `fail` shapes the field errors, one per input.
  */
-async function create(ctx: EventContext, inputs: VoucherInput[], fail: (errors: FieldErrors[]) => Failure): Promise<VoucherRow[]> {
+async function create(
+  ctx: EventContext,
+  inputs: VoucherInput[],
+  fail: (errors: FieldErrors[]) => Failure,
+): Promise<VoucherRow[]> {
   const { db, event, now } = ctx;
   const full = inputs.map((i): FullVoucher => ({ ...DEFAULTS, ...i }));
-  const { taken, refs, stamp } = await voucherChecks(db, event.id, { codes: full.map((v) => v.code), ids: refIds(full) });
+  const { taken, refs, stamp } = await voucherChecks(db, event.id, {
+    codes: full.map((v) => v.code),
+    ids: refIds(full),
+  });
   const seen = new Set<string>();
   const problems = full.map((v) => {
     const errors = new Problems();
@@ -211,10 +256,20 @@ async function create(ctx: EventContext, inputs: VoucherInput[], fail: (errors: 
   });
   if (problems.some((p) => p.has())) throw fail(problems.map((p) => p.errors));
   const rows = full.map((v) => ({ ...columns(v), eventId: event.id, redeemed: 0, createdAt: now }));
-  const result = await withEventObject<CreateVouchersResult | typeof CODE_RACE>(ctx.env, event.id, (s) => codeRace(() => s.createVouchers(stamp, rows)), 409);
+  const result = await withEventObject<CreateVouchersResult | typeof CODE_RACE>(
+    ctx.env,
+    event.id,
+    (s) => codeRace(() => s.createVouchers(stamp, rows)),
+    409,
+  );
   if ("codeTaken" in result) {
-    const nowTaken = await existingCodes(db, event.id, full.map((v) => v.code));
-    if (!full.some((v) => nowTaken.has(v.code.toLowerCase()))) throw new Failure("busy", "The codes changed meanwhile. Retry in a moment.");
+    const nowTaken = await existingCodes(
+      db,
+      event.id,
+      full.map((v) => v.code),
+    );
+    if (!full.some((v) => nowTaken.has(v.code.toLowerCase())))
+      throw new Failure("busy", "The codes changed meanwhile. Retry in a moment.");
     throw fail(full.map((v): FieldErrors => (nowTaken.has(v.code.toLowerCase()) ? { code: [CODE_TAKEN] } : {})));
   }
   if (!result.ok) throw fail(full.map((_, i) => (i === result.index ? blockRefusalErrors(result.refusals) : {})));
@@ -222,29 +277,49 @@ async function create(ctx: EventContext, inputs: VoucherInput[], fail: (errors: 
 }
 
 /** Creates one voucher (POST). */
-export const createVoucher = survivingD1Faults(async function createVoucher(ctx: EventContext, input: VoucherInput): Promise<VoucherRow> {
+export const createVoucher = survivingD1Faults(async function createVoucher(
+  ctx: EventContext,
+  input: VoucherInput,
+): Promise<VoucherRow> {
   const [row] = await create(ctx, [input], (errors) => validationError(errors[0]!));
   return row!;
 });
 
 /** Creates a list of vouchers atomically (batch_create); field errors come as a list, one per input. */
-export const createVouchers = survivingD1Faults(async function createVouchers(ctx: EventContext, inputs: VoucherInput[]): Promise<VoucherRow[]> {
+export const createVouchers = survivingD1Faults(async function createVouchers(
+  ctx: EventContext,
+  inputs: VoucherInput[],
+): Promise<VoucherRow[]> {
   return create(ctx, inputs, (errors) => validationError(errors));
 });
 
 /** PUT (`full`: omitted fields reset to their defaults) or PATCH (omitted fields kept) of a voucher. */
-export const changeVoucher = survivingD1Faults(async function changeVoucher(ctx: EventContext, id: number, input: VoucherPatch, opts: { full: boolean }): Promise<VoucherRow> {
+export const changeVoucher = survivingD1Faults(async function changeVoucher(
+  ctx: EventContext,
+  id: number,
+  input: VoucherPatch,
+  opts: { full: boolean },
+): Promise<VoucherRow> {
   const { db, event } = ctx;
   const current = await findVoucher(db, event.id, id);
   if (!current) throw notFound();
   const next: FullVoucher = opts.full ? { ...DEFAULTS, ...(input as VoucherInput) } : { ...fromRow(current), ...input };
   const codeChanged = next.code.toLowerCase() !== current.code.toLowerCase();
-  const { taken, refs, stamp } = await voucherChecks(db, event.id, { codes: codeChanged ? [next.code] : [], exceptId: current.id, ids: refIds([next]) });
+  const { taken, refs, stamp } = await voucherChecks(db, event.id, {
+    codes: codeChanged ? [next.code] : [],
+    exceptId: current.id,
+    ids: refIds([next]),
+  });
   const errors = new Problems();
   validateVoucher(ctx, next, refs, errors, { redeemed: current.redeemed });
   if (taken.size) errors.add("code", CODE_TAKEN);
   errors.throwIfAny();
-  const result = await withEventObject<UpdateVoucherResult | typeof CODE_RACE>(ctx.env, event.id, (s) => codeRace(() => s.updateVoucher(stamp, current.id, columns(next))), 409);
+  const result = await withEventObject<UpdateVoucherResult | typeof CODE_RACE>(
+    ctx.env,
+    event.id,
+    (s) => codeRace(() => s.updateVoucher(stamp, current.id, columns(next))),
+    409,
+  );
   if ("codeTaken" in result) throw validationError({ code: [CODE_TAKEN] });
   if (!result.ok) {
     if (result.refusals.some((r) => r.code === "voucher_unknown")) throw notFound();
@@ -254,10 +329,18 @@ export const changeVoucher = survivingD1Faults(async function changeVoucher(ctx:
 });
 
 /** Deletes a voucher that was never redeemed (403 otherwise, also when an order redeems it meanwhile). */
-export const deleteVoucher = survivingD1Faults(async function deleteVoucher(ctx: EventContext, id: number): Promise<void> {
+export const deleteVoucher = survivingD1Faults(async function deleteVoucher(
+  ctx: EventContext,
+  id: number,
+): Promise<void> {
   const { voucher, stamp } = await findVoucherWithStamp(ctx.db, ctx.event.id, id);
   if (!voucher) throw notFound();
   if (voucher.redeemed > 0) throw inUse(REDEEMED);
-  const result = await withEventObject<DeleteVoucherResult>(ctx.env, ctx.event.id, (s) => s.deleteVoucher(stamp, voucher.id), 409);
+  const result = await withEventObject<DeleteVoucherResult>(
+    ctx.env,
+    ctx.event.id,
+    (s) => s.deleteVoucher(stamp, voucher.id),
+    409,
+  );
   if (!result.ok) throw inUse(REDEEMED);
 });

@@ -73,7 +73,9 @@ function hex(bytes: ArrayBuffer): string {
  */
 export async function signatureHeader(secret: string, body: string, unixSeconds: number): Promise<string> {
   const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const mac = await crypto.subtle.sign("HMAC", key, enc.encode(`${unixSeconds}.${body}`));
   return `t=${unixSeconds},v1=${hex(mac)}`;
 }
@@ -110,9 +112,16 @@ async function readStart(res: Response): Promise<string> {
 }
 
 /** POSTs a call to the webhook's target: what came back, or why nothing did. */
-async function attempt(env: Env, target: string, secret: string, body: string, opts: Required<DeliveryOptions>): Promise<AttemptRecord> {
+async function attempt(
+  env: Env,
+  target: string,
+  secret: string,
+  body: string,
+  opts: Required<DeliveryOptions>,
+): Promise<AttemptRecord> {
   const refused = targetUrlProblem(target, readConfig(env).webhooks);
-  if (refused) return { targetUrl: target, statusCode: null, response: null, error: `Not sent: ${refused}`, durationMs: 0 };
+  if (refused)
+    return { targetUrl: target, statusCode: null, response: null, error: `Not sent: ${refused}`, durationMs: 0 };
   const { url, authorization } = requestTarget(target);
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -131,7 +140,9 @@ async function attempt(env: Env, target: string, secret: string, body: string, o
       targetUrl: target,
       statusCode: null,
       response: null,
-      error: timedOut ? `No answer within ${opts.timeoutMs / 1000} seconds.` : `Connection failed: ${e instanceof Error ? e.message : String(e)}`.slice(0, RESPONSE_LIMIT),
+      error: timedOut
+        ? `No answer within ${opts.timeoutMs / 1000} seconds.`
+        : `Connection failed: ${e instanceof Error ? e.message : String(e)}`.slice(0, RESPONSE_LIMIT),
       durationMs: Date.now() - started,
     };
   }
@@ -140,13 +151,19 @@ async function attempt(env: Env, target: string, secret: string, body: string, o
   try {
     response = await readStart(res);
   } catch (e) {
-    error = signal.aborted ? `The answer's body did not arrive within ${opts.timeoutMs / 1000} seconds.` : `The answer's body could not be read: ${e instanceof Error ? e.message : String(e)}`;
+    error = signal.aborted
+      ? `The answer's body did not arrive within ${opts.timeoutMs / 1000} seconds.`
+      : `The answer's body could not be read: ${e instanceof Error ? e.message : String(e)}`;
   }
   return { targetUrl: target, statusCode: res.status, response, error, durationMs: Date.now() - started };
 }
 
 /** What the rules make of an attempt: delivered (2xx), given up, or retried later. */
-export function outcomeOf(call: Pick<WebhookCallRow, "attempts" | "createdAt">, statusCode: number | null, now: number): AttemptOutcome {
+export function outcomeOf(
+  call: Pick<WebhookCallRow, "attempts" | "createdAt">,
+  statusCode: number | null,
+  now: number,
+): AttemptOutcome {
   if (statusCode !== null && statusCode >= 200 && statusCode <= 299) return { state: "delivered" };
   if (statusCode === 410) return { state: "failed" };
   const interval = RETRY_INTERVALS[call.attempts - 1];
@@ -183,7 +200,12 @@ export type SequenceRun = { delivered: number; attempted: number };
  * RUN_LIMIT, and none started after RUN_BUDGET_MS; the rest continue in a new message). A
  * failed attempt schedules the next by the rules and stops the run: the later calls wait. Nothing due, or held by another delivery: nothing happens.
  */
-export async function deliverSequence(env: Env, db: DB, k: SequenceKey, opts: DeliveryOptions = {}): Promise<SequenceRun> {
+export async function deliverSequence(
+  env: Env,
+  db: DB,
+  k: SequenceKey,
+  opts: DeliveryOptions = {},
+): Promise<SequenceRun> {
   const o = options(opts);
   const run: SequenceRun = { delivered: 0, attempted: 0 };
   const started = Date.now();
@@ -206,7 +228,11 @@ export async function deliverSequence(env: Env, db: DB, k: SequenceKey, opts: De
       return run;
     }
     if (outcome.state === "pending") {
-      await send(env, { kind: "webhook", ...k }, Math.min(MAX_QUEUE_DELAY_S, Math.ceil((outcome.nextAttemptAt - now) / 1000)));
+      await send(
+        env,
+        { kind: "webhook", ...k },
+        Math.min(MAX_QUEUE_DELAY_S, Math.ceil((outcome.nextAttemptAt - now) / 1000)),
+      );
       return run;
     }
     if (outcome.state === "delivered") run.delivered++;
@@ -216,8 +242,18 @@ export async function deliverSequence(env: Env, db: DB, k: SequenceKey, opts: De
 }
 
 /** A queue message: the order's sequences (one webhook's, or every webhook's with pending calls), side by side. */
-export async function deliverWebhookMessage(env: Env, db: DB, m: WebhookMessage, opts: DeliveryOptions = {}): Promise<SequenceRun> {
+export async function deliverWebhookMessage(
+  env: Env,
+  db: DB,
+  m: WebhookMessage,
+  opts: DeliveryOptions = {},
+): Promise<SequenceRun> {
   const webhookIds = m.webhookId !== undefined ? [m.webhookId] : await webhooksPendingFor(db, m.eventId, m.code);
-  const runs = await Promise.all(webhookIds.map((webhookId) => deliverSequence(env, db, { webhookId, eventId: m.eventId, code: m.code }, opts)));
-  return runs.reduce((a, r) => ({ delivered: a.delivered + r.delivered, attempted: a.attempted + r.attempted }), { delivered: 0, attempted: 0 });
+  const runs = await Promise.all(
+    webhookIds.map((webhookId) => deliverSequence(env, db, { webhookId, eventId: m.eventId, code: m.code }, opts)),
+  );
+  return runs.reduce((a, r) => ({ delivered: a.delivered + r.delivered, attempted: a.attempted + r.attempted }), {
+    delivered: 0,
+    attempted: 0,
+  });
 }

@@ -71,7 +71,8 @@ function ipv4Kind(n: number): Kind {
 function ipv6Groups(text: string): number[] | null {
   const halves = text.split("::");
   if (halves.length > 2) return null;
-  const parse = (s: string) => (s === "" ? [] : s.split(":").map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN)));
+  const parse = (s: string) =>
+    s === "" ? [] : s.split(":").map((g) => (/^[0-9a-f]{1,4}$/i.test(g) ? parseInt(g, 16) : NaN));
   const head = parse(halves[0]!);
   const tail = halves.length === 2 ? parse(halves[1]!) : [];
   if ([...head, ...tail].some(Number.isNaN)) return null;

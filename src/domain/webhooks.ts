@@ -77,14 +77,19 @@ function newSecret(): string {
  * a target the deployment accepts, known action types, events of the organizer, not both
  * `all_events` and `limit_events`. Returns the values to store and the event ids.
  */
-async function resolve(ctx: OrganizerContext, next: WebhookValues & { limitEvents: string[] }, input: WebhookPatch): Promise<{ values: WebhookValues; eventIds: number[] | undefined }> {
+async function resolve(
+  ctx: OrganizerContext,
+  next: WebhookValues & { limitEvents: string[] },
+  input: WebhookPatch,
+): Promise<{ values: WebhookValues; eventIds: number[] | undefined }> {
   const errors = new Problems();
   if (input.target_url !== undefined) {
     const problem = targetUrlProblem(input.target_url, readConfig(ctx.env).webhooks);
     if (problem) errors.add("target_url", problem);
   }
   for (const t of new Set(input.action_types ?? [])) {
-    if (!(WEBHOOK_ACTION_TYPES as readonly string[]).includes(t)) errors.add("action_types", `Invalid action type "${t}".`);
+    if (!(WEBHOOK_ACTION_TYPES as readonly string[]).includes(t))
+      errors.add("action_types", `Invalid action type "${t}".`);
   }
   let eventIds: number[] | undefined;
   if (input.limit_events !== undefined) {
@@ -94,7 +99,8 @@ async function resolve(ctx: OrganizerContext, next: WebhookValues & { limitEvent
     if (missing !== undefined) errors.add("limit_events", `Object with slug=${missing} does not exist.`);
     eventIds = slugs.map((s) => ids.get(s)!);
   }
-  if (!errors.has() && next.allEvents && next.limitEvents.length) errors.add("non_field_errors", "You can set either limit_events or all_events.");
+  if (!errors.has() && next.allEvents && next.limitEvents.length)
+    errors.add("non_field_errors", "You can set either limit_events or all_events.");
   errors.throwIfAny();
   return { values: { ...next, actionTypes: [...new Set(next.actionTypes)].sort() }, eventIds };
 }
@@ -117,8 +123,14 @@ function fullValues(input: WebhookInput): WebhookValues & { limitEvents: string[
  * this write can have stored), the answer was lost and this is the success; else a 503 (nothing
  * written, retry): a retry never creates a second webhook for one that was made.
  */
-export const createWebhook = survivingD1Faults(async function createWebhook(ctx: OrganizerContext, input: WebhookInput): Promise<WebhookWithSecret> {
-  const { values, eventIds } = await resolve(ctx, fullValues(input), { ...input, limit_events: input.limit_events ?? [] });
+export const createWebhook = survivingD1Faults(async function createWebhook(
+  ctx: OrganizerContext,
+  input: WebhookInput,
+): Promise<WebhookWithSecret> {
+  const { values, eventIds } = await resolve(ctx, fullValues(input), {
+    ...input,
+    limit_events: input.limit_events ?? [],
+  });
   const secret = newSecret();
   const record = await confirmedWrite(
     () => insertWebhook(ctx.db, ctx.organizer.id, { ...values, secret, createdAt: ctx.now }, eventIds ?? []),
@@ -168,13 +180,19 @@ export const changeWebhook = survivingD1Faults(async function changeWebhook(
 });
 
 /** DELETE, as pretix does it: the webhook is disabled (not deleted); its pending notifications are canceled. */
-export const disableWebhook = survivingD1Faults(async function disableWebhook(ctx: OrganizerContext, id: number): Promise<void> {
+export const disableWebhook = survivingD1Faults(async function disableWebhook(
+  ctx: OrganizerContext,
+  id: number,
+): Promise<void> {
   const after = await updateWebhook(ctx.db, ctx.organizer.id, id, { enabled: false }, undefined);
   if (!after) throw notFound();
 });
 
 /** A new signing secret; the old one no longer signs anything from now on (pending notifications included). */
-export const rotateWebhookSecret = survivingD1Faults(async function rotateWebhookSecret(ctx: OrganizerContext, id: number): Promise<WebhookWithSecret> {
+export const rotateWebhookSecret = survivingD1Faults(async function rotateWebhookSecret(
+  ctx: OrganizerContext,
+  id: number,
+): Promise<WebhookWithSecret> {
   const secret = newSecret();
   const record = await confirmedWrite(
     () => updateWebhook(ctx.db, ctx.organizer.id, id, { secret }, undefined),
@@ -199,7 +217,9 @@ export function dispatchWebhooks(env: Env, orders: { eventId: number; code: stri
   if (orders.length === 0) return;
   // a queue batch holds at most 100 messages
   const sends = chunks(orders, 100).map((part) =>
-    env.WEBHOOK_QUEUE.sendBatch(part.map((o) => ({ body: { kind: "webhook", eventId: o.eventId, code: o.code } satisfies WebhookMessage }))),
+    env.WEBHOOK_QUEUE.sendBatch(
+      part.map((o) => ({ body: { kind: "webhook", eventId: o.eventId, code: o.code } satisfies WebhookMessage })),
+    ),
   );
   const send = Promise.all(sends).catch((e: unknown) => {
     log.error("webhook queue send failed; the cron sweep will deliver", { error: e });

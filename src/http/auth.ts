@@ -57,7 +57,7 @@ function credentialKind(scheme: string): CredentialKind {
       return "device";
     default:
       // OAuth 2.0 (Bearer) and browser sessions are not offered (docs/open-points.md).
-      throw unauthorized("Unsupported authorization scheme. Use \"Token <key>\" or \"Device <token>\".");
+      throw unauthorized('Unsupported authorization scheme. Use "Token <key>" or "Device <token>".');
   }
 }
 
@@ -118,10 +118,14 @@ export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler
     const kind = credentialKind(scheme);
     const hash = await sha256Hex(credential);
     const slugs = tenancySlugs(c.req.path);
-    const eventId = slugs?.event != null && routeReadsWithCredential(c) ? recallAdmission(kind, hash, slugs) : undefined;
+    const eventId =
+      slugs?.event != null && routeReadsWithCredential(c) ? recallAdmission(kind, hash, slugs) : undefined;
     if (slugs && eventId !== undefined) {
       const lookup = (db: DB) => credentialLookup(db, kind, hash, slugs);
-      c.set("credentialAhead", new CredentialAhead(eventId, { kind, hash, slugs }, lookup, (found) => admit(c, found, hash)));
+      c.set(
+        "credentialAhead",
+        new CredentialAhead(eventId, { kind, hash, slugs }, lookup, (found) => admit(c, found, hash)),
+      );
       return next();
     }
     admit(c, await findCredential(c.var.db, kind, hash, slugs), hash);

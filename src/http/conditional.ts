@@ -23,7 +23,9 @@ export function setPageGenerated(c: AppContext, now: number): void {
 }
 
 /** The `modified_since` filter (declare it as `modified_since: modifiedSinceParam` in the route's `queryParams`). */
-export const modifiedSinceParam = q.dateTime("only objects changed since then (the X-Page-Generated of an earlier answer)");
+export const modifiedSinceParam = q.dateTime(
+  "only objects changed since then (the X-Page-Generated of an earlier answer)",
+);
 
 /** The `modified_since` filter, or undefined. */
 export function modifiedSince(c: AppContext): number | undefined {

@@ -72,17 +72,15 @@ export class CredentialAhead {
   ) {}
 
   private decide(lookup: CredentialLookup, results: Promise<unknown[]>): Promise<void> {
-    this.outcome = results.then(
-      (rows) => {
-        try {
-          this.admit(lookup.read(rows));
-          this.check();
-        } catch (err) {
-          forgetAdmission(this.who.kind, this.who.hash, this.who.slugs);
-          throw err;
-        }
-      },
-    );
+    this.outcome = results.then((rows) => {
+      try {
+        this.admit(lookup.read(rows));
+        this.check();
+      } catch (err) {
+        forgetAdmission(this.who.kind, this.who.hash, this.who.slugs);
+        throw err;
+      }
+    });
     return this.outcome;
   }
 
@@ -90,7 +88,10 @@ export class CredentialAhead {
   carriedBy(db: DB): DB {
     if (this.outcome) return db;
     const lookup = this.lookup(db);
-    return withLeadingStatements(db, { statements: lookup.statements, settle: (results) => this.outcome ?? this.decide(lookup, results) });
+    return withLeadingStatements(db, {
+      statements: lookup.statements,
+      settle: (results) => this.outcome ?? this.decide(lookup, results),
+    });
   }
 
   /** The check's outcome: made alone (one round trip) unless a batch already carried it. */

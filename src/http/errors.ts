@@ -38,7 +38,8 @@ export function errorResponse(f: Failure): ErrorResponse {
   const headers = mapping.headers?.(f) ?? {};
   let body: unknown;
   if (f.fields !== undefined) body = f.fields;
-  else if (f.field !== undefined) body = mapping.status === 400 ? { [f.field]: [f.message] } : { detail: f.message, [f.field]: [f.message] };
+  else if (f.field !== undefined)
+    body = mapping.status === 400 ? { [f.field]: [f.message] } : { detail: f.message, [f.field]: [f.message] };
   else body = { detail: f.message };
   return { status: mapping.status, body, headers };
 }
@@ -55,18 +56,18 @@ export const detailBody = z
 export const fieldErrorsBody: z.ZodType<FieldErrors> = z
   .record(
     z.string(),
-    z.union([
-      z.array(z.string()),
-      z.lazy(() => fieldErrorsBody),
-      z.array(z.lazy(() => fieldErrorsBody)),
-    ]),
+    z.union([z.array(z.string()), z.lazy(() => fieldErrorsBody), z.array(z.lazy(() => fieldErrorsBody))]),
   )
   .meta({
     id: "FieldErrors",
-    description: 'Field errors: `{"field": ["message", ...]}`, nested for nested input, one object per element for list input, `non_field_errors` for the object as a whole.',
+    description:
+      'Field errors: `{"field": ["message", ...]}`, nested for nested input, one object per element for list input, `non_field_errors` for the object as a whole.',
   });
 
 /** The body of a 400: field errors (one object per element for a list input), or one message. */
 export const badRequestBody = z
   .union([fieldErrorsBody, z.array(fieldErrorsBody), detailBody])
-  .meta({ id: "BadRequestBody", description: "Field errors (a list of them, one per element, for a list input), or one message." });
+  .meta({
+    id: "BadRequestBody",
+    description: "Field errors (a list of them, one per element, for a list input), or one message.",
+  });

@@ -45,7 +45,8 @@ export function parseContentDisposition(header: string | undefined): string | nu
         }
       }
     } else if (key === "filename") {
-      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1).replace(/\\(.)/g, "$1");
+      if (value.startsWith('"') && value.endsWith('"') && value.length >= 2)
+        value = value.slice(1, -1).replace(/\\(.)/g, "$1");
       filename = value;
     }
   }
@@ -53,17 +54,30 @@ export function parseContentDisposition(header: string | undefined): string | nu
 }
 
 function sanitizeFilename(name: string): string | null {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f"]/g, "").trim();
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f"]/g, "")
+    .trim();
   return base === "" || base === "." || base === ".." ? null : base.slice(0, 200);
 }
 
 /** The upload's answer: the id to put into file fields. */
-export const uploadResponse = z.object({ id: z.string().regex(/^file:[0-9a-f-]{36}$/).meta({ description: "`file:<uuid>`, usable in file fields for 24 hours by the same credential" }) });
+export const uploadResponse = z.object({
+  id: z
+    .string()
+    .regex(/^file:[0-9a-f-]{36}$/)
+    .meta({ description: "`file:<uuid>`, usable in file fields for 24 hours by the same credential" }),
+});
 
 export const uploadDoc = apiDocs("Files").created(uploadResponse, {
   summary: "Upload a file",
-  description: "The raw file as the body, with its `Content-Type` and `Content-Disposition: attachment; filename=<name>`.",
-  rawBody: { required: true, content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+  description:
+    "The raw file as the body, with its `Content-Type` and `Content-Disposition: attachment; filename=<name>`.",
+  rawBody: {
+    required: true,
+    content: { "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } },
+  },
 });
 
 /** POST /api/v1/upload */
@@ -81,7 +95,8 @@ export async function handleUpload(c: AppContext): Promise<Response> {
     throw badRequest(`The file is too large (at most ${maxBytes} bytes).`);
   }
   const body = await c.req.arrayBuffer();
-  if (maxBytes !== null && body.byteLength > maxBytes) throw badRequest(`The file is too large (at most ${maxBytes} bytes).`);
+  if (maxBytes !== null && body.byteLength > maxBytes)
+    throw badRequest(`The file is too large (at most ${maxBytes} bytes).`);
   if (body.byteLength === 0) throw badRequest("The file is empty.");
   const id = crypto.randomUUID();
   await fileStore(() => c.env.FILES.put(`uploads/${id}`, body, { httpMetadata: { contentType } }));
@@ -115,12 +130,17 @@ export async function resolveFileField(
   }
   if (upload.createdAt < Date.now() - UPLOAD_VALIDITY_MS) throw fieldError(field, "The submitted file ID has expired.");
   if (opts.allowedTypes && !opts.allowedTypes.includes(upload.contentType)) {
-    throw fieldError(field, `Files of type "${upload.contentType}" are not accepted here (${opts.allowedTypes.join(", ")}).`);
+    throw fieldError(
+      field,
+      `Files of type "${upload.contentType}" are not accepted here (${opts.allowedTypes.join(", ")}).`,
+    );
   }
   const object = await fileStore(() => c.env.FILES.get(`uploads/${upload.id}`));
   if (!object) throw fieldError(field, "The submitted file ID has expired.");
   const key = `${opts.scope}/${upload.id}/${upload.filename}`;
-  await fileStore(() => c.env.FILES.put(`media/${key}`, object.body, { httpMetadata: { contentType: upload.contentType } }));
+  await fileStore(() =>
+    c.env.FILES.put(`media/${key}`, object.body, { httpMetadata: { contentType: upload.contentType } }),
+  );
   return key;
 }
 

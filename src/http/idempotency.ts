@@ -27,7 +27,9 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     const key = c.req.header("X-Idempotency-Key");
     if (!key || !METHODS.has(c.req.method)) return next();
     const db = c.var.db;
-    const keyHash = await sha256Hex(JSON.stringify([key, c.req.header("Authorization") ?? "", c.req.header("Cookie") ?? ""]));
+    const keyHash = await sha256Hex(
+      JSON.stringify([key, c.req.header("Authorization") ?? "", c.req.header("Cookie") ?? ""]),
+    );
     const now = Date.now();
     if (!(await claimIdempotencyKey(db, keyHash, now))) {
       const record = await findIdempotencyRecord(db, keyHash);
@@ -37,7 +39,10 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
           headers: record.responseHeaders ?? [],
         });
       }
-      throw new Failure("in_progress", "This request is still being processed with the same idempotency key. Retry after five seconds.");
+      throw new Failure(
+        "in_progress",
+        "This request is still being processed with the same idempotency key. Retry after five seconds.",
+      );
     }
     try {
       await next();

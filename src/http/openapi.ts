@@ -96,7 +96,9 @@ type RouteMeta = {
 
 const ROUTE_DOC = Symbol("routeDoc");
 
-const json = (schema: z.ZodType) => ({ "application/json": { schema: resolver(schema, { options: { io: "output" } }) } });
+const json = (schema: z.ZodType) => ({
+  "application/json": { schema: resolver(schema, { options: { io: "output" } }) },
+});
 
 function declare(meta: RouteMeta, spec: Parameters<typeof describeRoute>[0]): MiddlewareHandler {
   return Object.assign(describeRoute(spec), { [ROUTE_DOC]: meta });
@@ -113,7 +115,12 @@ function orderingParameter(table: OrderingTable): OpenAPIV3_1.ParameterObject {
 }
 
 const PAGE_PARAMETERS: OpenAPIV3_1.ParameterObject[] = [
-  { name: "page", in: "query", description: "1-based page number; a page past the end is 404.", schema: { type: "integer", minimum: 1 } },
+  {
+    name: "page",
+    in: "query",
+    description: "1-based page number; a page past the end is 404.",
+    schema: { type: "integer", minimum: 1 },
+  },
   {
     name: "page_size",
     in: "query",
@@ -145,7 +152,14 @@ export function apiDocs(tag: string) {
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     ...(doc.rawBody ? { requestBody: doc.rawBody } : {}),
-    ...(doc.serviceBody ? { requestBody: { required: false, content: { "application/json": { schema: resolver(doc.serviceBody, { options: { io: "input" } }) } } } } : {}),
+    ...(doc.serviceBody
+      ? {
+          requestBody: {
+            required: false,
+            content: { "application/json": { schema: resolver(doc.serviceBody, { options: { io: "input" } }) } },
+          },
+        }
+      : {}),
   });
   /** The success answer and the route's own answers. */
   const responses = (doc: RouteDoc, success: Record<number, unknown>) => {
@@ -153,7 +167,16 @@ export function apiDocs(tag: string) {
       status,
       {
         description: a.description,
-        ...(a.headers ? { headers: Object.fromEntries(Object.entries(a.headers).map(([name, text]) => [name, { description: text, schema: { type: "string" } }])) } : {}),
+        ...(a.headers
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(a.headers).map(([name, text]) => [
+                  name,
+                  { description: text, schema: { type: "string" } },
+                ]),
+              ),
+            }
+          : {}),
         ...(a.schema ? { content: json(a.schema) } : {}),
       },
     ]);
@@ -170,19 +193,31 @@ export function apiDocs(tag: string) {
     },
     /** 200 with `schema`. */
     ok(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(200, doc), { ...base(doc), responses: responses(doc, { 200: { description: "OK.", content: json(schema) } }) });
+      return declare(meta(200, doc), {
+        ...base(doc),
+        responses: responses(doc, { 200: { description: "OK.", content: json(schema) } }),
+      });
     },
     /** 201 with `schema` (the created object). */
     created(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(201, doc), { ...base(doc), responses: responses(doc, { 201: { description: "Created.", content: json(schema) } }) });
+      return declare(meta(201, doc), {
+        ...base(doc),
+        responses: responses(doc, { 201: { description: "Created.", content: json(schema) } }),
+      });
     },
     /** 202 with `schema` (the work is queued). */
     accepted(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(202, doc), { ...base(doc), responses: responses(doc, { 202: { description: "Accepted; the work is queued.", content: json(schema) } }) });
+      return declare(meta(202, doc), {
+        ...base(doc),
+        responses: responses(doc, { 202: { description: "Accepted; the work is queued.", content: json(schema) } }),
+      });
     },
     /** 204 without a body. */
     noContent(doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(204, doc), { ...base(doc), responses: responses(doc, { 204: { description: "Done; no content." } }) });
+      return declare(meta(204, doc), {
+        ...base(doc),
+        responses: responses(doc, { 204: { description: "Done; no content." } }),
+      });
     },
     /**
      * 200 with a file (`Content-Disposition` names it): of `contentType` (`application/pdf`),
@@ -195,7 +230,9 @@ export function apiDocs(tag: string) {
         responses: responses(doc, {
           200: {
             description: `The file, with ${doc.contentType ? `\`Content-Type: ${doc.contentType}\`` : "its `Content-Type`"} and \`Content-Disposition: attachment; filename=...\`.`,
-            content: { [type]: { schema: { type: "string", contentMediaType: doc.contentType ?? "application/octet-stream" } } },
+            content: {
+              [type]: { schema: { type: "string", contentMediaType: doc.contentType ?? "application/octet-stream" } },
+            },
           },
         }),
       });
@@ -248,7 +285,10 @@ export type RouteInfo = {
   hasQuery: boolean;
 };
 
-type Marked = { [ROUTE_DOC]?: RouteMeta; [uniqueSymbol]?: { spec?: { requestBody?: unknown; parameters?: unknown[] } } };
+type Marked = {
+  [ROUTE_DOC]?: RouteMeta;
+  [uniqueSymbol]?: { spec?: { requestBody?: unknown; parameters?: unknown[] } };
+};
 
 /** `:name` and `:name{regex}` segments → `{name}`; pretix's trailing slash under /organizers/. */
 export function toDocPath(path: string): string {
@@ -265,7 +305,16 @@ export function routeInfos(app: Hono<any>, prefix: string): RouteInfo[] {
     let info = byKey.get(key);
     if (!info) {
       const params = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-      info = { method: r.method, path: r.path, docPath: toDocPath(r.path), params, meta: undefined, scope: undefined, hasBody: false, hasQuery: false };
+      info = {
+        method: r.method,
+        path: r.path,
+        docPath: toDocPath(r.path),
+        params,
+        meta: undefined,
+        scope: undefined,
+        hasBody: false,
+        hasQuery: false,
+      };
       byKey.set(key, info);
     }
     const h = findTargetHandler(r.handler) as Marked;
@@ -283,9 +332,14 @@ export function routeInfos(app: Hono<any>, prefix: string): RouteInfo[] {
 export function undescribedRoutes(app: Hono<any>, prefix: string): string[] {
   const out: string[] = [];
   for (const r of routeInfos(app, prefix)) {
-    if (!r.meta) out.push(`${r.method} ${r.path}: no apiDocs(...) declaration (list/ok/created/noContent) in its middleware chain`);
+    if (!r.meta)
+      out.push(
+        `${r.method} ${r.path}: no apiDocs(...) declaration (list/ok/created/noContent) in its middleware chain`,
+      );
     if (!r.scope) out.push(`${r.method} ${r.path}: no scope middleware (src/http/tenancy.ts)`);
-    for (const p of r.params) if (!PATH_PARAMETERS[p] && !r.meta?.pathParams[p]) out.push(`${r.method} ${r.path}: path parameter "${p}" is not in PATH_PARAMETERS (src/http/openapi.ts)`);
+    for (const p of r.params)
+      if (!PATH_PARAMETERS[p] && !r.meta?.pathParams[p])
+        out.push(`${r.method} ${r.path}: path parameter "${p}" is not in PATH_PARAMETERS (src/http/openapi.ts)`);
   }
   return out;
 }
@@ -307,7 +361,8 @@ const STATUS_NAMES: Record<number, string> = {
 const FAILURE_TEXT: Record<FailureCode, string> = {
   invalid: "the input is invalid (field errors, or one message about the request)",
   unauthenticated: "no credentials, or credentials that are unknown, revoked or inactive",
-  forbidden: "the organizer or event does not exist for the caller, a permission is missing, or a device's security profile does not allow the call",
+  forbidden:
+    "the organizer or event does not exist for the caller, a permission is missing, or a device's security profile does not allow the call",
   in_use: "the object is protected: in use, or already used",
   not_found: "the object (a part of the path) does not exist, or the page is past the end of the list",
   in_progress: "the same `X-Idempotency-Key` is still being processed",
@@ -325,7 +380,14 @@ function statusOf(code: FailureCode): number {
 
 /** The error responses, one per status of the failure table, with the codes behind each. */
 function errorResponses() {
-  const out: Record<string, { description: string; headers?: Record<string, OpenAPIV3_1.HeaderObject>; content: Record<string, { schema: ReturnType<typeof resolver> }> }> = {};
+  const out: Record<
+    string,
+    {
+      description: string;
+      headers?: Record<string, OpenAPIV3_1.HeaderObject>;
+      content: Record<string, { schema: ReturnType<typeof resolver> }>;
+    }
+  > = {};
   for (const status of [...new Set(FAILURE_CODES.map(statusOf))].sort()) {
     const name = STATUS_NAMES[status];
     if (!name) throw new Error(`openapi: no response name for status ${status} (add it to STATUS_NAMES)`);
@@ -333,13 +395,20 @@ function errorResponses() {
     const headers: Record<string, OpenAPIV3_1.HeaderObject> = {};
     for (const code of codes) {
       for (const header of Object.keys(FAILURE_STATUS[code].headers?.(new Failure(code, "")) ?? {})) {
-        headers[header] = { description: header === "Retry-After" ? "Seconds to wait before retrying." : `The \`${header}\` challenge.`, schema: { type: "string" } };
+        headers[header] = {
+          description: header === "Retry-After" ? "Seconds to wait before retrying." : `The \`${header}\` challenge.`,
+          schema: { type: "string" },
+        };
       }
     }
     out[name] = {
       description: codes.map((c) => `\`${c}\`: ${FAILURE_TEXT[c]}.`).join(" "),
       ...(Object.keys(headers).length ? { headers } : {}),
-      content: { "application/json": { schema: resolver(status === 400 ? badRequestBody : detailBody, { options: { io: "output" } }) } },
+      content: {
+        "application/json": {
+          schema: resolver(status === 400 ? badRequestBody : detailBody, { options: { io: "output" } }),
+        },
+      },
     };
   }
   return out;
@@ -386,14 +455,18 @@ export const SECURITY_SCHEMES: Record<string, OpenAPIV3_1.SecuritySchemeObject> 
 function securityOf(scope: ScopeMarker | undefined, deviceOnly = false): OpenAPIV3_1.SecurityRequirementObject[] {
   if (!scope || scope.scope === "public") return [];
   if (scope.scope === "device" || deviceOnly) return [{ Device: [] }];
-  if (scope.scope === "global" || scope.permission === null || DEVICE_GRANT.has(scope.permission)) return [{ Token: [] }, { Device: [] }];
+  if (scope.scope === "global" || scope.permission === null || DEVICE_GRANT.has(scope.permission))
+    return [{ Token: [] }, { Device: [] }];
   return [{ Token: [] }];
 }
 
 function accessText(scope: ScopeMarker | undefined, deviceOnly = false): string {
   if (!scope || scope.scope === "public") return "No credentials needed.";
   if (scope.scope === "device" || deviceOnly) return "Device keys only (a team token is answered 401).";
-  const perm = scope.permission === null ? "access to the organizer" + (scope.scope === "event" ? " and the event" : "") : `\`${scope.permission}\``;
+  const perm =
+    scope.permission === null
+      ? "access to the organizer" + (scope.scope === "event" ? " and the event" : "")
+      : `\`${scope.permission}\``;
   const who = securityOf(scope).length === 2 ? "Team tokens and devices" : "Team tokens only";
   return scope.scope === "global" ? "Any valid credential." : `Needs ${perm}. ${who}.`;
 }
@@ -422,7 +495,8 @@ const INFO_DESCRIPTION = `A multi-tenant event ticketing API, a subset of pretix
 const IDEMPOTENCY_KEY: OpenAPIV3_1.ParameterObject = {
   name: "X-Idempotency-Key",
   in: "header",
-  description: "A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours).",
+  description:
+    "A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours).",
   schema: { type: "string" },
 };
 
@@ -458,7 +532,9 @@ export async function buildOpenApiDocument(app: Hono<any>, prefix: string): Prom
   for (const r of routeInfos(app, prefix)) {
     if (!r.meta) continue; // an undeclared route is left out: the route-table test names it
     const generatedPath = r.path.replace(/:(\w+)(\{[^/]*\})?/g, "{$1}");
-    const op = { ...(generated.paths[generatedPath] as Record<string, Operation> | undefined)?.[r.method.toLowerCase()] } as Operation;
+    const op = {
+      ...(generated.paths[generatedPath] as Record<string, Operation> | undefined)?.[r.method.toLowerCase()],
+    } as Operation;
     tags.add(r.meta.tag);
     const query = (op.parameters ?? []).filter((p) => !("$ref" in p) && p.in === "query");
     const headers: OpenAPIV3_1.ParameterObject[] = [];
@@ -480,13 +556,17 @@ export async function buildOpenApiDocument(app: Hono<any>, prefix: string): Prom
       security: securityOf(r.scope, r.meta.deviceOnly),
       ...(permission ? { "x-permission": permission } : {}),
       parameters: [
-        ...r.params.map((name): OpenAPIV3_1.ParameterObject => ({
-          name,
-          in: "path",
-          required: true,
-          description: (r.meta!.pathParams[name] ?? PATH_PARAMETERS[name])?.description,
-          schema: ((r.meta!.pathParams[name] ?? PATH_PARAMETERS[name])?.schema ?? { type: "string" }) as OpenAPIV3_1.ParameterObject["schema"],
-        })),
+        ...r.params.map(
+          (name): OpenAPIV3_1.ParameterObject => ({
+            name,
+            in: "path",
+            required: true,
+            description: (r.meta!.pathParams[name] ?? PATH_PARAMETERS[name])?.description,
+            schema: ((r.meta!.pathParams[name] ?? PATH_PARAMETERS[name])?.schema ?? {
+              type: "string",
+            }) as OpenAPIV3_1.ParameterObject["schema"],
+          }),
+        ),
         ...query,
         ...headers,
       ],
@@ -518,6 +598,9 @@ export function openApiHandler(app: Hono<any>, prefix: string) {
       documents.set(app, text);
       text.catch(() => documents.delete(app));
     }
-    return c.body(await text, 200, { "Content-Type": "application/json; charset=UTF-8", "Cache-Control": "public, max-age=300" });
+    return c.body(await text, 200, {
+      "Content-Type": "application/json; charset=UTF-8",
+      "Cache-Control": "public, max-age=300",
+    });
   };
 }

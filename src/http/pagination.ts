@@ -68,4 +68,3 @@ export function envelope<T>(c: AppContext, req: ListRequest, count: number, resu
 export function respondPage<R, J>(c: AppContext, req: ListRequest, page: Page<R>, serialize: (row: R) => J): Response {
   return c.json(envelope(c, req, page.count, page.rows.map(serialize)));
 }
-

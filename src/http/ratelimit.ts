@@ -17,7 +17,9 @@ export function rateLimit(): MiddlewareHandler<AppEnv> {
     const subject = auth ? `auth:${await sha256Hex(auth)}` : `ip:${c.req.header("CF-Connecting-IP") ?? "unknown"}`;
     const wait = await c.env.RATE_LIMITER.getByName(subject).hit(limit.requests, limit.windowSeconds);
     if (wait > 0) {
-      throw new Failure("rate_limited", `Request was throttled. Expected available in ${wait} seconds.`, { params: { retryAfter: wait } });
+      throw new Failure("rate_limited", `Request was throttled. Expected available in ${wait} seconds.`, {
+        params: { retryAfter: wait },
+      });
     }
     await next();
   };

@@ -21,7 +21,8 @@ export const dateTime = () => z.string().meta({ format: "date-time", description
 export const date = () => z.string().meta({ format: "date" });
 
 /** A multi-lingual string: language code → text. */
-export const i18n = () => z.record(z.string(), z.string()).meta({ description: "multi-lingual string: language code to text" });
+export const i18n = () =>
+  z.record(z.string(), z.string()).meta({ description: "multi-lingual string: language code to text" });
 
 /** An absolute URL. */
 export const url = () => z.string().meta({ format: "uri" });

@@ -40,7 +40,10 @@ function patternToRegex(path: string): RegExp {
 
 export class RouteTable {
   private entries: Entry[] | null = null;
-  constructor(private readonly app: Hono<any>, private readonly prefix: string) {}
+  constructor(
+    private readonly app: Hono<any>,
+    private readonly prefix: string,
+  ) {}
 
   private table(): Entry[] {
     if (!this.entries) {

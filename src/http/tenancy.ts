@@ -11,7 +11,13 @@ import type { MiddlewareHandler } from "hono";
 import { matchedRoutes, routePath } from "hono/route";
 import { findTargetHandler } from "hono/utils/handler";
 import type { TenancyRow } from "../db/tenancy";
-import { canAccessEvent, deviceProfileAllows, hasPermission, type Permission, type Principal } from "../domain/permissions";
+import {
+  canAccessEvent,
+  deviceProfileAllows,
+  hasPermission,
+  type Permission,
+  type Principal,
+} from "../domain/permissions";
 import { Failure, forbidden, MESSAGES } from "../domain/failure";
 import type { AppContext, AppEnv } from "./context";
 import { rememberAdmission } from "./credential-batch";
@@ -29,7 +35,8 @@ export const PROFILE_DENIED = "Request denied by device security profile.";
 function enforceSecurityProfile(c: AppContext): void {
   const principal = c.var.principal as Principal | undefined;
   if (principal?.kind !== "device") return;
-  if (!deviceProfileAllows(principal.securityProfile ?? "full", c.req.method, routePath(c))) throw forbidden(PROFILE_DENIED);
+  if (!deviceProfileAllows(principal.securityProfile ?? "full", c.req.method, routePath(c)))
+    throw forbidden(PROFILE_DENIED);
 }
 
 function mark<T extends object>(fn: T, marker: ScopeMarker): T & { scopeMarker: ScopeMarker } {
@@ -54,7 +61,8 @@ export function routeReadsWithCredential(c: AppContext): boolean {
 /** The organizer (and event) that authentication resolved for the route's own slugs. */
 function resolved(c: AppContext, organizer: string | undefined, event: string | null): TenancyRow | undefined {
   const t = c.var.tenancy;
-  if (!t || organizer === undefined || t.slugs.organizer !== organizer || (event !== null && t.slugs.event !== event)) return undefined;
+  if (!t || organizer === undefined || t.slugs.organizer !== organizer || (event !== null && t.slugs.event !== event))
+    return undefined;
   return t.row;
 }
 
@@ -95,7 +103,8 @@ export function eventScope(permission: Permission | null, opts: { pageWithCreden
     c.set("organizer", row.organizer);
     c.set("event", row.event);
     const tenancy = c.var.tenancy;
-    if (opts.pageWithCredential && tenancy) rememberAdmission(principal.kind, principal.credentialHash, tenancy.slugs, row.event.id);
+    if (opts.pageWithCredential && tenancy)
+      rememberAdmission(principal.kind, principal.credentialHash, tenancy.slugs, row.event.id);
   };
   const handler: MiddlewareHandler<AppEnv> = async function eventScope(c, next) {
     const ahead = c.var.credentialAhead;
@@ -108,7 +117,11 @@ export function eventScope(permission: Permission | null, opts: { pageWithCreden
     // whatever the handler did, the answer leaves only with the credential admitted
     await ahead.settle(c.var.db);
   };
-  return mark(handler, { scope: "event", permission, ...(opts.pageWithCredential ? { pageWithCredential: true as const } : {}) });
+  return mark(handler, {
+    scope: "event",
+    permission,
+    ...(opts.pageWithCredential ? { pageWithCredential: true as const } : {}),
+  });
 }
 
 /** Routes outside the tenancy tree that any authenticated caller may use. */
@@ -127,7 +140,8 @@ export function authenticatedScope() {
  */
 export function deviceScope() {
   const handler: MiddlewareHandler<AppEnv> = async function deviceScope(c, next) {
-    if ((c.var.principal as Principal | undefined)?.kind !== "device") throw new Failure("unauthenticated", MESSAGES.noCredentials);
+    if ((c.var.principal as Principal | undefined)?.kind !== "device")
+      throw new Failure("unauthenticated", MESSAGES.noCredentials);
     enforceSecurityProfile(c);
     await next();
   };

@@ -30,8 +30,10 @@ function typeName(input: unknown): string {
  * conversion recursed until the stack overflowed: a 500, found by the fuzz test).
  */
 function shownChoice(input: unknown): string {
-  if (typeof input === "string") return `"${input.length > 100 ? `${input.slice(0, 100)}…` : input}" is not a valid choice.`;
-  if (typeof input === "number" || typeof input === "boolean" || typeof input === "bigint") return `"${String(input)}" is not a valid choice.`;
+  if (typeof input === "string")
+    return `"${input.length > 100 ? `${input.slice(0, 100)}…` : input}" is not a valid choice.`;
+  if (typeof input === "number" || typeof input === "boolean" || typeof input === "bigint")
+    return `"${String(input)}" is not a valid choice.`;
   return `Expected a valid choice but got type "${typeName(input)}".`;
 }
 
@@ -60,13 +62,19 @@ z.config({
         }
       }
       case "too_small":
-        if (iss.origin === "string") return Number(iss.minimum) <= 1 ? MESSAGES.blank : `Ensure this field has at least ${iss.minimum} characters.`;
+        if (iss.origin === "string")
+          return Number(iss.minimum) <= 1
+            ? MESSAGES.blank
+            : `Ensure this field has at least ${iss.minimum} characters.`;
         if (iss.origin === "array" || iss.origin === "set")
-          return Number(iss.minimum) <= 1 ? "This list may not be empty." : `Ensure this field has at least ${iss.minimum} elements.`;
+          return Number(iss.minimum) <= 1
+            ? "This list may not be empty."
+            : `Ensure this field has at least ${iss.minimum} elements.`;
         return `Ensure this value is greater than or equal to ${iss.minimum}.`;
       case "too_big":
         if (iss.origin === "string") return `Ensure this field has no more than ${iss.maximum} characters.`;
-        if (iss.origin === "array" || iss.origin === "set") return `Ensure this field has no more than ${iss.maximum} elements.`;
+        if (iss.origin === "array" || iss.origin === "set")
+          return `Ensure this field has no more than ${iss.maximum} elements.`;
         return `Ensure this value is less than or equal to ${iss.maximum}.`;
       case "invalid_value":
         if (iss.input === undefined) return MESSAGES.required;
@@ -115,7 +123,8 @@ export function issuesToFieldErrors(issues: readonly { path: Path; message: stri
       const obj = node as Record<string, unknown>;
       if (last) {
         const cur = obj[key];
-        obj[key] = Array.isArray(cur) && cur.every((x) => typeof x === "string") ? [...cur, issue.message] : [issue.message];
+        obj[key] =
+          Array.isArray(cur) && cur.every((x) => typeof x === "string") ? [...cur, issue.message] : [issue.message];
       } else {
         if (nextIsIndex && /^\d+$/.test(path[i + 1]!) && i + 2 < path.length) {
           if (!Array.isArray(obj[key])) obj[key] = [];
@@ -161,10 +170,16 @@ const JSON_MEDIA = /^application\/([\w.-]+\+)?json$/i;
  * Bodies of POST, PUT and PATCH must be JSON (except the raw file upload). A body with
  * another content type, or larger than MAX_BODY_BYTES, is refused before any handler runs.
  */
-export function requireJsonBody(opts: { except: string[]; maxBytes: (c: AppContext) => number | null }): MiddlewareHandler<AppEnv> {
+export function requireJsonBody(opts: {
+  except: string[];
+  maxBytes: (c: AppContext) => number | null;
+}): MiddlewareHandler<AppEnv> {
   return async function requireJsonBody(c, next) {
     const method = c.req.method;
-    if ((method === "POST" || method === "PUT" || method === "PATCH") && !opts.except.includes(c.req.path.replace(/\/$/, ""))) {
+    if (
+      (method === "POST" || method === "PUT" || method === "PATCH") &&
+      !opts.except.includes(c.req.path.replace(/\/$/, ""))
+    ) {
       const length = c.req.header("Content-Length");
       const hasBody = (length !== undefined && length !== "0") || c.req.header("Transfer-Encoding") !== undefined;
       const max = opts.maxBytes(c);
@@ -174,7 +189,9 @@ export function requireJsonBody(opts: { except: string[]; maxBytes: (c: AppConte
         const type = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim();
         if (!JSON_MEDIA.test(type)) {
           throw badRequest(
-            type ? `Unsupported media type "${type}" in request. Send Content-Type: application/json.` : "Missing Content-Type header. Send Content-Type: application/json.",
+            type
+              ? `Unsupported media type "${type}" in request. Send Content-Type: application/json.`
+              : "Missing Content-Type header. Send Content-Type: application/json.",
           );
         }
         const text = await c.req.text();
@@ -238,7 +255,11 @@ function raw(c: AppContext, name: string): string | undefined {
  */
 export const MAX_QUERY_LIST_VALUES = 500;
 
-const DECIMAL_PARAM: OpenAPIV3_1.SchemaObject = { type: "string", pattern: "^[+-]?\\d+(\\.\\d+)?$", description: "a decimal number, at most two places" };
+const DECIMAL_PARAM: OpenAPIV3_1.SchemaObject = {
+  type: "string",
+  pattern: "^[+-]?\\d+(\\.\\d+)?$",
+  description: "a decimal number, at most two places",
+};
 
 /** The query parameter kinds of the API (pretix's filters: booleans as true/false, ...). */
 export const q = {
@@ -276,7 +297,8 @@ export const q = {
       const parts = values.flatMap((v) => v.split(",")).filter((v) => v !== "");
       for (const p of parts) if (!/^-?\d{1,15}$/.test(p)) throw fieldError(name, "Enter a whole number.");
       const distinct = [...new Set(parts.map(Number))];
-      if (distinct.length > MAX_QUERY_LIST_VALUES) throw fieldError(name, `Ensure this filter has no more than ${MAX_QUERY_LIST_VALUES} values.`);
+      if (distinct.length > MAX_QUERY_LIST_VALUES)
+        throw fieldError(name, `Ensure this filter has no more than ${MAX_QUERY_LIST_VALUES} values.`);
       return distinct;
     },
   }),
@@ -284,7 +306,10 @@ export const q = {
    * Several strings from a repeated parameter (`exclude=a&exclude=b`); `commaSeparated`: also
    * `exclude=a,b` (values trimmed). No value → undefined.
    */
-  list: (description?: string, opts: { commaSeparated?: boolean; omitsFields?: boolean; keepsFields?: boolean } = {}): QueryParam<string[]> => ({
+  list: (
+    description?: string,
+    opts: { commaSeparated?: boolean; omitsFields?: boolean; keepsFields?: boolean } = {},
+  ): QueryParam<string[]> => ({
     description,
     schema: { type: "array", items: { type: "string" } },
     style: "form",
@@ -292,7 +317,9 @@ export const q = {
     ...(opts.omitsFields ? { omitsFields: true } : {}),
     ...(opts.keepsFields ? { keepsFields: true } : {}),
     read(c, name) {
-      const values = (c.req.queries(name) ?? []).flatMap((v) => (opts.commaSeparated ? v.split(",").map((x) => x.trim()) : [v])).filter((v) => v !== "");
+      const values = (c.req.queries(name) ?? [])
+        .flatMap((v) => (opts.commaSeparated ? v.split(",").map((x) => x.trim()) : [v]))
+        .filter((v) => v !== "");
       return values.length === 0 ? undefined : values;
     },
   }),
@@ -322,7 +349,8 @@ export const q = {
     read(c, name) {
       const v = raw(c, name);
       if (v === undefined) return undefined;
-      if (!(choices as readonly string[]).includes(v)) throw fieldError(name, `Select a valid choice. ${v} is not one of the available choices.`);
+      if (!(choices as readonly string[]).includes(v))
+        throw fieldError(name, `Select a valid choice. ${v} is not one of the available choices.`);
       return v as T;
     },
   }),
@@ -357,13 +385,21 @@ export function queryParams<P extends Record<string, QueryParam<unknown>>>(param
     const out: Record<string, unknown> = {};
     for (const [name, param] of Object.entries(params)) out[name] = param.read(c, name);
     return out as QueryValues<P>;
-  }) as MiddlewareHandler<AppEnv, string, { in: { query: Record<string, string | string[]> }; out: { query: QueryValues<P> } }>;
+  }) as MiddlewareHandler<
+    AppEnv,
+    string,
+    { in: { query: Record<string, string | string[]> }; out: { query: QueryValues<P> } }
+  >;
   const parameters = Object.entries(params).map(([name, p]) => ({
     name,
     in: "query",
     ...(p.description ? { description: p.description } : {}),
     schema: p.schema,
-    ...(p.style === "deepObject" ? { style: "deepObject", explode: true } : p.style === "form" ? { style: "form", explode: p.explode ?? false } : {}),
+    ...(p.style === "deepObject"
+      ? { style: "deepObject", explode: true }
+      : p.style === "form"
+        ? { style: "form", explode: p.explode ?? false }
+        : {}),
     ...(p.omitsFields ? { "x-omits-fields": true } : {}),
     ...(p.keepsFields ? { "x-keeps-fields": true } : {}),
   })) as OpenAPIV3_1.ParameterObject[];

@@ -30,14 +30,23 @@ export async function runHousekeeping(env: Env, now: number): Promise<void> {
     if (batch.length < 100) break;
   }
   const stale = await staleQueuedMails(db, now - 5 * 60 * 1000);
-  await dispatchMail(env, stale.map((m) => m.id));
+  await dispatchMail(
+    env,
+    stale.map((m) => m.id),
+  );
   // Expired carts stopped counting already; their rows only take space.
   await deleteExpiredCarts(db, now);
   await expireOverdueOrders(env, db, now);
   // Email rules need absolute links: PUBLIC_BASE_URL (there is no request to take an origin from).
-  await sendDueRuleMails(env, db, now, readConfig(env).publicBaseUrl ?? "").catch((e) => log.error("email rules: run failed; the next run continues", { error: e }));
+  await sendDueRuleMails(env, db, now, readConfig(env).publicBaseUrl ?? "").catch((e) =>
+    log.error("email rules: run failed; the next run continues", { error: e }),
+  );
   await sweepExports(env, db, now).catch((e) => log.error("exports: sweep failed; the next run retries", { error: e }));
   // invoices a failed hook missed, PDFs whose queue message was lost
-  await sweepInvoices(env, db, now).catch((e) => log.error("invoices: sweep failed; the next run retries", { error: e }));
-  await sweepWebhooks(env, db, now).catch((e) => log.error("webhooks: sweep failed; the next run retries", { error: e }));
+  await sweepInvoices(env, db, now).catch((e) =>
+    log.error("invoices: sweep failed; the next run retries", { error: e }),
+  );
+  await sweepWebhooks(env, db, now).catch((e) =>
+    log.error("webhooks: sweep failed; the next run retries", { error: e }),
+  );
 }

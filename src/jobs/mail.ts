@@ -15,7 +15,7 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
     let messageId: string | null = null;
     const files = await mailFiles(env, db, mail, now);
     if (transport === "cloudflare") {
-      if (!env.EMAIL) throw new Error("MAIL_TRANSPORT is \"cloudflare\" but no EMAIL send_email binding is configured");
+      if (!env.EMAIL) throw new Error('MAIL_TRANSPORT is "cloudflare" but no EMAIL send_email binding is configured');
       const result = await env.EMAIL.send({
         from: mail.fromName ? { name: mail.fromName, email: from } : from,
         to: mail.toAddress,
@@ -26,7 +26,12 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
         ...(files.length
           ? {
               attachments: await Promise.all(
-                files.map(async (f) => ({ disposition: "attachment" as const, filename: f.filename, type: f.contentType, content: await mailFileBytes(env, f) })),
+                files.map(async (f) => ({
+                  disposition: "attachment" as const,
+                  filename: f.filename,
+                  type: f.contentType,
+                  content: await mailFileBytes(env, f),
+                })),
               ),
             }
           : {}),
@@ -46,7 +51,13 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
     await markMailSent(db, mail.id, messageId, now);
   } catch (e) {
     const attempts = mail.attempts + 1;
-    await markMailAttemptFailed(db, mail.id, e instanceof Error ? e.message : String(e), attempts, attempts >= MAX_ATTEMPTS);
+    await markMailAttemptFailed(
+      db,
+      mail.id,
+      e instanceof Error ? e.message : String(e),
+      attempts,
+      attempts >= MAX_ATTEMPTS,
+    );
     if (attempts < MAX_ATTEMPTS) throw e;
   }
 }

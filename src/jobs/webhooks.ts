@@ -26,7 +26,9 @@ export async function sweepWebhooks(env: Env, db: DB, now: number): Promise<void
   for (let i = 0; i < due.length; i += 100) {
     const part = due.slice(i, i + 100);
     try {
-      await env.WEBHOOK_QUEUE.sendBatch(part.map((k) => ({ body: { kind: "webhook", ...k } satisfies WebhookMessage })));
+      await env.WEBHOOK_QUEUE.sendBatch(
+        part.map((k) => ({ body: { kind: "webhook", ...k } satisfies WebhookMessage })),
+      );
     } catch (e) {
       log.error("webhook sweep: queue send failed; the next run retries", { error: e });
     }

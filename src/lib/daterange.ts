@@ -49,10 +49,19 @@ export const NAMED_RANGES: Record<string, Frame> = {
     const first = addDays(quarterEnd(t), 1);
     return [first, quarterEnd(first)];
   },
-  year_this: (t) => [[t[0], 1, 1], [t[0], 12, 31]],
+  year_this: (t) => [
+    [t[0], 1, 1],
+    [t[0], 12, 31],
+  ],
   year_to_date: (t) => [[t[0], 1, 1], t],
-  year_previous: (t) => [[t[0] - 1, 1, 1], [t[0] - 1, 12, 31]],
-  year_next: (t) => [[t[0] + 1, 1, 1], [t[0] + 1, 12, 31]],
+  year_previous: (t) => [
+    [t[0] - 1, 1, 1],
+    [t[0] - 1, 12, 31],
+  ],
+  year_next: (t) => [
+    [t[0] + 1, 1, 1],
+    [t[0] + 1, 12, 31],
+  ],
 };
 
 export type DateRange = { start: Ymd | null; end: Ymd | null };

@@ -21,7 +21,11 @@ export function parseDateTime(text: string, defaultTimezone = "UTC"): number | n
   const m = ISO_DATETIME.exec(text.trim());
   if (!m) return null;
   const [, ys, mos, ds, hs, mis, ss, frac, off] = m;
-  const y = Number(ys), mo = Number(mos), d = Number(ds), h = Number(hs), mi = Number(mis);
+  const y = Number(ys),
+    mo = Number(mos),
+    d = Number(ds),
+    h = Number(hs),
+    mi = Number(mis);
   const s = ss ? Number(ss) : 0;
   if (!validYmd(y, mo, d) || h > 23 || mi > 59 || s > 59) return null;
   const ms = frac ? Math.floor(Number(`0.${frac}`) * 1000 + 1e-9) : 0;
@@ -40,7 +44,9 @@ export function parseDateTime(text: string, defaultTimezone = "UTC"): number | n
 export function parseDate(text: string): [number, number, number] | null {
   const m = ISO_DATE.exec(text.trim());
   if (!m) return null;
-  const y = Number(m[1]), mo = Number(m[2]), d = Number(m[3]);
+  const y = Number(m[1]),
+    mo = Number(m[2]),
+    d = Number(m[3]);
   return validYmd(y, mo, d) ? [y, mo, d] : null;
 }
 
@@ -64,7 +70,8 @@ export function toHttpDate(ms: number): string {
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const IMF_FIXDATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
-const RFC850_DATE = /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC850_DATE =
+  /^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
 const ASCTIME_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) ( \d|\d{2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
 /**
@@ -75,11 +82,34 @@ export function parseHttpDate(text: string): number | null {
   const t = text.trim();
   let y: number, mo: number, d: number, h: number, mi: number, s: number;
   let m: RegExpExecArray | null;
-  if ((m = IMF_FIXDATE.exec(t))) [d, mo, y, h, mi, s] = [Number(m[1]), MONTHS.indexOf(m[2]!), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])];
+  if ((m = IMF_FIXDATE.exec(t)))
+    [d, mo, y, h, mi, s] = [
+      Number(m[1]),
+      MONTHS.indexOf(m[2]!),
+      Number(m[3]),
+      Number(m[4]),
+      Number(m[5]),
+      Number(m[6]),
+    ];
   else if ((m = RFC850_DATE.exec(t))) {
     const yy = Number(m[3]);
-    [d, mo, y, h, mi, s] = [Number(m[1]), MONTHS.indexOf(m[2]!), yy < 70 ? 2000 + yy : 1900 + yy, Number(m[4]), Number(m[5]), Number(m[6])];
-  } else if ((m = ASCTIME_DATE.exec(t))) [mo, d, h, mi, s, y] = [MONTHS.indexOf(m[1]!), Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])];
+    [d, mo, y, h, mi, s] = [
+      Number(m[1]),
+      MONTHS.indexOf(m[2]!),
+      yy < 70 ? 2000 + yy : 1900 + yy,
+      Number(m[4]),
+      Number(m[5]),
+      Number(m[6]),
+    ];
+  } else if ((m = ASCTIME_DATE.exec(t)))
+    [mo, d, h, mi, s, y] = [
+      MONTHS.indexOf(m[1]!),
+      Number(m[2]!.trim()),
+      Number(m[3]),
+      Number(m[4]),
+      Number(m[5]),
+      Number(m[6]),
+    ];
   else return null;
   if (mo < 0 || !validYmd(y, mo + 1, d) || h > 23 || mi > 59 || s > 60) return null;
   return Date.UTC(y, mo, d, h, mi, s);
@@ -138,15 +168,7 @@ export function tzOffsetMs(timeZone: string, ms: number): number {
 }
 
 /** The instant at which the wall clock in `timeZone` shows the given local time. */
-export function zonedTimeToUtc(
-  timeZone: string,
-  y: number,
-  mo: number,
-  d: number,
-  h = 0,
-  mi = 0,
-  s = 0,
-): number {
+export function zonedTimeToUtc(timeZone: string, y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
   const guess = Date.UTC(y, mo - 1, d, h, mi, s);
   // Two passes settle DST transitions.
   let ms = guess - tzOffsetMs(timeZone, guess);

@@ -17,7 +17,12 @@ function safeLocale(locale: string): string {
 export function formatMoneyFor(cents: number, currency: string, locale: string): string {
   const places = currencyPlaces(currency);
   try {
-    return new Intl.NumberFormat(safeLocale(locale), { style: "currency", currency, minimumFractionDigits: places, maximumFractionDigits: places }).format(cents / 100);
+    return new Intl.NumberFormat(safeLocale(locale), {
+      style: "currency",
+      currency,
+      minimumFractionDigits: places,
+      maximumFractionDigits: places,
+    }).format(cents / 100);
   } catch {
     return `${(cents / 100).toFixed(places)} ${currency}`;
   }
@@ -25,7 +30,9 @@ export function formatMoneyFor(cents: number, currency: string, locale: string):
 
 /** A decimal number with two places ("19.00" in en, "19,00" in de). */
 export function formatNumberFor(hundredths: number, locale: string): string {
-  return new Intl.NumberFormat(safeLocale(locale), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(hundredths / 100);
+  return new Intl.NumberFormat(safeLocale(locale), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(
+    hundredths / 100,
+  );
 }
 
 type DateStyle = "date" | "datetime" | "time" | "weekday" | "long-date";
@@ -57,7 +64,10 @@ export function formatYmdFor(ymd: string, locale: string): string {
 export function formatRangeFor(from: number, to: number | null, timeZone: string, locale: string): string {
   if (to === null) return formatDateFor(from, timeZone, locale, "date");
   try {
-    return new Intl.DateTimeFormat(safeLocale(locale), { dateStyle: "medium", timeZone }).formatRange(new Date(from), new Date(to));
+    return new Intl.DateTimeFormat(safeLocale(locale), { dateStyle: "medium", timeZone }).formatRange(
+      new Date(from),
+      new Date(to),
+    );
   } catch {
     return `${formatDateFor(from, timeZone, locale)} – ${formatDateFor(to, timeZone, locale)}`;
   }

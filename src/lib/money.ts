@@ -48,10 +48,12 @@ export function formatMoney(cents: Cents | null | undefined): string | null {
 
 /** Integer division rounding half away from zero, exact for any integers. */
 export function divRound(numerator: number | bigint, denominator: number | bigint): number {
-  const n = BigInt(numerator), d = BigInt(denominator);
+  const n = BigInt(numerator),
+    d = BigInt(denominator);
   if (d === 0n) throw new RangeError("division by zero");
-  const sign = (n < 0n) !== (d < 0n) ? -1n : 1n;
-  const an = n < 0n ? -n : n, ad = d < 0n ? -d : d;
+  const sign = n < 0n !== d < 0n ? -1n : 1n;
+  const an = n < 0n ? -n : n,
+    ad = d < 0n ? -d : d;
   const q = (2n * an + ad) / (2n * ad);
   return Number(sign * q);
 }
@@ -63,9 +65,30 @@ export function percentOf(amount: Cents, percentHundredths: number): Cents {
 
 /** ISO 4217 minor units that differ from two. */
 const CURRENCY_PLACES: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0,
-  UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
 };
 
 export function currencyPlaces(currency: string): number {

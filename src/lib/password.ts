@@ -31,7 +31,14 @@ export async function verifyPassword(password: string, stored: string | null | u
   if (!stored) return false;
   const [algorithm, iterText, salt, hash] = stored.split("$");
   const iterations = Number(iterText);
-  if (algorithm !== ALGORITHM || !salt || !hash || !Number.isInteger(iterations) || iterations < 1 || iterations > PBKDF2_ITERATIONS) {
+  if (
+    algorithm !== ALGORITHM ||
+    !salt ||
+    !hash ||
+    !Number.isInteger(iterations) ||
+    iterations < 1 ||
+    iterations > PBKDF2_ITERATIONS
+  ) {
     return false;
   }
   return timingSafeEqualStr(await derive(password, salt, iterations), hash);

@@ -24,7 +24,14 @@ import { randomString } from "./crypto";
 export const SIG1_VERSION = 0x01;
 
 /** The payload of a signed secret (pretix `Ticket`). Times are Unix seconds, 0 = none. */
-export type Sig1Ticket = { seed: string; item: number; variation: number; subevent: number; validFromUnixTime: number; validUntilUnixTime: number };
+export type Sig1Ticket = {
+  seed: string;
+  item: number;
+  variation: number;
+  subevent: number;
+  validFromUnixTime: number;
+  validUntilUnixTime: number;
+};
 
 /** Django's `get_random_string` alphabet, which pretix's seeds are drawn from. */
 const SEED_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -170,7 +177,9 @@ const PEM_END = "-----END PUBLIC KEY-----\n";
 
 /** A public key (SubjectPublicKeyInfo bytes) in pretix's `valid_keys` encoding: base64 of the PEM text. */
 export function publicKeyToValidKey(spki: Uint8Array): string {
-  const body = toBase64(spki).replace(/(.{64})/g, "$1\n").replace(/\n$/, "");
+  const body = toBase64(spki)
+    .replace(/(.{64})/g, "$1\n")
+    .replace(/\n$/, "");
   return btoa(`${PEM_BEGIN}${body}\n${PEM_END}`);
 }
 
@@ -223,9 +232,16 @@ export async function verifySig1(key: CryptoKey, secret: string): Promise<Sig1Ti
 const SEAL_VERSION = "v1";
 
 async function sealingKey(deploymentSecret: string): Promise<CryptoKey> {
-  const ikm = await crypto.subtle.importKey("raw", new TextEncoder().encode(deploymentSecret), "HKDF", false, ["deriveKey"]);
+  const ikm = await crypto.subtle.importKey("raw", new TextEncoder().encode(deploymentSecret), "HKDF", false, [
+    "deriveKey",
+  ]);
   return crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new TextEncoder().encode("ticketing/ticket-signing-keys"), info: new TextEncoder().encode("aes-256-gcm") },
+    {
+      name: "HKDF",
+      hash: "SHA-256",
+      salt: new TextEncoder().encode("ticketing/ticket-signing-keys"),
+      info: new TextEncoder().encode("aes-256-gcm"),
+    },
     ikm,
     { name: "AES-GCM", length: 256 },
     false,
@@ -240,7 +256,11 @@ async function sealingKey(deploymentSecret: string): Promise<CryptoKey> {
 export async function seal(deploymentSecret: string, plaintext: Uint8Array, context: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = new Uint8Array(
-    await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(context) }, await sealingKey(deploymentSecret), plaintext),
+    await crypto.subtle.encrypt(
+      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(context) },
+      await sealingKey(deploymentSecret),
+      plaintext,
+    ),
   );
   return `${SEAL_VERSION}.${toBase64(iv)}.${toBase64(ct)}`;
 }
@@ -253,7 +273,11 @@ export async function unseal(deploymentSecret: string, sealed: string, context: 
   const ct = fromBase64(ctText);
   if (!iv || !ct) return null;
   try {
-    const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(context) }, await sealingKey(deploymentSecret), ct);
+    const pt = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv, additionalData: new TextEncoder().encode(context) },
+      await sealingKey(deploymentSecret),
+      ct,
+    );
     return new Uint8Array(pt);
   } catch {
     return null;

@@ -61,7 +61,13 @@ type TicketRow = {
   blocked: number;
 };
 
-type OrderRow = { code: string; status: string; require_approval: number; checkin_attention: number; sales_channel: string };
+type OrderRow = {
+  code: string;
+  status: string;
+  require_approval: number;
+  checkin_attention: number;
+  sales_channel: string;
+};
 
 /** What a secret change did in the index, to take it back exactly. */
 export type SecretUndo = { ticketId: number; from: string; to: string; ticket: boolean; revoked: boolean };
@@ -89,7 +95,8 @@ export class CheckinState {
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_exit_all (list_id INTEGER PRIMARY KEY, fired INTEGER NOT NULL)");
     // storage made before tickets could be blocked
     const columns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_tickets)")].map((c) => c.name);
-    if (!columns.includes("blocked")) this.sql.exec("ALTER TABLE ci_tickets ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0");
+    if (!columns.includes("blocked"))
+      this.sql.exec("ALTER TABLE ci_tickets ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0");
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_revoked (secret TEXT PRIMARY KEY, ticket_id INTEGER NOT NULL)");
   }
 
@@ -143,8 +150,26 @@ export class CheckinState {
       false,
     );
     const added: StoredPassage[] = [];
-    for (const c of JSON.parse(row.passages) as { uid: string; listId: number; positionId: number; type: CheckinType; datetime: number; nonce: string | null; deviceId: number | null; auto: number }[]) {
-      const p: StoredPassage = { uid: c.uid, listId: c.listId, ticketId: c.positionId, type: c.type, datetime: c.datetime, nonce: c.nonce, deviceId: c.deviceId, auto: c.auto === 1 };
+    for (const c of JSON.parse(row.passages) as {
+      uid: string;
+      listId: number;
+      positionId: number;
+      type: CheckinType;
+      datetime: number;
+      nonce: string | null;
+      deviceId: number | null;
+      auto: number;
+    }[]) {
+      const p: StoredPassage = {
+        uid: c.uid,
+        listId: c.listId,
+        ticketId: c.positionId,
+        type: c.type,
+        datetime: c.datetime,
+        nonce: c.nonce,
+        deviceId: c.deviceId,
+        auto: c.auto === 1,
+      };
       if (this.addPassage(p)) added.push(p);
     }
     return added;
@@ -178,7 +203,9 @@ export class CheckinState {
   }
 
   addonsOf(id: number): TicketFacts[] {
-    return [...this.sql.exec<TicketRow>("SELECT * FROM ci_tickets WHERE addon_to = ? ORDER BY id", id)].map((r) => this.ticketFacts(r));
+    return [...this.sql.exec<TicketRow>("SELECT * FROM ci_tickets WHERE addon_to = ? ORDER BY id", id)].map((r) =>
+      this.ticketFacts(r),
+    );
   }
 
   order(code: string): OrderFacts | undefined {
@@ -209,14 +236,19 @@ export class CheckinState {
   changeSecret(ticketId: number, from: string, to: string, revoke: boolean): SecretUndo {
     const undo: SecretUndo = { ticketId, from, to, ticket: false, revoked: false };
     if (from === to) return undo;
-    undo.ticket = this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", to, ticketId, from).rowsWritten > 0;
-    if (revoke) undo.revoked = this.sql.exec("INSERT OR IGNORE INTO ci_revoked (secret, ticket_id) VALUES (?, ?)", from, ticketId).rowsWritten > 0;
+    undo.ticket =
+      this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", to, ticketId, from).rowsWritten > 0;
+    if (revoke)
+      undo.revoked =
+        this.sql.exec("INSERT OR IGNORE INTO ci_revoked (secret, ticket_id) VALUES (?, ?)", from, ticketId)
+          .rowsWritten > 0;
     return undo;
   }
 
   /** Takes back what a `changeSecret` did (D1 did not take the change). */
   undoSecret(u: SecretUndo): void {
-    if (u.ticket) this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", u.from, u.ticketId, u.to);
+    if (u.ticket)
+      this.sql.exec("UPDATE ci_tickets SET secret = ? WHERE id = ? AND secret = ?", u.from, u.ticketId, u.to);
     if (u.revoked) this.sql.exec("DELETE FROM ci_revoked WHERE secret = ? AND ticket_id = ?", u.from, u.ticketId);
   }
 
@@ -244,12 +276,28 @@ export class CheckinState {
   /** The ticket's passages on a list, oldest first (by scan time, then as recorded). */
   passages(ticketId: number, listId: number): StoredPassage[] {
     return [
-      ...this.sql.exec<{ uid: string; type: string; datetime: number; nonce: string | null; device_id: number | null; auto: number }>(
+      ...this.sql.exec<{
+        uid: string;
+        type: string;
+        datetime: number;
+        nonce: string | null;
+        device_id: number | null;
+        auto: number;
+      }>(
         "SELECT uid, type, datetime, nonce, device_id, auto FROM ci_passages WHERE ticket_id = ? AND list_id = ? ORDER BY datetime, rowid",
         ticketId,
         listId,
       ),
-    ].map((r) => ({ uid: r.uid, listId, ticketId, type: r.type as CheckinType, datetime: r.datetime, nonce: r.nonce, deviceId: r.device_id, auto: r.auto === 1 }));
+    ].map((r) => ({
+      uid: r.uid,
+      listId,
+      ticketId,
+      type: r.type as CheckinType,
+      datetime: r.datetime,
+      nonce: r.nonce,
+      deviceId: r.device_id,
+      auto: r.auto === 1,
+    }));
   }
 
   /** Records a passage; false when it was known already (same uid). */
@@ -282,7 +330,12 @@ export class CheckinState {
 
   /** The type of the ticket's last passage on any list (null: never scanned). */
   lastTypeAnywhere(ticketId: number): CheckinType | null {
-    const [r] = [...this.sql.exec<{ type: string }>("SELECT type FROM ci_passages WHERE ticket_id = ? ORDER BY datetime DESC, rowid DESC LIMIT 1", ticketId)];
+    const [r] = [
+      ...this.sql.exec<{ type: string }>(
+        "SELECT type FROM ci_passages WHERE ticket_id = ? ORDER BY datetime DESC, rowid DESC LIMIT 1",
+        ticketId,
+      ),
+    ];
     return (r?.type as CheckinType | undefined) ?? null;
   }
 
@@ -290,9 +343,21 @@ export class CheckinState {
    * Tickets whose last passage on any list is an exit, with their capacity facts (to rebuild the
    * ledger): only tickets that ever left are looked at, however many the index holds.
    */
-  exitedTickets(): { id: number; orderCode: string; item: number; variation: number | null; subevent: number | null }[] {
+  exitedTickets(): {
+    id: number;
+    orderCode: string;
+    item: number;
+    variation: number | null;
+    subevent: number | null;
+  }[] {
     return [
-      ...this.sql.exec<{ id: number; order_code: string; item: number; variation: number | null; subevent: number | null }>(
+      ...this.sql.exec<{
+        id: number;
+        order_code: string;
+        item: number;
+        variation: number | null;
+        subevent: number | null;
+      }>(
         `SELECT t.id, t.order_code, t.item, t.variation, t.subevent FROM ci_tickets t
          WHERE t.id IN (SELECT ticket_id FROM ci_passages WHERE type = 'exit')
            AND (SELECT p.type FROM ci_passages p WHERE p.ticket_id = t.id ORDER BY p.datetime DESC, p.rowid DESC LIMIT 1) = 'exit'`,
@@ -373,7 +438,9 @@ export function checkinConfigFromRows(rows: CheckinCatalogRows): CheckinConfig {
     timezone: ev?.timezone ?? "UTC",
     locale: ev?.locale ?? "en",
     eventDates: { dateFrom: ev?.dateFrom ?? 0, dateTo: ev?.dateTo ?? null, dateAdmission: ev?.dateAdmission ?? null },
-    subeventDates: new Map(subeventRows.map((s) => [s.id, { dateFrom: s.dateFrom, dateTo: s.dateTo, dateAdmission: s.dateAdmission }])),
+    subeventDates: new Map(
+      subeventRows.map((s) => [s.id, { dateFrom: s.dateFrom, dateTo: s.dateTo, dateAdmission: s.dateAdmission }]),
+    ),
     stamps,
   };
 }

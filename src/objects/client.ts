@@ -43,7 +43,11 @@ class TimedOut extends Error {}
  * The stub, with every method called through `countedCall`: the bookmark of the object's D1
  * writes goes to the request's session, its round trips (when counting) to `counts`.
  */
-function countingStub(stub: DurableObjectStub<EventObject>, counts: ContextRoundTrips | undefined, session: RequestSession | undefined): DurableObjectStub<EventObject> {
+function countingStub(
+  stub: DurableObjectStub<EventObject>,
+  counts: ContextRoundTrips | undefined,
+  session: RequestSession | undefined,
+): DurableObjectStub<EventObject> {
   return new Proxy(stub, {
     get(target, name) {
       if (typeof name !== "string" || name === "then") return Reflect.get(target, name);
@@ -85,7 +89,9 @@ export async function withEventObject<T>(
     return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {
     log.error("event object failed", { event_id: typeof event === "number" ? event : event.id, error: e });
-    throw busy === 409 ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.") : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
+    throw busy === 409
+      ? new Failure("busy", "The event is busy and could not process the change in time. Retry in a moment.")
+      : new Failure("unavailable", "The event could not process the request. Retry in a moment.");
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

@@ -57,8 +57,19 @@ import { orderByCode, type PositionJson, type RawOrder } from "../db/orders";
 import { writtenVouchers } from "../db/vouchers";
 import { isDatabaseFault } from "../db/constraints";
 import { type GiftCardDebit, type StatusWrite, statusResultIndex, statusWriteStatements } from "../db/payments";
-import { positionSecretsQuery, revokedSecretQuery, type TicketChange, ticketChangeStatements } from "../db/ticket-secrets";
-import { type ContextRoundTrips, countRoundTripsInContext, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../db/round-trips";
+import {
+  positionSecretsQuery,
+  revokedSecretQuery,
+  type TicketChange,
+  ticketChangeStatements,
+} from "../db/ticket-secrets";
+import {
+  type ContextRoundTrips,
+  countRoundTripsInContext,
+  newRoundTrips,
+  roundTripsEnabled,
+  withRoundTripCounting,
+} from "../db/round-trips";
 import { primarySession, withBookmarks } from "../db/sessions";
 import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
 import { chunks, MAX_PARAMS } from "../db/util";
@@ -78,8 +89,24 @@ import {
   type TicketFacts,
 } from "../domain/checkin";
 import { evaluateRules } from "../domain/checkin-rules";
-import { type Availability, type Catalog, catalogFromRows, type Demand, keyOf, Ledger, type Refusal, type VoucherDef } from "../domain/inventory";
-import { CheckinState, type CheckinConfig, checkinConfigFromRows, EMPTY_CONFIG, type SecretUndo, type StoredPassage } from "./checkin-state";
+import {
+  type Availability,
+  type Catalog,
+  catalogFromRows,
+  type Demand,
+  keyOf,
+  Ledger,
+  type Refusal,
+  type VoucherDef,
+} from "../domain/inventory";
+import {
+  CheckinState,
+  type CheckinConfig,
+  checkinConfigFromRows,
+  EMPTY_CONFIG,
+  type SecretUndo,
+  type StoredPassage,
+} from "./checkin-state";
 import { createOrderBookTables, SqlOrderBook } from "./order-book";
 import type { Env } from "../env";
 import { log } from "../lib/log";
@@ -123,7 +150,13 @@ type PassageWrite = StoredPassage & {
 type AutoCheckin = { uid: string; listId: number; positionid: number };
 
 type OutboxEntry =
-  | { kind: "order"; write: OrderWrite; voucherUses: [number, number][]; closedQuotaIds: number[]; autoCheckins?: AutoCheckin[] }
+  | {
+      kind: "order";
+      write: OrderWrite;
+      voucherUses: [number, number][];
+      closedQuotaIds: number[];
+      autoCheckins?: AutoCheckin[];
+    }
   | { kind: "carts"; rows: CartRow[] }
   | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)
   | { kind: "tickets"; orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null; now: number }
@@ -215,13 +248,18 @@ export class EventObject extends DurableObject<Env> {
       product: t.itemId,
       variation: t.variationId,
       gate: null,
-      event: (t.subeventId !== null ? this.config.subeventDates.get(t.subeventId) : undefined) ?? this.config.eventDates,
+      event:
+        (t.subeventId !== null ? this.config.subeventDates.get(t.subeventId) : undefined) ?? this.config.eventDates,
       entries: facts.passages.filter((p) => p.type === "entry").map((p) => p.datetime),
       exits: facts.passages.filter((p) => p.type === "exit").map((p) => p.datetime),
     });
     if (outcome.ok) return { ok: true };
     if (outcome.reason === "rules") return { ok: false, explanation: outcome.explanation };
-    log.error("check-in rules cannot be evaluated; the scan is refused", { event_id: this.eventId, list_id: facts.list.id, detail: outcome.detail });
+    log.error("check-in rules cannot be evaluated; the scan is refused", {
+      event_id: this.eventId,
+      list_id: facts.list.id,
+      detail: outcome.detail,
+    });
     return { ok: false, explanation: null };
   };
 
@@ -250,12 +288,18 @@ export class EventObject extends DurableObject<Env> {
       const now = Date.now();
       this.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND expires <= ?", now);
       // Orders stay in storage (the ledger's book): only unexpired carts and exited tickets are read.
-      for (const r of this.sql.exec<{ ref: string; grp: string | null; key: string; seat: string | null; voucher_id: number | null; expires: number | null }>(
-        "SELECT ref, grp, key, seat, voucher_id, expires FROM holds WHERE kind = 'cart'",
-      )) {
+      for (const r of this.sql.exec<{
+        ref: string;
+        grp: string | null;
+        key: string;
+        seat: string | null;
+        voucher_id: number | null;
+        expires: number | null;
+      }>("SELECT ref, grp, key, seat, voucher_id, expires FROM holds WHERE kind = 'cart'")) {
         this.ledger.addCart(r.ref, r.grp ?? "", { key: r.key, seat: r.seat, voucherId: r.voucher_id }, r.expires ?? 0);
       }
-      for (const t of this.ci.exitedTickets()) this.ledger.setExited(t.id, keyOf(t.item, t.variation, t.subevent), t.orderCode, true);
+      for (const t of this.ci.exitedTickets())
+        this.ledger.setExited(t.id, keyOf(t.item, t.variation, t.subevent), t.orderCode, true);
       starting = false;
       this.started = { rowsRead: startReads.reduce((n, c) => n + c.rowsRead, 0), heldPositions: this.book.held() };
       if (Number.isFinite(this.eventId)) {
@@ -272,7 +316,9 @@ export class EventObject extends DurableObject<Env> {
 
   private createTables(): void {
     createOrderBookTables(this.sql);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`);
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created INTEGER NOT NULL)`,
+    );
     this.ci.createTables();
   }
 
@@ -286,7 +332,10 @@ export class EventObject extends DurableObject<Env> {
    * round trips (the object's start counts with the first call). The Worker's door
    * (objects/client.ts) calls every method through this inside a request.
    */
-  async countedCall(method: CountedMethod, args: unknown[]): Promise<{ value: unknown; trips: number; ms: number; bookmark: string | null; start?: ObjectStart }> {
+  async countedCall(
+    method: CountedMethod,
+    args: unknown[],
+  ): Promise<{ value: unknown; trips: number; ms: number; bookmark: string | null; start?: ObjectStart }> {
     if (!COUNTED_METHODS.includes(method)) throw new Error(`not a method of the event object: ${method}`);
     const counts = newRoundTrips();
     let start: ObjectStart | undefined;
@@ -342,7 +391,13 @@ export class EventObject extends DurableObject<Env> {
   }
 
   private writeOutbox(entry: OutboxEntry, now: number): number {
-    return this.sql.exec<{ id: number }>("INSERT INTO outbox (payload, created) VALUES (?, ?) RETURNING id", JSON.stringify(entry), now).one().id;
+    return this.sql
+      .exec<{ id: number }>(
+        "INSERT INTO outbox (payload, created) VALUES (?, ?) RETURNING id",
+        JSON.stringify(entry),
+        now,
+      )
+      .one().id;
   }
 
   private clearOutbox(id: number): void {
@@ -420,7 +475,10 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /** Availability states (100/20/10/0, null: not counted) of products on dates. */
-  async availabilityStates(stamp: number, demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[]): Promise<(number | null)[]> {
+  async availabilityStates(
+    stamp: number,
+    demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
+  ): Promise<(number | null)[]> {
     await this.ensureCatalog(stamp);
     const now = Date.now();
     return demands.map((d) => this.ledger.demandState(d, now));
@@ -489,7 +547,10 @@ export class EventObject extends DurableObject<Env> {
         .insert(cartPositions)
         .values({
           ...r,
-          addonTo: addonToHoldKey === null ? null : sql<number>`(SELECT c2.id FROM cart_positions c2 WHERE c2.hold_key = ${addonToHoldKey})`,
+          addonTo:
+            addonToHoldKey === null
+              ? null
+              : sql<number>`(SELECT c2.id FROM cart_positions c2 WHERE c2.hold_key = ${addonToHoldKey})`,
         })
         .onConflictDoNothing({ target: cartPositions.holdKey }),
     );
@@ -528,7 +589,14 @@ export class EventObject extends DurableObject<Env> {
 
   async placeOrder(
     stamp: number,
-    req: { code: string; demands: Demand[]; paid: boolean; consumeCartIds: string[]; ignoreQuota: boolean; write: OrderWrite },
+    req: {
+      code: string;
+      demands: Demand[];
+      paid: boolean;
+      consumeCartIds: string[];
+      ignoreQuota: boolean;
+      write: OrderWrite;
+    },
   ): Promise<OrderDecision> {
     await this.ensureCatalog(stamp);
     const now = Date.now();
@@ -541,7 +609,12 @@ export class EventObject extends DurableObject<Env> {
 
     this.ctx.storage.transactionSync(() => {
       consumed = this.ledger.cartHoldKeysOf(req.consumeCartIds);
-      refusals = this.ledger.check(req.demands, now, { cartHoldKeys: new Set(consumed) }, { ignoreQuota: req.ignoreQuota });
+      refusals = this.ledger.check(
+        req.demands,
+        now,
+        { cartHoldKeys: new Set(consumed) },
+        { ignoreQuota: req.ignoreQuota },
+      );
       if (refusals.length) return;
       for (const hk of consumed) this.releaseCartHold(hk);
       this.holdOrder(req.code, req.demands, req.paid);
@@ -552,7 +625,10 @@ export class EventObject extends DurableObject<Env> {
         }
       }
       autoCheckins = this.autoCheckinsOf(req.write);
-      outboxId = this.writeOutbox({ kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed, autoCheckins }, now);
+      outboxId = this.writeOutbox(
+        { kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed, autoCheckins },
+        now,
+      );
     });
     if (refusals.length) return { ok: false, refusals };
 
@@ -563,12 +639,21 @@ export class EventObject extends DurableObject<Env> {
       const db = this.db();
       // the write, then the order read back in the same transaction (saves the caller a round trip)
       const stmts = [
-        ...orderWriteStatements(db, req.write, voucherUses, closed, now, this.autoCheckinStatements(db, req.write, autoCheckins, now)),
+        ...orderWriteStatements(
+          db,
+          req.write,
+          voucherUses,
+          closed,
+          now,
+          this.autoCheckinStatements(db, req.write, autoCheckins, now),
+        ),
         orderByCode(db, req.write.order.eventId, req.code),
       ];
       const results = await runBatch(db, stmts);
       const last = results.length - 1;
-      mailIds = results.slice(last - req.write.mails.length, last).flatMap((r) => (r as { id: number }[]).map((m) => m.id));
+      mailIds = results
+        .slice(last - req.write.mails.length, last)
+        .flatMap((r) => (r as { id: number }[]).map((m) => m.id));
       written = (results[last] as RawOrder[])[0] ?? null;
     } catch (e) {
       // A batch is one transaction, but a failed call does not always say whether it committed:
@@ -608,7 +693,8 @@ export class EventObject extends DurableObject<Env> {
       if (!list.autoCheckinSalesChannels.includes(channel)) continue;
       for (const p of w.positions) {
         if (p.canceled) continue;
-        if (onList(list, { itemId: p.itemId, subeventId: p.subeventId ?? null })) out.push({ uid: crypto.randomUUID(), listId: list.id, positionid: p.positionid });
+        if (onList(list, { itemId: p.itemId, subeventId: p.subeventId ?? null }))
+          out.push({ uid: crypto.randomUUID(), listId: list.id, positionid: p.positionid });
       }
     }
     return out;
@@ -635,7 +721,17 @@ export class EventObject extends DurableObject<Env> {
     );
     for (const a of auto) {
       const p = positions.find((x) => x.positionid === a.positionid);
-      if (p) this.ci.addPassage({ uid: a.uid, listId: a.listId, ticketId: p.id, type: "entry", datetime: now, nonce: null, deviceId: null, auto: true });
+      if (p)
+        this.ci.addPassage({
+          uid: a.uid,
+          listId: a.listId,
+          ticketId: p.id,
+          type: "entry",
+          datetime: now,
+          nonce: null,
+          deviceId: null,
+          auto: true,
+        });
     }
   }
 
@@ -645,7 +741,18 @@ export class EventObject extends DurableObject<Env> {
     const rows = await cartsByHoldKeys(this.db(), this.eventId, holdKeys);
     this.ctx.storage.transactionSync(() => {
       for (const r of rows) {
-        this.holdCart(r.holdKey, r.cartId, { itemId: r.itemId, variationId: r.variationId, subeventId: r.subeventId, seat: r.seat, voucherId: r.voucherId }, r.expires);
+        this.holdCart(
+          r.holdKey,
+          r.cartId,
+          {
+            itemId: r.itemId,
+            variationId: r.variationId,
+            subeventId: r.subeventId,
+            seat: r.seat,
+            voucherId: r.voucherId,
+          },
+          r.expires,
+        );
       }
     });
   }
@@ -749,12 +856,21 @@ export class EventObject extends DurableObject<Env> {
    * and its status afterwards (read in the same batch). Voucher redemptions follow the order's
    * holds as the ledger has them.
    */
-  private async writeStatus(e: Extract<OutboxEntry, { kind: "status" }>): Promise<{ changed: boolean; status: string | undefined }> {
+  private async writeStatus(
+    e: Extract<OutboxEntry, { kind: "status" }>,
+  ): Promise<{ changed: boolean; status: string | undefined }> {
     const db = this.db();
-    const stmts = statusWriteStatements(db, this.eventId, e, voucherUsesOf(this.ledger.orderHolds(e.code)?.positions ?? []));
+    const stmts = statusWriteStatements(
+      db,
+      this.eventId,
+      e,
+      voucherUsesOf(this.ledger.orderHolds(e.code)?.positions ?? []),
+    );
     // the tickets change with the status only: in this batch the order got the new status at `now`
     const changedNow = sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${e.orderId} AND o.status = ${e.to} AND o.last_modified = ${e.now})`;
-    const tickets = e.tickets?.length ? ticketChangeStatements(db, this.eventId, e.orderId, e.tickets, e.now, { condition: changedNow }) : [];
+    const tickets = e.tickets?.length
+      ? ticketChangeStatements(db, this.eventId, e.orderId, e.tickets, e.now, { condition: changedNow })
+      : [];
     const results = await runBatch(db, [...stmts, ...tickets, orderStatusQuery(db, e.orderId)]);
     return {
       changed: (results[statusResultIndex(e, stmts.length)] as { id: number }[]).length > 0,
@@ -918,7 +1034,9 @@ export class EventObject extends DurableObject<Env> {
   private candidates(req: RedeemRequest, addonMatch: boolean): Candidates | null {
     const bySecret = this.ci.ticketBySecret(req.raw);
     const byId = req.id !== null ? this.ci.ticketById(req.id) : undefined;
-    const found = [bySecret, byId].filter((t, i, all): t is TicketFacts => t !== undefined && all.findIndex((x) => x?.id === t.id) === i);
+    const found = [bySecret, byId].filter(
+      (t, i, all): t is TicketFacts => t !== undefined && all.findIndex((x) => x?.id === t.id) === i,
+    );
     let base = bySecret;
     let revoked = false;
     if (found.length === 0) {
@@ -937,7 +1055,12 @@ export class EventObject extends DurableObject<Env> {
 
   /** Records in the ledger whether a ticket's last passage on any list is an exit (quotas with release_after_exit). */
   private trackExit(t: Pick<TicketFacts, "id" | "itemId" | "variationId" | "subeventId" | "orderCode">): void {
-    this.ledger.setExited(t.id, keyOf(t.itemId, t.variationId, t.subeventId), t.orderCode, this.ci.lastTypeAnywhere(t.id) === "exit");
+    this.ledger.setExited(
+      t.id,
+      keyOf(t.itemId, t.variationId, t.subeventId),
+      t.orderCode,
+      this.ci.lastTypeAnywhere(t.id) === "exit",
+    );
   }
 
   /** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
@@ -969,11 +1092,15 @@ export class EventObject extends DurableObject<Env> {
     if (!this.config.lists.has(req.listId)) return { kind: "no_list" };
     if (this.candidates(req, this.config.lists.get(req.listId)!.addonMatch) === null) {
       const db = this.db();
-      const [rows, revoked] = (await runBatch(db, [ticketOrderQuery(db, this.eventId, req.raw, req.id), revokedSecretQuery(db, this.eventId, req.raw)])) as [
-        TicketOrderRow[],
-        { positionId: number }[],
-      ];
-      if (rows.length || revoked.length) this.indexFallback(rows, revoked.map((r) => ({ secret: req.raw, ticketId: r.positionId })));
+      const [rows, revoked] = (await runBatch(db, [
+        ticketOrderQuery(db, this.eventId, req.raw, req.id),
+        revokedSecretQuery(db, this.eventId, req.raw),
+      ])) as [TicketOrderRow[], { positionId: number }[]];
+      if (rows.length || revoked.length)
+        this.indexFallback(
+          rows,
+          revoked.map((r) => ({ secret: req.raw, ticketId: r.positionId })),
+        );
     }
     // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
     // statements carry the condition); it is undone and taken again on the new configuration.
@@ -993,7 +1120,19 @@ export class EventObject extends DurableObject<Env> {
   private decideAndRecord(req: RedeemRequest, list: ListConfig, found: Candidates): ScanDecision {
     const now = Date.now();
     const candidates = found.tickets;
-    const d: ScanDecision = { now, stamps: { ...this.config.stamps }, ticket: candidates[0]!, status: "error", reason: null, explanation: null, questions: [], passage: null, answers: null, previousAnswers: [], outboxId: 0 };
+    const d: ScanDecision = {
+      now,
+      stamps: { ...this.config.stamps },
+      ticket: candidates[0]!,
+      status: "error",
+      reason: null,
+      explanation: null,
+      questions: [],
+      passage: null,
+      answers: null,
+      previousAnswers: [],
+      outboxId: 0,
+    };
     // a revoked secret: refused; forced (an offline scan that already happened), its ticket is checked in
     if (found.revoked && !req.scan.force) {
       d.reason = "revoked";
@@ -1085,13 +1224,25 @@ export class EventObject extends DurableObject<Env> {
    * configuration) and reads the ticket back for the answer. "stale": the configuration changed,
    * nothing was written, the decision is undone.
    */
-  private async writeScan(req: RedeemRequest, list: ListConfig, d: ScanDecision, mayRetry: boolean): Promise<RedeemOutcome | "stale"> {
+  private async writeScan(
+    req: RedeemRequest,
+    list: ListConfig,
+    d: ScanDecision,
+    mayRetry: boolean,
+  ): Promise<RedeemOutcome | "stale"> {
     const db = this.db();
     const unchanged = configUnchangedSql(this.eventId, d.stamps);
     const stmts: Statement[] = [checkinStampsQuery(db, this.eventId)];
     if (d.passage) stmts.push(...this.passageStatements(db, d.passage, d.answers, unchanged));
     else {
-      if (d.status === "error") stmts.push(insertCheckinIf(db, this.failedScan(d.ticket.id, list.id, req, d.reason ?? "error", d.explanation, d.now), unchanged));
+      if (d.status === "error")
+        stmts.push(
+          insertCheckinIf(
+            db,
+            this.failedScan(d.ticket.id, list.id, req, d.reason ?? "error", d.explanation, d.now),
+            unchanged,
+          ),
+        );
       if (d.answers) stmts.push(setPositionAnswers(db, d.ticket.id, d.answers, unchanged));
     }
     stmts.push(checkinPositionsByIds(db, this.eventId, [d.ticket.id], list.id));
@@ -1121,7 +1272,10 @@ export class EventObject extends DurableObject<Env> {
         throw e;
       }
       this.clearOutbox(d.outboxId);
-      results = [[], ...(await runBatch(this.db(), [checkinPositionsByIds(this.db(), this.eventId, [d.ticket.id], list.id)]))];
+      results = [
+        [],
+        ...(await runBatch(this.db(), [checkinPositionsByIds(this.db(), this.eventId, [d.ticket.id], list.id)])),
+      ];
     }
     const stamps = results[0] as { resource: string; modifiedAt: number }[];
     if (mayRetry && stamps.some((s) => s.modifiedAt > (d.stamps[s.resource] ?? 0))) {
@@ -1130,14 +1284,35 @@ export class EventObject extends DurableObject<Env> {
     }
     if (d.passage) this.clearOutbox(d.outboxId);
     // the scan's webhook notification was written with it; the queue delivers it
-    if (notified && d.passage?.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: d.passage.report.code }]);
+    if (notified && d.passage?.report)
+      dispatchWebhooks(this.env, [{ eventId: this.eventId, code: d.passage.report.code }]);
     const [position] = results[results.length - 1] as CheckinPositionRow[];
-    const mini: MiniList = { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending };
-    return { kind: "decided", status: d.status, reason: d.status === "error" ? (d.reason ?? "error") : null, explanation: d.explanation, questions: d.questions, list: mini, position: position ?? null };
+    const mini: MiniList = {
+      id: list.id,
+      name: list.name,
+      subevent: list.subeventId,
+      include_pending: list.includePending,
+    };
+    return {
+      kind: "decided",
+      status: d.status,
+      reason: d.status === "error" ? (d.reason ?? "error") : null,
+      explanation: d.explanation,
+      questions: d.questions,
+      list: mini,
+      position: position ?? null,
+    };
   }
 
   /** A refused scan as D1 keeps it (statistics). */
-  private failedScan(ticketId: number | null, listId: number, req: RedeemRequest, reason: CheckinReason, explanation: string | null, now: number) {
+  private failedScan(
+    ticketId: number | null,
+    listId: number,
+    req: RedeemRequest,
+    reason: CheckinReason,
+    explanation: string | null,
+    now: number,
+  ) {
     return {
       uid: crypto.randomUUID(),
       eventId: this.eventId,
@@ -1181,23 +1356,27 @@ export class EventObject extends DurableObject<Env> {
       );
     }
     stmts.push(
-      insertCheckinIf(db, {
-        uid: p.uid,
-        eventId: this.eventId,
-        listId: p.listId,
-        positionId: p.ticketId,
-        type: p.type,
-        datetime: p.datetime,
-        created: p.created,
-        successful: true,
-        autoCheckedIn: p.auto,
-        forced: p.forced,
-        forceSent: p.forceSent ?? false,
-        deviceId: p.deviceId,
-        nonce: p.nonce,
-        rawBarcode: p.rawBarcode,
-        rawSourceType: p.rawSourceType,
-      }, condition),
+      insertCheckinIf(
+        db,
+        {
+          uid: p.uid,
+          eventId: this.eventId,
+          listId: p.listId,
+          positionId: p.ticketId,
+          type: p.type,
+          datetime: p.datetime,
+          created: p.created,
+          successful: true,
+          autoCheckedIn: p.auto,
+          forced: p.forced,
+          forceSent: p.forceSent ?? false,
+          deviceId: p.deviceId,
+          nonce: p.nonce,
+          rawBarcode: p.rawBarcode,
+          rawSourceType: p.rawSourceType,
+        },
+        condition,
+      ),
       touchOrderOfPosition(db, p.ticketId, p.created, condition),
     );
     if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers, condition));
@@ -1263,13 +1442,20 @@ export class EventObject extends DurableObject<Env> {
         this.clearOutbox(outboxId);
       } catch (e) {
         this.inflight.delete(outboxId);
-        log.error("writing automatic exits failed; the alarm retries", { event_id: this.eventId, list_id: list.id, error: e });
+        log.error("writing automatic exits failed; the alarm retries", {
+          event_id: this.eventId,
+          list_id: list.id,
+          error: e,
+        });
       }
     }
   }
 
   private exitAllStatements(db: DB, e: Extract<OutboxEntry, { kind: "exit_all" }>): Statement[] {
-    return [...e.passages.flatMap((p) => this.passageStatements(db, p, null)), moveExitAllAt(db, this.eventId, e.listId, e.fired, e.next)];
+    return [
+      ...e.passages.flatMap((p) => this.passageStatements(db, p, null)),
+      moveExitAllAt(db, this.eventId, e.listId, e.fired, e.next),
+    ];
   }
 
   // ---------------------------------------------------------------- ticket secrets and blocks
@@ -1301,9 +1487,21 @@ export class EventObject extends DurableObject<Env> {
    * old secrets, so a replay writes nothing twice). Should D1 not take it, the index is restored.
    * `ok` false: a ticket's secret is not the one the caller saw (changed meanwhile); nothing changed.
    */
-  async changeTickets(req: { orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null }): Promise<{ ok: boolean }> {
+  async changeTickets(req: {
+    orderId: number;
+    code: string;
+    changes: TicketChange[];
+    orderSecret: string | null;
+  }): Promise<{ ok: boolean }> {
     const now = Date.now();
-    const entry: Extract<OutboxEntry, { kind: "tickets" }> = { kind: "tickets", orderId: req.orderId, code: req.code, changes: req.changes, orderSecret: req.orderSecret, now };
+    const entry: Extract<OutboxEntry, { kind: "tickets" }> = {
+      kind: "tickets",
+      orderId: req.orderId,
+      code: req.code,
+      changes: req.changes,
+      orderSecret: req.orderSecret,
+      now,
+    };
     let stale = false;
     let outboxId = 0;
     let before: TicketUndo[] = [];
@@ -1319,11 +1517,15 @@ export class EventObject extends DurableObject<Env> {
     if (stale) return { ok: false };
     this.inflight.add(outboxId);
     const ids = req.changes.map((c) => c.positionId);
-    const took = (held: { id: number; secret: string }[]) => req.changes.every((c) => held.find((h) => h.id === c.positionId)?.secret === c.newSecret);
+    const took = (held: { id: number; secret: string }[]) =>
+      req.changes.every((c) => held.find((h) => h.id === c.positionId)?.secret === c.newSecret);
     let held: { id: number; secret: string }[];
     try {
       const db = this.db();
-      const results = await runBatch(db, [...ticketChangeStatements(db, this.eventId, req.orderId, req.changes, now, { orderSecret: req.orderSecret }), positionSecretsQuery(db, this.eventId, ids)]);
+      const results = await runBatch(db, [
+        ...ticketChangeStatements(db, this.eventId, req.orderId, req.changes, now, { orderSecret: req.orderSecret }),
+        positionSecretsQuery(db, this.eventId, ids),
+      ]);
       held = results[results.length - 1] as { id: number; secret: string }[];
     } catch (e) {
       // Did the batch commit? D1 tells; unknown → the alarm finishes the write.
@@ -1372,7 +1574,9 @@ export class EventObject extends DurableObject<Env> {
   /** Replays the outbox (entries of dead requests) and prunes expired carts. */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    const entries = [...this.sql.exec<{ id: number; payload: string }>("SELECT id, payload FROM outbox ORDER BY id")].filter((e) => !this.inflight.has(e.id));
+    const entries = [
+      ...this.sql.exec<{ id: number; payload: string }>("SELECT id, payload FROM outbox ORDER BY id"),
+    ].filter((e) => !this.inflight.has(e.id));
     let failed = false;
     for (const e of entries) {
       try {
@@ -1399,14 +1603,22 @@ export class EventObject extends DurableObject<Env> {
         // Roll forward: the decision was taken and recorded; make D1 hold the order.
         if (!(await orderExists(db, entry.write.order.eventId, entry.write.order.code))) {
           const auto = this.autoCheckinStatements(db, entry.write, entry.autoCheckins ?? [], now);
-          const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now, auto);
+          const stmts = orderWriteStatements(
+            db,
+            entry.write,
+            new Map(entry.voucherUses),
+            entry.closedQuotaIds,
+            now,
+            auto,
+          );
           await runBatch(db, stmts);
         }
         return;
       }
       case "checkin":
         await runBatch(db, this.passageStatements(db, entry.passage, entry.answers));
-        if (entry.passage.report) dispatchWebhooks(this.env, [{ eventId: this.eventId, code: entry.passage.report.code }]);
+        if (entry.passage.report)
+          dispatchWebhooks(this.env, [{ eventId: this.eventId, code: entry.passage.report.code }]);
         return;
       case "exit_all":
         await runBatch(db, this.exitAllStatements(db, entry));
@@ -1416,7 +1628,12 @@ export class EventObject extends DurableObject<Env> {
         return;
       case "tickets":
         // the index has the change already; make D1 hold it (idempotent)
-        await runBatch(db, ticketChangeStatements(db, this.eventId, entry.orderId, entry.changes, entry.now, { orderSecret: entry.orderSecret }));
+        await runBatch(
+          db,
+          ticketChangeStatements(db, this.eventId, entry.orderId, entry.changes, entry.now, {
+            orderSecret: entry.orderSecret,
+          }),
+        );
         return;
       case "status": {
         const { status } = await this.writeStatus(entry);
@@ -1433,7 +1650,8 @@ export class EventObject extends DurableObject<Env> {
   }
 }
 
-const orderStatusQuery = (db: DB, orderId: number) => db.select({ status: orders.status }).from(orders).where(eq(orders.id, orderId));
+const orderStatusQuery = (db: DB, orderId: number) =>
+  db.select({ status: orders.status }).from(orders).where(eq(orders.id, orderId));
 
 /** Uses per voucher among positions (demands or holds). */
 function voucherUsesOf(positions: readonly { voucherId: number | null }[]): Map<number, number> {

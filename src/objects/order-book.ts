@@ -17,7 +17,9 @@ export function createOrderBookTables(sql: SqlStorage): void {
     key TEXT NOT NULL, seat TEXT, voucher_id INTEGER, expires INTEGER, paid INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (kind, ref, idx))`);
   sql.exec("CREATE INDEX IF NOT EXISTS holds_order_seat ON holds (seat) WHERE kind = 'order' AND seat IS NOT NULL");
-  sql.exec("CREATE TABLE IF NOT EXISTS order_totals (key TEXT NOT NULL, paid INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key, paid))");
+  sql.exec(
+    "CREATE TABLE IF NOT EXISTS order_totals (key TEXT NOT NULL, paid INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (key, paid))",
+  );
   sql.exec("CREATE TABLE IF NOT EXISTS voucher_totals (voucher_id INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
   const tally = (row: "new" | "old", paid: string, d: "+ 1" | "- 1") => `
     INSERT INTO order_totals (key, paid, n) VALUES (${row}.key, ${paid}, 0 ${d}) ON CONFLICT (key, paid) DO UPDATE SET n = n ${d};`;
@@ -34,8 +36,12 @@ export function createOrderBookTables(sql: SqlStorage): void {
   // Storage written before the totals existed: count once what is there.
   const totals = sql.exec<{ n: number }>("SELECT count(*) AS n FROM order_totals").one().n;
   if (totals === 0) {
-    sql.exec("INSERT INTO order_totals (key, paid, n) SELECT key, paid, count(*) FROM holds WHERE kind = 'order' GROUP BY key, paid");
-    sql.exec("INSERT INTO voucher_totals (voucher_id, n) SELECT voucher_id, count(*) FROM holds WHERE kind = 'order' AND voucher_id IS NOT NULL GROUP BY voucher_id");
+    sql.exec(
+      "INSERT INTO order_totals (key, paid, n) SELECT key, paid, count(*) FROM holds WHERE kind = 'order' GROUP BY key, paid",
+    );
+    sql.exec(
+      "INSERT INTO voucher_totals (voucher_id, n) SELECT voucher_id, count(*) FROM holds WHERE kind = 'order' AND voucher_id IS NOT NULL GROUP BY voucher_id",
+    );
   }
 }
 
@@ -50,7 +56,10 @@ export class SqlOrderBook implements OrderBook {
       ),
     ];
     if (rows.length === 0) return undefined;
-    return { paid: rows[0]!.paid === 1, positions: rows.map((r): Hold => ({ key: r.key, seat: r.seat, voucherId: r.voucher_id })) };
+    return {
+      paid: rows[0]!.paid === 1,
+      positions: rows.map((r): Hold => ({ key: r.key, seat: r.seat, voucherId: r.voucher_id })),
+    };
   }
 
   add(code: string, positions: readonly Hold[], paid: boolean): void {
@@ -69,7 +78,12 @@ export class SqlOrderBook implements OrderBook {
   }
 
   setPaid(code: string, paid: boolean): void {
-    this.sql.exec("UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ? AND paid <> ?", paid ? 1 : 0, code, paid ? 1 : 0);
+    this.sql.exec(
+      "UPDATE holds SET paid = ? WHERE kind = 'order' AND ref = ? AND paid <> ?",
+      paid ? 1 : 0,
+      code,
+      paid ? 1 : 0,
+    );
   }
 
   remove(code: string): void {
@@ -90,7 +104,9 @@ export class SqlOrderBook implements OrderBook {
   }
 
   seatHolder(seat: string): string | undefined {
-    return [...this.sql.exec<{ ref: string }>("SELECT ref FROM holds WHERE kind = 'order' AND seat = ? LIMIT 1", seat)][0]?.ref;
+    return [
+      ...this.sql.exec<{ ref: string }>("SELECT ref FROM holds WHERE kind = 'order' AND seat = ? LIMIT 1", seat),
+    ][0]?.ref;
   }
 
   /** Positions held (pending and paid), from the totals: what a restarted object holds, read in O(keys). */

@@ -17,7 +17,10 @@ export const customerActivationPages = new Hono<AppEnv>();
 const TITLE = "Activate your account";
 
 const invalidPage = () =>
-  page("Link not valid", html`<p class="error">This activation link is not valid. It may have expired or been used already.</p>`);
+  page(
+    "Link not valid",
+    html`<p class="error">This activation link is not valid. It may have expired or been used already.</p>`,
+  );
 
 function form(accountName: string, organizerName: string, error?: string): Raw {
   return html`${error ? html`<p class="error">${error}</p>` : ""}
@@ -47,10 +50,17 @@ customerActivationPages.post("/customer/activate/:token", async (c) => {
   const password = typeof body.password === "string" ? body.password : "";
   const repeat = typeof body.password_repeat === "string" ? body.password_repeat : "";
   let error: string | undefined;
-  if (password.length < MIN_PASSWORD_LENGTH) error = `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`;
+  if (password.length < MIN_PASSWORD_LENGTH)
+    error = `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`;
   else if (password.length > 4096) error = "The password is too long.";
   else if (password !== repeat) error = "The two passwords do not match.";
   if (error) return c.html(page(TITLE, form(customer.email ?? customer.identifier, org?.name ?? "", error)), 400);
-  if (!(await activateCustomer(c.var.db, tokenHash, await hashPassword(password), Date.now()))) return c.html(invalidPage(), 404);
-  return c.html(page("Account activated", html`<p class="ok">Your password has been set and your account at <strong>${org?.name ?? ""}</strong> is active.</p>`));
+  if (!(await activateCustomer(c.var.db, tokenHash, await hashPassword(password), Date.now())))
+    return c.html(invalidPage(), 404);
+  return c.html(
+    page(
+      "Account activated",
+      html`<p class="ok">Your password has been set and your account at <strong>${org?.name ?? ""}</strong> is active.</p>`,
+    ),
+  );
 });

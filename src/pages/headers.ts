@@ -10,10 +10,19 @@ import type { AppEnv } from "../http/context";
 
 const common = { referrerPolicy: "same-origin", xContentTypeOptions: "nosniff" } as const;
 
-const standalone = secureHeaders({ ...common, xFrameOptions: "DENY", contentSecurityPolicy: { frameAncestors: ["'none'"] } });
+const standalone = secureHeaders({
+  ...common,
+  xFrameOptions: "DENY",
+  contentSecurityPolicy: { frameAncestors: ["'none'"] },
+});
 
 /** Embedded by an integrator's site: no framing refusal, and the page may be loaded into another origin's frame. */
-const framed = secureHeaders({ ...common, xFrameOptions: false, crossOriginResourcePolicy: "cross-origin", crossOriginOpenerPolicy: false });
+const framed = secureHeaders({
+  ...common,
+  xFrameOptions: false,
+  crossOriginResourcePolicy: "cross-origin",
+  crossOriginOpenerPolicy: false,
+});
 
 /** Paths that are the API's or stored files, never pages. */
 const NOT_PAGES = /^\/(api|media)(\/|$)/;

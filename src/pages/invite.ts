@@ -8,7 +8,10 @@ import { html, page } from "./html";
 export const invitePages = new Hono<AppEnv>();
 
 const notFoundPage = () =>
-  page("Invitation not found", html`<p class="error">This invitation does not exist or has been used or revoked already.</p>`);
+  page(
+    "Invitation not found",
+    html`<p class="error">This invitation does not exist or has been used or revoked already.</p>`,
+  );
 
 invitePages.get("/invite/:token", async (c) => {
   const found = await findInviteByToken(c.var.db, c.req.param("token"));
@@ -30,8 +33,13 @@ invitePages.post("/invite/:token", async (c) => {
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const fullname = typeof form.fullname === "string" ? form.fullname.trim().slice(0, 190) : "";
   if (!fullname) {
-    return c.html(page("Team invitation", html`<p class="error">Please enter your name.</p><p><a href="">Back</a></p>`), 400);
+    return c.html(
+      page("Team invitation", html`<p class="error">Please enter your name.</p><p><a href="">Back</a></p>`),
+      400,
+    );
   }
   await acceptInvite(c.var.db, found.invite.id, found.invite.teamId, found.invite.email, fullname, Date.now());
-  return c.html(page("Welcome", html`<p class="ok">You are now a member of the team <strong>${found.teamName}</strong>.</p>`));
+  return c.html(
+    page("Welcome", html`<p class="ok">You are now a member of the team <strong>${found.teamName}</strong>.</p>`),
+  );
 });

@@ -13,7 +13,19 @@ import { orderUrl } from "../domain/urls";
 import { publicBase } from "../http/urls";
 import type { AppContext } from "../http/context";
 import { html, page, type Raw } from "./html";
-import { legalFooter, type Nav, notFoundPage, RESERVED_SEGMENTS, readNav, returnTarget, returnUrlRefusal, seeOther, send, text, withNav } from "./storefront";
+import {
+  legalFooter,
+  type Nav,
+  notFoundPage,
+  RESERVED_SEGMENTS,
+  readNav,
+  returnTarget,
+  returnUrlRefusal,
+  seeOther,
+  send,
+  text,
+  withNav,
+} from "./storefront";
 
 export type OrderPage = {
   org: OrganizerRecord;
@@ -37,7 +49,10 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
   const { organizer: org, event } = found;
   const code = c.req.param("code") ?? "";
   const secret = c.req.param("secret") ?? "";
-  const [record, levels] = await Promise.all([findOrderBySecret(db, event.id, code, secret), eventSettingsLevels(db, org.id, event.id)]);
+  const [record, levels] = await Promise.all([
+    findOrderBySecret(db, event.id, code, secret),
+    eventSettingsLevels(db, org.id, event.id),
+  ]);
   if (!record) return notFoundPage(c, "order");
   const settings = effectiveSettings(levels.stored, EVENT_SETTINGS, levels.parent);
   const color = levels.parent.primary_color as string;
@@ -49,14 +64,24 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
     const body = html`<p class="error">${refusal}</p>
 <p class="muted">The site that sent you here needs to be allowed in the event's redirection settings. Your order itself is not affected.</p>
 <p><a href="${withNav(url, { returnUrl: null, iframe: nav.iframe })}">View the order</a></p>`;
-    return send(c, page("Return URL not allowed", body, { color, heading: text(event.name), subheading: org.name }), 400, { private: true });
+    return send(
+      c,
+      page("Return URL not allowed", body, { color, heading: text(event.name), subheading: org.name }),
+      400,
+      { private: true },
+    );
   }
   return { org, event, record, settings, color, nav, url };
 }
 
 /** A page of the order pages' look: event name and organizer in the header, legal links. */
 export function orderLayout(ctx: OrderPage, title: string, body: Raw): string {
-  return page(title, body, { color: ctx.color, heading: text(ctx.event.name), subheading: ctx.org.name, footer: legalFooter(ctx.settings, ctx.nav) });
+  return page(title, body, {
+    color: ctx.color,
+    heading: text(ctx.event.name),
+    subheading: ctx.org.name,
+    footer: legalFooter(ctx.settings, ctx.nav),
+  });
 }
 
 /** Why the order cannot be paid now (null: it can, capacity permitting). */

@@ -22,10 +22,24 @@ import {
 } from "../domain/payments";
 import type { PaymentState } from "../db/schema";
 import { isFailure } from "../domain/failure";
-import { customerDownloadsEnabled, type Download, orderDownloads, pageDownloadUrls, ticketPdf } from "../domain/tickets";
+import {
+  customerDownloadsEnabled,
+  type Download,
+  orderDownloads,
+  pageDownloadUrls,
+  ticketPdf,
+} from "../domain/tickets";
 import type { AppContext, AppEnv } from "../http/context";
 import { html, type Raw } from "./html";
-import { amountDue, leaveToReturnUrl, loadOrderPage, orderLayout, orderLink, type OrderPage, paymentRefusal } from "./order-context";
+import {
+  amountDue,
+  leaveToReturnUrl,
+  loadOrderPage,
+  orderLayout,
+  orderLink,
+  type OrderPage,
+  paymentRefusal,
+} from "./order-context";
 import { money, notFoundPage, pageError, seeOther, send, text, when, withNav } from "./storefront";
 
 export const orderPages = new Hono<AppEnv>();
@@ -65,14 +79,22 @@ orderPages.get(ORDER_PATH, async (c) => {
   const fees = r.fees.filter((f) => f.canceled !== 1);
   const ids = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
   const [labels, invoices] = await Promise.all([
-    orderLabels(c.var.db, event.id, ids(positions.map((p) => p.item)), ids(positions.map((p) => p.variation)), ids(positions.map((p) => p.subevent))),
+    orderLabels(
+      c.var.db,
+      event.id,
+      ids(positions.map((p) => p.item)),
+      ids(positions.map((p) => p.variation)),
+      ids(positions.map((p) => p.subevent)),
+    ),
     orderInvoices(c.var.db, o.id),
   ]);
   const refusal = paymentRefusal(ctx);
   const locale = o.locale;
   const cur = event.currency;
 
-  const downloads = customerDownloadsEnabled(r) ? orderDownloads(r, pageDownloadUrls(ctx.url)) : { order: [], positions: new Map<number, Download[]>() };
+  const downloads = customerDownloadsEnabled(r)
+    ? orderDownloads(r, pageDownloadUrls(ctx.url))
+    : { order: [], positions: new Map<number, Download[]>() };
   const lines = positions.map((p) => {
     const variation = p.variation !== null ? labels.variations.get(p.variation) : undefined;
     const sub = p.subevent !== null ? labels.subevents.get(p.subevent) : undefined;
@@ -86,13 +108,18 @@ orderPages.get(ORDER_PATH, async (c) => {
       details.length ? html`<br><span class="muted">${details.join(" · ")}</span>` : ""
     }${ticket ? html`<br><a href="${ticket.url}">Ticket (PDF)</a>` : ""}</td><td class="amount">${money(p.price, cur)}</td></tr>`;
   });
-  const feeLines = fees.map((f) => html`<tr><td>${f.description || `Fee (${f.fee_type})`}</td><td class="amount">${money(f.value, cur)}</td></tr>`);
+  const feeLines = fees.map(
+    (f) =>
+      html`<tr><td>${f.description || `Fee (${f.fee_type})`}</td><td class="amount">${money(f.value, cur)}</td></tr>`,
+  );
 
   const open = r.payments.filter((y) => OPEN_PAYMENT_STATES.includes(y.state));
   const payments = r.payments.map(
     (y) =>
       html`<tr><td>${providerName(y.provider)}</td><td>${PAYMENT_STATE_WORDS[y.state as PaymentState] ?? y.state}</td><td class="amount">${money(y.amount, cur)}</td><td class="amount">${
-        OPEN_PAYMENT_STATES.includes(y.state) && refusal === null ? html`<a href="${withNav(paymentUrl(ctx.url, y.local_id), nav)}">Pay now</a>` : ""
+        OPEN_PAYMENT_STATES.includes(y.state) && refusal === null
+          ? html`<a href="${withNav(paymentUrl(ctx.url, y.local_id), nav)}">Pay now</a>`
+          : ""
       }</td></tr>`,
   );
   const change =
@@ -113,7 +140,8 @@ ${
   invoices.length
     ? html`<h2>Invoices</h2>
 <ul class="invoices">${invoices.map(
-        (i) => html`<li><a href="${`${ctx.url}invoice/${i.id}`}">${i.isCancellation ? "Cancellation" : "Invoice"} ${i.number}</a> <span class="muted">${i.date}</span></li>`,
+        (i) =>
+          html`<li><a href="${`${ctx.url}invoice/${i.id}`}">${i.isCancellation ? "Cancellation" : "Invoice"} ${i.number}</a> <span class="muted">${i.date}</span></li>`,
       )}</ul>`
     : ""
 }
@@ -134,7 +162,10 @@ async function ticketDownload(c: AppContext, positionId: number | null): Promise
   try {
     const file = await ticketPdf(c.env, c.var.db, ctx.event, ctx.record, positionId);
     c.header("Cache-Control", "private, no-store");
-    return c.body(file.body, 200, { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${file.filename}"` });
+    return c.body(file.body, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${file.filename}"`,
+    });
   } catch (e) {
     if (!isFailure(e, "not_ready")) throw e;
     c.header("Refresh", "2");
@@ -144,7 +175,9 @@ async function ticketDownload(c: AppContext, positionId: number | null): Promise
 }
 
 orderPages.get(`${ORDER_PATH}/download/pdf`, (c) => ticketDownload(c, null));
-orderPages.get(`${ORDER_PATH}/download/pdf/:position{[0-9]+}`, (c) => ticketDownload(c, Number(c.req.param("position"))));
+orderPages.get(`${ORDER_PATH}/download/pdf/:position{[0-9]+}`, (c) =>
+  ticketDownload(c, Number(c.req.param("position"))),
+);
 
 // ---- invoices (pretix: listed on the order page with their download) ----
 
@@ -153,9 +186,17 @@ orderPages.get(`${ORDER_PATH}/invoice/:invoice{[0-9]+}`, async (c) => {
   const ctx = await loadOrderPage(c);
   if (ctx instanceof Response) return ctx;
   try {
-    const file = await orderInvoicePdf(c.env, c.var.db, { id: ctx.record.order.id, eventId: ctx.event.id }, Number(c.req.param("invoice")));
+    const file = await orderInvoicePdf(
+      c.env,
+      c.var.db,
+      { id: ctx.record.order.id, eventId: ctx.event.id },
+      Number(c.req.param("invoice")),
+    );
     c.header("Cache-Control", "private, no-store");
-    return c.body(file.bytes, 200, { "Content-Type": "application/pdf", "Content-Disposition": `attachment; filename="${file.filename.replace(/[^\w.-]/g, "_")}"` });
+    return c.body(file.bytes, 200, {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": `attachment; filename="${file.filename.replace(/[^\w.-]/g, "_")}"`,
+    });
   } catch (e) {
     if (isFailure(e, "not_found")) return notFoundPage(c, "invoice");
     if (!isFailure(e, "not_ready")) throw e;
@@ -210,9 +251,24 @@ orderPages.post(`${ORDER_PATH}/pay/change`, async (c) => {
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const provider = typeof form.provider === "string" ? form.provider : "";
   if (!(offered as string[]).includes(provider)) {
-    return send(c, orderLayout(ctx, "Choose a payment method", changeForm(ctx, offered, "Please choose one of the payment methods.")), 400, { private: true });
+    return send(
+      c,
+      orderLayout(
+        ctx,
+        "Choose a payment method",
+        changeForm(ctx, offered, "Please choose one of the payment methods."),
+      ),
+      400,
+      { private: true },
+    );
   }
-  const created = await createPayment(c.var.db, { orderId: ctx.record.order.id, provider, amount: due, now: Date.now(), cancelOpen: true });
+  const created = await createPayment(c.var.db, {
+    orderId: ctx.record.order.id,
+    provider,
+    amount: due,
+    now: Date.now(),
+    cancelOpen: true,
+  });
   if (created === null) return cannotPay(c, ctx, "changed", 400);
   return seeOther(c, withNav(paymentUrl(ctx.url, created.localId), ctx.nav));
 });

@@ -15,7 +15,16 @@ import { findOrder, type PaymentJson } from "../db/orders";
 import { findGiftCard, giftCardForPayment } from "../db/giftcards";
 import type { GiftCardDebit } from "../db/payments";
 import type { PaymentState } from "../db/schema";
-import { GIFT_CARD_ATTEMPTS, giftCardRefusal, OPEN_PAYMENT_STATES, PAYMENT_ERRORS, PAYMENT_STATE_WORDS, type PaymentError, paymentFullId, providerName } from "../domain/payments";
+import {
+  GIFT_CARD_ATTEMPTS,
+  giftCardRefusal,
+  OPEN_PAYMENT_STATES,
+  PAYMENT_ERRORS,
+  PAYMENT_STATE_WORDS,
+  type PaymentError,
+  paymentFullId,
+  providerName,
+} from "../domain/payments";
 import type { AppContext, AppEnv } from "../http/context";
 import { isFailure } from "../domain/failure";
 import { randomString } from "../lib/crypto";
@@ -23,7 +32,14 @@ import { changeOrderStatus, notifyOrder, type StatusChange } from "../domain/ord
 import { paymentUrl } from "../domain/urls";
 import { publicBase } from "../http/urls";
 import { html, type Raw } from "./html";
-import { leaveToReturnUrl, loadOrderPage, orderLayout, orderLink, type OrderPage, paymentRefusal } from "./order-context";
+import {
+  leaveToReturnUrl,
+  loadOrderPage,
+  orderLayout,
+  orderLink,
+  type OrderPage,
+  paymentRefusal,
+} from "./order-context";
 import { ORDER_PATH } from "./order";
 import { money, notFoundPage, pageError, returnTarget, seeOther, send, when, withNav } from "./storefront";
 
@@ -107,7 +123,12 @@ paymentPages.get(PAYMENT_PATH, async (c) => {
  * needs its capacity again, which the object decides first (refused → `sold_out`, nothing
  * written). Returns null on success, else why not.
  */
-async function payOrder(c: AppContext, ctx: OrderPage, y: PaymentJson, change: Pick<StatusChange, "confirmPaymentId" | "giftCard">): Promise<PaymentError | null> {
+async function payOrder(
+  c: AppContext,
+  ctx: OrderPage,
+  y: PaymentJson,
+  change: Pick<StatusChange, "confirmPaymentId" | "giftCard">,
+): Promise<PaymentError | null> {
   const scope = { env: c.env, db: c.var.db, event: ctx.event };
   let result;
   try {
@@ -128,12 +149,20 @@ async function payOrder(c: AppContext, ctx: OrderPage, y: PaymentJson, change: P
     if (d) {
       const card = await findGiftCard(c.var.db, ctx.org.id, d.cardId, true);
       if (!card) return "card_unknown";
-      return giftCardRefusal(card, { currency: d.currency, testmode: d.testmode, amount: d.amount }, Date.now()) ?? "changed";
+      return (
+        giftCardRefusal(card, { currency: d.currency, testmode: d.testmode, amount: d.amount }, Date.now()) ?? "changed"
+      );
     }
     return "changed";
   }
   // the mail's facts (address, lines, total) are the order as the page read it: the status change did not touch them
-  await notifyOrder({ ...scope, organizer: ctx.org, baseUrl: publicBase(c) }, "order_paid", ctx.record, ctx.settings, ctx.record.invoicing.live);
+  await notifyOrder(
+    { ...scope, organizer: ctx.org, baseUrl: publicBase(c) },
+    "order_paid",
+    ctx.record,
+    ctx.settings,
+    ctx.record.invoicing.live,
+  );
   return null;
 }
 
@@ -143,8 +172,11 @@ paymentPages.post(PAYMENT_PATH, async (c) => {
   const y = findPaymentOf(c, ctx);
   if (!y) return notFoundPage(c, "payment");
   const fail = (error: PaymentError): Response =>
-    ctx.nav.returnUrl !== null ? leaveToReturnUrl(c, ctx, error, "") : send(c, paymentPage(ctx, y, error), error === "busy" ? 503 : 400, { private: true });
-  const succeed = (): Response => (ctx.nav.returnUrl !== null ? leaveToReturnUrl(c, ctx, null, PAID) : seeOther(c, orderLink(ctx, { paid: "yes" })));
+    ctx.nav.returnUrl !== null
+      ? leaveToReturnUrl(c, ctx, error, "")
+      : send(c, paymentPage(ctx, y, error), error === "busy" ? 503 : 400, { private: true });
+  const succeed = (): Response =>
+    ctx.nav.returnUrl !== null ? leaveToReturnUrl(c, ctx, null, PAID) : seeOther(c, orderLink(ctx, { paid: "yes" }));
 
   if (!OPEN_PAYMENT_STATES.includes(y.state)) return fail("payment_closed");
   const refusal = paymentRefusal(ctx);
@@ -155,7 +187,12 @@ paymentPages.post(PAYMENT_PATH, async (c) => {
     case "manual":
       // Nothing to do here: the organizer confirms the payment. The step is over.
       return ctx.nav.returnUrl !== null
-        ? leaveToReturnUrl(c, ctx, null, "Your order is reserved. The organizer confirms the payment when it has arrived.")
+        ? leaveToReturnUrl(
+            c,
+            ctx,
+            null,
+            "Your order is reserved. The organizer confirms the payment when it has arrived.",
+          )
         : seeOther(c, orderLink(ctx));
     case "free": {
       if (y.amount !== 0 || order.total !== 0) return fail("not_free");
@@ -166,12 +203,19 @@ paymentPages.post(PAYMENT_PATH, async (c) => {
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
       const secret = typeof form.giftcard === "string" ? form.giftcard.trim() : "";
       if (secret === "" || secret.length > 190) return fail("card_unknown");
-      const wait = await c.env.RATE_LIMITER.getByName(`giftcard-attempts:${order.id}`).hit(GIFT_CARD_ATTEMPTS.perOrder, GIFT_CARD_ATTEMPTS.windowSeconds);
+      const wait = await c.env.RATE_LIMITER.getByName(`giftcard-attempts:${order.id}`).hit(
+        GIFT_CARD_ATTEMPTS.perOrder,
+        GIFT_CARD_ATTEMPTS.windowSeconds,
+      );
       if (wait > 0) return fail("too_many_attempts");
       const now = Date.now();
       const card = await giftCardForPayment(c.var.db, ctx.org.id, secret);
       if (!card) return fail("card_unknown");
-      const cardRefusal = giftCardRefusal(card, { currency: ctx.event.currency, testmode: order.testmode, amount: y.amount }, now);
+      const cardRefusal = giftCardRefusal(
+        card,
+        { currency: ctx.event.currency, testmode: order.testmode, amount: y.amount },
+        now,
+      );
       if (cardRefusal) return fail(cardRefusal);
       // Money and tickets never diverge: the event object first takes the capacity decision
       // (only an expired order needs capacity again; refused → nothing was written, nothing

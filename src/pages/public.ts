@@ -7,18 +7,48 @@
 import { Hono } from "hono";
 import { eventSettingsLevels } from "../domain/settings";
 import { storedOrganizerSettings } from "../db/settings";
-import { organizerBySlug, organizerEventBySlugs, publicEvents, publicSubevents, shopItems, type ShopItem } from "../db/storefront";
+import {
+  organizerBySlug,
+  organizerEventBySlugs,
+  publicEvents,
+  publicSubevents,
+  shopItems,
+  type ShopItem,
+} from "../db/storefront";
 import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
 import type { AppContext, AppEnv } from "../http/context";
 import { eventPublicUrl } from "../domain/urls";
 import { publicBase } from "../http/urls";
 import { html, page, type Raw } from "./html";
-import { dateRange, legalFooter, money, notFoundPage, pageError, RESERVED_SEGMENTS, readNav, send, text, withNav } from "./storefront";
+import {
+  dateRange,
+  legalFooter,
+  money,
+  notFoundPage,
+  pageError,
+  RESERVED_SEGMENTS,
+  readNav,
+  send,
+  text,
+  withNav,
+} from "./storefront";
 
 export const publicPages = new Hono<AppEnv>();
 publicPages.onError(pageError);
 
-function eventLine(c: AppContext, orgSlug: string, e: { slug: string; name: Record<string, string>; dateFrom: number; dateTo: number | null; timezone: string; location: Record<string, string> | null }, nav = readNav(c)): Raw {
+function eventLine(
+  c: AppContext,
+  orgSlug: string,
+  e: {
+    slug: string;
+    name: Record<string, string>;
+    dateFrom: number;
+    dateTo: number | null;
+    timezone: string;
+    location: Record<string, string> | null;
+  },
+  nav = readNav(c),
+): Raw {
   const location = text(e.location);
   return html`<li><a href="${withNav(eventPublicUrl(publicBase(c), orgSlug, e.slug), { returnUrl: null, iframe: nav.iframe })}"><strong>${text(e.name)}</strong></a><br>
 <span class="muted">${dateRange(e.dateFrom, e.dateTo, e.timezone)}${location ? ` · ${location}` : ""}</span></li>`;
@@ -55,8 +85,13 @@ function itemRows(items: ShopItem[], currency: string): Raw {
     const note = i.requireVoucher ? html`<br><span class="muted">Only with a voucher.</span>` : "";
     const description = text(i.description);
     if (i.variations.length) {
-      rows.push(html`<tr><td colspan="2"><strong>${text(i.name)}</strong>${note}${description ? html`<br><span class="muted">${description}</span>` : ""}</td></tr>`);
-      for (const v of i.variations) rows.push(html`<tr><td>&nbsp;&nbsp;${text(v.value)}</td><td class="amount">${priceText(i, v.price, currency)}</td></tr>`);
+      rows.push(
+        html`<tr><td colspan="2"><strong>${text(i.name)}</strong>${note}${description ? html`<br><span class="muted">${description}</span>` : ""}</td></tr>`,
+      );
+      for (const v of i.variations)
+        rows.push(
+          html`<tr><td>&nbsp;&nbsp;${text(v.value)}</td><td class="amount">${priceText(i, v.price, currency)}</td></tr>`,
+        );
     } else {
       rows.push(
         html`<tr><td><strong>${text(i.name)}</strong>${note}${description ? html`<br><span class="muted">${description}</span>` : ""}</td><td class="amount">${priceText(i, i.price, currency)}</td></tr>`,
@@ -99,5 +134,12 @@ ${
 }
 <h2>Tickets and products</h2>
 ${items.length ? itemRows(items, event.currency) : html`<p class="muted">Nothing is on sale at the moment.</p>`}`;
-  return send(c, page(text(event.name), body, { color: levels.parent.primary_color as string, subheading: org.name, footer: legalFooter(settings, nav) }));
+  return send(
+    c,
+    page(text(event.name), body, {
+      color: levels.parent.primary_color as string,
+      subheading: org.name,
+      footer: legalFooter(settings, nav),
+    }),
+  );
 });

@@ -18,7 +18,19 @@ import { html, page, type Raw } from "./html";
  * First path segments that belong to the service itself, never to an organizer (the operator
  * command refuses them as organizer slugs): requests there fall through to the JSON 404.
  */
-export const RESERVED_SEGMENTS = new Set(["api", "media", "invite", "customer", "static", "admin", "control", "pay", "order", "favicon.ico", "robots.txt"]);
+export const RESERVED_SEGMENTS = new Set([
+  "api",
+  "media",
+  "invite",
+  "customer",
+  "static",
+  "admin",
+  "control",
+  "pay",
+  "order",
+  "favicon.ico",
+  "robots.txt",
+]);
 
 // ---- return_url and iframe ----
 
@@ -27,7 +39,10 @@ export type Nav = { returnUrl: string | null; iframe: boolean };
 
 export function readNav(c: AppContext): Nav {
   const returnUrl = c.req.query("return_url");
-  return { returnUrl: returnUrl === undefined || returnUrl === "" ? null : returnUrl, iframe: c.req.query("iframe") === "1" };
+  return {
+    returnUrl: returnUrl === undefined || returnUrl === "" ? null : returnUrl,
+    iframe: c.req.query("iframe") === "1",
+  };
 }
 
 /**
@@ -50,10 +65,16 @@ export function returnUrlRefusal(nav: Nav, plugins: string[], prefix: unknown): 
   } catch {
     parsed = null;
   }
-  if (url.length > 2000 || /[\u0000-\u0020\u007f]/.test(url) || !parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
+  if (
+    url.length > 2000 ||
+    /[\u0000-\u0020\u007f]/.test(url) ||
+    !parsed ||
+    (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+  ) {
     return "The return_url parameter is not a valid URL.";
   }
-  if (!returnUrlAllowed(plugins, prefix, url)) return "The return_url parameter does not lie below a base URL configured for this event.";
+  if (!returnUrlAllowed(plugins, prefix, url))
+    return "The return_url parameter does not lie below a base URL configured for this event.";
   return null;
 }
 
@@ -93,7 +114,12 @@ function applyHeaders(c: AppContext, opts: { private?: boolean }) {
   }
 }
 
-export function send(c: AppContext, body: string, status: ContentfulStatusCode = 200, opts: { private?: boolean } = {}): Response {
+export function send(
+  c: AppContext,
+  body: string,
+  status: ContentfulStatusCode = 200,
+  opts: { private?: boolean } = {},
+): Response {
   applyHeaders(c, opts);
   return c.html(body, status);
 }
@@ -114,8 +140,10 @@ export function legalFooter(settings: Record<string, unknown>, nav: Nav): Raw {
   const parts: Raw[] = [];
   const mail = settings.contact_mail;
   if (typeof mail === "string" && mail) parts.push(html`<a href="mailto:${mail}">Contact: ${mail}</a>`);
-  if (typeof settings.imprint_url === "string" && settings.imprint_url) parts.push(html`<a href="${settings.imprint_url}"${outward(nav)}>Imprint</a>`);
-  if (typeof settings.privacy_url === "string" && settings.privacy_url) parts.push(html`<a href="${settings.privacy_url}"${outward(nav)}>Privacy policy</a>`);
+  if (typeof settings.imprint_url === "string" && settings.imprint_url)
+    parts.push(html`<a href="${settings.imprint_url}"${outward(nav)}>Imprint</a>`);
+  if (typeof settings.privacy_url === "string" && settings.privacy_url)
+    parts.push(html`<a href="${settings.privacy_url}"${outward(nav)}>Privacy policy</a>`);
   return html`${parts}`;
 }
 
@@ -158,9 +186,26 @@ export const pageError: ErrorHandler<AppEnv> = (err, c) => {
   if (isFailure(err)) {
     const { status, headers } = errorResponse(err);
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    if (status < 500) return send(c, page("Error", html`<p class="error">${err.message}</p>`), status, { private: true });
-    return send(c, page("Please try again", html`<p class="error">The page could not be processed right now. Please try again in a moment.</p>`), status, { private: true });
+    if (status < 500)
+      return send(c, page("Error", html`<p class="error">${err.message}</p>`), status, { private: true });
+    return send(
+      c,
+      page(
+        "Please try again",
+        html`<p class="error">The page could not be processed right now. Please try again in a moment.</p>`,
+      ),
+      status,
+      { private: true },
+    );
   }
   log.error("unhandled error", { error: err });
-  return send(c, page("Error", html`<p class="error">Something went wrong (request ${c.get("requestId")}). Please try again later.</p>`), 500, { private: true });
+  return send(
+    c,
+    page(
+      "Error",
+      html`<p class="error">Something went wrong (request ${c.get("requestId")}). Please try again later.</p>`,
+    ),
+    500,
+    { private: true },
+  );
 };

@@ -93,12 +93,18 @@ describe("event scope of teams and devices", () => {
     const org = await seedOrganizer();
     const mine = await seedEventRow(org.id);
     const theirs = await seedEventRow(org.id);
-    const limited = await seedTeam(org.id, { permissions: ["can_change_items", "can_change_event_settings"], allEvents: false, events: [mine.id] });
+    const limited = await seedTeam(org.id, {
+      permissions: ["can_change_items", "can_change_event_settings"],
+      allEvents: false,
+      events: [mine.id],
+    });
     const base = `/api/v1/organizers/${org.slug}/events`;
     expect((await limited.client.get(`${base}/${mine.slug}/items/`)).status).toBe(200);
     expect((await limited.client.post(`${base}/${mine.slug}/categories/`, { name: { en: "Mine" } })).status).toBe(201);
     expect((await limited.client.get(`${base}/${theirs.slug}/items/`)).status).toBe(403);
-    expect((await limited.client.post(`${base}/${theirs.slug}/categories/`, { name: { en: "Theirs" } })).status).toBe(403);
+    expect((await limited.client.post(`${base}/${theirs.slug}/categories/`, { name: { en: "Theirs" } })).status).toBe(
+      403,
+    );
     const list = await limited.client.get(`${base}/`);
     expect(list.body.results.map((e: { slug: string }) => e.slug)).toEqual([mine.slug]);
   });

@@ -21,7 +21,10 @@ describe("best_availability_state", () => {
     const cart = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00" });
     expect((await stateOf(s, url))[0]!.best_availability_state).toBe(20);
     await s.client.delete(`${s.path}/cartpositions/${cart.body.id}/`);
-    const order = await s.client.post(`${s.path}/orders/`, { payment_provider: "manual", positions: [{ item: ticket.id }] });
+    const order = await s.client.post(`${s.path}/orders/`, {
+      payment_provider: "manual",
+      positions: [{ item: ticket.id }],
+    });
     expect((await stateOf(s, url))[0]!.best_availability_state).toBe(10);
     await s.client.post(`${s.path}/orders/${order.body.code}/mark_paid/`, { send_email: false });
     expect((await stateOf(s, url))[0]!.best_availability_state).toBe(0);
@@ -36,7 +39,10 @@ describe("best_availability_state", () => {
     const boxOffice = await s.item({ sales_channels: ["pretixpos"] });
     await s.quota({ size: 5, items: [boxOffice.id] });
     expect((await stateOf(s, url))[0]!.best_availability_state).toBeNull();
-    expect((await stateOf(s, `/api/v1/organizers/${s.orgSlug}/events/?with_availability_for=pretixpos`))[0]!.best_availability_state).toBe(100);
+    expect(
+      (await stateOf(s, `/api/v1/organizers/${s.orgSlug}/events/?with_availability_for=pretixpos`))[0]!
+        .best_availability_state,
+    ).toBe(100);
     const soldOut = await s.item({ name: { en: "Gone" } });
     await s.quota({ size: 0, items: [soldOut.id] });
     expect((await stateOf(s, url))[0]!.best_availability_state).toBe(0);
@@ -63,7 +69,10 @@ describe("best_availability_state", () => {
     await s.quota({ size: 0, items: [ticket.id], subevent: d1.id });
     await s.quota({ size: 2, items: [ticket.id], subevent: d2.id });
     const dates = await stateOf(s, `${s.path}/subevents/?with_availability_for=web`);
-    expect(Object.fromEntries(dates.map((d) => [d.id, d.best_availability_state]))).toEqual({ [d1.id]: 0, [d2.id]: 100 });
+    expect(Object.fromEntries(dates.map((d) => [d.id, d.best_availability_state]))).toEqual({
+      [d1.id]: 0,
+      [d2.id]: 100,
+    });
     const all = await stateOf(s, `/api/v1/organizers/${s.orgSlug}/subevents/?with_availability_for=web`);
     expect(Object.fromEntries(all.map((d) => [d.id, d.best_availability_state]))).toEqual({ [d1.id]: 0, [d2.id]: 100 });
     const events = await stateOf(s, `/api/v1/organizers/${s.orgSlug}/events/?with_availability_for=web`);

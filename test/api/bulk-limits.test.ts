@@ -11,14 +11,21 @@ import { shop } from "../helpers/sales";
 import { db } from "../harness";
 
 const BIG = { timeout: 120_000 };
-const eventIdOf = async (slug: string) => (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, slug) }))!.id;
+const eventIdOf = async (slug: string) =>
+  (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, slug) }))!.id;
 
 describe("bulk endpoints at their limits", () => {
   it("vouchers/batch_create: 1000 vouchers in one request, all or nothing; 1001 are refused", BIG, async () => {
     const s = await shop();
     const ticket = await s.item();
     const eventId = await eventIdOf(s.eventSlug);
-    const body = (n: number) => Array.from({ length: n }, (_, i) => ({ code: `BULK${i}`, item: ticket.id, tag: "bulk", comment: "x".repeat(100) }));
+    const body = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        code: `BULK${i}`,
+        item: ticket.id,
+        tag: "bulk",
+        comment: "x".repeat(100),
+      }));
     const over = await s.client.post(`${s.path}/vouchers/batch_create/`, body(1001));
     expect(over.status).toBe(400);
     expect(over.body).toEqual({ non_field_errors: ["Ensure this field has no more than 1000 elements."] });
@@ -35,7 +42,8 @@ describe("bulk endpoints at their limits", () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 2000, items: [ticket.id] });
     const eventId = await eventIdOf(s.eventSlug);
-    const body = (n: number) => Array.from({ length: n }, () => ({ item: ticket.id, price: "1.00", attendee_name: "Guest" }));
+    const body = (n: number) =>
+      Array.from({ length: n }, () => ({ item: ticket.id, price: "1.00", attendee_name: "Guest" }));
     const over = await s.client.post(`${s.path}/cartpositions/bulk_create/`, body(1001));
     expect(over.status).toBe(400);
     expect(over.body).toEqual({ non_field_errors: ["Ensure this field has no more than 1000 elements."] });
@@ -43,7 +51,10 @@ describe("bulk endpoints at their limits", () => {
     const res = await s.client.post(`${s.path}/cartpositions/bulk_create/`, body(1000));
     expect(res.status).toBe(200);
     expect(res.body.results.filter((r: { success: boolean }) => r.success)).toHaveLength(1000);
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ cart_positions: 1000, available_number: 1000 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      cart_positions: 1000,
+      available_number: 1000,
+    });
   });
 
   it("orders: 500 positions in one order (created, listed, canceled); 501 are refused", BIG, async () => {
@@ -51,7 +62,12 @@ describe("bulk endpoints at their limits", () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 1000, items: [ticket.id] });
     const eventId = await eventIdOf(s.eventSlug);
-    const positions = (n: number) => Array.from({ length: n }, (_, i) => ({ item: ticket.id, attendee_name: `Guest ${i}`, attendee_email: `g${i}@example.org` }));
+    const positions = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        item: ticket.id,
+        attendee_name: `Guest ${i}`,
+        attendee_email: `g${i}@example.org`,
+      }));
     const over = await s.client.post(`${s.path}/orders/`, { email: "a@example.org", positions: positions(501) });
     expect(over.status).toBe(400);
     expect(over.body).toEqual({ positions: ["Ensure this field has no more than 500 elements."] });
@@ -62,15 +78,24 @@ describe("bulk endpoints at their limits", () => {
     const list = await s.client.get(`${s.path}/orders/?search=${encodeURIComponent("Guest 499")}`);
     expect(list.body.count).toBe(1);
     expect(list.body.results[0].positions).toHaveLength(500);
-    expect((await s.client.post(`${s.path}/orders/${res.body.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ pending_orders: 0, available_number: 1000 });
+    expect(
+      (await s.client.post(`${s.path}/orders/${res.body.code}/mark_canceled/`, { send_email: false })).status,
+    ).toBe(200);
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      pending_orders: 0,
+      available_number: 1000,
+    });
   });
 
   it("an order consumes at most 100 carts; a scan names at most 50 lists", async () => {
     const s = await shop();
     const ticket = await s.item();
     const carts = Array.from({ length: 101 }, (_, i) => `cart-${i}`);
-    const res = await s.client.post(`${s.path}/orders/`, { email: "a@example.org", positions: [{ item: ticket.id }], consume_carts: carts });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      email: "a@example.org",
+      positions: [{ item: ticket.id }],
+      consume_carts: carts,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ consume_carts: ["Ensure this field has no more than 100 elements."] });
     const v = await venue();
@@ -81,7 +106,9 @@ describe("bulk endpoints at their limits", () => {
 
   it("a JSON body over MAX_BODY_BYTES (5 MiB as configured) is refused before it is read", async () => {
     const s = await shop();
-    const res = await s.client.post(`${s.path}/vouchers/batch_create/`, [{ code: "BIG", comment: "x".repeat(5 * 1024 * 1024) }]);
+    const res = await s.client.post(`${s.path}/vouchers/batch_create/`, [
+      { code: "BIG", comment: "x".repeat(5 * 1024 * 1024) },
+    ]);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: "Request body too large (at most 5242880 bytes)." });
   });

@@ -6,7 +6,8 @@ import { cartPositions } from "../../src/db/schema";
 import { db, seedTeam } from "../harness";
 import { shop } from "../helpers/sales";
 
-const availability = async (s: Awaited<ReturnType<typeof shop>>, quotaId: number) => (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
+const availability = async (s: Awaited<ReturnType<typeof shop>>, quotaId: number) =>
+  (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
 
 describe("cart positions", () => {
   it("creates a position with a generated cart id and the default expiry, and lists it", async () => {
@@ -14,7 +15,11 @@ describe("cart positions", () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 5, items: [ticket.id] });
     const before = Date.now();
-    const res = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "23.00", attendee_name_parts: { given_name: "Peter", family_name: "Miller", _scheme: "given_family" } });
+    const res = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "23.00",
+      attendee_name_parts: { given_name: "Peter", family_name: "Miller", _scheme: "given_family" },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: res.body.id,
@@ -54,12 +59,24 @@ describe("cart positions", () => {
     const shirt = await s.item({ variations: [{ value: { en: "S" } }] });
     const ticket = await s.item();
     await s.quota({ size: 5, items: [ticket.id] });
-    expect((await s.client.post(`${s.path}/cartpositions/`, { price: "1.00" })).body).toEqual({ item: ["This field is required."] });
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id })).body).toEqual({ price: ["This field is required."] });
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", cart_id: "abc" })).body).toEqual({ cart_id: ['Cart ID should end in "@api".'] });
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: shirt.id, price: "1.00" })).body).toEqual({ variation: ["You should specify a variation for this item."] });
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", subevent: 1 })).body).toEqual({ subevent: ["You cannot set a subevent for this event."] });
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: 999999, price: "1.00" })).body).toEqual({ item: ['Invalid pk "999999" - object does not exist.'] });
+    expect((await s.client.post(`${s.path}/cartpositions/`, { price: "1.00" })).body).toEqual({
+      item: ["This field is required."],
+    });
+    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id })).body).toEqual({
+      price: ["This field is required."],
+    });
+    expect(
+      (await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", cart_id: "abc" })).body,
+    ).toEqual({ cart_id: ['Cart ID should end in "@api".'] });
+    expect((await s.client.post(`${s.path}/cartpositions/`, { item: shirt.id, price: "1.00" })).body).toEqual({
+      variation: ["You should specify a variation for this item."],
+    });
+    expect(
+      (await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", subevent: 1 })).body,
+    ).toEqual({ subevent: ["You cannot set a subevent for this event."] });
+    expect((await s.client.post(`${s.path}/cartpositions/`, { item: 999999, price: "1.00" })).body).toEqual({
+      item: ['Invalid pk "999999" - object does not exist.'],
+    });
     expect((await s.client.get(`${s.path}/cartpositions/`)).body.count).toBe(0);
   });
 
@@ -68,10 +85,13 @@ describe("cart positions", () => {
     const ticket = await s.item();
     const orphan = await s.item({ name: { en: "No quota" } });
     await s.quota({ size: 2, items: [ticket.id] });
-    for (let i = 0; i < 2; i++) expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00" })).status).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00" })).status).toBe(201);
     const full = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00" });
     expect(full.status).toBe(400);
-    expect(full.body.non_field_errors[0]).toMatch(/^There is not enough quota available on quota \d+ to perform the operation\.$/);
+    expect(full.body.non_field_errors[0]).toMatch(
+      /^There is not enough quota available on quota \d+ to perform the operation\.$/,
+    );
     const none = await s.client.post(`${s.path}/cartpositions/`, { item: orphan.id, price: "1.00" });
     expect(none.body).toEqual({ non_field_errors: ["The product is not available (no quota is configured for it)."] });
   });
@@ -98,7 +118,9 @@ describe("cart positions", () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 1, items: [ticket.id] });
     const past = new Date(Date.now() - 60_000).toISOString();
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", expires: past })).status).toBe(201);
+    expect(
+      (await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", expires: past })).status,
+    ).toBe(201);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, cart_positions: 0 });
   });
 
@@ -118,11 +140,20 @@ describe("cart positions", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.addons).toHaveLength(1);
-    expect(res.body.addons[0]).toMatchObject({ item: parking.id, addon_to: res.body.id, is_bundled: false, cart_id: res.body.cart_id });
+    expect(res.body.addons[0]).toMatchObject({
+      item: parking.id,
+      addon_to: res.body.id,
+      is_bundled: false,
+      cart_id: res.body.cart_id,
+    });
     expect(res.body.bundled[0]).toMatchObject({ item: program.id, addon_to: res.body.id, is_bundled: true });
     expect(await availability(s, parkingQuota.id)).toMatchObject({ available_number: 0 });
     // the whole group is refused when an add-on has no quota left; nothing is reserved
-    const again = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "20.00", addons: [{ item: parking.id, price: "5.00" }] });
+    const again = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "20.00",
+      addons: [{ item: parking.id, price: "5.00" }],
+    });
     expect(again.status).toBe(400);
     expect((await s.client.get(`${s.path}/cartpositions/`)).body.count).toBe(3);
     // deleting the base removes its add-ons and frees their quota
@@ -137,22 +168,49 @@ describe("cart positions", () => {
     const other = await s.item({ name: { en: "Other" } });
     await s.quota({ size: 10, items: [ticket.id, other.id] });
     const v = await s.voucher({ code: "CARTVOUCHER", item: ticket.id, max_usages: 1 });
-    const ok = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "0.00", voucher: "cartvoucher" });
+    const ok = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "0.00",
+      voucher: "cartvoucher",
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.voucher).toBe(v.id);
-    const twice = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "0.00", voucher: "CARTVOUCHER" });
-    expect(twice.body).toEqual({ non_field_errors: ["The voucher has already been used the maximum number of times."] });
-    const wrong = await s.client.post(`${s.path}/cartpositions/`, { item: other.id, price: "0.00", voucher: "CARTVOUCHER" });
+    const twice = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "0.00",
+      voucher: "CARTVOUCHER",
+    });
+    expect(twice.body).toEqual({
+      non_field_errors: ["The voucher has already been used the maximum number of times."],
+    });
+    const wrong = await s.client.post(`${s.path}/cartpositions/`, {
+      item: other.id,
+      price: "0.00",
+      voucher: "CARTVOUCHER",
+    });
     expect(wrong.body).toEqual({ voucher: ["The specified voucher is not valid for this item."] });
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "0.00", voucher: "NOPE" })).body).toEqual({ voucher: ["Voucher code is not valid."] });
+    expect(
+      (await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "0.00", voucher: "NOPE" })).body,
+    ).toEqual({ voucher: ["Voucher code is not valid."] });
   });
 
   it("validates answers against the item's questions", async () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
-    const q = await s.post("/questions/", { question: { en: "Diet" }, type: "C", items: [ticket.id], options: [{ answer: { en: "Vegan" } }, { answer: { en: "Any" } }] });
-    const n = await s.post("/questions/", { question: { en: "Age" }, type: "N", items: [ticket.id], valid_number_min: "0", valid_number_max: "120" });
+    const q = await s.post("/questions/", {
+      question: { en: "Diet" },
+      type: "C",
+      items: [ticket.id],
+      options: [{ answer: { en: "Vegan" } }, { answer: { en: "Any" } }],
+    });
+    const n = await s.post("/questions/", {
+      question: { en: "Age" },
+      type: "N",
+      items: [ticket.id],
+      valid_number_min: "0",
+      valid_number_max: "120",
+    });
     const res = await s.client.post(`${s.path}/cartpositions/`, {
       item: ticket.id,
       price: "1.00",
@@ -163,10 +221,20 @@ describe("cart positions", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.answers).toEqual([
-      { question: q.id, answer: "Vegan", question_identifier: q.identifier, options: [q.options[0].id], option_identifiers: [q.options[0].identifier] },
+      {
+        question: q.id,
+        answer: "Vegan",
+        question_identifier: q.identifier,
+        options: [q.options[0].id],
+        option_identifiers: [q.options[0].identifier],
+      },
       { question: n.id, answer: "42", question_identifier: n.identifier, options: [], option_identifiers: [] },
     ]);
-    const bad = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", answers: [{ question: n.id, answer: "200" }] });
+    const bad = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "1.00",
+      answers: [{ question: n.id, answer: "200" }],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ answers: [`Question ${n.id}: The number is out of the allowed range.`] });
   });
@@ -218,7 +286,9 @@ describe("cart positions", () => {
     const s = await shop();
     const ticket = await s.item();
     const q = await s.quota({ size: 7, items: [ticket.id] });
-    const results = await Promise.all(Array.from({ length: 40 }, () => s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00" })));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00" })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(7);
     expect(results.filter((r) => r.status === 400)).toHaveLength(33);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 0, cart_positions: 7 });

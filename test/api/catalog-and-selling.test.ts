@@ -6,8 +6,10 @@ import { eventObject } from "../../src/objects/client";
 import { db } from "../harness";
 import { shop, type Shop } from "../helpers/sales";
 
-const availability = async (s: Shop, quotaId: number) => (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
-const eventIdOf = async (s: Shop) => (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
+const availability = async (s: Shop, quotaId: number) =>
+  (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
+const eventIdOf = async (s: Shop) =>
+  (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
 
 describe("catalog edits and the event object", () => {
   it("deleting an item takes its vouchers' blocks with it", async () => {
@@ -25,12 +27,18 @@ describe("catalog edits and the event object", () => {
     const s = await shop();
     const shirt = await s.item({ variations: [{ value: { en: "S" } }, { value: { en: "M" } }] });
     await s.quota({ size: 10, items: [shirt.id], variations: shirt.variations.map((v: { id: number }) => v.id) });
-    const cart = await s.client.post(`${s.path}/cartpositions/`, { item: shirt.id, variation: shirt.variations[0].id, price: "1.00" });
+    const cart = await s.client.post(`${s.path}/cartpositions/`, {
+      item: shirt.id,
+      variation: shirt.variations[0].id,
+      price: "1.00",
+    });
     const refused = await s.client.delete(`${s.path}/items/${shirt.id}/variations/${shirt.variations[0].id}/`);
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ detail: "This variation cannot be deleted while it is reserved in a cart." });
     await s.client.delete(`${s.path}/cartpositions/${cart.body.id}/`);
-    expect((await s.client.delete(`${s.path}/items/${shirt.id}/variations/${shirt.variations[0].id}/`)).status).toBe(204);
+    expect((await s.client.delete(`${s.path}/items/${shirt.id}/variations/${shirt.variations[0].id}/`)).status).toBe(
+      204,
+    );
   });
 
   it("a tax rule used by an order's fee cannot be deleted", async () => {
@@ -38,7 +46,10 @@ describe("catalog edits and the event object", () => {
     const vat = await s.post("/taxrules/", { name: { en: "VAT" }, rate: "19.00" });
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
-    await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }], fees: [{ fee_type: "service", value: "1.00", tax_rule: vat.id }] });
+    await s.client.post(`${s.path}/orders/`, {
+      positions: [{ item: ticket.id }],
+      fees: [{ fee_type: "service", value: "1.00", tax_rule: vat.id }],
+    });
     expect((await s.client.delete(`${s.path}/taxrules/${vat.id}/`)).status).toBe(403);
   });
 
@@ -61,7 +72,10 @@ describe("catalog edits and the event object", () => {
     expect(await availability(s, q.id)).toMatchObject({ cart_positions: 1 });
     const id = await eventIdOf(s);
     expect((await s.client.delete(`${s.path}/`)).status).toBe(204);
-    const holds = await runInDurableObject(eventObject(env, id), (_instance, state) => [...state.storage.sql.exec("SELECT count(*) AS n FROM holds")][0]);
+    const holds = await runInDurableObject(
+      eventObject(env, id),
+      (_instance, state) => [...state.storage.sql.exec("SELECT count(*) AS n FROM holds")][0],
+    );
     expect(holds).toEqual({ n: 0 });
     const quota = await runInDurableObject(eventObject(env, id), (instance) => instance.quotaAvailability(0, [q.id]));
     expect(quota).toEqual({});

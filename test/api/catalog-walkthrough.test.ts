@@ -7,16 +7,183 @@ import { describe, expect, it } from "vitest";
 import { seedOrganizer } from "../harness";
 
 const FIELDS = {
-  event: ["name", "slug", "live", "testmode", "currency", "date_from", "date_to", "date_admission", "is_public", "presale_start", "presale_end", "location", "geo_lat", "geo_lon", "has_subevents", "meta_data", "plugins", "seating_plan", "seat_category_mapping", "timezone", "item_meta_properties", "valid_keys", "sales_channels", "public_url"],
-  subevent: ["id", "name", "event", "active", "is_public", "date_from", "date_to", "date_admission", "presale_start", "presale_end", "frontpage_text", "location", "geo_lat", "geo_lon", "item_price_overrides", "variation_price_overrides", "meta_data", "seating_plan", "seat_category_mapping", "last_modified"],
-  item: ["id", "name", "internal_name", "default_price", "original_price", "category", "active", "description", "free_price", "tax_rate", "tax_rule", "admission", "personalized", "issue_giftcard", "checkin_attention", "require_approval", "require_bundling", "generate_tickets", "allow_waitinglist", "show_quota_left", "allow_cancel", "require_voucher", "hide_without_voucher", "position", "picture", "sales_channels", "available_from", "available_until", "hidden_if_available", "min_per_order", "max_per_order", "require_membership", "require_membership_hidden", "require_membership_types", "grant_membership_type", "grant_membership_duration_like_event", "grant_membership_duration_days", "grant_membership_duration_months", "validity_mode", "validity_fixed_from", "validity_fixed_until", "validity_dynamic_duration_minutes", "validity_dynamic_duration_hours", "validity_dynamic_duration_days", "validity_dynamic_duration_months", "validity_dynamic_start_choice", "validity_dynamic_start_choice_day_limit", "has_variations", "variations", "addons", "bundles", "meta_data"],
-  variation: ["id", "value", "default_price", "price", "original_price", "active", "description", "position", "checkin_attention", "require_approval", "require_membership", "require_membership_hidden", "hide_without_voucher", "require_membership_types", "sales_channels", "available_from", "available_until", "meta_data"],
+  event: [
+    "name",
+    "slug",
+    "live",
+    "testmode",
+    "currency",
+    "date_from",
+    "date_to",
+    "date_admission",
+    "is_public",
+    "presale_start",
+    "presale_end",
+    "location",
+    "geo_lat",
+    "geo_lon",
+    "has_subevents",
+    "meta_data",
+    "plugins",
+    "seating_plan",
+    "seat_category_mapping",
+    "timezone",
+    "item_meta_properties",
+    "valid_keys",
+    "sales_channels",
+    "public_url",
+  ],
+  subevent: [
+    "id",
+    "name",
+    "event",
+    "active",
+    "is_public",
+    "date_from",
+    "date_to",
+    "date_admission",
+    "presale_start",
+    "presale_end",
+    "frontpage_text",
+    "location",
+    "geo_lat",
+    "geo_lon",
+    "item_price_overrides",
+    "variation_price_overrides",
+    "meta_data",
+    "seating_plan",
+    "seat_category_mapping",
+    "last_modified",
+  ],
+  item: [
+    "id",
+    "name",
+    "internal_name",
+    "default_price",
+    "original_price",
+    "category",
+    "active",
+    "description",
+    "free_price",
+    "tax_rate",
+    "tax_rule",
+    "admission",
+    "personalized",
+    "issue_giftcard",
+    "checkin_attention",
+    "require_approval",
+    "require_bundling",
+    "generate_tickets",
+    "allow_waitinglist",
+    "show_quota_left",
+    "allow_cancel",
+    "require_voucher",
+    "hide_without_voucher",
+    "position",
+    "picture",
+    "sales_channels",
+    "available_from",
+    "available_until",
+    "hidden_if_available",
+    "min_per_order",
+    "max_per_order",
+    "require_membership",
+    "require_membership_hidden",
+    "require_membership_types",
+    "grant_membership_type",
+    "grant_membership_duration_like_event",
+    "grant_membership_duration_days",
+    "grant_membership_duration_months",
+    "validity_mode",
+    "validity_fixed_from",
+    "validity_fixed_until",
+    "validity_dynamic_duration_minutes",
+    "validity_dynamic_duration_hours",
+    "validity_dynamic_duration_days",
+    "validity_dynamic_duration_months",
+    "validity_dynamic_start_choice",
+    "validity_dynamic_start_choice_day_limit",
+    "has_variations",
+    "variations",
+    "addons",
+    "bundles",
+    "meta_data",
+  ],
+  variation: [
+    "id",
+    "value",
+    "default_price",
+    "price",
+    "original_price",
+    "active",
+    "description",
+    "position",
+    "checkin_attention",
+    "require_approval",
+    "require_membership",
+    "require_membership_hidden",
+    "hide_without_voucher",
+    "require_membership_types",
+    "sales_channels",
+    "available_from",
+    "available_until",
+    "meta_data",
+  ],
   addon: ["addon_category", "min_count", "max_count", "position", "multi_allowed", "price_included"],
   category: ["id", "name", "internal_name", "description", "position", "is_addon"],
-  question: ["id", "question", "help_text", "type", "required", "position", "items", "identifier", "ask_during_checkin", "hidden", "print_on_invoice", "options", "valid_number_min", "valid_number_max", "valid_date_min", "valid_date_max", "valid_datetime_min", "valid_datetime_max", "valid_file_portrait", "dependency_question", "dependency_values", "dependency_value"],
+  question: [
+    "id",
+    "question",
+    "help_text",
+    "type",
+    "required",
+    "position",
+    "items",
+    "identifier",
+    "ask_during_checkin",
+    "hidden",
+    "print_on_invoice",
+    "options",
+    "valid_number_min",
+    "valid_number_max",
+    "valid_date_min",
+    "valid_date_max",
+    "valid_datetime_min",
+    "valid_datetime_max",
+    "valid_file_portrait",
+    "dependency_question",
+    "dependency_values",
+    "dependency_value",
+  ],
   option: ["id", "position", "identifier", "answer"],
-  taxRule: ["id", "name", "internal_name", "rate", "price_includes_tax", "eu_reverse_charge", "home_country", "keep_gross_if_rate_changes"],
-  discount: ["id", "active", "internal_name", "position", "sales_channels", "available_from", "available_until", "subevent_mode", "condition_all_products", "condition_limit_products", "condition_apply_to_addons", "condition_ignore_voucher_discounted", "condition_min_count", "condition_min_value", "benefit_discount_matching_percent", "benefit_only_apply_to_cheapest_n_matches"],
+  taxRule: [
+    "id",
+    "name",
+    "internal_name",
+    "rate",
+    "price_includes_tax",
+    "eu_reverse_charge",
+    "home_country",
+    "keep_gross_if_rate_changes",
+  ],
+  discount: [
+    "id",
+    "active",
+    "internal_name",
+    "position",
+    "sales_channels",
+    "available_from",
+    "available_until",
+    "subevent_mode",
+    "condition_all_products",
+    "condition_limit_products",
+    "condition_apply_to_addons",
+    "condition_ignore_voucher_discounted",
+    "condition_min_count",
+    "condition_min_value",
+    "benefit_discount_matching_percent",
+    "benefit_only_apply_to_cheapest_n_matches",
+  ],
   quota: ["id", "name", "size", "items", "variations", "subevent"],
   seatingPlan: ["id", "name", "layout"],
 };
@@ -39,7 +206,15 @@ describe("a complete catalog through the API alone", () => {
     const plan = await ok(
       c.post(`${o}/seatingplans/`, {
         name: "Main hall",
-        layout: { categories: [{ name: "Stalls" }], zones: [{ name: "Hall", rows: [{ row_number: "1", seats: [{ seat_guid: "h-1-1", seat_number: "1", category: "Stalls" }] }] }] },
+        layout: {
+          categories: [{ name: "Stalls" }],
+          zones: [
+            {
+              name: "Hall",
+              rows: [{ row_number: "1", seats: [{ seat_guid: "h-1-1", seat_number: "1", category: "Stalls" }] }],
+            },
+          ],
+        },
       }),
     );
     const event = await ok(
@@ -57,7 +232,9 @@ describe("a complete catalog through the API alone", () => {
     const vat = await ok(c.post(`${e}/taxrules/`, { name: { en: "VAT" }, rate: "19.00" }));
     const extras = await ok(c.post(`${e}/categories/`, { name: { en: "Extras" }, is_addon: true }));
     const tickets = await ok(c.post(`${e}/categories/`, { name: { en: "Tickets" } }));
-    const parking = await ok(c.post(`${e}/items/`, { name: { en: "Parking" }, default_price: "5.00", category: extras.id, tax_rule: vat.id }));
+    const parking = await ok(
+      c.post(`${e}/items/`, { name: { en: "Parking" }, default_price: "5.00", category: extras.id, tax_rule: vat.id }),
+    );
     const ticket = await ok(
       c.post(`${e}/items/`, {
         name: { en: "Day ticket" },
@@ -69,7 +246,9 @@ describe("a complete catalog through the API alone", () => {
         addons: [{ addon_category: extras.id, min_count: 0, max_count: 1 }],
       }),
     );
-    const day1 = await ok(c.post(`${e}/subevents/`, { name: { en: "Saturday" }, date_from: "2030-07-06T14:00:00+02:00", active: true }));
+    const day1 = await ok(
+      c.post(`${e}/subevents/`, { name: { en: "Saturday" }, date_from: "2030-07-06T14:00:00+02:00", active: true }),
+    );
     const day2 = await ok(
       c.post(`${e}/subevents/`, {
         name: { en: "Sunday" },
@@ -82,26 +261,69 @@ describe("a complete catalog through the API alone", () => {
     );
     const quotas = [];
     for (const day of [day1, day2]) {
-      quotas.push(await ok(c.post(`${e}/quotas/`, { name: `Tickets ${day.name.en}`, size: 500, items: [ticket.id], variations: ticket.variations.map((v: { id: number }) => v.id), subevent: day.id })));
-      quotas.push(await ok(c.post(`${e}/quotas/`, { name: `Parking ${day.name.en}`, size: 50, items: [parking.id], subevent: day.id })));
+      quotas.push(
+        await ok(
+          c.post(`${e}/quotas/`, {
+            name: `Tickets ${day.name.en}`,
+            size: 500,
+            items: [ticket.id],
+            variations: ticket.variations.map((v: { id: number }) => v.id),
+            subevent: day.id,
+          }),
+        ),
+      );
+      quotas.push(
+        await ok(
+          c.post(`${e}/quotas/`, { name: `Parking ${day.name.en}`, size: 50, items: [parking.id], subevent: day.id }),
+        ),
+      );
     }
     const question = await ok(
-      c.post(`${e}/questions/`, { question: { en: "T-shirt size" }, type: "C", required: true, items: [ticket.id], options: [{ answer: { en: "S" } }, { answer: { en: "M" } }, { answer: { en: "L" } }] }),
+      c.post(`${e}/questions/`, {
+        question: { en: "T-shirt size" },
+        type: "C",
+        required: true,
+        items: [ticket.id],
+        options: [{ answer: { en: "S" } }, { answer: { en: "M" } }, { answer: { en: "L" } }],
+      }),
     );
-    const discount = await ok(c.post(`${e}/discounts/`, { internal_name: "Group of 5", condition_min_count: 5, benefit_discount_matching_percent: "10.00" }));
+    const discount = await ok(
+      c.post(`${e}/discounts/`, {
+        internal_name: "Group of 5",
+        condition_min_count: 5,
+        benefit_discount_matching_percent: "10.00",
+      }),
+    );
 
     // read back
     const ev = await ok(c.get(`${e}/`), 200);
     hasFields(ev, FIELDS.event);
-    expect(ev).toMatchObject({ name: { en: "Summer Festival", de: "Sommerfest" }, has_subevents: true, live: false, date_from: "2030-07-01T14:00:00Z", public_url: `http://ticketing.test/${org.slug}/summer/` });
+    expect(ev).toMatchObject({
+      name: { en: "Summer Festival", de: "Sommerfest" },
+      has_subevents: true,
+      live: false,
+      date_from: "2030-07-01T14:00:00Z",
+      public_url: `http://ticketing.test/${org.slug}/summer/`,
+    });
     const subs = (await ok(c.get(`${e}/subevents/`), 200)).results;
     expect(subs).toHaveLength(2);
     for (const s of subs) hasFields(s, FIELDS.subevent);
-    expect(subs[1]).toMatchObject({ id: day2.id, event: "summer", seating_plan: plan.id, seat_category_mapping: { Stalls: ticket.id } });
+    expect(subs[1]).toMatchObject({
+      id: day2.id,
+      event: "summer",
+      seating_plan: plan.id,
+      seat_category_mapping: { Stalls: ticket.id },
+    });
     expect(subs[1].item_price_overrides).toEqual([expect.objectContaining({ item: parking.id, price: "3.00" })]);
     const item = await ok(c.get(`${e}/items/${ticket.id}/`), 200);
     hasFields(item, FIELDS.item);
-    expect(item).toMatchObject({ default_price: "39.00", tax_rate: "19.00", tax_rule: vat.id, has_variations: true, category: tickets.id });
+    expect(item).toMatchObject({
+      default_price: "39.00",
+      tax_rate: "19.00",
+      tax_rule: vat.id,
+      has_variations: true,
+      category: tickets.id,
+    });
     for (const v of item.variations) hasFields(v, FIELDS.variation);
     expect(item.variations.map((v: { price: string }) => v.price)).toEqual(["39.00", "29.00"]);
     hasFields(item.addons[0], FIELDS.addon);
@@ -125,9 +347,22 @@ describe("a complete catalog through the API alone", () => {
       c.post(`${e}/orders/`, {
         email: "guest@example.org",
         positions: [
-          { positionid: 1, item: ticket.id, variation: ticket.variations[1].id, subevent: day1.id, answers: [{ question: question.id, options: [question.options[1].id] }] },
+          {
+            positionid: 1,
+            item: ticket.id,
+            variation: ticket.variations[1].id,
+            subevent: day1.id,
+            answers: [{ question: question.id, options: [question.options[1].id] }],
+          },
           { positionid: 2, item: parking.id, subevent: day1.id, addon_to: 1 },
-          { positionid: 3, item: ticket.id, variation: ticket.variations[0].id, subevent: day2.id, seat: "h-1-1", answers: [{ question: question.id, options: [question.options[0].id] }] },
+          {
+            positionid: 3,
+            item: ticket.id,
+            variation: ticket.variations[0].id,
+            subevent: day2.id,
+            seat: "h-1-1",
+            answers: [{ question: question.id, options: [question.options[0].id] }],
+          },
         ],
       }),
     );

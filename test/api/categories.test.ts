@@ -28,7 +28,14 @@ describe("categories", () => {
     });
     expect((await w.client.get(`${w.ev}/categories/${res.body.id}/`)).body).toEqual(res.body);
     const minimal = await w.client.post(`${w.ev}/categories/`, { name: "Merch" });
-    expect(minimal.body).toEqual({ id: minimal.body.id, name: { en: "Merch" }, internal_name: null, description: null, position: 0, is_addon: false });
+    expect(minimal.body).toEqual({
+      id: minimal.body.id,
+      name: { en: "Merch" },
+      internal_name: null,
+      description: null,
+      position: 0,
+      is_addon: false,
+    });
     // the response schema describes exactly these fields and types
     for (const body of [res.body, minimal.body, ...(await w.client.get(`${w.ev}/categories/`)).body.results]) {
       expect(Object.keys(body).sort()).toEqual(Object.keys(categoryResponse.shape).sort());
@@ -43,7 +50,10 @@ describe("categories", () => {
       [{ name: "A", is_addon: "sure" }, { is_addon: ["Must be a valid boolean."] }],
       [{ name: "A", position: "first" }, { position: ["A valid integer is required."] }],
       [{ name: "A", position: 2 ** 40 }, { position: ["Ensure this value is less than or equal to 2147483647."] }],
-      [{ name: "A", internal_name: "x".repeat(256) }, { internal_name: ["Ensure this field has no more than 255 characters."] }],
+      [
+        { name: "A", internal_name: "x".repeat(256) },
+        { internal_name: ["Ensure this field has no more than 255 characters."] },
+      ],
       [{ name: "A", description: 5 }, { description: ["Invalid value."] }],
     ];
     for (const [body, errors] of cases) {
@@ -59,7 +69,8 @@ describe("categories", () => {
     const a = await createCategory(local, { position: 2 });
     const b = await createCategory(local, { position: 1, is_addon: true });
     const c = await createCategory(local, { position: 1 });
-    const ids = async (query: string) => (await w.client.get(`${ev.ev}/categories/${query}`)).body.results.map((x: { id: number }) => x.id);
+    const ids = async (query: string) =>
+      (await w.client.get(`${ev.ev}/categories/${query}`)).body.results.map((x: { id: number }) => x.id);
     expect(await ids("")).toEqual([b.id, c.id, a.id]);
     expect(await ids("?ordering=id")).toEqual([a.id, b.id, c.id]);
     expect(await ids("?ordering=-id")).toEqual([c.id, b.id, a.id]);
@@ -81,7 +92,14 @@ describe("categories", () => {
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ name: ["This field is required."] });
     const put = await w.client.put(`${w.ev}/categories/${cat.id}/`, { name: "New" });
-    expect(put.body).toEqual({ id: cat.id, name: { en: "New" }, internal_name: null, description: null, position: 0, is_addon: false });
+    expect(put.body).toEqual({
+      id: cat.id,
+      name: { en: "New" },
+      internal_name: null,
+      description: null,
+      position: 0,
+      is_addon: false,
+    });
     expect((await w.client.patch(`${w.ev}/categories/999999/`, { position: 1 })).status).toBe(404);
   });
 

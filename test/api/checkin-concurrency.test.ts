@@ -22,14 +22,17 @@ const successful = (positionId: number) =>
     .from(checkins)
     .where(and(eq(checkins.positionId, positionId), eq(checkins.successful, true)));
 
-const counts = (eventId: number) => runInDurableObject(eventObject(env, eventId), (o: EventObject) => o.checkinCounts());
+const counts = (eventId: number) =>
+  runInDurableObject(eventObject(env, eventId), (o: EventObject) => o.checkinCounts());
 
 describe("one ticket, many gates", () => {
   it("20 parallel redeems of one ticket: exactly one ok, one check-in", async () => {
     const v = await venue();
     const list = await v.list();
     const pos = await v.sell();
-    const results = await Promise.all(Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     const refused = results.filter((r) => r.status === 400);
     expect(refused).toHaveLength(19);
@@ -44,7 +47,9 @@ describe("one ticket, many gates", () => {
     // a fresh object without the index: the ticket must come from D1
     await runInDurableObject(eventObject(env, v.eventId), (o: EventObject) => o.eventDeleted());
     await abortAllDurableObjects();
-    const results = await Promise.all(Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(await successful(pos.id)).toHaveLength(1);
   });
@@ -152,7 +157,12 @@ describe("automatic exit (exit_all_at)", () => {
     const never = await v.sell();
     await v.redeem({ secret: inside.secret, lists: [list.id], datetime: new Date(at - 7_200_000).toISOString() });
     await v.redeem({ secret: left.secret, lists: [list.id], datetime: new Date(at - 7_200_000).toISOString() });
-    await v.redeem({ secret: left.secret, lists: [list.id], type: "exit", datetime: new Date(at - 3_600_000).toISOString() });
+    await v.redeem({
+      secret: left.secret,
+      lists: [list.id],
+      type: "exit",
+      datetime: new Date(at - 3_600_000).toISOString(),
+    });
     await runDurableObjectAlarm(eventObject(env, v.eventId));
     await runDurableObjectAlarm(eventObject(env, v.eventId));
     const autoExits = await db()

@@ -9,7 +9,8 @@ import { checkins, orders } from "../../src/db/schema";
 import { db, seedOrderPosition, seedOrderRow, seedOrganizer } from "../harness";
 import { venue } from "../helpers/checkin";
 
-const positionOf = async (v: Awaited<ReturnType<typeof venue>>, code: string) => (await v.client.get(`${v.path}/orders/${code}/`)).body.positions[0];
+const positionOf = async (v: Awaited<ReturnType<typeof venue>>, code: string) =>
+  (await v.client.get(`${v.path}/orders/${code}/`)).body.positions[0];
 
 describe("checkinrpc/redeem: admitted", () => {
   it("admits a paid ticket once; the check-in shows in D1, in the order and in other scanners' incremental sync", async () => {
@@ -20,21 +21,63 @@ describe("checkinrpc/redeem: admitted", () => {
     await new Promise((r) => setTimeout(r, 5));
     const first = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
-    expect(first.body).toMatchObject({ status: "ok", require_attention: false, checkin_texts: [], list: { id: list.id, name: "Entrance", event: v.eventSlug, subevent: null, include_pending: false } });
+    expect(first.body).toMatchObject({
+      status: "ok",
+      require_attention: false,
+      checkin_texts: [],
+      list: { id: list.id, name: "Entrance", event: v.eventSlug, subevent: null, include_pending: false },
+    });
     expect(first.body.reason).toBeUndefined();
-    expect(first.body.position).toMatchObject({ id: pos.id, order: pos.order, secret: pos.secret, order__status: "p", require_attention: false });
-    expect(first.body.position.checkins).toEqual([{ id: expect.any(Number), list: list.id, type: "entry", gate: null, device: v.device.id, datetime: expect.any(String), auto_checked_in: false }]);
+    expect(first.body.position).toMatchObject({
+      id: pos.id,
+      order: pos.order,
+      secret: pos.secret,
+      order__status: "p",
+      require_attention: false,
+    });
+    expect(first.body.position.checkins).toEqual([
+      {
+        id: expect.any(Number),
+        list: list.id,
+        type: "entry",
+        gate: null,
+        device: v.device.id,
+        datetime: expect.any(String),
+        auto_checked_in: false,
+      },
+    ]);
     const [row] = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
-    expect(row).toMatchObject({ listId: list.id, type: "entry", successful: true, deviceId: v.device.id, rawBarcode: pos.secret, rawSourceType: "barcode" });
+    expect(row).toMatchObject({
+      listId: list.id,
+      type: "entry",
+      successful: true,
+      deviceId: v.device.id,
+      rawBarcode: pos.secret,
+      rawSourceType: "barcode",
+    });
     expect((await positionOf(v, pos.order)).checkins).toHaveLength(1);
     const changed = await v.client.get(`${v.path}/orders/?modified_since=${encodeURIComponent(generated)}`);
     expect(changed.body.results.map((o: { code: string }) => o.code)).toEqual([pos.order]);
 
     const second = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(second.status).toBe(400);
-    expect(second.body).toMatchObject({ status: "error", reason: "already_redeemed", reason_explanation: null, position: { id: pos.id } });
+    expect(second.body).toMatchObject({
+      status: "error",
+      reason: "already_redeemed",
+      reason_explanation: null,
+      position: { id: pos.id },
+    });
     const history = await v.client.get(`${v.path}/checkins/?successful=false`);
-    expect(history.body.results).toEqual([expect.objectContaining({ successful: false, error_reason: "already_redeemed", position: pos.id, list: list.id, device: v.device.id, type: "entry" })]);
+    expect(history.body.results).toEqual([
+      expect.objectContaining({
+        successful: false,
+        error_reason: "already_redeemed",
+        position: pos.id,
+        list: list.id,
+        device: v.device.id,
+        type: "entry",
+      }),
+    ]);
   });
 
   it("an event with venue coordinates: its object, created with a location hint, serves sales and scans", async () => {
@@ -73,7 +116,12 @@ describe("checkinrpc/redeem: admitted", () => {
     const pos = await v.sell();
     for (let i = 0; i < 3; i++) expect((await v.redeem({ secret: pos.secret, lists: [multi.id] })).status).toBe(201);
     expect((await v.redeem({ secret: pos.secret, lists: [once.id] })).status).toBe(201);
-    const forced = await v.redeem({ secret: pos.secret, lists: [once.id], force: true, datetime: "2030-06-01T18:00:00+02:00" });
+    const forced = await v.redeem({
+      secret: pos.secret,
+      lists: [once.id],
+      force: true,
+      datetime: "2030-06-01T18:00:00+02:00",
+    });
     expect(forced.status).toBe(201);
     const rows = await db().select().from(checkins).where(eq(checkins.listId, once.id));
     expect(rows.map((r) => [r.successful, r.forced])).toEqual([
@@ -88,9 +136,17 @@ describe("checkinrpc/redeem: admitted", () => {
     const w = await venue();
     const mine = await v.list();
     // a second event of the same organizer
-    const other = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/`, { name: { en: "Other" }, slug: "other-ev", currency: "EUR", date_from: "2030-06-02T19:00:00Z" });
+    const other = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/`, {
+      name: { en: "Other" },
+      slug: "other-ev",
+      currency: "EUR",
+      date_from: "2030-06-02T19:00:00Z",
+    });
     expect(other.status).toBe(201);
-    const otherList = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/other-ev/checkinlists/`, { name: "Other door", all_products: true });
+    const otherList = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/other-ev/checkinlists/`, {
+      name: "Other door",
+      all_products: true,
+    });
     const pos = await v.sell();
     const r = await v.redeem({ secret: pos.secret, lists: [otherList.body.id, mine.id] });
     expect(r.status).toBe(201);
@@ -112,7 +168,11 @@ describe("checkinrpc/redeem: admitted", () => {
     const v = await venue({ event: { item_meta_properties: { color: "blue" } } });
     const list = await v.list();
     const pos = await v.sell();
-    const ok = await v.redeem({ secret: pos.secret, lists: [list.id] }, undefined, "?expand=item&expand=variation&expand=subevent");
+    const ok = await v.redeem(
+      { secret: pos.secret, lists: [list.id] },
+      undefined,
+      "?expand=item&expand=variation&expand=subevent",
+    );
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     const item = (await v.client.get(`${v.path}/items/${v.ticket.id}/`)).body;
     expect(item.meta_data).toEqual({ color: "blue" });
@@ -127,7 +187,9 @@ describe("checkinrpc/redeem: admitted", () => {
     expect((await v.redeem({ secret: "x", lists: [] })).body).toEqual({ lists: ["This list may not be empty."] });
     expect((await v.redeem({ secret: "x", lists: [list.id], type: "sideways" })).status).toBe(400);
     expect((await v.redeem({ secret: "x", lists: [list.id], datetime: "yesterday" })).status).toBe(400);
-    expect((await v.redeem({ secret: "x", lists: [999999] })).body).toEqual({ lists: ['Invalid pk "999999" - object does not exist.'] });
+    expect((await v.redeem({ secret: "x", lists: [999999] })).body).toEqual({
+      lists: ['Invalid pk "999999" - object does not exist.'],
+    });
     expect(await db().select().from(checkins).where(eq(checkins.eventId, v.eventId))).toHaveLength(0);
   });
 });
@@ -138,9 +200,19 @@ describe("checkinrpc/redeem: refused", () => {
     const list = await v.list();
     const r = await v.redeem({ secret: "nosuchsecret", lists: [list.id] });
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ detail: "Not found.", status: "error", reason: "invalid", reason_explanation: null, require_attention: false, checkin_texts: [], list: { id: list.id, name: "Entrance", event: v.eventSlug, subevent: null, include_pending: false } });
+    expect(r.body).toEqual({
+      detail: "Not found.",
+      status: "error",
+      reason: "invalid",
+      reason_explanation: null,
+      require_attention: false,
+      checkin_texts: [],
+      list: { id: list.id, name: "Entrance", event: v.eventSlug, subevent: null, include_pending: false },
+    });
     const history = await v.client.get(`${v.path}/checkins/`);
-    expect(history.body.results).toEqual([expect.objectContaining({ successful: false, error_reason: "invalid", position: null, list: list.id })]);
+    expect(history.body.results).toEqual([
+      expect.objectContaining({ successful: false, error_reason: "invalid", position: null, list: list.id }),
+    ]);
   });
 
   it("pending orders: unpaid, unless the list includes pending orders and the scan ignores unpaid", async () => {
@@ -150,9 +222,17 @@ describe("checkinrpc/redeem: refused", () => {
     const order = await v.order({ status: "n" });
     const secret = order.positions[0].secret;
     const r = await v.redeem({ secret, lists: [plain.id] });
-    expect(r.body).toMatchObject({ status: "error", reason: "unpaid", list: { include_pending: false }, position: { order__status: "n" } });
+    expect(r.body).toMatchObject({
+      status: "error",
+      reason: "unpaid",
+      list: { include_pending: false },
+      position: { order__status: "n" },
+    });
     expect((await v.redeem({ secret, lists: [plain.id], ignore_unpaid: true })).body.reason).toBe("unpaid");
-    expect((await v.redeem({ secret, lists: [pending.id] })).body).toMatchObject({ reason: "unpaid", list: { include_pending: true } });
+    expect((await v.redeem({ secret, lists: [pending.id] })).body).toMatchObject({
+      reason: "unpaid",
+      list: { include_pending: true },
+    });
     expect((await v.redeem({ secret, lists: [pending.id], ignore_unpaid: true })).status).toBe(201);
   });
 
@@ -160,7 +240,9 @@ describe("checkinrpc/redeem: refused", () => {
     const v = await venue();
     const list = await v.list();
     const order = await v.order();
-    expect((await v.client.post(`${v.path}/orders/${order.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
+    expect((await v.client.post(`${v.path}/orders/${order.code}/mark_canceled/`, { send_email: false })).status).toBe(
+      200,
+    );
     const secret = order.positions[0].secret;
     expect((await v.redeem({ secret, lists: [list.id] })).body).toMatchObject({ status: "error", reason: "canceled" });
     const legacy = `${v.path}/checkinlists/${list.id}/positions/${secret}/redeem/`;
@@ -183,18 +265,32 @@ describe("checkinrpc/redeem: refused", () => {
 
   it("a ticket outside its validity window: invalid_time with an explanation; exits are not refused", async () => {
     const v = await venue();
-    const later = await v.item({ name: { en: "Tomorrow" }, validity_mode: "fixed", validity_fixed_from: "2040-01-01T10:00:00Z", validity_fixed_until: "2040-01-01T20:00:00Z" });
+    const later = await v.item({
+      name: { en: "Tomorrow" },
+      validity_mode: "fixed",
+      validity_fixed_from: "2040-01-01T10:00:00Z",
+      validity_fixed_until: "2040-01-01T20:00:00Z",
+    });
     await v.quota({ size: 10, items: [later.id] });
     const list = await v.list();
     const pos = await v.sell({ positions: [{ item: later.id }] });
     expect(pos.valid_from ?? null).toBe(null); // not part of the spec's position resource
     const r = await v.redeem({ secret: pos.secret, lists: [list.id] });
-    expect(r.body).toMatchObject({ status: "error", reason: "invalid_time", reason_explanation: "This ticket is only valid after 2040-01-01 10:00." });
+    expect(r.body).toMatchObject({
+      status: "error",
+      reason: "invalid_time",
+      reason_explanation: "This ticket is only valid after 2040-01-01 10:00.",
+    });
     const inside = await v.redeem({ secret: pos.secret, lists: [list.id], datetime: "2040-01-01T12:00:00Z" });
     expect(inside.status).toBe(201);
-    expect((await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit", datetime: "2040-01-02T12:00:00Z" })).status).toBe(201);
+    expect(
+      (await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit", datetime: "2040-01-02T12:00:00Z" })).status,
+    ).toBe(201);
     const late = await v.redeem({ secret: pos.secret, lists: [list.id], datetime: "2040-01-02T12:00:00Z" });
-    expect(late.body).toMatchObject({ reason: "invalid_time", reason_explanation: "This ticket was only valid before 2040-01-01 20:00." });
+    expect(late.body).toMatchObject({
+      reason: "invalid_time",
+      reason_explanation: "This ticket was only valid before 2040-01-01 20:00.",
+    });
   });
 
   it("an order awaiting approval: unapproved (a ticket the object reads from D1 on its first scan)", async () => {
@@ -205,27 +301,44 @@ describe("checkinrpc/redeem: refused", () => {
     const p = await seedOrderPosition(o, { itemId: v.ticket.id });
     const r = await v.redeem({ secret: p.secret, lists: [list.id] });
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ status: "error", reason: "unapproved", position: { id: p.id, order__require_approval: true } });
+    expect(r.body).toMatchObject({
+      status: "error",
+      reason: "unapproved",
+      position: { id: p.id, order__require_approval: true },
+    });
   });
 
   it("check-in rules admit and refuse as pretix's server does, with its explanation; exits are not judged", async () => {
     const v = await venue();
-    const once = await v.list({ name: "Once by rule", allow_multiple_entries: true, rules: { "<": [{ var: "entries_number" }, 1] } });
+    const once = await v.list({
+      name: "Once by rule",
+      allow_multiple_entries: true,
+      rules: { "<": [{ var: "entries_number" }, 1] },
+    });
     const pos = await v.sell();
     expect((await v.redeem({ secret: pos.secret, lists: [once.id] })).status).toBe(201);
     const again = await v.redeem({ secret: pos.secret, lists: [once.id] });
     expect(again.status).toBe(400);
-    expect(again.body).toMatchObject({ status: "error", reason: "rules", reason_explanation: "Maximum number of entries exceeded" });
+    expect(again.body).toMatchObject({
+      status: "error",
+      reason: "rules",
+      reason_explanation: "Maximum number of entries exceeded",
+    });
     expect((await v.redeem({ secret: pos.secret, lists: [once.id], type: "exit" })).status).toBe(201);
     // forced (an offline scan that happened): it passes
     expect((await v.redeem({ secret: pos.secret, lists: [once.id], force: true })).status).toBe(201);
 
     const merch = await v.item({ name: { en: "Shirt" }, admission: false });
-    const product = { inList: [{ var: "product" }, { objectList: [{ lookup: ["product", String(merch.id), "Shirt"] }] }] };
+    const product = {
+      inList: [{ var: "product" }, { objectList: [{ lookup: ["product", String(merch.id), "Shirt"] }] }],
+    };
     const shirtsOnly = await v.list({ name: "Shirts", rules: product });
     const refused = await v.redeem({ secret: pos.secret, lists: [shirtsOnly.id] });
     expect(refused.body).toMatchObject({ reason: "rules", reason_explanation: "Ticket type not allowed" });
-    const ticketsOnly = await v.list({ name: "Tickets", rules: { inList: [{ var: "product" }, { objectList: [{ lookup: ["product", String(v.ticket.id), "Ticket"] }] }] } });
+    const ticketsOnly = await v.list({
+      name: "Tickets",
+      rules: { inList: [{ var: "product" }, { objectList: [{ lookup: ["product", String(v.ticket.id), "Ticket"] }] }] },
+    });
     expect((await v.redeem({ secret: pos.secret, lists: [ticketsOnly.id] })).status).toBe(201);
   });
 
@@ -236,7 +349,9 @@ describe("checkinrpc/redeem: refused", () => {
     const r = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ status: "error", reason: "rules", reason_explanation: null });
-    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body.rules).toEqual({ frobnicate: [{ var: "entries_number" }, 1] });
+    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body.rules).toEqual({
+      frobnicate: [{ var: "entries_number" }, 1],
+    });
   });
 });
 
@@ -257,37 +372,76 @@ describe("attention, questions and add-ons", () => {
   it("questions asked during check-in: incomplete with the questions, then ok with the answers, which are kept", async () => {
     const v = await venue();
     const list = await v.list();
-    const q = await v.post("/questions/", { question: { en: "T-Shirt size" }, type: "C", required: false, items: [v.ticket.id], ask_during_checkin: true, options: [{ answer: { en: "S" } }, { answer: { en: "M" } }] });
+    const q = await v.post("/questions/", {
+      question: { en: "T-Shirt size" },
+      type: "C",
+      required: false,
+      items: [v.ticket.id],
+      ask_during_checkin: true,
+      options: [{ answer: { en: "S" } }, { answer: { en: "M" } }],
+    });
     const pos = await v.sell();
     const r = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ status: "incomplete", position: { id: pos.id }, list: { id: list.id } });
-    expect(r.body.questions).toEqual([expect.objectContaining({ id: q.id, type: "C", ask_during_checkin: true, options: q.options })]);
+    expect(r.body.questions).toEqual([
+      expect.objectContaining({ id: q.id, type: "C", ask_during_checkin: true, options: q.options }),
+    ]);
     expect(await db().select().from(checkins).where(eq(checkins.positionId, pos.id))).toHaveLength(0);
     // a scanner without question support gets in
     const other = await v.sell();
     expect((await v.redeem({ secret: other.secret, lists: [list.id], questions_supported: false })).status).toBe(201);
     // an answer that is no option is ignored: still incomplete
-    expect((await v.redeem({ secret: pos.secret, lists: [list.id], answers: { [q.id]: "999" } })).body.status).toBe("incomplete");
-    const ok = await v.redeem({ secret: pos.secret, lists: [list.id], answers: { [q.id]: String(q.options[1].id) } }, undefined, "?expand=answers.question");
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], answers: { [q.id]: "999" } })).body.status).toBe(
+      "incomplete",
+    );
+    const ok = await v.redeem(
+      { secret: pos.secret, lists: [list.id], answers: { [q.id]: String(q.options[1].id) } },
+      undefined,
+      "?expand=answers.question",
+    );
     expect(ok.status).toBe(201);
-    expect(ok.body.position.answers).toEqual([expect.objectContaining({ question: expect.objectContaining({ id: q.id, type: "C" }), answer: "M", options: [q.options[1].id] })]);
-    expect((await positionOf(v, pos.order)).answers).toEqual([expect.objectContaining({ question: q.id, answer: "M", options: [q.options[1].id] })]);
+    expect(ok.body.position.answers).toEqual([
+      expect.objectContaining({
+        question: expect.objectContaining({ id: q.id, type: "C" }),
+        answer: "M",
+        options: [q.options[1].id],
+      }),
+    ]);
+    expect((await positionOf(v, pos.order)).answers).toEqual([
+      expect.objectContaining({ question: q.id, answer: "M", options: [q.options[1].id] }),
+    ]);
   });
 
   it("addon_match: scanning the base ticket redeems its add-on on a list of the add-on's product; two matching add-ons are ambiguous", async () => {
     const v = await venue();
     const workshop = await v.item({ name: { en: "Workshop" } });
     await v.quota({ size: 10, items: [workshop.id] });
-    const room = await v.list({ name: "Workshop room", all_products: false, limit_products: [workshop.id], addon_match: true });
+    const room = await v.list({
+      name: "Workshop room",
+      all_products: false,
+      limit_products: [workshop.id],
+      addon_match: true,
+    });
     const plain = await v.list({ name: "No match", all_products: false, limit_products: [workshop.id] });
-    const order = await v.order({ positions: [{ item: v.ticket.id, positionid: 1 }, { item: workshop.id, positionid: 2, addon_to: 1 }] });
+    const order = await v.order({
+      positions: [
+        { item: v.ticket.id, positionid: 1 },
+        { item: workshop.id, positionid: 2, addon_to: 1 },
+      ],
+    });
     const [base, addon] = order.positions;
     const r = await v.redeem({ secret: base.secret, lists: [room.id] });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     expect(r.body.position).toMatchObject({ id: addon.id, addon_to: base.id });
     expect((await v.redeem({ secret: base.secret, lists: [plain.id] })).body.reason).toBe("product");
-    const two = await v.order({ positions: [{ item: v.ticket.id, positionid: 1 }, { item: workshop.id, positionid: 2, addon_to: 1 }, { item: workshop.id, positionid: 3, addon_to: 1 }] });
+    const two = await v.order({
+      positions: [
+        { item: v.ticket.id, positionid: 1 },
+        { item: workshop.id, positionid: 2, addon_to: 1 },
+        { item: workshop.id, positionid: 3, addon_to: 1 },
+      ],
+    });
     const amb = await v.redeem({ secret: two.positions[0].secret, lists: [room.id] });
     expect(amb.status).toBe(400);
     expect(amb.body).toMatchObject({ status: "error", reason: "ambiguous", position: { id: two.positions[0].id } });
@@ -299,7 +453,9 @@ describe("automatic check-in and quota release", () => {
     const v = await venue();
     const list = await v.list({ auto_checkin_sales_channels: ["web"] });
     const pos = await v.sell();
-    expect(pos.checkins).toEqual([expect.objectContaining({ list: list.id, type: "entry", auto_checked_in: true, device: null })]);
+    expect(pos.checkins).toEqual([
+      expect.objectContaining({ list: list.id, type: "entry", auto_checked_in: true, device: null }),
+    ]);
     expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).body.reason).toBe("already_redeemed");
     const other = await v.sell({ sales_channel: "resellers" });
     expect(other.checkins).toEqual([]);
@@ -314,7 +470,12 @@ describe("automatic check-in and quota release", () => {
     expect(await availability()).toMatchObject({ available_number: 0, paid_orders: 1, exited_orders: 0 });
     await v.redeem({ secret: pos.secret, lists: [list.id] });
     await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit" });
-    expect(await availability()).toMatchObject({ available: true, available_number: 1, paid_orders: 1, exited_orders: 1 });
+    expect(await availability()).toMatchObject({
+      available: true,
+      available_number: 1,
+      paid_orders: 1,
+      exited_orders: 1,
+    });
     await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(await availability()).toMatchObject({ available_number: 0, exited_orders: 0 });
     await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit" });
@@ -333,14 +494,20 @@ describe("the per-list redeem", () => {
     const url = (id: string | number, q = "") => `${v.path}/checkinlists/${list.id}/positions/${id}/redeem/${q}`;
     const bySecret = await v.scanner.post(url(a.secret), { nonce: "n1" });
     expect(bySecret.status).toBe(201);
-    expect(bySecret.body).toMatchObject({ status: "ok", position: { id: a.id }, list: { id: list.id, event: v.eventSlug } });
+    expect(bySecret.body).toMatchObject({
+      status: "ok",
+      position: { id: a.id },
+      list: { id: list.id, event: v.eventSlug },
+    });
     expect((await v.scanner.post(url(b.id, "?untrusted_input=true"), {})).status).toBe(404);
     expect((await v.scanner.post(url(b.id), {})).status).toBe(201);
     expect((await v.scanner.post(url(b.id), {})).body.reason).toBe("already_redeemed");
     // a list of another event is not found
     const w = await venue();
     const wList = await w.list();
-    expect((await v.scanner.post(`${v.path}/checkinlists/${wList.id}/positions/${a.secret}/redeem/`, {})).status).toBe(404);
+    expect((await v.scanner.post(`${v.path}/checkinlists/${wList.id}/positions/${a.secret}/redeem/`, {})).status).toBe(
+      404,
+    );
   });
 });
 
@@ -350,7 +517,10 @@ describe("checkinrpc/search", () => {
     const list = await v.list();
     const peter = await v.sell({ positions: [{ item: v.ticket.id, attendee_name: "Peter Parker" }] });
     await v.sell({ positions: [{ item: v.ticket.id, attendee_name: "Mary Jane" }] });
-    const search = (q: string) => v.scanner.get(`/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${list.id}&ignore_status=true&page=1&search=${encodeURIComponent(q)}`);
+    const search = (q: string) =>
+      v.scanner.get(
+        `/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${list.id}&ignore_status=true&page=1&search=${encodeURIComponent(q)}`,
+      );
     const byName = await search("parker");
     expect(byName.status).toBe(200);
     expect(byName.body.results.map((p: { id: number }) => p.id)).toEqual([peter.id]);
@@ -370,7 +540,10 @@ describe("checkinrpc/search", () => {
     void other;
     const r = await w.scanner.get(`/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${list.id}&search=abc`);
     expect(r.status).toBe(403);
-    const redeem = await w.scanner.post(`/api/v1/organizers/${v.orgSlug}/checkinrpc/redeem/`, { secret: "abc", lists: [list.id] });
+    const redeem = await w.scanner.post(`/api/v1/organizers/${v.orgSlug}/checkinrpc/redeem/`, {
+      secret: "abc",
+      lists: [list.id],
+    });
     expect(redeem.status).toBe(403);
   });
 });

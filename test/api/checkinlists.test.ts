@@ -37,7 +37,12 @@ describe("check-in list CRUD", () => {
 
   it("stores rules exactly as sent and returns every field", async () => {
     const v = await venue();
-    const rules = { and: [{ isAfter: [{ var: "now" }, { buildTime: ["date_admission"] }, 15] }, { "<": [{ var: "entries_number" }, 2] }] };
+    const rules = {
+      and: [
+        { isAfter: [{ var: "now" }, { buildTime: ["date_admission"] }, 15] },
+        { "<": [{ var: "entries_number" }, 2] },
+      ],
+    };
     const body = {
       name: "VIP",
       all_products: false,
@@ -61,9 +66,15 @@ describe("check-in list CRUD", () => {
     const other = await venue();
     const post = (b: unknown) => v.client.post(`${v.path}/checkinlists/`, b);
     expect((await post({})).body).toEqual({ name: ["This field is required."] });
-    expect((await post({ name: "x", limit_products: [other.ticket.id] })).body).toEqual({ limit_products: [`Invalid pk "${other.ticket.id}" - object does not exist.`] });
-    expect((await post({ name: "x", subevent: 5 })).body).toEqual({ subevent: ["The subevent does not belong to this event."] });
-    expect((await post({ name: "x", auto_checkin_sales_channels: ["nowhere"] })).body).toEqual({ auto_checkin_sales_channels: ['"nowhere" is not a valid choice.'] });
+    expect((await post({ name: "x", limit_products: [other.ticket.id] })).body).toEqual({
+      limit_products: [`Invalid pk "${other.ticket.id}" - object does not exist.`],
+    });
+    expect((await post({ name: "x", subevent: 5 })).body).toEqual({
+      subevent: ["The subevent does not belong to this event."],
+    });
+    expect((await post({ name: "x", auto_checkin_sales_channels: ["nowhere"] })).body).toEqual({
+      auto_checkin_sales_channels: ['"nowhere" is not a valid choice.'],
+    });
     expect((await post({ name: "x", rules: [1, 2] })).status).toBe(400);
     expect((await post({ name: "x", exit_all_at: "tomorrow" })).status).toBe(400);
     expect((await v.client.get(`${v.path}/checkinlists/`)).body.count).toBe(0);
@@ -72,11 +83,26 @@ describe("check-in list CRUD", () => {
   it("PATCH changes only sent fields; PUT resets the others to defaults; id and counts are read-only", async () => {
     const v = await venue();
     const l = await v.list({ allow_multiple_entries: true, limit_products: [v.ticket.id], all_products: false });
-    const patched = await v.client.patch(`${v.path}/checkinlists/${l.id}/`, { name: "Backstage", id: 77, checkin_count: 9 });
+    const patched = await v.client.patch(`${v.path}/checkinlists/${l.id}/`, {
+      name: "Backstage",
+      id: 77,
+      checkin_count: 9,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id: l.id, name: "Backstage", allow_multiple_entries: true, limit_products: [v.ticket.id], checkin_count: 0 });
+    expect(patched.body).toMatchObject({
+      id: l.id,
+      name: "Backstage",
+      allow_multiple_entries: true,
+      limit_products: [v.ticket.id],
+      checkin_count: 0,
+    });
     const put = await v.client.put(`${v.path}/checkinlists/${l.id}/`, { name: "Reset" });
-    expect(put.body).toMatchObject({ name: "Reset", allow_multiple_entries: false, limit_products: [], all_products: false });
+    expect(put.body).toMatchObject({
+      name: "Reset",
+      allow_multiple_entries: false,
+      limit_products: [],
+      all_products: false,
+    });
     expect((await v.client.put(`${v.path}/checkinlists/${l.id}/`, {})).status).toBe(400);
     expect((await v.client.patch(`${v.path}/checkinlists/999999/`, { name: "x" })).status).toBe(404);
   });
@@ -88,16 +114,25 @@ describe("check-in list CRUD", () => {
     const keep = await v.list({ name: "Keep" });
     const pos = await v.sell();
     for (const l of [a, b, keep]) expect((await v.redeem({ secret: pos.secret, lists: [l.id] })).status).toBe(201);
-    await v.client.post(`${v.path}/checkinlists/${a.id}/failed_checkins/`, { error_reason: "invalid", raw_barcode: "zzz" });
+    await v.client.post(`${v.path}/checkinlists/${a.id}/failed_checkins/`, {
+      error_reason: "invalid",
+      raw_barcode: "zzz",
+    });
     expect((await v.client.delete(`${v.path}/checkinlists/${a.id}/`)).status).toBe(204);
     expect((await v.client.delete(`${v.path}/checkinlist/${b.id}/`)).status).toBe(204);
     expect((await v.client.get(`${v.path}/checkinlists/${a.id}/`)).status).toBe(404);
     expect((await v.client.delete(`${v.path}/checkinlist/${b.id}/`)).status).toBe(404);
     const left = await db().select().from(checkins).where(eq(checkins.eventId, v.eventId));
     expect(left.map((c) => c.listId)).toEqual([keep.id]);
-    expect((await v.client.get(`${v.path}/orders/${pos.order}/`)).body.positions[0].checkins.map((c: { list: number }) => c.list)).toEqual([keep.id]);
+    expect(
+      (await v.client.get(`${v.path}/orders/${pos.order}/`)).body.positions[0].checkins.map(
+        (c: { list: number }) => c.list,
+      ),
+    ).toEqual([keep.id]);
     // a scan on the deleted list: the list is no more
-    expect((await v.redeem({ secret: pos.secret, lists: [a.id] })).body).toEqual({ lists: [`Invalid pk "${a.id}" - object does not exist.`] });
+    expect((await v.redeem({ secret: pos.secret, lists: [a.id] })).body).toEqual({
+      lists: [`Invalid pk "${a.id}" - object does not exist.`],
+    });
   });
 
   it("a list edit reaches the event object at once (one door)", async () => {
@@ -116,13 +151,18 @@ describe("check-in list CRUD", () => {
 describe("listing check-in lists", () => {
   it("filters by subevent, subevent_match and ends_after; orders by subevent__date_from,name by default", async () => {
     const v = await venue({ series: true });
-    const early = await v.subevent({ name: { en: "Early" }, date_from: "2030-07-01T19:00:00Z", date_to: "2030-07-01T23:00:00Z" });
+    const early = await v.subevent({
+      name: { en: "Early" },
+      date_from: "2030-07-01T19:00:00Z",
+      date_to: "2030-07-01T23:00:00Z",
+    });
     const late = await v.subevent({ name: { en: "Late" }, date_from: "2030-08-01T19:00:00Z" });
     const all = await v.list({ name: "Zeta all dates" });
     const e1 = await v.list({ name: "Early B", subevent: early.id });
     const e2 = await v.list({ name: "Early A", subevent: early.id });
     const l1 = await v.list({ name: "Late", subevent: late.id });
-    const names = async (q: string) => (await v.client.get(`${v.path}/checkinlists/${q}`)).body.results.map((l: { name: string }) => l.name);
+    const names = async (q: string) =>
+      (await v.client.get(`${v.path}/checkinlists/${q}`)).body.results.map((l: { name: string }) => l.name);
     expect(await names("")).toEqual(["Zeta all dates", "Early A", "Early B", "Late"]);
     expect(await names("?ordering=-name")).toEqual(["Zeta all dates", "Late", "Early B", "Early A"]);
     expect(await names("?ordering=id")).toEqual([all, e1, e2, l1].map((l) => l.name));
@@ -136,7 +176,9 @@ describe("listing check-in lists", () => {
     const v = await venue({ series: true });
     const d = await v.subevent({ name: { en: "Day one" } });
     const l = await v.list({ subevent: d.id });
-    const expanded = await v.client.get(`${v.path}/checkinlists/?expand=subevent&exclude=checkin_count&exclude=position_count`);
+    const expanded = await v.client.get(
+      `${v.path}/checkinlists/?expand=subevent&exclude=checkin_count&exclude=position_count`,
+    );
     expect(expanded.status, JSON.stringify(expanded.body)).toBe(200);
     expect(expanded.body.results[0].subevent).toMatchObject({ id: d.id, name: { en: "Day one" }, event: v.eventSlug });
     expect(expanded.body.results[0]).not.toHaveProperty("checkin_count");
@@ -162,7 +204,16 @@ describe("listing check-in lists", () => {
 describe("status", () => {
   it("counts tickets, checked-in tickets and who is inside, per item and variation", async () => {
     const v = await venue();
-    const shirt = await v.post("/items/", { name: { en: "Shirt" }, default_price: "10.00", admission: false, has_variations: true, variations: [{ value: { en: "Red" }, default_price: "10.00" }, { value: { en: "Blue" }, default_price: "10.00" }] });
+    const shirt = await v.post("/items/", {
+      name: { en: "Shirt" },
+      default_price: "10.00",
+      admission: false,
+      has_variations: true,
+      variations: [
+        { value: { en: "Red" }, default_price: "10.00" },
+        { value: { en: "Blue" }, default_price: "10.00" },
+      ],
+    });
     await v.quota({ size: 100, items: [shirt.id], variations: shirt.variations.map((x: { id: number }) => x.id) });
     const list = await v.list();
     const [red, blue] = shirt.variations;
@@ -202,8 +253,15 @@ describe("status", () => {
     expect(listed.body).toMatchObject({ checkin_count: 3, position_count: 4 });
     // a ticket that comes back in is still one ticket checked in
     expect((await v.redeem({ secret: t2.secret, lists: [list.id] })).status).toBe(201);
-    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body).toMatchObject({ checkin_count: 3, position_count: 4 });
-    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/status/`)).body).toMatchObject({ checkin_count: 3, position_count: 4, inside_count: 3 });
+    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body).toMatchObject({
+      checkin_count: 3,
+      position_count: 4,
+    });
+    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/status/`)).body).toMatchObject({
+      checkin_count: 3,
+      position_count: 4,
+      inside_count: 3,
+    });
     expect((await v.client.get(`${v.path}/checkinlists/999999/status/`)).status).toBe(404);
   });
 });
@@ -213,9 +271,19 @@ describe("a list's tickets", () => {
     const v = await venue();
     const list = await v.list();
     const other = await v.list({ name: "Other" });
-    const anna = await v.sell({ email: "anna@example.org", positions: [{ item: v.ticket.id, attendee_name: "Anna Apple" }] });
-    const bob = await v.sell({ email: "bob@example.org", positions: [{ item: v.ticket.id, attendee_name: "Bob Banana" }] });
-    const noname = await v.order({ email: "carl@example.org", invoice_address: { name_parts: { full_name: "Carl Invoice" } }, positions: [{ item: v.ticket.id }] });
+    const anna = await v.sell({
+      email: "anna@example.org",
+      positions: [{ item: v.ticket.id, attendee_name: "Anna Apple" }],
+    });
+    const bob = await v.sell({
+      email: "bob@example.org",
+      positions: [{ item: v.ticket.id, attendee_name: "Bob Banana" }],
+    });
+    const noname = await v.order({
+      email: "carl@example.org",
+      invoice_address: { name_parts: { full_name: "Carl Invoice" } },
+      positions: [{ item: v.ticket.id }],
+    });
     const pending = await v.order({ status: "n", positions: [{ item: v.ticket.id, attendee_name: "Dora Pending" }] });
     return { v, list, other, anna, bob, carl: noname.positions[0], dora: pending.positions[0] };
   }
@@ -226,17 +294,29 @@ describe("a list's tickets", () => {
     expect(r.status).toBe(200);
     expect(r.body.count).toBe(3);
     expect(r.body.results.map((p: { id: number }) => p.id)).toEqual([anna.id, bob.id, carl.id]);
-    expect(r.body.results[2]).toMatchObject({ attendee_name: "Carl Invoice", require_attention: false, order__status: "p", checkins: [] });
+    expect(r.body.results[2]).toMatchObject({
+      attendee_name: "Carl Invoice",
+      require_attention: false,
+      order__status: "p",
+      checkins: [],
+    });
     const all = await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?ignore_status=true`);
     expect(all.body.results.map((p: { id: number }) => p.id)).toContain(dora.id);
-    expect((await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?ordering=-attendee_name`)).body.results.map((p: { id: number }) => p.id)).toEqual([bob.id, anna.id, carl.id]);
+    expect(
+      (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?ordering=-attendee_name`)).body.results.map(
+        (p: { id: number }) => p.id,
+      ),
+    ).toEqual([bob.id, anna.id, carl.id]);
   });
 
   it("filters: search, order, secret, item, has_checkin, order__status; checkins only of this list; ordering last_checked_in", async () => {
     const { v, list, other, anna, bob } = await crowd();
     await v.redeem({ secret: bob.secret, lists: [other.id] });
     await v.redeem({ secret: anna.secret, lists: [list.id] });
-    const ids = async (q: string) => (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?${q}`)).body.results.map((p: { id: number }) => p.id);
+    const ids = async (q: string) =>
+      (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?${q}`)).body.results.map(
+        (p: { id: number }) => p.id,
+      );
     expect(await ids("search=banana")).toEqual([bob.id]);
     expect(await ids(`search=${anna.secret.slice(0, 6)}`)).toEqual([anna.id]);
     expect(await ids(`order=${bob.order}`)).toEqual([bob.id]);
@@ -273,26 +353,76 @@ describe("failed scans", () => {
     const list = await v.list();
     const pos = await v.sell();
     const url = `${v.path}/checkinlists/${list.id}/failed_checkins/`;
-    const ok = await v.scanner.post(url, { error_reason: "canceled", raw_barcode: pos.secret, datetime: "2030-06-01T20:00:00Z", nonce: "n-1" });
+    const ok = await v.scanner.post(url, {
+      error_reason: "canceled",
+      raw_barcode: pos.secret,
+      datetime: "2030-06-01T20:00:00Z",
+      nonce: "n-1",
+    });
     expect(ok.status).toBe(201);
-    expect(ok.body).toEqual({ error_reason: "canceled", error_explanation: null, raw_barcode: pos.secret, raw_item: null, raw_variation: null, raw_subevent: null, nonce: "n-1", datetime: "2030-06-01T20:00:00Z", type: "entry", position: pos.id });
-    expect((await v.scanner.post(url, { error_reason: "canceled", raw_barcode: pos.secret, nonce: "n-1" })).status).toBe(201);
-    expect((await v.scanner.post(url, { raw_barcode: "x" })).body).toEqual({ error_reason: ["This field is required."] });
+    expect(ok.body).toEqual({
+      error_reason: "canceled",
+      error_explanation: null,
+      raw_barcode: pos.secret,
+      raw_item: null,
+      raw_variation: null,
+      raw_subevent: null,
+      nonce: "n-1",
+      datetime: "2030-06-01T20:00:00Z",
+      type: "entry",
+      position: pos.id,
+    });
+    expect(
+      (await v.scanner.post(url, { error_reason: "canceled", raw_barcode: pos.secret, nonce: "n-1" })).status,
+    ).toBe(201);
+    expect((await v.scanner.post(url, { raw_barcode: "x" })).body).toEqual({
+      error_reason: ["This field is required."],
+    });
     expect((await v.scanner.post(url, { error_reason: "bored", raw_barcode: "x" })).status).toBe(400);
     // a choice sent as a list nested 10,000 deep (found by the fuzz test: its message overflowed the stack, 500)
-    const deep = await v.scanner.post(url, { error_reason: JSON.parse(`${"[".repeat(10_000)}1${"]".repeat(10_000)}`), raw_barcode: "x" });
+    const deep = await v.scanner.post(url, {
+      error_reason: JSON.parse(`${"[".repeat(10_000)}1${"]".repeat(10_000)}`),
+      raw_barcode: "x",
+    });
     expect(deep.status).toBe(400);
     expect(deep.body).toEqual({ error_reason: ['Expected a valid choice but got type "list".'] });
     // a long choice is shown cut at 100 characters
-    expect((await v.scanner.post(url, { error_reason: "b".repeat(5000), raw_barcode: "x" })).body).toEqual({ error_reason: [`"${"b".repeat(100)}…" is not a valid choice.`] });
-    expect((await v.scanner.post(url, { error_reason: "invalid" })).body).toEqual({ raw_barcode: ["This field is required."] });
-    expect((await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", raw_item: 999999 })).body).toEqual({ raw_item: ['Invalid pk "999999" - object does not exist.'] });
-    expect((await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", type: "exit", raw_item: v.ticket.id })).status).toBe(201);
-    expect((await v.scanner.post(`${v.path}/checkinlists/999999/failed_checkins/`, { error_reason: "invalid", raw_barcode: "x" })).status).toBe(404);
-    expect((await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", position: 999999 })).status).toBe(404);
+    expect((await v.scanner.post(url, { error_reason: "b".repeat(5000), raw_barcode: "x" })).body).toEqual({
+      error_reason: [`"${"b".repeat(100)}…" is not a valid choice.`],
+    });
+    expect((await v.scanner.post(url, { error_reason: "invalid" })).body).toEqual({
+      raw_barcode: ["This field is required."],
+    });
+    expect((await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", raw_item: 999999 })).body).toEqual({
+      raw_item: ['Invalid pk "999999" - object does not exist.'],
+    });
+    expect(
+      (await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", type: "exit", raw_item: v.ticket.id }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await v.scanner.post(`${v.path}/checkinlists/999999/failed_checkins/`, {
+          error_reason: "invalid",
+          raw_barcode: "x",
+        })
+      ).status,
+    ).toBe(404);
+    expect((await v.scanner.post(url, { error_reason: "invalid", raw_barcode: "x", position: 999999 })).status).toBe(
+      404,
+    );
     const history = await v.client.get(`${v.path}/checkins/?successful=false&ordering=id`);
     expect(history.body.count).toBe(2);
-    expect(history.body.results[0]).toMatchObject({ successful: false, error_reason: "canceled", position: pos.id, list: list.id, device: v.device.id, device_id: expect.any(Number), datetime: "2030-06-01T20:00:00Z", type: "entry" });
+    expect(history.body.results[0]).toMatchObject({
+      successful: false,
+      error_reason: "canceled",
+      position: pos.id,
+      list: list.id,
+      device: v.device.id,
+      device_id: expect.any(Number),
+      datetime: "2030-06-01T20:00:00Z",
+      type: "entry",
+    });
     expect((await v.client.get(`${v.path}/checkins/?error_reason=canceled`)).body.count).toBe(1);
     expect((await v.client.get(`${v.path}/checkins/?type=exit`)).body.count).toBe(1);
     expect((await v.client.get(`${v.path}/checkins/?successful=true`)).body.count).toBe(0);

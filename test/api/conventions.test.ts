@@ -66,7 +66,8 @@ describe("request bodies", () => {
     });
     expect(form.status).toBe(400);
     expect(form.body).toEqual({
-      detail: 'Unsupported media type "application/x-www-form-urlencoded" in request. Send Content-Type: application/json.',
+      detail:
+        'Unsupported media type "application/x-www-form-urlencoded" in request. Send Content-Type: application/json.',
     });
     const none = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, undefined, { raw: '{"name": "x"}' });
     expect(none.status).toBe(400);
@@ -75,7 +76,11 @@ describe("request bodies", () => {
 
   it("reports field errors per field, and non_field_errors for a body of the wrong shape", async () => {
     const org = await seedOrganizer();
-    const fields = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, { name: "", all_events: "yes", limit_events: "x" });
+    const fields = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, {
+      name: "",
+      all_events: "yes",
+      limit_events: "x",
+    });
     expect(fields.status).toBe(400);
     expect(fields.body).toEqual({
       name: ["This field may not be blank."],

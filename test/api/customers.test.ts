@@ -97,10 +97,18 @@ describe("customers: create", () => {
       name: "Jane Roe",
       name_parts: { full_name: "Jane Roe", _scheme: "full" },
     });
-    expect(await createCustomer(org, { name_parts: { _scheme: "family_comma_given", given_name: "Jane", family_name: "Roe" } })).toMatchObject({
+    expect(
+      await createCustomer(org, {
+        name_parts: { _scheme: "family_comma_given", given_name: "Jane", family_name: "Roe" },
+      }),
+    ).toMatchObject({
       name: "Roe, Jane",
     });
-    expect(await createCustomer(org, { name_parts: { _scheme: "title_given_middle_family", title: "Dr", given_name: "Jane", family_name: "Roe" } })).toMatchObject({
+    expect(
+      await createCustomer(org, {
+        name_parts: { _scheme: "title_given_middle_family", title: "Dr", given_name: "Jane", family_name: "Roe" },
+      }),
+    ).toMatchObject({
       name: "Dr Jane Roe",
     });
   });
@@ -109,15 +117,24 @@ describe("customers: create", () => {
     const org = await seedOrganizer();
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [{ email: "not-an-email" }, { email: ["Enter a valid email address."] }],
-      [{ name_parts: "should be a dictionary" }, { name_parts: ['Expected a dictionary of items but got type "str".'] }],
-      [{ name_parts: { _scheme: "klingon", full_name: "Worf" } }, { name_parts: ['"klingon" is not a valid name scheme.'] }],
+      [
+        { name_parts: "should be a dictionary" },
+        { name_parts: ['Expected a dictionary of items but got type "str".'] },
+      ],
+      [
+        { name_parts: { _scheme: "klingon", full_name: "Worf" } },
+        { name_parts: ['"klingon" is not a valid name scheme.'] },
+      ],
       [{ name_parts: { full_name: 42 } }, { name_parts: { full_name: ["Not a valid string."] } }],
       [{ is_active: "yes" }, { is_active: ["Must be a valid boolean."] }],
       [{ locale: "not a locale" }, { locale: ['Enter a language code such as "en" or "de-formal".'] }],
       [{ password: "" }, { password: ["This field may not be blank."] }],
       [{ password: 12345678 }, { password: ["Not a valid string."] }],
       [{ send_email: true }, { email: ["An email address is required to send the activation mail."] }],
-      [{ external_identifier: "x".repeat(256) }, { external_identifier: ["Ensure this field has no more than 255 characters."] }],
+      [
+        { external_identifier: "x".repeat(256) },
+        { external_identifier: ["Ensure this field has no more than 255 characters."] },
+      ],
     ];
     for (const [body, errors] of cases) {
       const res = await org.client.post(`${customersOf(org)}/`, body);
@@ -143,7 +160,9 @@ describe("customers: create", () => {
 
   it("never creates two customers with one email under parallel requests", async () => {
     const org = await seedOrganizer();
-    const results = await Promise.all(Array.from({ length: 6 }, () => org.client.post(`${customersOf(org)}/`, { email: "race@example.org" })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => org.client.post(`${customersOf(org)}/`, { email: "race@example.org" })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 201)) {
       expect(r.status).toBe(400);
@@ -165,7 +184,11 @@ describe("customers: activation mail and page", () => {
     const org = await seedOrganizer({ name: "Big Events LLC" });
     const address = `${unique("c")}@example.org`;
     const { customer, link, mail } = await activationLink(org, address, { name_parts: { full_name: "Jane Roe" } });
-    expect(mail).toMatchObject({ kind: "customer_activation", organizerId: org.id, subject: "Activate your account at Big Events LLC" });
+    expect(mail).toMatchObject({
+      kind: "customer_activation",
+      organizerId: org.id,
+      subject: "Activate your account at Big Events LLC",
+    });
     expect(mail.textBody).toContain("Hello Jane Roe,");
     expect(link.startsWith(`${BASE}/customer/activate/`)).toBe(true);
     expect((await customerRow(customer.identifier))!.passwordHash).toBeNull();
@@ -177,7 +200,10 @@ describe("customers: activation mail and page", () => {
     expect(page.text).toContain('name="password"');
 
     const form = (fields: Record<string, string>) =>
-      anonymous.request("POST", link, undefined, { raw: new URLSearchParams(fields).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+      anonymous.request("POST", link, undefined, {
+        raw: new URLSearchParams(fields).toString(),
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      });
     const short = await form({ password: "short", password_repeat: "short" });
     expect(short.status).toBe(400);
     expect(short.text).toContain("at least 8 characters");
@@ -202,7 +228,10 @@ describe("customers: activation mail and page", () => {
   it("refuses expired links, unknown tokens and disabled accounts", async () => {
     const org = await seedOrganizer();
     const expired = await activationLink(org, `${unique("e")}@example.org`);
-    await db().update(customers).set({ activationExpires: Date.now() - 1 }).where(eq(customers.identifier, expired.customer.identifier));
+    await db()
+      .update(customers)
+      .set({ activationExpires: Date.now() - 1 })
+      .where(eq(customers.identifier, expired.customer.identifier));
     expect((await anonymous.get(expired.link)).status).toBe(404);
     expect((await anonymous.get(`${BASE}/customer/activate/doesnotexist`)).status).toBe(404);
     const disabled = await activationLink(org, `${unique("d")}@example.org`, { is_active: false });
@@ -214,7 +243,9 @@ describe("customers: activation mail and page", () => {
     const address = `${unique("n")}@example.org`;
     await createCustomer(org, { email: address, send_email: false });
     expect(await mailsTo(address)).toHaveLength(0);
-    expect((await customerRow((await createCustomer(org, { email: `x${address}` })).identifier))!.activationTokenHash).toBeNull();
+    expect(
+      (await customerRow((await createCustomer(org, { email: `x${address}` })).identifier))!.activationTokenHash,
+    ).toBeNull();
   });
 });
 
@@ -249,7 +280,11 @@ describe("customers: list and detail", () => {
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ detail: "Not found." });
     }
-    expect((await customerRow(foreign.identifier))).toMatchObject({ email: "them@example.org", notes: null, isActive: true });
+    expect(await customerRow(foreign.identifier)).toMatchObject({
+      email: "them@example.org",
+      notes: null,
+      isActive: true,
+    });
   });
 
   it("cannot be deleted (405) and is refused to devices and teams without can_manage_customers", async () => {
@@ -257,14 +292,22 @@ describe("customers: list and detail", () => {
     const c = await createCustomer(org);
     expect((await org.client.delete(`${customersOf(org)}/${c.identifier}/`)).status).toBe(405);
     expect((await (await seedDevice(org.id)).client.get(`${customersOf(org)}/`)).status).toBe(403);
-    expect((await (await seedTeam(org.id, { permissions: ["can_manage_gift_cards"] })).client.get(`${customersOf(org)}/`)).status).toBe(403);
+    expect(
+      (await (await seedTeam(org.id, { permissions: ["can_manage_gift_cards"] })).client.get(`${customersOf(org)}/`))
+        .status,
+    ).toBe(403);
   });
 });
 
 describe("customers: update", () => {
   it("PATCH changes the sent fields; identifier, name, date_joined, last_login, last_modified are read-only", async () => {
     const org = await seedOrganizer();
-    const c = await createCustomer(org, { email: "old@example.org", password: "initial pass", notes: "n", locale: "de" });
+    const c = await createCustomer(org, {
+      email: "old@example.org",
+      password: "initial pass",
+      notes: "n",
+      locale: "de",
+    });
     await db().update(customers).set({ lastModified: 1_000 }).where(eq(customers.identifier, c.identifier));
     const before = (await customerRow(c.identifier))!;
     const res = await org.client.patch(`${customersOf(org)}/${c.identifier}/`, {
@@ -300,26 +343,48 @@ describe("customers: update", () => {
     const org = await seedOrganizer();
     await createCustomer(org, { email: "taken@example.org" });
     const c = await createCustomer(org, { email: "mine@example.org" });
-    const res = await org.client.patch(`${customersOf(org)}/${c.identifier}/`, { email: "Taken@example.org", notes: "changed" });
+    const res = await org.client.patch(`${customersOf(org)}/${c.identifier}/`, {
+      email: "Taken@example.org",
+      notes: "changed",
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ email: ["A customer with this email address already exists."] });
     expect(await customerRow(c.identifier)).toMatchObject({ email: "mine@example.org", notes: null });
     // keeping one's own address is fine
-    expect((await org.client.patch(`${customersOf(org)}/${c.identifier}/`, { email: "MINE@example.org" })).status).toBe(200);
+    expect((await org.client.patch(`${customersOf(org)}/${c.identifier}/`, { email: "MINE@example.org" })).status).toBe(
+      200,
+    );
   });
 
   it("PUT resets omitted fields to their defaults", async () => {
     const org = await seedOrganizer();
-    const c = await createCustomer(org, { email: "p@example.org", notes: "n", external_identifier: "e", is_verified: false, locale: "de", name_parts: { full_name: "P" } });
+    const c = await createCustomer(org, {
+      email: "p@example.org",
+      notes: "n",
+      external_identifier: "e",
+      is_verified: false,
+      locale: "de",
+      name_parts: { full_name: "P" },
+    });
     const res = await org.client.put(`${customersOf(org)}/${c.identifier}/`, { email: "p@example.org" });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ email: "p@example.org", notes: null, external_identifier: null, is_verified: true, locale: "en", name: null, name_parts: {} });
+    expect(res.body).toMatchObject({
+      email: "p@example.org",
+      notes: null,
+      external_identifier: null,
+      is_verified: true,
+      locale: "en",
+      name: null,
+      name_parts: {},
+    });
   });
 
   it("PATCH validates like create", async () => {
     const org = await seedOrganizer();
     const c = await createCustomer(org);
-    const res = await org.client.patch(`${customersOf(org)}/${c.identifier}/`, { name_parts: "should be a dictionary" });
+    const res = await org.client.patch(`${customersOf(org)}/${c.identifier}/`, {
+      name_parts: "should be a dictionary",
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ name_parts: ['Expected a dictionary of items but got type "str".'] });
   });
@@ -372,7 +437,15 @@ describe("customers: anonymize", () => {
     expect((await org.client.get(`${customersOf(org)}/${c.identifier}/`)).body).toEqual(res.body);
 
     const after = (await customerRow(c.identifier))!;
-    expect(after).toMatchObject({ email: null, nameCached: null, nameParts: {}, externalIdentifier: null, notes: null, passwordHash: null, activationTokenHash: null });
+    expect(after).toMatchObject({
+      email: null,
+      nameCached: null,
+      nameParts: {},
+      externalIdentifier: null,
+      notes: null,
+      passwordHash: null,
+      activationTokenHash: null,
+    });
     expect(JSON.stringify(after)).not.toContain("Private");
     expect(JSON.stringify(after)).not.toContain("private@example.org");
     expect((await orderRow(o1.id))!.customerId).toBeNull();
@@ -380,7 +453,9 @@ describe("customers: anonymize", () => {
     expect((await orderRow(o3.id))!.customerId).toBe(keepRow.id);
     const membership = await db().select().from(memberships).where(eq(memberships.id, m.body.id)).get();
     expect(membership!.attendeeNameParts).toBeNull();
-    expect((await org.client.get(`/api/v1/organizers/${org.slug}/memberships/${m.body.id}/`)).body.attendee_name_parts).toBeNull();
+    expect(
+      (await org.client.get(`/api/v1/organizers/${org.slug}/memberships/${m.body.id}/`)).body.attendee_name_parts,
+    ).toBeNull();
     expect((await org.client.get(`${customersOf(org)}/?email=private@example.org`)).body.count).toBe(0);
     // the address is free again; a second anonymize is harmless
     await createCustomer(org, { email: "private@example.org" });

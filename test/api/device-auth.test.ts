@@ -9,14 +9,23 @@ import { devices } from "../../src/db/schema";
 import { sha256Hex } from "../../src/lib/crypto";
 import { anonymous, type Client, db, deviceClient, seedDevice, seedEventRow, seedOrganizer } from "../harness";
 
-const HARDWARE = { hardware_brand: "Samsung", hardware_model: "Galaxy S", software_brand: "pretixdroid", software_version: "4.0.0" };
+const HARDWARE = {
+  hardware_brand: "Samsung",
+  hardware_model: "Galaxy S",
+  software_brand: "pretixdroid",
+  software_version: "4.0.0",
+};
 const INITIALIZE = "/api/v1/device/initialize";
 const PROFILE_DENIED = { detail: "Request denied by device security profile." };
 
 type Org = Awaited<ReturnType<typeof seedOrganizer>>;
 
 async function createDevice(org: Org, body: Record<string, unknown> = {}) {
-  const res = await org.client.post(`/api/v1/organizers/${org.slug}/devices/`, { name: "Scanner", all_events: true, ...body });
+  const res = await org.client.post(`/api/v1/organizers/${org.slug}/devices/`, {
+    name: "Scanner",
+    all_events: true,
+    ...body,
+  });
   expect(res.status).toBe(201);
   return res.body as { device_id: number; initialization_token: string; unique_serial: string };
 }
@@ -36,7 +45,12 @@ describe("device lifecycle", () => {
     const detailUrl = `/api/v1/organizers/${org.slug}/devices/${created.device_id}/`;
 
     // initialize: no credentials; the credential response
-    const init = await anonymous.post(INITIALIZE, { token: created.initialization_token, ...HARDWARE, os_name: "Android", os_version: "8.1.0" });
+    const init = await anonymous.post(INITIALIZE, {
+      token: created.initialization_token,
+      ...HARDWARE,
+      os_name: "Android",
+      os_version: "8.1.0",
+    });
     expect(init.status).toBe(200);
     expect(init.body).toEqual({
       organizer: org.slug,
@@ -67,7 +81,11 @@ describe("device lifecycle", () => {
     });
 
     // update: new hardware and software, same key
-    const update = await device1.post("/api/v1/device/update", { ...HARDWARE, software_version: "4.1.0", info: { battery: 80 } });
+    const update = await device1.post("/api/v1/device/update", {
+      ...HARDWARE,
+      software_version: "4.1.0",
+      info: { battery: 80 },
+    });
     expect(update.status).toBe(200);
     expect(update.body).toEqual(init.body);
     expect((await org.client.get(detailUrl)).body.software_version).toBe("4.1.0");
@@ -117,7 +135,11 @@ describe("device initialization", () => {
     const created = await createDevice(org);
     const first = await anonymous.post(INITIALIZE, { token: created.initialization_token, ...HARDWARE });
     expect(first.status).toBe(200);
-    const second = await anonymous.post(INITIALIZE, { token: created.initialization_token, ...HARDWARE, hardware_brand: "Other" });
+    const second = await anonymous.post(INITIALIZE, {
+      token: created.initialization_token,
+      ...HARDWARE,
+      hardware_brand: "Other",
+    });
     expect(second.status).toBe(400);
     expect(second.body).toEqual({ token: ["This initialization token has already been used."] });
     expect((await deviceClient(first.body.api_token).get("/api/v1/device/info")).status).toBe(200);
@@ -130,7 +152,9 @@ describe("device initialization", () => {
     const org = await seedOrganizer();
     const created = await createDevice(org);
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => anonymous.post(INITIALIZE, { token: created.initialization_token, ...HARDWARE, hardware_model: `M${i}` })),
+      Array.from({ length: 12 }, (_, i) =>
+        anonymous.post(INITIALIZE, { token: created.initialization_token, ...HARDWARE, hardware_model: `M${i}` }),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
@@ -151,11 +175,21 @@ describe("device initialization", () => {
     const missing = await anonymous.post(INITIALIZE, {});
     expect(missing.status).toBe(400);
     const required = ["This field is required."];
-    expect(missing.body).toEqual({ token: required, hardware_brand: required, hardware_model: required, software_brand: required, software_version: required });
+    expect(missing.body).toEqual({
+      token: required,
+      hardware_brand: required,
+      hardware_model: required,
+      software_brand: required,
+      software_version: required,
+    });
 
     const org = await seedOrganizer();
     const created = await createDevice(org);
-    const blank = await anonymous.post(INITIALIZE, { token: created.initialization_token, ...HARDWARE, software_version: "" });
+    const blank = await anonymous.post(INITIALIZE, {
+      token: created.initialization_token,
+      ...HARDWARE,
+      software_version: "",
+    });
     expect(blank.status).toBe(400);
     expect(blank.body).toEqual({ software_version: ["This field may not be blank."] });
     // nothing was used up by the refused attempts
@@ -253,7 +287,9 @@ describe("what a device may do", () => {
     const list = await device.client.get(`${ev}/`);
     expect(list.body.results.map((e: { slug: string }) => e.slug)).toEqual(["event-a"]);
 
-    await org.client.patch(`/api/v1/organizers/${org.slug}/devices/${device.device_id}/`, { limit_events: ["event-b"] });
+    await org.client.patch(`/api/v1/organizers/${org.slug}/devices/${device.device_id}/`, {
+      limit_events: ["event-b"],
+    });
     expect((await device.client.get(`${ev}/event-a/`)).status).toBe(403);
     expect((await device.client.get(`${ev}/event-b/`)).status).toBe(200);
     await org.client.patch(`/api/v1/organizers/${org.slug}/devices/${device.device_id}/`, { all_events: true });
@@ -274,7 +310,11 @@ describe("what a device may do", () => {
       ["POST", `${ev}/items/`, { name: { en: "Beer" }, default_price: "3.00" }],
       ["POST", `${ev}/categories/`, { name: { en: "Drinks" } }],
       ["POST", `${ev}/quotas/`, { name: "Q", size: 10 }],
-      ["POST", `/api/v1/organizers/${org.slug}/events/`, { name: { en: "New" }, slug: "new", currency: "EUR", date_from: "2030-01-01T10:00:00Z" }],
+      [
+        "POST",
+        `/api/v1/organizers/${org.slug}/events/`,
+        { name: { en: "New" }, slug: "new", currency: "EUR", date_from: "2030-01-01T10:00:00Z" },
+      ],
       ["GET", `/api/v1/organizers/${org.slug}/devices/`],
       ["GET", `/api/v1/organizers/${org.slug}/teams/`],
     ];
@@ -295,7 +335,13 @@ describe("what a device may do", () => {
     await seedEventRow(other.id, { slug: "theirs" });
     const device = await initializedDevice(org, { all_events: true });
     const theirs = `/api/v1/organizers/${other.slug}`;
-    for (const path of [`${theirs}/`, `${theirs}/events/`, `${theirs}/events/theirs/`, `${theirs}/events/theirs/orders/`, `${theirs}/giftcards/`]) {
+    for (const path of [
+      `${theirs}/`,
+      `${theirs}/events/`,
+      `${theirs}/events/theirs/`,
+      `${theirs}/events/theirs/orders/`,
+      `${theirs}/giftcards/`,
+    ]) {
       const res = await device.client.get(path);
       expect(res.status, path).toBe(403);
     }
@@ -315,13 +361,20 @@ describe("security profiles", () => {
     expect((await device.client.get(`${ev}/items/`)).status).toBe(200);
     expect((await device.client.get(`${ev}/settings/`)).status).toBe(200);
     expect((await device.client.get("/api/v1/device/info")).status).toBe(200);
-    for (const path of [`${ev}/orders/`, `${ev}/quotas/`, `/api/v1/organizers/${org.slug}/giftcards/`, "/api/v1/organizers/"]) {
+    for (const path of [
+      `${ev}/orders/`,
+      `${ev}/quotas/`,
+      `/api/v1/organizers/${org.slug}/giftcards/`,
+      "/api/v1/organizers/",
+    ]) {
       const res = await device.client.get(path);
       expect(res.status, path).toBe(403);
       expect(res.body).toEqual(PROFILE_DENIED);
     }
 
-    await org.client.patch(`/api/v1/organizers/${org.slug}/devices/${device.device_id}/`, { security_profile: "pretixscan" });
+    await org.client.patch(`/api/v1/organizers/${org.slug}/devices/${device.device_id}/`, {
+      security_profile: "pretixscan",
+    });
     expect((await device.client.get(`${ev}/orders/`)).status).toBe(200);
     expect((await device.client.get(`${ev}/quotas/`)).body).toEqual(PROFILE_DENIED);
 
@@ -343,7 +396,13 @@ describe("security profiles", () => {
     });
     expect(patch.status).toBe(200);
     expect((await device.client.get(`/api/v1/organizers/${org.slug}/events/`)).body.results).toEqual([]);
-    for (const path of [`${ev}/`, `${ev}/items/`, `${ev}/orders/`, `/api/v1/organizers/${org.slug}/giftcards/`, `/api/v1/organizers/${org.slug}/`]) {
+    for (const path of [
+      `${ev}/`,
+      `${ev}/items/`,
+      `${ev}/orders/`,
+      `/api/v1/organizers/${org.slug}/giftcards/`,
+      `/api/v1/organizers/${org.slug}/`,
+    ]) {
       expect((await device.client.get(path)).status, path).toBe(403);
     }
   });
@@ -392,15 +451,25 @@ const KIOSK = [
 ];
 const NOORDERS = [...KIOSK, `GET ${E}/checkinlists/:/positions`];
 const PRETIXSCAN = [...NOORDERS, `GET ${E}/orders`];
-const EXPECTED: Record<string, string[]> = { pretixscan_online_kiosk: KIOSK, pretixscan_online_noorders: NOORDERS, pretixscan: PRETIXSCAN };
+const EXPECTED: Record<string, string[]> = {
+  pretixscan_online_kiosk: KIOSK,
+  pretixscan_online_noorders: NOORDERS,
+  pretixscan: PRETIXSCAN,
+};
 
 const shape = (route: string) => route.replace(/:\w+/g, ":");
 
 describe("security profiles against every registered route", () => {
   const app = createApp();
-  const routes = [...new Set(app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/v1")).map((r) => `${r.method} ${r.path}`))];
+  const routes = [
+    ...new Set(
+      app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/v1")).map((r) => `${r.method} ${r.path}`),
+    ),
+  ];
   const publicRoutes = new Set(
-    app.routes.filter((r) => (r.handler as { scopeMarker?: { scope: string } }).scopeMarker?.scope === "public").map((r) => `${r.method} ${r.path}`),
+    app.routes
+      .filter((r) => (r.handler as { scopeMarker?: { scope: string } }).scopeMarker?.scope === "public")
+      .map((r) => `${r.method} ${r.path}`),
   );
   let org: Org;
   let eventSlug: string;
@@ -409,7 +478,8 @@ describe("security profiles against every registered route", () => {
   beforeAll(async () => {
     org = await seedOrganizer();
     eventSlug = (await seedEventRow(org.id)).slug;
-    for (const profile of Object.keys(EXPECTED)) clients.set(profile, (await seedDevice(org.id, { securityProfile: profile })).client);
+    for (const profile of Object.keys(EXPECTED))
+      clients.set(profile, (await seedDevice(org.id, { securityProfile: profile })).client);
   });
 
   it("every registered API route declares its scope, so the profile check runs on it", () => {
@@ -426,9 +496,13 @@ describe("security profiles against every registered route", () => {
       for (const route of routes) {
         const [method, pattern] = [route.slice(0, route.indexOf(" ")), route.slice(route.indexOf(" ") + 1)];
         if (publicRoutes.has(route)) continue; // public (initialize, the API description): no device is asked
-        const path = pattern.replace(/:(\w+)/g, (_, name: string) => (name === "organizer" ? org.slug : name === "event" ? eventSlug : "999999"));
+        const path = pattern.replace(/:(\w+)/g, (_, name: string) =>
+          name === "organizer" ? org.slug : name === "event" ? eventSlug : "999999",
+        );
         // the device's own routes may roll or revoke it: a fresh device for each
-        const client = pattern.startsWith("/api/v1/device/") ? (await seedDevice(org.id, { securityProfile: profile })).client : clients.get(profile)!;
+        const client = pattern.startsWith("/api/v1/device/")
+          ? (await seedDevice(org.id, { securityProfile: profile })).client
+          : clients.get(profile)!;
         const res = await client.request(method, `${path}/`, method === "GET" || method === "DELETE" ? undefined : {});
         const denied = res.status === 403 && res.body?.detail === PROFILE_DENIED.detail;
         if (denied === allowed.has(`${method} ${shape(pattern)}`)) wrong.push(`${route} → ${res.status}`);

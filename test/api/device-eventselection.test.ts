@@ -11,7 +11,10 @@ import { db, seedDevice, seedOrganizer, unique } from "../harness";
 
 const H = 3_600_000;
 
-async function liveEvent(organizerId: number, opts: { from: number; to?: number | null; series?: boolean; live?: boolean; slug?: string }) {
+async function liveEvent(
+  organizerId: number,
+  opts: { from: number; to?: number | null; series?: boolean; live?: boolean; slug?: string },
+) {
   const now = Date.now();
   const [ev] = await db()
     .insert(events)
@@ -36,11 +39,15 @@ async function liveEvent(organizerId: number, opts: { from: number; to?: number 
 }
 
 async function list(eventId: number, name: string, subeventId: number | null = null) {
-  const [l] = await db().insert(checkinLists).values({ eventId, name, subeventId, rules: {}, autoCheckinSalesChannels: [], allProducts: true }).returning();
+  const [l] = await db()
+    .insert(checkinLists)
+    .values({ eventId, name, subeventId, rules: {}, autoCheckinSalesChannels: [], allProducts: true })
+    .returning();
   return l!;
 }
 
-const select = (client: Awaited<ReturnType<typeof seedDevice>>["client"], q = "") => client.get(`/api/v1/device/eventselection${q}`);
+const select = (client: Awaited<ReturnType<typeof seedDevice>>["client"], q = "") =>
+  client.get(`/api/v1/device/eventselection${q}`);
 
 describe("device event selection", () => {
   it("404 without events; a team key is refused", async () => {
@@ -87,11 +94,22 @@ describe("device event selection", () => {
     const series = await liveEvent(org.id, { from: now - 100 * H, series: true, slug: "series" });
     const [date] = await db()
       .insert(subevents)
-      .values({ eventId: series.id, name: { en: "Tonight" }, active: true, dateFrom: now - H, dateTo: now + 2 * H, lastModified: now })
+      .values({
+        eventId: series.id,
+        name: { en: "Tonight" },
+        active: true,
+        dateFrom: now - H,
+        dateTo: now + 2 * H,
+        lastModified: now,
+      })
       .returning();
     const forDate = await list(series.id, "Tonight only", date!.id);
     const r = await select(dev.client);
-    expect(r.body).toEqual({ event: { slug: "series", name: "Event series" }, subevent: date!.id, checkinlist: forDate.id });
+    expect(r.body).toEqual({
+      event: { slug: "series", name: "Event series" },
+      subevent: date!.id,
+      checkinlist: forDate.id,
+    });
     expect((await select(dev.client, `?current_event=series&current_subevent=${date!.id}`)).status).toBe(304);
   });
 

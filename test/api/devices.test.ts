@@ -21,7 +21,12 @@ const FIELDS = [
   "security_profile",
 ];
 
-const HARDWARE = { hardware_brand: "Zebra", hardware_model: "TC25", software_brand: "pretixSCAN", software_version: "1.5.1" };
+const HARDWARE = {
+  hardware_brand: "Zebra",
+  hardware_model: "TC25",
+  software_brand: "pretixSCAN",
+  software_version: "1.5.1",
+};
 
 function devicesUrl(org: { slug: string }) {
   return `/api/v1/organizers/${org.slug}/devices/`;
@@ -36,7 +41,11 @@ describe("devices: create and read", () => {
     const org = await seedOrganizer();
     await seedEventRow(org.id, { slug: "museum" });
     const before = Date.now();
-    const res = await org.client.post(devicesUrl(org), { name: "Scanner", all_events: false, limit_events: ["museum"] });
+    const res = await org.client.post(devicesUrl(org), {
+      name: "Scanner",
+      all_events: false,
+      limit_events: ["museum"],
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual([...FIELDS].sort());
     expect(res.body).toEqual({
@@ -149,9 +158,19 @@ describe("devices: PATCH", () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body).toEqual({ ...created, name: "Door 1" });
 
-    const changed = await org.client.patch(url, { all_events: true, limit_events: ["b", "a", "b"], security_profile: "pretixscan" });
+    const changed = await org.client.patch(url, {
+      all_events: true,
+      limit_events: ["b", "a", "b"],
+      security_profile: "pretixscan",
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body).toEqual({ ...created, name: "Door 1", all_events: true, limit_events: ["a", "b"], security_profile: "pretixscan" });
+    expect(changed.body).toEqual({
+      ...created,
+      name: "Door 1",
+      all_events: true,
+      limit_events: ["a", "b"],
+      security_profile: "pretixscan",
+    });
     const row = await db().select().from(devices).where(eq(devices.uniqueSerial, created.unique_serial)).get();
     const links = await db().select().from(deviceEvents).where(eq(deviceEvents.deviceId, row!.id));
     expect(links.map((l) => l.eventId).sort()).toEqual([a.id, b.id].sort());
@@ -214,7 +233,10 @@ describe("devices: setup QR content", () => {
     expect(setup.body).toEqual({ handshake_version: 1, url: BASE, token: created.initialization_token });
 
     // the QR content is all a pretix client needs: it posts to url + /api/v1/device/initialize
-    const init = await anonymous.post(`${setup.body.url}/api/v1/device/initialize`, { token: setup.body.token, ...HARDWARE });
+    const init = await anonymous.post(`${setup.body.url}/api/v1/device/initialize`, {
+      token: setup.body.token,
+      ...HARDWARE,
+    });
     expect(init.status).toBe(200);
 
     const after = await org.client.get(connect);

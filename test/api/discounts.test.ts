@@ -35,7 +35,12 @@ describe("discounts", () => {
       benefit_only_apply_to_cheapest_n_matches: 1,
     });
     expect((await client.get(`${path}/discounts/${res.body.id}/`)).body).toEqual(res.body);
-    expect((await client.get(`${path}/discounts/`)).body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
+    expect((await client.get(`${path}/discounts/`)).body).toEqual({
+      count: 1,
+      next: null,
+      previous: null,
+      results: [res.body],
+    });
     // the response schema describes the wire exactly (no field more, none less)
     expect(discountResponse.strict().parse(res.body)).toEqual(res.body);
   });
@@ -83,11 +88,19 @@ describe("discounts", () => {
     const cases: [object, Record<string, string[]>][] = [
       [
         { condition_min_count: 2, condition_min_value: "50.00" },
-        { condition_min_value: ["You can either set a minimum number of matching products or a minimum value, not both."] },
+        {
+          condition_min_value: [
+            "You can either set a minimum number of matching products or a minimum value, not both.",
+          ],
+        },
       ],
       [
         { condition_min_value: "50.00", subevent_mode: "distinct" },
-        { condition_min_value: ["You cannot apply the discount only to bookings of different dates if you are matching on a minimum value."] },
+        {
+          condition_min_value: [
+            "You cannot apply the discount only to bookings of different dates if you are matching on a minimum value.",
+          ],
+        },
       ],
       [
         { condition_min_value: "50.00", benefit_only_apply_to_cheapest_n_matches: 1 },
@@ -123,8 +136,14 @@ describe("discounts", () => {
       [{ subevent_mode: "sometimes" }, { subevent_mode: ['"sometimes" is not a valid choice.'] }],
       [{ sales_channels: [] }, { sales_channels: ["This list may not be empty."] }],
       [{ condition_min_count: -1 }, { condition_min_count: ["Ensure this value is greater than or equal to 0."] }],
-      [{ benefit_discount_matching_percent: "100.01" }, { benefit_discount_matching_percent: ["Ensure this value is less than or equal to 100.00."] }],
-      [{ condition_limit_products: [foreign.id] }, { condition_limit_products: [`Invalid pk "${foreign.id}" - object does not exist.`] }],
+      [
+        { benefit_discount_matching_percent: "100.01" },
+        { benefit_discount_matching_percent: ["Ensure this value is less than or equal to 100.00."] },
+      ],
+      [
+        { condition_limit_products: [foreign.id] },
+        { condition_limit_products: [`Invalid pk "${foreign.id}" - object does not exist.`] },
+      ],
       [{ available_from: "tomorrow" }, { available_from: [DATETIME_FORMAT_MESSAGE] }],
     ];
     for (const [body, errors] of cases) {
@@ -140,7 +159,8 @@ describe("discounts", () => {
     const d1 = (await client.post(`${path}/discounts/`, { ...THREE_FOR_TWO, position: 2 })).body;
     const d2 = (await client.post(`${path}/discounts/`, { ...THREE_FOR_TWO, position: 1, active: false })).body;
     const d3 = (await client.post(`${path}/discounts/`, { ...THREE_FOR_TWO, position: 3 })).body;
-    const ids = async (query: string) => (await client.get(`${path}/discounts/${query}`)).body.results.map((d: { id: number }) => d.id);
+    const ids = async (query: string) =>
+      (await client.get(`${path}/discounts/${query}`)).body.results.map((d: { id: number }) => d.id);
     expect(await ids("")).toEqual([d2.id, d1.id, d3.id]);
     expect(await ids("?ordering=id")).toEqual([d1.id, d2.id, d3.id]);
     expect(await ids("?ordering=-position")).toEqual([d3.id, d1.id, d2.id]);
@@ -152,7 +172,11 @@ describe("discounts", () => {
   it("PATCH changes only the sent fields and checks the merged state; PUT resets omitted fields", async () => {
     const { client, path, event } = await seedCatalogEvent();
     const item = await seedItem(event.id);
-    const { body: d } = await client.post(`${path}/discounts/`, { ...THREE_FOR_TWO, sales_channels: ["resellers"], condition_limit_products: [item.id] });
+    const { body: d } = await client.post(`${path}/discounts/`, {
+      ...THREE_FOR_TWO,
+      sales_channels: ["resellers"],
+      condition_limit_products: [item.id],
+    });
     const patched = await client.patch(`${path}/discounts/${d.id}/`, { active: false });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...d, active: false });
@@ -166,7 +190,10 @@ describe("discounts", () => {
       ],
     });
     expect((await client.get(`${path}/discounts/${d.id}/`)).body).toEqual({ ...d, active: false });
-    const put = await client.put(`${path}/discounts/${d.id}/`, { internal_name: "Value", condition_min_value: "10.00" });
+    const put = await client.put(`${path}/discounts/${d.id}/`, {
+      internal_name: "Value",
+      condition_min_value: "10.00",
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({
       ...d,
@@ -185,7 +212,9 @@ describe("discounts", () => {
     const { client, path, event } = await seedCatalogEvent();
     const item = await seedItem(event.id);
     const { body: d } = await client.post(`${path}/discounts/`, THREE_FOR_TWO);
-    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/discounts/${d.id}/`, { condition_limit_products: [item.id] }));
+    const changes = Array.from({ length: 8 }, () =>
+      client.patch(`${path}/discounts/${d.id}/`, { condition_limit_products: [item.id] }),
+    );
     const [deleted, ...changed] = await Promise.all([client.delete(`${path}/discounts/${d.id}/`), ...changes]);
     expect(deleted.status).toBe(204);
     for (const r of changed) expect([200, 404]).toContain(r.status);

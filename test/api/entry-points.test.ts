@@ -3,7 +3,13 @@
  * drives them, through the test pool's helpers: messages and cron runs arrive at least once,
  * so a message delivered twice and a cron firing twice change nothing the second time.
  */
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -38,7 +44,14 @@ afterEach(() => {
 async function queuedMail(organizerId: number) {
   const [row] = await db()
     .insert(mailOutbox)
-    .values({ organizerId, kind: "team_invite", toAddress: "colleague@example.org", subject: "Join us", textBody: "Hello", createdAt: Date.now() })
+    .values({
+      organizerId,
+      kind: "team_invite",
+      toAddress: "colleague@example.org",
+      subject: "Join us",
+      textBody: "Hello",
+      createdAt: Date.now(),
+    })
     .returning();
   return row!;
 }
@@ -74,10 +87,26 @@ describe("queue entry point", () => {
 
     // the local transport's line, once, with the queue it came from; one summary line per batch
     const kept = lines.filter((l) => l.message === "mail kept in the outbox (local transport)");
-    expect(kept).toEqual([{ level: "info", message: "mail kept in the outbox (local transport)", queue: "ticketing-mail", mail_id: mail.id, mail_kind: "team_invite", to: "colleague@example.org", subject: "Join us" }]);
+    expect(kept).toEqual([
+      {
+        level: "info",
+        message: "mail kept in the outbox (local transport)",
+        queue: "ticketing-mail",
+        mail_id: mail.id,
+        mail_kind: "team_invite",
+        to: "colleague@example.org",
+        subject: "Join us",
+      },
+    ]);
     const batches = lines.filter((l) => l.message === "queue batch handled");
     expect(batches).toHaveLength(2);
-    expect(batches[0]).toEqual({ level: "info", message: "queue batch handled", queue: "ticketing-mail", messages: 1, duration_ms: expect.any(Number) });
+    expect(batches[0]).toEqual({
+      level: "info",
+      message: "queue batch handled",
+      queue: "ticketing-mail",
+      messages: 1,
+      duration_ms: expect.any(Number),
+    });
   });
 
   it("acknowledges each message of a batch on its own; an unknown kind is dropped and logged, nothing retried", async () => {
@@ -93,10 +122,19 @@ describe("queue entry point", () => {
     ]);
     expect(result.explicitAcks.sort()).toEqual(["a", "b", "gone", "x"]);
     expect(result.retryMessages).toEqual([]);
-    const states = await db().select({ id: mailOutbox.id, state: mailOutbox.state }).from(mailOutbox).where(eq(mailOutbox.organizerId, org.id));
+    const states = await db()
+      .select({ id: mailOutbox.id, state: mailOutbox.state })
+      .from(mailOutbox)
+      .where(eq(mailOutbox.organizerId, org.id));
     expect(states.map((s) => s.state)).toEqual(["sent", "sent"]);
     expect(lines.filter((l) => l.level === "error")).toEqual([
-      { level: "error", message: "queue message of unknown kind dropped", queue: "ticketing-mail", message_id: "x", body: { kind: "bogus" } },
+      {
+        level: "error",
+        message: "queue message of unknown kind dropped",
+        queue: "ticketing-mail",
+        message_id: "x",
+        body: { kind: "bogus" },
+      },
     ]);
   });
 });
@@ -113,9 +151,21 @@ describe("scheduled entry point", () => {
     const s = await shop();
     const ticket = await s.item();
     const q = await s.quota({ size: 2, items: [ticket.id] });
-    const overdue = (await s.client.post(`${s.path}/orders/`, { payment_provider: "manual", positions: [{ item: ticket.id }] })).body;
-    const paid = (await s.client.post(`${s.path}/orders/`, { status: "p", payment_provider: "manual", positions: [{ item: ticket.id }] })).body;
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 0, pending_orders: 1, paid_orders: 1 });
+    const overdue = (
+      await s.client.post(`${s.path}/orders/`, { payment_provider: "manual", positions: [{ item: ticket.id }] })
+    ).body;
+    const paid = (
+      await s.client.post(`${s.path}/orders/`, {
+        status: "p",
+        payment_provider: "manual",
+        positions: [{ item: ticket.id }],
+      })
+    ).body;
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 0,
+      pending_orders: 1,
+      paid_orders: 1,
+    });
     const lines = captureLogs();
     const when = Date.parse(overdue.expires) + 60_000;
 
@@ -134,8 +184,20 @@ describe("scheduled entry point", () => {
 
     const runs = lines.filter((l) => l.message === "cron run done");
     expect(runs).toEqual([
-      { level: "info", message: "cron run done", cron: "*/15 * * * *", scheduled_time: new Date(when).toISOString(), duration_ms: expect.any(Number) },
-      { level: "info", message: "cron run done", cron: "*/15 * * * *", scheduled_time: new Date(when + 15 * 60_000).toISOString(), duration_ms: expect.any(Number) },
+      {
+        level: "info",
+        message: "cron run done",
+        cron: "*/15 * * * *",
+        scheduled_time: new Date(when).toISOString(),
+        duration_ms: expect.any(Number),
+      },
+      {
+        level: "info",
+        message: "cron run done",
+        cron: "*/15 * * * *",
+        scheduled_time: new Date(when + 15 * 60_000).toISOString(),
+        duration_ms: expect.any(Number),
+      },
     ]);
     expect(lines.filter((l) => l.level === "error")).toEqual([]);
   });

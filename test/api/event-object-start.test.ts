@@ -13,7 +13,8 @@ import type { EventObject } from "../../src/objects/event-object";
 import { db } from "../harness";
 import { type Shop, shop } from "../helpers/sales";
 
-const eventIdOf = async (s: Shop) => (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
+const eventIdOf = async (s: Shop) =>
+  (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
 
 const availability = async (s: Shop, quotaId: number) => {
   const res = await s.client.get(`${s.path}/quotas/${quotaId}/availability/`);
@@ -26,9 +27,15 @@ function storage(eventId: number) {
   return runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) => {
     const q = <T extends Record<string, SqlStorageValue>>(s: string) => [...state.storage.sql.exec<T>(s)];
     return {
-      totals: q<{ key: string; paid: number; n: number }>("SELECT key, paid, n FROM order_totals WHERE n <> 0 ORDER BY key, paid"),
-      counted: q<{ key: string; paid: number; n: number }>("SELECT key, paid, count(*) AS n FROM holds WHERE kind = 'order' GROUP BY key, paid ORDER BY key, paid"),
-      voucherTotals: q<{ voucher_id: number; n: number }>("SELECT voucher_id, n FROM voucher_totals WHERE n <> 0 ORDER BY voucher_id"),
+      totals: q<{ key: string; paid: number; n: number }>(
+        "SELECT key, paid, n FROM order_totals WHERE n <> 0 ORDER BY key, paid",
+      ),
+      counted: q<{ key: string; paid: number; n: number }>(
+        "SELECT key, paid, count(*) AS n FROM holds WHERE kind = 'order' GROUP BY key, paid ORDER BY key, paid",
+      ),
+      voucherTotals: q<{ voucher_id: number; n: number }>(
+        "SELECT voucher_id, n FROM voucher_totals WHERE n <> 0 ORDER BY voucher_id",
+      ),
       voucherCounted: q<{ voucher_id: number; n: number }>(
         "SELECT voucher_id, count(*) AS n FROM holds WHERE kind = 'order' AND voucher_id IS NOT NULL GROUP BY voucher_id ORDER BY voucher_id",
       ),
@@ -114,10 +121,15 @@ describe("a restarted event object", { timeout: 120_000 }, () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 12, items: [ticket.id] });
     const eventId = await eventIdOf(s);
-    for (let i = 0; i < 5; i++) expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }, { item: ticket.id }] })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }, { item: ticket.id }] })).status,
+      ).toBe(201);
     await abortAllDurableObjects();
     // 2 left: 6 parallel buyers of one ticket each, after the restart
-    const answers = await Promise.all(Array.from({ length: 6 }, () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 400, 400, 400, 400]);
     expect(await availability(s, q.id)).toMatchObject({ available: false, available_number: 0, pending_orders: 12 });
     expect((await startOf(eventId)).heldPositions).toBe(10);

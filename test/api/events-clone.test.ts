@@ -11,7 +11,17 @@ import { cloneStatements } from "../../src/db/event-clone";
 import type { EventValues } from "../../src/db/events";
 import { changeStamps, events, items, orders, teamEvents } from "../../src/db/schema";
 import { db, type Json, seedEventRow, seedOrganizer, seedTeam, unique } from "../harness";
-import { addUncopiedObjects, buildRichSource, SEATING_LAYOUT, type Catalog, eventPath, idMap, orgPath, readCatalog, type RichSource } from "../helpers/clone";
+import {
+  addUncopiedObjects,
+  buildRichSource,
+  SEATING_LAYOUT,
+  type Catalog,
+  eventPath,
+  idMap,
+  orgPath,
+  readCatalog,
+  type RichSource,
+} from "../helpers/clone";
 import { eventId } from "../helpers/events";
 
 type Org = Awaited<ReturnType<typeof seedOrganizer>>;
@@ -26,7 +36,10 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 const NOT_FOUND = { clone_from: ["Event to copy from was not found."] };
 
 async function totals() {
-  const [[e], [i]] = await Promise.all([db().select({ n: count() }).from(events), db().select({ n: count() }).from(items)]);
+  const [[e], [i]] = await Promise.all([
+    db().select({ n: count() }).from(events),
+    db().select({ n: count() }).from(items),
+  ]);
   return { events: e!.n, items: i!.n };
 }
 
@@ -59,7 +72,8 @@ function expectRemappedCopy(src: Catalog, copy: Catalog, opts: { quotasCopied: b
   };
 
   // new objects, none of them the source's
-  for (const m of [tax, cat, item, variation, quota, question]) for (const id of m.values()) expect(m.has(id)).toBe(false);
+  for (const m of [tax, cat, item, variation, quota, question])
+    for (const id of m.values()) expect(m.has(id)).toBe(false);
 
   expect(copy.taxrules.map(withoutId).sort(byName)).toEqual(src.taxrules.map(withoutId).sort(byName));
   expect(copy.categories.map(withoutId).sort(byName)).toEqual(src.categories.map(withoutId).sort(byName));
@@ -74,7 +88,11 @@ function expectRemappedCopy(src: Catalog, copy: Catalog, opts: { quotasCopied: b
       hidden_if_available: opts.quotasCopied ? map(quota, s.hidden_if_available) : null,
       variations: s.variations.map((v: Json) => ({ ...v, id: variation.get(v.id) })),
       addons: s.addons.map((a: Json) => ({ ...a, addon_category: map(cat, a.addon_category) })),
-      bundles: s.bundles.map((b: Json) => ({ ...b, bundled_item: map(item, b.bundled_item), bundled_variation: map(variation, b.bundled_variation) })),
+      bundles: s.bundles.map((b: Json) => ({
+        ...b,
+        bundled_item: map(item, b.bundled_item),
+        bundled_variation: map(variation, b.bundled_variation),
+      })),
     });
   }
 
@@ -122,7 +140,11 @@ beforeAll(async () => {
 describe("cloning an event", () => {
   it("the source is as rich as the tests need", () => {
     expect(source.items).toHaveLength(4);
-    expect(source.items.some((i) => i.variations.length === 2 && i.addons.length === 1 && i.require_membership_types.length === 1)).toBe(true);
+    expect(
+      source.items.some(
+        (i) => i.variations.length === 2 && i.addons.length === 1 && i.require_membership_types.length === 1,
+      ),
+    ).toBe(true);
     expect(source.items.some((i) => i.bundles.length === 2)).toBe(true);
     expect(source.items.some((i) => i.hidden_if_available !== null)).toBe(true);
     expect(source.quotas).toHaveLength(2);
@@ -187,7 +209,13 @@ describe("cloning an event", () => {
     const b = body();
     const res = await org.client.post(`${src.path}/clone/`, b);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ slug: b.slug, is_public: false, testmode: true, has_subevents: false, seating_plan: src.seatingPlanId });
+    expect(res.body).toMatchObject({
+      slug: b.slug,
+      is_public: false,
+      testmode: true,
+      has_subevents: false,
+      seating_plan: src.seatingPlanId,
+    });
     expectRemappedCopy(source, await readCatalog(org.client, eventPath(org, b.slug)));
   });
 
@@ -201,7 +229,9 @@ describe("cloning an event", () => {
     expect((await org.client.post(`${src.path}/clone/`, b)).status).toBe(201);
     const path = eventPath(org, b.slug);
     for (const list of ["subevents", "vouchers", "discounts", "sendmail_rules", "ticketlayouts"]) {
-      expect((await org.client.get(`${src.path}/${list}/`)).body.count, list).toBeGreaterThanOrEqual(list === "subevents" ? 0 : 1);
+      expect((await org.client.get(`${src.path}/${list}/`)).body.count, list).toBeGreaterThanOrEqual(
+        list === "subevents" ? 0 : 1,
+      );
       const res = await org.client.get(`${path}/${list}/`);
       expect(res.status).toBe(200);
       expect(res.body.count, list).toBe(0);
@@ -218,9 +248,15 @@ describe("cloning an event", () => {
     const quotas = (await org.client.get(`${path}/quotas/`)).body.results as Json[];
     const main = quotas.find((q) => q.name === "Main")!;
     const shirts = quotas.find((q) => q.name === "Shirts")!;
-    expect((await org.client.get(`${path}/quotas/${main.id}/availability/`)).body).toMatchObject({ available: true, available_number: 100 });
+    expect((await org.client.get(`${path}/quotas/${main.id}/availability/`)).body).toMatchObject({
+      available: true,
+      available_number: 100,
+    });
     // closed in the source, reopened in the copy
-    expect((await org.client.get(`${path}/quotas/${shirts.id}/availability/`)).body).toMatchObject({ available: true, available_number: 50 });
+    expect((await org.client.get(`${path}/quotas/${shirts.id}/availability/`)).body).toMatchObject({
+      available: true,
+      available_number: 50,
+    });
     const id = await eventId(org.id, b.slug);
     const stamp = await db()
       .select()
@@ -278,7 +314,8 @@ describe("body fields override the copy", () => {
   });
 
   it("seating_plan in the body replaces the copied plan; the mapping is not copied then", async () => {
-    const other = (await org.client.post(`${orgPath(org)}/seatingplans/`, { name: "Other", layout: SEATING_LAYOUT })).body;
+    const other = (await org.client.post(`${orgPath(org)}/seatingplans/`, { name: "Other", layout: SEATING_LAYOUT }))
+      .body;
     expect(other.id).toEqual(expect.any(Number));
     const res = await org.client.post(`${src.path}/clone/`, body({ seating_plan: other.id }));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -292,13 +329,29 @@ describe("a series as the source", () => {
   it("copies neither its dates nor their quotas; an item hidden by a date's quota no longer hides", async () => {
     const c = org.client;
     const slug = unique("series");
-    expect((await c.post(`${orgPath(org)}/events/`, { name: { en: "Tour" }, slug, date_from: "2030-01-01T10:00:00Z", has_subevents: true })).status).toBe(201);
+    expect(
+      (
+        await c.post(`${orgPath(org)}/events/`, {
+          name: { en: "Tour" },
+          slug,
+          date_from: "2030-01-01T10:00:00Z",
+          has_subevents: true,
+        })
+      ).status,
+    ).toBe(201);
     const path = eventPath(org, slug);
-    const date = (await c.post(`${path}/subevents/`, { name: { en: "Berlin" }, date_from: "2030-02-01T19:00:00Z", active: true })).body;
+    const date = (
+      await c.post(`${path}/subevents/`, { name: { en: "Berlin" }, date_from: "2030-02-01T19:00:00Z", active: true })
+    ).body;
     const ticket = (await c.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "10.00" })).body;
-    const quota = (await c.post(`${path}/quotas/`, { name: "Berlin", size: 10, items: [ticket.id], subevent: date.id })).body;
+    const quota = (await c.post(`${path}/quotas/`, { name: "Berlin", size: 10, items: [ticket.id], subevent: date.id }))
+      .body;
     expect(quota.id, JSON.stringify(quota)).toEqual(expect.any(Number));
-    const late = await c.post(`${path}/items/`, { name: { en: "Late" }, default_price: "12.00", hidden_if_available: quota.id });
+    const late = await c.post(`${path}/items/`, {
+      name: { en: "Late" },
+      default_price: "12.00",
+      hidden_if_available: quota.id,
+    });
     expect(late.status, JSON.stringify(late.body)).toBe(201);
 
     const b = body();
@@ -334,10 +387,14 @@ describe("bad requests create nothing", () => {
       expect(Object.keys(live.body)).toEqual(["live"]);
       const mapping = await org.client.post(url, body({ seat_category_mapping: { Stalls: null } }));
       expect(mapping.status).toBe(400);
-      expect(mapping.body).toEqual({ seat_category_mapping: ["You cannot specify seat category mappings on event creation."] });
+      expect(mapping.body).toEqual({
+        seat_category_mapping: ["You cannot specify seat category mappings on event creation."],
+      });
       const seriesWithPlan = await org.client.post(url, body({ has_subevents: true, seating_plan: src.seatingPlanId }));
       expect(seriesWithPlan.status).toBe(400);
-      expect(seriesWithPlan.body).toEqual({ seating_plan: ["Event series should not directly be assigned a seating plan."] });
+      expect(seriesWithPlan.body).toEqual({
+        seating_plan: ["Event series should not directly be assigned a seating plan."],
+      });
     }
     expect(await totals()).toEqual(before);
   });
@@ -346,7 +403,9 @@ describe("bad requests create nothing", () => {
     const before = await totals();
     const slug = unique("rush");
     const urls = [`${orgPath(org)}/events/?clone_from=${src.slug}`, `${src.path}/clone/`];
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => org.client.post(urls[i % 2]!, body({ slug }))));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => org.client.post(urls[i % 2]!, body({ slug }))),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(7).fill(400)]);
     for (const r of results.filter((x) => x.status === 400)) {
       expect(r.body).toEqual({ slug: ["This slug has already been used for a different event."] });
@@ -381,7 +440,9 @@ describe("bad requests create nothing", () => {
       expect(res.body).toEqual(NOT_FOUND);
     }
     // their event's slug alone names an event of this organizer (none)
-    expect((await org.client.post(`${orgPath(org)}/events/?clone_from=${theirs.slug}`, body())).body).toEqual(NOT_FOUND);
+    expect((await org.client.post(`${orgPath(org)}/events/?clone_from=${theirs.slug}`, body())).body).toEqual(
+      NOT_FOUND,
+    );
     // through the clone path of the other organizer: 403 like every foreign URL
     expect((await org.client.post(`${orgPath(foreign)}/events/${theirs.slug}/clone/`, body())).status).toBe(403);
     expect(await totals()).toEqual(before);
@@ -409,13 +470,20 @@ describe("permissions", () => {
   });
 
   it("a team limited to the source may clone it; the copy joins the team's events", async () => {
-    const team = await seedTeam(org.id, { permissions: ["can_create_events", "can_change_event_settings"], allEvents: false, events: [src.id] });
+    const team = await seedTeam(org.id, {
+      permissions: ["can_create_events", "can_change_event_settings"],
+      allEvents: false,
+      events: [src.id],
+    });
     for (const url of [`${orgPath(org)}/events/?clone_from=${src.slug}`, `${src.path}/clone/`]) {
       const b = body();
       const res = await team.client.post(url, b);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       const id = await eventId(org.id, b.slug);
-      expect(await db().select().from(teamEvents).where(eq(teamEvents.teamId, team.teamId))).toContainEqual({ teamId: team.teamId, eventId: id });
+      expect(await db().select().from(teamEvents).where(eq(teamEvents.teamId, team.teamId))).toContainEqual({
+        teamId: team.teamId,
+        eventId: id,
+      });
       expect((await team.client.get(`${eventPath(org, b.slug)}/`)).status).toBe(200);
     }
   });
@@ -485,7 +553,13 @@ describe("atomicity", () => {
     // values from the body are inserted in chunks
     const meta = Array.from({ length: 75 }, (_, k) => ({ propertyId: k + 1, value: `value ${k}` }));
     for (const m of [null, meta]) {
-      const statements = cloneStatements(db(), org.id, values, { sourceId: src.id, meta: m, copySeatCategoryMapping: true, addToTeam: 1, now: 0 });
+      const statements = cloneStatements(db(), org.id, values, {
+        sourceId: src.id,
+        meta: m,
+        copySeatCategoryMapping: true,
+        addToTeam: 1,
+        now: 0,
+      });
       const params = statements.map((s) => (s as unknown as { toSQL(): { params: unknown[] } }).toSQL().params.length);
       expect(Math.max(...params)).toBeLessThanOrEqual(100);
     }

@@ -72,7 +72,10 @@ describe("event meta properties", () => {
       [{ name: "has space" }, { name: ["The property name may only contain letters, numbers and underscores."] }],
       [{ name: "Taken" }, { name: ["A property with this name already exists."] }],
       [{ name: "x", choices: [{ key: "a" }, { key: "a" }] }, { choices: ["Each choice key may only be used once."] }],
-      [{ name: "x", choices: [{ key: "a" }], default: "b" }, { default: ["The default value must be one of the choices."] }],
+      [
+        { name: "x", choices: [{ key: "a" }], default: "b" },
+        { default: ["The default value must be one of the choices."] },
+      ],
       [{ name: "x", choices: [] }, { choices: ["Send null to allow any value, or at least one choice."] }],
     ];
     for (const [body, errors] of cases) {
@@ -88,21 +91,33 @@ describe("event meta properties", () => {
 
   it("creates one property when many requests take the same name at once; the others answer 400 on name", async () => {
     const org = await seedOrganizer();
-    const results = await Promise.all(Array.from({ length: 12 }, () => org.client.post(url(org.slug), { name: "Rush" })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => org.client.post(url(org.slug), { name: "Rush" })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
-    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ name: ["A property with this name already exists."] });
+    for (const r of results.filter((x) => x.status === 400))
+      expect(r.body).toEqual({ name: ["A property with this name already exists."] });
     expect(await propertyCount(org.id)).toBe(1);
     // renaming two properties to one name at once: one rename wins
     const a = await createMetaProperty(org.client, org.slug, { name: "A" });
     const b = await createMetaProperty(org.client, org.slug, { name: "B" });
-    const renames = await Promise.all([a, b].map((p) => org.client.patch(`${url(org.slug)}${p.id}/`, { name: "Same" })));
+    const renames = await Promise.all(
+      [a, b].map((p) => org.client.patch(`${url(org.slug)}${p.id}/`, { name: "Same" })),
+    );
     expect(renames.map((r) => r.status).sort()).toEqual([200, 400]);
-    expect(renames.find((r) => r.status === 400)!.body).toEqual({ name: ["A property with this name already exists."] });
+    expect(renames.find((r) => r.status === 400)!.body).toEqual({
+      name: ["A property with this name already exists."],
+    });
   });
 
   it("PATCH changes the fields sent, PUT resets the others", async () => {
     const org = await seedOrganizer();
-    const p = await createMetaProperty(org.client, org.slug, { name: "Level", default: "a", required: true, choices: [{ key: "a" }, { key: "b" }] });
+    const p = await createMetaProperty(org.client, org.slug, {
+      name: "Level",
+      default: "a",
+      required: true,
+      choices: [{ key: "a" }, { key: "b" }],
+    });
     const patched = await org.client.patch(`${url(org.slug)}${p.id}/`, { required: false, default: "b" });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: "Level", default: "b", required: false, allowed_values: ["a", "b"] });
@@ -110,7 +125,14 @@ describe("event meta properties", () => {
     expect(bad.status).toBe(400);
     const put = await org.client.put(`${url(org.slug)}${p.id}/`, { name: "Stage" });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ ...p, name: "Stage", default: "", required: false, choices: null, allowed_values: null });
+    expect(put.body).toEqual({
+      ...p,
+      name: "Stage",
+      default: "",
+      required: false,
+      choices: null,
+      allowed_values: null,
+    });
     await createMetaProperty(org.client, org.slug, { name: "Other" });
     const clash = await org.client.patch(`${url(org.slug)}${p.id}/`, { name: "Other" });
     expect(clash.status).toBe(400);

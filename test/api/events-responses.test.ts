@@ -8,7 +8,11 @@ import type { z } from "zod";
 import { eventDetailResponse, eventListResponse, eventResponse } from "../../src/api/events";
 import { metaPropertyResponse } from "../../src/api/events-meta";
 import { eventSettingsExplainResponse, eventSettingsResponse } from "../../src/api/events-settings";
-import { organizerResponse, organizerSettingsExplainResponse, organizerSettingsResponse } from "../../src/api/organizers";
+import {
+  organizerResponse,
+  organizerSettingsExplainResponse,
+  organizerSettingsResponse,
+} from "../../src/api/organizers";
 import { seatingPlanResponse } from "../../src/api/seatingplans";
 import { subeventListResponse, subeventResponse } from "../../src/api/subevents";
 import { type Json, seedDevice, seedOrganizer } from "../harness";
@@ -22,7 +26,10 @@ function conforms(schema: Strictable, body: Json, what: string) {
   expect(result.success, `${what}: ${JSON.stringify(result.error?.issues)} in ${JSON.stringify(body)}`).toBe(true);
 }
 
-const LAYOUT = { categories: [{ name: "Stalls" }], zones: [{ rows: [{ row_number: "1", seats: [{ seat_guid: "s1", seat_number: "1", category: "Stalls" }] }] }] };
+const LAYOUT = {
+  categories: [{ name: "Stalls" }],
+  zones: [{ rows: [{ row_number: "1", seats: [{ seat_guid: "s1", seat_number: "1", category: "Stalls" }] }] }],
+};
 
 describe("response schemas", () => {
   it("describe organizers, events, dates, meta properties, seating plans and settings exactly", async () => {
@@ -30,16 +37,23 @@ describe("response schemas", () => {
     const base = `/api/v1/organizers/${org.slug}`;
 
     conforms(organizerResponse, (await org.client.get(`${base}/`)).body, "organizer");
-    for (const r of (await org.client.get("/api/v1/organizers/")).body.results) conforms(organizerResponse, r, "organizer list");
+    for (const r of (await org.client.get("/api/v1/organizers/")).body.results)
+      conforms(organizerResponse, r, "organizer list");
 
-    const prop = await createMetaProperty(org.client, org.slug, { name: "Genre", choices: [{ key: "jazz", label: { en: "Jazz" } }], public_label: { en: "Genre" } });
+    const prop = await createMetaProperty(org.client, org.slug, {
+      name: "Genre",
+      choices: [{ key: "jazz", label: { en: "Jazz" } }],
+      public_label: { en: "Genre" },
+    });
     conforms(metaPropertyResponse, prop, "meta property");
     await createMetaProperty(org.client, org.slug, { name: "Plain" });
-    for (const r of (await org.client.get(`${base}/event_meta_properties/`)).body.results) conforms(metaPropertyResponse, r, "meta property list");
+    for (const r of (await org.client.get(`${base}/event_meta_properties/`)).body.results)
+      conforms(metaPropertyResponse, r, "meta property list");
 
     const plan = (await org.client.post(`${base}/seatingplans/`, { name: "Hall", layout: LAYOUT })).body;
     conforms(seatingPlanResponse, plan, "seating plan");
-    for (const r of (await org.client.get(`${base}/seatingplans/`)).body.results) conforms(seatingPlanResponse, r, "seating plan list");
+    for (const r of (await org.client.get(`${base}/seatingplans/`)).body.results)
+      conforms(seatingPlanResponse, r, "seating plan list");
 
     // one event with every field filled in, one with the defaults, and a series
     const full = await createEvent(org.client, org.slug, {
@@ -56,7 +70,9 @@ describe("response schemas", () => {
     });
     conforms(eventDetailResponse, full, "event detail (created)");
     const item = await seedItem(await eventId(org.id, full.slug));
-    const mapped = await org.client.patch(`${base}/events/${full.slug}/`, { seat_category_mapping: { Stalls: item, Balcony: null } });
+    const mapped = await org.client.patch(`${base}/events/${full.slug}/`, {
+      seat_category_mapping: { Stalls: item, Balcony: null },
+    });
     expect(mapped.status).toBe(200);
     conforms(eventDetailResponse, mapped.body, "event detail (changed)");
     conforms(eventDetailResponse, (await org.client.get(`${base}/events/${full.slug}/`)).body, "event detail");
@@ -94,25 +110,50 @@ describe("response schemas", () => {
     expect(date.body.variation_price_overrides[0].price).toBeNull();
     const plain = await org.client.post(subUrl, { name: { en: "Matinee" }, date_from: "2030-12-28T14:00:00Z" });
     conforms(subeventResponse, plain.body, "sub-event (defaults)");
-    conforms(subeventResponse, (await org.client.put(`${subUrl}${plain.body.id}/`, { name: { en: "Matinee" }, date_from: "2030-12-28T15:00:00Z" })).body, "sub-event (PUT)");
+    conforms(
+      subeventResponse,
+      (
+        await org.client.put(`${subUrl}${plain.body.id}/`, {
+          name: { en: "Matinee" },
+          date_from: "2030-12-28T15:00:00Z",
+        })
+      ).body,
+      "sub-event (PUT)",
+    );
     for (const listUrl of [subUrl, `${base}/subevents/`]) {
       for (const query of ["", "?with_availability_for=web"]) {
         const list = (await org.client.get(`${listUrl}${query}`)).body;
         expect(list.count).toBe(2);
-        for (const r of list.results) conforms(query ? subeventListResponse : subeventResponse, r, `sub-event list ${listUrl}${query}`);
+        for (const r of list.results)
+          conforms(query ? subeventListResponse : subeventResponse, r, `sub-event list ${listUrl}${query}`);
       }
     }
 
     // settings, effective and explained, of the organizer and the event (and as a device sees them)
-    await org.client.patch(`${base}/settings/`, { imprint_url: "https://example.org/imprint", contact_mail: "info@example.org" });
+    await org.client.patch(`${base}/settings/`, {
+      imprint_url: "https://example.org/imprint",
+      contact_mail: "info@example.org",
+    });
     conforms(organizerSettingsResponse, (await org.client.get(`${base}/settings/`)).body, "organizer settings");
-    conforms(organizerSettingsExplainResponse, (await org.client.get(`${base}/settings/?explain=true`)).body, "organizer settings explained");
+    conforms(
+      organizerSettingsExplainResponse,
+      (await org.client.get(`${base}/settings/?explain=true`)).body,
+      "organizer settings explained",
+    );
     const settingsUrl = `${base}/events/${full.slug}/settings/`;
-    const patched = await org.client.patch(settingsUrl, { payment_term_last: "RELDATE/1/-/date_from/", invoice_introductory_text: { en: "Hi" }, returnurl_prefix: "https://shop.example.org/done/" });
+    const patched = await org.client.patch(settingsUrl, {
+      payment_term_last: "RELDATE/1/-/date_from/",
+      invoice_introductory_text: { en: "Hi" },
+      returnurl_prefix: "https://shop.example.org/done/",
+    });
     expect(patched.status).toBe(200);
     conforms(eventSettingsResponse, patched.body, "event settings (changed)");
     conforms(eventSettingsResponse, (await org.client.get(settingsUrl)).body, "event settings");
-    conforms(eventSettingsExplainResponse, (await org.client.get(`${settingsUrl}?explain=true`)).body, "event settings explained");
+    conforms(
+      eventSettingsExplainResponse,
+      (await org.client.get(`${settingsUrl}?explain=true`)).body,
+      "event settings explained",
+    );
     const device = await seedDevice(org.id);
     conforms(eventSettingsResponse, (await device.client.get(settingsUrl)).body, "event settings of a device");
   });

@@ -9,7 +9,12 @@ import { createEvent, eventId } from "../helpers/events";
 async function setup() {
   const org = await seedOrganizer();
   const ev = await createEvent(org.client, org.slug);
-  return { org, ev, url: `/api/v1/organizers/${org.slug}/events/${ev.slug}/settings/`, id: await eventId(org.id, ev.slug) };
+  return {
+    org,
+    ev,
+    url: `/api/v1/organizers/${org.slug}/events/${ev.slug}/settings/`,
+    id: await eventId(org.id, ev.slug),
+  };
 }
 
 describe("event settings", () => {
@@ -44,7 +49,9 @@ describe("event settings", () => {
     const { org, url } = await setup();
     const res = await org.client.get(`${url}?explain=true`);
     expect(res.status).toBe(200);
-    for (const [key, entry] of Object.entries(res.body as Record<string, { value: unknown; label: string; help_text: string }>)) {
+    for (const [key, entry] of Object.entries(
+      res.body as Record<string, { value: unknown; label: string; help_text: string }>,
+    )) {
       expect(Object.keys(entry).sort(), key).toEqual(["help_text", "label", "value"]);
       expect(entry.label.length, key).toBeGreaterThan(0);
       expect(entry.help_text.length, key).toBeGreaterThan(0);
@@ -92,7 +99,10 @@ describe("event settings", () => {
 
   it("inherits the organizer's values for keys the organizer has, until set on the event", async () => {
     const { org, url } = await setup();
-    await org.client.patch(`/api/v1/organizers/${org.slug}/settings/`, { locales: ["de", "en"], contact_mail: "org@example.org" });
+    await org.client.patch(`/api/v1/organizers/${org.slug}/settings/`, {
+      locales: ["de", "en"],
+      contact_mail: "org@example.org",
+    });
     let res = await org.client.get(url);
     expect(res.body.locales).toEqual(["de", "en"]);
     expect(res.body.locale).toBe("de");
@@ -130,11 +140,18 @@ describe("event settings", () => {
       expect(Object.keys(res.body), JSON.stringify(res.body)).toEqual([field]);
     }
     expect(await db().select().from(eventSettings).where(eq(eventSettings.eventId, id))).toHaveLength(0);
-    const ok = await org.client.patch(url, { locales: ["en", "de"], locale: "de", attendee_emails_asked: true, attendee_emails_required: true });
+    const ok = await org.client.patch(url, {
+      locales: ["en", "de"],
+      locale: "de",
+      attendee_emails_asked: true,
+      attendee_emails_required: true,
+    });
     expect(ok.status).toBe(200);
     const mismatch = await org.client.patch(url, { locales: ["en"] });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body).toEqual({ locale: ["Your default locale must also be enabled for your event (see locales)."] });
+    expect(mismatch.body).toEqual({
+      locale: ["Your default locale must also be enabled for your event (see locales)."],
+    });
   });
 
   it("accepts only http and https URLs in URL settings, and http(s) return URL prefixes only", async () => {
@@ -157,11 +174,22 @@ describe("event settings", () => {
     expect(bad.body).toEqual({ imprint_url: ["Enter a valid URL."] });
     expect(await db().select().from(eventSettings).where(eq(eventSettings.eventId, id))).toHaveLength(0);
     const shown = await org.client.get(url);
-    expect(shown.body).toMatchObject({ imprint_url: null, privacy_url: null, returnurl_prefix: null, payment_term_days: 14 });
+    expect(shown.body).toMatchObject({
+      imprint_url: null,
+      privacy_url: null,
+      returnurl_prefix: null,
+      payment_term_days: 14,
+    });
 
-    const ok = await org.client.patch(url, { imprint_url: "https://example.org/imprint", privacy_url: "http://example.org/privacy" });
+    const ok = await org.client.patch(url, {
+      imprint_url: "https://example.org/imprint",
+      privacy_url: "http://example.org/privacy",
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ imprint_url: "https://example.org/imprint", privacy_url: "http://example.org/privacy" });
+    expect(ok.body).toMatchObject({
+      imprint_url: "https://example.org/imprint",
+      privacy_url: "http://example.org/privacy",
+    });
   });
 
   it("does not accept PUT (405)", async () => {
@@ -191,7 +219,9 @@ describe("event settings", () => {
     const { org, url } = await setup();
     const other = await createEvent(org.client, org.slug);
     await org.client.patch(url, { payment_term_days: 2 });
-    expect((await org.client.get(`/api/v1/organizers/${org.slug}/events/${other.slug}/settings/`)).body.payment_term_days).toBe(14);
+    expect(
+      (await org.client.get(`/api/v1/organizers/${org.slug}/events/${other.slug}/settings/`)).body.payment_term_days,
+    ).toBe(14);
     const foreign = await seedOrganizer();
     expect((await foreign.client.get(url)).status).toBe(403);
   });

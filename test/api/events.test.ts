@@ -49,7 +49,12 @@ describe("event creation", () => {
       geo_lon: null,
       has_subevents: false,
       meta_data: {},
-      plugins: ["pretix.plugins.sendmail", "pretix.plugins.statistics", "pretix.plugins.checkinlists", "pretix.plugins.autocheckin"],
+      plugins: [
+        "pretix.plugins.sendmail",
+        "pretix.plugins.statistics",
+        "pretix.plugins.checkinlists",
+        "pretix.plugins.autocheckin",
+      ],
       seating_plan: null,
       seat_category_mapping: {},
       timezone: "UTC",
@@ -107,7 +112,9 @@ describe("event creation", () => {
     const res = await org.client.post(eventsUrl(org.slug), eventBody({ live: true }));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      live: ["Events cannot be created as 'live'. Quotas and payment must be added to the event before sales can go live."],
+      live: [
+        "Events cannot be created as 'live'. Quotas and payment must be added to the event before sales can go live.",
+      ],
     });
     expect(await eventCount(org.id)).toBe(0);
   });
@@ -125,7 +132,9 @@ describe("event creation", () => {
 
   it("creates one event when many requests take the same slug at once; the others answer 400 on slug", async () => {
     const org = await seedOrganizer();
-    const results = await Promise.all(Array.from({ length: 12 }, () => org.client.post(eventsUrl(org.slug), eventBody({ slug: "rush" }))));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => org.client.post(eventsUrl(org.slug), eventBody({ slug: "rush" }))),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
     for (const r of results.filter((x) => x.status === 400)) {
       expect(r.body).toEqual({ slug: ["This slug has already been used for a different event."] });
@@ -193,10 +202,17 @@ describe("event creation", () => {
   it("adds a new event to the event list of a creating team limited to some events", async () => {
     const org = await seedOrganizer();
     const mine = await seedEventRow(org.id);
-    const team = await seedTeam(org.id, { permissions: ["can_create_events", "can_change_event_settings"], allEvents: false, events: [mine.id] });
+    const team = await seedTeam(org.id, {
+      permissions: ["can_create_events", "can_change_event_settings"],
+      allEvents: false,
+      events: [mine.id],
+    });
     const created = await createEvent(team.client, org.slug);
     const id = await eventId(org.id, created.slug);
-    const link = await db().select().from(teamEvents).where(and(eq(teamEvents.teamId, team.teamId), eq(teamEvents.eventId, id)));
+    const link = await db()
+      .select()
+      .from(teamEvents)
+      .where(and(eq(teamEvents.teamId, team.teamId), eq(teamEvents.eventId, id)));
     expect(link).toHaveLength(1);
     expect((await team.client.get(eventUrl(org.slug, created.slug))).status).toBe(200);
     const list = await team.client.get(eventsUrl(org.slug));
@@ -236,7 +252,12 @@ describe("event list", () => {
       date_from: iso(now + 20 * DAY),
       sales_channels: ["pretixpos"],
     });
-    const series = await createEvent(org.client, org.slug, { slug: "d-series", name: { en: "Tour" }, has_subevents: true, date_from: iso(now - 100 * DAY) });
+    const series = await createEvent(org.client, org.slug, {
+      slug: "d-series",
+      name: { en: "Tour" },
+      has_subevents: true,
+      date_from: iso(now - 100 * DAY),
+    });
     return { org, past, running, future, series, now };
   }
 
@@ -256,15 +277,34 @@ describe("event list", () => {
 
   it("orders by date_from, -date_from and -slug", async () => {
     const { org } = await world();
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ordering=date_from`)).body)).toEqual(["d-series", "b-past", "c-running", "a-future"]);
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ordering=-date_from`)).body)).toEqual(["a-future", "c-running", "b-past", "d-series"]);
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ordering=-slug`)).body)).toEqual(["d-series", "c-running", "b-past", "a-future"]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ordering=date_from`)).body)).toEqual([
+      "d-series",
+      "b-past",
+      "c-running",
+      "a-future",
+    ]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ordering=-date_from`)).body)).toEqual([
+      "a-future",
+      "c-running",
+      "b-past",
+      "d-series",
+    ]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ordering=-slug`)).body)).toEqual([
+      "d-series",
+      "c-running",
+      "b-past",
+      "a-future",
+    ]);
   });
 
   it("filters by is_public, live and has_subevents", async () => {
     const { org } = await world();
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_public=false`)).body)).toEqual(["b-past"]);
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_public=true`)).body)).toEqual(["a-future", "c-running", "d-series"]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_public=true`)).body)).toEqual([
+      "a-future",
+      "c-running",
+      "d-series",
+    ]);
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?has_subevents=true`)).body)).toEqual(["d-series"]);
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?live=true`)).body)).toEqual([]);
     expect((await org.client.get(`${eventsUrl(org.slug)}?live=false`)).body.count).toBe(4);
@@ -275,14 +315,24 @@ describe("event list", () => {
 
   it("filters by is_future, is_past and ends_after; series are never returned by them", async () => {
     const { org, now } = await world();
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_future=true`)).body)).toEqual(["a-future", "c-running"]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_future=true`)).body)).toEqual([
+      "a-future",
+      "c-running",
+    ]);
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_future=false`)).body)).toEqual(["b-past"]);
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_past=true`)).body)).toEqual(["b-past"]);
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_past=false`)).body)).toEqual(["a-future", "c-running"]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?is_past=false`)).body)).toEqual([
+      "a-future",
+      "c-running",
+    ]);
     const after = encodeURIComponent(iso(now + 2 * DAY));
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ends_after=${after}`)).body)).toEqual(["a-future"]);
     const earlier = encodeURIComponent(iso(now - 9.5 * DAY));
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ends_after=${earlier}`)).body)).toEqual(["a-future", "b-past", "c-running"]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?ends_after=${earlier}`)).body)).toEqual([
+      "a-future",
+      "b-past",
+      "c-running",
+    ]);
     const bad = await org.client.get(`${eventsUrl(org.slug)}?ends_after=soon`);
     expect(bad.status).toBe(400);
   });
@@ -291,7 +341,12 @@ describe("event list", () => {
     const org = await seedOrganizer();
     const now = Date.now();
     await createEvent(org.client, org.slug, { slug: "s-future", has_subevents: true, date_from: iso(now + 10 * DAY) });
-    await createEvent(org.client, org.slug, { slug: "s-past", has_subevents: true, date_from: iso(now - 10 * DAY), date_to: iso(now - 9 * DAY) });
+    await createEvent(org.client, org.slug, {
+      slug: "s-past",
+      has_subevents: true,
+      date_from: iso(now - 10 * DAY),
+      date_to: iso(now - 9 * DAY),
+    });
     await createEvent(org.client, org.slug, { slug: "single", date_from: iso(now + 10 * DAY) });
     const q = async (query: string) => slugs((await org.client.get(`${eventsUrl(org.slug)}?${query}`)).body);
     expect(await q("is_future=true")).toEqual(["single"]);
@@ -315,7 +370,11 @@ describe("event list", () => {
   it("filters by sales_channel", async () => {
     const { org } = await world();
     expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?sales_channel=pretixpos`)).body)).toEqual(["a-future"]);
-    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?sales_channel=web`)).body)).toEqual(["b-past", "c-running", "d-series"]);
+    expect(slugs((await org.client.get(`${eventsUrl(org.slug)}?sales_channel=web`)).body)).toEqual([
+      "b-past",
+      "c-running",
+      "d-series",
+    ]);
   });
 
   it("filters by attr[...], with the empty value and organizer defaults", async () => {
@@ -416,7 +475,9 @@ describe("event update", () => {
       slug: ["The slug of an event cannot be changed."],
       has_subevents: ["Once created an event cannot change between an series and a single event."],
     });
-    expect((await org.client.patch(eventUrl(org.slug, ev.slug), { has_subevents: false, slug: ev.slug })).status).toBe(200);
+    expect((await org.client.patch(eventUrl(org.slug, ev.slug), { has_subevents: false, slug: ev.slug })).status).toBe(
+      200,
+    );
   });
 
   it("checks the date order against the stored dates", async () => {
@@ -425,7 +486,10 @@ describe("event update", () => {
     const res = await org.client.patch(eventUrl(org.slug, ev.slug), { date_from: "2030-12-29T10:00:00Z" });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ date_to: ["The end of the event has to be later than its start."] });
-    expect((await org.client.patch(eventUrl(org.slug, ev.slug), { date_from: "2030-12-29T10:00:00Z", date_to: null })).status).toBe(200);
+    expect(
+      (await org.client.patch(eventUrl(org.slug, ev.slug), { date_from: "2030-12-29T10:00:00Z", date_to: null }))
+        .status,
+    ).toBe(200);
   });
 
   it("goes live only with a quota, a payment method for paid products and required meta data", async () => {
@@ -450,10 +514,16 @@ describe("event update", () => {
     expect((await org.client.get(url)).body.live).toBe(false);
 
     await seedQuota(id);
-    res = await org.client.patch(url, { live: true, plugins: ["pretix.plugins.banktransfer"], meta_data: { Region: "North" } });
+    res = await org.client.patch(url, {
+      live: true,
+      plugins: ["pretix.plugins.banktransfer"],
+      meta_data: { Region: "North" },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.live).toBe(true);
-    expect((await org.client.get(`${eventsUrl(org.slug)}?live=true`)).body.results.map((e: { slug: string }) => e.slug)).toEqual([ev.slug]);
+    expect(
+      (await org.client.get(`${eventsUrl(org.slug)}?live=true`)).body.results.map((e: { slug: string }) => e.slug),
+    ).toEqual([ev.slug]);
     expect((await org.client.patch(url, { live: false })).body.live).toBe(false);
   });
 
@@ -478,7 +548,10 @@ describe("event update", () => {
     const foreignPlan = await seedSeatingPlan((await seedOrganizer()).id);
     const url = eventUrl(org.slug, ev.slug);
 
-    let res = await org.client.patch(url, { seating_plan: foreignPlan, seat_category_mapping: { Stalls: foreignItem } });
+    let res = await org.client.patch(url, {
+      seating_plan: foreignPlan,
+      seat_category_mapping: { Stalls: foreignItem },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       seating_plan: [`Invalid pk "${foreignPlan}" - object does not exist.`],
@@ -502,7 +575,10 @@ describe("event update", () => {
 
   it("replaces meta_data, checks choices and protects protected properties", async () => {
     const org = await seedOrganizer();
-    await createMetaProperty(org.client, org.slug, { name: "Format", choices: [{ key: "Seminar" }, { key: "Concert" }] });
+    await createMetaProperty(org.client, org.slug, {
+      name: "Format",
+      choices: [{ key: "Seminar" }, { key: "Concert" }],
+    });
     await createMetaProperty(org.client, org.slug, { name: "Budget", protected: true });
     await createMetaProperty(org.client, org.slug, { name: "Note" });
     const ev = await createEvent(org.client, org.slug, { meta_data: { Format: "Seminar", Budget: "A", Note: "x" } });
@@ -553,7 +629,10 @@ describe("event deletion", () => {
   it("deletes an event without orders", async () => {
     const org = await seedOrganizer();
     const ev = await createEvent(org.client, org.slug, { has_subevents: true });
-    await org.client.post(`${eventUrl(org.slug, ev.slug)}subevents/`, { name: { en: "Day 1" }, date_from: "2030-01-01T10:00:00Z" });
+    await org.client.post(`${eventUrl(org.slug, ev.slug)}subevents/`, {
+      name: { en: "Day 1" },
+      date_from: "2030-01-01T10:00:00Z",
+    });
     const res = await org.client.delete(eventUrl(org.slug, ev.slug));
     expect(res.status).toBe(204);
     expect((await org.client.get(eventUrl(org.slug, ev.slug))).status).toBe(403);
@@ -568,7 +647,8 @@ describe("event deletion", () => {
     const res = await org.client.delete(eventUrl(org.slug, ev.slug));
     expect(res.status).toBe(403);
     expect(res.body).toEqual({
-      detail: "The event can not be deleted as it already contains orders. Please set 'live' to false to hide the event and take the shop offline instead.",
+      detail:
+        "The event can not be deleted as it already contains orders. Please set 'live' to false to hide the event and take the shop offline instead.",
     });
     expect((await org.client.get(eventUrl(org.slug, ev.slug))).status).toBe(200);
   });

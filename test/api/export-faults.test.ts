@@ -34,7 +34,11 @@ async function sold(): Promise<Shop> {
   const ticket = await s.item({ name: { en: "Ticket" }, default_price: "20.00" });
   await s.quota({ size: 100, items: [ticket.id] });
   for (let i = 0; i < 5; i++) {
-    const res = await s.client.post(`${s.path}/orders/`, { email: `buyer${i}@example.org`, status: "p", positions: [{ item: ticket.id }] });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      email: `buyer${i}@example.org`,
+      status: "p",
+      positions: [{ item: ticket.id }],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   }
   return s;
@@ -48,7 +52,9 @@ const jobsOf = async (s: Shop) => {
 
 async function lines(s: Shop, download: string): Promise<string[]> {
   const { exports } = await import("cloudflare:workers");
-  const res = await exports.default.fetch(new Request(download, { headers: { Authorization: s.client.authorization! } }));
+  const res = await exports.default.fetch(
+    new Request(download, { headers: { Authorization: s.client.authorization! } }),
+  );
   expect(res.status).toBe(200);
   return (await res.text()).trim().split("\r\n");
 }

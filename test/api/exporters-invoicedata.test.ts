@@ -29,7 +29,18 @@ const ISSUER = {
   invoice_address_from_vat_id: "DE123456789",
 };
 const SENDER = ["Big Events LLC", "Demo street 12", "10115", "Berlin", "DE", "12/345/67890", "DE123456789"];
-const RECIPIENT = ["Sample company", "John Doe", "Test street 12", "12345", "Testington", "GB", "", "GB123456789", "", "PO-77"];
+const RECIPIENT = [
+  "Sample company",
+  "John Doe",
+  "Test street 12",
+  "12345",
+  "Testington",
+  "GB",
+  "",
+  "GB123456789",
+  "",
+  "PO-77",
+];
 const NO_RECIPIENT = ["", "", "", "", "", "", "", "", "", ""];
 
 type Invoiced = { client: Client; org: string; slug: string; path: string; prefix: string; paid: Json; canceled: Json };
@@ -54,7 +65,14 @@ async function invoicedEvent(org: { client: Client; slug: string }, slug = uniqu
   const path = `${orgPath}/events/${slug}`;
   expect((await client.patch(`${path}/settings/`, { ...ISSUER, invoice_generate: "True" })).status).toBe(200);
   const vat = (await client.post(`${path}/taxrules/`, { name: { en: "VAT" }, rate: "19.00" })).body;
-  const ticket = (await client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "119.00", tax_rule: vat.id, admission: true })).body;
+  const ticket = (
+    await client.post(`${path}/items/`, {
+      name: { en: "Ticket" },
+      default_price: "119.00",
+      tax_rule: vat.id,
+      admission: true,
+    })
+  ).body;
   expect((await client.post(`${path}/quotas/`, { name: "Tickets", size: 100, items: [ticket.id] })).status).toBe(201);
   const paid = await client.post(`${path}/orders/`, {
     email: "buyer@example.org",
@@ -75,7 +93,11 @@ async function invoicedEvent(org: { client: Client; slug: string }, slug = uniqu
     fees: [{ fee_type: "payment", value: "2.38", description: "Card", tax_rule: vat.id }],
   });
   expect(paid.status, JSON.stringify(paid.body)).toBe(201);
-  const pending = await client.post(`${path}/orders/`, { email: "late@example.org", payment_provider: "manual", positions: [{ item: ticket.id }] });
+  const pending = await client.post(`${path}/orders/`, {
+    email: "late@example.org",
+    payment_provider: "manual",
+    positions: [{ item: ticket.id }],
+  });
   expect(pending.status, JSON.stringify(pending.body)).toBe(201);
   expect((await client.post(`${path}/orders/${pending.body.code}/mark_canceled/`, {})).status).toBe(200);
   const invoices = await client.get(`${path}/invoices/?ordering=nr`);
@@ -98,12 +120,23 @@ async function fileOf(client: Client, url: string): Promise<{ status: number; he
 function csvRows(bytes: Uint8Array): string[][] {
   const lines = new TextDecoder().decode(bytes).split("\r\n");
   expect(lines.at(-1)).toBe("");
-  return lines.slice(0, -1).map((line) => [...line.matchAll(/"((?:[^"]|"")*)"|([^,]+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2]!)));
+  return lines
+    .slice(0, -1)
+    .map((line) =>
+      [...line.matchAll(/"((?:[^"]|"")*)"|([^,]+)/g)].map((m) =>
+        m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2]!,
+      ),
+    );
 }
 
 const today = () => new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Berlin" }).format(new Date());
 
-async function exportFile(client: Client, base: string, body: unknown, env = exportEnv({})): Promise<{ download: string; bytes: Uint8Array; headers: Headers }> {
+async function exportFile(
+  client: Client,
+  base: string,
+  body: unknown,
+  env = exportEnv({}),
+): Promise<{ download: string; bytes: Uint8Array; headers: Headers }> {
   const res = await client.post(`${base}/exporters/invoicedata/run/`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   await drain(sent, env);
@@ -171,15 +204,32 @@ describe("invoicedata: the exporter lists", () => {
     const w = await invoicedEvent(org);
     const res = await w.client.get(`${w.path}/exporters/`);
     expect(res.status).toBe(200);
-    expect(res.body.results.map((e: Json) => e.identifier)).toEqual(["checkinlist", "invoicedata", "orderlist", "json"]);
-    const formats = ["xlsx", "invoices:default", "invoices:excel", "invoices:semicolon", "lines:default", "lines:excel", "lines:semicolon"];
+    expect(res.body.results.map((e: Json) => e.identifier)).toEqual([
+      "checkinlist",
+      "invoicedata",
+      "orderlist",
+      "json",
+    ]);
+    const formats = [
+      "xlsx",
+      "invoices:default",
+      "invoices:excel",
+      "invoices:semicolon",
+      "lines:default",
+      "lines:excel",
+      "lines:semicolon",
+    ];
     const inputs = [
       { name: "_format", required: true, choices: formats },
       { name: "date_from", required: false },
       { name: "date_to", required: false },
       { name: "payment_provider", required: false, choices: ["", "giftcard", "manual"] },
     ];
-    expect(res.body.results[1]).toEqual({ identifier: "invoicedata", verbose_name: "Invoice data", input_parameters: inputs });
+    expect(res.body.results[1]).toEqual({
+      identifier: "invoicedata",
+      verbose_name: "Invoice data",
+      input_parameters: inputs,
+    });
     const orgList = await w.client.get(`${w.org}/exporters/`);
     expect(orgList.body.results.find((e: Json) => e.identifier === "invoicedata")).toEqual({
       identifier: "invoicedata",
@@ -195,15 +245,24 @@ describe("invoicedata: the exporter lists", () => {
       [{}, { _format: ["This field is required."] }],
       [{ _format: "invoices" }, { _format: ['"invoices" is not a valid choice.'] }],
       [{ _format: "xlsx", payment_provider: "paypal" }, { payment_provider: ['"paypal" is not a valid choice.'] }],
-      [{ _format: "xlsx", date_to: "31.12.2030" }, { date_to: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] }],
-      [{ _format: "xlsx", event_date_from: "2030-01-01" }, { fields: ["Additional fields not allowed: ['event_date_from']."] }],
+      [
+        { _format: "xlsx", date_to: "31.12.2030" },
+        { date_to: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] },
+      ],
+      [
+        { _format: "xlsx", event_date_from: "2030-01-01" },
+        { fields: ["Additional fields not allowed: ['event_date_from']."] },
+      ],
     ];
     for (const [body, errors] of cases) {
       const res = await w.client.post(`${w.path}/exporters/invoicedata/run/`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toEqual(errors);
     }
-    const orgRun = await w.client.post(`${w.org}/exporters/invoicedata/run/`, { _format: "xlsx", events: ["nosuchevent"] });
+    const orgRun = await w.client.post(`${w.org}/exporters/invoicedata/run/`, {
+      _format: "xlsx",
+      events: ["nosuchevent"],
+    });
     expect(orgRun.status).toBe(400);
     expect(orgRun.body).toEqual({ events: ["Object with slug=nosuchevent does not exist."] });
     expect(await db().select().from(exportJobs).where(eq(exportJobs.organizerId, org.id))).toHaveLength(0);
@@ -235,9 +294,54 @@ describe("invoicedata: the files", () => {
     const date = today();
     expect(csvRows(file.bytes)).toEqual([
       INVOICE_HEADER,
-      [`${w.prefix}00001`, date, w.paid.code, "buyer@example.org", "Invoice", "", "en", ...SENDER, ...RECIPIENT, "", "", "121.38", "102.00", "manual"],
-      [`${w.prefix}00002`, date, w.canceled.code, "late@example.org", "Invoice", "", "en", ...SENDER, ...NO_RECIPIENT, "", "", "119.00", "100.00", ""],
-      [`${w.prefix}00003`, date, w.canceled.code, "late@example.org", "Cancellation", `${w.prefix}00002`, "en", ...SENDER, ...NO_RECIPIENT, "", "", "-119.00", "-100.00", ""],
+      [
+        `${w.prefix}00001`,
+        date,
+        w.paid.code,
+        "buyer@example.org",
+        "Invoice",
+        "",
+        "en",
+        ...SENDER,
+        ...RECIPIENT,
+        "",
+        "",
+        "121.38",
+        "102.00",
+        "manual",
+      ],
+      [
+        `${w.prefix}00002`,
+        date,
+        w.canceled.code,
+        "late@example.org",
+        "Invoice",
+        "",
+        "en",
+        ...SENDER,
+        ...NO_RECIPIENT,
+        "",
+        "",
+        "119.00",
+        "100.00",
+        "",
+      ],
+      [
+        `${w.prefix}00003`,
+        date,
+        w.canceled.code,
+        "late@example.org",
+        "Cancellation",
+        `${w.prefix}00002`,
+        "en",
+        ...SENDER,
+        ...NO_RECIPIENT,
+        "",
+        "",
+        "-119.00",
+        "-100.00",
+        "",
+      ],
     ]);
   });
 
@@ -252,15 +356,81 @@ describe("invoicedata: the files", () => {
     const cancelHead = head("Cancellation", `${w.prefix}00002`, w.canceled.code, "late@example.org");
     expect(csvRows(whole.bytes)).toEqual([
       LINE_HEADER,
-      [`${w.prefix}00001`, "1", "Ticket - Attendee: Ζωή Łukasz", "119.00", "100.00", "19.00", "19.00", "VAT", "2030-06-01", ...paidHead, ...SENDER, ...RECIPIENT, "manual", "", "Heidelberg"],
-      [`${w.prefix}00001`, "2", "Payment fee - Card", "2.38", "2.00", "0.38", "19.00", "VAT", "2030-06-01", ...paidHead, ...SENDER, ...RECIPIENT, "manual", "", "Heidelberg"],
-      [`${w.prefix}00002`, "1", "Ticket", "119.00", "100.00", "19.00", "19.00", "VAT", "2030-06-01", ...pendingHead, ...SENDER, ...NO_RECIPIENT, "", "", "Heidelberg"],
-      [`${w.prefix}00003`, "1", "Ticket", "-119.00", "-100.00", "-19.00", "19.00", "VAT", "2030-06-01", ...cancelHead, ...SENDER, ...NO_RECIPIENT, "", "", "Heidelberg"],
+      [
+        `${w.prefix}00001`,
+        "1",
+        "Ticket - Attendee: Ζωή Łukasz",
+        "119.00",
+        "100.00",
+        "19.00",
+        "19.00",
+        "VAT",
+        "2030-06-01",
+        ...paidHead,
+        ...SENDER,
+        ...RECIPIENT,
+        "manual",
+        "",
+        "Heidelberg",
+      ],
+      [
+        `${w.prefix}00001`,
+        "2",
+        "Payment fee - Card",
+        "2.38",
+        "2.00",
+        "0.38",
+        "19.00",
+        "VAT",
+        "2030-06-01",
+        ...paidHead,
+        ...SENDER,
+        ...RECIPIENT,
+        "manual",
+        "",
+        "Heidelberg",
+      ],
+      [
+        `${w.prefix}00002`,
+        "1",
+        "Ticket",
+        "119.00",
+        "100.00",
+        "19.00",
+        "19.00",
+        "VAT",
+        "2030-06-01",
+        ...pendingHead,
+        ...SENDER,
+        ...NO_RECIPIENT,
+        "",
+        "",
+        "Heidelberg",
+      ],
+      [
+        `${w.prefix}00003`,
+        "1",
+        "Ticket",
+        "-119.00",
+        "-100.00",
+        "-19.00",
+        "19.00",
+        "VAT",
+        "2030-06-01",
+        ...cancelHead,
+        ...SENDER,
+        ...NO_RECIPIENT,
+        "",
+        "",
+        "Heidelberg",
+      ],
     ]);
     // one line per step: the same file, in four steps and a last one that finds no more lines
     const res = await w.client.post(`${w.path}/exporters/invoicedata/run/`, { _format: "lines:default" });
     expect(await drain(sent, exportEnv({ EXPORT_STEP_ROWS: "1" }))).toBe(5);
-    expect(new TextDecoder().decode((await fileOf(w.client, res.body.download)).bytes)).toBe(new TextDecoder().decode(whole.bytes));
+    expect(new TextDecoder().decode((await fileOf(w.client, res.body.download)).bytes)).toBe(
+      new TextDecoder().decode(whole.bytes),
+    );
   });
 
   it("XLSX: one workbook with the invoices and the invoice lines", async () => {
@@ -269,7 +439,9 @@ describe("invoicedata: the files", () => {
     const file = await exportFile(w.client, w.path, { _format: "xlsx" });
     expect(file.headers.get("Content-Disposition")).toBe(`attachment; filename="${w.slug}_invoices.xlsx"`);
     const parts = await unzip(file.bytes);
-    expect(parts.get("xl/workbook.xml")).toContain('<sheet name="Invoices" sheetId="1" r:id="rId1"/><sheet name="Invoice lines" sheetId="2" r:id="rId2"/>');
+    expect(parts.get("xl/workbook.xml")).toContain(
+      '<sheet name="Invoices" sheetId="1" r:id="rId1"/><sheet name="Invoice lines" sheetId="2" r:id="rId2"/>',
+    );
     const invoices = sheetRows(parts.get("xl/worksheets/sheet1.xml")!);
     expect(invoices[0]).toEqual(INVOICE_HEADER);
     expect(invoices.map((r) => [r[0], r[4], r[5], r[26], r[27]])).toEqual([
@@ -320,13 +492,27 @@ describe("invoicedata at organizer level", () => {
         .map((r) => r[0]);
     const fileName = await exportFile(org.client, a.org, { _format: "lines:semicolon", events: [a.slug] });
     expect(fileName.headers.get("Content-Disposition")).toBe(`attachment; filename="${org.slug}_invoices.csv"`);
-    expect(await numbers(org.client, { events: [b.slug] })).toEqual([`${b.prefix}00001`, `${b.prefix}00002`, `${b.prefix}00003`]);
+    expect(await numbers(org.client, { events: [b.slug] })).toEqual([
+      `${b.prefix}00001`,
+      `${b.prefix}00002`,
+      `${b.prefix}00003`,
+    ]);
     expect((await numbers(org.client, {})).sort()).toEqual(
-      [`${a.prefix}00001`, `${a.prefix}00002`, `${a.prefix}00003`, `${b.prefix}00001`, `${b.prefix}00002`, `${b.prefix}00003`].sort(),
+      [
+        `${a.prefix}00001`,
+        `${a.prefix}00002`,
+        `${a.prefix}00003`,
+        `${b.prefix}00001`,
+        `${b.prefix}00002`,
+        `${b.prefix}00003`,
+      ].sort(),
     );
     const bRow = await db().select({ id: events.id }).from(events).where(eq(events.slug, b.slug)).get();
     const limited = await seedTeam(org.id, { permissions: ["can_view_orders"], allEvents: false, events: [bRow!.id] });
-    const refused = await limited.client.post(`${a.org}/exporters/invoicedata/run/`, { _format: "invoices:default", events: [a.slug] });
+    const refused = await limited.client.post(`${a.org}/exporters/invoicedata/run/`, {
+      _format: "invoices:default",
+      events: [a.slug],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ events: [`Object with slug=${a.slug} does not exist.`] });
     // without `events`: the events the caller may see orders of
@@ -334,7 +520,14 @@ describe("invoicedata at organizer level", () => {
     // a team without can_view_orders sees no event's invoices
     const blind = await seedTeam(org.id, { permissions: ["can_change_items"] });
     expect(await numbers(blind.client, {})).toEqual([]);
-    expect((await blind.client.post(`${a.org}/exporters/invoicedata/run/`, { _format: "invoices:default", events: [b.slug] })).body).toEqual({
+    expect(
+      (
+        await blind.client.post(`${a.org}/exporters/invoicedata/run/`, {
+          _format: "invoices:default",
+          events: [b.slug],
+        })
+      ).body,
+    ).toEqual({
       events: [`Object with slug=${b.slug} does not exist.`],
     });
   });

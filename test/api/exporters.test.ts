@@ -36,13 +36,18 @@ async function soldShop(opts: { series?: boolean } = {}): Promise<Sold> {
   const ticket = await s.item({ name: { en: "Ticket" }, default_price: "20.00" });
   await s.quota({ size: 100, items: [ticket.id], ...(opts.series ? { subevent: (await s.subevent()).id } : {}) });
   const orders: Json[] = [];
-  const names = ["Zoë Ärger", "Anna Bell", "Иван Петров", "Bob \"Quote\", Jr."];
+  const names = ["Zoë Ärger", "Anna Bell", "Иван Петров", 'Bob "Quote", Jr.'];
   for (let i = 0; i < 4; i++) {
     const res = await s.client.post(`${s.path}/orders/`, {
       email: `buyer${i}@example.org`,
       status: "p",
       payment_provider: "manual",
-      invoice_address: { company: i === 1 ? "ACME" : "", name_parts: { full_name: `Buyer ${i}` }, city: "Berlin", country: "DE" },
+      invoice_address: {
+        company: i === 1 ? "ACME" : "",
+        name_parts: { full_name: `Buyer ${i}` },
+        city: "Berlin",
+        country: "DE",
+      },
       positions: [
         { item: ticket.id, attendee_name_parts: { full_name: names[i] }, attendee_email: `guest${i}@example.org` },
         ...(i === 0 ? [{ item: ticket.id, attendee_name_parts: { full_name: "=SUM(A1)" } }] : []),
@@ -51,7 +56,11 @@ async function soldShop(opts: { series?: boolean } = {}): Promise<Sold> {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     orders.push(res.body);
   }
-  const pending = await s.client.post(`${s.path}/orders/`, { email: "late@example.org", payment_provider: "manual", positions: [{ item: ticket.id }] });
+  const pending = await s.client.post(`${s.path}/orders/`, {
+    email: "late@example.org",
+    payment_provider: "manual",
+    positions: [{ item: ticket.id }],
+  });
   expect(pending.status).toBe(201);
   orders.push(pending.body);
   return { s, ticket, orders };
@@ -61,7 +70,10 @@ async function run(s: Shop, identifier: string, body: unknown, base = s.path) {
   return s.client.post(`${base}/exporters/${identifier}/run/`, body);
 }
 
-async function fileOf(client: Shop["client"], url: string): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
+async function fileOf(
+  client: Shop["client"],
+  url: string,
+): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
   const { exports } = await import("cloudflare:workers");
   const res = await exports.default.fetch(new Request(url, { headers: { Authorization: client.authorization! } }));
   const answer = { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
@@ -101,7 +113,15 @@ describe("exporter lists", () => {
             {
               name: "_format",
               required: true,
-              choices: ["xlsx", "invoices:default", "invoices:excel", "invoices:semicolon", "lines:default", "lines:excel", "lines:semicolon"],
+              choices: [
+                "xlsx",
+                "invoices:default",
+                "invoices:excel",
+                "invoices:semicolon",
+                "lines:default",
+                "lines:excel",
+                "lines:semicolon",
+              ],
             },
             { name: "date_from", required: false },
             { name: "date_to", required: false },
@@ -144,11 +164,15 @@ describe("exporter lists", () => {
     const s = await shop({ series: true });
     expect((await s.client.patch(`${s.path}/settings/`, { name_scheme: "given_family" })).status).toBe(200);
     const res = await s.client.get(`${s.path}/exporters/`);
-    const byId = Object.fromEntries(res.body.results.map((e: Json) => [e.identifier, e.input_parameters.map((p: Json) => p.name)]));
+    const byId = Object.fromEntries(
+      res.body.results.map((e: Json) => [e.identifier, e.input_parameters.map((p: Json) => p.name)]),
+    );
     expect(byId.orderlist).toContain("event_date_from");
     expect(byId.orderlist).toContain("event_date_to");
     expect(byId.checkinlist.slice(0, 4)).toEqual(["_format", "list", "date_from", "date_to"]);
-    const sort = res.body.results.find((e: Json) => e.identifier === "checkinlist").input_parameters.find((p: Json) => p.name === "sort");
+    const sort = res.body.results
+      .find((e: Json) => e.identifier === "checkinlist")
+      .input_parameters.find((p: Json) => p.name === "sort");
     expect(sort.choices).toEqual(["name", "code", "name:given_name", "name:family_name"]);
   });
 
@@ -173,7 +197,9 @@ describe("exporter lists", () => {
     const viewer = await seedTeam(org.id, { permissions: ["can_view_orders"] });
     const limited = await viewer.client.get(`/api/v1/organizers/${org.slug}/exporters/`);
     expect(limited.body.results.map((e: Json) => e.identifier)).toEqual(["invoicedata", "orderlist"]);
-    const refused = await viewer.client.post(`/api/v1/organizers/${org.slug}/exporters/giftcardlist/run/`, { _format: "default" });
+    const refused = await viewer.client.post(`/api/v1/organizers/${org.slug}/exporters/giftcardlist/run/`, {
+      _format: "default",
+    });
     expect(refused.status).toBe(404);
     expect(await db().select().from(exportJobs).where(eq(exportJobs.organizerId, org.id))).toHaveLength(0);
   });
@@ -189,22 +215,70 @@ describe("running an export: input checks", () => {
       ["orderlist", {}, { _format: ["This field is required."] }],
       ["orderlist", { _format: "pdf" }, { _format: ['"pdf" is not a valid choice.'] }],
       ["orderlist", { _format: "xlsx", paid_only: "maybe" }, { paid_only: ["Must be a valid boolean."] }],
-      ["orderlist", { _format: "xlsx", date_from: "01.02.2030" }, { date_from: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] }],
-      ["orderlist", { _format: "xlsx", event_date_from: "2030-01-01" }, { fields: ["Additional fields not allowed: ['event_date_from']."] }],
-      ["checkinlist", { _format: "default", list: list.id, questions: [999999] }, { questions: ['Invalid pk "999999" - object does not exist.'] }],
-      ["checkinlist", { _format: "default", list: list.id, sort: "name:given_name" }, { sort: ['"name:given_name" is not a valid choice.'] }],
+      [
+        "orderlist",
+        { _format: "xlsx", date_from: "01.02.2030" },
+        { date_from: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] },
+      ],
+      [
+        "orderlist",
+        { _format: "xlsx", event_date_from: "2030-01-01" },
+        { fields: ["Additional fields not allowed: ['event_date_from']."] },
+      ],
+      [
+        "checkinlist",
+        { _format: "default", list: list.id, questions: [999999] },
+        { questions: ['Invalid pk "999999" - object does not exist.'] },
+      ],
+      [
+        "checkinlist",
+        { _format: "default", list: list.id, sort: "name:given_name" },
+        { sort: ['"name:given_name" is not a valid choice.'] },
+      ],
       // pretix's `list`: a required ModelChoiceField of the event's check-in lists (PrimaryKeyRelatedField in its API)
       ["checkinlist", { _format: "default" }, { list: ["This field is required."] }],
       ["checkinlist", { _format: "default", list: null }, { list: ["This field may not be null."] }],
       ["checkinlist", { _format: "default", list: 999999 }, { list: ['Invalid pk "999999" - object does not exist.'] }],
-      ["checkinlist", { _format: "default", list: foreignList.id }, { list: [`Invalid pk "${foreignList.id}" - object does not exist.`] }],
-      ["checkinlist", { _format: "default", list: "entrance" }, { list: ["Incorrect type. Expected pk value, received str."] }],
-      ["checkinlist", { _format: "default", list: true }, { list: ["Incorrect type. Expected pk value, received bool."] }],
-      ["checkinlist", { _format: "default", list: [list.id] }, { list: ["Incorrect type. Expected pk value, received list."] }],
-      ["checkinlist", { _format: "default", list: 1.5 }, { list: ["Incorrect type. Expected pk value, received float."] }],
+      [
+        "checkinlist",
+        { _format: "default", list: foreignList.id },
+        { list: [`Invalid pk "${foreignList.id}" - object does not exist.`] },
+      ],
+      [
+        "checkinlist",
+        { _format: "default", list: "entrance" },
+        { list: ["Incorrect type. Expected pk value, received str."] },
+      ],
+      [
+        "checkinlist",
+        { _format: "default", list: true },
+        { list: ["Incorrect type. Expected pk value, received bool."] },
+      ],
+      [
+        "checkinlist",
+        { _format: "default", list: [list.id] },
+        { list: ["Incorrect type. Expected pk value, received list."] },
+      ],
+      [
+        "checkinlist",
+        { _format: "default", list: 1.5 },
+        { list: ["Incorrect type. Expected pk value, received float."] },
+      ],
       ["checkinlist", { _format: "default", list: list.id, status: "4" }, { status: ['"4" is not a valid choice.'] }],
-      ["checkinlist", { _format: "default", list: list.id, date_from: "2030-01-01" }, { fields: ["Additional fields not allowed: ['date_from']."] }],
-      ["checkinlist", { list: "x", status: "9" }, { _format: ["This field is required."], list: ["Incorrect type. Expected pk value, received str."], status: ['"9" is not a valid choice.'] }],
+      [
+        "checkinlist",
+        { _format: "default", list: list.id, date_from: "2030-01-01" },
+        { fields: ["Additional fields not allowed: ['date_from']."] },
+      ],
+      [
+        "checkinlist",
+        { list: "x", status: "9" },
+        {
+          _format: ["This field is required."],
+          list: ["Incorrect type. Expected pk value, received str."],
+          status: ['"9" is not a valid choice.'],
+        },
+      ],
       ["json", { anything: 1 }, { fields: ["Additional fields not allowed: ['anything']."] }],
     ];
     for (const [identifier, body, errors] of cases) {
@@ -220,14 +294,29 @@ describe("running an export: input checks", () => {
   it("limits organizer exports to the events the caller may see orders of", async () => {
     const a = await soldShop();
     const orgPath = `/api/v1/organizers/${a.s.orgSlug}`;
-    const other = await a.s.client.post(`${orgPath}/events/`, { name: { en: "Other" }, slug: "other", currency: "EUR", date_from: "2030-01-01T10:00:00Z" });
+    const other = await a.s.client.post(`${orgPath}/events/`, {
+      name: { en: "Other" },
+      slug: "other",
+      currency: "EUR",
+      date_from: "2030-01-01T10:00:00Z",
+    });
     expect(other.status).toBe(201);
     const otherRow = await db().select().from(events).where(eq(events.slug, "other")).get();
-    const limited = await seedTeam(a.s.org.id, { permissions: ["can_view_orders"], allEvents: false, events: [otherRow!.id] });
-    const refused = await limited.client.post(`${orgPath}/exporters/orderlist/run/`, { _format: "orders:default", events: [a.s.eventSlug] });
+    const limited = await seedTeam(a.s.org.id, {
+      permissions: ["can_view_orders"],
+      allEvents: false,
+      events: [otherRow!.id],
+    });
+    const refused = await limited.client.post(`${orgPath}/exporters/orderlist/run/`, {
+      _format: "orders:default",
+      events: [a.s.eventSlug],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ events: [`Object with slug=${a.s.eventSlug} does not exist.`] });
-    expect((await limited.client.post(`${orgPath}/exporters/orderlist/run/`, { _format: "orders:default", events: [] })).body).toEqual({
+    expect(
+      (await limited.client.post(`${orgPath}/exporters/orderlist/run/`, { _format: "orders:default", events: [] }))
+        .body,
+    ).toEqual({
       events: ["This list may not be empty."],
     });
     // without `events`: the events the caller may see, so none of the first event's orders
@@ -249,7 +338,11 @@ describe("the job and the download URL", () => {
     const { s, orders } = await soldShop();
     const res = await run(s, "orderlist", { _format: "positions:default", paid_only: true });
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ download: expect.stringMatching(new RegExp(`^http://ticketing\\.test${s.path}/exporters/orderlist/download/[0-9a-f-]{36}/$`)) });
+    expect(res.body).toEqual({
+      download: expect.stringMatching(
+        new RegExp(`^http://ticketing\\.test${s.path}/exporters/orderlist/download/[0-9a-f-]{36}/$`),
+      ),
+    });
     expect(sent).toEqual([{ kind: "export", exportId: expect.any(String), step: 0 }]);
 
     const waiting = await s.client.get(res.body.download);
@@ -310,7 +403,11 @@ describe("the job and the download URL", () => {
     const obsolete: string[] = [];
     const sizes = [3 * MiB, 3 * MiB, 6 * MiB, 1 * MiB];
     for (const [i, n] of sizes.entries()) {
-      const r = await appendToUpload(env.FILES, state, chunk(n, 65 + i), { ...opts, step: i, final: i === sizes.length - 1 });
+      const r = await appendToUpload(env.FILES, state, chunk(n, 65 + i), {
+        ...opts,
+        step: i,
+        final: i === sizes.length - 1,
+      });
       state = r.state;
       obsolete.push(...r.obsolete);
       if (i === 0) expect(state.pending).toHaveLength(1);
@@ -343,7 +440,9 @@ describe("the job and the download URL", () => {
     // the retried copy of step 1 finds the step done and does nothing
     expect((await deliver(second, SMALL_STEPS)).explicitAcks).toHaveLength(1);
     expect(sent).toHaveLength(0);
-    const lines = csvText((await fileOf(s.client, res.body.download)).bytes).trim().split("\r\n");
+    const lines = csvText((await fileOf(s.client, res.body.download)).bytes)
+      .trim()
+      .split("\r\n");
     expect(lines).toHaveLength(7);
     expect(new Set(lines).size).toBe(7);
     const objects = await env.FILES.list({ prefix: `exports/${first.exportId}/` });
@@ -378,10 +477,20 @@ describe("the job and the download URL", () => {
     await drain(sent);
     expect((await s.client.get(res.body.download)).status).toBe(200);
     const id = res.body.download.split("/").at(-2);
-    expect((await s.client.get(`${s.path}/exporters/json/download/00000000-0000-4000-8000-000000000000/`)).status).toBe(404);
+    expect((await s.client.get(`${s.path}/exporters/json/download/00000000-0000-4000-8000-000000000000/`)).status).toBe(
+      404,
+    );
     expect((await s.client.get(`${s.path}/exporters/orderlist/download/${id}/`)).status).toBe(404);
-    const other = await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, { name: { en: "B" }, slug: "b-event", currency: "EUR", date_from: "2030-01-01T10:00:00Z" });
-    expect((await s.client.get(`/api/v1/organizers/${s.orgSlug}/events/${other.body.slug}/exporters/json/download/${id}/`)).status).toBe(404);
+    const other = await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, {
+      name: { en: "B" },
+      slug: "b-event",
+      currency: "EUR",
+      date_from: "2030-01-01T10:00:00Z",
+    });
+    expect(
+      (await s.client.get(`/api/v1/organizers/${s.orgSlug}/events/${other.body.slug}/exporters/json/download/${id}/`))
+        .status,
+    ).toBe(404);
     expect((await s.client.get(`/api/v1/organizers/${s.orgSlug}/exporters/json/download/${id}/`)).status).toBe(404);
 
     vi.useFakeTimers({ toFake: ["Date"] });
@@ -415,7 +524,9 @@ describe("at most two exports of a caller at once", () => {
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([202, 202, 429, 429, 429]);
     const refused = answers.find((a) => a.status === 429)!;
-    expect(refused.body).toEqual({ detail: "At most 2 exports may run at the same time. Retry when one of them has finished." });
+    expect(refused.body).toEqual({
+      detail: "At most 2 exports may run at the same time. Retry when one of them has finished.",
+    });
     expect(refused.headers.get("Retry-After")).toBe("5");
     expect(await db().select().from(exportJobs).where(eq(exportJobs.organizerId, s.org.id))).toHaveLength(2);
     // another credential is not held up
@@ -433,7 +544,9 @@ describe("files", () => {
     const { s, orders } = await soldShop();
     const res = await run(s, "orderlist", { _format: "orders:excel", include_payment_amounts: true });
     await drain(sent);
-    const lines = csvText((await fileOf(s.client, res.body.download)).bytes).trim().split("\r\n");
+    const lines = csvText((await fileOf(s.client, res.body.download)).bytes)
+      .trim()
+      .split("\r\n");
     expect(lines[0]).toBe(
       "Event slug,Order code,Order total,Status,Email,Phone number,Order date,Order time,Company,Name,Address,ZIP code,City,Country,State,VAT ID,Date of last payment,Fees,Order locale,Gross at 0.00 % tax,Net at 0.00 % tax,Tax value at 0.00 % tax,Sales channel,Requires special attention,Comment,Positions,Payment providers,Paid by manual",
     );
@@ -464,7 +577,9 @@ describe("files", () => {
       "xl/worksheets/sheet2.xml",
       "xl/worksheets/sheet3.xml",
     ]);
-    expect(parts.get("xl/workbook.xml")).toContain('<sheet name="Orders" sheetId="1" r:id="rId1"/><sheet name="Order positions" sheetId="2" r:id="rId2"/><sheet name="Order fees" sheetId="3" r:id="rId3"/>');
+    expect(parts.get("xl/workbook.xml")).toContain(
+      '<sheet name="Orders" sheetId="1" r:id="rId1"/><sheet name="Order positions" sheetId="2" r:id="rId2"/><sheet name="Order fees" sheetId="3" r:id="rId3"/>',
+    );
     const positions = sheetRows(parts.get("xl/worksheets/sheet2.xml")!);
     expect(positions).toHaveLength(7);
     expect(positions[0]!.slice(0, 3)).toEqual(["Event slug", "Order code", "Position ID"]);
@@ -483,9 +598,20 @@ describe("files", () => {
     expect(file.headers.get("Content-Type")).toBe("application/json");
     expect(file.headers.get("Content-Disposition")).toBe(`attachment; filename="${s.eventSlug}_pretixdata.json"`);
     const doc = JSON.parse(csvText(file.bytes));
-    expect(doc.event).toMatchObject({ name: "Concert", slug: s.eventSlug, organizer: { slug: s.orgSlug }, categories: [], questions: [], subevents: [] });
-    expect(doc.event.items).toEqual([expect.objectContaining({ id: ticket.id, name: "Ticket", price: "20.00", variations: [] })]);
-    expect(doc.event.quotas).toEqual([{ id: expect.any(Number), size: 100, subevent: null, items: [ticket.id], variations: [] }]);
+    expect(doc.event).toMatchObject({
+      name: "Concert",
+      slug: s.eventSlug,
+      organizer: { slug: s.orgSlug },
+      categories: [],
+      questions: [],
+      subevents: [],
+    });
+    expect(doc.event.items).toEqual([
+      expect.objectContaining({ id: ticket.id, name: "Ticket", price: "20.00", variations: [] }),
+    ]);
+    expect(doc.event.quotas).toEqual([
+      { id: expect.any(Number), size: 100, subevent: null, items: [ticket.id], variations: [] },
+    ]);
     expect(doc.event.orders.map((o: Json) => o.code)).toEqual(orders.map((o) => o.code));
     expect(doc.event.orders[0]).toMatchObject({
       code: orders[0].code,
@@ -494,7 +620,15 @@ describe("files", () => {
       total: "40.00",
       fees: [],
       positions: [
-        { positionid: 1, item: ticket.id, price: "20.00", attendee_name: "Zoë Ärger", attendee_email: "guest0@example.org", secret: orders[0].positions[0].secret, answers: [] },
+        {
+          positionid: 1,
+          item: ticket.id,
+          price: "20.00",
+          attendee_name: "Zoë Ärger",
+          attendee_email: "guest0@example.org",
+          secret: orders[0].positions[0].secret,
+          answers: [],
+        },
         { positionid: 2, attendee_name: "=SUM(A1)" },
       ],
     });
@@ -505,7 +639,9 @@ describe("files", () => {
     const list = await s.post("/checkinlists/", { name: "Entrance", all_products: true });
     const res = await run(s, "checkinlist", { _format: "default", list: list.id, secrets: true });
     await drain(sent, SMALL_STEPS);
-    const lines = csvText((await fileOf(s.client, res.body.download)).bytes).trim().split("\r\n");
+    const lines = csvText((await fileOf(s.client, res.body.download)).bytes)
+      .trim()
+      .split("\r\n");
     expect(lines[0]).toBe(
       '"Order code","Attendee name","Product","Price","Checked in","Checked out","Automatically checked in","Secret","E-mail","Company","Voucher code","Order date","Requires special attention","Comment","Seat ID","Seat name","Seat zone","Seat row","Seat number"',
     );
@@ -519,7 +655,11 @@ describe("files", () => {
     const byCode = await run(s, "checkinlist", { _format: "semicolon", list: String(list.id), sort: "code" });
     expect(byCode.status).toBe(202);
     await drain(sent);
-    const codes = csvText((await fileOf(s.client, byCode.body.download)).bytes).trim().split("\r\n").slice(1).map((l) => l.split(";")[0]);
+    const codes = csvText((await fileOf(s.client, byCode.body.download)).bytes)
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .map((l) => l.split(";")[0]);
     expect(codes).toEqual([...codes].sort());
   });
 
@@ -534,35 +674,59 @@ describe("files", () => {
       const r = await org.client.post(`${orgPath}/giftcards/`, card);
       expect(r.status, JSON.stringify(r.body)).toBe(201);
     }
-    const kim = await org.client.post(`${orgPath}/customers/`, { email: "kim@example.org", name_parts: { full_name: "Kim Lee" } });
+    const kim = await org.client.post(`${orgPath}/customers/`, {
+      email: "kim@example.org",
+      name_parts: { full_name: "Kim Lee" },
+    });
     expect(kim.status, JSON.stringify(kim.body)).toBe(201);
     const client = { ...org.client, authorization: org.client.authorization } as Shop["client"];
 
-    const cards = await org.client.post(`${orgPath}/exporters/giftcardlist/run/`, { _format: "csv-excel", testmode: "no", state: "valid_value" });
+    const cards = await org.client.post(`${orgPath}/exporters/giftcardlist/run/`, {
+      _format: "csv-excel",
+      testmode: "no",
+      state: "valid_value",
+    });
     expect(cards.status, JSON.stringify(cards.body)).toBe(202);
     await drain(sent);
-    const lines = csvText((await fileOf(client, cards.body.download)).bytes).trim().split("\r\n");
-    expect(lines[0]).toBe("Gift card code,Test mode card,Creation date,Expiry date,Special terms and conditions,Currency,Current value,Created in order");
+    const lines = csvText((await fileOf(client, cards.body.download)).bytes)
+      .trim()
+      .split("\r\n");
+    expect(lines[0]).toBe(
+      "Gift card code,Test mode card,Creation date,Expiry date,Special terms and conditions,Currency,Current value,Created in order",
+    );
     expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(["GIFT-ONE"]);
     expect(lines[1]).toMatch(/^GIFT-ONE,No,\d{4}-\d{2}-\d{2},,,EUR,25.00,$/);
 
     const everything = await org.client.post(`${orgPath}/exporters/giftcardlist/run/`, { _format: "csv-excel" });
     await drain(sent);
-    expect(csvText((await fileOf(client, everything.body.download)).bytes).trim().split("\r\n")).toHaveLength(4);
+    expect(
+      csvText((await fileOf(client, everything.body.download)).bytes)
+        .trim()
+        .split("\r\n"),
+    ).toHaveLength(4);
 
     const people = await org.client.post(`${orgPath}/exporters/customerlist/run/`, { _format: "default" });
     expect(people.status).toBe(202);
     await drain(sent);
-    const rows = csvText((await fileOf(client, people.body.download)).bytes).trim().split("\r\n");
-    expect(rows[0]).toBe('"Customer ID","External identifier","Email","Full name","Account active","Verified email address","Last login","Registration date","Language","Notes"');
-    expect(rows[1]).toMatch(/^"[A-Z0-9]+","","kim@example.org","Kim Lee","Yes","(Yes|No)","","\d{4}-\d{2}-\d{2}","en",""$/);
+    const rows = csvText((await fileOf(client, people.body.download)).bytes)
+      .trim()
+      .split("\r\n");
+    expect(rows[0]).toBe(
+      '"Customer ID","External identifier","Email","Full name","Account active","Verified email address","Last login","Registration date","Language","Notes"',
+    );
+    expect(rows[1]).toMatch(
+      /^"[A-Z0-9]+","","kim@example.org","Kim Lee","Yes","(Yes|No)","","\d{4}-\d{2}-\d{2}","en",""$/,
+    );
     expect(rows).toHaveLength(2);
   });
 
   it("organizer orderlist: only the chosen events, with the event slug per row", async () => {
     const a = await soldShop();
     const orgPath = `/api/v1/organizers/${a.s.orgSlug}`;
-    const res = await a.s.client.post(`${orgPath}/exporters/orderlist/run/`, { _format: "orders:default", events: [a.s.eventSlug] });
+    const res = await a.s.client.post(`${orgPath}/exporters/orderlist/run/`, {
+      _format: "orders:default",
+      events: [a.s.eventSlug],
+    });
     expect(res.status).toBe(202);
     await drain(sent);
     const file = await fileOf(a.s.client, res.body.download);
@@ -587,9 +751,20 @@ describe("checkinlist with check-ins", () => {
   }
 
   const HEADER = '"Order code","Attendee name","Product","Price","Checked in","Checked out","Automatically checked in"';
-  const TAIL = '"E-mail","Company","Voucher code","Order date","Requires special attention","Comment","Seat ID","Seat name","Seat zone","Seat row","Seat number"';
+  const TAIL =
+    '"E-mail","Company","Voucher code","Order date","Requires special attention","Comment","Seat ID","Seat name","Seat zone","Seat row","Seat number"';
 
-  type Door = { v: Venue; main: Json; auto: Json; pending: Json; parking: Json; anna: Json; bert: Json; cleo: Json; dora: Json };
+  type Door = {
+    v: Venue;
+    main: Json;
+    auto: Json;
+    pending: Json;
+    parking: Json;
+    anna: Json;
+    bert: Json;
+    cleo: Json;
+    dora: Json;
+  };
 
   /**
    * An event in Berlin with a ticket and a parking space; lists "Main" (tickets only), "Auto"
@@ -599,7 +774,13 @@ describe("checkinlist with check-ins", () => {
    * time), Bert came at 21:00 and stays (a refused scan of his at 23:00), Cleo never came.
    */
   /** The calendar date of an instant in the door's event (Europe/Berlin), as the exports write it. */
-  const berlinDate = (iso: string) => new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Berlin", year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(iso));
+  const berlinDate = (iso: string) =>
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone: "Europe/Berlin",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+    }).format(new Date(iso));
 
   async function door(): Promise<Door> {
     const v = await venue({ event: { timezone: "Europe/Berlin" } });
@@ -607,7 +788,12 @@ describe("checkinlist with check-ins", () => {
     await v.quota({ size: 100, items: [parking.id] });
     const main = await v.list({ name: "Main", all_products: false, limit_products: [v.ticket.id] });
     const auto = await v.list({ name: "Auto", auto_checkin_sales_channels: ["web"] });
-    const pending = await v.list({ name: "Pending too", all_products: false, limit_products: [v.ticket.id], include_pending: true });
+    const pending = await v.list({
+      name: "Pending too",
+      all_products: false,
+      limit_products: [v.ticket.id],
+      include_pending: true,
+    });
     const person = (name: string, extra: Record<string, unknown>[] = []) => ({
       email: `${name.toLowerCase()}@example.org`,
       positions: [{ item: v.ticket.id, attendee_name_parts: { full_name: name } }, ...extra],
@@ -638,14 +824,21 @@ describe("checkinlist with check-ins", () => {
       `"${cleo.code}","Cleo","Ticket","20.00","","","No","cleo@example.org","","","${berlinDate(cleo.datetime)}","No","","","","","",""`,
     ]);
     // a later entry after the exit: "Checked in" is the last entry, "Checked out" the last exit
-    expect((await v.redeem({ secret: anna.positions[0].secret, lists: [main.id], datetime: "2030-06-01T21:15:00Z" })).status).toBe(201);
+    expect(
+      (await v.redeem({ secret: anna.positions[0].secret, lists: [main.id], datetime: "2030-06-01T21:15:00Z" })).status,
+    ).toBe(201);
     const again = await exportLines(v, "checkinlist", { _format: "semicolon", list: main.id, sort: "code" });
-    expect(again.find((l) => l.startsWith(`${anna.code};`))).toContain(";Anna;Ticket;20.00;2030-06-01 23:15:00;2030-06-01 22:30:00;No;");
+    expect(again.find((l) => l.startsWith(`${anna.code};`))).toContain(
+      ";Anna;Ticket;20.00;2030-06-01 23:15:00;2030-06-01 22:30:00;No;",
+    );
   });
 
   it("status: pretix's choices all, checked in, present, checked in but left, not checked in", async () => {
     const { v, main, anna, bert, cleo } = await door();
-    const codes = async (status: unknown) => (await exportLines(v, "checkinlist", { _format: "csv-excel", list: main.id, status, sort: "code" })).slice(1).map((l) => l.split(",")[0]);
+    const codes = async (status: unknown) =>
+      (await exportLines(v, "checkinlist", { _format: "csv-excel", list: main.id, status, sort: "code" }))
+        .slice(1)
+        .map((l) => l.split(",")[0]);
     const sorted = (...orders: Json[]) => orders.map((o) => o.code as string).sort();
     expect(await codes("")).toEqual(sorted(anna, bert, cleo));
     expect(await codes("1")).toEqual(sorted(anna, bert));
@@ -655,7 +848,9 @@ describe("checkinlist with check-ins", () => {
     // the number, as Django REST framework reads a choice
     expect(await codes(2)).toEqual([bert.code]);
     // Anna comes back: present again, no longer "checked in but left"
-    expect((await v.redeem({ secret: anna.positions[0].secret, lists: [main.id], datetime: "2030-06-01T21:15:00Z" })).status).toBe(201);
+    expect(
+      (await v.redeem({ secret: anna.positions[0].secret, lists: [main.id], datetime: "2030-06-01T21:15:00Z" })).status,
+    ).toBe(201);
     expect(await codes("2")).toEqual(sorted(anna, bert));
     expect(await codes("3")).toEqual([]);
   });
@@ -686,7 +881,9 @@ describe("checkinlist with check-ins", () => {
   it("a list with include_pending adds pending orders and pretix's Paid column; scans on other lists do not count", async () => {
     const { v, pending, anna, bert, cleo, dora } = await door();
     const lines = await exportLines(v, "checkinlist", { _format: "default", list: pending.id, secrets: true });
-    expect(lines[0]).toBe(`"Order code","Attendee name","Product","Price","Checked in","Checked out","Automatically checked in","Paid","Secret",${TAIL}`);
+    expect(lines[0]).toBe(
+      `"Order code","Attendee name","Product","Price","Checked in","Checked out","Automatically checked in","Paid","Secret",${TAIL}`,
+    );
     expect(lines.slice(1).map((l) => l.split('","').slice(0, 9))).toEqual([
       [`"${anna.code}`, "Anna", "Ticket", "20.00", "", "", "No", "Yes", anna.positions[0].secret],
       [`"${bert.code}`, "Bert", "Ticket", "20.00", "", "", "No", "Yes", bert.positions[0].secret],
@@ -694,23 +891,42 @@ describe("checkinlist with check-ins", () => {
       [`"${dora.code}`, "Dora", "Ticket", "20.00", "", "", "No", "No", dora.positions[0].secret],
     ]);
     // Dora's ticket scanned on this list (pending admitted with ignore_unpaid on an include_pending list)
-    const r = await v.redeem({ secret: dora.positions[0].secret, lists: [pending.id], ignore_unpaid: true, datetime: "2030-06-01T17:05:00Z" });
+    const r = await v.redeem({
+      secret: dora.positions[0].secret,
+      lists: [pending.id],
+      ignore_unpaid: true,
+      datetime: "2030-06-01T17:05:00Z",
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const present = await exportLines(v, "checkinlist", { _format: "default", list: pending.id, status: "2" });
-    expect(present.slice(1).map((l) => l.split('","').slice(0, 8))).toEqual([[`"${dora.code}`, "Dora", "Ticket", "20.00", "2030-06-01 19:05:00", "", "No", "No"]]);
+    expect(present.slice(1).map((l) => l.split('","').slice(0, 8))).toEqual([
+      [`"${dora.code}`, "Dora", "Ticket", "20.00", "2030-06-01 19:05:00", "", "No", "No"],
+    ]);
   });
 
   it("a list of one date of a series: that date's tickets only", async () => {
     const v = await venue({ series: true });
-    const first = await v.subevent({ name: { en: "First" }, date_from: "2030-07-01T19:00:00Z", date_to: "2030-07-01T22:00:00Z" });
+    const first = await v.subevent({
+      name: { en: "First" },
+      date_from: "2030-07-01T19:00:00Z",
+      date_to: "2030-07-01T22:00:00Z",
+    });
     const second = await v.subevent({ name: { en: "Second" }, date_from: "2030-07-02T19:00:00Z" });
     for (const d of [first, second]) await v.quota({ size: 10, items: [v.ticket.id], subevent: d.id });
     const list = await v.list({ name: "First night", subevent: first.id });
-    const a = await v.order({ positions: [{ item: v.ticket.id, subevent: first.id, attendee_name_parts: { full_name: "Ada" } }] });
-    await v.order({ positions: [{ item: v.ticket.id, subevent: second.id, attendee_name_parts: { full_name: "Ben" } }] });
-    expect((await v.redeem({ secret: a.positions[0].secret, lists: [list.id], datetime: "2030-07-01T18:30:00Z" })).status).toBe(201);
+    const a = await v.order({
+      positions: [{ item: v.ticket.id, subevent: first.id, attendee_name_parts: { full_name: "Ada" } }],
+    });
+    await v.order({
+      positions: [{ item: v.ticket.id, subevent: second.id, attendee_name_parts: { full_name: "Ben" } }],
+    });
+    expect(
+      (await v.redeem({ secret: a.positions[0].secret, lists: [list.id], datetime: "2030-07-01T18:30:00Z" })).status,
+    ).toBe(201);
     const lines = await exportLines(v, "checkinlist", { _format: "default", list: list.id });
-    expect(lines[0]).toBe(`${HEADER},"E-mail","Date","Start date","End date","Company","Voucher code","Order date","Requires special attention","Comment","Seat ID","Seat name","Seat zone","Seat row","Seat number"`);
+    expect(lines[0]).toBe(
+      `${HEADER},"E-mail","Date","Start date","End date","Company","Voucher code","Order date","Requires special attention","Comment","Seat ID","Seat name","Seat zone","Seat row","Seat number"`,
+    );
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe(
       `"${a.code}","Ada","Ticket","20.00","2030-07-01 18:30:00","","No","a@example.org","First","2030-07-01 19:00:00","2030-07-01 22:00:00","","","${a.datetime.slice(0, 10)}","No","","","","","",""`,
@@ -732,8 +948,18 @@ describe("checkinlist with check-ins", () => {
     const { v, main, anna } = await door();
     const res = await run(v, "checkinlist", { _format: "xlsx", list: main.id, status: "3" });
     await drain(sent);
-    const rows = sheetRows((await unzip((await fileOf(v.client, res.body.download)).bytes)).get("xl/worksheets/sheet1.xml")!);
+    const rows = sheetRows(
+      (await unzip((await fileOf(v.client, res.body.download)).bytes)).get("xl/worksheets/sheet1.xml")!,
+    );
     expect(rows).toHaveLength(2);
-    expect(rows[1]!.slice(0, 7)).toEqual([anna.code, "Anna", "Ticket", "20.00", "2030-06-01 20:00:00", "2030-06-01 22:30:00", "No"]);
+    expect(rows[1]!.slice(0, 7)).toEqual([
+      anna.code,
+      "Anna",
+      "Ticket",
+      "20.00",
+      "2030-06-01 20:00:00",
+      "2030-06-01 22:30:00",
+      "No",
+    ]);
   });
 });

@@ -85,8 +85,19 @@ type World = {
 async function buildWorld(): Promise<World> {
   const org = await seedOrganizer();
   const orgPath = `/api/v1/organizers/${org.slug}`;
-  const ev = await create({ admin: org.client, orgId: org.id, orgSlug: org.slug, eventSlug: "", org: orgPath, ev: "" }, `${orgPath}/events`, eventBody());
-  const w: SetupWorld = { admin: org.client, orgId: org.id, orgSlug: org.slug, eventSlug: ev.slug, org: orgPath, ev: `${orgPath}/events/${ev.slug}` };
+  const ev = await create(
+    { admin: org.client, orgId: org.id, orgSlug: org.slug, eventSlug: "", org: orgPath, ev: "" },
+    `${orgPath}/events`,
+    eventBody(),
+  );
+  const w: SetupWorld = {
+    admin: org.client,
+    orgId: org.id,
+    orgSlug: org.slug,
+    eventSlug: ev.slug,
+    org: orgPath,
+    ev: `${orgPath}/events/${ev.slug}`,
+  };
   const it = await saleableItem(w);
   const withVariation = await item(w, { variations: [{ value: { en: "Small" } }, { value: { en: "Large" } }] });
   const variation = withVariation.variations[0];
@@ -172,8 +183,32 @@ async function buildWorld(): Promise<World> {
     ids,
     quotaAvailability: "",
     known: {
-      ints: [it.id, withVariation.id, variation.id, quota.id, list.id, category.id, question.id, taxRule.id, membershipType.id, voucher.id, paid.positions[0].id],
-      strings: [order.code, paid.code, ev.slug, org.slug, cust.identifier, voucher.code, paid.positions[0].secret, giftcard.secret, "en", "EUR", "web"],
+      ints: [
+        it.id,
+        withVariation.id,
+        variation.id,
+        quota.id,
+        list.id,
+        category.id,
+        question.id,
+        taxRule.id,
+        membershipType.id,
+        voucher.id,
+        paid.positions[0].id,
+      ],
+      strings: [
+        order.code,
+        paid.code,
+        ev.slug,
+        org.slug,
+        cust.identifier,
+        voucher.code,
+        paid.positions[0].secret,
+        giftcard.secret,
+        "en",
+        "EUR",
+        "web",
+      ],
     },
   };
   world.quotaAvailability = await availability(world);
@@ -221,13 +256,17 @@ function pathArb(op: Operation, w: World): fc.Arbitrary<Record<string, string>> 
     const before = op.path.split(`/{${name}}`)[0]!.split("/").pop()!;
     const real = name === "id" ? w.ids[before] : w.params[name];
     const malformed = fc.constantFrom(...MALFORMED_IDS, "999999");
-    if (name === "identifier" && before === "exporters") return [name, fc.constantFrom("orderlist", "checkinlist", ...MALFORMED_IDS)] as const;
-    if (name === "id" && before === "download") return [name, fc.constantFrom("00000000-0000-4000-8000-000000000000", ...MALFORMED_IDS)] as const;
+    if (name === "identifier" && before === "exporters")
+      return [name, fc.constantFrom("orderlist", "checkinlist", ...MALFORMED_IDS)] as const;
+    if (name === "id" && before === "download")
+      return [name, fc.constantFrom("00000000-0000-4000-8000-000000000000", ...MALFORMED_IDS)] as const;
     if (real === undefined || (destructive && name === last)) return [name, malformed] as const;
     const weight = name === "organizer" || name === "event" ? 8 : 3;
     return [name, fc.oneof({ weight, arbitrary: fc.constant(real) }, { weight: 1, arbitrary: malformed })] as const;
   });
-  return fc.record(Object.fromEntries(entries.map(([k, a]) => [k, a.map(encodeSegment)])) as Record<string, fc.Arbitrary<string>>);
+  return fc.record(
+    Object.fromEntries(entries.map(([k, a]) => [k, a.map(encodeSegment)])) as Record<string, fc.Arbitrary<string>>,
+  );
 }
 
 function queryArb(op: Operation): fc.Arbitrary<[string, string][]> {
@@ -235,7 +274,10 @@ function queryArb(op: Operation): fc.Arbitrary<[string, string][]> {
   if (declared.length === 0) return fc.constant([]);
   const one = fc.constantFrom(...declared).chain((p) => {
     const value = queryValue(p);
-    const name = p.style === "deepObject" ? fc.constantFrom(`${p.name}[x]`, `${p.name}[]`, `${p.name}[${"k".repeat(300)}]`) : fc.constant(p.name);
+    const name =
+      p.style === "deepObject"
+        ? fc.constantFrom(`${p.name}[x]`, `${p.name}[]`, `${p.name}[${"k".repeat(300)}]`)
+        : fc.constant(p.name);
     return fc.tuple(name, value);
   });
   return fc.array(one, { minLength: 0, maxLength: 4 });
@@ -244,14 +286,31 @@ function queryArb(op: Operation): fc.Arbitrary<[string, string][]> {
 function headerArb(op: Operation): fc.Arbitrary<Record<string, string>> {
   const declared = op.params.filter((p) => p.in === "header").map((p) => p.name);
   if (declared.length === 0) return fc.constant({});
-  const value = fc.constantFrom("", "x".repeat(300), "a".repeat(5000), "\u00fc", "Thu, 01 Jan 1970 00:00:00 GMT", "Sat, 01 Jan 99999 00:00:00 GMT", "yesterday", "-1");
+  const value = fc.constantFrom(
+    "",
+    "x".repeat(300),
+    "a".repeat(5000),
+    "\u00fc",
+    "Thu, 01 Jan 1970 00:00:00 GMT",
+    "Sat, 01 Jan 99999 00:00:00 GMT",
+    "yesterday",
+    "-1",
+  );
   // one in four cases; an idempotency key is made unique (a repeated key replays the first answer)
   return fc
-    .oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...declared), value) })
+    .oneof(
+      { weight: 3, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...declared), value) },
+    )
     .map((h) => (h ? { [h[0]]: h[0] === "X-Idempotency-Key" && h[1] !== "" ? `${h[1]}${unique("-")}` : h[1] } : {}));
 }
 
-function bodyArb(op: Operation, w: World, doc: Json, lookup: Record<string, Schema | boolean>): fc.Arbitrary<Case["body"]> {
+function bodyArb(
+  op: Operation,
+  w: World,
+  doc: Json,
+  lookup: Record<string, Schema | boolean>,
+): fc.Arbitrary<Case["body"]> {
   if (op.method === "GET") return fc.constant({ kind: "none" });
   if (!op.body) {
     // no JSON body: nothing, junk, or raw bytes of any type (the upload)
@@ -265,12 +324,27 @@ function bodyArb(op: Operation, w: World, doc: Json, lookup: Record<string, Sche
   const mutation = mutated(doc, schema, w.known)
     // a wrong type or shape must be one the description refuses; an extreme value may be taken
     .filter(({ body, mutation: m }) => m.kind === "extreme" || !validBySchema(doc, lookup, schema, body))
-    .map(({ body, mutation: m }): Case["body"] => ({ kind: "json", value: body, note: `${m.kind} at /${m.at.join("/")}` }));
+    .map(({ body, mutation: m }): Case["body"] => ({
+      kind: "json",
+      value: body,
+      note: `${m.kind} at /${m.at.join("/")}`,
+    }));
   // the declared shape at its edges (largest ids, longest strings of NUL or emoji, dates at the ends of the calendar)
-  const edge = shaped(doc, schema, w.known, 0, true).map((value): Case["body"] => ({ kind: "json", value, note: "edge values" }));
+  const edge = shaped(doc, schema, w.known, 0, true).map((value): Case["body"] => ({
+    kind: "json",
+    value,
+    note: "edge values",
+  }));
   const junk = junkValue.map((value): Case["body"] => ({ kind: "json", value, note: "junk" }));
-  const raw = shaped(doc, schema, w.known).chain((valid) => rawBodies(valid)).map((raw): Case["body"] => ({ kind: "raw", raw }));
-  return fc.oneof({ weight: 5, arbitrary: mutation }, { weight: 2, arbitrary: edge }, { weight: 2, arbitrary: junk }, { weight: 2, arbitrary: raw });
+  const raw = shaped(doc, schema, w.known)
+    .chain((valid) => rawBodies(valid))
+    .map((raw): Case["body"] => ({ kind: "raw", raw }));
+  return fc.oneof(
+    { weight: 5, arbitrary: mutation },
+    { weight: 2, arbitrary: edge },
+    { weight: 2, arbitrary: junk },
+    { weight: 2, arbitrary: raw },
+  );
 }
 
 function caseArb(op: Operation, w: World, doc: Json, lookup: Record<string, Schema | boolean>): fc.Arbitrary<Case> {
@@ -279,7 +353,14 @@ function caseArb(op: Operation, w: World, doc: Json, lookup: Record<string, Sche
     .map((c) => {
       const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
       const last = names[names.length - 1];
-      return { ...c, real: last === undefined || Object.values({ ...w.params, ...w.ids }).map(encodeSegment).includes(c.path[last]!) };
+      return {
+        ...c,
+        real:
+          last === undefined ||
+          Object.values({ ...w.params, ...w.ids })
+            .map(encodeSegment)
+            .includes(c.path[last]!),
+      };
     });
 }
 
@@ -290,7 +371,12 @@ function describeSent(s: Sent, note: string): string {
   return `${s.method} ${s.url.length > 600 ? `${s.url.slice(0, 600)}…` : s.url}\nheaders: ${JSON.stringify(s.headers).slice(0, 400)}\nbody (${note}): ${body}`;
 }
 
-async function send(op: Operation, w: World, c: Case, client: Client): Promise<{ sent: Sent; status: number; text: string; note: string }> {
+async function send(
+  op: Operation,
+  w: World,
+  c: Case,
+  client: Client,
+): Promise<{ sent: Sent; status: number; text: string; note: string }> {
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => c.path[name]!);
   const qs = c.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
   const url = `${BASE}${path}${qs ? `?${qs}` : ""}`;
@@ -360,7 +446,14 @@ describe("fuzz: bad input never reaches a 500, and a refused request stores noth
         const ownDevice = op.auth === "device" && op.method === "POST" && !op.body;
         await fc.assert(
           fc.asyncProperty(caseArb(op, world, doc, lookup), async (c) => {
-            const client = op.auth === "none" ? null : ownDevice ? (await seedDevice(world.orgId)).client : op.auth === "device" ? world.device : world.client;
+            const client =
+              op.auth === "none"
+                ? null
+                : ownDevice
+                  ? (await seedDevice(world.orgId)).client
+                  : op.auth === "device"
+                    ? world.device
+                    : world.client;
             if (ownDevice) before = await fingerprint();
             const res = await send(op, world, c, client ?? ({ authorization: null } as Client));
             const shown = `seed ${SEED} (operation seed ${seed}), FUZZ_ONLY="${name}"\n${describeSent(res.sent, res.note)}\n→ ${res.status} ${res.text.slice(0, 800)}`;
@@ -369,12 +462,16 @@ describe("fuzz: bad input never reaches a 500, and a refused request stores noth
             if (res.status >= 400) {
               let changed = changedTables(before, after);
               // a scan's refusal (its answer has a `reason`) is recorded as a failed check-in, as in pretix
-              if (op.path.endsWith("/redeem/") && /"reason":/.test(res.text)) changed = changed.filter((t) => t !== "checkins");
+              if (op.path.endsWith("/redeem/") && /"reason":/.test(res.text))
+                changed = changed.filter((t) => t !== "checkins");
               // pretix's idempotency: the answer to a keyed request is stored for its repeats
               if ("X-Idempotency-Key" in c.headers) changed = changed.filter((t) => t !== "idempotency_keys");
               expect(changed, `a refused request (${res.status}) stored rows:\n${shown}`).toEqual([]);
               if (op.path.includes("/events/{event}/") && op.method !== "GET" && c.path.event === world.eventSlug) {
-                expect(await availability(world), `a refused request (${res.status}) changed the quota's availability:\n${shown}`).toBe(world.quotaAvailability);
+                expect(
+                  await availability(world),
+                  `a refused request (${res.status}) changed the quota's availability:\n${shown}`,
+                ).toBe(world.quotaAvailability);
               }
             } else if (op.method !== "GET") {
               changedSomething = true;
@@ -389,5 +486,3 @@ describe("fuzz: bad input never reaches a 500, and a refused request stores noth
     );
   }
 });
-
-

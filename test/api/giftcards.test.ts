@@ -10,7 +10,12 @@ type Org = Awaited<ReturnType<typeof seedOrganizer>>;
 const cardsOf = (org: Org) => `/api/v1/organizers/${org.slug}/giftcards`;
 
 async function createCard(org: Org, body: Record<string, unknown> = {}, client: Client = org.client) {
-  const res = await client.post(`${cardsOf(org)}/`, { secret: unique("GC").toUpperCase(), currency: "EUR", value: "10.00", ...body });
+  const res = await client.post(`${cardsOf(org)}/`, {
+    secret: unique("GC").toUpperCase(),
+    currency: "EUR",
+    value: "10.00",
+    ...body,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: number; secret: string; value: string; [k: string]: unknown };
 }
@@ -20,7 +25,11 @@ const sumCents = (rows: { value: number }[]) => rows.reduce((s, r) => s + r.valu
 describe("gift cards: create", () => {
   it("creates a card with the spec's fields and records the initial value as a transaction", async () => {
     const org = await seedOrganizer();
-    const res = await org.client.post(`${cardsOf(org)}/`, { secret: "HLBYVELFRC77NCQY", currency: "EUR", value: "13.37" });
+    const res = await org.client.post(`${cardsOf(org)}/`, {
+      secret: "HLBYVELFRC77NCQY",
+      currency: "EUR",
+      value: "13.37",
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(Number),
@@ -37,7 +46,16 @@ describe("gift cards: create", () => {
       count: 1,
       next: null,
       previous: null,
-      results: [{ id: expect.any(Number), datetime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), value: "13.37", event: null, order: null, text: null }],
+      results: [
+        {
+          id: expect.any(Number),
+          datetime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          value: "13.37",
+          event: null,
+          order: null,
+          text: null,
+        },
+      ],
     });
     expect(await cardRow(res.body.id)).toMatchObject({ value: 1337, issuerId: org.id });
   });
@@ -50,7 +68,12 @@ describe("gift cards: create", () => {
       conditions: "Only valid for workshops",
       value: 0,
     });
-    expect(card).toMatchObject({ testmode: true, expires: "2031-05-01T08:00:00Z", conditions: "Only valid for workshops", value: "0.00" });
+    expect(card).toMatchObject({
+      testmode: true,
+      expires: "2031-05-01T08:00:00Z",
+      conditions: "Only valid for workshops",
+      value: "0.00",
+    });
     // a zero initial value is still a transaction, as in pretix
     expect((await cardTransactions(card.id)).map((t) => t.value)).toEqual([0]);
   });
@@ -69,20 +92,51 @@ describe("gift cards: create", () => {
     const org = await seedOrganizer();
     const url = `${cardsOf(org)}/`;
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
-      [{}, { secret: ["This field is required."], currency: ["This field is required."], value: ["This field is required."] }],
-      [{ secret: "AB CD", currency: "EUR", value: "1.00" }, { secret: ["The gift card code may only contain letters, numbers, dots and dashes."] }],
-      [{ secret: "-ABC", currency: "EUR", value: "1.00" }, { secret: ["The gift card code may only contain letters, numbers, dots and dashes."] }],
-      [{ secret: "A", currency: "EUR", value: "1.00" }, { secret: ["The gift card code may only contain letters, numbers, dots and dashes."] }],
-      [{ secret: "A".repeat(191), currency: "EUR", value: "1.00" }, { secret: ["Ensure this field has no more than 190 characters."] }],
+      [
+        {},
+        {
+          secret: ["This field is required."],
+          currency: ["This field is required."],
+          value: ["This field is required."],
+        },
+      ],
+      [
+        { secret: "AB CD", currency: "EUR", value: "1.00" },
+        { secret: ["The gift card code may only contain letters, numbers, dots and dashes."] },
+      ],
+      [
+        { secret: "-ABC", currency: "EUR", value: "1.00" },
+        { secret: ["The gift card code may only contain letters, numbers, dots and dashes."] },
+      ],
+      [
+        { secret: "A", currency: "EUR", value: "1.00" },
+        { secret: ["The gift card code may only contain letters, numbers, dots and dashes."] },
+      ],
+      [
+        { secret: "A".repeat(191), currency: "EUR", value: "1.00" },
+        { secret: ["Ensure this field has no more than 190 characters."] },
+      ],
       [{ secret: "ABCD", currency: "EURO", value: "1.00" }, { currency: ["Enter a valid ISO 4217 currency code."] }],
       [{ secret: "ABCD", currency: "eur", value: "1.00" }, { currency: ["Enter a valid ISO 4217 currency code."] }],
       [{ secret: "ABCD", currency: "XQQ", value: "1.00" }, { currency: ["Enter a valid ISO 4217 currency code."] }],
-      [{ secret: "ABCD", currency: "EUR", value: "-1.00" }, { value: ["Ensure this value is greater than or equal to 0.00."] }],
-      [{ secret: "ABCD", currency: "EUR", value: "1.001" }, { value: ["Ensure that there are no more than 2 decimal places."] }],
-      [{ secret: "ABCD", currency: "EUR", value: "100000000000.00" }, { value: ["Ensure this value is less than or equal to 99999999999.99."] }],
+      [
+        { secret: "ABCD", currency: "EUR", value: "-1.00" },
+        { value: ["Ensure this value is greater than or equal to 0.00."] },
+      ],
+      [
+        { secret: "ABCD", currency: "EUR", value: "1.001" },
+        { value: ["Ensure that there are no more than 2 decimal places."] },
+      ],
+      [
+        { secret: "ABCD", currency: "EUR", value: "100000000000.00" },
+        { value: ["Ensure this value is less than or equal to 99999999999.99."] },
+      ],
       [{ secret: "ABCD", currency: "EUR", value: "1e400" }, { value: ["A valid number is required."] }],
       [{ secret: "ABCD", currency: "EUR", value: "1.00", testmode: "yes" }, { testmode: ["Must be a valid boolean."] }],
-      [{ secret: "ABCD", currency: "EUR", value: "1.00", expires: "tomorrow" }, { expires: [expect.stringContaining("Datetime has wrong format")] }],
+      [
+        { secret: "ABCD", currency: "EUR", value: "1.00", expires: "tomorrow" },
+        { expires: [expect.stringContaining("Datetime has wrong format")] },
+      ],
       [{ secret: 12345, currency: "EUR", value: "1.00" }, { secret: ["Not a valid string."] }],
     ];
     for (const [body, errors] of cases) {
@@ -99,22 +153,32 @@ describe("gift cards: create", () => {
     await createCard(org, { secret: "SAME-CODE" });
     const dup = await org.client.post(`${cardsOf(org)}/`, { secret: "SAME-CODE", currency: "EUR", value: "5.00" });
     expect(dup.status).toBe(400);
-    expect(dup.body).toEqual({ secret: ["A gift card with the same secret already exists in your or an affiliated organizer account."] });
+    expect(dup.body).toEqual({
+      secret: ["A gift card with the same secret already exists in your or an affiliated organizer account."],
+    });
     expect(await giftCardCount(org.id)).toBe(1);
     // another organizer may use the same code for its own cards ...
     await createCard(other, { secret: "SAME-CODE" });
     // ... but once org accepts other's cards, a code of other's cannot be issued by org
     await createCard(other, { secret: "OTHER-ONLY" });
     await seedAcceptance(other.id, org.id);
-    const affiliated = await org.client.post(`${cardsOf(org)}/`, { secret: "OTHER-ONLY", currency: "EUR", value: "5.00" });
+    const affiliated = await org.client.post(`${cardsOf(org)}/`, {
+      secret: "OTHER-ONLY",
+      currency: "EUR",
+      value: "5.00",
+    });
     expect(affiliated.status).toBe(400);
-    expect(affiliated.body).toEqual({ secret: ["A gift card with the same secret already exists in your or an affiliated organizer account."] });
+    expect(affiliated.body).toEqual({
+      secret: ["A gift card with the same secret already exists in your or an affiliated organizer account."],
+    });
   });
 
   it("never creates two cards with one secret under parallel requests", async () => {
     const org = await seedOrganizer();
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => org.client.post(`${cardsOf(org)}/`, { secret: "RACE-CODE", currency: "EUR", value: "1.00" })),
+      Array.from({ length: 8 }, () =>
+        org.client.post(`${cardsOf(org)}/`, { secret: "RACE-CODE", currency: "EUR", value: "1.00" }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400)).toHaveLength(7);
@@ -301,13 +365,16 @@ describe("gift cards: transact", () => {
     const org = await seedOrganizer();
     const card = await createCard(org, { value: "100.00" });
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => org.client.post(`${cardsOf(org)}/${card.id}/transact/`, { value: "-7.00", text: `debit ${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        org.client.post(`${cardsOf(org)}/${card.id}/transact/`, { value: "-7.00", text: `debit ${i}` }),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     const conflict = results.filter((r) => r.status === 409);
     expect(ok).toHaveLength(14);
     expect(conflict).toHaveLength(6);
-    for (const r of conflict) expect(r.body.detail).toBe("The gift card does not have sufficient credit for this operation.");
+    for (const r of conflict)
+      expect(r.body.detail).toBe("The gift card does not have sufficient credit for this operation.");
     // every successful answer shows a distinct, non-negative balance
     const balances = ok.map((r) => Math.round(Number(r.body.value) * 100)).sort((x, y) => x - y);
     expect(new Set(balances).size).toBe(14);
@@ -326,7 +393,9 @@ describe("gift cards: transact", () => {
     const org = await seedOrganizer();
     const card = await createCard(org, { value: "50.00" });
     const amounts = Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? "5.00" : "-9.00"));
-    const results = await Promise.all(amounts.map((value) => org.client.post(`${cardsOf(org)}/${card.id}/transact/`, { value })));
+    const results = await Promise.all(
+      amounts.map((value) => org.client.post(`${cardsOf(org)}/${card.id}/transact/`, { value })),
+    );
     for (const r of results) expect([200, 409]).toContain(r.status);
     const applied = amounts.filter((_, i) => results[i]!.status === 200);
     expect(results.every((r, i) => r.status === 200 || amounts[i] === "-9.00")).toBe(true);
@@ -347,9 +416,18 @@ describe("gift cards: transactions", () => {
     const order = await seedOrder(event.id, null);
     const card = await createCard(org, { value: "20.00" });
     // order processing (another area) writes such rows; here one is written directly
-    await db().insert(giftCardTransactions).values({ cardId: card.id, datetime: Date.now() + 1000, value: 0, orderId: order.id, acceptorId: org.id });
+    await db()
+      .insert(giftCardTransactions)
+      .values({ cardId: card.id, datetime: Date.now() + 1000, value: 0, orderId: order.id, acceptorId: org.id });
     const res = await org.client.get(`${cardsOf(org)}/${card.id}/transactions/`);
-    expect(res.body.results[1]).toEqual({ id: expect.any(Number), datetime: expect.any(String), value: "0.00", event: event.slug, order: order.code, text: null });
+    expect(res.body.results[1]).toEqual({
+      id: expect.any(Number),
+      datetime: expect.any(String),
+      value: "0.00",
+      event: event.slug,
+      order: order.code,
+      text: null,
+    });
   });
 
   it("answers 404 for unknown cards", async () => {
@@ -369,7 +447,9 @@ describe("gift cards: acceptance across organizers", () => {
     expect((await acceptorList("?include_accepted=true")).body.count).toBe(0);
     expect((await acceptor.client.get(`${cardsOf(acceptor)}/${card.id}/?include_accepted=true`)).status).toBe(404);
 
-    const invite = await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`, { acceptor: acceptor.slug });
+    const invite = await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`, {
+      acceptor: acceptor.slug,
+    });
     expect(invite.status).toBe(201);
     expect(invite.body).toEqual({ acceptor: acceptor.slug, active: false });
     expect((await issuer.client.get(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`)).body).toEqual({
@@ -384,7 +464,9 @@ describe("gift cards: acceptance across organizers", () => {
     // an invitation alone does not make the cards accepted
     expect((await acceptorList("?include_accepted=true")).body.count).toBe(0);
 
-    const accept = await acceptor.client.post(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/${issuer.slug}/accept/`);
+    const accept = await acceptor.client.post(
+      `/api/v1/organizers/${acceptor.slug}/giftcard_issuers/${issuer.slug}/accept/`,
+    );
     expect(accept.status).toBe(200);
     expect(accept.body).toEqual({ issuer: issuer.slug, active: true });
     expect((await issuer.client.get(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`)).body.results).toEqual([
@@ -393,12 +475,17 @@ describe("gift cards: acceptance across organizers", () => {
 
     const own = await createCard(acceptor);
     expect((await acceptorList()).body.results).toEqual([own]);
-    expect((await acceptorList("?include_accepted=true")).body.results.map((c: { id: number }) => c.id)).toEqual([card.id, own.id]);
+    expect((await acceptorList("?include_accepted=true")).body.results.map((c: { id: number }) => c.id)).toEqual([
+      card.id,
+      own.id,
+    ]);
     expect((await acceptorList(`?include_accepted=true&secret=${card.secret}`)).body.results).toEqual([card]);
     expect((await acceptor.client.get(`${cardsOf(acceptor)}/${card.id}/`)).status).toBe(404);
     expect((await acceptor.client.get(`${cardsOf(acceptor)}/${card.id}/?include_accepted=true`)).body).toEqual(card);
 
-    const used = await acceptor.client.post(`${cardsOf(acceptor)}/${card.id}/transact/?include_accepted=true`, { value: "-12.50" });
+    const used = await acceptor.client.post(`${cardsOf(acceptor)}/${card.id}/transact/?include_accepted=true`, {
+      value: "-12.50",
+    });
     expect(used.status).toBe(200);
     expect(used.body.value).toBe("17.50");
     const tx = await cardTransactions(card.id);
@@ -406,17 +493,33 @@ describe("gift cards: acceptance across organizers", () => {
       [3000, issuer.id],
       [-1250, acceptor.id],
     ]);
-    expect((await acceptor.client.get(`${cardsOf(acceptor)}/${card.id}/transactions/?include_accepted=true`)).body.count).toBe(2);
-    expect((await acceptor.client.post(`${cardsOf(acceptor)}/${card.id}/transact/`, { value: "-1.00" })).status).toBe(404);
-    const edit = await acceptor.client.patch(`${cardsOf(acceptor)}/${card.id}/?include_accepted=true`, { conditions: "x" });
+    expect(
+      (await acceptor.client.get(`${cardsOf(acceptor)}/${card.id}/transactions/?include_accepted=true`)).body.count,
+    ).toBe(2);
+    expect((await acceptor.client.post(`${cardsOf(acceptor)}/${card.id}/transact/`, { value: "-1.00" })).status).toBe(
+      404,
+    );
+    const edit = await acceptor.client.patch(`${cardsOf(acceptor)}/${card.id}/?include_accepted=true`, {
+      conditions: "x",
+    });
     expect(edit.status).toBe(403);
     // the issuer's own view is unchanged by acceptance
-    expect((await issuer.client.get(`${cardsOf(issuer)}/?include_accepted=true`)).body.results.map((c: { id: number }) => c.id)).toEqual([card.id]);
+    expect(
+      (await issuer.client.get(`${cardsOf(issuer)}/?include_accepted=true`)).body.results.map(
+        (c: { id: number }) => c.id,
+      ),
+    ).toEqual([card.id]);
 
     const stop = await acceptor.client.delete(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/${issuer.slug}/`);
     expect(stop.status).toBe(204);
     expect((await acceptorList("?include_accepted=true")).body.results).toEqual([own]);
-    expect((await acceptor.client.post(`${cardsOf(acceptor)}/${card.id}/transact/?include_accepted=true`, { value: "-1.00" })).status).toBe(404);
+    expect(
+      (
+        await acceptor.client.post(`${cardsOf(acceptor)}/${card.id}/transact/?include_accepted=true`, {
+          value: "-1.00",
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it("lets the issuer withdraw an acceptance", async () => {
@@ -428,7 +531,9 @@ describe("gift cards: acceptance across organizers", () => {
     const res = await issuer.client.delete(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/${acceptor.slug}/`);
     expect(res.status).toBe(204);
     expect((await acceptor.client.get(`${cardsOf(acceptor)}/${card.id}/?include_accepted=true`)).status).toBe(404);
-    expect((await issuer.client.delete(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/${acceptor.slug}/`)).status).toBe(404);
+    expect(
+      (await issuer.client.delete(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/${acceptor.slug}/`)).status,
+    ).toBe(404);
   });
 
   it("validates invitations and answers 404 for missing connections", async () => {
@@ -436,18 +541,35 @@ describe("gift cards: acceptance across organizers", () => {
     const acceptor = await seedOrganizer();
     const url = `/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`;
     const cannot = { acceptor: ["The selected organizer does not exist or cannot be invited."] };
-    expect(await issuer.client.post(url, { acceptor: "no-such-organizer" }).then((r) => [r.status, r.body])).toEqual([400, cannot]);
-    expect(await issuer.client.post(url, { acceptor: issuer.slug }).then((r) => [r.status, r.body])).toEqual([400, cannot]);
-    expect(await issuer.client.post(url, {}).then((r) => [r.status, r.body])).toEqual([400, { acceptor: ["This field is required."] }]);
+    expect(await issuer.client.post(url, { acceptor: "no-such-organizer" }).then((r) => [r.status, r.body])).toEqual([
+      400,
+      cannot,
+    ]);
+    expect(await issuer.client.post(url, { acceptor: issuer.slug }).then((r) => [r.status, r.body])).toEqual([
+      400,
+      cannot,
+    ]);
+    expect(await issuer.client.post(url, {}).then((r) => [r.status, r.body])).toEqual([
+      400,
+      { acceptor: ["This field is required."] },
+    ]);
     expect((await issuer.client.post(url, { acceptor: acceptor.slug })).status).toBe(201);
     const again = await issuer.client.post(url, { acceptor: acceptor.slug });
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ acceptor: ["This organizer has already been invited to accept your gift cards."] });
     // the issuer cannot accept its own invitation on the acceptor's behalf, nor reach the acceptor's side
-    expect((await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcard_issuers/${acceptor.slug}/accept/`)).status).toBe(404);
-    expect((await issuer.client.post(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/${issuer.slug}/accept/`)).status).toBe(403);
-    expect((await acceptor.client.post(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/unknown-org/accept/`)).status).toBe(404);
-    expect((await acceptor.client.delete(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/unknown-org/`)).status).toBe(404);
+    expect(
+      (await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcard_issuers/${acceptor.slug}/accept/`)).status,
+    ).toBe(404);
+    expect(
+      (await issuer.client.post(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/${issuer.slug}/accept/`)).status,
+    ).toBe(403);
+    expect(
+      (await acceptor.client.post(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/unknown-org/accept/`)).status,
+    ).toBe(404);
+    expect(
+      (await acceptor.client.delete(`/api/v1/organizers/${acceptor.slug}/giftcard_issuers/unknown-org/`)).status,
+    ).toBe(404);
     const team = await seedTeam(issuer.id, { permissions: ["can_manage_gift_cards"] });
     expect((await team.client.post(url, { acceptor: acceptor.slug })).status).toBe(403);
   });

@@ -6,7 +6,8 @@ import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { env } from "cloudflare:workers";
 import { db, seedOrganizer, tokenClient } from "../harness";
 
-const teamCount = async (organizerId: number) => (await db().select().from(teams).where(eq(teams.organizerId, organizerId))).length;
+const teamCount = async (organizerId: number) =>
+  (await db().select().from(teams).where(eq(teams.organizerId, organizerId))).length;
 
 describe("idempotency keys", () => {
   it("a repeat with the same key returns the stored response without acting again", async () => {
@@ -26,7 +27,11 @@ describe("idempotency keys", () => {
     const org = await seedOrganizer();
     const key = crypto.randomUUID();
     const url = `/api/v1/organizers/${org.slug}/teams/`;
-    const denied = await tokenClient(org.token).post(`/api/v1/organizers/someone-else/teams/`, { name: "x" }, { headers: { "X-Idempotency-Key": key } });
+    const denied = await tokenClient(org.token).post(
+      `/api/v1/organizers/someone-else/teams/`,
+      { name: "x" },
+      { headers: { "X-Idempotency-Key": key } },
+    );
     expect(denied.status).toBe(403);
     const bad = await org.client.post(url, {}, { headers: { "X-Idempotency-Key": key } });
     expect(bad.status).toBe(403);
@@ -37,7 +42,11 @@ describe("idempotency keys", () => {
     const url = `/api/v1/organizers/${org.slug}/teams/`;
     const key = crypto.randomUUID();
     await org.client.post(url, { name: "A" }, { headers: { "X-Idempotency-Key": key } });
-    const withCookie = await org.client.post(url, { name: "B" }, { headers: { "X-Idempotency-Key": key, Cookie: "x=1" } });
+    const withCookie = await org.client.post(
+      url,
+      { name: "B" },
+      { headers: { "X-Idempotency-Key": key, Cookie: "x=1" } },
+    );
     expect(withCookie.status).toBe(201);
     expect(withCookie.body.name).toBe("B");
     expect(await teamCount(org.id)).toBe(3);
@@ -58,7 +67,9 @@ describe("idempotency keys", () => {
     const url = `/api/v1/organizers/${org.slug}/teams/`;
     const key = crypto.randomUUID();
     const results = await Promise.all(
-      Array.from({ length: 12 }, () => org.client.post(url, { name: "Parallel" }, { headers: { "X-Idempotency-Key": key } })),
+      Array.from({ length: 12 }, () =>
+        org.client.post(url, { name: "Parallel" }, { headers: { "X-Idempotency-Key": key } }),
+      ),
     );
     expect(await teamCount(org.id)).toBe(2);
     const created = results.filter((r) => r.status === 201);
@@ -93,12 +104,16 @@ describe("idempotency keys", () => {
     const url = `/api/v1/organizers/${org.slug}/teams/`;
     const key = crypto.randomUUID();
     await org.client.post(url, { name: "Old" }, { headers: { "X-Idempotency-Key": key } });
-    await db().update(idempotencyKeys).set({ createdAt: Date.now() - 25 * 3600 * 1000 });
+    await db()
+      .update(idempotencyKeys)
+      .set({ createdAt: Date.now() - 25 * 3600 * 1000 });
     const fresh = await org.client.post(url, { name: "Old" }, { headers: { "X-Idempotency-Key": key } });
     expect(fresh.status).toBe(201);
     expect(await teamCount(org.id)).toBe(3);
 
-    await db().update(idempotencyKeys).set({ createdAt: Date.now() - 25 * 3600 * 1000 });
+    await db()
+      .update(idempotencyKeys)
+      .set({ createdAt: Date.now() - 25 * 3600 * 1000 });
     await runHousekeeping(env, Date.now());
     expect(await db().select().from(idempotencyKeys)).toHaveLength(0);
   });

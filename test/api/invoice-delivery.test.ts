@@ -86,7 +86,15 @@ const startsWithPdf = (bytes: Uint8Array) => new TextDecoder("latin1").decode(by
 /** The environment with the Cloudflare transport and a stand-in for the send_email binding. */
 function cloudflareEnv() {
   const send = vi.fn(async (_message: unknown) => ({ messageId: "<sent@example.org>" }));
-  return { env: { ...(env as unknown as Env), MAIL_TRANSPORT: "cloudflare", MAIL_FROM: "tickets@example.org", EMAIL: { send } } as unknown as Env, send };
+  return {
+    env: {
+      ...(env as unknown as Env),
+      MAIL_TRANSPORT: "cloudflare",
+      MAIL_FROM: "tickets@example.org",
+      EMAIL: { send },
+    } as unknown as Env,
+    send,
+  };
 }
 
 describe("invoice_email_attachment", () => {
@@ -109,12 +117,18 @@ describe("invoice_email_attachment", () => {
     const [sent] = await mailsTo("with@example.org");
     expect(sent).toMatchObject({ state: "sent", messageId: "<sent@example.org>", lastError: null });
     const key = `invoices/${row!.eventId}/${row!.id}/v1.pdf`;
-    expect(sent!.attachments).toEqual([{ kind: "file", key, filename: `${inv.number}.pdf`, contentType: "application/pdf" }]);
+    expect(sent!.attachments).toEqual([
+      { kind: "file", key, filename: `${inv.number}.pdf`, contentType: "application/pdf" },
+    ]);
     expect(cf.send).toHaveBeenCalledTimes(1);
     const message = cf.send.mock.calls[0]![0] as Json;
     expect(message).toMatchObject({ to: "with@example.org", subject: `Your order: ${o.code}` });
     expect(message.attachments).toHaveLength(1);
-    expect(message.attachments[0]).toMatchObject({ disposition: "attachment", filename: `${inv.number}.pdf`, type: "application/pdf" });
+    expect(message.attachments[0]).toMatchObject({
+      disposition: "attachment",
+      filename: `${inv.number}.pdf`,
+      type: "application/pdf",
+    });
     const pdf = new Uint8Array(message.attachments[0].content as ArrayBuffer);
     expect(startsWithPdf(pdf)).toBe(true);
     expect((await pdfText(pdf)).text).toContain(inv.number);
@@ -152,7 +166,14 @@ describe("invoice_email_attachment", () => {
     await deliverMail(env as unknown as Env, db(), paid!.id);
     const [, after] = await mailsTo("payer@example.org");
     expect(after!.state).toBe("sent");
-    expect(after!.attachments).toEqual([{ kind: "file", key: expect.stringMatching(/^invoices\/\d+\/\d+\/v1\.pdf$/), filename: `${inv.number}.pdf`, contentType: "application/pdf" }]);
+    expect(after!.attachments).toEqual([
+      {
+        kind: "file",
+        key: expect.stringMatching(/^invoices\/\d+\/\d+\/v1\.pdf$/),
+        filename: `${inv.number}.pdf`,
+        contentType: "application/pdf",
+      },
+    ]);
     const file = after!.attachments![0] as { key: string };
     expect(startsWithPdf(await objectBytes(file.key))).toBe(true);
   });
@@ -177,13 +198,25 @@ describe("invoice_email_attachment", () => {
     const ev = await db().query.events.findFirst({ where: (e, { eq: q }) => q(e.slug, w.s.eventSlug) });
     const [row] = await mailInsertStatement(
       db(),
-      composeMail({ kind: "order_placed", organizerId: ev!.organizerId, eventId: ev!.id, to: "early2@example.org", subject: "Your order", text: "Hello", attachments: [{ kind: "order_invoice", order: o.code }], now: Date.now() }),
+      composeMail({
+        kind: "order_placed",
+        organizerId: ev!.organizerId,
+        eventId: ev!.id,
+        to: "early2@example.org",
+        subject: "Your order",
+        text: "Hello",
+        attachments: [{ kind: "order_invoice", order: o.code }],
+        now: Date.now(),
+      }),
     );
     await deliverMail(env as unknown as Env, db(), row!.id);
     const [inv] = await invoicesOf(w);
     expect(inv.order).toBe(o.code);
     const [mail] = await mailsTo("early2@example.org");
-    expect(mail).toMatchObject({ state: "sent", attachments: [{ kind: "file", filename: `${inv.number}.pdf`, contentType: "application/pdf" }] });
+    expect(mail).toMatchObject({
+      state: "sent",
+      attachments: [{ kind: "file", filename: `${inv.number}.pdf`, contentType: "application/pdf" }],
+    });
     expect(startsWithPdf(await objectBytes((mail!.attachments![0] as { key: string }).key))).toBe(true);
   });
 });
@@ -195,15 +228,25 @@ describe("the order page's invoices", () => {
     const other = await order(w, "other@example.org");
     expect((await w.s.client.post(`${w.s.path}/orders/${o.code}/mark_canceled/`, {})).status).toBe(200);
     const [inv, otherInv, cancellation] = await invoicesOf(w);
-    expect([inv.order, otherInv.order, cancellation.order, cancellation.refers]).toEqual([o.code, other.code, o.code, inv.number]);
-    const rows = await db().select({ id: invoices.id, number: invoices.number }).from(invoices).where(eq(invoices.orderId, (await orderRowId(w, o.code))!));
+    expect([inv.order, otherInv.order, cancellation.order, cancellation.refers]).toEqual([
+      o.code,
+      other.code,
+      o.code,
+      inv.number,
+    ]);
+    const rows = await db()
+      .select({ id: invoices.id, number: invoices.number })
+      .from(invoices)
+      .where(eq(invoices.orderId, (await orderRowId(w, o.code))!));
     const idOf = (n: string) => rows.find((r) => r.number === n)!.id;
 
     const pageRes = await getPage(o.url);
     expect(pageRes.status).toBe(200);
     expect(pageRes.text).toContain("<h2>Invoices</h2>");
     expect(pageRes.text).toContain(`<a href="${o.url}invoice/${idOf(inv.number)}">Invoice ${inv.number}</a>`);
-    expect(pageRes.text).toContain(`<a href="${o.url}invoice/${idOf(cancellation.number)}">Cancellation ${cancellation.number}</a>`);
+    expect(pageRes.text).toContain(
+      `<a href="${o.url}invoice/${idOf(cancellation.number)}">Cancellation ${cancellation.number}</a>`,
+    );
     expect(pageRes.text).not.toContain(otherInv.number);
 
     // not rendered yet: a page that reloads itself, and the rendering is queued
@@ -225,7 +268,11 @@ describe("the order page's invoices", () => {
     expect((await pdfText(bytes)).text).toContain(inv.number);
 
     // another order's invoice through this order's link, a wrong secret, an unknown invoice: not found
-    const otherRow = await db().select({ id: invoices.id }).from(invoices).where(eq(invoices.number, otherInv.number)).get();
+    const otherRow = await db()
+      .select({ id: invoices.id })
+      .from(invoices)
+      .where(eq(invoices.number, otherInv.number))
+      .get();
     expect((await getPage(`${o.url}invoice/${otherRow!.id}`)).status).toBe(404);
     const wrongSecret = o.url.replace(/\/([^/]+)\/$/, "/wrongsecret0000/");
     expect(wrongSecret).not.toBe(o.url);

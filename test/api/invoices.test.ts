@@ -168,7 +168,11 @@ describe("when invoices come to exist", () => {
   });
 
   it('invoice_generate "True": the invoice comes with the order; canceling it creates a cancellation that refers to it', async () => {
-    const w = await world({ invoice_generate: "True", invoice_numbers_prefix: "CONF-%Y-", invoice_numbers_prefix_cancellations: "STORNO-" });
+    const w = await world({
+      invoice_generate: "True",
+      invoice_numbers_prefix: "CONF-%Y-",
+      invoice_numbers_prefix_cancellations: "STORNO-",
+    });
     const o = await order(w);
     const [inv] = await list(w);
     const year = new Date().getUTCFullYear();
@@ -202,7 +206,9 @@ describe("when invoices come to exist", () => {
     const o = await order(w);
     expect(await list(w)).toHaveLength(1);
     expect((await w.s.client.post(`${w.s.path}/orders/${o.code}/mark_expired/`, {})).status).toBe(200);
-    expect((await list(w, "?is_cancellation=true")).map((i: Json) => i.refers)).toEqual([(await list(w, "?is_cancellation=false"))[0].number]);
+    expect((await list(w, "?is_cancellation=true")).map((i: Json) => i.refers)).toEqual([
+      (await list(w, "?is_cancellation=false"))[0].number,
+    ]);
   });
 
   it("the order action create_invoice: 400 while invoicing is off, 200 once, 400 when one exists", async () => {
@@ -215,7 +221,11 @@ describe("when invoices come to exist", () => {
     await w.s.client.patch(`${w.s.path}/settings/`, { invoice_generate: "admin" });
     const created = await w.s.client.post(`${w.s.path}/orders/${o.code}/create_invoice/`, {});
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ order: o.code, number: `${w.s.eventSlug.toUpperCase()}-00001`, is_cancellation: false });
+    expect(created.body).toMatchObject({
+      order: o.code,
+      number: `${w.s.eventSlug.toUpperCase()}-00001`,
+      is_cancellation: false,
+    });
     const again = await w.s.client.post(`${w.s.path}/orders/${o.code}/create_invoice/`, {});
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ detail: "An invoice for this order already exists." });
@@ -224,7 +234,11 @@ describe("when invoices come to exist", () => {
   });
 
   it("non-consecutive numbering uses the order code", async () => {
-    const w = await world({ invoice_generate: "True", invoice_numbers_consecutive: false, invoice_numbers_prefix: "R-" });
+    const w = await world({
+      invoice_generate: "True",
+      invoice_numbers_consecutive: false,
+      invoice_numbers_prefix: "R-",
+    });
     const o = await order(w);
     expect((await list(w)).map((i: Json) => i.number)).toEqual([`R-${o.code}-1`]);
   });
@@ -289,9 +303,12 @@ describe("invoice numbers under parallel payment", () => {
   it("create_invoice sent many times at once for one order: one invoice, and the next number follows without a gap", async () => {
     const w = await world({ invoice_generate: "admin", invoice_numbers_prefix: "ONE-" });
     const [a, b] = [await order(w), await order(w)];
-    const results = await Promise.all(Array.from({ length: 12 }, () => w.s.client.post(`${w.s.path}/orders/${a.code}/create_invoice/`, {})));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => w.s.client.post(`${w.s.path}/orders/${a.code}/create_invoice/`, {})),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(11).fill(400)]);
-    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ detail: "An invoice for this order already exists." });
+    for (const r of results.filter((x) => x.status === 400))
+      expect(r.body).toEqual({ detail: "An invoice for this order already exists." });
     expect((await w.s.client.post(`${w.s.path}/orders/${b.code}/create_invoice/`, {})).body.number).toBe("ONE-00002");
     expect((await list(w)).map((i: Json) => [i.number, i.order])).toEqual([
       ["ONE-00001", a.code],
@@ -302,7 +319,9 @@ describe("invoice numbers under parallel payment", () => {
   it("reissue sent many times at once: one cancellation and one new invoice, numbers without a gap", async () => {
     const w = await world({ invoice_generate: "True", invoice_numbers_prefix: "RE-" });
     const o = await order(w);
-    const results = await Promise.all(Array.from({ length: 10 }, () => w.s.client.post(`${w.s.path}/invoices/RE-00001/reissue/`, {})));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => w.s.client.post(`${w.s.path}/invoices/RE-00001/reissue/`, {})),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(400)]);
     expect((await list(w)).map((i: Json) => [i.number, i.is_cancellation, i.refers, i.order])).toEqual([
       ["RE-00001", false, null, o.code],
@@ -326,10 +345,17 @@ describe("list, detail, filters", () => {
   it("filters by is_cancellation, order, refers and locale, orders by nr (default) and date", async () => {
     const prefix = `${w.s.eventSlug.toUpperCase()}-`;
     expect((await list(w)).map((i: Json) => i.number)).toEqual([`${prefix}00001`, `${prefix}00002`, `${prefix}00003`]);
-    expect((await list(w, "?ordering=-nr")).map((i: Json) => i.number)).toEqual([`${prefix}00003`, `${prefix}00002`, `${prefix}00001`]);
+    expect((await list(w, "?ordering=-nr")).map((i: Json) => i.number)).toEqual([
+      `${prefix}00003`,
+      `${prefix}00002`,
+      `${prefix}00001`,
+    ]);
     expect((await list(w, "?ordering=date")).map((i: Json) => i.number)).toHaveLength(3);
     expect((await list(w, "?is_cancellation=true")).map((i: Json) => i.number)).toEqual([`${prefix}00003`]);
-    expect((await list(w, `?order=${a.code}`)).map((i: Json) => i.number)).toEqual([`${prefix}00001`, `${prefix}00003`]);
+    expect((await list(w, `?order=${a.code}`)).map((i: Json) => i.number)).toEqual([
+      `${prefix}00001`,
+      `${prefix}00003`,
+    ]);
     expect((await list(w, `?order=${b.code.toLowerCase()}`)).map((i: Json) => i.number)).toEqual([`${prefix}00002`]);
     expect((await list(w, `?refers=${prefix}00001`)).map((i: Json) => i.number)).toEqual([`${prefix}00003`]);
     expect(await list(w, "?locale=de")).toEqual([]);
@@ -351,7 +377,16 @@ describe("list, detail, filters", () => {
 describe("the PDF", () => {
   it("answers 409 while it is rendered on the queue, then 200 application/pdf with the invoice's text", async () => {
     const w = await world({ invoice_generate: "True" });
-    const o = await order(w, { invoice_address: { company: "王小明 GmbH", name_parts: { full_name: "Олег שרה 김민준" }, street: "شارع الملك فهد", zipcode: "1", city: "Kyiv", country: "UA" } });
+    const o = await order(w, {
+      invoice_address: {
+        company: "王小明 GmbH",
+        name_parts: { full_name: "Олег שרה 김민준" },
+        street: "شارع الملك فهد",
+        zipcode: "1",
+        city: "Kyiv",
+        country: "UA",
+      },
+    });
     const [inv] = await list(w);
     // not rendered yet: whatever the background queue did, take its file away
     await db().update(invoices).set({ file: null }).where(eq(invoices.number, inv.number));
@@ -366,7 +401,18 @@ describe("the PDF", () => {
     expect(new TextDecoder().decode(second.bytes.slice(0, 5))).toBe("%PDF-");
     const { text, pages } = await pdfText(second.bytes);
     expect(pages).toBe(1);
-    for (const s of [inv.number, o.code, "王小明 GmbH", "Олег שרה 김민준", "شارع الملك فهد", "Big Events LLC", "Ζωή Łukasz", "€119.00", "€121.38", "Thank you for your purchase:"]) {
+    for (const s of [
+      inv.number,
+      o.code,
+      "王小明 GmbH",
+      "Олег שרה 김민준",
+      "شارع الملك فهد",
+      "Big Events LLC",
+      "Ζωή Łukasz",
+      "€119.00",
+      "€121.38",
+      "Thank you for your purchase:",
+    ]) {
       expect(text, s).toContain(s);
     }
   });
@@ -379,7 +425,9 @@ describe("the PDF", () => {
     const message = { kind: "invoice-pdf" as const, invoiceId: row!.id, version: row!.version };
     await deliver([message]);
     await deliver([message]);
-    expect(await objectKeys(`invoices/${row!.eventId}/${row!.id}/`)).toEqual([`invoices/${row!.eventId}/${row!.id}/v1.pdf`]);
+    expect(await objectKeys(`invoices/${row!.eventId}/${row!.id}/`)).toEqual([
+      `invoices/${row!.eventId}/${row!.id}/v1.pdf`,
+    ]);
     await deliver([{ ...message, version: 7 }]);
     expect(await objectKeys(`invoices/${row!.eventId}/${row!.id}/`)).toHaveLength(1);
   });
@@ -436,4 +484,3 @@ describe("the sweep", () => {
     expect((await list(w)).map((i: Json) => [i.number, i.order])).toEqual([["SW-00001", row.code]]);
   });
 });
-

@@ -44,7 +44,10 @@ describe("add-ons", () => {
     });
     const list = await w.client.get(addons(item.id));
     expect(list.body).toEqual({ count: 2, next: null, previous: null, results: [created.body, second.body] });
-    expect((await w.client.get(`${addons(item.id)}?ordering=position`)).body.results).toEqual([second.body, created.body]);
+    expect((await w.client.get(`${addons(item.id)}?ordering=position`)).body.results).toEqual([
+      second.body,
+      created.body,
+    ]);
     expect((await w.client.get(addons(item.id, created.body.id))).body).toEqual(created.body);
     // the item shows its add-ons (sorted by position) without their ids
     const { id: _a, ...inlineSecond } = second.body;
@@ -77,11 +80,23 @@ describe("add-ons", () => {
     const foreign = (await w.client.post(`${other.ev}/categories/`, { name: "X" })).body;
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [{}, { addon_category: ["This field is required."] }],
-      [{ addon_category: foreign.id }, { addon_category: ["The add-on's category must belong to the same event as the item."] }],
-      [{ addon_category: 99999999 }, { addon_category: ["The add-on's category must belong to the same event as the item."] }],
-      [{ addon_category: cat.id, min_count: 2, max_count: 1 }, { non_field_errors: ["The maximum count needs to be greater than the minimum count."] }],
+      [
+        { addon_category: foreign.id },
+        { addon_category: ["The add-on's category must belong to the same event as the item."] },
+      ],
+      [
+        { addon_category: 99999999 },
+        { addon_category: ["The add-on's category must belong to the same event as the item."] },
+      ],
+      [
+        { addon_category: cat.id, min_count: 2, max_count: 1 },
+        { non_field_errors: ["The maximum count needs to be greater than the minimum count."] },
+      ],
       [{ addon_category: cat.id, min_count: -1 }, { min_count: ["Ensure this value is greater than or equal to 0."] }],
-      [{ addon_category: cat.id, max_count: 1e10 }, { max_count: ["Ensure this value is less than or equal to 2147483647."] }],
+      [
+        { addon_category: cat.id, max_count: 1e10 },
+        { max_count: ["Ensure this value is less than or equal to 2147483647."] },
+      ],
       [{ addon_category: cat.id, price_included: "no" }, { price_included: ["Must be a valid boolean."] }],
     ];
     for (const [body, errors] of cases) {
@@ -98,7 +113,9 @@ describe("add-ons", () => {
     // PATCH checks against the stored values; re-sending its own category is fine
     const bad = await w.client.patch(addons(item.id, first.body.id), { min_count: 5 });
     expect(bad.body).toEqual({ non_field_errors: ["The maximum count needs to be greater than the minimum count."] });
-    expect((await w.client.patch(addons(item.id, first.body.id), { addon_category: cat.id, max_count: 2 })).status).toBe(200);
+    expect(
+      (await w.client.patch(addons(item.id, first.body.id), { addon_category: cat.id, max_count: 2 })).status,
+    ).toBe(200);
     const cat2 = await createCategory(w);
     const second = await w.client.post(addons(item.id), { addon_category: cat2.id });
     const clash = await w.client.patch(addons(item.id, second.body.id), { addon_category: cat.id });
@@ -110,7 +127,9 @@ describe("add-ons", () => {
     const cat = await createCategory(w);
     const results = await Promise.all([1, 2].map(() => w.client.post(addons(item.id), { addon_category: cat.id })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 400]);
-    expect(results.find((r) => r.status === 400)!.body).toEqual({ addon_category: ["The item already has an add-on of this category."] });
+    expect(results.find((r) => r.status === 400)!.body).toEqual({
+      addon_category: ["The item already has an add-on of this category."],
+    });
     expect((await w.client.get(addons(item.id))).body.count).toBe(1);
   });
 
@@ -147,8 +166,19 @@ describe("bundles", () => {
       designated_price: "1.50",
     });
     const second = await w.client.post(bundles(item.id), { bundled_item: drink.id });
-    expect(second.body).toEqual({ id: second.body.id, bundled_item: drink.id, bundled_variation: null, count: 1, designated_price: "0.00" });
-    expect((await w.client.get(bundles(item.id))).body).toEqual({ count: 2, next: null, previous: null, results: [created.body, second.body] });
+    expect(second.body).toEqual({
+      id: second.body.id,
+      bundled_item: drink.id,
+      bundled_variation: null,
+      count: 1,
+      designated_price: "0.00",
+    });
+    expect((await w.client.get(bundles(item.id))).body).toEqual({
+      count: 2,
+      next: null,
+      previous: null,
+      results: [created.body, second.body],
+    });
     expect((await w.client.get(bundles(item.id, second.body.id))).body).toEqual(second.body);
     const { id: _x, ...inline } = created.body;
     expect((await w.client.get(`${w.ev}/items/${item.id}/`)).body.bundles[0]).toEqual(inline);
@@ -156,7 +186,13 @@ describe("bundles", () => {
     const patched = await w.client.patch(bundles(item.id, created.body.id), { count: 3 });
     expect(patched.body).toEqual({ ...created.body, count: 3 });
     const put = await w.client.put(bundles(item.id, created.body.id), { bundled_item: drink.id });
-    expect(put.body).toEqual({ id: created.body.id, bundled_item: drink.id, bundled_variation: null, count: 1, designated_price: "0.00" });
+    expect(put.body).toEqual({
+      id: created.body.id,
+      bundled_item: drink.id,
+      bundled_variation: null,
+      count: 1,
+      designated_price: "0.00",
+    });
     expect((await w.client.delete(bundles(item.id, created.body.id))).status).toBe(204);
     expect((await w.client.get(bundles(item.id, created.body.id))).status).toBe(404);
     expect((await w.client.get(bundles(item.id))).body.count).toBe(1);
@@ -172,13 +208,25 @@ describe("bundles", () => {
     const cases: [Record<string, unknown>, Record<string, unknown>][] = [
       [{}, { bundled_item: ["This field is required."] }],
       [{ bundled_item: foreign.id }, { bundled_item: [`Invalid pk "${foreign.id}" - object does not exist.`] }],
-      [{ bundled_item: item.id }, { non_field_errors: ["The bundled item must not be the same item as the bundling one."] }],
+      [
+        { bundled_item: item.id },
+        { non_field_errors: ["The bundled item must not be the same item as the bundling one."] },
+      ],
       [{ bundled_item: pack.id }, { non_field_errors: ["The bundled item must not have bundles on its own."] }],
       [{ bundled_item: shirt.id }, { non_field_errors: ["A variation needs to be set for this item."] }],
-      [{ bundled_item: drink.id, bundled_variation: shirt.variations[0].id }, { non_field_errors: ["The chosen variation does not belong to this item."] }],
-      [{ bundled_item: shirt.id, bundled_variation: 99999999 }, { bundled_variation: ['Invalid pk "99999999" - object does not exist.'] }],
+      [
+        { bundled_item: drink.id, bundled_variation: shirt.variations[0].id },
+        { non_field_errors: ["The chosen variation does not belong to this item."] },
+      ],
+      [
+        { bundled_item: shirt.id, bundled_variation: 99999999 },
+        { bundled_variation: ['Invalid pk "99999999" - object does not exist.'] },
+      ],
       [{ bundled_item: drink.id, count: -1 }, { count: ["Ensure this value is greater than or equal to 0."] }],
-      [{ bundled_item: drink.id, designated_price: "1.234" }, { designated_price: ["Ensure that there are no more than 2 decimal places."] }],
+      [
+        { bundled_item: drink.id, designated_price: "1.234" },
+        { designated_price: ["Ensure that there are no more than 2 decimal places."] },
+      ],
     ];
     for (const [body, errors] of cases) {
       const res = await w.client.post(bundles(item.id), body);
@@ -187,15 +235,27 @@ describe("bundles", () => {
     }
     expect((await w.client.get(bundles(item.id))).body.count).toBe(0);
     // a variation of another event's item is unknown here
-    const foreignShirt = (await w.client.post(`${other.ev}/items/`, { name: "F", default_price: "1", variations: [variation("X")] })).body;
-    const res = await w.client.post(bundles(item.id), { bundled_item: shirt.id, bundled_variation: foreignShirt.variations[0].id });
-    expect(res.body).toEqual({ bundled_variation: [`Invalid pk "${foreignShirt.variations[0].id}" - object does not exist.`] });
+    const foreignShirt = (
+      await w.client.post(`${other.ev}/items/`, { name: "F", default_price: "1", variations: [variation("X")] })
+    ).body;
+    const res = await w.client.post(bundles(item.id), {
+      bundled_item: shirt.id,
+      bundled_variation: foreignShirt.variations[0].id,
+    });
+    expect(res.body).toEqual({
+      bundled_variation: [`Invalid pk "${foreignShirt.variations[0].id}" - object does not exist.`],
+    });
     // PATCH is checked against the stored values
-    const ok = await w.client.post(bundles(item.id), { bundled_item: shirt.id, bundled_variation: shirt.variations[0].id });
+    const ok = await w.client.post(bundles(item.id), {
+      bundled_item: shirt.id,
+      bundled_variation: shirt.variations[0].id,
+    });
     expect(ok.status).toBe(201);
     const moved = await w.client.patch(bundles(item.id, ok.body.id), { bundled_item: drink.id });
     expect(moved.body).toEqual({ non_field_errors: ["The chosen variation does not belong to this item."] });
-    expect((await w.client.patch(bundles(item.id, ok.body.id), { bundled_item: drink.id, bundled_variation: null })).status).toBe(200);
+    expect(
+      (await w.client.patch(bundles(item.id, ok.body.id), { bundled_item: drink.id, bundled_variation: null })).status,
+    ).toBe(200);
   });
 
   it("keeps bundles of one item apart from others", async () => {
@@ -216,7 +276,10 @@ describe("add-on and bundle permissions", () => {
     const item = await createItem(w, { addons: [{ addon_category: cat.id }], bundles: [{ bundled_item: drink.id }] });
     const addon = (await w.client.get(addons(item.id))).body.results[0];
     const bundle = (await w.client.get(bundles(item.id))).body.results[0];
-    for (const client of [(await seedDevice(w.id)).client, (await seedTeam(w.id, { permissions: ["can_change_event_settings"] })).client]) {
+    for (const client of [
+      (await seedDevice(w.id)).client,
+      (await seedTeam(w.id, { permissions: ["can_change_event_settings"] })).client,
+    ]) {
       expect((await client.get(addons(item.id))).status).toBe(200);
       expect((await client.get(addons(item.id, addon.id))).body).toEqual(addon);
       expect((await client.get(bundles(item.id))).status).toBe(200);

@@ -22,15 +22,23 @@ const url = (itemId: number, id?: number) => `${w.ev}/items/${itemId}/variations
 describe("variation list and detail", () => {
   it("lists the item's variations with the active filter, ordered by id by default", async () => {
     const item = await createItem(w, {
-      variations: [variation("B", { position: 2 }), variation("A", { position: 1, active: false }), variation("C", { position: 0 })],
+      variations: [
+        variation("B", { position: 2 }),
+        variation("A", { position: 1, active: false }),
+        variation("C", { position: 0 }),
+      ],
     });
     const [b, a, c] = item.variations.sort((x: { id: number }, y: { id: number }) => x.id - y.id);
     const all = await w.client.get(url(item.id));
     expect(all.status).toBe(200);
     expect(all.body.count).toBe(3);
     expect(all.body.results.map((v: { id: number }) => v.id)).toEqual([b.id, a.id, c.id]);
-    expect((await w.client.get(`${url(item.id)}?ordering=position`)).body.results.map((v: { id: number }) => v.id)).toEqual([c.id, a.id, b.id]);
-    expect((await w.client.get(`${url(item.id)}?active=false`)).body.results.map((v: { id: number }) => v.id)).toEqual([a.id]);
+    expect(
+      (await w.client.get(`${url(item.id)}?ordering=position`)).body.results.map((v: { id: number }) => v.id),
+    ).toEqual([c.id, a.id, b.id]);
+    expect((await w.client.get(`${url(item.id)}?active=false`)).body.results.map((v: { id: number }) => v.id)).toEqual([
+      a.id,
+    ]);
     expect((await w.client.get(`${url(item.id)}?active=true`)).body.count).toBe(2);
     expect((await w.client.get(`${url(item.id)}?active=perhaps`)).status).toBe(400);
     // the list shows the same objects as the item and the detail
@@ -100,13 +108,22 @@ describe("variation creation", () => {
     const missing = await w.client.post(url(item.id), { default_price: "1" });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ value: ["This field is required."] });
-    const bad = await w.client.post(url(item.id), { value: "X", default_price: "1.001", position: -1, available_from: "x" });
+    const bad = await w.client.post(url(item.id), {
+      value: "X",
+      default_price: "1.001",
+      position: -1,
+      available_from: "x",
+    });
     expect(bad.body).toEqual({
       default_price: ["Ensure that there are no more than 2 decimal places."],
       position: ["Ensure this value is greater than or equal to 0."],
       available_from: [expect.stringContaining("Datetime has wrong format")],
     });
-    const order = await w.client.post(url(item.id), { value: "X", available_from: "2026-05-01T00:00:00Z", available_until: "2026-04-01T00:00:00Z" });
+    const order = await w.client.post(url(item.id), {
+      value: "X",
+      available_from: "2026-05-01T00:00:00Z",
+      available_until: "2026-04-01T00:00:00Z",
+    });
     expect(order.body).toEqual({ non_field_errors: ["The variation's availability cannot end before it starts."] });
     expect((await w.client.get(url(item.id))).body.count).toBe(1);
   });
@@ -118,7 +135,11 @@ describe("variation creation", () => {
     const bad = await w.client.post(url(item.id), { value: "X", require_membership_types: [foreign.id] });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ require_membership_types: [`Invalid pk "${foreign.id}" - object does not exist.`] });
-    const ok = await w.client.post(url(item.id), { value: "X", require_membership: true, require_membership_types: [own.id] });
+    const ok = await w.client.post(url(item.id), {
+      value: "X",
+      require_membership: true,
+      require_membership_types: [own.id],
+    });
     expect(ok.body.require_membership_types).toEqual([own.id]);
   });
 
@@ -136,10 +157,16 @@ describe("variation creation", () => {
     const ev = await otherEvent(w);
     await setItemMetaProperties(ev.event.id, { color: "black", size: "M", fabric: "" });
     const local = { ...w, ev: ev.ev, event: ev.event };
-    const item = await createItem(local, { meta_data: { color: "red" }, variations: [variation("A", { meta_data: { size: "XL" } })] });
+    const item = await createItem(local, {
+      meta_data: { color: "red" },
+      variations: [variation("A", { meta_data: { size: "XL" } })],
+    });
     expect(item.meta_data).toEqual({ color: "red", fabric: "", size: "M" });
     expect(item.variations[0].meta_data).toEqual({ color: "red", fabric: "", size: "XL" });
-    const bad = await w.client.post(`${ev.ev}/items/${item.id}/variations/`, { value: "B", meta_data: { weight: "1" } });
+    const bad = await w.client.post(`${ev.ev}/items/${item.id}/variations/`, {
+      value: "B",
+      meta_data: { weight: "1" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ meta_data: ["Item meta data property 'weight' does not exist."] });
   });
@@ -147,7 +174,10 @@ describe("variation creation", () => {
 
 describe("variation update", () => {
   it("PATCH changes sent fields; id and price are read-only and ignored", async () => {
-    const item = await createItem(w, { default_price: "20", variations: [variation("A", { default_price: "15", position: 3 })] });
+    const item = await createItem(w, {
+      default_price: "20",
+      variations: [variation("A", { default_price: "15", position: 3 })],
+    });
     const v = item.variations[0];
     const res = await w.client.patch(url(item.id, v.id), { id: 777777, price: "1.00", active: false, position: 1 });
     expect(res.status).toBe(200);
@@ -159,7 +189,14 @@ describe("variation update", () => {
   it("PUT requires value and resets omitted fields", async () => {
     const pass = await createMembershipType(w);
     const item = await createItem(w, {
-      variations: [variation("A", { default_price: "15", position: 3, require_membership_types: [pass.id], checkin_attention: true })],
+      variations: [
+        variation("A", {
+          default_price: "15",
+          position: 3,
+          require_membership_types: [pass.id],
+          checkin_attention: true,
+        }),
+      ],
     });
     const v = item.variations[0];
     const missing = await w.client.put(url(item.id, v.id), { active: false });
@@ -181,8 +218,12 @@ describe("variation update", () => {
     const [p1, p2] = [await createMembershipType(w), await createMembershipType(w)];
     const item = await createItem(w, { variations: [variation("A", { require_membership_types: [p1.id] })] });
     const v = item.variations[0];
-    expect((await w.client.patch(url(item.id, v.id), { active: false })).body.require_membership_types).toEqual([p1.id]);
-    expect((await w.client.patch(url(item.id, v.id), { require_membership_types: [p2.id] })).body.require_membership_types).toEqual([p2.id]);
+    expect((await w.client.patch(url(item.id, v.id), { active: false })).body.require_membership_types).toEqual([
+      p1.id,
+    ]);
+    expect(
+      (await w.client.patch(url(item.id, v.id), { require_membership_types: [p2.id] })).body.require_membership_types,
+    ).toEqual([p2.id]);
   });
 });
 
@@ -192,7 +233,9 @@ describe("variation deletion", () => {
     const res = await w.client.delete(url(item.id, item.variations[0].id));
     expect(res.status).toBe(204);
     expect((await w.client.get(url(item.id, item.variations[0].id))).status).toBe(404);
-    expect((await w.client.get(`${w.ev}/items/${item.id}/`)).body.variations.map((v: { id: number }) => v.id)).toEqual([item.variations[1].id]);
+    expect((await w.client.get(`${w.ev}/items/${item.id}/`)).body.variations.map((v: { id: number }) => v.id)).toEqual([
+      item.variations[1].id,
+    ]);
   });
 
   it("refuses to delete the last variation (403)", async () => {
@@ -228,7 +271,10 @@ describe("variation permissions", () => {
   it("devices and teams without can_change_items read but do not write", async () => {
     const item = await createItem(w, { variations: [variation("A"), variation("B")] });
     const v = item.variations[0];
-    for (const client of [(await seedDevice(w.id)).client, (await seedTeam(w.id, { permissions: ["can_view_orders"] })).client]) {
+    for (const client of [
+      (await seedDevice(w.id)).client,
+      (await seedTeam(w.id, { permissions: ["can_view_orders"] })).client,
+    ]) {
       expect((await client.get(url(item.id))).status).toBe(200);
       expect((await client.get(url(item.id, v.id))).status).toBe(200);
       expect((await client.post(url(item.id), { value: "X" })).status).toBe(403);

@@ -231,8 +231,19 @@ describe("item creation", () => {
           available_until: null,
         }),
       ],
-      addons: [{ addon_category: addonCat.id, min_count: 1, max_count: 3, position: 2, price_included: true, multi_allowed: true }],
-      bundles: [{ bundled_item: shirt.id, bundled_variation: shirt.variations[1].id, count: 2, designated_price: "5.50" }],
+      addons: [
+        {
+          addon_category: addonCat.id,
+          min_count: 1,
+          max_count: 3,
+          position: 2,
+          price_included: true,
+          multi_allowed: true,
+        },
+      ],
+      bundles: [
+        { bundled_item: shirt.id, bundled_variation: shirt.variations[1].id, count: 2, designated_price: "5.50" },
+      ],
     });
     expect(res.status, res.text).toBe(201);
     expect(res.body.has_variations).toBe(true);
@@ -278,7 +289,14 @@ describe("item creation", () => {
       meta_data: {},
     });
     expect(res.body.addons).toEqual([
-      { addon_category: addonCat.id, min_count: 1, max_count: 3, position: 2, price_included: true, multi_allowed: true },
+      {
+        addon_category: addonCat.id,
+        min_count: 1,
+        max_count: 3,
+        position: 2,
+        price_included: true,
+        multi_allowed: true,
+      },
     ]);
     expect(res.body.bundles).toEqual([
       { bundled_item: shirt.id, bundled_variation: shirt.variations[1].id, count: 2, designated_price: "5.50" },
@@ -293,11 +311,23 @@ describe("item creation", () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ variations: ["An item with variations needs at least one variation."] });
     }
-    const contradicting = await w.client.post(`${w.ev}/items/`, { name: "T", default_price: "1", has_variations: false, variations: [variation("A")] });
+    const contradicting = await w.client.post(`${w.ev}/items/`, {
+      name: "T",
+      default_price: "1",
+      has_variations: false,
+      variations: [variation("A")],
+    });
     expect(contradicting.status).toBe(400);
-    expect(contradicting.body).toEqual({ has_variations: ["An item created without variations cannot have variations."] });
+    expect(contradicting.body).toEqual({
+      has_variations: ["An item created without variations cannot have variations."],
+    });
     expect(await itemCount(w.event.id)).toBe(before);
-    const without = await w.client.post(`${w.ev}/items/`, { name: "T", default_price: "1", has_variations: false, variations: [] });
+    const without = await w.client.post(`${w.ev}/items/`, {
+      name: "T",
+      default_price: "1",
+      has_variations: false,
+      variations: [],
+    });
     expect(without.status).toBe(201);
     expect(without.body.has_variations).toBe(false);
   });
@@ -319,20 +349,27 @@ describe("item creation", () => {
 });
 
 describe("item validation", () => {
-  const post = (body: Record<string, unknown>) => w.client.post(`${w.ev}/items/`, { name: "T", default_price: "10.00", ...body });
+  const post = (body: Record<string, unknown>) =>
+    w.client.post(`${w.ev}/items/`, { name: "T", default_price: "10.00", ...body });
 
   it("requires name and default_price", async () => {
     const res = await w.client.post(`${w.ev}/items/`, {});
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ name: ["This field is required."], default_price: ["This field is required."] });
     const nulls = await w.client.post(`${w.ev}/items/`, { name: { en: "  " }, default_price: null });
-    expect(nulls.body).toEqual({ name: ["This field may not be blank."], default_price: ["This field may not be null."] });
+    expect(nulls.body).toEqual({
+      name: ["This field may not be blank."],
+      default_price: ["This field may not be null."],
+    });
   });
 
   it.each([
     [{ default_price: "12.345" }, { default_price: ["Ensure that there are no more than 2 decimal places."] }],
     [{ default_price: "-1.00" }, { default_price: ["Ensure this value is greater than or equal to 0.00."] }],
-    [{ default_price: "100000000000.00" }, { default_price: ["Ensure this value is less than or equal to 99999999999.99."] }],
+    [
+      { default_price: "100000000000.00" },
+      { default_price: ["Ensure this value is less than or equal to 99999999999.99."] },
+    ],
     [{ default_price: "abc" }, { default_price: ["A valid number is required."] }],
     [{ original_price: "x" }, { original_price: ["A valid number is required."] }],
     [{ active: "yes" }, { active: ["Must be a valid boolean."] }],
@@ -341,9 +378,18 @@ describe("item validation", () => {
     [{ min_per_order: -1 }, { min_per_order: ["Ensure this value is greater than or equal to 0."] }],
     [{ available_from: "tomorrow" }, { available_from: [expect.stringContaining("Datetime has wrong format")] }],
     [{ validity_mode: "forever" }, { validity_mode: ['"forever" is not a valid choice.'] }],
-    [{ validity_dynamic_duration_days: -2 }, { validity_dynamic_duration_days: ["Ensure this value is greater than or equal to 0."] }],
-    [{ validity_dynamic_start_choice_day_limit: true }, { validity_dynamic_start_choice_day_limit: ["A valid integer is required."] }],
-    [{ grant_membership_duration_days: -1 }, { grant_membership_duration_days: ["Ensure this value is greater than or equal to 0."] }],
+    [
+      { validity_dynamic_duration_days: -2 },
+      { validity_dynamic_duration_days: ["Ensure this value is greater than or equal to 0."] },
+    ],
+    [
+      { validity_dynamic_start_choice_day_limit: true },
+      { validity_dynamic_start_choice_day_limit: ["A valid integer is required."] },
+    ],
+    [
+      { grant_membership_duration_days: -1 },
+      { grant_membership_duration_days: ["Ensure this value is greater than or equal to 0."] },
+    ],
     [{ sales_channels: "web" }, { sales_channels: ['Expected a list of items but got type "str".'] }],
     [{ sales_channels: ["we b"] }, { sales_channels: { 0: ["Enter a valid sales channel identifier."] } }],
     [{ meta_data: ["a"] }, { meta_data: ['Expected a dictionary of items but got type "list".'] }],
@@ -351,8 +397,14 @@ describe("item validation", () => {
     [{ category: 99999999 }, { category: ['Invalid pk "99999999" - object does not exist.'] }],
     [{ tax_rule: 99999999 }, { tax_rule: ['Invalid pk "99999999" - object does not exist.'] }],
     [{ hidden_if_available: 99999999 }, { hidden_if_available: ['Invalid pk "99999999" - object does not exist.'] }],
-    [{ grant_membership_type: 99999999 }, { grant_membership_type: ['Invalid pk "99999999" - object does not exist.'] }],
-    [{ require_membership_types: [99999999] }, { require_membership_types: ['Invalid pk "99999999" - object does not exist.'] }],
+    [
+      { grant_membership_type: 99999999 },
+      { grant_membership_type: ['Invalid pk "99999999" - object does not exist.'] },
+    ],
+    [
+      { require_membership_types: [99999999] },
+      { require_membership_types: ['Invalid pk "99999999" - object does not exist.'] },
+    ],
     [{ picture: "http://elsewhere/x.png" }, { picture: ["Expected a file ID from the upload endpoint (file:<id>)."] }],
     [{ picture: "file:00000000-0000-4000-8000-000000000000" }, { picture: ["The submitted file ID was not found."] }],
   ])("rejects %j", async (body, errors) => {
@@ -364,14 +416,27 @@ describe("item validation", () => {
   });
 
   it.each([
-    [{ min_per_order: 5, max_per_order: 2 }, "The maximum number per order can not be lower than the minimum number per order."],
-    [{ available_from: "2026-02-01T00:00:00Z", available_until: "2026-01-01T00:00:00Z" }, "The item's availability cannot end before it starts."],
     [
-      { validity_mode: "fixed", validity_fixed_from: "2026-02-01T00:00:00Z", validity_fixed_until: "2026-01-01T00:00:00Z" },
+      { min_per_order: 5, max_per_order: 2 },
+      "The maximum number per order can not be lower than the minimum number per order.",
+    ],
+    [
+      { available_from: "2026-02-01T00:00:00Z", available_until: "2026-01-01T00:00:00Z" },
+      "The item's availability cannot end before it starts.",
+    ],
+    [
+      {
+        validity_mode: "fixed",
+        validity_fixed_from: "2026-02-01T00:00:00Z",
+        validity_fixed_until: "2026-01-01T00:00:00Z",
+      },
       "The validity of the item's tickets cannot end before it starts.",
     ],
     [{ personalized: true, admission: false }, "Only admission products can currently be personalized."],
-    [{ issue_giftcard: true, admission: true }, "Gift card products should not be admission products at the same time."],
+    [
+      { issue_giftcard: true, admission: true },
+      "Gift card products should not be admission products at the same time.",
+    ],
   ])("rejects the combination %j", async (body, message) => {
     const res = await post(body);
     expect(res.status).toBe(400);
@@ -395,7 +460,11 @@ describe("item validation", () => {
     const foreignCat = await w.client.post(`${other.ev}/categories/`, { name: "Elsewhere" });
     const foreignTax = await seedTaxRule(other.event.id, 1000);
     const foreignQuota = await seedQuota(other.event.id);
-    const res = await post({ category: foreignCat.body.id, tax_rule: foreignTax.id, hidden_if_available: foreignQuota.id });
+    const res = await post({
+      category: foreignCat.body.id,
+      tax_rule: foreignTax.id,
+      hidden_if_available: foreignQuota.id,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       category: [`Invalid pk "${foreignCat.body.id}" - object does not exist.`],
@@ -408,14 +477,19 @@ describe("item validation", () => {
     const foreign = await seedOrganizer();
     const foreignType = await createMembershipType(foreign);
     const own = await createMembershipType(w);
-    const res = await post({ require_membership_types: [own.id, foreignType.id], grant_membership_type: foreignType.id });
+    const res = await post({
+      require_membership_types: [own.id, foreignType.id],
+      grant_membership_type: foreignType.id,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       grant_membership_type: [`Invalid pk "${foreignType.id}" - object does not exist.`],
       require_membership_types: [`Invalid pk "${foreignType.id}" - object does not exist.`],
     });
     const variationRes = await post({ variations: [variation("A", { require_membership_types: [foreignType.id] })] });
-    expect(variationRes.body).toEqual({ variations: [{ require_membership_types: [`Invalid pk "${foreignType.id}" - object does not exist.`] }] });
+    expect(variationRes.body).toEqual({
+      variations: [{ require_membership_types: [`Invalid pk "${foreignType.id}" - object does not exist.`] }],
+    });
   });
 
   it("accepts only meta data keys the event defines; unset keys show their defaults", async () => {
@@ -424,7 +498,11 @@ describe("item validation", () => {
     const bad = await w.client.post(`${ev.ev}/items/`, { name: "T", default_price: "1", meta_data: { floor: "2" } });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ meta_data: ["Item meta data property 'floor' does not exist."] });
-    const ok = await w.client.post(`${ev.ev}/items/`, { name: "T", default_price: "1", meta_data: { level: "expert" } });
+    const ok = await w.client.post(`${ev.ev}/items/`, {
+      name: "T",
+      default_price: "1",
+      meta_data: { level: "expert" },
+    });
     expect(ok.body.meta_data).toEqual({ level: "expert", room: "Hall A" });
     expect(Object.keys(ok.body.meta_data)).toEqual(["level", "room"]);
     // PATCH replaces the set values; keys left out fall back to their defaults
@@ -437,14 +515,25 @@ describe("item validation", () => {
     const res = await post({ variations: [variation("OK"), { value: "" }, { default_price: "x" }] });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      variations: [{}, { value: ["This field may not be blank."] }, { value: ["This field is required."], default_price: ["A valid number is required."] }],
+      variations: [
+        {},
+        { value: ["This field may not be blank."] },
+        { value: ["This field is required."], default_price: ["A valid number is required."] },
+      ],
     });
     const ev = await otherEvent(w);
     await setItemMetaProperties(ev.event.id, { room: "A" });
     const meta = await w.client.post(`${ev.ev}/items/`, {
       name: "T",
       default_price: "1",
-      variations: [variation("A"), variation("B", { meta_data: { nope: "1" }, available_from: "2026-02-01T00:00:00Z", available_until: "2026-01-01T00:00:00Z" })],
+      variations: [
+        variation("A"),
+        variation("B", {
+          meta_data: { nope: "1" },
+          available_from: "2026-02-01T00:00:00Z",
+          available_until: "2026-01-01T00:00:00Z",
+        }),
+      ],
     });
     expect(meta.body).toEqual({
       variations: [
@@ -481,7 +570,12 @@ describe("item validation", () => {
     });
     const counts = await post({ addons: [{ addon_category: cat.id, min_count: -1, max_count: "2" }] });
     expect(counts.body).toEqual({
-      addons: [{ min_count: ["Ensure this value is greater than or equal to 0."], max_count: ["A valid integer is required."] }],
+      addons: [
+        {
+          min_count: ["Ensure this value is greater than or equal to 0."],
+          max_count: ["A valid integer is required."],
+        },
+      ],
     });
   });
 
@@ -509,7 +603,10 @@ describe("item validation", () => {
         {},
         {},
         {},
-        { count: ["Ensure this value is greater than or equal to 0."], designated_price: ["Ensure this value is greater than or equal to 0.00."] },
+        {
+          count: ["Ensure this value is greater than or equal to 0."],
+          designated_price: ["Ensure this value is greater than or equal to 0.00."],
+        },
       ],
     });
     const dbErrors = await post({
@@ -641,12 +738,23 @@ describe("item update", () => {
 
   it("rule 2: nested lists are refused on PATCH and PUT, even empty ones, and nothing changes", async () => {
     const item = await createItem(w, { variations: [variation("A")] });
-    for (const nested of [{ variations: [] }, { addons: [] }, { bundles: [{ bundled_item: 1 }] }, { variations: null }]) {
+    for (const nested of [
+      { variations: [] },
+      { addons: [] },
+      { bundles: [{ bundled_item: 1 }] },
+      { variations: null },
+    ]) {
       for (const method of ["patch", "put"] as const) {
-        const res = await w.client[method](`${w.ev}/items/${item.id}/`, { name: "Changed", default_price: "99", ...nested });
+        const res = await w.client[method](`${w.ev}/items/${item.id}/`, {
+          name: "Changed",
+          default_price: "99",
+          ...nested,
+        });
         expect(res.status).toBe(400);
         expect(res.body).toEqual({
-          non_field_errors: ["Updating add-ons, bundles, or variations via PATCH/PUT is not supported. Please use the dedicated nested endpoint."],
+          non_field_errors: [
+            "Updating add-ons, bundles, or variations via PATCH/PUT is not supported. Please use the dedicated nested endpoint.",
+          ],
         });
       }
     }
@@ -664,7 +772,11 @@ describe("item update", () => {
     const a = await w.client.patch(`${w.ev}/items/${withVariations.id}/`, { has_variations: false });
     expect(a.status).toBe(400);
     expect(a.body).toEqual(message);
-    const b = await w.client.put(`${w.ev}/items/${without.id}/`, { name: "x", default_price: "1", has_variations: true });
+    const b = await w.client.put(`${w.ev}/items/${without.id}/`, {
+      name: "x",
+      default_price: "1",
+      has_variations: true,
+    });
     expect(b.body).toEqual(message);
     const same = await w.client.patch(`${w.ev}/items/${withVariations.id}/`, { has_variations: true, position: 9 });
     expect(same.status).toBe(200);
@@ -689,7 +801,9 @@ describe("item update", () => {
     const item = await createItem(w, { min_per_order: 3 });
     const res = await w.client.patch(`${w.ev}/items/${item.id}/`, { max_per_order: 2 });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ non_field_errors: ["The maximum number per order can not be lower than the minimum number per order."] });
+    expect(res.body).toEqual({
+      non_field_errors: ["The maximum number per order can not be lower than the minimum number per order."],
+    });
   });
 
   it("replaces require_membership_types when sent and keeps them otherwise", async () => {
@@ -705,7 +819,10 @@ describe("item update", () => {
   });
 
   it("changing the default price changes the effective price of variations without their own", async () => {
-    const item = await createItem(w, { default_price: "10", variations: [variation("A"), variation("B", { default_price: "5" })] });
+    const item = await createItem(w, {
+      default_price: "10",
+      variations: [variation("A"), variation("B", { default_price: "5" })],
+    });
     const res = await w.client.patch(`${w.ev}/items/${item.id}/`, { default_price: "12.00" });
     expect(res.body.variations.map((v: { price: string }) => v.price)).toEqual(["12.00", "5.00"]);
   });
@@ -715,12 +832,18 @@ describe("item picture", () => {
   it("takes an uploaded image through file:<id> and returns its URL", async () => {
     const file = await upload(w.client, "image/png", "logo.png");
     const item = await createItem(w, { picture: file });
-    expect(item.picture).toMatch(new RegExp(`^http://ticketing\\.test/media/events/${w.event.id}/items/.+/logo\\.png$`));
+    expect(item.picture).toMatch(
+      new RegExp(`^http://ticketing\\.test/media/events/${w.event.id}/items/.+/logo\\.png$`),
+    );
     const media = await w.client.get(item.picture);
     expect(media.status).toBe(200);
     expect(media.headers.get("content-type")).toBe("image/png");
     // the returned URL sent back unchanged keeps the picture
-    const put = await w.client.put(`${w.ev}/items/${item.id}/`, { name: "x", default_price: "1", picture: item.picture });
+    const put = await w.client.put(`${w.ev}/items/${item.id}/`, {
+      name: "x",
+      default_price: "1",
+      picture: item.picture,
+    });
     expect(put.status).toBe(200);
     expect(put.body.picture).toBe(item.picture);
     // PATCH without picture keeps it, null removes it
@@ -732,7 +855,9 @@ describe("item picture", () => {
     const pdf = await upload(w.client, "application/pdf", "doc.pdf", PNG);
     const res = await w.client.post(`${w.ev}/items/`, { name: "x", default_price: "1", picture: pdf });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ picture: ['Files of type "application/pdf" are not accepted here (image/png, image/jpeg, image/gif).'] });
+    expect(res.body).toEqual({
+      picture: ['Files of type "application/pdf" are not accepted here (image/png, image/jpeg, image/gif).'],
+    });
     const stranger = await seedTeam(w.id, { permissions: ["can_change_items"] });
     const theirs = await upload(stranger.client, "image/png", "a.png");
     const mine = await w.client.post(`${w.ev}/items/`, { name: "x", default_price: "1", picture: theirs });
@@ -750,7 +875,9 @@ describe("item deletion", () => {
       bundles: [{ bundled_item: plain.id }],
     });
     const inner = await createItem(w, { variations: [variation("A")] });
-    const pack = await createItem(w, { bundles: [{ bundled_item: inner.id, bundled_variation: inner.variations[0].id }] });
+    const pack = await createItem(w, {
+      bundles: [{ bundled_item: inner.id, bundled_variation: inner.variations[0].id }],
+    });
     const res = await w.client.delete(`${w.ev}/items/${item.id}/`);
     expect(res.status).toBe(204);
     expect((await w.client.get(`${w.ev}/items/${item.id}/`)).status).toBe(404);
@@ -821,7 +948,11 @@ describe("item permissions and tenancy", () => {
     const otherList = await w.client.get(`${other.ev}/items/`);
     expect(otherList.body.results.map((r: { id: number }) => r.id)).not.toContain(item.id);
     // bundling an item of another event is refused
-    const res = await w.client.post(`${other.ev}/items/`, { name: "x", default_price: "1", bundles: [{ bundled_item: item.id }] });
+    const res = await w.client.post(`${other.ev}/items/`, {
+      name: "x",
+      default_price: "1",
+      bundles: [{ bundled_item: item.id }],
+    });
     expect(res.status).toBe(400);
     const foreign = await seedOrganizer();
     expect((await foreign.client.get(`${w.ev}/items/${item.id}/`)).status).toBe(403);
@@ -861,30 +992,54 @@ describe("item list conditional fetching", () => {
     const writes: [string, () => Promise<{ status: number; text: string }>][] = [
       ["create item", () => w.client.post(`${ev.ev}/items/`, { name: "T", default_price: "1" })],
       ["patch item", () => w.client.patch(`${ev.ev}/items/${item.id}/`, { position: 3 })],
-      ["put item", () => w.client.put(`${ev.ev}/items/${plain.id}/`, { name: "P", default_price: "2", category: cat2.id })],
-      ["create variation", async () => {
-        const res = await w.client.post(`${ev.ev}/items/${item.id}/variations/`, { value: "C" });
-        state.variation = res.body.id;
-        return res;
-      }],
-      ["patch variation", () => w.client.patch(`${ev.ev}/items/${item.id}/variations/${state.variation}/`, { active: false })],
-      ["put variation", () => w.client.put(`${ev.ev}/items/${item.id}/variations/${state.variation}/`, { value: "C2" })],
+      [
+        "put item",
+        () => w.client.put(`${ev.ev}/items/${plain.id}/`, { name: "P", default_price: "2", category: cat2.id }),
+      ],
+      [
+        "create variation",
+        async () => {
+          const res = await w.client.post(`${ev.ev}/items/${item.id}/variations/`, { value: "C" });
+          state.variation = res.body.id;
+          return res;
+        },
+      ],
+      [
+        "patch variation",
+        () => w.client.patch(`${ev.ev}/items/${item.id}/variations/${state.variation}/`, { active: false }),
+      ],
+      [
+        "put variation",
+        () => w.client.put(`${ev.ev}/items/${item.id}/variations/${state.variation}/`, { value: "C2" }),
+      ],
       ["delete variation", () => w.client.delete(`${ev.ev}/items/${item.id}/variations/${state.variation}/`)],
-      ["create add-on", async () => {
-        const res = await w.client.post(`${ev.ev}/items/${item.id}/addons/`, { addon_category: cat.id });
-        state.addon = res.body.id;
-        return res;
-      }],
+      [
+        "create add-on",
+        async () => {
+          const res = await w.client.post(`${ev.ev}/items/${item.id}/addons/`, { addon_category: cat.id });
+          state.addon = res.body.id;
+          return res;
+        },
+      ],
       ["patch add-on", () => w.client.patch(`${ev.ev}/items/${item.id}/addons/${state.addon}/`, { max_count: 4 })],
-      ["put add-on", () => w.client.put(`${ev.ev}/items/${item.id}/addons/${state.addon}/`, { addon_category: cat.id })],
+      [
+        "put add-on",
+        () => w.client.put(`${ev.ev}/items/${item.id}/addons/${state.addon}/`, { addon_category: cat.id }),
+      ],
       ["delete add-on", () => w.client.delete(`${ev.ev}/items/${item.id}/addons/${state.addon}/`)],
-      ["create bundle", async () => {
-        const res = await w.client.post(`${ev.ev}/items/${item.id}/bundles/`, { bundled_item: plain.id });
-        state.bundle = res.body.id;
-        return res;
-      }],
+      [
+        "create bundle",
+        async () => {
+          const res = await w.client.post(`${ev.ev}/items/${item.id}/bundles/`, { bundled_item: plain.id });
+          state.bundle = res.body.id;
+          return res;
+        },
+      ],
       ["patch bundle", () => w.client.patch(`${ev.ev}/items/${item.id}/bundles/${state.bundle}/`, { count: 2 })],
-      ["put bundle", () => w.client.put(`${ev.ev}/items/${item.id}/bundles/${state.bundle}/`, { bundled_item: plain.id })],
+      [
+        "put bundle",
+        () => w.client.put(`${ev.ev}/items/${item.id}/bundles/${state.bundle}/`, { bundled_item: plain.id }),
+      ],
       ["delete bundle", () => w.client.delete(`${ev.ev}/items/${item.id}/bundles/${state.bundle}/`)],
       ["delete category", () => w.client.delete(`${ev.ev}/categories/${cat2.id}/`)],
       ["delete item", () => w.client.delete(`${ev.ev}/items/${plain.id}/`)],
@@ -952,7 +1107,14 @@ describe("item response schemas", () => {
       validity_dynamic_duration_months: 1,
       validity_dynamic_start_choice_day_limit: 3,
       meta_data: { color: "red" },
-      variations: [variation("A", { default_price: "3.00", original_price: "4.00", description: { en: "x" }, available_from: "2026-01-01T00:00:00Z" })],
+      variations: [
+        variation("A", {
+          default_price: "3.00",
+          original_price: "4.00",
+          description: { en: "x" },
+          available_from: "2026-01-01T00:00:00Z",
+        }),
+      ],
       addons: [{ addon_category: cat.id }],
       bundles: [{ bundled_item: shirt.id, bundled_variation: shirt.variations[0].id }],
     });
@@ -989,13 +1151,21 @@ describe("item writes racing the deletion of what they refer to", () => {
       w.client.delete(`${ev.ev}/categories/${cat.id}/`),
       ...Array.from({ length: 12 }, (_, i) =>
         i % 2 === 0
-          ? w.client.post(`${ev.ev}/items/`, { name: `T${i}`, default_price: "1", category: cat.id, addons: [{ addon_category: cat.id }] })
+          ? w.client.post(`${ev.ev}/items/`, {
+              name: `T${i}`,
+              default_price: "1",
+              category: cat.id,
+              addons: [{ addon_category: cat.id }],
+            })
           : w.client.post(`${ev.ev}/items/${base.id}/addons/`, { addon_category: cat.id, position: i }),
       ),
     ]);
     expect(deleted.status).toBe(204);
     const allowed = [
-      { category: [`Invalid pk "${cat.id}" - object does not exist.`], addons: [{ addon_category: ["The add-on's category must belong to the same event as the item."] }] },
+      {
+        category: [`Invalid pk "${cat.id}" - object does not exist.`],
+        addons: [{ addon_category: ["The add-on's category must belong to the same event as the item."] }],
+      },
       { addon_category: ["The add-on's category must belong to the same event as the item."] },
       { addon_category: ["The item already has an add-on of this category."] },
       { non_field_errors: ["A referenced object was changed or deleted meanwhile. Please retry."] },

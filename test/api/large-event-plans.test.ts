@@ -42,7 +42,8 @@ function recording(d1: D1Database | D1DatabaseSession, log: Recorded[]): object 
       first: (column?: string) => run(() => (column === undefined ? stmt.first() : stmt.first(column))),
       all: () => run(() => stmt.all()),
       run: () => run(() => stmt.run()),
-      raw: (options?: { columnNames?: boolean }) => run(() => (options?.columnNames ? stmt.raw({ columnNames: true }) : stmt.raw())),
+      raw: (options?: { columnNames?: boolean }) =>
+        run(() => (options?.columnNames ? stmt.raw({ columnNames: true }) : stmt.raw())),
     } as unknown as D1PreparedStatement;
     inner.set(wrapped, { stmt, rec });
     return wrapped;
@@ -55,7 +56,10 @@ function recording(d1: D1Database | D1DatabaseSession, log: Recorded[]): object 
       return d1.batch(stmts.map((s) => inner.get(s)!.stmt));
     },
     ...("withSession" in d1
-      ? { exec: (query: string) => d1.exec(query), withSession: (constraint?: string) => recording(d1.withSession(constraint), log) }
+      ? {
+          exec: (query: string) => d1.exec(query),
+          withSession: (constraint?: string) => recording(d1.withSession(constraint), log),
+        }
       : { getBookmark: () => d1.getBookmark() }),
   };
 }
@@ -67,7 +71,11 @@ async function recorded(client: { authorization: string | null }, path: string) 
   const log: Recorded[] = [];
   const ctx = createExecutionContext();
   const headers: Record<string, string> = client.authorization ? { Authorization: client.authorization } : {};
-  const res = await app.fetch(new Request(`${BASE}${path}`, { headers }), { ...env, DB: recordingDb(env.DB, log) }, ctx);
+  const res = await app.fetch(
+    new Request(`${BASE}${path}`, { headers }),
+    { ...env, DB: recordingDb(env.DB, log) },
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   const body = (await res.json()) as { count?: number; results?: unknown[] };
   return { status: res.status, body, statements: log };
@@ -93,19 +101,27 @@ export function planProblems(plan: PlanRow[]): string[] {
     const scan = /^SCAN (\S+)/.exec(r.detail);
     if (scan) {
       const what = scan[1]!;
-      const harmless = what === "CONSTANT" || what.startsWith("(subquery") || subqueries.has(what) || /VIRTUAL TABLE/.test(r.detail);
+      const harmless =
+        what === "CONSTANT" || what.startsWith("(subquery") || subqueries.has(what) || /VIRTUAL TABLE/.test(r.detail);
       if (!harmless) problems.push(`full scan: ${r.detail}`);
     }
     // a list subquery correlated with each row (`x IN (SELECT ... WHERE ... = outer.col)`) runs
     // once per row: over check-ins, orders or tickets that multiplies the event by itself
     if (r.detail.startsWith("CORRELATED LIST SUBQUERY")) {
-      const large = plan.filter((x) => x.parent === r.id && /^(SEARCH|SCAN) (checkins|orders|order_positions|c|o|p) /.test(x.detail));
+      const large = plan.filter(
+        (x) => x.parent === r.id && /^(SEARCH|SCAN) (checkins|orders|order_positions|c|o|p) /.test(x.detail),
+      );
       for (const x of large) problems.push(`a list subquery for every row: ${x.detail}`);
     }
     if (r.detail === "USE TEMP B-TREE FOR ORDER BY" && !inCorrelated(r)) {
       const level = plan.filter((x) => x.parent === r.parent && x !== r);
       // the rows of a page's ids (rowid IN the ids' subquery), of an index range (>, <), or of one order
-      const bounded = level.some((x) => /USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(x.detail) || /[<>]=?\?\)/.test(x.detail) || /\(order_id=\?\)$/.test(x.detail));
+      const bounded = level.some(
+        (x) =>
+          /USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(x.detail) ||
+          /[<>]=?\?\)/.test(x.detail) ||
+          /\(order_id=\?\)$/.test(x.detail),
+      );
       if (!bounded) problems.push(`sorts every matching row: ${level.map((x) => x.detail).join(" / ")}`);
     }
   }
@@ -119,17 +135,22 @@ export function planProblems(plan: PlanRow[]): string[] {
  */
 export function searchProblems(plan: PlanRow[]): string[] {
   const problems: string[] = [];
-  if (!plan.some((r) => /^SCAN orders_search VIRTUAL TABLE INDEX \d+:M/.test(r.detail))) problems.push("the orders' trigram index is not searched");
-  if (!plan.some((r) => /^SCAN order_positions_search VIRTUAL TABLE INDEX \d+:M/.test(r.detail))) problems.push("the positions' trigram index is not searched");
+  if (!plan.some((r) => /^SCAN orders_search VIRTUAL TABLE INDEX \d+:M/.test(r.detail)))
+    problems.push("the orders' trigram index is not searched");
+  if (!plan.some((r) => /^SCAN order_positions_search VIRTUAL TABLE INDEX \d+:M/.test(r.detail)))
+    problems.push("the positions' trigram index is not searched");
   for (const r of plan) {
-    if (/^SEARCH (orders|o|order_positions|p) USING (COVERING )?INDEX \S+ \(event_id=/.test(r.detail)) problems.push(`walks the event: ${r.detail}`);
+    if (/^SEARCH (orders|o|order_positions|p) USING (COVERING )?INDEX \S+ \(event_id=/.test(r.detail))
+      problems.push(`walks the event: ${r.detail}`);
   }
   return problems;
 }
 
 describe("the query plans of a large event's lists", { timeout: 120_000 }, () => {
   it("a full scan or a sort of every row is recognised (the check itself)", () => {
-    expect(planProblems([{ id: 2, parent: 0, detail: "SCAN order_positions" }])).toEqual(["full scan: SCAN order_positions"]);
+    expect(planProblems([{ id: 2, parent: 0, detail: "SCAN order_positions" }])).toEqual([
+      "full scan: SCAN order_positions",
+    ]);
     expect(planProblems([{ id: 2, parent: 0, detail: "SCAN p USING INDEX order_positions_item_idx" }])).toHaveLength(1);
     expect(
       planProblems([
@@ -156,14 +177,24 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     // the list's check-in count as it was: every ticket of the event, and for each the list's check-ins
     expect(
       planProblems([
-        { id: 3, parent: 0, detail: "SEARCH p USING COVERING INDEX order_positions_tickets_idx (event_id=? AND canceled=?)" },
+        {
+          id: 3,
+          parent: 0,
+          detail: "SEARCH p USING COVERING INDEX order_positions_tickets_idx (event_id=? AND canceled=?)",
+        },
         { id: 6, parent: 0, detail: "CORRELATED LIST SUBQUERY 1" },
         { id: 9, parent: 6, detail: "SEARCH c USING INDEX checkins_list_idx (list_id=? AND successful=?)" },
         { id: 12, parent: 0, detail: "CORRELATED LIST SUBQUERY 2" },
-        { id: 15, parent: 12, detail: "SEARCH li USING COVERING INDEX sqlite_autoindex_checkin_list_items_1 (list_id=?)" },
+        {
+          id: 15,
+          parent: 12,
+          detail: "SEARCH li USING COVERING INDEX sqlite_autoindex_checkin_list_items_1 (list_id=?)",
+        },
       ]),
     ).toEqual(["a list subquery for every row: SEARCH c USING INDEX checkins_list_idx (list_id=? AND successful=?)"]);
-    expect(searchProblems([{ id: 3, parent: 0, detail: "SEARCH orders USING INTEGER PRIMARY KEY (rowid=?)" }])).toHaveLength(2);
+    expect(
+      searchProblems([{ id: 3, parent: 0, detail: "SEARCH orders USING INTEGER PRIMARY KEY (rowid=?)" }]),
+    ).toHaveLength(2);
   });
 
   it("every list request plans with indexes only", async () => {
@@ -174,7 +205,10 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     const limited = await v.list({ name: "VIP entrance", all_products: false, limit_products: [vip.id] });
     const pending = await v.list({ name: "Box office", include_pending: true });
     for (let i = 0; i < 4; i++) {
-      await v.order({ email: `guest${i}@example.org`, positions: [{ item: v.ticket.id, attendee_name_parts: { given_name: `Guest${i}` } }, { item: vip.id }] });
+      await v.order({
+        email: `guest${i}@example.org`,
+        positions: [{ item: v.ticket.id, attendee_name_parts: { given_name: `Guest${i}` } }, { item: vip.id }],
+      });
     }
     const sold = await v.sell();
     expect((await v.redeem({ secret: sold.secret, lists: [list.id], type: "entry" })).status).toBe(201);
@@ -188,7 +222,10 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
       `${orders}?search=guest1`,
       `${orders}?search=Guest1&ordering=-datetime`,
       `${orders}?modified_since=${since}`,
-      ...["datetime", "code", "status", "last_modified", "cancellation_date"].flatMap((f) => [`${orders}?ordering=${f}`, `${orders}?ordering=-${f}`]),
+      ...["datetime", "code", "status", "last_modified", "cancellation_date"].flatMap((f) => [
+        `${orders}?ordering=${f}`,
+        `${orders}?ordering=-${f}`,
+      ]),
       // pretix's other documented filters of the orders list
       `${orders}?item=${vip.id}`,
       `${orders}?item=${vip.id}&ordering=-code&page=2&page_size=1`,
@@ -209,20 +246,41 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     paths.push(...details);
     for (const l of [list, limited, pending]) {
       const tickets = `${v.path}/checkinlists/${l.id}/positions/`;
-      paths.push(tickets, `${tickets}?page=2&page_size=2`, `${tickets}?search=Guest1`, `${tickets}?search=Guest1&ordering=-order__datetime`);
-      for (const f of ["order__code", "order__datetime", "positionid", "attendee_name", "last_checked_in", "order__email"]) {
+      paths.push(
+        tickets,
+        `${tickets}?page=2&page_size=2`,
+        `${tickets}?search=Guest1`,
+        `${tickets}?search=Guest1&ordering=-order__datetime`,
+      );
+      for (const f of [
+        "order__code",
+        "order__datetime",
+        "positionid",
+        "attendee_name",
+        "last_checked_in",
+        "order__email",
+      ]) {
         paths.push(`${tickets}?ordering=${f}`, `${tickets}?ordering=-${f}`);
       }
       paths.push(`${tickets}?item=${vip.id}&status=p`, `${tickets}?has_checkin=false&ordering=attendee_name`);
     }
     // checkinrpc/search (the lists' settings read in the statement): one list, and lists of two events
     const other = await seedEventRow(v.org.id);
-    const away = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/${other.slug}/checkinlists/`, { name: "Elsewhere", all_products: true });
+    const away = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/${other.slug}/checkinlists/`, {
+      name: "Elsewhere",
+      all_products: true,
+    });
     expect(away.status, JSON.stringify(away.body)).toBe(201);
     const rpc = `/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${limited.id}`;
     const rpcTwo = `${rpc}&list=${away.body.id}`;
     for (const q of [rpc, rpcTwo]) {
-      paths.push(`${q}&search=Guest1`, `${q}&search=guest`, ...["order__code", "-attendee_name", "positionid", "-order__email"].map((f) => `${q}&search=guest&ordering=${f}`));
+      paths.push(
+        `${q}&search=Guest1`,
+        `${q}&search=guest`,
+        ...["order__code", "-attendee_name", "positionid", "-order__email"].map(
+          (f) => `${q}&search=guest&ordering=${f}`,
+        ),
+      );
     }
     const found: string[] = [];
     let explained = 0;
@@ -245,9 +303,15 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
       // the index alone: a list of paid orders in the range of their status (nothing tested per
       // ticket), a list with pending orders testing each ticket's status
       if (/\/positions\/\?page=2&page_size=2$/.test(path)) {
-        const plans = (await Promise.all(r.statements.filter((s) => s.sql.includes("OFFSET")).map(planOf))).flat().map((x) => x.detail);
-        expect(plans, path).toContain("SEARCH p USING COVERING INDEX order_positions_status_named_first_idx (event_id=? AND canceled=? AND order_status=?)");
-        expect(plans, path).toContain("SEARCH p USING COVERING INDEX order_positions_named_first_idx (event_id=? AND canceled=?)");
+        const plans = (await Promise.all(r.statements.filter((s) => s.sql.includes("OFFSET")).map(planOf)))
+          .flat()
+          .map((x) => x.detail);
+        expect(plans, path).toContain(
+          "SEARCH p USING COVERING INDEX order_positions_status_named_first_idx (event_id=? AND canceled=? AND order_status=?)",
+        );
+        expect(plans, path).toContain(
+          "SEARCH p USING COVERING INDEX order_positions_named_first_idx (event_id=? AND canceled=?)",
+        );
       }
       // a search of 3 or more characters is answered from the trigram indexes (the count and the page's ids, one statement)
       if (/[?&]search=[^&]{3}/.test(path)) {
@@ -257,34 +321,71 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     }
     // filters that name one order find it through an index on what they compare (the code, the
     // lower-cased e-mail), not by testing each order of the event
-    const mixed = await v.order({ email: "Mixed.Case@Example.org", positions: [{ item: v.ticket.id }, { item: v.ticket.id }] });
+    const mixed = await v.order({
+      email: "Mixed.Case@Example.org",
+      positions: [{ item: v.ticket.id }, { item: v.ticket.id }],
+    });
     const seeks: [string, string, string[]][] = [
       [`${orders}?code=${mixed.code.toLowerCase()}`, "orders_event_code_uq (event_id=? AND code=?)", [mixed.code]],
-      [`${orders}?email=mixed.CASE@example.ORG`, "orders_event_email_lower_idx (event_id=? AND <expr>=?)", [mixed.code]],
-      [`${v.path}/checkinlists/${list.id}/positions/?order=${mixed.code.toLowerCase()}`, "orders_event_code_uq (event_id=? AND code=?)", [mixed.code, mixed.code]],
+      [
+        `${orders}?email=mixed.CASE@example.ORG`,
+        "orders_event_email_lower_idx (event_id=? AND <expr>=?)",
+        [mixed.code],
+      ],
+      [
+        `${v.path}/checkinlists/${list.id}/positions/?order=${mixed.code.toLowerCase()}`,
+        "orders_event_code_uq (event_id=? AND code=?)",
+        [mixed.code, mixed.code],
+      ],
     ];
     for (const [path, index, codes] of seeks) {
       const r = await recorded(v.client, path);
       expect(r.status, path).toBe(200);
-      expect(r.body.results!.map((x) => (x as { code?: string; order?: string }).code ?? (x as { order: string }).order), path).toEqual(codes);
+      expect(
+        r.body.results!.map((x) => (x as { code?: string; order?: string }).code ?? (x as { order: string }).order),
+        path,
+      ).toEqual(codes);
       const details = (await Promise.all(r.statements.map(planOf))).flat().map((x) => x.detail);
-      expect(details.some((d) => d.endsWith(index)), `${path}: ${details.join(" | ")}`).toBe(true);
+      expect(
+        details.some((d) => d.endsWith(index)),
+        `${path}: ${details.join(" | ")}`,
+      ).toBe(true);
       // no statement of the request walks the event's orders or tickets (a page's keys in the list's
       // ordering would: SQLite prefers the ordering's index and tests the filter on each)
-      expect(details.filter((d) => /^SEARCH (orders|o|order_positions|p) USING (COVERING )?INDEX \S+ \(event_id=\?( AND canceled=\?)?( AND order_status=\?)?\)$/.test(d)), path).toEqual([]);
+      expect(
+        details.filter((d) =>
+          /^SEARCH (orders|o|order_positions|p) USING (COVERING )?INDEX \S+ \(event_id=\?( AND canceled=\?)?( AND order_status=\?)?\)$/.test(
+            d,
+          ),
+        ),
+        path,
+      ).toEqual([]);
     }
     // and a list's tickets of that order are read from the order's index, never from one of the event
     for (const l of [list, pending]) {
-      for (const q of ["", "&ordering=-order__datetime", "&ordering=attendee_name", "&ordering=last_checked_in", "&page=2&page_size=1"]) {
+      for (const q of [
+        "",
+        "&ordering=-order__datetime",
+        "&ordering=attendee_name",
+        "&ordering=last_checked_in",
+        "&page=2&page_size=1",
+      ]) {
         const path = `${v.path}/checkinlists/${l.id}/positions/?order=${mixed.code}${q}`;
         const r = await recorded(v.client, path);
         expect(r.status, path).toBe(200);
         expect(r.body.count, path).toBe(2);
         const details = (await Promise.all(r.statements.map(planOf))).flat().map((x) => x.detail);
-        expect(details.filter((d) => /^SEARCH p /.test(d) && !/\(rowid=\?\)$/.test(d)), path).toEqual(
+        expect(
+          details.filter((d) => /^SEARCH p /.test(d) && !/\(rowid=\?\)$/.test(d)),
+          path,
+        ).toEqual(
           details.filter((d) => d.startsWith("SEARCH p USING INDEX order_positions_order_positionid_uq (order_id=?)")),
         );
-        expect(details.filter((d) => d.startsWith("SEARCH p USING INDEX order_positions_order_positionid_uq (order_id=?)")).length, path).toBeGreaterThan(0);
+        expect(
+          details.filter((d) => d.startsWith("SEARCH p USING INDEX order_positions_order_positionid_uq (order_id=?)"))
+            .length,
+          path,
+        ).toBeGreaterThan(0);
         for (const plan of await Promise.all(r.statements.map(planOf))) expect(planProblems(plan), path).toEqual([]);
       }
     }
@@ -298,7 +399,13 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     const list = await v.list();
     const names = ["Cleo", "", "anna", "Bob", "", "Dora", "anna"];
     for (const [i, name] of names.entries()) {
-      await v.order({ email: `p${(i * 5) % 7}@example.org`, positions: [{ item: v.ticket.id, ...(name ? { attendee_name_parts: { given_name: name } } : {}) }, { item: v.ticket.id }] });
+      await v.order({
+        email: `p${(i * 5) % 7}@example.org`,
+        positions: [
+          { item: v.ticket.id, ...(name ? { attendee_name_parts: { given_name: name } } : {}) },
+          { item: v.ticket.id },
+        ],
+      });
     }
     const all = async (query: string) => {
       const res = await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?page_size=100&${query}`);
@@ -308,7 +415,9 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     const paged = async (query: string) => {
       const out: number[] = [];
       for (let page = 1; page <= 5; page++) {
-        const res = await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?page_size=3&page=${page}&${query}`);
+        const res = await v.client.get(
+          `${v.path}/checkinlists/${list.id}/positions/?page_size=3&page=${page}&${query}`,
+        );
         if (res.status === 404) break;
         expect(res.status).toBe(200);
         expect(res.body.count).toBe(14);
@@ -316,9 +425,25 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
       }
       return out;
     };
-    const scanned = (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?page_size=100`)).body.results as { id: number; secret: string }[];
-    for (const t of scanned.slice(0, 5)) expect((await v.redeem({ secret: t.secret, lists: [list.id], type: "entry" })).status).toBe(201);
-    for (const f of ["", "order__code", "-order__code", "order__datetime", "-order__email", "positionid", "-positionid", "attendee_name", "-attendee_name", "last_checked_in", "-last_checked_in"]) {
+    const scanned = (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?page_size=100`)).body.results as {
+      id: number;
+      secret: string;
+    }[];
+    for (const t of scanned.slice(0, 5))
+      expect((await v.redeem({ secret: t.secret, lists: [list.id], type: "entry" })).status).toBe(201);
+    for (const f of [
+      "",
+      "order__code",
+      "-order__code",
+      "order__datetime",
+      "-order__email",
+      "positionid",
+      "-positionid",
+      "attendee_name",
+      "-attendee_name",
+      "last_checked_in",
+      "-last_checked_in",
+    ]) {
       const q = f ? `ordering=${f}` : "";
       const whole = await all(q);
       expect(whole, f).toHaveLength(14);
@@ -326,7 +451,8 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
       expect(await paged(q), f).toEqual(whole);
     }
     // those without a check-in first (ascending), by id; then by the time of their check-in (ties by id)
-    const now = (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?page_size=100&has_checkin=true`)).body.results as {
+    const now = (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?page_size=100&has_checkin=true`)).body
+      .results as {
       id: number;
       checkins: { datetime: string }[];
     }[];
@@ -347,12 +473,33 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     );
     expect(desc.slice(5)).toEqual([...asc.slice(0, 9)].reverse());
     // the orders list: every documented ordering, paged (the later pages picked from the other end)
-    const orders = (await v.client.get(`${v.path}/orders/?page_size=100`)).body.results as { code: string; status: string }[];
-    expect((await v.client.post(`${v.path}/orders/${orders[2]!.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
-    expect((await v.client.post(`${v.path}/orders/${orders[5]!.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
-    for (const f of ["", "datetime", "-datetime", "code", "-code", "status", "-status", "last_modified", "-last_modified", "cancellation_date", "-cancellation_date"]) {
+    const orders = (await v.client.get(`${v.path}/orders/?page_size=100`)).body.results as {
+      code: string;
+      status: string;
+    }[];
+    expect(
+      (await v.client.post(`${v.path}/orders/${orders[2]!.code}/mark_canceled/`, { send_email: false })).status,
+    ).toBe(200);
+    expect(
+      (await v.client.post(`${v.path}/orders/${orders[5]!.code}/mark_canceled/`, { send_email: false })).status,
+    ).toBe(200);
+    for (const f of [
+      "",
+      "datetime",
+      "-datetime",
+      "code",
+      "-code",
+      "status",
+      "-status",
+      "last_modified",
+      "-last_modified",
+      "cancellation_date",
+      "-cancellation_date",
+    ]) {
       const q = f ? `ordering=${f}` : "";
-      const whole = ((await v.client.get(`${v.path}/orders/?page_size=100&${q}`)).body.results as { code: string }[]).map((o) => o.code);
+      const whole = (
+        (await v.client.get(`${v.path}/orders/?page_size=100&${q}`)).body.results as { code: string }[]
+      ).map((o) => o.code);
       expect(new Set(whole).size, f).toBe(7);
       const pagedOrders: string[] = [];
       for (let page = 1; page <= 4; page++) {
@@ -374,7 +521,13 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     const expected: Record<string, number[]> = { p: [], n: [] };
     for (const [i, name] of names.entries()) {
       const status = i % 3 === 1 ? "n" : "p";
-      const made = await v.order({ status, positions: [{ item: v.ticket.id, ...(name ? { attendee_name_parts: { given_name: name } } : {}) }, { item: v.ticket.id }] });
+      const made = await v.order({
+        status,
+        positions: [
+          { item: v.ticket.id, ...(name ? { attendee_name_parts: { given_name: name } } : {}) },
+          { item: v.ticket.id },
+        ],
+      });
       expected[status]!.push(...(made.positions as { id: number }[]).map((t) => t.id));
     }
     const whole = async (l: { id: number }) => {
@@ -397,7 +550,9 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     };
     const paged = async (l: { id: number }, total: number) => {
       const listed = await pagedFrom(`${v.path}/checkinlists/${l.id}/positions/`, total);
-      expect(await pagedFrom(`/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${l.id}&search=example`, total)).toEqual(listed);
+      expect(
+        await pagedFrom(`/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${l.id}&search=example`, total),
+      ).toEqual(listed);
       return listed;
     };
     const paidTickets = await whole(paid);
@@ -421,12 +576,17 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     const all = await listOrders(db(), v.eventId, {}, { page: 1, pageSize: 100 });
     expect(all.count).toBe(5);
     // 45 bound parameters in the conditions: three times that in one statement is over the limit
-    const many = sql`"orders"."email" NOT IN (${sql.join(Array.from({ length: 45 }, (_, i) => sql`${`nobody${i}@example.org`}`), sql`, `)})`;
+    const many = sql`"orders"."email" NOT IN (${sql.join(
+      Array.from({ length: 45 }, (_, i) => sql`${`nobody${i}@example.org`}`),
+      sql`, `,
+    )})`;
     const filter = { extra: { conditions: [many], byIds: false } };
     for (const page of [1, 2, 3]) {
       const found = await listOrders(db(), v.eventId, filter, { page, pageSize: 2 });
       expect(found.count).toBe(5);
-      expect(found.rows.map((o) => o.order.code)).toEqual(all.rows.slice((page - 1) * 2, page * 2).map((o) => o.order.code));
+      expect(found.rows.map((o) => o.order.code)).toEqual(
+        all.rows.slice((page - 1) * 2, page * 2).map((o) => o.order.code),
+      );
       expect(found.rows).toHaveLength(page === 3 ? 1 : 2);
     }
   });
@@ -436,7 +596,13 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     const list = await v.list();
     const box = await v.list({ name: "Box office", include_pending: true });
     const tickets = async (l: { id: number }) =>
-      ((await v.client.get(`${v.path}/checkinlists/${l.id}/positions/?page_size=100`)).body.results as { order: string }[]).map((t) => t.order).sort();
+      (
+        (await v.client.get(`${v.path}/checkinlists/${l.id}/positions/?page_size=100`)).body.results as {
+          order: string;
+        }[]
+      )
+        .map((t) => t.order)
+        .sort();
     const copies = async () =>
       db()
         .select({ code: orders.code, status: orders.status, copy: orderPositions.orderStatus })
@@ -462,6 +628,12 @@ describe("the query plans of a large event's lists", { timeout: 120_000 }, () =>
     // a list's counts come from the copy too
     const detail = (await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body;
     expect(detail.position_count).toBe(3);
-    expect((await db().all<{ n: number }>(sql`SELECT count(*) AS n FROM order_positions WHERE order_status <> (SELECT status FROM orders WHERE id = order_id)`))[0]!.n).toBe(0);
+    expect(
+      (
+        await db().all<{ n: number }>(
+          sql`SELECT count(*) AS n FROM order_positions WHERE order_status <> (SELECT status FROM orders WHERE id = order_id)`,
+        )
+      )[0]!.n,
+    ).toBe(0);
   });
 });

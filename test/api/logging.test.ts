@@ -57,7 +57,9 @@ describe("access line", () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const { lines } = captureLogs();
-    const res = await org.client.post(`/api/v1/organizers/${org.slug}/events/${ev.slug}/categories/`, { name: { en: "Tickets" } });
+    const res = await org.client.post(`/api/v1/organizers/${org.slug}/events/${ev.slug}/categories/`, {
+      name: { en: "Tickets" },
+    });
     expect(res.status).toBe(201);
     expect(lines).toEqual([
       {
@@ -99,7 +101,12 @@ describe("access line", () => {
       throw new Error("the binding is broken");
     };
     const session = { prepare: broken, batch: broken, getBookmark: () => null };
-    const brokenDb = { prepare: broken, batch: broken, exec: broken, withSession: () => session } as unknown as D1Database;
+    const brokenDb = {
+      prepare: broken,
+      batch: broken,
+      exec: broken,
+      withSession: () => session,
+    } as unknown as D1Database;
     const { lines } = captureLogs();
     const res = await createApp().fetch(
       new Request(`${BASE}/api/v1/organizers/${org.slug}/`, { headers: { Authorization: org.client.authorization! } }),
@@ -120,7 +127,13 @@ describe("access line", () => {
         event: null,
         error: { name: "Error", message: "the binding is broken", stack: expect.any(String) },
       },
-      expect.objectContaining({ level: "info", message: "request", request_id: id, status: 500, route: "/api/v1/organizers/:organizer" }),
+      expect.objectContaining({
+        level: "info",
+        message: "request",
+        request_id: id,
+        status: 500,
+        route: "/api/v1/organizers/:organizer",
+      }),
     ]);
   });
 
@@ -130,7 +143,12 @@ describe("access line", () => {
       throw new Error("D1 is down");
     };
     const session = { prepare: broken, batch: broken, getBookmark: () => null };
-    const brokenDb = { prepare: broken, batch: broken, exec: broken, withSession: () => session } as unknown as D1Database;
+    const brokenDb = {
+      prepare: broken,
+      batch: broken,
+      exec: broken,
+      withSession: () => session,
+    } as unknown as D1Database;
     const { lines } = captureLogs();
     const res = await createApp().fetch(
       new Request(`${BASE}/api/v1/organizers/${org.slug}/`, { headers: { Authorization: org.client.authorization! } }),
@@ -152,7 +170,13 @@ describe("access line", () => {
         event: null,
         error: { name: "Error", message: "D1 is down", stack: expect.any(String) },
       },
-      expect.objectContaining({ level: "info", message: "request", request_id: id, status: 503, route: "/api/v1/organizers/:organizer" }),
+      expect.objectContaining({
+        level: "info",
+        message: "request",
+        request_id: id,
+        status: 503,
+        route: "/api/v1/organizers/:organizer",
+      }),
     ]);
   });
 });

@@ -27,12 +27,20 @@ describe("membership types", () => {
       max_usages: 7,
     });
     const minimal = await w.client.post(`${base}/`, { name: "Year pass" });
-    expect(minimal.body).toEqual({ id: minimal.body.id, name: { en: "Year pass" }, transferable: false, allow_parallel_usage: false, max_usages: null });
+    expect(minimal.body).toEqual({
+      id: minimal.body.id,
+      name: { en: "Year pass" },
+      transferable: false,
+      allow_parallel_usage: false,
+      max_usages: null,
+    });
     expect((await w.client.get(`${base}/${res.body.id}/`)).body).toEqual(res.body);
     const list = await w.client.get(`${base}/`);
     expect(list.status).toBe(200);
     expect(list.body.results).toEqual(expect.arrayContaining([res.body, minimal.body]));
-    expect(list.body.results.map((t: { id: number }) => t.id)).toEqual([...list.body.results.map((t: { id: number }) => t.id)].sort((a, b) => a - b));
+    expect(list.body.results.map((t: { id: number }) => t.id)).toEqual(
+      [...list.body.results.map((t: { id: number }) => t.id)].sort((a, b) => a - b),
+    );
     expect((await w.client.get(`${base}/999999/`)).status).toBe(404);
   });
 
@@ -60,8 +68,16 @@ describe("membership types", () => {
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...t, max_usages: 5 });
     const put = await w.client.put(`${base}/${t.id}/`, { name: "Renamed" });
-    expect(put.body).toEqual({ id: t.id, name: { en: "Renamed" }, transferable: false, allow_parallel_usage: false, max_usages: null });
-    expect((await w.client.put(`${base}/${t.id}/`, { max_usages: 1 })).body).toEqual({ name: ["This field is required."] });
+    expect(put.body).toEqual({
+      id: t.id,
+      name: { en: "Renamed" },
+      transferable: false,
+      allow_parallel_usage: false,
+      max_usages: null,
+    });
+    expect((await w.client.put(`${base}/${t.id}/`, { max_usages: 1 })).body).toEqual({
+      name: ["This field is required."],
+    });
     expect((await w.client.patch(`${base}/999999/`, { max_usages: 1 })).status).toBe(404);
   });
 
@@ -74,8 +90,14 @@ describe("membership types", () => {
     const required = await createMembershipType(w);
     const granted = await createMembershipType(w);
     const byVariation = await createMembershipType(w);
-    const item = await createItem(w, { require_membership: true, require_membership_types: [required.id], grant_membership_type: granted.id });
-    const withVariation = await createItem(w, { variations: [variation("A", { require_membership_types: [byVariation.id] })] });
+    const item = await createItem(w, {
+      require_membership: true,
+      require_membership_types: [required.id],
+      grant_membership_type: granted.id,
+    });
+    const withVariation = await createItem(w, {
+      variations: [variation("A", { require_membership_types: [byVariation.id] })],
+    });
     for (const t of [required, granted, byVariation]) {
       const res = await w.client.delete(`${base}/${t.id}/`);
       expect(res.status).toBe(403);
@@ -84,13 +106,19 @@ describe("membership types", () => {
     }
     // once no item uses them any more, they can go
     await w.client.patch(`${w.ev}/items/${item.id}/`, { require_membership_types: [], grant_membership_type: null });
-    await w.client.patch(`${w.ev}/items/${withVariation.id}/variations/${withVariation.variations[0].id}/`, { require_membership_types: [] });
-    for (const t of [required, granted, byVariation]) expect((await w.client.delete(`${base}/${t.id}/`)).status).toBe(204);
+    await w.client.patch(`${w.ev}/items/${withVariation.id}/variations/${withVariation.variations[0].id}/`, {
+      require_membership_types: [],
+    });
+    for (const t of [required, granted, byVariation])
+      expect((await w.client.delete(`${base}/${t.id}/`)).status).toBe(204);
   });
 
   it("reading needs access to the organizer; writing needs can_change_organizer_settings", async () => {
     const t = await createMembershipType(w);
-    const readers = [(await seedDevice(w.id)).client, (await seedTeam(w.id, { permissions: ["can_change_items"] })).client];
+    const readers = [
+      (await seedDevice(w.id)).client,
+      (await seedTeam(w.id, { permissions: ["can_change_items"] })).client,
+    ];
     for (const client of readers) {
       expect((await client.get(`${base}/`)).status).toBe(200);
       expect((await client.get(`${base}/${t.id}/`)).body).toEqual(t);

@@ -51,7 +51,12 @@ describe("memberships: create", () => {
     const minimal = await createMembership(org, { membership_type: type.id, customer: ident, ...period });
     expect(minimal).toMatchObject({ testmode: false, attendee_name_parts: null });
     // a validity of zero length is allowed (start ≤ end)
-    await createMembership(org, { membership_type: type.id, customer: ident, date_start: period.date_start, date_end: period.date_start });
+    await createMembership(org, {
+      membership_type: type.id,
+      customer: ident,
+      date_start: period.date_start,
+      date_end: period.date_start,
+    });
   });
 
   it("answers 400 with field errors and creates nothing", async () => {
@@ -69,18 +74,39 @@ describe("memberships: create", () => {
           date_end: ["This field is required."],
         },
       ],
-      [{ membership_type: type.id, customer: "NOSUCH1", ...period }, { customer: ["Object with identifier=NOSUCH1 does not exist."] }],
-      [{ membership_type: type.id, customer: foreignCustomer, ...period }, { customer: [`Object with identifier=${foreignCustomer} does not exist.`] }],
-      [{ membership_type: foreignType.id, customer: ident, ...period }, { membership_type: [`Invalid pk "${foreignType.id}" - object does not exist.`] }],
-      [{ membership_type: 99999999, customer: ident, ...period }, { membership_type: ['Invalid pk "99999999" - object does not exist.'] }],
+      [
+        { membership_type: type.id, customer: "NOSUCH1", ...period },
+        { customer: ["Object with identifier=NOSUCH1 does not exist."] },
+      ],
+      [
+        { membership_type: type.id, customer: foreignCustomer, ...period },
+        { customer: [`Object with identifier=${foreignCustomer} does not exist.`] },
+      ],
+      [
+        { membership_type: foreignType.id, customer: ident, ...period },
+        { membership_type: [`Invalid pk "${foreignType.id}" - object does not exist.`] },
+      ],
+      [
+        { membership_type: 99999999, customer: ident, ...period },
+        { membership_type: ['Invalid pk "99999999" - object does not exist.'] },
+      ],
       [{ membership_type: "one", customer: ident, ...period }, { membership_type: ["A valid integer is required."] }],
       [
         { membership_type: type.id, customer: ident, date_start: period.date_end, date_end: period.date_start },
         { date_end: ["The end of validity must not be before its start."] },
       ],
-      [{ membership_type: type.id, customer: ident, date_start: "yesterday", date_end: period.date_end }, { date_start: [expect.stringContaining("Datetime has wrong format")] }],
-      [{ membership_type: type.id, customer: ident, ...period, testmode: "no" }, { testmode: ["Must be a valid boolean."] }],
-      [{ membership_type: type.id, customer: ident, ...period, attendee_name_parts: ["x"] }, { attendee_name_parts: ['Expected a dictionary of items but got type "list".'] }],
+      [
+        { membership_type: type.id, customer: ident, date_start: "yesterday", date_end: period.date_end },
+        { date_start: [expect.stringContaining("Datetime has wrong format")] },
+      ],
+      [
+        { membership_type: type.id, customer: ident, ...period, testmode: "no" },
+        { testmode: ["Must be a valid boolean."] },
+      ],
+      [
+        { membership_type: type.id, customer: ident, ...period, attendee_name_parts: ["x"] },
+        { attendee_name_parts: ['Expected a dictionary of items but got type "list".'] },
+      ],
     ];
     for (const [body, errors] of cases) {
       const res = await org.client.post(`${membershipsOf(org)}/`, body);
@@ -119,7 +145,11 @@ describe("memberships: list and detail", () => {
     expect((await org.client.get(`${membershipsOf(org)}/98765/`)).status).toBe(404);
     expect((await org.client.get(`${membershipsOf(org)}/x/`)).status).toBe(404);
     const foreign = await setup();
-    const fm = await createMembership(foreign.org, { membership_type: foreign.type.id, customer: foreign.ident, ...period });
+    const fm = await createMembership(foreign.org, {
+      membership_type: foreign.type.id,
+      customer: foreign.ident,
+      ...period,
+    });
     for (const r of [
       await org.client.get(`${membershipsOf(org)}/${fm.id}/`),
       await org.client.patch(`${membershipsOf(org)}/${fm.id}/`, { date_end: "2040-01-01T00:00:00Z" }),
@@ -136,7 +166,13 @@ describe("memberships: list and detail", () => {
     const m = await createMembership(org, { membership_type: type.id, customer: ident, ...period });
     expect((await org.client.delete(`${membershipsOf(org)}/${m.id}/`)).status).toBe(405);
     expect((await (await seedDevice(org.id)).client.get(`${membershipsOf(org)}/`)).status).toBe(403);
-    expect((await (await seedTeam(org.id, { permissions: ["can_change_organizer_settings"] })).client.get(`${membershipsOf(org)}/`)).status).toBe(403);
+    expect(
+      (
+        await (
+          await seedTeam(org.id, { permissions: ["can_change_organizer_settings"] })
+        ).client.get(`${membershipsOf(org)}/`)
+      ).status,
+    ).toBe(403);
   });
 });
 
@@ -176,11 +212,20 @@ describe("memberships: update", () => {
 
   it("PUT requires the type and the period and resets attendee_name_parts", async () => {
     const { org, type, other, ident } = await setup();
-    const m = await createMembership(org, { membership_type: type.id, customer: ident, ...period, attendee_name_parts: { full_name: "X" } });
+    const m = await createMembership(org, {
+      membership_type: type.id,
+      customer: ident,
+      ...period,
+      attendee_name_parts: { full_name: "X" },
+    });
     const missing = await org.client.put(`${membershipsOf(org)}/${m.id}/`, { membership_type: other.id });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ date_start: ["This field is required."], date_end: ["This field is required."] });
-    const res = await org.client.put(`${membershipsOf(org)}/${m.id}/`, { membership_type: other.id, ...period, customer: "IGNORED" });
+    const res = await org.client.put(`${membershipsOf(org)}/${m.id}/`, {
+      membership_type: other.id,
+      ...period,
+      customer: "IGNORED",
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...m, membership_type: other.id, attendee_name_parts: null });
   });

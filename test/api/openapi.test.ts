@@ -31,7 +31,11 @@ function tableOperations(app: Hono<any>): string[] {
 
 function documentOperations(doc: Json): string[] {
   return Object.entries(doc.paths as Record<string, Record<string, unknown>>)
-    .flatMap(([path, item]) => Object.keys(item).filter((m) => METHODS.includes(m)).map((m) => key(m, path)))
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((m) => METHODS.includes(m))
+        .map((m) => key(m, path)),
+    )
     .sort();
 }
 
@@ -68,9 +72,17 @@ describe("GET /api/v1/openapi.json", () => {
   it("a route without its declaration is named (the comparison fails loudly)", async () => {
     const app = createApp();
     app.get(`${API_PREFIX}/organizers/:organizer/undeclared/:thing`, authenticatedScope(), (c) => c.json({}));
-    app.post(`${API_PREFIX}/undeclared`, authenticatedScope(), apiDocs("Test").noContent({ summary: "declared" }), (c) => c.body(null, 204));
+    app.post(
+      `${API_PREFIX}/undeclared`,
+      authenticatedScope(),
+      apiDocs("Test").noContent({ summary: "declared" }),
+      (c) => c.body(null, 204),
+    );
     const described = documentOperations(await buildOpenApiDocument(app, API_PREFIX));
-    expect(compare(tableOperations(app), described)).toEqual({ missing: ["GET /api/v1/organizers/{organizer}/undeclared/{thing}"], extra: [] });
+    expect(compare(tableOperations(app), described)).toEqual({
+      missing: ["GET /api/v1/organizers/{organizer}/undeclared/{thing}"],
+      extra: [],
+    });
     expect(undescribedRoutes(app, API_PREFIX)).toEqual([
       "GET /api/v1/organizers/:organizer/undeclared/:thing: no apiDocs(...) declaration (list/ok/created/noContent) in its middleware chain",
       'GET /api/v1/organizers/:organizer/undeclared/:thing: path parameter "thing" is not in PATH_PARAMETERS (src/http/openapi.ts)',
@@ -81,7 +93,11 @@ describe("GET /api/v1/openapi.json", () => {
     const doc = await openApiDocument();
     expect(doc.components.securitySchemes.Token).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
     expect(doc.components.securitySchemes.Token.description).toContain("Authorization: Token <token>");
-    expect(doc.components.securitySchemes.Device).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
+    expect(doc.components.securitySchemes.Device).toMatchObject({
+      type: "apiKey",
+      in: "header",
+      name: "Authorization",
+    });
     expect(doc.components.securitySchemes.Device.description).toContain("Authorization: Device <api_token>");
     const op = (path: string, method: string) => doc.paths[path][method];
     expect(op("/api/v1/device/initialize", "post").security).toEqual([]);
@@ -89,14 +105,19 @@ describe("GET /api/v1/openapi.json", () => {
     expect(op("/api/v1/device/info", "get").security).toEqual([{ Device: [] }]);
     // refused to team tokens by the handler itself (deviceOnly)
     expect(op("/api/v1/device/eventselection", "get").security).toEqual([{ Device: [] }]);
-    expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get").security).toEqual([{ Token: [] }, { Device: [] }]);
+    expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get").security).toEqual([
+      { Token: [] },
+      { Device: [] },
+    ]);
     expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get")["x-permission"]).toBe("can_view_orders");
     expect(op("/api/v1/organizers/{organizer}/events/{event}/items/", "post").security).toEqual([{ Token: [] }]);
     expect(op("/api/v1/organizers/{organizer}/teams/", "get").security).toEqual([{ Token: [] }]);
     expect(op("/api/v1/organizers/", "get").security).toEqual([{ Token: [] }, { Device: [] }]);
     // no credentials, no 401; credentials, 401 and 403
     expect(Object.keys(op("/api/v1/openapi.json", "get").responses)).toEqual(["200", "429"]);
-    expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get").responses["401"]).toEqual({ $ref: "#/components/responses/Unauthenticated" });
+    expect(op("/api/v1/organizers/{organizer}/events/{event}/orders/", "get").responses["401"]).toEqual({
+      $ref: "#/components/responses/Unauthenticated",
+    });
   });
 
   it("lists: the envelope around the family's schema, page, page_size and the ordering fields of the list", async () => {
@@ -139,8 +160,18 @@ describe("GET /api/v1/openapi.json", () => {
       "query exclude",
       "query pdf_data",
     ]);
-    expect(params["query include"]).toMatchObject({ schema: { type: "array", items: { type: "string" } }, style: "form", explode: true, "x-keeps-fields": true });
-    expect(params["query exclude"]).toMatchObject({ schema: { type: "array", items: { type: "string" } }, style: "form", explode: true, "x-omits-fields": true });
+    expect(params["query include"]).toMatchObject({
+      schema: { type: "array", items: { type: "string" } },
+      style: "form",
+      explode: true,
+      "x-keeps-fields": true,
+    });
+    expect(params["query exclude"]).toMatchObject({
+      schema: { type: "array", items: { type: "string" } },
+      style: "form",
+      explode: true,
+      "x-omits-fields": true,
+    });
     expect(params["query status"].schema).toEqual({ type: "string", enum: ["n", "p", "e", "c"] });
     expect(params["query testmode"].schema).toEqual({ type: "boolean" });
     expect(params["query modified_since"].schema).toEqual({ type: "string", format: "date-time" });
@@ -149,7 +180,11 @@ describe("GET /api/v1/openapi.json", () => {
     expect(list.responses["404"]).toEqual({ $ref: "#/components/responses/NotFound" });
     // the event list: attr[...] as a deepObject, with_availability_for as the sales channels
     const events = doc.paths["/api/v1/organizers/{organizer}/events/"].get.parameters;
-    expect(events.find((p: Json) => p.name === "attr")).toMatchObject({ in: "query", style: "deepObject", explode: true });
+    expect(events.find((p: Json) => p.name === "attr")).toMatchObject({
+      in: "query",
+      style: "deepObject",
+      explode: true,
+    });
     expect(events.find((p: Json) => p.name === "with_availability_for").schema.enum).toContain("web");
   });
 
@@ -161,9 +196,14 @@ describe("GET /api/v1/openapi.json", () => {
     expect(body.required).toEqual(expect.arrayContaining(["positions"]));
     expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["email", "positions", "payment_provider"]));
     // a body whose fields are all optional may be left out
-    expect(doc.paths["/api/v1/organizers/{organizer}/events/{event}/orders/{code}/mark_paid/"].post.requestBody.required).toBe(false);
+    expect(
+      doc.paths["/api/v1/organizers/{organizer}/events/{event}/orders/{code}/mark_paid/"].post.requestBody.required,
+    ).toBe(false);
     // cart bulk_create is validated entry by entry and described as a list of cart positions
-    const bulk = doc.paths["/api/v1/organizers/{organizer}/events/{event}/cartpositions/bulk_create/"].post.requestBody.content["application/json"].schema;
+    const bulk =
+      doc.paths["/api/v1/organizers/{organizer}/events/{event}/cartpositions/bulk_create/"].post.requestBody.content[
+        "application/json"
+      ].schema;
     expect(bulk).toMatchObject({ type: "array", maxItems: 1000 });
     expect(Object.keys(bulk.items.properties)).toContain("item");
     const detail = doc.paths["/api/v1/organizers/{organizer}/events/{event}/vouchers/{id}/"].get;
@@ -180,18 +220,26 @@ describe("GET /api/v1/openapi.json", () => {
     expect(Object.keys(rpc.responses)).toEqual(["201", "400", "401", "403", "404", "409", "429", "503"]);
     expect(rpc.responses["201"].content["application/json"].schema).toEqual(ref("RedeemAnswer"));
     // 400: the scan's `error`/`incomplete`, or field errors of the body
-    expect(rpc.responses["400"].content["application/json"].schema).toEqual({ anyOf: [ref("RedeemAnswer"), ref("BadRequestBody")] });
+    expect(rpc.responses["400"].content["application/json"].schema).toEqual({
+      anyOf: [ref("RedeemAnswer"), ref("BadRequestBody")],
+    });
     // 404: only the scan's `invalid` (no id in the path)
     expect(rpc.responses["404"].content["application/json"].schema).toEqual(ref("RedeemAnswer"));
-    const onList = doc.paths["/api/v1/organizers/{organizer}/events/{event}/checkinlists/{list}/positions/{id}/redeem/"].post;
-    expect(onList.responses["404"].content["application/json"].schema).toEqual({ anyOf: [ref("RedeemAnswer"), ref("Detail")] });
+    const onList =
+      doc.paths["/api/v1/organizers/{organizer}/events/{event}/checkinlists/{list}/positions/{id}/redeem/"].post;
+    expect(onList.responses["404"].content["application/json"].schema).toEqual({
+      anyOf: [ref("RedeemAnswer"), ref("Detail")],
+    });
     // the ticket in the path is a secret or an id: a string here, unlike other ids
     expect(onList.parameters.find((p: Json) => p.name === "id").schema).toEqual({ type: "string" });
     expect(onList.parameters.find((p: Json) => p.name === "list").schema).toMatchObject({ type: "integer" });
 
     const run = doc.paths["/api/v1/organizers/{organizer}/events/{event}/exporters/{identifier}/run/"].post;
     expect(Object.keys(run.responses)).toEqual(["202", "400", "401", "403", "404", "409", "429", "503"]);
-    expect(run.requestBody).toMatchObject({ required: false, content: { "application/json": { schema: { type: "object" } } } });
+    expect(run.requestBody).toMatchObject({
+      required: false,
+      content: { "application/json": { schema: { type: "object" } } },
+    });
     expect(run.parameters.find((p: Json) => p.name === "identifier").description).toContain("exporter");
     const download = doc.paths["/api/v1/organizers/{organizer}/exporters/{identifier}/download/{id}/"].get;
     expect(Object.keys(download.responses["200"].content)).toEqual(["*/*"]);
@@ -215,8 +263,12 @@ describe("GET /api/v1/openapi.json", () => {
     const vouchers = doc.paths["/api/v1/organizers/{organizer}/events/{event}/vouchers/"].post.responses;
     expect(Object.keys(vouchers)).toEqual(["201", "400", "401", "403", "409", "429", "503"]);
     // a D1 fault is a 503 on every route with credentials; the public description reads no database
-    expect(doc.paths["/api/v1/organizers/{organizer}/events/"].get.responses["503"]).toEqual({ $ref: "#/components/responses/Unavailable" });
-    expect(doc.paths["/api/v1/device/initialize"].post.responses["503"]).toEqual({ $ref: "#/components/responses/Unavailable" });
+    expect(doc.paths["/api/v1/organizers/{organizer}/events/"].get.responses["503"]).toEqual({
+      $ref: "#/components/responses/Unavailable",
+    });
+    expect(doc.paths["/api/v1/device/initialize"].post.responses["503"]).toEqual({
+      $ref: "#/components/responses/Unavailable",
+    });
     expect(doc.paths["/api/v1/openapi.json"].get.responses["503"]).toBeUndefined();
     const carts = doc.paths["/api/v1/organizers/{organizer}/events/{event}/cartpositions/"].post.responses;
     expect(carts["503"]).toEqual({ $ref: "#/components/responses/Unavailable" });
@@ -242,7 +294,9 @@ describe("the contract checks of the harness fail on a disagreement", () => {
     await expect(checkContract("GET", path, answer(200, missing))).rejects.toThrow(/public_url/);
     await expect(checkContract("GET", path, answer(200, { ...res.body, extra: 1 }))).rejects.toThrow(ContractError);
     await expect(checkContract("GET", path, answer(200, { ...res.body, slug: 7 }))).rejects.toThrow(/\/slug/);
-    await expect(checkContract("GET", path, answer(200, { ...res.body, public_url: "not a url" }))).rejects.toThrow(/format/);
+    await expect(checkContract("GET", path, answer(200, { ...res.body, public_url: "not a url" }))).rejects.toThrow(
+      /format/,
+    );
   });
 
   it("fields left out with `exclude` may be missing, others not (also inside the positions)", async () => {
@@ -268,10 +322,16 @@ describe("the contract checks of the harness fail on a disagreement", () => {
     await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email`), page(noCode))).rejects.toThrow(/code/);
     const noDownloads = { ...noEmail, positions: noEmail.positions.map(({ downloads: _d, ...p }: Json) => p) };
     expect(noDownloads.positions.length).toBeGreaterThan(0);
-    await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email`), page(noDownloads))).rejects.toThrow(/downloads/);
-    await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email&exclude=positions.downloads`), page(noDownloads))).resolves.toBeUndefined();
+    await expect(checkContract("GET", url(`${w.ev}/orders/?exclude=email`), page(noDownloads))).rejects.toThrow(
+      /downloads/,
+    );
+    await expect(
+      checkContract("GET", url(`${w.ev}/orders/?exclude=email&exclude=positions.downloads`), page(noDownloads)),
+    ).resolves.toBeUndefined();
     // the service's own answer to the same request
-    expect((await org.client.get(`${w.ev}/orders/?exclude=email&exclude=positions.downloads`)).body.results[0]).not.toHaveProperty("email");
+    expect(
+      (await org.client.get(`${w.ev}/orders/?exclude=email&exclude=positions.downloads`)).body.results[0],
+    ).not.toHaveProperty("email");
   });
 
   it("a file answer: any content type where a file is declared, JSON only where JSON is", async () => {
@@ -279,7 +339,9 @@ describe("the contract checks of the harness fail on a disagreement", () => {
     const file = { status: 200, headers: new Headers({ "content-type": "text/csv" }), text: "a,b\n", body: "a,b\n" };
     await expect(checkContract("GET", download, file)).resolves.toBeUndefined();
     await expect(checkContract("GET", url("/api/v1/organizers/x/"), file)).rejects.toThrow(/declared as JSON/);
-    await expect(checkContract("GET", download, answer(410, { status: "failed", message: "x" }))).resolves.toBeUndefined();
+    await expect(
+      checkContract("GET", download, answer(410, { status: "failed", message: "x" })),
+    ).resolves.toBeUndefined();
     await expect(checkContract("GET", download, answer(410, { status: "failed" }))).rejects.toThrow(/message/);
   });
 
@@ -291,24 +353,58 @@ describe("the contract checks of the harness fail on a disagreement", () => {
 
   it("an undeclared status, an error body of the wrong shape, an undeclared query parameter", async () => {
     const detail = url("/api/v1/organizers/x/events/y/vouchers/1/");
-    await expect(checkContract("GET", detail, answer(418, { detail: "teapot" }))).rejects.toThrow(/status 418 is not declared/);
+    await expect(checkContract("GET", detail, answer(418, { detail: "teapot" }))).rejects.toThrow(
+      /status 418 is not declared/,
+    );
     await expect(checkContract("GET", detail, answer(404, { detail: "Not found." }))).resolves.toBeUndefined();
     await expect(checkContract("GET", detail, answer(404, { message: "Not found." }))).rejects.toThrow(ContractError);
-    await expect(checkContract("POST", url("/api/v1/organizers/x/events/y/vouchers/"), answer(400, { code: "not a list" }))).rejects.toThrow(ContractError);
-    await expect(checkContract("POST", url("/api/v1/organizers/x/events/y/vouchers/"), answer(400, { code: ["Required."], nested: { a: ["b"] } }))).resolves.toBeUndefined();
-    await expect(checkContract("GET", url("/api/v1/organizers/x/events/y/vouchers/?colour=red"), answer(403, { detail: "x" }))).rejects.toThrow(/"colour" is not declared/);
-    await expect(checkContract("GET", url("/api/v1/organizers/x/events/y/vouchers/?tag=a&attr[x]=1"), answer(403, { detail: "x" }))).rejects.toThrow(/"attr\[x\]"/);
-    await expect(checkContract("GET", url("/api/v1/organizers/x/events/?attr[x]=1"), answer(403, { detail: "x" }))).resolves.toBeUndefined();
+    await expect(
+      checkContract("POST", url("/api/v1/organizers/x/events/y/vouchers/"), answer(400, { code: "not a list" })),
+    ).rejects.toThrow(ContractError);
+    await expect(
+      checkContract(
+        "POST",
+        url("/api/v1/organizers/x/events/y/vouchers/"),
+        answer(400, { code: ["Required."], nested: { a: ["b"] } }),
+      ),
+    ).resolves.toBeUndefined();
+    await expect(
+      checkContract("GET", url("/api/v1/organizers/x/events/y/vouchers/?colour=red"), answer(403, { detail: "x" })),
+    ).rejects.toThrow(/"colour" is not declared/);
+    await expect(
+      checkContract(
+        "GET",
+        url("/api/v1/organizers/x/events/y/vouchers/?tag=a&attr[x]=1"),
+        answer(403, { detail: "x" }),
+      ),
+    ).rejects.toThrow(/"attr\[x\]"/);
+    await expect(
+      checkContract("GET", url("/api/v1/organizers/x/events/?attr[x]=1"), answer(403, { detail: "x" })),
+    ).resolves.toBeUndefined();
   });
 
   it("a body on 204, unknown paths and methods", async () => {
-    await expect(checkContract("DELETE", url("/api/v1/organizers/x/teams/1/"), answer(204, { id: 1 }))).rejects.toThrow(/without a body/);
-    await expect(checkContract("GET", url("/api/v1/nowhere/"), answer(404, { detail: "Not found." }))).resolves.toBeUndefined();
+    await expect(checkContract("DELETE", url("/api/v1/organizers/x/teams/1/"), answer(204, { id: 1 }))).rejects.toThrow(
+      /without a body/,
+    );
+    await expect(
+      checkContract("GET", url("/api/v1/nowhere/"), answer(404, { detail: "Not found." })),
+    ).resolves.toBeUndefined();
     await expect(checkContract("GET", url("/api/v1/nowhere/"), answer(200, {}))).rejects.toThrow(/404 was expected/);
-    await expect(checkContract("PUT", url("/api/v1/organizers/"), answer(405, { detail: 'Method "PUT" not allowed.' }))).resolves.toBeUndefined();
+    await expect(
+      checkContract("PUT", url("/api/v1/organizers/"), answer(405, { detail: 'Method "PUT" not allowed.' })),
+    ).resolves.toBeUndefined();
     // credentials are asked for before the method is looked at
-    await expect(checkContract("DELETE", url("/api/v1/organizers/x/"), answer(401, { detail: "Authentication credentials were not provided." }))).resolves.toBeUndefined();
-    await expect(checkContract("DELETE", url("/api/v1/organizers/x/"), answer(200, { detail: "x" }))).rejects.toThrow(/405 was expected/);
+    await expect(
+      checkContract(
+        "DELETE",
+        url("/api/v1/organizers/x/"),
+        answer(401, { detail: "Authentication credentials were not provided." }),
+      ),
+    ).resolves.toBeUndefined();
+    await expect(checkContract("DELETE", url("/api/v1/organizers/x/"), answer(200, { detail: "x" }))).rejects.toThrow(
+      /405 was expected/,
+    );
   });
 });
 

@@ -13,8 +13,14 @@ type Tally = { status: string; testmode: number; n: number };
 
 /** The event's tallies (rows of 0 left out) and what counting its orders gives. */
 async function tallies(eventId: number): Promise<{ kept: Tally[]; counted: Tally[] }> {
-  const kept = await env.DB.prepare("SELECT status, testmode, n FROM order_tallies WHERE event_id = ? AND n <> 0 ORDER BY status, testmode").bind(eventId).all<Tally>();
-  const counted = await env.DB.prepare("SELECT status, testmode, count(*) AS n FROM orders WHERE event_id = ? GROUP BY status, testmode ORDER BY status, testmode")
+  const kept = await env.DB.prepare(
+    "SELECT status, testmode, n FROM order_tallies WHERE event_id = ? AND n <> 0 ORDER BY status, testmode",
+  )
+    .bind(eventId)
+    .all<Tally>();
+  const counted = await env.DB.prepare(
+    "SELECT status, testmode, count(*) AS n FROM orders WHERE event_id = ? GROUP BY status, testmode ORDER BY status, testmode",
+  )
     .bind(eventId)
     .all<Tally>();
   return { kept: kept.results, counted: counted.results };
@@ -41,7 +47,9 @@ describe("orders list totals from the tallies", () => {
     const v = await venue();
     // ten orders created at once: paid and pending, some in test mode
     const created: Json[] = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => v.order({ status: i % 2 ? "n" : "p", testmode: i % 5 === 0, email: `buyer${i}@example.org` })),
+      Array.from({ length: 10 }, (_, i) =>
+        v.order({ status: i % 2 ? "n" : "p", testmode: i % 5 === 0, email: `buyer${i}@example.org` }),
+      ),
     );
     const check = async () => {
       const now: Json[] = [];

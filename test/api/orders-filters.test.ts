@@ -14,10 +14,20 @@ type Order = { code: string; positions: { id: number; secret: string }[] };
 async function world() {
   const s = await shop({ series: true });
   const ticket = await s.item();
-  const shirt = await s.item({ name: { en: "Shirt" }, admission: false, variations: [{ value: { en: "S" } }, { value: { en: "M" } }] });
+  const shirt = await s.item({
+    name: { en: "Shirt" },
+    admission: false,
+    variations: [{ value: { en: "S" } }, { value: { en: "M" } }],
+  });
   const july = await s.subevent({ date_from: "2030-07-01T19:00:00Z", date_to: "2030-07-01T23:00:00Z" });
   const august = await s.subevent({ date_from: "2030-08-01T19:00:00Z" });
-  for (const d of [july, august]) await s.quota({ size: 20, items: [ticket.id, shirt.id], variations: shirt.variations.map((v: { id: number }) => v.id), subevent: d.id });
+  for (const d of [july, august])
+    await s.quota({
+      size: 20,
+      items: [ticket.id, shirt.id],
+      variations: shirt.variations.map((v: { id: number }) => v.id),
+      subevent: d.id,
+    });
   const create = async (body: Record<string, unknown>): Promise<Order> => {
     const res = await s.client.post(`${s.path}/orders/`, body);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -147,8 +157,12 @@ describe("the orders list's other documented filters", () => {
 describe("how the orders list shows each order", () => {
   it("include and exclude fields, nested too; exclude wins", async () => {
     const { s, anna } = await world();
-    const list = async (query: string) => (await s.client.get(`${s.path}/orders/?search=${anna.code}&${query}`)).body.results[0];
-    expect(await list("include=code&include=positions.secret")).toEqual({ code: anna.code, positions: [{ secret: anna.positions[0]!.secret }] });
+    const list = async (query: string) =>
+      (await s.client.get(`${s.path}/orders/?search=${anna.code}&${query}`)).body.results[0];
+    expect(await list("include=code&include=positions.secret")).toEqual({
+      code: anna.code,
+      positions: [{ secret: anna.positions[0]!.secret }],
+    });
     expect(await list("include=code&include=email&exclude=email")).toEqual({ code: anna.code });
     const without = await list("exclude=positions.answers&exclude=fees&exclude=payments");
     expect(without).not.toHaveProperty("fees");
@@ -166,7 +180,8 @@ describe("how the orders list shows each order", () => {
     const plain = (await s.client.get(`${s.path}/orders/?search=${bob.code}`)).body.results[0];
     expect(plain.positions.map((p: { id: number }) => p.id)).toEqual([bob.positions[1]!.id]);
     expect(plain.positions[0]).not.toHaveProperty("canceled");
-    const all = (await s.client.get(`${s.path}/orders/?search=${bob.code}&include_canceled_positions=true`)).body.results[0];
+    const all = (await s.client.get(`${s.path}/orders/?search=${bob.code}&include_canceled_positions=true`)).body
+      .results[0];
     expect(all.positions.map((p: { id: number; canceled: boolean }) => [p.id, p.canceled])).toEqual([
       [bob.positions[0]!.id, true],
       [bob.positions[1]!.id, false],

@@ -15,7 +15,15 @@ describe("order creation", () => {
       locale: "en",
       sales_channel: "web",
       payment_provider: "manual",
-      invoice_address: { is_business: false, company: "Sample company", name_parts: { full_name: "John Doe" }, street: "Sesam Street 12", zipcode: "12345", city: "Sample City", country: "GB" },
+      invoice_address: {
+        is_business: false,
+        company: "Sample company",
+        name_parts: { full_name: "John Doe" },
+        street: "Sesam Street 12",
+        zipcode: "12345",
+        city: "Sample City",
+        country: "GB",
+      },
       positions: [{ item: ticket.id, attendee_name_parts: { full_name: "Peter" } }],
     });
     expect(res.status).toBe(201);
@@ -38,10 +46,28 @@ describe("order creation", () => {
         details: {},
       },
     ]);
-    expect(o.invoice_address).toMatchObject({ company: "Sample company", name: "John Doe", name_parts: { full_name: "John Doe", _scheme: "full" }, country: "GB" });
+    expect(o.invoice_address).toMatchObject({
+      company: "Sample company",
+      name: "John Doe",
+      name_parts: { full_name: "John Doe", _scheme: "full" },
+      country: "GB",
+    });
     expect(o.positions).toHaveLength(1);
     const p = o.positions[0];
-    expect(p).toMatchObject({ order: o.code, positionid: 1, item: ticket.id, variation: null, price: "23.00", attendee_name: "Peter", tax_rate: "0.00", tax_value: "0.00", tax_rule: null, addon_to: null, subevent: null, seat: null });
+    expect(p).toMatchObject({
+      order: o.code,
+      positionid: 1,
+      item: ticket.id,
+      variation: null,
+      price: "23.00",
+      attendee_name: "Peter",
+      tax_rate: "0.00",
+      tax_value: "0.00",
+      tax_rule: null,
+      addon_to: null,
+      subevent: null,
+      seat: null,
+    });
     expect(p.secret).toMatch(/^[a-hj-km-np-z2-9]{32}$/);
     expect(p.pseudonymization_id).toMatch(/^[A-Z0-9]{10}$/);
     expect(Date.parse(o.expires)).toBeGreaterThan(Date.now() + 13 * 86400_000);
@@ -53,9 +79,18 @@ describe("order creation", () => {
     const vat = await s.post("/taxrules/", { name: { en: "VAT" }, rate: "19.00" });
     const net = await s.post("/taxrules/", { name: { en: "Net VAT" }, rate: "10.00", price_includes_tax: false });
     const ticket = await s.item({ default_price: "100.00", tax_rule: vat.id });
-    const shirt = await s.item({ default_price: "20.00", tax_rule: net.id, variations: [{ value: { en: "S" } }, { value: { en: "XL" }, default_price: "25.00" }] });
+    const shirt = await s.item({
+      default_price: "20.00",
+      tax_rule: net.id,
+      variations: [{ value: { en: "S" } }, { value: { en: "XL" }, default_price: "25.00" }],
+    });
     const date = await s.subevent({ item_price_overrides: [{ item: ticket.id, price: "80.00" }] });
-    await s.quota({ size: 10, items: [ticket.id, shirt.id], variations: shirt.variations.map((v: { id: number }) => v.id), subevent: date.id });
+    await s.quota({
+      size: 10,
+      items: [ticket.id, shirt.id],
+      variations: shirt.variations.map((v: { id: number }) => v.id),
+      subevent: date.id,
+    });
     await s.voucher({ code: "TENOFF", price_mode: "subtract", value: "10.00" });
     await s.voucher({ code: "HALFOFF", price_mode: "percent", value: "50.00" });
     await s.voucher({ code: "FIXED", price_mode: "set", value: "12.00" });
@@ -71,7 +106,11 @@ describe("order creation", () => {
       ],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    const prices = res.body.positions.map((p: { price: string; tax_value: string; tax_rate: string }) => [p.price, p.tax_value, p.tax_rate]);
+    const prices = res.body.positions.map((p: { price: string; tax_value: string; tax_rate: string }) => [
+      p.price,
+      p.tax_value,
+      p.tax_rate,
+    ]);
     expect(prices).toEqual([
       ["80.00", "12.77", "19.00"], // override; 80 × 19/119
       ["70.00", "11.18", "19.00"], // minus 10
@@ -88,10 +127,22 @@ describe("order creation", () => {
     const s = await shop();
     const ticket = await s.item({ default_price: "10.00" });
     await s.quota({ size: 20, items: [ticket.id] });
-    await s.post("/discounts/", { internal_name: "3 for 2", condition_min_count: 3, benefit_discount_matching_percent: "100.00", benefit_only_apply_to_cheapest_n_matches: 1 });
-    const res = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }, { item: ticket.id }, { item: ticket.id }, { item: ticket.id }] });
+    await s.post("/discounts/", {
+      internal_name: "3 for 2",
+      condition_min_count: 3,
+      benefit_discount_matching_percent: "100.00",
+      benefit_only_apply_to_cheapest_n_matches: 1,
+    });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      positions: [{ item: ticket.id }, { item: ticket.id }, { item: ticket.id }, { item: ticket.id }],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.positions.map((p: { price: string }) => p.price).sort()).toEqual(["0.00", "10.00", "10.00", "10.00"]);
+    expect(res.body.positions.map((p: { price: string }) => p.price).sort()).toEqual([
+      "0.00",
+      "10.00",
+      "10.00",
+      "10.00",
+    ]);
     expect(res.body.total).toBe("30.00");
   });
 
@@ -102,21 +153,37 @@ describe("order creation", () => {
     await s.quota({ size: 10, items: [ticket.id] });
     const free = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] });
     expect(free.body).toMatchObject({ status: "p", total: "0.00" });
-    expect(free.body.payments).toEqual([expect.objectContaining({ state: "confirmed", provider: "free", amount: "0.00", payment_url: null })]);
+    expect(free.body.payments).toEqual([
+      expect.objectContaining({ state: "confirmed", provider: "free", amount: "0.00", payment_url: null }),
+    ]);
     const withFee = await s.client.post(`${s.path}/orders/`, {
       positions: [{ item: ticket.id }],
       fees: [{ fee_type: "payment", value: "0.25", description: "Card", internal_type: "stripe", tax_rule: vat.id }],
       payment_provider: "manual",
     });
     expect(withFee.body).toMatchObject({ status: "n", total: "0.25" });
-    expect(withFee.body.fees).toEqual([{ fee_type: "payment", value: "0.25", description: "Card", internal_type: "stripe", tax_rate: "19.00", tax_value: "0.04", tax_rule: vat.id }]);
+    expect(withFee.body.fees).toEqual([
+      {
+        fee_type: "payment",
+        value: "0.25",
+        description: "Card",
+        internal_type: "stripe",
+        tax_rate: "19.00",
+        tax_value: "0.04",
+        tax_rule: vat.id,
+      },
+    ]);
   });
 
   it("creates paid orders with a confirmed payment", async () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
-    const res = await s.client.post(`${s.path}/orders/`, { status: "p", payment_provider: "manual", positions: [{ item: ticket.id }] });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      status: "p",
+      payment_provider: "manual",
+      positions: [{ item: ticket.id }],
+    });
     expect(res.body.status).toBe("p");
     expect(res.body.payments[0]).toMatchObject({ state: "confirmed", provider: "manual", payment_url: null });
     expect(res.body.payments[0].payment_date).not.toBeNull();
@@ -128,11 +195,16 @@ describe("order creation", () => {
     const extra = await s.item({ name: { en: "Extra" } });
     const q = await s.quota({ size: 3, items: [ticket.id] });
     await s.quota({ size: 1, items: [extra.id] });
-    const res = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }, { item: extra.id }, { item: extra.id }] });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      positions: [{ item: ticket.id }, { item: extra.id }, { item: extra.id }],
+    });
     expect(res.status).toBe(400);
     expect(res.body.non_field_errors[0]).toMatch(/not enough quota/);
     expect((await s.client.get(`${s.path}/orders/`)).body.count).toBe(0);
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 3, pending_orders: 0 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 3,
+      pending_orders: 0,
+    });
   });
 
   it("validates input with field errors per position and changes nothing", async () => {
@@ -150,9 +222,15 @@ describe("order creation", () => {
     expect(res.body.locale[0]).toMatch(/"xx" is not one of the event's languages/);
     expect(res.body.payment_provider[0]).toMatch(/"paypal" is not a payment provider/);
     expect(res.body.sales_channel).toEqual(['"moon" is not a valid choice.']);
-    expect(res.body.positions).toEqual([{}, { item: ['Invalid pk "999999" - object does not exist.'] }, { subevent: ["You cannot set a subevent for this event."] }]);
+    expect(res.body.positions).toEqual([
+      {},
+      { item: ['Invalid pk "999999" - object does not exist.'] },
+      { subevent: ["You cannot set a subevent for this event."] },
+    ]);
     expect(res.body.fees).toEqual([{ tax_rule: ['Invalid pk "999999" - object does not exist.'] }]);
-    expect((await s.client.post(`${s.path}/orders/`, { positions: [] })).body).toEqual({ positions: ["This list may not be empty."] });
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [] })).body).toEqual({
+      positions: ["This list may not be empty."],
+    });
     expect((await s.client.get(`${s.path}/orders/`)).body.count).toBe(0);
   });
 
@@ -160,10 +238,14 @@ describe("order creation", () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
-    expect((await s.client.post(`${s.path}/orders/`, { code: "ABC12", positions: [{ item: ticket.id }] })).body.code).toBe("ABC12");
+    expect(
+      (await s.client.post(`${s.path}/orders/`, { code: "ABC12", positions: [{ item: ticket.id }] })).body.code,
+    ).toBe("ABC12");
     const dup = await s.client.post(`${s.path}/orders/`, { code: "ABC12", positions: [{ item: ticket.id }] });
     expect(dup.body).toEqual({ code: ["This order code is already in use."] });
-    expect((await s.client.post(`${s.path}/orders/`, { code: "ab", positions: [{ item: ticket.id }] })).status).toBe(400);
+    expect((await s.client.post(`${s.path}/orders/`, { code: "ab", positions: [{ item: ticket.id }] })).status).toBe(
+      400,
+    );
   });
 
   it("links add-ons through positionid and addon_to", async () => {
@@ -180,7 +262,12 @@ describe("order creation", () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.positions[1].addon_to).toBe(res.body.positions[0].id);
-    const bad = await s.client.post(`${s.path}/orders/`, { positions: [{ positionid: 1, item: ticket.id, addon_to: 2 }, { positionid: 2, item: parking.id }] });
+    const bad = await s.client.post(`${s.path}/orders/`, {
+      positions: [
+        { positionid: 1, item: ticket.id, addon_to: 2 },
+        { positionid: 2, item: parking.id },
+      ],
+    });
     expect(bad.body.positions).toContain("Position 1 is an add-on to a position that does not come before it.");
   });
 
@@ -188,27 +275,46 @@ describe("order creation", () => {
     const s = await shop();
     const ticket = await s.item();
     const q = await s.quota({ size: 2, items: [ticket.id] });
-    const cart = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "20.00", cart_id: "buyer1@api" });
+    const cart = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "20.00",
+      cart_id: "buyer1@api",
+    });
     await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "20.00", cart_id: "buyer1@api" });
     expect(cart.status).toBe(201);
     // without consuming, nothing is left
     expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).status).toBe(400);
     // a failing order consuming the carts leaves them in place
-    const failing = await s.client.post(`${s.path}/orders/`, { consume_carts: ["buyer1@api"], positions: [{ item: ticket.id }, { item: ticket.id }, { item: ticket.id }] });
+    const failing = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: ["buyer1@api"],
+      positions: [{ item: ticket.id }, { item: ticket.id }, { item: ticket.id }],
+    });
     expect(failing.status).toBe(400);
     expect((await s.client.get(`${s.path}/cartpositions/`)).body.count).toBe(2);
     // a fitting one takes the carts' places and removes them
-    const ok = await s.client.post(`${s.path}/orders/`, { consume_carts: ["buyer1@api"], positions: [{ item: ticket.id }, { item: ticket.id }] });
+    const ok = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: ["buyer1@api"],
+      positions: [{ item: ticket.id }, { item: ticket.id }],
+    });
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
     expect((await s.client.get(`${s.path}/cartpositions/`)).body.count).toBe(0);
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 0, pending_orders: 2, cart_positions: 0 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 0,
+      pending_orders: 2,
+      cart_positions: 0,
+    });
   });
 
   it("queues the confirmation mail with send_mail", async () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
-    const res = await s.client.post(`${s.path}/orders/`, { email: "mail@example.org", send_mail: true, payment_provider: "manual", positions: [{ item: ticket.id }] });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      email: "mail@example.org",
+      send_mail: true,
+      payment_provider: "manual",
+      positions: [{ item: ticket.id }],
+    });
     const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "mail@example.org"));
     expect(mails).toHaveLength(1);
     expect(mails[0]).toMatchObject({ kind: "order_placed", subject: `Your order: ${res.body.code}` });
@@ -221,7 +327,9 @@ describe("order creation", () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 100, items: [ticket.id] });
-    const res = await s.client.post(`${s.path}/orders/`, { positions: Array.from({ length: 40 }, () => ({ item: ticket.id })) });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      positions: Array.from({ length: 40 }, () => ({ item: ticket.id })),
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const secrets = res.body.positions.map((p: { secret: string }) => p.secret);
     expect(new Set(secrets).size).toBe(40);
@@ -244,7 +352,9 @@ describe("reading orders", () => {
     const b = await s.client.post(`${s.path}/orders/`, { email: "b@example.org", positions: [{ item: ticket.id }] });
     const since = await s.client.get(`${s.path}/orders/?modified_since=${encodeURIComponent(generated)}`);
     expect(since.body.results.map((o: { code: string }) => o.code)).toEqual([b.body.code]);
-    expect((await s.client.get(`${s.path}/orders/?email=A@example.org`)).body.results.map((o: { code: string }) => o.code)).toEqual([a.body.code]);
+    expect(
+      (await s.client.get(`${s.path}/orders/?email=A@example.org`)).body.results.map((o: { code: string }) => o.code),
+    ).toEqual([a.body.code]);
     expect((await s.client.get(`${s.path}/orders/?status=p`)).body.count).toBe(0);
     expect((await s.client.get(`${s.path}/orders/?ordering=-datetime`)).body.results[0].code).toBe(b.body.code);
     expect((await s.client.get(`${s.path}/orders/?status=x`)).status).toBe(400);
@@ -254,7 +364,9 @@ describe("reading orders", () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
-    const o = (await s.client.post(`${s.path}/orders/`, { payment_provider: "manual", positions: [{ item: ticket.id }] })).body;
+    const o = (
+      await s.client.post(`${s.path}/orders/`, { payment_provider: "manual", positions: [{ item: ticket.id }] })
+    ).body;
     const list = await s.client.get(`${s.path}/orders/${o.code}/payments/`);
     expect(list.body.results).toEqual(o.payments);
     expect((await s.client.get(`${s.path}/orders/${o.code}/payments/1/`)).body).toEqual(o.payments[0]);
@@ -279,10 +391,17 @@ describe("order state changes", () => {
     const s = await shop();
     const ticket = await s.item();
     const q = await s.quota({ size, items: [ticket.id] });
-    const o = (await s.client.post(`${s.path}/orders/`, { email: "x@example.org", payment_provider: "manual", positions: [{ item: ticket.id }] })).body;
+    const o = (
+      await s.client.post(`${s.path}/orders/`, {
+        email: "x@example.org",
+        payment_provider: "manual",
+        positions: [{ item: ticket.id }],
+      })
+    ).body;
     return { s, ticket, q, o };
   }
-  const avail = async (s: Awaited<ReturnType<typeof shop>>, q: { id: number }) => (await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body;
+  const avail = async (s: Awaited<ReturnType<typeof shop>>, q: { id: number }) =>
+    (await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body;
 
   it("mark_paid confirms the open payment; paid orders still hold their quota", async () => {
     const { s, q, o } = await pendingOrder();
@@ -303,7 +422,9 @@ describe("order state changes", () => {
     expect((await s.client.get(`${s.path}/orders/${o.code}/`)).body.payments).toHaveLength(1);
 
     const { s: s2, o: other } = await pendingOrder();
-    expect((await s2.client.post(`${s2.path}/orders/${other.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
+    expect((await s2.client.post(`${s2.path}/orders/${other.code}/mark_canceled/`, { send_email: false })).status).toBe(
+      200,
+    );
     expect((await s2.client.post(`${s2.path}/orders/${other.code}/mark_paid/`, {})).status).toBe(400);
     const canceled = (await s2.client.get(`${s2.path}/orders/${other.code}/`)).body;
     expect(canceled.payments.map((y: { state: string }) => y.state)).toEqual(["canceled"]);
@@ -317,7 +438,9 @@ describe("order state changes", () => {
     expect(o.payments).toEqual([]);
     expect((await s.client.post(`${s.path}/orders/${o.code}/mark_expired/`)).status).toBe(200);
     expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).status).toBe(201);
-    const refused = await Promise.all(Array.from({ length: 5 }, () => s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, {})));
+    const refused = await Promise.all(
+      Array.from({ length: 5 }, () => s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, {})),
+    );
     for (const r of refused) expect(r.status).toBe(400);
     const after = (await s.client.get(`${s.path}/orders/${o.code}/`)).body;
     expect(after.status).toBe("e");
@@ -329,12 +452,16 @@ describe("order state changes", () => {
     const ticket = await s.item();
     await s.quota({ size: 5, items: [ticket.id] });
     const o = (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).body;
-    const results = await Promise.all(Array.from({ length: 6 }, () => s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, { send_email: false })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, { send_email: false })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) expect(r.status).toBe(400);
     const after = (await s.client.get(`${s.path}/orders/${o.code}/`)).body;
     expect(after.status).toBe("p");
-    expect(after.payments.map((y: { state: string; provider: string }) => [y.state, y.provider])).toEqual([["confirmed", "manual"]]);
+    expect(after.payments.map((y: { state: string; provider: string }) => [y.state, y.provider])).toEqual([
+      ["confirmed", "manual"],
+    ]);
   });
 
   it("mark_canceled releases the quota and cancels open payments", async () => {
@@ -396,12 +523,17 @@ describe("order state changes", () => {
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
     const v = await s.voucher({ code: "ONCEONLY", max_usages: 1 });
-    const o = (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] })).body;
+    const o = (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] }))
+      .body;
     expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(1);
     expect((await s.client.delete(`${s.path}/vouchers/${v.id}/`)).status).toBe(403);
-    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] })).status).toBe(400);
+    expect(
+      (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] })).status,
+    ).toBe(400);
     await s.client.post(`${s.path}/orders/${o.code}/mark_canceled/`, {});
     expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(0);
-    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] })).status).toBe(201);
+    expect(
+      (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] })).status,
+    ).toBe(201);
   });
 });

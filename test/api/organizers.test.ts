@@ -32,7 +32,12 @@ describe("organizer settings", () => {
     const url = `/api/v1/organizers/${org.slug}/settings/`;
     const initial = await org.client.get(url);
     expect(initial.status).toBe(200);
-    expect(initial.body).toMatchObject({ locales: ["en"], contact_mail: null, customer_accounts: false, giftcard_length: 12 });
+    expect(initial.body).toMatchObject({
+      locales: ["en"],
+      contact_mail: null,
+      customer_accounts: false,
+      giftcard_length: 12,
+    });
 
     const explained = await org.client.get(`${url}?explain=true`);
     expect(Object.keys(explained.body).sort()).toEqual(Object.keys(initial.body).sort());
@@ -44,7 +49,11 @@ describe("organizer settings", () => {
 
     const patched = await org.client.patch(url, { contact_mail: "info@example.org", locales: ["de", "en"] });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ contact_mail: "info@example.org", locales: ["de", "en"], giftcard_length: 12 });
+    expect(patched.body).toMatchObject({
+      contact_mail: "info@example.org",
+      locales: ["de", "en"],
+      giftcard_length: 12,
+    });
     expect((await org.client.get(url)).body.contact_mail).toBe("info@example.org");
 
     const unset = await org.client.patch(url, { contact_mail: null });
@@ -57,7 +66,12 @@ describe("organizer settings", () => {
   it("validates values by type and rejects unknown keys, changing nothing", async () => {
     const org = await seedOrganizer();
     const url = `/api/v1/organizers/${org.slug}/settings/`;
-    const res = await org.client.patch(url, { contact_mail: "nope", giftcard_length: "long", colour: "red", locales: ["en"] });
+    const res = await org.client.patch(url, {
+      contact_mail: "nope",
+      giftcard_length: "long",
+      colour: "red",
+      locales: ["en"],
+    });
     expect(res.status).toBe(400);
     expect(res.body.contact_mail).toEqual(["Enter a valid email address."]);
     expect(res.body.giftcard_length).toEqual(["A valid integer is required."]);
@@ -69,7 +83,15 @@ describe("organizer settings", () => {
   it("accepts only http and https URLs in URL settings (400 with field errors, nothing changes)", async () => {
     const org = await seedOrganizer();
     const url = `/api/v1/organizers/${org.slug}/settings/`;
-    const bad = ["javascript:alert(1)", "JavaScript:alert(document.cookie)", "data:text/html,<script>alert(1)</script>", "vbscript:msgbox(1)", "ftp://files.example.org/imprint", "file:///etc/passwd", "http:/example.org"];
+    const bad = [
+      "javascript:alert(1)",
+      "JavaScript:alert(document.cookie)",
+      "data:text/html,<script>alert(1)</script>",
+      "vbscript:msgbox(1)",
+      "ftp://files.example.org/imprint",
+      "file:///etc/passwd",
+      "http:/example.org",
+    ];
     for (const value of bad) {
       for (const key of ["imprint_url", "privacy_url"]) {
         const res = await org.client.patch(url, { contact_mail: "info@example.org", [key]: value });
@@ -82,9 +104,15 @@ describe("organizer settings", () => {
     const stored = await db().select().from(organizerSettings).where(eq(organizerSettings.organizerId, org.id));
     expect(stored).toEqual([]);
 
-    const ok = await org.client.patch(url, { imprint_url: "https://org.example.org/imprint", privacy_url: "http://org.example.org/privacy" });
+    const ok = await org.client.patch(url, {
+      imprint_url: "https://org.example.org/imprint",
+      privacy_url: "http://org.example.org/privacy",
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ imprint_url: "https://org.example.org/imprint", privacy_url: "http://org.example.org/privacy" });
+    expect(ok.body).toMatchObject({
+      imprint_url: "https://org.example.org/imprint",
+      privacy_url: "http://org.example.org/privacy",
+    });
   });
 
   it("needs can_change_organizer_settings and does not accept PUT", async () => {

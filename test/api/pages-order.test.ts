@@ -4,7 +4,17 @@
  * state `created`, and `return_url` / `iframe=1` kept through links and forms.
  */
 import { describe, expect, it } from "vitest";
-import { allowReturnUrls, getPage, giftCard, placeOrder, postForm, readOrder, textOf, ticketShop, withQuery } from "../helpers/pages";
+import {
+  allowReturnUrls,
+  getPage,
+  giftCard,
+  placeOrder,
+  postForm,
+  readOrder,
+  textOf,
+  ticketShop,
+  withQuery,
+} from "../helpers/pages";
 
 const RETURN = "https://shop.example.org/checkout/return?tx=7";
 
@@ -14,12 +24,21 @@ function formAction(page: string): URL {
 
 describe("order page", () => {
   it("shows the event, the order code and status, positions with names and prices, the total, payments and the payment link", async () => {
-    const s = await ticketShop({ event: { location: { en: "Town Hall" }, timezone: "Europe/Berlin", date_from: "2030-06-01T17:00:00Z" } });
-    const shirt = await s.item({ name: { en: "Shirt" }, default_price: "15.00", variations: [{ value: { en: "Large" } }] });
+    const s = await ticketShop({
+      event: { location: { en: "Town Hall" }, timezone: "Europe/Berlin", date_from: "2030-06-01T17:00:00Z" },
+    });
+    const shirt = await s.item({
+      name: { en: "Shirt" },
+      default_price: "15.00",
+      variations: [{ value: { en: "Large" } }],
+    });
     await s.quota({ size: 5, items: [shirt.id], variations: [shirt.variations[0].id] });
     const o = await placeOrder(s, {
       payment_provider: "manual",
-      positions: [{ item: s.ticket.id, attendee_name_parts: { full_name: "Ada Lovelace" } }, { item: shirt.id, variation: shirt.variations[0].id }],
+      positions: [
+        { item: s.ticket.id, attendee_name_parts: { full_name: "Ada Lovelace" } },
+        { item: shirt.id, variation: shirt.variations[0].id },
+      ],
       fees: [{ fee_type: "service", value: "1.50", description: "Service fee" }],
     });
     // no credentials: the secret in the URL is the credential
@@ -59,7 +78,9 @@ describe("order page", () => {
 
     const e = await getPage(expired.url);
     expect(textOf(e.text)).toContain(`Order ${expired.code} expired`);
-    expect(textOf(e.text)).toContain("This order has expired because it was not paid in time. You can still pay it while its products are available.");
+    expect(textOf(e.text)).toContain(
+      "This order has expired because it was not paid in time. You can still pay it while its products are available.",
+    );
     expect(e.text).toContain(`href="${expired.url}pay/1/"`);
 
     const c = await getPage(canceled.url);
@@ -114,7 +135,13 @@ describe("order page", () => {
 
   it("frames only with iframe=1, which its links keep; links out of the frame open a new window", async () => {
     const s = await ticketShop();
-    expect((await s.client.patch(`/api/v1/organizers/${s.orgSlug}/settings/`, { imprint_url: "https://org.example.org/imprint" })).status).toBe(200);
+    expect(
+      (
+        await s.client.patch(`/api/v1/organizers/${s.orgSlug}/settings/`, {
+          imprint_url: "https://org.example.org/imprint",
+        })
+      ).status,
+    ).toBe(200);
     const o = await placeOrder(s, { payment_provider: "giftcard" });
     const plain = await getPage(o.url);
     expect(plain.headers.get("X-Frame-Options")).toBe("DENY");
@@ -127,7 +154,9 @@ describe("order page", () => {
     expect(framed.headers.get("Content-Security-Policy")).toBeNull();
     expect(framed.text).toContain(`href="${o.url}pay/1/?iframe=1"`);
     expect(framed.text).toContain(`href="${o.url}pay/change?iframe=1"`);
-    expect(framed.text).toContain('<a href="https://org.example.org/imprint" target="_blank" rel="noopener">Imprint</a>');
+    expect(framed.text).toContain(
+      '<a href="https://org.example.org/imprint" target="_blank" rel="noopener">Imprint</a>',
+    );
   });
 });
 
@@ -151,7 +180,15 @@ describe("pay/change", () => {
     expect(res.status).toBe(303);
     expect(res.location).toBe(`${o.url}pay/1/`);
     const after = await readOrder(s, o.code);
-    expect(after.payments).toEqual([expect.objectContaining({ local_id: 1, state: "created", provider: "giftcard", amount: "20.00", payment_url: `${o.url}pay/1/` })]);
+    expect(after.payments).toEqual([
+      expect.objectContaining({
+        local_id: 1,
+        state: "created",
+        provider: "giftcard",
+        amount: "20.00",
+        payment_url: `${o.url}pay/1/`,
+      }),
+    ]);
     expect(Date.parse(after.last_modified)).toBeGreaterThanOrEqual(Date.parse(o.last_modified));
 
     const card = await giftCard(s, "20.00");
@@ -169,7 +206,13 @@ describe("pay/change", () => {
     const res = await postForm(`${o.url}pay/change`, { provider: "manual" });
     expect(res.location).toBe(`${o.url}pay/2/`);
     const after = await readOrder(s, o.code);
-    expect(after.payments.map((y: { local_id: number; state: string; provider: string }) => [y.local_id, y.state, y.provider])).toEqual([
+    expect(
+      after.payments.map((y: { local_id: number; state: string; provider: string }) => [
+        y.local_id,
+        y.state,
+        y.provider,
+      ]),
+    ).toEqual([
       [1, "canceled", "giftcard"],
       [2, "created", "manual"],
     ]);
@@ -238,7 +281,9 @@ describe("pay/change", () => {
     expect(next.searchParams.get("return_url")).toBe(RETURN);
     expect(next.searchParams.get("iframe")).toBe("1");
 
-    const bad = await postForm(withQuery(`${o.url}pay/change`, { return_url: "https://evil.example.net/x" }), { provider: "giftcard" });
+    const bad = await postForm(withQuery(`${o.url}pay/change`, { return_url: "https://evil.example.net/x" }), {
+      provider: "giftcard",
+    });
     expect(bad.status).toBe(400);
     expect(bad.location).toBeNull();
     expect(bad.headers.get("X-Frame-Options")).toBe("DENY");

@@ -11,7 +11,19 @@ import type { StatusWrite } from "../../src/db/payments";
 import { events, mailOutbox, orderPayments, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import { db, seedOrganizer } from "../harness";
-import { allowReturnUrls, cardState, getPage, giftCard, type OrderShop, placeOrder, postForm, readOrder, textOf, ticketShop, withQuery } from "../helpers/pages";
+import {
+  allowReturnUrls,
+  cardState,
+  getPage,
+  giftCard,
+  type OrderShop,
+  placeOrder,
+  postForm,
+  readOrder,
+  textOf,
+  ticketShop,
+  withQuery,
+} from "../helpers/pages";
 
 const RETURN = "https://shop.example.org/checkout/return?tx=42";
 
@@ -27,7 +39,9 @@ describe("gift card payments", () => {
     }
     const capped = await postForm(url, { giftcard: card.secret });
     expect(capped.status).toBe(400);
-    expect(textOf(capped.text)).toContain("Too many gift card codes were tried for this order. Please try again later.");
+    expect(textOf(capped.text)).toContain(
+      "Too many gift card codes were tried for this order. Please try again later.",
+    );
     expect((await readOrder(s, o.code)).status).toBe("n");
     expect((await cardState(s, card.id)).value).toBe("30.00");
   });
@@ -54,10 +68,23 @@ describe("gift card payments", () => {
     const after = await cardState(s, card.id);
     expect(after.value).toBe("10.00");
     expect(after.transactions).toHaveLength(2);
-    expect(after.transactions[1]).toMatchObject({ value: "-20.00", order: o.code, event: s.eventSlug, text: `${o.code}-P-1` });
+    expect(after.transactions[1]).toMatchObject({
+      value: "-20.00",
+      order: o.code,
+      event: s.eventSlug,
+      text: `${o.code}-P-1`,
+    });
     const order = await readOrder(s, o.code);
     expect(order.status).toBe("p");
-    expect(order.payments).toEqual([expect.objectContaining({ local_id: 1, state: "confirmed", provider: "giftcard", amount: "20.00", payment_url: null })]);
+    expect(order.payments).toEqual([
+      expect.objectContaining({
+        local_id: 1,
+        state: "confirmed",
+        provider: "giftcard",
+        amount: "20.00",
+        payment_url: null,
+      }),
+    ]);
     expect(order.payments[0].payment_date).not.toBeNull();
     const mails = await db()
       .select()
@@ -115,13 +142,24 @@ describe("gift card payments", () => {
     const s = await ticketShop();
     const o = await placeOrder(s, { payment_provider: "giftcard" });
     const issuer = await seedOrganizer();
-    const foreign = await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcards/`, { secret: "FOREIGN-CARD-1", currency: "EUR", value: "25.00" });
+    const foreign = await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcards/`, {
+      secret: "FOREIGN-CARD-1",
+      currency: "EUR",
+      value: "25.00",
+    });
     expect(foreign.status).toBe(201);
     const url = o.payments[0].payment_url;
-    expect(textOf((await postForm(url, { giftcard: "FOREIGN-CARD-1" })).text)).toContain("This gift card is not known.");
+    expect(textOf((await postForm(url, { giftcard: "FOREIGN-CARD-1" })).text)).toContain(
+      "This gift card is not known.",
+    );
 
-    expect((await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`, { acceptor: s.orgSlug })).status).toBe(201);
-    expect((await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcard_issuers/${issuer.slug}/accept/`, {})).status).toBe(200);
+    expect(
+      (await issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`, { acceptor: s.orgSlug }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcard_issuers/${issuer.slug}/accept/`, {})).status,
+    ).toBe(200);
     const res = await postForm(url, { giftcard: "FOREIGN-CARD-1" });
     expect(res.status).toBe(303);
     expect((await readOrder(s, o.code)).status).toBe("p");
@@ -136,7 +174,9 @@ describe("gift card payments", () => {
     const real = await giftCard(s, "50.00");
     const test = await giftCard(s, "50.00", { testmode: true });
     const url = o.payments[0].payment_url;
-    expect(textOf((await postForm(url, { giftcard: real.secret })).text)).toContain("Only test gift cards can be used in test mode.");
+    expect(textOf((await postForm(url, { giftcard: real.secret })).text)).toContain(
+      "Only test gift cards can be used in test mode.",
+    );
     expect((await postForm(url, { giftcard: test.secret })).status).toBe(303);
     expect((await cardState(s, test.id)).value).toBe("30.00");
     expect((await cardState(s, real.id)).value).toBe("50.00");
@@ -166,7 +206,10 @@ describe("gift card payments", () => {
     expect(paid.status).toBe(303);
     expect((await readOrder(s, o.code)).status).toBe("p");
     expect((await cardState(s, card.id)).value).toBe("30.00");
-    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({ available_number: 0, paid_orders: 1 });
+    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({
+      available_number: 0,
+      paid_orders: 1,
+    });
   });
 
   it("no late payments when the event does not accept them, and none after the last date of payments", async () => {
@@ -195,7 +238,9 @@ describe("gift card payments", () => {
     const a = await placeOrder(s, { payment_provider: "giftcard" });
     const b = await placeOrder(s, { payment_provider: "giftcard" });
     const card = await giftCard(s, "30.00");
-    const results = await Promise.all([a, b].map((o) => postForm(o.payments[0].payment_url, { giftcard: card.secret })));
+    const results = await Promise.all(
+      [a, b].map((o) => postForm(o.payments[0].payment_url, { giftcard: card.secret })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([303, 400]);
     const statuses = [(await readOrder(s, a.code)).status, (await readOrder(s, b.code)).status].sort();
     expect(statuses).toEqual(["n", "p"]);
@@ -210,7 +255,9 @@ describe("gift card payments", () => {
     const card = await giftCard(s, "100.00");
     const other = await giftCard(s, "100.00");
     const url = o.payments[0].payment_url;
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => postForm(url, { giftcard: i % 2 ? card.secret : other.secret })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => postForm(url, { giftcard: i % 2 ? card.secret : other.secret })),
+    );
     expect(results.filter((r) => r.status === 303)).toHaveLength(1);
     const debited = [(await cardState(s, card.id)).value, (await cardState(s, other.id)).value].sort();
     expect(debited).toEqual(["100.00", "80.00"]);
@@ -227,8 +274,16 @@ describe("a gift card payment interrupted before D1 has it", () => {
    */
   async function interruptedPayment(s: OrderShop, code: string, card: { id: number }, reference: string) {
     const ev = (await db().select({ id: events.id }).from(events).where(eq(events.slug, s.eventSlug)).get())!;
-    const row = (await db().select({ id: orders.id }).from(orders).where(and(eq(orders.eventId, ev.id), eq(orders.code, code))).get())!;
-    const payment = (await db().select({ id: orderPayments.id }).from(orderPayments).where(eq(orderPayments.orderId, row.id)).get())!;
+    const row = (await db()
+      .select({ id: orders.id })
+      .from(orders)
+      .where(and(eq(orders.eventId, ev.id), eq(orders.code, code)))
+      .get())!;
+    const payment = (await db()
+      .select({ id: orderPayments.id })
+      .from(orderPayments)
+      .where(eq(orderPayments.orderId, row.id))
+      .get())!;
     const entry = {
       kind: "status",
       orderId: row.id,
@@ -238,17 +293,34 @@ describe("a gift card payment interrupted before D1 has it", () => {
       now: Date.now(),
       confirmPaymentId: null,
       cancelPayments: false,
-      giftCard: { cardId: card.id, amount: 2000, paymentId: payment.id, reference, organizerId: s.org.id, currency: "EUR", testmode: false, text: `${code}-P-1` },
+      giftCard: {
+        cardId: card.id,
+        amount: 2000,
+        paymentId: payment.id,
+        reference,
+        organizerId: s.org.id,
+        currency: "EUR",
+        testmode: false,
+        text: `${code}-P-1`,
+      },
     } satisfies { kind: "status" } & StatusWrite;
     const object = () => eventObject(env, ev.id);
     return {
       object,
       leave: () =>
         runInDurableObject(object(), (_instance, state: DurableObjectState) => {
-          state.storage.sql.exec("INSERT INTO outbox (payload, created) VALUES (?, ?)", JSON.stringify(entry), Date.now());
+          state.storage.sql.exec(
+            "INSERT INTO outbox (payload, created) VALUES (?, ?)",
+            JSON.stringify(entry),
+            Date.now(),
+          );
           return state.storage.setAlarm(Date.now());
         }),
-      outboxSize: () => runInDurableObject(object(), (_instance, state: DurableObjectState) => [...state.storage.sql.exec("SELECT id FROM outbox")].length),
+      outboxSize: () =>
+        runInDurableObject(
+          object(),
+          (_instance, state: DurableObjectState) => [...state.storage.sql.exec("SELECT id FROM outbox")].length,
+        ),
     };
   }
 
@@ -273,14 +345,20 @@ describe("a gift card payment interrupted before D1 has it", () => {
     await runDurableObjectAlarm(interrupted.object());
     expect((await cardState(s, card.id)).value).toBe("30.00");
     expect((await cardState(s, card.id)).transactions).toHaveLength(2);
-    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({ paid_orders: 1, pending_orders: 0 });
+    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({
+      paid_orders: 1,
+      pending_orders: 0,
+    });
   });
 
   it("a replayed payment whose card no longer covers it changes nothing", async () => {
     const s = await ticketShop();
     const o = await placeOrder(s, { payment_provider: "giftcard" });
     const card = await giftCard(s, "25.00");
-    expect((await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/${card.id}/transact/`, { value: "-10.00" })).status).toBe(200);
+    expect(
+      (await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/${card.id}/transact/`, { value: "-10.00" }))
+        .status,
+    ).toBe(200);
     const interrupted = await interruptedPayment(s, o.code, card, "too-late");
     await interrupted.leave();
     expect(await runDurableObjectAlarm(interrupted.object())).toBe(true);
@@ -290,7 +368,10 @@ describe("a gift card payment interrupted before D1 has it", () => {
     const order = await readOrder(s, o.code);
     expect(order.status).toBe("n");
     expect(order.payments[0].state).toBe("created");
-    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({ paid_orders: 0, pending_orders: 1 });
+    expect((await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`)).body).toMatchObject({
+      paid_orders: 0,
+      pending_orders: 1,
+    });
   });
 });
 
@@ -333,7 +414,9 @@ describe("free and manual payments", () => {
     const page = await getPage(url);
     expect(page.status).toBe(200);
     const t = textOf(page.text);
-    expect(t).toContain(`Please pay EUR 23.50 as agreed with the organizer, stating ${o.code} as the payment reference.`);
+    expect(t).toContain(
+      `Please pay EUR 23.50 as agreed with the organizer, stating ${o.code} as the payment reference.`,
+    );
     expect(t).toContain("The organizer confirms the payment when it has arrived.");
     expect(page.text).not.toContain("<form");
 
@@ -363,7 +446,13 @@ describe("free and manual payments", () => {
   it("unknown payments, codes and secrets are 404 pages", async () => {
     const s = await ticketShop();
     const o = await placeOrder(s, { payment_provider: "giftcard" });
-    for (const url of [`${o.url}pay/2/`, `${o.url}pay/x/`, `${o.url}pay/99999999999/`, o.payments[0].payment_url.replace(o.secret, "wrongsecret12345"), o.payments[0].payment_url.replace(o.code, "ZZZZZZ")]) {
+    for (const url of [
+      `${o.url}pay/2/`,
+      `${o.url}pay/x/`,
+      `${o.url}pay/99999999999/`,
+      o.payments[0].payment_url.replace(o.secret, "wrongsecret12345"),
+      o.payments[0].payment_url.replace(o.code, "ZZZZZZ"),
+    ]) {
       const get = await getPage(url);
       expect(get.status, url).toBe(404);
       expect(get.headers.get("Content-Type")).toMatch(/^text\/html/);
@@ -416,7 +505,12 @@ describe("return_url and iframe on the payment page", () => {
     expect(textOf(res.text)).toContain("the redirection plugin is not enabled");
     // plugin on, prefix elsewhere
     await allowReturnUrls(s, "https://shop.example.org/checkout/");
-    for (const bad of [foreign, "https://shop.example.org/other", "https://shop.example.org.evil.net/checkout/x", "javascript:alert(1)"]) {
+    for (const bad of [
+      foreign,
+      "https://shop.example.org/other",
+      "https://shop.example.org.evil.net/checkout/x",
+      "javascript:alert(1)",
+    ]) {
       res = await postForm(withQuery(pay, { return_url: bad }), { giftcard: card.secret });
       expect(res.status, bad).toBe(400);
       expect(res.location).toBeNull();
@@ -424,7 +518,9 @@ describe("return_url and iframe on the payment page", () => {
       const get = await getPage(withQuery(pay, { return_url: bad }));
       expect(get.status).toBe(400);
       expect(get.text).not.toContain('name="giftcard"');
-      expect(textOf(get.text)).toContain(bad.startsWith("https:") ? "does not lie below a base URL configured for this event" : "is not a valid URL");
+      expect(textOf(get.text)).toContain(
+        bad.startsWith("https:") ? "does not lie below a base URL configured for this event" : "is not a valid URL",
+      );
     }
     // plugin on, no prefix
     expect((await s.client.patch(`${s.path}/settings/`, { returnurl_prefix: null })).status).toBe(200);
@@ -458,7 +554,9 @@ describe("return_url and iframe on the payment page", () => {
     expect(failed.status).toBe(200);
     expect(failed.location).toBeNull();
     expect(failed.headers.get("X-Frame-Options")).toBeNull();
-    expect(failed.text).toContain('href="https://shop.example.org/checkout/return?tx=42&amp;error=card_unknown" target="_top"');
+    expect(failed.text).toContain(
+      'href="https://shop.example.org/checkout/return?tx=42&amp;error=card_unknown" target="_top"',
+    );
 
     const ok = await postForm(action.toString(), { giftcard: card.secret });
     expect(ok.status).toBe(200);

@@ -18,11 +18,29 @@ async function goLive(s: Shop, ticketBody: Record<string, unknown> = {}) {
 
 describe("organizer page", () => {
   it("shows the organizer, its live public events with links, dates and locations, its info text and legal links, in its color", async () => {
-    const s = await shop({ event: { name: { en: "Summer Festival" }, location: { en: "City Park" }, date_from: "2030-07-10T16:00:00Z", date_to: "2030-07-12T22:00:00Z" } });
+    const s = await shop({
+      event: {
+        name: { en: "Summer Festival" },
+        location: { en: "City Park" },
+        date_from: "2030-07-10T16:00:00Z",
+        date_to: "2030-07-12T22:00:00Z",
+      },
+    });
     await goLive(s);
-    const hidden = await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, { name: { en: "Secret Gig" }, slug: "secret-gig", currency: "EUR", date_from: "2030-08-01T19:00:00Z", is_public: false });
+    const hidden = await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, {
+      name: { en: "Secret Gig" },
+      slug: "secret-gig",
+      currency: "EUR",
+      date_from: "2030-08-01T19:00:00Z",
+      is_public: false,
+    });
     expect(hidden.status).toBe(201);
-    const draft = await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, { name: { en: "Draft Show" }, slug: "draft-show", currency: "EUR", date_from: "2030-09-01T19:00:00Z" });
+    const draft = await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, {
+      name: { en: "Draft Show" },
+      slug: "draft-show",
+      currency: "EUR",
+      date_from: "2030-09-01T19:00:00Z",
+    });
     expect(draft.status).toBe(201);
     const settings = await s.client.patch(`/api/v1/organizers/${s.orgSlug}/settings/`, {
       organizer_info_text: { en: "We run the best festivals." },
@@ -73,9 +91,15 @@ describe("organizer page", () => {
 
 describe("event page", () => {
   it("shows name, dates, location and the active items with their prices", async () => {
-    const s = await shop({ event: { name: { en: "Jazz Night" }, location: { en: "Blue Hall" }, date_from: "2030-06-01T19:00:00Z" } });
+    const s = await shop({
+      event: { name: { en: "Jazz Night" }, location: { en: "Blue Hall" }, date_from: "2030-06-01T19:00:00Z" },
+    });
     await goLive(s);
-    const shirt = await s.item({ name: { en: "Band shirt" }, default_price: "20.00", variations: [{ value: { en: "S" } }, { value: { en: "XL" }, default_price: "22.50" }] });
+    const shirt = await s.item({
+      name: { en: "Band shirt" },
+      default_price: "20.00",
+      variations: [{ value: { en: "S" } }, { value: { en: "XL" }, default_price: "22.50" }],
+    });
     await s.item({ name: { en: "Retired item" }, default_price: "9.00", active: false });
     await s.item({ name: { en: "Hidden goodie" }, default_price: "1.00", hide_without_voucher: true });
     await s.item({ name: { en: "Box office only" }, default_price: "2.00", sales_channels: ["pretixpos"] });
@@ -101,7 +125,9 @@ describe("event page", () => {
     const date = await s.subevent({ name: { en: "Premiere" }, date_from: "2030-10-01T18:00:00Z" });
     await s.subevent({ name: { en: "Cancelled night" }, date_from: "2030-10-02T18:00:00Z", active: false });
     await s.quota({ size: 10, items: [ticket.id], subevent: date.id });
-    expect((await s.client.patch(`${s.path}/`, { live: true, plugins: ["pretix.plugins.manualpayment"] })).status).toBe(200);
+    expect((await s.client.patch(`${s.path}/`, { live: true, plugins: ["pretix.plugins.manualpayment"] })).status).toBe(
+      200,
+    );
     const t = textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text);
     expect(t).toContain("Dates Premiere Tue, 1 October 2030 at 18:00 UTC");
     expect(t).not.toContain("Cancelled night");

@@ -43,11 +43,19 @@ describe("security headers of the customer pages", () => {
 
     const org = await seedOrganizer();
     const team = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, { name: "Door" });
-    await org.client.post(`/api/v1/organizers/${org.slug}/teams/${team.body.id}/invites/`, { email: `${unique("i")}@example.org` });
+    await org.client.post(`/api/v1/organizers/${org.slug}/teams/${team.body.id}/invites/`, {
+      email: `${unique("i")}@example.org`,
+    });
     pages.push(["invitation", await linkOf(org.id, "team_invite", /https?:\/\/\S+\/invite\/\w+/)]);
     pages.push(["unknown invitation", "/invite/doesnotexist"]);
-    await org.client.post(`/api/v1/organizers/${org.slug}/customers/`, { email: `${unique("c")}@example.org`, send_email: true });
-    pages.push(["activation", await linkOf(org.id, "customer_activation", /https?:\/\/\S+\/customer\/activate\/[a-z0-9]+/)]);
+    await org.client.post(`/api/v1/organizers/${org.slug}/customers/`, {
+      email: `${unique("c")}@example.org`,
+      send_email: true,
+    });
+    pages.push([
+      "activation",
+      await linkOf(org.id, "customer_activation", /https?:\/\/\S+\/customer\/activate\/[a-z0-9]+/),
+    ]);
     pages.push(["unknown activation", "/customer/activate/doesnotexist"]);
 
     for (const [what, url] of pages) {
@@ -81,7 +89,9 @@ describe("escaping", () => {
     const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
     const org = await seedOrganizer({ name: `Org ${hostile}` });
     const team = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, { name: `Team ${hostile}` });
-    await org.client.post(`/api/v1/organizers/${org.slug}/teams/${team.body.id}/invites/`, { email: `${unique("i")}@example.org` });
+    await org.client.post(`/api/v1/organizers/${org.slug}/teams/${team.body.id}/invites/`, {
+      email: `${unique("i")}@example.org`,
+    });
     const link = await linkOf(org.id, "team_invite", /https?:\/\/\S+\/invite\/\w+/);
     const page = await getPage(link);
     expect(page.status).toBe(200);

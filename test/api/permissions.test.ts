@@ -162,7 +162,9 @@ describe("permission matrix", () => {
       await expectAllowed(client, row);
     });
 
-    const deviceAllowed = row.device ? row.device === "allow" : row.permission === null || DEVICE_GRANT.has(row.permission);
+    const deviceAllowed = row.device
+      ? row.device === "allow"
+      : row.permission === null || DEVICE_GRANT.has(row.permission);
     it(`${row.route}: device ${deviceAllowed ? "allowed" : "denied"}`, async () => {
       if (deviceAllowed) {
         await expectAllowed(await device(), row);

@@ -44,7 +44,8 @@ async function listed(v: Venue, listId: number) {
   return { count, positionCount: detail.body.position_count as number, ids: ids.sort((a, b) => a - b) };
 }
 
-const positionIds = (orders: Json[]) => orders.flatMap((o) => o.positions.map((p: Json) => p.id as number)).sort((a: number, b: number) => a - b);
+const positionIds = (orders: Json[]) =>
+  orders.flatMap((o) => o.positions.map((p: Json) => p.id as number)).sort((a: number, b: number) => a - b);
 
 describe("check-in list totals from the tallies", () => {
   it("follow every change of the tickets' orders, also when many happen at once", async () => {
@@ -57,7 +58,9 @@ describe("check-in list totals from the tallies", () => {
     const positions = [{ item: v.ticket.id }, { item: v.ticket.id }, { item: shirt.id }];
 
     // twelve orders created at once: six paid, six pending
-    const created = await Promise.all(Array.from({ length: 12 }, (_, i) => v.order({ status: i % 2 ? "n" : "p", positions })));
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => v.order({ status: i % 2 ? "n" : "p", positions })),
+    );
     const paid = created.filter((o) => o.status === "p");
     const pending = created.filter((o) => o.status === "n");
     const check = async (expectPaid: Json[], expectPending: Json[]) => {
@@ -67,8 +70,14 @@ describe("check-in list totals from the tallies", () => {
       expect(withPending.ids).toEqual(positionIds([...expectPaid, ...expectPending]));
       expect([withPending.count, withPending.positionCount]).toEqual([withPending.ids.length, withPending.ids.length]);
       const onlyShirts = await listed(v, shirts.id);
-      const shirtIds = expectPaid.flatMap((o) => o.positions.filter((p: Json) => p.item === shirt.id).map((p: Json) => p.id as number));
-      expect(onlyShirts).toEqual({ count: shirtIds.length, positionCount: shirtIds.length, ids: shirtIds.sort((a, b) => a - b) });
+      const shirtIds = expectPaid.flatMap((o) =>
+        o.positions.filter((p: Json) => p.item === shirt.id).map((p: Json) => p.id as number),
+      );
+      expect(onlyShirts).toEqual({
+        count: shirtIds.length,
+        positionCount: shirtIds.length,
+        ids: shirtIds.sort((a, b) => a - b),
+      });
       const t = await tallies(v.eventId);
       expect(t.kept).toEqual(t.counted);
     };
@@ -76,10 +85,17 @@ describe("check-in list totals from the tallies", () => {
     expect((await listed(v, everything.id)).count).toBe(18);
 
     // at once: three pending orders paid, two paid orders canceled, two pending canceled, one pending expired
-    const [toPay, toCancelPaid, toCancelPending, toExpire] = [pending.slice(0, 3), paid.slice(0, 2), pending.slice(3, 5), pending.slice(5, 6)];
+    const [toPay, toCancelPaid, toCancelPending, toExpire] = [
+      pending.slice(0, 3),
+      paid.slice(0, 2),
+      pending.slice(3, 5),
+      pending.slice(5, 6),
+    ];
     const results = await Promise.all([
       ...toPay.map((o) => v.client.post(`${v.path}/orders/${o.code}/mark_paid/`, {})),
-      ...[...toCancelPaid, ...toCancelPending].map((o) => v.client.post(`${v.path}/orders/${o.code}/mark_canceled/`, {})),
+      ...[...toCancelPaid, ...toCancelPending].map((o) =>
+        v.client.post(`${v.path}/orders/${o.code}/mark_canceled/`, {}),
+      ),
       ...toExpire.map((o) => v.client.post(`${v.path}/orders/${o.code}/mark_expired/`, {})),
     ]);
     for (const r of results) expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -105,9 +121,18 @@ describe("check-in list totals from the tallies", () => {
 
     // limited to a product nobody bought: no tickets; back to all products: all of them again
     const other = await v.item({ name: { en: "Other" } });
-    expect((await v.client.patch(`${v.path}/checkinlists/${onFirst.id}/`, { all_products: false, limit_products: [other.id] })).status).toBe(200);
+    expect(
+      (
+        await v.client.patch(`${v.path}/checkinlists/${onFirst.id}/`, {
+          all_products: false,
+          limit_products: [other.id],
+        })
+      ).status,
+    ).toBe(200);
     expect(await listed(v, onFirst.id)).toEqual({ count: 0, positionCount: 0, ids: [] });
-    expect((await v.client.patch(`${v.path}/checkinlists/${onFirst.id}/`, { all_products: true, subevent: null })).status).toBe(200);
+    expect(
+      (await v.client.patch(`${v.path}/checkinlists/${onFirst.id}/`, { all_products: true, subevent: null })).status,
+    ).toBe(200);
     expect(await listed(v, onFirst.id)).toEqual({ count: 5, positionCount: 5, ids: positionIds(orders) });
     const t = await tallies(v.eventId);
     expect(t.kept).toEqual(t.counted);

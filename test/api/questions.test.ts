@@ -63,14 +63,22 @@ describe("questions", () => {
   it("keeps identifiers unique when many questions and options take the same one at once (400, never 500)", async () => {
     const { client, path } = await seedCatalogEvent();
     const questions = await Promise.all(
-      Array.from({ length: 6 }, () => client.post(`${path}/questions/`, { question: { en: "q" }, type: "S", identifier: "SAME" })),
+      Array.from({ length: 6 }, () =>
+        client.post(`${path}/questions/`, { question: { en: "q" }, type: "S", identifier: "SAME" }),
+      ),
     );
     expect(questions.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
-    for (const r of questions.filter((r) => r.status === 400)) expect(r.body).toEqual({ identifier: ["This identifier is already used for a different question."] });
+    for (const r of questions.filter((r) => r.status === 400))
+      expect(r.body).toEqual({ identifier: ["This identifier is already used for a different question."] });
     const { body: q } = await client.post(`${path}/questions/`, { question: { en: "c" }, type: "C" });
-    const options = await Promise.all(Array.from({ length: 6 }, () => client.post(`${path}/questions/${q.id}/options/`, { answer: { en: "o" }, identifier: "OPT" })));
+    const options = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        client.post(`${path}/questions/${q.id}/options/`, { answer: { en: "o" }, identifier: "OPT" }),
+      ),
+    );
     expect(options.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
-    for (const r of options.filter((r) => r.status === 400)) expect(r.body).toEqual({ identifier: ['The identifier "OPT" is already used for a different option.'] });
+    for (const r of options.filter((r) => r.status === 400))
+      expect(r.body).toEqual({ identifier: ['The identifier "OPT" is already used for a different option.'] });
     expect((await client.get(`${path}/questions/?identifier=SAME`)).body.count).toBe(1);
     expect((await client.get(`${path}/questions/${q.id}/options/`)).body.count).toBe(1);
   });
@@ -79,14 +87,25 @@ describe("questions", () => {
     const { client, path } = await seedCatalogEvent();
     const spellings = ["Diet", "DIET", "diet", "dIET"];
     const created = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => client.post(`${path}/questions/`, { question: { en: "q" }, type: "S", identifier: spellings[i % 4] })),
+      Array.from({ length: 12 }, (_, i) =>
+        client.post(`${path}/questions/`, { question: { en: "q" }, type: "S", identifier: spellings[i % 4] }),
+      ),
     );
     expect(created.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
-    for (const r of created.filter((r) => r.status === 400)) expect(r.body).toEqual({ identifier: ["This identifier is already used for a different question."] });
-    const others = await Promise.all(Array.from({ length: 6 }, (_, i) => client.post(`${path}/questions/`, { question: { en: "r" }, type: "S", identifier: `FROM${i}` })));
-    const renamed = await Promise.all(others.map((q, i) => client.patch(`${path}/questions/${q.body.id}/`, { identifier: i % 2 ? "Shirt" : "SHIRT" })));
+    for (const r of created.filter((r) => r.status === 400))
+      expect(r.body).toEqual({ identifier: ["This identifier is already used for a different question."] });
+    const others = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        client.post(`${path}/questions/`, { question: { en: "r" }, type: "S", identifier: `FROM${i}` }),
+      ),
+    );
+    const renamed = await Promise.all(
+      others.map((q, i) => client.patch(`${path}/questions/${q.body.id}/`, { identifier: i % 2 ? "Shirt" : "SHIRT" })),
+    );
     expect(renamed.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
-    const all = (await client.get(`${path}/questions/`)).body.results.map((q: { identifier: string }) => q.identifier.toLowerCase());
+    const all = (await client.get(`${path}/questions/`)).body.results.map((q: { identifier: string }) =>
+      q.identifier.toLowerCase(),
+    );
     expect(all.filter((x: string) => x === "diet")).toHaveLength(1);
     expect(all.filter((x: string) => x === "shirt")).toHaveLength(1);
     expect(all).toHaveLength(7);
@@ -105,7 +124,9 @@ describe("questions", () => {
   it("answers options written while their question is deleted with 201 or 404, never 500", async () => {
     const { client, path } = await seedCatalogEvent();
     const { body: q } = await client.post(`${path}/questions/`, SHIRT);
-    const writes = Array.from({ length: 8 }, (_, i) => client.post(`${path}/questions/${q.id}/options/`, { answer: { en: `o${i}` } }));
+    const writes = Array.from({ length: 8 }, (_, i) =>
+      client.post(`${path}/questions/${q.id}/options/`, { answer: { en: `o${i}` } }),
+    );
     const [deleted, ...created] = await Promise.all([client.delete(`${path}/questions/${q.id}/`), ...writes]);
     expect(deleted.status).toBe(204);
     for (const r of created) expect([201, 404]).toContain(r.status);
@@ -151,7 +172,11 @@ describe("questions", () => {
 
   it("keeps identifiers unique per event (case-insensitive) for questions and options", async () => {
     const { client, path, org } = await seedCatalogEvent();
-    const first = await client.post(`${path}/questions/`, { ...SHIRT, identifier: "SIZE", options: [{ answer: { en: "S" }, identifier: "size-s" }] });
+    const first = await client.post(`${path}/questions/`, {
+      ...SHIRT,
+      identifier: "SIZE",
+      options: [{ answer: { en: "S" }, identifier: "size-s" }],
+    });
     expect(first.status).toBe(201);
     expect(first.body.identifier).toBe("SIZE");
     expect(first.body.options[0].identifier).toBe("size-s");
@@ -160,13 +185,21 @@ describe("questions", () => {
     expect(dup.body).toEqual({ identifier: ["This identifier is already used for a different question."] });
     const badChars = await client.post(`${path}/questions/`, { question: { en: "x" }, type: "S", identifier: "a b" });
     expect(badChars.status).toBe(400);
-    expect(badChars.body).toEqual({ identifier: ["The identifier may only contain letters, numbers, dots, dashes, and underscores."] });
-    const takenOption = await client.post(`${path}/questions/`, { ...SHIRT, options: [{ answer: { en: "S" }, identifier: "size-s" }] });
+    expect(badChars.body).toEqual({
+      identifier: ["The identifier may only contain letters, numbers, dots, dashes, and underscores."],
+    });
+    const takenOption = await client.post(`${path}/questions/`, {
+      ...SHIRT,
+      options: [{ answer: { en: "S" }, identifier: "size-s" }],
+    });
     expect(takenOption.status).toBe(400);
     expect(takenOption.body).toEqual({ options: ['The identifier "size-s" is already used for a different option.'] });
     const twice = await client.post(`${path}/questions/`, {
       ...SHIRT,
-      options: [{ answer: { en: "A" }, identifier: "x1" }, { answer: { en: "B" }, identifier: "x1" }],
+      options: [
+        { answer: { en: "A" }, identifier: "x1" },
+        { answer: { en: "B" }, identifier: "x1" },
+      ],
     });
     expect(twice.status).toBe(400);
     expect(twice.body).toEqual({ options: ['The identifier "x1" is already used for a different option.'] });
@@ -186,9 +219,32 @@ describe("questions", () => {
 
   it("lists with the identifier, ask_during_checkin and required filters and id/position ordering", async () => {
     const { client, path } = await seedCatalogEvent();
-    const q1 = (await client.post(`${path}/questions/`, { question: { en: "one" }, type: "S", position: 3, identifier: "one", required: true })).body;
-    const q2 = (await client.post(`${path}/questions/`, { question: { en: "two" }, type: "S", position: 1, identifier: "two", ask_during_checkin: true })).body;
-    const q3 = (await client.post(`${path}/questions/`, { question: { en: "three" }, type: "B", position: 2, identifier: "three" })).body;
+    const q1 = (
+      await client.post(`${path}/questions/`, {
+        question: { en: "one" },
+        type: "S",
+        position: 3,
+        identifier: "one",
+        required: true,
+      })
+    ).body;
+    const q2 = (
+      await client.post(`${path}/questions/`, {
+        question: { en: "two" },
+        type: "S",
+        position: 1,
+        identifier: "two",
+        ask_during_checkin: true,
+      })
+    ).body;
+    const q3 = (
+      await client.post(`${path}/questions/`, {
+        question: { en: "three" },
+        type: "B",
+        position: 2,
+        identifier: "three",
+      })
+    ).body;
     const ids = async (query: string) => {
       const res = await client.get(`${path}/questions/${query}`);
       expect(res.status, query).toBe(200);
@@ -214,9 +270,15 @@ describe("questions", () => {
     const { client, path } = await seedCatalogEvent();
     const { body: q } = await client.post(`${path}/questions/`, SHIRT);
     for (const method of ["patch", "put"] as const) {
-      const res = await client[method](`${path}/questions/${q.id}/`, { ...SHIRT, question: { en: "changed" }, options: [{ answer: { en: "XL" } }] });
+      const res = await client[method](`${path}/questions/${q.id}/`, {
+        ...SHIRT,
+        question: { en: "changed" },
+        options: [{ answer: { en: "XL" } }],
+      });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ options: ["Updating options via PATCH/PUT is not supported. Please use the dedicated nested endpoint."] });
+      expect(res.body).toEqual({
+        options: ["Updating options via PATCH/PUT is not supported. Please use the dedicated nested endpoint."],
+      });
     }
     expect((await client.get(`${path}/questions/${q.id}/`)).body).toEqual(q);
   });
@@ -225,7 +287,13 @@ describe("questions", () => {
     const { client, path, event } = await seedCatalogEvent();
     const item = await seedItem(event.id);
     const item2 = await seedItem(event.id);
-    const { body: q } = await client.post(`${path}/questions/`, { ...SHIRT, required: true, hidden: true, items: [item.id], position: 4 });
+    const { body: q } = await client.post(`${path}/questions/`, {
+      ...SHIRT,
+      required: true,
+      hidden: true,
+      items: [item.id],
+      position: 4,
+    });
     const patched = await client.patch(`${path}/questions/${q.id}/`, { position: 2, items: [item2.id] });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...q, position: 2, items: [item2.id] });
@@ -248,10 +316,20 @@ describe("questions", () => {
 
   it("keeps validation ranges to their question types, in order, in their wire formats", async () => {
     const { client, path } = await seedCatalogEvent();
-    const num = await client.post(`${path}/questions/`, { question: { en: "Age" }, type: "N", valid_number_min: "1.5", valid_number_max: 120 });
+    const num = await client.post(`${path}/questions/`, {
+      question: { en: "Age" },
+      type: "N",
+      valid_number_min: "1.5",
+      valid_number_max: 120,
+    });
     expect(num.status).toBe(201);
     expect(num.body).toMatchObject({ valid_number_min: "1.500000", valid_number_max: "120.000000" });
-    const date = await client.post(`${path}/questions/`, { question: { en: "Birthday" }, type: "D", valid_date_min: "1900-01-01", valid_date_max: "2020-12-31" });
+    const date = await client.post(`${path}/questions/`, {
+      question: { en: "Birthday" },
+      type: "D",
+      valid_date_min: "1900-01-01",
+      valid_date_max: "2020-12-31",
+    });
     expect(date.body).toMatchObject({ valid_date_min: "1900-01-01", valid_date_max: "2020-12-31" });
     const dt = await client.post(`${path}/questions/`, {
       question: { en: "Arrival" },
@@ -259,26 +337,60 @@ describe("questions", () => {
       valid_datetime_min: "2030-01-01T10:00:00+02:00",
       valid_datetime_max: "2030-01-02T10:00:00Z",
     });
-    expect(dt.body).toMatchObject({ valid_datetime_min: "2030-01-01T08:00:00Z", valid_datetime_max: "2030-01-02T10:00:00Z" });
-    const photo = await client.post(`${path}/questions/`, { question: { en: "Photo" }, type: "F", valid_file_portrait: true });
+    expect(dt.body).toMatchObject({
+      valid_datetime_min: "2030-01-01T08:00:00Z",
+      valid_datetime_max: "2030-01-02T10:00:00Z",
+    });
+    const photo = await client.post(`${path}/questions/`, {
+      question: { en: "Photo" },
+      type: "F",
+      valid_file_portrait: true,
+    });
     expect(photo.status).toBe(201);
     expect(photo.body.valid_file_portrait).toBe(true);
 
     const errors: [unknown, Record<string, string[]>][] = [
-      [{ type: "N", valid_number_min: "10", valid_number_max: "9.99" }, { valid_number_max: ["The maximum must not be lower than the minimum."] }],
-      [{ type: "N", valid_number_min: "1.1234567" }, { valid_number_min: ["Ensure that there are no more than 6 decimal places."] }],
-      [{ type: "N", valid_number_max: "12345678901" }, { valid_number_max: ["Ensure that there are no more than 10 digits before the decimal point."] }],
+      [
+        { type: "N", valid_number_min: "10", valid_number_max: "9.99" },
+        { valid_number_max: ["The maximum must not be lower than the minimum."] },
+      ],
+      [
+        { type: "N", valid_number_min: "1.1234567" },
+        { valid_number_min: ["Ensure that there are no more than 6 decimal places."] },
+      ],
+      [
+        { type: "N", valid_number_max: "12345678901" },
+        { valid_number_max: ["Ensure that there are no more than 10 digits before the decimal point."] },
+      ],
       [{ type: "N", valid_number_min: "ten" }, { valid_number_min: ["A valid number is required."] }],
-      [{ type: "S", valid_number_min: "1" }, { valid_number_min: ["Only number questions (type N) can have this limit."] }],
-      [{ type: "D", valid_date_min: "2020-02-02", valid_date_max: "2020-02-01" }, { valid_date_max: ["The maximum must not be lower than the minimum."] }],
-      [{ type: "W", valid_date_min: "2020-02-02" }, { valid_date_min: ["Only date questions (type D) can have this limit."] }],
-      [{ type: "D", valid_date_min: "2020-02-30" }, { valid_date_min: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] }],
+      [
+        { type: "S", valid_number_min: "1" },
+        { valid_number_min: ["Only number questions (type N) can have this limit."] },
+      ],
+      [
+        { type: "D", valid_date_min: "2020-02-02", valid_date_max: "2020-02-01" },
+        { valid_date_max: ["The maximum must not be lower than the minimum."] },
+      ],
+      [
+        { type: "W", valid_date_min: "2020-02-02" },
+        { valid_date_min: ["Only date questions (type D) can have this limit."] },
+      ],
+      [
+        { type: "D", valid_date_min: "2020-02-30" },
+        { valid_date_min: ["Date has wrong format. Use one of these formats instead: YYYY-MM-DD."] },
+      ],
       [
         { type: "W", valid_datetime_min: "2030-01-02T00:00:00Z", valid_datetime_max: "2030-01-01T00:00:00Z" },
         { valid_datetime_max: ["The maximum must not be lower than the minimum."] },
       ],
-      [{ type: "D", valid_datetime_max: "2030-01-01T00:00:00Z" }, { valid_datetime_max: ["Only date and time questions (type W) can have this limit."] }],
-      [{ type: "S", valid_file_portrait: true }, { valid_file_portrait: ["Only file upload questions (type F) can require a portrait photo."] }],
+      [
+        { type: "D", valid_datetime_max: "2030-01-01T00:00:00Z" },
+        { valid_datetime_max: ["Only date and time questions (type W) can have this limit."] },
+      ],
+      [
+        { type: "S", valid_file_portrait: true },
+        { valid_file_portrait: ["Only file upload questions (type F) can require a portrait photo."] },
+      ],
     ];
     for (const [body, expected] of errors) {
       const res = await client.post(`${path}/questions/`, { question: { en: "x" }, ...(body as object) });
@@ -292,7 +404,11 @@ describe("questions", () => {
       valid_number_min: ["Only number questions (type N) can have this limit."],
       valid_number_max: ["Only number questions (type N) can have this limit."],
     });
-    const cleared = await client.patch(`${path}/questions/${num.body.id}/`, { type: "S", valid_number_min: null, valid_number_max: null });
+    const cleared = await client.patch(`${path}/questions/${num.body.id}/`, {
+      type: "S",
+      valid_number_min: null,
+      valid_number_max: null,
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.body).toMatchObject({ type: "S", valid_number_min: null, valid_number_max: null });
   });
@@ -301,7 +417,10 @@ describe("questions", () => {
     const { client, path } = await seedCatalogEvent();
     const { body: shirt } = await client.post(`${path}/questions/`, {
       ...SHIRT,
-      options: [{ answer: { en: "S" }, identifier: "S" }, { answer: { en: "M" }, identifier: "M" }],
+      options: [
+        { answer: { en: "S" }, identifier: "S" },
+        { answer: { en: "M" }, identifier: "M" },
+      ],
     });
     const { body: bool } = await client.post(`${path}/questions/`, { question: { en: "Vegan?" }, type: "B" });
     const multi = await client.post(`${path}/questions/`, {
@@ -311,8 +430,17 @@ describe("questions", () => {
       dependency_values: ["S", "M"],
     });
     expect(multi.status).toBe(201);
-    expect(multi.body).toMatchObject({ dependency_question: shirt.id, dependency_values: ["S", "M"], dependency_value: "S" });
-    const old = await client.post(`${path}/questions/`, { question: { en: "Fit 2" }, type: "S", dependency_question: shirt.id, dependency_value: "M" });
+    expect(multi.body).toMatchObject({
+      dependency_question: shirt.id,
+      dependency_values: ["S", "M"],
+      dependency_value: "S",
+    });
+    const old = await client.post(`${path}/questions/`, {
+      question: { en: "Fit 2" },
+      type: "S",
+      dependency_question: shirt.id,
+      dependency_value: "M",
+    });
     expect(old.status).toBe(201);
     expect(old.body).toMatchObject({ dependency_values: ["M"], dependency_value: "M" });
     const both = await client.post(`${path}/questions/`, {
@@ -323,7 +451,12 @@ describe("questions", () => {
       dependency_values: ["M"],
     });
     expect(both.body).toMatchObject({ dependency_values: ["M"], dependency_value: "M" });
-    const onBool = await client.post(`${path}/questions/`, { question: { en: "Which" }, type: "S", dependency_question: bool.id, dependency_value: "true" });
+    const onBool = await client.post(`${path}/questions/`, {
+      question: { en: "Which" },
+      type: "S",
+      dependency_question: bool.id,
+      dependency_value: "true",
+    });
     expect(onBool.status).toBe(201);
     expect(onBool.body).toMatchObject({ dependency_values: ["True"], dependency_value: "True" });
     // clearing the old form empties the list
@@ -333,19 +466,47 @@ describe("questions", () => {
 
   it("rejects dependencies pretix rejects", async () => {
     const { client, path, org } = await seedCatalogEvent();
-    const { body: shirt } = await client.post(`${path}/questions/`, { ...SHIRT, options: [{ answer: { en: "S" }, identifier: "S" }] });
+    const { body: shirt } = await client.post(`${path}/questions/`, {
+      ...SHIRT,
+      options: [{ answer: { en: "S" }, identifier: "S" }],
+    });
     const { body: text } = await client.post(`${path}/questions/`, { question: { en: "Name" }, type: "S" });
-    const { body: atCheckin } = await client.post(`${path}/questions/`, { question: { en: "Here?" }, type: "B", ask_during_checkin: true });
+    const { body: atCheckin } = await client.post(`${path}/questions/`, {
+      question: { en: "Here?" },
+      type: "B",
+      ask_during_checkin: true,
+    });
     const { body: bool } = await client.post(`${path}/questions/`, { question: { en: "Vegan?" }, type: "B" });
     const other = await seedEventRow(org.id);
-    const { body: foreign } = await client.post(`/api/v1/organizers/${org.slug}/events/${other.slug}/questions/`, { question: { en: "x" }, type: "B" });
+    const { body: foreign } = await client.post(`/api/v1/organizers/${org.slug}/events/${other.slug}/questions/`, {
+      question: { en: "x" },
+      type: "B",
+    });
     const cases: [object, Record<string, string[]>][] = [
-      [{ dependency_question: text.id }, { dependency_question: ["Question dependencies can only be set to boolean or choice questions."] }],
-      [{ dependency_question: foreign.id }, { dependency_question: [`Invalid pk "${foreign.id}" - object does not exist.`] }],
-      [{ dependency_question: atCheckin.id, dependency_values: ["True"] }, { dependency_question: ["Question cannot depend on a question asked during check-in."] }],
-      [{ dependency_question: bool.id, dependency_values: ["True"], ask_during_checkin: true }, { dependency_question: ["Dependencies are not supported during check-in."] }],
-      [{ dependency_question: shirt.id, dependency_values: ["XL"] }, { dependency_values: [`"XL" is not the identifier of an option of question ${shirt.id}.`] }],
-      [{ dependency_question: bool.id, dependency_values: ["yes"] }, { dependency_values: ['"yes" is not a valid value for a boolean question. Use "True" or "False".'] }],
+      [
+        { dependency_question: text.id },
+        { dependency_question: ["Question dependencies can only be set to boolean or choice questions."] },
+      ],
+      [
+        { dependency_question: foreign.id },
+        { dependency_question: [`Invalid pk "${foreign.id}" - object does not exist.`] },
+      ],
+      [
+        { dependency_question: atCheckin.id, dependency_values: ["True"] },
+        { dependency_question: ["Question cannot depend on a question asked during check-in."] },
+      ],
+      [
+        { dependency_question: bool.id, dependency_values: ["True"], ask_during_checkin: true },
+        { dependency_question: ["Dependencies are not supported during check-in."] },
+      ],
+      [
+        { dependency_question: shirt.id, dependency_values: ["XL"] },
+        { dependency_values: [`"XL" is not the identifier of an option of question ${shirt.id}.`] },
+      ],
+      [
+        { dependency_question: bool.id, dependency_values: ["yes"] },
+        { dependency_values: ['"yes" is not a valid value for a boolean question. Use "True" or "False".'] },
+      ],
     ];
     for (const [body, expected] of cases) {
       const res = await client.post(`${path}/questions/`, { question: { en: "dep" }, type: "S", ...body });
@@ -356,8 +517,14 @@ describe("questions", () => {
     expect(self.status).toBe(400);
     expect(self.body).toEqual({ dependency_question: ["A question cannot depend on itself."] });
     // bool depends on shirt; shirt depending on bool would close a circle
-    expect((await client.patch(`${path}/questions/${bool.id}/`, { dependency_question: shirt.id, dependency_values: ["S"] })).status).toBe(200);
-    const circle = await client.patch(`${path}/questions/${shirt.id}/`, { dependency_question: bool.id, dependency_values: ["True"] });
+    expect(
+      (await client.patch(`${path}/questions/${bool.id}/`, { dependency_question: shirt.id, dependency_values: ["S"] }))
+        .status,
+    ).toBe(200);
+    const circle = await client.patch(`${path}/questions/${shirt.id}/`, {
+      dependency_question: bool.id,
+      dependency_values: ["True"],
+    });
     expect(circle.status).toBe(400);
     expect(circle.body).toEqual({ dependency_question: ["Circular dependency between questions detected."] });
   });
@@ -365,7 +532,12 @@ describe("questions", () => {
   it("deletes a question; questions depending on it lose the dependency", async () => {
     const { client, path } = await seedCatalogEvent();
     const { body: bool } = await client.post(`${path}/questions/`, { question: { en: "Vegan?" }, type: "B" });
-    const { body: dep } = await client.post(`${path}/questions/`, { question: { en: "Which" }, type: "S", dependency_question: bool.id, dependency_values: ["True"] });
+    const { body: dep } = await client.post(`${path}/questions/`, {
+      question: { en: "Which" },
+      type: "S",
+      dependency_question: bool.id,
+      dependency_values: ["True"],
+    });
     const del = await client.delete(`${path}/questions/${bool.id}/`);
     expect(del.status).toBe(204);
     expect((await client.get(`${path}/questions/${bool.id}/`)).status).toBe(404);
@@ -383,7 +555,9 @@ describe("questions", () => {
     expect(first.headers.get("Last-Modified")).toBe(OLD_HTTP_DATE);
     expect((await client.get(`${path}/questions/`, since)).status).toBe(304);
     // a newer client copy is also current
-    expect((await client.get(`${path}/questions/`, { headers: { "If-Modified-Since": new Date().toUTCString() } })).status).toBe(304);
+    expect(
+      (await client.get(`${path}/questions/`, { headers: { "If-Modified-Since": new Date().toUTCString() } })).status,
+    ).toBe(304);
 
     await client.patch(`${path}/questions/${q.id}/`, { position: 9 });
     expect((await client.get(`${path}/questions/`, since)).status).toBe(200);
@@ -430,7 +604,12 @@ describe("question options", () => {
 
     const created = await client.post(`${base}/`, { answer: { en: "XL" } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(Number), identifier: expect.stringMatching(GENERATED), position: 4, answer: { en: "XL" } });
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      identifier: expect.stringMatching(GENERATED),
+      position: 4,
+      answer: { en: "XL" },
+    });
     const given = await client.post(`${base}/`, { answer: { en: "XS" }, identifier: "XS", position: 0 });
     expect(given.body).toMatchObject({ identifier: "XS", position: 0 });
     expect((await client.get(`${base}/`)).body.results.map((o: { identifier: string }) => o.identifier)[0]).toBe("XS");
@@ -449,8 +628,15 @@ describe("question options", () => {
 
   it("validates options and keeps their identifiers unique in the event", async () => {
     const { client, path } = await seedCatalogEvent();
-    const { body: q } = await client.post(`${path}/questions/`, { ...SHIRT, options: [{ answer: { en: "S" }, identifier: "S" }] });
-    const { body: q2 } = await client.post(`${path}/questions/`, { question: { en: "Other" }, type: "C", options: [{ answer: { en: "A" }, identifier: "A" }] });
+    const { body: q } = await client.post(`${path}/questions/`, {
+      ...SHIRT,
+      options: [{ answer: { en: "S" }, identifier: "S" }],
+    });
+    const { body: q2 } = await client.post(`${path}/questions/`, {
+      question: { en: "Other" },
+      type: "C",
+      options: [{ answer: { en: "A" }, identifier: "A" }],
+    });
     const base = `${path}/questions/${q.id}/options`;
     const noAnswer = await client.post(`${base}/`, {});
     expect(noAnswer.status).toBe(400);

@@ -8,7 +8,12 @@ describe("quotas", () => {
     const s = await shop();
     const ticket = await s.item();
     const shirt = await s.item({ name: { en: "Shirt" }, variations: [{ value: { en: "S" } }, { value: { en: "M" } }] });
-    const q = await s.quota({ name: "Main", size: 200, items: [ticket.id, shirt.id], variations: [shirt.variations[0].id] });
+    const q = await s.quota({
+      name: "Main",
+      size: 200,
+      items: [ticket.id, shirt.id],
+      variations: [shirt.variations[0].id],
+    });
     expect(q).toEqual({
       id: q.id,
       name: "Main",
@@ -34,15 +39,28 @@ describe("quotas", () => {
     const foreign = await other.item();
     const shirt = await s.item({ variations: [{ value: { en: "S" } }] });
     const ticket = await s.item();
-    const bad = await s.client.post(`${s.path}/quotas/`, { name: "Q", size: 5, items: [foreign.id, shirt.id], variations: [] });
+    const bad = await s.client.post(`${s.path}/quotas/`, {
+      name: "Q",
+      size: 5,
+      items: [foreign.id, shirt.id],
+      variations: [],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       items: [`Invalid pk "${foreign.id}" - object does not exist.`],
       variations: [`Item ${shirt.id} has variations, but none of them is in the variations list.`],
     });
-    const strayVariation = await s.client.post(`${s.path}/quotas/`, { name: "Q", items: [ticket.id], variations: [shirt.variations[0].id] });
-    expect(strayVariation.body).toEqual({ variations: [`Variation ${shirt.variations[0].id} does not belong to one of the items of this quota.`] });
-    expect((await s.client.post(`${s.path}/quotas/`, { name: "Q", size: -1 })).body).toEqual({ size: ["Ensure this value is greater than or equal to 0."] });
+    const strayVariation = await s.client.post(`${s.path}/quotas/`, {
+      name: "Q",
+      items: [ticket.id],
+      variations: [shirt.variations[0].id],
+    });
+    expect(strayVariation.body).toEqual({
+      variations: [`Variation ${shirt.variations[0].id} does not belong to one of the items of this quota.`],
+    });
+    expect((await s.client.post(`${s.path}/quotas/`, { name: "Q", size: -1 })).body).toEqual({
+      size: ["Ensure this value is greater than or equal to 0."],
+    });
     expect((await s.client.post(`${s.path}/quotas/`, { size: 5 })).body).toEqual({ name: ["This field is required."] });
     const sub = await s.client.post(`${s.path}/quotas/`, { name: "Q", subevent: 1 });
     expect(sub.body).toEqual({ subevent: ["You cannot set a subevent if the event is not an event series."] });
@@ -94,11 +112,20 @@ describe("quotas", () => {
     const u = await s.client.get(`${s.path}/quotas/${unlimited.id}/availability/`);
     expect(u.body).toMatchObject({ available: true, available_number: null, total_size: null });
     await s.voucher({ item: ticket.id, block_quota: true, max_usages: 5 });
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 45, blocking_vouchers: 5 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 45,
+      blocking_vouchers: 5,
+    });
     await s.client.patch(`${s.path}/quotas/${q.id}/`, { size: 5 });
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available: false, available_number: 0 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available: false,
+      available_number: 0,
+    });
     await s.client.patch(`${s.path}/quotas/${q.id}/`, { size: 10, closed: true });
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available: false, available_number: 5 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available: false,
+      available_number: 5,
+    });
   });
 
   it("answers 304 when the list did not change since Last-Modified", async () => {

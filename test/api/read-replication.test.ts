@@ -42,9 +42,18 @@ describe("where a request's session starts", () => {
       expect(sessionStart(method, ` ${bookmark} `)).toEqual({ kind: "bookmark", constraint: bookmark });
       expect(sessionStart(method, undefined)).toEqual({ kind: "unconstrained", constraint: "first-unconstrained" });
       expect(sessionStart(method, "")).toEqual({ kind: "unconstrained", constraint: "first-unconstrained" });
-      expect(sessionStart(method, "first-unconstrained")).toEqual({ kind: "unconstrained", constraint: "first-unconstrained" });
+      expect(sessionStart(method, "first-unconstrained")).toEqual({
+        kind: "unconstrained",
+        constraint: "first-unconstrained",
+      });
       expect(sessionStart(method, "first-primary")).toEqual({ kind: "primary", constraint: "first-primary" });
-      for (const bad of ["garbage", bookmark.toUpperCase(), `${bookmark}0`, "zzzzzzzz-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653", "a".repeat(5000)]) {
+      for (const bad of [
+        "garbage",
+        bookmark.toUpperCase(),
+        `${bookmark}0`,
+        "zzzzzzzz-00000002-00004e2f-0a83ea2fceebc654de0640c422be4653",
+        "a".repeat(5000),
+      ]) {
         expect(sessionStart(method, bad), bad.slice(0, 40)).toEqual({ kind: "primary", constraint: "first-primary" });
       }
     }
@@ -77,19 +86,30 @@ describe("where a request's session starts", () => {
       app.fetch(
         new Request(`${BASE}${path}`, {
           method,
-          headers: { Authorization: org.client.authorization!, ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
+          headers: {
+            Authorization: org.client.authorization!,
+            ...(body ? { "Content-Type": "application/json" } : {}),
+            ...headers,
+          },
           body: body ? JSON.stringify(body) : undefined,
         }),
         { ...env, DB: spying },
         createExecutionContext(),
       );
-    const write = await send("PATCH", `/api/v1/organizers/${org.slug}/settings/`, { [BOOKMARK_HEADER]: "first-unconstrained" }, { contact_mail: "a@example.org" });
+    const write = await send(
+      "PATCH",
+      `/api/v1/organizers/${org.slug}/settings/`,
+      { [BOOKMARK_HEADER]: "first-unconstrained" },
+      { contact_mail: "a@example.org" },
+    );
     expect(write.status).toBe(200);
     const b = write.headers.get(BOOKMARK_HEADER)!;
     expect(b).toMatch(BOOKMARK);
     expect((await send("GET", `/api/v1/organizers/${org.slug}/settings/`, { [BOOKMARK_HEADER]: b })).status).toBe(200);
     expect((await send("GET", `/api/v1/organizers/${org.slug}/settings/`)).status).toBe(200);
-    expect((await send("GET", `/api/v1/organizers/${org.slug}/settings/`, { [BOOKMARK_HEADER]: "not a bookmark" })).status).toBe(200);
+    expect(
+      (await send("GET", `/api/v1/organizers/${org.slug}/settings/`, { [BOOKMARK_HEADER]: "not a bookmark" })).status,
+    ).toBe(200);
     expect(seen).toEqual(["first-primary", b, "first-unconstrained", "first-primary"]);
   });
 });
@@ -100,7 +120,9 @@ describe("lists a client syncs from (X-Page-Generated, passed back as modified_s
     const ticket = await s.item();
     const sub = await s.subevent();
     await s.quota({ size: 5, items: [ticket.id], subevent: sub.id });
-    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, subevent: sub.id }] })).status).toBe(201);
+    expect(
+      (await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, subevent: sub.id }] })).status,
+    ).toBe(201);
     const bookmark = await currentBookmark();
     for (const list of ["orders", "subevents", "cartpositions"]) {
       for (const header of [{}, { [BOOKMARK_HEADER]: bookmark }] as Record<string, string>[]) {
@@ -134,7 +156,9 @@ describe("lists a client syncs from (X-Page-Generated, passed back as modified_s
         // (the credential admitted to the event) it rides in the page's batch, at the primary
         const credential = prepared.find((p) => p.sql.includes(`from "team_api_tokens"`));
         const ridesAlong = list === "orders" && BOOKMARK_HEADER in header;
-        expect(credential?.constraint, list).toBe(ridesAlong ? "first-primary" : BOOKMARK_HEADER in header ? bookmark : "first-unconstrained");
+        expect(credential?.constraint, list).toBe(
+          ridesAlong ? "first-primary" : BOOKMARK_HEADER in header ? bookmark : "first-unconstrained",
+        );
         expect(res.headers.get(BOOKMARK_HEADER)).toMatch(BOOKMARK);
       }
     }
@@ -143,12 +167,23 @@ describe("lists a client syncs from (X-Page-Generated, passed back as modified_s
   it("other reads stay where the client asked", async () => {
     const s = await shop();
     const constraints: (string | undefined)[] = [];
-    const spying = { withSession: (c?: string) => (constraints.push(c), env.DB.withSession(c)) } as unknown as D1Database;
+    const spying = {
+      withSession: (c?: string) => (constraints.push(c), env.DB.withSession(c)),
+    } as unknown as D1Database;
     for (const path of ["/categories/", "/items/", "/quotas/", "/checkinlists/"]) {
-      const res = await createApp().fetch(new Request(`${BASE}${s.path}${path}`, { headers: { Authorization: s.client.authorization! } }), { ...env, DB: spying }, createExecutionContext());
+      const res = await createApp().fetch(
+        new Request(`${BASE}${s.path}${path}`, { headers: { Authorization: s.client.authorization! } }),
+        { ...env, DB: spying },
+        createExecutionContext(),
+      );
       expect(res.status, path).toBe(200);
     }
-    expect(constraints).toEqual(["first-unconstrained", "first-unconstrained", "first-unconstrained", "first-unconstrained"]);
+    expect(constraints).toEqual([
+      "first-unconstrained",
+      "first-unconstrained",
+      "first-unconstrained",
+      "first-unconstrained",
+    ]);
   });
 });
 
@@ -207,7 +242,11 @@ describe("the bookmark round trip", () => {
     const first = await v.sell();
     const second = await v.sell();
     const scans = [
-      { path: `/api/v1/organizers/${v.orgSlug}/checkinrpc/redeem/`, body: { secret: first.secret, lists: [list.id] }, position: first },
+      {
+        path: `/api/v1/organizers/${v.orgSlug}/checkinrpc/redeem/`,
+        body: { secret: first.secret, lists: [list.id] },
+        position: first,
+      },
       { path: `${v.path}/checkinlists/${list.id}/positions/${second.id}/redeem/`, body: {}, position: second },
     ];
     for (const scan of scans) {
@@ -230,7 +269,9 @@ describe("the bookmark round trip", () => {
       expect(b > workerSession!.getBookmark()!, scan.path).toBe(true);
       expect(b <= (await currentBookmark())).toBe(true);
 
-      const read = await v.client.get(`${v.path}/checkinlists/${list.id}/positions/${scan.position.id}/`, { headers: { [BOOKMARK_HEADER]: b } });
+      const read = await v.client.get(`${v.path}/checkinlists/${list.id}/positions/${scan.position.id}/`, {
+        headers: { [BOOKMARK_HEADER]: b },
+      });
       expect(read.status).toBe(200);
       expect(read.body.checkins).toEqual([expect.objectContaining({ list: list.id, type: "entry" })]);
     }
@@ -241,7 +282,9 @@ describe("the bookmark round trip", () => {
     const res = await org.client.get(`/api/v1/organizers/${org.slug}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get(BOOKMARK_HEADER)).toMatch(BOOKMARK);
-    const odd = await org.client.get(`/api/v1/organizers/${org.slug}/`, { headers: { [BOOKMARK_HEADER]: "garbage, with spaces" } });
+    const odd = await org.client.get(`/api/v1/organizers/${org.slug}/`, {
+      headers: { [BOOKMARK_HEADER]: "garbage, with spaces" },
+    });
     expect(odd.status).toBe(200);
     expect(odd.headers.get(BOOKMARK_HEADER)).toMatch(BOOKMARK);
     const nothing = await org.client.get(`/api/v1/no/such/path/`);

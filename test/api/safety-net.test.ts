@@ -12,8 +12,10 @@ import { shop, type Shop } from "../helpers/sales";
 
 const FORBIDDEN = { detail: "You do not have permission to perform this action." };
 
-const availability = async (s: Shop, quotaId: number) => (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
-const eventIdOf = async (s: Shop) => (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
+const availability = async (s: Shop, quotaId: number) =>
+  (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
+const eventIdOf = async (s: Shop) =>
+  (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
 const ordersOf = async (eventId: number) => db().select().from(orders).where(eq(orders.eventId, eventId));
 const cartsOf = async (eventId: number) => db().select().from(cartPositions).where(eq(cartPositions.eventId, eventId));
 const vouchersOf = async (eventId: number) => db().select().from(vouchers).where(eq(vouchers.eventId, eventId));
@@ -33,7 +35,11 @@ async function seatedShop() {
           rows: [
             {
               row_number: "1",
-              seats: ["s1", "s2", "s3"].map((guid, i) => ({ seat_guid: guid, seat_number: String(i + 1), category: "Stalls" })),
+              seats: ["s1", "s2", "s3"].map((guid, i) => ({
+                seat_guid: guid,
+                seat_number: String(i + 1),
+                category: "Stalls",
+              })),
             },
           ],
         },
@@ -41,7 +47,10 @@ async function seatedShop() {
     },
   });
   expect(plan.status, JSON.stringify(plan.body)).toBe(201);
-  const patched = await s.client.patch(`${s.path}/`, { seating_plan: plan.body.id, seat_category_mapping: { Stalls: ticket.id } });
+  const patched = await s.client.patch(`${s.path}/`, {
+    seating_plan: plan.body.id,
+    seat_category_mapping: { Stalls: ticket.id },
+  });
   expect(patched.status, JSON.stringify(patched.body)).toBe(200);
   return { s, ticket, q };
 }
@@ -61,7 +70,12 @@ describe("a seat held by an unexpired cart position", () => {
     expect(other.status).toBe(400);
     expect(other.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
     // nor in the same cart a second time
-    const sameCart = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1", cart_id: held.cart_id });
+    const sameCart = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "1.00",
+      seat: "s1",
+      cart_id: held.cart_id,
+    });
     expect(sameCart.status).toBe(400);
     expect(sameCart.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
     const rows = await cartsOf(await eventIdOf(s));
@@ -77,30 +91,45 @@ describe("a seat held by an unexpired cart position", () => {
     const plain = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] });
     expect(plain.status).toBe(400);
     expect(plain.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
-    const wrongCart = await s.client.post(`${s.path}/orders/`, { consume_carts: [otherCart.cart_id], positions: [{ item: ticket.id, seat: "s1" }] });
+    const wrongCart = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [otherCart.cart_id],
+      positions: [{ item: ticket.id, seat: "s1" }],
+    });
     expect(wrongCart.status).toBe(400);
     expect(wrongCart.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
     const eventId = await eventIdOf(s);
     expect(await ordersOf(eventId)).toHaveLength(0);
     // the refused order consumed nothing: both carts are still there and still hold their seats
     expect((await cartsOf(eventId)).map((r) => r.seat).sort()).toEqual(["s1", "s2"]);
-    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s2" }] })).status).toBe(400);
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s2" }] })).status).toBe(
+      400,
+    );
   });
 
   it("goes to the order that consumes the cart holding it", async () => {
     const { s, ticket, q } = await seatedShop();
     const held = await cart(s, { item: ticket.id, seat: "s1" });
     expect(await availability(s, q.id)).toMatchObject({ cart_positions: 1, pending_orders: 0 });
-    const order = await s.client.post(`${s.path}/orders/`, { consume_carts: [held.cart_id], positions: [{ item: ticket.id, seat: "s1" }] });
+    const order = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, seat: "s1" }],
+    });
     expect(order.status, JSON.stringify(order.body)).toBe(201);
-    expect(order.body.positions[0].seat).toEqual({ id: expect.any(Number), name: "Main, Row 1, Seat 1", seat_guid: "s1" });
+    expect(order.body.positions[0].seat).toEqual({
+      id: expect.any(Number),
+      name: "Main, Row 1, Seat 1",
+      seat_guid: "s1",
+    });
     const eventId = await eventIdOf(s);
     expect((await ordersOf(eventId)).map((o) => o.code)).toEqual([order.body.code]);
     // the cart is gone, its unit is now the order's
     expect(await cartsOf(eventId)).toEqual([]);
     expect(await availability(s, q.id)).toMatchObject({ cart_positions: 0, pending_orders: 1, available_number: 99 });
     // and the seat is the order's now: no one else gets it, with or without that cart id
-    const again = await s.client.post(`${s.path}/orders/`, { consume_carts: [held.cart_id], positions: [{ item: ticket.id, seat: "s1" }] });
+    const again = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, seat: "s1" }],
+    });
     expect(again.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
   });
 });
@@ -109,7 +138,9 @@ describe("a seat held by an expired cart position", () => {
   it("is free again, for carts and orders", async () => {
     const { s, ticket } = await seatedShop();
     await cart(s, { item: ticket.id, seat: "s1" });
-    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] })).status).toBe(400);
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] })).status).toBe(
+      400,
+    );
     // 31 minutes later (the event object runs in this isolate and sees the same clock)
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
@@ -136,7 +167,9 @@ describe("the event object rebuilt after a restart", () => {
     await abortAllDurableObjects();
     const second = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] });
     expect(second.status).toBe(400);
-    expect(second.body).toEqual({ non_field_errors: ["The voucher has already been used the maximum number of times."] });
+    expect(second.body).toEqual({
+      non_field_errors: ["The voucher has already been used the maximum number of times."],
+    });
     expect(await ordersOf(await eventIdOf(s))).toHaveLength(1);
     expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(1);
   });
@@ -164,10 +197,15 @@ describe("the event object rebuilt after a restart", () => {
     expect(await availability(s, q.id)).toMatchObject({ available_number: 0, cart_positions: 1, pending_orders: 0 });
     const order = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] });
     expect(order.status).toBe(400);
-    expect(order.body.non_field_errors[0]).toMatch(/^There is not enough quota available on quota \d+ to perform the operation\.$/);
+    expect(order.body.non_field_errors[0]).toMatch(
+      /^There is not enough quota available on quota \d+ to perform the operation\.$/,
+    );
     expect(await ordersOf(await eventIdOf(s))).toHaveLength(0);
     // the cart's own order still gets the unit
-    const consuming = await s.client.post(`${s.path}/orders/`, { consume_carts: [held.cart_id], positions: [{ item: ticket.id }] });
+    const consuming = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id }],
+    });
     expect(consuming.status, JSON.stringify(consuming.body)).toBe(201);
   });
 
@@ -176,11 +214,16 @@ describe("the event object rebuilt after a restart", () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 3, items: [ticket.id] });
     const pending = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] });
-    const paid = await s.client.post(`${s.path}/orders/`, { status: "p", positions: [{ item: ticket.id }, { item: ticket.id }] });
+    const paid = await s.client.post(`${s.path}/orders/`, {
+      status: "p",
+      positions: [{ item: ticket.id }, { item: ticket.id }],
+    });
     expect([pending.status, paid.status]).toEqual([201, 201]);
     await abortAllDurableObjects();
     expect(await availability(s, q.id)).toMatchObject({ available_number: 0, pending_orders: 1, paid_orders: 2 });
-    expect((await s.client.post(`${s.path}/orders/${paid.body.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
+    expect(
+      (await s.client.post(`${s.path}/orders/${paid.body.code}/mark_canceled/`, { send_email: false })).status,
+    ).toBe(200);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 2, pending_orders: 1, paid_orders: 0 });
   });
 });
@@ -190,7 +233,11 @@ describe("a view permission is never enough to change", () => {
     const s = await shop();
     const ticket = await s.item();
     const q = await s.quota({ size: 10, items: [ticket.id] });
-    const order = await s.client.post(`${s.path}/orders/`, { email: "buyer@example.org", payment_provider: "manual", positions: [{ item: ticket.id }] });
+    const order = await s.client.post(`${s.path}/orders/`, {
+      email: "buyer@example.org",
+      payment_provider: "manual",
+      positions: [{ item: ticket.id }],
+    });
     expect(order.status, JSON.stringify(order.body)).toBe(201);
     expect(order.body.status).toBe("n");
     expect(order.body.payments).toHaveLength(1);
@@ -204,12 +251,27 @@ describe("a view permission is never enough to change", () => {
   type OrderWorld = Awaited<ReturnType<typeof orderWorld>>;
   const ORDER_CHANGES: [string, (w: OrderWorld) => Promise<{ status: number; body: unknown }>][] = [
     ["POST orders (create)", (w) => w.viewer.post(`${w.s.path}/orders/`, { positions: [{ item: w.ticket.id }] })],
-    ["POST orders/:code/mark_paid", (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_paid/`, { send_email: false })],
-    ["POST orders/:code/mark_canceled", (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_canceled/`, { send_email: false })],
+    [
+      "POST orders/:code/mark_paid",
+      (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_paid/`, { send_email: false }),
+    ],
+    [
+      "POST orders/:code/mark_canceled",
+      (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_canceled/`, { send_email: false }),
+    ],
     ["POST orders/:code/mark_expired", (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_expired/`, {})],
-    ["POST orders/:code/payments/:local/confirm", (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/payments/1/confirm/`, {})],
-    ["POST cartpositions (create)", (w) => w.viewer.post(`${w.s.path}/cartpositions/`, { item: w.ticket.id, price: "1.00" })],
-    ["POST cartpositions/bulk_create", (w) => w.viewer.post(`${w.s.path}/cartpositions/bulk_create/`, [{ item: w.ticket.id, price: "1.00" }])],
+    [
+      "POST orders/:code/payments/:local/confirm",
+      (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/payments/1/confirm/`, {}),
+    ],
+    [
+      "POST cartpositions (create)",
+      (w) => w.viewer.post(`${w.s.path}/cartpositions/`, { item: w.ticket.id, price: "1.00" }),
+    ],
+    [
+      "POST cartpositions/bulk_create",
+      (w) => w.viewer.post(`${w.s.path}/cartpositions/bulk_create/`, [{ item: w.ticket.id, price: "1.00" }]),
+    ],
     ["DELETE cartpositions/:id", (w) => w.viewer.delete(`${w.s.path}/cartpositions/${w.held.id}/`)],
   ];
 
@@ -233,7 +295,9 @@ describe("a view permission is never enough to change", () => {
       expect(res.body).toEqual(FORBIDDEN);
       expect((await w.s.client.get(`${w.s.path}/orders/${w.order.code}/`)).body).toEqual(before.order);
       expect(await ordersOf(w.eventId)).toEqual(before.orders);
-      expect(await db().select().from(orderPayments).where(eq(orderPayments.orderId, w.orderId))).toEqual(before.payments);
+      expect(await db().select().from(orderPayments).where(eq(orderPayments.orderId, w.orderId))).toEqual(
+        before.payments,
+      );
       expect(await cartsOf(w.eventId)).toEqual(before.carts);
       expect(await availability(w.s, w.q.id)).toEqual(before.availability);
     });
@@ -250,10 +314,22 @@ describe("a view permission is never enough to change", () => {
 
   type VoucherWorld = Awaited<ReturnType<typeof voucherWorld>>;
   const VOUCHER_CHANGES: [string, (w: VoucherWorld) => Promise<{ status: number; body: unknown }>][] = [
-    ["POST vouchers (create)", (w) => w.viewer.post(`${w.s.path}/vouchers/`, { code: "NEWONE", item: w.ticket.id, block_quota: true })],
-    ["POST vouchers/batch_create", (w) => w.viewer.post(`${w.s.path}/vouchers/batch_create/`, [{ code: "BATCH1" }, { code: "BATCH2" }])],
-    ["PATCH vouchers/:id", (w) => w.viewer.patch(`${w.s.path}/vouchers/${w.voucher.id}/`, { max_usages: 5, comment: "changed" })],
-    ["PUT vouchers/:id", (w) => w.viewer.put(`${w.s.path}/vouchers/${w.voucher.id}/`, { code: "RENAMED", max_usages: 1 })],
+    [
+      "POST vouchers (create)",
+      (w) => w.viewer.post(`${w.s.path}/vouchers/`, { code: "NEWONE", item: w.ticket.id, block_quota: true }),
+    ],
+    [
+      "POST vouchers/batch_create",
+      (w) => w.viewer.post(`${w.s.path}/vouchers/batch_create/`, [{ code: "BATCH1" }, { code: "BATCH2" }]),
+    ],
+    [
+      "PATCH vouchers/:id",
+      (w) => w.viewer.patch(`${w.s.path}/vouchers/${w.voucher.id}/`, { max_usages: 5, comment: "changed" }),
+    ],
+    [
+      "PUT vouchers/:id",
+      (w) => w.viewer.put(`${w.s.path}/vouchers/${w.voucher.id}/`, { code: "RENAMED", max_usages: 1 }),
+    ],
     ["DELETE vouchers/:id", (w) => w.viewer.delete(`${w.s.path}/vouchers/${w.voucher.id}/`)],
   ];
 
@@ -285,7 +361,11 @@ describe("idempotency keys belong to their credential", () => {
     return { s, ticket, q, a, b, eventId: await eventIdOf(s) };
   }
   const order = (client: Client, s: Shop, item: number, key: string) =>
-    client.post(`${s.path}/orders/`, { email: "same@example.org", positions: [{ item }] }, { headers: { "X-Idempotency-Key": key } });
+    client.post(
+      `${s.path}/orders/`,
+      { email: "same@example.org", positions: [{ item }] },
+      { headers: { "X-Idempotency-Key": key } },
+    );
 
   it("two tokens sending the same key one after the other each create their own order", async () => {
     const { s, ticket, q, a, b, eventId } = await twoTokens();

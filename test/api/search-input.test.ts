@@ -34,7 +34,8 @@ describe("search of events and sub-events with any text", () => {
     await createEvent(org.client, org.slug, { slug: "emoji", name: { en: EMOJI } });
     await createEvent(org.client, org.slug, { slug: "nul", name: { en: "plain" }, location: { en: NUL } });
     await createEvent(org.client, org.slug, { slug: "plain", name: { en: "Nothing special" } });
-    const found = async (term: string) => (await get(org.client, `${url}?search=${q(term)}`)).results.map((e: { slug: string }) => e.slug);
+    const found = async (term: string) =>
+      (await get(org.client, `${url}?search=${q(term)}`)).results.map((e: { slug: string }) => e.slug);
     expect(await found(LONG)).toEqual(["long"]);
     expect(await found(LONG.toUpperCase())).toEqual(["long"]);
     expect(await found(`${LONG}x`)).toEqual([]);
@@ -56,13 +57,17 @@ describe("search of events and sub-events with any text", () => {
     const s = await shop({ series: true });
     await s.subevent({ name: { en: `Date ${LONG}` } });
     await s.subevent({ name: { en: "Other" }, location: { en: `At ${WILD}` } });
-    const found = async (term: string) => (await get(s.client, `${s.path}/subevents/?search=${q(term)}`)).results.map((d: { name: { en: string } }) => d.name.en);
+    const found = async (term: string) =>
+      (await get(s.client, `${s.path}/subevents/?search=${q(term)}`)).results.map(
+        (d: { name: { en: string } }) => d.name.en,
+      );
     expect(await found(LONG)).toEqual([`Date ${LONG}`]);
     expect(await found(WILD)).toEqual(["Other"]);
     expect(await found("%")).toEqual(["Other"]);
     for (const term of HOSTILE) await get(s.client, `${s.path}/subevents/?search=${q(term)}`);
     // the organizer-level list of dates takes the same text filters without failing
-    for (const term of HOSTILE) await get(s.client, `/api/v1/organizers/${s.orgSlug}/subevents/?sales_channel=${q(term)}`);
+    for (const term of HOSTILE)
+      await get(s.client, `/api/v1/organizers/${s.orgSlug}/subevents/?sales_channel=${q(term)}`);
   });
 });
 
@@ -72,7 +77,11 @@ describe("search of orders with any text", () => {
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
     const order = async (comment: string, name = "Guest") => {
-      const res = await s.client.post(`${s.path}/orders/`, { email: "guest@example.org", comment, positions: [{ item: ticket.id, attendee_name_parts: { full_name: name } }] });
+      const res = await s.client.post(`${s.path}/orders/`, {
+        email: "guest@example.org",
+        comment,
+        positions: [{ item: ticket.id, attendee_name_parts: { full_name: name } }],
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body.code as string;
     };
@@ -81,7 +90,8 @@ describe("search of orders with any text", () => {
     const emoji = await order("plain", EMOJI);
     const nul = await order(NUL);
     await order("nothing special");
-    const found = async (term: string) => (await get(s.client, `${s.path}/orders/?search=${q(term)}`)).results.map((o: { code: string }) => o.code);
+    const found = async (term: string) =>
+      (await get(s.client, `${s.path}/orders/?search=${q(term)}`)).results.map((o: { code: string }) => o.code);
     expect(await found(LONG)).toEqual([long]);
     expect(await found(LONG.toUpperCase())).toEqual([long]);
     expect(await found(`${LONG}x`)).toEqual([]);
@@ -105,7 +115,10 @@ describe("text filters of the other lists with any text", () => {
     await s.quota({ size: 10, items: [ticket.id] });
     await s.voucher({ code: "PLAIN1", tag: WILD });
     const org = `/api/v1/organizers/${s.orgSlug}`;
-    const hook = await s.client.post(`${org}/webhooks/`, { target_url: "https://hooks.example.org/in", action_types: ["pretix.event.order.placed"] });
+    const hook = await s.client.post(`${org}/webhooks/`, {
+      target_url: "https://hooks.example.org/in",
+      action_types: ["pretix.event.order.placed"],
+    });
     expect(hook.status).toBe(201);
     const lists = [
       `${org}/webhooks/${hook.body.id}/calls/?code=`,
@@ -141,7 +154,10 @@ describe("check-in positions: search and list filters with any text and any numb
     const list = await v.list();
     const limited = await v.list({ name: "Limited", all_products: false, limit_products: [v.ticket.id] });
     const long = await v.sell({ positions: [{ item: v.ticket.id, attendee_name: `Guest ${LONG}` }] });
-    const wild = await v.sell({ email: "wild@example.org", positions: [{ item: v.ticket.id, attendee_name: `Name ${WILD}` }] });
+    const wild = await v.sell({
+      email: "wild@example.org",
+      positions: [{ item: v.ticket.id, attendee_name: `Name ${WILD}` }],
+    });
     const emoji = await v.sell({ positions: [{ item: v.ticket.id, attendee_name: EMOJI }] });
     return { v, list, limited, long, wild, emoji };
   }
@@ -150,7 +166,9 @@ describe("check-in positions: search and list filters with any text and any numb
     const { v, list, limited, long, wild, emoji } = await door();
     for (const l of [list, limited]) {
       const found = async (term: string) =>
-        (await get(v.client, `${v.path}/checkinlists/${l.id}/positions/?search=${q(term)}`)).results.map((p: { id: number }) => p.id);
+        (await get(v.client, `${v.path}/checkinlists/${l.id}/positions/?search=${q(term)}`)).results.map(
+          (p: { id: number }) => p.id,
+        );
       expect(await found(LONG)).toEqual([long.id]);
       expect(await found(LONG.toLowerCase())).toEqual([long.id]);
       expect(await found(`${LONG}x`)).toEqual([]);
@@ -163,29 +181,44 @@ describe("check-in positions: search and list filters with any text and any numb
       expect(await found(wild.secret.slice(0, 10))).toEqual([wild.id]);
       expect(await found(wild.secret.slice(1, 10))).toEqual([]);
       for (const term of HOSTILE) await get(v.client, `${v.path}/checkinlists/${l.id}/positions/?search=${q(term)}`);
-      for (const term of HOSTILE) await get(v.client, `${v.path}/checkinlists/${l.id}/positions/?attendee_name=${q(term)}`);
+      for (const term of HOSTILE)
+        await get(v.client, `${v.path}/checkinlists/${l.id}/positions/?attendee_name=${q(term)}`);
     }
   });
 
   it("checkinrpc/search: the same texts, never 500; found tickets expand their items", async () => {
     const { v, limited, wild } = await door();
-    const url = (term: string, more = "") => `/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${limited.id}&search=${q(term)}${more}`;
+    const url = (term: string, more = "") =>
+      `/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?list=${limited.id}&search=${q(term)}${more}`;
     expect((await get(v.scanner, url(WILD))).results.map((p: { id: number }) => p.id)).toEqual([wild.id]);
     for (const term of HOSTILE) await get(v.scanner, url(term));
     // the search is the organizer's: an expanded item is serialized with the tickets' event
     const expanded = await get(v.scanner, url(WILD, "&expand=item&expand=variation&expand=subevent"));
     expect(expanded.results).toHaveLength(1);
-    expect(expanded.results[0]).toMatchObject({ id: wild.id, item: { id: v.ticket.id, name: { en: "Ticket" } }, variation: null, subevent: null });
+    expect(expanded.results[0]).toMatchObject({
+      id: wild.id,
+      item: { id: v.ticket.id, name: { en: "Ticket" } },
+      variation: null,
+      subevent: null,
+    });
   });
 
   it("`item__in` and the other list filters: 500 values are one statement; more are a 400 naming the limit", async () => {
     const { v, list, long, wild, emoji } = await door();
     // the value that matches comes last: a list cut short would lose it
-    const many = (n: number, last: number) => Array.from({ length: n }, (_, i) => (i === n - 1 ? last : 900_000_000 + i)).join(",");
-    const ids = async (query: string) => (await get(v.client, `${v.path}/checkinlists/${list.id}/positions/?${query}`)).results.map((p: { id: number }) => p.id).sort();
+    const many = (n: number, last: number) =>
+      Array.from({ length: n }, (_, i) => (i === n - 1 ? last : 900_000_000 + i)).join(",");
+    const ids = async (query: string) =>
+      (await get(v.client, `${v.path}/checkinlists/${list.id}/positions/?${query}`)).results
+        .map((p: { id: number }) => p.id)
+        .sort();
     const all = [long.id, wild.id, emoji.id].sort();
     // every list filter at its largest at once
-    expect(await ids(`item__in=${many(500, v.ticket.id)}&variation__in=${many(500, 1)}&subevent__in=${many(500, 1)}&addon_to__in=${many(500, 1)}`)).toEqual([]);
+    expect(
+      await ids(
+        `item__in=${many(500, v.ticket.id)}&variation__in=${many(500, 1)}&subevent__in=${many(500, 1)}&addon_to__in=${many(500, 1)}`,
+      ),
+    ).toEqual([]);
     expect(await ids(`item__in=${many(500, v.ticket.id)}`)).toEqual(all);
     // repeated values count once
     expect(await ids(`item__in=${Array(2000).fill(v.ticket.id).join(",")}`)).toEqual(all);
@@ -202,7 +235,8 @@ describe("check-in positions: search and list filters with any text and any numb
   it("checkinrpc/search takes up to 100 lists; more are a 400 naming the limit", async () => {
     const { v, list } = await door();
     const others = Array.from({ length: 99 }, (_, i) => 900_000_000 + i);
-    const url = (ids: number[]) => `/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?${ids.map((id) => `list=${id}`).join("&")}&search=x`;
+    const url = (ids: number[]) =>
+      `/api/v1/organizers/${v.orgSlug}/checkinrpc/search/?${ids.map((id) => `list=${id}`).join("&")}&search=x`;
     // 100 lists: read (unknown ones are the caller's error, 403, as pretix answers)
     expect((await v.scanner.get(url([list.id, ...others]))).status).toBe(403);
     expect((await v.scanner.get(url([list.id, list.id, list.id]))).status).toBe(200);

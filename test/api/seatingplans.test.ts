@@ -15,7 +15,14 @@ const LAYOUT = {
       name: "Ground floor",
       zone_id: "zone-1",
       position: { x: 10, y: 20 },
-      areas: [{ shape: "rectangle", position: { x: 0, y: 0 }, rectangle: { width: 100, height: 20 }, text: { text: "Stage", position: { x: 1, y: 1 } } }],
+      areas: [
+        {
+          shape: "rectangle",
+          position: { x: 0, y: 0 },
+          rectangle: { width: 100, height: 20 },
+          text: { text: "Stage", position: { x: 1, y: 1 } },
+        },
+      ],
       rows: [
         {
           row_number: "1",
@@ -27,10 +34,22 @@ const LAYOUT = {
             { seat_guid: "g-1-2", seat_number: "2", category: "Stalls", position: { x: 25, y: 0 } },
           ],
         },
-        { row_number: "A", seats: [{ seat_guid: "g-a-x", seat_number: "X", category: "Stalls", position: { x: 0, y: 30 } }] },
+        {
+          row_number: "A",
+          seats: [{ seat_guid: "g-a-x", seat_number: "X", category: "Stalls", position: { x: 0, y: 30 } }],
+        },
       ],
     },
-    { name: "Balcony", position: { x: 0, y: 200 }, rows: [{ row_number: "1", seats: [{ seat_guid: "b-1", seat_number: "10", category: "Balcony", position: { x: 3, y: 4 } }] }] },
+    {
+      name: "Balcony",
+      position: { x: 0, y: 200 },
+      rows: [
+        {
+          row_number: "1",
+          seats: [{ seat_guid: "b-1", seat_number: "10", category: "Balcony", position: { x: 3, y: 4 } }],
+        },
+      ],
+    },
   ],
 };
 
@@ -49,12 +68,66 @@ describe("seating plans", () => {
     expect((await client.get(`${base}/`)).body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
 
     const seats = await planSeats(db(), org.id, res.body.id);
-    expect(seats.map((s) => ({ ...s, id: undefined, planId: undefined }))).toEqual([
-      { id: undefined, planId: undefined, seatGuid: "g-1-1", zoneName: "Ground floor", rowName: "1", rowLabel: "Row 1", seatNumber: "1", seatLabel: "Seat 1", category: "Stalls", sortingRank: 10_001, x: 15, y: 25 },
-      { id: undefined, planId: undefined, seatGuid: "g-1-2", zoneName: "Ground floor", rowName: "1", rowLabel: "Row 1", seatNumber: "2", seatLabel: "Seat 2", category: "Stalls", sortingRank: 10_002, x: 40, y: 25 },
-      { id: undefined, planId: undefined, seatGuid: "g-a-x", zoneName: "Ground floor", rowName: "A", rowLabel: null, seatNumber: "X", seatLabel: null, category: "Stalls", sortingRank: 10_000, x: 10, y: 50 },
-      { id: undefined, planId: undefined, seatGuid: "b-1", zoneName: "Balcony", rowName: "1", rowLabel: null, seatNumber: "10", seatLabel: null, category: "Balcony", sortingRank: 100_010_010, x: 3, y: 204 },
-    ].sort((a, b) => a.sortingRank - b.sortingRank));
+    expect(seats.map((s) => ({ ...s, id: undefined, planId: undefined }))).toEqual(
+      [
+        {
+          id: undefined,
+          planId: undefined,
+          seatGuid: "g-1-1",
+          zoneName: "Ground floor",
+          rowName: "1",
+          rowLabel: "Row 1",
+          seatNumber: "1",
+          seatLabel: "Seat 1",
+          category: "Stalls",
+          sortingRank: 10_001,
+          x: 15,
+          y: 25,
+        },
+        {
+          id: undefined,
+          planId: undefined,
+          seatGuid: "g-1-2",
+          zoneName: "Ground floor",
+          rowName: "1",
+          rowLabel: "Row 1",
+          seatNumber: "2",
+          seatLabel: "Seat 2",
+          category: "Stalls",
+          sortingRank: 10_002,
+          x: 40,
+          y: 25,
+        },
+        {
+          id: undefined,
+          planId: undefined,
+          seatGuid: "g-a-x",
+          zoneName: "Ground floor",
+          rowName: "A",
+          rowLabel: null,
+          seatNumber: "X",
+          seatLabel: null,
+          category: "Stalls",
+          sortingRank: 10_000,
+          x: 10,
+          y: 50,
+        },
+        {
+          id: undefined,
+          planId: undefined,
+          seatGuid: "b-1",
+          zoneName: "Balcony",
+          rowName: "1",
+          rowLabel: null,
+          seatNumber: "10",
+          seatLabel: null,
+          category: "Balcony",
+          sortingRank: 100_010_010,
+          x: 3,
+          y: 204,
+        },
+      ].sort((a, b) => a.sortingRank - b.sortingRank),
+    );
 
     const byGuid = await planSeatsByGuid(db(), org.id, res.body.id, ["b-1", "g-1-2", "nope"]);
     expect([...byGuid.keys()].sort()).toEqual(["b-1", "g-1-2"]);
@@ -67,18 +140,51 @@ describe("seating plans", () => {
 
   it("rejects layouts whose seats cannot be read, and creates nothing", async () => {
     const { client, base } = await setup();
-    const seat = (extra: object) => ({ ...LAYOUT, zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: "1", seats: [extra] }] }] });
+    const seat = (extra: object) => ({
+      ...LAYOUT,
+      zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: "1", seats: [extra] }] }],
+    });
     const cases: [unknown, string[]][] = [
       [{ categories: [] }, ["zones: This field is required and must be a list."]],
       [{ zones: [] }, ["categories: This field is required and must be a list."]],
       [{ ...LAYOUT, zones: [{ rows: "many" }] }, ["zones[0].rows: This field is required and must be a list."]],
-      [{ ...LAYOUT, zones: [{ rows: [{ seats: [] }] }] }, ["zones[0].rows[0].row_number: This field is required and must be a string."]],
-      [seat({ seat_number: "1", category: "Stalls" }), ["zones[0].rows[0].seats[0].seat_guid: This field is required and must be a non-empty string."]],
-      [seat({ seat_guid: "g", seat_number: 1, category: "Stalls" }), ["zones[0].rows[0].seats[0].seat_number: This field is required and must be a string."]],
-      [seat({ seat_guid: "g", seat_number: "1" }), ["zones[0].rows[0].seats[0].category: This field is required and must be a string."]],
-      [seat({ seat_guid: "g", seat_number: "1", category: "Stalls", position: { x: "0" } }), ["zones[0].rows[0].seats[0].position: A position must be an object with numbers x and y."]],
       [
-        { ...LAYOUT, zones: [{ rows: [{ row_number: "1", seats: [{ seat_guid: "d", seat_number: "1", category: "c" }, { seat_guid: "d", seat_number: "2", category: "c" }] }] }] },
+        { ...LAYOUT, zones: [{ rows: [{ seats: [] }] }] },
+        ["zones[0].rows[0].row_number: This field is required and must be a string."],
+      ],
+      [
+        seat({ seat_number: "1", category: "Stalls" }),
+        ["zones[0].rows[0].seats[0].seat_guid: This field is required and must be a non-empty string."],
+      ],
+      [
+        seat({ seat_guid: "g", seat_number: 1, category: "Stalls" }),
+        ["zones[0].rows[0].seats[0].seat_number: This field is required and must be a string."],
+      ],
+      [
+        seat({ seat_guid: "g", seat_number: "1" }),
+        ["zones[0].rows[0].seats[0].category: This field is required and must be a string."],
+      ],
+      [
+        seat({ seat_guid: "g", seat_number: "1", category: "Stalls", position: { x: "0" } }),
+        ["zones[0].rows[0].seats[0].position: A position must be an object with numbers x and y."],
+      ],
+      [
+        {
+          ...LAYOUT,
+          zones: [
+            {
+              rows: [
+                {
+                  row_number: "1",
+                  seats: [
+                    { seat_guid: "d", seat_number: "1", category: "c" },
+                    { seat_guid: "d", seat_number: "2", category: "c" },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
         ['zones[0].rows[0].seats[1].seat_guid: The seat_guid "d" is used by more than one seat.'],
       ],
     ];
@@ -101,7 +207,10 @@ describe("seating plans", () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body).toEqual({ ...plan, name: "Renamed" });
     expect(await planSeats(db(), org.id, plan.id)).toHaveLength(4);
-    const small = { categories: [{ name: "Free" }], zones: [{ rows: [{ row_number: "1", seats: [{ seat_guid: "only", seat_number: "1", category: "Free" }] }] }] };
+    const small = {
+      categories: [{ name: "Free" }],
+      zones: [{ rows: [{ row_number: "1", seats: [{ seat_guid: "only", seat_number: "1", category: "Free" }] }] }],
+    };
     const put = await client.put(`${base}/${plan.id}/`, { name: "Small", layout: small });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ id: plan.id, name: "Small", layout: small });
@@ -127,7 +236,9 @@ describe("seating plans", () => {
       const patch = await client.patch(`${base}/${p.id}/`, { name: "Changed" });
       expect(patch.status).toBe(403);
       expect(patch.body).toEqual({ detail: "This plan can not be changed while it is in use for an event." });
-      expect((await client.put(`${base}/${p.id}/`, { name: "Changed", layout: { categories: [], zones: [] } })).status).toBe(403);
+      expect(
+        (await client.put(`${base}/${p.id}/`, { name: "Changed", layout: { categories: [], zones: [] } })).status,
+      ).toBe(403);
       const del = await client.delete(`${base}/${p.id}/`);
       expect(del.status).toBe(403);
       expect(del.body).toEqual({ detail: "This plan can not be deleted while it is in use for an event." });
@@ -146,9 +257,17 @@ describe("seating plans", () => {
     const { org, client, base } = await setup();
     const rows = Array.from({ length: 30 }, (_, r) => ({
       row_number: String(r + 1),
-      seats: Array.from({ length: 40 }, (_, s) => ({ seat_guid: `r${r}-s${s}`, seat_number: String(s + 1), category: "Stalls", position: { x: s * 10, y: 0 } })),
+      seats: Array.from({ length: 40 }, (_, s) => ({
+        seat_guid: `r${r}-s${s}`,
+        seat_number: String(s + 1),
+        category: "Stalls",
+        position: { x: s * 10, y: 0 },
+      })),
     }));
-    const res = await client.post(`${base}/`, { name: "Arena", layout: { categories: [{ name: "Stalls" }], zones: [{ position: { x: 0, y: 0 }, rows }] } });
+    const res = await client.post(`${base}/`, {
+      name: "Arena",
+      layout: { categories: [{ name: "Stalls" }], zones: [{ position: { x: 0, y: 0 }, rows }] },
+    });
     expect(res.status).toBe(201);
     const seats = await planSeats(db(), org.id, res.body.id);
     expect(seats).toHaveLength(1200);
@@ -171,11 +290,16 @@ describe("seating plans", () => {
   it("never reaches another organizer's plan", async () => {
     const { client, base } = await setup();
     const other = await seedOrganizer();
-    const { body: foreign } = await other.client.post(`/api/v1/organizers/${other.slug}/seatingplans/`, { name: "Theirs", layout: LAYOUT });
+    const { body: foreign } = await other.client.post(`/api/v1/organizers/${other.slug}/seatingplans/`, {
+      name: "Theirs",
+      layout: LAYOUT,
+    });
     expect((await client.get(`${base}/${foreign.id}/`)).status).toBe(404);
     expect((await client.patch(`${base}/${foreign.id}/`, { name: "Mine" })).status).toBe(404);
     expect((await client.delete(`${base}/${foreign.id}/`)).status).toBe(404);
     expect((await client.get(`/api/v1/organizers/${other.slug}/seatingplans/${foreign.id}/`)).status).toBe(403);
-    expect((await other.client.get(`/api/v1/organizers/${other.slug}/seatingplans/${foreign.id}/`)).body.name).toBe("Theirs");
+    expect((await other.client.get(`/api/v1/organizers/${other.slug}/seatingplans/${foreign.id}/`)).body.name).toBe(
+      "Theirs",
+    );
   });
 });

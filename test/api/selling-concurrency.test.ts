@@ -14,8 +14,10 @@ import { db } from "../harness";
 import { breakObjectWrites } from "../helpers/faults";
 import { shop, type Shop } from "../helpers/sales";
 
-const availability = async (s: Shop, quotaId: number) => (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
-const eventIdOf = async (s: Shop) => (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
+const availability = async (s: Shop, quotaId: number) =>
+  (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
+const eventIdOf = async (s: Shop) =>
+  (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
 const ordersOf = async (eventId: number) => db().select().from(orders).where(eq(orders.eventId, eventId));
 
 describe("selling under contention", () => {
@@ -23,10 +25,15 @@ describe("selling under contention", () => {
     const s = await shop();
     const ticket = await s.item();
     const q = await s.quota({ size: 10, items: [ticket.id] });
-    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => s.client.post(`${s.path}/orders/`, { email: `b${i}@example.org`, positions: [{ item: ticket.id }] })));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        s.client.post(`${s.path}/orders/`, { email: `b${i}@example.org`, positions: [{ item: ticket.id }] }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     expect(results.filter((r) => r.status === 400)).toHaveLength(50);
-    for (const r of results.filter((x) => x.status === 400)) expect(r.body.non_field_errors[0]).toMatch(/not enough quota/);
+    for (const r of results.filter((x) => x.status === 400))
+      expect(r.body.non_field_errors[0]).toMatch(/not enough quota/);
     expect(await availability(s, q.id)).toMatchObject({ available: false, available_number: 0, pending_orders: 10 });
     expect(await ordersOf(await eventIdOf(s))).toHaveLength(10);
   });
@@ -35,7 +42,11 @@ describe("selling under contention", () => {
     const s = await shop();
     const ticket = await s.item();
     const q = await s.quota({ size: 9, items: [ticket.id] });
-    const results = await Promise.all(Array.from({ length: 20 }, () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }, { item: ticket.id }] })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }, { item: ticket.id }] }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(4);
     const positions = await db().select().from(orderPositions).where(eq(orderPositions.itemId, ticket.id));
     expect(positions).toHaveLength(8);
@@ -47,9 +58,14 @@ describe("selling under contention", () => {
     const ticket = await s.item();
     await s.quota({ size: 100, items: [ticket.id] });
     const v = await s.voucher({ code: "THREETIMES", max_usages: 3, price_mode: "set", value: "0.00" });
-    const results = await Promise.all(Array.from({ length: 25 }, () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "THREETIMES" }] })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "THREETIMES" }] }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(3);
-    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ non_field_errors: ["The voucher has already been used the maximum number of times."] });
+    for (const r of results.filter((x) => x.status === 400))
+      expect(r.body).toEqual({ non_field_errors: ["The voucher has already been used the maximum number of times."] });
     expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(3);
   });
 
@@ -86,22 +102,51 @@ describe("selling under contention", () => {
       name: "Hall",
       layout: {
         categories: [{ name: "Stalls" }],
-        zones: [{ name: "Main", rows: [{ row_number: "1", seats: [{ seat_guid: "s1", seat_number: "1", category: "Stalls" }, { seat_guid: "s2", seat_number: "2", category: "Stalls" }] }] }],
+        zones: [
+          {
+            name: "Main",
+            rows: [
+              {
+                row_number: "1",
+                seats: [
+                  { seat_guid: "s1", seat_number: "1", category: "Stalls" },
+                  { seat_guid: "s2", seat_number: "2", category: "Stalls" },
+                ],
+              },
+            ],
+          },
+        ],
       },
     });
     expect(planRes.status, JSON.stringify(planRes.body)).toBe(201);
-    const patched = await s.client.patch(`${s.path}/`, { seating_plan: planRes.body.id, seat_category_mapping: { Stalls: ticket.id } });
+    const patched = await s.client.patch(`${s.path}/`, {
+      seating_plan: planRes.body.id,
+      seat_category_mapping: { Stalls: ticket.id },
+    });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const noSeat = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] });
     expect(noSeat.body.positions).toEqual([{ seat: ["The specified product requires to choose a seat."] }]);
-    const results = await Promise.all(Array.from({ length: 20 }, () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] }),
+      ),
+    );
     const ok = results.filter((r) => r.status === 201);
     expect(ok).toHaveLength(1);
-    expect(ok[0]!.body.positions[0].seat).toEqual({ id: expect.any(Number), name: "Main, Row 1, Seat 1", seat_guid: "s1" });
-    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    expect(ok[0]!.body.positions[0].seat).toEqual({
+      id: expect.any(Number),
+      name: "Main, Row 1, Seat 1",
+      seat_guid: "s1",
+    });
+    for (const r of results.filter((x) => x.status === 400))
+      expect(r.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
     // a cart cannot take it either, another seat is still free
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" })).status).toBe(400);
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s2" })).status).toBe(201);
+    expect(
+      (await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" })).status,
+    ).toBe(400);
+    expect(
+      (await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s2" })).status,
+    ).toBe(201);
   });
 
   it("an order retried with its idempotency key exists once, also when the retries run in parallel", async () => {
@@ -110,7 +155,11 @@ describe("selling under contention", () => {
     const q = await s.quota({ size: 10, items: [ticket.id] });
     const key = crypto.randomUUID();
     const body = { email: "retry@example.org", positions: [{ item: ticket.id }] };
-    const results = await Promise.all(Array.from({ length: 8 }, () => s.client.post(`${s.path}/orders/`, body, { headers: { "X-Idempotency-Key": key } })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        s.client.post(`${s.path}/orders/`, body, { headers: { "X-Idempotency-Key": key } }),
+      ),
+    );
     const created = results.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((r) => r.body.code)).size).toBe(1);
@@ -124,7 +173,6 @@ describe("selling under contention", () => {
 });
 
 describe("an event object that fails in the middle of an order", () => {
-
   it("aborted after deciding, before D1 has the order: the alarm writes it, whole, once; nothing is sold twice", async () => {
     const s = await shop();
     const ticket = await s.item();
@@ -132,7 +180,10 @@ describe("an event object that fails in the middle of an order", () => {
     const eventId = await eventIdOf(s);
     await availability(s, q.id); // the object is running
     await breakObjectWrites(eventId, "hang");
-    const pending = s.client.post(`${s.path}/orders/`, { email: "crash@example.org", positions: [{ item: ticket.id }, { item: ticket.id }] });
+    const pending = s.client.post(`${s.path}/orders/`, {
+      email: "crash@example.org",
+      positions: [{ item: ticket.id }, { item: ticket.id }],
+    });
     await new Promise((r) => setTimeout(r, 300));
     await abortAllDurableObjects();
     const lost = await pending;
@@ -179,7 +230,8 @@ describe("an event object that fails in the middle of an order", () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 10, items: [ticket.id] });
     const eventId = await eventIdOf(s);
-    const wave = (n: number) => Array.from({ length: n }, () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] }));
+    const wave = (n: number) =>
+      Array.from({ length: n }, () => s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] }));
     const first = wave(15);
     await new Promise((r) => setTimeout(r, 20));
     await abortAllDurableObjects();

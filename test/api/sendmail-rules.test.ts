@@ -33,7 +33,12 @@ describe("automated email rules", () => {
       send_to: "orders",
     });
     expect((await client.get(`${path}/sendmail_rules/${res.body.id}/`)).body).toEqual(res.body);
-    expect((await client.get(`${path}/sendmail_rules/`)).body).toEqual({ count: 1, next: null, previous: null, results: [res.body] });
+    expect((await client.get(`${path}/sendmail_rules/`)).body).toEqual({
+      count: 1,
+      next: null,
+      previous: null,
+      results: [res.body],
+    });
     // the response schema describes the wire exactly (no field more, none less)
     expect(sendmailRuleResponse.strict().parse(res.body)).toEqual(res.body);
   });
@@ -63,8 +68,19 @@ describe("automated email rules", () => {
       send_offset_time: null,
       send_to: "attendees",
     });
-    const both = await client.post(`${path}/sendmail_rules/`, { ...REMINDER, send_to: "both", send_offset_time: "07:05:30", offset_is_after: true, offset_to_event_end: true });
-    expect(both.body).toMatchObject({ send_to: "both", send_offset_time: "07:05:30", offset_is_after: true, offset_to_event_end: true });
+    const both = await client.post(`${path}/sendmail_rules/`, {
+      ...REMINDER,
+      send_to: "both",
+      send_offset_time: "07:05:30",
+      offset_is_after: true,
+      offset_to_event_end: true,
+    });
+    expect(both.body).toMatchObject({
+      send_to: "both",
+      send_offset_time: "07:05:30",
+      offset_is_after: true,
+      offset_to_event_end: true,
+    });
   });
 
   it("rejects incomplete timing, product limits and bad values, creating nothing", async () => {
@@ -81,18 +97,33 @@ describe("automated email rules", () => {
           send_offset_time: ["This field is required when date_is_absolute is false."],
         },
       ],
-      [{ ...REMINDER, all_products: false }, { limit_products: ["This field is required when all_products is false."] }],
-      [{ ...REMINDER, all_products: false, limit_products: [foreign.id] }, { limit_products: [`Invalid pk "${foreign.id}" - object does not exist.`] }],
+      [
+        { ...REMINDER, all_products: false },
+        { limit_products: ["This field is required when all_products is false."] },
+      ],
+      [
+        { ...REMINDER, all_products: false, limit_products: [foreign.id] },
+        { limit_products: [`Invalid pk "${foreign.id}" - object does not exist.`] },
+      ],
       [{ ...REMINDER, send_to: "everyone" }, { send_to: ['"everyone" is not a valid choice.'] }],
-      [{ ...REMINDER, send_offset_time: "25:00" }, { send_offset_time: ["Time has wrong format. Use one of these formats instead: hh:mm[:ss]."] }],
-      [{ ...REMINDER, send_offset_days: -1 }, { send_offset_days: ["Ensure this value is greater than or equal to 0."] }],
+      [
+        { ...REMINDER, send_offset_time: "25:00" },
+        { send_offset_time: ["Time has wrong format. Use one of these formats instead: hh:mm[:ss]."] },
+      ],
+      [
+        { ...REMINDER, send_offset_days: -1 },
+        { send_offset_days: ["Ensure this value is greater than or equal to 0."] },
+      ],
     ];
     for (const [body, errors] of cases) {
       const res = await client.post(`${path}/sendmail_rules/`, { ...base, ...body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toEqual(errors);
     }
-    const noSubject = await client.post(`${path}/sendmail_rules/`, { template: { en: "t" }, send_date: "2030-01-01T00:00:00Z" });
+    const noSubject = await client.post(`${path}/sendmail_rules/`, {
+      template: { en: "t" },
+      send_date: "2030-01-01T00:00:00Z",
+    });
     expect(noSubject.body).toEqual({ subject: ["This field is required."] });
     expect((await client.get(`${path}/sendmail_rules/`)).body.count).toBe(0);
   });
@@ -100,7 +131,12 @@ describe("automated email rules", () => {
   it("PATCH changes the sent fields against the stored state; PUT resets the rest", async () => {
     const { client, path, event } = await seedCatalogEvent();
     const item = await seedItem(event.id);
-    const { body: rule } = await client.post(`${path}/sendmail_rules/`, { ...REMINDER, all_products: false, limit_products: [item.id], send_to: "both" });
+    const { body: rule } = await client.post(`${path}/sendmail_rules/`, {
+      ...REMINDER,
+      all_products: false,
+      limit_products: [item.id],
+      send_to: "both",
+    });
     const patched = await client.patch(`${path}/sendmail_rules/${rule.id}/`, { enabled: false });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...rule, enabled: false });
@@ -109,7 +145,11 @@ describe("automated email rules", () => {
     expect(toAbsolute.body).toEqual({ send_date: ["This field is required when date_is_absolute is true."] });
     const noProducts = await client.patch(`${path}/sendmail_rules/${rule.id}/`, { limit_products: [] });
     expect(noProducts.status).toBe(400);
-    const put = await client.put(`${path}/sendmail_rules/${rule.id}/`, { subject: { en: "New" }, template: { en: "Text" }, send_date: "2031-01-01T00:00:00Z" });
+    const put = await client.put(`${path}/sendmail_rules/${rule.id}/`, {
+      subject: { en: "New" },
+      template: { en: "Text" },
+      send_date: "2031-01-01T00:00:00Z",
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({
       id: rule.id,
@@ -133,7 +173,9 @@ describe("automated email rules", () => {
     const { client, path, event } = await seedCatalogEvent();
     const item = await seedItem(event.id);
     const { body: rule } = await client.post(`${path}/sendmail_rules/`, REMINDER);
-    const changes = Array.from({ length: 8 }, () => client.patch(`${path}/sendmail_rules/${rule.id}/`, { limit_products: [item.id] }));
+    const changes = Array.from({ length: 8 }, () =>
+      client.patch(`${path}/sendmail_rules/${rule.id}/`, { limit_products: [item.id] }),
+    );
     const [deleted, ...changed] = await Promise.all([client.delete(`${path}/sendmail_rules/${rule.id}/`), ...changes]);
     expect(deleted.status).toBe(204);
     for (const r of changed) expect([200, 404]).toContain(r.status);

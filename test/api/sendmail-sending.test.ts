@@ -42,7 +42,11 @@ async function order(s: Shop, body: Record<string, unknown>): Promise<Json> {
 }
 
 async function rule(s: Shop, body: Record<string, unknown>): Promise<Json> {
-  return s.post("/sendmail_rules/", { subject: { en: "About {event}" }, template: { en: "Hello {name}, order {code}: {url}" }, ...body });
+  return s.post("/sendmail_rules/", {
+    subject: { en: "About {event}" },
+    template: { en: "Hello {name}, order {code}: {url}" },
+    ...body,
+  });
 }
 
 /** Event on 2030-06-01 19:00 UTC (Europe/Berlin: 21:00), ending 23:00 UTC. */
@@ -55,16 +59,48 @@ async function concert(opts: { series?: boolean } = {}) {
 
 describe("send times", () => {
   it("computes pretix's send time: days before/after start or end at a time of day in the event's timezone", () => {
-    const base = { dateFrom: Date.UTC(2030, 5, 1, 19), dateTo: Date.UTC(2030, 5, 2, 1), timezone: "Europe/Berlin", sendDate: null };
+    const base = {
+      dateFrom: Date.UTC(2030, 5, 1, 19),
+      dateTo: Date.UTC(2030, 5, 2, 1),
+      timezone: "Europe/Berlin",
+      sendDate: null,
+    };
     const rel = (days: number, time: string, after: boolean, end: boolean) =>
-      new Date(ruleSendTime({ ...base, dateIsAbsolute: false, sendOffsetDays: days, sendOffsetTime: time, offsetIsAfter: after, offsetToEventEnd: end })!).toISOString();
+      new Date(
+        ruleSendTime({
+          ...base,
+          dateIsAbsolute: false,
+          sendOffsetDays: days,
+          sendOffsetTime: time,
+          offsetIsAfter: after,
+          offsetToEventEnd: end,
+        })!,
+      ).toISOString();
     expect(rel(1, "18:00:00", false, false)).toBe("2030-05-31T16:00:00.000Z"); // the day before the start, 18:00 CEST
     expect(rel(0, "09:30:00", true, false)).toBe("2030-06-01T07:30:00.000Z");
     expect(rel(2, "10:00:00", true, true)).toBe("2030-06-04T08:00:00.000Z"); // the end is 2 June 03:00 CEST
-    expect(ruleSendTime({ ...base, dateTo: null, dateIsAbsolute: false, sendOffsetDays: 1, sendOffsetTime: "12:00:00", offsetIsAfter: true, offsetToEventEnd: true })).toBe(
-      Date.UTC(2030, 5, 2, 10),
-    ); // no end: the start
-    expect(ruleSendTime({ ...base, dateIsAbsolute: true, sendDate: 123, sendOffsetDays: null, sendOffsetTime: null, offsetIsAfter: false, offsetToEventEnd: false })).toBe(123);
+    expect(
+      ruleSendTime({
+        ...base,
+        dateTo: null,
+        dateIsAbsolute: false,
+        sendOffsetDays: 1,
+        sendOffsetTime: "12:00:00",
+        offsetIsAfter: true,
+        offsetToEventEnd: true,
+      }),
+    ).toBe(Date.UTC(2030, 5, 2, 10)); // no end: the start
+    expect(
+      ruleSendTime({
+        ...base,
+        dateIsAbsolute: true,
+        sendDate: 123,
+        sendOffsetDays: null,
+        sendOffsetTime: null,
+        offsetIsAfter: false,
+        offsetToEventEnd: false,
+      }),
+    ).toBe(123);
   });
 
   it("fills known placeholders and leaves others as written", () => {
@@ -76,9 +112,20 @@ describe("the cron sends due rules once", () => {
   it("sends a rule 1 day before the start to paid orders: not before its time, once however often the cron runs", async () => {
     const { s, ticket } = await concert();
     await s.quota({ size: 10, items: [ticket.id] });
-    const paid = await order(s, { email: "paid@example.org", status: "p", invoice_address: { name_parts: { full_name: "Pat Paid" } }, positions: [{ item: ticket.id }] });
+    const paid = await order(s, {
+      email: "paid@example.org",
+      status: "p",
+      invoice_address: { name_parts: { full_name: "Pat Paid" } },
+      positions: [{ item: ticket.id }],
+    });
     await order(s, { email: "pending@example.org", positions: [{ item: ticket.id }] });
-    await rule(s, { date_is_absolute: false, send_offset_days: 1, send_offset_time: "18:00", offset_is_after: false, offset_to_event_end: false });
+    await rule(s, {
+      date_is_absolute: false,
+      send_offset_days: 1,
+      send_offset_time: "18:00",
+      offset_is_after: false,
+      offset_to_event_end: false,
+    });
     const due = Date.UTC(2030, 4, 31, 16);
 
     expect(await send(due - 60_000)).toEqual({ mails: 0, completed: 0 });
@@ -109,7 +156,12 @@ describe("the cron sends due rules once", () => {
   it("overlapping cron runs write each mail once", async () => {
     const { s, ticket } = await concert();
     await s.quota({ size: 100, items: [ticket.id] });
-    for (let i = 0; i < 30; i++) await order(s, { email: `fan${i}@example.org`, status: "p", positions: [{ item: ticket.id, attendee_email: `guest${i}@example.org` }] });
+    for (let i = 0; i < 30; i++)
+      await order(s, {
+        email: `fan${i}@example.org`,
+        status: "p",
+        positions: [{ item: ticket.id, attendee_email: `guest${i}@example.org` }],
+      });
     const r = await rule(s, { date_is_absolute: true, send_date: "2030-05-01T10:00:00Z", send_to: "both" });
     const now = Date.UTC(2030, 4, 1, 10, 5);
     const results = await Promise.all([send(now), send(now), send(now), send(now)]);
@@ -135,7 +187,14 @@ describe("the cron sends due rules once", () => {
     const { s, ticket } = await concert();
     await s.quota({ size: 10, items: [ticket.id] });
     await order(s, { email: "a@example.org", status: "p", positions: [{ item: ticket.id }] });
-    await rule(s, { date_is_absolute: false, send_offset_days: 1, send_offset_time: "10:00", offset_is_after: true, offset_to_event_end: true, subject: { en: "Thanks" } });
+    await rule(s, {
+      date_is_absolute: false,
+      send_offset_days: 1,
+      send_offset_time: "10:00",
+      offset_is_after: true,
+      offset_to_event_end: true,
+      subject: { en: "Thanks" },
+    });
     // the end is 2 June 01:00 CEST: one day after, 10:00 CEST
     expect((await send(Date.UTC(2030, 5, 3, 7, 59))).mails).toBe(0);
     expect((await send(Date.UTC(2030, 5, 3, 8, 1))).mails).toBe(1);
@@ -152,13 +211,20 @@ describe("recipients", () => {
     expect((await s.client.post(`${s.path}/orders/${canceled.code}/mark_canceled/`, {})).status).toBe(200);
     await rule(s, { date_is_absolute: true, send_date: "2030-05-01T10:00:00Z", include_pending: true });
     await send(Date.UTC(2030, 4, 1, 10, 1));
-    expect((await ruleMails(s.org.id)).map((m) => m.toAddress).sort()).toEqual(["paid@example.org", "pending@example.org"]);
+    expect((await ruleMails(s.org.id)).map((m) => m.toAddress).sort()).toEqual([
+      "paid@example.org",
+      "pending@example.org",
+    ]);
   });
 
   it("limits to orders with the rule's products, and attendee mails to positions of them", async () => {
     const { s, ticket, vip } = await concert();
     await s.quota({ size: 10, items: [ticket.id, vip.id] });
-    await order(s, { email: "plain@example.org", status: "p", positions: [{ item: ticket.id, attendee_email: "plain-guest@example.org" }] });
+    await order(s, {
+      email: "plain@example.org",
+      status: "p",
+      positions: [{ item: ticket.id, attendee_email: "plain-guest@example.org" }],
+    });
     await order(s, {
       email: "mixed@example.org",
       status: "p",
@@ -167,8 +233,21 @@ describe("recipients", () => {
         { item: vip.id, attendee_email: "vip-guest@example.org" },
       ],
     });
-    await rule(s, { date_is_absolute: true, send_date: "2030-05-01T10:00:00Z", all_products: false, limit_products: [vip.id], send_to: "attendees" });
-    await rule(s, { date_is_absolute: true, send_date: "2030-05-01T10:00:00Z", all_products: false, limit_products: [vip.id], send_to: "orders", subject: { en: "Order" } });
+    await rule(s, {
+      date_is_absolute: true,
+      send_date: "2030-05-01T10:00:00Z",
+      all_products: false,
+      limit_products: [vip.id],
+      send_to: "attendees",
+    });
+    await rule(s, {
+      date_is_absolute: true,
+      send_date: "2030-05-01T10:00:00Z",
+      all_products: false,
+      limit_products: [vip.id],
+      send_to: "orders",
+      subject: { en: "Order" },
+    });
     await send(Date.UTC(2030, 4, 1, 10, 1));
     const mails = await ruleMails(s.org.id);
     expect(mails.map((m) => m.toAddress).sort()).toEqual(["mixed@example.org", "vip-guest@example.org"]);
@@ -193,20 +272,35 @@ describe("recipients", () => {
       send_date: "2030-05-01T10:00:00Z",
       send_to: "attendees",
       subject: { en: "{attendee_name}" },
-      template: { en: "{name}|{attendee_name}|{invoice_name}|{order_email}|{total_with_currency}|{event_slug}|{nothing}" },
+      template: {
+        en: "{name}|{attendee_name}|{invoice_name}|{order_email}|{total_with_currency}|{event_slug}|{nothing}",
+      },
     });
     await send(Date.UTC(2030, 4, 1, 10, 1));
     const mails = await ruleMails(s.org.id);
     expect(mails.map((m) => [m.toAddress, m.subject, m.textBody])).toEqual([
-      ["ana@example.org", "Ana Guest", `Ana Guest|Ana Guest|Bea Buyer|buyer@example.org|80.00 EUR|${s.eventSlug}|{nothing}`],
+      [
+        "ana@example.org",
+        "Ana Guest",
+        `Ana Guest|Ana Guest|Bea Buyer|buyer@example.org|80.00 EUR|${s.eventSlug}|{nothing}`,
+      ],
       // the positions without an email: one mail to the order (an order mail: no {attendee_name})
-      ["buyer@example.org", "{attendee_name}", `Bea Buyer|{attendee_name}|Bea Buyer|buyer@example.org|80.00 EUR|${s.eventSlug}|{nothing}`],
+      [
+        "buyer@example.org",
+        "{attendee_name}",
+        `Bea Buyer|{attendee_name}|Bea Buyer|buyer@example.org|80.00 EUR|${s.eventSlug}|{nothing}`,
+      ],
     ]);
     expect(mails.some((m) => m.textBody.includes("Self"))).toBe(false);
     expect(o.code).toBeTruthy();
 
     // both: the order's mail and the attendees with another address
-    await rule(s, { date_is_absolute: true, send_date: "2030-05-02T10:00:00Z", send_to: "both", subject: { en: "Both" } });
+    await rule(s, {
+      date_is_absolute: true,
+      send_date: "2030-05-02T10:00:00Z",
+      send_to: "both",
+      subject: { en: "Both" },
+    });
     await send(Date.UTC(2030, 4, 2, 10, 1));
     const both = (await ruleMails(s.org.id)).filter((m) => m.subject === "Both");
     expect(both.map((m) => m.toAddress)).toEqual(["buyer@example.org", "ana@example.org"]);
@@ -220,13 +314,34 @@ describe("recipients", () => {
     await s.quota({ size: 10, items: [ticket.id], subevent: july.id });
     await order(s, { email: "june@example.org", status: "p", positions: [{ item: ticket.id, subevent: june.id }] });
     await order(s, { email: "july@example.org", status: "p", positions: [{ item: ticket.id, subevent: july.id }] });
-    await order(s, { email: "both@example.org", status: "p", positions: [{ item: ticket.id, subevent: june.id }, { item: ticket.id, subevent: july.id }] });
-    await rule(s, { date_is_absolute: false, send_offset_days: 2, send_offset_time: "09:00", offset_is_after: false, offset_to_event_end: false });
+    await order(s, {
+      email: "both@example.org",
+      status: "p",
+      positions: [
+        { item: ticket.id, subevent: june.id },
+        { item: ticket.id, subevent: july.id },
+      ],
+    });
+    await rule(s, {
+      date_is_absolute: false,
+      send_offset_days: 2,
+      send_offset_time: "09:00",
+      offset_is_after: false,
+      offset_to_event_end: false,
+    });
     // June 8th 09:00 CEST = 07:00 UTC
     await send(Date.UTC(2030, 5, 8, 7, 30));
-    expect((await ruleMails(s.org.id)).map((m) => m.toAddress).sort()).toEqual(["both@example.org", "june@example.org"]);
+    expect((await ruleMails(s.org.id)).map((m) => m.toAddress).sort()).toEqual([
+      "both@example.org",
+      "june@example.org",
+    ]);
     await send(Date.UTC(2030, 6, 8, 7, 30));
-    expect((await ruleMails(s.org.id)).map((m) => m.toAddress).sort()).toEqual(["both@example.org", "both@example.org", "july@example.org", "june@example.org"]);
+    expect((await ruleMails(s.org.id)).map((m) => m.toAddress).sort()).toEqual([
+      "both@example.org",
+      "both@example.org",
+      "july@example.org",
+      "june@example.org",
+    ]);
   });
 });
 

@@ -19,8 +19,11 @@ async function signedVenue() {
   return v;
 }
 
-const secretInD1 = async (id: number) => (await db().select({ secret: orderPositions.secret }).from(orderPositions).where(eq(orderPositions.id, id)))[0]!.secret;
-const revokedInD1 = async (eventId: number) => (await db().select().from(revokedSecrets).where(eq(revokedSecrets.eventId, eventId))).map((r) => r.secret);
+const secretInD1 = async (id: number) =>
+  (await db().select({ secret: orderPositions.secret }).from(orderPositions).where(eq(orderPositions.id, id)))[0]!
+    .secret;
+const revokedInD1 = async (eventId: number) =>
+  (await db().select().from(revokedSecrets).where(eq(revokedSecrets.eventId, eventId))).map((r) => r.secret);
 
 describe("a re-issue when something fails", () => {
   it("D1 refuses the write: 503, nothing revoked, and the old secret still admits", async () => {

@@ -57,7 +57,14 @@ describe("the setting and the key", () => {
     const [organizer] = await db().select().from(organizers).where(eq(organizers.id, v.org.id));
     const [event] = await db().select().from(events).where(eq(events.id, v.eventId));
     for (const secret of [undefined, "", "too-short-secret"]) {
-      const ctx = { env: { ...env, TICKET_SIGNING_KEY_SECRET: secret }, db: db(), organizer: organizer!, event: event!, now: Date.now(), baseUrl: "http://ticketing.test" };
+      const ctx = {
+        env: { ...env, TICKET_SIGNING_KEY_SECRET: secret },
+        db: db(),
+        organizer: organizer!,
+        event: event!,
+        now: Date.now(),
+        baseUrl: "http://ticketing.test",
+      };
       await expect(changeEventSettings(ctx, { ticket_secret_generator: "pretix_sig1" })).rejects.toMatchObject({
         code: "invalid",
         fields: { ticket_secret_generator: [expect.stringContaining("TICKET_SIGNING_KEY_SECRET")] },
@@ -69,7 +76,12 @@ describe("the setting and the key", () => {
 
   it("a copy of a signed event (clone) signs with a key of its own", async () => {
     const v = await signedVenue();
-    const res = await v.client.post(`${v.path}/clone/`, { name: { en: "Copy" }, slug: `${v.eventSlug}-copy`, currency: "EUR", date_from: "2031-06-01T19:00:00Z" });
+    const res = await v.client.post(`${v.path}/clone/`, {
+      name: { en: "Copy" },
+      slug: `${v.eventSlug}-copy`,
+      currency: "EUR",
+      date_from: "2031-06-01T19:00:00Z",
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.valid_keys.pretix_sig1).toHaveLength(1);
     expect(res.body.valid_keys.pretix_sig1[0]).not.toBe(v.keys[0]);
@@ -94,14 +106,29 @@ describe("secrets in pretix's format", () => {
     const parts = splitSecret(pos.secret)!;
     expect(parts.signature).toHaveLength(64);
     const t = parseTicket(parts.payload);
-    expect(t).toMatchObject({ item: v.ticket.id, variation: 0, subevent: 0, validFrom: null, validUntil: null, hasValidFrom: true, hasValidUntil: true });
+    expect(t).toMatchObject({
+      item: v.ticket.id,
+      variation: 0,
+      subevent: 0,
+      validFrom: null,
+      validUntil: null,
+      hasValidFrom: true,
+      hasValidUntil: true,
+    });
     expect(t.seed).toMatch(/^[A-Za-z0-9]{9}$/);
     expect(await decodeSigned(pos.secret, v.keys)).toEqual(t);
   });
 });
 
 /** The protobuf bytes pretix's runtime writes for a `Ticket` (fields in number order, zero item/variation/subevent left out, both times always). */
-function expectedPayload(t: { seed: string; item: number; variation: number; subevent: number; validFrom: number; validUntil: number }): number[] {
+function expectedPayload(t: {
+  seed: string;
+  item: number;
+  variation: number;
+  subevent: number;
+  validFrom: number;
+  validUntil: number;
+}): number[] {
   const varint = (n: number) => {
     const out: number[] = [];
     let v = BigInt(n);
@@ -114,12 +141,16 @@ function expectedPayload(t: { seed: string; item: number; variation: number; sub
   };
   const seed = [...new TextEncoder().encode(t.seed)];
   return [
-    0x0a, seed.length, ...seed,
+    0x0a,
+    seed.length,
+    ...seed,
     ...(t.item ? [0x10, ...varint(t.item)] : []),
     ...(t.variation ? [0x18, ...varint(t.variation)] : []),
     ...(t.subevent ? [0x20, ...varint(t.subevent)] : []),
-    0x28, ...varint(t.validFrom),
-    0x30, ...varint(t.validUntil),
+    0x28,
+    ...varint(t.validFrom),
+    0x30,
+    ...varint(t.validUntil),
   ];
 }
 
@@ -127,15 +158,37 @@ describe("secrets in pretix's format: what they carry", () => {
   it("variation, date (series) and validity window are in the payload, byte for byte as pretix writes it", async () => {
     const v = await signedVenue({ series: true });
     const date = await v.subevent({ date_from: "2031-02-03T18:00:00Z" });
-    const shirt = await v.item({ name: { en: "Day pass" }, has_variations: true, variations: [{ value: { en: "Adult" }, default_price: "20.00" }], validity_mode: "fixed", validity_fixed_from: "2031-02-03T08:00:00Z", validity_fixed_until: "2031-02-04T02:30:45.900Z" });
+    const shirt = await v.item({
+      name: { en: "Day pass" },
+      has_variations: true,
+      variations: [{ value: { en: "Adult" }, default_price: "20.00" }],
+      validity_mode: "fixed",
+      validity_fixed_from: "2031-02-03T08:00:00Z",
+      validity_fixed_until: "2031-02-04T02:30:45.900Z",
+    });
     await v.quota({ size: 10, subevent: date.id, items: [shirt.id], variations: [shirt.variations[0].id] });
-    const order = await v.order({ positions: [{ item: shirt.id, variation: shirt.variations[0].id, subevent: date.id }] });
+    const order = await v.order({
+      positions: [{ item: shirt.id, variation: shirt.variations[0].id, subevent: date.id }],
+    });
     const secret = order.positions[0].secret as string;
     const t = (await decodeSigned(secret, v.keys))!;
-    expect(t).toMatchObject({ item: shirt.id, variation: shirt.variations[0].id, subevent: date.id, validFrom: Date.parse("2031-02-03T08:00:00Z"), validUntil: Date.parse("2031-02-04T02:30:45Z") });
+    expect(t).toMatchObject({
+      item: shirt.id,
+      variation: shirt.variations[0].id,
+      subevent: date.id,
+      validFrom: Date.parse("2031-02-03T08:00:00Z"),
+      validUntil: Date.parse("2031-02-04T02:30:45Z"),
+    });
     // the exact bytes: version 1, payload length, signature length 64, payload, signature; base64; reversed
     const raw = Uint8Array.from(atob(secret.split("").reverse().join("")), (c) => c.charCodeAt(0));
-    const payload = expectedPayload({ seed: t.seed, item: shirt.id, variation: shirt.variations[0].id, subevent: date.id, validFrom: Date.parse("2031-02-03T08:00:00Z") / 1000, validUntil: Math.floor(Date.parse("2031-02-04T02:30:45.900Z") / 1000) });
+    const payload = expectedPayload({
+      seed: t.seed,
+      item: shirt.id,
+      variation: shirt.variations[0].id,
+      subevent: date.id,
+      validFrom: Date.parse("2031-02-03T08:00:00Z") / 1000,
+      validUntil: Math.floor(Date.parse("2031-02-04T02:30:45.900Z") / 1000),
+    });
     expect([...raw.slice(0, 5)]).toEqual([0x01, 0, payload.length, 0, 64]);
     expect([...raw.slice(5, 5 + payload.length)]).toEqual(payload);
     expect(raw.length).toBe(5 + payload.length + 64);
@@ -144,9 +197,13 @@ describe("secrets in pretix's format: what they carry", () => {
 
   it("no validity window: both times are written as 0 (pretix sets them), and a secret given in the order is kept as it is", async () => {
     const v = await signedVenue();
-    const order = await v.order({ positions: [{ item: v.ticket.id }, { item: v.ticket.id, secret: "givenSecretOfTheCaller1234" }] });
+    const order = await v.order({
+      positions: [{ item: v.ticket.id }, { item: v.ticket.id, secret: "givenSecretOfTheCaller1234" }],
+    });
     const t = (await decodeSigned(order.positions[0].secret, v.keys))!;
-    expect([...splitSecret(order.positions[0].secret)!.payload]).toEqual(expectedPayload({ seed: t.seed, item: v.ticket.id, variation: 0, subevent: 0, validFrom: 0, validUntil: 0 }));
+    expect([...splitSecret(order.positions[0].secret)!.payload]).toEqual(
+      expectedPayload({ seed: t.seed, item: v.ticket.id, variation: 0, subevent: 0, validFrom: 0, validUntil: 0 }),
+    );
     expect(order.positions[1].secret).toBe("givenSecretOfTheCaller1234");
     // every ticket its own seed
     const other = await v.sell();
@@ -163,15 +220,23 @@ describe("secrets in pretix's format: what they carry", () => {
     // header (5) + seed field (0x0a, 9, nine characters) + item tag (0x10): the item's first byte
     expect(tampered[5 + 11]).toBe(0x10);
     tampered[5 + 12] = tampered[5 + 12]! ^ 0x01;
-    const tamperedSecret = btoa(String.fromCharCode(...tampered)).split("").reverse().join("");
+    const tamperedSecret = btoa(String.fromCharCode(...tampered))
+      .split("")
+      .reverse()
+      .join("");
     expect(tamperedSecret).not.toBe(pos.secret);
     expect(splitSecret(tamperedSecret)).not.toBeNull();
     expect(await decodeSigned(tamperedSecret, v.keys)).toBeNull();
     // a forged one: a well-formed secret for the same product, signed by a key that is not the event's
     const forger = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
-    const payload = Uint8Array.from(expectedPayload({ seed: "forgedabc", item: v.ticket.id, variation: 0, subevent: 0, validFrom: 0, validUntil: 0 }));
+    const payload = Uint8Array.from(
+      expectedPayload({ seed: "forgedabc", item: v.ticket.id, variation: 0, subevent: 0, validFrom: 0, validUntil: 0 }),
+    );
     const sig = new Uint8Array(await crypto.subtle.sign({ name: "Ed25519" }, forger.privateKey, payload));
-    const forged = btoa(String.fromCharCode(1, 0, payload.length, 0, sig.length, ...payload, ...sig)).split("").reverse().join("");
+    const forged = btoa(String.fromCharCode(1, 0, payload.length, 0, sig.length, ...payload, ...sig))
+      .split("")
+      .reverse()
+      .join("");
     expect(parseTicket(splitSecret(forged)!.payload).item).toBe(v.ticket.id);
     expect(await decodeSigned(forged, v.keys)).toBeNull();
 
@@ -195,19 +260,41 @@ describe("what makes a secret change (pretix's assign_ticket_secret)", () => {
     const pos = await v.sell();
     const [organizer] = await db().select().from(organizers).where(eq(organizers.id, v.org.id));
     const [event] = await db().select().from(events).where(eq(events.id, v.eventId));
-    const gen = await eventSecretGenerator({ env, db: db(), organizer: organizer!, event: event!, now: Date.now(), baseUrl: "http://ticketing.test" });
+    const gen = await eventSecretGenerator({
+      env,
+      db: db(),
+      organizer: organizer!,
+      event: event!,
+      now: Date.now(),
+      baseUrl: "http://ticketing.test",
+    });
     const facts = { itemId: v.ticket.id, variationId: null, subeventId: null, validFrom: null, validUntil: null };
     expect(await assignSecret(gen, facts, pos.secret)).toEqual({ secret: pos.secret, changed: false, revoke: false });
-    for (const changed of [{ itemId: v.ticket.id + 1 }, { variationId: 5 }, { subeventId: 7 }, { validFrom: Date.parse("2030-01-01T00:00:00Z") }, { validUntil: Date.parse("2031-01-01T00:00:00Z") }]) {
+    for (const changed of [
+      { itemId: v.ticket.id + 1 },
+      { variationId: 5 },
+      { subeventId: 7 },
+      { validFrom: Date.parse("2030-01-01T00:00:00Z") },
+      { validUntil: Date.parse("2031-01-01T00:00:00Z") },
+    ]) {
       const a = await assignSecret(gen, { ...facts, ...changed }, pos.secret);
       expect(a, JSON.stringify(changed)).toMatchObject({ changed: true, revoke: true });
       const t = (await decodeSigned(a.secret, v.keys))!;
       expect(t.item).toBe(changed.itemId ?? v.ticket.id);
     }
-    expect(await assignSecret(gen, facts, pos.secret, { forceInvalidate: true })).toMatchObject({ changed: true, revoke: true });
-    expect(await assignSecret(gen, facts, pos.secret, { forceIfRevocationList: true })).toMatchObject({ changed: true, revoke: true });
+    expect(await assignSecret(gen, facts, pos.secret, { forceInvalidate: true })).toMatchObject({
+      changed: true,
+      revoke: true,
+    });
+    expect(await assignSecret(gen, facts, pos.secret, { forceIfRevocationList: true })).toMatchObject({
+      changed: true,
+      revoke: true,
+    });
     // a random secret of an event that switched to signing: replaced when it must change
-    expect(await assignSecret(gen, facts, "abcdefghjkmnpqrstuvwxyz23456789a")).toMatchObject({ changed: true, revoke: true });
+    expect(await assignSecret(gen, facts, "abcdefghjkmnpqrstuvwxyz23456789a")).toMatchObject({
+      changed: true,
+      revoke: true,
+    });
   });
 });
 
@@ -234,7 +321,14 @@ describe("re-issue and cancellation: new secrets, the old ones revoked", () => {
     // online: the old secret answers revoked (with its ticket), the new one admits
     const old = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(old.status).toBe(400);
-    expect(old.body).toMatchObject({ status: "error", reason: "revoked", reason_explanation: null, require_attention: false, position: { id: pos.id, secret: fresh }, list: { id: list.id } });
+    expect(old.body).toMatchObject({
+      status: "error",
+      reason: "revoked",
+      reason_explanation: null,
+      require_attention: false,
+      position: { id: pos.id, secret: fresh },
+      list: { id: list.id },
+    });
     const [failed] = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
     expect(failed).toMatchObject({ successful: false, errorReason: "revoked", rawBarcode: pos.secret });
     const ok = await v.redeem({ secret: fresh, lists: [list.id] });
@@ -274,10 +368,18 @@ describe("re-issue and cancellation: new secrets, the old ones revoked", () => {
     const old = order.positions.map((p: Json) => p.secret);
     expect(now.filter((s: string) => old.includes(s))).toEqual([]);
     expect((await revokedOf(v)).results.map((r: Json) => r.secret).sort()).toEqual([...old].sort());
-    expect((await v.redeem({ secret: old[0], lists: [list.id] })).body).toMatchObject({ status: "error", reason: "revoked" });
-    expect((await v.redeem({ secret: now[0], lists: [list.id] })).body).toMatchObject({ status: "error", reason: "canceled" });
+    expect((await v.redeem({ secret: old[0], lists: [list.id] })).body).toMatchObject({
+      status: "error",
+      reason: "revoked",
+    });
+    expect((await v.redeem({ secret: now[0], lists: [list.id] })).body).toMatchObject({
+      status: "error",
+      reason: "canceled",
+    });
     // canceling again is refused and changes nothing
-    expect((await v.client.post(`${v.path}/orders/${order.code}/mark_canceled/`, { send_email: false })).status).toBe(400);
+    expect((await v.client.post(`${v.path}/orders/${order.code}/mark_canceled/`, { send_email: false })).status).toBe(
+      400,
+    );
     expect((await revokedOf(v)).count).toBe(2);
   });
 
@@ -302,7 +404,9 @@ describe("re-issue and cancellation: new secrets, the old ones revoked", () => {
     const list = await v.list();
     const o = await seedOrderRow(v.eventId, { status: "p" });
     const p = await seedOrderPosition(o, { itemId: v.ticket.id });
-    await db().insert(revokedSecrets).values({ eventId: v.eventId, positionId: p.id, secret: "oldSecretOfASeededTicket", created: Date.now() });
+    await db()
+      .insert(revokedSecrets)
+      .values({ eventId: v.eventId, positionId: p.id, secret: "oldSecretOfASeededTicket", created: Date.now() });
     const res = await v.redeem({ secret: "oldSecretOfASeededTicket", lists: [list.id] });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: "error", reason: "revoked", position: { id: p.id, secret: p.secret } });
@@ -310,7 +414,9 @@ describe("re-issue and cancellation: new secrets, the old ones revoked", () => {
     const forced = await v.redeem({ secret: "oldSecretOfASeededTicket", lists: [list.id], force: true, nonce: "n-1" });
     expect(forced.status).toBe(201);
     const rows = await db().select().from(checkins).where(eq(checkins.positionId, p.id));
-    expect(rows.filter((r) => r.successful)).toEqual([expect.objectContaining({ forced: true, forceSent: true, rawBarcode: "oldSecretOfASeededTicket" })]);
+    expect(rows.filter((r) => r.successful)).toEqual([
+      expect.objectContaining({ forced: true, forceSent: true, rawBarcode: "oldSecretOfASeededTicket" }),
+    ]);
   });
 
   it("unknown positions: 404 for detail, re-issue and blocks", async () => {
@@ -333,20 +439,36 @@ describe("blocks (add_block, remove_block) and the blocked list", () => {
     const blocked = await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "admin" });
     expect(blocked.status).toBe(200);
     expect(blocked.body).toMatchObject({ id: pos.id, secret: pos.secret, blocked: ["admin"] });
-    expect((await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "api:door_7" })).body.blocked).toEqual(["admin", "api:door_7"]);
+    expect(
+      (await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "api:door_7" })).body.blocked,
+    ).toEqual(["admin", "api:door_7"]);
     const refused = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ status: "error", reason: "blocked", position: { id: pos.id, blocked: ["admin", "api:door_7"] } });
+    expect(refused.body).toMatchObject({
+      status: "error",
+      reason: "blocked",
+      position: { id: pos.id, blocked: ["admin", "api:door_7"] },
+    });
     const listed = (await v.client.get(`${v.path}/blockedsecrets/`)).body;
-    expect(listed).toMatchObject({ count: 1, results: [{ id: expect.any(Number), secret: pos.secret, blocked: true, updated: expect.any(String) }] });
+    expect(listed).toMatchObject({
+      count: 1,
+      results: [{ id: expect.any(Number), secret: pos.secret, blocked: true, updated: expect.any(String) }],
+    });
     // one of two blocks lifted: still blocked
-    expect((await v.client.post(`${v.path}/orderpositions/${pos.id}/remove_block/`, { name: "admin" })).body.blocked).toEqual(["api:door_7"]);
+    expect(
+      (await v.client.post(`${v.path}/orderpositions/${pos.id}/remove_block/`, { name: "admin" })).body.blocked,
+    ).toEqual(["api:door_7"]);
     expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).body.reason).toBe("blocked");
-    await db().update(blockedSecrets).set({ updated: Date.parse(listed.results[0].updated) - 1000 }).where(eq(blockedSecrets.secret, pos.secret));
+    await db()
+      .update(blockedSecrets)
+      .set({ updated: Date.parse(listed.results[0].updated) - 1000 })
+      .where(eq(blockedSecrets.secret, pos.secret));
     const freed = await v.client.post(`${v.path}/orderpositions/${pos.id}/remove_block/`, { name: "api:door_7" });
     expect(freed.body.blocked).toBeNull();
     const after = (await v.client.get(`${v.path}/blockedsecrets/`)).body.results;
-    expect(after).toEqual([{ id: listed.results[0].id, secret: pos.secret, blocked: false, updated: expect.any(String) }]);
+    expect(after).toEqual([
+      { id: listed.results[0].id, secret: pos.secret, blocked: false, updated: expect.any(String) },
+    ]);
     expect(Date.parse(after[0].updated)).toBeGreaterThan(Date.parse(listed.results[0].updated) - 1000);
     expect((await v.client.get(`${v.path}/blockedsecrets/?blocked=true`)).body.count).toBe(0);
     expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).status).toBe(201);
@@ -363,7 +485,9 @@ describe("blocks (add_block, remove_block) and the blocked list", () => {
     expect(row).toMatchObject({ successful: true, forced: true, forceSent: true });
     const fresh = (await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`)).body;
     expect(fresh.blocked).toEqual(["admin"]);
-    const listed = (await v.client.get(`${v.path}/blockedsecrets/?blocked=true`)).body.results.map((r: Json) => r.secret);
+    const listed = (await v.client.get(`${v.path}/blockedsecrets/?blocked=true`)).body.results.map(
+      (r: Json) => r.secret,
+    );
     expect(listed.sort()).toEqual([pos.secret, fresh.secret].sort());
     expect((await v.redeem({ secret: fresh.secret, lists: [list.id], type: "exit" })).body.reason).toBe("blocked");
   });
@@ -389,21 +513,30 @@ describe("the lists scanners download", () => {
     // two revocations, the first longer ago (their times set, rather than waited for)
     for (const [i, t] of tickets.slice(0, 2).entries()) {
       await v.client.post(`${v.path}/orderpositions/${t.id}/regenerate_secrets/`);
-      await db().update(revokedSecrets).set({ created: Date.now() - 2000 + i * 1000 }).where(eq(revokedSecrets.secret, t.secret));
+      await db()
+        .update(revokedSecrets)
+        .set({ created: Date.now() - 2000 + i * 1000 })
+        .where(eq(revokedSecrets.secret, t.secret));
     }
     const first = await v.client.get(`${v.path}/revokedsecrets/`);
     expect(first.status).toBe(200);
     const generated = first.headers.get("x-page-generated")!;
     expect(Date.parse(generated)).toBeGreaterThan(0);
     expect(first.body.results.map((r: Json) => r.secret)).toEqual([tickets[1].secret, tickets[0].secret]);
-    const bySecret = (await v.client.get(`${v.path}/revokedsecrets/?ordering=secret`)).body.results.map((r: Json) => r.secret);
+    const bySecret = (await v.client.get(`${v.path}/revokedsecrets/?ordering=secret`)).body.results.map(
+      (r: Json) => r.secret,
+    );
     expect(bySecret).toEqual([tickets[0].secret, tickets[1].secret].sort());
     const paged = await v.client.get(`${v.path}/revokedsecrets/?page_size=1`);
     expect(paged.body).toMatchObject({ count: 2, previous: null });
     expect(paged.body.next).toContain("page=2");
     // a scanner's next run: only what was revoked since
     await v.client.post(`${v.path}/orderpositions/${tickets[2].id}/regenerate_secrets/`);
-    for (const q of [`created_since=${encodeURIComponent(generated)}`, `modified_since=${encodeURIComponent(generated)}`, `ordering=-created&created_since=${encodeURIComponent(first.body.results[0].created)}`]) {
+    for (const q of [
+      `created_since=${encodeURIComponent(generated)}`,
+      `modified_since=${encodeURIComponent(generated)}`,
+      `ordering=-created&created_since=${encodeURIComponent(first.body.results[0].created)}`,
+    ]) {
       const since = (await v.client.get(`${v.path}/revokedsecrets/?${q}`)).body.results.map((r: Json) => r.secret);
       expect(since[0], q).toBe(tickets[2].secret);
       expect(since).not.toContain(tickets[0].secret);
@@ -424,9 +557,14 @@ describe("the lists scanners download", () => {
     expect(again.status).toBe(304);
     expect(again.text).toBe("");
     // the revocation happened a while ago (no waiting in tests: its time is moved back)
-    await db().update(revokedSecrets).set({ created: Date.now() - 5000 }).where(eq(revokedSecrets.eventId, v.eventId));
+    await db()
+      .update(revokedSecrets)
+      .set({ created: Date.now() - 5000 })
+      .where(eq(revokedSecrets.eventId, v.eventId));
     const older = (await v.client.get(`${v.path}/revokedsecrets/`)).headers.get("last-modified")!;
-    expect((await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": older } })).status).toBe(304);
+    expect((await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": older } })).status).toBe(
+      304,
+    );
     await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
     const changed = await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": older } });
     expect(changed.status).toBe(200);
@@ -444,7 +582,8 @@ describe("the lists scanners download", () => {
   });
 });
 
-const statusOf = async (v: Venue, listId: number) => (await v.client.get(`${v.path}/checkinlists/${listId}/status/`)).body;
+const statusOf = async (v: Venue, listId: number) =>
+  (await v.client.get(`${v.path}/checkinlists/${listId}/status/`)).body;
 
 describe("a scanner without connection", () => {
   it("admits tickets sold after its last sync, refuses forged and revoked ones, and its scans count once when uploaded", async () => {
@@ -452,7 +591,8 @@ describe("a scanner without connection", () => {
     const list = await v.list();
     const early = await v.sell();
     const reissued = await v.sell();
-    const fresh = (await v.client.post(`${v.path}/orderpositions/${reissued.id}/regenerate_secrets/`)).body.secret as string;
+    const fresh = (await v.client.post(`${v.path}/orderpositions/${reissued.id}/regenerate_secrets/`)).body
+      .secret as string;
     const scanner = new OfflineScanner(v.scanner, v.path, list.id);
     await scanner.sync();
     expect(scanner.validKeys).toEqual(v.keys);
@@ -473,10 +613,20 @@ describe("a scanner without connection", () => {
     expect(rows).toHaveLength(3);
     expect(rows.every((r) => r.successful && r.forceSent && !r.forced && r.datetime === at.getTime())).toBe(true);
     expect(new Set(rows.map((r) => r.positionId))).toEqual(new Set([late.id, early.id, reissued.id]));
-    expect(await statusOf(v, list.id)).toMatchObject({ checkin_count: 3, inside_count: 3, scans: { online: 0, uploaded: 3, automatic: 0, failed_online: 0, failed_uploaded: 0 } });
+    expect(await statusOf(v, list.id)).toMatchObject({
+      checkin_count: 3,
+      inside_count: 3,
+      scans: { online: 0, uploaded: 3, automatic: 0, failed_online: 0, failed_uploaded: 0 },
+    });
     // an online scan afterwards: already inside; counted as a refused online scan
     expect((await v.redeem({ secret: late.secret, lists: [list.id] })).body.reason).toBe("already_redeemed");
-    expect((await statusOf(v, list.id)).scans).toEqual({ online: 0, uploaded: 3, automatic: 0, failed_online: 1, failed_uploaded: 0 });
+    expect((await statusOf(v, list.id)).scans).toEqual({
+      online: 0,
+      uploaded: 3,
+      automatic: 0,
+      failed_online: 1,
+      failed_uploaded: 0,
+    });
   });
 
   it("an offline scan of a ticket re-issued before the upload: the upload admits its ticket (forced), as pretix does", async () => {
@@ -498,7 +648,12 @@ describe("a scanner without connection", () => {
   it("validity and product offline: a ticket outside its window or of a product not on the list is refused", async () => {
     const v = await signedVenue();
     const other = await v.item({ name: { en: "Parking" }, admission: false });
-    const later = await v.item({ name: { en: "Next year" }, validity_mode: "fixed", validity_fixed_from: "2040-01-01T00:00:00Z", validity_fixed_until: "2040-01-02T00:00:00Z" });
+    const later = await v.item({
+      name: { en: "Next year" },
+      validity_mode: "fixed",
+      validity_fixed_from: "2040-01-01T00:00:00Z",
+      validity_fixed_until: "2040-01-02T00:00:00Z",
+    });
     await v.quota({ size: 10, items: [other.id, later.id] });
     const list = await v.list({ all_products: false, limit_products: [v.ticket.id, later.id] });
     const parking = (await v.order({ positions: [{ item: other.id }] })).positions[0];
@@ -519,7 +674,10 @@ describe("a scanner without connection", () => {
       if (p.secret.includes("+") && p.secret.includes("/")) pos = p;
     }
     expect(pos).not.toBeNull();
-    const res = await v.scanner.post(`${v.path}/checkinlists/${list.id}/positions/${encodeURIComponent(pos.secret)}/redeem/`, {});
+    const res = await v.scanner.post(
+      `${v.path}/checkinlists/${list.id}/positions/${encodeURIComponent(pos.secret)}/redeem/`,
+      {},
+    );
     expect(res.status).toBe(201);
     expect(res.body.position.id).toBe(pos.id);
   });
@@ -530,9 +688,13 @@ describe("concurrency", () => {
     const v = await signedVenue();
     const list = await v.list();
     const pos = await v.sell();
-    const results = await Promise.all(Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 400).map((r) => r.body.reason)).toEqual(Array(19).fill("already_redeemed"));
+    expect(results.filter((r) => r.status === 400).map((r) => r.body.reason)).toEqual(
+      Array(19).fill("already_redeemed"),
+    );
     const rows = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
     expect(rows.filter((r) => r.successful)).toHaveLength(1);
   });
@@ -547,7 +709,12 @@ describe("concurrency", () => {
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     const rows = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ successful: true, nonce: "upload-nonce-1", forceSent: true, datetime: Date.parse("2030-06-01T19:30:00Z") });
+    expect(rows[0]).toMatchObject({
+      successful: true,
+      nonce: "upload-nonce-1",
+      forceSent: true,
+      datetime: Date.parse("2030-06-01T19:30:00Z"),
+    });
     expect((await statusOf(v, list.id)).scans).toMatchObject({ uploaded: 1, online: 0 });
   });
 
@@ -561,8 +728,11 @@ describe("concurrency", () => {
     ]);
     expect(reissue!.status).toBe(200);
     expect(scans.filter((r) => r.status === 201).length).toBeLessThanOrEqual(1);
-    for (const r of scans.filter((x) => x.status !== 201)) expect(["already_redeemed", "revoked"]).toContain(r.body.reason);
-    const after = await Promise.all(Array.from({ length: 5 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    for (const r of scans.filter((x) => x.status !== 201))
+      expect(["already_redeemed", "revoked"]).toContain(r.body.reason);
+    const after = await Promise.all(
+      Array.from({ length: 5 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })),
+    );
     expect(after.map((r) => r.body.reason)).toEqual(Array(5).fill("revoked"));
     expect((await revokedOf(v)).results.map((r: Json) => r.secret)).toEqual([pos.secret]);
   });
@@ -570,10 +740,16 @@ describe("concurrency", () => {
   it("simultaneous re-issues of one ticket: every secret handed out but the current one is revoked; refused ones change nothing", async () => {
     const v = await signedVenue();
     const pos = await v.sell();
-    const results = await Promise.all(Array.from({ length: 6 }, () => v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`)));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`)),
+    );
     const ok = results.filter((r) => r.status === 200);
     // the losers saw a secret that was no longer the ticket's: refused, nothing changed by them
-    for (const r of results.filter((x) => x.status !== 200)) expect(r).toMatchObject({ status: 400, body: { detail: "A ticket of this order changed meanwhile; read it again." } });
+    for (const r of results.filter((x) => x.status !== 200))
+      expect(r).toMatchObject({
+        status: 400,
+        body: { detail: "A ticket of this order changed meanwhile; read it again." },
+      });
     expect(ok.length).toBeGreaterThanOrEqual(1);
     const current = (await v.client.get(`${v.path}/orderpositions/${pos.id}/`)).body.secret;
     const revoked = new Set((await revokedOf(v)).results.map((r: Json) => r.secret));

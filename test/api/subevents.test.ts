@@ -89,7 +89,9 @@ describe("sub-event creation", () => {
       location: { en: "Small hall" },
       geo_lat: -33.86,
       geo_lon: 151.2,
-      item_price_overrides: [{ item, price: "12.50", disabled: false, available_from: "2030-01-15T00:00:00Z", available_until: null }],
+      item_price_overrides: [
+        { item, price: "12.50", disabled: false, available_from: "2030-01-15T00:00:00Z", available_until: null },
+      ],
       variation_price_overrides: [{ variation, price: null, disabled: true }],
       meta_data: { Room: "B" },
       seating_plan: plan,
@@ -100,18 +102,27 @@ describe("sub-event creation", () => {
     expect(res.body).toMatchObject({
       ...body,
       date_from: "2030-03-01T13:00:00Z",
-      item_price_overrides: [{ item, price: "12.50", disabled: false, available_from: "2030-01-15T00:00:00Z", available_until: null }],
-      variation_price_overrides: [{ variation, price: null, disabled: true, available_from: null, available_until: null }],
+      item_price_overrides: [
+        { item, price: "12.50", disabled: false, available_from: "2030-01-15T00:00:00Z", available_until: null },
+      ],
+      variation_price_overrides: [
+        { variation, price: null, disabled: true, available_from: null, available_until: null },
+      ],
     });
   });
 
   it("is refused for an event that is not a series", async () => {
     const org = await seedOrganizer();
     const ev = await createEvent(org.client, org.slug);
-    const res = await org.client.post(subUrl(org.slug, ev.slug), { name: { en: "x" }, date_from: "2030-01-01T10:00:00Z" });
+    const res = await org.client.post(subUrl(org.slug, ev.slug), {
+      name: { en: "x" },
+      date_from: "2030-01-01T10:00:00Z",
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      non_field_errors: ["This event is not an event series (has_subevents is false); sub-events can only be created for event series."],
+      non_field_errors: [
+        "This event is not an event series (has_subevents is false); sub-events can only be created for event series.",
+      ],
     });
     expect(await subCount(await eventId(org.id, ev.slug))).toBe(0);
     const list = await org.client.get(subUrl(org.slug, ev.slug));
@@ -132,18 +143,39 @@ describe("sub-event creation", () => {
       [{ date_from: undefined }, "date_from"],
       [{ date_to: "2029-12-31T10:00:00Z" }, "date_to", "The end of the event has to be later than its start."],
       [{ presale_start: "2029-12-02T00:00:00Z", presale_end: "2029-12-01T00:00:00Z" }, "presale_end"],
-      [{ item_price_overrides: [{ item: foreignItem, price: "1.00" }] }, "item_price_overrides", "One or more items do not belong to this event."],
-      [{ item_price_overrides: [{ item, price: "1.00" }, { item, price: "2.00" }] }, "item_price_overrides", "Each item may only be listed once."],
+      [
+        { item_price_overrides: [{ item: foreignItem, price: "1.00" }] },
+        "item_price_overrides",
+        "One or more items do not belong to this event.",
+      ],
+      [
+        {
+          item_price_overrides: [
+            { item, price: "1.00" },
+            { item, price: "2.00" },
+          ],
+        },
+        "item_price_overrides",
+        "Each item may only be listed once.",
+      ],
       [{ item_price_overrides: [{ item, price: "-1.00" }] }, "item_price_overrides"],
       [{ item_price_overrides: [{ item, price: "1.001" }] }, "item_price_overrides"],
       [{ item_price_overrides: [{ item, price: "1e400" }] }, "item_price_overrides"],
       [
-        { item_price_overrides: [{ item, available_from: "2030-01-02T00:00:00Z", available_until: "2030-01-01T00:00:00Z" }] },
+        {
+          item_price_overrides: [
+            { item, available_from: "2030-01-02T00:00:00Z", available_until: "2030-01-01T00:00:00Z" },
+          ],
+        },
         "item_price_overrides",
         "available_until has to be later than available_from.",
       ],
       [{ item_price_overrides: [{ price: "1.00" }] }, "item_price_overrides"],
-      [{ variation_price_overrides: [{ variation: foreignVariation }] }, "variation_price_overrides", "One or more variations do not belong to this event."],
+      [
+        { variation_price_overrides: [{ variation: foreignVariation }] },
+        "variation_price_overrides",
+        "One or more variations do not belong to this event.",
+      ],
       [{ seating_plan: foreignPlan }, "seating_plan", `Invalid pk "${foreignPlan}" - object does not exist.`],
       [{ seat_category_mapping: { A: foreignItem } }, "seat_category_mapping", `Item '${foreignItem}' does not exist.`],
       [{ meta_data: { Nope: "x" } }, "meta_data", "Meta data property 'Nope' does not exist."],
@@ -207,7 +239,10 @@ describe("sub-event update", () => {
       item_price_overrides: [{ item, price: "10.00" }],
       meta_data: { Room: "A" },
     });
-    const res = await org.client.put(`${url}${created.id}/`, { name: { en: "Only" }, date_from: "2030-02-01T10:00:00Z" });
+    const res = await org.client.put(`${url}${created.id}/`, {
+      name: { en: "Only" },
+      date_from: "2030-02-01T10:00:00Z",
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       name: { en: "Only" },
@@ -260,7 +295,8 @@ describe("sub-event deletion", () => {
     const res = await org.client.delete(`${url}${created.id}/`);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({
-      detail: "The sub-event can not be deleted as it has already been used in orders. Please set 'active' to false instead to hide it from users.",
+      detail:
+        "The sub-event can not be deleted as it has already been used in orders. Please set 'active' to false instead to hide it from users.",
     });
     expect((await org.client.get(`${url}${created.id}/`)).status).toBe(200);
   });
@@ -274,7 +310,10 @@ describe("sub-event isolation", () => {
     const other = subUrl(a.org.slug, b.slug);
     expect((await a.org.client.get(`${other}${created.id}/`)).status).toBe(404);
     expect((await a.org.client.patch(`${other}${created.id}/`, { active: true })).status).toBe(404);
-    expect((await a.org.client.put(`${other}${created.id}/`, { name: { en: "x" }, date_from: "2030-01-01T10:00:00Z" })).status).toBe(404);
+    expect(
+      (await a.org.client.put(`${other}${created.id}/`, { name: { en: "x" }, date_from: "2030-01-01T10:00:00Z" }))
+        .status,
+    ).toBe(404);
     expect((await a.org.client.delete(`${other}${created.id}/`)).status).toBe(404);
     expect((await a.org.client.get(`${a.url}abc/`)).status).toBe(404);
     const foreign = await series();
@@ -288,14 +327,23 @@ describe("sub-event list", () => {
   async function world() {
     const s = await series();
     const now = Date.now();
-    const past = await createSub(s.org.client, s.url, { name: { en: "Past show" }, date_from: iso(now - 5 * DAY), date_to: iso(now - 4 * DAY), active: true });
+    const past = await createSub(s.org.client, s.url, {
+      name: { en: "Past show" },
+      date_from: iso(now - 5 * DAY),
+      date_to: iso(now - 4 * DAY),
+      active: true,
+    });
     const running = await createSub(s.org.client, s.url, {
       name: { en: "Now" },
       date_from: iso(now - DAY),
       date_to: iso(now + DAY),
       location: { de: "Kölner Dom" },
     });
-    const future = await createSub(s.org.client, s.url, { name: { en: "Late show", fr: "Spectacle tardif" }, date_from: iso(now + 3 * DAY), active: true });
+    const future = await createSub(s.org.client, s.url, {
+      name: { en: "Late show", fr: "Spectacle tardif" },
+      date_from: iso(now + 3 * DAY),
+      active: true,
+    });
     return { ...s, past, running, future, now };
   }
   const ids = (body: { results: { id: number }[] }) => body.results.map((r) => r.id);
@@ -307,7 +355,11 @@ describe("sub-event list", () => {
     expect(res.body.count).toBe(3);
     expect(ids(res.body)).toEqual([w.past.id, w.running.id, w.future.id]);
     expect(res.body.results[0]).toEqual(w.past);
-    expect(ids((await w.org.client.get(`${w.url}?ordering=-date_from`)).body)).toEqual([w.future.id, w.running.id, w.past.id]);
+    expect(ids((await w.org.client.get(`${w.url}?ordering=-date_from`)).body)).toEqual([
+      w.future.id,
+      w.running.id,
+      w.past.id,
+    ]);
   });
 
   it("filters by active, is_future, is_past and ends_after", async () => {
@@ -324,7 +376,8 @@ describe("sub-event list", () => {
 
   it("searches name and location in any language", async () => {
     const w = await world();
-    const q = async (query: string) => ids((await w.org.client.get(`${w.url}?search=${encodeURIComponent(query)}`)).body);
+    const q = async (query: string) =>
+      ids((await w.org.client.get(`${w.url}?search=${encodeURIComponent(query)}`)).body);
     expect(await q("show")).toEqual([w.past.id, w.future.id]);
     expect(await q("tardif")).toEqual([w.future.id]);
     expect(await q("kölner")).toEqual([w.running.id]);
@@ -351,7 +404,9 @@ describe("sub-event list", () => {
     const s = await series();
     await createMetaProperty(s.org.client, s.org.slug, { name: "Format" });
     await createMetaProperty(s.org.client, s.org.slug, { name: "Lang", default: "en" });
-    await s.org.client.patch(`/api/v1/organizers/${s.org.slug}/events/${s.ev.slug}/`, { meta_data: { Format: "Seminar" } });
+    await s.org.client.patch(`/api/v1/organizers/${s.org.slug}/events/${s.ev.slug}/`, {
+      meta_data: { Format: "Seminar" },
+    });
     const own = await createSub(s.org.client, s.url, { meta_data: { Format: "Workshop", Lang: "de" } });
     const inherited = await createSub(s.org.client, s.url, { date_from: "2030-01-02T10:00:00Z" });
     const q = async (query: string) => ids((await s.org.client.get(`${s.url}?${query}`)).body);
@@ -373,7 +428,10 @@ describe("sub-event list", () => {
     expect(again.status).toBe(304);
     expect(again.text).toBe("");
     // the list's change stamp moves back an hour; a client that fetched since then is current
-    await db().update(changeStamps).set({ modifiedAt: Date.now() - 3_600_000 }).where(eq(changeStamps.scope, `event:${w.id}`));
+    await db()
+      .update(changeStamps)
+      .set({ modifiedAt: Date.now() - 3_600_000 })
+      .where(eq(changeStamps.scope, `event:${w.id}`));
     const stale = new Date(Date.now() - 1_800_000).toUTCString();
     expect((await w.org.client.get(w.url, { headers: { "If-Modified-Since": stale } })).status).toBe(304);
     await w.org.client.delete(`${w.url}${w.past.id}/`);
@@ -381,7 +439,10 @@ describe("sub-event list", () => {
     expect(changed.status).toBe(200);
     expect(ids(changed.body)).toEqual([w.running.id, w.future.id]);
     // a refused delete does not mark the list as changed
-    await db().update(changeStamps).set({ modifiedAt: Date.now() - 3_600_000 }).where(eq(changeStamps.scope, `event:${w.id}`));
+    await db()
+      .update(changeStamps)
+      .set({ modifiedAt: Date.now() - 3_600_000 })
+      .where(eq(changeStamps.scope, `event:${w.id}`));
     await seedOrder(w.id, await seedItem(w.id), w.running.id);
     expect((await w.org.client.delete(`${w.url}${w.running.id}/`)).status).toBe(403);
     expect((await w.org.client.get(w.url, { headers: { "If-Modified-Since": stale } })).status).toBe(304);
@@ -402,19 +463,30 @@ describe("organizer-level sub-event list", () => {
   it("lists dates of all accessible series with filters", async () => {
     const org = await seedOrganizer();
     const now = Date.now();
-    const live = await createEvent(org.client, org.slug, { has_subevents: true, slug: "live-series", sales_channels: ["web", "pretixpos"], plugins: [] });
+    const live = await createEvent(org.client, org.slug, {
+      has_subevents: true,
+      slug: "live-series",
+      sales_channels: ["web", "pretixpos"],
+      plugins: [],
+    });
     const offline = await createEvent(org.client, org.slug, { has_subevents: true, slug: "offline-series" });
     const liveId = await eventId(org.id, live.slug);
     const a = await createSub(org.client, subUrl(org.slug, live.slug), { date_from: iso(now + DAY), active: true });
-    const b = await createSub(org.client, subUrl(org.slug, offline.slug), { date_from: iso(now - 3 * DAY), date_to: iso(now - 2 * DAY) });
+    const b = await createSub(org.client, subUrl(org.slug, offline.slug), {
+      date_from: iso(now - 3 * DAY),
+      date_to: iso(now - 2 * DAY),
+    });
     await seedQuota(liveId);
-    expect((await org.client.patch(`/api/v1/organizers/${org.slug}/events/${live.slug}/`, { live: true })).status).toBe(200);
+    expect((await org.client.patch(`/api/v1/organizers/${org.slug}/events/${live.slug}/`, { live: true })).status).toBe(
+      200,
+    );
     const foreign = await seedOrganizer();
     const foreignSeries = await createEvent(foreign.client, foreign.slug, { has_subevents: true });
     await createSub(foreign.client, subUrl(foreign.slug, foreignSeries.slug), {});
 
     const url = `/api/v1/organizers/${org.slug}/subevents/`;
-    const q = async (query = "") => (await org.client.get(`${url}${query}`)).body.results.map((r: { id: number; event: string }) => [r.id, r.event]);
+    const q = async (query = "") =>
+      (await org.client.get(`${url}${query}`)).body.results.map((r: { id: number; event: string }) => [r.id, r.event]);
     expect(await q()).toEqual([
       [b.id, "offline-series"],
       [a.id, "live-series"],

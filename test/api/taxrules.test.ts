@@ -76,7 +76,9 @@ describe("tax rules", () => {
     const { client, path } = await seedCatalogEvent();
     const res = await client.post(`${path}/taxrules/`, { ...VAT, eu_reverse_charge: true });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ home_country: ["You need to set your home country to use the reverse charge feature."] });
+    expect(res.body).toEqual({
+      home_country: ["You need to set your home country to use the reverse charge feature."],
+    });
     const empty = await client.post(`${path}/taxrules/`, { ...VAT, eu_reverse_charge: true, home_country: "" });
     expect(empty.status).toBe(400);
     const ok = await client.post(`${path}/taxrules/`, { ...VAT, home_country: "" });
@@ -85,9 +87,14 @@ describe("tax rules", () => {
     // PATCH is checked against the stored state
     const patch = await client.patch(`${path}/taxrules/${ok.body.id}/`, { eu_reverse_charge: true });
     expect(patch.status).toBe(400);
-    expect(patch.body).toEqual({ home_country: ["You need to set your home country to use the reverse charge feature."] });
+    expect(patch.body).toEqual({
+      home_country: ["You need to set your home country to use the reverse charge feature."],
+    });
     expect((await client.get(`${path}/taxrules/${ok.body.id}/`)).body.eu_reverse_charge).toBe(false);
-    const fixed = await client.patch(`${path}/taxrules/${ok.body.id}/`, { eu_reverse_charge: true, home_country: "AT" });
+    const fixed = await client.patch(`${path}/taxrules/${ok.body.id}/`, {
+      eu_reverse_charge: true,
+      home_country: "AT",
+    });
     expect(fixed.status).toBe(200);
     expect(fixed.body).toMatchObject({ eu_reverse_charge: true, home_country: "AT" });
   });
@@ -177,7 +184,9 @@ describe("tax rules", () => {
 
     await setStamp(event.id, "taxrules", OLD_MS);
     await client.post(`${path}/taxrules/`, VAT);
-    expect((await client.get(`${path}/taxrules/`, { headers: { "If-Modified-Since": OLD_HTTP_DATE } })).status).toBe(200);
+    expect((await client.get(`${path}/taxrules/`, { headers: { "If-Modified-Since": OLD_HTTP_DATE } })).status).toBe(
+      200,
+    );
   });
 
   it("never reaches a rule of another event or organizer", async () => {

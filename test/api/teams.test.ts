@@ -10,7 +10,9 @@ const FLAGS = TEAM_PERMISSIONS;
 async function acceptInvite(link: string, fullname: string) {
   const { exports } = await import("cloudflare:workers");
   const form = new URLSearchParams({ fullname });
-  return exports.default.fetch(new Request(link, { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded" } }));
+  return exports.default.fetch(
+    new Request(link, { method: "POST", body: form, headers: { "Content-Type": "application/x-www-form-urlencoded" } }),
+  );
 }
 
 describe("teams", () => {
@@ -24,7 +26,12 @@ describe("teams", () => {
       can_checkin_orders: true,
     });
     expect(res.status).toBe(201);
-    const expected: Record<string, unknown> = { id: res.body.id, name: "Box office", all_events: false, limit_events: ["concert"] };
+    const expected: Record<string, unknown> = {
+      id: res.body.id,
+      name: "Box office",
+      all_events: false,
+      limit_events: ["concert"],
+    };
     for (const f of FLAGS) expected[f] = f === "can_view_orders" || f === "can_checkin_orders";
     expect(res.body).toEqual(expected);
     expect(Object.keys(res.body)).toEqual(Object.keys(expected));
@@ -55,15 +62,30 @@ describe("teams", () => {
     const org = await seedOrganizer();
     await seedEventRow(org.id, { slug: "a" });
     const created = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, {
-      name: "T", all_events: true, can_view_orders: true, limit_events: ["a"],
+      name: "T",
+      all_events: true,
+      can_view_orders: true,
+      limit_events: ["a"],
     });
     const url = `/api/v1/organizers/${org.slug}/teams/${created.body.id}/`;
     const patched = await org.client.patch(url, { can_change_orders: true });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: "T", all_events: true, can_view_orders: true, can_change_orders: true, limit_events: ["a"] });
+    expect(patched.body).toMatchObject({
+      name: "T",
+      all_events: true,
+      can_view_orders: true,
+      can_change_orders: true,
+      limit_events: ["a"],
+    });
     const put = await org.client.put(url, { name: "T2" });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ name: "T2", all_events: false, can_view_orders: false, can_change_orders: false, limit_events: [] });
+    expect(put.body).toMatchObject({
+      name: "T2",
+      all_events: false,
+      can_view_orders: false,
+      can_change_orders: false,
+      limit_events: [],
+    });
     const putMissing = await org.client.put(url, { all_events: true });
     expect(putMissing.status).toBe(400);
     expect(putMissing.body).toEqual({ name: ["This field is required."] });
@@ -75,7 +97,9 @@ describe("teams", () => {
     const list = await org.client.get(`/api/v1/organizers/${org.slug}/teams/`);
     expect(list.body.results.map((t: { id: number }) => t.id)).toEqual([org.teamId]);
     expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/${other.teamId}/`)).status).toBe(404);
-    expect((await org.client.patch(`/api/v1/organizers/${org.slug}/teams/${other.teamId}/`, { name: "x" })).status).toBe(404);
+    expect(
+      (await org.client.patch(`/api/v1/organizers/${org.slug}/teams/${other.teamId}/`, { name: "x" })).status,
+    ).toBe(404);
     expect((await org.client.delete(`/api/v1/organizers/${org.slug}/teams/${other.teamId}/`)).status).toBe(404);
     expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/abc/`)).status).toBe(404);
   });
@@ -90,7 +114,9 @@ describe("teams", () => {
 
   it("may change the caller's own team, losing the permission at once", async () => {
     const org = await seedOrganizer();
-    const res = await org.client.patch(`/api/v1/organizers/${org.slug}/teams/${org.teamId}/`, { can_change_teams: false });
+    const res = await org.client.patch(`/api/v1/organizers/${org.slug}/teams/${org.teamId}/`, {
+      can_change_teams: false,
+    });
     expect(res.status).toBe(200);
     expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/`)).status).toBe(403);
   });
@@ -123,9 +149,13 @@ describe("team API tokens", () => {
 
   it("answers 404 for an unknown team or token", async () => {
     const org = await seedOrganizer();
-    expect((await org.client.delete(`/api/v1/organizers/${org.slug}/teams/${org.teamId}/tokens/999999/`)).status).toBe(404);
+    expect((await org.client.delete(`/api/v1/organizers/${org.slug}/teams/${org.teamId}/tokens/999999/`)).status).toBe(
+      404,
+    );
     expect((await org.client.delete(`/api/v1/organizers/${org.slug}/teams/999999/tokens/1/`)).status).toBe(404);
-    expect((await org.client.post(`/api/v1/organizers/${org.slug}/teams/999999/tokens/`, { name: "x" })).status).toBe(404);
+    expect((await org.client.post(`/api/v1/organizers/${org.slug}/teams/999999/tokens/`, { name: "x" })).status).toBe(
+      404,
+    );
     expect((await org.client.post(`/api/v1/organizers/${org.slug}/teams/${org.teamId}/tokens/`, {})).body).toEqual({
       name: ["This field is required."],
     });
@@ -171,19 +201,27 @@ describe("team invites and members", () => {
 
     // An invite for someone who has an account adds them directly: no invite, no id.
     const second = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, { name: "Second" });
-    const direct = await org.client.post(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/invites/`, { email: "mark@example.org" });
+    const direct = await org.client.post(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/invites/`, {
+      email: "mark@example.org",
+    });
     expect(direct.status).toBe(201);
     expect(direct.body).toEqual({ email: "Mark@Example.org" });
-    expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/invites/`)).body.count).toBe(0);
-    expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/members/`)).body.count).toBe(1);
-    const again = await org.client.post(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/invites/`, { email: "mark@example.org" });
+    expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/invites/`)).body.count).toBe(
+      0,
+    );
+    expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/members/`)).body.count).toBe(
+      1,
+    );
+    const again = await org.client.post(`/api/v1/organizers/${org.slug}/teams/${second.body.id}/invites/`, {
+      email: "mark@example.org",
+    });
     expect(again.status).toBe(400);
     expect(again.body).toEqual({ email: ["This user already has permissions for this team."] });
 
     // Removing a member
     expect((await org.client.delete(`${base}/members/${member.id}/`)).status).toBe(204);
     expect((await org.client.get(`${base}/members/${member.id}/`)).status).toBe(404);
-    expect((await db().select().from(users).where(eq(users.id, member.id)))).toHaveLength(1);
+    expect(await db().select().from(users).where(eq(users.id, member.id))).toHaveLength(1);
   });
 
   it("revokes an invite; its link stops working", async () => {
@@ -200,7 +238,9 @@ describe("team invites and members", () => {
   it("validates the address and answers 404 for unknown teams and objects", async () => {
     const org = await seedOrganizer();
     const base = `/api/v1/organizers/${org.slug}/teams/${org.teamId}`;
-    expect((await org.client.post(`${base}/invites/`, { email: "not-an-address" })).body).toEqual({ email: ["Enter a valid email address."] });
+    expect((await org.client.post(`${base}/invites/`, { email: "not-an-address" })).body).toEqual({
+      email: ["Enter a valid email address."],
+    });
     expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/999999/members/`)).status).toBe(404);
     expect((await org.client.get(`/api/v1/organizers/${org.slug}/teams/999999/invites/`)).status).toBe(404);
     expect((await org.client.get(`${base}/members/999999/`)).status).toBe(404);

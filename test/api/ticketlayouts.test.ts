@@ -5,7 +5,16 @@ import { seedCatalogEvent, seedItem, upload } from "../helpers/catalog";
 
 /** A layout with content the service knows nothing about: it must come back exactly. */
 const ELEMENTS = [
-  { type: "textarea", left: "17.50", bottom: "274.60", fontsize: "16.0", color: [0, 0, 0, 1], content: "event_name", bold: false, text: "Sample" },
+  {
+    type: "textarea",
+    left: "17.50",
+    bottom: "274.60",
+    fontsize: "16.0",
+    color: [0, 0, 0, 1],
+    content: "event_name",
+    bold: false,
+    text: "Sample",
+  },
   { type: "barcodearea", left: "130.40", bottom: "204.50", size: "64.00", nested: { deep: [1, { x: null }] } },
   { type: "poweredby", left: "88.72", bottom: "10.00", size: "20.00", content: "dark", future_field: 1.5 },
 ];
@@ -15,9 +24,21 @@ const PDF = "%PDF-1.4\n% test background\n";
 describe("ticket layouts", () => {
   it("creates a layout and returns its elements exactly as sent", async () => {
     const { client, path } = await seedCatalogEvent();
-    const res = await client.post(`${path}/ticketlayouts/`, { name: "Default layout", default: true, layout: ELEMENTS, item_assignments: [{ item: 1 }] });
+    const res = await client.post(`${path}/ticketlayouts/`, {
+      name: "Default layout",
+      default: true,
+      layout: ELEMENTS,
+      item_assignments: [{ item: 1 }],
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(Number), name: "Default layout", default: true, layout: ELEMENTS, background: null, item_assignments: [] });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      name: "Default layout",
+      default: true,
+      layout: ELEMENTS,
+      background: null,
+      item_assignments: [],
+    });
     expect((await client.get(`${path}/ticketlayouts/${res.body.id}/`)).body).toEqual(res.body);
     const minimal = await client.post(`${path}/ticketlayouts/`, { name: "Empty" });
     expect(minimal.body).toMatchObject({ default: false, layout: [], background: null });
@@ -29,11 +50,18 @@ describe("ticket layouts", () => {
 
   it("keeps one default layout when many are made the default at once (400, never 500)", async () => {
     const { client, path } = await seedCatalogEvent();
-    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `L${i}`, default: true })));
+    const created = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `L${i}`, default: true })),
+    );
     expect(created.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
-    for (const r of created.filter((r) => r.status === 400)) expect(r.body).toEqual({ default: ["You cannot have two layouts with default = True."] });
-    const plain = await Promise.all(Array.from({ length: 6 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `P${i}` })));
-    const patched = await Promise.all(plain.map((r) => client.patch(`${path}/ticketlayouts/${r.body.id}/`, { default: true })));
+    for (const r of created.filter((r) => r.status === 400))
+      expect(r.body).toEqual({ default: ["You cannot have two layouts with default = True."] });
+    const plain = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `P${i}` })),
+    );
+    const patched = await Promise.all(
+      plain.map((r) => client.patch(`${path}/ticketlayouts/${r.body.id}/`, { default: true })),
+    );
     expect(patched.every((r) => r.status === 400)).toBe(true);
     const list = (await client.get(`${path}/ticketlayouts/`)).body;
     expect(list.count).toBe(7);
@@ -45,7 +73,10 @@ describe("ticket layouts", () => {
     const notList = await client.post(`${path}/ticketlayouts/`, { name: "x", layout: { type: "textarea" } });
     expect(notList.status).toBe(400);
     expect(notList.body).toEqual({ layout: ['Expected a list of items but got type "dict".'] });
-    const notObjects = await client.post(`${path}/ticketlayouts/`, { name: "x", layout: [{ type: "textarea" }, "text"] });
+    const notObjects = await client.post(`${path}/ticketlayouts/`, {
+      name: "x",
+      layout: [{ type: "textarea" }, "text"],
+    });
     expect(notObjects.status).toBe(400);
     expect(Object.keys(notObjects.body)).toEqual(["layout"]);
     const noName = await client.post(`${path}/ticketlayouts/`, { layout: [] });
@@ -62,7 +93,9 @@ describe("ticket layouts", () => {
     expect(second.status).toBe(400);
     expect(second.body).toEqual({ default: ["You cannot have two layouts with default = True."] });
     expect((await client.patch(`${path}/ticketlayouts/${b.id}/`, { default: true })).status).toBe(400);
-    expect((await client.patch(`${path}/ticketlayouts/${a.id}/`, { default: true, name: "B layout!" })).status).toBe(200);
+    expect((await client.patch(`${path}/ticketlayouts/${a.id}/`, { default: true, name: "B layout!" })).status).toBe(
+      200,
+    );
     expect((await client.delete(`${path}/ticketlayouts/${a.id}/`)).status).toBe(204);
     expect((await client.get(`${path}/ticketlayouts/${b.id}/`)).body.default).toBe(true);
     expect((await client.get(`${path}/ticketlayouts/${c.id}/`)).body.default).toBe(false);
@@ -81,7 +114,10 @@ describe("ticket layouts", () => {
     expect(file.status).toBe(200);
     expect(file.text).toBe(PDF);
     // sending the current URL back keeps the file
-    const put = await client.put(`${path}/ticketlayouts/${res.body.id}/`, { name: "Renamed", background: res.body.background });
+    const put = await client.put(`${path}/ticketlayouts/${res.body.id}/`, {
+      name: "Renamed",
+      background: res.body.background,
+    });
     expect(put.status).toBe(200);
     expect(put.body.background).toBe(res.body.background);
     const cleared = await client.patch(`${path}/ticketlayouts/${res.body.id}/`, { background: null });
@@ -90,10 +126,16 @@ describe("ticket layouts", () => {
     const png = await upload(client, "image/png", "not really a png", "bg.png");
     const wrongType = await client.patch(`${path}/ticketlayouts/${res.body.id}/`, { background: png });
     expect(wrongType.status).toBe(400);
-    expect(wrongType.body).toEqual({ background: ['Files of type "image/png" are not accepted here (application/pdf).'] });
-    const unknown = await client.patch(`${path}/ticketlayouts/${res.body.id}/`, { background: "file:00000000-0000-4000-8000-000000000000" });
+    expect(wrongType.body).toEqual({
+      background: ['Files of type "image/png" are not accepted here (application/pdf).'],
+    });
+    const unknown = await client.patch(`${path}/ticketlayouts/${res.body.id}/`, {
+      background: "file:00000000-0000-4000-8000-000000000000",
+    });
     expect(unknown.body).toEqual({ background: ["The submitted file ID was not found."] });
-    const url = await client.patch(`${path}/ticketlayouts/${res.body.id}/`, { background: "https://example.com/bg.pdf" });
+    const url = await client.patch(`${path}/ticketlayouts/${res.body.id}/`, {
+      background: "https://example.com/bg.pdf",
+    });
     expect(url.body).toEqual({ background: ["Expected a file ID from the upload endpoint (file:<id>)."] });
     expect((await client.get(`${path}/ticketlayouts/${res.body.id}/`)).body.background).toBe(null);
   });
@@ -129,21 +171,36 @@ describe("ticket layout item assignments", () => {
     const res = await client.post(`${path}/ticketlayoutitems/`, { layout: layout.id, item: item.id });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(Number), layout: layout.id, item: item.id, sales_channel: "web" });
-    const pos = await client.post(`${path}/ticketlayoutitems/`, { layout: layout.id, item: item.id, sales_channel: "box_office" });
+    const pos = await client.post(`${path}/ticketlayoutitems/`, {
+      layout: layout.id,
+      item: item.id,
+      sales_channel: "box_office",
+    });
     expect(pos.status).toBe(201);
     expect((await client.get(`${path}/ticketlayouts/${layout.id}/`)).body.item_assignments).toEqual([
       { sales_channel: "web", item: item.id },
       { sales_channel: "box_office", item: item.id },
     ]);
-    expect((await client.get(`${path}/ticketlayoutitems/`)).body).toEqual({ count: 2, next: null, previous: null, results: [res.body, pos.body] });
+    expect((await client.get(`${path}/ticketlayoutitems/`)).body).toEqual({
+      count: 2,
+      next: null,
+      previous: null,
+      results: [res.body, pos.body],
+    });
     expect((await client.get(`${path}/ticketlayoutitems/${res.body.id}/`)).body).toEqual(res.body);
     expect(layoutItemResponse.strict().parse(res.body)).toEqual(res.body);
 
     // one layout per item and channel
     const { body: other } = await client.post(`${path}/ticketlayouts/`, { name: "Other" });
-    const dup = await client.post(`${path}/ticketlayoutitems/`, { layout: other.id, item: item.id, sales_channel: "web" });
+    const dup = await client.post(`${path}/ticketlayoutitems/`, {
+      layout: other.id,
+      item: item.id,
+      sales_channel: "web",
+    });
     expect(dup.status).toBe(400);
-    expect(dup.body).toEqual({ non_field_errors: ["This product already has a ticket layout for this sales channel."] });
+    expect(dup.body).toEqual({
+      non_field_errors: ["This product already has a ticket layout for this sales channel."],
+    });
 
     expect((await client.delete(`${path}/ticketlayoutitems/${res.body.id}/`)).status).toBe(204);
     expect((await client.get(`${path}/ticketlayoutitems/${res.body.id}/`)).status).toBe(404);
@@ -156,11 +213,17 @@ describe("ticket layout item assignments", () => {
   it("assigns one layout per item and channel when many assignments arrive at once (400, never 500)", async () => {
     const { client, path, event } = await seedCatalogEvent();
     const item = await seedItem(event.id);
-    const layouts = await Promise.all(Array.from({ length: 8 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `L${i}` })));
-    const res = await Promise.all(layouts.map((l) => client.post(`${path}/ticketlayoutitems/`, { layout: l.body.id, item: item.id })));
+    const layouts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => client.post(`${path}/ticketlayouts/`, { name: `L${i}` })),
+    );
+    const res = await Promise.all(
+      layouts.map((l) => client.post(`${path}/ticketlayoutitems/`, { layout: l.body.id, item: item.id })),
+    );
     expect(res.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
     for (const r of res.filter((r) => r.status === 400)) {
-      expect(r.body).toEqual({ non_field_errors: ["This product already has a ticket layout for this sales channel."] });
+      expect(r.body).toEqual({
+        non_field_errors: ["This product already has a ticket layout for this sales channel."],
+      });
     }
     expect((await client.get(`${path}/ticketlayoutitems/`)).body.count).toBe(1);
   });
@@ -184,7 +247,10 @@ describe("ticket layout item assignments", () => {
       sales_channel: ["Enter a valid sales channel identifier (letters, numbers, dots, dashes, underscores)."],
     });
     expect((await client.get(`${path}/ticketlayoutitems/`)).body.count).toBe(0);
-    const { body: foreignAssignment } = await client.post(`${otherPath}/ticketlayoutitems/`, { layout: foreignLayout.id, item: foreignItem.id });
+    const { body: foreignAssignment } = await client.post(`${otherPath}/ticketlayoutitems/`, {
+      layout: foreignLayout.id,
+      item: foreignItem.id,
+    });
     expect((await client.get(`${path}/ticketlayoutitems/${foreignAssignment.id}/`)).status).toBe(404);
     expect((await client.delete(`${path}/ticketlayoutitems/${foreignAssignment.id}/`)).status).toBe(404);
     expect((await client.get(`${otherPath}/ticketlayoutitems/`)).body.count).toBe(1);

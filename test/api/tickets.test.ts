@@ -21,7 +21,12 @@ async function world(settings: Record<string, unknown> = {}): Promise<World> {
   if (Object.keys(settings).length) expect((await s.client.patch(`${s.path}/settings/`, settings)).status).toBe(200);
   const ticket = await s.item({ name: { en: "Konzert-Ticket" }, default_price: "49.90" });
   const shirt = await s.item({ name: { en: "T-Shirt" }, default_price: "15.00", admission: false });
-  const workshop = await s.item({ name: { en: "Workshop" }, default_price: "10.00", admission: true, generate_tickets: false });
+  const workshop = await s.item({
+    name: { en: "Workshop" },
+    default_price: "10.00",
+    admission: true,
+    generate_tickets: false,
+  });
   await s.quota({ size: 100, items: [ticket.id, shirt.id, workshop.id] });
   return { s, ticket, shirt, workshop };
 }
@@ -67,11 +72,17 @@ async function renderTickets(url: string, attempts = 1) {
 }
 
 async function codeOfPosition(id: number): Promise<string> {
-  const row = await env.DB.prepare("SELECT o.code AS code FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.id = ?").bind(id).first<{ code: string }>();
+  const row = await env.DB.prepare(
+    "SELECT o.code AS code FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.id = ?",
+  )
+    .bind(id)
+    .first<{ code: string }>();
   return row!.code;
 }
 async function eventIdOfCode(code: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT event_id AS id FROM orders WHERE code = ?").bind(code).first<{ id: number }>();
+  const row = await env.DB.prepare("SELECT event_id AS id FROM orders WHERE code = ?")
+    .bind(code)
+    .first<{ id: number }>();
   return row!.id;
 }
 
@@ -103,12 +114,24 @@ describe("downloads in the order", () => {
     ]);
     const read = await w.s.client.get(`${w.s.path}/orders/${o.code}/`);
     expect(read.body.downloads).toEqual(after.downloads);
-    expect((await w.s.client.get(`${w.s.path}/orders/?code=${o.code}`)).body.results[0].positions[1].downloads).toEqual(after.positions[1].downloads);
+    expect((await w.s.client.get(`${w.s.path}/orders/?code=${o.code}`)).body.results[0].positions[1].downloads).toEqual(
+      after.positions[1].downloads,
+    );
   });
 
   it("follows ticket_download_pending, ticket_download_addons and ticket_download_nonadm", async () => {
-    const w = await world({ ticket_download_pending: true, ticket_download_addons: true, ticket_download_nonadm: false });
-    const o = await order(w, { positions: [{ positionid: 1, item: w.ticket.id }, { positionid: 2, item: w.ticket.id, addon_to: 1 }, { positionid: 3, item: w.shirt.id }] });
+    const w = await world({
+      ticket_download_pending: true,
+      ticket_download_addons: true,
+      ticket_download_nonadm: false,
+    });
+    const o = await order(w, {
+      positions: [
+        { positionid: 1, item: w.ticket.id },
+        { positionid: 2, item: w.ticket.id, addon_to: 1 },
+        { positionid: 3, item: w.shirt.id },
+      ],
+    });
     expect(o.downloads).toHaveLength(1);
     expect(o.positions.map((p: Json) => p.downloads.length)).toEqual([1, 1, 0]);
     const canceled = (await w.s.client.post(`${w.s.path}/orders/${o.code}/mark_canceled/`, {})).body;
@@ -123,20 +146,32 @@ describe("downloads in check-in positions", () => {
   it("a list's tickets, the search and a scan's answer carry the same downloads as the order's positions", async () => {
     const w = await world({ ticket_download_pending: false });
     const list = await w.s.post("/checkinlists/", { name: "Entrance", all_products: true, include_pending: true });
-    const o = await paid(w, { positions: [{ positionid: 1, item: w.ticket.id }, { positionid: 2, item: w.ticket.id, addon_to: 1 }, { positionid: 3, item: w.workshop.id }] });
+    const o = await paid(w, {
+      positions: [
+        { positionid: 1, item: w.ticket.id },
+        { positionid: 2, item: w.ticket.id, addon_to: 1 },
+        { positionid: 3, item: w.workshop.id },
+      ],
+    });
     const pending = await order(w);
     const byId = new Map<number, Json[]>([...o.positions, ...pending.positions].map((p: Json) => [p.id, p.downloads]));
     // the order's own answer: the ticket has one, the add-on and the workshop none, the pending order none
     expect([...byId.values()].map((d) => d.length)).toEqual([1, 0, 0, 0]);
-    const listed = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/?ignore_status=true`)).body.results as Json[];
+    const listed = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/?ignore_status=true`)).body
+      .results as Json[];
     expect(listed).toHaveLength(4);
     for (const p of listed) expect(p.downloads, `position ${p.id}`).toEqual(byId.get(p.id));
     const one = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/${o.positions[0].id}/`)).body;
     expect(one.downloads).toEqual(o.positions[0].downloads);
     const org = `/api/v1/organizers/${w.s.orgSlug}`;
-    const found = (await w.s.client.get(`${org}/checkinrpc/search/?list=${list.id}&search=${o.positions[0].secret.slice(0, 8)}`)).body.results as Json[];
+    const found = (
+      await w.s.client.get(`${org}/checkinrpc/search/?list=${list.id}&search=${o.positions[0].secret.slice(0, 8)}`)
+    ).body.results as Json[];
     expect(found.map((p) => p.downloads)).toEqual([o.positions[0].downloads]);
-    const scan = await w.s.client.post(`${org}/checkinrpc/redeem/`, { secret: o.positions[0].secret, lists: [list.id] });
+    const scan = await w.s.client.post(`${org}/checkinrpc/redeem/`, {
+      secret: o.positions[0].secret,
+      lists: [list.id],
+    });
     expect(scan.status, JSON.stringify(scan.body)).toBe(201);
     expect(scan.body.position.downloads).toEqual(o.positions[0].downloads);
     // the URL the list gives is the one that serves the ticket
@@ -144,9 +179,17 @@ describe("downloads in check-in positions", () => {
     expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(o.positions[0].secret);
     // the event's settings count for lists too: pending orders offer tickets once ticket_download_pending is on
     await w.s.client.patch(`${w.s.path}/settings/`, { ticket_download_pending: true });
-    const again = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/${pending.positions[0].id}/`)).body;
-    expect(again.downloads).toEqual([{ output: "pdf", url: `${BASE}/api/v1/organizers/${w.s.orgSlug}/events/${w.s.eventSlug}/orderpositions/${pending.positions[0].id}/download/pdf/` }]);
-    expect(again.downloads).toEqual((await w.s.client.get(`${w.s.path}/orders/${pending.code}/`)).body.positions[0].downloads);
+    const again = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/${pending.positions[0].id}/`))
+      .body;
+    expect(again.downloads).toEqual([
+      {
+        output: "pdf",
+        url: `${BASE}/api/v1/organizers/${w.s.orgSlug}/events/${w.s.eventSlug}/orderpositions/${pending.positions[0].id}/download/pdf/`,
+      },
+    ]);
+    expect(again.downloads).toEqual(
+      (await w.s.client.get(`${w.s.path}/orders/${pending.code}/`)).body.positions[0].downloads,
+    );
   });
 });
 
@@ -160,7 +203,8 @@ describe("the ticket PDF", () => {
     expect(new TextDecoder().decode(bytes.slice(0, 5))).toBe("%PDF-");
     const { text, pages } = await pdfText(bytes);
     expect(pages).toBe(1);
-    for (const s of [NAMES, "Konzert-Ticket", "Concert", "Kraków", o.code, p.secret, "€49.90"]) expect(text, s).toContain(s);
+    for (const s of [NAMES, "Konzert-Ticket", "Concert", "Kraków", o.code, p.secret, "€49.90"])
+      expect(text, s).toContain(s);
     // the default layout's QR code: 55 mm square at (140 mm, 195 mm)
     expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(p.secret);
     // fonts are subset: the 10 MB CJK font contributes a few glyphs
@@ -169,7 +213,12 @@ describe("the ticket PDF", () => {
 
   it("the order's download is every ticket in one PDF; a message delivered twice leaves one file", async () => {
     const w = await world();
-    const o = await paid(w, { positions: [{ item: w.ticket.id, attendee_name_parts: { full_name: "Anna" } }, { item: w.ticket.id, attendee_name_parts: { full_name: "Bert" } }] });
+    const o = await paid(w, {
+      positions: [
+        { item: w.ticket.id, attendee_name_parts: { full_name: "Anna" } },
+        { item: w.ticket.id, attendee_name_parts: { full_name: "Bert" } },
+      ],
+    });
     const url = o.downloads[0].url;
     expect((await rawGet(w.s.client, url)).status).toBe(409);
     await renderTickets(url);
@@ -209,7 +258,10 @@ describe("the ticket PDF", () => {
     expect((await rawGet(foreign.client, o.positions[0].downloads[0].url)).status).toBe(403);
     const other = await world();
     // a position of another event, addressed through this event
-    expect((await rawGet(w.s.client, `${w.s.path}/orderpositions/${(await paid(other)).positions[0].id}/download/pdf/`)).status).toBe(404);
+    expect(
+      (await rawGet(w.s.client, `${w.s.path}/orderpositions/${(await paid(other)).positions[0].id}/download/pdf/`))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -230,11 +282,18 @@ describe("layouts", () => {
       downward: true,
       ...content,
     });
-    const def = await w.s.post("/ticketlayouts/", { name: "Standard", default: true, layout: [text({ content: "other", text: "STANDARD {attendee_name}" }, 280)] });
+    const def = await w.s.post("/ticketlayouts/", {
+      name: "Standard",
+      default: true,
+      layout: [text({ content: "other", text: "STANDARD {attendee_name}" }, 280)],
+    });
     const vip = await w.s.post("/ticketlayouts/", {
       name: "VIP",
       layout: [
-        text({ content: "other", text: "VIP {attendee_name} / {order_positionid} / {event_location} / {unknown_var}" }, 280),
+        text(
+          { content: "other", text: "VIP {attendee_name} / {order_positionid} / {event_location} / {unknown_var}" },
+          280,
+        ),
         text({ content: "other_i18n", text_i18n: { en: "Welcome {attendee_name_full_name}", de: "Willkommen" } }, 260),
         text({ content: "itemvar", bold: true, align: "center", rotation: 90 }, 200),
         { type: "barcodearea", left: 20, bottom: 60, size: 40, content: "secret" },
@@ -272,7 +331,23 @@ describe("layouts", () => {
       name: "A6",
       default: true,
       background: up.body.id,
-      layout: [{ type: "barcodearea", left: 10, bottom: 10, size: 50 }, { type: "textarea", left: 10, bottom: 140, width: 85, fontsize: 10, bold: false, italic: false, align: "left", color: [0, 0, 0], content: "attendee_name", downward: true, page: 2 }],
+      layout: [
+        { type: "barcodearea", left: 10, bottom: 10, size: 50 },
+        {
+          type: "textarea",
+          left: 10,
+          bottom: 140,
+          width: 85,
+          fontsize: 10,
+          bold: false,
+          italic: false,
+          align: "left",
+          color: [0, 0, 0],
+          content: "attendee_name",
+          downward: true,
+          page: 2,
+        },
+      ],
     });
     const o = await paid(w);
     const { bytes } = await downloadPdf(w, o.positions[0].downloads[0].url);
@@ -290,26 +365,35 @@ describe("layouts", () => {
     const layout = await w.s.post("/ticketlayouts/", {
       name: "Broken",
       default: true,
-      layout: [{ type: "textarea", left: 10, bottom: "high", width: 100, fontsize: 12, content: "attendee_name" }, { type: "barcodearea", left: 1, bottom: 1 }],
+      layout: [
+        { type: "textarea", left: 10, bottom: "high", width: 100, fontsize: 12, content: "attendee_name" },
+        { type: "barcodearea", left: 1, bottom: 1 },
+      ],
     });
     const o = await paid(w);
     const res = await rawGet(w.s.client, o.positions[0].downloads[0].url);
     expect(res.status).toBe(400);
     expect(res.json).toEqual({
-      detail: 'The ticket layout "Broken" cannot be rendered: layout[0] (textarea): "bottom" must be a number; layout[1] (barcodearea): "size" is missing',
+      detail:
+        'The ticket layout "Broken" cannot be rendered: layout[0] (textarea): "bottom" must be a number; layout[1] (barcodearea): "size" is missing',
     });
     // a background that is not a PDF: found by the renderer, then answered as such
     const fake = await w.s.client.request("POST", "/api/v1/upload", undefined, {
       raw: "%PDF-1.7 this is not a pdf",
       headers: { "Content-Type": "application/pdf", "Content-Disposition": "attachment; filename=fake.pdf" },
     });
-    await w.s.client.patch(`${w.s.path}/ticketlayouts/${layout.id}/`, { layout: [{ type: "barcodearea", left: 1, bottom: 1, size: 30 }], background: fake.body.id });
+    await w.s.client.patch(`${w.s.path}/ticketlayouts/${layout.id}/`, {
+      layout: [{ type: "barcodearea", left: 1, bottom: 1, size: 30 }],
+      background: fake.body.id,
+    });
     const url = o.positions[0].downloads[0].url;
     expect((await rawGet(w.s.client, url)).status).toBe(409);
     await renderTickets(url);
     const broken = await rawGet(w.s.client, url);
     expect(broken.status).toBe(400);
-    expect(broken.json.detail).toMatch(/^The ticket layout "Broken" cannot be rendered: its background is not a PDF that can be read/);
+    expect(broken.json.detail).toMatch(
+      /^The ticket layout "Broken" cannot be rendered: its background is not a PDF that can be read/,
+    );
     expect((await objectKeys(`tickets/${await eventIdOfCode(o.code)}/`)).filter((k) => k.endsWith(".pdf"))).toEqual([]);
   });
 
@@ -318,7 +402,16 @@ describe("layouts", () => {
     await w.s.post("/ticketlayouts/", {
       name: "Long",
       default: true,
-      layout: [{ type: "barcodearea", left: 10, bottom: 10, size: 50, content: "other", text: `{attendee_name} ${"x".repeat(4000)}` }],
+      layout: [
+        {
+          type: "barcodearea",
+          left: 10,
+          bottom: 10,
+          size: 50,
+          content: "other",
+          text: `{attendee_name} ${"x".repeat(4000)}`,
+        },
+      ],
     });
     const o = await paid(w);
     const url = o.positions[0].downloads[0].url;
@@ -326,7 +419,9 @@ describe("layouts", () => {
     await renderTickets(url);
     const res = await rawGet(w.s.client, url);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ detail: `The ticket layout "Long" cannot be rendered: the content of a barcode (${4001 + new TextEncoder().encode(NAMES).length} bytes) is too long for a QR code` });
+    expect(res.json).toEqual({
+      detail: `The ticket layout "Long" cannot be rendered: the content of a barcode (${4001 + new TextEncoder().encode(NAMES).length} bytes) is too long for a QR code`,
+    });
   });
 });
 

@@ -22,7 +22,10 @@ function upload(client: Client, body: BodyInit, headers: Record<string, string>)
 describe("file upload", () => {
   it("stores the file and answers 201 with a file id", async () => {
     const org = await seedOrganizer();
-    const res = await upload(org.client, PNG, { "Content-Type": "image/png", "Content-Disposition": 'attachment; filename="logo.png"' });
+    const res = await upload(org.client, PNG, {
+      "Content-Type": "image/png",
+      "Content-Disposition": 'attachment; filename="logo.png"',
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual(["id"]);
     expect(res.body.id).toMatch(/^file:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -35,7 +38,10 @@ describe("file upload", () => {
 
   it("needs Content-Type and Content-Disposition: attachment; filename=...", async () => {
     const org = await seedOrganizer();
-    const noType = await org.client.post("/api/v1/upload", undefined, { raw: PNG, headers: { "Content-Disposition": "attachment; filename=a.png" } });
+    const noType = await org.client.post("/api/v1/upload", undefined, {
+      raw: PNG,
+      headers: { "Content-Disposition": "attachment; filename=a.png" },
+    });
     expect(noType.status).toBe(400);
     expect(noType.body).toEqual({ detail: "A Content-Type header with the file's type is required." });
     for (const disposition of [undefined, "inline; filename=a.png", "attachment", 'attachment; filename=""']) {
@@ -45,33 +51,54 @@ describe("file upload", () => {
       expect(res.status, String(disposition)).toBe(400);
       expect(res.body).toEqual({ detail: 'A header "Content-Disposition: attachment; filename=<name>" is required.' });
     }
-    const rfc5987 = await upload(org.client, PNG, { "Content-Type": "image/png", "Content-Disposition": "attachment; filename*=UTF-8''B%C3%BChne.png" });
+    const rfc5987 = await upload(org.client, PNG, {
+      "Content-Type": "image/png",
+      "Content-Disposition": "attachment; filename*=UTF-8''B%C3%BChne.png",
+    });
     expect(rfc5987.status).toBe(201);
   });
 
   it("refuses types outside the configured list, empty files and anonymous callers", async () => {
     const org = await seedOrganizer();
-    const text = await upload(org.client, "hello", { "Content-Type": "text/plain", "Content-Disposition": "attachment; filename=a.txt" });
+    const text = await upload(org.client, "hello", {
+      "Content-Type": "text/plain",
+      "Content-Disposition": "attachment; filename=a.txt",
+    });
     expect(text.status).toBe(400);
     expect(text.body.detail).toMatch(/^Files of type "text\/plain" are not accepted/);
-    const empty = await upload(org.client, new Uint8Array(0), { "Content-Type": "image/png", "Content-Disposition": "attachment; filename=a.png" });
+    const empty = await upload(org.client, new Uint8Array(0), {
+      "Content-Type": "image/png",
+      "Content-Disposition": "attachment; filename=a.png",
+    });
     expect(empty.status).toBe(400);
-    const anon = await upload(anonymous, PNG, { "Content-Type": "image/png", "Content-Disposition": "attachment; filename=a.png" });
+    const anon = await upload(anonymous, PNG, {
+      "Content-Type": "image/png",
+      "Content-Disposition": "attachment; filename=a.png",
+    });
     expect(anon.status).toBe(401);
   });
 
   it("accepts uploads from devices too", async () => {
     const org = await seedOrganizer();
     const device = await seedDevice(org.id);
-    const res = await upload(device.client, PNG, { "Content-Type": "image/png", "Content-Disposition": "attachment; filename=a.png" });
+    const res = await upload(device.client, PNG, {
+      "Content-Type": "image/png",
+      "Content-Disposition": "attachment; filename=a.png",
+    });
     expect(res.status).toBe(201);
   });
 
   it("forgets uploads after 24 hours (cron)", async () => {
     const org = await seedOrganizer();
-    const res = await upload(org.client, PNG, { "Content-Type": "image/png", "Content-Disposition": "attachment; filename=a.png" });
+    const res = await upload(org.client, PNG, {
+      "Content-Type": "image/png",
+      "Content-Disposition": "attachment; filename=a.png",
+    });
     const uuid = res.body.id.slice(5);
-    await db().update(uploadedFiles).set({ createdAt: Date.now() - 25 * 3600 * 1000 }).where(eq(uploadedFiles.id, uuid));
+    await db()
+      .update(uploadedFiles)
+      .set({ createdAt: Date.now() - 25 * 3600 * 1000 })
+      .where(eq(uploadedFiles.id, uuid));
     await runHousekeeping(env, Date.now());
     expect(await db().select().from(uploadedFiles).where(eq(uploadedFiles.id, uuid))).toHaveLength(0);
     expect(await env.FILES.get(`uploads/${uuid}`)).toBeNull();
@@ -93,13 +120,20 @@ function fileFieldApp(identity: string) {
     return c.json({ picture: mediaUrl(publicBase(c), key) });
   });
   return (picture: string) =>
-    app.request("http://ticketing.test/picture", { method: "POST", body: JSON.stringify({ picture }), headers: { "Content-Type": "application/json" } }, env);
+    app.request(
+      "http://ticketing.test/picture",
+      { method: "POST", body: JSON.stringify({ picture }), headers: { "Content-Type": "application/json" } },
+      env,
+    );
 }
 
 describe("file fields", () => {
   it("resolve an id of the same credential into a stored file served under /media/", async () => {
     const org = await seedOrganizer();
-    const res = await upload(org.client, PNG, { "Content-Type": "image/png", "Content-Disposition": 'attachment; filename="logo.png"' });
+    const res = await upload(org.client, PNG, {
+      "Content-Type": "image/png",
+      "Content-Disposition": 'attachment; filename="logo.png"',
+    });
     const { teamApiTokens } = await import("../../src/db/schema");
     const [token] = await db().select().from(teamApiTokens).where(eq(teamApiTokens.teamId, org.teamId));
     const field = fileFieldApp(`token:${token!.id}`);
@@ -118,21 +152,33 @@ describe("file fields", () => {
     expect(foreign.status).toBe(400);
     expect(await foreign.json()).toEqual({ picture: ["The submitted file ID was not found."] });
 
-    expect(await (await field("file:00000000-0000-4000-8000-000000000000")).json()).toEqual({ picture: ["The submitted file ID was not found."] });
-    expect(await (await field("https://example.org/x.png")).json()).toEqual({ picture: ["Expected a file ID from the upload endpoint (file:<id>)."] });
+    expect(await (await field("file:00000000-0000-4000-8000-000000000000")).json()).toEqual({
+      picture: ["The submitted file ID was not found."],
+    });
+    expect(await (await field("https://example.org/x.png")).json()).toEqual({
+      picture: ["Expected a file ID from the upload endpoint (file:<id>)."],
+    });
 
-    await db().update(uploadedFiles).set({ createdAt: Date.now() - 25 * 3600 * 1000 }).where(eq(uploadedFiles.id, res.body.id.slice(5)));
+    await db()
+      .update(uploadedFiles)
+      .set({ createdAt: Date.now() - 25 * 3600 * 1000 })
+      .where(eq(uploadedFiles.id, res.body.id.slice(5)));
     expect(await (await field(res.body.id)).json()).toEqual({ picture: ["The submitted file ID has expired."] });
   });
 
   it("reject files of a type the field does not take", async () => {
     const org = await seedOrganizer();
-    const pdf = await upload(org.client, "%PDF-1.4", { "Content-Type": "application/pdf", "Content-Disposition": "attachment; filename=a.pdf" });
+    const pdf = await upload(org.client, "%PDF-1.4", {
+      "Content-Type": "application/pdf",
+      "Content-Disposition": "attachment; filename=a.pdf",
+    });
     const { teamApiTokens } = await import("../../src/db/schema");
     const [token] = await db().select().from(teamApiTokens).where(eq(teamApiTokens.teamId, org.teamId));
     const res = await fileFieldApp(`token:${token!.id}`)(pdf.body.id);
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ picture: ['Files of type "application/pdf" are not accepted here (image/png).'] });
+    expect(await res.json()).toEqual({
+      picture: ['Files of type "application/pdf" are not accepted here (image/png).'],
+    });
   });
 
   it("answers 404 for media that does not exist", async () => {

@@ -34,14 +34,23 @@ describe("vouchers", () => {
   it("stores every price mode and refuses unknown ones", async () => {
     const s = await shop();
     const ticket = await s.item();
-    for (const [mode, value] of [["set", "12.00"], ["subtract", "2.50"], ["percent", "10.00"], ["none", "0.00"]] as const) {
+    for (const [mode, value] of [
+      ["set", "12.00"],
+      ["subtract", "2.50"],
+      ["percent", "10.00"],
+      ["none", "0.00"],
+    ] as const) {
       const v = await s.voucher({ price_mode: mode, value, item: ticket.id });
       expect(v).toMatchObject({ price_mode: mode, value });
     }
     const bad = await s.client.post(`${s.path}/vouchers/`, { code: "ABCDEFG", price_mode: "free" });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ price_mode: ['"free" is not a valid choice.'] });
-    const pct = await s.client.post(`${s.path}/vouchers/`, { code: "ABCDEFGH", price_mode: "percent", value: "120.00" });
+    const pct = await s.client.post(`${s.path}/vouchers/`, {
+      code: "ABCDEFGH",
+      price_mode: "percent",
+      value: "120.00",
+    });
     expect(pct.body).toEqual({ value: ["A percentage may not be higher than 100."] });
   });
 
@@ -50,16 +59,31 @@ describe("vouchers", () => {
     const shirt = await s.item({ variations: [{ value: { en: "S" } }] });
     const ticket = await s.item();
     const q = await s.quota({ size: 10, items: [ticket.id] });
-    const post = (body: Record<string, unknown>) => s.client.post(`${s.path}/vouchers/`, { code: `X${Math.random().toString(36).slice(2, 10)}`, ...body });
-    expect((await post({ quota: q.id, item: ticket.id })).body).toEqual({ quota: ["You cannot select a quota and a specific product at the same time."] });
-    expect((await post({ variation: shirt.variations[0].id })).body).toEqual({ variation: ["You cannot select a variation without a product."] });
-    expect((await post({ item: ticket.id, variation: shirt.variations[0].id })).body).toEqual({ variation: ["This variation does not belong to the selected product."] });
-    expect((await post({ block_quota: true })).body).toEqual({ block_quota: ["You need to select a specific product or quota if this voucher should reserve tickets."] });
-    expect((await post({ block_quota: true, item: shirt.id })).body).toEqual({
-      block_quota: ["You need to select a specific variation if this voucher should reserve tickets of a product with variations."],
+    const post = (body: Record<string, unknown>) =>
+      s.client.post(`${s.path}/vouchers/`, { code: `X${Math.random().toString(36).slice(2, 10)}`, ...body });
+    expect((await post({ quota: q.id, item: ticket.id })).body).toEqual({
+      quota: ["You cannot select a quota and a specific product at the same time."],
     });
-    expect((await post({ min_usages: 3, max_usages: 2 })).body).toEqual({ min_usages: ["The minimum number of usages may not be higher than the maximum number of usages."] });
-    expect((await post({ max_usages: 0 })).body).toEqual({ max_usages: ["Ensure this value is greater than or equal to 1."] });
+    expect((await post({ variation: shirt.variations[0].id })).body).toEqual({
+      variation: ["You cannot select a variation without a product."],
+    });
+    expect((await post({ item: ticket.id, variation: shirt.variations[0].id })).body).toEqual({
+      variation: ["This variation does not belong to the selected product."],
+    });
+    expect((await post({ block_quota: true })).body).toEqual({
+      block_quota: ["You need to select a specific product or quota if this voucher should reserve tickets."],
+    });
+    expect((await post({ block_quota: true, item: shirt.id })).body).toEqual({
+      block_quota: [
+        "You need to select a specific variation if this voucher should reserve tickets of a product with variations.",
+      ],
+    });
+    expect((await post({ min_usages: 3, max_usages: 2 })).body).toEqual({
+      min_usages: ["The minimum number of usages may not be higher than the maximum number of usages."],
+    });
+    expect((await post({ max_usages: 0 })).body).toEqual({
+      max_usages: ["Ensure this value is greater than or equal to 1."],
+    });
     expect((await post({ code: "abc" })).body).toEqual({ code: ["Ensure this field has at least 5 characters."] });
     expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(0);
   });
@@ -77,10 +101,18 @@ describe("vouchers", () => {
   it("filters and orders the list", async () => {
     const s = await shop();
     const ticket = await s.item();
-    const a = await s.voucher({ code: "AAAAA1", tag: "press", max_usages: 5, price_mode: "set", value: "5.00", item: ticket.id });
+    const a = await s.voucher({
+      code: "AAAAA1",
+      tag: "press",
+      max_usages: 5,
+      price_mode: "set",
+      value: "5.00",
+      item: ticket.id,
+    });
     const b = await s.voucher({ code: "BBBBB1", tag: "press", max_usages: 1 });
     const c = await s.voucher({ code: "CCCCC1", tag: "staff", block_quota: false, allow_ignore_quota: true });
-    const ids = async (q: string) => (await s.client.get(`${s.path}/vouchers/?${q}`)).body.results.map((v: { id: number }) => v.id);
+    const ids = async (q: string) =>
+      (await s.client.get(`${s.path}/vouchers/?${q}`)).body.results.map((v: { id: number }) => v.id);
     expect(await ids("tag=press")).toEqual([a.id, b.id]);
     expect(await ids("code=bbbbb1")).toEqual([b.id]);
     expect(await ids("max_usages=5")).toEqual([a.id]);
@@ -99,17 +131,33 @@ describe("vouchers", () => {
     const ticket = await s.item();
     const q = await s.quota({ size: 10, items: [ticket.id] });
     const v = await s.voucher({ item: ticket.id, block_quota: true, max_usages: 6 });
-    const tooMuch = await s.client.post(`${s.path}/vouchers/`, { code: "TOOMUCH1", item: ticket.id, block_quota: true, max_usages: 5 });
+    const tooMuch = await s.client.post(`${s.path}/vouchers/`, {
+      code: "TOOMUCH1",
+      item: ticket.id,
+      block_quota: true,
+      max_usages: 5,
+    });
     expect(tooMuch.status).toBe(400);
-    expect(tooMuch.body.block_quota[0]).toMatch(/^There is not enough quota available to block tickets for this voucher/);
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 4, blocking_vouchers: 6 });
+    expect(tooMuch.body.block_quota[0]).toMatch(
+      /^There is not enough quota available to block tickets for this voucher/,
+    );
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 4,
+      blocking_vouchers: 6,
+    });
     // raising the block beyond the quota fails, lowering it frees capacity
     expect((await s.client.patch(`${s.path}/vouchers/${v.id}/`, { max_usages: 11 })).status).toBe(400);
     expect((await s.client.patch(`${s.path}/vouchers/${v.id}/`, { max_usages: 2 })).status).toBe(200);
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 8, blocking_vouchers: 2 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 8,
+      blocking_vouchers: 2,
+    });
     // expired vouchers block nothing
     await s.client.patch(`${s.path}/vouchers/${v.id}/`, { valid_until: "2001-01-01T00:00:00Z" });
-    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({ available_number: 10, blocking_vouchers: 0 });
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 10,
+      blocking_vouchers: 0,
+    });
     // deleting a blocking voucher frees its block
     const w = await s.voucher({ item: ticket.id, block_quota: true, max_usages: 3 });
     expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body.available_number).toBe(7);
@@ -121,12 +169,23 @@ describe("vouchers", () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 3, items: [ticket.id] });
-    const ok = await s.client.post(`${s.path}/vouchers/batch_create/`, [{ code: "BATCH001" }, { code: "BATCH002", item: ticket.id }]);
+    const ok = await s.client.post(`${s.path}/vouchers/batch_create/`, [
+      { code: "BATCH001" },
+      { code: "BATCH002", item: ticket.id },
+    ]);
     expect(ok.status).toBe(201);
     expect(ok.body.map((v: { code: string }) => v.code)).toEqual(["BATCH001", "BATCH002"]);
-    const bad = await s.client.post(`${s.path}/vouchers/batch_create/`, [{ code: "BATCH003" }, { code: "BATCH001" }, { code: "BATCH003" }]);
+    const bad = await s.client.post(`${s.path}/vouchers/batch_create/`, [
+      { code: "BATCH003" },
+      { code: "BATCH001" },
+      { code: "BATCH003" },
+    ]);
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual([{}, { code: ["A voucher with this code already exists."] }, { code: ["A voucher with this code already exists."] }]);
+    expect(bad.body).toEqual([
+      {},
+      { code: ["A voucher with this code already exists."] },
+      { code: ["A voucher with this code already exists."] },
+    ]);
     const quota = await s.client.post(`${s.path}/vouchers/batch_create/`, [
       { code: "BLOCK001", item: ticket.id, block_quota: true, max_usages: 2 },
       { code: "BLOCK002", item: ticket.id, block_quota: true, max_usages: 2 },
@@ -145,7 +204,9 @@ describe("vouchers", () => {
     const put = await s.client.put(`${s.path}/vouchers/${v.id}/`, { code: "PUTTEST1", redeemed: 3, id: 999 });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ id: v.id, code: "PUTTEST1", tag: "", max_usages: 1, comment: "", redeemed: 0 });
-    expect((await s.client.put(`${s.path}/vouchers/${v.id}/`, { tag: "y" })).body).toEqual({ code: ["This field is required."] });
+    expect((await s.client.put(`${s.path}/vouchers/${v.id}/`, { tag: "y" })).body).toEqual({
+      code: ["This field is required."],
+    });
   });
 
   it("needs the voucher permissions; devices cannot access vouchers; other events' vouchers are unreachable", async () => {
@@ -162,7 +223,9 @@ describe("vouchers", () => {
   });
   it("many parallel creations of one code: exactly one voucher, the others a 400 on code, never a 409 or 500", async () => {
     const s = await shop();
-    const results = await Promise.all(Array.from({ length: 12 }, () => s.client.post(`${s.path}/vouchers/`, { code: "RACE2030" })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => s.client.post(`${s.path}/vouchers/`, { code: "RACE2030" })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 201)) {
       expect(r.status).toBe(400);
@@ -177,9 +240,12 @@ describe("vouchers", () => {
     const s = await shop();
     const clock = vi.spyOn(Date, "now").mockReturnValue(Date.UTC(2030, 0, 1, 12));
     try {
-      const results = await Promise.all(Array.from({ length: 12 }, () => s.client.post(`${s.path}/vouchers/`, { code: "SAMEMS2030" })));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => s.client.post(`${s.path}/vouchers/`, { code: "SAMEMS2030" })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
-      for (const r of results.filter((x) => x.status !== 201)) expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+      for (const r of results.filter((x) => x.status !== 201))
+        expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
     } finally {
       clock.mockRestore();
     }
@@ -189,35 +255,48 @@ describe("vouchers", () => {
   it("parallel creations of one code in different cases: exactly one voucher, the others a 400 on code", async () => {
     const s = await shop();
     const spellings = ["CaseRace30", "caserace30", "CASERACE30", "cASErACE30"];
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => s.client.post(`${s.path}/vouchers/`, { code: spellings[i % 4] })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => s.client.post(`${s.path}/vouchers/`, { code: spellings[i % 4] })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(400)]);
-    for (const r of results.filter((x) => x.status !== 201)) expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
+    for (const r of results.filter((x) => x.status !== 201))
+      expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
     expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(1);
   });
 
   it("renaming vouchers in parallel to one code in different cases: one of them gets it", async () => {
     const s = await shop();
     const vouchers = await Promise.all(Array.from({ length: 6 }, (_, i) => s.voucher({ code: `CASEFROM${i}0` })));
-    const results = await Promise.all(vouchers.map((v, i) => s.client.patch(`${s.path}/vouchers/${v.id}/`, { code: i % 2 ? "CaseTarget30" : "CASETARGET30" })));
+    const results = await Promise.all(
+      vouchers.map((v, i) =>
+        s.client.patch(`${s.path}/vouchers/${v.id}/`, { code: i % 2 ? "CaseTarget30" : "CASETARGET30" }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) {
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
     }
-    const codes = (await s.client.get(`${s.path}/vouchers/?page_size=50`)).body.results.map((v: { code: string }) => v.code.toLowerCase());
+    const codes = (await s.client.get(`${s.path}/vouchers/?page_size=50`)).body.results.map((v: { code: string }) =>
+      v.code.toLowerCase(),
+    );
     expect(codes.filter((c: string) => c === "casetarget30")).toHaveLength(1);
   });
 
   it("renaming a voucher to a code taken meanwhile answers 400 on code and keeps both vouchers as they were", async () => {
     const s = await shop();
     const vouchers = await Promise.all(Array.from({ length: 8 }, (_, i) => s.voucher({ code: `RENAME${i}0` })));
-    const results = await Promise.all(vouchers.map((v) => s.client.patch(`${s.path}/vouchers/${v.id}/`, { code: "TARGET2030" })));
+    const results = await Promise.all(
+      vouchers.map((v) => s.client.patch(`${s.path}/vouchers/${v.id}/`, { code: "TARGET2030" })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((x) => x.status !== 200)) {
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ code: ["A voucher with this code already exists."] });
     }
-    const codes = (await s.client.get(`${s.path}/vouchers/?ordering=id`)).body.results.map((v: { code: string }) => v.code);
+    const codes = (await s.client.get(`${s.path}/vouchers/?ordering=id`)).body.results.map(
+      (v: { code: string }) => v.code,
+    );
     expect(codes.filter((c: string) => c === "TARGET2030")).toHaveLength(1);
     expect(codes).toHaveLength(8);
   });

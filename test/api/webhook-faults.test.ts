@@ -24,7 +24,8 @@ const body = { target_url: "https://hooks.example.org/in", action_types: [ORDER_
 const INSERT_WEBHOOK = /^insert into "webhooks"/i;
 const UPDATE_WEBHOOK = /^update "webhooks" set/i;
 
-const hooksOf = (organizerId: number) => db().select().from(webhooks).where(eq(webhooks.organizerId, organizerId)).orderBy(asc(webhooks.id));
+const hooksOf = (organizerId: number) =>
+  db().select().from(webhooks).where(eq(webhooks.organizerId, organizerId)).orderBy(asc(webhooks.id));
 
 function expectRetryable(res: { status: number; headers: Headers; body: unknown }) {
   expect(res.status, JSON.stringify(res.body)).toBe(503);
@@ -51,14 +52,22 @@ describe("webhook changes when D1 fails", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const stored = await hooksOf(org.id);
     expect(stored).toHaveLength(1);
-    expect(res.body).toMatchObject({ id: stored[0]!.id, target_url: body.target_url, action_types: body.action_types, secret: stored[0]!.secret });
+    expect(res.body).toMatchObject({
+      id: stored[0]!.id,
+      target_url: body.target_url,
+      action_types: body.action_types,
+      secret: stored[0]!.secret,
+    });
   });
 
   it("create: when D1 cannot say whether the write is there either, a 503 that says so", async () => {
     const org = await seedOrganizer();
     injectD1Fault(INSERT_WEBHOOK, "lost");
     // the check after the fault reads by the new secret
-    injectD1Fault(/^select .* from "webhooks" where \("webhooks"\."organizer_id" = \? and "webhooks"\."secret" = \?\)/i, "fail");
+    injectD1Fault(
+      /^select .* from "webhooks" where \("webhooks"\."organizer_id" = \? and "webhooks"\."secret" = \?\)/i,
+      "fail",
+    );
     const res = await org.client.post(hooksUrl(org.slug), body);
     expectRetryable(res);
     expect(res.body.detail).toMatch(/did not confirm/);
@@ -104,11 +113,15 @@ describe("delivery when D1 fails", () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const r = receiver(() => 200, { background: true });
-    const hook = (await org.client.post(hooksUrl(org.slug), { target_url: r.url, action_types: [ORDER_ACTIONS.placed] })).body;
+    const hook = (
+      await org.client.post(hooksUrl(org.slug), { target_url: r.url, action_types: [ORDER_ACTIONS.placed] })
+    ).body;
     await notificationStatement(db(), { eventId: ev.id, code, actions: [ORDER_ACTIONS.placed], now: Date.now() });
     const message = { kind: "webhook", eventId: ev.id, code } satisfies WebhookMessage;
     const deliver = async () => {
-      const batch = createMessageBatch<QueueMessage>("ticketing-webhooks", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: message }]);
+      const batch = createMessageBatch<QueueMessage>("ticketing-webhooks", [
+        { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: message },
+      ]);
       await handleQueueBatch(batch, env);
       return getQueueResult(batch, createExecutionContext());
     };

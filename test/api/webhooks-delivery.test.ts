@@ -11,7 +11,13 @@
  * queue consumer running in the background (with the real clock) never finds them due.
  */
 import { breakObjectWrites } from "../helpers/faults";
-import { abortAllDurableObjects, createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  createMessageBatch,
+  getQueueResult,
+  runDurableObjectAlarm,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -36,7 +42,11 @@ const DAY = 86_400_000;
 const ALL_ORDER_ACTIONS = Object.values(ORDER_ACTIONS);
 const hooksUrl = (slug: string) => `/api/v1/organizers/${slug}/webhooks/`;
 
-async function createHook(client: { post: (p: string, b: unknown) => Promise<Json> }, slug: string, body: Record<string, unknown>) {
+async function createHook(
+  client: { post: (p: string, b: unknown) => Promise<Json> },
+  slug: string,
+  body: Record<string, unknown>,
+) {
   const res = await client.post(hooksUrl(slug), body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: number; secret: string };
@@ -63,7 +73,13 @@ async function notify(eventId: number, code: string, actions: string[], at: numb
 /** Verifies the signature header as a receiver would (README "Webhooks"). */
 async function verify(secret: string, header: string, body: string): Promise<{ ok: boolean; t: number }> {
   const parts = Object.fromEntries(header.split(",").map((p) => p.split("=", 2) as [string, string]));
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${parts.t}.${body}`)));
   const hex = [...mac].map((b) => b.toString(16).padStart(2, "0")).join("");
   return { ok: hex === parts.v1, t: Number(parts.t) };
@@ -76,7 +92,10 @@ describe("notifications of order changes", () => {
     await s.quota({ size: 20, items: [ticket.id] });
     const r = receiver();
     const hook = await createHook(s.client, s.orgSlug, { target_url: r.url, action_types: ALL_ORDER_ACTIONS });
-    const placedOnly = await createHook(s.client, s.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.order.placed"] });
+    const placedOnly = await createHook(s.client, s.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.order.placed"],
+    });
 
     const a = await s.post("/orders/", { payment_provider: "manual", positions: [{ item: ticket.id }] });
     expect((await s.client.post(`${s.path}/orders/${a.code}/mark_paid/`, {})).status).toBe(200);
@@ -112,11 +131,18 @@ describe("notifications of order changes", () => {
     expect((await callsOf(placedOnly.id)).map((x) => x.code)).toEqual([a.code, b.code, c.code, d.code, e.code]);
 
     // delivered: exactly pretix's body, notification_id first
-    for (const code of [a.code, b.code, c.code, d.code, e.code]) await deliverAt(Date.now() + HOUR, { eventId: calls[0]!.eventId, code, webhookId: hook.id });
+    for (const code of [a.code, b.code, c.code, d.code, e.code])
+      await deliverAt(Date.now() + HOUR, { eventId: calls[0]!.eventId, code, webhookId: hook.id });
     expect(r.accepted.map((j) => j.code + " " + j.action)).toEqual(calls.map((x) => x.code + " " + x.actionType));
     const first = r.requests.find((q) => q.json.notification_id === calls[0]!.id)!;
     expect(first.body).toBe(
-      JSON.stringify({ notification_id: calls[0]!.id, organizer: s.orgSlug, event: s.eventSlug, code: a.code, action: "pretix.event.order.placed" }),
+      JSON.stringify({
+        notification_id: calls[0]!.id,
+        organizer: s.orgSlug,
+        event: s.eventSlug,
+        code: a.code,
+        action: "pretix.event.order.placed",
+      }),
     );
     expect(first.headers.get("content-type")).toBe("application/json");
   });
@@ -125,14 +151,42 @@ describe("notifications of order changes", () => {
     const s = await shop();
     const ticket = await s.item();
     await s.quota({ size: 10, items: [ticket.id] });
-    const otherEvent = (await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, { name: { en: "Other" }, slug: "other-event", currency: "EUR", date_from: "2030-06-01T19:00:00Z" })).body;
-    const all = await createHook(s.client, s.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.order.placed"] });
-    const limitedHere = await createHook(s.client, s.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.order.placed"], limit_events: [s.eventSlug] });
-    const limitedElsewhere = await createHook(s.client, s.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.order.placed"], limit_events: [otherEvent.slug] });
-    const otherTypes = await createHook(s.client, s.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.order.canceled", "pretix.event.checkin"] });
-    const disabled = await createHook(s.client, s.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.order.placed"], enabled: false });
+    const otherEvent = (
+      await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, {
+        name: { en: "Other" },
+        slug: "other-event",
+        currency: "EUR",
+        date_from: "2030-06-01T19:00:00Z",
+      })
+    ).body;
+    const all = await createHook(s.client, s.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.order.placed"],
+    });
+    const limitedHere = await createHook(s.client, s.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.order.placed"],
+      limit_events: [s.eventSlug],
+    });
+    const limitedElsewhere = await createHook(s.client, s.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.order.placed"],
+      limit_events: [otherEvent.slug],
+    });
+    const otherTypes = await createHook(s.client, s.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.order.canceled", "pretix.event.checkin"],
+    });
+    const disabled = await createHook(s.client, s.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.order.placed"],
+      enabled: false,
+    });
     const foreign = await seedOrganizer();
-    const foreignHook = await createHook(foreign.client, foreign.slug, { target_url: receiver().url, action_types: ALL_ORDER_ACTIONS });
+    const foreignHook = await createHook(foreign.client, foreign.slug, {
+      target_url: receiver().url,
+      action_types: ALL_ORDER_ACTIONS,
+    });
 
     const order = await s.post("/orders/", { positions: [{ item: ticket.id }] });
     expect((await callsOf(all.id)).map((c) => c.code)).toEqual([order.code]);
@@ -154,7 +208,9 @@ describe("notifications of concurrent changes", () => {
     const hook = await createHook(s.client, s.orgSlug, { target_url: receiver().url, action_types: ALL_ORDER_ACTIONS });
     const order = await s.post("/orders/", { payment_provider: "manual", positions: [{ item: ticket.id }] });
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => s.client.post(`${s.path}/orders/${order.code}/${i % 2 ? "mark_canceled" : "mark_paid"}/`, {})),
+      Array.from({ length: 12 }, (_, i) =>
+        s.client.post(`${s.path}/orders/${order.code}/${i % 2 ? "mark_canceled" : "mark_paid"}/`, {}),
+      ),
     );
     const ok = results.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThanOrEqual(1);
@@ -163,7 +219,10 @@ describe("notifications of concurrent changes", () => {
     // placed, then what the order went through: paid, or canceled, or paid and then canceled
     const expected: Record<string, string[][]> = {
       p: [["pretix.event.order.payment.confirmed", "pretix.event.order.paid"]],
-      c: [["pretix.event.order.canceled"], ["pretix.event.order.payment.confirmed", "pretix.event.order.paid", "pretix.event.order.canceled"]],
+      c: [
+        ["pretix.event.order.canceled"],
+        ["pretix.event.order.payment.confirmed", "pretix.event.order.paid", "pretix.event.order.canceled"],
+      ],
     };
     expect(expected[final]!).toContainEqual(actions.slice(1));
     expect(actions[0]).toBe("pretix.event.order.placed");
@@ -215,7 +274,15 @@ describe("retries", () => {
     const key = { eventId: w.ev.id, code: "RETRY1" };
     await deliverAt(t0, key);
     let [call] = await callsOf(w.hook.id);
-    expect(call).toMatchObject({ state: "pending", attempts: 1, lastStatusCode: 500, lastResponse: "answer 500", lastError: null, nextAttemptAt: t0 + 5 * SECOND, lastAttemptAt: t0 });
+    expect(call).toMatchObject({
+      state: "pending",
+      attempts: 1,
+      lastStatusCode: 500,
+      lastResponse: "answer 500",
+      lastError: null,
+      nextAttemptAt: t0 + 5 * SECOND,
+      lastAttemptAt: t0,
+    });
     // not due yet: nothing happens
     await deliverAt(t0 + 5 * SECOND - 1, key);
     expect(w.r.requests).toHaveLength(1);
@@ -227,7 +294,14 @@ describe("retries", () => {
     expect(call).toMatchObject({ state: "pending", attempts: 3, nextAttemptAt: t0 + 95 * SECOND });
     await deliverAt(t0 + 95 * SECOND, key);
     [call] = await callsOf(w.hook.id);
-    expect(call).toMatchObject({ state: "delivered", attempts: 4, lastStatusCode: 200, deliveredAt: t0 + 95 * SECOND, nextAttemptAt: null, leaseToken: null });
+    expect(call).toMatchObject({
+      state: "delivered",
+      attempts: 4,
+      lastStatusCode: 200,
+      deliveredAt: t0 + 95 * SECOND,
+      nextAttemptAt: null,
+      leaseToken: null,
+    });
     expect(w.r.requests.map((q) => q.answered)).toEqual([500, 500, 500, 200]);
     // the same notification every time, byte for byte
     expect(new Set(w.r.requests.map((q) => q.body)).size).toBe(1);
@@ -242,13 +316,24 @@ describe("retries", () => {
     const key = { eventId: w.ev.id, code: "FAIL1" };
     await deliverAt(t0, key);
     let [call] = await callsOf(w.hook.id);
-    expect(call).toMatchObject({ state: "pending", attempts: 1, lastStatusCode: null, lastError: "Connection failed: connection refused" });
+    expect(call).toMatchObject({
+      state: "pending",
+      attempts: 1,
+      lastStatusCode: null,
+      lastError: "Connection failed: connection refused",
+    });
     await deliverAt(t0 + 5 * SECOND, key);
     [call] = await callsOf(w.hook.id);
     expect(call).toMatchObject({ state: "pending", attempts: 2, lastStatusCode: 302, lastError: null });
     await deliverAt(t0 + 35 * SECOND, key, { timeoutMs: 50 });
     [call] = await callsOf(w.hook.id);
-    expect(call).toMatchObject({ state: "pending", attempts: 3, lastStatusCode: null, lastResponse: null, lastError: "No answer within 0.05 seconds." });
+    expect(call).toMatchObject({
+      state: "pending",
+      attempts: 3,
+      lastStatusCode: null,
+      lastResponse: null,
+      lastError: "No answer within 0.05 seconds.",
+    });
     await deliverAt(t0 + 95 * SECOND, key);
     [call] = await callsOf(w.hook.id);
     expect(call).toMatchObject({ state: "delivered", attempts: 4, lastStatusCode: 204, lastResponse: "" });
@@ -272,7 +357,14 @@ describe("retries", () => {
   it("a receiver that answers slowly: a run starts no attempt after its time budget; the next message goes on, in order", async () => {
     const w = await world(() => ({ status: 200, afterMs: 40 }));
     const t0 = Date.now() + DAY;
-    const actions = [ORDER_ACTIONS.placed, ORDER_ACTIONS.paymentConfirmed, ORDER_ACTIONS.paid, ORDER_ACTIONS.canceled, ORDER_ACTIONS.placed, ORDER_ACTIONS.paid];
+    const actions = [
+      ORDER_ACTIONS.placed,
+      ORDER_ACTIONS.paymentConfirmed,
+      ORDER_ACTIONS.paid,
+      ORDER_ACTIONS.canceled,
+      ORDER_ACTIONS.placed,
+      ORDER_ACTIONS.paid,
+    ];
     await notify(w.ev.id, "SLOW2", actions, t0);
     const key = { eventId: w.ev.id, code: "SLOW2" };
     // every answer takes at least 40 ms: with a budget of 100 ms, at most three attempts start
@@ -282,7 +374,8 @@ describe("retries", () => {
     expect(first.attempted).toBe(first.delivered);
     const states = (await callsOf(w.hook.id)).map((c) => c.state);
     expect(states).toEqual(actions.map((_, i) => (i < first.delivered ? "delivered" : "pending")));
-    for (let i = 0; i < 10 && (await callsOf(w.hook.id)).some((c) => c.state === "pending"); i++) await deliverAt(t0, key, { budgetMs: 100 });
+    for (let i = 0; i < 10 && (await callsOf(w.hook.id)).some((c) => c.state === "pending"); i++)
+      await deliverAt(t0, key, { budgetMs: 100 });
     const calls = await callsOf(w.hook.id);
     expect(calls.map((c) => [c.state, c.attempts])).toEqual(actions.map(() => ["delivered", 1]));
     expect(w.r.requests.map((q) => q.json.notification_id)).toEqual(calls.map((c) => c.id));
@@ -293,8 +386,14 @@ describe("retries", () => {
     const ev = await seedEventRow(org.id);
     const hanging = receiver(() => "hang");
     const fine = receiver();
-    const a = await createHook(org.client, org.slug, { target_url: hanging.url, action_types: ["pretix.event.order.placed"] });
-    const b = await createHook(org.client, org.slug, { target_url: fine.url, action_types: ["pretix.event.order.placed"] });
+    const a = await createHook(org.client, org.slug, {
+      target_url: hanging.url,
+      action_types: ["pretix.event.order.placed"],
+    });
+    const b = await createHook(org.client, org.slug, {
+      target_url: fine.url,
+      action_types: ["pretix.event.order.placed"],
+    });
     const t0 = Date.now() + DAY;
     await notify(ev.id, "HANG1", [ORDER_ACTIONS.placed], t0);
     const run = await deliverAt(t0, { eventId: ev.id, code: "HANG1" }, { timeoutMs: 100 });
@@ -315,7 +414,13 @@ describe("retries", () => {
       await deliverAt(now, key);
     }
     const [first, second] = await callsOf(w.hook.id);
-    expect(first).toMatchObject({ state: "failed", attempts: RETRY_INTERVALS.length + 1, nextAttemptAt: null, lastAttemptAt: now, lastStatusCode: 503 });
+    expect(first).toMatchObject({
+      state: "failed",
+      attempts: RETRY_INTERVALS.length + 1,
+      nextAttemptAt: null,
+      lastAttemptAt: now,
+      lastStatusCode: 503,
+    });
     expect(now - t0).toBeLessThan(RETRY_WINDOW_MS);
     // the second waited until the first was given up; then it was tried at once
     const tried = w.r.requests.map((q) => q.json.notification_id as number);
@@ -440,10 +545,16 @@ describe("the queue", () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const r = receiver(() => 200, { background: true });
-    const hook = await createHook(org.client, org.slug, { target_url: r.url, action_types: ["pretix.event.order.placed"] });
+    const hook = await createHook(org.client, org.slug, {
+      target_url: r.url,
+      action_types: ["pretix.event.order.placed"],
+    });
     await notify(ev.id, "TWICE1", [ORDER_ACTIONS.placed], Date.now());
     const message = { kind: "webhook", eventId: ev.id, code: "TWICE1" } satisfies WebhookMessage;
-    const batch = () => createMessageBatch<QueueMessage>("ticketing-webhooks", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: message }]);
+    const batch = () =>
+      createMessageBatch<QueueMessage>("ticketing-webhooks", [
+        { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: message },
+      ]);
     const batches = [batch(), batch(), batch()];
     await Promise.all(batches.slice(0, 2).map((b) => handleQueueBatch(b, env)));
     await handleQueueBatch(batches[2]!, env);
@@ -461,15 +572,22 @@ describe("the queue", () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const r = receiver(() => 200, { background: true });
-    const hook = await createHook(org.client, org.slug, { target_url: r.url, action_types: ["pretix.event.order.placed"] });
+    const hook = await createHook(org.client, org.slug, {
+      target_url: r.url,
+      action_types: ["pretix.event.order.placed"],
+    });
     const now = Date.now();
     await notify(ev.id, "LOST1", [ORDER_ACTIONS.placed], now - 10 * 60 * SECOND);
     await notify(ev.id, "OLD1", [ORDER_ACTIONS.placed], now - 40 * DAY);
-    await db().update(webhookCalls).set({ state: "delivered", nextAttemptAt: null }).where(and(eq(webhookCalls.webhookId, hook.id), eq(webhookCalls.code, "OLD1")));
+    await db()
+      .update(webhookCalls)
+      .set({ state: "delivered", nextAttemptAt: null })
+      .where(and(eq(webhookCalls.webhookId, hook.id), eq(webhookCalls.code, "OLD1")));
     await sweepWebhooks(env, db(), now);
     expect((await callsOf(hook.id)).map((c) => c.code)).toEqual(["LOST1"]);
     // the message goes through the real queue to its consumer
-    for (let i = 0; i < 200 && (await callsOf(hook.id))[0]!.state !== "delivered"; i++) await new Promise((res) => setTimeout(res, 50));
+    for (let i = 0; i < 200 && (await callsOf(hook.id))[0]!.state !== "delivered"; i++)
+      await new Promise((res) => setTimeout(res, 50));
     expect((await callsOf(hook.id))[0]).toMatchObject({ state: "delivered", attempts: 1 });
     expect(r.accepted.map((j) => j.code)).toEqual(["LOST1"]);
   });
@@ -494,9 +612,15 @@ describe("check-in notifications", () => {
       target_url: r.url,
       action_types: ["pretix.event.checkin", "pretix.event.order.placed", "pretix.event.order.paid"],
     });
-    const ordersOnly = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ALL_ORDER_ACTIONS });
+    const ordersOnly = await createHook(v.client, v.orgSlug, {
+      target_url: receiver().url,
+      action_types: ALL_ORDER_ACTIONS,
+    });
     const foreign = await seedOrganizer();
-    const foreignHook = await createHook(foreign.client, foreign.slug, { target_url: receiver().url, action_types: ["pretix.event.checkin", ...ALL_ORDER_ACTIONS] });
+    const foreignHook = await createHook(foreign.client, foreign.slug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.checkin", ...ALL_ORDER_ACTIONS],
+    });
 
     const pos = await v.sell();
     // the order's notifications are delivered first: the scans' own queue messages deliver theirs
@@ -507,7 +631,9 @@ describe("check-in notifications", () => {
     expect((await v.redeem({ secret: "no-such-ticket", lists: [list.id] })).status).toBe(404);
     expect((await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit" })).status).toBe(201);
     // the per-list redeem goes through the same door
-    expect((await v.scanner.post(`${v.path}/checkinlists/${list.id}/positions/${pos.secret}/redeem/`, {})).status).toBe(201);
+    expect((await v.scanner.post(`${v.path}/checkinlists/${list.id}/positions/${pos.secret}/redeem/`, {})).status).toBe(
+      201,
+    );
 
     const calls = await allDelivered(hook.id, 5);
     expect(calls.map((c) => [c.code, c.actionType, c.state])).toEqual([
@@ -517,7 +643,15 @@ describe("check-in notifications", () => {
       [pos.order, "pretix.event.checkin", "delivered"],
       [pos.order, "pretix.event.checkin", "delivered"],
     ]);
-    const base = { organizer: v.orgSlug, event: v.eventSlug, code: pos.order, action: "pretix.event.checkin", orderposition_id: pos.id, orderposition_positionid: pos.positionid, checkin_list: list.id };
+    const base = {
+      organizer: v.orgSlug,
+      event: v.eventSlug,
+      code: pos.order,
+      action: "pretix.event.checkin",
+      orderposition_id: pos.id,
+      orderposition_positionid: pos.positionid,
+      checkin_list: list.id,
+    };
     expect(calls.slice(2).map((c) => JSON.parse(c.payload))).toEqual([
       { ...base, type: "entry", first_checkin: true },
       { ...base, type: "exit", first_checkin: false },
@@ -528,7 +662,11 @@ describe("check-in notifications", () => {
     expect(r.requests.find((q) => q.json.notification_id === calls[2]!.id)!.body).toBe(
       JSON.stringify({ notification_id: calls[2]!.id, ...base, type: "entry", first_checkin: true }),
     );
-    expect((await callsOf(ordersOnly.id)).map((c) => c.actionType)).toEqual(["pretix.event.order.placed", "pretix.event.order.payment.confirmed", "pretix.event.order.paid"]);
+    expect((await callsOf(ordersOnly.id)).map((c) => c.actionType)).toEqual([
+      "pretix.event.order.placed",
+      "pretix.event.order.payment.confirmed",
+      "pretix.event.order.paid",
+    ]);
     expect(await callsOf(foreignHook.id)).toEqual([]);
   });
 
@@ -536,24 +674,45 @@ describe("check-in notifications", () => {
     const v = await venue();
     const list = await v.list();
     const auto = await v.list({ name: "Box office", auto_checkin_sales_channels: ["web"] });
-    const hook = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.checkin"] });
+    const hook = await createHook(v.client, v.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.checkin"],
+    });
     const pos = await v.sell();
     expect(pos.checkins).toEqual([expect.objectContaining({ list: auto.id, auto_checked_in: true })]);
     expect(await callsOf(hook.id)).toEqual([]);
-    const upload = { secret: pos.secret, lists: [list.id], force: true, nonce: "offline-1", datetime: "2030-06-01T18:00:00Z" };
+    const upload = {
+      secret: pos.secret,
+      lists: [list.id],
+      force: true,
+      nonce: "offline-1",
+      datetime: "2030-06-01T18:00:00Z",
+    };
     expect((await v.redeem(upload)).status).toBe(201);
     expect((await v.redeem(upload)).status).toBe(201);
     const calls = await callsOf(hook.id);
-    expect(calls.map((c) => [c.actionType, JSON.parse(c.payload).checkin_list])).toEqual([["pretix.event.checkin", list.id]]);
-    expect(await db().select().from(checkins).where(and(eq(checkins.positionId, pos.id), eq(checkins.listId, list.id)))).toHaveLength(1);
+    expect(calls.map((c) => [c.actionType, JSON.parse(c.payload).checkin_list])).toEqual([
+      ["pretix.event.checkin", list.id],
+    ]);
+    expect(
+      await db()
+        .select()
+        .from(checkins)
+        .where(and(eq(checkins.positionId, pos.id), eq(checkins.listId, list.id))),
+    ).toHaveLength(1);
   });
 
   it("20 gates scanning one ticket at once: one check-in, one notification", async () => {
     const v = await venue();
     const list = await v.list();
-    const hook = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.checkin"] });
+    const hook = await createHook(v.client, v.orgSlug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.checkin"],
+    });
     const pos = await v.sell();
-    const results = await Promise.all(Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => v.redeem({ secret: pos.secret, lists: [list.id] })),
+    );
     expect(results.filter((x) => x.status === 201)).toHaveLength(1);
     expect((await callsOf(hook.id)).map((c) => c.actionType)).toEqual(["pretix.event.checkin"]);
   });
@@ -563,22 +722,35 @@ describe("check-in notifications", () => {
       it(`${mode === "hang" ? "before D1 has the check-in" : "after D1 committed it, before the object heard"}: the alarm's replay leaves exactly one notification`, async () => {
         const v = await venue();
         const list = await v.list();
-        const hook = await createHook(v.client, v.orgSlug, { target_url: receiver().url, action_types: ["pretix.event.checkin"] });
+        const hook = await createHook(v.client, v.orgSlug, {
+          target_url: receiver().url,
+          action_types: ["pretix.event.checkin"],
+        });
         const pos = await v.sell();
         await breakObjectWrites(v.eventId, mode);
         const pending = v.redeem({ secret: pos.secret, lists: [list.id] });
         await new Promise((res) => setTimeout(res, 300));
         await abortAllDurableObjects();
         expect((await pending).status).toBe(503);
-        const written = await db().select().from(checkins).where(and(eq(checkins.positionId, pos.id), eq(checkins.successful, true)));
+        const written = await db()
+          .select()
+          .from(checkins)
+          .where(and(eq(checkins.positionId, pos.id), eq(checkins.successful, true)));
         expect(written).toHaveLength(mode === "hang" ? 0 : 1);
         expect(await callsOf(hook.id)).toHaveLength(mode === "hang" ? 0 : 1);
         // the restarted object replays its outbox: the check-in and its notification, once
         expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
         await runDurableObjectAlarm(eventObject(env, v.eventId));
-        expect(await db().select().from(checkins).where(and(eq(checkins.positionId, pos.id), eq(checkins.successful, true)))).toHaveLength(1);
+        expect(
+          await db()
+            .select()
+            .from(checkins)
+            .where(and(eq(checkins.positionId, pos.id), eq(checkins.successful, true))),
+        ).toHaveLength(1);
         const calls = await callsOf(hook.id);
-        expect(calls.map((c) => [c.actionType, JSON.parse(c.payload).orderposition_id, JSON.parse(c.payload).first_checkin])).toEqual([["pretix.event.checkin", pos.id, true]]);
+        expect(
+          calls.map((c) => [c.actionType, JSON.parse(c.payload).orderposition_id, JSON.parse(c.payload).first_checkin]),
+        ).toEqual([["pretix.event.checkin", pos.id, true]]);
       });
     }
   });
@@ -611,9 +783,21 @@ describe("the calls log", () => {
       last_response: "answer 500",
       last_error: null,
       last_execution_time: expect.any(Number),
-      payload: { notification_id: placed.id, organizer: w.org.slug, event: w.ev.slug, code: "LOG1", action: "pretix.event.order.placed" },
+      payload: {
+        notification_id: placed.id,
+        organizer: w.org.slug,
+        event: w.ev.slug,
+        code: "LOG1",
+        action: "pretix.event.order.placed",
+      },
     });
-    expect(paid).toMatchObject({ action_type: "pretix.event.order.paid", state: "pending", attempts: 0, last_attempt: null, next_attempt: new Date(t0).toISOString() });
+    expect(paid).toMatchObject({
+      action_type: "pretix.event.order.paid",
+      state: "pending",
+      attempts: 0,
+      last_attempt: null,
+      next_attempt: new Date(t0).toISOString(),
+    });
     expect(paid.id).toBeGreaterThan(placed.id);
 
     await deliverAt(t0 + 5 * SECOND, { eventId: w.ev.id, code: "LOG1" });
@@ -632,7 +816,10 @@ describe("the calls log", () => {
     expect(detail.status).toBe(200);
     expect(detail.body).toMatchObject({ id: placed.id, state: "delivered", last_status_code: 200, next_attempt: null });
     // another webhook's call is not found under this one
-    const other = await createHook(w.org.client, w.org.slug, { target_url: receiver().url, action_types: ["pretix.event.order.placed"] });
+    const other = await createHook(w.org.client, w.org.slug, {
+      target_url: receiver().url,
+      action_types: ["pretix.event.order.placed"],
+    });
     expect((await w.org.client.get(`${hooksUrl(w.org.slug)}${other.id}/calls/${placed.id}/`)).status).toBe(404);
     expect((await w.org.client.get(`${hooksUrl(w.org.slug)}${other.id}/calls/`)).body.count).toBe(0);
   });

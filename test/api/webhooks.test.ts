@@ -14,7 +14,11 @@ useReceivers();
 
 const FIELDS = ["id", "enabled", "target_url", "all_events", "limit_events", "action_types", "comment"];
 const url = (org: { slug: string }) => `/api/v1/organizers/${org.slug}/webhooks/`;
-const body = (extra: Record<string, unknown> = {}) => ({ target_url: "https://hooks.example.org/in", action_types: ["pretix.event.order.placed"], ...extra });
+const body = (extra: Record<string, unknown> = {}) => ({
+  target_url: "https://hooks.example.org/in",
+  action_types: ["pretix.event.order.placed"],
+  ...extra,
+});
 
 async function rowCount(organizerId: number) {
   return (await db().select().from(webhooks).where(eq(webhooks.organizerId, organizerId))).length;
@@ -64,7 +68,13 @@ describe("webhooks: create and read", () => {
     await seedEventRow(org.id, { slug: "democon" });
     const a = await org.client.post(url(org), body());
     expect(a.status).toBe(201);
-    expect(a.body).toMatchObject({ enabled: true, all_events: true, limit_events: [], comment: null, action_types: ["pretix.event.order.placed"] });
+    expect(a.body).toMatchObject({
+      enabled: true,
+      all_events: true,
+      limit_events: [],
+      comment: null,
+      action_types: ["pretix.event.order.placed"],
+    });
     const b = await org.client.post(url(org), body({ limit_events: ["democon"] }));
     expect(b.status).toBe(201);
     expect(b.body).toMatchObject({ all_events: false, limit_events: ["democon"] });
@@ -89,7 +99,9 @@ describe("webhooks: create and read", () => {
   it("needs can_change_organizer_settings, for reading too (pretix's permission)", async () => {
     const org = await seedOrganizer();
     const created = await org.client.post(url(org), body());
-    const team = await seedTeam(org.id, { permissions: ["can_change_event_settings", "can_view_orders", "can_change_orders"] });
+    const team = await seedTeam(org.id, {
+      permissions: ["can_change_event_settings", "can_view_orders", "can_change_orders"],
+    });
     expect((await team.client.get(url(org))).status).toBe(403);
     expect((await team.client.get(`${url(org)}${created.body.id}/`)).status).toBe(403);
     expect((await team.client.post(url(org), body())).status).toBe(403);
@@ -100,9 +112,14 @@ describe("webhooks: create and read", () => {
 describe("webhooks: validation as pretix does it", () => {
   it("refuses unknown action types, naming each", async () => {
     const org = await seedOrganizer();
-    const res = await org.client.post(url(org), body({ action_types: ["foo", "pretix.event.order.paid", "pretix.event.order.modified"] }));
+    const res = await org.client.post(
+      url(org),
+      body({ action_types: ["foo", "pretix.event.order.paid", "pretix.event.order.modified"] }),
+    );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ action_types: ['Invalid action type "foo".', 'Invalid action type "pretix.event.order.modified".'] });
+    expect(res.body).toEqual({
+      action_types: ['Invalid action type "foo".', 'Invalid action type "pretix.event.order.modified".'],
+    });
     expect(await rowCount(org.id)).toBe(0);
   });
 
@@ -134,7 +151,9 @@ describe("webhooks: validation as pretix does it", () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ target_url: ["This field is required."], action_types: ["This field is required."] });
     const created = await org.client.post(url(org), body());
-    const put = await org.client.put(`${url(org)}${created.body.id}/`, { target_url: "https://hooks.example.org/other" });
+    const put = await org.client.put(`${url(org)}${created.body.id}/`, {
+      target_url: "https://hooks.example.org/other",
+    });
     expect(put.status).toBe(400);
     expect(put.body).toEqual({ action_types: ["This field is required."] });
     expect(await rowCount(org.id)).toBe(1);
@@ -145,20 +164,62 @@ describe("webhooks: validation as pretix does it", () => {
     const cases: [string, string][] = [
       ["foo.bar", "Enter a valid URL."],
       ["ftp://hooks.example.org/", "Enter a valid URL."],
-      ["http://hooks.example.org/in", "Enter an https URL (http is accepted only for the loopback interface when the deployment allows it)."],
-      ["http://127.0.0.1:8787/in", "Enter an https URL (http is accepted only for the loopback interface when the deployment allows it)."],
-      ["https://127.0.0.1/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://127.1/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://2130706433/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://10.1.2.3/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://169.254.169.254/latest/meta-data", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://192.168.0.10/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://[::1]/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://[::ffff:10.0.0.1]/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://[fd00::1]/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://[fe80::1]/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://10-0-0-1.sslip.io/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
-      ["https://localhost/in", "The URL must not point to a private, loopback, link-local or otherwise non-public address."],
+      [
+        "http://hooks.example.org/in",
+        "Enter an https URL (http is accepted only for the loopback interface when the deployment allows it).",
+      ],
+      [
+        "http://127.0.0.1:8787/in",
+        "Enter an https URL (http is accepted only for the loopback interface when the deployment allows it).",
+      ],
+      [
+        "https://127.0.0.1/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://127.1/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://2130706433/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://10.1.2.3/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://169.254.169.254/latest/meta-data",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://192.168.0.10/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://[::1]/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://[::ffff:10.0.0.1]/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://[fd00::1]/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://[fe80::1]/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://10-0-0-1.sslip.io/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
+      [
+        "https://localhost/in",
+        "The URL must not point to a private, loopback, link-local or otherwise non-public address.",
+      ],
       ["https://intranet/in", "The URL must point to a public host name or address."],
       ["https://printer.local/in", "The URL must point to a public host name or address."],
       [`https://hooks.example.org/${"x".repeat(200)}`, "Ensure this field has no more than 200 characters."],
@@ -169,7 +230,12 @@ describe("webhooks: validation as pretix does it", () => {
       expect(res.body, target).toEqual({ target_url: [message] });
     }
     expect(await rowCount(org.id)).toBe(0);
-    for (const ok of ["https://hooks.example.org/in", "https://user:secret@hooks.example.org:8443/in?x=1", "https://93.184.215.14/in", "https://[2606:4700::1111]/in"]) {
+    for (const ok of [
+      "https://hooks.example.org/in",
+      "https://user:secret@hooks.example.org:8443/in?x=1",
+      "https://93.184.215.14/in",
+      "https://[2606:4700::1111]/in",
+    ]) {
       expect((await org.client.post(url(org), body({ target_url: ok }))).status, ok).toBe(201);
     }
   });
@@ -179,7 +245,15 @@ describe("webhooks: change, disable, rotate", () => {
   it("PATCH changes only what is sent; PUT resets omitted fields", async () => {
     const org = await seedOrganizer();
     await seedEventRow(org.id, { slug: "democon" });
-    const created = await org.client.post(url(org), body({ all_events: false, limit_events: ["democon"], action_types: ["pretix.event.order.placed", "pretix.event.order.paid"], comment: "x" }));
+    const created = await org.client.post(
+      url(org),
+      body({
+        all_events: false,
+        limit_events: ["democon"],
+        action_types: ["pretix.event.order.placed", "pretix.event.order.paid"],
+        comment: "x",
+      }),
+    );
     const path = `${url(org)}${created.body.id}/`;
     const patched = await org.client.patch(path, { target_url: "https://pretix.example.org/" });
     expect(patched.status).toBe(200);
@@ -192,16 +266,24 @@ describe("webhooks: change, disable, rotate", () => {
       action_types: ["pretix.event.order.paid", "pretix.event.order.placed"],
       comment: "x",
     });
-    const types = await org.client.patch(path, { action_types: ["pretix.event.order.placed", "pretix.event.order.canceled"] });
+    const types = await org.client.patch(path, {
+      action_types: ["pretix.event.order.placed", "pretix.event.order.canceled"],
+    });
     expect(types.body.action_types).toEqual(["pretix.event.order.canceled", "pretix.event.order.placed"]);
     expect(types.body.limit_events).toEqual(["democon"]);
     // all_events while limit_events are stored: pretix's error, nothing changes
     const both = await org.client.patch(path, { all_events: true });
     expect(both.status).toBe(400);
     expect(both.body).toEqual({ non_field_errors: ["You can set either limit_events or all_events."] });
-    expect((await org.client.patch(path, { all_events: true, limit_events: [] })).body).toMatchObject({ all_events: true, limit_events: [] });
+    expect((await org.client.patch(path, { all_events: true, limit_events: [] })).body).toMatchObject({
+      all_events: true,
+      limit_events: [],
+    });
     expect(await db().select().from(webhookEvents).where(eq(webhookEvents.webhookId, created.body.id))).toEqual([]);
-    const put = await org.client.put(path, { target_url: "https://hooks.example.org/put", action_types: ["pretix.event.order.expired"] });
+    const put = await org.client.put(path, {
+      target_url: "https://hooks.example.org/put",
+      action_types: ["pretix.event.order.expired"],
+    });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({
       id: created.body.id,

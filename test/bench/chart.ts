@@ -28,7 +28,9 @@ function buckets(points: { t: number; ms: number }[]): Bucket[] {
     list.push(p.ms);
     by.set(k, list);
   }
-  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([t, ms]) => ({ t, n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99) }));
+  return [...by.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([t, ms]) => ({ t, n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99) }));
 }
 
 /**
@@ -92,7 +94,16 @@ function niceMax(v: number): number {
 const esc = (s: string) => s.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
 /** One plot (axes, grid, lines): `lines` of [x, y] in data units. */
-function plot(x0: number, y0: number, w: number, h: number, xMax: number, yMax: number, yLabel: string, lines: { pts: [number, number][]; color: string; dash?: boolean }[]): string {
+function plot(
+  x0: number,
+  y0: number,
+  w: number,
+  h: number,
+  xMax: number,
+  yMax: number,
+  yLabel: string,
+  lines: { pts: [number, number][]; color: string; dash?: boolean }[],
+): string {
   const sx = (x: number) => x0 + (x / xMax) * w;
   const sy = (y: number) => y0 + h - (Math.min(y, yMax) / yMax) * h;
   const out: string[] = [];
@@ -105,7 +116,9 @@ function plot(x0: number, y0: number, w: number, h: number, xMax: number, yMax: 
   const step = niceMax(xMax / 8);
   for (let x = 0; x <= xMax + 1e-9; x += step) {
     out.push(`<line x1="${sx(x)}" x2="${sx(x)}" y1="${y0 + h}" y2="${y0 + h + 3}" stroke="#999"/>`);
-    out.push(`<text x="${sx(x)}" y="${y0 + h + 14}" text-anchor="middle" font-size="10" fill="#555">${round(x, 0)}</text>`);
+    out.push(
+      `<text x="${sx(x)}" y="${y0 + h + 14}" text-anchor="middle" font-size="10" fill="#555">${round(x, 0)}</text>`,
+    );
   }
   out.push(`<text x="${x0}" y="${y0 - 5}" font-size="11" fill="#333">${esc(yLabel)}</text>`);
   for (const l of lines) {
@@ -116,7 +129,9 @@ function plot(x0: number, y0: number, w: number, h: number, xMax: number, yMax: 
       continue;
     }
     const d = l.pts.map(([x, y], i) => `${i ? "L" : "M"}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join("");
-    out.push(`<path d="${d}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dash ? ' stroke-dasharray="4 3"' : ""}/>`);
+    out.push(
+      `<path d="${d}" fill="none" stroke="${l.color}" stroke-width="1.6"${l.dash ? ' stroke-dasharray="4 3"' : ""}/>`,
+    );
   }
   return out.join("\n");
 }
@@ -171,7 +186,9 @@ export function chartSvg(title: string, subtitle: string, panels: Panel[]): stri
         ]),
       ),
     );
-    parts.push(`<text x="500" y="${plotY + plotH + 28}" text-anchor="middle" font-size="10" fill="#555">seconds since the scenario started</text>`);
+    parts.push(
+      `<text x="500" y="${plotY + plotH + 28}" text-anchor="middle" font-size="10" fill="#555">seconds since the scenario started</text>`,
+    );
     let lx = 60;
     for (const s of series) {
       parts.push(`<rect x="${lx}" y="${plotY + plotH + 34}" width="12" height="4" fill="${s.color}"/>`);

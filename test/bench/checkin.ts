@@ -13,10 +13,26 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runDatabaseCommand } from "../../src/cli/wrangler.ts";
-import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, statusCounts } from "./load.ts";
+import {
+  latency,
+  type Phase,
+  type RequestSpec,
+  round,
+  roundTrips,
+  runPhase,
+  type Sample,
+  statusCounts,
+} from "./load.ts";
 import type { Service } from "./server.ts";
 
-export type CheckinOptions = { tickets: number; devices: number; storms: number; stormWidth: number; trivialSeconds: number; warmupSeconds: number };
+export type CheckinOptions = {
+  tickets: number;
+  devices: number;
+  storms: number;
+  stormWidth: number;
+  trivialSeconds: number;
+  warmupSeconds: number;
+};
 
 type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
@@ -34,7 +50,17 @@ export async function seedDevices(service: Service, n: number): Promise<string[]
   const file = path.join(dir, "devices.sql");
   writeFileSync(file, rows.join("\n"));
   try {
-    const r = await runDatabaseCommand(["d1", "execute", "DB", "--local", "--json", "--file", file, "--persist-to", service.stateDir]);
+    const r = await runDatabaseCommand([
+      "d1",
+      "execute",
+      "DB",
+      "--local",
+      "--json",
+      "--file",
+      file,
+      "--persist-to",
+      service.stateDir,
+    ]);
     if (r.code !== 0) throw new Error(`inserting devices failed:\n${r.stdout}${r.stderr}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -51,7 +77,12 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
     if (r.status !== 201) throw new Error(`POST ${url} answered ${r.status}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  await create(`/api/v1/organizers/${org}/events/`, { name: { en: "Benchmark gates" }, slug, currency: "EUR", date_from: "2030-06-01T19:00:00Z" });
+  await create(`/api/v1/organizers/${org}/events/`, {
+    name: { en: "Benchmark gates" },
+    slug,
+    currency: "EUR",
+    date_from: "2030-06-01T19:00:00Z",
+  });
   const item = await create(`${ev}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
   const total = o.tickets + o.storms;
   await create(`${ev}/quotas/`, { name: "Tickets", size: total, items: [item.id] });
@@ -65,11 +96,16 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
     count: total,
     make: (i) => ({
       url: `${service.base}${ev}/orders/`,
-      init: { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ status: "p", email: `guest${i}@example.org`, positions: [{ item: item.id }] }) },
+      init: {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({ status: "p", email: `guest${i}@example.org`, positions: [{ item: item.id }] }),
+      },
       expected: (s) => s === 201,
     }),
   });
-  if (selling.samples.some((s) => s.status !== 201)) throw new Error(`selling the tickets failed: ${JSON.stringify(statusCounts(selling.samples))}`);
+  if (selling.samples.some((s) => s.status !== 201))
+    throw new Error(`selling the tickets failed: ${JSON.stringify(statusCounts(selling.samples))}`);
   let next: string | null = `${service.base}${ev}/orders/`;
   while (next) {
     const res: Response = await fetch(next, { headers: auth });
@@ -86,11 +122,23 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
     init: {
       method: "POST",
       headers: { Authorization: `Device ${devices[device % devices.length]}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ secret, lists: [list.id], type: "entry", nonce, source_type: "barcode", questions_supported: true, answers: {} }),
+      body: JSON.stringify({
+        secret,
+        lists: [list.id],
+        type: "entry",
+        nonce,
+        source_type: "barcode",
+        questions_supported: true,
+        answers: {},
+      }),
     },
     expected: (s) => s === 201 || s === 400,
   });
-  const trivial = (): RequestSpec => ({ url: `${service.base}/api/v1/organizers/${org}/`, init: { headers: auth }, expected: (s) => s === 200 });
+  const trivial = (): RequestSpec => ({
+    url: `${service.base}/api/v1/organizers/${org}/`,
+    init: { headers: auth },
+    expected: (s) => s === 200,
+  });
 
   log(`check-in: warming up (trivial endpoint ${o.warmupSeconds} s)`);
   await runPhase({ concurrency: o.devices, durationMs: o.warmupSeconds * 1000, make: trivial });
@@ -100,13 +148,21 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
 
   const distinct = secrets.slice(0, o.tickets);
   log(`check-in: ${o.devices} devices redeem ${distinct.length} distinct tickets`);
-  const gates = await runPhase({ concurrency: o.devices, count: distinct.length, make: (i) => redeem(i, distinct[i]!, `n${i}`) });
+  const gates = await runPhase({
+    concurrency: o.devices,
+    count: distinct.length,
+    make: (i) => redeem(i, distinct[i]!, `n${i}`),
+  });
 
   const stormSecrets = secrets.slice(o.tickets);
   log(`check-in: ${stormSecrets.length} storms of ${o.stormWidth} parallel scans of one ticket`);
   const storms: { samples: Sample[]; ok: number; startedAt: number }[] = [];
   for (const [k, secret] of stormSecrets.entries()) {
-    const p = await runPhase({ concurrency: o.stormWidth, count: o.stormWidth, make: (i) => redeem(i, secret, `storm${k}-${i}`) });
+    const p = await runPhase({
+      concurrency: o.stormWidth,
+      count: o.stormWidth,
+      make: (i) => redeem(i, secret, `storm${k}-${i}`),
+    });
     storms.push({ samples: p.samples, ok: p.samples.filter((s) => s.status === 201).length, startedAt: p.startedAt });
   }
 
@@ -123,7 +179,10 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
     for (const p of page.results) entriesPerTicket.set(p.id, p.checkins.filter((c) => c.type === "entry").length);
     next = page.next;
   }
-  const status = (await api("GET", `${ev}/checkinlists/${list.id}/status/`)).body as { checkin_count: number; inside_count: number };
+  const status = (await api("GET", `${ev}/checkinlists/${list.id}/status/`)).body as {
+    checkin_count: number;
+    inside_count: number;
+  };
   return { trivialBefore, trivialAfter, gates, storms, entriesPerTicket, status, distinct: distinct.length };
 }
 
@@ -142,7 +201,11 @@ export function summarizeCheckin(r: Awaited<ReturnType<typeof benchCheckin>>, o:
   const doubleByList = [...r.entriesPerTicket.values()].reduce((n, c) => n + Math.max(0, c - 1), 0);
   const all = [...r.gates.samples, ...stormSamples, ...trivialSamples];
   const serverErrors = all.filter((s) => s.status >= 500);
-  const unexpected = [...r.gates.samples.filter((s) => s.status !== 201), ...stormSamples.filter((s) => s.status !== 201 && s.status !== 400), ...trivialSamples.filter((s) => s.status !== 200)];
+  const unexpected = [
+    ...r.gates.samples.filter((s) => s.status !== 201),
+    ...stormSamples.filter((s) => s.status !== 201 && s.status !== 400),
+    ...trivialSamples.filter((s) => s.status !== 200),
+  ];
   const gateLatency = latency(ok);
   const trivialLatency = latency(trivialOk);
   const checks = {
@@ -155,7 +218,13 @@ export function summarizeCheckin(r: Awaited<ReturnType<typeof benchCheckin>>, o:
   };
   return {
     scenario: "check-in: many devices redeeming distinct tickets on one list; storms of parallel scans of one ticket",
-    settings: { devices: o.devices, distinct_tickets: r.distinct, storms: o.storms, storm_width: o.stormWidth, trivial_seconds: o.trivialSeconds },
+    settings: {
+      devices: o.devices,
+      distinct_tickets: r.distinct,
+      storms: o.storms,
+      storm_width: o.stormWidth,
+      trivial_seconds: o.trivialSeconds,
+    },
     trivial: { requests_per_second: trivialRate, latency: trivialLatency, d1_round_trips: roundTrips(trivialOk) },
     redeem: {
       endpoint: "POST /api/v1/organizers/{slug}/checkinrpc/redeem/ (Device auth, one list)",
@@ -177,7 +246,8 @@ export function summarizeCheckin(r: Awaited<ReturnType<typeof benchCheckin>>, o:
     double_entries: { by_answers: doubleByAnswers, by_list_positions: doubleByList },
     ratio_redemptions_to_trivial: trivialRate > 0 ? round(rate / trivialRate, 3) : null,
     ratio_p99_to_trivial_p99: trivialLatency.p99_ms > 0 ? round(gateLatency.p99_ms / trivialLatency.p99_ms, 2) : null,
-    goals: "redemptions/s ≥ 0.5 × trivial requests/s; p99 ≤ 3 × trivial p99; ≤ 2 D1 round trips per redeem; pretix on a similar machine: about 0.13",
+    goals:
+      "redemptions/s ≥ 0.5 × trivial requests/s; p99 ≤ 3 × trivial p99; ≤ 2 D1 round trips per redeem; pretix on a similar machine: about 0.13",
     list_status: r.status,
     server_errors_5xx: serverErrors.length,
     unexpected_samples: unexpected.slice(0, 5).map((s) => ({ status: s.status, body: s.body ?? "" })),

@@ -23,7 +23,20 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { latency, type LatencySummary, type Phase, round, roundTrips, type RoundTripCount, runPhase, type RequestSpec, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
+import {
+  latency,
+  type LatencySummary,
+  type Phase,
+  round,
+  roundTrips,
+  type RoundTripCount,
+  runPhase,
+  type RequestSpec,
+  type Sample,
+  send,
+  statusCounts,
+  type TripSummary,
+} from "./load.ts";
 import { seedDevices } from "./checkin.ts";
 import type { Service } from "./server.ts";
 
@@ -77,7 +90,11 @@ function objectFile(stateDir: string, codes: string[]): string {
  * name, one in five orders with an invoice address; a third of the paid tickets checked in on
  * the list. Dates spread over the 60 days before `now`; last modification a little after.
  */
-function fixtureSql(ev: { eventId: number; items: [number, number]; listId: number }, positions: number, now: number): string[] {
+function fixtureSql(
+  ev: { eventId: number; items: [number, number]; listId: number },
+  positions: number,
+  now: number,
+): string[] {
   const cycles = Math.floor(positions / 6);
   const rest = positions - cycles * 6; // 0..5 positions in orders of 1, 2, 3 → at most 3 more orders
   const orders = cycles * 3 + (rest === 0 ? 0 : rest === 1 ? 1 : rest <= 3 ? 2 : 3);
@@ -124,7 +141,11 @@ function fixtureSql(ev: { eventId: number; items: [number, number]; listId: numb
 function eventIdOf(stateDir: string, organizer: string, event: string): number {
   const db = new DatabaseSync(d1File(stateDir), { readOnly: true });
   try {
-    const row = db.prepare("SELECT e.id AS id FROM events e JOIN organizers o ON o.id = e.organizer_id WHERE o.slug = ? AND e.slug = ?").get(organizer, event) as { id: number } | undefined;
+    const row = db
+      .prepare(
+        "SELECT e.id AS id FROM events e JOIN organizers o ON o.id = e.organizer_id WHERE o.slug = ? AND e.slug = ?",
+      )
+      .get(organizer, event) as { id: number } | undefined;
     if (!row) throw new Error(`event ${organizer}/${event} not in the local database`);
     return Number(row.id);
   } finally {
@@ -133,7 +154,13 @@ function eventIdOf(stateDir: string, organizer: string, event: string): number {
 }
 
 /** Writes the fixture into D1 and the matching holds into the event object's storage (wrangler dev stopped). */
-function writeFixture(stateDir: string, ev: { eventId: number; items: [number, number]; listId: number }, positions: number, seedCodes: string[], log: (l: string) => void) {
+function writeFixture(
+  stateDir: string,
+  ev: { eventId: number; items: [number, number]; listId: number },
+  positions: number,
+  seedCodes: string[],
+  log: (l: string) => void,
+) {
   const d1 = d1File(stateDir);
   const object = objectFile(stateDir, seedCodes);
   const started = performance.now();
@@ -182,7 +209,9 @@ function countFixture(stateDir: string, eventId: number): LargeCounts {
     return {
       orders: one(`SELECT count(*) AS n FROM orders WHERE event_id = ${eventId}`),
       positions: one(`SELECT count(*) AS n FROM order_positions WHERE event_id = ${eventId}`),
-      heldPositions: one(`SELECT count(*) AS n FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${eventId} AND o.status IN ('n', 'p') AND p.canceled = 0`),
+      heldPositions: one(
+        `SELECT count(*) AS n FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.event_id = ${eventId} AND o.status IN ('n', 'p') AND p.canceled = 0`,
+      ),
       checkins: one(`SELECT count(*) AS n FROM checkins WHERE event_id = ${eventId}`),
     };
   } finally {
@@ -214,12 +243,18 @@ function ledgerMemory(positions: number): { positions: number; heap_mb: number }
   const gc = runInNewContext("gc") as () => void;
   gc();
   const before = process.memoryUsage().heapUsed;
-  const orders = new Map<string, { paid: boolean; positions: { key: string; seat: string | null; voucherId: number | null }[] }>();
+  const orders = new Map<
+    string,
+    { paid: boolean; positions: { key: string; seat: string | null; voucherId: number | null }[] }
+  >();
   const n = Math.ceil(positions / 2);
   for (let i = 0; i < n; i++) {
     const code = `0${((i * 7919) % 1048576).toString(16).toUpperCase().padStart(5, "0")}`;
     // keys as they come from storage: a string per row
-    orders.set(code, { paid: i % 12 !== 5, positions: [0, 1].map((k) => ({ key: `${1 + (k & 0)}::`, seat: null, voucherId: null })) });
+    orders.set(code, {
+      paid: i % 12 !== 5,
+      positions: [0, 1].map((k) => ({ key: `${1 + (k & 0)}::`, seat: null, voucherId: null })),
+    });
   }
   gc();
   const heap = process.memoryUsage().heapUsed - before;
@@ -239,7 +274,12 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   const auth = { Authorization: `Token ${service.token}` };
 
   // ---- the event through the API, and a few orders so that its object and storage exist
-  await create(`/api/v1/organizers/${org}/events/`, { name: { en: "Benchmark arena" }, slug, currency: "EUR", date_from: "2030-07-01T18:00:00Z" });
+  await create(`/api/v1/organizers/${org}/events/`, {
+    name: { en: "Benchmark arena" },
+    slug,
+    currency: "EUR",
+    date_from: "2030-07-01T18:00:00Z",
+  });
   const ticket = await create(`${ev}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
   const vip = await create(`${ev}/items/`, { name: { en: "VIP" }, default_price: "80.00", admission: true });
   const size = o.positions * 2;
@@ -247,17 +287,38 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   const list = await create(`${ev}/checkinlists/`, { name: "Main entrance", all_products: true });
   // a second event, only to warm the Worker's order path after the restart
   const warmEv = `/api/v1/organizers/${org}/events/warmup`;
-  await create(`/api/v1/organizers/${org}/events/`, { name: { en: "Warm-up" }, slug: "warmup", currency: "EUR", date_from: "2030-07-01T18:00:00Z" });
-  const warmItem = await create(`${warmEv}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+  await create(`/api/v1/organizers/${org}/events/`, {
+    name: { en: "Warm-up" },
+    slug: "warmup",
+    currency: "EUR",
+    date_from: "2030-07-01T18:00:00Z",
+  });
+  const warmItem = await create(`${warmEv}/items/`, {
+    name: { en: "Ticket" },
+    default_price: "20.00",
+    admission: true,
+  });
   await create(`${warmEv}/quotas/`, { name: "Warm-up", size: 10_000, items: [warmItem.id] });
 
   const order = (url: string, item: number, i: number): RequestSpec => ({
     url: `${service.base}${url}/orders/`,
-    init: { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ email: `buyer${i}@example.org`, status: "p", positions: [{ item, attendee_name_parts: { given_name: "Buyer", family_name: `No${i}` } }] }) },
+    init: {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        email: `buyer${i}@example.org`,
+        status: "p",
+        positions: [{ item, attendee_name_parts: { given_name: "Buyer", family_name: `No${i}` } }],
+      }),
+    },
     expected: (s) => s === 201,
   });
   const seedCodes: string[] = [];
-  for (let i = 0; i < 3; i++) seedCodes.push((await create(`${ev}/orders/`, { email: `seed${i}@example.org`, status: "p", positions: [{ item: ticket.id }] })).code);
+  for (let i = 0; i < 3; i++)
+    seedCodes.push(
+      (await create(`${ev}/orders/`, { email: `seed${i}@example.org`, status: "p", positions: [{ item: ticket.id }] }))
+        .code,
+    );
   const bytesBefore = fileBytes(service.stateDir);
 
   // ---- the fixture, with wrangler dev stopped; it comes back with every object restarted
@@ -265,19 +326,34 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   let counts: LargeCounts | null = null;
   await service.restart(() => {
     const eventId = eventIdOf(service.stateDir, org, slug);
-    writeFixture(service.stateDir, { eventId, items: [ticket.id, vip.id], listId: list.id }, o.positions, seedCodes, log);
+    writeFixture(
+      service.stateDir,
+      { eventId, items: [ticket.id, vip.id], listId: list.id },
+      o.positions,
+      seedCodes,
+      log,
+    );
     counts = countFixture(service.stateDir, eventId);
   });
   const fixture = counts! as LargeCounts;
   const bytesAfter = fileBytes(service.stateDir);
-  log(`large: ${fixture.orders} orders, ${fixture.positions} positions (${fixture.heldPositions} held), ${fixture.checkins} check-ins`);
+  log(
+    `large: ${fixture.orders} orders, ${fixture.positions} positions (${fixture.heldPositions} held), ${fixture.checkins} check-ins`,
+  );
 
   // ---- the first order after the restart, against warm ones
-  const trivial = (): RequestSpec => ({ url: `${service.base}/api/v1/organizers/${org}/`, init: { headers: auth }, expected: (s) => s === 200 });
+  const trivial = (): RequestSpec => ({
+    url: `${service.base}/api/v1/organizers/${org}/`,
+    init: { headers: auth },
+    expected: (s) => s === 200,
+  });
   log("large: warming the Worker (trivial endpoint, orders of another event)");
   await runPhase({ concurrency: 1, durationMs: 2000, make: trivial });
   await runPhase({ concurrency: 1, count: 30, make: (i) => order(warmEv, warmItem.id, 100_000 + i) });
-  const firstOrder = await send({ ...order(ev, ticket.id, 0), keepHeaders: ["x-event-object-start"] }, performance.now());
+  const firstOrder = await send(
+    { ...order(ev, ticket.id, 0), keepHeaders: ["x-event-object-start"] },
+    performance.now(),
+  );
   const startHeader = firstOrder.headers?.["x-event-object-start"] ?? null;
   log(`large: first order after the restart answered ${firstOrder.status} in ${round(firstOrder.ms)} ms`);
   const warmOrders = await runPhase({ concurrency: 1, count: 30, make: (i) => order(ev, ticket.id, 1 + i) });
@@ -285,7 +361,9 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   // a redeem's cost on this event, one device at a time: the warm orders' tickets (in the object's index)
   const [device] = await seedDevices(service, 1);
   const tickets: string[] = [];
-  const recent = (await api("GET", `${ev}/orders/?ordering=-datetime&page_size=30`)).body as { results: { positions: { secret: string }[] }[] };
+  const recent = (await api("GET", `${ev}/orders/?ordering=-datetime&page_size=30`)).body as {
+    results: { positions: { secret: string }[] }[];
+  };
   for (const o of recent.results) tickets.push(o.positions[0]!.secret);
   const redeems = await runPhase({
     concurrency: 1,
@@ -295,14 +373,26 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
       init: {
         method: "POST",
         headers: { Authorization: `Device ${device}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ secret: tickets[i], lists: [list.id], type: "entry", nonce: `large${i}`, source_type: "barcode", questions_supported: true, answers: {} }),
+        body: JSON.stringify({
+          secret: tickets[i],
+          lists: [list.id],
+          type: "entry",
+          nonce: `large${i}`,
+          source_type: "barcode",
+          questions_supported: true,
+          answers: {},
+        }),
       },
       expected: (s) => s === 201,
     }),
   });
 
   // ---- the quota as the object counts it must match D1
-  const availability = (await api("GET", `${ev}/quotas/${quota.id}/availability/`)).body as { paid_orders: number; pending_orders: number; available_number: number };
+  const availability = (await api("GET", `${ev}/quotas/${quota.id}/availability/`)).body as {
+    paid_orders: number;
+    pending_orders: number;
+    available_number: number;
+  };
 
   // ---- the lists
   const first = await api("GET", `${ev}/orders/?page_size=1`);
@@ -314,23 +404,59 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   const since = new Date(Date.now() - 3_600_000).toISOString();
   const queries: Query[] = [
     { list: "orders", name: "first page", path: `${ev}/orders/` },
-    { list: "orders", name: `deep page (${Math.ceil(pages(orderCount) / 2)})`, path: `${ev}/orders/?page=${Math.ceil(pages(orderCount) / 2)}` },
+    {
+      list: "orders",
+      name: `deep page (${Math.ceil(pages(orderCount) / 2)})`,
+      path: `${ev}/orders/?page=${Math.ceil(pages(orderCount) / 2)}`,
+    },
     { list: "orders", name: `last page (${pages(orderCount)})`, path: `${ev}/orders/?page=${pages(orderCount)}` },
     { list: "orders", name: "search=guest4711", path: `${ev}/orders/?search=guest4711` },
     // filters that name one order (any case, as pretix compares them)
     { list: "orders", name: "code (lower case)", path: `${ev}/orders/?code=${seedCodes[0]!.toLowerCase()}` },
     { list: "orders", name: "email=GUEST4711@example.org", path: `${ev}/orders/?email=GUEST4711@example.org` },
-    { list: "orders", name: "modified_since (last hour)", path: `${ev}/orders/?modified_since=${encodeURIComponent(since)}` },
-    ...["datetime", "code", "status", "last_modified"].flatMap((f) => [f, `-${f}`]).map((f): Query => ({ list: "orders", name: `ordering=${f}`, path: `${ev}/orders/?ordering=${f}` })),
+    {
+      list: "orders",
+      name: "modified_since (last hour)",
+      path: `${ev}/orders/?modified_since=${encodeURIComponent(since)}`,
+    },
+    ...["datetime", "code", "status", "last_modified"]
+      .flatMap((f) => [f, `-${f}`])
+      .map((f): Query => ({ list: "orders", name: `ordering=${f}`, path: `${ev}/orders/?ordering=${f}` })),
     { list: "checkin positions", name: "first page", path: `${ev}/checkinlists/${list.id}/positions/` },
-    { list: "checkin positions", name: `deep page (${Math.ceil(pages(ticketCount) / 2)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${Math.ceil(pages(ticketCount) / 2)}` },
-    { list: "checkin positions", name: `last page (${pages(ticketCount)})`, path: `${ev}/checkinlists/${list.id}/positions/?page=${pages(ticketCount)}` },
-    { list: "checkin positions", name: "search=Guest4711", path: `${ev}/checkinlists/${list.id}/positions/?search=Guest4711` },
-    { list: "checkin positions", name: "order (one order's tickets)", path: `${ev}/checkinlists/${list.id}/positions/?order=${seedCodes[0]!.toLowerCase()}` },
-    { list: "checkin positions", name: "checkinrpc/search search=Guest4711", path: `/api/v1/organizers/${org}/checkinrpc/search/?list=${list.id}&search=Guest4711` },
+    {
+      list: "checkin positions",
+      name: `deep page (${Math.ceil(pages(ticketCount) / 2)})`,
+      path: `${ev}/checkinlists/${list.id}/positions/?page=${Math.ceil(pages(ticketCount) / 2)}`,
+    },
+    {
+      list: "checkin positions",
+      name: `last page (${pages(ticketCount)})`,
+      path: `${ev}/checkinlists/${list.id}/positions/?page=${pages(ticketCount)}`,
+    },
+    {
+      list: "checkin positions",
+      name: "search=Guest4711",
+      path: `${ev}/checkinlists/${list.id}/positions/?search=Guest4711`,
+    },
+    {
+      list: "checkin positions",
+      name: "order (one order's tickets)",
+      path: `${ev}/checkinlists/${list.id}/positions/?order=${seedCodes[0]!.toLowerCase()}`,
+    },
+    {
+      list: "checkin positions",
+      name: "checkinrpc/search search=Guest4711",
+      path: `/api/v1/organizers/${org}/checkinrpc/search/?list=${list.id}&search=Guest4711`,
+    },
     ...["order__code", "order__datetime", "positionid", "attendee_name", "last_checked_in", "order__email"]
       .flatMap((f) => [f, `-${f}`])
-      .map((f): Query => ({ list: "checkin positions", name: `ordering=${f}`, path: `${ev}/checkinlists/${list.id}/positions/?ordering=${f}` })),
+      .map(
+        (f): Query => ({
+          list: "checkin positions",
+          name: `ordering=${f}`,
+          path: `${ev}/checkinlists/${list.id}/positions/?ordering=${f}`,
+        }),
+      ),
   ];
   log(`large: ${queries.length} list requests × ${o.samples}, each after a trivial request (one client)`);
   const trivialSamples: Sample[] = [];
@@ -340,7 +466,8 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   for (const q of queries) {
     // one unmeasured request each: the first of a kind compiles its statements
     const warm = await api("GET", q.path);
-    if (warm.status !== 200) throw new Error(`GET ${q.path} answered ${warm.status}: ${JSON.stringify(warm.body).slice(0, 300)}`);
+    if (warm.status !== 200)
+      throw new Error(`GET ${q.path} answered ${warm.status}: ${JSON.stringify(warm.body).slice(0, 300)}`);
     counted.set(q, (warm.body as { count: number }).count ?? null);
   }
   // timed without the round-trip counting (it costs time of its own, more on a list than on the
@@ -349,7 +476,11 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   for (let k = 0; k < o.samples; k++) {
     for (const q of queries) {
       trivialSamples.push(await send({ ...trivial(), init: { headers: uncounted } }, t0));
-      perQuery.get(q)!.push(await send({ url: `${service.base}${q.path}`, init: { headers: uncounted }, expected: (s) => s === 200 }, t0));
+      perQuery
+        .get(q)!
+        .push(
+          await send({ url: `${service.base}${q.path}`, init: { headers: uncounted }, expected: (s) => s === 200 }, t0),
+        );
     }
   }
   const listed = performance.now() - t0;
@@ -358,7 +489,9 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   for (let k = 0; k < 3; k++) {
     for (const q of queries) {
       trivialCounted.push(await send(trivial(), t0));
-      perQueryCounted.get(q)!.push(await send({ url: `${service.base}${q.path}`, init: { headers: auth }, expected: (s) => s === 200 }, t0));
+      perQueryCounted
+        .get(q)!
+        .push(await send({ url: `${service.base}${q.path}`, init: { headers: auth }, expected: (s) => s === 200 }, t0));
     }
   }
   return {
@@ -379,8 +512,16 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
     // the same samples as phases on the run's clock (for the chart)
     phases: {
       trivial: { samples: trivialSamples, elapsedMs: listed, startedAt: t0 } satisfies Phase,
-      orders: { samples: queries.filter((q) => q.list === "orders").flatMap((q) => perQuery.get(q)!), elapsedMs: listed, startedAt: t0 } satisfies Phase,
-      tickets: { samples: queries.filter((q) => q.list !== "orders").flatMap((q) => perQuery.get(q)!), elapsedMs: listed, startedAt: t0 } satisfies Phase,
+      orders: {
+        samples: queries.filter((q) => q.list === "orders").flatMap((q) => perQuery.get(q)!),
+        elapsedMs: listed,
+        startedAt: t0,
+      } satisfies Phase,
+      tickets: {
+        samples: queries.filter((q) => q.list !== "orders").flatMap((q) => perQuery.get(q)!),
+        elapsedMs: listed,
+        startedAt: t0,
+      } satisfies Phase,
     },
     quotaSize: size,
     memory: ledgerMemory(fixture.heldPositions),
@@ -426,7 +567,12 @@ export function summarizeLarge(r: Awaited<ReturnType<typeof benchLarge>>, o: Lar
   return {
     scenario: `large event: ${r.fixture.positions} order positions in ${r.fixture.orders} orders of one event`,
     settings: { positions: o.positions, samples_per_request: o.samples },
-    fixture: { ...r.fixture, d1_bytes_added: r.bytesAfter - r.bytesBefore, d1_bytes_per_order: Math.round(perOrder), d1_bytes_per_position: Math.round((r.bytesAfter - r.bytesBefore) / Math.max(1, r.fixture.positions)) },
+    fixture: {
+      ...r.fixture,
+      d1_bytes_added: r.bytesAfter - r.bytesBefore,
+      d1_bytes_per_order: Math.round(perOrder),
+      d1_bytes_per_position: Math.round((r.bytesAfter - r.bytesBefore) / Math.max(1, r.fixture.positions)),
+    },
     trivial: { latency: trivial, d1_round_trips: roundTrips(r.trivialCounted.filter((s) => s.status === 200)) },
     restart: {
       first_order_ms: round(r.firstOrder.ms),
@@ -444,7 +590,8 @@ export function summarizeLarge(r: Awaited<ReturnType<typeof benchLarge>>, o: Lar
     },
     quota: { size: r.quotaSize, held_by_object: held, held_in_d1: r.fixture.heldPositions },
     lists,
-    goals: "each list request's p50 ≤ 2 × the trivial endpoint's p50 (one client, interleaved); the first order after a restart ≤ 10 × a warm order's p50",
+    goals:
+      "each list request's p50 ≤ 2 × the trivial endpoint's p50 (one client, interleaved); the first order after a restart ≤ 10 × a warm order's p50",
     in_memory_ledger_estimate: r.memory,
     checks,
     ok: Object.values(checks).every(Boolean),

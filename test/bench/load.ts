@@ -23,7 +23,12 @@ export type Sample = {
 /** A phase's samples; `startedAt` is its t0 (performance.now()), so phases share one clock. */
 export type Phase = { samples: Sample[]; elapsedMs: number; startedAt: number };
 
-export type RequestSpec = { url: string; init: RequestInit; expected: (status: number) => boolean; keepHeaders?: string[] };
+export type RequestSpec = {
+  url: string;
+  init: RequestInit;
+  expected: (status: number) => boolean;
+  keepHeaders?: string[];
+};
 
 function tripsOf(headers: Headers): RoundTripCount | null {
   const total = headers.get("x-d1-round-trips");
@@ -52,12 +57,23 @@ export async function send(spec: RequestSpec, t0: number): Promise<Sample> {
     return sample;
   } catch (e) {
     const end = performance.now();
-    return { status: 0, ms: end - start, at: end - t0, trips: null, body: e instanceof Error ? `${e.message} ${String(e.cause ?? "")}` : String(e) };
+    return {
+      status: 0,
+      ms: end - start,
+      at: end - t0,
+      trips: null,
+      body: e instanceof Error ? `${e.message} ${String(e.cause ?? "")}` : String(e),
+    };
   }
 }
 
 /** Runs `concurrency` clients; request i is `make(i)`. Stops after `count` requests or `durationMs`. */
-export async function runPhase(opts: { concurrency: number; count?: number; durationMs?: number; make: (i: number) => RequestSpec }): Promise<Phase> {
+export async function runPhase(opts: {
+  concurrency: number;
+  count?: number;
+  durationMs?: number;
+  make: (i: number) => RequestSpec;
+}): Promise<Phase> {
   const samples: Sample[] = [];
   const t0 = performance.now();
   const deadline = opts.durationMs === undefined ? Infinity : t0 + opts.durationMs;
@@ -85,10 +101,24 @@ export type LatencySummary = { count: number; p50_ms: number; p99_ms: number; ma
 
 export function latency(samples: Sample[]): LatencySummary {
   const ms = samples.map((s) => s.ms);
-  return { count: ms.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), max_ms: round(percentile(ms, 100)) };
+  return {
+    count: ms.length,
+    p50_ms: round(percentile(ms, 50)),
+    p99_ms: round(percentile(ms, 99)),
+    max_ms: round(percentile(ms, 100)),
+  };
 }
 
-export type TripSummary = { mean: number; min: number; max: number; worker_mean: number; object_mean: number; d1_ms_mean: number; d1_ms_p50: number; object_d1_ms_mean: number } | null;
+export type TripSummary = {
+  mean: number;
+  min: number;
+  max: number;
+  worker_mean: number;
+  object_mean: number;
+  d1_ms_mean: number;
+  d1_ms_p50: number;
+  object_d1_ms_mean: number;
+} | null;
 
 export function roundTrips(samples: Sample[]): TripSummary {
   const counted = samples.map((s) => s.trips).filter((t): t is RoundTripCount => t !== null);
@@ -103,7 +133,10 @@ export function roundTrips(samples: Sample[]): TripSummary {
     object_mean: mean(counted.map((t) => t.object)),
     // the time waiting for D1 (the runtime's clock: whole milliseconds, advancing with I/O)
     d1_ms_mean: mean(counted.map((t) => t.ms)),
-    d1_ms_p50: percentile(counted.map((t) => t.ms), 50),
+    d1_ms_p50: percentile(
+      counted.map((t) => t.ms),
+      50,
+    ),
     object_d1_ms_mean: mean(counted.map((t) => t.objectMs)),
   };
 }

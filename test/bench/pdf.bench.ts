@@ -19,7 +19,8 @@ import { FONT_FACES, type FontFace } from "../../src/lib/pdf/fonts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const fonts = new Map<FontFace, Uint8Array>();
-for (const [face, f] of Object.entries(FONT_FACES)) fonts.set(face as FontFace, new Uint8Array(readFileSync(path.join(root, "node_modules", f.pkg, f.dir, f.file))));
+for (const [face, f] of Object.entries(FONT_FACES))
+  fonts.set(face as FontFace, new Uint8Array(readFileSync(path.join(root, "node_modules", f.pkg, f.dir, f.file))));
 const loadFont = async (face: FontFace) => fonts.get(face)!;
 const NAMES = "Ζωή Łukasz 王小明 Олег שרה محمد 김민준";
 
@@ -58,7 +59,14 @@ const ticket: TicketDocument = {
       answers: {},
     },
   ],
-  order: { code: "ABC12", email: "a@example.org", phone: null, datetime: Date.UTC(2030, 0, 1), locale: "en", invoiceAddress: null },
+  order: {
+    code: "ABC12",
+    email: "a@example.org",
+    phone: null,
+    datetime: Date.UTC(2030, 0, 1),
+    locale: "en",
+    invoiceAddress: null,
+  },
   event: {
     name: event.name,
     seriesName: event.name,
@@ -158,7 +166,10 @@ const freshFonts = () => {
  * Wall time and CPU time (this process's user and system time: what a Worker's CPU limit
  * counts; wall time also counts waiting for a core on a busy machine) of cold and warm renderings.
  */
-async function time(label: string, render: (load: (face: FontFace) => Promise<Uint8Array>) => Promise<Uint8Array>): Promise<void> {
+async function time(
+  label: string,
+  render: (load: (face: FontFace) => Promise<Uint8Array>) => Promise<Uint8Array>,
+): Promise<void> {
   const timed = async (load: (face: FontFace) => Promise<Uint8Array>): Promise<Sample> => {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
@@ -171,7 +182,9 @@ async function time(label: string, render: (load: (face: FontFace) => Promise<Ui
   for (let k = 0; k < 3; k++) await render(loadFont);
   const warm = await sample(30, () => timed(loadFont));
   const size = (await render(loadFont)).length;
-  console.log(`${label} (${(size / 1024).toFixed(1)} KiB), ms median / p90: cold CPU ${cold.cpu}, wall ${cold.wall}; warm CPU ${warm.cpu}, wall ${warm.wall}`);
+  console.log(
+    `${label} (${(size / 1024).toFixed(1)} KiB), ms median / p90: cold CPU ${cold.cpu}, wall ${cold.wall}; warm CPU ${warm.cpu}, wall ${warm.wall}`,
+  );
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -191,8 +204,13 @@ describe("PDF rendering", () => {
   it("memory held by an isolate that rendered both (fonts loaded and parsed)", async () => {
     const base = heapMiB();
     const load = freshFonts();
-    const held = [await renderTicketPdf(ticket, load, Date.UTC(2030, 0, 1)), await renderInvoicePdf(invoice, event, load)];
-    console.log(`memory: ${(heapMiB() - base).toFixed(1)} MiB more heap and buffers after rendering with fresh fonts (font files ${([...fonts.values()].reduce((s, b) => s + b.length, 0) / 2 ** 20).toFixed(1)} MiB)${gc ? "" : " (no gc: rough)"}`);
+    const held = [
+      await renderTicketPdf(ticket, load, Date.UTC(2030, 0, 1)),
+      await renderInvoicePdf(invoice, event, load),
+    ];
+    console.log(
+      `memory: ${(heapMiB() - base).toFixed(1)} MiB more heap and buffers after rendering with fresh fonts (font files ${([...fonts.values()].reduce((s, b) => s + b.length, 0) / 2 ** 20).toFixed(1)} MiB)${gc ? "" : " (no gc: rough)"}`,
+    );
     void held;
   });
 });

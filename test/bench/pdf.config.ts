@@ -3,5 +3,11 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  test: { root: path.resolve(import.meta.dirname, "..", ".."), environment: "node", include: ["test/bench/pdf.bench.ts"], testTimeout: 600_000, execArgv: ["--expose-gc"] },
+  test: {
+    root: path.resolve(import.meta.dirname, "..", ".."),
+    environment: "node",
+    include: ["test/bench/pdf.bench.ts"],
+    testTimeout: 600_000,
+    execArgv: ["--expose-gc"],
+  },
 });

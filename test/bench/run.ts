@@ -34,7 +34,17 @@ import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { latency, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts, type TripSummary } from "./load.ts";
+import {
+  latency,
+  type RequestSpec,
+  round,
+  roundTrips,
+  runPhase,
+  type Sample,
+  send,
+  statusCounts,
+  type TripSummary,
+} from "./load.ts";
 import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.ts";
 import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
 import { benchLarge, fileBytes, type LargeSummary, summarizeLarge } from "./large.ts";
@@ -132,7 +142,9 @@ function options() {
     verbose: values.verbose,
   };
   if (o.warmupOrders >= o.quota) throw new Error("--warmup-orders must be smaller than --quota");
-  for (const x of o.scenarios) if (!(SCENARIOS as readonly string[]).includes(x)) throw new Error(`--scenario: ${x} is not one of ${SCENARIOS.join(", ")}, all`);
+  for (const x of o.scenarios)
+    if (!(SCENARIOS as readonly string[]).includes(x))
+      throw new Error(`--scenario: ${x} is not one of ${SCENARIOS.join(", ")}, all`);
   return o;
 }
 
@@ -165,7 +177,10 @@ class SetupError extends Error {}
 async function api(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${service!.base}${url}`, {
     method,
-    headers: { Authorization: `Token ${service!.token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: {
+      Authorization: `Token ${service!.token}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -206,7 +221,11 @@ async function bench() {
 
   const auth = { Authorization: `Token ${service!.token}` };
   const trivialUrl = `/api/v1/organizers/${org}/`;
-  const trivial = (): RequestSpec => ({ url: `${service!.base}${trivialUrl}`, init: { headers: auth }, expected: (s) => s === 200 });
+  const trivial = (): RequestSpec => ({
+    url: `${service!.base}${trivialUrl}`,
+    init: { headers: auth },
+    expected: (s) => s === 200,
+  });
   const order = (i: number): RequestSpec => ({
     url: `${service!.base}${eventPath}/orders/`,
     init: {
@@ -219,7 +238,11 @@ async function bench() {
 
   log(`warming up: trivial endpoint for ${opts.warmupSeconds} s, ${opts.warmupOrders} orders`);
   await runPhase({ concurrency: opts.concurrency, durationMs: opts.warmupSeconds * 1000, make: trivial });
-  const warm = await runPhase({ concurrency: Math.min(opts.concurrency, Math.max(1, opts.warmupOrders)), count: opts.warmupOrders, make: (i) => order(-1 - i) });
+  const warm = await runPhase({
+    concurrency: Math.min(opts.concurrency, Math.max(1, opts.warmupOrders)),
+    count: opts.warmupOrders,
+    make: (i) => order(-1 - i),
+  });
   const warmSold = warm.samples.filter((s) => s.status === 201).length;
 
   const half = (opts.trivialSeconds * 1000) / 2;
@@ -244,7 +267,10 @@ async function bench() {
   while (next) {
     const res: Response = await fetch(next, { headers: auth });
     if (res.status !== 200) throw new SetupError(`GET ${next} answered ${res.status}`);
-    const page = (await res.json()) as { next: string | null; results: { status: string; positions: { item: number }[] }[] };
+    const page = (await res.json()) as {
+      next: string | null;
+      results: { status: string; positions: { item: number }[] }[];
+    };
     for (const o of page.results) {
       listedOrders++;
       if (o.status === "n" || o.status === "p") soldPositions += o.positions.filter((p) => p.item === item.id).length;
@@ -253,10 +279,41 @@ async function bench() {
   }
   const availability = await api("GET", `${eventPath}/quotas/${quota.id}/availability/`);
   if (availability.status !== 200) throw new SetupError(`availability answered ${availability.status}`);
-  const a = availability.body as { available: boolean; available_number: number | null; pending_orders: number; paid_orders: number };
-  const availabilityTrips = (await send({ url: `${service!.base}${eventPath}/quotas/${quota.id}/availability/`, init: { headers: auth }, expected: (s) => s === 200 }, 0)).trips;
+  const a = availability.body as {
+    available: boolean;
+    available_number: number | null;
+    pending_orders: number;
+    paid_orders: number;
+  };
+  const availabilityTrips = (
+    await send(
+      {
+        url: `${service!.base}${eventPath}/quotas/${quota.id}/availability/`,
+        init: { headers: auth },
+        expected: (s) => s === 200,
+      },
+      0,
+    )
+  ).trips;
 
-  return { loadBefore, loadAfter, item, quota, warm, warmSold, trivialBefore, trivialAfter, orders, attempts, soldPositions, listedOrders, availability: a, availabilityTrips, bytesBefore, bytesAfter };
+  return {
+    loadBefore,
+    loadAfter,
+    item,
+    quota,
+    warm,
+    warmSold,
+    trivialBefore,
+    trivialAfter,
+    orders,
+    attempts,
+    soldPositions,
+    listedOrders,
+    availability: a,
+    availabilityTrips,
+    bytesBefore,
+    bytesAfter,
+  };
 }
 
 // ------------------------------------------------------------------ the report
@@ -281,7 +338,9 @@ function summarize(r: Result) {
     ...trivialSamples.filter((s) => s.status !== 200),
     ...[...r.warm.samples, ...r.orders.samples].filter((s) => s.status !== 201 && s.status !== 400),
   ];
-  const refusedForOtherReasons = refused.filter((s) => s.body !== undefined && !/not enough quota available/.test(s.body));
+  const refusedForOtherReasons = refused.filter(
+    (s) => s.body !== undefined && !/not enough quota available/.test(s.body),
+  );
   const soldByAvailability = r.availability.pending_orders + r.availability.paid_orders;
   const oversold = Math.max(r.soldPositions, soldByAvailability) - opts.quota;
   const totalCreated = r.warmSold + created.length;
@@ -289,7 +348,11 @@ function summarize(r: Result) {
     oversold_zero: oversold <= 0 && r.soldPositions <= opts.quota && soldByAvailability <= opts.quota,
     no_5xx: serverErrors.length === 0,
     no_unexpected_status: unexpected.length === 0 && refusedForOtherReasons.length === 0,
-    sold_out_exactly: totalCreated === opts.quota && r.soldPositions === opts.quota && r.availability.available_number === 0 && r.availability.available === false,
+    sold_out_exactly:
+      totalCreated === opts.quota &&
+      r.soldPositions === opts.quota &&
+      r.availability.available_number === 0 &&
+      r.availability.available === false,
     orders_listed_once: r.listedOrders === totalCreated,
   };
   const sample = (s: Sample) => ({ status: s.status, body: s.body ?? "" });
@@ -319,8 +382,14 @@ function summarize(r: Result) {
       endpoint: "GET /api/v1/organizers/{slug}/ (authenticated)",
       requests: trivialSamples.length,
       requests_per_second: trivialRate,
-      before_per_second: perSecond(r.trivialBefore.samples.filter((s) => s.status === 200).length, r.trivialBefore.elapsedMs),
-      after_per_second: perSecond(r.trivialAfter.samples.filter((s) => s.status === 200).length, r.trivialAfter.elapsedMs),
+      before_per_second: perSecond(
+        r.trivialBefore.samples.filter((s) => s.status === 200).length,
+        r.trivialBefore.elapsedMs,
+      ),
+      after_per_second: perSecond(
+        r.trivialAfter.samples.filter((s) => s.status === 200).length,
+        r.trivialAfter.elapsedMs,
+      ),
       latency: latency(trivialOk),
       d1_round_trips: roundTrips(trivialOk),
     },
@@ -367,7 +436,9 @@ function summarize(r: Result) {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")).join("\n");
+  return rows
+    .map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  "))
+    .join("\n");
 }
 
 function tripsCell(t: TripSummary): string {
@@ -388,17 +459,42 @@ function print(s: ReturnType<typeof summarize>) {
     "",
     table([
       ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object) · ms waiting for D1"],
-      [`trivial: ${t.endpoint}`, String(t.requests), String(t.requests_per_second), String(t.latency.p50_ms), String(t.latency.p99_ms), tripsCell(t.d1_round_trips)],
-      ["orders: 201 created", String(o.created_201), String(o.orders_per_second), String(o.latency_created.p50_ms), String(o.latency_created.p99_ms), tripsCell(o.d1_round_trips_created)],
-      ["orders: 400 refused (sold out)", String(o.refused_400), "", String(o.latency_refused.p50_ms), String(o.latency_refused.p99_ms), tripsCell(o.d1_round_trips_refused)],
+      [
+        `trivial: ${t.endpoint}`,
+        String(t.requests),
+        String(t.requests_per_second),
+        String(t.latency.p50_ms),
+        String(t.latency.p99_ms),
+        tripsCell(t.d1_round_trips),
+      ],
+      [
+        "orders: 201 created",
+        String(o.created_201),
+        String(o.orders_per_second),
+        String(o.latency_created.p50_ms),
+        String(o.latency_created.p99_ms),
+        tripsCell(o.d1_round_trips_created),
+      ],
+      [
+        "orders: 400 refused (sold out)",
+        String(o.refused_400),
+        "",
+        String(o.latency_refused.p50_ms),
+        String(o.latency_refused.p99_ms),
+        tripsCell(o.d1_round_trips_refused),
+      ],
     ]),
     "",
     `trivial endpoint before / after the orders: ${t.before_per_second} / ${t.after_per_second} requests/s`,
     `orders/s until sold out: ${o.orders_per_second} (${o.tickets_per_minute} tickets/minute; sold out after ${o.sold_out_after_seconds} s; ${s.reference})`,
     `ratio orders/s ÷ trivial requests/s: ${s.ratio_orders_to_trivial} · D1 grew by ${o.d1_bytes_per_order_created} bytes per order created`,
-    `statuses: ${Object.entries(o.statuses).map(([k, v]) => `${k} × ${v}`).join(", ")} · 5xx: ${s.server_errors_5xx} · unexpected: ${s.unexpected_answers}`,
+    `statuses: ${Object.entries(o.statuses)
+      .map(([k, v]) => `${k} × ${v}`)
+      .join(", ")} · 5xx: ${s.server_errors_5xx} · unexpected: ${s.unexpected_answers}`,
     `oversold: ${s.verification.oversold} (quota ${s.verification.quota_size}; sold per order list ${s.verification.positions_sold_by_order_list}, per availability ${s.verification.positions_sold_by_availability}; available_number ${s.verification.available_number})`,
-    `checks: ${Object.entries(s.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+    `checks: ${Object.entries(s.checks)
+      .map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`)
+      .join(", ")}`,
   ];
   for (const e of [...s.server_error_samples, ...s.unexpected_samples]) lines.push(`  answer ${e.status}: ${e.body}`);
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -414,15 +510,38 @@ function printCheckin(c: CheckinSummary, loadBefore: number, loadAfter: number) 
     "",
     table([
       ["", "requests", "per second", "p50 ms", "p99 ms", "D1 round trips (worker + object) · ms waiting for D1"],
-      ["trivial endpoint", String(c.trivial.latency.count), String(c.trivial.requests_per_second), String(c.trivial.latency.p50_ms), String(c.trivial.latency.p99_ms), tripsCell(c.trivial.d1_round_trips)],
-      ["redeem: 201 ok (distinct tickets)", String(r.redeemed_201), String(r.redemptions_per_second), String(r.latency.p50_ms), String(r.latency.p99_ms), tripsCell(r.d1_round_trips)],
+      [
+        "trivial endpoint",
+        String(c.trivial.latency.count),
+        String(c.trivial.requests_per_second),
+        String(c.trivial.latency.p50_ms),
+        String(c.trivial.latency.p99_ms),
+        tripsCell(c.trivial.d1_round_trips),
+      ],
+      [
+        "redeem: 201 ok (distinct tickets)",
+        String(r.redeemed_201),
+        String(r.redemptions_per_second),
+        String(r.latency.p50_ms),
+        String(r.latency.p99_ms),
+        tripsCell(r.d1_round_trips),
+      ],
       ["storm: 201 ok", String(st.admitted_201), "", "", "", tripsCell(st.d1_round_trips_admitted)],
-      ["storm: 400 already_redeemed", String(st.refused_400_already_redeemed), "", String(st.latency.p50_ms), String(st.latency.p99_ms), tripsCell(st.d1_round_trips_refused)],
+      [
+        "storm: 400 already_redeemed",
+        String(st.refused_400_already_redeemed),
+        "",
+        String(st.latency.p50_ms),
+        String(st.latency.p99_ms),
+        tripsCell(st.d1_round_trips_refused),
+      ],
     ]),
     "",
     `ratio redemptions/s ÷ trivial requests/s: ${c.ratio_redemptions_to_trivial} · p99 ÷ trivial p99: ${c.ratio_p99_to_trivial_p99} (${c.goals})`,
     `double entries: ${c.double_entries.by_answers} by the answers, ${c.double_entries.by_list_positions} by the list's positions · list status: ${c.list_status.checkin_count} checked in, ${c.list_status.inside_count} inside`,
-    `checks: ${Object.entries(c.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+    `checks: ${Object.entries(c.checks)
+      .map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`)
+      .join(", ")}`,
   ];
   for (const e of c.unexpected_samples) lines.push(`  answer ${e.status}: ${e.body}`);
   process.stdout.write(`${lines.join("\n")}\n`);
@@ -438,15 +557,33 @@ function printLarge(l: LargeSummary, loadBefore: number, loadAfter: number) {
     "",
     table([
       ["", "results", "p50 ms", "p99 ms", "÷ trivial p50", "D1 round trips · ms waiting for D1"],
-      ["trivial: GET /api/v1/organizers/{slug}/", "", String(l.trivial.latency.p50_ms), String(l.trivial.latency.p99_ms), "1", tripsCell(l.trivial.d1_round_trips)],
-      ...l.lists.map((x) => [`${x.list}: ${x.request}`, String(x.count ?? ""), String(x.latency.p50_ms), String(x.latency.p99_ms), `${x.ratio_p50_to_trivial_p50}${x.within_2x ? "" : " !"}`, tripsCell(x.d1_round_trips)]),
+      [
+        "trivial: GET /api/v1/organizers/{slug}/",
+        "",
+        String(l.trivial.latency.p50_ms),
+        String(l.trivial.latency.p99_ms),
+        "1",
+        tripsCell(l.trivial.d1_round_trips),
+      ],
+      ...l.lists.map((x) => [
+        `${x.list}: ${x.request}`,
+        String(x.count ?? ""),
+        String(x.latency.p50_ms),
+        String(x.latency.p99_ms),
+        `${x.ratio_p50_to_trivial_p50}${x.within_2x ? "" : " !"}`,
+        tripsCell(x.d1_round_trips),
+      ]),
     ]),
     "",
     `warm order (one client): ${tripsCell(r.warm_d1_round_trips)} waiting for D1, ${r.warm_d1_round_trips?.object_d1_ms_mean} ms of it the object's write · redeem (one device): p50 ${l.redeem_one_device.latency.p50_ms} ms, ${tripsCell(l.redeem_one_device.d1_round_trips)} waiting for D1`,
     `first order after the object restarted: ${r.first_order_status} in ${r.first_order_ms} ms (${r.first_order_d1_round_trips ? `${r.first_order_d1_round_trips.total} D1 round trips` : "-"}); warm orders p50 ${r.warm_orders.p50_ms} ms, p99 ${r.warm_orders.p99_ms} ms; ratio ${r.ratio_first_to_warm_p50} (goal ≤ 10)`,
-    r.object_start ? `the object's start: ${r.object_start.rows_read} rows read from its storage, ${r.object_start.held_positions} positions held (an in-memory ledger of them would take ${l.in_memory_ledger_estimate.heap_mb} MB)` : "the object's start: not reported",
+    r.object_start
+      ? `the object's start: ${r.object_start.rows_read} rows read from its storage, ${r.object_start.held_positions} positions held (an in-memory ledger of them would take ${l.in_memory_ledger_estimate.heap_mb} MB)`
+      : "the object's start: not reported",
     `quota: ${l.quota.held_by_object} held according to the object, ${l.quota.held_in_d1} in D1 before the orders of this scenario`,
-    `checks: ${Object.entries(l.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+    `checks: ${Object.entries(l.checks)
+      .map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`)
+      .join(", ")}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
@@ -459,16 +596,36 @@ function printRushes(r: RushSummary, loadBefore: number, loadAfter: number) {
     "",
     table([
       ["", "orders/s until sold out", "÷ alone", "p50 ms", "p99 ms"],
-      [`${r.alone.event} alone`, String(r.alone.orders_per_second), "1", String(r.alone.latency_created.p50_ms), String(r.alone.latency_created.p99_ms)],
-      ...r.together.events.map((e) => [`${e.event} (together)`, String(e.orders_per_second), String(e.ratio_to_alone), String(e.latency_created.p50_ms), String(e.latency_created.p99_ms)]),
+      [
+        `${r.alone.event} alone`,
+        String(r.alone.orders_per_second),
+        "1",
+        String(r.alone.latency_created.p50_ms),
+        String(r.alone.latency_created.p99_ms),
+      ],
+      ...r.together.events.map((e) => [
+        `${e.event} (together)`,
+        String(e.orders_per_second),
+        String(e.ratio_to_alone),
+        String(e.latency_created.p50_ms),
+        String(e.latency_created.p99_ms),
+      ]),
       ["all together", String(r.together.orders_per_second_all_events), String(r.together.ratio_all_to_alone), "", ""],
       ["trivial, 1 client, before", "", "", String(r.trivial.before.p50_ms), String(r.trivial.before.p99_ms)],
-      ["trivial, 1 client, during", "", String(r.trivial.ratio_p50_during_to_before), String(r.trivial.during.p50_ms), String(r.trivial.during.p99_ms)],
+      [
+        "trivial, 1 client, during",
+        "",
+        String(r.trivial.ratio_p50_during_to_before),
+        String(r.trivial.during.p50_ms),
+        String(r.trivial.during.p99_ms),
+      ],
     ]),
     "",
     `do they slow each other? ${r.slow_each_other ? "yes" : "no"}: each event sells at ${r.together.mean_ratio_each_to_alone} × the lone event's rate; all together at ${r.together.ratio_all_to_alone} ×`,
     `oversold per event: ${r.oversold.join(", ")} · 5xx: ${r.server_errors_5xx}`,
-    `checks: ${Object.entries(r.checks).map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`).join(", ")}`,
+    `checks: ${Object.entries(r.checks)
+      .map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`)
+      .join(", ")}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
@@ -494,14 +651,25 @@ try {
       series: [
         { name: "orders 201 created", color: COLORS[0]!, points: pointsOf(r.orders, (s) => s.status === 201, origin) },
         { name: "orders 400 sold out", color: COLORS[1]!, points: pointsOf(r.orders, (s) => s.status === 400, origin) },
-        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)] },
+        {
+          name: "trivial GET organizer",
+          color: TRIVIAL_COLOR,
+          points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)],
+        },
       ],
     });
   }
   let checkin: CheckinSummary | null = null;
   if (opts.scenarios.has("checkin")) {
     const loadBefore = os.loadavg()[0]!;
-    const o = { tickets: opts.tickets, devices: opts.devices, storms: opts.storms, stormWidth: opts.stormWidth, trivialSeconds: opts.trivialSeconds, warmupSeconds: opts.warmupSeconds };
+    const o = {
+      tickets: opts.tickets,
+      devices: opts.devices,
+      storms: opts.storms,
+      stormWidth: opts.stormWidth,
+      trivialSeconds: opts.trivialSeconds,
+      warmupSeconds: opts.warmupSeconds,
+    };
     const r = await benchCheckin(service, api, o, log);
     checkin = summarizeCheckin(r, o);
     printCheckin(checkin, loadBefore, os.loadavg()[0]!);
@@ -510,9 +678,25 @@ try {
       title: "Check-in: devices redeeming tickets on one list, then storms on single tickets",
       note: `${opts.devices} devices; the trivial endpoint before and after`,
       series: [
-        { name: "redeem 201 (distinct tickets)", color: COLORS[2]!, points: pointsOf(r.gates, (s) => s.status === 201, origin) },
-        { name: "storm scans (201 and 400)", color: COLORS[3]!, points: r.storms.flatMap((st) => st.samples.filter((s) => s.status === 201 || s.status === 400).map((s) => ({ t: (st.startedAt + s.at - origin) / 1000, ms: s.ms }))) },
-        { name: "trivial GET organizer", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)] },
+        {
+          name: "redeem 201 (distinct tickets)",
+          color: COLORS[2]!,
+          points: pointsOf(r.gates, (s) => s.status === 201, origin),
+        },
+        {
+          name: "storm scans (201 and 400)",
+          color: COLORS[3]!,
+          points: r.storms.flatMap((st) =>
+            st.samples
+              .filter((s) => s.status === 201 || s.status === 400)
+              .map((s) => ({ t: (st.startedAt + s.at - origin) / 1000, ms: s.ms })),
+          ),
+        },
+        {
+          name: "trivial GET organizer",
+          color: TRIVIAL_COLOR,
+          points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialAfter, ok200, origin)],
+        },
       ],
     });
   }
@@ -537,7 +721,12 @@ try {
   let onsales: RushSummary | null = null;
   if (opts.scenarios.has("onsales")) {
     const loadBefore = os.loadavg()[0]!;
-    const o = { events: opts.onsaleEvents, quota: opts.onsaleQuota, buyers: opts.onsaleBuyers, extra: Math.ceil(opts.onsaleQuota / 5) };
+    const o = {
+      events: opts.onsaleEvents,
+      quota: opts.onsaleQuota,
+      buyers: opts.onsaleBuyers,
+      extra: Math.ceil(opts.onsaleQuota / 5),
+    };
     const r = await benchRushes(service, api, o, log);
     onsales = summarizeRushes(r, o);
     printRushes(onsales, loadBefore, os.loadavg()[0]!);
@@ -547,12 +736,26 @@ try {
       note: `${o.buyers} buyers per event, quota ${o.quota} each; one trivial client before and during the joint on-sale`,
       series: [
         { name: "alone", color: COLORS[0]!, points: pointsOf(r.alone, (s) => s.status === 201, origin) },
-        ...r.rushes.map((p, i) => ({ name: r.shops[i + 1]!.slug, color: COLORS[(i + 1) % COLORS.length]!, points: pointsOf(p, (s) => s.status === 201, origin) })),
-        { name: "trivial (1 client)", color: TRIVIAL_COLOR, points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialDuring, ok200, origin)] },
+        ...r.rushes.map((p, i) => ({
+          name: r.shops[i + 1]!.slug,
+          color: COLORS[(i + 1) % COLORS.length]!,
+          points: pointsOf(p, (s) => s.status === 201, origin),
+        })),
+        {
+          name: "trivial (1 client)",
+          color: TRIVIAL_COLOR,
+          points: [...pointsOf(r.trivialBefore, ok200, origin), ...pointsOf(r.trivialDuring, ok200, origin)],
+        },
       ],
     });
   }
-  const result = { orders: summary, checkin, large, onsales, ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) && (onsales?.ok ?? true) };
+  const result = {
+    orders: summary,
+    checkin,
+    large,
+    onsales,
+    ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) && (onsales?.ok ?? true),
+  };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   const chartFile = opts.chart ?? file.replace(/\.json$/, "") + ".svg";
@@ -568,7 +771,9 @@ try {
   process.stdout.write(`JSON: ${file}\nchart: ${chartFile}\n${JSON.stringify(result)}\n`);
   exitCode = result.ok ? 0 : 1;
 } catch (e) {
-  process.stderr.write(`bench: failed: ${e instanceof Error ? `${e.message}${e.cause ? ` (${String(e.cause)})` : ""}\n${e.stack ?? ""}` : String(e)}\n`);
+  process.stderr.write(
+    `bench: failed: ${e instanceof Error ? `${e.message}${e.cause ? ` (${String(e.cause)})` : ""}\n${e.stack ?? ""}` : String(e)}\n`,
+  );
   if (service && !(e instanceof SetupError)) process.stderr.write(`wrangler's last output:\n${service.logTail()}\n`);
   exitCode = 1;
 } finally {

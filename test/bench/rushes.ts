@@ -10,7 +10,17 @@
  * Reported: each event's orders/s against the lone event's, all events' orders/s together, the
  * trivial endpoint's latency meanwhile against before, and per event that nothing was oversold.
  */
-import { latency, type Phase, type RequestSpec, round, roundTrips, runPhase, type Sample, send, statusCounts } from "./load.ts";
+import {
+  latency,
+  type Phase,
+  type RequestSpec,
+  round,
+  roundTrips,
+  runPhase,
+  type Sample,
+  send,
+  statusCounts,
+} from "./load.ts";
 import type { Service } from "./server.ts";
 
 export type RushOptions = { events: number; quota: number; buyers: number; extra: number };
@@ -31,23 +41,37 @@ export async function benchRushes(service: Service, api: Api, o: RushOptions, lo
   for (let i = 0; i <= o.events; i++) {
     const slug = `onsale-${i}`;
     const path = `/api/v1/organizers/${org}/events/${slug}`;
-    await create(`/api/v1/organizers/${org}/events/`, { name: { en: `On-sale ${i}` }, slug, currency: "EUR", date_from: "2030-08-01T19:00:00Z" });
+    await create(`/api/v1/organizers/${org}/events/`, {
+      name: { en: `On-sale ${i}` },
+      slug,
+      currency: "EUR",
+      date_from: "2030-08-01T19:00:00Z",
+    });
     const item = await create(`${path}/items/`, { name: { en: "Ticket" }, default_price: "30.00", admission: true });
     const quota = await create(`${path}/quotas/`, { name: "Tickets", size: o.quota, items: [item.id] });
     shops.push({ slug, path, item: item.id, quota: quota.id });
   }
   const order = (s: Shop, i: number): RequestSpec => ({
     url: `${service.base}${s.path}/orders/`,
-    init: { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: JSON.stringify({ email: `fan${i}@example.org`, positions: [{ item: s.item }] }) },
+    init: {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: `fan${i}@example.org`, positions: [{ item: s.item }] }),
+    },
     expected: (st) => st === 201 || st === 400,
   });
-  const trivial = (): RequestSpec => ({ url: `${service.base}/api/v1/organizers/${org}/`, init: { headers: auth }, expected: (st) => st === 200 });
+  const trivial = (): RequestSpec => ({
+    url: `${service.base}/api/v1/organizers/${org}/`,
+    init: { headers: auth },
+    expected: (st) => st === 200,
+  });
 
   // every event's object exists and the Worker is warm before anything is measured (one order each)
   log(`on-sales: warming ${shops.length} events`);
   for (const s of shops) {
     const w = await runPhase({ concurrency: 1, count: 1, make: (i) => order(s, -1 - i) });
-    if (w.samples[0]!.status !== 201) throw new Error(`warming ${s.slug} answered ${w.samples[0]!.status}: ${w.samples[0]!.body}`);
+    if (w.samples[0]!.status !== 201)
+      throw new Error(`warming ${s.slug} answered ${w.samples[0]!.status}: ${w.samples[0]!.body}`);
   }
   await runPhase({ concurrency: 4, durationMs: 2000, make: trivial });
   log("on-sales: the trivial endpoint alone (one client, 3 s)");
@@ -66,14 +90,20 @@ export async function benchRushes(service: Service, api: Api, o: RushOptions, lo
     while (running) samples.push(await send(trivial(), t0));
     return { samples, elapsedMs: performance.now() - t0, startedAt: t0 } satisfies Phase;
   })();
-  const rushes = await Promise.all(together.map((s) => runPhase({ concurrency: o.buyers, count: attempts, make: (i) => order(s, 1_000_000 + i) })));
+  const rushes = await Promise.all(
+    together.map((s) => runPhase({ concurrency: o.buyers, count: attempts, make: (i) => order(s, 1_000_000 + i) })),
+  );
   running = false;
   const trivialDuring = await probe;
 
   // what each event sold, according to its quota
   const availability: { sold: number; available: number | null }[] = [];
   for (const s of shops) {
-    const a = (await api("GET", `${s.path}/quotas/${s.quota}/availability/`)).body as { pending_orders: number; paid_orders: number; available_number: number | null };
+    const a = (await api("GET", `${s.path}/quotas/${s.quota}/availability/`)).body as {
+      pending_orders: number;
+      paid_orders: number;
+      available_number: number | null;
+    };
     availability.push({ sold: a.pending_orders + a.paid_orders, available: a.available_number });
   }
   return { shops, alone, rushes, trivialBefore, trivialDuring, availability, attempts };
@@ -115,10 +145,31 @@ export function summarizeRushes(r: Awaited<ReturnType<typeof benchRushes>>, o: R
   };
   return {
     scenario: `${o.events} on-sales at once: each event's own quota of ${o.quota}, ${o.buyers} buyers each, against one event alone`,
-    settings: { events_together: o.events, quota_per_event: o.quota, buyers_per_event: o.buyers, attempts_per_event: r.attempts },
-    alone: { event: r.shops[0]!.slug, orders_per_second: aloneRate, latency_created: latency(created(r.alone)), d1_round_trips_created: roundTrips(created(r.alone)), statuses: statusCounts(r.alone.samples) },
-    together: { events: each, orders_per_second_all_events: togetherRate, ratio_all_to_alone: aloneRate > 0 ? round(togetherRate / aloneRate, 2) : null, mean_ratio_each_to_alone: meanRatio },
-    trivial: { before: trivialBefore, during: trivialDuring, ratio_p50_during_to_before: trivialBefore.p50_ms > 0 ? round(trivialDuring.p50_ms / trivialBefore.p50_ms, 2) : null },
+    settings: {
+      events_together: o.events,
+      quota_per_event: o.quota,
+      buyers_per_event: o.buyers,
+      attempts_per_event: r.attempts,
+    },
+    alone: {
+      event: r.shops[0]!.slug,
+      orders_per_second: aloneRate,
+      latency_created: latency(created(r.alone)),
+      d1_round_trips_created: roundTrips(created(r.alone)),
+      statuses: statusCounts(r.alone.samples),
+    },
+    together: {
+      events: each,
+      orders_per_second_all_events: togetherRate,
+      ratio_all_to_alone: aloneRate > 0 ? round(togetherRate / aloneRate, 2) : null,
+      mean_ratio_each_to_alone: meanRatio,
+    },
+    trivial: {
+      before: trivialBefore,
+      during: trivialDuring,
+      ratio_p50_during_to_before:
+        trivialBefore.p50_ms > 0 ? round(trivialDuring.p50_ms / trivialBefore.p50_ms, 2) : null,
+    },
     slow_each_other: meanRatio !== null && meanRatio < 0.8,
     oversold,
     server_errors_5xx: serverErrors.length,

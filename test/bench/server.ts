@@ -48,7 +48,10 @@ export function freePort(): Promise<number> {
 /** Runs one of the project's Node scripts (what its npm script runs) and captures its output. */
 export function runNode(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, script), ...args], { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.join(projectRoot, script), ...args], {
+      cwd: projectRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -206,9 +209,21 @@ export async function startService(opts: StartOptions): Promise<Service> {
     const answering = await launch(port);
     // The operator command works while the server boots; it starts once start.ts has applied
     // the migrations (both would apply them to the fresh database at once otherwise).
-    const admin = await runNode("src/cli/admin.ts", ["create-organizer", "--slug", org.slug, "--name", org.name, "--persist-to", stateDir]);
+    const admin = await runNode("src/cli/admin.ts", [
+      "create-organizer",
+      "--slug",
+      org.slug,
+      "--name",
+      org.name,
+      "--persist-to",
+      stateDir,
+    ]);
     if (admin.code !== 0) throw new Error(`the operator command failed:\n${admin.stderr}`);
-    const { organizer, token, team } = JSON.parse(admin.stdout.trim().split("\n").pop()!) as { organizer: string; token: string; team: number };
+    const { organizer, token, team } = JSON.parse(admin.stdout.trim().split("\n").pop()!) as {
+      organizer: string;
+      token: string;
+      team: number;
+    };
     await answering(token);
     const restart = async (between?: () => Promise<void> | void) => {
       if (child) await endGroup(child);

@@ -37,7 +37,12 @@ const CHROMIUM_ARGS = [
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
-export type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] };
+export type AxeViolation = {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string }[];
+};
 
 export type PageReport = {
   name: string;
@@ -69,7 +74,9 @@ export type Browsing = {
 
 export async function openBrowser(): Promise<Browsing> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH; this test never downloads a browser`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH; this test never downloads a browser`,
+    );
   }
   rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -90,7 +97,9 @@ export async function openBrowser(): Promise<Browsing> {
     await axePage.setContent(html, { waitUntil: "load" });
     // (page code as strings: this project's Node-side type check has no DOM types)
     if ((await axePage.evaluate("typeof axe")) !== "object") await axePage.evaluate(axeSource);
-    const result = (await axePage.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as { violations: AxeViolation[] };
+    const result = (await axePage.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as {
+      violations: AxeViolation[];
+    };
     return result.violations;
   }
 
@@ -123,13 +132,16 @@ export async function openBrowser(): Promise<Browsing> {
       id: v.id,
       impact: v.impact,
       help: v.help,
-      targets: v.nodes.map((n) => `${JSON.stringify(n.target)}${n.failureSummary ? `: ${n.failureSummary.replace(/\s+/g, " ")}` : ""}`),
+      targets: v.nodes.map(
+        (n) => `${JSON.stringify(n.target)}${n.failureSummary ? `: ${n.failureSummary.replace(/\s+/g, " ")}` : ""}`,
+      ),
     }));
     const report = { name: file, url, phoneScrollWidth, ms, violations };
     reports.push(report);
     writeFileSync(path.join(SCREENSHOT_DIR, "report.json"), `${JSON.stringify(reports, null, 2)}\n`);
 
-    if (phoneScrollWidth > PHONE.width) problems.push(`${file}: ${phoneScrollWidth}px wide at a ${PHONE.width}px phone viewport (horizontal scrolling)`);
+    if (phoneScrollWidth > PHONE.width)
+      problems.push(`${file}: ${phoneScrollWidth}px wide at a ${PHONE.width}px phone viewport (horizontal scrolling)`);
     for (const v of violations.filter((v) => v.impact === "serious" || v.impact === "critical")) {
       problems.push(`${file}: axe ${v.impact} ${v.id} (${v.help})\n    ${v.targets.join("\n    ")}`);
     }

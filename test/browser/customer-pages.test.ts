@@ -30,7 +30,12 @@ function need<T>(value: T | undefined): T {
 beforeAll(async () => {
   const log = (line: string) => process.stderr.write(`browser tests: ${line}\n`);
   const [svc, st, br] = await Promise.allSettled([
-    startService({ organizer: { slug: "lakeside", name: "Lakeside Concerts" }, countRoundTrips: false, stateDirPrefix: "ticketing-browser-", log }),
+    startService({
+      organizer: { slug: "lakeside", name: "Lakeside Concerts" },
+      countRoundTrips: false,
+      stateDirPrefix: "ticketing-browser-",
+      log,
+    }),
     startSite(),
     openBrowser(),
   ]);
@@ -98,7 +103,10 @@ const inspect = (page: Page, name: string) => need(browsing).inspect(page, name)
  * ticket is being rendered the link answers a page that reloads itself (Refresh header, no
  * JavaScript), then the PDF as an attachment. `answers`: the statuses of the link's URL, in order.
  */
-async function downloadFrom(page: Page, link: Locator): Promise<{ bytes: Buffer; filename: string; answers: number[] }> {
+async function downloadFrom(
+  page: Page,
+  link: Locator,
+): Promise<{ bytes: Buffer; filename: string; answers: number[] }> {
   const href = new URL((await link.getAttribute("href"))!, page.url()).toString();
   const answers: number[] = [];
   const seen = (r: Response) => {
@@ -111,7 +119,9 @@ async function downloadFrom(page: Page, link: Locator): Promise<{ bytes: Buffer;
     const file = await download.path();
     return { bytes: readFileSync(file), filename: download.suggestedFilename(), answers };
   } catch (e) {
-    throw new Error(`no ticket was saved from ${href} (answers: ${answers.join(", ") || "none"}; the page shows: ${await mainText(page).catch(() => "?")}): ${e}`);
+    throw new Error(
+      `no ticket was saved from ${href} (answers: ${answers.join(", ") || "none"}; the page shows: ${await mainText(page).catch(() => "?")}): ${e}`,
+    );
   } finally {
     page.off("response", seen);
   }
@@ -134,7 +144,10 @@ async function cardValue(card: Json): Promise<string> {
 
 describe("customer pages in Chromium, JavaScript off", () => {
   it("runs the customer's browser with JavaScript disabled", async () => {
-    need(site).setPage("/script", `<!doctype html><html lang="en"><head><title>before</title></head><body><main><script>document.title = "after"</script></main></body></html>`);
+    need(site).setPage(
+      "/script",
+      `<!doctype html><html lang="en"><head><title>before</title></head><body><main><script>document.title = "after"</script></main></body></html>`,
+    );
     const page = await newPage();
     await visit(page, `${need(site).base}/script`);
     expect(await page.title()).toBe("before");
@@ -203,7 +216,9 @@ describe("customer pages in Chromium, JavaScript off", () => {
 
     const after = await shop.readOrder(order.code);
     expect(after.status).toBe("p");
-    expect(after.payments).toEqual([expect.objectContaining({ local_id: 1, provider: "giftcard", state: "confirmed", amount: "20.00" })]);
+    expect(after.payments).toEqual([
+      expect.objectContaining({ local_id: 1, provider: "giftcard", state: "confirmed", amount: "20.00" }),
+    ]);
     expect(await cardValue(card)).toBe("30.00");
     await page.close();
   });
@@ -246,7 +261,9 @@ describe("customer pages in Chromium, JavaScript off", () => {
     const page = await newPage();
     expect((await visit(page, order.payments[0].payment_url)).status()).toBe(200);
     const text = await mainText(page);
-    expect(text).toContain(`Please pay EUR 20.00 as agreed with the organizer, stating ${order.code} as the payment reference.`);
+    expect(text).toContain(
+      `Please pay EUR 20.00 as agreed with the organizer, stating ${order.code} as the payment reference.`,
+    );
     expect(text).toContain(`Payment reference ${order.code}`);
     expect(text).toContain("The organizer confirms the payment when it has arrived.");
     expect(await page.locator("form").count()).toBe(0);
@@ -298,7 +315,9 @@ describe("customer pages in Chromium, JavaScript off", () => {
     expect(refused.status()).toBe(400);
     expect(page.url()).toBe(foreign);
     expect(await page.title()).toBe("Return URL not allowed");
-    expect(await mainText(page)).toContain("The return_url parameter does not lie below a base URL configured for this event.");
+    expect(await mainText(page)).toContain(
+      "The return_url parameter does not lie below a base URL configured for this event.",
+    );
     await inspect(page, "return-url-refused");
     expect(need(site).requests.filter((r) => r.startsWith("GET /return/checkout"))).toEqual([
       "GET /return/checkout?tx=42&error=card_unknown",
@@ -357,7 +376,9 @@ describe("customer pages in Chromium, JavaScript off", () => {
 
     const page = await newPage();
     expect((await visit(page, link)).status()).toBe(200);
-    expect(await mainText(page)).toContain(`You have been invited to join the team Administrators of ${shop.orgName} as ${email}.`);
+    expect(await mainText(page)).toContain(
+      `You have been invited to join the team Administrators of ${shop.orgName} as ${email}.`,
+    );
     await inspect(page, "team-invitation");
 
     await page.getByLabel("Your full name").fill("Robin Member");
@@ -423,7 +444,9 @@ describe("customer pages in Chromium, JavaScript off", () => {
       const order = await shop.order({ payment_provider: "giftcard" });
       const page = await newPage();
       await visit(page, `${need(service).base}/${shop.org}/${shop.event}/`);
-      expect(await page.evaluate(`getComputedStyle(document.querySelector("header")).backgroundColor`)).toBe("rgb(255, 212, 59)");
+      expect(await page.evaluate(`getComputedStyle(document.querySelector("header")).backgroundColor`)).toBe(
+        "rgb(255, 212, 59)",
+      );
       await inspect(page, "event-light-color");
       await visit(page, order.payments[0].payment_url);
       await inspect(page, "payment-light-color");
@@ -435,7 +458,10 @@ describe("customer pages in Chromium, JavaScript off", () => {
 
   it("downloads the tickets from a paid order's page: the whole order's and one position's, PDFs that name the attendee", async () => {
     const attendee = "Alex Lakeside-Marsh";
-    const order = await shop.order({ payment_provider: "manual", positions: [{ item: shop.pass.id, attendee_name: attendee }] });
+    const order = await shop.order({
+      payment_provider: "manual",
+      positions: [{ item: shop.pass.id, attendee_name: attendee }],
+    });
     await shop.api.ok("POST", `${shop.path}/orders/${order.code}/mark_paid/`, {}, 200);
     const position = order.positions[0];
     const page = await newPage();

@@ -18,7 +18,10 @@ export function api(service: Service): Api {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${service.base}${path}`, {
       method,
-      headers: { Authorization: `Token ${service.token}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      headers: {
+        Authorization: `Token ${service.token}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -28,7 +31,8 @@ export function api(service: Service): Api {
     call,
     async ok(method, path, body, status = method === "POST" ? 201 : 200) {
       const res = await call(method, path, body);
-      if (res.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.status !== status)
+        throw new Error(`${method} ${path}: expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
       return res.body;
     },
   };
@@ -84,9 +88,16 @@ export async function buildShop(service: Service, returnBase: string): Promise<S
     default_price: "20.00",
     admission: true,
   });
-  const freeEntry = await a.ok("POST", `${path}/items/`, { name: { en: "Children's entry" }, default_price: "0.00", admission: true });
+  const freeEntry = await a.ok("POST", `${path}/items/`, {
+    name: { en: "Children's entry" },
+    default_price: "0.00",
+    admission: true,
+  });
   await a.ok("POST", `${path}/quotas/`, { name: "Festival", size: 500, items: [pass.id, freeEntry.id] });
-  await a.ok("PATCH", `${path}/`, { live: true, plugins: ["pretix.plugins.manualpayment", "pretix.plugins.returnurl"] });
+  await a.ok("PATCH", `${path}/`, {
+    live: true,
+    plugins: ["pretix.plugins.manualpayment", "pretix.plugins.returnurl"],
+  });
   // customers see ticket download links on their order page (off by default, as in pretix)
   await a.ok("PATCH", `${path}/settings/`, { returnurl_prefix: returnBase, ticket_download: true });
 
@@ -100,7 +111,8 @@ export async function buildShop(service: Service, returnBase: string): Promise<S
     pass,
     freeEntry,
     returnBase,
-    order: (body) => a.ok("POST", `${path}/orders/`, { email: "buyer@example.org", positions: [{ item: pass.id }], ...body }),
+    order: (body) =>
+      a.ok("POST", `${path}/orders/`, { email: "buyer@example.org", positions: [{ item: pass.id }], ...body }),
     readOrder: (code) => a.ok("GET", `${path}/orders/${code}/`),
     async giftCard(value) {
       const secret = `GIFT-${Math.random().toString(36).slice(2, 10).toUpperCase()}`;

@@ -18,12 +18,19 @@ export type Site = {
 };
 
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 }
 
 /** The return page: shows the query parameters it was called with (`error` among them). */
 function returnPage(url: URL): string {
-  const params = [...url.searchParams].map(([k, v]) => `<li><code>${escapeHtml(k)}</code> = <code id="param-${escapeHtml(k)}">${escapeHtml(v)}</code></li>`);
+  const params = [...url.searchParams].map(
+    ([k, v]) => `<li><code>${escapeHtml(k)}</code> = <code id="param-${escapeHtml(k)}">${escapeHtml(v)}</code></li>`,
+  );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Back at the shop</title></head>
 <body><main><h1>Back at the shop</h1><ul>${params.join("")}</ul></main></body></html>`;
 }

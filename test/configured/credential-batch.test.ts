@@ -7,7 +7,17 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { checkinLists, devices, events, teamApiTokens, teams } from "../../src/db/schema";
-import { type ApiResponse, type Client, db, seedDevice, seedEventRow, seedOrderPosition, seedOrderRow, seedOrganizer, seedTeam } from "../harness";
+import {
+  type ApiResponse,
+  type Client,
+  db,
+  seedDevice,
+  seedEventRow,
+  seedOrderPosition,
+  seedOrderRow,
+  seedOrganizer,
+  seedTeam,
+} from "../harness";
 import { seedItem } from "../helpers/catalog";
 
 const trips = (res: ApiResponse) => res.headers.get("X-D1-Round-Trips");
@@ -16,8 +26,14 @@ async function sellingEvent() {
   const org = await seedOrganizer();
   const ev = await seedEventRow(org.id);
   const item = await seedItem(ev.id);
-  for (const status of ["p", "p", "n"] as const) await seedOrderPosition(await seedOrderRow(ev.id, { status }), { itemId: item.id });
-  const list = (await db().insert(checkinLists).values({ eventId: ev.id, name: "Entrance", allProducts: true, rules: {}, autoCheckinSalesChannels: [] }).returning())[0]!;
+  for (const status of ["p", "p", "n"] as const)
+    await seedOrderPosition(await seedOrderRow(ev.id, { status }), { itemId: item.id });
+  const list = (
+    await db()
+      .insert(checkinLists)
+      .values({ eventId: ev.id, name: "Entrance", allProducts: true, rules: {}, autoCheckinSalesChannels: [] })
+      .returning()
+  )[0]!;
   const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
   return { org, ev, list, path, orders: `${path}/orders/`, tickets: `${path}/checkinlists/${list.id}/positions/` };
 }
@@ -30,7 +46,8 @@ async function admitted(client: Client, url: string) {
   return first;
 }
 
-const setTokenActive = (teamId: number, active: boolean) => db().update(teamApiTokens).set({ active }).where(eq(teamApiTokens.teamId, teamId));
+const setTokenActive = (teamId: number, active: boolean) =>
+  db().update(teamApiTokens).set({ active }).where(eq(teamApiTokens.teamId, teamId));
 
 describe("a list page read with the credential", () => {
   it("the orders list and a list's tickets: one round trip once the credential was admitted to the event, the same answer", async () => {
@@ -108,7 +125,10 @@ describe("a list page read with the credential", () => {
     const e = await sellingEvent();
     await admitted(e.org.client, e.orders);
     // the event leaves its slug to a new event of the organizer, without orders
-    await db().update(events).set({ slug: `${e.ev.slug}-old` }).where(eq(events.id, e.ev.id));
+    await db()
+      .update(events)
+      .set({ slug: `${e.ev.slug}-old` })
+      .where(eq(events.id, e.ev.id));
     await seedEventRow(e.org.id, { slug: e.ev.slug });
     const page = await e.org.client.get(e.orders);
     expect(page.status).toBe(200);

@@ -17,7 +17,11 @@ describe("an event object that cannot serve in time", () => {
       await s.client.get(`${s.path}/quotas/`, { headers: {} });
       await s.client.get(`${s.path}/quotas/1/availability/`);
       await breakObjectWrites(eventId, mode);
-      const res = await s.client.post(`${s.path}/vouchers/`, { code: `BUSY${mode.toUpperCase()}1`, item: ticket.id, block_quota: true });
+      const res = await s.client.post(`${s.path}/vouchers/`, {
+        code: `BUSY${mode.toUpperCase()}1`,
+        item: ticket.id,
+        block_quota: true,
+      });
       expect(res.status).toBe(409);
       expect(res.headers.get("retry-after")).toBe("1");
       expect(res.body.detail).toMatch(/busy/);

@@ -21,8 +21,10 @@ type Mode = "fail" | "hang" | "commit-then-hang";
 
 /** The number of outbox entries in the object's own storage. */
 async function outboxSize(eventId: number): Promise<number> {
-  return runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) =>
-    state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+  return runInDurableObject(
+    eventObject(env, eventId),
+    (_: EventObject, state: DurableObjectState) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
   );
 }
 
@@ -40,7 +42,8 @@ const availability = async (s: Shop, quotaId: number) => {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 };
-const eventIdOf = async (s: Shop) => (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
+const eventIdOf = async (s: Shop) =>
+  (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
 const orderRow = async (code: string) => (await db().select().from(orders).where(eq(orders.code, code)))[0]!;
 const cartsOf = async (eventId: number) => db().select().from(cartPositions).where(eq(cartPositions.eventId, eventId));
 
@@ -48,7 +51,10 @@ const cartsOf = async (eventId: number) => db().select().from(cartPositions).whe
 async function expectLedgerAgreesWithD1(s: Shop, quotaId: number, code: string, units: number) {
   const { status } = await orderRow(code);
   const a = await availability(s, quotaId);
-  expect({ pending: a.pending_orders, paid: a.paid_orders }).toEqual({ pending: status === "n" ? units : 0, paid: status === "p" ? units : 0 });
+  expect({ pending: a.pending_orders, paid: a.paid_orders }).toEqual({
+    pending: status === "n" ? units : 0,
+    paid: status === "p" ? units : 0,
+  });
   return status;
 }
 
@@ -56,7 +62,11 @@ async function pendingOrder(size: number) {
   const s = await shop();
   const ticket = await s.item();
   const q = await s.quota({ size, items: [ticket.id] });
-  const res = await s.client.post(`${s.path}/orders/`, { email: "buyer@example.org", payment_provider: "manual", positions: [{ item: ticket.id }] });
+  const res = await s.client.post(`${s.path}/orders/`, {
+    email: "buyer@example.org",
+    payment_provider: "manual",
+    positions: [{ item: ticket.id }],
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return { s, ticket, q, code: res.body.code as string, eventId: await eventIdOf(s) };
 }
@@ -96,7 +106,10 @@ describe("a D1 write that fails releases what it took, on every path", LOADED, (
     const eventId = await eventIdOf(s);
     await availability(s, q.id);
     const { reached } = await breakObjectWrites(eventId, "fail");
-    const res = await s.client.post(`${s.path}/cartpositions/bulk_create/`, [1, 2].map(() => ({ item: ticket.id, price: "1.00" })));
+    const res = await s.client.post(
+      `${s.path}/cartpositions/bulk_create/`,
+      [1, 2].map(() => ({ item: ticket.id, price: "1.00" })),
+    );
     await reached;
     await settled(eventId);
     expect(res.status).toBe(503);
@@ -116,7 +129,12 @@ describe("a D1 write that fails releases what it took, on every path", LOADED, (
     await settled(eventId);
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ detail: "The event could not process the request. Retry in a moment." });
-    expect(await availability(s, q.id)).toMatchObject({ available: true, available_number: 1, pending_orders: 0, paid_orders: 0 });
+    expect(await availability(s, q.id)).toMatchObject({
+      available: true,
+      available_number: 1,
+      pending_orders: 0,
+      paid_orders: 0,
+    });
     expect((await orderRow(code)).status).toBe("e");
     const read = await s.client.get(`${s.path}/orders/${code}/`);
     expect(read.body.status).toBe("e");
@@ -162,16 +180,23 @@ describe("a status change is durable before it is acknowledged", LOADED, () => {
 
   it("mark_canceled, D1 never written before the abort: the alarm cancels it and releases its hold", async () => {
     const { s, q, code, eventId } = await pendingOrder(2);
-    await interrupted(s, eventId, "hang", () => s.client.post(`${s.path}/orders/${code}/mark_canceled/`, { send_email: false }));
+    await interrupted(s, eventId, "hang", () =>
+      s.client.post(`${s.path}/orders/${code}/mark_canceled/`, { send_email: false }),
+    );
     expect(await expectLedgerAgreesWithD1(s, q.id, code, 1)).toBe("c");
     expect(await availability(s, q.id)).toMatchObject({ available_number: 2 });
-    const payments = await db().select().from(orderPayments).where(eq(orderPayments.orderId, (await orderRow(code)).id));
+    const payments = await db()
+      .select()
+      .from(orderPayments)
+      .where(eq(orderPayments.orderId, (await orderRow(code)).id));
     expect(payments.map((p) => p.state)).toEqual(["canceled"]);
   });
 
   it("mark_canceled, D1 written but the answer lost: the restarted object releases the hold", async () => {
     const { s, q, code, eventId } = await pendingOrder(2);
-    await interrupted(s, eventId, "commit-then-hang", () => s.client.post(`${s.path}/orders/${code}/mark_canceled/`, { send_email: false }));
+    await interrupted(s, eventId, "commit-then-hang", () =>
+      s.client.post(`${s.path}/orders/${code}/mark_canceled/`, { send_email: false }),
+    );
     expect(await expectLedgerAgreesWithD1(s, q.id, code, 1)).toBe("c");
     expect(await availability(s, q.id)).toMatchObject({ available_number: 2 });
   });
@@ -180,7 +205,9 @@ describe("a status change is durable before it is acknowledged", LOADED, () => {
     const { s, q, code, eventId } = await pendingOrder(1);
     expect((await s.client.post(`${s.path}/orders/${code}/mark_expired/`, {})).status).toBe(200);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 0 });
-    await interrupted(s, eventId, "hang", () => s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false }));
+    await interrupted(s, eventId, "hang", () =>
+      s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false }),
+    );
     expect(await expectLedgerAgreesWithD1(s, q.id, code, 1)).toBe("p");
     expect(await availability(s, q.id)).toMatchObject({ available_number: 0, paid_orders: 1 });
     // the unit is the order's: nobody else gets it
@@ -191,14 +218,18 @@ describe("a status change is durable before it is acknowledged", LOADED, () => {
   it("mark_paid of an expired order, D1 written but the answer lost: the restarted object holds it as paid", async () => {
     const { s, q, code, eventId } = await pendingOrder(1);
     expect((await s.client.post(`${s.path}/orders/${code}/mark_expired/`, {})).status).toBe(200);
-    await interrupted(s, eventId, "commit-then-hang", () => s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false }));
+    await interrupted(s, eventId, "commit-then-hang", () =>
+      s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false }),
+    );
     expect(await expectLedgerAgreesWithD1(s, q.id, code, 1)).toBe("p");
     expect(await availability(s, q.id)).toMatchObject({ available_number: 0, paid_orders: 1 });
   });
 
   it("mark_paid of a pending order, D1 written but the answer lost: pending becomes paid in the ledger too", async () => {
     const { s, q, code, eventId } = await pendingOrder(2);
-    await interrupted(s, eventId, "commit-then-hang", () => s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false }));
+    await interrupted(s, eventId, "commit-then-hang", () =>
+      s.client.post(`${s.path}/orders/${code}/mark_paid/`, { send_email: false }),
+    );
     expect(await expectLedgerAgreesWithD1(s, q.id, code, 1)).toBe("p");
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 0, paid_orders: 1 });
   });

@@ -4,7 +4,15 @@
  * list (count, page, children, Last-Modified stamp) is one batch.
  */
 import { describe, expect, it } from "vitest";
-import { createCategory, createItem, createMembershipType, seedQuota, seedTaxRule, variation, world } from "../helpers/items";
+import {
+  createCategory,
+  createItem,
+  createMembershipType,
+  seedQuota,
+  seedTaxRule,
+  variation,
+  world,
+} from "../helpers/items";
 
 function trips(headers: Headers): number {
   return Number(headers.get("X-D1-Round-Trips-Worker"));
@@ -36,7 +44,12 @@ describe("D1 round trips of the catalog", () => {
     expect(res.status, res.text).toBe(201);
     expect(trips(res.headers)).toBe(4);
 
-    const invalid = await w.client.post(`${w.ev}/items/`, { name: "Bad", default_price: "1", category: 99999999, tax_rule: 99999999 });
+    const invalid = await w.client.post(`${w.ev}/items/`, {
+      name: "Bad",
+      default_price: "1",
+      category: 99999999,
+      tax_rule: 99999999,
+    });
     expect(invalid.status).toBe(400);
     expect(trips(invalid.headers)).toBe(2);
 
@@ -53,7 +66,11 @@ describe("D1 round trips of the catalog", () => {
     const w = await world();
     const cat = await createCategory(w, { is_addon: true });
     const drink = await createItem(w);
-    const item = await createItem(w, { variations: [variation("A")], addons: [{ addon_category: cat.id }], bundles: [{ bundled_item: drink.id }] });
+    const item = await createItem(w, {
+      variations: [variation("A")],
+      addons: [{ addon_category: cat.id }],
+      bundles: [{ bundled_item: drink.id }],
+    });
     for (const path of ["items/", `items/${item.id}/`, "categories/"]) {
       const res = await w.client.get(`${w.ev}/${path}`);
       expect(res.status, path).toBe(200);

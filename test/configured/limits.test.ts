@@ -38,7 +38,11 @@ describe("rate limiting", () => {
   it("does not store a 429 under an idempotency key", async () => {
     const org = await seedOrganizer();
     for (let i = 0; i < 100; i++) await org.client.get("/api/v1/organizers/");
-    const res = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, { name: "x" }, { headers: { "X-Idempotency-Key": "k-429" } });
+    const res = await org.client.post(
+      `/api/v1/organizers/${org.slug}/teams/`,
+      { name: "x" },
+      { headers: { "X-Idempotency-Key": "k-429" } },
+    );
     expect(res.status).toBe(429);
     expect(await db().select().from(idempotencyKeys)).toHaveLength(0);
   });
@@ -67,7 +71,9 @@ describe("upload limits", () => {
     expect(big.body).toEqual({ detail: "The file is too large (at most 1024 bytes)." });
     const gif = await upload(PNG, "image/gif");
     expect(gif.status).toBe(400);
-    expect(gif.body).toEqual({ detail: 'Files of type "image/gif" are not accepted. Accepted types: image/png, application/pdf.' });
+    expect(gif.body).toEqual({
+      detail: 'Files of type "image/gif" are not accepted. Accepted types: image/png, application/pdf.',
+    });
   });
 });
 
@@ -82,7 +88,9 @@ describe("public base URL", () => {
 describe("mail through the configured transport", () => {
   it("sends through Cloudflare's email binding (MAIL_TRANSPORT=cloudflare) and records the message id", async () => {
     const org = await seedOrganizer();
-    await org.client.post(`/api/v1/organizers/${org.slug}/teams/${org.teamId}/invites/`, { email: "someone@example.org" });
+    await org.client.post(`/api/v1/organizers/${org.slug}/teams/${org.teamId}/invites/`, {
+      email: "someone@example.org",
+    });
     const { mailOutbox } = await import("../../src/db/schema");
     const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.organizerId, org.id));
     expect(mail!.state).toBe("queued");

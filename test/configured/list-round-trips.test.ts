@@ -16,19 +16,29 @@ async function trips(client: Client, url: string) {
   const res = await client.get(url);
   expect(res.status, `${url}: ${res.text.slice(0, 200)}`).toBe(200);
   expect(res.body.count, url).toBeGreaterThan(0);
-  return { total: Number(res.headers.get("X-D1-Round-Trips")), object: Number(res.headers.get("X-D1-Round-Trips-Object")) };
+  return {
+    total: Number(res.headers.get("X-D1-Round-Trips")),
+    object: Number(res.headers.get("X-D1-Round-Trips-Object")),
+  };
 }
 
 describe("a list page costs at most 2 D1 round trips", () => {
-  it("the lists of sales: events, dates, items, quotas, vouchers, orders (with search and filters), cart positions", { timeout: 60_000 }, async () => {
+  it("the lists of sales: events, dates, items, quotas, vouchers, orders (with search and filters), cart positions", {
+    timeout: 60_000,
+  }, async () => {
     const s = await shop({ series: true });
     const ticket = await s.item();
     const date = await s.subevent({ name: { en: "Opening night" } });
     await s.quota({ size: 10, items: [ticket.id], subevent: date.id });
     await s.voucher({ code: "ROUND1", item: ticket.id });
-    const order = await s.client.post(`${s.path}/orders/`, { email: "buyer@example.org", positions: [{ item: ticket.id, subevent: date.id, attendee_name: "Ada Lovelace" }] });
+    const order = await s.client.post(`${s.path}/orders/`, {
+      email: "buyer@example.org",
+      positions: [{ item: ticket.id, subevent: date.id, attendee_name: "Ada Lovelace" }],
+    });
     expect(order.status, JSON.stringify(order.body)).toBe(201);
-    expect((await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, subevent: date.id, price: "1.00" })).status).toBe(201);
+    expect(
+      (await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, subevent: date.id, price: "1.00" })).status,
+    ).toBe(201);
     const org = `/api/v1/organizers/${s.orgSlug}`;
     const pages = [
       `${org}/events/`,
@@ -53,7 +63,9 @@ describe("a list page costs at most 2 D1 round trips", () => {
     const s = await shop();
     const org = `/api/v1/organizers/${s.orgSlug}`;
     expect((await s.client.post(`${org}/customers/`, { email: "c@example.org" })).status).toBe(201);
-    expect((await s.client.post(`${org}/giftcards/`, { secret: "ROUNDTRIP1", currency: "EUR", value: "5.00" })).status).toBe(201);
+    expect(
+      (await s.client.post(`${org}/giftcards/`, { secret: "ROUNDTRIP1", currency: "EUR", value: "5.00" })).status,
+    ).toBe(201);
     for (const url of [`${org}/customers/?email=c@example.org`, `${org}/giftcards/?secret=ROUNDTRIP1`]) {
       expect((await trips(s.client, url)).total, url).toBeLessThanOrEqual(LIST_PAGE_BUDGET);
     }

@@ -51,17 +51,27 @@ describe("D1 round trips per request", () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
-    const item = await org.client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    const item = await org.client.post(`${path}/items/`, {
+      name: { en: "Ticket" },
+      default_price: "20.00",
+      admission: true,
+    });
     expect(item.status).toBe(201);
     const quota = await org.client.post(`${path}/quotas/`, { name: "Tickets", size: 1, items: [item.body.id] });
     expect(quota.status).toBe(201);
     expect(Number(trips(quota.headers).object)).toBeGreaterThan(0); // the object started and read its catalog
 
-    const sold = await org.client.post(`${path}/orders/`, { email: "a@example.org", positions: [{ item: item.body.id }] });
+    const sold = await org.client.post(`${path}/orders/`, {
+      email: "a@example.org",
+      positions: [{ item: item.body.id }],
+    });
     expect(sold.status).toBe(201);
     expect(trips(sold.headers)).toEqual({ total: "3", worker: "2", object: "1" });
 
-    const refused = await org.client.post(`${path}/orders/`, { email: "b@example.org", positions: [{ item: item.body.id }] });
+    const refused = await org.client.post(`${path}/orders/`, {
+      email: "b@example.org",
+      positions: [{ item: item.body.id }],
+    });
     expect(refused.status).toBe(400);
     expect(trips(refused.headers)).toEqual({ total: "2", worker: "2", object: "0" });
 
@@ -74,9 +84,16 @@ describe("D1 round trips per request", () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
-    const item = await org.client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    const item = await org.client.post(`${path}/items/`, {
+      name: { en: "Ticket" },
+      default_price: "20.00",
+      admission: true,
+    });
     await org.client.post(`${path}/quotas/`, { name: "Tickets", size: 10, items: [item.body.id] });
-    const order = await org.client.post(`${path}/orders/`, { email: "a@example.org", positions: [{ item: item.body.id }] });
+    const order = await org.client.post(`${path}/orders/`, {
+      email: "a@example.org",
+      positions: [{ item: item.body.id }],
+    });
     expect(order.status).toBe(201);
     const paid = await org.client.post(`${path}/orders/${order.body.code}/mark_paid/`, {});
     expect(paid.status).toBe(200);
@@ -86,9 +103,16 @@ describe("D1 round trips per request", () => {
     const ev2 = await seedEventRow(org2.id);
     const path2 = `/api/v1/organizers/${org2.slug}/events/${ev2.slug}`;
     expect((await org2.client.patch(`${path2}/settings/`, { invoice_generate: "True" })).status).toBe(200);
-    const item2 = await org2.client.post(`${path2}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    const item2 = await org2.client.post(`${path2}/items/`, {
+      name: { en: "Ticket" },
+      default_price: "20.00",
+      admission: true,
+    });
     await org2.client.post(`${path2}/quotas/`, { name: "Tickets", size: 10, items: [item2.body.id] });
-    const sold = await org2.client.post(`${path2}/orders/`, { email: "a@example.org", positions: [{ item: item2.body.id }] });
+    const sold = await org2.client.post(`${path2}/orders/`, {
+      email: "a@example.org",
+      positions: [{ item: item2.body.id }],
+    });
     expect(sold.status).toBe(201);
     expect(trips(sold.headers)).toEqual({ total: "5", worker: "4", object: "1" });
     const invoices = await org2.client.get(`${path2}/invoices/`);
@@ -99,14 +123,22 @@ describe("D1 round trips per request", () => {
     const org = await seedOrganizer();
     const ev = await seedEventRow(org.id);
     const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
-    const item = await org.client.post(`${path}/items/`, { name: { en: "Ticket" }, default_price: "20.00", admission: true });
+    const item = await org.client.post(`${path}/items/`, {
+      name: { en: "Ticket" },
+      default_price: "20.00",
+      admission: true,
+    });
     await org.client.post(`${path}/quotas/`, { name: "Tickets", size: 10, items: [item.body.id] });
     const list = await org.client.post(`${path}/checkinlists/`, { name: "Entrance", all_products: true });
-    const order = await org.client.post(`${path}/orders/`, { status: "p", positions: [{ item: item.body.id }, { item: item.body.id }] });
+    const order = await org.client.post(`${path}/orders/`, {
+      status: "p",
+      positions: [{ item: item.body.id }, { item: item.body.id }],
+    });
     expect(order.status).toBe(201);
     const [a, b] = order.body.positions;
     const scanner = (await seedDevice(org.id)).client;
-    const redeem = (secret: string) => scanner.post(`/api/v1/organizers/${org.slug}/checkinrpc/redeem/`, { secret, lists: [list.body.id] });
+    const redeem = (secret: string) =>
+      scanner.post(`/api/v1/organizers/${org.slug}/checkinrpc/redeem/`, { secret, lists: [list.body.id] });
     const first = await redeem(a.secret);
     expect(first.status).toBe(201);
     // the first scan of a list in this isolate also learns the list's event (once)
@@ -132,7 +164,12 @@ describe("D1 round trips per request", () => {
     const item = await seedItem(ev.id);
     const order = await seedOrderRow(ev.id, { status: "p" });
     await seedOrderPosition(order, { itemId: item.id });
-    const list = (await db().insert(checkinLists).values({ eventId: ev.id, name: "Entrance", allProducts: true, rules: {}, autoCheckinSalesChannels: [] }).returning())[0]!;
+    const list = (
+      await db()
+        .insert(checkinLists)
+        .values({ eventId: ev.id, name: "Entrance", allProducts: true, rules: {}, autoCheckinSalesChannels: [] })
+        .returning()
+    )[0]!;
     const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
     const orders = await org.client.get(`${path}/orders/`);
     expect(orders.status).toBe(200);
@@ -147,7 +184,9 @@ describe("D1 round trips per request", () => {
     // the time the request waited for D1 is said beside the count
     expect(Number(tickets.headers.get("X-D1-Time-Ms"))).toBeGreaterThanOrEqual(0);
     expect(tickets.headers.get("X-D1-Time-Ms-Object")).toBe("0");
-    const missing = await seedTeam(org.id, { permissions: ["can_view_orders"] }).then((t) => t.client.get(`${path}/checkinlists/${list.id + 1000}/positions/`));
+    const missing = await seedTeam(org.id, { permissions: ["can_view_orders"] }).then((t) =>
+      t.client.get(`${path}/checkinlists/${list.id + 1000}/positions/`),
+    );
     expect(missing.status).toBe(404);
     expect(trips(missing.headers)).toEqual({ total: "2", worker: "2", object: "0" });
     // asked again by a credential admitted to the event: the page rides in the credential's batch

@@ -11,7 +11,19 @@ import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } fro
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
-import { cartPositions, checkinLists, checkins, customers, giftCardTransactions, mailOutbox, orderPayments, orders, teams, uploadedFiles, vouchers } from "../../src/db/schema";
+import {
+  cartPositions,
+  checkinLists,
+  checkins,
+  customers,
+  giftCardTransactions,
+  mailOutbox,
+  orderPayments,
+  orders,
+  teams,
+  uploadedFiles,
+  vouchers,
+} from "../../src/db/schema";
 import { D1_DONE_UNREAD, D1_READ_FAILED, D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/domain/faults";
 import { FILE_STORE_UNAVAILABLE } from "../../src/http/files";
 import { eventObject } from "../../src/objects/client";
@@ -24,16 +36,22 @@ import { shop, type Shop } from "../helpers/sales";
 const LOADED = { timeout: 30_000 };
 const RETRY_OBJECT = "The event could not process the request. Retry in a moment.";
 
-const eventIdOf = async (s: Shop) => (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
+const eventIdOf = async (s: Shop) =>
+  (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
 const availability = async (s: Shop, quotaId: number) => {
   const res = await s.client.get(`${s.path}/quotas/${quotaId}/availability/`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 };
 const outboxSize = (eventId: number) =>
-  runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n);
+  runInDurableObject(
+    eventObject(env, eventId),
+    (_: EventObject, state: DurableObjectState) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+  );
 /** The object has finished with the failed call (its outbox entry is gone). */
-const settled = (eventId: number) => vi.waitFor(async () => expect(await outboxSize(eventId)).toBe(0), { timeout: 5_000, interval: 20 });
+const settled = (eventId: number) =>
+  vi.waitFor(async () => expect(await outboxSize(eventId)).toBe(0), { timeout: 5_000, interval: 20 });
 const cartsOf = async (eventId: number) => db().select().from(cartPositions).where(eq(cartPositions.eventId, eventId));
 
 function expectRetryable(res: { status: number; headers: Headers; body: Json }, status: 503 | 409 = 503) {
@@ -53,7 +71,8 @@ async function ticketShop(size: number) {
 
 // the object's statements
 const CART_INSERT = /^insert into "cart_positions"/;
-const CART_CHECK = /^select .* from "cart_positions" where \("cart_positions"\."event_id" = \? and "cart_positions"\."hold_key" in/;
+const CART_CHECK =
+  /^select .* from "cart_positions" where \("cart_positions"\."event_id" = \? and "cart_positions"\."hold_key" in/;
 const CART_DELETE = /^delete from "cart_positions"/;
 const ORDER_INSERT = /^insert into "orders"/;
 const ORDER_EXISTS = /^select "id" from "orders" where/;
@@ -109,7 +128,10 @@ describe("carts", LOADED, () => {
   it("bulk_create with the answer lost: every accepted position is there once and holds its unit", async () => {
     const { s, ticket, q, eventId } = await ticketShop(5);
     injectD1Fault(CART_INSERT, "lost");
-    const res = await s.client.post(`${s.path}/cartpositions/bulk_create/`, [1, 2, 3].map(() => ({ item: ticket.id, price: "1.00" })));
+    const res = await s.client.post(
+      `${s.path}/cartpositions/bulk_create/`,
+      [1, 2, 3].map(() => ({ item: ticket.id, price: "1.00" })),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.results.map((r: { success: boolean }) => r.success)).toEqual([true, true, true]);
     expect(await cartsOf(eventId)).toHaveLength(3);
@@ -128,7 +150,9 @@ describe("carts", LOADED, () => {
     expect(await cartsOf(eventId)).toHaveLength(1);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, cart_positions: 1 });
     // replaying again writes nothing twice
-    await runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) => state.storage.setAlarm(Date.now()));
+    await runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) =>
+      state.storage.setAlarm(Date.now()),
+    );
     await runDurableObjectAlarm(eventObject(env, eventId));
     expect(await cartsOf(eventId)).toHaveLength(1);
   });
@@ -175,7 +199,9 @@ describe("vouchers", LOADED, () => {
     expectRetryable(res, 409);
     expect(await db().select().from(vouchers).where(eq(vouchers.eventId, eventId))).toEqual([]);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 2, blocking_vouchers: 0 });
-    expect((await s.client.post(`${s.path}/vouchers/`, { code: "BLOCK1", item: ticket.id, block_quota: true })).status).toBe(201);
+    expect(
+      (await s.client.post(`${s.path}/vouchers/`, { code: "BLOCK1", item: ticket.id, block_quota: true })).status,
+    ).toBe(201);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, blocking_vouchers: 1 });
   });
 
@@ -196,7 +222,11 @@ describe("vouchers", LOADED, () => {
     const clock = vi.spyOn(Date, "now").mockReturnValue(Date.UTC(2030, 0, 1, 12));
     let results: { status: number; body: { id?: number } }[];
     try {
-      results = await Promise.all(Array.from({ length: 8 }, () => s.client.post(`${s.path}/vouchers/`, { code: "SAMEMS1", item: ticket.id, block_quota: true })));
+      results = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          s.client.post(`${s.path}/vouchers/`, { code: "SAMEMS1", item: ticket.id, block_quota: true }),
+        ),
+      );
     } finally {
       clock.mockRestore();
     }
@@ -211,7 +241,10 @@ describe("vouchers", LOADED, () => {
   it("batch_create with the answer lost: all vouchers, once each", async () => {
     const { s, ticket, q, eventId } = await ticketShop(5);
     injectD1Fault(VOUCHER_INSERT, "lost");
-    const res = await s.client.post(`${s.path}/vouchers/batch_create/`, ["BATCH1", "BATCH2", "BATCH3"].map((code) => ({ code, item: ticket.id, block_quota: true })));
+    const res = await s.client.post(
+      `${s.path}/vouchers/batch_create/`,
+      ["BATCH1", "BATCH2", "BATCH3"].map((code) => ({ code, item: ticket.id, block_quota: true })),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.map((v: { code: string }) => v.code)).toEqual(["BATCH1", "BATCH2", "BATCH3"]);
     expect(await db().select().from(vouchers).where(eq(vouchers.eventId, eventId))).toHaveLength(3);
@@ -225,7 +258,9 @@ describe("vouchers", LOADED, () => {
     expectRetryable(res);
     expect(res.body).toEqual({ detail: D1_DONE_UNREAD });
     expect(await db().select().from(vouchers).where(eq(vouchers.eventId, eventId))).toHaveLength(1);
-    expect((await s.client.post(`${s.path}/vouchers/`, { code: "READ1", item: ticket.id, block_quota: true })).status).toBe(400);
+    expect(
+      (await s.client.post(`${s.path}/vouchers/`, { code: "READ1", item: ticket.id, block_quota: true })).status,
+    ).toBe(400);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, blocking_vouchers: 1 });
   });
 
@@ -238,7 +273,9 @@ describe("vouchers", LOADED, () => {
     await abortAllDurableObjects();
     expect(await db().select().from(vouchers).where(eq(vouchers.eventId, eventId))).toEqual([]);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 2, blocking_vouchers: 0 });
-    expect((await s.client.post(`${s.path}/vouchers/`, { code: "DIES1", item: ticket.id, block_quota: true })).status).toBe(201);
+    expect(
+      (await s.client.post(`${s.path}/vouchers/`, { code: "DIES1", item: ticket.id, block_quota: true })).status,
+    ).toBe(201);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, blocking_vouchers: 1 });
   });
 
@@ -269,7 +306,11 @@ describe("vouchers", LOADED, () => {
 describe("order status changes", LOADED, () => {
   async function pending(size: number, body: Record<string, unknown> = { payment_provider: "manual" }) {
     const t = await ticketShop(size);
-    const res = await t.s.client.post(`${t.s.path}/orders/`, { email: "buyer@example.org", positions: [{ item: t.ticket.id }], ...body });
+    const res = await t.s.client.post(`${t.s.path}/orders/`, {
+      email: "buyer@example.org",
+      positions: [{ item: t.ticket.id }],
+      ...body,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     await availability(t.s, t.q.id);
     return { ...t, code: res.body.code as string };
@@ -340,7 +381,9 @@ describe("order status changes", LOADED, () => {
     const { s, ticket, q, eventId } = await ticketShop(1);
     injectD1Fault(ORDER_INSERT, "fail");
     injectD1Fault(ORDER_EXISTS, "fail");
-    expectRetryable(await s.client.post(`${s.path}/orders/`, { email: "x@example.org", positions: [{ item: ticket.id }] }));
+    expectRetryable(
+      await s.client.post(`${s.path}/orders/`, { email: "x@example.org", positions: [{ item: ticket.id }] }),
+    );
     // the unit is held for the undecided order
     expect(await availability(s, q.id)).toMatchObject({ available_number: 0, pending_orders: 1 });
     expect(await runDurableObjectAlarm(eventObject(env, eventId))).toBe(true);
@@ -355,7 +398,11 @@ describe("order status changes", LOADED, () => {
 describe("gift card transactions", LOADED, () => {
   async function card(value = "10.00") {
     const s = await shop();
-    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/`, { secret: unique("GC").toUpperCase(), currency: "EUR", value });
+    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/`, {
+      secret: unique("GC").toUpperCase(),
+      currency: "EUR",
+      value,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const url = `/api/v1/organizers/${s.orgSlug}/giftcards/${res.body.id}`;
     const state = async () => {
@@ -401,12 +448,20 @@ describe("gift card transactions", LOADED, () => {
     const s = await shop();
     const secret = unique("GC").toUpperCase();
     injectD1Fault(/^insert into "gift_cards"/, "lost");
-    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/`, { secret, currency: "EUR", value: "5.00" });
+    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/`, {
+      secret,
+      currency: "EUR",
+      value: "5.00",
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ secret, value: "5.00" });
     const list = await s.client.get(`/api/v1/organizers/${s.orgSlug}/giftcards/?secret=${secret}`);
     expect(list.body.count).toBe(1);
-    expect((await db().select().from(giftCardTransactions).where(eq(giftCardTransactions.cardId, res.body.id))).map((t) => t.value)).toEqual([500]);
+    expect(
+      (await db().select().from(giftCardTransactions).where(eq(giftCardTransactions.cardId, res.body.id))).map(
+        (t) => t.value,
+      ),
+    ).toEqual([500]);
   });
 
   it("a new balance (PATCH value) with the answer lost: 503; the retry sets the same balance without a second transaction", async () => {
@@ -426,23 +481,34 @@ describe("customers", LOADED, () => {
   it("creation refused by D1: 503, no customer, no mail; the retry creates one", async () => {
     const s = await shop();
     injectD1Fault(CUSTOMER_INSERT, "fail");
-    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/customers/`, { email: "c@example.org", send_email: true });
+    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/customers/`, {
+      email: "c@example.org",
+      send_email: true,
+    });
     expectRetryable(res);
     expect((await customersOf(s)).count).toBe(0);
     expect(await db().select().from(mailOutbox).where(eq(mailOutbox.organizerId, s.org.id))).toEqual([]);
-    expect((await s.client.post(`/api/v1/organizers/${s.orgSlug}/customers/`, { email: "c@example.org", send_email: true })).status).toBe(201);
+    expect(
+      (await s.client.post(`/api/v1/organizers/${s.orgSlug}/customers/`, { email: "c@example.org", send_email: true }))
+        .status,
+    ).toBe(201);
     expect((await customersOf(s)).count).toBe(1);
   });
 
   it("creation with the answer lost: 201 with the customer; one customer, one activation mail", async () => {
     const s = await shop();
     injectD1Fault(CUSTOMER_INSERT, "lost");
-    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/customers/`, { email: "lost@example.org", send_email: true });
+    const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/customers/`, {
+      email: "lost@example.org",
+      send_email: true,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const list = await customersOf(s);
     expect(list.results.map((c: { identifier: string }) => c.identifier)).toEqual([res.body.identifier]);
     expect(await db().select().from(customers).where(eq(customers.organizerId, s.org.id))).toHaveLength(1);
-    expect((await db().select().from(mailOutbox).where(eq(mailOutbox.organizerId, s.org.id))).map((m) => m.toAddress)).toEqual(["lost@example.org"]);
+    expect(
+      (await db().select().from(mailOutbox).where(eq(mailOutbox.organizerId, s.org.id))).map((m) => m.toAddress),
+    ).toEqual(["lost@example.org"]);
   });
 
   it("a change refused or with the answer lost: 503; the retry answers the change", async () => {
@@ -464,7 +530,10 @@ describe("faults in order placement after the D1 write", LOADED, () => {
     const { s, ticket, q, eventId } = await ticketShop(2);
     injectD1Fault(ORDER_INSERT, "lost");
     // the Worker's read of the order (the object's read-back was lost with the answer)
-    injectD1Fault((sql) => sql.startsWith("select") && sql.includes("json_group_array") && sql.includes(`from "orders"`), "fail");
+    injectD1Fault(
+      (sql) => sql.startsWith("select") && sql.includes("json_group_array") && sql.includes(`from "orders"`),
+      "fail",
+    );
     const res = await s.client.post(`${s.path}/orders/`, { email: "x@example.org", positions: [{ item: ticket.id }] });
     expectRetryable(res);
     expect(res.body).toEqual({ detail: D1_DONE_UNREAD });
@@ -477,7 +546,10 @@ describe("faults in order placement after the D1 write", LOADED, () => {
   it("an order whose answer is lost is a success; its payments are there once", async () => {
     const { s, ticket, q, eventId } = await ticketShop(1);
     injectD1Fault(ORDER_INSERT, "lost");
-    const res = await s.client.post(`${s.path}/orders/`, { payment_provider: "manual", positions: [{ item: ticket.id }] });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      payment_provider: "manual",
+      positions: [{ item: ticket.id }],
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const [row] = await db().select().from(orders).where(eq(orders.eventId, eventId));
     expect(row!.code).toBe(res.body.code);
@@ -498,7 +570,8 @@ describe("check-in", LOADED, () => {
     const warm = await v.sell();
     expect((await v.redeem({ secret: warm.secret, lists: [list.id] })).status).toBe(201);
     const scan = (nonce: string | null = "n-1") => v.redeem({ secret: ticket.secret, lists: [list.id], nonce });
-    const stored = async () => (await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).filter((c) => c.successful);
+    const stored = async () =>
+      (await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).filter((c) => c.successful);
     return { v, list, ticket, scan, stored };
   }
   const positionCheckins = async (v: Venue, listId: number, positionId: number) => {
@@ -588,7 +661,10 @@ describe("check-in", LOADED, () => {
   it("the per-list redeem answers the same way: lost answer admitted once", async () => {
     const { v, list, ticket, stored } = await door();
     injectD1Fault(CHECKIN_WRITE, "lost");
-    const res = await v.scanner.post(`${v.path}/checkinlists/${list.id}/positions/${ticket.secret}/redeem/?untrusted_input=true`, { nonce: "p-1" });
+    const res = await v.scanner.post(
+      `${v.path}/checkinlists/${list.id}/positions/${ticket.secret}/redeem/?untrusted_input=true`,
+      { nonce: "p-1" },
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(await stored()).toHaveLength(1);
   });
@@ -609,7 +685,8 @@ describe("check-in", LOADED, () => {
   it("failed scans of offline scanners: refused → 503 and nothing; lost → 201 and stored once", async () => {
     const { v, list, ticket } = await door();
     const url = `${v.path}/checkinlists/${list.id}/failed_checkins/`;
-    const failed = async () => (await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).filter((c) => !c.successful);
+    const failed = async () =>
+      (await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).filter((c) => !c.successful);
     injectD1Fault(/^insert into "checkins"/, "fail");
     expectRetryable(await v.scanner.post(url, { error_reason: "canceled", raw_barcode: ticket.secret }));
     expect(await failed()).toEqual([]);
@@ -666,7 +743,9 @@ describe("faults no service answers itself", LOADED, () => {
     const res = await org.client.post(`/api/v1/organizers/${org.slug}/teams/`, { name: "Door staff" });
     expectRetryable(res);
     expect(res.body).toEqual({ detail: D1_UNCONFIRMED });
-    expect((await db().select().from(teams).where(eq(teams.organizerId, org.id))).filter((t) => t.name === "Door staff")).toEqual([]);
+    expect(
+      (await db().select().from(teams).where(eq(teams.organizerId, org.id))).filter((t) => t.name === "Door staff"),
+    ).toEqual([]);
   });
 
   it("R2 failing on an upload: 503 to retry, no upload recorded", async () => {

@@ -15,7 +15,14 @@ export async function seedCatalogEvent() {
 export async function seedItem(eventId: number, opts: { taxRuleId?: number; name?: string } = {}) {
   const [row] = await db()
     .insert(items)
-    .values({ eventId, name: { en: opts.name ?? unique("Ticket ") }, defaultPrice: 1000, taxRuleId: opts.taxRuleId ?? null, salesChannels: ["web"], metaData: {} })
+    .values({
+      eventId,
+      name: { en: opts.name ?? unique("Ticket ") },
+      defaultPrice: 1000,
+      taxRuleId: opts.taxRuleId ?? null,
+      salesChannels: ["web"],
+      metaData: {},
+    })
     .returning();
   return row!;
 }
@@ -26,7 +33,15 @@ export async function seedItems(eventId: number, n: number): Promise<number[]> {
   for (let i = 0; i < n; i += 4) {
     const rows = await db()
       .insert(items)
-      .values(Array.from({ length: Math.min(4, n - i) }, (_, k) => ({ eventId, name: { en: `Item ${i + k}` }, defaultPrice: 0, salesChannels: ["web"], metaData: {} })))
+      .values(
+        Array.from({ length: Math.min(4, n - i) }, (_, k) => ({
+          eventId,
+          name: { en: `Item ${i + k}` },
+          defaultPrice: 0,
+          salesChannels: ["web"],
+          metaData: {},
+        })),
+      )
       .returning({ id: items.id });
     ids.push(...rows.map((r) => r.id));
   }
@@ -59,7 +74,12 @@ export async function setStamp(eventId: number, resource: string, ms: number) {
 }
 
 /** Uploads a file through the API and returns its `file:<id>`. */
-export async function upload(client: { request: (m: string, p: string, b?: unknown, o?: object) => Promise<{ status: number; body: any }> }, contentType: string, body: string, filename = "file.pdf") {
+export async function upload(
+  client: { request: (m: string, p: string, b?: unknown, o?: object) => Promise<{ status: number; body: any }> },
+  contentType: string,
+  body: string,
+  filename = "file.pdf",
+) {
   const res = await client.request("POST", "/api/v1/upload", undefined, {
     raw: body,
     headers: { "Content-Type": contentType, "Content-Disposition": `attachment; filename=${filename}` },

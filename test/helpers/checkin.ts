@@ -18,14 +18,21 @@ export type Venue = Shop & {
   redeem(body: Record<string, unknown>, client?: Client, query?: string): ReturnType<Client["post"]>;
 };
 
-export async function venue(opts: { series?: boolean; quota?: Record<string, unknown>; event?: Record<string, unknown> } = {}): Promise<Venue> {
+export async function venue(
+  opts: { series?: boolean; quota?: Record<string, unknown>; event?: Record<string, unknown> } = {},
+): Promise<Venue> {
   const s = await shop({ series: opts.series, event: opts.event });
   const ticket = await s.item({ admission: true });
   if (!opts.series) await s.quota({ size: 1000, items: [ticket.id], ...opts.quota });
   const eventId = (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
   const device = await seedDevice(s.org.id);
   const order = async (body: Record<string, unknown> = {}) => {
-    const r = await s.client.post(`${s.path}/orders/`, { email: "a@example.org", status: "p", positions: [{ item: ticket.id }], ...body });
+    const r = await s.client.post(`${s.path}/orders/`, {
+      email: "a@example.org",
+      status: "p",
+      positions: [{ item: ticket.id }],
+      ...body,
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body;
   };
@@ -38,6 +45,7 @@ export async function venue(opts: { series?: boolean; quota?: Record<string, unk
     list: (body = {}) => s.post("/checkinlists/", { name: "Entrance", all_products: true, ...body }),
     order,
     sell: async (body = {}) => (await order(body)).positions[0],
-    redeem: (body, client = device.client, query = "") => client.post(`/api/v1/organizers/${s.orgSlug}/checkinrpc/redeem/${query}`, body),
+    redeem: (body, client = device.client, query = "") =>
+      client.post(`/api/v1/organizers/${s.orgSlug}/checkinrpc/redeem/${query}`, body),
   };
 }

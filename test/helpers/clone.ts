@@ -89,9 +89,17 @@ export async function buildRichSource(org: Org): Promise<RichSource> {
     seating_plan: plan.id,
   });
   const path = eventPath(org, slug);
-  await patch(c, `${path}/settings/`, { max_items_per_order: 5, returnurl_prefix: "https://example.org/return/", locales: ["en", "de"] });
+  await patch(c, `${path}/settings/`, {
+    max_items_per_order: 5,
+    returnurl_prefix: "https://example.org/return/",
+    locales: ["en", "de"],
+  });
 
-  const vat19 = await post(c, `${path}/taxrules/`, { name: { en: "VAT 19" }, rate: "19.00", internal_name: "standard" });
+  const vat19 = await post(c, `${path}/taxrules/`, {
+    name: { en: "VAT 19" },
+    rate: "19.00",
+    internal_name: "standard",
+  });
   const vat7 = await post(c, `${path}/taxrules/`, { name: { en: "VAT 7" }, rate: "7.00", price_includes_tax: false });
   const tickets = await post(c, `${path}/categories/`, { name: { en: "Tickets" }, position: 3 });
   const extras = await post(c, `${path}/categories/`, { name: { en: "Extras" }, position: 5, is_addon: true });
@@ -114,7 +122,13 @@ export async function buildRichSource(org: Org): Promise<RichSource> {
     ],
     addons: [{ addon_category: extras.id, min_count: 0, max_count: 2, price_included: true }],
   });
-  const shirt = await post(c, `${path}/items/`, { name: { en: "T-Shirt" }, default_price: "15.00", category: extras.id, tax_rule: vat7.id, position: 2 });
+  const shirt = await post(c, `${path}/items/`, {
+    name: { en: "T-Shirt" },
+    default_price: "15.00",
+    category: extras.id,
+    tax_rule: vat7.id,
+    position: 2,
+  });
   const reduced = ticket.variations[1];
   const combo = await post(c, `${path}/items/`, {
     name: { en: "Combo" },
@@ -135,7 +149,11 @@ export async function buildRichSource(org: Org): Promise<RichSource> {
     close_when_sold_out: true,
   });
   await post(c, `${path}/quotas/`, { name: "Shirts", size: 50, items: [shirt.id], closed: true });
-  await post(c, `${path}/items/`, { name: { en: "Late ticket" }, default_price: "50.00", hidden_if_available: main.id });
+  await post(c, `${path}/items/`, {
+    name: { en: "Late ticket" },
+    default_price: "50.00",
+    hidden_if_available: main.id,
+  });
   await patch(c, path + "/", { seat_category_mapping: { Stalls: ticket.id, Balcony: null } });
 
   const size = await post(c, `${path}/questions/`, {
@@ -156,9 +174,22 @@ export async function buildRichSource(org: Org): Promise<RichSource> {
     dependency_question: size.id,
     dependency_values: ["size-m"],
   });
-  await post(c, `${path}/questions/`, { question: { en: "Age" }, type: "N", identifier: "AGE", required: true, valid_number_min: "0" });
+  await post(c, `${path}/questions/`, {
+    question: { en: "Age" },
+    type: "N",
+    identifier: "AGE",
+    required: true,
+    valid_number_min: "0",
+  });
 
-  return { slug, path, id: await eventId(org.id, slug), metaProperty, membershipTypeId: membershipType.id, seatingPlanId: plan.id };
+  return {
+    slug,
+    path,
+    id: await eventId(org.id, slug),
+    metaProperty,
+    membershipTypeId: membershipType.id,
+    seatingPlanId: plan.id,
+  };
 }
 
 /** Objects of the source that a clone must not copy. */
@@ -166,8 +197,16 @@ export async function addUncopiedObjects(org: Org, src: RichSource) {
   const c = org.client;
   const items = (await c.get(`${src.path}/items/`)).body.results as Json[];
   await post(c, `${src.path}/vouchers/`, { code: unique("VOUCHER").toUpperCase(), item: items[0].id });
-  await post(c, `${src.path}/discounts/`, { internal_name: "Group", condition_min_count: 3, benefit_discount_matching_percent: "10.00" });
-  await post(c, `${src.path}/sendmail_rules/`, { subject: { en: "Hi" }, template: { en: "Hello" }, send_date: "2030-05-01T10:00:00Z" });
+  await post(c, `${src.path}/discounts/`, {
+    internal_name: "Group",
+    condition_min_count: 3,
+    benefit_discount_matching_percent: "10.00",
+  });
+  await post(c, `${src.path}/sendmail_rules/`, {
+    subject: { en: "Hi" },
+    template: { en: "Hello" },
+    send_date: "2030-05-01T10:00:00Z",
+  });
   await post(c, `${src.path}/ticketlayouts/`, { name: "Default", default: true, layout: [] });
   await seedOrderRow(src.id);
 }

@@ -35,14 +35,21 @@ function contract(): Promise<Contract> {
   loaded ??= (async () => {
     const doc = (await buildOpenApiDocument(createApp(), API_PREFIX)) as Json;
     const lookup = dereference(doc as Schema, Object.create(null), new URL(BASE_URI));
-    const paths = Object.entries(doc.paths as Record<string, Record<string, Operation>>).map(([template, operations]) => {
-      const source = template
-        .replace(/\/$/, "")
-        .split(/(\{\w+\})/)
-        .map((part) => (/^\{\w+\}$/.test(part) ? "([^/]+)" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-        .join("");
-      return { template, regex: new RegExp(`^${source}/?$`), literals: template.split("/").filter((s) => s && !s.startsWith("{")).length, operations };
-    });
+    const paths = Object.entries(doc.paths as Record<string, Record<string, Operation>>).map(
+      ([template, operations]) => {
+        const source = template
+          .replace(/\/$/, "")
+          .split(/(\{\w+\})/)
+          .map((part) => (/^\{\w+\}$/.test(part) ? "([^/]+)" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+          .join("");
+        return {
+          template,
+          regex: new RegExp(`^${source}/?$`),
+          literals: template.split("/").filter((s) => s && !s.startsWith("{")).length,
+          operations,
+        };
+      },
+    );
     return { doc, lookup, paths };
   })();
   return loaded;
@@ -67,11 +74,17 @@ function checkBody(c: Contract, where: string, schema: Json, body: Json): void {
   const result = validate(body, schema as Schema, "2020-12", c.lookup, false);
   if (!result.valid) {
     const errors = result.errors
-      .filter((e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref" && e.keyword !== "anyOf")
+      .filter(
+        (e) => e.keyword !== "properties" && e.keyword !== "items" && e.keyword !== "$ref" && e.keyword !== "anyOf",
+      )
       .slice(0, 8)
       .map((e) => `  ${e.instanceLocation}: ${e.error} (${e.keywordLocation})`);
-    const shown = errors.length ? errors : result.errors.slice(0, 8).map((e) => `  ${e.instanceLocation}: ${e.error} (${e.keywordLocation})`);
-    throw new ContractError(`${where}: the body does not match the description:\n${shown.join("\n")}\nbody: ${JSON.stringify(body).slice(0, 2000)}`);
+    const shown = errors.length
+      ? errors
+      : result.errors.slice(0, 8).map((e) => `  ${e.instanceLocation}: ${e.error} (${e.keywordLocation})`);
+    throw new ContractError(
+      `${where}: the body does not match the description:\n${shown.join("\n")}\nbody: ${JSON.stringify(body).slice(0, 2000)}`,
+    );
   }
 }
 
@@ -164,7 +177,8 @@ export async function checkContract(method: string, url: string, answer: Answer)
     // an unknown path (404) or a method the path does not take (405), after the credentials
     // (401) and the rate limit (429): `{"detail": ...}`
     const expected = candidates.length ? 405 : 404;
-    if (![expected, 401, 429].includes(answer.status)) throw new ContractError(`${where}: no operation in the description, so ${expected} was expected`);
+    if (![expected, 401, 429].includes(answer.status))
+      throw new ContractError(`${where}: no operation in the description, so ${expected} was expected`);
     if (method !== "HEAD") checkBody(c, where, detail, answer.body);
     return;
   }
@@ -181,7 +195,8 @@ export async function checkContract(method: string, url: string, answer: Answer)
   if (method === "HEAD") return;
   const type = (answer.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (content?.["application/json"]?.schema) {
-    if (type !== "application/json") throw new ContractError(`${where}: declared as JSON, answered with Content-Type "${type}"`);
+    if (type !== "application/json")
+      throw new ContractError(`${where}: declared as JSON, answered with Content-Type "${type}"`);
     const named = (marker: string) =>
       params
         .filter((p) => p[marker])
@@ -189,19 +204,28 @@ export async function checkContract(method: string, url: string, answer: Answer)
         .flatMap((v) => v.split(","))
         .map((v) => v.trim())
         .filter(Boolean);
-    const schema = withoutFields(c.doc, withOnlyFields(c.doc, content["application/json"].schema, named("x-keeps-fields")), named("x-omits-fields"));
+    const schema = withoutFields(
+      c.doc,
+      withOnlyFields(c.doc, content["application/json"].schema, named("x-keeps-fields")),
+      named("x-omits-fields"),
+    );
     checkBody(c, `${where} (${template})`, schema, answer.body);
   } else if (content) {
     const media = Object.keys(content);
-    const matches = media.some((m) => m === "*/*" || m === type || (m.endsWith("/*") && type.startsWith(m.slice(0, -1))));
-    if (!matches) throw new ContractError(`${where}: answered with Content-Type "${type}", declared: ${media.join(", ")}`);
+    const matches = media.some(
+      (m) => m === "*/*" || m === type || (m.endsWith("/*") && type.startsWith(m.slice(0, -1))),
+    );
+    if (!matches)
+      throw new ContractError(`${where}: answered with Content-Type "${type}", declared: ${media.join(", ")}`);
   } else if (answer.text !== "") {
     throw new ContractError(`${where}: declared without a body, answered with one: ${answer.text.slice(0, 200)}`);
   }
   for (const name of new Set(u.searchParams.keys())) {
     const known = params.some((p) => p.name === name || (p.style === "deepObject" && name.startsWith(`${p.name}[`)));
     if (!known) {
-      throw new ContractError(`${where} (${method} ${template}): query parameter "${name}" is not declared (declared: ${params.map((p) => p.name).join(", ") || "none"})`);
+      throw new ContractError(
+        `${where} (${method} ${template}): query parameter "${name}" is not declared (declared: ${params.map((p) => p.name).join(", ") || "none"})`,
+      );
     }
   }
 }
@@ -211,9 +235,16 @@ export async function checkContract(method: string, url: string, answer: Answer)
  * `checkContract` does: the status, the Content-Type against the declared media type, a JSON
  * body (an error, a 409 while the file is prepared) against its schema.
  */
-export async function checkFileContract(method: string, url: string, answer: { status: number; headers: Headers; bytes: Uint8Array }): Promise<void> {
+export async function checkFileContract(
+  method: string,
+  url: string,
+  answer: { status: number; headers: Headers; bytes: Uint8Array },
+): Promise<void> {
   const type = answer.headers.get("content-type") ?? "";
-  const text = answer.bytes.length === 0 || /json/i.test(type) ? new TextDecoder().decode(answer.bytes) : `(${answer.bytes.length} bytes of ${type})`;
+  const text =
+    answer.bytes.length === 0 || /json/i.test(type)
+      ? new TextDecoder().decode(answer.bytes)
+      : `(${answer.bytes.length} bytes of ${type})`;
   let body: Json = null;
   try {
     body = text ? JSON.parse(text) : null;

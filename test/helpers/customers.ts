@@ -1,11 +1,22 @@
 /** Seeding and reading helpers for the gift card, customer and membership tests. */
 import { eq } from "drizzle-orm";
-import { customers, giftCardAcceptances, giftCards, giftCardTransactions, mailOutbox, membershipTypes, orders } from "../../src/db/schema";
+import {
+  customers,
+  giftCardAcceptances,
+  giftCards,
+  giftCardTransactions,
+  mailOutbox,
+  membershipTypes,
+  orders,
+} from "../../src/db/schema";
 import { db, seedOrderRow } from "../harness";
 
 /** A membership type straight in D1 (its API belongs to another area). */
 export async function seedMembershipType(organizerId: number, name = "Season pass") {
-  const [row] = await db().insert(membershipTypes).values({ organizerId, name: { en: name } }).returning();
+  const [row] = await db()
+    .insert(membershipTypes)
+    .values({ organizerId, name: { en: name } })
+    .returning();
   return row!;
 }
 

@@ -41,7 +41,10 @@ export function installD1Guard(db: D1Database): void {
   const dbProto = Object.getPrototypeOf(db) as Record<string | symbol, unknown>;
   if (dbProto[INSTALLED]) return;
   dbProto[INSTALLED] = true;
-  const stmtProto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  const stmtProto = Object.getPrototypeOf(db.prepare("SELECT 1")) as Record<
+    string,
+    (...a: unknown[]) => Promise<unknown>
+  >;
   for (const method of ["first", "run", "all", "raw"] as const) {
     const original = stmtProto[method]!;
     stmtProto[method] = function (this: Statement, ...args: unknown[]) {

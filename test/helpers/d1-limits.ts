@@ -13,7 +13,12 @@
  * allows 127 function arguments; the check here holds whatever the local version does.)
  */
 
-export const D1_LIMITS = { boundParameters: 100, likePatternBytes: 50, statementBytes: 100_000, functionArguments: 32 } as const;
+export const D1_LIMITS = {
+  boundParameters: 100,
+  likePatternBytes: 50,
+  statementBytes: 100_000,
+  functionArguments: 32,
+} as const;
 
 type Token =
   | { t: "word"; v: string; at: number }
@@ -110,14 +115,17 @@ export function d1LimitViolation(sql: string, params: readonly unknown[]): strin
       const prev = tokens[k - 1];
       const before = tokens[k - 2];
       const isCall =
-        prev?.t === "word" && !NOT_FUNCTIONS.has(prev.v.toLowerCase()) && !(before?.t === "word" && DEFINES.has(before.v.toLowerCase()));
+        prev?.t === "word" &&
+        !NOT_FUNCTIONS.has(prev.v.toLowerCase()) &&
+        !(before?.t === "word" && DEFINES.has(before.v.toLowerCase()));
       frames.push({ fn: isCall ? prev.v : null, at: prev?.at ?? tok.at, commas: 0, empty: true });
     } else if (tok.v === ",") {
       if (top) top.commas++;
     } else if (tok.v === ")") {
       const f = frames.pop();
       const args = f ? (f.empty ? 0 : f.commas + 1) : 0;
-      if (f?.fn && args > D1_LIMITS.functionArguments) return `D1_ERROR: too many arguments on function ${f.fn} at offset ${f.at}: SQLITE_ERROR`;
+      if (f?.fn && args > D1_LIMITS.functionArguments)
+        return `D1_ERROR: too many arguments on function ${f.fn} at offset ${f.at}: SQLITE_ERROR`;
     }
   }
   // LIKE / GLOB patterns made of literals and parameters (`'%' || ? || '%'` included)
@@ -142,7 +150,8 @@ export function d1LimitViolation(sql: string, params: readonly unknown[]): strin
       if (next?.t === "punct" && next.v === "||") j += 2;
       else break;
     }
-    if (known && bytes(pattern) > D1_LIMITS.likePatternBytes) return "D1_ERROR: LIKE or GLOB pattern too complex: SQLITE_ERROR";
+    if (known && bytes(pattern) > D1_LIMITS.likePatternBytes)
+      return "D1_ERROR: LIKE or GLOB pattern too complex: SQLITE_ERROR";
   }
   return null;
 }

@@ -27,7 +27,11 @@ export async function fontBytes(face: FontFace): Promise<Uint8Array> {
 
 /** Puts the fonts into R2 (about 50 MB: give the hook time; `beforeAll(seedFonts, SEED_FONTS_TIMEOUT)`). */
 export async function seedFonts(): Promise<void> {
-  await Promise.all((Object.keys(FONT_FACES) as FontFace[]).map(async (face) => env.FILES.put(fontObjectKey(face), await fontBytes(face))));
+  await Promise.all(
+    (Object.keys(FONT_FACES) as FontFace[]).map(async (face) =>
+      env.FILES.put(fontObjectKey(face), await fontBytes(face)),
+    ),
+  );
 }
 export const SEED_FONTS_TIMEOUT = 120_000;
 
@@ -58,7 +62,10 @@ export async function pdfText(bytes: Uint8Array): Promise<{ text: string; pages:
 }
 
 /** A GET through the worker keeping the raw body (PDFs); the answer is held to the API description like every other. */
-export async function rawGet(client: Client | null, path: string): Promise<{ status: number; headers: Headers; bytes: Uint8Array; json: Json }> {
+export async function rawGet(
+  client: Client | null,
+  path: string,
+): Promise<{ status: number; headers: Headers; bytes: Uint8Array; json: Json }> {
   const headers: Record<string, string> = client?.authorization ? { Authorization: client.authorization } : {};
   const url = path.startsWith("http") ? path : `${BASE}${path}`;
   const res = await exports.default.fetch(new Request(url, { headers }));
@@ -73,7 +80,10 @@ export async function rawGet(client: Client | null, path: string): Promise<{ sta
  * The filled rectangles of a page's content stream (the QR modules are drawn as `re` ... `f`),
  * in PDF points.
  */
-export async function filledRects(bytes: Uint8Array, pageIndex = 0): Promise<{ x: number; y: number; w: number; h: number }[]> {
+export async function filledRects(
+  bytes: Uint8Array,
+  pageIndex = 0,
+): Promise<{ x: number; y: number; w: number; h: number }[]> {
   const doc = await PDFDocument.load(bytes);
   const page = doc.getPage(pageIndex);
   const contents = page.node.Contents();
@@ -107,9 +117,17 @@ export async function filledRects(bytes: Uint8Array, pageIndex = 0): Promise<{ x
  * Decodes the QR code drawn as filled rectangles inside the square (x, y, size) of the page:
  * the rectangles are rasterized (white background) and handed to jsQR.
  */
-export async function decodeQr(bytes: Uint8Array, square: { x: number; y: number; size: number }, pageIndex = 0): Promise<string | null> {
+export async function decodeQr(
+  bytes: Uint8Array,
+  square: { x: number; y: number; size: number },
+  pageIndex = 0,
+): Promise<string | null> {
   const rects = (await filledRects(bytes, pageIndex)).filter(
-    (r) => r.x >= square.x - 0.01 && r.y >= square.y - 0.01 && r.x + r.w <= square.x + square.size + 0.01 && r.y + r.h <= square.y + square.size + 0.01,
+    (r) =>
+      r.x >= square.x - 0.01 &&
+      r.y >= square.y - 0.01 &&
+      r.x + r.w <= square.x + square.size + 0.01 &&
+      r.y + r.h <= square.y + square.size + 0.01,
   );
   const px = 400;
   const scale = px / square.size;

@@ -24,7 +24,11 @@ export function eventBody(overrides: Record<string, unknown> = {}): Record<strin
 }
 
 /** Creates an event through the API; returns the response body. */
-export async function createEvent(client: Client, orgSlug: string, overrides: Record<string, unknown> = {}): Promise<Json> {
+export async function createEvent(
+  client: Client,
+  orgSlug: string,
+  overrides: Record<string, unknown> = {},
+): Promise<Json> {
   const res = await client.post(`/api/v1/organizers/${orgSlug}/events/`, eventBody(overrides));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
@@ -32,14 +36,22 @@ export async function createEvent(client: Client, orgSlug: string, overrides: Re
 
 /** The event's row id (for seeding rows of other areas). */
 export async function eventId(orgId: number, slug: string): Promise<number> {
-  const row = await db().query.events.findFirst({ where: (e, { and, eq }) => and(eq(e.organizerId, orgId), eq(e.slug, slug)) });
+  const row = await db().query.events.findFirst({
+    where: (e, { and, eq }) => and(eq(e.organizerId, orgId), eq(e.slug, slug)),
+  });
   return row!.id;
 }
 
 export async function seedItem(evId: number, opts: { price?: number } = {}): Promise<number> {
   const [row] = await db()
     .insert(items)
-    .values({ eventId: evId, name: { en: "Ticket" }, defaultPrice: opts.price ?? 0, salesChannels: ["web"], metaData: {} })
+    .values({
+      eventId: evId,
+      name: { en: "Ticket" },
+      defaultPrice: opts.price ?? 0,
+      salesChannels: ["web"],
+      metaData: {},
+    })
     .returning({ id: items.id });
   return row!.id;
 }
@@ -47,18 +59,30 @@ export async function seedItem(evId: number, opts: { price?: number } = {}): Pro
 export async function seedVariation(itemId: number, opts: { price?: number | null } = {}): Promise<number> {
   const [row] = await db()
     .insert(itemVariations)
-    .values({ itemId, value: { en: "Variant" }, defaultPrice: opts.price ?? null, salesChannels: ["web"], metaData: {} })
+    .values({
+      itemId,
+      value: { en: "Variant" },
+      defaultPrice: opts.price ?? null,
+      salesChannels: ["web"],
+      metaData: {},
+    })
     .returning({ id: itemVariations.id });
   return row!.id;
 }
 
 export async function seedQuota(evId: number, subeventId: number | null = null): Promise<number> {
-  const [row] = await db().insert(quotas).values({ eventId: evId, subeventId, name: "Tickets", size: 100 }).returning({ id: quotas.id });
+  const [row] = await db()
+    .insert(quotas)
+    .values({ eventId: evId, subeventId, name: "Tickets", size: 100 })
+    .returning({ id: quotas.id });
   return row!.id;
 }
 
 export async function seedSeatingPlan(orgId: number): Promise<number> {
-  const [row] = await db().insert(seatingPlans).values({ organizerId: orgId, name: "Hall", layout: {} }).returning({ id: seatingPlans.id });
+  const [row] = await db()
+    .insert(seatingPlans)
+    .values({ organizerId: orgId, name: "Hall", layout: {} })
+    .returning({ id: seatingPlans.id });
   return row!.id;
 }
 
@@ -69,7 +93,11 @@ export async function seedOrder(evId: number, itemId: number, subeventId: number
   return order.id;
 }
 
-export async function createMetaProperty(client: Client, orgSlug: string, body: Record<string, unknown>): Promise<Json> {
+export async function createMetaProperty(
+  client: Client,
+  orgSlug: string,
+  body: Record<string, unknown>,
+): Promise<Json> {
   const res = await client.post(`/api/v1/organizers/${orgSlug}/event_meta_properties/`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;

@@ -19,13 +19,17 @@ export function captureExportMessages(): ExportMessage[] {
 }
 
 /** The environment with other export settings (small steps and parts for the tests). */
-export function exportEnv(vars: Partial<Record<"EXPORT_STEP_ROWS" | "EXPORT_PART_BYTES" | "EXPORT_RETENTION_HOURS", string>>): Env {
+export function exportEnv(
+  vars: Partial<Record<"EXPORT_STEP_ROWS" | "EXPORT_PART_BYTES" | "EXPORT_RETENTION_HOURS", string>>,
+): Env {
   return { ...(env as unknown as Env), ...vars };
 }
 
 /** Delivers one message; the batch's ack / retry outcome. */
 export async function deliver(body: ExportMessage, to: Env = env as unknown as Env, attempts = 1) {
-  const batch = createMessageBatch<ExportMessage>("ticketing-exports", [{ id: crypto.randomUUID(), timestamp: Date.now(), attempts, body }]);
+  const batch = createMessageBatch<ExportMessage>("ticketing-exports", [
+    { id: crypto.randomUUID(), timestamp: Date.now(), attempts, body },
+  ]);
   const ctx = createExecutionContext();
   const queue = worker.queue as (b: MessageBatch<never>, e: Env, c: ExecutionContext) => Promise<void>;
   await queue(batch as MessageBatch<never>, to, ctx);
@@ -67,7 +71,13 @@ export async function unzip(bytes: Uint8Array): Promise<Map<string, string>> {
     const start = offset + 30 + localName + localExtra;
     const data = bytes.subarray(start, start + compressed);
     const inflated =
-      method === 8 ? new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer()) : data;
+      method === 8
+        ? new Uint8Array(
+            await new Response(
+              new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw")),
+            ).arrayBuffer(),
+          )
+        : data;
     if (inflated.length !== size) throw new Error(`${name}: size ${inflated.length}, expected ${size}`);
     const { crc32 } = await import("../../src/lib/zip");
     if (crc32(inflated) !== crc) throw new Error(`${name}: CRC mismatch`);
@@ -82,11 +92,19 @@ export function sheetRows(xml: string): string[][] {
   const rows: string[][] = [];
   for (const row of xml.matchAll(/<row [^>]*>(.*?)<\/row>/g)) {
     const cells: string[] = [];
-    for (const m of row[1]!.matchAll(/<c r="([A-Z]+)\d+"(?: t="inlineStr")?>(?:<is><t xml:space="preserve">(.*?)<\/t><\/is>|<v>(.*?)<\/v>)<\/c>/g)) {
+    for (const m of row[1]!.matchAll(
+      /<c r="([A-Z]+)\d+"(?: t="inlineStr")?>(?:<is><t xml:space="preserve">(.*?)<\/t><\/is>|<v>(.*?)<\/v>)<\/c>/g,
+    )) {
       let col = 0;
       for (const ch of m[1]!) col = col * 26 + (ch.charCodeAt(0) - 64);
       while (cells.length < col - 1) cells.push("");
-      cells.push((m[2] ?? m[3]!).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&"));
+      cells.push(
+        (m[2] ?? m[3]!)
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&quot;/g, '"')
+          .replace(/&amp;/g, "&"),
+      );
     }
     rows.push(cells);
   }

@@ -50,7 +50,8 @@ function underFault<T>(f: Fault, call: () => Promise<T>): Promise<T> {
   switch (f.mode) {
     case "fail":
       f.signal();
-      if (f.delayMs > 0) return new Promise<T>((_, reject) => setTimeout(() => reject(new Error(INJECTED_D1_ERROR)), f.delayMs));
+      if (f.delayMs > 0)
+        return new Promise<T>((_, reject) => setTimeout(() => reject(new Error(INJECTED_D1_ERROR)), f.delayMs));
       return Promise.reject(new Error(INJECTED_D1_ERROR));
     case "hang":
       f.signal();
@@ -82,7 +83,11 @@ function rules(): Rule[] {
  * or a batch) with a statement whose SQL matches `match`. `delayMs` (for `fail`): the refusal
  * comes that late, as a slow connection's would, while the calls beside it go on.
  */
-export function injectD1Fault(match: RegExp | ((sql: string) => boolean), mode: D1FaultMode, opts: { times?: number; delayMs?: number } = {}): InjectedFault {
+export function injectD1Fault(
+  match: RegExp | ((sql: string) => boolean),
+  mode: D1FaultMode,
+  opts: { times?: number; delayMs?: number } = {},
+): InjectedFault {
   const { f, handle } = fault(mode, opts.times ?? 1, opts.delayMs);
   rules().push({ match: typeof match === "function" ? match : (sql: string) => match.test(sql), fault: f });
   return handle;
@@ -108,7 +113,8 @@ function faultyBinding(real: D1Database, f: Fault): D1Database {
     new Proxy(target, {
       get(t, prop) {
         if (prop === "batch") return ((statements) => underFault(f, () => t.batch(statements))) satisfies Batch;
-        if (prop === "withSession" && "withSession" in t) return (constraint?: string) => wrap(t.withSession(constraint));
+        if (prop === "withSession" && "withSession" in t)
+          return (constraint?: string) => wrap(t.withSession(constraint));
         const v = Reflect.get(t, prop);
         return typeof v === "function" ? v.bind(t) : v;
       },

@@ -48,7 +48,7 @@ export function operations(doc: Json): Operation[] {
       const op = item[method];
       if (!op) continue;
       const params: Param[] = (op.parameters ?? []).map((p: Json) => resolveRef(doc, p));
-      const content = op.requestBody ? resolveRef(doc, op.requestBody).content ?? {} : {};
+      const content = op.requestBody ? (resolveRef(doc, op.requestBody).content ?? {}) : {};
       const security: Json[] = op.security ?? [];
       const auth = security.length === 0 ? "none" : security.some((s) => "Token" in s) ? "token" : "device";
       ops.push({
@@ -159,10 +159,19 @@ export const JUNK_NUMBERS: unknown[] = [
 export const junkValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...JUNK_STRINGS) },
   { weight: 3, arbitrary: fc.constantFrom(...JUNK_NUMBERS) },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { "": null }, [[[]]], { __proto__: null, constructor: {} }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { "": null }, [[[]]], {
+      __proto__: null,
+      constructor: {},
+    }),
+  },
   { weight: 1, arbitrary: fc.constant(deepArray(200)) },
   { weight: 1, arbitrary: fc.constant(deepObject(200)) },
-  { weight: 1, arbitrary: fc.array(fc.constantFrom(...JUNK_STRINGS.slice(0, 20)), { minLength: 1001, maxLength: 1001 }) },
+  {
+    weight: 1,
+    arbitrary: fc.array(fc.constantFrom(...JUNK_STRINGS.slice(0, 20)), { minLength: 1001, maxLength: 1001 }),
+  },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
 );
@@ -195,7 +204,13 @@ const SAMPLE_FORMATS: Record<string, string[]> = {
 
 /** Values at the edges of what a format allows (or beyond what the service can store). */
 const EDGE_FORMATS: Record<string, string[]> = {
-  "date-time": ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2030-06-01T19:00:00-23:59", "2030-06-01T19:00:00.123456789Z"],
+  "date-time": [
+    "9999-12-31T23:59:59Z",
+    "0001-01-01T00:00:00Z",
+    "1970-01-01T00:00:00Z",
+    "2030-06-01T19:00:00-23:59",
+    "2030-06-01T19:00:00.123456789Z",
+  ],
   date: ["9999-12-31", "0001-01-01"],
   email: [`${"a".repeat(64)}@${"b".repeat(60)}.example.org`],
   uri: [`https://example.org/${"%00".repeat(50)}`],
@@ -212,7 +227,8 @@ function byName(name: string, s: Json): fc.Arbitrary<unknown> | null {
   if (DECIMAL_NAMES.test(name)) return fc.constantFrom<unknown>("10.00", "0.00", "1.50", "19.00", ...nullable);
   if (DATETIME_NAMES.test(name) || /date|time/.test(name)) {
     if (/time$/.test(name) && !/datetime/.test(name)) return fc.constantFrom<unknown>("18:00", "09:30:00", ...nullable);
-    if (/(^|_)date(_|$)/.test(name) && /(min|max)/.test(name)) return fc.constantFrom<unknown>("2030-06-01", ...nullable);
+    if (/(^|_)date(_|$)/.test(name) && /(min|max)/.test(name))
+      return fc.constantFrom<unknown>("2030-06-01", ...nullable);
     return fc.constantFrom<unknown>("2030-06-01T19:00:00Z", "2031-01-01T10:00:00+02:00", ...nullable);
   }
   if (name === "timezone") return fc.constantFrom("Europe/Berlin", "UTC");
@@ -225,14 +241,25 @@ function byName(name: string, s: Json): fc.Arbitrary<unknown> | null {
 }
 
 function shapedPlain(s: Json, edge: boolean): fc.Arbitrary<unknown> {
-  return edge ? fc.constantFrom<unknown>(...EXTREME_STRINGS_FOR_EDGE) : fc.string({ maxLength: 10 }).map((x) => (s.type === "null" ? null : x));
+  return edge
+    ? fc.constantFrom<unknown>(...EXTREME_STRINGS_FOR_EDGE)
+    : fc.string({ maxLength: 10 }).map((x) => (s.type === "null" ? null : x));
 }
 
-const EXTREME_STRINGS_FOR_EDGE = ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "99999999999999.99", "-0.00", "\u0000", "😀"];
+const EXTREME_STRINGS_FOR_EDGE = [
+  "9999-12-31T23:59:59Z",
+  "0001-01-01T00:00:00Z",
+  "99999999999999.99",
+  "-0.00",
+  "\u0000",
+  "😀",
+];
 
 function patternArb(pattern: string, minLength = 0, maxLength = 64): fc.Arbitrary<string> | null {
   try {
-    return fc.stringMatching(new RegExp(pattern)).filter((s) => s.length >= minLength && s.length <= Math.min(maxLength, 64));
+    return fc
+      .stringMatching(new RegExp(pattern))
+      .filter((s) => s.length >= minLength && s.length <= Math.min(maxLength, 64));
   } catch {
     return null;
   }
@@ -242,7 +269,14 @@ function patternArb(pattern: string, minLength = 0, maxLength = 64): fc.Arbitrar
  * Values of the schema's shape (mostly valid by the description, with real ids and strings of
  * the fixtures mixed in); depth-limited.
  */
-export function shaped(doc: Json, schema: Json, known: Known, depth = 0, edge = false, name = ""): fc.Arbitrary<unknown> {
+export function shaped(
+  doc: Json,
+  schema: Json,
+  known: Known,
+  depth = 0,
+  edge = false,
+  name = "",
+): fc.Arbitrary<unknown> {
   const s = resolveRef(doc, schema);
   const shaped_ = (x: Json, d: number, n = name) => shaped(doc, x, known, d, edge, n);
   // what the description leaves as a plain string, the field's name tells (dates, decimals, ...)
@@ -266,21 +300,39 @@ export function shaped(doc: Json, schema: Json, known: Known, depth = 0, edge = 
       const min = Math.max(s.minimum ?? -1000, -1000);
       const max = Math.min(s.maximum ?? 1000, 1000);
       const range = min <= max ? fc.integer({ min, max }) : fc.constant(min);
-      if (edge) return fc.oneof(range, fc.constantFrom(...new Set([s.minimum ?? -(2 ** 53 - 1), s.maximum ?? 2 ** 53 - 1, 0, (s.maximum ?? 2 ** 53 - 1) - 1].filter((n) => n >= (s.minimum ?? -Infinity) && n <= (s.maximum ?? Infinity)))));
+      if (edge)
+        return fc.oneof(
+          range,
+          fc.constantFrom(
+            ...new Set(
+              [s.minimum ?? -(2 ** 53 - 1), s.maximum ?? 2 ** 53 - 1, 0, (s.maximum ?? 2 ** 53 - 1) - 1].filter(
+                (n) => n >= (s.minimum ?? -Infinity) && n <= (s.maximum ?? Infinity),
+              ),
+            ),
+          ),
+        );
       const real = known.ints.filter((n) => n >= (s.minimum ?? -Infinity) && n <= (s.maximum ?? Infinity));
       return real.length ? fc.oneof(range, fc.constantFrom(...real)) : range;
     }
     case "number":
-      if (edge) return fc.constantFrom(s.minimum ?? -Number.MAX_VALUE, s.maximum ?? Number.MAX_VALUE, Number.MIN_VALUE, 0);
-      return fc.double({ min: Math.max(s.minimum ?? -1e6, -1e6), max: Math.min(s.maximum ?? 1e6, 1e6), noNaN: true, noDefaultInfinity: true });
+      if (edge)
+        return fc.constantFrom(s.minimum ?? -Number.MAX_VALUE, s.maximum ?? Number.MAX_VALUE, Number.MIN_VALUE, 0);
+      return fc.double({
+        min: Math.max(s.minimum ?? -1e6, -1e6),
+        max: Math.min(s.maximum ?? 1e6, 1e6),
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case "string": {
-      if (edge && s.format && EDGE_FORMATS[s.format]) return fc.constantFrom(...EDGE_FORMATS[s.format]!, ...(SAMPLE_FORMATS[s.format] ?? []));
+      if (edge && s.format && EDGE_FORMATS[s.format])
+        return fc.constantFrom(...EDGE_FORMATS[s.format]!, ...(SAMPLE_FORMATS[s.format] ?? []));
       if (s.format && SAMPLE_FORMATS[s.format]) return fc.constantFrom(...SAMPLE_FORMATS[s.format]!);
       if (typeof s.pattern === "string") {
         const p = patternArb(s.pattern, s.minLength ?? 0, s.maxLength ?? 64);
         if (p) return p;
       }
-      if (/decimal/.test(s.description ?? "") && edge) return fc.constantFrom("99999999999.99", "-99999999999.99", "0.01", "-0.00", "0.001", "1e3", "10.00");
+      if (/decimal/.test(s.description ?? "") && edge)
+        return fc.constantFrom("99999999999.99", "-99999999999.99", "0.01", "-0.00", "0.001", "1e3", "10.00");
       if (/decimal/.test(s.description ?? "")) return fc.constantFrom("0.00", "1.00", "10.50", "19.00");
       const minLength = s.minLength ?? 0;
       const maxLength = Math.max(minLength, Math.min(s.maxLength ?? 20, 20));
@@ -288,7 +340,9 @@ export function shaped(doc: Json, schema: Json, known: Known, depth = 0, edge = 
         const max = Math.min(s.maxLength ?? 5000, 5000);
         return fc
           .constantFrom("\u0000", "😀", "%_\\", "\u202e", "ü", " ")
-          .map((unit) => unit.repeat(Math.max(minLength, Math.floor(max / unit.length))).slice(0, Math.max(minLength, max)))
+          .map((unit) =>
+            unit.repeat(Math.max(minLength, Math.floor(max / unit.length))).slice(0, Math.max(minLength, max)),
+          )
           .filter((v) => v.length >= minLength)
           .chain((v) => fc.constantFrom(v, ...known.strings.slice(0, 3)));
       }
@@ -307,15 +361,18 @@ export function shaped(doc: Json, schema: Json, known: Known, depth = 0, edge = 
       const required: string[] = (s.required ?? []).filter((k: string) => k in props);
       const record =
         Object.keys(props).length > 0
-          ? fc.record(
-              Object.fromEntries(Object.entries(props).map(([k, v]) => [k, shaped_(v, depth + 1, k)])),
-              { requiredKeys: required },
-            )
+          ? fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, shaped_(v, depth + 1, k)])), {
+              requiredKeys: required,
+            })
           : fc.constant({});
-      const extra = s.additionalProperties && typeof s.additionalProperties === "object" ? s.additionalProperties : null;
+      const extra =
+        s.additionalProperties && typeof s.additionalProperties === "object" ? s.additionalProperties : null;
       if (!extra) return record;
       return fc
-        .tuple(record, fc.dictionary(fc.constantFrom("en", "de", "x", "key"), shaped_(extra, depth + 1), { maxKeys: 2 }))
+        .tuple(
+          record,
+          fc.dictionary(fc.constantFrom("en", "de", "x", "key"), shaped_(extra, depth + 1), { maxKeys: 2 }),
+        )
         .map(([a, b]) => ({ ...b, ...a }));
     }
   }
@@ -325,7 +382,8 @@ export function shaped(doc: Json, schema: Json, known: Known, depth = 0, edge = 
 function locations(v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
   out.push(at);
   if (Array.isArray(v)) v.forEach((x, i) => locations(x, [...at, i], out));
-  else if (v !== null && typeof v === "object" && !(v instanceof RawJson)) for (const [k, x] of Object.entries(v)) locations(x, [...at, k], out);
+  else if (v !== null && typeof v === "object" && !(v instanceof RawJson))
+    for (const [k, x] of Object.entries(v)) locations(x, [...at, k], out);
   return out;
 }
 
@@ -351,10 +409,27 @@ function replaceAt(v: unknown, at: (string | number)[], put: (old: unknown) => u
 
 const REMOVE = Symbol("remove");
 
-export type Mutation = { kind: "replace" | "remove" | "wrap" | "add" | "extreme"; at: (string | number)[]; value?: unknown };
+export type Mutation = {
+  kind: "replace" | "remove" | "wrap" | "add" | "extreme";
+  at: (string | number)[];
+  value?: unknown;
+};
 
 /** Values of the right type at or beyond the edges: the field may well take them. */
-const EXTREME_NUMBERS: unknown[] = [2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 31, -1, 0, 999999999999999, 1e308, -1e308, Number.MIN_VALUE, new RawJson("-0"), new RawJson("1e999"), 0.1];
+const EXTREME_NUMBERS: unknown[] = [
+  2 ** 53 - 1,
+  -(2 ** 53 - 1),
+  2 ** 31,
+  -1,
+  0,
+  999999999999999,
+  1e308,
+  -1e308,
+  Number.MIN_VALUE,
+  new RawJson("-0"),
+  new RawJson("1e999"),
+  0.1,
+];
 const EXTREME_STRINGS = [
   "",
   "\u0000",
@@ -391,7 +466,14 @@ function extremeFor(old: unknown, pick: number): unknown {
 /** A shaped body with one location mutated: replaced by junk, removed, wrapped in a list, or a key added. */
 export function mutated(doc: Json, schema: Json, known: Known): fc.Arbitrary<{ body: unknown; mutation: Mutation }> {
   return fc
-    .tuple(shaped(doc, schema, known), fc.nat(), fc.constantFrom("replace", "replace", "replace", "remove", "wrap", "add", "extreme", "extreme", "extreme"), junkValue, fc.constantFrom("__proto__", "constructor", "id", "", "é", "a\u0000"), fc.nat())
+    .tuple(
+      shaped(doc, schema, known),
+      fc.nat(),
+      fc.constantFrom("replace", "replace", "replace", "remove", "wrap", "add", "extreme", "extreme", "extreme"),
+      junkValue,
+      fc.constantFrom("__proto__", "constructor", "id", "", "é", "a\u0000"),
+      fc.nat(),
+    )
     .map(([base, pick, kind, junk, key, which]) => {
       const spots = locations(base);
       const at = spots[pick % spots.length]!;
@@ -403,7 +485,11 @@ export function mutated(doc: Json, schema: Json, known: Known): fc.Arbitrary<{ b
       else if (kind === "wrap") body = replaceAt(base, at, (old) => [old]);
       else if (kind === "add") {
         const parent = at.length ? at : [];
-        body = replaceAt(base, parent, (old) => (old !== null && typeof old === "object" && !Array.isArray(old) ? Object.assign(Object.create(null), old, { [key]: junk }) : junk));
+        body = replaceAt(base, parent, (old) =>
+          old !== null && typeof old === "object" && !Array.isArray(old)
+            ? Object.assign(Object.create(null), old, { [key]: junk })
+            : junk,
+        );
         value = { [key]: junk };
       } else body = replaceAt(base, at, () => junk);
       return { body, mutation: { kind: kind as Mutation["kind"], at, value } };
@@ -411,7 +497,12 @@ export function mutated(doc: Json, schema: Json, known: Known): fc.Arbitrary<{ b
 }
 
 /** Whether a body is valid by the description's schema (RawJson pieces taken as parsed). */
-export function validBySchema(doc: Json, lookup: Record<string, Schema | boolean>, schema: Json, body: unknown): boolean {
+export function validBySchema(
+  doc: Json,
+  lookup: Record<string, Schema | boolean>,
+  schema: Json,
+  body: unknown,
+): boolean {
   let parsed: unknown;
   try {
     parsed = JSON.parse(serialize(body));
@@ -430,7 +521,8 @@ const DEEP = 10_000;
 /** Bodies that are not (the expected) JSON, and JSON that a plain JSON.parse reads one way only. */
 export function rawBodies(valid: unknown): fc.Arbitrary<RawBody> {
   const text = serialize(valid);
-  const obj = valid !== null && typeof valid === "object" && !Array.isArray(valid) ? (valid as Record<string, unknown>) : null;
+  const obj =
+    valid !== null && typeof valid === "object" && !Array.isArray(valid) ? (valid as Record<string, unknown>) : null;
   const keys = obj ? Object.keys(obj) : [];
   const json = "application/json";
   const dup = fc.tuple(fc.nat(), junkValue, fc.boolean()).map(([i, junk, junkFirst]): RawBody => {
@@ -445,10 +537,16 @@ export function rawBodies(valid: unknown): fc.Arbitrary<RawBody> {
     { label: `object nested ${DEEP} deep`, text: '{"a":'.repeat(DEEP) + "1" + "}".repeat(DEEP), contentType: json },
     {
       label: `field nested ${DEEP} deep`,
-      text: keys.length ? `{${JSON.stringify(keys[0])}:${"[".repeat(DEEP)}${"]".repeat(DEEP)}}` : `{"name":${'{"en":'.repeat(DEEP)}"x"${"}".repeat(DEEP)}}`,
+      text: keys.length
+        ? `{${JSON.stringify(keys[0])}:${"[".repeat(DEEP)}${"]".repeat(DEEP)}}`
+        : `{"name":${'{"en":'.repeat(DEEP)}"x"${"}".repeat(DEEP)}}`,
       contentType: json,
     },
-    { label: "100,000 keys", text: `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":${i}`).join(",")}}`, contentType: json },
+    {
+      label: "100,000 keys",
+      text: `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":${i}`).join(",")}}`,
+      contentType: json,
+    },
   );
   const invalid = fc.constantFrom<RawBody>(
     { label: "empty", text: "", contentType: json },
@@ -464,9 +562,17 @@ export function rawBodies(valid: unknown): fc.Arbitrary<RawBody> {
     { label: "NUL", text: "\u0000", contentType: json },
     { label: "two documents", text: `${text}${text}`, contentType: json },
     { label: "comment", text: `/* c */ ${text}`, contentType: json },
-    { label: "invalid UTF-8", bytes: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), contentType: json },
+    {
+      label: "invalid UTF-8",
+      bytes: new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      contentType: json,
+    },
     { label: "lone surrogate escape", text: '{"name":"\\ud800"}', contentType: json },
-    { label: "__proto__ key", text: obj ? `{"__proto__":{"admin":true},${text.slice(1)}` : '{"__proto__":{"admin":true}}', contentType: json },
+    {
+      label: "__proto__ key",
+      text: obj ? `{"__proto__":{"admin":true},${text.slice(1)}` : '{"__proto__":{"admin":true}}',
+      contentType: json,
+    },
   );
   const wrongType = fc
     .constantFrom<string | null>(
@@ -523,9 +629,13 @@ export const MALFORMED_IDS = [
 export function queryValue(param: Param): fc.Arbitrary<string> {
   const junk = JUNK_STRINGS.filter((s) => !s.includes("\ud800"));
   const kind = [
-    ...(param.schema?.type === "integer" || param.schema?.items?.type === "integer" ? ["1", "-5", "2147483648", "1e3", "1,2,x", "999999999999999"] : []),
+    ...(param.schema?.type === "integer" || param.schema?.items?.type === "integer"
+      ? ["1", "-5", "2147483648", "1e3", "1,2,x", "999999999999999"]
+      : []),
     ...(param.schema?.type === "boolean" ? ["True", "yes", "2", "falsey"] : []),
-    ...(param.schema?.format === "date-time" ? ["2030-06-01T19:00:00", "2030-06-01", "2030-06-01T19:00:00+25:00", "-000001-01-01T00:00:00Z"] : []),
+    ...(param.schema?.format === "date-time"
+      ? ["2030-06-01T19:00:00", "2030-06-01", "2030-06-01T19:00:00+25:00", "-000001-01-01T00:00:00Z"]
+      : []),
     ...(param.name === "ordering" ? ["-", "--id", "id,-id", "nonexistent", "id;drop"] : []),
     ...(param.name === "page" || param.name === "page_size" ? ["0", "-1", "1000000000", "1e999", "2.5"] : []),
   ];
@@ -555,7 +665,11 @@ function tables(): Promise<{ name: string; rowid: number }[]> {
 /** Row count and largest rowid of every table, in one D1 batch: `{table: "count/max"}`. */
 export async function fingerprint(): Promise<Record<string, string>> {
   const list = await tables();
-  const results = await env.DB.batch(list.map((t) => env.DB.prepare(`SELECT count(*) AS c, ${t.rowid ? "coalesce(max(rowid), 0)" : "0"} AS m FROM "${t.name}"`)));
+  const results = await env.DB.batch(
+    list.map((t) =>
+      env.DB.prepare(`SELECT count(*) AS c, ${t.rowid ? "coalesce(max(rowid), 0)" : "0"} AS m FROM "${t.name}"`),
+    ),
+  );
   const out: Record<string, string> = {};
   list.forEach(({ name: n }, i) => {
     const r = results[i]!.results[0] as { c: number; m: number };

@@ -5,7 +5,15 @@
  */
 import { and, eq } from "drizzle-orm";
 import { changeStamps, events, quotas, taxRules } from "../../src/db/schema";
-import { type Client, db, seedOrderPosition as seedPosition, seedOrderRow, seedEventRow, seedOrganizer, unique } from "../harness";
+import {
+  type Client,
+  db,
+  seedOrderPosition as seedPosition,
+  seedOrderRow,
+  seedEventRow,
+  seedOrganizer,
+  unique,
+} from "../harness";
 
 export type World = Awaited<ReturnType<typeof seedOrganizer>> & {
   event: Awaited<ReturnType<typeof seedEventRow>>;
@@ -27,12 +35,18 @@ export async function otherEvent(w: World) {
 }
 
 export async function seedTaxRule(eventId: number, rate: number) {
-  const [row] = await db().insert(taxRules).values({ eventId, name: { en: `VAT ${rate}` }, rate }).returning();
+  const [row] = await db()
+    .insert(taxRules)
+    .values({ eventId, name: { en: `VAT ${rate}` }, rate })
+    .returning();
   return row!;
 }
 
 export async function seedQuota(eventId: number) {
-  const [row] = await db().insert(quotas).values({ eventId, name: unique("quota"), size: 10 }).returning();
+  const [row] = await db()
+    .insert(quotas)
+    .values({ eventId, name: unique("quota"), size: 10 })
+    .returning();
   return row!;
 }
 
@@ -85,7 +99,11 @@ export async function upload(client: Client, type: string, filename: string, bod
 
 /** Creates an item through the API and returns its JSON. */
 export async function createItem(w: World, body: Record<string, unknown> = {}) {
-  const res = await w.client.post(`${w.ev}/items/`, { name: { en: unique("Ticket ") }, default_price: "10.00", ...body });
+  const res = await w.client.post(`${w.ev}/items/`, {
+    name: { en: unique("Ticket ") },
+    default_price: "10.00",
+    ...body,
+  });
   if (res.status !== 201) throw new Error(`item creation failed: ${res.status} ${res.text}`);
   return res.body;
 }
@@ -97,7 +115,10 @@ export async function createCategory(w: World, body: Record<string, unknown> = {
 }
 
 export async function createMembershipType(w: { slug: string; client: Client }, body: Record<string, unknown> = {}) {
-  const res = await w.client.post(`/api/v1/organizers/${w.slug}/membershiptypes/`, { name: { en: unique("Pass ") }, ...body });
+  const res = await w.client.post(`/api/v1/organizers/${w.slug}/membershiptypes/`, {
+    name: { en: unique("Pass ") },
+    ...body,
+  });
   if (res.status !== 201) throw new Error(`membership type creation failed: ${res.status} ${res.text}`);
   return res.body;
 }

@@ -17,7 +17,16 @@
  */
 import type { Client, Json } from "../harness";
 
-export type DecodedTicket = { seed: string; item: number; variation: number; subevent: number; validFrom: number | null; validUntil: number | null; hasValidFrom: boolean; hasValidUntil: boolean };
+export type DecodedTicket = {
+  seed: string;
+  item: number;
+  variation: number;
+  subevent: number;
+  validFrom: number | null;
+  validUntil: number | null;
+  hasValidFrom: boolean;
+  hasValidUntil: boolean;
+};
 
 function bytesOfBase64(text: string): Uint8Array {
   const s = atob(text);
@@ -36,12 +45,24 @@ export function splitSecret(secret: string): { payload: Uint8Array; signature: U
   const payloadLength = raw[1]! * 256 + raw[2]!;
   const signatureLength = raw[3]! * 256 + raw[4]!;
   if (raw.length < 5 + payloadLength + signatureLength) return null;
-  return { payload: raw.slice(5, 5 + payloadLength), signature: raw.slice(5 + payloadLength, 5 + payloadLength + signatureLength) };
+  return {
+    payload: raw.slice(5, 5 + payloadLength),
+    signature: raw.slice(5 + payloadLength, 5 + payloadLength + signatureLength),
+  };
 }
 
 /** A protobuf `Ticket` (only the wire types it uses). */
 export function parseTicket(payload: Uint8Array): DecodedTicket {
-  const t: DecodedTicket = { seed: "", item: 0, variation: 0, subevent: 0, validFrom: null, validUntil: null, hasValidFrom: false, hasValidUntil: false };
+  const t: DecodedTicket = {
+    seed: "",
+    item: 0,
+    variation: 0,
+    subevent: 0,
+    validFrom: null,
+    validUntil: null,
+    hasValidFrom: false,
+    hasValidUntil: false,
+  };
   let pos = 0;
   const varint = (): bigint => {
     let result = 0n;
@@ -86,8 +107,12 @@ export function parseTicket(payload: Uint8Array): DecodedTicket {
 /** A `valid_keys` entry as a WebCrypto key (libpretixsync: base64 → PEM → the SubjectPublicKeyInfo). */
 export async function verifyKey(validKey: string): Promise<CryptoKey> {
   const pem = atob(validKey);
-  if (!pem.startsWith("-----BEGIN PUBLIC KEY-----\n") || !pem.endsWith("-----END PUBLIC KEY-----\n")) throw new Error(`not a PEM public key: ${pem}`);
-  const body = pem.replace("-----BEGIN PUBLIC KEY-----\n", "").replace("-----END PUBLIC KEY-----\n", "").replace(/\s+/g, "");
+  if (!pem.startsWith("-----BEGIN PUBLIC KEY-----\n") || !pem.endsWith("-----END PUBLIC KEY-----\n"))
+    throw new Error(`not a PEM public key: ${pem}`);
+  const body = pem
+    .replace("-----BEGIN PUBLIC KEY-----\n", "")
+    .replace("-----END PUBLIC KEY-----\n", "")
+    .replace(/\s+/g, "");
   return crypto.subtle.importKey("spki", bytesOfBase64(body), { name: "Ed25519" }, false, ["verify"]);
 }
 
@@ -96,12 +121,16 @@ export async function decodeSigned(secret: string, validKeys: string[]): Promise
   const parts = splitSecret(secret);
   if (!parts) return null;
   for (const k of validKeys) {
-    if (await crypto.subtle.verify({ name: "Ed25519" }, await verifyKey(k), parts.signature, parts.payload)) return parseTicket(parts.payload);
+    if (await crypto.subtle.verify({ name: "Ed25519" }, await verifyKey(k), parts.signature, parts.payload))
+      return parseTicket(parts.payload);
   }
   return null;
 }
 
-export type OfflineResult = { result: "valid" | "invalid" | "revoked" | "blocked" | "invalid_time" | "product" | "already_redeemed"; ticket?: DecodedTicket };
+export type OfflineResult = {
+  result: "valid" | "invalid" | "revoked" | "blocked" | "invalid_time" | "product" | "already_redeemed";
+  ticket?: DecodedTicket;
+};
 
 type QueuedScan = { secret: string; nonce: string; datetime: string; type: "entry" | "exit" };
 
@@ -153,10 +182,16 @@ export class OfflineScanner {
       if (ticket.validFrom !== null && ticket.validFrom > now.getTime()) return { result: "invalid_time", ticket };
       if (ticket.validUntil !== null && ticket.validUntil < now.getTime()) return { result: "invalid_time", ticket };
     }
-    if (!this.list.all_products && !this.list.limit_products.includes(ticket.item)) return { result: "product", ticket };
+    if (!this.list.all_products && !this.list.limit_products.includes(ticket.item))
+      return { result: "product", ticket };
     if (this.list.subevent && this.list.subevent !== ticket.subevent) return { result: "invalid", ticket };
     const mine = this.queue.filter((q) => q.secret === secret);
-    const entryAllowed = type === "exit" || this.list.allow_multiple_entries || mine.length === 0 || mine.every((q) => q.type === "exit") || (this.list.allow_entry_after_exit && mine.at(-1)!.type === "exit");
+    const entryAllowed =
+      type === "exit" ||
+      this.list.allow_multiple_entries ||
+      mine.length === 0 ||
+      mine.every((q) => q.type === "exit") ||
+      (this.list.allow_entry_after_exit && mine.at(-1)!.type === "exit");
     if (!entryAllowed) return { result: "already_redeemed", ticket };
     this.queue.push({ secret, nonce: crypto.randomUUID().replaceAll("-", ""), datetime: now.toISOString(), type });
     return { result: "valid", ticket };
@@ -166,14 +201,17 @@ export class OfflineScanner {
   async upload(): Promise<number[]> {
     const statuses: number[] = [];
     for (const q of this.queue) {
-      const res = await this.client.post(`${this.eventPath}/checkinlists/${this.listId}/positions/${encodeURIComponent(q.secret)}/redeem/`, {
-        force: true,
-        type: q.type,
-        datetime: q.datetime,
-        nonce: q.nonce,
-        questions_supported: false,
-        canceled_supported: true,
-      });
+      const res = await this.client.post(
+        `${this.eventPath}/checkinlists/${this.listId}/positions/${encodeURIComponent(q.secret)}/redeem/`,
+        {
+          force: true,
+          type: q.type,
+          datetime: q.datetime,
+          nonce: q.nonce,
+          questions_supported: false,
+          canceled_supported: true,
+        },
+      );
       statuses.push(res.status);
     }
     return statuses;

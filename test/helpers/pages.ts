@@ -10,16 +10,25 @@ import { type Shop, shop } from "./sales";
 export type PageResponse = { status: number; headers: Headers; text: string; location: string | null };
 
 /** A request as a browser sends it, without following redirects (their Location is checked). */
-export async function fetchPage(method: string, url: string, init: { body?: string; headers?: Record<string, string> } = {}): Promise<PageResponse> {
+export async function fetchPage(
+  method: string,
+  url: string,
+  init: { body?: string; headers?: Record<string, string> } = {},
+): Promise<PageResponse> {
   const full = url.startsWith("http") ? url : `${BASE}${url}`;
-  const res = await exports.default.fetch(new Request(full, { method, redirect: "manual", body: init.body, headers: init.headers }));
+  const res = await exports.default.fetch(
+    new Request(full, { method, redirect: "manual", body: init.body, headers: init.headers }),
+  );
   return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get("Location") };
 }
 
 export const getPage = (url: string): Promise<PageResponse> => fetchPage("GET", url);
 
 export const postForm = (url: string, fields: Record<string, string> = {}): Promise<PageResponse> =>
-  fetchPage("POST", url, { body: new URLSearchParams(fields).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+  fetchPage("POST", url, {
+    body: new URLSearchParams(fields).toString(),
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+  });
 
 /** `url` with query parameters added. */
 export function withQuery(url: string, params: Record<string, string>): string {
@@ -31,7 +40,9 @@ export function withQuery(url: string, params: Record<string, string>): string {
 export type OrderShop = Shop & { ticket: Json; ticketQuota: Json };
 
 /** A shop with one ticket (20.00 EUR unless given) on a quota of `size`. */
-export async function ticketShop(opts: { size?: number; price?: string; event?: Record<string, unknown> } = {}): Promise<OrderShop> {
+export async function ticketShop(
+  opts: { size?: number; price?: string; event?: Record<string, unknown> } = {},
+): Promise<OrderShop> {
   const s = await shop({ event: opts.event });
   const ticket = await s.item({ name: { en: "Festival pass" }, default_price: opts.price ?? "20.00" });
   const ticketQuota = await s.quota({ size: opts.size ?? 10, items: [ticket.id] });
@@ -39,7 +50,11 @@ export async function ticketShop(opts: { size?: number; price?: string; event?: 
 }
 
 export async function placeOrder(s: OrderShop, body: Record<string, unknown> = {}): Promise<Json> {
-  const res = await s.client.post(`${s.path}/orders/`, { email: "buyer@example.org", positions: [{ item: s.ticket.id }], ...body });
+  const res = await s.client.post(`${s.path}/orders/`, {
+    email: "buyer@example.org",
+    positions: [{ item: s.ticket.id }],
+    ...body,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 }
@@ -52,7 +67,12 @@ export async function readOrder(s: Shop, code: string): Promise<Json> {
 
 export async function giftCard(s: Shop, value: string, extra: Record<string, unknown> = {}): Promise<Json> {
   const secret = `GC-${Math.random().toString(36).slice(2, 12).toUpperCase()}`;
-  const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/`, { secret, currency: "EUR", value, ...extra });
+  const res = await s.client.post(`/api/v1/organizers/${s.orgSlug}/giftcards/`, {
+    secret,
+    currency: "EUR",
+    value,
+    ...extra,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 }

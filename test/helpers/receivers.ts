@@ -14,7 +14,13 @@ import { db } from "../harness";
 import { deliverWebhookMessage, type DeliveryOptions } from "../../src/domain/webhooks-delivery";
 import type { WebhookMessage } from "../../src/domain/webhooks";
 
-export type Received = { url: string; body: string; json: Record<string, any>; headers: Headers; answered: number | "timeout" | "refused" };
+export type Received = {
+  url: string;
+  body: string;
+  json: Record<string, any>;
+  headers: Headers;
+  answered: number | "timeout" | "refused";
+};
 
 /** How a receiver answers its n-th request (0-based): a status, "refuse" (connection failure), "hang" (until aborted), or a status after a delay. */
 export type Behaviour = (n: number) => number | "refuse" | "hang" | { status: number; afterMs: number; body?: string };
@@ -22,12 +28,18 @@ export type Behaviour = (n: number) => number | "refuse" | "hang" | { status: nu
 export class Receiver {
   readonly requests: Received[] = [];
   behaviour: Behaviour;
-  constructor(readonly url: string, behaviour: Behaviour, readonly background: boolean) {
+  constructor(
+    readonly url: string,
+    behaviour: Behaviour,
+    readonly background: boolean,
+  ) {
     this.behaviour = behaviour;
   }
   /** The bodies of the requests answered 2xx, in the order they arrived. */
   get accepted(): Record<string, any>[] {
-    return this.requests.filter((r) => typeof r.answered === "number" && r.answered >= 200 && r.answered < 300).map((r) => r.json);
+    return this.requests
+      .filter((r) => typeof r.answered === "number" && r.answered >= 200 && r.answered < 300)
+      .map((r) => r.json);
   }
 }
 
@@ -75,7 +87,8 @@ async function route(input: RequestInfo | URL, init: RequestInit | undefined, ba
 }
 
 /** The tests' own deliveries reach every receiver. */
-export const receiverFetch = ((input: RequestInfo | URL, init?: RequestInit) => route(input, init, false)) as typeof fetch;
+export const receiverFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+  route(input, init, false)) as typeof fetch;
 
 /**
  * Installs the fake global fetch (the background consumer's) for the test file. It stays for

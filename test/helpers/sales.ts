@@ -46,6 +46,7 @@ export async function shop(opts: { series?: boolean; event?: Record<string, unkn
     item: (body = {}) => post("/items/", { name: { en: "Ticket" }, default_price: "20.00", admission: true, ...body }),
     quota: (body) => post("/quotas/", { name: "Tickets", ...body }),
     voucher: (body) => post("/vouchers/", { code: unique("VOUCHER").toUpperCase(), ...body }),
-    subevent: (body = {}) => post("/subevents/", { name: { en: "Date" }, date_from: "2030-07-01T19:00:00Z", active: true, ...body }),
+    subevent: (body = {}) =>
+      post("/subevents/", { name: { en: "Date" }, date_from: "2030-07-01T19:00:00Z", active: true, ...body }),
   };
 }

@@ -69,11 +69,20 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function deploy(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function deploy(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(root, "src/cli/deploy.ts"), ...args], {
       cwd: root,
-      env: { ...process.env, TICKETING_WRANGLER: fake, FAKE_WRANGLER_STATE: stateFile, FAKE_WRANGLER_LOG: logFile, ...env },
+      env: {
+        ...process.env,
+        TICKETING_WRANGLER: fake,
+        FAKE_WRANGLER_STATE: stateFile,
+        FAKE_WRANGLER_LOG: logFile,
+        ...env,
+      },
     });
     let stdout = "";
     let stderr = "";
@@ -145,7 +154,9 @@ describe("npm run deploy", () => {
 
     // the new database's id is in the configuration, nothing else in it changed
     const id = "00000001-aaaa-4bbb-8ccc-dddddddddddd";
-    expect(readFileSync(config, "utf8")).toBe(FIXTURE.replace('database_id = "00000000-0000-4000-8000-000000000000"', `database_id = "${id}"`));
+    expect(readFileSync(config, "utf8")).toBe(
+      FIXTURE.replace('database_id = "00000000-0000-4000-8000-000000000000"', `database_id = "${id}"`),
+    );
     expect(account()).toMatchObject({
       databases: [{ uuid: id, name: "ticketing" }],
       buckets: ["ticketing-files"],
@@ -155,13 +166,21 @@ describe("npm run deploy", () => {
       organizers: [{ id: 1, slug: "acme", team: 1 }],
     });
     // the organizer went in through the operator command's statements
-    expect(calls()[19]!.sql).toContain("INSERT INTO organizers (slug, name, created_at) VALUES ('acme', 'Acme Events', ");
+    expect(calls()[19]!.sql).toContain(
+      "INSERT INTO organizers (slug, name, created_at) VALUES ('acme', 'Acme Events', ",
+    );
 
     // every step says what it did; the token comes last, as the operator command prints it
     expect(out.stdout).toContain("missing: creating it");
     expect(out.stdout).toContain(`database_id of DB set to ${id} (was 00000000-0000-4000-8000-000000000000)`);
     expect(out.stdout).toContain("ticketing-mail-dlq: missing, creating it");
-    const last = JSON.parse(out.stdout.trim().split("\n").filter((l) => l.startsWith("{")).pop()!);
+    const last = JSON.parse(
+      out.stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .pop()!,
+    );
     expect(last).toEqual({ organizer: "acme", team: 1, token: expect.stringMatching(/^[a-z0-9]{64}$/) });
 
     // run again: only checks, migrations and the deploy; creates nothing, the organizer is left alone
@@ -196,7 +215,11 @@ describe("npm run deploy", () => {
   it("an account that has some of it: creates only the rest, and takes the existing database's id", async () => {
     writeFileSync(
       stateFile,
-      JSON.stringify({ databases: [{ uuid: "0000000f-1111-4222-8333-444444444444", name: "ticketing" }], buckets: ["other", "ticketing-files"], queues: ["ticketing-mail"] }),
+      JSON.stringify({
+        databases: [{ uuid: "0000000f-1111-4222-8333-444444444444", name: "ticketing" }],
+        buckets: ["other", "ticketing-files"],
+        queues: ["ticketing-mail"],
+      }),
     );
     const out = await deploy(["--config", config]);
     expect(out.code, out.stderr).toBe(0);
@@ -220,7 +243,15 @@ describe("npm run deploy", () => {
   });
 
   it("--dry-run prints every command and runs none; the configuration stays as it is", async () => {
-    const out = await deploy(["--config", config, "--dry-run", "--organizer", "acme", "--organizer-name", "Acme Events"]);
+    const out = await deploy([
+      "--config",
+      config,
+      "--dry-run",
+      "--organizer",
+      "acme",
+      "--organizer-name",
+      "Acme Events",
+    ]);
     expect(out.code, out.stderr).toBe(0);
     expect(calls()).toEqual([]);
     expect(existsSync(stateFile)).toBe(false);
@@ -264,7 +295,15 @@ describe("npm run deploy", () => {
   it("a failing command stops the run there with its message; the next run picks up where it stopped", async () => {
     const out = await deploy(["--config", config], { FAKE_WRANGLER_FAIL: "queues info" });
     expect(out.code).toBe(1);
-    expect(lines()).toEqual(["whoami", "d1 list --json", "d1 create ticketing", "d1 list --json", "r2 bucket list", "r2 bucket create ticketing-files", "queues info ticketing-exports"]);
+    expect(lines()).toEqual([
+      "whoami",
+      "d1 list --json",
+      "d1 create ticketing",
+      "d1 list --json",
+      "r2 bucket list",
+      "r2 bucket create ticketing-files",
+      "queues info ticketing-exports",
+    ]);
     expect(out.stderr).toContain("looking up the queue ticketing-exports failed");
     expect(out.stderr).toContain("Authentication error [code: 10000]");
 
@@ -293,7 +332,9 @@ describe("npm run deploy", () => {
     const refused = await deploy(["--config", config], { SIGNING_KEY: "" });
     expect(refused.code).toBe(1);
     expect(lines()).toEqual(["whoami", "secret list --format json"]);
-    expect(refused.stderr).toContain("the secret SIGNING_KEY is not set on the Worker: give it as environment variable, e.g. SIGNING_KEY=... npm run deploy (nothing was changed)");
+    expect(refused.stderr).toContain(
+      "the secret SIGNING_KEY is not set on the Worker: give it as environment variable, e.g. SIGNING_KEY=... npm run deploy (nothing was changed)",
+    );
 
     rmSync(logFile);
     const first = await deploy(["--config", config], { SIGNING_KEY: "s3cret value" });

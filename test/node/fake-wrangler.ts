@@ -22,8 +22,19 @@ type State = {
 
 const statePath = process.env.FAKE_WRANGLER_STATE!;
 const logPath = process.env.FAKE_WRANGLER_LOG!;
-const initial: State = { loggedIn: true, databases: [], buckets: [], queues: [], workerDeployed: false, secrets: [], migrated: false, organizers: [] };
-const state: State = existsSync(statePath) ? { ...initial, ...(JSON.parse(readFileSync(statePath, "utf8")) as Partial<State>) } : initial;
+const initial: State = {
+  loggedIn: true,
+  databases: [],
+  buckets: [],
+  queues: [],
+  workerDeployed: false,
+  secrets: [],
+  migrated: false,
+  organizers: [],
+};
+const state: State = existsSync(statePath)
+  ? { ...initial, ...(JSON.parse(readFileSync(statePath, "utf8")) as Partial<State>) }
+  : initial;
 
 const args = process.argv.slice(2);
 const record: Record<string, unknown> = { args };
@@ -33,7 +44,19 @@ function option(name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-const COMMANDS = ["whoami", "d1 list", "d1 create", "d1 migrations apply", "d1 execute", "r2 bucket list", "r2 bucket create", "queues info", "queues create", "secret list", "deploy"];
+const COMMANDS = [
+  "whoami",
+  "d1 list",
+  "d1 create",
+  "d1 migrations apply",
+  "d1 execute",
+  "r2 bucket list",
+  "r2 bucket create",
+  "queues info",
+  "queues create",
+  "secret list",
+  "deploy",
+];
 /** The command (its words), and its arguments as `words` (command words first). */
 const words = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && args[i - 1]!.startsWith("--")));
 const command = COMMANDS.find((c) => words.join(" ").startsWith(c)) ?? words.join(" ");
@@ -55,19 +78,27 @@ if (process.env.FAKE_WRANGLER_FAIL && command.startsWith(process.env.FAKE_WRANGL
 /** Answers of `d1 execute` for the statements the operator command and the deploy script send. */
 function execute(sql: string): Record<string, unknown>[] {
   const slug = /slug = '([^']*)'/.exec(sql)?.[1];
-  const statements = sql.split(";").map((s) => s.trim()).filter(Boolean);
+  const statements = sql
+    .split(";")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!state.migrated) throw new Error("no such table: organizers: SQLITE_ERROR");
   return statements.map((s) => {
     if (/^SELECT (slug|id) FROM organizers WHERE slug =/.test(s)) {
       const found = state.organizers.filter((o) => o.slug === slug);
-      return { results: found.map((o) => (s.startsWith("SELECT slug") ? { slug: o.slug } : { id: o.id })), success: true, meta: {} };
+      return {
+        results: found.map((o) => (s.startsWith("SELECT slug") ? { slug: o.slug } : { id: o.id })),
+        success: true,
+        meta: {},
+      };
     }
     if (s.startsWith("INSERT INTO organizers")) {
       if (state.organizers.some((o) => o.slug === slug)) throw new Error("UNIQUE constraint failed: organizers.slug");
       state.organizers.push({ id: state.organizers.length + 1, slug: slug!, team: state.organizers.length + 1 });
       return { results: [], success: true, meta: {} };
     }
-    if (s.startsWith("SELECT max(t.id) AS team")) return { results: [{ team: state.organizers.find((o) => o.slug === slug)!.team }], success: true, meta: {} };
+    if (s.startsWith("SELECT max(t.id) AS team"))
+      return { results: [{ team: state.organizers.find((o) => o.slug === slug)!.team }], success: true, meta: {} };
     return { results: [], success: true, meta: {} };
   });
 }
@@ -75,32 +106,60 @@ function execute(sql: string): Record<string, unknown>[] {
 switch (command) {
   case "whoami":
     if (!state.loggedIn) done(1, banner, "✘ [ERROR] You are not authenticated. Please run `wrangler login`.\n");
-    done(0, `${banner}Getting User settings...\n👋 You are logged in with an OAuth Token, associated with the email operator@example.com.\n`);
+    done(
+      0,
+      `${banner}Getting User settings...\n👋 You are logged in with an OAuth Token, associated with the email operator@example.com.\n`,
+    );
   case "d1 list":
-    done(0, JSON.stringify(state.databases.map((d) => ({ uuid: d.uuid, name: d.name, created_at: "2026-11-24T00:00:00Z", version: "production" })), null, 2));
+    done(
+      0,
+      JSON.stringify(
+        state.databases.map((d) => ({
+          uuid: d.uuid,
+          name: d.name,
+          created_at: "2026-11-24T00:00:00Z",
+          version: "production",
+        })),
+        null,
+        2,
+      ),
+    );
   case "d1 create": {
     const name = words[2]!;
-    if (state.databases.some((d) => d.name === name)) done(1, banner, "✘ [ERROR] A database with that name already exists [code: 7502]\n");
+    if (state.databases.some((d) => d.name === name))
+      done(1, banner, "✘ [ERROR] A database with that name already exists [code: 7502]\n");
     const uuid = `${String(state.databases.length + 1).padStart(8, "0")}-aaaa-4bbb-8ccc-dddddddddddd`;
     state.databases.push({ uuid, name });
-    done(0, `${banner}✅ Successfully created DB '${name}'\n\n[[d1_databases]]\nbinding = "${name}"\ndatabase_name = "${name}"\ndatabase_id = "${uuid}"\n`);
+    done(
+      0,
+      `${banner}✅ Successfully created DB '${name}'\n\n[[d1_databases]]\nbinding = "${name}"\ndatabase_name = "${name}"\ndatabase_id = "${uuid}"\n`,
+    );
   }
   case "r2 bucket list":
-    done(0, `${banner}Listing buckets...\n${state.buckets.map((b) => `name:           ${b}\ncreation_date:  2026-11-24T00:00:00.000Z`).join("\n\n")}\n`);
+    done(
+      0,
+      `${banner}Listing buckets...\n${state.buckets.map((b) => `name:           ${b}\ncreation_date:  2026-11-24T00:00:00.000Z`).join("\n\n")}\n`,
+    );
   case "r2 bucket create": {
     const name = words[3]!;
-    if (state.buckets.includes(name)) done(1, banner, "✘ [ERROR] The bucket you tried to create already exists, and you own it. [code: 10004]\n");
+    if (state.buckets.includes(name))
+      done(1, banner, "✘ [ERROR] The bucket you tried to create already exists, and you own it. [code: 10004]\n");
     state.buckets.push(name);
-    done(0, `${banner}Creating bucket '${name}'...\n✅ Created bucket '${name}' with default storage class of Standard.\n`);
+    done(
+      0,
+      `${banner}Creating bucket '${name}'...\n✅ Created bucket '${name}' with default storage class of Standard.\n`,
+    );
   }
   case "queues info": {
     const name = words[2]!;
-    if (!state.queues.includes(name)) done(1, banner, `✘ [ERROR] Queue "${name}" does not exist. To create it, run: wrangler queues create ${name}\n`);
+    if (!state.queues.includes(name))
+      done(1, banner, `✘ [ERROR] Queue "${name}" does not exist. To create it, run: wrangler queues create ${name}\n`);
     done(0, `${banner}Queue Name: ${name}\nQueue ID: q-${name}\nNumber of Producers: 0\nNumber of Consumers: 0\n`);
   }
   case "queues create": {
     const name = words[2]!;
-    if (state.queues.includes(name)) done(1, banner, `✘ [ERROR] A request to the Cloudflare API failed. Queue name already taken [code: 11009]\n`);
+    if (state.queues.includes(name))
+      done(1, banner, `✘ [ERROR] A request to the Cloudflare API failed. Queue name already taken [code: 11009]\n`);
     state.queues.push(name);
     done(0, `${banner}🌀 Creating queue '${name}'\n✅ Created queue '${name}'\n`);
   }
@@ -108,7 +167,12 @@ switch (command) {
     if (!args.includes("--remote")) done(1, banner, "✘ [ERROR] the deploy test expects remote migrations only\n");
     const first = !state.migrated;
     state.migrated = true;
-    done(0, first ? `${banner}🚣 Executed 12 commands in 1.2ms\n12 commands executed successfully.\n` : `${banner}✅ No migrations to apply!\n`);
+    done(
+      0,
+      first
+        ? `${banner}🚣 Executed 12 commands in 1.2ms\n12 commands executed successfully.\n`
+        : `${banner}✅ No migrations to apply!\n`,
+    );
   }
   case "d1 execute": {
     const file = option("--file");
@@ -121,7 +185,12 @@ switch (command) {
     }
   }
   case "secret list":
-    if (!state.workerDeployed) done(1, banner, "✘ [ERROR] A request to the Cloudflare API failed. This Worker does not exist on your account. [code: 10007]\n");
+    if (!state.workerDeployed)
+      done(
+        1,
+        banner,
+        "✘ [ERROR] A request to the Cloudflare API failed. This Worker does not exist on your account. [code: 10007]\n",
+      );
     done(0, JSON.stringify(state.secrets.map((name) => ({ name, type: "secret_text" }))));
   case "deploy": {
     const file = option("--secrets-file");
@@ -131,7 +200,10 @@ switch (command) {
       for (const name of Object.keys(secrets)) if (!state.secrets.includes(name)) state.secrets.push(name);
     }
     state.workerDeployed = true;
-    done(0, `${banner}Uploaded ticketing (1.00 sec)\nDeployed ticketing triggers (0.50 sec)\n  https://ticketing.operator.workers.dev\n  schedule: */15 * * * *\n`);
+    done(
+      0,
+      `${banner}Uploaded ticketing (1.00 sec)\nDeployed ticketing triggers (0.50 sec)\n  https://ticketing.operator.workers.dev\n  schedule: */15 * * * *\n`,
+    );
   }
   default:
     done(1, banner, `✘ [ERROR] the fake wrangler does not know "${args.join(" ")}"\n`);

@@ -42,11 +42,15 @@ let base = "";
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [path.join(root, "src/cli/start.ts"), "--port", String(port), "--persist-to", state], {
-    cwd: root,
-    detached: true,
-    stdio: "ignore",
-  });
+  server = spawn(
+    process.execPath,
+    [path.join(root, "src/cli/start.ts"), "--port", String(port), "--persist-to", state],
+    {
+      cwd: root,
+      detached: true,
+      stdio: "ignore",
+    },
+  );
   for (let i = 0; i < 120; i++) {
     try {
       await fetch(`${base}/api/v1/organizers/`);
@@ -71,7 +75,15 @@ afterAll(() => {
 
 describe("operator command and npm start", () => {
   it("creates an organizer while the server runs; its token works, a wrong one gets 401", async () => {
-    const out = await run("admin.ts", ["create-organizer", "--slug", "newcomer", "--name", "Newcomer's Org", "--persist-to", state]);
+    const out = await run("admin.ts", [
+      "create-organizer",
+      "--slug",
+      "newcomer",
+      "--name",
+      "Newcomer's Org",
+      "--persist-to",
+      state,
+    ]);
     expect(out.code, out.stderr).toBe(0);
     const lines = out.stdout.trim().split("\n");
     const result = JSON.parse(lines[lines.length - 1]!);
@@ -85,16 +97,31 @@ describe("operator command and npm start", () => {
     const body = (await res.json()) as { results: { slug: string; name: string }[] };
     expect(body.results).toEqual([{ name: "Newcomer's Org", slug: "newcomer", public_url: `${base}/newcomer/` }]);
 
-    const team = await fetch(`${base}/api/v1/organizers/newcomer/teams/${result.team}/`, { headers: { Authorization: `Token ${result.token}` } });
+    const team = await fetch(`${base}/api/v1/organizers/newcomer/teams/${result.team}/`, {
+      headers: { Authorization: `Token ${result.token}` },
+    });
     const teamBody = (await team.json()) as Record<string, unknown>;
-    expect(teamBody).toMatchObject({ name: "Administrators", all_events: true, can_change_teams: true, can_checkin_orders: true });
+    expect(teamBody).toMatchObject({
+      name: "Administrators",
+      all_events: true,
+      can_change_teams: true,
+      can_checkin_orders: true,
+    });
 
     const wrong = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: "Token wrong" } });
     expect(wrong.status).toBe(401);
   });
 
   it("refuses a duplicate slug with a clear message and a non-zero exit", async () => {
-    const out = await run("admin.ts", ["create-organizer", "--slug", "newcomer", "--name", "Again", "--persist-to", state]);
+    const out = await run("admin.ts", [
+      "create-organizer",
+      "--slug",
+      "newcomer",
+      "--name",
+      "Again",
+      "--persist-to",
+      state,
+    ]);
     expect(out.code).not.toBe(0);
     expect(out.stderr).toContain('an organizer with the slug "newcomer" exists already');
     expect(out.stdout).toBe("");
@@ -125,7 +152,10 @@ describe("operator command and npm start", () => {
     const result = await new Validator().validate(structuredClone(doc));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    const broken = await new Validator().validate({ ...structuredClone(doc), paths: { "/x": { get: { responses: { 200: { content: {} } } } } } });
+    const broken = await new Validator().validate({
+      ...structuredClone(doc),
+      paths: { "/x": { get: { responses: { 200: { content: {} } } } } },
+    });
     expect(broken.valid).toBe(false);
 
     const page = await fetch(`${base}/api/docs`);
@@ -135,7 +165,15 @@ describe("operator command and npm start", () => {
   });
 
   it("shows the mail outbox", async () => {
-    const out = await run("admin.ts", ["create-organizer", "--slug", "mailer", "--name", "Mailer", "--persist-to", state]);
+    const out = await run("admin.ts", [
+      "create-organizer",
+      "--slug",
+      "mailer",
+      "--name",
+      "Mailer",
+      "--persist-to",
+      state,
+    ]);
     expect(out.code, out.stderr).toBe(0);
     const { token, team } = JSON.parse(out.stdout.trim().split("\n").pop()!);
     const invite = await fetch(`${base}/api/v1/organizers/mailer/teams/${team}/invites/`, {
@@ -151,11 +189,23 @@ describe("operator command and npm start", () => {
   });
 
   it("npm start lets a webhook call a receiver on the loopback interface over http: it gets the signed notification of a new order", async () => {
-    const out = await run("admin.ts", ["create-organizer", "--slug", "hooked", "--name", "Hooked", "--persist-to", state]);
+    const out = await run("admin.ts", [
+      "create-organizer",
+      "--slug",
+      "hooked",
+      "--name",
+      "Hooked",
+      "--persist-to",
+      state,
+    ]);
     expect(out.code, out.stderr).toBe(0);
     const { token } = JSON.parse(out.stdout.trim().split("\n").pop()!);
     const api = (p: string, body: unknown) =>
-      fetch(`${base}/api/v1/organizers/hooked/${p}`, { method: "POST", headers: { Authorization: `Token ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${base}/api/v1/organizers/hooked/${p}`, {
+        method: "POST",
+        headers: { Authorization: `Token ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
 
     const received: { body: string; headers: IncomingHttpHeaders }[] = [];
     const receiver = createServer((req, res) => {
@@ -166,14 +216,33 @@ describe("operator command and npm start", () => {
         res.writeHead(200).end("thanks");
       });
     });
-    const port = await new Promise<number>((resolve) => receiver.listen(0, "127.0.0.1", () => resolve((receiver.address() as net.AddressInfo).port)));
+    const port = await new Promise<number>((resolve) =>
+      receiver.listen(0, "127.0.0.1", () => resolve((receiver.address() as net.AddressInfo).port)),
+    );
     try {
-      expect((await api("webhooks/", { target_url: "https://10.0.0.1/hook", action_types: ["pretix.event.order.placed"] })).status).toBe(400);
-      const hook = await api("webhooks/", { target_url: `http://127.0.0.1:${port}/hook`, action_types: ["pretix.event.order.placed"] });
+      expect(
+        (await api("webhooks/", { target_url: "https://10.0.0.1/hook", action_types: ["pretix.event.order.placed"] }))
+          .status,
+      ).toBe(400);
+      const hook = await api("webhooks/", {
+        target_url: `http://127.0.0.1:${port}/hook`,
+        action_types: ["pretix.event.order.placed"],
+      });
       expect(hook.status).toBe(201);
       const { secret } = (await hook.json()) as { secret: string };
-      expect((await api("events/", { name: { en: "Local" }, slug: "local", currency: "EUR", date_from: "2030-06-01T19:00:00Z" })).status).toBe(201);
-      const item = (await (await api("events/local/items/", { name: { en: "Ticket" }, default_price: "0.00", admission: true })).json()) as { id: number };
+      expect(
+        (
+          await api("events/", {
+            name: { en: "Local" },
+            slug: "local",
+            currency: "EUR",
+            date_from: "2030-06-01T19:00:00Z",
+          })
+        ).status,
+      ).toBe(201);
+      const item = (await (
+        await api("events/local/items/", { name: { en: "Ticket" }, default_price: "0.00", admission: true })
+      ).json()) as { id: number };
       expect((await api("events/local/quotas/", { name: "Tickets", size: 10, items: [item.id] })).status).toBe(201);
       const order = await api("events/local/orders/", { positions: [{ item: item.id }] });
       expect(order.status).toBe(201);
@@ -182,7 +251,13 @@ describe("operator command and npm start", () => {
       for (let i = 0; i < 120 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 500));
       expect(received).toHaveLength(1);
       const [got] = received;
-      expect(JSON.parse(got!.body)).toEqual({ notification_id: expect.any(Number), organizer: "hooked", event: "local", code, action: "pretix.event.order.placed" });
+      expect(JSON.parse(got!.body)).toEqual({
+        notification_id: expect.any(Number),
+        organizer: "hooked",
+        event: "local",
+        code,
+        action: "pretix.event.order.placed",
+      });
       const signature = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(got!.headers["x-webhook-signature"]));
       expect(signature).not.toBeNull();
       expect(signature![2]).toBe(createHmac("sha256", secret).update(`${signature![1]}.${got!.body}`).digest("hex"));

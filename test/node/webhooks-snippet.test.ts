@@ -31,12 +31,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("docs/webhooks.md: verifying the signature", () => {
   const secret = "p9XrT2mK8vQ4wL6nB3cF7hJ1sD5gA0zYeUoIiRtW2qE8yHxN";
-  const body = JSON.stringify({ notification_id: 42, organizer: "acmecorp", event: "democon", code: "ABC23", action: "pretix.event.order.placed" });
+  const body = JSON.stringify({
+    notification_id: 42,
+    organizer: "acmecorp",
+    event: "democon",
+    code: "ABC23",
+    action: "pretix.event.order.placed",
+  });
   const now = () => Math.floor(Date.now() / 1000);
 
   it("accepts what the service signs", async () => {
     expect(await verifyWebhook(secret, await signatureHeader(secret, body, now()), body)).toBe(true);
-    const unicode = JSON.stringify({ notification_id: 43, organizer: "straße", event: "démo", code: "ABC23", action: "pretix.event.checkin" });
+    const unicode = JSON.stringify({
+      notification_id: 43,
+      organizer: "straße",
+      event: "démo",
+      code: "ABC23",
+      action: "pretix.event.checkin",
+    });
     expect(await verifyWebhook(secret, await signatureHeader(secret, unicode, now()), unicode)).toBe(true);
   });
 

@@ -33,7 +33,10 @@ export function resourceSetups(r: Resource) {
   };
   return {
     list: object,
-    create: async (w: SetupWorld): Promise<RowSetup> => ({ params: (await r.collection(w)).params, body: await r.body(w) }),
+    create: async (w: SetupWorld): Promise<RowSetup> => ({
+      params: (await r.collection(w)).params,
+      body: await r.body(w),
+    }),
     object,
     put: async (w: SetupWorld): Promise<RowSetup> => ({ ...(await object(w)), body: await r.body(w) }),
     patch: async (w: SetupWorld): Promise<RowSetup> => ({ ...(await object(w)), body: {} }),
@@ -76,8 +79,14 @@ export const rows: MatrixRow[] = [
   ...crud(`${ev}/questions/:question/options`, null, "can_change_items", options),
   ...crud(`${ev}/discounts`, null, "can_change_items", discounts),
   { route: `DELETE ${ev}/discount/:id`, permission: "can_change_items", setup: resourceSetups(discounts).object },
-  ...crud(`${ev}/sendmail_rules`, "can_change_event_settings", "can_change_event_settings", { collection: inEvent("sendmail_rules"), body: sendmailRuleBody }),
-  ...crud(`${ev}/ticketlayouts`, null, "can_change_event_settings", { collection: inEvent("ticketlayouts"), body: ticketLayoutBody }),
+  ...crud(`${ev}/sendmail_rules`, "can_change_event_settings", "can_change_event_settings", {
+    collection: inEvent("sendmail_rules"),
+    body: sendmailRuleBody,
+  }),
+  ...crud(`${ev}/ticketlayouts`, null, "can_change_event_settings", {
+    collection: inEvent("ticketlayouts"),
+    body: ticketLayoutBody,
+  }),
   {
     route: `GET ${ev}/ticketlayoutitems`,
     permission: null,
@@ -86,7 +95,11 @@ export const rows: MatrixRow[] = [
       return {};
     },
   },
-  { route: `POST ${ev}/ticketlayoutitems`, permission: "can_change_items", setup: async (w) => ({ body: await layoutItem(w) }) },
+  {
+    route: `POST ${ev}/ticketlayoutitems`,
+    permission: "can_change_items",
+    setup: async (w) => ({ body: await layoutItem(w) }),
+  },
   {
     route: `GET ${ev}/ticketlayoutitems/:id`,
     permission: null,
@@ -97,8 +110,13 @@ export const rows: MatrixRow[] = [
     permission: "can_change_items",
     setup: async (w) => ({ params: { id: id(await create(w, `${w.ev}/ticketlayoutitems`, await layoutItem(w))) } }),
   },
-  ...crud("/api/v1/organizers/:organizer/seatingplans", "can_change_organizer_settings", "can_change_organizer_settings", {
-    collection: async (w) => ({ path: `${w.org}/seatingplans`, params: {} }),
-    body: seatingPlanBody,
-  }),
+  ...crud(
+    "/api/v1/organizers/:organizer/seatingplans",
+    "can_change_organizer_settings",
+    "can_change_organizer_settings",
+    {
+      collection: async (w) => ({ path: `${w.org}/seatingplans`, params: {} }),
+      body: seatingPlanBody,
+    },
+  ),
 ];

@@ -25,21 +25,40 @@ const ticketParams = async (w: SetupWorld): Promise<RowSetup> => {
 
 export const rows: MatrixRow[] = [
   { route: `GET ${ev}/checkinlists`, permission: "can_view_orders", setup: listParam },
-  { route: `POST ${ev}/checkinlists`, permission: "can_change_event_settings", setup: async () => ({ body: checkinListBody() }) },
+  {
+    route: `POST ${ev}/checkinlists`,
+    permission: "can_change_event_settings",
+    setup: async () => ({ body: checkinListBody() }),
+  },
   { route: `GET ${ev}/checkinlists/:id`, permission: "can_view_orders", setup: listParam },
   { route: `GET ${ev}/checkinlists/:id/status`, permission: "can_view_orders", setup: listParam },
-  { route: `PUT ${ev}/checkinlists/:id`, permission: "can_change_event_settings", setup: async (w) => ({ ...(await listParam(w)), body: checkinListBody() }) },
-  { route: `PATCH ${ev}/checkinlists/:id`, permission: "can_change_event_settings", setup: async (w) => ({ ...(await listParam(w)), body: { allow_multiple_entries: true } }) },
+  {
+    route: `PUT ${ev}/checkinlists/:id`,
+    permission: "can_change_event_settings",
+    setup: async (w) => ({ ...(await listParam(w)), body: checkinListBody() }),
+  },
+  {
+    route: `PATCH ${ev}/checkinlists/:id`,
+    permission: "can_change_event_settings",
+    setup: async (w) => ({ ...(await listParam(w)), body: { allow_multiple_entries: true } }),
+  },
   { route: `DELETE ${ev}/checkinlists/:id`, permission: "can_change_event_settings", setup: listParam },
   { route: `DELETE ${ev}/checkinlist/:id`, permission: "can_change_event_settings", setup: listParam },
   {
     route: `POST ${ev}/checkinlists/:list/failed_checkins`,
     permission: "can_change_orders",
-    setup: async (w) => ({ params: { list: id(await list(w)) }, body: { error_reason: "invalid", raw_barcode: "NOT-A-TICKET" } }),
+    setup: async (w) => ({
+      params: { list: id(await list(w)) },
+      body: { error_reason: "invalid", raw_barcode: "NOT-A-TICKET" },
+    }),
   },
   { route: `GET ${ev}/checkinlists/:list/positions`, permission: "can_view_orders", setup: ticketParams },
   { route: `GET ${ev}/checkinlists/:list/positions/:id`, permission: "can_view_orders", setup: ticketParams },
-  { route: `POST ${ev}/checkinlists/:list/positions/:id/redeem`, permission: "can_change_orders", setup: async (w) => ({ ...(await ticketParams(w)), body: {} }) },
+  {
+    route: `POST ${ev}/checkinlists/:list/positions/:id/redeem`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await ticketParams(w)), body: {} }),
+  },
   { route: `GET ${ev}/checkins`, permission: "can_view_orders" },
   {
     route: `POST ${org}/checkinrpc/redeem`,
@@ -49,7 +68,11 @@ export const rows: MatrixRow[] = [
       return { body: { secret: t.secret, lists: [Number(t.list)] } };
     },
   },
-  { route: `GET ${org}/checkinrpc/search`, permission: "can_view_orders", setup: async (w) => ({ query: `list=${(await ticket(w)).list}` }) },
+  {
+    route: `GET ${org}/checkinrpc/search`,
+    permission: "can_view_orders",
+    setup: async (w) => ({ query: `list=${(await ticket(w)).list}` }),
+  },
   { route: "GET /api/v1/device/eventselection", permission: null, deviceOnly: true },
   // the lists offline scanners refuse tickets by (pretix orders.rst)
   { route: `GET ${ev}/revokedsecrets`, permission: "can_view_orders" },

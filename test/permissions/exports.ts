@@ -32,7 +32,10 @@ async function waitingExport(w: SetupWorld, level: "event" | "organizer", identi
   return { params: { identifier, id } };
 }
 
-const runBody = async (): Promise<RowSetup> => ({ params: { identifier: "orderlist" }, body: { _format: "orders:default" } });
+const runBody = async (): Promise<RowSetup> => ({
+  params: { identifier: "orderlist" },
+  body: { _format: "orders:default" },
+});
 /**
  * A valid invoicedata run. The matrix's callers have run orderlist exports already (which may
  * still wait for the queue): those are ended first, so that the limit of two running exports
@@ -54,7 +57,13 @@ const INVOICEDATA = { identifier: "invoicedata", id: "00000000-0000-4000-8000-00
  */
 export const rows: MatrixRow[] = [
   { route: `GET ${ev}/exporters`, permission: "can_view_orders" },
-  { route: `POST ${ev}/exporters/:identifier/run`, permission: "can_view_orders", params: { identifier: "orderlist" }, setup: runBody, status: 202 },
+  {
+    route: `POST ${ev}/exporters/:identifier/run`,
+    permission: "can_view_orders",
+    params: { identifier: "orderlist" },
+    setup: runBody,
+    status: 202,
+  },
   {
     route: `GET ${ev}/exporters/:identifier/download/:id`,
     permission: "can_view_orders",
@@ -63,7 +72,13 @@ export const rows: MatrixRow[] = [
     status: 409,
   },
   { route: `GET ${org}/exporters`, permission: null },
-  { route: `POST ${org}/exporters/:identifier/run`, permission: null, params: { identifier: "orderlist" }, setup: runBody, status: 202 },
+  {
+    route: `POST ${org}/exporters/:identifier/run`,
+    permission: null,
+    params: { identifier: "orderlist" },
+    setup: runBody,
+    status: 202,
+  },
   {
     route: `GET ${org}/exporters/:identifier/download/:id`,
     permission: null,
@@ -72,7 +87,13 @@ export const rows: MatrixRow[] = [
     status: 409,
   },
   // invoicedata: the same routes, pretix's permissions (event level can_view_orders; organizer level any team, its events by can_view_orders)
-  { route: `POST ${ev}/exporters/:identifier/run`, permission: "can_view_orders", params: INVOICEDATA, setup: runInvoiceData, status: 202 },
+  {
+    route: `POST ${ev}/exporters/:identifier/run`,
+    permission: "can_view_orders",
+    params: INVOICEDATA,
+    setup: runInvoiceData,
+    status: 202,
+  },
   {
     route: `GET ${ev}/exporters/:identifier/download/:id`,
     permission: "can_view_orders",
@@ -80,7 +101,13 @@ export const rows: MatrixRow[] = [
     setup: (w) => waitingExport(w, "event", "invoicedata"),
     status: 409,
   },
-  { route: `POST ${org}/exporters/:identifier/run`, permission: null, params: INVOICEDATA, setup: runInvoiceData, status: 202 },
+  {
+    route: `POST ${org}/exporters/:identifier/run`,
+    permission: null,
+    params: INVOICEDATA,
+    setup: runInvoiceData,
+    status: 202,
+  },
   {
     route: `GET ${org}/exporters/:identifier/download/:id`,
     permission: null,

@@ -59,7 +59,12 @@ export async function addonCategory(w: SetupWorld): Promise<Json> {
 export const taxRuleBody = () => ({ name: { en: "VAT" }, rate: "19.00" });
 export const questionBody = () => ({ question: { en: unique("Question ") }, type: "T" });
 export const optionBody = () => ({ answer: { en: unique("Answer ") } });
-export const discountBody = () => ({ internal_name: unique("Discount "), condition_min_count: 3, benefit_discount_matching_percent: "100.00", benefit_only_apply_to_cheapest_n_matches: 1 });
+export const discountBody = () => ({
+  internal_name: unique("Discount "),
+  condition_min_count: 3,
+  benefit_discount_matching_percent: "100.00",
+  benefit_only_apply_to_cheapest_n_matches: 1,
+});
 export const sendmailRuleBody = () => ({
   subject: { en: "See you tomorrow!" },
   template: { en: "Your tickets: {url}" },
@@ -75,7 +80,9 @@ export const seatingPlanBody = () => ({
   name: unique("Plan "),
   layout: {
     categories: [{ name: "Stalls" }],
-    zones: [{ name: "Main", rows: [{ row_number: "1", seats: [{ seat_guid: "s1", seat_number: "1", category: "Stalls" }] }] }],
+    zones: [
+      { name: "Main", rows: [{ row_number: "1", seats: [{ seat_guid: "s1", seat_number: "1", category: "Stalls" }] }] },
+    ],
   },
 });
 
@@ -86,7 +93,11 @@ export const voucherBody = () => ({ code: unique("V").toUpperCase() });
 /** A pending order of one position with an open manual payment (local id 1). */
 export async function pendingOrder(w: SetupWorld): Promise<Json> {
   const it = await saleableItem(w);
-  const order = await create(w, `${w.ev}/orders`, { email: "buyer@example.org", payment_provider: "manual", positions: [{ item: it.id }] });
+  const order = await create(w, `${w.ev}/orders`, {
+    email: "buyer@example.org",
+    payment_provider: "manual",
+    positions: [{ item: it.id }],
+  });
   expect(order.status).toBe("n");
   expect(order.payments).toHaveLength(1);
   return order;
@@ -118,7 +129,12 @@ export async function customer(w: SetupWorld): Promise<Json> {
 export async function membershipBody(w: SetupWorld): Promise<Record<string, unknown>> {
   const type = await create(w, `${w.org}/membershiptypes`, membershipTypeBody());
   const c = await customer(w);
-  return { membership_type: type.id, customer: c.identifier, date_start: "2030-01-01T00:00:00Z", date_end: "2030-12-31T00:00:00Z" };
+  return {
+    membership_type: type.id,
+    customer: c.identifier,
+    date_start: "2030-01-01T00:00:00Z",
+    date_end: "2030-12-31T00:00:00Z",
+  };
 }
 
 /** Another organizer (for gift card acceptance between organizers). */
@@ -143,7 +159,6 @@ export async function member(teamId: number): Promise<number> {
   await db().insert(teamMembers).values({ teamId, userId: u!.id });
   return u!.id;
 }
-
 
 // ---------------------------------------------------------------- documents
 
@@ -176,7 +191,11 @@ export async function invoice(w: SetupWorld, rendered = false): Promise<{ event:
   const number = res.body.results[0].number as string;
   if (rendered) {
     await (fontsSeeded ??= seedFonts());
-    const row = await db().select({ id: invoices.id, version: invoices.version }).from(invoices).where(eq(invoices.number, number)).get();
+    const row = await db()
+      .select({ id: invoices.id, version: invoices.version })
+      .from(invoices)
+      .where(eq(invoices.number, number))
+      .get();
     await deliver([{ kind: "invoice-pdf", invoiceId: row!.id, version: row!.version }]);
   }
   return { event: own.eventSlug, number };

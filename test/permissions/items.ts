@@ -10,7 +10,11 @@ import type { MatrixRow } from "./types";
 const event = "/api/v1/organizers/:organizer/events/:event";
 const items = `${event}/items`;
 
-function crud(base: string, permission: "can_change_items" | "can_change_organizer_settings", r: Resource): MatrixRow[] {
+function crud(
+  base: string,
+  permission: "can_change_items" | "can_change_organizer_settings",
+  r: Resource,
+): MatrixRow[] {
   const s = resourceSetups(r);
   return [
     { route: `GET ${base}`, permission: null, setup: s.list },
@@ -33,14 +37,32 @@ function ofItem(name: string, body: Resource["body"], itemExtra: Record<string, 
   };
 }
 
-const categories: Resource = { collection: async (w) => ({ path: `${w.ev}/categories`, params: {} }), body: categoryBody };
+const categories: Resource = {
+  collection: async (w) => ({ path: `${w.ev}/categories`, params: {} }),
+  body: categoryBody,
+};
 
 export const rows: MatrixRow[] = [
-  ...crud(items, "can_change_items", { collection: async (w) => ({ path: `${w.ev}/items`, params: {} }), body: itemBody }),
+  ...crud(items, "can_change_items", {
+    collection: async (w) => ({ path: `${w.ev}/items`, params: {} }),
+    body: itemBody,
+  }),
   // the item keeps a variation of its own, so that deleting the other one is allowed
-  ...crud(`${items}/:item/variations`, "can_change_items", ofItem("variations", () => ({ value: { en: "Large" } }), { variations: [{ value: { en: "Small" } }] })),
-  ...crud(`${items}/:item/addons`, "can_change_items", ofItem("addons", async (w) => ({ addon_category: (await addonCategory(w)).id }))),
-  ...crud(`${items}/:item/bundles`, "can_change_items", ofItem("bundles", async (w) => ({ bundled_item: (await item(w)).id }))),
+  ...crud(
+    `${items}/:item/variations`,
+    "can_change_items",
+    ofItem("variations", () => ({ value: { en: "Large" } }), { variations: [{ value: { en: "Small" } }] }),
+  ),
+  ...crud(
+    `${items}/:item/addons`,
+    "can_change_items",
+    ofItem("addons", async (w) => ({ addon_category: (await addonCategory(w)).id })),
+  ),
+  ...crud(
+    `${items}/:item/bundles`,
+    "can_change_items",
+    ofItem("bundles", async (w) => ({ bundled_item: (await item(w)).id })),
+  ),
   ...crud(`${event}/categories`, "can_change_items", categories),
   { route: `DELETE ${event}/category/:id`, permission: "can_change_items", setup: resourceSetups(categories).object },
   ...crud("/api/v1/organizers/:organizer/membershiptypes", "can_change_organizer_settings", {

@@ -1,15 +1,36 @@
-import { cartPosition, create, id, invoice, invoicingWorld, paidOrder, pendingOrder, quotaBody, renderedTickets, saleableItem, type SetupWorld, voucherBody } from "./fixtures";
+import {
+  cartPosition,
+  create,
+  id,
+  invoice,
+  invoicingWorld,
+  paidOrder,
+  pendingOrder,
+  quotaBody,
+  renderedTickets,
+  saleableItem,
+  type SetupWorld,
+  voucherBody,
+} from "./fixtures";
 import type { MatrixRow, RowSetup } from "./types";
 
 const ev = "/api/v1/organizers/:organizer/events/:event";
 
-const quota = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(await create(w, `${w.ev}/quotas`, quotaBody())) } });
-const voucher = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(await create(w, `${w.ev}/vouchers`, voucherBody())) } });
+const quota = async (w: SetupWorld): Promise<RowSetup> => ({
+  params: { id: id(await create(w, `${w.ev}/quotas`, quotaBody())) },
+});
+const voucher = async (w: SetupWorld): Promise<RowSetup> => ({
+  params: { id: id(await create(w, `${w.ev}/vouchers`, voucherBody())) },
+});
 const cart = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(await cartPosition(w)) } });
 /** A pending order with its open payment (local id 1). */
-const order = async (w: SetupWorld): Promise<RowSetup> => ({ params: { code: (await pendingOrder(w)).code, local: "1" } });
+const order = async (w: SetupWorld): Promise<RowSetup> => ({
+  params: { code: (await pendingOrder(w)).code, local: "1" },
+});
 /** A ticket (the position of a pending order). */
-const ticket = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: String((await pendingOrder(w)).positions[0].id) } });
+const ticket = async (w: SetupWorld): Promise<RowSetup> => ({
+  params: { id: String((await pendingOrder(w)).positions[0].id) },
+});
 const cartBody = async (w: SetupWorld) => ({ item: (await saleableItem(w)).id, price: "1.00" });
 /** A paid order whose tickets (all of them, or one position's) are rendered. */
 const ticketsOf = async (w: SetupWorld): Promise<RowSetup> => {
@@ -23,29 +44,56 @@ const positionTicket = async (w: SetupWorld): Promise<RowSetup> => {
   return { params: { id: String(o.positions[0].id), output: "pdf" } };
 };
 /** An invoice on its own event (invoice_generate "True"); `rendered`: with its PDF. */
-const invoiceOf = (rendered = false) => async (w: SetupWorld): Promise<RowSetup> => {
-  const inv = await invoice(w, rendered);
-  return { event: inv.event, params: { number: inv.number } };
-};
+const invoiceOf =
+  (rendered = false) =>
+  async (w: SetupWorld): Promise<RowSetup> => {
+    const inv = await invoice(w, rendered);
+    return { event: inv.event, params: { number: inv.number } };
+  };
 
 export const rows: MatrixRow[] = [
   { route: `GET ${ev}/quotas`, permission: null, setup: quota },
   { route: `POST ${ev}/quotas`, permission: "can_change_items", setup: async () => ({ body: quotaBody() }) },
   { route: `GET ${ev}/quotas/:id`, permission: null, setup: quota },
-  { route: `PUT ${ev}/quotas/:id`, permission: "can_change_items", setup: async (w) => ({ ...(await quota(w)), body: quotaBody() }) },
-  { route: `PATCH ${ev}/quotas/:id`, permission: "can_change_items", setup: async (w) => ({ ...(await quota(w)), body: { size: 20 } }) },
+  {
+    route: `PUT ${ev}/quotas/:id`,
+    permission: "can_change_items",
+    setup: async (w) => ({ ...(await quota(w)), body: quotaBody() }),
+  },
+  {
+    route: `PATCH ${ev}/quotas/:id`,
+    permission: "can_change_items",
+    setup: async (w) => ({ ...(await quota(w)), body: { size: 20 } }),
+  },
   { route: `DELETE ${ev}/quotas/:id`, permission: "can_change_items", setup: quota },
   { route: `DELETE ${ev}/quota/:id`, permission: "can_change_items", setup: quota },
   { route: `GET ${ev}/quotas/:id/availability`, permission: null, setup: quota },
   { route: `GET ${ev}/vouchers`, permission: "can_view_vouchers", setup: voucher },
   { route: `POST ${ev}/vouchers`, permission: "can_change_vouchers", setup: async () => ({ body: voucherBody() }) },
-  { route: `POST ${ev}/vouchers/batch_create`, permission: "can_change_vouchers", body: [], setup: async () => ({ body: [voucherBody(), voucherBody()] }) },
+  {
+    route: `POST ${ev}/vouchers/batch_create`,
+    permission: "can_change_vouchers",
+    body: [],
+    setup: async () => ({ body: [voucherBody(), voucherBody()] }),
+  },
   { route: `GET ${ev}/vouchers/:id`, permission: "can_view_vouchers", setup: voucher },
-  { route: `PUT ${ev}/vouchers/:id`, permission: "can_change_vouchers", setup: async (w) => ({ ...(await voucher(w)), body: voucherBody() }) },
-  { route: `PATCH ${ev}/vouchers/:id`, permission: "can_change_vouchers", setup: async (w) => ({ ...(await voucher(w)), body: { max_usages: 3 } }) },
+  {
+    route: `PUT ${ev}/vouchers/:id`,
+    permission: "can_change_vouchers",
+    setup: async (w) => ({ ...(await voucher(w)), body: voucherBody() }),
+  },
+  {
+    route: `PATCH ${ev}/vouchers/:id`,
+    permission: "can_change_vouchers",
+    setup: async (w) => ({ ...(await voucher(w)), body: { max_usages: 3 } }),
+  },
   { route: `DELETE ${ev}/vouchers/:id`, permission: "can_change_vouchers", setup: voucher },
   { route: `GET ${ev}/cartpositions`, permission: "can_view_orders", setup: cart },
-  { route: `POST ${ev}/cartpositions`, permission: "can_change_orders", setup: async (w) => ({ body: await cartBody(w) }) },
+  {
+    route: `POST ${ev}/cartpositions`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ body: await cartBody(w) }),
+  },
   {
     route: `POST ${ev}/cartpositions/bulk_create`,
     permission: "can_change_orders",
@@ -56,13 +104,32 @@ export const rows: MatrixRow[] = [
   { route: `GET ${ev}/cartpositions/:id`, permission: "can_view_orders", setup: cart },
   { route: `DELETE ${ev}/cartpositions/:id`, permission: "can_change_orders", setup: cart },
   { route: `GET ${ev}/orders`, permission: "can_view_orders", setup: order },
-  { route: `POST ${ev}/orders`, permission: "can_change_orders", setup: async (w) => ({ body: { positions: [{ item: (await saleableItem(w)).id }] } }) },
+  {
+    route: `POST ${ev}/orders`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ body: { positions: [{ item: (await saleableItem(w)).id }] } }),
+  },
   { route: `GET ${ev}/orders/:code`, permission: "can_view_orders", setup: order },
   { route: `GET ${ev}/orders/:code/payments`, permission: "can_view_orders", setup: order },
   { route: `GET ${ev}/orders/:code/payments/:local`, permission: "can_view_orders", setup: order },
-  { route: `POST ${ev}/orders/:code/payments/:local/confirm`, permission: "can_change_orders", setup: order, status: 200 },
-  { route: `POST ${ev}/orders/:code/mark_paid`, permission: "can_change_orders", setup: async (w) => ({ ...(await order(w)), body: { send_email: false } }), status: 200 },
-  { route: `POST ${ev}/orders/:code/mark_canceled`, permission: "can_change_orders", setup: async (w) => ({ ...(await order(w)), body: { send_email: false } }), status: 200 },
+  {
+    route: `POST ${ev}/orders/:code/payments/:local/confirm`,
+    permission: "can_change_orders",
+    setup: order,
+    status: 200,
+  },
+  {
+    route: `POST ${ev}/orders/:code/mark_paid`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await order(w)), body: { send_email: false } }),
+    status: 200,
+  },
+  {
+    route: `POST ${ev}/orders/:code/mark_canceled`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await order(w)), body: { send_email: false } }),
+    status: 200,
+  },
   { route: `POST ${ev}/orders/:code/mark_expired`, permission: "can_change_orders", setup: order, status: 200 },
   {
     route: `POST ${ev}/orders/:code/create_invoice`,
@@ -73,8 +140,18 @@ export const rows: MatrixRow[] = [
     },
     status: 200,
   },
-  { route: `GET ${ev}/orders/:code/download/:output`, permission: "can_view_orders", params: { output: "pdf" }, setup: ticketsOf },
-  { route: `GET ${ev}/orderpositions/:id/download/:output`, permission: "can_view_orders", params: { output: "pdf" }, setup: positionTicket },
+  {
+    route: `GET ${ev}/orders/:code/download/:output`,
+    permission: "can_view_orders",
+    params: { output: "pdf" },
+    setup: ticketsOf,
+  },
+  {
+    route: `GET ${ev}/orderpositions/:id/download/:output`,
+    permission: "can_view_orders",
+    params: { output: "pdf" },
+    setup: positionTicket,
+  },
   { route: `GET ${ev}/invoices`, permission: "can_view_orders", setup: invoiceOf() },
   { route: `GET ${ev}/invoices/:number`, permission: "can_view_orders", setup: invoiceOf() },
   { route: `GET ${ev}/invoices/:number/download`, permission: "can_view_orders", setup: invoiceOf(true) },
@@ -83,7 +160,24 @@ export const rows: MatrixRow[] = [
   { route: `POST ${ev}/orders/:code/regenerate_secrets`, permission: "can_change_orders", setup: order, status: 200 },
   // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
   { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
-  { route: `POST ${ev}/orderpositions/:id/regenerate_secrets`, permission: "can_change_orders", setup: ticket, status: 200 },
-  { route: `POST ${ev}/orderpositions/:id/add_block`, permission: "can_change_orders", body: { name: "admin" }, setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }), status: 200 },
-  { route: `POST ${ev}/orderpositions/:id/remove_block`, permission: "can_change_orders", body: { name: "admin" }, setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }), status: 200 },
+  {
+    route: `POST ${ev}/orderpositions/:id/regenerate_secrets`,
+    permission: "can_change_orders",
+    setup: ticket,
+    status: 200,
+  },
+  {
+    route: `POST ${ev}/orderpositions/:id/add_block`,
+    permission: "can_change_orders",
+    body: { name: "admin" },
+    setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }),
+    status: 200,
+  },
+  {
+    route: `POST ${ev}/orderpositions/:id/remove_block`,
+    permission: "can_change_orders",
+    body: { name: "admin" },
+    setup: async (w) => ({ ...(await ticket(w)), body: { name: "admin" } }),
+    status: 200,
+  },
 ];

@@ -278,7 +278,19 @@ describe("check-in rules: JsonLogic as pretix's server evaluates it", () => {
     expect(is({ filter: [[1, 2, 3, 4], { "==": [{ "%": [{ var: "" }, 2] }, 0] }] }, [2, 4])).toBe(true);
     expect(is({ reduce: [[1, 2, 3], { "+": [{ var: "current" }, { var: "accumulator" }] }, 10] }, 16)).toBe(true);
     expect(
-      is({ reduce: [[[1, 2], [3, 4]], { "+": [{ var: "current.1" }, { var: "accumulator" }] }, 0] }, 6),
+      is(
+        {
+          reduce: [
+            [
+              [1, 2],
+              [3, 4],
+            ],
+            { "+": [{ var: "current.1" }, { var: "accumulator" }] },
+            0,
+          ],
+        },
+        6,
+      ),
     ).toBe(true);
     expect(admits({ all: [[1, 2], { ">": [{ var: "" }, 0] }] })).toBe(true);
     expect(admits({ all: [[1, -2], { ">": [{ var: "" }, 0] }] })).toBe(false);
@@ -323,7 +335,9 @@ describe("check-in rules: time windows relative to the event", () => {
     expect(explanation(rule, { now: at("2020-01-01T10:45:00Z") })).toBe("Only allowed after 11:50");
     expect(admits(rule, { now: at("2020-01-01T10:50:00Z") })).toBe(false); // strictly after
     expect(admits(rule, { now: at("2020-01-01T10:50:00.001Z") })).toBe(true);
-    const withAdmission = { event: { dateFrom: at("2020-01-01T11:00:00Z"), dateTo: null, dateAdmission: at("2020-01-01T10:30:00Z") } };
+    const withAdmission = {
+      event: { dateFrom: at("2020-01-01T11:00:00Z"), dateTo: null, dateAdmission: at("2020-01-01T10:30:00Z") },
+    };
     expect(admits(rule, { now: at("2020-01-01T10:21:00Z"), ...withAdmission })).toBe(true);
     expect(explanation(rule, { now: at("2020-01-01T10:19:00Z"), ...withAdmission })).toBe("Only allowed after 11:20");
   });
@@ -341,7 +355,9 @@ describe("check-in rules: time windows relative to the event", () => {
     const rule = { isBefore: [now, time("date_to"), 10] };
     expect(admits(rule, { now: at("2020-01-01T11:09:00Z") })).toBe(true);
     expect(explanation(rule, { now: at("2020-01-01T11:11:00Z") })).toBe("Only allowed before 12:10");
-    const withEnd = { event: { dateFrom: at("2020-01-01T11:00:00Z"), dateTo: at("2020-01-01T16:00:00Z"), dateAdmission: null } };
+    const withEnd = {
+      event: { dateFrom: at("2020-01-01T11:00:00Z"), dateTo: at("2020-01-01T16:00:00Z"), dateAdmission: null },
+    };
     expect(admits(rule, { now: at("2020-01-01T16:05:00Z"), ...withEnd })).toBe(true);
     expect(explanation(rule, { now: at("2020-01-01T16:11:00Z"), ...withEnd })).toBe("Only allowed before 17:10");
   });
@@ -359,7 +375,9 @@ describe("check-in rules: time windows relative to the event", () => {
     expect(admits(rule, { now: at("2020-01-01T22:05:00Z") })).toBe(true);
     expect(explanation(rule, { now: at("2019-12-30T10:00:00Z") })).toBe("Only allowed after 2020-01-01 23:00");
     // what the editor's date picker writes (toISOString)
-    expect(admits({ isBefore: [now, time("custom", "2020-01-01T22:00:00.000Z")] }, { now: at("2020-01-01T21:59:00Z") })).toBe(true);
+    expect(
+      admits({ isBefore: [now, time("custom", "2020-01-01T22:00:00.000Z")] }, { now: at("2020-01-01T21:59:00Z") }),
+    ).toBe(true);
   });
 
   it("custom times of day on the scan's day in the event's timezone", () => {
@@ -401,7 +419,7 @@ describe("check-in rules: time windows relative to the event", () => {
 describe("check-in rules: entries", () => {
   it("entries_number counts earlier entries, not exits", () => {
     const rule = { "<": [{ var: "entries_number" }, 3] };
-    expect(admits(rule, { entries: [tenOClock, tenOClock + 1] , exits: [tenOClock + 2, tenOClock + 3] })).toBe(true);
+    expect(admits(rule, { entries: [tenOClock, tenOClock + 1], exits: [tenOClock + 2, tenOClock + 3] })).toBe(true);
     expect(explanation(rule, { entries: [tenOClock, tenOClock + 1, tenOClock + 2] })).toBe(
       "Maximum number of entries exceeded",
     );
@@ -431,7 +449,13 @@ describe("check-in rules: entries", () => {
   it("entries_today: three entries a day (pretix's test)", () => {
     const rule = { "<": [{ var: "entries_today" }, 3] };
     const morning = [at("2020-01-01T10:00:00Z"), at("2020-01-01T10:00:01Z"), at("2020-01-01T10:00:02Z")];
-    expect(admits(rule, { now: at("2020-01-01T10:01:00Z"), entries: morning.slice(0, 2), exits: [at("2020-01-01T10:00:01.5Z")] })).toBe(true);
+    expect(
+      admits(rule, {
+        now: at("2020-01-01T10:01:00Z"),
+        entries: morning.slice(0, 2),
+        exits: [at("2020-01-01T10:00:01.5Z")],
+      }),
+    ).toBe(true);
     expect(explanation(rule, { now: at("2020-01-01T22:50:00Z"), entries: morning })).toBe(
       "Maximum number of entries today exceeded",
     );
@@ -451,27 +475,44 @@ describe("check-in rules: entries", () => {
     );
     // 23:30 and 00:30 in Berlin are two days, one day in UTC
     const twoLocalDays = [at("2021-07-01T21:30:00Z"), at("2021-07-01T22:30:00Z")];
-    expect(admits({ "<": [{ var: "entries_days" }, 2] }, { now: at("2021-07-02T10:00:00Z"), entries: twoLocalDays })).toBe(false);
+    expect(
+      admits({ "<": [{ var: "entries_days" }, 2] }, { now: at("2021-07-02T10:00:00Z"), entries: twoLocalDays }),
+    ).toBe(false);
   });
 
   it("minutes_since_last_entry: -1 before the first entry, whole minutes after (pretix's test)", () => {
-    const rule = { or: [{ "<=": [{ var: "minutes_since_last_entry" }, -1] }, { ">": [{ var: "minutes_since_last_entry" }, 180] }] };
+    const rule = {
+      or: [{ "<=": [{ var: "minutes_since_last_entry" }, -1] }, { ">": [{ var: "minutes_since_last_entry" }, 180] }],
+    };
     const entries = [tenOClock];
     expect(admits(rule, { now: tenOClock })).toBe(true);
-    expect(explanation(rule, { now: at("2020-01-01T12:55:00Z"), entries })).toBe("Minimum time since last entry exceeded");
+    expect(explanation(rule, { now: at("2020-01-01T12:55:00Z"), entries })).toBe(
+      "Minimum time since last entry exceeded",
+    );
     expect(admits(rule, { now: at("2020-01-01T13:01:00Z"), entries })).toBe(true);
     expect(admits(rule, { now: at("2020-01-01T13:00:59Z"), entries })).toBe(false); // 180 whole minutes
     expect(eq({ var: "minutes_since_last_entry" }, 175)).toBe(false);
-    expect(admits({ "==": [{ var: "minutes_since_last_entry" }, 175] }, { now: at("2020-01-01T12:55:59Z"), entries })).toBe(true);
-    expect(admits({ "==": [{ var: "minutes_since_last_entry" }, 175] }, { now: at("2020-01-01T12:55:59Z"), entries: [at("2020-01-01T09:00:00Z"), tenOClock] })).toBe(true);
+    expect(
+      admits({ "==": [{ var: "minutes_since_last_entry" }, 175] }, { now: at("2020-01-01T12:55:59Z"), entries }),
+    ).toBe(true);
+    expect(
+      admits(
+        { "==": [{ var: "minutes_since_last_entry" }, 175] },
+        { now: at("2020-01-01T12:55:59Z"), entries: [at("2020-01-01T09:00:00Z"), tenOClock] },
+      ),
+    ).toBe(true);
     expect(is({ var: "minutes_since_last_entry" }, -1)).toBe(true);
   });
 
   it("minutes_since_first_entry (pretix's test)", () => {
-    const rule = { or: [{ "<=": [{ var: "minutes_since_first_entry" }, -1] }, { "<": [{ var: "minutes_since_first_entry" }, 180] }] };
+    const rule = {
+      or: [{ "<=": [{ var: "minutes_since_first_entry" }, -1] }, { "<": [{ var: "minutes_since_first_entry" }, 180] }],
+    };
     const entries = [tenOClock, at("2020-01-01T12:55:00Z")];
     expect(admits(rule, { now: at("2020-01-01T12:55:00Z"), entries: entries.slice(0, 1) })).toBe(true);
-    expect(explanation(rule, { now: at("2020-01-01T13:01:00Z"), entries })).toBe("Maximum time since first entry exceeded");
+    expect(explanation(rule, { now: at("2020-01-01T13:01:00Z"), entries })).toBe(
+      "Maximum time since first entry exceeded",
+    );
   });
 
   it("entries_since / entries_before a time (libpretixsync's scenario)", () => {
@@ -485,9 +526,12 @@ describe("check-in rules: entries", () => {
     expect(admits(rule, { now: at("2020-01-01T21:00:00Z") })).toBe(true);
     expect(admits(rule, { now: at("2020-01-01T21:00:00Z"), entries: [at("2020-01-01T21:00:00Z")] })).toBe(false);
     expect(admits(rule, { now: at("2020-01-01T22:10:00Z"), entries: [at("2020-01-01T21:00:00Z")] })).toBe(true);
-    expect(explanation(rule, { now: at("2020-01-01T22:11:00Z"), entries: [at("2020-01-01T21:00:00Z"), at("2020-01-01T22:10:00Z")] })).toBe(
-      "Maximum number of entries since 23:00 exceeded",
-    );
+    expect(
+      explanation(rule, {
+        now: at("2020-01-01T22:11:00Z"),
+        entries: [at("2020-01-01T21:00:00Z"), at("2020-01-01T22:10:00Z")],
+      }),
+    ).toBe("Maximum number of entries since 23:00 exceeded");
     // an entry exactly at the cutoff is "since", not "before"
     const before = { ">=": [{ entries_before: [cutoff] }, 1] };
     expect(admits(before, { now: at("2020-01-01T22:30:00Z"), entries: [at("2020-01-01T21:59:59Z")] })).toBe(true);
@@ -545,7 +589,10 @@ describe("check-in rules: entries", () => {
 describe("check-in rules: pretix's choice of explanation", () => {
   it("prefers the closest time window (pretix's test)", () => {
     const window = (day: string) => ({
-      and: [{ isAfter: [now, time("custom", `${day}T10:00:00.000Z`), null] }, { isBefore: [now, time("custom", `${day}T18:00:00.000Z`), null] }],
+      and: [
+        { isAfter: [now, time("custom", `${day}T10:00:00.000Z`), null] },
+        { isBefore: [now, time("custom", `${day}T18:00:00.000Z`), null] },
+      ],
     });
     const rule = { or: [window("2020-01-01"), window("2020-01-02")] };
     expect(explanation(rule, { now: at("2020-01-01T09:00:00Z") })).toBe("Only allowed after 11:00");
@@ -558,7 +605,12 @@ describe("check-in rules: pretix's choice of explanation", () => {
     const rule = {
       or: [
         inListOf("product", ["2"]),
-        { and: [{ isAfter: [now, time("custom", "2020-01-02T10:00:00.000Z"), null] }, { isBefore: [now, time("custom", "2020-01-02T18:00:00.000Z"), null] }] },
+        {
+          and: [
+            { isAfter: [now, time("custom", "2020-01-02T10:00:00.000Z"), null] },
+            { isBefore: [now, time("custom", "2020-01-02T18:00:00.000Z"), null] },
+          ],
+        },
       ],
     };
     expect(explanation(rule, { now: at("2020-01-02T20:00:00Z") })).toBe("Only allowed before 19:00");

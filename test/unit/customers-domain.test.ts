@@ -50,7 +50,14 @@ describe("customer identifiers and passwords", () => {
     const django = "pbkdf2_sha256$1000$Xy7saltsaltsalt$DKTom9eFb2w9h3E6ysE6EthDdDnjduZvuzBPzNRSdOI=";
     expect(await verifyPassword("pretix rocks", django)).toBe(true);
     expect(await verifyPassword("pretix rock", django)).toBe(false);
-    for (const bad of [null, "", "!unusable", "md5$1$a$b", "pbkdf2_sha256$abc$salt$hash", "pbkdf2_sha256$9999999$salt$hash"]) {
+    for (const bad of [
+      null,
+      "",
+      "!unusable",
+      "md5$1$a$b",
+      "pbkdf2_sha256$abc$salt$hash",
+      "pbkdf2_sha256$9999999$salt$hash",
+    ]) {
       expect(await verifyPassword("pretix rocks", bad)).toBe(false);
     }
   });

@@ -12,11 +12,20 @@ import { seedOrganizer } from "../harness";
 import { INJECTED_D1_ERROR } from "../helpers/faults";
 
 const wrapped = (e: Error) => Object.assign(new Error(`Failed query: insert ...`), { cause: e });
-const caught = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 describe("D1 faults", () => {
   it("connection faults are faults, wrapped by drizzle or not", () => {
-    for (const m of [INJECTED_D1_ERROR, "D1_ERROR: Network connection lost.", "D1 DB is overloaded. Requests queued for too long.", "D1_ERROR: internal error"]) {
+    for (const m of [
+      INJECTED_D1_ERROR,
+      "D1_ERROR: Network connection lost.",
+      "D1 DB is overloaded. Requests queued for too long.",
+      "D1_ERROR: internal error",
+    ]) {
       expect(isDatabaseFault(new Error(m)), m).toBe(true);
       expect(isDatabaseFault(wrapped(new Error(m))), m).toBe(true);
     }
@@ -24,11 +33,17 @@ describe("D1 faults", () => {
 
   it("constraints, limit violations and other errors are not", async () => {
     const org = await seedOrganizer();
-    const unique = await caught(env.DB.prepare("INSERT INTO organizers (slug, name, created_at) VALUES (?, 'x', 0)").bind(org.slug).run());
+    const unique = await caught(
+      env.DB.prepare("INSERT INTO organizers (slug, name, created_at) VALUES (?, 'x', 0)").bind(org.slug).run(),
+    );
     expect(String(unique), String(unique)).toMatch(/constraint failed/);
     expect(isConstraintError(unique)).toBe(true);
     expect(isDatabaseFault(unique)).toBe(false);
-    const tooMany = await caught(env.DB.prepare(`SELECT 1 IN (${Array(101).fill("?").join(",")})`).bind(...Array(101).fill(1)).first());
+    const tooMany = await caught(
+      env.DB.prepare(`SELECT 1 IN (${Array(101).fill("?").join(",")})`)
+        .bind(...Array(101).fill(1))
+        .first(),
+    );
     expect(isLimitError(tooMany)).toBe(true);
     expect(isDatabaseFault(tooMany)).toBe(false);
     expect(isDatabaseFault(wrapped(new Error("D1_ERROR: LIKE or GLOB pattern too complex: SQLITE_ERROR")))).toBe(false);
@@ -47,12 +62,22 @@ describe("D1 faults", () => {
   it("confirmedWrite: found after a fault is a success; not found, or the check failing, is a 503 saying which", async () => {
     const fail = () => Promise.reject(new Error(INJECTED_D1_ERROR));
     expect(await confirmedWrite(fail, async () => "there")).toBe("there");
-    expect(await caught(confirmedWrite(fail, async () => null))).toMatchObject({ code: "unavailable", message: D1_UNAVAILABLE });
+    expect(await caught(confirmedWrite(fail, async () => null))).toMatchObject({
+      code: "unavailable",
+      message: D1_UNAVAILABLE,
+    });
     expect(await caught(confirmedWrite(fail, fail))).toMatchObject({ code: "unavailable", message: D1_UNCONFIRMED });
     // not a fault: no check, the error as it was
     let checked = false;
     const refused = new Error("UNIQUE constraint failed: customers.identifier");
-    expect(await caught(confirmedWrite(() => Promise.reject(refused), async () => ((checked = true), "x")))).toBe(refused);
+    expect(
+      await caught(
+        confirmedWrite(
+          () => Promise.reject(refused),
+          async () => ((checked = true), "x"),
+        ),
+      ),
+    ).toBe(refused);
     expect(checked).toBe(false);
   });
 });

@@ -9,20 +9,37 @@ import { d1LimitViolation } from "../helpers/d1-limits";
 import { guardedStatements } from "../helpers/d1-guard";
 
 const params = (n: number) => Array.from({ length: n }, (_, i) => i);
-const marks = (n: number) => params(n).map(() => "?").join(", ");
+const marks = (n: number) =>
+  params(n)
+    .map(() => "?")
+    .join(", ");
 
 describe("D1's limits in the tests", () => {
   it("bound parameters: 100 run, 101 are refused", async () => {
-    await expect(env.DB.prepare(`SELECT 1 IN (${marks(100)}) AS x`).bind(...params(100)).first()).resolves.toEqual({ x: 1 });
-    await expect(env.DB.prepare(`SELECT 1 IN (${marks(101)}) AS x`).bind(...params(101)).first()).rejects.toThrow(/^D1_ERROR: too many SQL variables at offset \d+: SQLITE_ERROR$/);
+    await expect(
+      env.DB.prepare(`SELECT 1 IN (${marks(100)}) AS x`)
+        .bind(...params(100))
+        .first(),
+    ).resolves.toEqual({ x: 1 });
+    await expect(
+      env.DB.prepare(`SELECT 1 IN (${marks(101)}) AS x`)
+        .bind(...params(101))
+        .first(),
+    ).rejects.toThrow(/^D1_ERROR: too many SQL variables at offset \d+: SQLITE_ERROR$/);
     // in a batch too
-    await expect(env.DB.batch([env.DB.prepare("SELECT 1"), env.DB.prepare(`SELECT 1 IN (${marks(101)})`).bind(...params(101))])).rejects.toThrow(/too many SQL variables/);
+    await expect(
+      env.DB.batch([env.DB.prepare("SELECT 1"), env.DB.prepare(`SELECT 1 IN (${marks(101)})`).bind(...params(101))]),
+    ).rejects.toThrow(/too many SQL variables/);
   });
 
   it("LIKE and GLOB patterns: 50 bytes run, 51 are refused (bytes, not characters)", async () => {
     await expect(env.DB.prepare("SELECT 'a' LIKE ? AS x").bind("%".repeat(50)).first()).resolves.toEqual({ x: 1 });
-    await expect(env.DB.prepare("SELECT 'a' LIKE ? AS x").bind("%".repeat(51)).first()).rejects.toThrow("D1_ERROR: LIKE or GLOB pattern too complex: SQLITE_ERROR");
-    await expect(env.DB.prepare("SELECT 'a' GLOB ? AS x").bind("é".repeat(26)).first()).rejects.toThrow("LIKE or GLOB pattern too complex");
+    await expect(env.DB.prepare("SELECT 'a' LIKE ? AS x").bind("%".repeat(51)).first()).rejects.toThrow(
+      "D1_ERROR: LIKE or GLOB pattern too complex: SQLITE_ERROR",
+    );
+    await expect(env.DB.prepare("SELECT 'a' GLOB ? AS x").bind("é".repeat(26)).first()).rejects.toThrow(
+      "LIKE or GLOB pattern too complex",
+    );
     expect(d1LimitViolation(`SELECT 'a' LIKE '%' || ? || '%'`, ["x".repeat(49)])).toMatch(/pattern too complex/);
     expect(d1LimitViolation(`SELECT 'a' NOT LIKE '${"x".repeat(51)}'`, [])).toMatch(/pattern too complex/);
     expect(d1LimitViolation(`SELECT 'a' LIKE '%' || ? || '%'`, ["x".repeat(48)])).toBeNull();
@@ -37,13 +54,38 @@ describe("D1's limits in the tests", () => {
 
   it("function arguments: 32 run, 33 are refused; column lists and IN lists are not function calls", async () => {
     await expect(env.DB.prepare(`SELECT coalesce(${params(32).join(", ")}) AS x`).first()).resolves.toEqual({ x: 0 });
-    await expect(env.DB.prepare(`SELECT json_object(${params(17).map((i) => `'k${i}', ${i}`).join(", ")}) AS x`).first()).rejects.toThrow(
-      /^D1_ERROR: too many arguments on function json_object at offset \d+: SQLITE_ERROR$/,
-    );
+    await expect(
+      env.DB.prepare(
+        `SELECT json_object(${params(17)
+          .map((i) => `'k${i}', ${i}`)
+          .join(", ")}) AS x`,
+      ).first(),
+    ).rejects.toThrow(/^D1_ERROR: too many arguments on function json_object at offset \d+: SQLITE_ERROR$/);
     // nested calls count their own arguments
-    expect(d1LimitViolation(`SELECT max(${params(20).map((i) => `abs(${i})`).join(", ")})`, [])).toBeNull();
-    expect(d1LimitViolation(`INSERT INTO "t" (${params(40).map((i) => `"c${i}"`).join(", ")}) VALUES (${marks(40)})`, params(40))).toBeNull();
-    expect(d1LimitViolation(`CREATE TABLE IF NOT EXISTS holds (${params(40).map((i) => `c${i} TEXT`).join(", ")})`, [])).toBeNull();
+    expect(
+      d1LimitViolation(
+        `SELECT max(${params(20)
+          .map((i) => `abs(${i})`)
+          .join(", ")})`,
+        [],
+      ),
+    ).toBeNull();
+    expect(
+      d1LimitViolation(
+        `INSERT INTO "t" (${params(40)
+          .map((i) => `"c${i}"`)
+          .join(", ")}) VALUES (${marks(40)})`,
+        params(40),
+      ),
+    ).toBeNull();
+    expect(
+      d1LimitViolation(
+        `CREATE TABLE IF NOT EXISTS holds (${params(40)
+          .map((i) => `c${i} TEXT`)
+          .join(", ")})`,
+        [],
+      ),
+    ).toBeNull();
     expect(d1LimitViolation(`SELECT 1 WHERE x IN (${params(60).join(", ")})`, [])).toBeNull();
     // commas inside strings and nested parentheses are not arguments
     expect(d1LimitViolation(`SELECT coalesce('${",".repeat(40)}', (SELECT 1), 2)`, [])).toBeNull();

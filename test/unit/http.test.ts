@@ -94,8 +94,15 @@ describe("ordering", () => {
     await seedTeam(org.id, { name: "a-team", permissions: [] });
     const a = app();
     a.get("/teams", async (c) => {
-      const order = orderBy({ fields: { name: teams.name, id: teams.id }, default: "id", tiebreaker: teams.id }, c.req.query("ordering"));
-      const rows = await db().select().from(teams).where(eq(teams.organizerId, org.id)).orderBy(...order);
+      const order = orderBy(
+        { fields: { name: teams.name, id: teams.id }, default: "id", tiebreaker: teams.id },
+        c.req.query("ordering"),
+      );
+      const rows = await db()
+        .select()
+        .from(teams)
+        .where(eq(teams.organizerId, org.id))
+        .orderBy(...order);
       return c.json(rows.map((r) => r.name));
     });
     expect(await (await call(a, "/teams")).json()).toEqual(["Administrators", "b-team", "a-team"]);

@@ -14,7 +14,14 @@ const TICKET = 1;
 const SHIRT = 2;
 
 function quota(over: Partial<QuotaDef> & { id: number }): QuotaDef {
-  return { subeventId: null, size: 2, closed: false, closeWhenSoldOut: false, keys: [keyOf(TICKET, null, null)], ...over };
+  return {
+    subeventId: null,
+    size: 2,
+    closed: false,
+    closeWhenSoldOut: false,
+    keys: [keyOf(TICKET, null, null)],
+    ...over,
+  };
 }
 
 function voucher(over: Partial<VoucherDef> & { id: number }): VoucherDef {
@@ -70,9 +77,16 @@ describe("Ledger.check: quotas", () => {
   });
 
   it("refuses a product no quota covers, and any demand of a closed quota", () => {
-    const l = ledger([quota({ id: 1, size: 5 }), quota({ id: 2, size: 5, closed: true, keys: [keyOf(SHIRT, null, null)] })]);
-    expect(l.check([demand({ itemId: 99 })], NOW)).toEqual([{ code: "quota", quotaId: null, itemId: 99, variationId: null, subeventId: null, available: 0 }]);
-    expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([{ code: "quota", quotaId: 2, itemId: SHIRT, variationId: null, subeventId: null, available: 0 }]);
+    const l = ledger([
+      quota({ id: 1, size: 5 }),
+      quota({ id: 2, size: 5, closed: true, keys: [keyOf(SHIRT, null, null)] }),
+    ]);
+    expect(l.check([demand({ itemId: 99 })], NOW)).toEqual([
+      { code: "quota", quotaId: null, itemId: 99, variationId: null, subeventId: null, available: 0 },
+    ]);
+    expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([
+      { code: "quota", quotaId: 2, itemId: SHIRT, variationId: null, subeventId: null, available: 0 },
+    ]);
   });
 
   it("needs room in every quota a product is in; an unlimited quota never refuses", () => {
@@ -82,7 +96,12 @@ describe("Ledger.check: quotas", () => {
     expect(l.check([demand()], NOW)).toEqual([]);
     expect(l.check([demand(), demand()], NOW).map((r) => r.code === "quota" && r.quotaId)).toEqual([1]);
     const alone = ledger([unlimited]);
-    expect(alone.check(Array.from({ length: 1000 }, () => demand()), NOW)).toEqual([]);
+    expect(
+      alone.check(
+        Array.from({ length: 1000 }, () => demand()),
+        NOW,
+      ),
+    ).toEqual([]);
   });
 
   it("keeps dates and variations apart", () => {
@@ -94,22 +113,30 @@ describe("Ledger.check: quotas", () => {
     expect(l.check([demand({ subeventId: 10 })], NOW)).toHaveLength(1);
     expect(l.check([demand({ subeventId: 11 })], NOW)).toEqual([]);
     expect(l.check([demand({ itemId: SHIRT, variationId: 5 })], NOW)).toEqual([]);
-    expect(l.check([demand({ itemId: SHIRT, variationId: 6 })], NOW)).toEqual([{ code: "quota", quotaId: null, itemId: SHIRT, variationId: 6, subeventId: null, available: 0 }]);
+    expect(l.check([demand({ itemId: SHIRT, variationId: 6 })], NOW)).toEqual([
+      { code: "quota", quotaId: null, itemId: SHIRT, variationId: 6, subeventId: null, available: 0 },
+    ]);
   });
 
   it("ignoreQuota skips quotas (even a missing or closed one) but never seats or vouchers", () => {
     const l = ledger([quota({ id: 1, size: 1, closed: true })], [voucher({ id: 5, maxUsages: 1 })]);
     l.addOrder("A", [demand({ voucherId: 5, seat: "s1" })], false);
     expect(l.check([demand(), demand({ itemId: 99 })], NOW, undefined, { ignoreQuota: true })).toEqual([]);
-    expect(l.check([demand({ seat: "s1" })], NOW, undefined, { ignoreQuota: true })).toEqual([{ code: "seat_taken", seat: "s1" }]);
-    expect(l.check([demand({ voucherId: 5 })], NOW, undefined, { ignoreQuota: true })).toEqual([{ code: "voucher_used_up", voucherId: 5 }]);
+    expect(l.check([demand({ seat: "s1" })], NOW, undefined, { ignoreQuota: true })).toEqual([
+      { code: "seat_taken", seat: "s1" },
+    ]);
+    expect(l.check([demand({ voucherId: 5 })], NOW, undefined, { ignoreQuota: true })).toEqual([
+      { code: "voucher_used_up", voucherId: 5 },
+    ]);
   });
 
   it("a voucher with allow_ignore_quota skips quotas for its own positions only", () => {
     const l = ledger([quota({ id: 1, size: 1 })], [voucher({ id: 5, maxUsages: 3, allowIgnoreQuota: true })]);
     l.addOrder("A", [demand()], false);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
-    expect(l.check([demand({ voucherId: 5 }), demand()], NOW)).toEqual([{ code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 }]);
+    expect(l.check([demand({ voucherId: 5 }), demand()], NOW)).toEqual([
+      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+    ]);
   });
 });
 
@@ -117,7 +144,9 @@ describe("Ledger.check: carts and credits", () => {
   it("an unexpired cart holds its unit; an expired one holds nothing", () => {
     const l = ledger([quota({ id: 1, size: 1 })]);
     l.addCart("h1", "cart1", demand(), LATER);
-    expect(l.check([demand()], NOW)).toEqual([{ code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 }]);
+    expect(l.check([demand()], NOW)).toEqual([
+      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+    ]);
     // the same cart, seen after its expiry
     expect(l.check([demand()], LATER)).toEqual([]);
     const expired = ledger([quota({ id: 1, size: 1 })]);
@@ -134,7 +163,9 @@ describe("Ledger.check: carts and credits", () => {
     expect(l.check([demand()], NOW, { cartHoldKeys: new Set(l.cartHoldKeysOf(["cart1"])) })).toEqual([]);
     // one cart's credit is one unit
     expect(l.check([demand(), demand()], NOW, { cartHoldKeys: new Set(["h1"]) })).toHaveLength(1);
-    expect(l.check([demand(), demand()], NOW, { cartHoldKeys: new Set(l.cartHoldKeysOf(["cart1", "cart2"])) })).toEqual([]);
+    expect(l.check([demand(), demand()], NOW, { cartHoldKeys: new Set(l.cartHoldKeysOf(["cart1", "cart2"])) })).toEqual(
+      [],
+    );
     expect(l.cartHoldKeysOf([])).toEqual([]);
     expect(l.cartHoldKeysOf(["unknown"])).toEqual([]);
   });
@@ -162,15 +193,24 @@ describe("Ledger.check: vouchers", () => {
   it("counts redemptions by orders and by unexpired carts against max_usages, within one request too", () => {
     const l = ledger([quota({ id: 1, size: 10 })], [voucher({ id: 5, maxUsages: 3 })]);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
-    expect(l.check(Array.from({ length: 4 }, () => demand({ voucherId: 5 })), NOW)).toEqual([{ code: "voucher_used_up", voucherId: 5 }]);
+    expect(
+      l.check(
+        Array.from({ length: 4 }, () => demand({ voucherId: 5 })),
+        NOW,
+      ),
+    ).toEqual([{ code: "voucher_used_up", voucherId: 5 }]);
     l.addOrder("A", [demand({ voucherId: 5 })], false);
     expect(l.redeemed(5)).toBe(1);
     l.addCart("h1", "cart1", demand({ voucherId: 5 }), LATER);
     l.addCart("h0", "cart0", demand({ voucherId: 5 }), EARLIER); // expired: does not count
     expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([]);
-    expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_used_up", voucherId: 5 }]);
+    expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([
+      { code: "voucher_used_up", voucherId: 5 },
+    ]);
     // the request's own cart is credit
-    expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW, { cartHoldKeys: new Set(["h1"]) })).toEqual([]);
+    expect(
+      l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW, { cartHoldKeys: new Set(["h1"]) }),
+    ).toEqual([]);
     l.addOrder("B", [demand({ voucherId: 5 })], true);
     expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_used_up", voucherId: 5 }]);
     // a removed order gives its redemption back
@@ -180,7 +220,10 @@ describe("Ledger.check: vouchers", () => {
   });
 
   it("refuses an expired voucher (valid_until now or earlier)", () => {
-    const l = ledger([quota({ id: 1, size: 5 })], [voucher({ id: 5, validUntil: NOW }), voucher({ id: 6, validUntil: LATER })]);
+    const l = ledger(
+      [quota({ id: 1, size: 5 })],
+      [voucher({ id: 5, validUntil: NOW }), voucher({ id: 6, validUntil: LATER })],
+    );
     expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_expired", voucherId: 5 }]);
     expect(l.check([demand({ voucherId: 6 })], NOW)).toEqual([]);
   });
@@ -189,7 +232,9 @@ describe("Ledger.check: vouchers", () => {
     const q = quota({ id: 1, size: 2 });
     const l = ledger([q], [voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: TICKET })]);
     expect(l.availability(q, NOW)).toMatchObject({ available_number: 0, blocking_vouchers: 2 });
-    expect(l.check([demand()], NOW)).toEqual([{ code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 }]);
+    expect(l.check([demand()], NOW)).toEqual([
+      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+    ]);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
     l.addOrder("A", [demand({ voucherId: 5 })], false);
     expect(l.availability(q, NOW)).toMatchObject({ available_number: 0, blocking_vouchers: 1, pending_orders: 1 });
@@ -227,7 +272,9 @@ describe("Ledger.check: seats", () => {
     const l = plan();
     l.addOrder("A", [demand({ seat: "s1" })], false);
     expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
-    expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["x"]) })).toEqual([{ code: "seat_taken", seat: "s1" }]);
+    expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["x"]) })).toEqual([
+      { code: "seat_taken", seat: "s1" },
+    ]);
     expect(l.check([demand({ seat: "s2" })], NOW)).toEqual([]);
     l.removeOrder("A");
     expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([]);
@@ -237,7 +284,9 @@ describe("Ledger.check: seats", () => {
     const l = plan();
     l.addCart("h1", "cart1", demand({ seat: "s1" }), LATER);
     expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
-    expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["other"]) })).toEqual([{ code: "seat_taken", seat: "s1" }]);
+    expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["other"]) })).toEqual([
+      { code: "seat_taken", seat: "s1" },
+    ]);
     expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["h1"]) })).toEqual([]);
     // once the cart expired the seat is free again
     expect(l.check([demand({ seat: "s1" })], LATER)).toEqual([]);
@@ -246,7 +295,9 @@ describe("Ledger.check: seats", () => {
   });
 
   it("a seat is per date", () => {
-    const l = ledger([quota({ id: 1, size: 10, subeventId: 10, keys: [keyOf(TICKET, null, 10), keyOf(TICKET, null, 11)] })]);
+    const l = ledger([
+      quota({ id: 1, size: 10, subeventId: 10, keys: [keyOf(TICKET, null, 10), keyOf(TICKET, null, 11)] }),
+    ]);
     l.addOrder("A", [demand({ seat: "s1", subeventId: 10 })], false);
     expect(l.check([demand({ seat: "s1", subeventId: 10 })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
     expect(l.check([demand({ seat: "s1", subeventId: 11 })], NOW)).toEqual([]);
@@ -255,7 +306,9 @@ describe("Ledger.check: seats", () => {
 
   it("refuses one seat twice in one request", () => {
     const l = plan();
-    expect(l.check([demand({ seat: "s1" }), demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_twice", seat: "s1" }]);
+    expect(l.check([demand({ seat: "s1" }), demand({ seat: "s1" })], NOW)).toEqual([
+      { code: "seat_twice", seat: "s1" },
+    ]);
     expect(l.check([demand({ seat: "s1" }), demand({ seat: "s2" })], NOW)).toEqual([]);
   });
 
@@ -298,10 +351,18 @@ describe("Ledger.availability and stateOf", () => {
 
   it("never goes below 0; unlimited is null; closed is unavailable", () => {
     const q = quota({ id: 1, size: 1 });
-    const l = ledger([q, quota({ id: 2, size: null, keys: [keyOf(SHIRT, null, null)] }), quota({ id: 3, size: 5, closed: true })]);
+    const l = ledger([
+      q,
+      quota({ id: 2, size: null, keys: [keyOf(SHIRT, null, null)] }),
+      quota({ id: 3, size: 5, closed: true }),
+    ]);
     l.addOrder("A", [demand(), demand()], false);
     expect(l.availability(q, NOW)).toMatchObject({ available: false, available_number: 0, pending_orders: 2 });
-    expect(l.availability(l.quota(2)!, NOW)).toMatchObject({ available: true, available_number: null, total_size: null });
+    expect(l.availability(l.quota(2)!, NOW)).toMatchObject({
+      available: true,
+      available_number: null,
+      total_size: null,
+    });
     expect(l.availability(l.quota(3)!, NOW)).toMatchObject({ available: false, available_number: 3 });
   });
 
@@ -358,7 +419,9 @@ describe("Ledger.checkVoucherBlock", () => {
   it("accepts vouchers that block nothing: not blocking, expired, used up, or on an unlimited quota", () => {
     const l = ledger([quota({ id: 1, size: 0 }), quota({ id: 2, size: null, keys: [keyOf(SHIRT, null, null)] })]);
     expect(l.checkVoucherBlock(voucher({ id: 5, itemId: TICKET }), NOW)).toEqual([]);
-    expect(l.checkVoucherBlock(voucher({ id: 5, itemId: TICKET, blockQuota: true, validUntil: EARLIER }), NOW)).toEqual([]);
+    expect(l.checkVoucherBlock(voucher({ id: 5, itemId: TICKET, blockQuota: true, validUntil: EARLIER }), NOW)).toEqual(
+      [],
+    );
     expect(l.checkVoucherBlock(voucher({ id: 5, itemId: TICKET, blockQuota: true, maxUsages: 0 }), NOW)).toEqual([]);
     expect(l.checkVoucherBlock(voucher({ id: 5, itemId: SHIRT, blockQuota: true, maxUsages: 100 }), NOW)).toEqual([]);
     expect(l.checkVoucherBlock(voucher({ id: 5, itemId: TICKET, blockQuota: true }), NOW)).toHaveLength(1);

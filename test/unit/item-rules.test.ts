@@ -62,7 +62,10 @@ describe("Problems.addAt: errors of elements of a nested list", () => {
 describe("item rules report to one collector", () => {
   it("reports cross-field problems of an item as non_field_errors, in order", () => {
     const errors = new Problems();
-    checkItem({ ...ITEM, minPerOrder: 3, maxPerOrder: 2, personalized: true, issueGiftcard: true, taxRate: 1900 }, reportTo(errors));
+    checkItem(
+      { ...ITEM, minPerOrder: 3, maxPerOrder: 2, personalized: true, issueGiftcard: true, taxRate: 1900 },
+      reportTo(errors),
+    );
     expect(errors.errors).toEqual({
       non_field_errors: [
         "The maximum number per order can not be lower than the minimum number per order.",
@@ -78,10 +81,19 @@ describe("item rules report to one collector", () => {
   it("places a bundle's problems in its element of the list", () => {
     const errors = new Problems();
     const shirt = { id: 5, hasVariations: true, hasBundles: false };
-    checkBundle({ baseItemId: null, bundledItem: shirt, bundledItemId: 5, bundledVariation: null, bundledVariationId: null }, reportAt(errors, "bundles", 1, 2));
-    checkBundle({ baseItemId: null, bundledItem: null, bundledItemId: 9, bundledVariation: null, bundledVariationId: null }, reportAt(errors, "bundles", 0, 2));
+    checkBundle(
+      { baseItemId: null, bundledItem: shirt, bundledItemId: 5, bundledVariation: null, bundledVariationId: null },
+      reportAt(errors, "bundles", 1, 2),
+    );
+    checkBundle(
+      { baseItemId: null, bundledItem: null, bundledItemId: 9, bundledVariation: null, bundledVariationId: null },
+      reportAt(errors, "bundles", 0, 2),
+    );
     expect(errors.errors).toEqual({
-      bundles: [{ bundled_item: ['Invalid pk "9" - object does not exist.'] }, { non_field_errors: ["A variation needs to be set for this item."] }],
+      bundles: [
+        { bundled_item: ['Invalid pk "9" - object does not exist.'] },
+        { non_field_errors: ["A variation needs to be set for this item."] },
+      ],
     });
   });
 });

@@ -36,8 +36,20 @@ describe("item creation statements", () => {
       { name: { en: "Item" }, defaultPrice: 100, salesChannels: ["web"], metaData: {} },
       types,
       Array.from({ length: 40 }, () => variation),
-      Array.from({ length: 120 }, (_, i) => ({ addonCategoryId: i + 1, minCount: 0, maxCount: 1, position: 0, priceIncluded: false, multiAllowed: false })),
-      Array.from({ length: 120 }, (_, i) => ({ bundledItemId: i + 1, bundledVariationId: i + 2, count: 1, designatedPrice: 0 })),
+      Array.from({ length: 120 }, (_, i) => ({
+        addonCategoryId: i + 1,
+        minCount: 0,
+        maxCount: 1,
+        position: 0,
+        priceIncluded: false,
+        multiAllowed: false,
+      })),
+      Array.from({ length: 120 }, (_, i) => ({
+        bundledItemId: i + 1,
+        bundledVariationId: i + 2,
+        count: 1,
+        designatedPrice: 0,
+      })),
       Date.now(),
     );
     expect(statements.length).toBeGreaterThan(40);

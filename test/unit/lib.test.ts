@@ -82,18 +82,37 @@ describe("relative dates", () => {
 
   it("parses the days and minutes forms", () => {
     expect(parseRelative("RELDATE/3/12:00:00/presale_start/")).toEqual({
-      kind: "days", days: 3, time: [12, 0, 0], base: "presale_start", after: false,
+      kind: "days",
+      days: 3,
+      time: [12, 0, 0],
+      base: "presale_start",
+      after: false,
     });
-    expect(parseRelative("RELDATE/1/-/date_from/")).toEqual({ kind: "days", days: 1, time: null, base: "date_from", after: false });
-    expect(parseRelative("RELDATE/minutes/90/date_from/after")).toEqual({ kind: "minutes", minutes: 90, base: "date_from", after: true });
+    expect(parseRelative("RELDATE/1/-/date_from/")).toEqual({
+      kind: "days",
+      days: 1,
+      time: null,
+      base: "date_from",
+      after: false,
+    });
+    expect(parseRelative("RELDATE/minutes/90/date_from/after")).toEqual({
+      kind: "minutes",
+      minutes: 90,
+      base: "date_from",
+      after: true,
+    });
     expect(parseRelative("RELDATE/3/12:00:00/nonsense/")).toBeNull();
     expect(parseRelative("RELDATE/x/-/date_from/")).toBeNull();
   });
 
   it("resolves against the event in its timezone, falling back to date_from", () => {
-    expect(resolveRelativeDateTime(parseRelative("RELDATE/3/12:00:00/date_from/")!, event)).toBe(Date.UTC(2026, 11, 7, 11));
+    expect(resolveRelativeDateTime(parseRelative("RELDATE/3/12:00:00/date_from/")!, event)).toBe(
+      Date.UTC(2026, 11, 7, 11),
+    );
     expect(resolveRelativeDateTime(parseRelative("RELDATE/1/-/date_from/")!, event)).toBe(Date.UTC(2026, 11, 9, 18));
-    expect(resolveRelativeDateTime(parseRelative("RELDATE/minutes/30/presale_start/")!, event)).toBe(Date.UTC(2026, 11, 10, 17, 30));
+    expect(resolveRelativeDateTime(parseRelative("RELDATE/minutes/30/presale_start/")!, event)).toBe(
+      Date.UTC(2026, 11, 10, 17, 30),
+    );
     expect(resolveRelativeDate(parseRelative("RELDATE/2/-/date_from/after")!, event)).toBe("2026-12-12");
   });
 });
@@ -107,7 +126,8 @@ describe("date ranges", () => {
     expect(parseDateRange("month_previous", now, "UTC")).toEqual({ start: [2026, 10, 1], end: [2026, 10, 31] });
     expect(parseDateRange("quarter_this", now, "UTC")).toEqual({ start: [2026, 10, 1], end: [2026, 12, 31] });
     expect(parseDateRange("days_today", Date.UTC(2026, 10, 22, 23, 30), "Europe/Berlin")).toEqual({
-      start: [2026, 11, 23], end: [2026, 11, 23],
+      start: [2026, 11, 23],
+      end: [2026, 11, 23],
     });
   });
 

@@ -35,6 +35,7 @@ describe("locationHintFor", () => {
   });
 
   it("every hint is one of Cloudflare's Durable Object regions", () => {
-    for (let lat = -80; lat <= 80; lat += 20) for (let lon = -180; lon <= 180; lon += 30) expect(LOCATION_HINTS).toContain(locationHintFor(lat, lon));
+    for (let lat = -80; lat <= 80; lat += 20)
+      for (let lon = -180; lon <= 180; lon += 30) expect(LOCATION_HINTS).toContain(locationHintFor(lat, lon));
   });
 });

@@ -20,17 +20,35 @@ import {
   verifySig1,
 } from "../../src/lib/ticket-signing";
 
-const ticket = { seed: "Ab3dEf9hZ", item: 300, variation: 0, subevent: 17, validFromUnixTime: 0, validUntilUnixTime: 1_900_000_000 };
+const ticket = {
+  seed: "Ab3dEf9hZ",
+  item: 300,
+  variation: 0,
+  subevent: 17,
+  validFromUnixTime: 0,
+  validUntilUnixTime: 1_900_000_000,
+};
 
 describe("payload", () => {
   it("writes pretix's bytes: seed, item, (no zero variation), subevent, both times, as varints", () => {
     const bytes = [...encodeSig1Payload(ticket)];
     expect(bytes).toEqual([
-      0x0a, 9, ...new TextEncoder().encode("Ab3dEf9hZ"),
-      0x10, 0xac, 0x02,
-      0x20, 17,
-      0x28, 0,
-      0x30, 0x80, 0xe6, 0xfe, 0x89, 0x07,
+      0x0a,
+      9,
+      ...new TextEncoder().encode("Ab3dEf9hZ"),
+      0x10,
+      0xac,
+      0x02,
+      0x20,
+      17,
+      0x28,
+      0,
+      0x30,
+      0x80,
+      0xe6,
+      0xfe,
+      0x89,
+      0x07,
     ]);
     expect(decodeSig1Payload(Uint8Array.from(bytes))).toEqual(ticket);
   });
@@ -56,7 +74,12 @@ describe("payload", () => {
 describe("envelope, keys, signatures", () => {
   it("version, big-endian lengths, base64, reversed; parse gives the parts back", () => {
     const secret = encodeSig1Secret(Uint8Array.from([1, 2, 3]), Uint8Array.from([9, 8]));
-    expect(secret).toBe(btoa(String.fromCharCode(1, 0, 3, 0, 2, 1, 2, 3, 9, 8)).split("").reverse().join(""));
+    expect(secret).toBe(
+      btoa(String.fromCharCode(1, 0, 3, 0, 2, 1, 2, 3, 9, 8))
+        .split("")
+        .reverse()
+        .join(""),
+    );
     const parts = parseSig1Secret(secret)!;
     expect([...parts.payload]).toEqual([1, 2, 3]);
     expect([...parts.signature]).toEqual([9, 8]);
@@ -73,7 +96,10 @@ describe("envelope, keys, signatures", () => {
     expect(await verifySig1((await importVerifyKey(b.validKey))!, secret)).toBeNull();
     const raw = Uint8Array.from(atob(secret.split("").reverse().join("")), (c) => c.charCodeAt(0));
     raw[raw.length - 1] = raw[raw.length - 1]! ^ 1;
-    const changed = btoa(String.fromCharCode(...raw)).split("").reverse().join("");
+    const changed = btoa(String.fromCharCode(...raw))
+      .split("")
+      .reverse()
+      .join("");
     expect(await verifySig1((await importVerifyKey(a.validKey))!, changed)).toBeNull();
   });
 
@@ -81,7 +107,9 @@ describe("envelope, keys, signatures", () => {
     const data = Uint8Array.from([1, 2, 3, 4]);
     const sealed = await seal("a-deployment-secret-of-enough-length-123", data, "event:1:pretix_sig1");
     expect(sealed).toMatch(/^v1\./);
-    expect([...(await unseal("a-deployment-secret-of-enough-length-123", sealed, "event:1:pretix_sig1"))!]).toEqual([1, 2, 3, 4]);
+    expect([...(await unseal("a-deployment-secret-of-enough-length-123", sealed, "event:1:pretix_sig1"))!]).toEqual([
+      1, 2, 3, 4,
+    ]);
     expect(await unseal("another-deployment-secret-of-enough-length", sealed, "event:1:pretix_sig1")).toBeNull();
     expect(await unseal("a-deployment-secret-of-enough-length-123", sealed, "event:2:pretix_sig1")).toBeNull();
     expect(await unseal("a-deployment-secret-of-enough-length-123", "v2.x.y", "event:1:pretix_sig1")).toBeNull();

@@ -24,7 +24,16 @@ describe("webhook targets", () => {
   });
 
   it("refuses what is not an http(s) URL", () => {
-    for (const url of ["foo.bar", "", "/relative", "ftp://hooks.example.org/", "javascript:alert(1)", "https://", "https://1.2.3.999/", "https://[::1/"]) {
+    for (const url of [
+      "foo.bar",
+      "",
+      "/relative",
+      "ftp://hooks.example.org/",
+      "javascript:alert(1)",
+      "https://",
+      "https://1.2.3.999/",
+      "https://[::1/",
+    ]) {
       expect(targetUrlProblem(url, strict), url).toBe(TARGET_MESSAGES.invalid);
     }
   });
@@ -87,7 +96,14 @@ describe("webhook targets", () => {
   });
 
   it("refuses names that resolve locally or spell out a non-public address", () => {
-    for (const host of ["localhost", "LOCALHOST.", "api.localhost", "127.0.0.1.nip.io", "10-0-0-1.sslip.io", "app.192.168.1.20.nip.io"]) {
+    for (const host of [
+      "localhost",
+      "LOCALHOST.",
+      "api.localhost",
+      "127.0.0.1.nip.io",
+      "10-0-0-1.sslip.io",
+      "app.192.168.1.20.nip.io",
+    ]) {
       expect(targetUrlProblem(`https://${host}/in`, strict), host).toBe(TARGET_MESSAGES.private);
     }
     for (const host of ["intranet", "printer.local", "svc.internal", "nas.home.arpa", "box.lan"]) {
@@ -99,7 +115,13 @@ describe("webhook targets", () => {
   });
 
   it("with WEBHOOK_ALLOW_LOOPBACK: the loopback interface over http or https, nothing else private", () => {
-    for (const url of ["http://localhost:8787/hook", "http://127.0.0.1:3000/", "https://127.0.0.2/", "http://[::1]:9000/", "http://api.localhost/"]) {
+    for (const url of [
+      "http://localhost:8787/hook",
+      "http://127.0.0.1:3000/",
+      "https://127.0.0.2/",
+      "http://[::1]:9000/",
+      "http://api.localhost/",
+    ]) {
       expect(targetUrlProblem(url, local), url).toBeNull();
       expect(targetUrlProblem(url, strict), url).not.toBeNull();
     }
@@ -109,7 +131,7 @@ describe("webhook targets", () => {
     expect(targetUrlProblem("http://printer.local/", local)).toBe(TARGET_MESSAGES.https);
   });
 
-  it("reads WEBHOOK_ALLOW_LOOPBACK: only \"1\" turns it on", () => {
+  it('reads WEBHOOK_ALLOW_LOOPBACK: only "1" turns it on', () => {
     const env = (v: string | undefined) => ({ WEBHOOK_ALLOW_LOOPBACK: v }) as unknown as Env;
     expect(readConfig(env("1")).webhooks).toEqual({ allowLoopback: true });
     expect(readConfig(env("")).webhooks).toEqual({ allowLoopback: false });
@@ -119,7 +141,10 @@ describe("webhook targets", () => {
   });
 
   it("turns credentials in the URL into a Basic Authorization header", () => {
-    expect(requestTarget("https://hooks.example.org/in?a=1")).toEqual({ url: "https://hooks.example.org/in?a=1", authorization: null });
+    expect(requestTarget("https://hooks.example.org/in?a=1")).toEqual({
+      url: "https://hooks.example.org/in?a=1",
+      authorization: null,
+    });
     expect(requestTarget("https://shop:p%40ss%3Aword@hooks.example.org/in")).toEqual({
       url: "https://hooks.example.org/in",
       authorization: `Basic ${btoa("shop:p@ss:word")}`,

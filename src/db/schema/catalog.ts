@@ -3,7 +3,16 @@
  * automated email rules, ticket layouts, and the organizer's seating plans with the seats
  * read from their layouts.
  */
-import { type AnySQLiteColumn, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
 import type { I18n } from "../../lib/i18n";
 import { events } from "./events";
@@ -14,7 +23,9 @@ export const taxRules = sqliteTable(
   "tax_rules",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     name: text("name", { mode: "json" }).$type<I18n>().notNull(),
     internalName: text("internal_name"),
     /** Percent in hundredths (19.00 % = 1900). */
@@ -39,7 +50,9 @@ export const questions = sqliteTable(
   "questions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     question: text("question", { mode: "json" }).$type<I18n>().notNull(),
     helpText: text("help_text", { mode: "json" }).$type<I18n | null>(),
     type: text("type").$type<QuestionType>().notNull(),
@@ -59,7 +72,9 @@ export const questions = sqliteTable(
     validDatetimeMin: integer("valid_datetime_min"),
     validDatetimeMax: integer("valid_datetime_max"),
     validFilePortrait: integer("valid_file_portrait", { mode: "boolean" }).notNull().default(false),
-    dependencyQuestionId: integer("dependency_question_id").references((): AnySQLiteColumn => questions.id, { onDelete: "set null" }),
+    dependencyQuestionId: integer("dependency_question_id").references((): AnySQLiteColumn => questions.id, {
+      onDelete: "set null",
+    }),
     dependencyValues: text("dependency_values", { mode: "json" }).$type<string[]>().notNull(),
   },
   (t) => [
@@ -74,8 +89,12 @@ export const questions = sqliteTable(
 export const questionItems = sqliteTable(
   "question_items",
   {
-    questionId: integer("question_id").notNull().references(() => questions.id, { onDelete: "cascade" }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    questionId: integer("question_id")
+      .notNull()
+      .references(() => questions.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.questionId, t.itemId] }), index("question_items_item_idx").on(t.itemId)],
 );
@@ -85,8 +104,12 @@ export const questionOptions = sqliteTable(
   "question_options",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    questionId: integer("question_id").notNull().references(() => questions.id, { onDelete: "cascade" }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    questionId: integer("question_id")
+      .notNull()
+      .references(() => questions.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     identifier: text("identifier").notNull(),
     answer: text("answer", { mode: "json" }).$type<I18n>().notNull(),
     position: integer("position").notNull().default(0),
@@ -105,7 +128,9 @@ export const discounts = sqliteTable(
   "discounts",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
     internalName: text("internal_name").notNull(),
     position: integer("position").notNull().default(0),
@@ -115,7 +140,9 @@ export const discounts = sqliteTable(
     subeventMode: text("subevent_mode").$type<DiscountSubeventMode>().notNull().default("mixed"),
     conditionAllProducts: integer("condition_all_products", { mode: "boolean" }).notNull().default(true),
     conditionApplyToAddons: integer("condition_apply_to_addons", { mode: "boolean" }).notNull().default(true),
-    conditionIgnoreVoucherDiscounted: integer("condition_ignore_voucher_discounted", { mode: "boolean" }).notNull().default(false),
+    conditionIgnoreVoucherDiscounted: integer("condition_ignore_voucher_discounted", { mode: "boolean" })
+      .notNull()
+      .default(false),
     conditionMinCount: integer("condition_min_count").notNull().default(0),
     /** Hundredths of the event currency. */
     conditionMinValue: integer("condition_min_value").notNull().default(0),
@@ -130,8 +157,12 @@ export const discounts = sqliteTable(
 export const discountItems = sqliteTable(
   "discount_items",
   {
-    discountId: integer("discount_id").notNull().references(() => discounts.id, { onDelete: "cascade" }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    discountId: integer("discount_id")
+      .notNull()
+      .references(() => discounts.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.discountId, t.itemId] }), index("discount_items_item_idx").on(t.itemId)],
 );
@@ -144,7 +175,9 @@ export const sendmailRules = sqliteTable(
   "sendmail_rules",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     subject: text("subject", { mode: "json" }).$type<I18n>().notNull(),
     template: text("template", { mode: "json" }).$type<I18n>().notNull(),
@@ -166,8 +199,12 @@ export const sendmailRules = sqliteTable(
 export const sendmailRuleItems = sqliteTable(
   "sendmail_rule_items",
   {
-    ruleId: integer("rule_id").notNull().references(() => sendmailRules.id, { onDelete: "cascade" }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    ruleId: integer("rule_id")
+      .notNull()
+      .references(() => sendmailRules.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.ruleId, t.itemId] }), index("sendmail_rule_items_item_idx").on(t.itemId)],
 );
@@ -177,7 +214,9 @@ export const ticketLayouts = sqliteTable(
   "ticket_layouts",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
     layout: text("layout", { mode: "json" }).$type<unknown[]>().notNull(),
@@ -195,11 +234,18 @@ export const ticketLayoutItems = sqliteTable(
   "ticket_layout_items",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    layoutId: integer("layout_id").notNull().references(() => ticketLayouts.id, { onDelete: "cascade" }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    layoutId: integer("layout_id")
+      .notNull()
+      .references(() => ticketLayouts.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
     salesChannel: text("sales_channel").notNull().default("web"),
   },
-  (t) => [uniqueIndex("ticket_layout_items_item_channel_uq").on(t.itemId, t.salesChannel), index("ticket_layout_items_layout_idx").on(t.layoutId)],
+  (t) => [
+    uniqueIndex("ticket_layout_items_item_channel_uq").on(t.itemId, t.salesChannel),
+    index("ticket_layout_items_layout_idx").on(t.layoutId),
+  ],
 );
 
 /** Seating plans belong to the organizer; events and sub-events refer to one. */
@@ -207,7 +253,9 @@ export const seatingPlans = sqliteTable(
   "seating_plans",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Stored and returned exactly as sent. */
     layout: text("layout", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
@@ -223,7 +271,9 @@ export const seatingPlanSeats = sqliteTable(
   "seating_plan_seats",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    planId: integer("plan_id").notNull().references(() => seatingPlans.id, { onDelete: "cascade" }),
+    planId: integer("plan_id")
+      .notNull()
+      .references(() => seatingPlans.id, { onDelete: "cascade" }),
     seatGuid: text("seat_guid").notNull(),
     zoneName: text("zone_name").notNull().default(""),
     rowName: text("row_name").notNull().default(""),
@@ -236,5 +286,8 @@ export const seatingPlanSeats = sqliteTable(
     x: real("x"),
     y: real("y"),
   },
-  (t) => [uniqueIndex("seating_plan_seats_guid_uq").on(t.planId, t.seatGuid), index("seating_plan_seats_rank_idx").on(t.planId, t.sortingRank)],
+  (t) => [
+    uniqueIndex("seating_plan_seats_guid_uq").on(t.planId, t.seatGuid),
+    index("seating_plan_seats_rank_idx").on(t.planId, t.sortingRank),
+  ],
 );

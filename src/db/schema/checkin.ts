@@ -13,7 +13,9 @@ export const checkinLists = sqliteTable(
   "checkin_lists",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     allProducts: integer("all_products", { mode: "boolean" }).notNull().default(false),
     subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "cascade" }),
@@ -34,8 +36,12 @@ export const checkinLists = sqliteTable(
 export const checkinListItems = sqliteTable(
   "checkin_list_items",
   {
-    listId: integer("list_id").notNull().references(() => checkinLists.id, { onDelete: "cascade" }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    listId: integer("list_id")
+      .notNull()
+      .references(() => checkinLists.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.listId, t.itemId] }), index("checkin_list_items_item_idx").on(t.itemId)],
 );
@@ -72,8 +78,12 @@ export const checkins = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     uid: text("uid").notNull().unique(),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
-    listId: integer("list_id").notNull().references(() => checkinLists.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    listId: integer("list_id")
+      .notNull()
+      .references(() => checkinLists.id, { onDelete: "cascade" }),
     /** null: a scan of an unknown code. */
     positionId: integer("position_id"),
     type: text("type", { enum: CHECKIN_TYPES }).notNull(),

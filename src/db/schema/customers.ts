@@ -10,7 +10,9 @@ export const customers = sqliteTable(
   "customers",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     /** Random public id (the service generates it; unique across organizers). */
     identifier: text("identifier").notNull().unique(),
     externalIdentifier: text("external_identifier"),
@@ -44,9 +46,15 @@ export const memberships = sqliteTable(
   "memberships",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
-    customerId: integer("customer_id").notNull().references(() => customers.id, { onDelete: "cascade" }),
-    membershipTypeId: integer("membership_type_id").notNull().references(() => membershipTypes.id, { onDelete: "restrict" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
+    customerId: integer("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    membershipTypeId: integer("membership_type_id")
+      .notNull()
+      .references(() => membershipTypes.id, { onDelete: "restrict" }),
     testmode: integer("testmode", { mode: "boolean" }).notNull().default(false),
     dateStart: integer("date_start").notNull(),
     dateEnd: integer("date_end").notNull(),

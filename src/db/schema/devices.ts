@@ -7,7 +7,9 @@ export const devices = sqliteTable(
   "devices",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     /** Number of the device within its organizer. */
     deviceId: integer("device_id").notNull(),
     uniqueSerial: text("unique_serial").notNull().unique(),
@@ -32,8 +34,12 @@ export const devices = sqliteTable(
 export const deviceEvents = sqliteTable(
   "device_events",
   {
-    deviceId: integer("device_id").notNull().references(() => devices.id, { onDelete: "cascade" }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    deviceId: integer("device_id")
+      .notNull()
+      .references(() => devices.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.deviceId, t.eventId] }), index("device_events_event_idx").on(t.eventId)],
 );

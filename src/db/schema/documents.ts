@@ -2,7 +2,15 @@
  * Documents: invoices (pretix docs invoices.rst) with their number counters, and the marks of
  * the background sweeps. Ticket PDFs and invoice PDFs themselves live in R2.
  */
-import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 import { events } from "./events";
 import { organizers } from "./organizers";
 import { orders } from "./sales";
@@ -64,9 +72,15 @@ export const invoices = sqliteTable(
   "invoices",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
-    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
     prefix: text("prefix").notNull(),
     invoiceNo: text("invoice_no").notNull(),
     number: text("number").notNull(),
@@ -102,7 +116,9 @@ export const invoices = sqliteTable(
 export const invoiceCounters = sqliteTable(
   "invoice_counters",
   {
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     prefix: text("prefix").notNull(),
     last: integer("last").notNull(),
   },

@@ -7,7 +7,9 @@ export const events = sqliteTable(
   "events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     slug: text("slug").notNull(),
     name: text("name", { mode: "json" }).$type<I18n>().notNull(),
     live: integer("live", { mode: "boolean" }).notNull().default(false),
@@ -26,7 +28,9 @@ export const events = sqliteTable(
     plugins: text("plugins", { mode: "json" }).$type<string[]>().notNull(),
     /** A seating plan of the same organizer (seating_plans.id; checked by the API). */
     seatingPlanId: integer("seating_plan_id"),
-    seatCategoryMapping: text("seat_category_mapping", { mode: "json" }).$type<Record<string, number | null>>().notNull(),
+    seatCategoryMapping: text("seat_category_mapping", { mode: "json" })
+      .$type<Record<string, number | null>>()
+      .notNull(),
     timezone: text("timezone").notNull().default("UTC"),
     /** Item meta properties of this event: name → default value. */
     itemMetaProperties: text("item_meta_properties", { mode: "json" }).$type<Record<string, string>>().notNull(),
@@ -44,8 +48,12 @@ export const events = sqliteTable(
 export const teamEvents = sqliteTable(
   "team_events",
   {
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.eventId] }), index("team_events_event_idx").on(t.eventId)],
 );
@@ -55,7 +63,9 @@ export const subevents = sqliteTable(
   "subevents",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     name: text("name", { mode: "json" }).$type<I18n>().notNull(),
     active: integer("active", { mode: "boolean" }).notNull().default(false),
     isPublic: integer("is_public", { mode: "boolean" }).notNull().default(true),
@@ -70,10 +80,16 @@ export const subevents = sqliteTable(
     geoLon: real("geo_lon"),
     /** A seating plan of the same organizer (seating_plans.id; checked by the API). */
     seatingPlanId: integer("seating_plan_id"),
-    seatCategoryMapping: text("seat_category_mapping", { mode: "json" }).$type<Record<string, number | null>>().notNull().default({}),
+    seatCategoryMapping: text("seat_category_mapping", { mode: "json" })
+      .$type<Record<string, number | null>>()
+      .notNull()
+      .default({}),
     lastModified: integer("last_modified").notNull(),
   },
-  (t) => [index("subevents_event_date_idx").on(t.eventId, t.dateFrom), index("subevents_event_modified_idx").on(t.eventId, t.lastModified)],
+  (t) => [
+    index("subevents_event_date_idx").on(t.eventId, t.dateFrom),
+    index("subevents_event_modified_idx").on(t.eventId, t.lastModified),
+  ],
 );
 
 /** Per-date settings of an item: price override, disabled, availability window. */
@@ -81,8 +97,12 @@ export const subeventItems = sqliteTable(
   "subevent_items",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    subeventId: integer("subevent_id").notNull().references(() => subevents.id, { onDelete: "cascade" }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    subeventId: integer("subevent_id")
+      .notNull()
+      .references(() => subevents.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
     /** Hundredths; null: the item's own price applies. */
     price: integer("price"),
     disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
@@ -97,8 +117,12 @@ export const subeventItemVariations = sqliteTable(
   "subevent_item_variations",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    subeventId: integer("subevent_id").notNull().references(() => subevents.id, { onDelete: "cascade" }),
-    variationId: integer("variation_id").notNull().references(() => itemVariations.id, { onDelete: "cascade" }),
+    subeventId: integer("subevent_id")
+      .notNull()
+      .references(() => subevents.id, { onDelete: "cascade" }),
+    variationId: integer("variation_id")
+      .notNull()
+      .references(() => itemVariations.id, { onDelete: "cascade" }),
     /** Hundredths; null: the variation's own price applies. */
     price: integer("price"),
     disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
@@ -119,7 +143,9 @@ export const eventMetaProperties = sqliteTable(
   "event_meta_properties",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** Value of events (and dates) that set none; "" means no default. */
     defaultValue: text("default_value").notNull().default(""),
@@ -137,8 +163,12 @@ export const eventMetaProperties = sqliteTable(
 export const eventMetaValues = sqliteTable(
   "event_meta_values",
   {
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
-    propertyId: integer("property_id").notNull().references(() => eventMetaProperties.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    propertyId: integer("property_id")
+      .notNull()
+      .references(() => eventMetaProperties.id, { onDelete: "cascade" }),
     value: text("value").notNull(),
   },
   (t) => [primaryKey({ columns: [t.eventId, t.propertyId] }), index("event_meta_values_property_idx").on(t.propertyId)],
@@ -147,18 +177,27 @@ export const eventMetaValues = sqliteTable(
 export const subeventMetaValues = sqliteTable(
   "subevent_meta_values",
   {
-    subeventId: integer("subevent_id").notNull().references(() => subevents.id, { onDelete: "cascade" }),
-    propertyId: integer("property_id").notNull().references(() => eventMetaProperties.id, { onDelete: "cascade" }),
+    subeventId: integer("subevent_id")
+      .notNull()
+      .references(() => subevents.id, { onDelete: "cascade" }),
+    propertyId: integer("property_id")
+      .notNull()
+      .references(() => eventMetaProperties.id, { onDelete: "cascade" }),
     value: text("value").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.subeventId, t.propertyId] }), index("subevent_meta_values_property_idx").on(t.propertyId)],
+  (t) => [
+    primaryKey({ columns: [t.subeventId, t.propertyId] }),
+    index("subevent_meta_values_property_idx").on(t.propertyId),
+  ],
 );
 
 /** Event-level settings that differ from the organizer's or the global defaults (see domain/settings). */
 export const eventSettings = sqliteTable(
   "event_settings",
   {
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     key: text("key").notNull(),
     value: text("value", { mode: "json" }).notNull(),
   },

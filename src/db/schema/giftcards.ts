@@ -12,7 +12,9 @@ export const giftCards = sqliteTable(
   "gift_cards",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    issuerId: integer("issuer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    issuerId: integer("issuer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     secret: text("secret").notNull(),
     value: integer("value").notNull().default(0),
     currency: text("currency").notNull(),
@@ -31,7 +33,9 @@ export const giftCardTransactions = sqliteTable(
   "gift_card_transactions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    cardId: integer("card_id").notNull().references(() => giftCards.id, { onDelete: "cascade" }),
+    cardId: integer("card_id")
+      .notNull()
+      .references(() => giftCards.id, { onDelete: "cascade" }),
     datetime: integer("datetime").notNull(),
     value: integer("value").notNull(),
     /** The order that used or issued the card (set by order processing), else null. */
@@ -51,10 +55,17 @@ export const giftCardTransactions = sqliteTable(
 export const giftCardAcceptances = sqliteTable(
   "gift_card_acceptances",
   {
-    issuerId: integer("issuer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
-    acceptorId: integer("acceptor_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    issuerId: integer("issuer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
+    acceptorId: integer("acceptor_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     active: integer("active", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.issuerId, t.acceptorId] }), index("gift_card_acceptances_acceptor_idx").on(t.acceptorId)],
+  (t) => [
+    primaryKey({ columns: [t.issuerId, t.acceptorId] }),
+    index("gift_card_acceptances_acceptor_idx").on(t.acceptorId),
+  ],
 );

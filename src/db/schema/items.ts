@@ -14,7 +14,9 @@ export const itemCategories = sqliteTable(
   "item_categories",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     name: text("name", { mode: "json" }).$type<I18n>().notNull(),
     internalName: text("internal_name"),
     description: text("description", { mode: "json" }).$type<I18n | null>(),
@@ -34,7 +36,9 @@ export const items = sqliteTable(
   "items",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     categoryId: integer("category_id").references(() => itemCategories.id, { onDelete: "set null" }),
     name: text("name", { mode: "json" }).$type<I18n>().notNull(),
     internalName: text("internal_name"),
@@ -72,8 +76,12 @@ export const items = sqliteTable(
     maxPerOrder: integer("max_per_order"),
     requireMembership: integer("require_membership", { mode: "boolean" }).notNull().default(false),
     requireMembershipHidden: integer("require_membership_hidden", { mode: "boolean" }).notNull().default(false),
-    grantMembershipTypeId: integer("grant_membership_type_id").references(() => membershipTypes.id, { onDelete: "set null" }),
-    grantMembershipDurationLikeEvent: integer("grant_membership_duration_like_event", { mode: "boolean" }).notNull().default(true),
+    grantMembershipTypeId: integer("grant_membership_type_id").references(() => membershipTypes.id, {
+      onDelete: "set null",
+    }),
+    grantMembershipDurationLikeEvent: integer("grant_membership_duration_like_event", { mode: "boolean" })
+      .notNull()
+      .default(true),
     grantMembershipDurationDays: integer("grant_membership_duration_days").notNull().default(0),
     grantMembershipDurationMonths: integer("grant_membership_duration_months").notNull().default(0),
     validityMode: text("validity_mode", { enum: VALIDITY_MODES }),
@@ -104,7 +112,9 @@ export const itemVariations = sqliteTable(
   "item_variations",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
     value: text("value", { mode: "json" }).$type<I18n>().notNull(),
     /** Hundredths; null: the item's default price applies. */
     defaultPrice: integer("default_price"),
@@ -131,8 +141,12 @@ export const itemAddons = sqliteTable(
   "item_addons",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
-    addonCategoryId: integer("addon_category_id").notNull().references(() => itemCategories.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
+    addonCategoryId: integer("addon_category_id")
+      .notNull()
+      .references(() => itemCategories.id, { onDelete: "cascade" }),
     minCount: integer("min_count").notNull().default(0),
     maxCount: integer("max_count").notNull().default(1),
     position: integer("position").notNull().default(0),
@@ -150,8 +164,12 @@ export const itemBundles = sqliteTable(
   "item_bundles",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
-    bundledItemId: integer("bundled_item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
+    bundledItemId: integer("bundled_item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
     bundledVariationId: integer("bundled_variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
     count: integer("count").notNull().default(1),
     /** Hundredths; splits the base item's price (e.g. for mixed taxation), not added to it. */
@@ -168,18 +186,29 @@ export const itemBundles = sqliteTable(
 export const itemMembershipTypes = sqliteTable(
   "item_membership_types",
   {
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
-    membershipTypeId: integer("membership_type_id").notNull().references(() => membershipTypes.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
+    membershipTypeId: integer("membership_type_id")
+      .notNull()
+      .references(() => membershipTypes.id, { onDelete: "cascade" }),
   },
-  (t) => [primaryKey({ columns: [t.itemId, t.membershipTypeId] }), index("item_membership_types_type_idx").on(t.membershipTypeId)],
+  (t) => [
+    primaryKey({ columns: [t.itemId, t.membershipTypeId] }),
+    index("item_membership_types_type_idx").on(t.membershipTypeId),
+  ],
 );
 
 /** `require_membership_types` of variations. */
 export const variationMembershipTypes = sqliteTable(
   "variation_membership_types",
   {
-    variationId: integer("variation_id").notNull().references(() => itemVariations.id, { onDelete: "cascade" }),
-    membershipTypeId: integer("membership_type_id").notNull().references(() => membershipTypes.id, { onDelete: "cascade" }),
+    variationId: integer("variation_id")
+      .notNull()
+      .references(() => itemVariations.id, { onDelete: "cascade" }),
+    membershipTypeId: integer("membership_type_id")
+      .notNull()
+      .references(() => membershipTypes.id, { onDelete: "cascade" }),
   },
   (t) => [
     primaryKey({ columns: [t.variationId, t.membershipTypeId] }),

@@ -22,7 +22,9 @@ export const exportJobs = sqliteTable(
   {
     /** Random (UUID): part of the download URL. */
     id: text("id").primaryKey(),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     /** The event of an event-level export; null for organizer-level exports. */
     eventId: integer("event_id").references(() => events.id, { onDelete: "cascade" }),
     /** The credential that started it (Principal.identity): at most two running per credential. */
@@ -66,13 +68,20 @@ export const exportJobs = sqliteTable(
 export const sendmailRuleSends = sqliteTable(
   "sendmail_rule_sends",
   {
-    ruleId: integer("rule_id").notNull().references(() => sendmailRules.id, { onDelete: "cascade" }),
+    ruleId: integer("rule_id")
+      .notNull()
+      .references(() => sendmailRules.id, { onDelete: "cascade" }),
     subeventId: integer("subevent_id").notNull().default(0),
-    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
     positionId: integer("position_id").notNull().default(0),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.ruleId, t.subeventId, t.orderId, t.positionId] }), index("sendmail_rule_sends_order_idx").on(t.orderId)],
+  (t) => [
+    primaryKey({ columns: [t.ruleId, t.subeventId, t.orderId, t.positionId] }),
+    index("sendmail_rule_sends_order_idx").on(t.orderId),
+  ],
 );
 
 /**
@@ -83,7 +92,9 @@ export const sendmailRuleSends = sqliteTable(
 export const sendmailRuleDone = sqliteTable(
   "sendmail_rule_done",
   {
-    ruleId: integer("rule_id").notNull().references(() => sendmailRules.id, { onDelete: "cascade" }),
+    ruleId: integer("rule_id")
+      .notNull()
+      .references(() => sendmailRules.id, { onDelete: "cascade" }),
     subeventId: integer("subevent_id").notNull().default(0),
     /** When the mails were due. */
     sendAt: integer("send_at").notNull(),

@@ -7,7 +7,9 @@ export const membershipTypes = sqliteTable(
   "membership_types",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     name: text("name", { mode: "json" }).$type<I18n>().notNull(),
     transferable: integer("transferable", { mode: "boolean" }).notNull().default(false),
     allowParallelUsage: integer("allow_parallel_usage", { mode: "boolean" }).notNull().default(false),

@@ -12,7 +12,9 @@ export const organizers = sqliteTable("organizers", {
 export const organizerSettings = sqliteTable(
   "organizer_settings",
   {
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     key: text("key").notNull(),
     value: text("value", { mode: "json" }).notNull(),
   },
@@ -32,7 +34,9 @@ export const teams = sqliteTable(
   "teams",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     allEvents: integer("all_events", { mode: "boolean" }).notNull().default(false),
     canCreateEvents: integer("can_create_events", { mode: "boolean" }).notNull().default(false),
@@ -54,8 +58,12 @@ export const teams = sqliteTable(
 export const teamMembers = sqliteTable(
   "team_members",
   {
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
 );
@@ -64,7 +72,9 @@ export const teamInvites = sqliteTable(
   "team_invites",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     token: text("token").notNull().unique(),
     createdAt: integer("created_at").notNull(),
@@ -76,7 +86,9 @@ export const teamApiTokens = sqliteTable(
   "team_api_tokens",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    teamId: integer("team_id").notNull().references(() => teams.id, { onDelete: "cascade" }),
+    teamId: integer("team_id")
+      .notNull()
+      .references(() => teams.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** SHA-256 of the token; the token itself is never stored. */
     tokenHash: text("token_hash").notNull().unique(),

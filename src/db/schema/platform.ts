@@ -50,7 +50,9 @@ export const changeStamps = sqliteTable(
  * `invoice_email_attachment`), looked up when the mail is delivered, which replaces it by the
  * `file` it found (none when the order has no invoice then); `file` — an R2 object.
  */
-export type MailAttachment = { kind: "order_invoice"; order: string } | { kind: "file"; key: string; filename: string; contentType: string };
+export type MailAttachment =
+  | { kind: "order_invoice"; order: string }
+  | { kind: "file"; key: string; filename: string; contentType: string };
 
 /**
  * Every mail the service sends goes through this outbox: written in the same transaction as
@@ -72,12 +74,17 @@ export const mailOutbox = sqliteTable(
     htmlBody: text("html_body"),
     /** References to the attachments (null: none). */
     attachments: text("attachments", { mode: "json" }).$type<MailAttachment[]>(),
-    state: text("state", { enum: ["queued", "sent", "failed"] }).notNull().default("queued"),
+    state: text("state", { enum: ["queued", "sent", "failed"] })
+      .notNull()
+      .default("queued"),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     messageId: text("message_id"),
     createdAt: integer("created_at").notNull(),
     sentAt: integer("sent_at"),
   },
-  (t) => [index("mail_outbox_state_idx").on(t.state, t.createdAt), index("mail_outbox_organizer_idx").on(t.organizerId)],
+  (t) => [
+    index("mail_outbox_state_idx").on(t.state, t.createdAt),
+    index("mail_outbox_organizer_idx").on(t.organizerId),
+  ],
 );

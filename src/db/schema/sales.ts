@@ -16,7 +16,9 @@ export const quotas = sqliteTable(
   "quotas",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** null: unlimited. */
@@ -34,11 +36,19 @@ export const quotaItems = sqliteTable(
   "quota_items",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    quotaId: integer("quota_id").notNull().references(() => quotas.id, { onDelete: "cascade" }),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    quotaId: integer("quota_id")
+      .notNull()
+      .references(() => quotas.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
     variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
   },
-  (t) => [index("quota_items_quota_idx").on(t.quotaId), index("quota_items_item_idx").on(t.itemId), index("quota_items_variation_idx").on(t.variationId)],
+  (t) => [
+    index("quota_items_quota_idx").on(t.quotaId),
+    index("quota_items_item_idx").on(t.itemId),
+    index("quota_items_variation_idx").on(t.variationId),
+  ],
 );
 
 export const PRICE_MODES = ["none", "set", "subtract", "percent"] as const;
@@ -51,7 +61,9 @@ export const vouchers = sqliteTable(
   "vouchers",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     code: text("code").notNull(),
     maxUsages: integer("max_usages").notNull().default(1),
     minUsages: integer("min_usages").notNull().default(1),
@@ -83,19 +95,29 @@ export const vouchers = sqliteTable(
 );
 
 /** An answer as stored with a position: identifiers as they were when answered. */
-export type Answer = { question: number; answer: string; options: number[]; question_identifier: string; option_identifiers: string[] };
+export type Answer = {
+  question: number;
+  answer: string;
+  options: number[];
+  question_identifier: string;
+  option_identifiers: string[];
+};
 
 export const cartPositions = sqliteTable(
   "cart_positions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     cartId: text("cart_id").notNull(),
     /** The reservation's key in the event object's ledger. */
     holdKey: text("hold_key").notNull().unique(),
     datetime: integer("datetime").notNull(),
     expires: integer("expires").notNull(),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
     variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
     subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "cascade" }),
     price: integer("price").notNull(),
@@ -112,7 +134,10 @@ export const cartPositions = sqliteTable(
     salesChannel: text("sales_channel").notNull().default("web"),
     answers: text("answers", { mode: "json" }).$type<Answer[]>().notNull(),
   },
-  (t) => [index("cart_positions_event_cart_idx").on(t.eventId, t.cartId), index("cart_positions_expires_idx").on(t.expires)],
+  (t) => [
+    index("cart_positions_event_cart_idx").on(t.eventId, t.cartId),
+    index("cart_positions_expires_idx").on(t.expires),
+  ],
 );
 
 export const ORDER_STATUSES = ["n", "p", "e", "c"] as const;
@@ -137,7 +162,9 @@ export const orders = sqliteTable(
   "orders",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "restrict" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "restrict" }),
     code: text("code").notNull(),
     status: text("status", { enum: ORDER_STATUSES }).notNull(),
     testmode: integer("testmode", { mode: "boolean" }).notNull().default(false),
@@ -176,10 +203,16 @@ export const orderPositions = sqliteTable(
   "order_positions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "restrict" }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "restrict" }),
     positionid: integer("positionid").notNull(),
-    itemId: integer("item_id").notNull().references(() => items.id, { onDelete: "restrict" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "restrict" }),
     variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "restrict" }),
     subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "restrict" }),
     price: integer("price").notNull(),
@@ -263,7 +296,9 @@ export const orderFees = sqliteTable(
   "order_fees",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
     feeType: text("fee_type").notNull(),
     value: integer("value").notNull(),
     description: text("description").notNull().default(""),
@@ -283,7 +318,9 @@ export const orderPayments = sqliteTable(
   "order_payments",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    orderId: integer("order_id").notNull().references(() => orders.id, { onDelete: "cascade" }),
+    orderId: integer("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
     localId: integer("local_id").notNull(),
     state: text("state", { enum: PAYMENT_STATES }).notNull(),
     amount: integer("amount").notNull(),

@@ -14,7 +14,9 @@ export const ticketSigningKeys = sqliteTable(
   "ticket_signing_keys",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     scheme: text("scheme").notNull(),
     /** In the encoding of the event's `valid_keys` (base64 of the PEM text). */
     publicKey: text("public_key").notNull(),
@@ -30,12 +32,19 @@ export const revokedSecrets = sqliteTable(
   "revoked_secrets",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
-    positionId: integer("position_id").notNull().references(() => orderPositions.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    positionId: integer("position_id")
+      .notNull()
+      .references(() => orderPositions.id, { onDelete: "cascade" }),
     secret: text("secret").notNull(),
     created: integer("created").notNull(),
   },
-  (t) => [uniqueIndex("revoked_secrets_event_secret_uq").on(t.eventId, t.secret), index("revoked_secrets_event_created_idx").on(t.eventId, t.created)],
+  (t) => [
+    uniqueIndex("revoked_secrets_event_secret_uq").on(t.eventId, t.secret),
+    index("revoked_secrets_event_created_idx").on(t.eventId, t.created),
+  ],
 );
 
 /** Secrets of tickets that are blocked, or were once (`blocked` false): scanners keep their list current by `updated`. */
@@ -43,11 +52,18 @@ export const blockedSecrets = sqliteTable(
   "blocked_secrets",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
-    positionId: integer("position_id").notNull().references(() => orderPositions.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
+    positionId: integer("position_id")
+      .notNull()
+      .references(() => orderPositions.id, { onDelete: "cascade" }),
     secret: text("secret").notNull(),
     blocked: integer("blocked", { mode: "boolean" }).notNull(),
     updated: integer("updated").notNull(),
   },
-  (t) => [uniqueIndex("blocked_secrets_event_secret_uq").on(t.eventId, t.secret), index("blocked_secrets_event_updated_idx").on(t.eventId, t.updated)],
+  (t) => [
+    uniqueIndex("blocked_secrets_event_secret_uq").on(t.eventId, t.secret),
+    index("blocked_secrets_event_updated_idx").on(t.eventId, t.updated),
+  ],
 );

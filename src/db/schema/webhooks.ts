@@ -12,7 +12,9 @@ export const webhooks = sqliteTable(
   "webhooks",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    organizerId: integer("organizer_id").notNull().references(() => organizers.id, { onDelete: "cascade" }),
+    organizerId: integer("organizer_id")
+      .notNull()
+      .references(() => organizers.id, { onDelete: "cascade" }),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     targetUrl: text("target_url").notNull(),
     allEvents: integer("all_events", { mode: "boolean" }).notNull().default(true),
@@ -30,8 +32,12 @@ export const webhooks = sqliteTable(
 export const webhookEvents = sqliteTable(
   "webhook_events",
   {
-    webhookId: integer("webhook_id").notNull().references(() => webhooks.id, { onDelete: "cascade" }),
-    eventId: integer("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    webhookId: integer("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    eventId: integer("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.webhookId, t.eventId] }), index("webhook_events_event_idx").on(t.eventId)],
 );
@@ -53,7 +59,9 @@ export const webhookCalls = sqliteTable(
   "webhook_calls",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    webhookId: integer("webhook_id").notNull().references(() => webhooks.id, { onDelete: "cascade" }),
+    webhookId: integer("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
     organizerId: integer("organizer_id").notNull(),
     eventId: integer("event_id").notNull(),
     code: text("code").notNull(),

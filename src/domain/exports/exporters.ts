@@ -120,7 +120,16 @@ function json<T>(v: unknown): T {
 }
 const i18n = (v: unknown, locale: string) => i18nText(json<I18n | null>(v), locale);
 
-type InvoiceAddress = { company?: string; name_parts?: Record<string, string>; street?: string; zipcode?: string; city?: string; country?: string; state?: string; vat_id?: string };
+type InvoiceAddress = {
+  company?: string;
+  name_parts?: Record<string, string>;
+  street?: string;
+  zipcode?: string;
+  city?: string;
+  country?: string;
+  state?: string;
+  vat_id?: string;
+};
 
 /** The name scheme's fields when it has more than one (pretix adds a column per part then). */
 function schemeParts(x: ExportContext): string[] {
@@ -160,7 +169,12 @@ function dayStart(value: unknown, tz: string, plusDays = 0): number | null {
 function orderConditions(x: ExportContext): SQL[] {
   const tz = inputTimezone(x);
   const p = x.params;
-  const out: SQL[] = [eventIn(sql`o.event_id`, x.events.map((e) => e.id))];
+  const out: SQL[] = [
+    eventIn(
+      sql`o.event_id`,
+      x.events.map((e) => e.id),
+    ),
+  ];
   if (p.paid_only) out.push(sql`o.status = 'p'`);
   const from = dayStart(p.date_from, tz);
   const to = dayStart(p.date_to, tz, 1);
@@ -169,8 +183,10 @@ function orderConditions(x: ExportContext): SQL[] {
   const evFrom = dayStart(p.event_date_from, tz);
   const evTo = dayStart(p.event_date_to, tz, 1);
   const dateOf = sql`coalesce((SELECT s2.date_from FROM subevents s2 WHERE s2.id = p2.subevent_id), (SELECT e2.date_from FROM events e2 WHERE e2.id = o.event_id))`;
-  if (evFrom !== null) out.push(sql`EXISTS (SELECT 1 FROM order_positions p2 WHERE p2.order_id = o.id AND ${dateOf} >= ${evFrom})`);
-  if (evTo !== null) out.push(sql`EXISTS (SELECT 1 FROM order_positions p2 WHERE p2.order_id = o.id AND ${dateOf} < ${evTo})`);
+  if (evFrom !== null)
+    out.push(sql`EXISTS (SELECT 1 FROM order_positions p2 WHERE p2.order_id = o.id AND ${dateOf} >= ${evFrom})`);
+  if (evTo !== null)
+    out.push(sql`EXISTS (SELECT 1 FROM order_positions p2 WHERE p2.order_id = o.id AND ${dateOf} < ${evTo})`);
   return out;
 }
 
@@ -178,7 +194,10 @@ const and = (conditions: SQL[]) => sql.join(conditions, sql` AND `);
 
 function after(values: unknown, columns: SQL): SQL {
   if (!Array.isArray(values)) return sql`1`;
-  return sql`(${columns}) > (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`;
+  return sql`(${columns}) > (${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
 }
 
 const PROVIDERS = sql`(SELECT group_concat(DISTINCT pay.provider) FROM order_payments pay WHERE pay.order_id = o.id AND pay.state IN ('confirmed', 'refunded', 'pending', 'created'))`;
@@ -230,15 +249,23 @@ type QuestionFact = { id: number; question: I18n; type: string; options: { id: n
 
 async function loadQuestions(x: ExportContext): Promise<QuestionFact[]> {
   const [questions, options] = await readBatch(x.db, [
-    sql`SELECT id, question, type FROM questions WHERE ${eventIn(sql`event_id`, x.events.map((e) => e.id))} ORDER BY event_id, position, id`,
+    sql`SELECT id, question, type FROM questions WHERE ${eventIn(
+      sql`event_id`,
+      x.events.map((e) => e.id),
+    )} ORDER BY event_id, position, id`,
     sql`SELECT o.id, o.question_id, o.answer FROM question_options o JOIN questions q ON q.id = o.question_id
-        WHERE ${eventIn(sql`q.event_id`, x.events.map((e) => e.id))} ORDER BY o.position, o.id`,
+        WHERE ${eventIn(
+          sql`q.event_id`,
+          x.events.map((e) => e.id),
+        )} ORDER BY o.position, o.id`,
   ]);
   return questions!.map((q) => ({
     id: Number(q.id),
     question: json<I18n>(q.question),
     type: text(q.type),
-    options: options!.filter((o) => Number(o.question_id) === Number(q.id)).map((o) => ({ id: Number(o.id), answer: json<I18n>(o.answer) })),
+    options: options!
+      .filter((o) => Number(o.question_id) === Number(q.id))
+      .map((o) => ({ id: Number(o.id), answer: json<I18n>(o.answer) })),
   }));
 }
 
@@ -252,7 +279,13 @@ function questionHeaders(x: ExportContext, questions: QuestionFact[], grouped: b
 
 type StoredAnswer = { question: number; answer: string; options?: number[] };
 
-function answerCells(x: ExportContext, questions: QuestionFact[], grouped: boolean, answersRaw: unknown, parentAnswersRaw?: unknown): Cell[] {
+function answerCells(
+  x: ExportContext,
+  questions: QuestionFact[],
+  grouped: boolean,
+  answersRaw: unknown,
+  parentAnswersRaw?: unknown,
+): Cell[] {
   const byQuestion = new Map<number, StoredAnswer>();
   for (const a of json<StoredAnswer[] | null>(parentAnswersRaw) ?? []) byQuestion.set(a.question, a);
   for (const a of json<StoredAnswer[] | null>(answersRaw) ?? []) byQuestion.set(a.question, a);
@@ -260,7 +293,13 @@ function answerCells(x: ExportContext, questions: QuestionFact[], grouped: boole
     const a = byQuestion.get(q.id);
     if (q.type === "M") {
       const chosen = new Set(a?.options ?? []);
-      if (grouped) return [q.options.filter((o) => chosen.has(o.id)).map((o) => i18nText(o.answer, x.locale)).join(", ")];
+      if (grouped)
+        return [
+          q.options
+            .filter((o) => chosen.has(o.id))
+            .map((o) => i18nText(o.answer, x.locale))
+            .join(", "),
+        ];
       return q.options.map((o) => yesNo(chosen.has(o.id)));
     }
     return [a ? text(a.answer) : ""];
@@ -271,7 +310,10 @@ const ORDER_SHEET: Sheet = {
   key: "orders",
   title: "Orders",
   async count(x) {
-    const [r] = await readRows<{ n: number }>(x.db, sql`SELECT count(*) AS n FROM orders o WHERE ${and(orderConditions(x))}`);
+    const [r] = await readRows<{ n: number }>(
+      x.db,
+      sql`SELECT count(*) AS n FROM orders o WHERE ${and(orderConditions(x))}`,
+    );
     return Number(r?.n ?? 0);
   },
   header(x, facts) {
@@ -290,7 +332,11 @@ const ORDER_SHEET: Sheet = {
       "Date of last payment",
       "Fees",
       "Order locale",
-      ...rates.flatMap((r) => [`Gross at ${formatDecimal(r)} % tax`, `Net at ${formatDecimal(r)} % tax`, `Tax value at ${formatDecimal(r)} % tax`]),
+      ...rates.flatMap((r) => [
+        `Gross at ${formatDecimal(r)} % tax`,
+        `Net at ${formatDecimal(r)} % tax`,
+        `Tax value at ${formatDecimal(r)} % tax`,
+      ]),
       "Sales channel",
       "Requires special attention",
       "Comment",
@@ -339,7 +385,8 @@ const ORDER_SHEET: Sheet = {
         text(r.locale),
         ...rates.flatMap((rate) => {
           const t = taxOf.get(`${r.id}:${rate}`);
-          const gross = Number(t?.gross ?? 0), tax = Number(t?.tax ?? 0);
+          const gross = Number(t?.gross ?? 0),
+            tax = Number(t?.tax ?? 0);
           return [money(gross), money(gross - tax), money(tax)];
         }),
         text(r.sales_channel),
@@ -449,7 +496,11 @@ const POSITION_SHEET: Sheet = {
         ...(facts.hasSubevents
           ? r.subevent_name === null
             ? ["", "", ""]
-            : [i18n(r.subevent_name, x.locale), localDateTime(Number(r.subevent_from), tz), r.subevent_to === null ? "" : localDateTime(Number(r.subevent_to), tz)]
+            : [
+                i18n(r.subevent_name, x.locale),
+                localDateTime(Number(r.subevent_from), tz),
+                r.subevent_to === null ? "" : localDateTime(Number(r.subevent_to), tz),
+              ]
           : []),
         i18n(r.item_name, x.locale),
         r.variation_name === null ? "" : i18n(r.variation_name, x.locale),
@@ -478,7 +529,10 @@ const POSITION_SHEET: Sheet = {
       ];
     });
     const last = rows.at(-1);
-    return { rows: out, after: last ? [Number(last.datetime), Number(last.order_id), Number(last.positionid)] : cursor };
+    return {
+      rows: out,
+      after: last ? [Number(last.datetime), Number(last.order_id), Number(last.positionid)] : cursor,
+    };
   },
 };
 
@@ -573,7 +627,10 @@ function multiSheetFormats(sheets: readonly Sheet[]): string[] {
   return ["xlsx", ...sheets.flatMap((s) => [`${s.key}:default`, `${s.key}:excel`, `${s.key}:semicolon`])];
 }
 
-function multiSheetPlan(sheets: readonly Sheet[], params: Record<string, unknown>): { format: FileFormat; sheets: string[] } {
+function multiSheetPlan(
+  sheets: readonly Sheet[],
+  params: Record<string, unknown>,
+): { format: FileFormat; sheets: string[] } {
   const f = String(params._format);
   if (f === "xlsx") return { format: { kind: "xlsx" }, sheets: sheets.map((s) => s.key) };
   const [sheet, dialect] = f.split(":") as [string, "default" | "excel" | "semicolon"];
@@ -586,7 +643,10 @@ const LIST_FORMATS = ["xlsx", "default", "csv-excel", "semicolon"] as const;
 function listPlan(sheet: Sheet, params: Record<string, unknown>): { format: FileFormat; sheets: string[] } {
   const f = String(params._format);
   if (f === "xlsx") return { format: { kind: "xlsx" }, sheets: [sheet.key] };
-  return { format: { kind: "csv", dialect: f === "csv-excel" ? "excel" : f === "semicolon" ? "semicolon" : "default" }, sheets: [sheet.key] };
+  return {
+    format: { kind: "csv", dialect: f === "csv-excel" ? "excel" : f === "semicolon" ? "semicolon" : "default" },
+    sheets: [sheet.key],
+  };
 }
 
 const ORDER_SHEETS = [ORDER_SHEET, POSITION_SHEET, FEE_SHEET];
@@ -605,7 +665,8 @@ const orderlist: ExporterDef = {
       { name: "date_from", kind: "date" },
       { name: "date_to", kind: "date" },
     ];
-    if (!c.eventLevel || c.hasSubevents) defs.push({ name: "event_date_from", kind: "date" }, { name: "event_date_to", kind: "date" });
+    if (!c.eventLevel || c.hasSubevents)
+      defs.push({ name: "event_date_from", kind: "date" }, { name: "event_date_to", kind: "date" });
     return defs;
   },
   sheets: ORDER_SHEETS,
@@ -702,12 +763,17 @@ const CHECKIN_SHEET: Sheet = {
   key: "checkinlist",
   title: "Check-in list",
   async count(x, facts) {
-    const [r] = await readRows<{ n: number }>(x.db, sql`SELECT count(*) AS n FROM ${CHECKIN_FROM} WHERE ${and(checkinConditions(x, facts))}`);
+    const [r] = await readRows<{ n: number }>(
+      x.db,
+      sql`SELECT count(*) AS n FROM ${CHECKIN_FROM} WHERE ${and(checkinConditions(x, facts))}`,
+    );
     return Number(r?.n ?? 0);
   },
   header(x, facts) {
     const parts = schemeParts(x);
-    const questions = (facts.questions as QuestionFact[]).filter((q) => (x.params.questions as number[]).includes(q.id));
+    const questions = (facts.questions as QuestionFact[]).filter((q) =>
+      (x.params.questions as number[]).includes(q.id),
+    );
     return [
       "Order code",
       "Attendee name",
@@ -757,7 +823,9 @@ const CHECKIN_SHEET: Sheet = {
     );
     const parts = schemeParts(x);
     const tz = x.events[0]!.timezone;
-    const questions = (facts.questions as QuestionFact[]).filter((q) => (x.params.questions as number[]).includes(q.id));
+    const questions = (facts.questions as QuestionFact[]).filter((q) =>
+      (x.params.questions as number[]).includes(q.id),
+    );
     const out = rows.map((r): Cell[] => {
       const ia = json<InvoiceAddress | null>(r.invoice_address);
       const own = json<Record<string, string>>(r.attendee_name_parts) ?? {};
@@ -780,7 +848,11 @@ const CHECKIN_SHEET: Sheet = {
         ...(x.events[0]!.hasSubevents
           ? r.subevent_name === null
             ? ["", "", ""]
-            : [i18n(r.subevent_name, x.locale), localDateTime(Number(r.subevent_from), tz), r.subevent_to === null ? "" : localDateTime(Number(r.subevent_to), tz)]
+            : [
+                i18n(r.subevent_name, x.locale),
+                localDateTime(Number(r.subevent_from), tz),
+                r.subevent_to === null ? "" : localDateTime(Number(r.subevent_to), tz),
+              ]
           : []),
         ...answerCells(x, questions, true, r.answers, r.parent_answers),
         text(ia?.company),
@@ -819,7 +891,12 @@ const checkinlist: ExporterDef = {
       { name: "secrets", kind: "bool" },
       { name: "attention_only", kind: "bool" },
       { name: "status", kind: "choice", required: false, choices: CHECKIN_STATUS_CHOICES },
-      { name: "sort", kind: "choice", required: false, choices: ["name", "code", ...(fields.length > 1 ? fields.map((f) => `name:${f}`) : [])] },
+      {
+        name: "sort",
+        kind: "choice",
+        required: false,
+        choices: ["name", "code", ...(fields.length > 1 ? fields.map((f) => `name:${f}`) : [])],
+      },
       { name: "questions", kind: "ids", valid: c.questionIds },
     );
     return defs;
@@ -828,7 +905,10 @@ const checkinlist: ExporterDef = {
   plan: (params) => listPlan(CHECKIN_SHEET, params),
   async facts(x) {
     const [lists, questions] = await Promise.all([
-      readRows(x.db, sql`SELECT id, name, all_products, subevent_id, include_pending FROM checkin_lists WHERE id = ${Number(x.params.list)} AND event_id = ${x.events[0]!.id}`),
+      readRows(
+        x.db,
+        sql`SELECT id, name, all_products, subevent_id, include_pending FROM checkin_lists WHERE id = ${Number(x.params.list)} AND event_id = ${x.events[0]!.id}`,
+      ),
       loadQuestions(x),
     ]);
     const row = lists[0];
@@ -856,7 +936,10 @@ const JSON_ORDERS: Sheet = {
   key: "orders",
   title: "orders",
   async count(x) {
-    const [r] = await readRows<{ n: number }>(x.db, sql`SELECT count(*) AS n FROM orders WHERE event_id = ${x.events[0]!.id}`);
+    const [r] = await readRows<{ n: number }>(
+      x.db,
+      sql`SELECT count(*) AS n FROM orders WHERE event_id = ${x.events[0]!.id}`,
+    );
     return Number(r?.n ?? 0);
   },
   header: () => [],
@@ -894,7 +977,11 @@ const JSON_ORDERS: Sheet = {
       sales_channel: o.sales_channel,
       expires: jsonDate(o.expires),
       datetime: jsonDate(o.datetime),
-      fees: (fee.get(Number(o.id)) ?? []).map((f) => ({ type: f.fee_type, description: f.description, value: formatDecimal(Number(f.value)) })),
+      fees: (fee.get(Number(o.id)) ?? []).map((f) => ({
+        type: f.fee_type,
+        description: f.description,
+        value: formatDecimal(Number(f.value)),
+      })),
       total: formatDecimal(Number(o.total)),
       positions: (pos.get(Number(o.id)) ?? []).map((p) => ({
         id: p.id,
@@ -947,7 +1034,13 @@ const jsonExporter: ExporterDef = {
         slug: ev.slug,
         organizer: { name: x.organizer.name, slug: x.organizer.slug },
         meta_data: Object.fromEntries(meta!.map((m) => [m.name, m.value])),
-        categories: categories!.map((c) => ({ id: c.id, name: i18n(c.name, l), description: i18n(c.description, l), position: c.position, internal_name: c.internal_name ?? null })),
+        categories: categories!.map((c) => ({
+          id: c.id,
+          name: i18n(c.name, l),
+          description: i18n(c.description, l),
+          position: c.position,
+          internal_name: c.internal_name ?? null,
+        })),
         items: items!.map((i) => ({
           id: i.id,
           position: i.position,
@@ -1007,7 +1100,9 @@ const jsonExporter: ExporterDef = {
           size: q.size ?? null,
           subevent: q.subevent_id ?? null,
           items: [...new Set(quotaItems!.filter((qi) => qi.quota_id === q.id).map((qi) => qi.item_id))],
-          variations: quotaItems!.filter((qi) => qi.quota_id === q.id && qi.variation_id !== null).map((qi) => qi.variation_id),
+          variations: quotaItems!
+            .filter((qi) => qi.quota_id === q.id && qi.variation_id !== null)
+            .map((qi) => qi.variation_id),
         })),
         subevents: subevents!.map((s) => ({
           id: s.id,
@@ -1048,7 +1143,12 @@ const INVOICE_PAYMENT_PROVIDERS = ["", "giftcard", "manual"] as const;
 /** Conditions on invoices (alias `i`, their order `o`) from the inputs. */
 function invoiceConditions(x: ExportContext): SQL[] {
   const p = x.params;
-  const out: SQL[] = [eventIn(sql`i.event_id`, x.events.map((e) => e.id))];
+  const out: SQL[] = [
+    eventIn(
+      sql`i.event_id`,
+      x.events.map((e) => e.id),
+    ),
+  ];
   // invoice dates are stored as YYYY-MM-DD (in the event's timezone), so text comparison is date comparison
   if (typeof p.date_from === "string") out.push(sql`i.date >= ${p.date_from}`);
   if (typeof p.date_to === "string") out.push(sql`i.date <= ${p.date_to}`);
@@ -1063,10 +1163,21 @@ function invoiceConditions(x: ExportContext): SQL[] {
 
 const INVOICE_FROM = sql`invoices i JOIN orders o ON o.id = i.order_id LEFT JOIN invoices r ON r.id = i.refers_id`;
 
-const SENDER_COLUMNS = ["Name", "Address", "ZIP code", "City", "Country", "Tax ID", "VAT ID"].map((c) => `Invoice sender: ${c}`);
-const RECIPIENT_COLUMNS = ["Company", "Name", "Street address", "ZIP code", "City", "Country", "State", "VAT ID", "Beneficiary", "Internal reference"].map(
-  (c) => `Invoice recipient: ${c}`,
+const SENDER_COLUMNS = ["Name", "Address", "ZIP code", "City", "Country", "Tax ID", "VAT ID"].map(
+  (c) => `Invoice sender: ${c}`,
 );
+const RECIPIENT_COLUMNS = [
+  "Company",
+  "Name",
+  "Street address",
+  "ZIP code",
+  "City",
+  "Country",
+  "State",
+  "VAT ID",
+  "Beneficiary",
+  "Internal reference",
+].map((c) => `Invoice recipient: ${c}`);
 
 type StoredTexts = Partial<Record<string, string | null>>;
 
@@ -1103,7 +1214,10 @@ const INVOICE_SHEET: Sheet = {
   key: "invoices",
   title: "Invoices",
   async count(x) {
-    const [r] = await readRows<{ n: number }>(x.db, sql`SELECT count(*) AS n FROM ${INVOICE_FROM} WHERE ${and(invoiceConditions(x))}`);
+    const [r] = await readRows<{ n: number }>(
+      x.db,
+      sql`SELECT count(*) AS n FROM ${INVOICE_FROM} WHERE ${and(invoiceConditions(x))}`,
+    );
     return Number(r?.n ?? 0);
   },
   header: () => [
@@ -1135,7 +1249,8 @@ const INVOICE_SHEET: Sheet = {
     );
     const out = rows.map((r): Cell[] => {
       const t = json<StoredTexts>(r.texts) ?? {};
-      const gross = Number(r.gross), tax = Number(r.tax);
+      const gross = Number(r.gross),
+        tax = Number(r.tax);
       return [
         text(r.number),
         text(r.date),
@@ -1158,7 +1273,17 @@ const INVOICE_SHEET: Sheet = {
   },
 };
 
-type StoredLine = { position?: number; description?: string; gross_value?: number; tax_value?: number; tax_rate?: number; tax_name?: string; event_date_from?: number | null; event_date_to?: number | null; event_location?: string | null };
+type StoredLine = {
+  position?: number;
+  description?: string;
+  gross_value?: number;
+  tax_value?: number;
+  tax_rate?: number;
+  tax_name?: string;
+  event_date_from?: number | null;
+  event_date_to?: number | null;
+  event_location?: string | null;
+};
 
 const INVOICE_LINE_SHEET: Sheet = {
   key: "lines",
@@ -1204,7 +1329,8 @@ const INVOICE_LINE_SHEET: Sheet = {
       const t = json<StoredTexts>(r.texts) ?? {};
       const l = json<StoredLine>(r.line) ?? {};
       const tz = eventOf(x, r.event_id).timezone;
-      const gross = Number(l.gross_value ?? 0), tax = Number(l.tax_value ?? 0);
+      const gross = Number(l.gross_value ?? 0),
+        tax = Number(l.tax_value ?? 0);
       return [
         text(r.number),
         l.position ?? Number(r.line_index) + 1,
@@ -1271,7 +1397,10 @@ const GIFTCARD_SHEET: Sheet = {
     "Created in order",
   ],
   async page(x, _facts, cursor, limit) {
-    const rows = await readRows(x.db, sql`SELECT * FROM (${giftcardQuery(x)}) WHERE ${after(cursor, sql`issuance, id`)} ORDER BY issuance, id LIMIT ${limit}`);
+    const rows = await readRows(
+      x.db,
+      sql`SELECT * FROM (${giftcardQuery(x)}) WHERE ${after(cursor, sql`issuance, id`)} ORDER BY issuance, id LIMIT ${limit}`,
+    );
     const tz = "UTC";
     const out = rows.map((r): Cell[] => [
       text(r.secret),
@@ -1318,7 +1447,12 @@ const giftcardlist: ExporterDef = {
     { name: "_format", kind: "choice", required: true, choices: LIST_FORMATS },
     { name: "date", kind: "datetime" },
     { name: "testmode", kind: "choice", required: false, choices: ["", "yes", "no"] },
-    { name: "state", kind: "choice", required: false, choices: ["", "empty", "valid_value", "expired_value", "expired"] },
+    {
+      name: "state",
+      kind: "choice",
+      required: false,
+      choices: ["", "empty", "valid_value", "expired_value", "expired"],
+    },
   ],
   sheets: [GIFTCARD_SHEET],
   plan: (params) => listPlan(GIFTCARD_SHEET, params),
@@ -1330,7 +1464,10 @@ const CUSTOMER_SHEET: Sheet = {
   key: "customerlist",
   title: "Customer accounts",
   async count(x) {
-    const [r] = await readRows<{ n: number }>(x.db, sql`SELECT count(*) AS n FROM customers WHERE organizer_id = ${x.organizer.id}`);
+    const [r] = await readRows<{ n: number }>(
+      x.db,
+      sql`SELECT count(*) AS n FROM customers WHERE organizer_id = ${x.organizer.id}`,
+    );
     return Number(r?.n ?? 0);
   },
   header: () => [
@@ -1382,7 +1519,14 @@ const customerlist: ExporterDef = {
 };
 
 /** Every exporter, in pretix's order of the list (by verbose name). */
-export const EXPORTERS: readonly ExporterDef[] = [checkinlist, customerlist, giftcardlist, invoicedata, orderlist, jsonExporter];
+export const EXPORTERS: readonly ExporterDef[] = [
+  checkinlist,
+  customerlist,
+  giftcardlist,
+  invoicedata,
+  orderlist,
+  jsonExporter,
+];
 
 export function findExporter(identifier: string): ExporterDef | undefined {
   return EXPORTERS.find((e) => e.identifier === identifier);

@@ -85,7 +85,11 @@ function xlsxCell(cell: Cell, ref: string): string {
 
 /** A sheet name Excel accepts: at most 31 characters, none of []:*?/\ . */
 function sheetName(title: string, taken: readonly string[]): string {
-  const base = title.replace(/[[\]:*?/\\]/g, " ").slice(0, 31).trim() || "Sheet";
+  const base =
+    title
+      .replace(/[[\]:*?/\\]/g, " ")
+      .slice(0, 31)
+      .trim() || "Sheet";
   let name = base;
   for (let i = 2; taken.includes(name); i++) name = `${base.slice(0, 28)} ${i}`;
   return name;
@@ -126,7 +130,10 @@ export function xlsxFinish(x: XlsxState): Uint8Array {
     '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
     '<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>' +
     sheets
-      .map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`)
+      .map(
+        (_, i) =>
+          `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+      )
       .join("") +
     "</Types>";
   const rootRels =
@@ -140,7 +147,10 @@ export function xlsxFinish(x: XlsxState): Uint8Array {
   const workbookRels =
     `${XML_HEAD}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
     sheets
-      .map((_, i) => `<Relationship Id="rId${i + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`)
+      .map(
+        (_, i) =>
+          `<Relationship Id="rId${i + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`,
+      )
       .join("") +
     `<Relationship Id="rId${sheets.length + 1}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>` +
     "</Relationships>";

@@ -47,7 +47,10 @@ function pythonType(v: unknown): string {
 export function parseInputs(defs: readonly InputDef[], body: unknown): Record<string, unknown> {
   const errors = new Problems();
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    errors.add("non_field_errors", `Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? "list" : typeof body}.`);
+    errors.add(
+      "non_field_errors",
+      `Invalid data. Expected a dictionary, but got ${Array.isArray(body) ? "list" : typeof body}.`,
+    );
     errors.throwIfAny();
   }
   const data = body as Record<string, unknown>;
@@ -58,11 +61,18 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
     switch (d.kind) {
       case "choice":
         if (missing) {
-          if (d.required) errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
+          if (d.required)
+            errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
         } else {
           // Django REST framework compares `str(value)`: the number 1 is the choice "1"
-          const choice = typeof value === "string" ? value : typeof value === "number" && Number.isInteger(value) ? String(value) : null;
-          if (choice === null || !d.choices.includes(choice)) errors.add(d.name, `"${typeof value === "string" ? value : JSON.stringify(value)}" is not a valid choice.`);
+          const choice =
+            typeof value === "string"
+              ? value
+              : typeof value === "number" && Number.isInteger(value)
+                ? String(value)
+                : null;
+          if (choice === null || !d.choices.includes(choice))
+            errors.add(d.name, `"${typeof value === "string" ? value : JSON.stringify(value)}" is not a valid choice.`);
           else out[d.name] = choice;
         }
         break;
@@ -74,22 +84,31 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
         break;
       case "date":
         if (missing) out[d.name] = null;
-        else if (typeof value !== "string" || parseDate(value) === null) errors.add(d.name, "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.");
+        else if (typeof value !== "string" || parseDate(value) === null)
+          errors.add(d.name, "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.");
         else out[d.name] = value;
         break;
       case "datetime": {
         const ms = typeof value === "string" ? parseDateTime(value) : null;
         if (missing) out[d.name] = null;
-        else if (ms === null) errors.add(d.name, "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].");
+        else if (ms === null)
+          errors.add(
+            d.name,
+            "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
+          );
         else out[d.name] = ms;
         break;
       }
       case "pk": {
         // Django REST framework's PrimaryKeyRelatedField: an integer or a string of digits; booleans are refused
         if (missing) {
-          if (d.required) errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
+          if (d.required)
+            errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
           else out[d.name] = null;
-        } else if ((typeof value === "number" && Number.isSafeInteger(value)) || (typeof value === "string" && /^-?[0-9]+$/.test(value))) {
+        } else if (
+          (typeof value === "number" && Number.isSafeInteger(value)) ||
+          (typeof value === "string" && /^-?[0-9]+$/.test(value))
+        ) {
           const id = Number(value);
           if (d.valid.has(id)) out[d.name] = id;
           else errors.add(d.name, invalidPk(value));
@@ -104,12 +123,19 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
           break;
         }
         if (!Array.isArray(value)) {
-          errors.add(d.name, `Expected a list of items but got type "${typeof value === "object" ? "dict" : typeof value === "string" ? "str" : typeof value}".`);
+          errors.add(
+            d.name,
+            `Expected a list of items but got type "${typeof value === "object" ? "dict" : typeof value === "string" ? "str" : typeof value}".`,
+          );
           break;
         }
         const ids: number[] = [];
         for (const v of value) {
-          if (typeof v !== "number" || !Number.isInteger(v)) errors.add(d.name, `Incorrect type. Expected pk value, received ${typeof v === "string" ? "str" : typeof v}.`);
+          if (typeof v !== "number" || !Number.isInteger(v))
+            errors.add(
+              d.name,
+              `Incorrect type. Expected pk value, received ${typeof v === "string" ? "str" : typeof v}.`,
+            );
           else if (!d.valid.has(v)) errors.add(d.name, invalidPk(v));
           else ids.push(v);
         }
@@ -123,7 +149,10 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
           break;
         }
         if (!Array.isArray(value)) {
-          errors.add(d.name, `Expected a list of items but got type "${value === null ? "null" : typeof value === "string" ? "str" : typeof value}".`);
+          errors.add(
+            d.name,
+            `Expected a list of items but got type "${value === null ? "null" : typeof value === "string" ? "str" : typeof value}".`,
+          );
           break;
         }
         if (value.length === 0) {
@@ -133,7 +162,8 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
         const ids: number[] = [];
         for (const v of value) {
           const id = typeof v === "string" ? d.valid.get(v) : undefined;
-          if (id === undefined) errors.add(d.name, `Object with slug=${typeof v === "string" ? v : JSON.stringify(v)} does not exist.`);
+          if (id === undefined)
+            errors.add(d.name, `Object with slug=${typeof v === "string" ? v : JSON.stringify(v)} does not exist.`);
           else ids.push(id);
         }
         out[d.name] = [...new Set(ids)];

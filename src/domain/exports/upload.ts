@@ -32,7 +32,12 @@ export async function appendToUpload(
   data: Uint8Array,
   opts: { step: number; final: boolean; partBytes: number; contentType: string; filename: string },
 ): Promise<{ state: UploadState; obsolete: string[] }> {
-  const up: UploadState = { ...state, parts: [...state.parts], pending: [...state.pending], size: state.size + data.length };
+  const up: UploadState = {
+    ...state,
+    parts: [...state.parts],
+    pending: [...state.pending],
+    size: state.size + data.length,
+  };
   const pendingKey = `${state.key}.pending-${opts.step}`;
   const waiting = up.pending.reduce((n, p) => n + p.size, 0);
   if (!opts.final && waiting + data.length < opts.partBytes) {

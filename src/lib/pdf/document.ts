@@ -97,7 +97,8 @@ export function linePieces(text: string, style: FontStyle): Piece[] {
     let current: FontFamily | null = null;
     for (const c of run.chars) {
       const fam = familyOf(c.codePointAt(0)!);
-      const family: FontFamily = fam ?? current ?? run.chars.map((x) => familyOf(x.codePointAt(0)!)).find((f) => f !== null) ?? "sans";
+      const family: FontFamily =
+        fam ?? current ?? run.chars.map((x) => familyOf(x.codePointAt(0)!)).find((f) => f !== null) ?? "sans";
       const last = pieces[pieces.length - 1];
       if (last && last.family === family) last.chars.push(c);
       else pieces.push({ family, chars: [c] });
@@ -125,7 +126,10 @@ export class PdfWriter {
     private readonly loadFont: FontLoader,
   ) {}
 
-  static async create(loadFont: FontLoader, meta: { title: string; author: string; language: string }): Promise<PdfWriter> {
+  static async create(
+    loadFont: FontLoader,
+    meta: { title: string; author: string; language: string },
+  ): Promise<PdfWriter> {
     const doc = await PDFDocument.create();
     doc.registerFontkit(cachingFontkit);
     doc.setTitle(meta.title);
@@ -214,7 +218,12 @@ export class PdfWriter {
    * Draws one line with its left end at (x, y) on the baseline, rotated by `rotate` degrees
    * counter-clockwise around that point.
    */
-  async drawLine(page: PDFPage, text: string, at: { x: number; y: number; rotate?: number }, style: TextStyle): Promise<void> {
+  async drawLine(
+    page: PDFPage,
+    text: string,
+    at: { x: number; y: number; rotate?: number },
+    style: TextStyle,
+  ): Promise<void> {
     const angle = ((at.rotate ?? 0) * Math.PI) / 180;
     const [r, g, b] = style.color ?? [0, 0, 0];
     let offset = 0;
@@ -244,7 +253,12 @@ export class PdfWriter {
     const w = at.align === "left" ? 0 : await this.width(text, style);
     const shift = at.align === "center" ? (at.width - w) / 2 : at.align === "right" ? at.width - w : 0;
     const angle = ((at.rotate ?? 0) * Math.PI) / 180;
-    await this.drawLine(page, text, { x: at.x + Math.cos(angle) * shift, y: at.y + Math.sin(angle) * shift, rotate: at.rotate }, style);
+    await this.drawLine(
+      page,
+      text,
+      { x: at.x + Math.cos(angle) * shift, y: at.y + Math.sin(angle) * shift, rotate: at.rotate },
+      style,
+    );
   }
 
   /**
@@ -283,7 +297,13 @@ export class PdfWriter {
     page.drawRectangle({ ...at, color: rgb(...color), borderWidth: 0 });
   }
 
-  line(page: PDFPage, from: { x: number; y: number }, to: { x: number; y: number }, color: Rgb = [0, 0, 0], thickness = 0.5): void {
+  line(
+    page: PDFPage,
+    from: { x: number; y: number },
+    to: { x: number; y: number },
+    color: Rgb = [0, 0, 0],
+    thickness = 0.5,
+  ): void {
     page.drawLine({ start: from, end: to, thickness, color: rgb(...color) });
   }
 

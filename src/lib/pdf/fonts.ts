@@ -13,14 +13,30 @@
 export const FONT_FACES = {
   sans: { file: "NotoSans_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans", dir: "400Regular" },
   "sans-bold": { file: "NotoSans_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans", dir: "700Bold" },
-  "sans-italic": { file: "NotoSans_400Regular_Italic.ttf", pkg: "@expo-google-fonts/noto-sans", dir: "400Regular_Italic" },
-  "sans-bold-italic": { file: "NotoSans_700Bold_Italic.ttf", pkg: "@expo-google-fonts/noto-sans", dir: "700Bold_Italic" },
+  "sans-italic": {
+    file: "NotoSans_400Regular_Italic.ttf",
+    pkg: "@expo-google-fonts/noto-sans",
+    dir: "400Regular_Italic",
+  },
+  "sans-bold-italic": {
+    file: "NotoSans_700Bold_Italic.ttf",
+    pkg: "@expo-google-fonts/noto-sans",
+    dir: "700Bold_Italic",
+  },
   hebrew: { file: "NotoSansHebrew_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-hebrew", dir: "400Regular" },
   "hebrew-bold": { file: "NotoSansHebrew_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans-hebrew", dir: "700Bold" },
   // not Noto Sans Arabic: it draws letters as skeletons plus separate dots, which leaves the
   // text layer (glyph to character) wrong; IBM Plex Sans Arabic has a glyph per letter form
-  arabic: { file: "IBMPlexSansArabic_400Regular.ttf", pkg: "@expo-google-fonts/ibm-plex-sans-arabic", dir: "400Regular" },
-  "arabic-bold": { file: "IBMPlexSansArabic_700Bold.ttf", pkg: "@expo-google-fonts/ibm-plex-sans-arabic", dir: "700Bold" },
+  arabic: {
+    file: "IBMPlexSansArabic_400Regular.ttf",
+    pkg: "@expo-google-fonts/ibm-plex-sans-arabic",
+    dir: "400Regular",
+  },
+  "arabic-bold": {
+    file: "IBMPlexSansArabic_700Bold.ttf",
+    pkg: "@expo-google-fonts/ibm-plex-sans-arabic",
+    dir: "700Bold",
+  },
   cjk: { file: "NotoSansSC_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-sc", dir: "400Regular" },
   "cjk-bold": { file: "NotoSansSC_700Bold.ttf", pkg: "@expo-google-fonts/noto-sans-sc", dir: "700Bold" },
   korean: { file: "NotoSansKR_400Regular.ttf", pkg: "@expo-google-fonts/noto-sans-kr", dir: "400Regular" },
@@ -50,12 +66,27 @@ export function faceOf(family: FontFamily, style: FontStyle = {}): FontFace {
   return (style.bold ? `${family}-bold` : family) as FontFace;
 }
 
-const inRange = (cp: number, ranges: readonly (readonly [number, number])[]) => ranges.some(([a, b]) => cp >= a && cp <= b);
+const inRange = (cp: number, ranges: readonly (readonly [number, number])[]) =>
+  ranges.some(([a, b]) => cp >= a && cp <= b);
 
-const HEBREW = [[0x0590, 0x05ff], [0xfb1d, 0xfb4f]] as const;
-const ARABIC = [[0x0600, 0x06ff], [0x0750, 0x077f], [0x0870, 0x08ff], [0xfb50, 0xfdff], [0xfe70, 0xfeff]] as const;
+const HEBREW = [
+  [0x0590, 0x05ff],
+  [0xfb1d, 0xfb4f],
+] as const;
+const ARABIC = [
+  [0x0600, 0x06ff],
+  [0x0750, 0x077f],
+  [0x0870, 0x08ff],
+  [0xfb50, 0xfdff],
+  [0xfe70, 0xfeff],
+] as const;
 /** Hangul: jamo, compatibility jamo, extended jamo, syllables. */
-const HANGUL = [[0x1100, 0x11ff], [0x3130, 0x318f], [0xa960, 0xa97f], [0xac00, 0xd7ff]] as const;
+const HANGUL = [
+  [0x1100, 0x11ff],
+  [0x3130, 0x318f],
+  [0xa960, 0xa97f],
+  [0xac00, 0xd7ff],
+] as const;
 const THAI = [[0x0e00, 0x0e7f]] as const;
 const CJK = [
   [0x2e80, 0x2fdf],
@@ -73,7 +104,11 @@ const CJK = [
 ] as const;
 
 /** Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
-const RTL = [[0x0590, 0x08ff], [0xfb1d, 0xfdff], [0xfe70, 0xfeff]] as const;
+const RTL = [
+  [0x0590, 0x08ff],
+  [0xfb1d, 0xfdff],
+  [0xfe70, 0xfeff],
+] as const;
 
 /** The family that draws a code point; null for characters any family draws (spaces, digits, punctuation). */
 export function familyOf(cp: number): FontFamily | null {
