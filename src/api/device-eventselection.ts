@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { eventSelection } from "../domain/event-selection";
 import { Failure } from "../domain/failure";
-import { type AppEnv } from "../http/context";
+import type { AppEnv } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { id } from "../http/responses";
 import { authenticatedScope } from "../http/tenancy";

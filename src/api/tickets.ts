@@ -11,7 +11,7 @@ import { findOrder } from "../db/orders";
 import { orderCodeOfPosition } from "../db/tickets";
 import { notFound } from "../domain/failure";
 import { ticketPdf } from "../domain/tickets";
-import { type AppContext, type AppEnv } from "../http/context";
+import type { AppContext, AppEnv } from "../http/context";
 import { apiDocs, type RouteDoc } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
 import { pathId } from "../http/validation";

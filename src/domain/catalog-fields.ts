@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { existingItemIds } from "../db/catalog-common";
 import type { DB } from "../db/client";
-import { Problems } from "./failure";
+import type { Problems } from "./failure";
 import { randomString } from "../lib/crypto";
 
 export const MAX_INT = 2_147_483_647;

@@ -174,8 +174,6 @@ export function checkinAnswers(
       if (!/^-?\d+(\.\d+)?$/.test(text)) continue;
       out.push({ ...base, answer: text, options: [], option_identifiers: [] });
     } else if (q.type === "F") {
-      // files would need an upload check; a scanner's file answer is not accepted here
-      continue;
     } else {
       out.push({ ...base, answer: text.slice(0, 10000), options: [], option_identifiers: [] });
     }

@@ -6,7 +6,7 @@
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import { type Failure, type FailureCode, type FieldErrors } from "../domain/failure";
+import type { Failure, FailureCode, FieldErrors } from "../domain/failure";
 
 export { type FieldErrors, MESSAGES } from "../domain/failure";
 

@@ -602,7 +602,7 @@ export class EventObject extends DurableObject<Env> {
     const now = Date.now();
     let outboxId = 0;
     let refusals: Refusal[] = [];
-    let closed: number[] = [];
+    const closed: number[] = [];
     let consumed: string[] = [];
     let autoCheckins: AutoCheckin[] = [];
     const voucherUses = voucherUsesOf(req.demands);

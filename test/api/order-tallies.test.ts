@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type Json } from "../harness";
+import type { Json } from "../harness";
 import { type Venue, venue } from "../helpers/checkin";
 
 type Tally = { status: string; testmode: number; n: number };

@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type Json } from "../harness";
+import type { Json } from "../harness";
 import { type Venue, venue } from "../helpers/checkin";
 
 type Tally = { event_id: number; item_id: number; subevent_id: number; order_status: string; n: number };
