@@ -56,12 +56,12 @@ import {
   withRoundTripCounting,
 } from "./db/round-trips";
 import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
-import { readConfig } from "./env";
+import { readConfig } from "./lib/env";
 import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
-import { isFailure, MESSAGES, notFound } from "./domain/failure";
-import { D1_READ_FAILED, D1_UNCONFIRMED } from "./domain/faults";
+import { isFailure, MESSAGES, notFound } from "./lib/failure";
+import { D1_READ_FAILED, D1_UNCONFIRMED } from "./services/faults";
 import { errorResponse } from "./http/errors";
 import { handleUpload, serveMedia, uploadDoc } from "./http/files";
 import { idempotency } from "./http/idempotency";

@@ -1,8 +1,9 @@
 /** Worker entry: HTTP (the API and the few customer pages), queues and cron. */
 import { createApp } from "./app";
-import type { Env } from "./env";
+import type { Env } from "./lib/env";
 import { runHousekeeping } from "./jobs/housekeeping";
-import { handleQueueBatch, type QueueMessage } from "./jobs/queue";
+import { handleQueueBatch } from "./jobs/queue";
+import type { QueueMessage } from "./lib/queues";
 import { log, withLogContext } from "./lib/log";
 
 export { EventObject } from "./objects/event-object";

@@ -17,7 +17,7 @@ import {
   teams,
 } from "../src/db/schema";
 import { TEAM_FLAG_COLUMNS } from "../src/db/teams";
-import { TEAM_PERMISSIONS, type TeamPermission } from "../src/domain/permissions";
+import { TEAM_PERMISSIONS, type TeamPermission } from "../src/rules/permissions";
 import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
 import { checkContract } from "./helpers/contract";
 

@@ -1,12 +1,17 @@
 /**
  * `with_availability_for=<sales channel>` on the event and date lists: the query parameter and
  * the `best_availability_state` field those lists then carry (computed by
- * domain/availability.ts through the event object).
+ * services/availability.ts through the event object).
  */
 import { z } from "zod";
-import { type AvailabilityTarget, bestAvailability, checkAvailabilityChannel, targetKey } from "../domain/availability";
-import type { OrganizerContext } from "../domain/context";
-import { SALES_CHANNELS } from "../domain/events";
+import {
+  type AvailabilityTarget,
+  bestAvailability,
+  checkAvailabilityChannel,
+  targetKey,
+} from "../services/availability";
+import type { OrganizerContext } from "../services/context";
+import { SALES_CHANNELS } from "../rules/events";
 import { q, type QueryParam } from "../http/validation";
 
 /** 100 available, below 100 sold out or reserved (20 in carts, 10 pending orders, 0 gone), null unknown. */

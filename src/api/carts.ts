@@ -1,6 +1,6 @@
 /**
  * Cart positions (spec "Cart positions"; experimental there). The routes parse, scope, call the
- * cart services (domain/carts.ts: the event object decides on quota, seats and vouchers) and
+ * cart services (services/carts.ts: the event object decides on quota, seats and vouchers) and
  * serialize.
  */
 import { Hono } from "hono";
@@ -13,9 +13,9 @@ import {
   createCartPosition,
   createCartPositions,
   deleteCartPosition,
-} from "../domain/carts";
-import { Failure, notFound, validationError } from "../domain/failure";
-import { buildName } from "../domain/person-names";
+} from "../services/carts";
+import { Failure, notFound, validationError } from "../lib/failure";
+import { buildName } from "../rules/person-names";
 import { setPageGenerated } from "../http/conditional";
 import { type AppEnv, eventContext } from "../http/context";
 import { errorResponse } from "../http/errors";

@@ -3,13 +3,13 @@
  * the event (devices too); changing needs can_change_items. The list supports `is_addon`,
  * `ordering` (`id`, `position`; default `position`) and Last-Modified / If-Modified-Since.
  * DELETE is accepted on the plural and the singular path (`.../category/{id}/`). The rules
- * live in src/domain/categories.ts.
+ * live in src/services/categories.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { CATEGORY_ORDERING, type CategoryRow, findCategory, listCategories } from "../db/categories";
-import { categoryFull, categoryPatch, changeCategory, createCategory, deleteCategory } from "../domain/categories";
-import { notFound } from "../domain/failure";
+import { categoryFull, categoryPatch, changeCategory, createCategory, deleteCategory } from "../services/categories";
+import { notFound } from "../lib/failure";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

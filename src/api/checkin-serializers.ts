@@ -7,8 +7,8 @@
 import { z } from "zod";
 import type { CheckinJson, CheckinListRecord, CheckinPositionRow, ScanCounts } from "../db/checkin";
 import type { Answer, checkins } from "../db/schema";
-import { buildName, type NameParts } from "../domain/person-names";
-import { apiDownloadUrls, positionDownloads } from "../domain/tickets";
+import { buildName, type NameParts } from "../rules/person-names";
+import { apiDownloadUrls, positionDownloads } from "../services/tickets";
 import { dateTime, id, object } from "../http/responses";
 import { i18nText, type I18n } from "../lib/i18n";
 import { toIso } from "../lib/datetime";

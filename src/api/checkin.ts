@@ -10,13 +10,13 @@
 import { Hono } from "hono";
 import { listCheckinPositions, positionOrdering, questionRecordsByIds } from "../db/checkin";
 import { isDatabaseFault } from "../db/constraints";
-import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../domain/checkin-redeem";
-import { badRequest, forbidden, MESSAGES } from "../domain/failure";
+import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../services/checkin-redeem";
+import { badRequest, forbidden, MESSAGES } from "../lib/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { apiDocs, type OwnAnswer } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
-import { publicBase } from "../http/urls";
+import { publicBase } from "../http/context";
 import { jsonBody, type QueryParam, queryParams } from "../http/validation";
 import {
   expandAnswerQuestions,

@@ -24,13 +24,13 @@ import {
   createList,
   deleteList,
   loadCheckinList,
-} from "../domain/checkin-lists";
-import { failedCheckinInput, listRedeemInput, redeemOnList, storeFailedCheckin } from "../domain/checkin-redeem";
-import { notFound } from "../domain/failure";
-import { eventSettingsFor } from "../domain/settings";
+} from "../services/checkin-lists";
+import { failedCheckinInput, listRedeemInput, redeemOnList, storeFailedCheckin } from "../services/checkin-redeem";
+import { notFound } from "../lib/failure";
+import { eventSettingsFor } from "../services/settings";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
-import { readInScope } from "../http/credential-batch";
+import { readInScope } from "../http/tenancy";
 import { apiDocs, type PathParam, type RouteDoc } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";

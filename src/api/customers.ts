@@ -2,7 +2,7 @@
  * Customers (spec "Customers and memberships", pretix docs customers.rst): list (`email`
  * filter), detail by `identifier`, create (with `password`, hashed and never returned, and
  * `send_email`, the activation mail), PUT/PATCH, and `anonymize`. Needs can_manage_customers.
- * The routes parse, scope, call the customer services (domain/customers.ts) and serialize.
+ * The routes parse, scope, call the customer services (services/customers.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,8 +14,8 @@ import {
   customerCreateInput,
   customerInput,
   customerPatch,
-} from "../domain/customers";
-import { notFound } from "../domain/failure";
+} from "../services/customers";
+import { notFound } from "../lib/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

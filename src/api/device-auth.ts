@@ -16,7 +16,7 @@ import {
   rollDeviceKey,
   SERVER_VERSION,
   updateDeviceInfo,
-} from "../domain/devices";
+} from "../services/devices";
 import { parseAuthorization } from "../http/auth";
 import type { AppContext, AppEnv } from "../http/context";
 import { id } from "../http/responses";

@@ -6,8 +6,8 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { eventSelection } from "../domain/event-selection";
-import { Failure } from "../domain/failure";
+import { eventSelection } from "../services/event-selection";
+import { Failure } from "../lib/failure";
 import type { AppEnv } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { id } from "../http/responses";

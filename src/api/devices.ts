@@ -6,8 +6,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { listDevices, findDevice, type DeviceRecord } from "../db/devices";
-import { changeDevice, createDevice, deviceChangeInput, deviceInput, deviceSetup } from "../domain/devices";
-import { notFound } from "../domain/failure";
+import { changeDevice, createDevice, deviceChangeInput, deviceInput, deviceSetup } from "../services/devices";
+import { notFound } from "../lib/failure";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

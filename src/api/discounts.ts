@@ -1,7 +1,7 @@
 /**
  * Automatic discounts (spec "Discount"; pretix docs discounts.rst). Reading needs access to
  * the event; writing needs can_change_items. The rules and services are in
- * domain/discounts.ts (the forbidden combinations of pretix's model are field errors).
+ * services/discounts.ts (the forbidden combinations of pretix's model are field errors).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   discountPatch,
   loadDiscount,
   updateDiscount,
-} from "../domain/discounts";
+} from "../services/discounts";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import type { AttrFilter } from "../db/events";
-import type { OrganizerContext } from "../domain/context";
-import { resolveAttrFilters } from "../domain/event-common";
-import { fieldError } from "../domain/failure";
+import type { OrganizerContext } from "../services/context";
+import { resolveAttrFilters } from "../services/event-common";
+import { fieldError } from "../lib/failure";
 import { id } from "../http/responses";
 import type { QueryParam } from "../http/validation";
 

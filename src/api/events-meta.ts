@@ -2,7 +2,7 @@
  * Event meta properties (spec open point 27; pretix docs event_meta_properties.rst): the keys
  * an organizer defines for the `meta_data` of events and sub-events. Reading needs access to
  * the organizer; changes need the permission to change organizer settings. The rules are in
- * domain/event-meta.ts.
+ * services/event-meta.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -15,7 +15,7 @@ import {
   metaPropertyPatchInput,
   replaceMetaProperty,
   updateMetaPropertyFields,
-} from "../domain/event-meta";
+} from "../services/event-meta";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -1,7 +1,7 @@
 /**
  * Event settings (spec open point 2; pretix docs events.rst "Event settings"): GET with
  * `explain`, PATCH with `null` unsetting a key; PUT is not allowed (405). Keys and their
- * documentation: EVENT_SETTINGS in domain/settings. Keys not set on the event show the
+ * documentation: EVENT_SETTINGS in services/settings. Keys not set on the event show the
  * organizer's value (for keys the organizer has) or the global default. Devices read the keys
  * box office and check-in apps need.
  */
@@ -15,7 +15,7 @@ import {
   eventSettingsLevels,
   explainSettings,
   settingsPatchInput,
-} from "../domain/settings";
+} from "../services/settings";
 import { type AppEnv, eventContext } from "../http/context";
 import { eventScope } from "../http/tenancy";
 import { apiDocs } from "../http/openapi";

@@ -1,7 +1,7 @@
 /**
  * Events (spec "Event", "Endpoints › Events"; pretix docs events.rst): list with filters,
  * detail with `valid_keys`, create (also as a clone: `clone_from`, `.../clone/`), PATCH, DELETE.
- * The routes parse, scope, call the event services (domain/event-changes.ts) and serialize.
+ * The routes parse, scope, call the event services (services/event-changes.ts) and serialize.
  * `with_availability_for` adds `best_availability_state` (./availability.ts).
  */
 import { Hono } from "hono";
@@ -14,14 +14,14 @@ import {
   deleteEvent,
   eventCreateInput,
   eventPatchInput,
-} from "../domain/event-changes";
-import { eventPublicUrl } from "../domain/urls";
+} from "../services/event-changes";
+import { eventPublicUrl } from "../rules/urls";
 import { type AppContext, type AppEnv, eventContext, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { dateTime, i18n, id, url } from "../http/responses";
 import { eventScope, organizerScope } from "../http/tenancy";
-import { publicBase } from "../http/urls";
+import { publicBase } from "../http/context";
 import { jsonBody, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { availabilityParam, bestAvailabilityState, withAvailability } from "./availability";

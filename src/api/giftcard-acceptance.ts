@@ -1,6 +1,6 @@
 /**
  * Acceptance of gift cards across organizers: the API form of pretix's "Gift cards →
- * Acceptance" page (domain/giftcard-acceptance.ts). Needs can_change_organizer_settings, as the
+ * Acceptance" page (services/giftcard-acceptance.ts). Needs can_change_organizer_settings, as the
  * pretix page does.
  *
  * - GET    /organizers/{o}/giftcard_acceptors/            organizers invited to accept o's cards
@@ -21,7 +21,7 @@ import {
   type IssuerRecord,
   removeGiftCardAcceptor,
   removeGiftCardIssuer,
-} from "../domain/giftcard-acceptance";
+} from "../services/giftcard-acceptance";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

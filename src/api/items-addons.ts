@@ -2,7 +2,7 @@
  * Nested add-on and bundle endpoints of an item (spec open point 5; pretix docs
  * item_add-ons.rst and item_bundles.rst): list, detail, POST (201), PATCH / PUT (every field
  * but `id`), DELETE (204). Reading needs access to the event; writing needs can_change_items.
- * The rules live in src/domain/item-addons.ts.
+ * The rules live in src/services/item-addons.ts.
  */
 import { Hono } from "hono";
 import { ADDON_ORDERING, BUNDLE_ORDERING, listAddons, listBundles } from "../db/items";
@@ -15,9 +15,9 @@ import {
   deleteBundle,
   loadAddon,
   loadBundle,
-} from "../domain/item-addons";
-import { addonFull, addonPatch, bundleFull, bundlePatch } from "../domain/item-input";
-import { loadItemRow } from "../domain/items";
+} from "../services/item-addons";
+import { addonFull, addonPatch, bundleFull, bundlePatch } from "../services/item-input";
+import { loadItemRow } from "../services/items";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

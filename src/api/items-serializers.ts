@@ -7,8 +7,8 @@
 import { z } from "zod";
 import type { AddonRow, BundleRow, ItemRecord, ItemRow, VariationRecord } from "../db/items";
 import type { EventRow } from "../db/tenancy";
-import { effectiveMetaData, metaProperties } from "../domain/item-rules";
-import { mediaUrl } from "../domain/urls";
+import { effectiveMetaData, metaProperties } from "../rules/item-rules";
+import { mediaUrl } from "../rules/urls";
 import { dateTime, decimalString, i18n, id, money, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";

@@ -4,19 +4,19 @@
  * Items are created with nested `variations`, `addons` and `bundles`; afterwards those change
  * only through their nested endpoints (items-variations.ts, items-addons.ts). An item that was
  * ordered cannot be deleted (403). The routes parse, scope, call the item services
- * (src/domain/items.ts) and serialize (./items-serializers.ts).
+ * (src/services/items.ts) and serialize (./items-serializers.ts).
  */
 import { Hono } from "hono";
 import { ITEM_ORDERING, listItems } from "../db/items";
-import { itemCreate, itemPatch, itemPut } from "../domain/item-input";
-import { changeItem, createItem, deleteItem, type FileResolver, loadItem } from "../domain/items";
+import { itemCreate, itemPatch, itemPut } from "../services/item-input";
+import { changeItem, createItem, deleteItem, type FileResolver, loadItem } from "../services/items";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { resolveFileField } from "../http/files";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
-import { publicBase } from "../http/urls";
+import { publicBase } from "../http/context";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { type ItemView, itemResponse, itemView, serializeItem } from "./items-serializers";
 

@@ -1,19 +1,19 @@
 /**
  * Membership types (organizer level; pretix docs membershiptypes.rst, spec open point 25).
  * Reading needs access to the organizer; changing needs can_change_organizer_settings. The
- * routes parse, scope, call the services (domain/membership-types.ts) and serialize.
+ * routes parse, scope, call the services (services/membership-types.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { findMembershipType, listMembershipTypes, type MembershipTypeRow } from "../db/membership-types";
-import { notFound } from "../domain/failure";
+import { notFound } from "../lib/failure";
 import {
   changeMembershipType,
   createMembershipType,
   deleteMembershipType,
   membershipTypeInput,
   membershipTypePatch,
-} from "../domain/membership-types";
+} from "../services/membership-types";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -2,19 +2,19 @@
  * Memberships (spec "Customers and memberships", pretix docs memberships.rst): list with the
  * `customer`, `membership_type` and `testmode` filters, detail, create, PUT/PATCH. Needs
  * can_manage_customers. The routes parse, scope, call the membership services
- * (domain/memberships.ts) and serialize.
+ * (services/memberships.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { findMembership, listMemberships, type MembershipRecord } from "../db/memberships";
-import { notFound } from "../domain/failure";
+import { notFound } from "../lib/failure";
 import {
   changeMembership,
   createMembership,
   membershipCreateInput,
   membershipInput,
   membershipPatch,
-} from "../domain/memberships";
+} from "../services/memberships";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

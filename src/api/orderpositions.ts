@@ -5,7 +5,7 @@
  * resource is the order position of the orders family.
  */
 import { Hono } from "hono";
-import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../domain/ticket-changes";
+import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/ticket-changes";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";

@@ -6,10 +6,10 @@
 import { z } from "zod";
 import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orders";
 import type { InvoiceAddress } from "../db/schema";
-import { OPEN_PAYMENT_STATES } from "../domain/payments";
-import { buildName } from "../domain/person-names";
-import { apiDownloadUrls, type Download, orderDownloads } from "../domain/tickets";
-import { orderUrl, paymentUrl } from "../domain/urls";
+import { OPEN_PAYMENT_STATES } from "../rules/payments";
+import { buildName } from "../rules/person-names";
+import { apiDownloadUrls, type Download, orderDownloads } from "../services/tickets";
+import { orderUrl, paymentUrl } from "../rules/urls";
 import { dateTime, decimalString, id, money, object, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
@@ -138,7 +138,7 @@ export function orderUrlAt(at: OrderLocation, r: OrderRecord): string {
   return orderUrl(at.baseUrl, at.organizerSlug, at.eventSlug, r.order.code, r.order.secret);
 }
 
-/** A position; `downloads` as the order's download options give them (orderDownloads, domain/tickets.ts). */
+/** A position; `downloads` as the order's download options give them (orderDownloads, services/tickets.ts). */
 export function serializePosition(p: PositionJson, orderCode: string, downloads: Download[] = []): PositionResponse {
   return {
     id: p.id,

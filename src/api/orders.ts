@@ -1,23 +1,29 @@
 /**
  * Orders (spec "Orders and external checkout"; reading and state changes: pretix docs
  * orders.rst, spec open points 15, 16, 28). The routes parse, scope, call the order services
- * (domain/order-create.ts, domain/order-status.ts) and serialize (./orders-serializers.ts).
+ * (services/order-create.ts, services/order-status.ts) and serialize (./orders-serializers.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { orderFilterConditions } from "../db/order-filters";
-import { notFound } from "../domain/failure";
-import { createOrder, orderInput } from "../domain/order-create";
-import { regenerateOrderSecrets } from "../domain/ticket-changes";
-import { confirmPayment, loadOrder, markOrderCanceled, markOrderExpired, markOrderPaid } from "../domain/order-status";
+import { notFound } from "../lib/failure";
+import { createOrder, orderInput } from "../services/order-create";
+import { regenerateOrderSecrets } from "../services/ticket-changes";
+import {
+  confirmPayment,
+  loadOrder,
+  markOrderCanceled,
+  markOrderExpired,
+  markOrderPaid,
+} from "../services/order-status";
 import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
 import { setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
-import { readInScope } from "../http/credential-batch";
+import { readInScope } from "../http/tenancy";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
-import { publicBase } from "../http/urls";
+import { publicBase } from "../http/context";
 import { jsonBody, pathId, queryParams } from "../http/validation";
 import { ORDER_LIST_PARAMS, orderListItemResponse, orderListQuery, presentOrder } from "./order-filters";
 import {

@@ -1,6 +1,6 @@
 /**
  * Organizers and organizer settings (spec "Organizers"). Organizers are created only by the
- * operator command. Settings are PATCHed through the settings service (domain/settings.ts).
+ * operator command. Settings are PATCHed through the settings service (services/settings.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -13,14 +13,14 @@ import {
   ORGANIZER_SETTINGS,
   type SettingsCatalog,
   settingsPatchInput,
-} from "../domain/settings";
-import { organizerPublicUrl } from "../domain/urls";
+} from "../services/settings";
+import { organizerPublicUrl } from "../rules/urls";
 import { type AppEnv, organizerContext, type OrganizerRow } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { url } from "../http/responses";
 import { authenticatedScope, organizerScope } from "../http/tenancy";
-import { publicBase } from "../http/urls";
+import { publicBase } from "../http/context";
 import { jsonBody, q, queryParams } from "../http/validation";
 
 export const organizerResponse = z

@@ -1,7 +1,7 @@
 /**
  * Sub-events, the dates of an event series (spec "Sub-event", "Endpoints › Sub-events";
  * pretix docs subevents.rst): list with filters and list-level conditional fetching, CRUD with
- * item and variation overrides and meta data (domain/subevents.ts), and the organizer-level
+ * item and variation overrides and meta data (services/subevents.ts), and the organizer-level
  * list across all series. `with_availability_for` adds `best_availability_state`
  * (./availability.ts).
  */
@@ -14,7 +14,7 @@ import {
   type SubeventFilter,
   type SubeventWithDetails,
 } from "../db/subevents";
-import type { OrganizerContext } from "../domain/context";
+import type { OrganizerContext } from "../services/context";
 import {
   createSubevent,
   deleteSubevent,
@@ -23,7 +23,7 @@ import {
   subeventFullInput,
   subeventPatchInput,
   updateSubeventFields,
-} from "../domain/subevents";
+} from "../services/subevents";
 import { modifiedSinceParam, notModified, setPageGenerated } from "../http/conditional";
 import { type AppEnv, eventContext, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

@@ -1,6 +1,6 @@
 /**
  * Teams (spec "Teams"): CRUD, members, invites and API tokens. Needs can_change_teams. The
- * routes parse, scope, call the team services (domain/teams.ts) and serialize.
+ * routes parse, scope, call the team services (services/teams.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -19,8 +19,8 @@ import {
   type TeamRecord,
   type TokenRecord,
 } from "../db/teams";
-import { notFound } from "../domain/failure";
-import { TEAM_PERMISSIONS, type TeamPermission } from "../domain/permissions";
+import { notFound } from "../lib/failure";
+import { TEAM_PERMISSIONS, type TeamPermission } from "../rules/permissions";
 import {
   changeTeam,
   createTeam,
@@ -35,7 +35,7 @@ import {
   teamInviteInput,
   teamPatch,
   teamTokenInput,
-} from "../domain/teams";
+} from "../services/teams";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
@@ -43,7 +43,7 @@ import { id } from "../http/responses";
 import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 
-/** The permission flags of a team (domain/permissions.ts lists them; the check below keeps both in step). */
+/** The permission flags of a team (rules/permissions.ts lists them; the check below keeps both in step). */
 const teamFlagFields = {
   can_create_events: z.boolean(),
   can_change_teams: z.boolean(),

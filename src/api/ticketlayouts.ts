@@ -6,12 +6,12 @@
  * resource (id, layout, item, sales_channel) but assigns through its product form, which
  * this service does not have, so the resource also takes POST and DELETE (with
  * can_change_items, the permission of pretix's product form). The rules and services are in
- * domain/ticketlayouts.ts; the background upload is stored through http/files.ts.
+ * services/ticketlayouts.ts; the background upload is stored through http/files.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { type LayoutItemRow, listLayoutItems, listTicketLayouts, type TicketLayoutRecord } from "../db/ticketlayouts";
-import type { StoreUpload } from "../domain/catalog-fields";
+import type { StoreUpload } from "../services/catalog-fields";
 import {
   assignLayoutItem,
   createTicketLayout,
@@ -23,15 +23,15 @@ import {
   ticketLayoutPatch,
   unassignLayoutItem,
   updateTicketLayout,
-} from "../domain/ticketlayouts";
-import { mediaUrl } from "../domain/urls";
+} from "../services/ticketlayouts";
+import { mediaUrl } from "../rules/urls";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { resolveFileField } from "../http/files";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { id, object, url } from "../http/responses";
 import { eventScope } from "../http/tenancy";
-import { publicBase } from "../http/urls";
+import { publicBase } from "../http/context";
 import { jsonBody, pathId } from "../http/validation";
 
 export const ticketLayoutResponse = z

@@ -4,13 +4,13 @@
  * in one PDF) and `.../orderpositions/{id}/download/pdf/`, with can_view_orders. 409 while
  * the file is rendered on the documents queue, 403 when the order's tickets cannot be
  * downloaded (status, product), 404 for another output than `pdf`. The rules are in
- * domain/tickets.ts.
+ * services/tickets.ts.
  */
 import { Hono } from "hono";
 import { findOrder } from "../db/orders";
 import { orderCodeOfPosition } from "../db/tickets";
-import { notFound } from "../domain/failure";
-import { ticketPdf } from "../domain/tickets";
+import { notFound } from "../lib/failure";
+import { ticketPdf } from "../services/tickets";
 import type { AppContext, AppEnv } from "../http/context";
 import { apiDocs, type RouteDoc } from "../http/openapi";
 import { eventScope } from "../http/tenancy";

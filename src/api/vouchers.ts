@@ -1,13 +1,13 @@
 /**
  * Vouchers (spec "Voucher", pretix docs vouchers.rst). The routes parse, scope, call the
- * voucher services (domain/vouchers.ts: rules, and every write through the event object) and
+ * voucher services (services/vouchers.ts: rules, and every write through the event object) and
  * serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { PRICE_MODES } from "../db/schema";
 import { findVoucher, listVouchers, VOUCHER_ORDERING, type VoucherRow } from "../db/vouchers";
-import { notFound } from "../domain/failure";
+import { notFound } from "../lib/failure";
 import {
   changeVoucher,
   createVoucher,
@@ -16,7 +16,7 @@ import {
   voucherBatchInput,
   voucherInput,
   voucherPatch,
-} from "../domain/vouchers";
+} from "../services/vouchers";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

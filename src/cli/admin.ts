@@ -15,7 +15,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { TEAM_PERMISSIONS } from "../domain/permissions.ts";
+import { TEAM_PERMISSIONS } from "../rules/permissions.ts";
 import { newApiToken, sha256Hex } from "../lib/crypto.ts";
 import { applyMigrations, runDatabaseCommand, takeFlag, takeOption, useWranglerConfig } from "./wrangler.ts";
 

@@ -2,7 +2,8 @@
 import { and, eq, gte, inArray, sql } from "drizzle-orm";
 import type { DB } from "./client";
 import { itemVariations, items, subeventItems, subeventItemVariations, subevents } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 const onChannel = (column: string, channel: string) =>
   sql`EXISTS (SELECT 1 FROM json_each(${sql.raw(column)}) WHERE value = ${channel})`;

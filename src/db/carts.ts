@@ -3,7 +3,8 @@ import { and, eq, inArray, like, lt, sql } from "drizzle-orm";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type Page } from "./paging";
 import { cartPositions } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type CartRowRecord = typeof cartPositions.$inferSelect;
 

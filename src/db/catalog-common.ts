@@ -3,7 +3,8 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { discountItems, items, questionItems, sendmailRuleItems } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type Statement = BatchItem<"sqlite">;
 

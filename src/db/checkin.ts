@@ -30,7 +30,8 @@ import {
 } from "./schema";
 import type { QuestionRecord } from "./questions";
 import { containsText, indexedTerm, orderIdsMatching, startsWithText } from "./search";
-import { chunks, inIntegers, integerLiterals } from "./util";
+import { chunks } from "../lib/chunks";
+import { inIntegers, integerLiterals } from "./util";
 
 /** Check-in lists are listed with their changes stamped under this resource name. */
 export const CHECKIN_LISTS_RESOURCE = "checkinlists";
@@ -484,7 +485,7 @@ export type CheckinPositionRow = {
   checkins: string;
   /** The event's slug (the ticket's download URL). */
   eventSlug: string;
-  /** What decides the ticket's `downloads` (domain/tickets.ts): its item's [admission, generate_tickets] as JSON... */
+  /** What decides the ticket's `downloads` (services/tickets.ts): its item's [admission, generate_tickets] as JSON... */
   ticketItem: string;
   /** ... and the event's stored ticket_download settings as a JSON object. */
   ticketSettings: string;

@@ -10,7 +10,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type Page } from "./paging";
 import { deviceEvents, devices, events, organizers } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type DeviceRow = typeof devices.$inferSelect;
 

@@ -4,7 +4,8 @@ import type { I18n } from "../lib/i18n";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest } from "./paging";
 import { eventMetaProperties } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 /** An event meta property as the rules read it (pretix docs event_meta_properties.rst). */
 export type MetaProperty = {

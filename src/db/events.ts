@@ -21,7 +21,8 @@ import {
   seatingPlans,
   teamEvents,
 } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type EventRecord = typeof events.$inferSelect;
 export type EventValues = Omit<typeof events.$inferInsert, "id" | "organizerId">;
@@ -36,7 +37,7 @@ export function qualified(column: AnySQLiteColumn): SQL {
   return sql`${sql.identifier(getTableName(column.table))}.${sql.identifier(column.name)}`;
 }
 
-/** Who asks, as far as event access goes (a principal of domain/permissions.ts). */
+/** Who asks, as far as event access goes (a principal of rules/permissions.ts). */
 export type EventAccess = {
   kind: "token" | "device";
   allEvents: boolean;

@@ -18,7 +18,8 @@ import {
   quotas,
   vouchers,
 } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export const INVENTORY = "inventory";
 

@@ -25,7 +25,8 @@ import {
   sweepMarks,
   taxRules,
 } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 /** An invoice with its order's code and the number of the invoice it refers to. */

@@ -24,7 +24,8 @@ import {
   taxRules,
   variationMembershipTypes,
 } from "./schema";
-import { chunks, MAX_PARAMS, rowsPerInsert } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS, rowsPerInsert } from "./util";
 
 export type ItemRow = typeof items.$inferSelect;
 export type ItemValues = Omit<typeof items.$inferInsert, "id" | "eventId">;

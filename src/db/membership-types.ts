@@ -4,7 +4,8 @@ import type { DB } from "./client";
 import { fetchPage, type ListRequest } from "./paging";
 import { isForeignKeyError } from "./constraints";
 import { membershipTypes } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type MembershipTypeRow = typeof membershipTypes.$inferSelect;
 export type MembershipTypeValues = Omit<typeof membershipTypes.$inferInsert, "id" | "organizerId">;

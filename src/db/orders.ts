@@ -9,7 +9,8 @@ import { ticketSettingsSql } from "./settings";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import type { DB } from "./client";
 import { type Answer, customers, events, orderPayments, orderPositions, orders, type OrderStatus } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type OrderRow = typeof orders.$inferSelect;
 
@@ -65,7 +66,7 @@ export type PaymentJson = {
 };
 
 /**
- * What deciding the order's ticket downloads needs (domain/tickets.ts), read with the order:
+ * What deciding the order's ticket downloads needs (services/tickets.ts), read with the order:
  * per position id its item's `admission` and `generate_tickets`, and the event's stored
  * `ticket_download*` settings.
  */
@@ -82,7 +83,7 @@ export type OrderRecord = {
 };
 
 /**
- * What deciding whether an order's invoices must follow a change needs (domain/invoices.ts),
+ * What deciding whether an order's invoices must follow a change needs (services/invoices.ts),
  * read with the order: the event's stored `invoice_generate` (null: the default) and how many
  * of the order's invoices are not canceled.
  */

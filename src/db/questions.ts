@@ -13,7 +13,8 @@ import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { questionItems, questionOptions, questions } from "./schema";
-import { chunks, MAX_PARAMS, rowsPerInsert } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS, rowsPerInsert } from "./util";
 
 export type QuestionRow = typeof questions.$inferSelect;
 export type QuestionValues = Omit<typeof questions.$inferInsert, "id" | "eventId">;

@@ -6,7 +6,8 @@ import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { touchInventory } from "./inventory";
 import { itemVariations, items, quotaItems, quotas, subevents } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type QuotaRow = typeof quotas.$inferSelect;
 export type QuotaRecord = QuotaRow & { items: number[]; variations: number[] };

@@ -27,7 +27,8 @@ import {
   vouchers,
 } from "./schema";
 import { type SigningKeyRow, signingKeyQuery } from "./ticket-secrets";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type ItemRow = typeof items.$inferSelect;
 export type VariationRow = typeof itemVariations.$inferSelect;
@@ -60,7 +61,7 @@ export type SalesRefs = {
   signingKeyScheme?: string;
 };
 
-/** The catalog rows of a sale; the domain's `loadSalesCatalog` (domain/sales-catalog.ts) adds the effective settings. */
+/** The catalog rows of a sale; the domain's `loadSalesCatalog` (services/sales-catalog.ts) adds the effective settings. */
 export type SalesCatalogRows = {
   items: Map<number, ItemRow>;
   variations: Map<number, VariationRow>;

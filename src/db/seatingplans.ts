@@ -8,9 +8,10 @@ import { lastInsertedId, runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest } from "./paging";
 import { seatingPlanSeats, seatingPlans } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
-/** A seat of a plan, as read from its layout (domain/seating.ts). */
+/** A seat of a plan, as read from its layout (services/seating.ts). */
 export type PlanSeat = {
   seatGuid: string;
   zoneName: string;

@@ -1,13 +1,14 @@
 /**
  * Stored settings of organizers and events: one row per key that is set (a key not stored
- * takes the level above or its default, domain/settings.ts).
+ * takes the level above or its default, services/settings.ts).
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventSettings, organizerSettings } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 type SettingRow = typeof organizerSettings.$inferSelect;
 

@@ -7,7 +7,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { events, itemCategories, itemVariations, items, organizers, subevents } from "./schema";
 import type { I18n } from "../lib/i18n";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type OrganizerRecord = typeof organizers.$inferSelect;
 export type EventRecord = typeof events.$inferSelect;

@@ -32,7 +32,8 @@ import {
   subeventMetaValues,
   subevents,
 } from "./schema";
-import { chunks, rowsPerInsert } from "./util";
+import { chunks } from "../lib/chunks";
+import { rowsPerInsert } from "./util";
 
 export type SubeventRecord = typeof subevents.$inferSelect;
 export type SubeventValues = Omit<typeof subevents.$inferInsert, "id" | "eventId">;

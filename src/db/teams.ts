@@ -6,7 +6,8 @@ import type { DB } from "./client";
 import { fetchPage, type ListRequest, type Listing } from "./paging";
 import { events, teamApiTokens, teamEvents, teamInvites, teamMembers, teams, users } from "./schema";
 import { organizerSettingsQuery, settingsOf } from "./settings";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type TeamValues = Omit<typeof teams.$inferInsert, "id" | "organizerId">;
 
@@ -26,7 +27,7 @@ export const TEAM_FLAG_COLUMNS = {
   can_checkin_orders: "canCheckinOrders",
 } as const satisfies Record<string, keyof TeamValues & keyof typeof teams.$inferSelect>;
 
-/** A permission flag's name (domain/permissions.ts lists them). */
+/** A permission flag's name (rules/permissions.ts lists them). */
 export type TeamFlag = keyof typeof TEAM_FLAG_COLUMNS;
 
 /** The permission flags of a team row. */

@@ -23,7 +23,8 @@ import {
   ticketLayoutItems,
   ticketLayouts,
 } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type TicketFactsRequest = {
   organizerId: number;

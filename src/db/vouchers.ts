@@ -5,7 +5,8 @@ import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { itemVariations, items, quotas, subevents, vouchers, type PriceMode } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type VoucherRow = typeof vouchers.$inferSelect;
 

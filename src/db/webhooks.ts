@@ -9,7 +9,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type OrderingTable, type Page } from "./paging";
 import { events, webhookCalls, webhookEvents, webhooks, type WebhookCallState } from "./schema";
-import { chunks, MAX_PARAMS } from "./util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "./util";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type WebhookCallRow = typeof webhookCalls.$inferSelect;

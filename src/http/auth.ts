@@ -7,12 +7,12 @@ import type { DB } from "../db/client";
 import { type CredentialKind, credentialLookup, findCredential, type FoundCredential } from "../db/principals";
 import { teamFlags } from "../db/teams";
 import type { TenancySlugs } from "../db/tenancy";
-import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../domain/permissions";
+import { DEVICE_GRANT, type Principal, teamPermissionSet } from "../rules/permissions";
 import { sha256Hex } from "../lib/crypto";
 import type { AppContext, AppEnv } from "./context";
 import { CredentialAhead, recallAdmission } from "./credential-batch";
 import { routeReadsWithCredential } from "./tenancy";
-import { Failure, MESSAGES } from "../domain/failure";
+import { Failure, MESSAGES } from "../lib/failure";
 
 function unauthorized(detail: string): Failure {
   return new Failure("unauthenticated", detail);

@@ -2,11 +2,11 @@ import type { Context } from "hono";
 import type { DB } from "../db/client";
 import type { PrefetchedTenancy } from "../db/principals";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
-import type { Principal } from "../domain/permissions";
-import type { EventContext, OrganizerContext } from "../domain/context";
-import type { Env } from "../env";
+import type { Principal } from "../rules/permissions";
+import type { EventContext, OrganizerContext } from "../services/context";
+import type { Env } from "../lib/env";
 import type { CredentialAhead } from "./credential-batch";
-import { publicBase } from "./urls";
+import { readConfig } from "../lib/env";
 
 export type { EventRow, OrganizerRow };
 
@@ -27,7 +27,7 @@ export type AppEnv = {
 
 export type AppContext = Context<AppEnv>;
 
-/** The service context of an organizer-level route (src/domain/context.ts). */
+/** The service context of an organizer-level route (src/services/context.ts). */
 export function organizerContext(c: AppContext): OrganizerContext {
   return { env: c.env, db: c.var.db, organizer: c.var.organizer, now: Date.now(), baseUrl: publicBase(c) };
 }
@@ -35,4 +35,9 @@ export function organizerContext(c: AppContext): OrganizerContext {
 /** The service context of an event-level route. */
 export function eventContext(c: AppContext): EventContext {
   return { ...organizerContext(c), event: c.var.event };
+}
+
+/** Base of customer-facing URLs (rules/urls.ts): PUBLIC_BASE_URL, or the origin the request came to. */
+export function publicBase(c: AppContext): string {
+  return readConfig(c.env).publicBaseUrl ?? new URL(c.req.url).origin;
 }

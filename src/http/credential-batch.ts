@@ -24,7 +24,6 @@
 import type { CredentialLookup, FoundCredential } from "../db/principals";
 import { type DB, withLeadingStatements } from "../db/client";
 import type { TenancySlugs } from "../db/tenancy";
-import type { AppContext } from "./context";
 
 /** How many (credential, event path) pairs an isolate remembers; the oldest is forgotten first. */
 const REMEMBERED = 1024;
@@ -100,18 +99,4 @@ export class CredentialAhead {
     const lookup = this.lookup(db);
     return this.decide(lookup, db.batch(lookup.statements) as Promise<unknown[]>);
   }
-}
-
-/**
- * Runs a route's reads for its event: `read` gets a db and the event's id. Checked already
- * (no credential ahead): `c.var.db` and the checked event. Otherwise the remembered event id and
- * a db whose first batch carries the credential, checked before `read` gets its rows; when the
- * check found another event under the path, `read` runs again for it.
- */
-export async function readInScope<T>(c: AppContext, read: (db: DB, eventId: number) => Promise<T>): Promise<T> {
-  const ahead = c.var.credentialAhead;
-  if (!ahead) return read(c.var.db, c.var.event.id);
-  const result = await read(ahead.carriedBy(c.var.db), ahead.eventId);
-  await ahead.settle(c.var.db);
-  return c.var.event.id === ahead.eventId ? result : read(c.var.db, c.var.event.id);
 }

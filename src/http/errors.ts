@@ -1,14 +1,14 @@
 /**
- * How failures leave the service: the one table from a failure's code (src/domain/failure.ts)
+ * How failures leave the service: the one table from a failure's code (src/lib/failure.ts)
  * to its HTTP status and headers, and the spec's error bodies — `{"detail": "..."}`, or field
  * errors `{"field": ["message", ...]}` (nested for nested input, a list for list input,
  * `non_field_errors` for the object as a whole).
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import type { Failure, FailureCode, FieldErrors } from "../domain/failure";
+import type { Failure, FailureCode, FieldErrors } from "../lib/failure";
 
-export { type FieldErrors, MESSAGES } from "../domain/failure";
+export { type FieldErrors, MESSAGES } from "../lib/failure";
 
 type Mapping = { status: ContentfulStatusCode; headers?: (f: Failure) => Record<string, string> };
 
@@ -65,9 +65,7 @@ export const fieldErrorsBody: z.ZodType<FieldErrors> = z
   });
 
 /** The body of a 400: field errors (one object per element for a list input), or one message. */
-export const badRequestBody = z
-  .union([fieldErrorsBody, z.array(fieldErrorsBody), detailBody])
-  .meta({
-    id: "BadRequestBody",
-    description: "Field errors (a list of them, one per element, for a list input), or one message.",
-  });
+export const badRequestBody = z.union([fieldErrorsBody, z.array(fieldErrorsBody), detailBody]).meta({
+  id: "BadRequestBody",
+  description: "Field errors (a list of them, one per element, for a list input), or one message.",
+});

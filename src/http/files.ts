@@ -5,11 +5,11 @@
  * its permanent place under `media/`, from where GET /media/... serves it.
  */
 import { findUpload, insertUpload, UPLOAD_VALIDITY_MS } from "../db/files";
-import { readConfig } from "../env";
+import { readConfig } from "../lib/env";
 import { z } from "zod";
 import type { AppContext } from "./context";
 import { apiDocs } from "./openapi";
-import { badRequest, Failure, fieldError, notFound } from "../domain/failure";
+import { badRequest, Failure, fieldError, notFound } from "../lib/failure";
 import { log } from "../lib/log";
 
 export const FILE_STORE_UNAVAILABLE = "The file store could not be reached; nothing was stored. Retry in a moment.";

@@ -15,7 +15,7 @@ import {
 } from "../db/idempotency";
 import { sha256Hex } from "../lib/crypto";
 import type { AppEnv } from "./context";
-import { Failure } from "../domain/failure";
+import { Failure } from "../lib/failure";
 
 const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const NOT_STORED = new Set([409, 429, 500, 503]);

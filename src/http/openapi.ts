@@ -15,7 +15,7 @@
  *   routes with credentials, 400 for bodies and query parameters, 404 for paths with ids and
  *   for lists (a page past the end), 409 for writes (an idempotency key still in use), 429
  *   everywhere (rate limit), 503 with Retry-After for routes with credentials (the database
- *   could not be reached: src/domain/faults.ts, the error boundary in src/app.ts), and the
+ *   could not be reached: src/services/faults.ts, the error boundary in src/app.ts), and the
  *   codes the route declares (`failures`; a public route that reads the database declares
  *   `unavailable` itself).
  *
@@ -28,8 +28,8 @@ import { describeRoute, generateSpecs, resolver, uniqueSymbol } from "hono-opena
 import type { OpenAPIV3_1 } from "openapi-types";
 import type { z } from "zod";
 import type { OrderingTable } from "../db/paging";
-import { FAILURE_CODES, Failure, type FailureCode } from "../domain/failure";
-import { DEVICE_GRANT } from "../domain/permissions";
+import { FAILURE_CODES, Failure, type FailureCode } from "../lib/failure";
+import { DEVICE_GRANT } from "../rules/permissions";
 import { badRequestBody, detailBody, FAILURE_STATUS } from "./errors";
 import { envelopeSchema, PAGE_SIZE } from "./pagination";
 import { type ScopeMarker, scopeMarkerOf } from "./tenancy";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { ListRequest, Page } from "../db/paging";
-import { notFound } from "../domain/failure";
+import { notFound } from "../lib/failure";
 import type { AppContext } from "./context";
 
 export const PAGE_SIZE = 50;

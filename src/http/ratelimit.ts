@@ -4,10 +4,10 @@
  * without them nothing is limited. Over the limit: 429 with Retry-After.
  */
 import type { MiddlewareHandler } from "hono";
-import { readConfig } from "../env";
+import { readConfig } from "../lib/env";
 import { sha256Hex } from "../lib/crypto";
 import type { AppEnv } from "./context";
-import { Failure } from "../domain/failure";
+import { Failure } from "../lib/failure";
 
 export function rateLimit(): MiddlewareHandler<AppEnv> {
   return async function rateLimit(c, next) {

@@ -2,7 +2,7 @@
  * The one permission layer. Every route declares its scope and the permission it needs; this
  * answers 403 when the organizer or event does not exist, is not the caller's, or the
  * permission is missing, and, for a device, when the call is outside its security profile
- * (domain/permissions.ts, matched by the route's registered pattern). It runs before the
+ * (rules/permissions.ts, matched by the route's registered pattern). It runs before the
  * handler, so no object is looked up for a caller without permission. The organizer and event
  * rows come from the one resolution of the path's slugs that authentication did in the
  * credential's round trip (http/auth.ts); nothing is looked up here.
@@ -10,6 +10,7 @@
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes, routePath } from "hono/route";
 import { findTargetHandler } from "hono/utils/handler";
+import type { DB } from "../db/client";
 import type { TenancyRow } from "../db/tenancy";
 import {
   canAccessEvent,
@@ -17,8 +18,8 @@ import {
   hasPermission,
   type Permission,
   type Principal,
-} from "../domain/permissions";
-import { Failure, forbidden, MESSAGES } from "../domain/failure";
+} from "../rules/permissions";
+import { Failure, forbidden, MESSAGES } from "../lib/failure";
 import type { AppContext, AppEnv } from "./context";
 import { rememberAdmission } from "./credential-batch";
 
@@ -154,4 +155,18 @@ export function publicScope() {
     await next();
   };
   return mark(handler, { scope: "public", permission: null });
+}
+
+/**
+ * Runs a route's reads for its event: `read` gets a db and the event's id. Checked already
+ * (no credential ahead): `c.var.db` and the checked event. Otherwise the remembered event id and
+ * a db whose first batch carries the credential, checked before `read` gets its rows; when the
+ * check found another event under the path, `read` runs again for it.
+ */
+export async function readInScope<T>(c: AppContext, read: (db: DB, eventId: number) => Promise<T>): Promise<T> {
+  const ahead = c.var.credentialAhead;
+  if (!ahead) return read(c.var.db, c.var.event.id);
+  const result = await read(ahead.carriedBy(c.var.db), ahead.eventId);
+  await ahead.settle(c.var.db);
+  return c.var.event.id === ahead.eventId ? result : read(c.var.db, c.var.event.id);
 }

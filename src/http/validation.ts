@@ -12,8 +12,8 @@ import { z } from "zod";
 import { parseDateTime } from "../lib/datetime";
 import { parseDecimal } from "../lib/money";
 import type { AppContext, AppEnv } from "./context";
-import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "../domain/failure";
-import { DATETIME_FORMAT_MESSAGE } from "../domain/fields";
+import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "../lib/failure";
+import { DATETIME_FORMAT_MESSAGE } from "../rules/fields";
 
 function typeName(input: unknown): string {
   if (input === null) return "null";

@@ -1,9 +1,9 @@
 /** The documents queue's consumer: renders invoice and ticket PDFs into R2 (idempotent per file). */
+import { type DocumentMessage } from "../lib/queues";
 import type { DB } from "../db/client";
-import type { DocumentMessage } from "../domain/documents";
-import { renderInvoiceFile } from "../domain/invoices";
-import { renderTicketFile } from "../domain/tickets";
-import type { Env } from "../env";
+import { renderInvoiceFile } from "../services/invoices";
+import { renderTicketFile } from "../services/tickets";
+import type { Env } from "../lib/env";
 
 /** The last delivery of a message: the first and wrangler.toml's max_retries (5) retries. */
 export const DOCUMENT_ATTEMPTS = 6;

@@ -1,7 +1,8 @@
-/** The exports queue's messages: one step of an export each (domain/exporters.ts). Delivered at least once. */
+/** The exports queue's messages: one step of an export each (services/exporters.ts). Delivered at least once. */
+import { type ExportMessage } from "../lib/queues";
 import type { DB } from "../db/client";
-import { runExportStep } from "../domain/exporters";
-import type { Env, ExportMessage } from "../env";
+import { runExportStep } from "../services/exporters";
+import type { Env } from "../lib/env";
 
 /** Acts on the message; a step that another delivery is running comes back later. Throws to retry. */
 export async function handleExportMessage(env: Env, db: DB, message: Message<ExportMessage>): Promise<void> {

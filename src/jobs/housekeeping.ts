@@ -4,18 +4,18 @@
  * message was lost; invoices a failed hook missed and invoice PDFs whose queue message was lost;
  * webhook calls whose queue message was lost, and old ones.
  */
+import { dispatchMail } from "../lib/queues";
 import { log } from "../lib/log";
 import { deleteExpiredCarts } from "../db/carts";
 import { createDb } from "../db/client";
 import { deleteUploads, expiredUploads } from "../db/files";
 import { purgeIdempotencyKeys } from "../db/idempotency";
 import { staleQueuedMails } from "../db/mail";
-import { dispatchMail } from "../domain/mail";
-import { readConfig, type Env } from "../env";
-import { sweepExports } from "../domain/exporters";
-import { sweepInvoices } from "../domain/invoices";
-import { sendDueRuleMails } from "../domain/sendmail-sending";
-import { expireOverdueOrders } from "../domain/order-status";
+import { readConfig, type Env } from "../lib/env";
+import { sweepExports } from "../services/exporters";
+import { sweepInvoices } from "../services/invoices";
+import { sendDueRuleMails } from "../services/sendmail-sending";
+import { expireOverdueOrders } from "../services/order-status";
 import { sweepWebhooks } from "./webhooks";
 
 export async function runHousekeeping(env: Env, now: number): Promise<void> {

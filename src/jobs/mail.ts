@@ -1,9 +1,9 @@
 /** Delivery of outbox mails (mail queue consumer and cron sweep), with their attachments. Idempotent per mail. */
 import { findMail, markMailAttemptFailed, markMailSent } from "../db/mail";
 import type { DB } from "../db/client";
-import { readConfig, type Env } from "../env";
+import { readConfig, type Env } from "../lib/env";
 import { log } from "../lib/log";
-import { mailFileBytes, mailFiles } from "../domain/mail-attachments";
+import { mailFileBytes, mailFiles } from "../services/mail-attachments";
 
 const MAX_ATTEMPTS = 5;
 

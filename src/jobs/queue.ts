@@ -1,16 +1,12 @@
 /** Queue consumer: outgoing mail, webhooks, exports, invoice and ticket PDFs. Messages are delivered at least once. */
+import type { ExportMessage, QueueMessage } from "../lib/queues";
 import { createDb } from "../db/client";
-import type { DocumentMessage } from "../domain/documents";
-import type { MailMessage } from "../domain/mail";
-import type { WebhookMessage } from "../domain/webhooks";
-import type { Env, ExportMessage } from "../env";
+import type { Env } from "../lib/env";
 import { handleDocumentMessage } from "./documents";
 import { handleExportMessage } from "./exports";
 import { log } from "../lib/log";
 import { deliverMail } from "./mail";
 import { deliverWebhooks } from "./webhooks";
-
-export type QueueMessage = MailMessage | ExportMessage | DocumentMessage | WebhookMessage;
 
 export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = createDb(env.DB);

@@ -1,14 +1,14 @@
 /**
- * Webhook delivery jobs: the webhook queue's messages (domain/webhooks-delivery.ts delivers)
+ * Webhook delivery jobs: the webhook queue's messages (services/webhooks-delivery.ts delivers)
  * and the cron sweep, which hands on what a lost message left behind and what waits longer
  * than a queue message can (the last retry interval is a day), and trims the call log.
  */
+import { type WebhookMessage } from "../lib/queues";
 import { log } from "../lib/log";
 import type { DB } from "../db/client";
 import { dueSequences, purgeWebhookCalls } from "../db/webhooks";
-import { deliverWebhookMessage } from "../domain/webhooks-delivery";
-import type { WebhookMessage } from "../domain/webhooks";
-import type { Env } from "../env";
+import { deliverWebhookMessage } from "../services/webhooks-delivery";
+import type { Env } from "../lib/env";
 
 /** Calls are kept this long after they were written (pretix shows its log for 30 days). */
 export const CALL_LOG_DAYS = 30;

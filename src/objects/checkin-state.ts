@@ -17,7 +17,7 @@
 import type { TicketOrderRow } from "../db/checkin";
 import type { CheckinCatalogRows } from "../db/inventory";
 import type { Answer, CheckinType, OrderStatus } from "../db/schema";
-import type { CheckinQuestion, ListConfig, OrderFacts, Passage, TicketFacts } from "../domain/checkin";
+import type { CheckinQuestion, ListConfig, OrderFacts, Passage, TicketFacts } from "../rules/checkin";
 
 export type EventDates = { dateFrom: number; dateTo: number | null; dateAdmission: number | null };
 

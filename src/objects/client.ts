@@ -11,9 +11,9 @@ import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
 import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
 import { currentRequestSession, type RequestSession } from "../db/sessions";
-import { readConfig, type Env } from "../env";
-import { Failure } from "../domain/failure";
-import { locationHintFor } from "../domain/location-hint";
+import { readConfig, type Env } from "../lib/env";
+import { Failure } from "../lib/failure";
+import { locationHintFor } from "../rules/location-hint";
 import { log } from "../lib/log";
 import type { EventObject } from "./event-object";
 
@@ -22,7 +22,7 @@ export type EventRef = number | { id: number; geoLat?: number | null; geoLon?: n
 
 /**
  * The event's object (named by the event id). With the venue's coordinates, a new object is
- * created in the Durable Object region nearest the venue (`locationHint`, domain/location-hint.ts);
+ * created in the Durable Object region nearest the venue (`locationHint`, rules/location-hint.ts);
  * the hint only matters the first time, an existing object stays where it is.
  */
 export function eventObject(env: Env, event: EventRef): DurableObjectStub<EventObject> {

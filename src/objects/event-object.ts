@@ -25,6 +25,7 @@
  * context of the call that makes them, and `countedCall` answers them too (src/db/round-trips.ts);
  * no method knows about either.
  */
+import { dispatchMail, dispatchWebhooks } from "../lib/queues";
 import { DurableObject } from "cloudflare:workers";
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../db/catalog-common";
@@ -72,10 +73,9 @@ import {
 } from "../db/round-trips";
 import { primarySession, withBookmarks } from "../db/sessions";
 import { type Answer, type CheckinReason, cartPositions, type OrderStatus, orders, vouchers } from "../db/schema";
-import { chunks, MAX_PARAMS } from "../db/util";
+import { chunks } from "../lib/chunks";
+import { MAX_PARAMS } from "../db/util";
 import { checkinNotificationStatement } from "../db/webhooks";
-import { dispatchMail } from "../domain/mail";
-import { dispatchWebhooks } from "../domain/webhooks";
 import {
   chooseTicket,
   decideScan,
@@ -87,8 +87,8 @@ import {
   type RulesVerdict,
   type ScanRequest,
   type TicketFacts,
-} from "../domain/checkin";
-import { evaluateRules } from "../domain/checkin-rules";
+} from "../rules/checkin";
+import { evaluateRules } from "../rules/checkin-rules";
 import {
   type Availability,
   type Catalog,
@@ -98,7 +98,7 @@ import {
   Ledger,
   type Refusal,
   type VoucherDef,
-} from "../domain/inventory";
+} from "../rules/inventory";
 import {
   CheckinState,
   type CheckinConfig,
@@ -108,7 +108,7 @@ import {
   type StoredPassage,
 } from "./checkin-state";
 import { createOrderBookTables, SqlOrderBook } from "./order-book";
-import type { Env } from "../env";
+import type { Env } from "../lib/env";
 import { log } from "../lib/log";
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
@@ -236,7 +236,7 @@ export class EventObject extends DurableObject<Env> {
   private config: CheckinConfig = EMPTY_CONFIG;
   private configLoad: Promise<void> | null = null;
   /**
-   * A list's check-in rules judged as pretix's server does (domain/checkin-rules.ts); a rule the
+   * A list's check-in rules judged as pretix's server does (rules/checkin-rules.ts); a rule the
    * service cannot evaluate refuses the scan (pretix: "Evaluation of custom rules has failed",
    * no explanation), never admits it.
    */

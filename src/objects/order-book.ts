@@ -1,5 +1,5 @@
 /**
- * The event object's order book (domain/inventory.ts `OrderBook`): the holds of pending and
+ * The event object's order book (rules/inventory.ts `OrderBook`): the holds of pending and
  * paid orders in the object's own SQLite storage, one row per position in `holds` (kind
  * 'order'), beside the carts' rows the object writes itself. Triggers keep the totals the
  * ledger counts with (`order_totals` per capacity key and payment, `voucher_totals` per
@@ -8,7 +8,7 @@
  * event (issue "Production hardening", item 4; docs/scaling.md). Everything is synchronous, in
  * the caller's `transactionSync` where there is one.
  */
-import type { Hold, Key, OrderBook, OrderHold } from "../domain/inventory";
+import type { Hold, Key, OrderBook, OrderHold } from "../rules/inventory";
 
 /** The tables, indexes and triggers of the book (idempotent; `holds` is shared with the carts). */
 export function createOrderBookTables(sql: SqlStorage): void {

@@ -3,14 +3,14 @@
  * found by organizer, event, code and secret together — the secret in the URL is the
  * customer's only credential — the event's settings, and a checked `return_url`.
  */
-import { eventSettingsLevels } from "../domain/settings";
+import { eventSettingsLevels } from "../services/settings";
 import { findOrderBySecret, type OrderRecord } from "../db/orders";
 import { organizerEventBySlugs, type EventRecord, type OrganizerRecord } from "../db/storefront";
-import { lastPaymentTime } from "../domain/orders";
-import { orderPaymentRefusal, PAYMENT_ERRORS, type PaymentError } from "../domain/payments";
-import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
-import { orderUrl } from "../domain/urls";
-import { publicBase } from "../http/urls";
+import { lastPaymentTime } from "../rules/orders";
+import { orderPaymentRefusal, PAYMENT_ERRORS, type PaymentError } from "../rules/payments";
+import { EVENT_SETTINGS, effectiveSettings } from "../services/settings";
+import { orderUrl } from "../rules/urls";
+import { publicBase } from "../http/context";
 import type { AppContext } from "../http/context";
 import { html, page, type Raw } from "./html";
 import {

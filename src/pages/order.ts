@@ -5,12 +5,12 @@
  * `iframe=1` (see storefront.ts) and keep them in their links and forms.
  */
 import { Hono } from "hono";
-import { paymentUrl } from "../domain/urls";
+import { paymentUrl } from "../rules/urls";
 import { createPayment } from "../db/payments";
 import { orderInvoices } from "../db/invoices";
 import { orderLabels } from "../db/storefront";
-import { orderInvoicePdf } from "../domain/invoices";
-import { PAYMENT_PROVIDERS, type PaymentProvider } from "../domain/orders";
+import { orderInvoicePdf } from "../services/invoices";
+import { PAYMENT_PROVIDERS, type PaymentProvider } from "../rules/orders";
 import {
   OPEN_PAYMENT_STATES,
   ORDER_STATUS_WORDS,
@@ -19,16 +19,16 @@ import {
   PAYMENT_STATE_WORDS,
   type PaymentError,
   providerName,
-} from "../domain/payments";
+} from "../rules/payments";
 import type { PaymentState } from "../db/schema";
-import { isFailure } from "../domain/failure";
+import { isFailure } from "../lib/failure";
 import {
   customerDownloadsEnabled,
   type Download,
   orderDownloads,
   pageDownloadUrls,
   ticketPdf,
-} from "../domain/tickets";
+} from "../services/tickets";
 import type { AppContext, AppEnv } from "../http/context";
 import { html, type Raw } from "./html";
 import {

@@ -1,6 +1,6 @@
 /**
  * The payment page (`payment_url` = order `url` + `pay/{local_id}/`) for the built-in
- * providers (domain/orders.ts):
+ * providers (rules/orders.ts):
  * - `manual`: the amount and the order code as payment reference; the organizer confirms the
  *   payment through the API when it has arrived.
  * - `free`: for orders with nothing to pay; the customer confirms and the order is paid.
@@ -24,13 +24,13 @@ import {
   type PaymentError,
   paymentFullId,
   providerName,
-} from "../domain/payments";
+} from "../rules/payments";
 import type { AppContext, AppEnv } from "../http/context";
-import { isFailure } from "../domain/failure";
+import { isFailure } from "../lib/failure";
 import { randomString } from "../lib/crypto";
-import { changeOrderStatus, notifyOrder, type StatusChange } from "../domain/order-status";
-import { paymentUrl } from "../domain/urls";
-import { publicBase } from "../http/urls";
+import { changeOrderStatus, notifyOrder, type StatusChange } from "../services/order-status";
+import { paymentUrl } from "../rules/urls";
+import { publicBase } from "../http/context";
 import { html, type Raw } from "./html";
 import {
   leaveToReturnUrl,

@@ -5,7 +5,7 @@
  * `primary_color`; the footer shows the contact address and the imprint and privacy links.
  */
 import { Hono } from "hono";
-import { eventSettingsLevels } from "../domain/settings";
+import { eventSettingsLevels } from "../services/settings";
 import { storedOrganizerSettings } from "../db/settings";
 import {
   organizerBySlug,
@@ -15,10 +15,10 @@ import {
   shopItems,
   type ShopItem,
 } from "../db/storefront";
-import { EVENT_SETTINGS, effectiveSettings } from "../domain/settings";
+import { EVENT_SETTINGS, effectiveSettings } from "../services/settings";
 import type { AppContext, AppEnv } from "../http/context";
-import { eventPublicUrl } from "../domain/urls";
-import { publicBase } from "../http/urls";
+import { eventPublicUrl } from "../rules/urls";
+import { publicBase } from "../http/context";
 import { html, page, type Raw } from "./html";
 import {
   dateRange,

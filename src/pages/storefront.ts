@@ -5,9 +5,9 @@
  */
 import type { ErrorHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { returnUrlAllowed, RETURNURL_PLUGIN } from "../domain/events";
+import { returnUrlAllowed, RETURNURL_PLUGIN } from "../rules/events";
 import type { AppContext, AppEnv } from "../http/context";
-import { isFailure } from "../domain/failure";
+import { isFailure } from "../lib/failure";
 import { errorResponse } from "../http/errors";
 import { type I18n, i18nText } from "../lib/i18n";
 import { log } from "../lib/log";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { discountResponse } from "../../src/api/discounts";
-import { DATETIME_FORMAT_MESSAGE } from "../../src/domain/fields";
+import { DATETIME_FORMAT_MESSAGE } from "../../src/rules/fields";
 import { seedEventRow, seedOrganizer } from "../harness";
 import { seedCatalogEvent, seedItem } from "../helpers/catalog";
 

@@ -15,8 +15,8 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { mailOutbox } from "../../src/db/schema";
 import entry from "../../src/index";
-import type { Env } from "../../src/env";
-import type { QueueMessage } from "../../src/jobs/queue";
+import type { Env } from "../../src/lib/env";
+import type { QueueMessage } from "../../src/lib/queues";
 import { db, seedOrganizer } from "../harness";
 import { shop } from "../helpers/sales";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { eventSettings } from "../../src/db/schema";
-import { EVENT_SETTINGS } from "../../src/domain/settings";
-import { returnUrlAllowed } from "../../src/domain/events";
+import { EVENT_SETTINGS } from "../../src/services/settings";
+import { returnUrlAllowed } from "../../src/rules/events";
 import { db, seedDevice, seedOrganizer, seedTeam } from "../harness";
 import { createEvent, eventId } from "../helpers/events";
 

@@ -4,12 +4,12 @@
  * the client gets a retryable answer or its export, and the export ends as one file with every
  * row once. (Redelivered messages and a step failing for good: test/api/exporters.test.ts.)
  */
+import { type ExportMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { exportJobs } from "../../src/db/schema";
-import { D1_UNAVAILABLE } from "../../src/domain/faults";
-import type { ExportMessage } from "../../src/env";
+import { D1_UNAVAILABLE } from "../../src/services/faults";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { db } from "../harness";
 import { injectD1Fault } from "../helpers/faults";

@@ -4,10 +4,10 @@
  * invoice and of its cancellation in both sheets (CSV and XLSX), the inputs' filters, and the
  * organizer level's `events` held to what the caller may see.
  */
+import { type ExportMessage } from "../../src/lib/queues";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { events, exportJobs } from "../../src/db/schema";
-import type { ExportMessage } from "../../src/env";
 import { type Client, db, type Json, seedOrganizer, seedTeam, unique } from "../harness";
 import { captureExportMessages, deliver, drain, exportEnv, sheetRows, unzip } from "../helpers/exports";
 

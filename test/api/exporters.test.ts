@@ -4,14 +4,14 @@
  * through the pool's createMessageBatch / getQueueResult), the download URL's states, the limit
  * of two running exports, messages delivered twice, failure, expiry, and the files' contents.
  */
+import { type ExportMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { events, exportJobs } from "../../src/db/schema";
-import type { ExportMessage } from "../../src/env";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { db, type Json, seedOrganizer, seedTeam, tokenClient } from "../harness";
-import { appendToUpload, newUpload } from "../../src/domain/exports/upload";
+import { appendToUpload, newUpload } from "../../src/services/exports/upload";
 import { captureExportMessages, deliver, drain, exportEnv, sheetRows, unzip } from "../helpers/exports";
 import { venue, type Venue } from "../helpers/checkin";
 import { type Shop, shop } from "../helpers/sales";

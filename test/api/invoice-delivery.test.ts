@@ -4,15 +4,15 @@
  * and the order page listing the order's invoices with their PDFs for the holder of the
  * order's secret link.
  */
+import { type DocumentMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { invoices, mailOutbox } from "../../src/db/schema";
-import type { DocumentMessage } from "../../src/domain/documents";
-import type { Env } from "../../src/env";
+import type { Env } from "../../src/lib/env";
 import { deliverMail } from "../../src/jobs/mail";
 import { mailInsertStatement } from "../../src/db/mail";
-import { composeMail } from "../../src/domain/mail";
+import { composeMail } from "../../src/services/mail";
 import { db, type Json } from "../harness";
 import { deliver as deliverDocuments, pdfText, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { getPage } from "../helpers/pages";

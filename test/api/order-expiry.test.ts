@@ -1,7 +1,7 @@
 /** Automatic expiry of unpaid orders (cron) and the payment term. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { orderExpiry } from "../../src/domain/orders";
+import { orderExpiry } from "../../src/rules/orders";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import type { EventRow } from "../../src/http/context";
 import { shop } from "../helpers/sales";

@@ -9,7 +9,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { DEVICE_GRANT, TEAM_PERMISSIONS, type Permission } from "../../src/domain/permissions";
+import { DEVICE_GRANT, TEAM_PERMISSIONS, type Permission } from "../../src/rules/permissions";
 import { type Client, seedDevice, seedEventRow, seedOrganizer, seedTeam } from "../harness";
 import type { MatrixRow, RowSetup, SetupWorld } from "../permissions/types";
 

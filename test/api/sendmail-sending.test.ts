@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { mailOutbox, sendmailRuleSends } from "../../src/db/schema";
-import { fillPlaceholders, ruleSendTime, sendDueRuleMails } from "../../src/domain/sendmail-sending";
+import { fillPlaceholders, ruleSendTime, sendDueRuleMails } from "../../src/services/sendmail-sending";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { db, type Json } from "../harness";
 import { type Shop, shop } from "../helpers/sales";

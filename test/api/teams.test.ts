@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { mailOutbox, teamEvents, teams, users } from "../../src/db/schema";
-import { TEAM_PERMISSIONS } from "../../src/domain/permissions";
+import { TEAM_PERMISSIONS } from "../../src/rules/permissions";
 import { BASE, anonymous, db, seedEventRow, seedOrganizer, tokenClient } from "../harness";
 
 const FLAGS = TEAM_PERMISSIONS;

@@ -8,8 +8,8 @@ import { createDb } from "../../src/db/client";
 import { uploadedFiles } from "../../src/db/schema";
 import type { AppEnv } from "../../src/http/context";
 import { resolveFileField } from "../../src/http/files";
-import { mediaUrl } from "../../src/domain/urls";
-import { publicBase } from "../../src/http/urls";
+import { mediaUrl } from "../../src/rules/urls";
+import { publicBase } from "../../src/http/context";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { anonymous, db, seedDevice, seedOrganizer, type Client } from "../harness";
 

@@ -4,15 +4,16 @@
  * never a 500, and a retry never makes a second webhook; a queue message whose D1 work fails is
  * retried, and the notification is delivered (never lost; at least once, as pretix delivers).
  */
+import { type WebhookMessage } from "../../src/lib/queues";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webhookCalls, webhooks } from "../../src/db/schema";
 import { notificationStatement, ORDER_ACTIONS } from "../../src/db/webhooks";
-import type { WebhookMessage } from "../../src/domain/webhooks";
-import { LEASE_MS } from "../../src/domain/webhooks-delivery";
-import { handleQueueBatch, type QueueMessage } from "../../src/jobs/queue";
+import { LEASE_MS } from "../../src/services/webhooks-delivery";
+import { handleQueueBatch } from "../../src/jobs/queue";
+import type { QueueMessage } from "../../src/lib/queues";
 import { db, seedEventRow, seedOrganizer } from "../harness";
 import { injectD1Fault } from "../helpers/faults";
 import { deliverAt, receiver, useReceivers } from "../helpers/receivers";

@@ -10,6 +10,7 @@
  * attempts are counted exactly are written at a simulated time ahead of the real clock, so the
  * queue consumer running in the background (with the real clock) never finds them due.
  */
+import { type WebhookMessage } from "../../src/lib/queues";
 import { breakObjectWrites } from "../helpers/faults";
 import {
   abortAllDurableObjects,
@@ -23,10 +24,10 @@ import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { checkins, webhookCalls, webhooks } from "../../src/db/schema";
 import { notificationStatement, ORDER_ACTIONS } from "../../src/db/webhooks";
-import type { WebhookMessage } from "../../src/domain/webhooks";
-import { RETRY_INTERVALS, RETRY_WINDOW_MS, SIGNATURE_HEADER } from "../../src/domain/webhooks-delivery";
-import { expireOverdueOrders } from "../../src/domain/order-status";
-import { handleQueueBatch, type QueueMessage } from "../../src/jobs/queue";
+import { RETRY_INTERVALS, RETRY_WINDOW_MS, SIGNATURE_HEADER } from "../../src/services/webhooks-delivery";
+import { expireOverdueOrders } from "../../src/services/order-status";
+import { handleQueueBatch } from "../../src/jobs/queue";
+import type { QueueMessage } from "../../src/lib/queues";
 import { eventObject } from "../../src/objects/client";
 import { sweepWebhooks } from "../../src/jobs/webhooks";
 import { db, type Json, seedEventRow, seedOrganizer } from "../harness";

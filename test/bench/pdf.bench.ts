@@ -4,7 +4,7 @@
  * with Latin, Greek, Cyrillic, Chinese, Hebrew, Arabic and Korean names (every font family is loaded and subset).
  * "cold": the first document of an isolate, whose fonts are parsed anew (fresh copies of the
  * font files, as an isolate reads them from R2); "warm": later documents of the same isolate
- * (fonts cached per isolate, src/domain/documents.ts). Not part of `npm test` (nothing there
+ * (fonts cached per isolate, src/services/documents.ts). Not part of `npm test` (nothing there
  * is timed): it prints the figures the README quotes.
  */
 /// <reference types="node" />
@@ -13,8 +13,8 @@ import path from "node:path";
 import { describe, it } from "vitest";
 import type { InvoiceRecord } from "../../src/db/invoices";
 import type { EventRow } from "../../src/db/tenancy";
-import { renderInvoicePdf } from "../../src/domain/invoice-render";
-import { DEFAULT_LAYOUT, renderTicketPdf, type TicketDocument } from "../../src/domain/ticket-render";
+import { renderInvoicePdf } from "../../src/services/invoice-render";
+import { DEFAULT_LAYOUT, renderTicketPdf, type TicketDocument } from "../../src/services/ticket-render";
 import { FONT_FACES, type FontFace } from "../../src/lib/pdf/fonts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");

@@ -24,7 +24,7 @@ import {
   uploadedFiles,
   vouchers,
 } from "../../src/db/schema";
-import { D1_DONE_UNREAD, D1_READ_FAILED, D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/domain/faults";
+import { D1_DONE_UNREAD, D1_READ_FAILED, D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/services/faults";
 import { FILE_STORE_UNAVAILABLE } from "../../src/http/files";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event-object";

@@ -4,12 +4,12 @@
  * handler directly (the same handler the documents queue calls), and PDFs read back: their
  * text layer (pdf.js through unpdf) and the QR modules drawn in their content stream.
  */
+import { type DocumentMessage } from "../../src/lib/queues";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFRef } from "@cantoo/pdf-lib";
 import jsQR from "jsqr";
 import { extractText, getDocumentProxy } from "unpdf";
-import type { DocumentMessage } from "../../src/domain/documents";
 import { handleQueueBatch } from "../../src/jobs/queue";
 import { BASE, type Client, type Json } from "../harness";
 import { checkFileContract } from "./contract";

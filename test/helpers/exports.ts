@@ -3,10 +3,11 @@
  * (so nothing runs in the background), and each message is delivered to the worker's queue
  * handler through the pool's `createMessageBatch` / `getQueueResult`.
  */
+import { type ExportMessage } from "../../src/lib/queues";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
-import type { Env, ExportMessage } from "../../src/env";
+import type { Env } from "../../src/lib/env";
 import worker from "../../src/index";
 
 export function captureExportMessages(): ExportMessage[] {

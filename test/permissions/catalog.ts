@@ -1,4 +1,4 @@
-import type { Permission } from "../../src/domain/permissions";
+import type { Permission } from "../../src/rules/permissions";
 import {
   create,
   discountBody,

@@ -1,4 +1,4 @@
-import type { Permission } from "../../src/domain/permissions";
+import type { Permission } from "../../src/rules/permissions";
 import type { Client } from "../harness";
 
 /** What a row's setup works with: the organizer's administrator and the event the call runs on. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evaluateRules, type RuleFacts } from "../../src/domain/checkin-rules";
+import { evaluateRules, type RuleFacts } from "../../src/rules/checkin-rules";
 
 // pretix's own tests (src/tests/base/test_checkin.py) run in Europe/Berlin; so do these.
 const TZ = "Europe/Berlin";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { generateCustomerIdentifier } from "../../src/domain/customers";
-import { defaultGiftCardExpiry, GIFT_CARD_SECRET_PATTERN, generateGiftCardSecret } from "../../src/domain/giftcards";
-import { buildName, withScheme } from "../../src/domain/person-names";
+import { generateCustomerIdentifier } from "../../src/services/customers";
+import { defaultGiftCardExpiry, GIFT_CARD_SECRET_PATTERN, generateGiftCardSecret } from "../../src/services/giftcards";
+import { buildName, withScheme } from "../../src/rules/person-names";
 import { hashPassword, verifyPassword } from "../../src/lib/password";
 
 describe("gift card rules", () => {

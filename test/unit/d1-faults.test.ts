@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isConstraintError, isDatabaseFault, isLimitError } from "../../src/db/constraints";
-import { confirmedWrite, D1_UNAVAILABLE, D1_UNCONFIRMED, survivingD1Faults } from "../../src/domain/faults";
-import { Failure } from "../../src/domain/failure";
+import { confirmedWrite, D1_UNAVAILABLE, D1_UNCONFIRMED, survivingD1Faults } from "../../src/services/faults";
+import { Failure } from "../../src/lib/failure";
 import { seedOrganizer } from "../harness";
 import { INJECTED_D1_ERROR } from "../helpers/faults";
 

@@ -4,7 +4,7 @@
  * would answer 304 and the scanner keep another date's lists).
  */
 import { describe, expect, it } from "vitest";
-import { nextExitAllAt } from "../../src/domain/checkin";
+import { nextExitAllAt } from "../../src/rules/checkin";
 import { parseHttpDate, toHttpDate } from "../../src/lib/datetime";
 
 describe("parseHttpDate", () => {

@@ -1,10 +1,10 @@
 /**
- * The quota ledger's decisions on their own (src/domain/inventory.ts): what `check` refuses
+ * The quota ledger's decisions on their own (src/rules/inventory.ts): what `check` refuses
  * and allows for quotas, carts, credits, vouchers and seats, and the numbers `availability`,
  * `stateOf` and `checkVoucherBlock` give. The event object only records what these decide.
  */
 import { describe, expect, it } from "vitest";
-import { type Demand, keyOf, Ledger, type QuotaDef, seatKey, type VoucherDef } from "../../src/domain/inventory";
+import { type Demand, keyOf, Ledger, type QuotaDef, seatKey, type VoucherDef } from "../../src/rules/inventory";
 
 const NOW = Date.UTC(2030, 0, 1);
 const LATER = NOW + 60_000;

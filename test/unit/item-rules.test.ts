@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isFailure, Problems } from "../../src/domain/failure";
-import { checkBundle, checkItem, reportAt, reportTo } from "../../src/domain/item-rules";
+import { isFailure, Problems } from "../../src/lib/failure";
+import { checkBundle, checkItem, reportAt, reportTo } from "../../src/rules/item-rules";
 
 const ITEM = {
   admission: false,

@@ -1,6 +1,6 @@
 /** The event object's location hint: the Durable Object region nearest the venue. */
 import { describe, expect, it } from "vitest";
-import { LOCATION_HINTS, locationHintFor } from "../../src/domain/location-hint";
+import { LOCATION_HINTS, locationHintFor } from "../../src/rules/location-hint";
 
 describe("locationHintFor", () => {
   it.each([

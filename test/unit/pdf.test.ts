@@ -3,9 +3,9 @@
  * right-to-left runs, subset fonts, QR codes; the fonts' loader.
  */
 import { describe, expect, it } from "vitest";
-import { fontsMissing, loadFont } from "../../src/domain/documents";
-import { isFailure } from "../../src/domain/failure";
-import type { Env } from "../../src/env";
+import { fontsMissing, loadFont } from "../../src/services/documents";
+import { isFailure } from "../../src/lib/failure";
+import type { Env } from "../../src/lib/env";
 import { A4, linePieces, MM, PdfWriter } from "../../src/lib/pdf/document";
 import { FONT_FACES, type FontFace } from "../../src/lib/pdf/fonts";
 import { decodeQr, fontBytes, pdfText } from "../helpers/documents";

@@ -6,7 +6,7 @@ import {
   type DiscountRule,
   listedPrice,
   tax,
-} from "../../src/domain/pricing";
+} from "../../src/rules/pricing";
 
 const rule = (over: Partial<DiscountRule>): DiscountRule => ({
   id: 1,

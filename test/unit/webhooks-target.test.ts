@@ -1,7 +1,7 @@
-/** Where a webhook may send to (domain/webhooks-target.ts), with and without WEBHOOK_ALLOW_LOOPBACK; Basic credentials of a target. */
+/** Where a webhook may send to (rules/webhooks-target.ts), with and without WEBHOOK_ALLOW_LOOPBACK; Basic credentials of a target. */
 import { describe, expect, it } from "vitest";
-import { readConfig, type Env } from "../../src/env";
-import { requestTarget, TARGET_MESSAGES, targetUrlProblem } from "../../src/domain/webhooks-target";
+import { readConfig, type Env } from "../../src/lib/env";
+import { requestTarget, TARGET_MESSAGES, targetUrlProblem } from "../../src/rules/webhooks-target";
 
 const strict = { allowLoopback: false };
 const local = { allowLoopback: true };

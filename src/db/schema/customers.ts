@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import { membershipTypes } from "./membership-types";
 import { organizers } from "./organizers";
 
-/** Components of a person's name (`_scheme` names the scheme, see domain/person-names). */
+/** Components of a person's name (`_scheme` names the scheme, see rules/person-names). */
 export type NameParts = Record<string, string>;
 
 /** Customer accounts of an organizer (spec "Customer", pretix docs customers.rst). */

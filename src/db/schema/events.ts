@@ -1,6 +1,6 @@
+/** Events and their dates (sub-events), the teams' event access, meta data and event settings. */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { I18n } from "../../lib/i18n";
-import { itemVariations, items } from "./items";
 import { organizers, teams } from "./organizers";
 
 export const events = sqliteTable(
@@ -92,49 +92,6 @@ export const subevents = sqliteTable(
   ],
 );
 
-/** Per-date settings of an item: price override, disabled, availability window. */
-export const subeventItems = sqliteTable(
-  "subevent_items",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    subeventId: integer("subevent_id")
-      .notNull()
-      .references(() => subevents.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => items.id, { onDelete: "cascade" }),
-    /** Hundredths; null: the item's own price applies. */
-    price: integer("price"),
-    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
-    availableFrom: integer("available_from"),
-    availableUntil: integer("available_until"),
-  },
-  (t) => [uniqueIndex("subevent_items_uq").on(t.subeventId, t.itemId), index("subevent_items_item_idx").on(t.itemId)],
-);
-
-/** Per-date settings of a variation: price override, disabled, availability window. */
-export const subeventItemVariations = sqliteTable(
-  "subevent_item_variations",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    subeventId: integer("subevent_id")
-      .notNull()
-      .references(() => subevents.id, { onDelete: "cascade" }),
-    variationId: integer("variation_id")
-      .notNull()
-      .references(() => itemVariations.id, { onDelete: "cascade" }),
-    /** Hundredths; null: the variation's own price applies. */
-    price: integer("price"),
-    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
-    availableFrom: integer("available_from"),
-    availableUntil: integer("available_until"),
-  },
-  (t) => [
-    uniqueIndex("subevent_item_variations_uq").on(t.subeventId, t.variationId),
-    index("subevent_item_variations_variation_idx").on(t.variationId),
-  ],
-);
-
 /** A choice of an event meta property: internal key and public label. */
 export type MetaChoice = { key: string; label: I18n | null };
 
@@ -191,7 +148,7 @@ export const subeventMetaValues = sqliteTable(
   ],
 );
 
-/** Event-level settings that differ from the organizer's or the global defaults (see domain/settings). */
+/** Event-level settings that differ from the organizer's or the global defaults (see services/settings). */
 export const eventSettings = sqliteTable(
   "event_settings",
   {

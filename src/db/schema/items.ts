@@ -1,14 +1,14 @@
 /**
  * The product catalog of an event: categories, items (products) with their variations,
  * add-ons (categories an item offers as add-ons) and bundles (items included in an item), and
- * the links between items / variations and the organizer's membership types.
+ * the links between items / variations and the organizer's membership types, per-date settings
+ * of items and variations, and what each quota covers.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { I18n } from "../../lib/i18n";
-import { taxRules } from "./catalog";
-import { events } from "./events";
+import { quotas, taxRules } from "./catalog";
+import { events, subevents } from "./events";
 import { membershipTypes } from "./membership-types";
-import { quotas } from "./sales";
 
 export const itemCategories = sqliteTable(
   "item_categories",
@@ -29,6 +29,7 @@ export const itemCategories = sqliteTable(
 
 /** `validity_mode` values (pretix docs items.rst); null: the event's validity applies. */
 export const VALIDITY_MODES = ["fixed", "dynamic"] as const;
+
 export type ValidityMode = (typeof VALIDITY_MODES)[number];
 
 /** Products. */
@@ -213,5 +214,68 @@ export const variationMembershipTypes = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.variationId, t.membershipTypeId] }),
     index("variation_membership_types_type_idx").on(t.membershipTypeId),
+  ],
+);
+
+/** Per-date settings of an item: price override, disabled, availability window. */
+export const subeventItems = sqliteTable(
+  "subevent_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    subeventId: integer("subevent_id")
+      .notNull()
+      .references(() => subevents.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
+    /** Hundredths; null: the item's own price applies. */
+    price: integer("price"),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    availableFrom: integer("available_from"),
+    availableUntil: integer("available_until"),
+  },
+  (t) => [uniqueIndex("subevent_items_uq").on(t.subeventId, t.itemId), index("subevent_items_item_idx").on(t.itemId)],
+);
+
+/** Per-date settings of a variation: price override, disabled, availability window. */
+export const subeventItemVariations = sqliteTable(
+  "subevent_item_variations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    subeventId: integer("subevent_id")
+      .notNull()
+      .references(() => subevents.id, { onDelete: "cascade" }),
+    variationId: integer("variation_id")
+      .notNull()
+      .references(() => itemVariations.id, { onDelete: "cascade" }),
+    /** Hundredths; null: the variation's own price applies. */
+    price: integer("price"),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    availableFrom: integer("available_from"),
+    availableUntil: integer("available_until"),
+  },
+  (t) => [
+    uniqueIndex("subevent_item_variations_uq").on(t.subeventId, t.variationId),
+    index("subevent_item_variations_variation_idx").on(t.variationId),
+  ],
+);
+
+/** What a quota covers: an item as a whole (variation null) or one variation of an item. */
+export const quotaItems = sqliteTable(
+  "quota_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    quotaId: integer("quota_id")
+      .notNull()
+      .references(() => quotas.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => items.id, { onDelete: "cascade" }),
+    variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    index("quota_items_quota_idx").on(t.quotaId),
+    index("quota_items_item_idx").on(t.itemId),
+    index("quota_items_variation_idx").on(t.variationId),
   ],
 );

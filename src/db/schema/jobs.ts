@@ -3,7 +3,7 @@
  * what automated email rules sent (pretix's sendmail plugin).
  */
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { sendmailRules } from "./catalog";
+import { sendmailRules } from "./sendmail";
 import { events } from "./events";
 import { organizers } from "./organizers";
 import { orders } from "./sales";

@@ -8,7 +8,7 @@ export const organizers = sqliteTable("organizers", {
   createdAt: integer("created_at").notNull(),
 });
 
-/** Organizer-level settings that differ from the global defaults (see domain/settings). */
+/** Organizer-level settings that differ from the global defaults (see services/settings). */
 export const organizerSettings = sqliteTable(
   "organizer_settings",
   {

@@ -1,57 +1,18 @@
 /**
- * Selling: quotas, vouchers, cart positions, orders with positions, fees and payments
- * (pretix docs quotas.rst, vouchers.rst, carts.rst, orders.rst). Capacity decisions on these
+ * Selling: vouchers, cart positions, orders with positions, fees and payments
+ * (pretix docs vouchers.rst, carts.rst, orders.rst). Capacity decisions on these
  * rows are taken by the event's Durable Object (src/objects/event-object.ts); it is the only
  * writer of order status, cart rows and voucher redemption counts.
  */
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { taxRules } from "./catalog";
-import { customers, type NameParts } from "./customers";
+import { quotas, taxRules } from "./catalog";
+import { type NameParts, customers } from "./customers";
 import { events, subevents } from "./events";
 import { itemVariations, items } from "./items";
 
-/** Quotas: capacity shared by items / variations of one (sub-)event. */
-export const quotas = sqliteTable(
-  "quotas",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    eventId: integer("event_id")
-      .notNull()
-      .references(() => events.id, { onDelete: "cascade" }),
-    subeventId: integer("subevent_id").references(() => subevents.id, { onDelete: "cascade" }),
-    name: text("name").notNull(),
-    /** null: unlimited. */
-    size: integer("size"),
-    closeWhenSoldOut: integer("close_when_sold_out", { mode: "boolean" }).notNull().default(false),
-    closed: integer("closed", { mode: "boolean" }).notNull().default(false),
-    releaseAfterExit: integer("release_after_exit", { mode: "boolean" }).notNull().default(false),
-    ignoreForEventAvailability: integer("ignore_for_event_availability", { mode: "boolean" }).notNull().default(false),
-  },
-  (t) => [index("quotas_event_idx").on(t.eventId, t.subeventId)],
-);
-
-/** What a quota covers: an item as a whole (variation null) or one variation of an item. */
-export const quotaItems = sqliteTable(
-  "quota_items",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    quotaId: integer("quota_id")
-      .notNull()
-      .references(() => quotas.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => items.id, { onDelete: "cascade" }),
-    variationId: integer("variation_id").references(() => itemVariations.id, { onDelete: "cascade" }),
-  },
-  (t) => [
-    index("quota_items_quota_idx").on(t.quotaId),
-    index("quota_items_item_idx").on(t.itemId),
-    index("quota_items_variation_idx").on(t.variationId),
-  ],
-);
-
 export const PRICE_MODES = ["none", "set", "subtract", "percent"] as const;
+
 export type PriceMode = (typeof PRICE_MODES)[number];
 
 /** The unique index of a voucher code in its event (any case): SQLite names it when it refuses a code. */
@@ -141,6 +102,7 @@ export const cartPositions = sqliteTable(
 );
 
 export const ORDER_STATUSES = ["n", "p", "e", "c"] as const;
+
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export type InvoiceAddress = {
@@ -312,6 +274,7 @@ export const orderFees = sqliteTable(
 );
 
 export const PAYMENT_STATES = ["created", "pending", "confirmed", "canceled", "failed", "refunded"] as const;
+
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 export const orderPayments = sqliteTable(

@@ -1,0 +1,188 @@
+/**
+ * Cart positions (spec "Cart positions"; experimental there): the input and the services that
+ * reserve and release them. Reservations are decided by the event object: quota, seats and
+ * vouchers; an expired cart stops blocking by itself. Not validated, as the spec says: sales
+ * time frames, whether sales started or ended, add-on constraints, prices (any sent price is
+ * accepted) or voucher-only items.
+ */
+import { z } from "zod";
+import { cartForDeletion, cartsByHoldKeys, type CartRowRecord } from "../db/carts";
+import { randomString } from "../lib/crypto";
+import { withEventObject } from "../objects/client";
+import type { CartGroup, CartRow, Decision } from "../objects/event-object";
+import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
+import { SALES_CHANNELS } from "../rules/events";
+import { Failure, notFound, Problems, validationError } from "../lib/failure";
+import { dateTime } from "../rules/fields";
+import {
+  collectRefs,
+  positionFields,
+  preparePosition,
+  type PositionInput,
+  type PreparedPosition,
+  seatName,
+} from "./positions";
+import { refusalErrors } from "../rules/refusals";
+import { loadSalesCatalog, type SalesCatalog } from "./sales-catalog";
+
+const nestedPosition = z.object({ ...positionFields });
+
+/** The body of a cart position (POST, and each entry of bulk_create). */
+export const cartInput = z.object({
+  ...positionFields,
+  cart_id: z
+    .string()
+    .max(255)
+    .refine((v) => v.endsWith("@api"), { message: 'Cart ID should end in "@api".' })
+    .optional(),
+  expires: dateTime().optional(),
+  includes_tax: z.boolean().optional(),
+  sales_channel: z.string().optional(),
+  addons: z.array(nestedPosition).max(100).optional(),
+  bundled: z.array(nestedPosition).max(100).optional(),
+});
+export type CartInput = z.output<typeof cartInput>;
+
+/** A cart position as stored, with its add-ons and bundled positions. */
+export type CartRecord = { position: CartRowRecord; children: CartRowRecord[] };
+
+type PreparedGroup = { group: CartGroup; positions: PreparedPosition[] };
+
+/** Nested positions take the base position's date unless they name their own. */
+const withDate = (p: z.output<typeof nestedPosition>, input: CartInput): PositionInput =>
+  ({ ...p, subevent: p.subevent ?? input.subevent }) as PositionInput;
+
+/** Validates one requested position with its add-ons and bundled positions; null after collecting its errors. */
+function prepareGroup(
+  ctx: EventContext,
+  input: CartInput,
+  catalog: SalesCatalog,
+  problems: Problems,
+): PreparedGroup | null {
+  const { event, now } = ctx;
+  const channel = input.sales_channel ?? "web";
+  if (!Object.hasOwn(SALES_CHANNELS, channel)) problems.add("sales_channel", `"${channel}" is not a valid choice.`);
+  const base = preparePosition(
+    input as PositionInput,
+    0,
+    { event, catalog, kind: "cart", isAddon: false, isBundled: false, now },
+    problems,
+  );
+  const nested = (list: z.output<typeof nestedPosition>[] | undefined, field: "addons" | "bundled") => {
+    const out: PreparedPosition[] = [];
+    const each = (list ?? []).map((p, i) => {
+      const own = new Problems();
+      const r = preparePosition(
+        withDate(p, input),
+        i + 1,
+        { event, catalog, kind: "cart", isAddon: field === "addons", isBundled: field === "bundled", now },
+        own,
+      );
+      if (r) out.push(r);
+      return own.errors;
+    });
+    problems.nest(field, each);
+    return out;
+  };
+  const addons = nested(input.addons, "addons");
+  const bundled = nested(input.bundled, "bundled");
+  if (problems.has() || !base) return null;
+
+  const expires = input.expires ?? now + Number(catalog.settings.reservation_time ?? 30) * 60_000;
+  const cartId = input.cart_id ?? `${randomString(48)}@api`;
+  const positions = [base, ...addons, ...bundled];
+  const holdKeys = positions.map(() => crypto.randomUUID());
+  const rows: CartRow[] = positions.map((p, i) => ({
+    eventId: event.id,
+    cartId,
+    holdKey: holdKeys[i]!,
+    datetime: now,
+    expires,
+    itemId: p.itemId,
+    variationId: p.variationId,
+    subeventId: p.subeventId,
+    price: p.price.gross,
+    attendeeNameParts: p.attendeeNameParts,
+    attendeeEmail: p.attendeeEmail,
+    voucherId: p.voucher?.id ?? null,
+    addonToHoldKey: i === 0 ? null : holdKeys[0]!,
+    isBundled: p.isBundled,
+    includesTax: input.includes_tax ?? true,
+    seat: p.seat?.seatGuid ?? null,
+    seatId: p.seat?.id ?? null,
+    seatName: p.seat ? seatName(p.seat) : null,
+    salesChannel: channel,
+    answers: p.answers,
+  }));
+  return { positions, group: { holdKeys, cartId, expires, demands: positions.map((p) => p.demand), rows } };
+}
+
+/**
+ * Reserves cart positions, each input on its own (bulk_create is not atomic): the catalog is
+ * read once for all of them, the event object decides on all groups in one call. Returns per
+ * input the stored position with its children, or the failure of that input (invalid input,
+ * or the object's refusal). An object that cannot serve fails the whole call.
+ */
+export const createCartPositions = survivingD1Faults(async function createCartPositions(
+  ctx: EventContext,
+  inputs: CartInput[],
+): Promise<(CartRecord | Failure)[]> {
+  const { event, db } = ctx;
+  const refs = collectRefs(
+    inputs.flatMap((i) => [
+      i as PositionInput,
+      ...(i.addons ?? []).map((a) => withDate(a, i)),
+      ...(i.bundled ?? []).map((a) => withDate(a, i)),
+    ]),
+  );
+  const catalog = await loadSalesCatalog(db, ctx.organizer.id, event.id, {
+    ...refs,
+    eventSeatingPlanId: event.seatingPlanId,
+  });
+  const prepared = inputs.map((input) => {
+    const problems = new Problems();
+    return prepareGroup(ctx, input, catalog, problems) ?? validationError(problems.errors);
+  });
+  const groups = prepared.filter((p): p is PreparedGroup => !(p instanceof Failure)).map((p) => p.group);
+  const decisions = groups.length
+    ? await withEventObject<Decision[]>(ctx.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups))
+    : [];
+  const rows = await readAfterWrite(() =>
+    cartsByHoldKeys(
+      db,
+      event.id,
+      groups.flatMap((g) => g.holdKeys),
+    ),
+  );
+  const byKey = new Map(rows.map((r) => [r.holdKey, r]));
+  let g = 0;
+  return prepared.map((p) => {
+    if (p instanceof Failure) return p;
+    const decision = decisions[g]!;
+    const [baseKey, ...childKeys] = groups[g++]!.holdKeys;
+    if (!decision.ok) return validationError(refusalErrors(decision.refusals));
+    return { position: byKey.get(baseKey!)!, children: childKeys.map((k) => byKey.get(k)!) };
+  });
+});
+
+/** Reserves one cart position (with its add-ons and bundled positions), or fails. */
+export const createCartPosition = survivingD1Faults(async function createCartPosition(
+  ctx: EventContext,
+  input: CartInput,
+): Promise<CartRecord> {
+  const [result] = await createCartPositions(ctx, [input]);
+  if (result instanceof Failure) throw result;
+  return result!;
+});
+
+/** Releases a cart position and its children through the event object; 404 when it is not (or no longer) there. */
+export const deleteCartPosition = survivingD1Faults(async function deleteCartPosition(
+  ctx: EventContext,
+  id: number,
+): Promise<void> {
+  const { holdKeys, own } = await cartForDeletion(ctx.db, ctx.event.id, id);
+  if (!own) throw notFound();
+  const deleted = await withEventObject<string[]>(ctx.env, ctx.event.id, (s) => s.deleteCarts(holdKeys));
+  if (!deleted.includes(own.holdKey)) throw notFound();
+});

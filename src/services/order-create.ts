@@ -1,0 +1,409 @@
+/**
+ * Order creation (spec "Orders and external checkout"; pretix docs orders.rst for what the spec
+ * leaves open, open point 28): the input, its rules, and the one service that creates an order.
+ */
+import { dispatchWebhooks } from "../lib/queues";
+import { z } from "zod";
+import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
+import { findOrder, toOrderRecord, type OrderRecord } from "../db/orders";
+import type { InvoiceAddress } from "../db/schema";
+import { isCountryCode } from "../lib/countries";
+import { i18nText } from "../lib/i18n";
+import { withEventObject } from "../objects/client";
+import type { OrderDecision } from "../objects/event-object";
+import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
+import { SALES_CHANNELS } from "../rules/events";
+import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "../lib/failure";
+import { dateTime, email, money } from "../rules/fields";
+import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
+import type { Demand } from "../rules/inventory";
+import { orderMail } from "./order-mails";
+import {
+  ORDER_CODE,
+  isPaymentProvider,
+  newOrderCode,
+  newOrderSecret,
+  newPseudonymizationId,
+  orderExpiry,
+  PAYMENT_PROVIDERS,
+} from "../rules/orders";
+import { withScheme } from "../rules/person-names";
+import {
+  collectRefs,
+  discountPositions,
+  positionFields,
+  preparePosition,
+  type PositionInput,
+  type PreparedPosition,
+  seatName,
+} from "./positions";
+import { ticketValidity } from "../rules/checkin";
+import { tax } from "../rules/pricing";
+import { secretGenerator, SIG1 } from "./ticket-secrets";
+import { refusalErrors } from "../rules/refusals";
+import { loadSalesCatalog } from "./sales-catalog";
+import { orderUrl } from "../rules/urls";
+
+const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
+
+const orderPositionInput = z.object({
+  ...positionFields,
+  positionid: z.number().int().min(1).optional(),
+  addon_to: z.number().int().min(1).nullable().optional(),
+  secret: z
+    .string()
+    .regex(/^[a-zA-Z0-9]{16,64}$/, { message: "A secret consists of 16 to 64 letters and digits." })
+    .optional(),
+});
+
+const invoiceAddressInput = z.object({
+  is_business: z.boolean().optional(),
+  company: z.string().max(255).optional(),
+  name: z.string().max(255).optional(),
+  name_parts: z.record(z.string().max(50), z.string().max(255)).optional(),
+  street: z.string().max(255).optional(),
+  zipcode: z.string().max(30).optional(),
+  city: z.string().max(255).optional(),
+  country: z.string().max(2).optional(),
+  state: z.string().max(255).optional(),
+  internal_reference: z.string().max(255).optional(),
+  vat_id: z.string().max(255).optional(),
+});
+
+/** The body of order creation (spec "Order"; pretix docs orders.rst for the fields the spec leaves open). */
+export const orderInput = z.object({
+  code: z
+    .string()
+    .regex(ORDER_CODE, { message: "An order code consists of 5 to 16 uppercase letters and digits." })
+    .optional(),
+  status: z.enum(["n", "p"]).optional(),
+  testmode: z.boolean().optional(),
+  email: email().nullable().optional(),
+  phone: z.string().max(50).nullable().optional(),
+  locale: z.string().max(20).optional(),
+  sales_channel: z.string().optional(),
+  payment_provider: z.string().nullable().optional(),
+  payment_info: z.record(z.string(), z.unknown()).optional(),
+  payment_date: dateTime().nullable().optional(),
+  send_mail: z.boolean().optional(),
+  send_email: z.boolean().optional(),
+  consume_carts: z.array(z.string().max(255)).max(100).optional(),
+  force: z.boolean().optional(),
+  comment: z.string().max(10000).optional(),
+  checkin_attention: z.boolean().optional(),
+  customer: z.string().max(100).nullable().optional(),
+  invoice_address: invoiceAddressInput.nullable().optional(),
+  positions: z.array(orderPositionInput).min(1).max(500),
+  fees: z
+    .array(
+      z.object({
+        fee_type: z.enum(FEE_TYPES),
+        value: money(),
+        description: z.string().max(255).optional(),
+        internal_type: z.string().max(255).optional(),
+        tax_rule: z.number().int().nullable().optional(),
+      }),
+    )
+    .max(100)
+    .optional(),
+});
+export type OrderInput = z.output<typeof orderInput>;
+
+/** positionid / addon_to as pretix defines them: all or none, 1..n in order, add-ons after their base. */
+function checkPositionIds(positions: OrderInput["positions"], errors: Problems): (number | null)[] {
+  const given = positions.filter((p) => p.positionid !== undefined).length;
+  const addonTo: (number | null)[] = positions.map(() => null);
+  if (given === 0) {
+    if (positions.some((p) => p.addon_to != null))
+      errors.add("positions", "If you set addon_to, you need to make sure all positions have a positionid.");
+    return addonTo;
+  }
+  if (given !== positions.length) {
+    errors.add("positions", "If you set position IDs manually, you need to do so for all positions.");
+    return addonTo;
+  }
+  positions.forEach((p, i) => {
+    if (p.positionid !== i + 1) errors.add("positions", "Position IDs need to be consecutive, starting at 1.");
+    if (p.addon_to != null) {
+      const base = positions[p.addon_to - 1];
+      if (!base || p.addon_to >= i + 1)
+        errors.add("positions", `Position ${i + 1} is an add-on to a position that does not come before it.`);
+      else if (base.addon_to != null) errors.add("positions", "An add-on cannot have add-ons of its own.");
+      else addonTo[i] = p.addon_to - 1;
+    }
+  });
+  return addonTo;
+}
+
+/**
+ * Creates an order, atomically: the positions are checked against the catalog and priced
+ * (services/positions.ts, pricing.ts), the event object decides on quota, seats and vouchers and
+ * writes the whole order in one D1 transaction, or nothing. Not checked, as the spec says:
+ * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
+ * are taken from the input).
+ */
+export const createOrder = survivingD1Faults(async function createOrder(
+  ctx: EventContext,
+  input: OrderInput,
+): Promise<OrderRecord> {
+  const { event, organizer: org, db, now } = ctx;
+  const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
+  const refs = collectRefs(input.positions as PositionInput[]);
+  const catalog = await loadSalesCatalog(db, org.id, event.id, {
+    ...refs,
+    eventSeatingPlanId: event.seatingPlanId,
+    customer: input.customer ?? null,
+    orderCodes: candidates,
+    signingKeyScheme: SIG1,
+  });
+  const settings = catalog.settings;
+  const errors = new Problems();
+
+  const locales = (settings.locales as string[] | undefined) ?? ["en"];
+  const locale = input.locale ?? (settings.locale as string | undefined) ?? locales[0] ?? "en";
+  if (!locales.includes(locale))
+    errors.add("locale", `"${locale}" is not one of the event's languages (${locales.join(", ")}).`);
+  const channel = input.sales_channel ?? "web";
+  if (!Object.hasOwn(SALES_CHANNELS, channel)) errors.add("sales_channel", `"${channel}" is not a valid choice.`);
+  const provider = input.payment_provider ?? null;
+  if (provider !== null && !isPaymentProvider(provider)) {
+    errors.add(
+      "payment_provider",
+      `"${provider}" is not a payment provider of this service (${Object.keys(PAYMENT_PROVIDERS).join(", ")}).`,
+    );
+  }
+  if (input.code && catalog.takenOrderCodes.has(input.code)) errors.add("code", "This order code is already in use.");
+  if (input.customer && catalog.customerId === null) errors.add("customer", "No customer with this identifier exists.");
+  if (input.invoice_address?.country && !isCountryCode(input.invoice_address.country))
+    errors.add("invoice_address", "Enter a valid country code.");
+  if (
+    input.invoice_address?.name &&
+    input.invoice_address.name_parts &&
+    Object.keys(input.invoice_address.name_parts).length
+  ) {
+    errors.add("invoice_address", "Do not specify name if you specified name_parts.");
+  }
+  const feeErrors: FieldErrors[] = [];
+  for (const f of input.fees ?? []) {
+    const e: FieldErrors = {};
+    if (f.tax_rule != null && !catalog.taxRules.has(f.tax_rule))
+      e.tax_rule = [`Invalid pk "${f.tax_rule}" - object does not exist.`];
+    feeErrors.push(e);
+  }
+  const addonTo = checkPositionIds(input.positions, errors);
+
+  const prepared: PreparedPosition[] = [];
+  const positionErrors: FieldErrors[] = [];
+  input.positions.forEach((p, i) => {
+    const own = new Problems();
+    const r = preparePosition(
+      p as PositionInput,
+      i,
+      { event, catalog, kind: "order", isAddon: addonTo[i] !== null, isBundled: false, now },
+      own,
+    );
+    if (r) prepared.push(r);
+    positionErrors.push(own.errors);
+  });
+  const secrets = input.positions.map((p) => p.secret);
+  const dupSecret = secrets.filter((s, i) => s !== undefined && secrets.indexOf(s) !== i);
+  if (dupSecret.length) errors.add("positions", "Two positions have the same secret.");
+
+  errors.nest("positions", positionErrors);
+  errors.nest("fees", feeErrors);
+  errors.throwIfAny();
+
+  discountPositions(prepared, catalog, { now, salesChannel: channel, currency: event.currency });
+  const fees: FeeInsert[] = (input.fees ?? []).map((f) => {
+    const rule = f.tax_rule != null ? catalog.taxRules.get(f.tax_rule)! : null;
+    const t = tax(f.value, rule, event.currency, true);
+    return {
+      feeType: f.fee_type,
+      value: t.gross,
+      description: f.description ?? "",
+      internalType: f.internal_type ?? "",
+      taxRate: t.taxRate,
+      taxValue: t.taxValue,
+      taxRuleId: t.taxRuleId,
+      canceled: false,
+    };
+  });
+  const total = prepared.reduce((s, p) => s + p.price.gross, 0) + fees.reduce((s, f) => s + (f.value ?? 0), 0);
+  if (total < 0) throw badRequest("The order total may not be negative.");
+  const paid = input.status === "p" || (input.status === undefined && total === 0);
+  const code = candidates.find((c) => !catalog.takenOrderCodes.has(c));
+  if (!code) throw fieldError("code", "Could not find a free order code; please retry.");
+  const secret = newOrderSecret();
+  const expires = orderExpiry(event, settings, now);
+  const paymentProvider = provider ?? (total === 0 ? "free" : paid ? "manual" : null);
+
+  const invoiceAddress = invoiceAddressOf(input.invoice_address, now);
+
+  // every ticket gets its secret from the event's generator (a secret given in the input is kept)
+  const generator = await secretGenerator(ctx.env, db, event.id, settings, now, catalog.signingKey);
+  const validity = prepared.map((p) => ticketValidity(catalog.items.get(p.itemId)!, now));
+  const ticketSecrets = await Promise.all(
+    prepared.map(
+      (p, i) =>
+        input.positions[i]!.secret ??
+        generator.generate(
+          {
+            itemId: p.itemId,
+            variationId: p.variationId,
+            subeventId: p.subeventId,
+            validFrom: validity[i]!.validFrom,
+            validUntil: validity[i]!.validUntil,
+          },
+          null,
+          false,
+        ),
+    ),
+  );
+
+  const positions: PositionInsert[] = prepared.map((p, i) => ({
+    eventId: event.id,
+    positionid: i + 1,
+    itemId: p.itemId,
+    variationId: p.variationId,
+    subeventId: p.subeventId,
+    price: p.price.gross,
+    attendeeName: p.attendeeName,
+    attendeeNameParts: p.attendeeNameParts,
+    attendeeEmail: p.attendeeEmail,
+    voucherId: p.voucher?.id ?? null,
+    taxRate: p.price.taxRate,
+    taxValue: p.price.taxValue,
+    taxRuleId: p.price.taxRuleId,
+    secret: ticketSecrets[i]!,
+    addonToPositionid: addonTo[i] === null ? null : addonTo[i]! + 1,
+    isBundled: false,
+    pseudonymizationId: newPseudonymizationId(),
+    seat: p.seat?.seatGuid ?? null,
+    seatId: p.seat?.id ?? null,
+    seatName: p.seat ? seatName(p.seat) : null,
+    answers: p.answers,
+    canceled: false,
+    ...validity[i]!,
+  }));
+  const sendMail = (input.send_mail ?? input.send_email ?? false) && !!input.email;
+  const url = orderUrl(ctx.baseUrl, org.slug, event.slug, code, secret);
+  const write: OrderWrite = {
+    order: {
+      eventId: event.id,
+      code,
+      status: paid ? "p" : "n",
+      testmode: input.testmode ?? false,
+      secret,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      locale,
+      salesChannel: channel,
+      datetime: now,
+      expires,
+      total,
+      comment: input.comment ?? "",
+      checkinAttention: input.checkin_attention ?? false,
+      requireApproval: false,
+      invoiceAddress,
+      customerId: catalog.customerId ?? null,
+      lastModified: now,
+    },
+    positions,
+    fees,
+    payments: paymentProvider
+      ? [
+          {
+            localId: 1,
+            state: paid ? "confirmed" : "created",
+            amount: total,
+            provider: paymentProvider,
+            created: now,
+            paymentDate: paid ? (input.payment_date ?? now) : null,
+            info: input.payment_info ?? {},
+          },
+        ]
+      : [],
+    consumeCartIds: input.consume_carts ?? [],
+    mails: sendMail
+      ? [
+          orderMail(
+            paid ? "order_paid" : "order_placed",
+            {
+              organizerId: org.id,
+              organizerName: org.name,
+              eventId: event.id,
+              eventName: event.name,
+              locale,
+              code,
+              email: input.email!,
+              url,
+              total,
+              currency: event.currency,
+              lines: prepared.map((p) => ({
+                name: i18nText(catalog.items.get(p.itemId)!.name, locale),
+                price: p.price.gross,
+              })),
+              fromName: (settings.mail_from_name as string | null) ?? null,
+              replyTo: (settings.contact_mail as string | null) ?? null,
+              // a new order has no invoice yet: the mail carries the one placing (or paying) it creates
+              attachInvoice: mailCarriesInvoice(
+                settings,
+                { total, requireApproval: false, salesChannel: channel },
+                paid ? "p" : "n",
+                0,
+              ),
+            },
+            now,
+          ),
+        ]
+      : [],
+  };
+  const demands: Demand[] = prepared.map((p) => p.demand);
+  const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
+    s.placeOrder(catalog.stamp, {
+      code,
+      demands,
+      paid,
+      consumeCartIds: write.consumeCartIds,
+      ignoreQuota: input.force ?? false,
+      write,
+    }),
+  );
+  if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
+  // the order's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
+  const record = decision.order
+    ? toOrderRecord(decision.order)
+    : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
+  // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
+  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, {
+    invoicing: record.invoicing,
+    record,
+  });
+  return record;
+});
+
+/** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */
+function invoiceAddressOf(ia: OrderInput["invoice_address"], now: number): InvoiceAddress | null {
+  return ia
+    ? {
+        is_business: ia.is_business ?? false,
+        company: ia.company ?? "",
+        name_parts:
+          ia.name_parts && Object.keys(ia.name_parts).length
+            ? withScheme(ia.name_parts)
+            : ia.name
+              ? { _legacy: ia.name }
+              : {},
+        street: ia.street ?? "",
+        zipcode: ia.zipcode ?? "",
+        city: ia.city ?? "",
+        country: (ia.country ?? "").toUpperCase(),
+        state: ia.state ?? "",
+        internal_reference: ia.internal_reference ?? "",
+        vat_id: ia.vat_id ?? "",
+        last_modified: now,
+      }
+    : null;
+}

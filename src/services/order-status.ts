@@ -1,0 +1,333 @@
+/**
+ * Order status changes (pretix docs orders.rst: `mark_paid`, `mark_canceled`, `mark_expired`,
+ * payment `confirm`; the customer paying on the payment page; automatic expiry) and the mails
+ * they send. Every change goes through the event object, the one door for anything that
+ * changes capacity: it checks the status before the change atomically with the D1 write, and
+ * takes capacity again when an expired or canceled order comes back. The orders API, the
+ * payment pages and the expiry job call these same functions.
+ */
+import { dispatchMail, dispatchWebhooks } from "../lib/queues";
+import type { DB } from "../db/client";
+import { eventById } from "../db/invoices";
+import { itemNames } from "../db/items";
+import { mailInsertStatement } from "../db/mail";
+import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
+import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
+import type { TicketChange } from "../db/ticket-secrets";
+import type { OrderStatus } from "../db/schema";
+import type { EventRow, OrganizerRow } from "../db/tenancy";
+import type { Env } from "../lib/env";
+import { i18nText } from "../lib/i18n";
+import { log } from "../lib/log";
+import { inventoryStamp, withEventObject } from "../objects/client";
+import type { Decision } from "../objects/event-object";
+import type { EventContext } from "./context";
+import { readAfterWrite, survivingD1Faults } from "./faults";
+import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "../lib/failure";
+import type { Demand, Refusal } from "../rules/inventory";
+import { orderMail } from "./order-mails";
+import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "../rules/payments";
+import { refusalErrors } from "../rules/refusals";
+import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
+import { eventSettingsFor } from "./settings";
+import { cancellationChanges } from "./ticket-changes";
+import { orderUrl } from "../rules/urls";
+
+/** What a status change needs: the bindings, the database and the event. */
+export type OrderScope = { env: Env; db: DB; event: EventRow };
+
+/** The one derivation of what an order's positions demand of the event object: its positions that are not canceled. */
+export function demandsOf(positions: readonly (PositionDemand & { canceled: number | boolean })[]): Demand[] {
+  return positions
+    .filter((p) => !p.canceled)
+    .map((p) => ({
+      itemId: p.itemId,
+      variationId: p.variationId,
+      subeventId: p.subeventId,
+      seat: p.seat,
+      voucherId: p.voucherId,
+    }));
+}
+
+/** The positions of a read order as demands. */
+export function orderRecordDemands(r: OrderRecord): Demand[] {
+  return demandsOf(
+    r.positions.map((p) => ({
+      itemId: p.item,
+      variationId: p.variation,
+      subeventId: p.subevent,
+      seat: p.seat,
+      voucherId: p.voucher,
+      canceled: p.canceled,
+    })),
+  );
+}
+
+export type StatusChange = {
+  from: OrderStatus[];
+  to: OrderStatus;
+  confirmPaymentId?: number;
+  cancelPayments?: boolean;
+  force?: boolean;
+  giftCard?: GiftCardDebit;
+  /** Ticket changes written with the status (a cancellation's new secrets). */
+  tickets?: TicketChange[];
+};
+
+/**
+ * `refused`: the event object has no capacity for an order that needs it again (expired or
+ * canceled → pending or paid). `unchanged`: the order's status (or, for a gift card, the card
+ * or the payment) changed meanwhile, so the conditional write did nothing.
+ */
+export type StatusResult =
+  | { ok: true }
+  | { ok: false; reason: "refused"; refusals: Refusal[] }
+  | { ok: false; reason: "unchanged" };
+
+/**
+ * Moves an order through the event object. The caller checked that its status is one of
+ * `from`; the object checks again, atomically with the write. An object that cannot serve
+ * fails with `unavailable` (objects/client.ts).
+ */
+export async function changeOrderStatus(
+  scope: OrderScope,
+  r: OrderRecord,
+  change: StatusChange,
+): Promise<StatusResult> {
+  const stamp = await inventoryStamp(scope.db, scope.event.id);
+  const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event, (s) =>
+    s.changeOrderStatus(stamp, {
+      orderId: r.order.id,
+      code: r.order.code,
+      from: change.from,
+      to: change.to,
+      demands: orderRecordDemands(r),
+      confirmPaymentId: change.confirmPaymentId ?? null,
+      cancelPayments: change.cancelPayments ?? false,
+      ignoreQuota: change.force ?? false,
+      giftCard: change.giftCard ?? null,
+      tickets: change.tickets ?? [],
+    }),
+  );
+  if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
+  if (!decision.changed) return { ok: false, reason: "unchanged" };
+  // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
+  await invoicesAfterOrderChange(
+    { env: scope.env, db: scope.db, event: scope.event, now: Date.now() },
+    r.order.code,
+    change.to,
+    { invoicing: r.invoicing },
+  );
+  // the change's webhook calls were written with it; the queue delivers them
+  dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
+  return { ok: true };
+}
+
+// ---- the order actions of the API ----
+
+const CHANGED_MEANWHILE = "The order changed its status meanwhile; read it again.";
+
+/** The order of `code` in the context's event, or `not_found`. */
+export async function loadOrder(ctx: Pick<EventContext, "db" | "event">, code: string): Promise<OrderRecord> {
+  const r = await findOrder(ctx.db, ctx.event.id, code);
+  if (!r) throw notFound();
+  return r;
+}
+
+function checkStatus(r: OrderRecord, from: OrderStatus[], to: OrderStatus): void {
+  if (!from.includes(r.order.status)) {
+    throw badRequest(
+      `The order cannot be marked as ${ORDER_STATUS_WORDS[to]} in its current status (${r.order.status}).`,
+    );
+  }
+}
+
+/** Moves an order from one of `from` to `to`; the order as it is afterwards. */
+async function transition(ctx: EventContext, r: OrderRecord, change: StatusChange): Promise<OrderRecord> {
+  checkStatus(r, change.from, change.to);
+  const result = await changeOrderStatus(ctx, r, change);
+  if (!result.ok) {
+    if (result.reason === "refused") throw validationError(refusalErrors(result.refusals));
+    throw changedMeanwhile(CHANGED_MEANWHILE);
+  }
+  return (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, r.order.code)))!;
+}
+
+/** `mark_paid`: confirms the order's open payment, or records a manual one, and the order becomes paid. */
+export const markOrderPaid = survivingD1Faults(async function markOrderPaid(
+  ctx: EventContext,
+  code: string,
+  opts: { force?: boolean; sendEmail?: boolean },
+): Promise<OrderRecord> {
+  const r = await loadOrder(ctx, code);
+  checkStatus(r, ["n", "e"], "p");
+  const open = r.payments.find((y) => OPEN_PAYMENT_STATES.includes(y.state))?.id;
+  let created: number | null = null;
+  if (open === undefined) {
+    const payment = await createPayment(ctx.db, {
+      orderId: r.order.id,
+      provider: "manual",
+      amount: r.order.total,
+      now: ctx.now,
+      cancelOpen: false,
+    });
+    if (payment === null) throw changedMeanwhile(CHANGED_MEANWHILE);
+    created = payment.id;
+  }
+  let after: OrderRecord;
+  try {
+    after = await transition(ctx, r, {
+      from: ["n", "e"],
+      to: "p",
+      confirmPaymentId: open ?? created!,
+      force: opts.force,
+    });
+  } catch (e) {
+    // Refused for good (no capacity, or the order changed meanwhile): the payment made for this
+    // call goes again. Not when the event object could not answer: it may still confirm it.
+    if (created !== null && isFailure(e) && (e.code === "invalid" || e.code === "changed"))
+      await deleteOpenPayment(ctx.db, created);
+    throw e;
+  }
+  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after, undefined, r.invoicing.live);
+  return after;
+});
+
+/**
+ * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
+ * tickets get new secrets and the old ones are revoked, in the same transaction.
+ */
+export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(
+  ctx: EventContext,
+  code: string,
+  opts: { sendEmail?: boolean },
+): Promise<OrderRecord> {
+  const r = await loadOrder(ctx, code);
+  checkStatus(r, ["n", "p"], "c");
+  const tickets = await cancellationChanges(ctx, r);
+  const after = await transition(ctx, r, { from: ["n", "p"], to: "c", cancelPayments: true, tickets });
+  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
+  return after;
+});
+
+/** `mark_expired`: a pending order expires and frees its capacity. */
+export const markOrderExpired = survivingD1Faults(async function markOrderExpired(
+  ctx: EventContext,
+  code: string,
+): Promise<OrderRecord> {
+  return transition(ctx, await loadOrder(ctx, code), { from: ["n"], to: "e" });
+});
+
+/** Payment `confirm`: an open payment is confirmed and the order becomes paid. Returns the order afterwards. */
+export const confirmPayment = survivingD1Faults(async function confirmPayment(
+  ctx: EventContext,
+  code: string,
+  localId: number,
+  opts: { force?: boolean },
+): Promise<OrderRecord> {
+  const r = await loadOrder(ctx, code);
+  const y = r.payments.find((p) => p.local_id === localId);
+  if (!y) throw notFound();
+  if (!OPEN_PAYMENT_STATES.includes(y.state))
+    throw badRequest("Only payments in state created or pending can be confirmed.");
+  return transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: y.id, force: opts.force });
+});
+
+// ---- mails ----
+
+/**
+ * Queues a mail about an order that changed (after the change; a failure is logged, not fatal).
+ * `settings`: the event's effective settings when the caller has them already;
+ * `liveInvoicesBefore`: the order's live invoices before the change (a paid mail carries the
+ * invoice the payment created, with `invoice_email_attachment`).
+ */
+export async function notifyOrder(
+  ctx: OrderScope & { organizer: Pick<OrganizerRow, "id" | "name" | "slug">; baseUrl: string },
+  kind: "order_paid" | "order_canceled",
+  r: OrderRecord,
+  known?: Record<string, unknown>,
+  liveInvoicesBefore = 0,
+): Promise<void> {
+  if (!r.order.email) return;
+  const { event, organizer: org, db } = ctx;
+  try {
+    const [items, settings] = await Promise.all([
+      itemNames(db, event.id),
+      known ?? eventSettingsFor(db, org.id, event.id),
+    ]);
+    const mail = orderMail(
+      kind,
+      {
+        organizerId: org.id,
+        organizerName: org.name,
+        eventId: event.id,
+        eventName: event.name,
+        locale: r.order.locale,
+        code: r.order.code,
+        email: r.order.email,
+        url: orderUrl(ctx.baseUrl, org.slug, event.slug, r.order.code, r.order.secret),
+        total: r.order.total,
+        currency: event.currency,
+        lines: r.positions
+          .filter((p) => p.canceled !== 1)
+          .map((p) => ({ name: i18nText(items.get(p.item) ?? {}, r.order.locale), price: p.price })),
+        fromName: (settings.mail_from_name as string | null) ?? null,
+        replyTo: (settings.contact_mail as string | null) ?? null,
+        attachInvoice: kind === "order_paid" && mailCarriesInvoice(settings, r.order, "p", liveInvoicesBefore),
+      },
+      Date.now(),
+    );
+    const [row] = await mailInsertStatement(db, mail);
+    await dispatchMail(ctx.env, [row!.id]);
+  } catch (e) {
+    log.error("order mail could not be queued", { order: r.order.code, mail_kind: kind, error: e });
+  }
+}
+
+// ---- automatic expiry ----
+
+/**
+ * Pending orders past their payment term expire (event setting payment_term_expire_automatically,
+ * default on) and free their capacity, through the event object like every status change.
+ * Returns how many expired. An event object that cannot serve is left for the next run.
+ */
+export async function expireOverdueOrders(env: Env, db: DB, now: number): Promise<number> {
+  const overdue = await overdueOrders(db, now);
+  if (overdue.length === 0) return 0;
+  const byEvent = Map.groupBy(overdue, (o) => o.eventId);
+  const positions = await orderDemands(
+    db,
+    overdue.map((o) => o.id),
+  );
+  const changed: { eventId: number; code: string }[] = [];
+  for (const [eventId, list] of byEvent) {
+    const settings = await eventSettingsFor(db, list[0]!.organizerId, eventId);
+    if (settings.payment_term_expire_automatically === false) continue;
+    const stamp = await inventoryStamp(db, eventId);
+    let event: EventRow | undefined;
+    for (const o of list) {
+      try {
+        const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
+          s.changeOrderStatus(stamp, {
+            orderId: o.id,
+            code: o.code,
+            from: ["n"],
+            to: "e",
+            demands: demandsOf(positions.get(o.id)!),
+            cancelPayments: false,
+          }),
+        );
+        if (r.ok && r.changed) {
+          changed.push({ eventId, code: o.code });
+          event ??= await eventById(db, eventId);
+          if (event) await invoicesAfterOrderChange({ env, db, event, now }, o.code, "e");
+        }
+      } catch (e) {
+        log.error("expiring an order failed; the next run retries", { event_id: eventId, order: o.code, error: e });
+      }
+    }
+  }
+  // the expiries' webhook calls were written with them; the queue delivers them
+  dispatchWebhooks(env, changed);
+  return changed.length;
+}
