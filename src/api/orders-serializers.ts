@@ -160,7 +160,7 @@ export function serializePosition(p: PositionJson, orderCode: string, downloads:
     pseudonymization_id: p.pseudonymization_id,
     seat: serializeSeat(p.seat, p.seat_id, p.seat_name),
     is_bundled: p.is_bundled === 1,
-    blocked: p.blocked && p.blocked.length ? p.blocked : null,
+    blocked: p.blocked?.length ? p.blocked : null,
     checkins: (p.checkins ?? []).map((c) => ({
       id: c.id,
       list: c.list,

@@ -77,13 +77,14 @@ async function createOrganizer(args: string[]) {
   const name = takeOption(args, "--name");
   if (args.length) throw new UsageError(`unexpected arguments: ${args.join(" ")}`);
   if (!slug) throw new UsageError("--slug is required");
-  if (!name || !name.trim()) throw new UsageError("--name is required");
+  if (!name?.trim()) throw new UsageError("--name is required");
   if (slug.length > 50 || !SLUG.test(slug)) {
     throw new UsageError(
       `invalid slug "${slug}": use 1 to 50 lowercase letters, digits, dots and dashes, starting with a letter or digit`,
     );
   }
   if (RESERVED.has(slug)) throw new UsageError(`invalid slug "${slug}": it is reserved for the service's own URLs`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refuses control characters in a name
   if (/[\u0000-\u001f]/.test(name) || name.length > 200)
     throw new UsageError("invalid name: at most 200 characters, no control characters");
 

@@ -65,7 +65,7 @@ function credentialKind(scheme: string): CredentialKind {
 function principalOf(found: FoundCredential, hash: string): Principal {
   if (found.kind === "token") {
     const row = found.row;
-    if (!row || !row.active) throw unauthorized(MESSAGES.invalidToken);
+    if (!row?.active) throw unauthorized(MESSAGES.invalidToken);
     return {
       kind: "token",
       organizerId: row.team.organizerId,

@@ -57,6 +57,7 @@ function sanitizeFilename(name: string): string | null {
   const base = name
     .split(/[\\/]/)
     .pop()!
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips control characters from a file name
     .replace(/[\u0000-\u001f"]/g, "")
     .trim();
   return base === "" || base === "." || base === ".." ? null : base.slice(0, 200);

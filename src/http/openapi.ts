@@ -23,6 +23,7 @@
  * request does any of this work (a declaration is a pass-through middleware).
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
+import type { AppEnv } from "./context";
 import { findTargetHandler } from "hono/utils/handler";
 import { describeRoute, generateSpecs, resolver, uniqueSymbol } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
@@ -297,7 +298,7 @@ export function toDocPath(path: string): string {
 }
 
 /** The routes under `prefix`, one entry per method and path, in registration order. */
-export function routeInfos(app: Hono<any>, prefix: string): RouteInfo[] {
+export function routeInfos(app: Hono<AppEnv>, prefix: string): RouteInfo[] {
   const byKey = new Map<string, RouteInfo>();
   for (const r of app.routes) {
     if (r.method === "ALL" || !r.path.startsWith(prefix)) continue;
@@ -329,7 +330,7 @@ export function routeInfos(app: Hono<any>, prefix: string): RouteInfo[] {
 }
 
 /** What the description cannot say of a route: no declaration, or a path parameter of unknown type. */
-export function undescribedRoutes(app: Hono<any>, prefix: string): string[] {
+export function undescribedRoutes(app: Hono<AppEnv>, prefix: string): string[] {
   const out: string[] = [];
   for (const r of routeInfos(app, prefix)) {
     if (!r.meta)
@@ -465,7 +466,7 @@ function accessText(scope: ScopeMarker | undefined, deviceOnly = false): string 
   if (scope.scope === "device" || deviceOnly) return "Device keys only (a team token is answered 401).";
   const perm =
     scope.permission === null
-      ? "access to the organizer" + (scope.scope === "event" ? " and the event" : "")
+      ? `access to the organizer${scope.scope === "event" ? " and the event" : ""}`
       : `\`${scope.permission}\``;
   const who = securityOf(scope).length === 2 ? "Team tokens and devices" : "Team tokens only";
   return scope.scope === "global" ? "Any valid credential." : `Needs ${perm}. ${who}.`;
@@ -521,7 +522,7 @@ function operationId(r: RouteInfo, prefix: string): string {
 }
 
 /** Builds the description of the routes of `app` under `prefix`. */
-export async function buildOpenApiDocument(app: Hono<any>, prefix: string): Promise<Document> {
+export async function buildOpenApiDocument(app: Hono<AppEnv>, prefix: string): Promise<Document> {
   const generated = await generateSpecs(app, {
     documentation: { components: { responses: errorResponses() } },
     defaultValidationErrorResponse: false,
@@ -584,13 +585,13 @@ export async function buildOpenApiDocument(app: Hono<any>, prefix: string): Prom
   } as Document;
 }
 
-const documents = new WeakMap<Hono<any>, Promise<string>>();
+const documents = new WeakMap<Hono<AppEnv>, Promise<string>>();
 
 /**
  * GET handler of the description: built on the first request, then served from the isolate's
  * copy (the same text every time).
  */
-export function openApiHandler(app: Hono<any>, prefix: string) {
+export function openApiHandler(app: Hono<AppEnv>, prefix: string) {
   return async (c: Context) => {
     let text = documents.get(app);
     if (!text) {

@@ -3,6 +3,7 @@
  * known path called with a method it does not support (405, with Allow).
  */
 import type { Hono } from "hono";
+import type { AppEnv } from "./context";
 
 type Entry = { regex: RegExp; method: string; path: string };
 
@@ -41,7 +42,7 @@ function patternToRegex(path: string): RegExp {
 export class RouteTable {
   private entries: Entry[] | null = null;
   constructor(
-    private readonly app: Hono<any>,
+    private readonly app: Hono<AppEnv>,
     private readonly prefix: string,
   ) {}
 

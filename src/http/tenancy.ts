@@ -45,7 +45,7 @@ function mark<T extends object>(fn: T, marker: ScopeMarker): T & { scopeMarker: 
 }
 
 /** The scope a registered handler declares (undefined: it is no scope middleware). */
-export function scopeMarkerOf(handler: Function): ScopeMarker | undefined {
+export function scopeMarkerOf(handler: Parameters<typeof findTargetHandler>[0]): ScopeMarker | undefined {
   return (findTargetHandler(handler) as { scopeMarker?: ScopeMarker }).scopeMarker;
 }
 

@@ -1,5 +1,5 @@
 /** The documents queue's consumer: renders invoice and ticket PDFs into R2 (idempotent per file). */
-import { type DocumentMessage } from "../lib/queues";
+import type { DocumentMessage } from "../lib/queues";
 import type { DB } from "../db/client";
 import { renderInvoiceFile } from "../services/invoices";
 import { renderTicketFile } from "../services/tickets";

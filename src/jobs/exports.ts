@@ -1,5 +1,5 @@
 /** The exports queue's messages: one step of an export each (services/exporters.ts). Delivered at least once. */
-import { type ExportMessage } from "../lib/queues";
+import type { ExportMessage } from "../lib/queues";
 import type { DB } from "../db/client";
 import { runExportStep } from "../services/exporters";
 import type { Env } from "../lib/env";

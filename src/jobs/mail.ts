@@ -9,7 +9,7 @@ const MAX_ATTEMPTS = 5;
 
 export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.now()): Promise<void> {
   const mail = await findMail(db, mailId);
-  if (!mail || mail.state !== "queued") return;
+  if (mail?.state !== "queued") return;
   const { transport, from } = readConfig(env).mail;
   try {
     let messageId: string | null = null;

@@ -3,7 +3,7 @@
  * and the cron sweep, which hands on what a lost message left behind and what waits longer
  * than a queue message can (the last retry interval is a day), and trims the call log.
  */
-import { type WebhookMessage } from "../lib/queues";
+import type { WebhookMessage } from "../lib/queues";
 import { log } from "../lib/log";
 import type { DB } from "../db/client";
 import { dueSequences, purgeWebhookCalls } from "../db/webhooks";

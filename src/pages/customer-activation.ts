@@ -36,7 +36,7 @@ function form(accountName: string, organizerName: string, error?: string): Raw {
 
 customerActivationPages.get("/customer/activate/:token", async (c) => {
   const customer = await findCustomerByActivationToken(c.var.db, await sha256Hex(c.req.param("token")), Date.now());
-  if (!customer || !customer.isActive) return c.html(invalidPage(), 404);
+  if (!customer?.isActive) return c.html(invalidPage(), 404);
   const org = await findOrganizerById(c.var.db, customer.organizerId);
   return c.html(page(TITLE, form(customer.email ?? customer.identifier, org?.name ?? "")));
 });
@@ -44,7 +44,7 @@ customerActivationPages.get("/customer/activate/:token", async (c) => {
 customerActivationPages.post("/customer/activate/:token", async (c) => {
   const tokenHash = await sha256Hex(c.req.param("token"));
   const customer = await findCustomerByActivationToken(c.var.db, tokenHash, Date.now());
-  if (!customer || !customer.isActive) return c.html(invalidPage(), 404);
+  if (!customer?.isActive) return c.html(invalidPage(), 404);
   const org = await findOrganizerById(c.var.db, customer.organizerId);
   const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const password = typeof body.password === "string" ? body.password : "";

@@ -130,7 +130,7 @@ async function payOrder(
   change: Pick<StatusChange, "confirmPaymentId" | "giftCard">,
 ): Promise<PaymentError | null> {
   const scope = { env: c.env, db: c.var.db, event: ctx.event };
-  let result;
+  let result: Awaited<ReturnType<typeof changeOrderStatus>>;
   try {
     result = await changeOrderStatus(scope, ctx.record, { from: ["n", "e"], to: "p", ...change });
   } catch (e) {

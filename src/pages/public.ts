@@ -106,7 +106,7 @@ publicPages.get("/:organizer/:event", async (c) => {
   if (RESERVED_SEGMENTS.has(orgSlug)) return c.notFound();
   const db = c.var.db;
   const found = await organizerEventBySlugs(db, orgSlug, c.req.param("event"));
-  if (!found || !found.event.live || !found.event.isPublic) {
+  if (!found?.event.live || !found.event.isPublic) {
     // an unknown organizer, an unknown event, or one customers may not see: all look alike
     return notFoundPage(c, found || (await organizerBySlug(db, orgSlug)) ? "event" : "organizer");
   }

@@ -67,6 +67,7 @@ export function returnUrlRefusal(nav: Nav, plugins: string[], prefix: unknown): 
   }
   if (
     url.length > 2000 ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refuses control characters in a return URL
     /[\u0000-\u0020\u007f]/.test(url) ||
     !parsed ||
     (parsed.protocol !== "https:" && parsed.protocol !== "http:")

@@ -124,7 +124,7 @@ const PY_FLOAT_RE = new RegExp(
   String.raw`^[+-]?(?:(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:[eE][+-]?${DIGITS})?|inf|infinity|nan)$`,
   "i",
 );
-const PY_INT_RE = new RegExp(String.raw`^[+-]?${DIGITS}$`);
+const PY_INT_RE = new RegExp(`^[+-]?${DIGITS}$`);
 
 /** Python's float() of a string, or undefined where it raises ValueError. */
 function parsePyFloat(s: string): number | undefined {
@@ -495,8 +495,8 @@ const VARIABLES = [
 type Variable = (typeof VARIABLES)[number];
 const VARIABLE_SET: ReadonlySet<string> = new Set(VARIABLES);
 
-const latest = (xs: number[]) => xs.reduce((m, x) => (x > m ? x : m), -Infinity);
-const earliest = (xs: number[]) => xs.reduce((m, x) => (x < m ? x : m), Infinity);
+const latest = (xs: number[]) => xs.reduce((m, x) => Math.max(x, m), -Infinity);
+const earliest = (xs: number[]) => xs.reduce((m, x) => Math.min(x, m), Infinity);
 
 const ENTRIES_OPERATIONS = ["entries_since", "entries_before", "entries_days_since", "entries_days_before"] as const;
 type EntriesOperation = (typeof ENTRIES_OPERATIONS)[number];

@@ -112,9 +112,14 @@ export type BundleRuleState = {
 };
 
 export function checkBundle(s: BundleRuleState, report: Report): void {
-  if (!s.bundledItem) return report("bundled_item", MESSAGES.objectMissing(s.bundledItemId));
-  if (s.bundledVariationId !== null && !s.bundledVariation)
-    return report("bundled_variation", MESSAGES.objectMissing(s.bundledVariationId));
+  if (!s.bundledItem) {
+    report("bundled_item", MESSAGES.objectMissing(s.bundledItemId));
+    return;
+  }
+  if (s.bundledVariationId !== null && !s.bundledVariation) {
+    report("bundled_variation", MESSAGES.objectMissing(s.bundledVariationId));
+    return;
+  }
   if (s.baseItemId !== null && s.bundledItem.id === s.baseItemId)
     report(WHOLE, "The bundled item must not be the same item as the bundling one.");
   if (s.bundledItem.hasBundles) report(WHOLE, "The bundled item must not have bundles on its own.");

@@ -15,7 +15,7 @@
  * At most two exports of a credential run at once (spec "Limits"); a third is refused with 429
  * (see docs/open-points.md, row 13).
  */
-import { type ExportMessage } from "../lib/queues";
+import type { ExportMessage } from "../lib/queues";
 import { log } from "../lib/log";
 import { sql } from "drizzle-orm";
 import {

@@ -15,7 +15,7 @@
  * recorded is repeated once its claim runs out, so a receiver may see a notification twice
  * (with the same `notification_id`), as pretix warns too.
  */
-import { type WebhookMessage } from "../lib/queues";
+import type { WebhookMessage } from "../lib/queues";
 import { log } from "../lib/log";
 import type { DB } from "../db/client";
 import {

@@ -4,7 +4,7 @@
  * the client gets a retryable answer or its export, and the export ends as one file with every
  * row once. (Redelivered messages and a step failing for good: test/api/exporters.test.ts.)
  */
-import { type ExportMessage } from "../../src/lib/queues";
+import type { ExportMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

@@ -4,7 +4,7 @@
  * invoice and of its cancellation in both sheets (CSV and XLSX), the inputs' filters, and the
  * organizer level's `events` held to what the caller may see.
  */
-import { type ExportMessage } from "../../src/lib/queues";
+import type { ExportMessage } from "../../src/lib/queues";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { events, exportJobs } from "../../src/db/schema";

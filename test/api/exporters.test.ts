@@ -4,7 +4,7 @@
  * through the pool's createMessageBatch / getQueueResult), the download URL's states, the limit
  * of two running exports, messages delivered twice, failure, expiry, and the files' contents.
  */
-import { type ExportMessage } from "../../src/lib/queues";
+import type { ExportMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";

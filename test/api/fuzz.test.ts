@@ -373,7 +373,7 @@ function describeSent(s: Sent, note: string): string {
 
 async function send(
   op: Operation,
-  w: World,
+  _w: World,
   c: Case,
   client: Client,
 ): Promise<{ sent: Sent; status: number; text: string; note: string }> {

@@ -4,7 +4,7 @@
  * and the order page listing the order's invoices with their PDFs for the holder of the
  * order's secret link.
  */
-import { type DocumentMessage } from "../../src/lib/queues";
+import type { DocumentMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";

@@ -89,7 +89,7 @@ async function planOf(r: Recorded): Promise<PlanRow[]> {
 }
 
 /** What is wrong with a plan (empty: nothing). */
-export function planProblems(plan: PlanRow[]): string[] {
+function planProblems(plan: PlanRow[]): string[] {
   const byId = new Map(plan.map((r) => [r.id, r]));
   const subqueries = new Set(plan.flatMap((r) => /^(?:CO-ROUTINE|MATERIALIZE) (\S+)/.exec(r.detail)?.[1] ?? []));
   const inCorrelated = (r: PlanRow): boolean => {
@@ -133,7 +133,7 @@ export function planProblems(plan: PlanRow[]): string[] {
  * it must start from the indexes' candidates, not walk the event's orders or tickets by an
  * index on the event (and test each against them).
  */
-export function searchProblems(plan: PlanRow[]): string[] {
+function searchProblems(plan: PlanRow[]): string[] {
   const problems: string[] = [];
   if (!plan.some((r) => /^SCAN orders_search VIRTUAL TABLE INDEX \d+:M/.test(r.detail)))
     problems.push("the orders' trigram index is not searched");

@@ -168,7 +168,10 @@ describe("lists a client syncs from (X-Page-Generated, passed back as modified_s
     const s = await shop();
     const constraints: (string | undefined)[] = [];
     const spying = {
-      withSession: (c?: string) => (constraints.push(c), env.DB.withSession(c)),
+      withSession: (c?: string) => {
+        constraints.push(c);
+        return env.DB.withSession(c);
+      },
     } as unknown as D1Database;
     for (const path of ["/categories/", "/items/", "/quotas/", "/checkinlists/"]) {
       const res = await createApp().fetch(

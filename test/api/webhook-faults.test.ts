@@ -4,7 +4,7 @@
  * never a 500, and a retry never makes a second webhook; a queue message whose D1 work fails is
  * retried, and the notification is delivered (never lost; at least once, as pretix delivers).
  */
-import { type WebhookMessage } from "../../src/lib/queues";
+import type { WebhookMessage } from "../../src/lib/queues";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";

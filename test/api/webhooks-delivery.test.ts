@@ -10,7 +10,7 @@
  * attempts are counted exactly are written at a simulated time ahead of the real clock, so the
  * queue consumer running in the background (with the real clock) never finds them due.
  */
-import { type WebhookMessage } from "../../src/lib/queues";
+import type { WebhookMessage } from "../../src/lib/queues";
 import { breakObjectWrites } from "../helpers/faults";
 import {
   abortAllDurableObjects,
@@ -134,7 +134,7 @@ describe("notifications of order changes", () => {
     // delivered: exactly pretix's body, notification_id first
     for (const code of [a.code, b.code, c.code, d.code, e.code])
       await deliverAt(Date.now() + HOUR, { eventId: calls[0]!.eventId, code, webhookId: hook.id });
-    expect(r.accepted.map((j) => j.code + " " + j.action)).toEqual(calls.map((x) => x.code + " " + x.actionType));
+    expect(r.accepted.map((j) => `${j.code} ${j.action}`)).toEqual(calls.map((x) => `${x.code} ${x.actionType}`));
     const first = r.requests.find((q) => q.json.notification_id === calls[0]!.id)!;
     expect(first.body).toBe(
       JSON.stringify({

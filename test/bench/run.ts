@@ -758,7 +758,7 @@ try {
   };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  const chartFile = opts.chart ?? file.replace(/\.json$/, "") + ".svg";
+  const chartFile = opts.chart ?? `${file.replace(/\.json$/, "")}.svg`;
   const when = new Date().toISOString().slice(0, 16).replace("T", " ");
   writeFileSync(
     chartFile,

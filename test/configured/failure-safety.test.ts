@@ -166,7 +166,7 @@ describe("a status change is durable before it is acknowledged", LOADED, () => {
    * Runs `change` with the object's D1 batches in `mode`; the client gets 503 (no answer in
    * time), the object is aborted, and the alarm of a fresh object settles what was decided.
    */
-  async function interrupted(s: Shop, eventId: number, mode: Mode, change: () => Promise<{ status: number }>) {
+  async function interrupted(_s: Shop, eventId: number, mode: Mode, change: () => Promise<{ status: number }>) {
     const { reached } = await breakObjectWrites(eventId, mode);
     const res = await change();
     await reached;

@@ -754,7 +754,7 @@ describe("faults no service answers itself", LOADED, () => {
     const proto = Object.getPrototypeOf(env.FILES) as { put: (...a: unknown[]) => Promise<unknown> };
     const put = proto.put;
     proto.put = () => Promise.reject(new Error("R2 put: internal error"));
-    let res;
+    let res: Awaited<ReturnType<typeof org.client.post>>;
     try {
       res = await org.client.post("/api/v1/upload", undefined, {
         raw: new Uint8Array([137, 80, 78, 71]),

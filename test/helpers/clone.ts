@@ -154,7 +154,7 @@ export async function buildRichSource(org: Org): Promise<RichSource> {
     default_price: "50.00",
     hidden_if_available: main.id,
   });
-  await patch(c, path + "/", { seat_category_mapping: { Stalls: ticket.id, Balcony: null } });
+  await patch(c, `${path}/`, { seat_category_mapping: { Stalls: ticket.id, Balcony: null } });
 
   const size = await post(c, `${path}/questions/`, {
     question: { en: "Size" },

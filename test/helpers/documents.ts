@@ -4,7 +4,7 @@
  * handler directly (the same handler the documents queue calls), and PDFs read back: their
  * text layer (pdf.js through unpdf) and the QR modules drawn in their content stream.
  */
-import { type DocumentMessage } from "../../src/lib/queues";
+import type { DocumentMessage } from "../../src/lib/queues";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFRef } from "@cantoo/pdf-lib";

@@ -3,7 +3,7 @@
  * (so nothing runs in the background), and each message is delivered to the worker's queue
  * handler through the pool's `createMessageBatch` / `getQueueResult`.
  */
-import { type ExportMessage } from "../../src/lib/queues";
+import type { ExportMessage } from "../../src/lib/queues";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";

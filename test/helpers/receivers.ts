@@ -9,7 +9,7 @@
  * so the background's attempts elsewhere fail at once and change nothing but attempt counts
  * of calls it found due by the real clock.
  */
-import { type WebhookMessage } from "../../src/lib/queues";
+import type { WebhookMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { db } from "../harness";
 import { deliverWebhookMessage, type DeliveryOptions } from "../../src/services/webhooks-delivery";

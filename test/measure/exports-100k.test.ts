@@ -4,7 +4,7 @@
  * exported as positions CSV, as the XLSX workbook and as the JSON document with the default
  * step size; prints the steps, the time per step and in total, and the file sizes.
  */
-import { type ExportMessage } from "../../src/lib/queues";
+import type { ExportMessage } from "../../src/lib/queues";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
 import { afterEach, it, vi } from "vitest";

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noFallthroughSwitchClause: every case ends in done(), which exits the process
 /**
  * A stand-in for wrangler (run through TICKETING_WRANGLER, src/cli/wrangler.ts) for
  * test/node/deploy.test.ts: it never reaches Cloudflare. It plays an account whose state is a

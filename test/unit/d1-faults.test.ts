@@ -74,7 +74,10 @@ describe("D1 faults", () => {
       await caught(
         confirmedWrite(
           () => Promise.reject(refused),
-          async () => ((checked = true), "x"),
+          async () => {
+            checked = true;
+            return "x";
+          },
         ),
       ),
     ).toBe(refused);
