@@ -5,7 +5,6 @@
  */
 import { runNode, type Service } from "../bench/server.ts";
 
-// biome-ignore lint: JSON answers are checked by the tests
 export type Json = any;
 
 export type Api = {
