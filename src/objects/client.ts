@@ -15,7 +15,7 @@ import { readConfig, type Env } from "../lib/env";
 import { Failure } from "../lib/failure";
 import { locationHintFor } from "../rules/location-hint";
 import { log } from "../lib/log";
-import type { EventObject } from "./event-object";
+import type { EventObject } from "./event/object";
 
 /** An event by id, or with its venue's coordinates (the object is then created near the venue). */
 export type EventRef = number | { id: number; geoLat?: number | null; geoLon?: number | null };

@@ -120,7 +120,7 @@ export type OrderHold = { paid: boolean; positions: Hold[] };
  * Where the holds of pending and paid orders are kept, with their totals. The ledger keeps
  * nothing per order in memory: an event with 100,000 positions held costs the ledger no more
  * memory, and its object no longer start, than one with ten (the event object's book is its
- * SQLite storage with totals kept by triggers, objects/order-book.ts). Every method is
+ * SQLite storage with totals kept by triggers, objects/event/order-book.ts). Every method is
  * synchronous: decisions still never yield.
  */
 export interface OrderBook {

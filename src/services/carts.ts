@@ -9,7 +9,7 @@ import { z } from "zod";
 import { cartForDeletion, cartsByHoldKeys, type CartRowRecord } from "../db/carts";
 import { randomString } from "../lib/crypto";
 import { withEventObject } from "../objects/client";
-import type { CartGroup, CartRow, Decision } from "../objects/event-object";
+import type { CartGroup, CartRow, Decision } from "../objects/event/types";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "../rules/events";

@@ -4,7 +4,7 @@
  * (`checkinrpc/search`), and storing failed scans of offline scanners.
  *
  * Each list names its event; the scan goes to that event's Durable Object, which decides and
- * records it (objects/event-object.ts `redeem`). A scan of several lists (of distinct events)
+ * records it (objects/event/admission.ts `redeem`). A scan of several lists (of distinct events)
  * asks each event's object; the code is a ticket of at most one of them. The Worker needs no
  * D1 read of its own for this: which event a list belongs to never changes, so it is kept per
  * isolate once read (a deleted list is answered by the object as unknown).
@@ -29,7 +29,7 @@ import {
 } from "../db/checkin";
 import type { CheckinReason, CheckinType } from "../db/schema";
 import { withEventObject } from "../objects/client";
-import type { MiniList, RedeemOutcome } from "../objects/event-object";
+import type { MiniList, RedeemOutcome } from "../objects/event/types";
 import type { ScanRequest } from "../rules/checkin";
 import type { EventContext, OrganizerContext } from "./context";
 import { fieldError, invalidPk, isFailure, notFound, Problems, validationError } from "../lib/failure";

@@ -10,7 +10,7 @@ import type { InvoiceAddress } from "../db/schema";
 import { isCountryCode } from "../lib/countries";
 import { i18nText } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
-import type { OrderDecision } from "../objects/event-object";
+import type { OrderDecision } from "../objects/event/types";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "../rules/events";

@@ -20,7 +20,7 @@ import type { Env } from "../lib/env";
 import { i18nText } from "../lib/i18n";
 import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
-import type { Decision } from "../objects/event-object";
+import type { Decision } from "../objects/event/types";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "../lib/failure";

@@ -23,7 +23,7 @@ import type {
   DeleteVoucherResult,
   UpdateVoucherResult,
   VoucherColumns,
-} from "../objects/event-object";
+} from "../objects/event/types";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { Failure, type FieldErrors, inUse, invalidPk, notFound, Problems, validationError } from "../lib/failure";

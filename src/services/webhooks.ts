@@ -30,7 +30,7 @@ import { targetUrlProblem } from "../rules/webhooks-target";
 /**
  * The action types a webhook may listen to: pretix's names of what this service emits.
  * `pretix.event.checkin` is written by the event object with each scanned check-in
- * (objects/event-object.ts `passageStatements`).
+ * (objects/event/passages.ts `passageStatements`).
  */
 export const WEBHOOK_ACTION_TYPES = [
   ORDER_ACTIONS.placed,

@@ -11,7 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { checkinLists, checkins } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
+import type { EventObject } from "../../src/objects/event/object";
 import { db } from "../harness";
 import { breakObjectWrites } from "../helpers/faults";
 import { venue } from "../helpers/checkin";

@@ -1,6 +1,6 @@
 /**
  * A restarted event object does not read its orders (issue "Production hardening", item 4):
- * the orders' holds stay in its storage (objects/order-book.ts), with totals that triggers keep
+ * the orders' holds stay in its storage (objects/event/order-book.ts), with totals that triggers keep
  * in the same statement, so the start reads the same few rows for 10 positions held as for
  * 100,000 and keeps nothing per order in memory. The totals must always equal the rows, and
  * what a restarted object decides must equal what D1 says was sold.
@@ -9,7 +9,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
+import type { EventObject } from "../../src/objects/event/object";
 import { db } from "../harness";
 import { type Shop, shop } from "../helpers/sales";
 

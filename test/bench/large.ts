@@ -174,8 +174,8 @@ function writeFixture(
   }
   log(`large: D1 fixture written in ${round((performance.now() - started) / 1000, 1)} s`);
   // the object's storage exactly as it writes it for the orders it places: the holds (the
-  // triggers of objects/order-book.ts keep the totals), and the ticket index with every
-  // ticket and its check-ins (objects/checkin-state.ts)
+  // triggers of objects/event/order-book.ts keep the totals), and the ticket index with every
+  // ticket and its check-ins (objects/event/checkin-state.ts)
   const od = new DatabaseSync(object);
   try {
     od.exec(`ATTACH DATABASE '${d1.replaceAll("'", "''")}' AS d1`);
@@ -234,7 +234,7 @@ export function fileBytes(stateDir: string): number {
 
 /**
  * What the ledger would keep in memory if it held every order itself, as it did before the
- * object's order book moved to its storage (src/objects/order-book.ts): its map of order code →
+ * object's order book moved to its storage (src/objects/event/order-book.ts): its map of order code →
  * payment and holds, with `positions` positions in orders of two, measured here in Node (V8,
  * as in workerd), in MB.
  */

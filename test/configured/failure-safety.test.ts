@@ -12,7 +12,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { cartPositions, orderPayments, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
+import type { EventObject } from "../../src/objects/event/object";
 import { db } from "../harness";
 import { breakObjectWrites } from "../helpers/faults";
 import { shop, type Shop } from "../helpers/sales";

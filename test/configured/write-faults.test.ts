@@ -27,7 +27,7 @@ import {
 import { D1_DONE_UNREAD, D1_READ_FAILED, D1_UNAVAILABLE, D1_UNCONFIRMED } from "../../src/services/faults";
 import { FILE_STORE_UNAVAILABLE } from "../../src/http/files";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
+import type { EventObject } from "../../src/objects/event/object";
 import { db, type Json, seedOrganizer, unique } from "../harness";
 import { injectD1Fault } from "../helpers/faults";
 import { venue, type Venue } from "../helpers/checkin";

@@ -19,7 +19,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event-object";
+import type { EventObject } from "../../src/objects/event/object";
 
 export type D1FaultMode = "fail" | "lost" | "hang" | "commit-then-hang";
 

@@ -1,7 +1,7 @@
 /**
  * Check-in: check-in lists and the check-ins (scans) made on them, successful or not (pretix
  * docs checkinlists.rst, checkin.rst). Admission is decided by the event's Durable Object
- * (src/objects/event-object.ts), which writes every successful check-in; failed scans are
+ * (src/objects/event/), which writes every successful check-in; failed scans are
  * kept for statistics.
  */
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";

@@ -1,7 +1,7 @@
 /**
  * Selling: vouchers, cart positions, orders with positions, fees and payments
  * (pretix docs vouchers.rst, carts.rst, orders.rst). Capacity decisions on these
- * rows are taken by the event's Durable Object (src/objects/event-object.ts); it is the only
+ * rows are taken by the event's Durable Object (src/objects/event/); it is the only
  * writer of order status, cart rows and voucher redemption counts.
  */
 import { sql } from "drizzle-orm";

@@ -2,7 +2,7 @@
  * Ticket secrets beyond the random default (pretix docs "Ticket secret generators", orders.rst
  * "Revoked ticket secrets", "Blocked ticket secrets"): the event's signing key of a scheme, the
  * secrets a ticket no longer has (revoked: a scanner that admits offline must refuse them), and
- * the secrets of blocked tickets. The event object (src/objects/event-object.ts) is the only
+ * the secrets of blocked tickets. The event object (src/objects/event/) is the only
  * writer of revocations and blocks, together with the position's new secret or block.
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";

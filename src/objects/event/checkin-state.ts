@@ -1,23 +1,15 @@
 /**
- * The check-in state of an event's Durable Object, in the object's own SQLite storage (so a
- * restarted object still knows who is inside and how often each ticket entered):
- *
- * - the ticket index: every order the object wrote (order creation is its door) and every
- *   ticket it had to look up in D1 once, with what the decision needs (status, product, date,
- *   validity, answers); status changes update it;
- * - passages: the successful check-ins (entries and exits) per ticket and list, each with its
- *   own id (`uid`, also the D1 row's), so that a replayed write never makes a second row;
- * - the automatic exits already made (`exit_all_at` firings), so that a firing happens once;
- * - revoked secrets (a ticket's secrets before it was re-issued or canceled with signed
- *   secrets), so that a scan of one is answered `revoked` (or, forced, admits its ticket).
- *
- * The configuration (lists, questions asked at the door, attention flags, timezone) is loaded
- * from D1 and kept in memory. Every method is synchronous.
+ * The event object's check-in state, in its own SQLite (a restarted object still knows who is
+ * inside): the ticket index (every order the object wrote, every ticket it looked up in D1 once,
+ * with what a decision needs), the passages per ticket and list (each with its `uid`, the D1
+ * row's, so a replay makes no second row), the automatic exits made (a firing happens once), and
+ * revoked secrets (a scan of one answers `revoked`). The lists' configuration is loaded from D1
+ * and kept in memory (`CheckinConfig`). Every method is synchronous.
  */
-import type { TicketOrderRow } from "../db/checkin";
-import type { CheckinCatalogRows } from "../db/inventory";
-import type { Answer, CheckinType, OrderStatus } from "../db/schema";
-import type { CheckinQuestion, ListConfig, OrderFacts, Passage, TicketFacts } from "../rules/checkin";
+import type { TicketOrderRow } from "../../db/checkin";
+import type { CheckinCatalogRows } from "../../db/inventory";
+import type { Answer, CheckinType, OrderStatus } from "../../db/schema";
+import type { CheckinQuestion, ListConfig, OrderFacts, Passage, TicketFacts } from "../../rules/checkin";
 
 export type EventDates = { dateFrom: number; dateTo: number | null; dateAdmission: number | null };
 
@@ -93,7 +85,7 @@ export class CheckinState {
     // the tickets that ever left: a restarted object reads these, not the whole index
     this.sql.exec("CREATE INDEX IF NOT EXISTS ci_passages_exits ON ci_passages (ticket_id) WHERE type = 'exit'");
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_exit_all (list_id INTEGER PRIMARY KEY, fired INTEGER NOT NULL)");
-    // storage made before tickets could be blocked
+    // a ci_tickets without the `blocked` column gets it (storage kept across versions)
     const columns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_tickets)")].map((c) => c.name);
     if (!columns.includes("blocked"))
       this.sql.exec("ALTER TABLE ci_tickets ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0");

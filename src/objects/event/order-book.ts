@@ -1,14 +1,11 @@
 /**
- * The event object's order book (rules/inventory.ts `OrderBook`): the holds of pending and
- * paid orders in the object's own SQLite storage, one row per position in `holds` (kind
- * 'order'), beside the carts' rows the object writes itself. Triggers keep the totals the
- * ledger counts with (`order_totals` per capacity key and payment, `voucher_totals` per
- * voucher) in the same statement as every change of a row, so nothing about an order is kept
- * in memory and a restarted object reads no order at all: its start does not grow with the
- * event (issue "Production hardening", item 4; docs/scaling.md). Everything is synchronous, in
- * the caller's `transactionSync` where there is one.
+ * The event object's order book (rules/inventory.ts `OrderBook`): the holds of pending and paid
+ * orders in the object's SQLite, one row per position in `holds` (kind 'order', beside the
+ * carts' rows). Triggers keep the totals the ledger counts with (per capacity key and payment,
+ * per voucher) in the statement that changes a row, so no order is kept in memory and a
+ * restarted object reads none. Everything is synchronous, in the caller's `transactionSync`.
  */
-import type { Hold, Key, OrderBook, OrderHold } from "../rules/inventory";
+import type { Hold, Key, OrderBook, OrderHold } from "../../rules/inventory";
 
 /** The tables, indexes and triggers of the book (idempotent; `holds` is shared with the carts). */
 export function createOrderBookTables(sql: SqlStorage): void {
@@ -33,7 +30,7 @@ export function createOrderBookTables(sql: SqlStorage): void {
   // only the payment of an order's rows ever changes
   sql.exec(`CREATE TRIGGER IF NOT EXISTS holds_order_paid AFTER UPDATE OF paid ON holds WHEN new.kind = 'order' AND old.paid <> new.paid
     BEGIN ${tally("old", "old.paid", "- 1")} ${tally("new", "new.paid", "+ 1")} END`);
-  // Storage written before the totals existed: count once what is there.
+  // No totals yet (an empty book, or storage kept across versions): count once what is there.
   const totals = sql.exec<{ n: number }>("SELECT count(*) AS n FROM order_totals").one().n;
   if (totals === 0) {
     sql.exec(

@@ -1,0 +1,170 @@
+/**
+ * Sales: cart reservations. A group's holds are decided and recorded (the ledger's memory, rows
+ * in the object's storage so that a restarted object rebuilds them, an outbox entry) without
+ * yielding, then D1 gets the cart rows. A deletion writes D1 first, then releases the holds, so
+ * an in-flight write never frees capacity twice. Expired carts stop counting by themselves; the
+ * alarm prunes them.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { runBatch, type Statement } from "../../db/catalog-common";
+import { cartsByHoldKeys } from "../../db/carts";
+import { cartPositions } from "../../db/schema";
+import { MAX_PARAMS } from "../../db/util";
+import { chunks } from "../../lib/chunks";
+import type { Demand } from "../../rules/inventory";
+import { clearOutbox, handToAlarm, writeOutbox } from "./outbox";
+import type { EventState } from "./state";
+import type { CartGroup, CartRow, Decision } from "./types";
+
+/** Holds a cart position (callers run it inside `transactionSync`). */
+export function holdCart(s: EventState, holdKey: string, cartId: string, d: Demand, expires: number): void {
+  s.ledger.addCart(holdKey, cartId, d, expires);
+  const h = s.ledger.cart(holdKey)!;
+  s.sql.exec(
+    "INSERT OR REPLACE INTO holds (kind, ref, idx, grp, key, seat, voucher_id, expires, paid) VALUES ('cart', ?, 0, ?, ?, ?, ?, ?, 0)",
+    holdKey,
+    cartId,
+    h.key,
+    h.seat,
+    h.voucherId,
+    expires,
+  );
+}
+
+/** Releases a cart position's hold (callers run it inside `transactionSync`). */
+export function releaseCartHold(s: EventState, holdKey: string): void {
+  s.ledger.removeCart(holdKey);
+  s.sql.exec("DELETE FROM holds WHERE kind = 'cart' AND ref = ?", holdKey);
+}
+
+/**
+ * Reserves cart positions. Each group (a position with its add-ons / bundled positions)
+ * is decided on its own: bulk creation is not atomic across groups.
+ */
+export async function reserveCarts(s: EventState, stamp: number, groups: CartGroup[]): Promise<Decision[]> {
+  await s.ensureCatalog(stamp);
+  const now = Date.now();
+  const decisions: Decision[] = [];
+  const accepted: CartGroup[] = [];
+  let outboxId = 0;
+  s.storage.transactionSync(() => {
+    for (const g of groups) {
+      const refusals = s.ledger.check(g.demands, now);
+      if (refusals.length) {
+        decisions.push({ ok: false, refusals });
+        continue;
+      }
+      g.demands.forEach((d, i) => holdCart(s, g.holdKeys[i]!, g.cartId, d, g.expires));
+      accepted.push(g);
+      decisions.push({ ok: true });
+    }
+    if (accepted.length) outboxId = writeOutbox(s, { kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
+  });
+  if (!accepted.length) return decisions;
+  s.inflight.add(outboxId);
+  try {
+    await writeCartRows(
+      s,
+      accepted.flatMap((g) => g.rows),
+    );
+  } catch (e) {
+    // As for orders: the batch is one transaction, but a failed call does not always say
+    // whether it committed. Ask D1 (one of its rows tells): written → a success after all;
+    // not written → give the capacity back; unknown → keep the holds for the alarm, which
+    // writes the rows (idempotently), or they expire.
+    const written = await cartsByHoldKeys(s.db(), s.eventId, [accepted[0]!.holdKeys[0]!])
+      .then((rows) => rows.length > 0)
+      .catch(() => undefined);
+    if (written === undefined) {
+      await handToAlarm(s, outboxId);
+      throw e;
+    }
+    if (!written) {
+      s.storage.transactionSync(() => {
+        for (const g of accepted) for (const hk of g.holdKeys) releaseCartHold(s, hk);
+        clearOutbox(s, outboxId);
+      });
+      throw e;
+    }
+  }
+  clearOutbox(s, outboxId);
+  await s.scheduleAlarm();
+  return decisions;
+}
+
+/** Writes cart rows to D1 (once each, by hold key): a reservation's, or the alarm's replay of it. */
+export async function writeCartRows(s: EventState, rows: CartRow[]): Promise<void> {
+  const db = s.db();
+  // bases come before their add-ons, which find the base's id by its hold key
+  const stmts: Statement[] = rows.map(({ addonToHoldKey, ...r }) =>
+    db
+      .insert(cartPositions)
+      .values({
+        ...r,
+        addonTo:
+          addonToHoldKey === null
+            ? null
+            : sql<number>`(SELECT c2.id FROM cart_positions c2 WHERE c2.hold_key = ${addonToHoldKey})`,
+      })
+      .onConflictDoNothing({ target: cartPositions.holdKey }),
+  );
+  await runBatch(db, stmts);
+}
+
+/** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
+export async function deleteCarts(s: EventState, holdKeys: string[]): Promise<string[]> {
+  if (holdKeys.length === 0) return [];
+  const db = s.db();
+  // a position with its add-ons and bundled positions can exceed D1's parameter limit
+  let deleted: { holdKey: string }[][];
+  try {
+    deleted = (await runBatch(
+      db,
+      chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
+        db
+          .delete(cartPositions)
+          .where(and(eq(cartPositions.eventId, s.eventId), inArray(cartPositions.holdKey, part)))
+          .returning({ holdKey: cartPositions.holdKey }),
+      ),
+    )) as { holdKey: string }[][];
+  } catch (e) {
+    // the answer may be lost: rows gone from D1 were deleted, and their holds go too
+    const left = await cartsByHoldKeys(db, s.eventId, holdKeys).catch(() => null);
+    if (left === null || left.length > 0) throw e;
+    deleted = [holdKeys.map((holdKey) => ({ holdKey }))];
+  }
+  s.storage.transactionSync(() => {
+    for (const hk of holdKeys) releaseCartHold(s, hk);
+  });
+  return deleted.flat().map((d) => d.holdKey);
+}
+
+/** Re-reads cart rows from D1 after a failed consumption and holds them again. */
+export async function restoreCartHolds(s: EventState, holdKeys: string[]): Promise<void> {
+  if (holdKeys.length === 0) return;
+  const rows = await cartsByHoldKeys(s.db(), s.eventId, holdKeys);
+  s.storage.transactionSync(() => {
+    for (const r of rows) {
+      holdCart(
+        s,
+        r.holdKey,
+        r.cartId,
+        {
+          itemId: r.itemId,
+          variationId: r.variationId,
+          subeventId: r.subeventId,
+          seat: r.seat,
+          voucherId: r.voucherId,
+        },
+        r.expires,
+      );
+    }
+  });
+}
+
+/** Releases the holds of carts that expired (the alarm). */
+export function releaseExpiredCarts(s: EventState, now: number): void {
+  s.storage.transactionSync(() => {
+    for (const hk of s.ledger.expiredCarts(now)) releaseCartHold(s, hk);
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * The event's Durable Object (one per event, named by the event id): the single place where
+ * capacity and admission decisions are taken. Its invariants (ARCHITECTURE.md): decide without
+ * yielding, durable before acknowledged (outbox.ts), no lost capacity, one door (every change of
+ * a decision's input is a method here, or bumps the inventory stamp every call carries). This
+ * class is its door: each method hands its work to the job's module, on the state they share.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../../lib/env";
+import type { Availability, Demand } from "../../rules/inventory";
+import * as admission from "./admission";
+import { runAlarm } from "./alarm";
+import * as availability from "./availability";
+import * as carts from "./carts";
+import { CallCounting, type CountedAnswer, type CountedMethod } from "./counting";
+import * as orders from "./orders";
+import { countStartReads, createTables, loadAndWake, restoreHolds } from "./start";
+import { EventState } from "./state";
+import * as tickets from "./tickets";
+import type {
+  CartGroup,
+  CreateVouchersResult,
+  Decision,
+  DeleteVoucherResult,
+  ObjectStart,
+  OrderDecision,
+  OrderRequest,
+  RedeemOutcome,
+  RedeemRequest,
+  StatusChange,
+  StatusDecision,
+  TicketsChange,
+  UpdateVoucherResult,
+  VoucherColumns,
+  VoucherRow,
+} from "./types";
+import * as vouchers from "./vouchers";
+
+export class EventObject extends DurableObject<Env> {
+  private readonly s: EventState;
+  private readonly counting = new CallCounting();
+  /** What this instance read from its storage when it started. */
+  private started: ObjectStart = { rowsRead: 0, heldPositions: 0 };
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const reads = countStartReads(ctx.storage.sql);
+    this.s = new EventState(ctx, reads.sql, () => this.env);
+    ctx.blockConcurrencyWhile(async () => {
+      createTables(this.s);
+      const now = Date.now();
+      this.started = restoreHolds(this.s, reads, now);
+      await loadAndWake(this.s, this.counting, now);
+    });
+  }
+
+  /**
+   * Runs one of the methods below and answers its result with the D1 bookmark of its work and
+   * its round trips (counting.ts). The Worker's door (objects/client.ts) calls every method
+   * through this inside a request.
+   */
+  countedCall(method: CountedMethod, args: unknown[]): Promise<CountedAnswer> {
+    const fn = () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+    return this.counting.call(method, fn, this.started);
+  }
+
+  /** What this instance read from its storage when it started (tests). */
+  startReport(): ObjectStart {
+    return { ...this.started };
+  }
+
+  // ---------------------------------------------------------------- sales
+
+  quotaAvailability(stamp: number, quotaIds: number[]): Promise<Record<number, Availability>> {
+    return availability.quotaAvailability(this.s, stamp, quotaIds);
+  }
+
+  /** Availability states (100/20/10/0, null: not counted) of products on dates. */
+  availabilityStates(
+    stamp: number,
+    demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
+  ): Promise<(number | null)[]> {
+    return availability.availabilityStates(this.s, stamp, demands);
+  }
+
+  /** Reserves cart positions, each group decided on its own. */
+  reserveCarts(stamp: number, groups: CartGroup[]): Promise<Decision[]> {
+    return carts.reserveCarts(this.s, stamp, groups);
+  }
+
+  /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
+  deleteCarts(holdKeys: string[]): Promise<string[]> {
+    return carts.deleteCarts(this.s, holdKeys);
+  }
+
+  placeOrder(stamp: number, req: OrderRequest): Promise<OrderDecision> {
+    return orders.placeOrder(this.s, stamp, req);
+  }
+
+  changeOrderStatus(stamp: number, req: StatusChange): Promise<StatusDecision> {
+    return orders.changeOrderStatus(this.s, stamp, req);
+  }
+
+  // ---------------------------------------------------------------- vouchers
+
+  createVouchers(stamp: number, rows: VoucherRow[]): Promise<CreateVouchersResult> {
+    return vouchers.createVouchers(this.s, stamp, rows);
+  }
+
+  updateVoucher(stamp: number, id: number, values: VoucherColumns): Promise<UpdateVoucherResult> {
+    return vouchers.updateVoucher(this.s, stamp, id, values);
+  }
+
+  deleteVoucher(stamp: number, id: number): Promise<DeleteVoucherResult> {
+    return vouchers.deleteVoucher(this.s, stamp, id);
+  }
+
+  // ---------------------------------------------------------------- admission
+
+  redeem(req: RedeemRequest): Promise<RedeemOutcome> {
+    return admission.redeem(this.s, req);
+  }
+
+  checkinListChanged(listId: number, deleted: boolean): Promise<null> {
+    return admission.checkinListChanged(this.s, listId, deleted);
+  }
+
+  /** What the object holds of check-in (tests). */
+  async checkinCounts(): Promise<{ tickets: number; passages: number }> {
+    return this.s.ci.counts();
+  }
+
+  changeTickets(req: TicketsChange): Promise<{ ok: boolean }> {
+    return tickets.changeTickets(this.s, req);
+  }
+
+  // ---------------------------------------------------------------- housekeeping
+
+  /** The catalog changed in D1 (quotas, seats): reload now. */
+  async catalogChanged(stamp: number): Promise<null> {
+    await this.s.ensureCatalog(stamp);
+    return null;
+  }
+
+  /** The event was deleted: forget everything (storage and memory). */
+  async eventDeleted(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.s.forget();
+    createTables(this.s);
+  }
+
+  /** Replays the outbox, prunes expired carts, fires automatic exits (alarm.ts). */
+  override alarm(): Promise<void> {
+    return runAlarm(this.s);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * What the event object's methods take and answer: the types the services use when they call it
+ * through objects/client.ts.
+ */
+import type { CheckinPositionRow } from "../../db/checkin";
+import type { OrderWrite } from "../../db/inventory";
+import type { RawOrder } from "../../db/orders";
+import type { GiftCardDebit } from "../../db/payments";
+import type { CheckinReason, cartPositions, vouchers } from "../../db/schema";
+import type { TicketChange } from "../../db/ticket-secrets";
+import type { ScanRequest } from "../../rules/checkin";
+import type { Demand, Refusal } from "../../rules/inventory";
+
+// ---------------------------------------------------------------- sales
+
+/** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
+export type CartRow = Omit<typeof cartPositions.$inferInsert, "addonTo"> & { addonToHoldKey: string | null };
+
+export type CartGroup = {
+  /** One hold key per position of the group (a position with its add-ons and bundled items). */
+  holdKeys: string[];
+  cartId: string;
+  expires: number;
+  demands: Demand[];
+  rows: CartRow[];
+};
+
+export type Decision = { ok: true } | { ok: false; refusals: Refusal[] };
+
+/** An order to place: its positions' demands, the carts it consumes, and its D1 rows. */
+export type OrderRequest = {
+  code: string;
+  demands: Demand[];
+  paid: boolean;
+  consumeCartIds: string[];
+  ignoreQuota: boolean;
+  write: OrderWrite;
+};
+
+/** A placed order comes back as the API reads it, from the same D1 batch that wrote it. */
+export type OrderDecision = { ok: true; order: RawOrder | null } | { ok: false; refusals: Refusal[] };
+
+/** An order's status change (`changeOrderStatus`). */
+export type StatusChange = {
+  orderId: number;
+  code: string;
+  from: ("n" | "p" | "e" | "c")[];
+  to: "n" | "p" | "e" | "c";
+  demands: Demand[];
+  confirmPaymentId?: number | null;
+  cancelPayments?: boolean;
+  ignoreQuota?: boolean;
+  giftCard?: GiftCardDebit | null;
+  /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
+  tickets?: TicketChange[];
+};
+
+/** `changed`: D1 took the status change (its condition held). */
+export type StatusDecision = Decision & { changed?: boolean };
+
+// ---------------------------------------------------------------- vouchers
+
+/** A voucher's row as the API creates it. */
+export type VoucherRow = typeof vouchers.$inferInsert;
+export type CreateVouchersResult = { ok: true; ids: number[] } | { ok: false; index: number; refusals: Refusal[] };
+export type UpdateVoucherResult = { ok: true } | { ok: false; refusals: Refusal[] };
+export type DeleteVoucherResult = { ok: true } | { ok: false; reason: "redeemed" };
+/** A voucher's columns as the API sets them (D1 keeps id and creation, the object redemptions). */
+export type VoucherColumns = Required<Omit<typeof vouchers.$inferInsert, "id" | "eventId" | "redeemed" | "createdAt">>;
+
+// ---------------------------------------------------------------- admission
+
+/** A scan to decide on one list of this event. */
+export type RedeemRequest = {
+  listId: number;
+  /** The scanned code (a ticket secret). */
+  raw: string;
+  /** The legacy per-list redeem may name the ticket by its id. */
+  id: number | null;
+  scan: ScanRequest;
+  sourceType: string;
+};
+
+/** The list as a scan's answer shows it (pretix `MiniCheckinListSerializer`, without the event slug the Worker knows). */
+export type MiniList = { id: number; name: string; subevent: number | null; include_pending: boolean };
+
+export type RedeemOutcome =
+  | { kind: "no_list" }
+  | { kind: "unknown" }
+  | {
+      kind: "decided";
+      status: "ok" | "error" | "incomplete";
+      reason: CheckinReason | null;
+      explanation: string | null;
+      questions: number[];
+      list: MiniList;
+      position: CheckinPositionRow | null;
+    };
+
+/** Changes of one order's tickets (`changeTickets`): new secrets, blocks, the order's own secret. */
+export type TicketsChange = {
+  orderId: number;
+  code: string;
+  changes: TicketChange[];
+  orderSecret: string | null;
+};
+
+// ---------------------------------------------------------------- start
+
+/** What a (re)started object read from its own storage to serve (debugging aid, tests). */
+export type ObjectStart = { rowsRead: number; heldPositions: number };
