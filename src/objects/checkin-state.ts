@@ -14,7 +14,7 @@
  * The configuration (lists, questions asked at the door, attention flags, timezone) is loaded
  * from D1 and kept in memory. Every method is synchronous.
  */
-import type { TicketOrderRow } from "../db/checkin";
+import type { TicketOrderRow } from "../db/checkin/object-reads";
 import type { CheckinCatalogRows } from "../db/inventory";
 import type { Answer, CheckinType, OrderStatus } from "../db/schema";
 import type { CheckinQuestion, ListConfig, OrderFacts, Passage, TicketFacts } from "../rules/checkin";

@@ -31,21 +31,22 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../db/catalog-common";
 import { cartsByHoldKeys } from "../db/carts";
 import { createDb, type DB } from "../db/client";
+import { moveExitAllAt } from "../db/checkin/lists";
+import {
+  checkinStampsQuery,
+  configUnchangedSql,
+  ticketOrderQuery,
+  type TicketOrderRow,
+} from "../db/checkin/object-reads";
 import {
   autoCheckinStatement,
   checkinExists,
   checkinMissingSql,
-  configUnchangedSql,
   insertCheckinIf,
-  checkinPositionsByIds,
-  type CheckinPositionRow,
-  checkinStampsQuery,
-  moveExitAllAt,
   setPositionAnswers,
-  ticketOrderQuery,
-  type TicketOrderRow,
   touchOrderOfPosition,
-} from "../db/checkin";
+} from "../db/checkin/passages";
+import { checkinPositionsByIds, type CheckinPositionRow } from "../db/checkin/ticket-rows";
 import {
   type OrderWrite,
   readCheckinCatalog,
