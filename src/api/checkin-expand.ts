@@ -3,7 +3,7 @@
  * scan's answer, the questions of answers) replaced by the full objects, each serialized by its
  * own family. Only read when a client asks for it.
  */
-import { questionRecordsByIds } from "../db/checkin";
+import { questionRecordsByIds } from "../db/questions";
 import { findEvent } from "../db/events";
 import { findItem, findVariation } from "../db/items";
 import { findSubevent } from "../db/subevents";

@@ -5,7 +5,10 @@
  * typed by them.
  */
 import { z } from "zod";
-import type { CheckinJson, CheckinListRecord, CheckinPositionRow, ScanCounts } from "../db/checkin";
+import type { CheckinListRecord } from "../db/checkin/lists";
+import type { CheckinJson } from "../db/checkin/passages";
+import type { ScanCounts } from "../db/checkin/status";
+import type { CheckinPositionRow } from "../db/checkin/ticket-rows";
 import type { Answer, checkins } from "../db/schema";
 import { buildName, type NameParts } from "../rules/person-names";
 import { apiDownloadUrls, positionDownloads } from "../services/tickets";

@@ -8,7 +8,8 @@
  * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's).
  */
 import { Hono } from "hono";
-import { listCheckinPositions, positionOrdering, questionRecordsByIds } from "../db/checkin";
+import { listCheckinPositions, positionOrdering } from "../db/checkin/tickets";
+import { questionRecordsByIds } from "../db/questions";
 import { isDatabaseFault } from "../db/constraints";
 import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../services/checkin-redeem";
 import { badRequest, forbidden, MESSAGES } from "../lib/failure";

@@ -5,17 +5,10 @@
  * and the event's check-in history (pretix checkin.rst), where failed scans show.
  */
 import { Hono } from "hono";
-import {
-  CHECKIN_LIST_ORDERING,
-  checkinHistory,
-  checkinListStatus,
-  type CheckinListRecord,
-  findCheckinPosition,
-  HISTORY_ORDERING,
-  listCheckinLists,
-  listTicketsOfList,
-  positionOrdering,
-} from "../db/checkin";
+import { checkinHistory, HISTORY_ORDERING } from "../db/checkin/history";
+import { CHECKIN_LIST_ORDERING, type CheckinListRecord, listCheckinLists } from "../db/checkin/lists";
+import { checkinListStatus } from "../db/checkin/status";
+import { findCheckinPosition, listTicketsOfList, positionOrdering } from "../db/checkin/tickets";
 import { CHECKIN_REASONS } from "../db/schema";
 import {
   changeList,

@@ -3,7 +3,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
-import { checkinCatalogStatements } from "./checkin";
+import { checkinCatalogStatements } from "./checkin/object-reads";
 import { mailInsertStatement, type MailInsert } from "./mail";
 import { orderPlacedNotification } from "./webhooks";
 import {
@@ -40,7 +40,7 @@ export function touchInventory(db: DB, eventId: number | SQL, now: number) {
 
 /**
  * What the event object decides with, as rows: quotas, what they cover, vouchers, the change
- * stamp, and the check-in configuration (db/checkin.ts), in one round trip.
+ * stamp, and the check-in configuration (db/checkin/object-reads.ts), in one round trip.
  */
 export async function readInventoryCatalog(db: DB, eventId: number) {
   const [stampRows, quotaRows, coverage, voucherRows, ...checkin] = await db.batch([

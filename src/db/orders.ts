@@ -4,7 +4,7 @@
  */
 import { and, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { OrderConditions } from "./order-filters";
-import { type CheckinJson, checkinsJsonSql } from "./checkin";
+import { type CheckinJson, checkinsJsonSql } from "./checkin/passages";
 import { ticketSettingsSql } from "./settings";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import type { DB } from "./client";

@@ -14,7 +14,7 @@ import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { questionItems, questionOptions, questions } from "./schema";
 import { chunks } from "../lib/chunks";
-import { MAX_PARAMS, rowsPerInsert } from "./util";
+import { inIntegers, MAX_PARAMS, rowsPerInsert } from "./util";
 
 export type QuestionRow = typeof questions.$inferSelect;
 export type QuestionValues = Omit<typeof questions.$inferInsert, "id" | "eventId">;
@@ -76,6 +76,15 @@ export async function listQuestions(db: DB, eventId: number, f: QuestionFilters,
 
 export async function findQuestion(db: DB, eventId: number, id: number): Promise<QuestionRecord | undefined> {
   return selectQuestions(db).where(questionWhere(eventId, id)).get();
+}
+
+/** Questions of the event by id, with their items and options (as their family serializes them). */
+export async function questionRecordsByIds(db: DB, eventId: number, ids: readonly number[]): Promise<QuestionRecord[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  return selectQuestions(db)
+    .where(and(eq(questions.eventId, eventId), inIntegers(questions.id, unique)))
+    .orderBy(asc(questions.position), asc(questions.id));
 }
 
 function questionExistsQuery(db: DB, eventId: number, id: number) {

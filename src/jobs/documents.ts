@@ -1,7 +1,7 @@
 /** The documents queue's consumer: renders invoice and ticket PDFs into R2 (idempotent per file). */
 import type { DocumentMessage } from "../lib/queues";
 import type { DB } from "../db/client";
-import { renderInvoiceFile } from "../services/invoices";
+import { renderInvoiceFile } from "../services/invoice-files";
 import { renderTicketFile } from "../services/tickets";
 import type { Env } from "../lib/env";
 

@@ -9,7 +9,7 @@ import { paymentUrl } from "../rules/urls";
 import { createPayment } from "../db/payments";
 import { orderInvoices } from "../db/invoices";
 import { orderLabels } from "../db/storefront";
-import { orderInvoicePdf } from "../services/invoices";
+import { orderInvoicePdf } from "../services/invoice-files";
 import { PAYMENT_PROVIDERS, type PaymentProvider } from "../rules/orders";
 import {
   OPEN_PAYMENT_STATES,

@@ -13,7 +13,7 @@ import {
   findCheckinList,
   subeventOfEvent,
   updateCheckinList,
-} from "../db/checkin";
+} from "../db/checkin/lists";
 import { withEventObject } from "../objects/client";
 import { checkEventItems, idList, name, salesChannel } from "./catalog-fields";
 import type { EventContext } from "./context";

@@ -16,17 +16,19 @@ import { z } from "zod";
 import {
   checkinListQuery,
   type CheckinListRecord,
-  type CheckinPositionRow,
+  itemOfEvent,
+  listEvents,
+  subeventOfEvent,
+  variationOfEvent,
+} from "../db/checkin/lists";
+import {
   checkinExists,
   failedCheckinWithNonce,
   insertCheckin,
-  itemOfEvent,
-  listEvents,
   positionIdBySecret,
   positionOfEvent,
-  subeventOfEvent,
-  variationOfEvent,
-} from "../db/checkin";
+} from "../db/checkin/passages";
+import type { CheckinPositionRow } from "../db/checkin/ticket-rows";
 import type { CheckinReason, CheckinType } from "../db/schema";
 import { withEventObject } from "../objects/client";
 import type { MiniList, RedeemOutcome } from "../objects/event/types";

@@ -5,7 +5,7 @@
  * that last started and the next one, the one of today, switching over halfway between them.
  * Only events the device may access are suggested.
  */
-import { eventSelectionCandidates } from "../db/checkin";
+import { eventSelectionCandidates } from "../db/event-selection";
 import type { DB } from "../db/client";
 import { zonedDate } from "../lib/datetime";
 import { i18nText, type I18n } from "../lib/i18n";

@@ -8,7 +8,7 @@ import type { DB } from "../db/client";
 import { setMailAttachments } from "../db/mail";
 import type { MailAttachment } from "../db/schema";
 import type { Env } from "../lib/env";
-import { invoiceForMail } from "./invoices";
+import { invoiceForMail } from "./invoice-files";
 
 export type MailFile = Extract<MailAttachment, { kind: "file" }>;
 

@@ -60,7 +60,7 @@ function orderMatches(o: Ord, slug: string, term: string): boolean {
   );
 }
 
-/** A check-in list's `search` (src/db/checkin.ts). */
+/** A check-in list's `search` (src/db/checkin/tickets.ts). */
 function ticketMatches(o: Ord, p: Pos, term: string): boolean {
   const parent = p.addon_to === null ? undefined : o.positions.find((x) => x.id === p.addon_to);
   const names = nameValues(o);

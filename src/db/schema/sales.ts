@@ -232,7 +232,7 @@ export const orderPositions = sqliteTable(
       t.subeventId,
     ),
     // the default ordering among one order status (a list without pending orders: paid ones): a
-    // deep page steps over the skipped tickets without testing any (db/checkin.ts positionKeys)
+    // deep page steps over the skipped tickets without testing any (db/checkin/tickets.ts positionKeys)
     index("order_positions_status_named_first_idx").on(
       t.eventId,
       t.canceled,

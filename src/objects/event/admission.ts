@@ -7,16 +7,13 @@
  */
 import { runBatch, type Statement } from "../../db/catalog-common";
 import {
-  type CheckinPositionRow,
-  checkinExists,
-  checkinPositionsByIds,
   checkinStampsQuery,
   configUnchangedSql,
-  insertCheckinIf,
-  setPositionAnswers,
   ticketOrderQuery,
   type TicketOrderRow,
-} from "../../db/checkin";
+} from "../../db/checkin/object-reads";
+import { checkinExists, insertCheckinIf, setPositionAnswers } from "../../db/checkin/passages";
+import { type CheckinPositionRow, checkinPositionsByIds } from "../../db/checkin/ticket-rows";
 import type { Answer, CheckinReason } from "../../db/schema";
 import { revokedSecretQuery } from "../../db/ticket-secrets";
 import { log } from "../../lib/log";

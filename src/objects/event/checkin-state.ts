@@ -6,7 +6,7 @@
  * revoked secrets (a scan of one answers `revoked`). The lists' configuration is loaded from D1
  * and kept in memory (`CheckinConfig`). Every method is synchronous.
  */
-import type { TicketOrderRow } from "../../db/checkin";
+import type { TicketOrderRow } from "../../db/checkin/object-reads";
 import type { CheckinCatalogRows } from "../../db/inventory";
 import type { Answer, CheckinType, OrderStatus } from "../../db/schema";
 import type { CheckinQuestion, ListConfig, OrderFacts, Passage, TicketFacts } from "../../rules/checkin";

@@ -5,7 +5,7 @@
  * `uid`, and the list's `exit_all_at` moves only from the fired value).
  */
 import { runBatch, type Statement } from "../../db/catalog-common";
-import { moveExitAllAt } from "../../db/checkin";
+import { moveExitAllAt } from "../../db/checkin/lists";
 import type { DB } from "../../db/client";
 import { log } from "../../lib/log";
 import { nextExitAllAt } from "../../rules/checkin";

@@ -8,7 +8,7 @@
  */
 import { eq, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../../db/catalog-common";
-import { autoCheckinStatement } from "../../db/checkin";
+import { autoCheckinStatement } from "../../db/checkin/passages";
 import type { DB } from "../../db/client";
 import { type OrderWrite, orderExists, orderWriteStatements } from "../../db/inventory";
 import { orderByCode, type PositionJson, type RawOrder } from "../../db/orders";

@@ -4,7 +4,12 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Statement } from "../../db/catalog-common";
-import { checkinMissingSql, insertCheckinIf, setPositionAnswers, touchOrderOfPosition } from "../../db/checkin";
+import {
+  checkinMissingSql,
+  insertCheckinIf,
+  setPositionAnswers,
+  touchOrderOfPosition,
+} from "../../db/checkin/passages";
 import type { DB } from "../../db/client";
 import type { Answer } from "../../db/schema";
 import { checkinNotificationStatement } from "../../db/webhooks";

@@ -2,7 +2,7 @@
  * What the event object's methods take and answer: the types the services use when they call it
  * through objects/client.ts.
  */
-import type { CheckinPositionRow } from "../../db/checkin";
+import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { OrderWrite } from "../../db/inventory";
 import type { RawOrder } from "../../db/orders";
 import type { GiftCardDebit } from "../../db/payments";

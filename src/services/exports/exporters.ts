@@ -18,7 +18,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { checkinListTicketsSql } from "../../db/checkin";
+import { checkinListTicketsSql } from "../../db/checkin/lists";
 import { eventIn, readBatch, readRows, type Row } from "../../db/exports";
 import type { I18n } from "../../lib/i18n";
 import { i18nText } from "../../lib/i18n";

@@ -1,0 +1,177 @@
+/**
+ * Passages (check-ins) in D1 (pretix docs checkin.rst): a ticket's check-ins as positions show
+ * them, and the writes of a scan (successful or refused, once per uid) with the checks they need.
+ */
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { DB } from "../client";
+import { statement } from "../raw";
+import { type Answer, type CheckinType, checkins, orderPositions, orders } from "../schema";
+import { inIntegers } from "../util";
+
+export type CheckinInsert = typeof checkins.$inferInsert;
+
+/** A successful check-in as positions show it (pretix: `checkins` of an order position). */
+export type CheckinJson = {
+  id: number;
+  list: number;
+  type: CheckinType;
+  datetime: number;
+  device: number | null;
+  auto_checked_in: number;
+};
+
+/** Successful check-ins of a position (on the given lists, or all), oldest first, as JSON. */
+export function checkinsJsonSql(positionId: SQL, listIds: readonly number[] | null): SQL<string> {
+  const onLists = listIds === null ? sql`` : sql`AND ${inIntegers(sql`list_id`, listIds)}`;
+  return sql<string>`(SELECT json_group_array(json_object('id', c.id, 'list', c.list_id, 'type', c.type, 'datetime', c.datetime,
+      'device', c.device_id, 'auto_checked_in', c.auto_checked_in))
+    FROM (SELECT * FROM checkins WHERE position_id = ${positionId} AND successful = 1 ${onLists} ORDER BY datetime, id) c)`;
+}
+
+/** A scan that did not pass (failed check-ins, for statistics). */
+export function insertCheckin(db: DB, row: CheckinInsert) {
+  return db.insert(checkins).values(row).onConflictDoNothing({ target: checkins.uid });
+}
+
+const CHECKIN_COLUMNS = [
+  "uid",
+  "event_id",
+  "list_id",
+  "position_id",
+  "type",
+  "datetime",
+  "created",
+  "successful",
+  "error_reason",
+  "error_explanation",
+  "auto_checked_in",
+  "forced",
+  "force_sent",
+  "device_id",
+  "nonce",
+  "raw_barcode",
+  "raw_source_type",
+  "raw_item",
+  "raw_variation",
+  "raw_subevent",
+] as const;
+
+/** A check-in written only while `condition` holds (and once per uid). */
+export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
+  const values = [
+    r.uid,
+    r.eventId,
+    r.listId,
+    r.positionId ?? null,
+    r.type,
+    r.datetime,
+    r.created,
+    r.successful === false ? 0 : 1,
+    r.errorReason ?? null,
+    r.errorExplanation ?? null,
+    r.autoCheckedIn ? 1 : 0,
+    r.forced ? 1 : 0,
+    r.forceSent ? 1 : 0,
+    r.deviceId ?? null,
+    r.nonce ?? null,
+    r.rawBarcode ?? null,
+    r.rawSourceType ?? null,
+    r.rawItem ?? null,
+    r.rawVariation ?? null,
+    r.rawSubevent ?? null,
+  ];
+  return statement(
+    db,
+    sql`INSERT INTO checkins (${sql.raw(CHECKIN_COLUMNS.join(", "))}) SELECT ${sql.join(
+      values.map((v) => sql`${v}`),
+      sql`, `,
+    )} WHERE ${condition} ON CONFLICT (uid) DO NOTHING`,
+  );
+}
+
+/** An automatic check-in of a new order's position (by its number in the order), in the order's own batch. */
+export function autoCheckinStatement(
+  db: DB,
+  eventId: number,
+  orderCode: string,
+  positionid: number,
+  uid: string,
+  listId: number,
+  now: number,
+) {
+  return statement(
+    db,
+    sql`INSERT INTO checkins (uid, event_id, list_id, position_id, type, datetime, created, successful, auto_checked_in, forced)
+    SELECT ${uid}, ${eventId}, ${listId}, p.id, 'entry', ${now}, ${now}, 1, 1, 0
+    FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE o.event_id = ${eventId} AND o.code = ${orderCode} AND p.positionid = ${positionid}
+    ON CONFLICT (uid) DO NOTHING`,
+  );
+}
+
+/** The order of a position changed (a check-in): it shows up again in incremental syncs. */
+export function touchOrderOfPosition(db: DB, positionId: number, now: number, condition: SQL = sql`1`) {
+  return db
+    .update(orders)
+    .set({ lastModified: sql`max(${orders.lastModified}, ${now})` })
+    .where(sql`${orders.id} = (SELECT order_id FROM order_positions WHERE id = ${positionId}) AND ${condition}`);
+}
+
+/** Answers given at the door, stored with the position. */
+export function setPositionAnswers(db: DB, positionId: number, answers: Answer[], condition: SQL = sql`1`) {
+  return db
+    .update(orderPositions)
+    .set({ answers })
+    .where(and(eq(orderPositions.id, positionId), condition));
+}
+
+/** The condition "no check-in with this uid is stored yet" (what is written with a check-in, once, goes under it). */
+export function checkinMissingSql(uid: string): SQL {
+  return sql`NOT EXISTS (SELECT 1 FROM checkins ck WHERE ck.uid = ${uid})`;
+}
+
+export function checkinExists(db: DB, uid: string) {
+  return db.select({ id: checkins.id }).from(checkins).where(eq(checkins.uid, uid));
+}
+
+/** Whether a failed scan with this nonce was already stored (a scanner's upload repeated). */
+export async function failedCheckinWithNonce(
+  db: DB,
+  listId: number,
+  nonce: string,
+  positionId: number | null,
+  rawBarcode: string,
+): Promise<boolean> {
+  const row = await db
+    .select({ id: checkins.id })
+    .from(checkins)
+    .where(
+      and(
+        eq(checkins.nonce, nonce),
+        eq(checkins.successful, false),
+        positionId !== null
+          ? eq(checkins.positionId, positionId)
+          : and(eq(checkins.listId, listId), eq(checkins.rawBarcode, rawBarcode)),
+      ),
+    )
+    .get();
+  return row !== undefined;
+}
+
+/** A position of the event by secret (failed scans name the ticket they matched). */
+export async function positionIdBySecret(db: DB, eventId: number, secret: string): Promise<number | undefined> {
+  const row = await db
+    .select({ id: orderPositions.id })
+    .from(orderPositions)
+    .where(and(eq(orderPositions.eventId, eventId), eq(orderPositions.secret, secret)))
+    .get();
+  return row?.id;
+}
+
+export async function positionOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
+  const row = await db
+    .select({ id: orderPositions.id })
+    .from(orderPositions)
+    .where(and(eq(orderPositions.eventId, eventId), eq(orderPositions.id, id)))
+    .get();
+  return row !== undefined;
+}
