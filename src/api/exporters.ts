@@ -4,11 +4,11 @@
  * and `percentage` while the export is waiting or running, 200 with the file, 410 with
  * `status` `failed` and `message`, 404 when unknown or expired. Event level needs
  * can_view_orders (as pretix); organizer level any team of the organizer, with the events the
- * caller may see orders of. The rules and the job are in services/exporters.ts.
+ * caller may see orders of. The rules and the job are in services/exports/jobs.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { exportStatus, listExporters, runExport } from "../services/exporters";
+import { exportStatus, listExporters, runExport } from "../services/exports/jobs";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { apiDocs, type RouteDoc } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
