@@ -50,22 +50,12 @@ import type { EventContext } from "./context";
 import { loadFont, notReady } from "./documents";
 import { badRequest, Failure, isFailure, notFound } from "../lib/failure";
 import { renderInvoicePdf } from "./invoice-render";
+import { feeName } from "../rules/fees";
 import { buildName } from "../rules/person-names";
 import { EVENT_SETTINGS, effectiveSettings } from "./settings";
 
 /** What invoice services need: bindings, database, the event (its organizer by id), the time. */
 export type InvoiceScope = { env: Env; db: DB; event: EventRow; now: number };
-
-const FEE_NAMES: Record<string, string> = {
-  payment: "Payment fee",
-  shipping: "Shipping fee",
-  service: "Service fee",
-  cancellation: "Cancellation fee",
-  insurance: "Insurance fee",
-  late: "Late fee",
-  other: "Other fees",
-  giftcard: "Gift card",
-};
 
 const ALREADY_CANCELED = "The invoice has already been canceled.";
 
@@ -216,7 +206,7 @@ export function buildInvoiceContent(
     const title =
       f.fee_type === "other" && f.description
         ? f.description
-        : `${FEE_NAMES[f.fee_type] ?? f.fee_type}${f.description ? ` - ${f.description}` : ""}`;
+        : `${feeName(f.fee_type)}${f.description ? ` - ${f.description}` : ""}`;
     lines.push({
       position: lines.length + 1,
       description: title,

@@ -15,6 +15,7 @@ import {
   positionPage,
 } from "../../../db/exports/orderlist";
 import { formatDecimal } from "../../../lib/money";
+import { feeName } from "../../../rules/fees";
 import { buildName } from "../../../rules/person-names";
 import {
   eventOf,
@@ -242,17 +243,6 @@ const POSITION_SHEET: Sheet = {
   },
 };
 
-const FEE_TYPE_LABEL: Record<string, string> = {
-  payment: "Payment fee",
-  shipping: "Shipping fee",
-  service: "Service fee",
-  cancellation: "Cancellation fee",
-  insurance: "Insurance fee",
-  late: "Late fee",
-  other: "Other fees",
-  giftcard: "Gift card",
-};
-
 const FEE_SHEET: Sheet = {
   key: "fees",
   title: "Order fees",
@@ -298,7 +288,7 @@ const FEE_SHEET: Sheet = {
         text(r.phone),
         localDate(dt, tz),
         localTime(dt, tz),
-        FEE_TYPE_LABEL[text(r.fee_type)] ?? text(r.fee_type),
+        feeName(text(r.fee_type)),
         text(r.description),
         money(r.value),
         decimal(formatDecimal(Number(r.tax_rate))),
