@@ -4,11 +4,12 @@
  * and `percentage` while the export is waiting or running, 200 with the file, 410 with
  * `status` `failed` and `message`, 404 when unknown or expired. Event level needs
  * can_view_orders (as pretix); organizer level any team of the organizer, with the events the
- * caller may see orders of. The rules and the job are in services/exporters.ts.
+ * caller may see orders of. The rules and the job are in services/exports/jobs.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { exportStatus, listExporters, runExport } from "../services/exporters";
+import { Failure } from "../lib/failure";
+import { exportStatus, listExporters, runExport } from "../services/exports/jobs";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { apiDocs, type RouteDoc } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
@@ -76,11 +77,14 @@ async function download(c: AppContext) {
   switch (status.state) {
     case "waiting":
     case "running":
-      return c.json({ status: status.state, percentage: status.percentage } satisfies ExportPendingResponse, 409, {
-        "Retry-After": "1",
+      throw new Failure("not_ready", `The export is ${status.state}.`, {
+        params: { retryAfter: 1 },
+        body: { status: status.state, percentage: status.percentage } satisfies ExportPendingResponse,
       });
     case "failed":
-      return c.json({ status: "failed", message: status.message } satisfies ExportFailedResponse, 410);
+      throw new Failure("gone", status.message, {
+        body: { status: "failed", message: status.message } satisfies ExportFailedResponse,
+      });
     case "done":
       return new Response(status.file.body, {
         status: 200,

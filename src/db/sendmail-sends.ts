@@ -7,7 +7,7 @@
  */
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
-import { readBatch, type Row } from "./exports";
+import { readBatch, type Row } from "./raw";
 import type { MailInsert } from "./mail";
 import { mailOutbox, sendmailRuleDone, sendmailRuleSends } from "./schema";
 

@@ -2,7 +2,7 @@
  * How failures leave the service: the one table from a failure's code (src/lib/failure.ts)
  * to its HTTP status and headers, and the spec's error bodies — `{"detail": "..."}`, or field
  * errors `{"field": ["message", ...]}` (nested for nested input, a list for list input,
- * `non_field_errors` for the object as a whole).
+ * `non_field_errors` for the object as a whole), or the body a failure carries.
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
@@ -26,6 +26,7 @@ export const FAILURE_STATUS: Record<FailureCode, Mapping> = {
   insufficient_credit: { status: 409 },
   changed: { status: 400 },
   not_ready: { status: 409, headers: retryAfter(2) },
+  gone: { status: 410 },
   rate_limited: { status: 429, headers: retryAfter(1) },
   unavailable: { status: 503, headers: retryAfter(1) },
 };
@@ -37,7 +38,8 @@ export function errorResponse(f: Failure): ErrorResponse {
   const mapping = FAILURE_STATUS[f.code];
   const headers = mapping.headers?.(f) ?? {};
   let body: unknown;
-  if (f.fields !== undefined) body = f.fields;
+  if (f.body !== undefined) body = f.body;
+  else if (f.fields !== undefined) body = f.fields;
   else if (f.field !== undefined)
     body = mapping.status === 400 ? { [f.field]: [f.message] } : { detail: f.message, [f.field]: [f.message] };
   else body = { detail: f.message };

@@ -354,6 +354,7 @@ const STATUS_NAMES: Record<number, string> = {
   403: "Forbidden",
   404: "NotFound",
   409: "Conflict",
+  410: "Gone",
   429: "TooManyRequests",
   503: "Unavailable",
 };
@@ -373,6 +374,7 @@ const FAILURE_TEXT: Record<FailureCode, string> = {
   rate_limited: "too many requests of this credential or client",
   changed: "the object changed meanwhile; read it again",
   not_ready: "the file is not yet ready and is being prepared; retry after `Retry-After` seconds",
+  gone: "what was asked for failed for good",
 };
 
 function statusOf(code: FailureCode): number {

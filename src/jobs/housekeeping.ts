@@ -12,7 +12,7 @@ import { deleteUploads, expiredUploads } from "../db/files";
 import { purgeIdempotencyKeys } from "../db/idempotency";
 import { staleQueuedMails } from "../db/mail";
 import { readConfig, type Env } from "../lib/env";
-import { sweepExports } from "../services/exporters";
+import { sweepExports } from "../services/exports/jobs";
 import { sweepInvoices } from "../services/invoices";
 import { sendDueRuleMails } from "../services/sendmail-sending";
 import { expireOverdueOrders } from "../services/order-status";

@@ -2,9 +2,10 @@
  * The one way anything in this service fails: a coded `Failure`, thrown by services, rules,
  * the event object's client and the HTTP plumbing alike (like pretix's coded reasons:
  * `unpaid`, `already_redeemed`, `quota`, ...). A failure says WHAT went wrong (its code), in
- * words (its message), and for invalid input WHERE (field errors in the request's shape). It
- * knows nothing of HTTP: `src/http/errors.ts` holds the one table that turns each code into a
- * status, headers and the spec's error body.
+ * words (its message), and for invalid input WHERE (field errors in the request's shape); where
+ * the answer is not a message, it carries its exact body. It knows nothing of HTTP:
+ * `src/http/errors.ts` holds the one table that turns each code into a status, headers and the
+ * spec's error body.
  *
  * Field errors are collected with `Problems` and thrown together.
  */
@@ -35,8 +36,10 @@ export const FAILURE_CODES = [
   "rate_limited",
   /** The object changed meanwhile; read it again. */
   "changed",
-  /** A file (invoice or ticket PDF) is still being prepared: retry after a few seconds. */
+  /** A file (an invoice or ticket PDF, an export) is still being prepared: retry after a few seconds. */
   "not_ready",
+  /** What was asked for failed for good and will not come (an export that failed). */
+  "gone",
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];
@@ -48,6 +51,11 @@ export type FailureOptions = {
   field?: string;
   /** Facts a caller may need (for example `retryAfter` seconds). */
   params?: Record<string, unknown>;
+  /**
+   * The exact body to answer with, where pretix answers something else than a message or field
+   * errors (an export's state at its download URL: `{"status": "running", "percentage": 40}`).
+   */
+  body?: unknown;
 };
 
 export class Failure extends Error {
@@ -55,6 +63,7 @@ export class Failure extends Error {
   readonly fields: FieldErrors | FieldErrors[] | undefined;
   readonly field: string | undefined;
   readonly params: Record<string, unknown>;
+  readonly body: unknown;
 
   constructor(code: FailureCode, message: string, opts: FailureOptions = {}) {
     super(message);
@@ -63,6 +72,7 @@ export class Failure extends Error {
     this.fields = opts.fields;
     this.field = opts.field;
     this.params = opts.params ?? {};
+    this.body = opts.body;
   }
 }
 

@@ -9,18 +9,8 @@ import type { InvoiceLine, InvoiceTexts } from "../db/schema";
 import type { EventRow } from "../db/tenancy";
 import { countryName, formatRangeFor } from "../lib/format";
 import { i18nText } from "../lib/i18n";
+import { feeName } from "../rules/fees";
 import { buildName } from "../rules/person-names";
-
-const FEE_NAMES: Record<string, string> = {
-  payment: "Payment fee",
-  shipping: "Shipping fee",
-  service: "Service fee",
-  cancellation: "Cancellation fee",
-  insurance: "Insurance fee",
-  late: "Late fee",
-  other: "Other fees",
-  giftcard: "Gift card",
-};
 
 /** The texts and lines of an invoice for the order as it is now (pretix's build_invoice). */
 export function buildInvoiceContent(
@@ -108,7 +98,7 @@ export function buildInvoiceContent(
     const title =
       f.fee_type === "other" && f.description
         ? f.description
-        : `${FEE_NAMES[f.fee_type] ?? f.fee_type}${f.description ? ` - ${f.description}` : ""}`;
+        : `${feeName(f.fee_type)}${f.description ? ` - ${f.description}` : ""}`;
     lines.push({
       position: lines.length + 1,
       description: title,

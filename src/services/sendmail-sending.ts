@@ -37,7 +37,7 @@ import {
   ruleRecipients,
   type SendKey,
 } from "../db/sendmail-sends";
-import type { Row } from "../db/exports";
+import type { Row } from "../db/raw";
 import type { Env } from "../lib/env";
 import { addDays, zonedDate, zonedParts, zonedTimeToUtc } from "../lib/datetime";
 import { i18nText, type I18n } from "../lib/i18n";

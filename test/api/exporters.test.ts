@@ -348,6 +348,7 @@ describe("the job and the download URL", () => {
     const waiting = await s.client.get(res.body.download);
     expect(waiting.status).toBe(409);
     expect(waiting.body).toEqual({ status: "waiting", percentage: null });
+    expect(waiting.headers.get("Retry-After")).toBe("1");
 
     // 5 paid positions, 2 per step: 40 %, 80 %, then done
     const seen: Json[] = [];
@@ -464,6 +465,7 @@ describe("the job and the download URL", () => {
     const failed = await s.client.get(res.body.download);
     expect(failed.status).toBe(410);
     expect(failed.body).toEqual({ status: "failed", message: "Internal error" });
+    expect(failed.headers.get("Retry-After")).toBeNull();
     expect(sent).toHaveLength(0);
     // a failed export no longer counts towards the limit
     vi.mocked(env.FILES.put).mockRestore();

@@ -1,13 +1,11 @@
 /**
- * Export jobs (the `export_jobs` table) and the reads of the exporters: pages of orders,
- * positions, fees, gift cards and customers by keyset (each page continues after the last row
- * of the previous one, so a step reads only its own rows), and the facts an export fixes when
- * it starts. Every data query is scoped by organizer and the export's events.
+ * Export jobs (the `export_jobs` table): starting one under the caller's limit, taking and
+ * committing its steps under a lease, failing it, and the cron's stale and expired jobs. The
+ * reads of the exporters themselves are in the sibling files, one per exporter.
  */
-import { and, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import type { DB } from "./client";
-import { type ExportState, exportJobs } from "./schema";
+import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
+import type { DB } from "../client";
+import { type ExportState, exportJobs } from "../schema";
 
 export type ExportJobRow = typeof exportJobs.$inferSelect;
 export type ExportJobInsert = typeof exportJobs.$inferInsert;
@@ -165,31 +163,4 @@ export async function expiredExportJobs(db: DB, now: number, limit = 50) {
 
 export async function deleteExportJobs(db: DB, ids: string[]): Promise<void> {
   if (ids.length) await db.delete(exportJobs).where(inArray(exportJobs.id, ids));
-}
-
-// ---- the data of the exports ----
-
-/** The export's events as one SQL parameter (any number of them). */
-export function eventIn(column: SQL, eventIds: readonly number[]): SQL {
-  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(eventIds)}))`;
-}
-
-export type Row = Record<string, unknown>;
-
-/** Runs a read and returns its rows as plain objects. */
-export async function readRows<T = Row>(db: DB, query: SQL): Promise<T[]> {
-  return db.all<T>(query);
-}
-
-const dialect = new SQLiteSyncDialect();
-
-/** Runs several reads in one round trip (drizzle cannot batch raw statements with parameters on D1). */
-export async function readBatch(db: DB, queries: SQL[]): Promise<Row[][]> {
-  if (queries.length === 0) return [];
-  const d1 = db.$client;
-  const statements = queries.map((q) => {
-    const { sql: text, params } = dialect.sqlToQuery(q);
-    return d1.prepare(text).bind(...params);
-  });
-  return (await d1.batch<Row>(statements)).map((r) => r.results);
 }

@@ -5,47 +5,43 @@
  *
  * An export is a row of `export_jobs` and a file in R2. The job runs in steps, one queue
  * message each: a step reads the next `EXPORT_STEP_ROWS` rows (by keyset), appends them to the
- * file (src/services/exports/upload.ts) and records where it stopped and how far it got
- * (`percentage`), then sends the message of the next step. A step is taken with a conditional
- * update on the job's step counter and a lease, so a message delivered twice, or two
- * deliveries at once, write each step once. A step that keeps failing ends the export as
- * failed (410 with `message`); the cron sends the message again for a job that stopped moving
- * (a lost message) and removes expired exports with their files.
+ * file (./upload.ts) and records where it stopped and how far it got (`percentage`), then
+ * sends the message of the next step. A step is taken with a conditional update on the job's
+ * step counter and a lease, so a message delivered twice, or two deliveries at once, write
+ * each step once. A step that keeps failing ends the export as failed (410 with `message`);
+ * the cron sends the message again for a job that stopped moving (a lost message) and removes
+ * expired exports with their files.
  *
  * At most two exports of a credential run at once (spec "Limits"); a third is refused with 429
  * (see docs/open-points.md, row 13).
  */
-import type { ExportMessage } from "../lib/queues";
-import { log } from "../lib/log";
-import { sql } from "drizzle-orm";
+import type { DB } from "../../db/client";
 import {
   claimExportStep,
   commitExportStep,
   deleteExportJobs,
-  eventIn,
   expiredExportJobs,
   type ExportJobRow,
   findExportJob,
   findExportJobById,
   insertExportJobUnderLimit,
-  readBatch,
-  readRows,
   recordExportAttemptFailed,
   staleExportJobs,
-} from "../db/exports";
-import type { DB } from "../db/client";
-import type { EventRow } from "../db/tenancy";
-import { type Env, readConfig } from "../lib/env";
-import type { I18n } from "../lib/i18n";
-import { concatBytes } from "../lib/zip";
-import type { OrganizerContext } from "./context";
-import {
-  EXPORTERS,
-  type ExportContext,
-  type ExporterDef,
-  type ExportEvent,
-  type InputContext,
-} from "./exports/exporters";
+} from "../../db/exports/jobs";
+import { exportEvents, exportInputIds, exportOrganizer, organizerEventSlugs } from "../../db/exports/scope";
+import type { EventRow } from "../../db/tenancy";
+import { type Env, readConfig } from "../../lib/env";
+import { badRequest, Failure, isFailure, notFound } from "../../lib/failure";
+import type { I18n } from "../../lib/i18n";
+import { log } from "../../lib/log";
+import type { ExportMessage } from "../../lib/queues";
+import { concatBytes } from "../../lib/zip";
+import { canAccessEvent, hasPermission, type Principal } from "../../rules/permissions";
+import type { OrganizerContext } from "../context";
+import { confirmedWrite, survivingD1Faults } from "../faults";
+import { eventSettingsFor } from "../settings";
+import type { ExportContext, ExporterDef, ExportEvent, InputContext } from "./exporter";
+import { EXPORTERS } from "./exporters";
 import {
   CONTENT_TYPES,
   csvRows,
@@ -57,13 +53,9 @@ import {
   xlsxFinish,
   xlsxRows,
   type XlsxState,
-} from "./exports/formats";
-import { describeInput, type InputDef, parseInputs } from "./exports/inputs";
-import { appendToUpload, discardUpload, newUpload, type UploadState } from "./exports/upload";
-import { badRequest, Failure, isFailure, notFound } from "../lib/failure";
-import { confirmedWrite, survivingD1Faults } from "./faults";
-import { canAccessEvent, hasPermission, type Principal } from "../rules/permissions";
-import { eventSettingsFor } from "./settings";
+} from "./formats";
+import { describeInput, type InputDef, parseInputs } from "./inputs";
+import { appendToUpload, discardUpload, newUpload, type UploadState } from "./upload";
 
 /** Spec "Limits": at most two exports of a caller at the same time. */
 export const CONCURRENT_EXPORTS = 2;
@@ -110,29 +102,23 @@ async function inputContext(ctx: OrganizerContext, level: Level): Promise<InputC
       questionIds: new Set(),
       checkinListIds: new Set(),
     };
-  const [settings, [questions, lists]] = await Promise.all([
+  const [settings, { questionIds, checkinListIds }] = await Promise.all([
     eventSettingsFor(ctx.db, ctx.organizer.id, level.event.id),
-    readBatch(ctx.db, [
-      sql`SELECT id FROM questions WHERE event_id = ${level.event.id}`,
-      sql`SELECT id FROM checkin_lists WHERE event_id = ${level.event.id}`,
-    ]),
+    exportInputIds(ctx.db, level.event.id),
   ]);
   return {
     eventLevel: true,
     hasSubevents: level.event.hasSubevents,
     nameScheme: typeof settings.name_scheme === "string" ? settings.name_scheme : null,
-    questionIds: new Set(questions!.map((q) => Number(q.id))),
-    checkinListIds: new Set(lists!.map((l) => Number(l.id))),
+    questionIds,
+    checkinListIds,
   };
 }
 
 /** The events an organizer-level export of the caller may contain (pretix: events with can_view_orders). */
 async function exportableEvents(ctx: OrganizerContext, principal: Principal): Promise<Map<string, number>> {
   if (!hasPermission(principal, "can_view_orders")) return new Map();
-  const rows = await readRows<{ id: number; slug: string }>(
-    ctx.db,
-    sql`SELECT id, slug FROM events WHERE organizer_id = ${ctx.organizer.id} ORDER BY id`,
-  );
+  const rows = await organizerEventSlugs(ctx.db, ctx.organizer.id);
   return new Map(rows.filter((e) => canAccessEvent(principal, Number(e.id))).map((e) => [e.slug, Number(e.id)]));
 }
 
@@ -267,13 +253,9 @@ type Cursor = {
 };
 
 async function exportContext(db: DB, job: ExportJobRow, now: number): Promise<ExportContext> {
-  const [organizers] = await readBatch(db, [sql`SELECT id, slug, name FROM organizers WHERE id = ${job.organizerId}`]);
-  const organizer = organizers![0]!;
+  const organizer = await exportOrganizer(db, job.organizerId);
   const eventIds = job.eventId !== null ? [job.eventId] : ((job.params.events as number[] | undefined) ?? []);
-  const rows = await readRows(
-    db,
-    sql`SELECT id, slug, name, timezone, currency, has_subevents FROM events WHERE organizer_id = ${job.organizerId} AND ${eventIn(sql`id`, eventIds)} ORDER BY id`,
-  );
+  const rows = await exportEvents(db, job.organizerId, eventIds);
   const events: ExportEvent[] = rows.map((e) => ({
     id: Number(e.id),
     slug: String(e.slug),
