@@ -1,5 +1,5 @@
 /**
- * The quota ledger's decisions on their own (src/rules/inventory.ts): what `check` refuses
+ * The quota ledger's decisions on their own (src/rules/inventory/): what `check` refuses
  * and allows for quotas, carts, credits, vouchers and seats, and the numbers `availability`,
  * `stateOf` and `checkVoucherBlock` give. The event object only records what these decide.
  */
