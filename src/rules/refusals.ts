@@ -1,4 +1,4 @@
-/** What a client reads when the event object refuses a cart or an order (rules/inventory.ts refusals). */
+/** What a client reads when the event object refuses a cart or an order (rules/inventory/ledger.ts `Refusal`). */
 import type { FieldErrors } from "../lib/failure";
 import type { Refusal } from "./inventory";
 

@@ -1,10 +1,21 @@
 /**
- * The quota ledger's decisions on their own (src/rules/inventory.ts): what `check` refuses
- * and allows for quotas, carts, credits, vouchers and seats, and the numbers `availability`,
- * `stateOf` and `checkVoucherBlock` give. The event object only records what these decide.
+ * The quota ledger on its own (src/rules/inventory/): what `check` refuses and allows for quotas,
+ * carts, credits, vouchers and seats; the numbers `availability`, `stateOf` and
+ * `checkVoucherBlock` give; and how the holds behave: of orders, of carts (expiry), of vouchers,
+ * quotas shared by products, sizes and coverage changed, exits with `release_after_exit`. The
+ * event object only records what these decide.
  */
 import { describe, expect, it } from "vitest";
-import { type Demand, keyOf, Ledger, type QuotaDef, seatKey, type VoucherDef } from "../../src/rules/inventory";
+import type { InventoryCatalogRows } from "../../src/db/inventory";
+import {
+  catalogFromRows,
+  type Demand,
+  keyOf,
+  Ledger,
+  type QuotaDef,
+  seatKey,
+  type VoucherDef,
+} from "../../src/rules/inventory";
 
 const NOW = Date.UTC(2030, 0, 1);
 const LATER = NOW + 60_000;
@@ -425,5 +436,343 @@ describe("Ledger.checkVoucherBlock", () => {
     expect(l.checkVoucherBlock(voucher({ id: 5, itemId: TICKET, blockQuota: true, maxUsages: 0 }), NOW)).toEqual([]);
     expect(l.checkVoucherBlock(voucher({ id: 5, itemId: SHIRT, blockQuota: true, maxUsages: 100 }), NOW)).toEqual([]);
     expect(l.checkVoucherBlock(voucher({ id: 5, itemId: TICKET, blockQuota: true }), NOW)).toHaveLength(1);
+  });
+});
+
+describe("Ledger: holds of orders", () => {
+  it("an order holds its positions once; the same code again keeps what it holds", () => {
+    const q = quota({ id: 1, size: 5 });
+    const l = ledger([q]);
+    l.addOrder("A", [demand(), demand({ seat: "s1" })], false);
+    l.addOrder("A", [demand(), demand(), demand()], true);
+    expect(l.availability(q, NOW)).toMatchObject({ pending_orders: 2, paid_orders: 0, available_number: 3 });
+    expect(l.orderHolds("A")).toEqual({
+      paid: false,
+      positions: [
+        { key: keyOf(TICKET, null, null), seat: null, voucherId: null },
+        { key: keyOf(TICKET, null, null), seat: seatKey(null, "s1"), voucherId: null },
+      ],
+    });
+    expect(l.orderHolds("B")).toBeUndefined();
+  });
+
+  it("holds read back from storage count as the demands they came from", () => {
+    const q = quota({ id: 1, size: 5 });
+    const fromDemands = ledger([q], [voucher({ id: 5, maxUsages: 2 })]);
+    fromDemands.addOrder("A", [demand({ seat: "s1", voucherId: 5 })], true);
+    const fromHolds = ledger([q], [voucher({ id: 5, maxUsages: 2 })]);
+    fromHolds.addOrder("A", fromDemands.orderHolds("A")!.positions, true);
+    expect(fromHolds.availability(q, NOW)).toEqual(fromDemands.availability(q, NOW));
+    expect(fromHolds.redeemed(5)).toBe(1);
+    expect(fromHolds.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
+  });
+
+  it("a payment moves an order's positions from pending to paid; a removed order holds nothing", () => {
+    const q = quota({ id: 1, size: 5 });
+    const l = ledger([q]);
+    l.addOrder("A", [demand(), demand()], false);
+    l.setOrderPaid("A", true);
+    expect(l.availability(q, NOW)).toMatchObject({ pending_orders: 0, paid_orders: 2, available_number: 3 });
+    expect(l.orderHolds("A")?.paid).toBe(true);
+    l.setOrderPaid("A", false);
+    expect(l.availability(q, NOW)).toMatchObject({ pending_orders: 2, paid_orders: 0 });
+    l.removeOrder("A");
+    expect(l.availability(q, NOW)).toMatchObject({ pending_orders: 0, paid_orders: 0, available_number: 5 });
+    expect(l.orderHolds("A")).toBeUndefined();
+    // unknown orders change nothing
+    l.setOrderPaid("X", true);
+    l.removeOrder("X");
+    expect(l.availability(q, NOW).available_number).toBe(5);
+  });
+});
+
+describe("Ledger: holds of carts and their expiry", () => {
+  it("a cart expiring exactly now holds nothing and is due for pruning", () => {
+    const q = quota({ id: 1, size: 1 });
+    const l = ledger([q]);
+    l.addCart("h1", "cart1", demand({ seat: "s1" }), NOW);
+    expect(l.availability(q, NOW)).toMatchObject({ cart_positions: 0, available_number: 1 });
+    expect(l.availability(q, NOW - 1)).toMatchObject({ cart_positions: 1, available_number: 0 });
+    expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([]);
+    expect(l.check([demand({ seat: "s1" })], NOW - 1)).toEqual([
+      { code: "seat_taken", seat: "s1" },
+      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+    ]);
+    expect(l.expiredCarts(NOW)).toEqual(["h1"]);
+    expect(l.expiredCarts(NOW - 1)).toEqual([]);
+  });
+
+  it("a cart hold knows its cart, its expiry and what it holds; a removed one is gone", () => {
+    const l = ledger([quota({ id: 1, size: 5 })], [voucher({ id: 5, maxUsages: 3 })]);
+    l.addCart("h1", "cart1", demand({ seat: "s1", voucherId: 5 }), LATER);
+    expect(l.cart("h1")).toEqual({
+      key: keyOf(TICKET, null, null),
+      seat: seatKey(null, "s1"),
+      voucherId: 5,
+      cartId: "cart1",
+      expires: LATER,
+    });
+    l.removeCart("h1");
+    l.removeCart("h1");
+    expect(l.cart("h1")).toBeUndefined();
+    expect(l.check([demand({ seat: "s1", voucherId: 5 })], NOW)).toEqual([]);
+    expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
+  });
+
+  it("cartHoldKeysOf gives every hold of the carts named, so a request gets all of them as credit", () => {
+    const q = quota({ id: 1, size: 3 });
+    const l = ledger([q]);
+    l.addCart("a1", "A", demand(), LATER);
+    l.addCart("a2", "A", demand(), LATER);
+    l.addCart("b1", "B", demand(), LATER);
+    expect(l.cartHoldKeysOf(["A"]).sort()).toEqual(["a1", "a2"]);
+    const credit = { cartHoldKeys: new Set(l.cartHoldKeysOf(["A"])) };
+    expect(l.availability(q, NOW, credit)).toMatchObject({ cart_positions: 1, available_number: 2 });
+    expect(l.check([demand(), demand()], NOW, credit)).toEqual([]);
+    expect(l.check([demand(), demand(), demand()], NOW, credit)).toHaveLength(1);
+  });
+});
+
+describe("Ledger: holds of vouchers", () => {
+  it("a blocking voucher blocks what its orders and unexpired carts have not used yet", () => {
+    const q = quota({ id: 1, size: 10 });
+    const l = ledger([q], [voucher({ id: 5, maxUsages: 4, blockQuota: true, quotaId: 1 })]);
+    expect(l.availability(q, NOW)).toMatchObject({ blocking_vouchers: 4, available_number: 6 });
+    l.addOrder("A", [demand({ voucherId: 5 })], true);
+    l.addCart("h1", "cart", demand({ voucherId: 5 }), LATER);
+    l.addCart("h0", "cart", demand({ voucherId: 5 }), EARLIER);
+    expect(l.availability(q, NOW)).toMatchObject({
+      paid_orders: 1,
+      cart_positions: 1,
+      blocking_vouchers: 2,
+      available_number: 6,
+    });
+    // used up: blocks nothing more
+    l.addOrder("B", [demand({ voucherId: 5 }), demand({ voucherId: 5 }), demand({ voucherId: 5 })], false);
+    expect(l.availability(q, NOW)).toMatchObject({ blocking_vouchers: 0, available_number: 5 });
+  });
+
+  it("adding, changing and removing a voucher changes what it blocks at once", () => {
+    const q = quota({ id: 1, size: 5 });
+    const l = ledger([q]);
+    const v = voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: TICKET });
+    l.upsertVoucher(v);
+    expect(l.voucher(5)).toEqual(v);
+    expect(l.availability(q, NOW).available_number).toBe(3);
+    l.upsertVoucher({ ...v, maxUsages: 4 });
+    expect(l.availability(q, NOW).available_number).toBe(1);
+    l.upsertVoucher({ ...v, maxUsages: 4, blockQuota: false });
+    expect(l.availability(q, NOW).available_number).toBe(5);
+    l.upsertVoucher(v);
+    l.removeVoucher(5);
+    expect(l.voucher(5)).toBeUndefined();
+    expect(l.availability(q, NOW)).toMatchObject({ blocking_vouchers: 0, available_number: 5 });
+    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_unknown", voucherId: 5 }]);
+  });
+
+  it("a voucher for one variation blocks the quotas covering that variation only", () => {
+    const red = quota({ id: 1, size: 5, keys: [keyOf(SHIRT, 21, null)] });
+    const blue = quota({ id: 2, size: 5, keys: [keyOf(SHIRT, 22, null)] });
+    const l = ledger([red, blue], [voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: SHIRT, variationId: 21 })]);
+    expect(l.availability(red, NOW)).toMatchObject({ blocking_vouchers: 2, available_number: 3 });
+    expect(l.availability(blue, NOW)).toMatchObject({ blocking_vouchers: 0, available_number: 5 });
+  });
+});
+
+describe("Ledger: quotas shared by items", () => {
+  const shared = () => quota({ id: 1, size: 3, keys: [keyOf(TICKET, null, null), keyOf(SHIRT, null, null)] });
+
+  it("a quota covering two products counts both, and a sale of either takes from it", () => {
+    const q = shared();
+    const l = ledger([q]);
+    l.addOrder("A", [demand()], true);
+    l.addCart("h1", "cart", demand({ itemId: SHIRT }), LATER);
+    expect(l.availability(q, NOW)).toMatchObject({ paid_orders: 1, cart_positions: 1, available_number: 1 });
+    expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([]);
+    expect(l.check([demand(), demand({ itemId: SHIRT })], NOW)).toEqual([
+      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 1 },
+    ]);
+  });
+
+  it("a product in two quotas takes from both; the first that is full refuses", () => {
+    const q = shared();
+    const tickets = quota({ id: 2, size: 1 });
+    const l = ledger([q, tickets]);
+    expect(l.quotasFor(demand()).map((x) => x.id)).toEqual([1, 2]);
+    expect(l.check([demand(), demand({ itemId: SHIRT })], NOW)).toEqual([]);
+    expect(l.check([demand(), demand()], NOW)).toEqual([
+      { code: "quota", quotaId: 2, itemId: TICKET, variationId: null, subeventId: null, available: 1 },
+    ]);
+    l.addOrder("A", [demand({ itemId: SHIRT }), demand({ itemId: SHIRT })], false);
+    expect(l.check([demand()], NOW)).toEqual([]);
+    expect(l.check([demand({ itemId: SHIRT }), demand()], NOW)).toEqual([
+      { code: "quota", quotaId: 1, itemId: SHIRT, variationId: null, subeventId: null, available: 1 },
+    ]);
+    expect(l.touchedQuotas([demand(), demand({ itemId: SHIRT }), demand({ itemId: 99 })]).map((x) => x.id)).toEqual([
+      1, 2,
+    ]);
+  });
+
+  it("a key listed twice in a quota counts once", () => {
+    const q = quota({ id: 1, size: 3, keys: [keyOf(TICKET, null, null), keyOf(TICKET, null, null)] });
+    const l = ledger([q]);
+    l.addOrder("A", [demand()], false);
+    expect(l.availability(q, NOW)).toMatchObject({ pending_orders: 1, available_number: 2 });
+    expect(l.quotasFor(demand())).toHaveLength(1);
+  });
+});
+
+describe("Ledger: sizes and coverage changed", () => {
+  it("a new catalog keeps every hold: a smaller size leaves nothing free, a bigger one frees units", () => {
+    const l = ledger([quota({ id: 1, size: 3 })]);
+    l.addOrder("A", [demand(), demand()], true);
+    l.addCart("h1", "cart", demand(), LATER);
+    l.setCatalog({ stamp: 2, quotas: [quota({ id: 1, size: 2 })], vouchers: [] });
+    expect(l.stamp).toBe(2);
+    expect(l.availability(l.quota(1)!, NOW)).toMatchObject({
+      total_size: 2,
+      paid_orders: 2,
+      cart_positions: 1,
+      available_number: 0,
+      available: false,
+    });
+    expect(l.check([demand()], NOW)).toHaveLength(1);
+    l.setCatalog({ stamp: 3, quotas: [quota({ id: 1, size: 5 })], vouchers: [] });
+    expect(l.availability(l.quota(1)!, NOW).available_number).toBe(2);
+    l.setCatalog({ stamp: 4, quotas: [quota({ id: 1, size: null })], vouchers: [] });
+    expect(l.check([demand(), demand(), demand()], NOW)).toEqual([]);
+  });
+
+  it("a product added to a quota brings its holds with it; a quota removed refuses nothing more", () => {
+    const l = ledger([quota({ id: 1, size: 3 }), quota({ id: 2, size: 10, keys: [keyOf(SHIRT, null, null)] })]);
+    l.addOrder("A", [demand({ itemId: SHIRT }), demand({ itemId: SHIRT })], false);
+    const widened = quota({ id: 1, size: 3, keys: [keyOf(TICKET, null, null), keyOf(SHIRT, null, null)] });
+    l.setCatalog({
+      stamp: 2,
+      quotas: [widened, quota({ id: 2, size: 10, keys: [keyOf(SHIRT, null, null)] })],
+      vouchers: [],
+    });
+    expect(l.availability(l.quota(1)!, NOW)).toMatchObject({ pending_orders: 2, available_number: 1 });
+    l.setCatalog({ stamp: 3, quotas: [quota({ id: 2, size: 10, keys: [keyOf(SHIRT, null, null)] })], vouchers: [] });
+    expect(l.quota(1)).toBeUndefined();
+    expect(l.check([demand()], NOW)).toEqual([
+      { code: "quota", quotaId: null, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+    ]);
+  });
+
+  it("markQuotaClosed closes a quota for every later check until a new catalog says otherwise", () => {
+    const l = ledger([quota({ id: 1, size: 5 })]);
+    l.markQuotaClosed(1);
+    l.markQuotaClosed(99);
+    expect(l.check([demand()], NOW)).toEqual([
+      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+    ]);
+    expect(l.availability(l.quota(1)!, NOW)).toMatchObject({ available: false, available_number: 5 });
+    l.setCatalog({ stamp: 2, quotas: [quota({ id: 1, size: 5 })], vouchers: [] });
+    expect(l.check([demand()], NOW)).toEqual([]);
+  });
+
+  it("catalogFromRows: a quota covers its products on its own date", () => {
+    const rows = {
+      stamp: 7,
+      quotas: [
+        {
+          id: 1,
+          subeventId: 10,
+          size: 5,
+          closed: false,
+          closeWhenSoldOut: true,
+          ignoreForEventAvailability: false,
+          releaseAfterExit: true,
+        },
+        {
+          id: 2,
+          subeventId: null,
+          size: null,
+          closed: true,
+          closeWhenSoldOut: false,
+          ignoreForEventAvailability: true,
+          releaseAfterExit: false,
+        },
+      ],
+      coverage: [
+        { quotaId: 1, itemId: TICKET, variationId: null },
+        { quotaId: 1, itemId: SHIRT, variationId: 21 },
+      ],
+      vouchers: [voucher({ id: 5 })],
+      checkin: [],
+    } as unknown as InventoryCatalogRows;
+    expect(catalogFromRows(rows)).toEqual({
+      stamp: 7,
+      quotas: [
+        quota({
+          id: 1,
+          subeventId: 10,
+          size: 5,
+          closeWhenSoldOut: true,
+          ignoreForEventAvailability: false,
+          releaseAfterExit: true,
+          keys: [keyOf(TICKET, null, 10), keyOf(SHIRT, 21, 10)],
+        }),
+        quota({ id: 2, size: null, closed: true, ignoreForEventAvailability: true, releaseAfterExit: false, keys: [] }),
+      ],
+      vouchers: [voucher({ id: 5 })],
+    });
+  });
+});
+
+describe("Ledger: exits with release_after_exit", () => {
+  const releasing = () => quota({ id: 1, size: 2, releaseAfterExit: true });
+  const key = keyOf(TICKET, null, null);
+
+  it("a paid ticket whose last scan was an exit frees its unit in a quota that releases after exit, until it enters again", () => {
+    const q = releasing();
+    const keeping = quota({ id: 2, size: 2 });
+    const l = ledger([q, keeping]);
+    l.addOrder("A", [demand(), demand()], true);
+    expect(l.check([demand()], NOW)).toHaveLength(2);
+    l.setExited(100, key, "A", true);
+    expect(l.availability(q, NOW)).toMatchObject({ paid_orders: 2, exited_orders: 1, available_number: 1 });
+    expect(l.availability(keeping, NOW)).toMatchObject({ exited_orders: 0, available_number: 0 });
+    // the same exit twice is one ticket
+    l.setExited(100, key, "A", true);
+    expect(l.availability(q, NOW).exited_orders).toBe(1);
+    l.setExited(100, key, "A", false);
+    expect(l.availability(q, NOW)).toMatchObject({ exited_orders: 0, available_number: 0 });
+  });
+
+  it("a ticket of a pending order frees nothing; it does once its order is paid, and stops when the order goes", () => {
+    const q = releasing();
+    const l = ledger([q]);
+    l.addOrder("A", [demand(), demand()], false);
+    l.setExited(100, key, "A", true);
+    expect(l.availability(q, NOW)).toMatchObject({ exited_orders: 0, available_number: 0 });
+    l.setOrderPaid("A", true);
+    expect(l.availability(q, NOW)).toMatchObject({ exited_orders: 1, available_number: 1 });
+    l.setOrderPaid("A", false);
+    expect(l.availability(q, NOW).exited_orders).toBe(0);
+    l.setOrderPaid("A", true);
+    l.removeOrder("A");
+    expect(l.availability(q, NOW)).toMatchObject({ exited_orders: 0, paid_orders: 0, available_number: 2 });
+  });
+
+  it("an exit recorded before its order is read counts once the order is there", () => {
+    const q = releasing();
+    const l = ledger([q]);
+    l.setExited(100, key, "A", true);
+    expect(l.availability(q, NOW).exited_orders).toBe(0);
+    l.addOrder("A", [demand()], true);
+    expect(l.availability(q, NOW)).toMatchObject({ paid_orders: 1, exited_orders: 1, available_number: 2 });
+  });
+
+  it("an exit counts in the quotas covering its ticket's product and date only", () => {
+    const dateA = quota({ id: 1, size: 1, subeventId: 10, releaseAfterExit: true, keys: [keyOf(TICKET, null, 10)] });
+    const dateB = quota({ id: 2, size: 1, subeventId: 11, releaseAfterExit: true, keys: [keyOf(TICKET, null, 11)] });
+    const l = ledger([dateA, dateB]);
+    l.addOrder("A", [demand({ subeventId: 10 })], true);
+    l.addOrder("B", [demand({ subeventId: 11 })], true);
+    l.setExited(100, keyOf(TICKET, null, 10), "A", true);
+    expect(l.check([demand({ subeventId: 10 })], NOW)).toEqual([]);
+    expect(l.check([demand({ subeventId: 11 })], NOW)).toHaveLength(1);
   });
 });

@@ -133,7 +133,7 @@ function indexFallback(s: EventState, rows: TicketOrderRow[], revoked: { secret:
 }
 
 /**
- * A list's check-in rules judged as pretix's server does (rules/checkin-rules.ts); a rule the
+ * A list's check-in rules judged as pretix's server does (rules/checkin-rules/); a rule the
  * service cannot evaluate refuses the scan (pretix: "Evaluation of custom rules has failed",
  * no explanation), never admits it.
  */

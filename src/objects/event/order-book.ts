@@ -1,5 +1,5 @@
 /**
- * The event object's order book (rules/inventory.ts `OrderBook`): the holds of pending and paid
+ * The event object's order book (rules/inventory/order-book.ts `OrderBook`): the holds of pending and paid
  * orders in the object's SQLite, one row per position in `holds` (kind 'order', beside the
  * carts' rows). Triggers keep the totals the ledger counts with (per capacity key and payment,
  * per voucher) in the statement that changes a row, so no order is kept in memory and a

@@ -1,0 +1,383 @@
+/**
+ * The inventory ledger of one event: who holds which capacity, and the decisions on it.
+ *
+ * Holds are positions of pending and paid orders (the order book: until the order is canceled or
+ * expires), cart positions (until they expire) and the units blocked by vouchers with
+ * `block_quota`. A quota's availability is
+ *   size − paid − pending − unexpired carts − blocked by vouchers (+ paid tickets that left, with
+ *   `release_after_exit`)
+ * (pretix docs quotas.rst). Every method here is synchronous: the event's Durable Object calls
+ * them without yielding between check and record (ARCHITECTURE invariant 1).
+ */
+import { type CartHold, CartHolds, type Credit, NO_CREDIT } from "./cart-holds";
+import {
+  type Catalog,
+  type Demand,
+  type Hold,
+  holdOf,
+  type Key,
+  keyOf,
+  type QuotaDef,
+  seatKey,
+  type VoucherDef,
+} from "./catalog";
+import { ExitedTickets } from "./exits";
+import { MemoryOrderBook, type OrderBook, type OrderHold } from "./order-book";
+
+export type Refusal =
+  | {
+      code: "quota";
+      quotaId: number | null;
+      itemId: number;
+      variationId: number | null;
+      subeventId: number | null;
+      available: number;
+    }
+  | { code: "seat_taken"; seat: string }
+  | { code: "seat_twice"; seat: string }
+  | { code: "voucher_used_up"; voucherId: number }
+  | { code: "voucher_expired"; voucherId: number }
+  | { code: "voucher_unknown"; voucherId: number };
+
+/** A quota's numbers, as the quotas' `availability` endpoint answers them. */
+export type Availability = {
+  available: boolean;
+  available_number: number | null;
+  total_size: number | null;
+  pending_orders: number;
+  paid_orders: number;
+  exited_orders: number;
+  cart_positions: number;
+  blocking_vouchers: number;
+  waiting_list: number;
+};
+
+export class Ledger {
+  private catalog: Catalog = { stamp: -1, quotas: [], vouchers: [] };
+  private quotasByKey = new Map<Key, QuotaDef[]>();
+  private quotaById = new Map<number, QuotaDef>();
+  private voucherById = new Map<number, VoucherDef>();
+
+  private readonly book: OrderBook;
+  private readonly carts = new CartHolds();
+  private readonly exited = new ExitedTickets();
+
+  /** `book` keeps the orders' holds (the event object's storage; memory by default). */
+  constructor(book: OrderBook = new MemoryOrderBook()) {
+    this.book = book;
+  }
+
+  get stamp(): number {
+    return this.catalog.stamp;
+  }
+
+  setCatalog(catalog: Catalog): void {
+    this.catalog = catalog;
+    this.quotasByKey.clear();
+    this.quotaById.clear();
+    this.voucherById.clear();
+    for (const q of catalog.quotas) {
+      this.quotaById.set(q.id, q);
+      for (const k of new Set(q.keys)) {
+        let list = this.quotasByKey.get(k);
+        if (!list) this.quotasByKey.set(k, (list = []));
+        list.push(q);
+      }
+    }
+    for (const v of catalog.vouchers) this.voucherById.set(v.id, v);
+  }
+
+  quota(id: number): QuotaDef | undefined {
+    return this.quotaById.get(id);
+  }
+
+  voucher(id: number): VoucherDef | undefined {
+    return this.voucherById.get(id);
+  }
+
+  upsertVoucher(v: VoucherDef): void {
+    const others = this.catalog.vouchers.filter((x) => x.id !== v.id);
+    this.setCatalog({ ...this.catalog, vouchers: [...others, v] });
+  }
+
+  removeVoucher(id: number): void {
+    this.setCatalog({ ...this.catalog, vouchers: this.catalog.vouchers.filter((x) => x.id !== id) });
+  }
+
+  markQuotaClosed(id: number): void {
+    const q = this.quotaById.get(id);
+    if (q) q.closed = true;
+  }
+
+  // ---- counting ----
+
+  /** A voucher's redemptions by orders. */
+  redeemed(voucherId: number): number {
+    return this.book.voucherUses(voucherId);
+  }
+
+  /** Units a voucher still blocks (0 unless it blocks quota and is valid). */
+  private blockedBy(v: VoucherDef, now: number, credit: Credit): number {
+    if (!v.blockQuota || (v.validUntil !== null && v.validUntil <= now)) return 0;
+    return Math.max(0, v.maxUsages - this.redeemed(v.id) - this.carts.activeOfVoucher(v.id, now, credit));
+  }
+
+  /** Whether a voucher's blocked units count against a quota. */
+  voucherAppliesToQuota(v: VoucherDef, q: QuotaDef): boolean {
+    if (v.quotaId !== null) return v.quotaId === q.id;
+    if (v.itemId === null) return false;
+    if ((v.subeventId ?? null) !== q.subeventId) return false;
+    const wanted = keyOf(v.itemId, v.variationId, q.subeventId);
+    return q.keys.includes(wanted);
+  }
+
+  availability(q: QuotaDef, now: number, credit: Credit = NO_CREDIT): Availability {
+    const keys = new Set(q.keys);
+    let pending = 0;
+    let paid = 0;
+    let carts = 0;
+    for (const k of keys) {
+      const c = this.book.count(k);
+      pending += c.pending;
+      paid += c.paid;
+      carts += this.carts.activeOfKey(k, now, credit);
+    }
+    let blocking = 0;
+    for (const v of this.catalog.vouchers)
+      if (this.voucherAppliesToQuota(v, q)) blocking += this.blockedBy(v, now, credit);
+    const exited = q.releaseAfterExit ? this.exited.paidAmong(keys) : 0;
+    const left = q.size === null ? null : Math.max(0, q.size - pending - paid - carts - blocking + exited);
+    return {
+      available: !q.closed && (left === null || left > 0),
+      available_number: left,
+      total_size: q.size,
+      pending_orders: pending,
+      paid_orders: paid,
+      exited_orders: exited,
+      cart_positions: carts,
+      blocking_vouchers: blocking,
+      waiting_list: 0,
+    };
+  }
+
+  /**
+   * pretix's availability states: 100 available; 20 sold out but reserved in carts (may come
+   * back); 10 sold out but with pending orders (may come back); 0 gone (or closed).
+   */
+  stateOf(q: QuotaDef, now: number): number {
+    if (q.closed) return 0;
+    const a = this.availability(q, now);
+    if (a.available_number === null || a.available_number > 0) return 100;
+    if (a.cart_positions > 0) return 20;
+    if (a.pending_orders > 0) return 10;
+    return 0;
+  }
+
+  /** The state of one product on one date for the event's availability; null: not counted. */
+  demandState(d: Pick<Demand, "itemId" | "variationId" | "subeventId">, now: number): number | null {
+    const quotas = this.quotasFor(d);
+    if (quotas.length === 0) return 0;
+    const counted = quotas.filter((q) => !q.ignoreForEventAvailability);
+    if (counted.length === 0) return null;
+    return Math.min(...counted.map((q) => this.stateOf(q, now)));
+  }
+
+  quotasFor(d: Pick<Demand, "itemId" | "variationId" | "subeventId">): QuotaDef[] {
+    return this.quotasByKey.get(keyOf(d.itemId, d.variationId, d.subeventId)) ?? [];
+  }
+
+  // ---- decisions ----
+
+  /**
+   * Checks whether `demands` fit, counting the request's own credit (carts it consumes) as
+   * free. Returns the refusals (empty: everything fits). Does not change anything.
+   */
+  check(
+    demands: readonly Demand[],
+    now: number,
+    credit: Credit = NO_CREDIT,
+    opts: { ignoreQuota?: boolean } = {},
+  ): Refusal[] {
+    const refusals: Refusal[] = [];
+    const need = new Map<number, { quota: QuotaDef; n: number; first: Demand }>();
+    const voucherUses = new Map<number, number>();
+    const seatsWanted = new Set<string>();
+
+    for (const d of demands) {
+      const v = d.voucherId !== null ? this.voucherById.get(d.voucherId) : undefined;
+      if (d.voucherId !== null) {
+        if (!v) {
+          refusals.push({ code: "voucher_unknown", voucherId: d.voucherId });
+          continue;
+        }
+        voucherUses.set(v.id, (voucherUses.get(v.id) ?? 0) + 1);
+      }
+      if (d.seat !== null) {
+        const sk = seatKey(d.subeventId, d.seat);
+        if (seatsWanted.has(sk)) refusals.push({ code: "seat_twice", seat: d.seat });
+        seatsWanted.add(sk);
+        if (!this.seatFree(sk, d.seat, d.subeventId, d.voucherId, now, credit))
+          refusals.push({ code: "seat_taken", seat: d.seat });
+      }
+      if (opts.ignoreQuota || v?.allowIgnoreQuota) continue;
+      const quotas = this.quotasFor(d);
+      if (quotas.length === 0) {
+        refusals.push({
+          code: "quota",
+          quotaId: null,
+          itemId: d.itemId,
+          variationId: d.variationId,
+          subeventId: d.subeventId,
+          available: 0,
+        });
+        continue;
+      }
+      for (const q of quotas) {
+        // a voucher that blocks this quota brings its own unit
+        if (v && this.voucherAppliesToQuota(v, q) && this.blockedBy(v, now, credit) >= (voucherUses.get(v.id) ?? 1))
+          continue;
+        const entry = need.get(q.id);
+        if (entry) entry.n++;
+        else need.set(q.id, { quota: q, n: 1, first: d });
+      }
+    }
+
+    for (const { quota, n, first } of need.values()) {
+      const a = this.availability(quota, now, credit);
+      const left = quota.closed ? 0 : a.available_number;
+      if (left !== null && left < n) {
+        refusals.push({
+          code: "quota",
+          quotaId: quota.id,
+          itemId: first.itemId,
+          variationId: first.variationId,
+          subeventId: first.subeventId,
+          available: left,
+        });
+      }
+    }
+
+    for (const [id, uses] of voucherUses) {
+      const v = this.voucherById.get(id)!;
+      if (v.validUntil !== null && v.validUntil <= now) {
+        refusals.push({ code: "voucher_expired", voucherId: id });
+        continue;
+      }
+      const left = v.maxUsages - this.redeemed(id) - this.carts.activeOfVoucher(id, now, credit);
+      if (left < uses) refusals.push({ code: "voucher_used_up", voucherId: id });
+    }
+    return refusals;
+  }
+
+  private seatFree(
+    sk: string,
+    seat: string,
+    subeventId: number | null,
+    voucherId: number | null,
+    now: number,
+    credit: Credit,
+  ): boolean {
+    if (this.book.seatHolder(sk) !== undefined) return false;
+    if (this.carts.seatHeld(sk, now, credit)) return false;
+    // a seat reserved by a (valid, unused) voucher is free only for that voucher
+    for (const v of this.catalog.vouchers) {
+      if (v.seat === seat && (v.subeventId ?? null) === subeventId && v.id !== voucherId) {
+        if ((v.validUntil === null || v.validUntil > now) && this.redeemed(v.id) < v.maxUsages) return false;
+      }
+    }
+    return true;
+  }
+
+  /** Checks a new or changed voucher's blocking against quota (excluding its own old block). */
+  checkVoucherBlock(v: VoucherDef, now: number): Refusal[] {
+    const want = this.blockedBy(v, now, NO_CREDIT);
+    if (want === 0) return [];
+    const refusals: Refusal[] = [];
+    const old = this.voucherById.get(v.id);
+    for (const q of this.catalog.quotas) {
+      if (!this.voucherAppliesToQuota(v, q)) continue;
+      const a = this.availability(q, now);
+      const oldBlock = old && this.voucherAppliesToQuota(old, q) ? this.blockedBy(old, now, NO_CREDIT) : 0;
+      const left = q.size === null ? null : (a.available_number ?? 0) + oldBlock;
+      if (left !== null && left < want) {
+        refusals.push({
+          code: "quota",
+          quotaId: q.id,
+          itemId: v.itemId ?? 0,
+          variationId: v.variationId,
+          subeventId: q.subeventId,
+          available: left,
+        });
+      }
+    }
+    return refusals;
+  }
+
+  /** Quotas that a set of demands touches (for close_when_sold_out after a sale). */
+  touchedQuotas(demands: readonly Demand[]): QuotaDef[] {
+    const out = new Map<number, QuotaDef>();
+    for (const d of demands) for (const q of this.quotasFor(d)) out.set(q.id, q);
+    return [...out.values()];
+  }
+
+  // ---- recording (called after check() said yes, or when rebuilding from storage) ----
+
+  /** Records an order's holds (once: an order already holding keeps what it holds). */
+  addOrder(code: string, demands: readonly Demand[] | readonly Hold[], paid: boolean): void {
+    if (this.book.get(code)) return;
+    this.book.add(
+      code,
+      demands.map((d) => ("key" in d ? d : holdOf(d))),
+      paid,
+    );
+    this.exited.follow(code, paid);
+  }
+
+  orderHolds(code: string): OrderHold | undefined {
+    return this.book.get(code);
+  }
+
+  setOrderPaid(code: string, paid: boolean): void {
+    this.book.setPaid(code, paid);
+    this.exited.follow(code, this.book.get(code)?.paid ?? false);
+  }
+
+  removeOrder(code: string): void {
+    this.book.remove(code);
+    this.exited.follow(code, false);
+  }
+
+  addCart(holdKey: string, cartId: string, d: Demand | Hold, expires: number): void {
+    this.carts.add(holdKey, cartId, "key" in d ? d : holdOf(d), expires);
+  }
+
+  cart(holdKey: string): CartHold | undefined {
+    return this.carts.get(holdKey);
+  }
+
+  cartHoldKeysOf(cartIds: readonly string[]): string[] {
+    return this.carts.holdKeysOf(cartIds);
+  }
+
+  removeCart(holdKey: string): void {
+    this.carts.remove(holdKey);
+  }
+
+  /** Cart holds that expired at or before `now` (to be pruned from storage). */
+  expiredCarts(now: number): string[] {
+    return this.carts.expired(now);
+  }
+
+  /** The earliest expiry of a cart, for scheduling the pruning alarm. */
+  nextCartExpiry(): number | null {
+    return this.carts.nextExpiry();
+  }
+
+  /**
+   * Records whether a ticket's last scan was an exit (check-in, `release_after_exit`): a paid
+   * ticket that left frees its unit in quotas that release after exit, until it enters again.
+   */
+  setExited(ticketId: number, key: Key, orderCode: string, exited: boolean): void {
+    this.exited.set(ticketId, key, orderCode, exited, this.book.get(orderCode)?.paid ?? false);
+  }
+}
