@@ -23,14 +23,9 @@ import { sha256Hex } from "../lib/crypto";
 import { loadFont, notReady } from "./documents";
 import { Failure, forbidden, isFailure, notFound } from "../lib/failure";
 import { EVENT_SETTINGS, effectiveSettings } from "./settings";
-import {
-  DEFAULT_LAYOUT,
-  readLayout,
-  renderTicketPdf,
-  type TicketDocument,
-  type TicketEventData,
-  type TicketPositionData,
-} from "./ticket-render";
+import { DEFAULT_LAYOUT } from "./ticket-default-layout";
+import { readLayout, renderTicketPdf, type TicketDocument } from "./ticket-render";
+import type { TicketEventData, TicketPositionData } from "./ticket-variables";
 
 export type Download = { output: string; url: string };
 
