@@ -15,7 +15,8 @@ import {
   shopItems,
   type ShopItem,
 } from "../db/storefront";
-import { EVENT_SETTINGS, effectiveSettings } from "../services/settings";
+import { effectiveSettings } from "../services/settings";
+import { EVENT_SETTINGS } from "../services/settings-keys";
 import type { AppContext, AppEnv } from "../http/context";
 import { eventPublicUrl } from "../rules/urls";
 import { publicBase } from "../http/context";

@@ -51,7 +51,8 @@ import { loadFont, notReady } from "./documents";
 import { badRequest, Failure, isFailure, notFound } from "../lib/failure";
 import { renderInvoicePdf } from "./invoice-render";
 import { buildName } from "../rules/person-names";
-import { EVENT_SETTINGS, effectiveSettings } from "./settings";
+import { effectiveSettings } from "./settings";
+import { EVENT_SETTINGS } from "./settings-keys";
 
 /** What invoice services need: bindings, database, the event (its organizer by id), the time. */
 export type InvoiceScope = { env: Env; db: DB; event: EventRow; now: number };
