@@ -8,7 +8,6 @@ import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { findOrder, toOrderRecord, type OrderRecord } from "../db/orders";
 import type { InvoiceAddress } from "../db/schema";
 import { isCountryCode } from "../lib/countries";
-import { i18nText } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event-object";
 import type { EventContext } from "./context";
@@ -341,7 +340,8 @@ export const createOrder = survivingD1Faults(async function createOrder(
               total,
               currency: event.currency,
               lines: prepared.map((p) => ({
-                name: i18nText(catalog.items.get(p.itemId)!.name, locale),
+                item: catalog.items.get(p.itemId)!.name,
+                variation: p.variationId !== null ? (catalog.variations.get(p.variationId)?.value ?? null) : null,
                 price: p.price.gross,
               })),
               fromName: (settings.mail_from_name as string | null) ?? null,
