@@ -115,7 +115,7 @@ publicPages.get("/:organizer/:event", async (c) => {
   const now = Date.now();
   const [levels, items, dates] = await Promise.all([
     eventSettingsLevels(db, org.id, event.id),
-    shopItems(db, event.id, now),
+    shopItems(db, event.id, now, event.hasSubevents),
     event.hasSubevents ? publicSubevents(db, event.id, now) : Promise.resolve([]),
   ]);
   const settings = effectiveSettings(levels.stored, EVENT_SETTINGS, levels.parent);
