@@ -1,6 +1,9 @@
 /**
  * The ticket layout of events without one of their own, in pretix's layout format (A4
- * portrait): drawn by ticket-render.ts like any stored layout.
+ * portrait): drawn by ticket-render.ts like any stored layout. It shows what pretix's default
+ * ticket layout shows: event, product and variation, attendee, the start date and time
+ * (`event_begin`: of the position's date in a series, in the event's timezone), location,
+ * seat, order, price, the QR code of the secret and the secret.
  */
 
 /** The layout of tickets when the event has none (pretix format, A4 portrait). */
@@ -58,7 +61,7 @@ export const DEFAULT_LAYOUT: Record<string, unknown>[] = [
     italic: false,
     align: "left",
     color: [60, 60, 60, 1],
-    content: "event_date_range",
+    content: "event_begin",
     downward: true,
   },
   {
