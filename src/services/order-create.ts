@@ -8,6 +8,7 @@ import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { findOrder, toOrderRecord, type OrderRecord } from "../db/orders";
 import type { InvoiceAddress } from "../db/schema";
 import { isCountryCode } from "../lib/countries";
+import type { I18n } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event-object";
 import type { EventContext } from "./context";
@@ -27,6 +28,7 @@ import {
   orderExpiry,
   PAYMENT_PROVIDERS,
 } from "../rules/orders";
+import { manualPaymentText } from "../rules/payments";
 import { withScheme } from "../rules/person-names";
 import {
   collectRefs,
@@ -353,6 +355,14 @@ export const createOrder = survivingD1Faults(async function createOrder(
                 paid ? "p" : "n",
                 0,
               ),
+              paymentInfo:
+                !paid && paymentProvider === "manual"
+                  ? manualPaymentText(settings.payment_manual_email_instructions as I18n | null, locale, {
+                      code,
+                      total,
+                      currency: event.currency,
+                    })
+                  : undefined,
             },
             now,
           ),

@@ -26,6 +26,11 @@ export type OrderMailFacts = {
   replyTo: string | null;
   /** The mail carries the invoice the change brought about (event setting `invoice_email_attachment`). */
   attachInvoice?: boolean;
+  /**
+   * How to pay, for a placed order's mail (pretix's {payment_info}: for a manual payment the
+   * event setting `payment_manual_email_instructions`, filled in). Empty or absent: none.
+   */
+  paymentInfo?: string;
 };
 
 /** A position's name in a mail: "Product – Variation", or the product alone. */
@@ -53,7 +58,8 @@ export function orderMail(
   const lines = f.lines
     .map((l) => `  ${positionName(l.item, l.variation, f.locale)}  ${formatMoney(l.price)} ${f.currency}`)
     .join("\n");
-  const text = `Hello,\n\n${intro}\n${f.url}\n\nOrder ${f.code}\n${lines}\n  Total  ${formatMoney(f.total)} ${f.currency}\n\nBest regards,\n${f.organizerName}\n`;
+  const payment = kind === "order_placed" && f.paymentInfo ? `\n\n${f.paymentInfo}` : "";
+  const text = `Hello,\n\n${intro}\n${f.url}${payment}\n\nOrder ${f.code}\n${lines}\n  Total  ${formatMoney(f.total)} ${f.currency}\n\nBest regards,\n${f.organizerName}\n`;
   return composeMail({
     kind,
     organizerId: f.organizerId,

@@ -5,7 +5,8 @@
  * value when not set. Reading and writing settings is settings.ts.
  */
 import { z } from "zod";
-import { i18n, relativeDate } from "../rules/fields";
+import { i18n, i18nWithPlaceholders, relativeDate } from "../rules/fields";
+import { MANUAL_PAYMENT_PLACEHOLDERS } from "../rules/payments";
 import { NAME_SCHEMES } from "../rules/person-names";
 import { TICKET_SECRET_GENERATORS } from "./ticket-secrets";
 
@@ -400,6 +401,20 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     "Accept late payments",
     "Accept payments of expired orders while enough quota is available, never after the last date of payments.",
   ),
+  payment_manual_pending_description: {
+    schema: i18nWithPlaceholders(MANUAL_PAYMENT_PLACEHOLDERS).nullable(),
+    default: null,
+    label: "Manual payment: payment process description for pending orders",
+    help_text:
+      "Shown on the payment page of a manual payment: how to pay (for example the bank account). Placeholders: {order}, {total}, {currency}, {total_with_currency}.",
+  },
+  payment_manual_email_instructions: {
+    schema: i18nWithPlaceholders(MANUAL_PAYMENT_PLACEHOLDERS).nullable(),
+    default: null,
+    label: "Manual payment: payment process description in order confirmation emails",
+    help_text:
+      "Included in the mail confirming a pending order with a manual payment. Placeholders: {order}, {total}, {currency}, {total_with_currency}.",
+  },
   ticket_secret_generator: {
     schema: z.enum(TICKET_SECRET_GENERATORS),
     default: "random",
