@@ -10,12 +10,12 @@ import { z } from "zod";
 import {
   changeEventSettings,
   effectiveSettings,
-  EVENT_SETTINGS,
   eventSettingKeysFor,
   eventSettingsLevels,
   explainSettings,
   settingsPatchInput,
 } from "../services/settings";
+import { EVENT_SETTINGS } from "../services/settings-keys";
 import { type AppEnv, eventContext } from "../http/context";
 import { eventScope } from "../http/tenancy";
 import { apiDocs } from "../http/openapi";

@@ -6,14 +6,8 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { listAccessibleOrganizers, ORGANIZER_ORDERING } from "../db/organizers";
 import { storedOrganizerSettings } from "../db/settings";
-import {
-  changeOrganizerSettings,
-  effectiveSettings,
-  explainSettings,
-  ORGANIZER_SETTINGS,
-  type SettingsCatalog,
-  settingsPatchInput,
-} from "../services/settings";
+import { changeOrganizerSettings, effectiveSettings, explainSettings, settingsPatchInput } from "../services/settings";
+import { ORGANIZER_SETTINGS, type SettingsCatalog } from "../services/settings-keys";
 import { organizerPublicUrl } from "../rules/urls";
 import { type AppEnv, organizerContext, type OrganizerRow } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

@@ -4,7 +4,6 @@
  * sub-objects are reached only through an item of that event.
  */
 import { and, asc, count, eq, inArray, isNull, ne, or, type SQL, sql } from "drizzle-orm";
-import type { I18n } from "../lib/i18n";
 import { runBatch, type Statement } from "./catalog-common";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import type { DB } from "./client";
@@ -831,10 +830,4 @@ export async function deleteBundleRow(
     touch(db, eventId, STAMP.items, now),
   ]);
   return rows.length > 0;
-}
-
-/** Names of the event's items (for mails and pages). */
-export async function itemNames(db: DB, eventId: number): Promise<Map<number, I18n>> {
-  const rows = await db.select({ id: items.id, name: items.name }).from(items).where(eq(items.eventId, eventId));
-  return new Map(rows.map((r) => [r.id, r.name]));
 }

@@ -5,7 +5,18 @@
 import { and, asc, desc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
-import { events, itemCategories, itemVariations, items, organizers, subevents } from "./schema";
+import {
+  events,
+  itemCategories,
+  itemVariations,
+  items,
+  organizers,
+  quotaItems,
+  quotas,
+  subeventItems,
+  subeventItemVariations,
+  subevents,
+} from "./schema";
 import type { I18n } from "../lib/i18n";
 import { chunks } from "../lib/chunks";
 import { MAX_PARAMS } from "./util";
@@ -70,12 +81,43 @@ export type ShopItem = {
   variations: { id: number; value: I18n; price: number }[];
 };
 
+/** A date customers see: active, public, not over yet. */
+function dateShown(now: number): SQL {
+  return and(
+    eq(subevents.active, true),
+    eq(subevents.isPublic, true),
+    notOver(subevents.dateFrom, subevents.dateTo, now),
+  )!;
+}
+
+/**
+ * Whether a quota covers the item (`variation` null) or the variation: pretix sells nothing
+ * without one. In a series, a quota of a date customers see (active, public, not over) on
+ * which the product is not disabled.
+ */
+function hasQuota(series: boolean, now: number, variation: typeof itemVariations | null): SQL {
+  const itemId = variation ? variation.itemId : items.id;
+  const covers = and(
+    eq(quotaItems.itemId, itemId),
+    variation ? eq(quotaItems.variationId, variation.id) : isNull(quotaItems.variationId),
+  );
+  if (!series) {
+    return sql`EXISTS (SELECT 1 FROM ${quotaItems} INNER JOIN ${quotas} ON ${quotas.id} = ${quotaItems.quotaId} WHERE ${covers} AND ${isNull(quotas.subeventId)})`;
+  }
+  const disabled = sql`EXISTS (SELECT 1 FROM ${subeventItems} WHERE ${subeventItems.subeventId} = ${subevents.id} AND ${subeventItems.itemId} = ${itemId} AND ${eq(subeventItems.disabled, true)})`;
+  const variationDisabled = variation
+    ? sql` OR EXISTS (SELECT 1 FROM ${subeventItemVariations} WHERE ${subeventItemVariations.subeventId} = ${subevents.id} AND ${subeventItemVariations.variationId} = ${variation.id} AND ${eq(subeventItemVariations.disabled, true)})`
+    : sql``;
+  return sql`EXISTS (SELECT 1 FROM ${quotaItems} INNER JOIN ${quotas} ON ${quotas.id} = ${quotaItems.quotaId} INNER JOIN ${subevents} ON ${subevents.id} = ${quotas.subeventId} WHERE ${covers} AND ${dateShown(now)} AND NOT (${disabled}${variationDisabled}))`;
+}
+
 /**
  * The items the event page lists (what pretix's shop front shows without a voucher): active,
  * sold in the online shop, not hidden without a voucher, not add-on-only, not past their
- * availability; with their active variations. Ordered by category, then position.
+ * availability, with a quota (in a series: on a date customers see, `series`); with their
+ * active variations that have a quota. Ordered by category, then position.
  */
-export async function shopItems(db: DB, eventId: number, now: number): Promise<ShopItem[]> {
+export async function shopItems(db: DB, eventId: number, now: number, series: boolean): Promise<ShopItem[]> {
   const visibleNow = (t: typeof items | typeof itemVariations) =>
     and(
       eq(t.active, true),
@@ -95,6 +137,8 @@ export async function shopItems(db: DB, eventId: number, now: number): Promise<S
           eq(items.eventId, eventId),
           visibleNow(items),
           or(isNull(itemCategories.id), eq(itemCategories.isAddon, false)),
+          // an item with variations is listed when one of its variations has a quota (below)
+          or(eq(items.hasVariations, true), hasQuota(series, now, null)),
         ),
       )
       .orderBy(
@@ -108,7 +152,7 @@ export async function shopItems(db: DB, eventId: number, now: number): Promise<S
       .select({ variation: itemVariations })
       .from(itemVariations)
       .innerJoin(items, eq(items.id, itemVariations.itemId))
-      .where(and(eq(items.eventId, eventId), visibleNow(itemVariations)))
+      .where(and(eq(items.eventId, eventId), visibleNow(itemVariations), hasQuota(series, now, itemVariations)))
       .orderBy(asc(itemVariations.position), asc(itemVariations.id)),
   ]);
   const byItem = new Map<number, ShopItem["variations"]>();
@@ -137,14 +181,7 @@ export async function publicSubevents(db: DB, eventId: number, now: number) {
   return db
     .select()
     .from(subevents)
-    .where(
-      and(
-        eq(subevents.eventId, eventId),
-        eq(subevents.active, true),
-        eq(subevents.isPublic, true),
-        notOver(subevents.dateFrom, subevents.dateTo, now),
-      ),
-    )
+    .where(and(eq(subevents.eventId, eventId), dateShown(now)))
     .orderBy(asc(subevents.dateFrom), asc(subevents.id))
     .limit(100);
 }

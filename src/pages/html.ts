@@ -61,6 +61,7 @@ button,.button{display:inline-block;margin-top:1rem;background:{accent};color:{o
 .error{background:#fde8e8;color:#8a1f1f;padding:.7rem;border-radius:.3rem}
 .ok{background:#e7f6ea;color:#1d5b2a;padding:.7rem;border-radius:.3rem}
 .note{background:#fff7e0;color:#6b4e00;padding:.7rem;border-radius:.3rem}
+.instructions{white-space:pre-line;background:#f5f5f7;padding:.7rem;border-radius:.3rem;margin:1rem 0}
 table{width:100%;border-collapse:collapse}td,th{text-align:left;padding:.3rem .5rem .3rem 0;border-bottom:1px solid #eee;vertical-align:top}
 td:last-child,th:last-child{padding-right:0}
 td.amount,th.amount{text-align:right;white-space:nowrap}

@@ -1,8 +1,9 @@
 /**
  * The payment page (`payment_url` = order `url` + `pay/{local_id}/`) for the built-in
  * providers (rules/orders.ts):
- * - `manual`: the amount and the order code as payment reference; the organizer confirms the
- *   payment through the API when it has arrived.
+ * - `manual`: the amount and the order code as payment reference, and the organizer's
+ *   instructions (event setting `payment_manual_pending_description`); the organizer confirms
+ *   the payment through the API when it has arrived.
  * - `free`: for orders with nothing to pay; the customer confirms and the order is paid.
  * - `giftcard`: the customer enters a gift card of the organizer (or one it accepts) and pays
  *   the whole amount with it.
@@ -23,8 +24,10 @@ import {
   PAYMENT_STATE_WORDS,
   type PaymentError,
   paymentFullId,
+  manualPaymentText,
   providerName,
 } from "../rules/payments";
+import type { I18n } from "../lib/i18n";
 import type { AppContext, AppEnv } from "../http/context";
 import { isFailure } from "../lib/failure";
 import { randomString } from "../lib/crypto";
@@ -69,8 +72,15 @@ function providerBody(ctx: OrderPage, y: PaymentJson): Raw {
           : ctx.nav.iframe
             ? html`<p><a class="button" href="${returnTarget(ctx.nav.returnUrl, null)}" target="_top">Continue</a></p>`
             : html`<form method="post" action="${actionOf(ctx, y)}"><button type="submit">Continue</button></form>`;
+      // the organizer's instructions (pretix's pending_description of the manual payment), as plain text
+      const instructions = manualPaymentText(
+        ctx.settings.payment_manual_pending_description as I18n | null,
+        order.locale,
+        { code: order.code, total: order.total, currency: ctx.event.currency },
+      );
       return html`<p>Please pay <strong>${amount}</strong> as agreed with the organizer, stating <strong>${order.code}</strong> as the payment reference.</p>
 <table><tr><td>Amount</td><td class="amount">${amount}</td></tr><tr><td>Payment reference</td><td class="amount">${order.code}</td></tr></table>
+${instructions ? html`<div class="instructions">${instructions}</div>` : ""}
 <p class="muted">The organizer confirms the payment when it has arrived.${order.status === "n" ? ` Your order stays reserved until ${when(order.expires, ctx.event.timezone)}.` : ""}</p>
 ${proceed}`;
     }

@@ -15,7 +15,8 @@ import {
   shopItems,
   type ShopItem,
 } from "../db/storefront";
-import { EVENT_SETTINGS, effectiveSettings } from "../services/settings";
+import { effectiveSettings } from "../services/settings";
+import { EVENT_SETTINGS } from "../services/settings-keys";
 import type { AppContext, AppEnv } from "../http/context";
 import { eventPublicUrl } from "../rules/urls";
 import { publicBase } from "../http/context";
@@ -114,7 +115,7 @@ publicPages.get("/:organizer/:event", async (c) => {
   const now = Date.now();
   const [levels, items, dates] = await Promise.all([
     eventSettingsLevels(db, org.id, event.id),
-    shopItems(db, event.id, now),
+    shopItems(db, event.id, now, event.hasSubevents),
     event.hasSubevents ? publicSubevents(db, event.id, now) : Promise.resolve([]),
   ]);
   const settings = effectiveSettings(levels.stored, EVENT_SETTINGS, levels.parent);

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { isValidTimezone, parseDate, parseDateTime, formatDate } from "../lib/datetime";
 import type { I18n } from "../lib/i18n";
 import { formatDecimal, ISO_4217, parseDecimal } from "../lib/money";
+import { placeholderProblem } from "../lib/placeholders";
 import { isRelativeDateTimeValue, isRelativeDateValue } from "../lib/reldate";
 
 export const DATETIME_FORMAT_MESSAGE =
@@ -83,6 +84,15 @@ export const i18n = () =>
   z
     .union([z.string(), z.record(z.string().min(1).max(20), z.string())])
     .transform((v): I18n => (typeof v === "string" ? { en: v } : v));
+
+/** A multi-lingual text that may use only the `allowed` {placeholders}, in every language. */
+export const i18nWithPlaceholders = (allowed: readonly string[]) =>
+  i18n().superRefine((v, ctx) => {
+    for (const text of Object.values(v)) {
+      const problem = placeholderProblem(text, allowed);
+      if (problem) return ctx.addIssue({ code: "custom", message: problem });
+    }
+  });
 
 /** A multi-lingual string that must have some text. */
 export const i18nRequired = () =>

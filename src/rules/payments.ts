@@ -6,6 +6,9 @@
  * (which integrators must not rely on: the payment state is read through the API).
  */
 import type { OrderStatus, PaymentState } from "../db/schema";
+import { i18nText, type I18n } from "../lib/i18n";
+import { formatMoney } from "../lib/money";
+import { fillPlaceholders } from "../lib/placeholders";
 import { PAYMENT_PROVIDERS, type PaymentProvider } from "./orders";
 
 /** Why a payment step failed; the key is the short code sent as `error=`. */
@@ -93,6 +96,28 @@ export function giftCardRefusal(
  * organizer then confirms the payment through the API).
  */
 export const MANUAL_PAYMENT_PLUGIN = "pretix.plugins.manualpayment";
+
+/** The placeholders the manual payment's texts may use (pretix's ManualPayment). */
+export const MANUAL_PAYMENT_PLACEHOLDERS = ["order", "total", "currency", "total_with_currency"] as const;
+
+/**
+ * A text of the manual payment (event settings `payment_manual_pending_description`,
+ * `payment_manual_email_instructions`) for an order: in the order's language, its placeholders
+ * filled with the order code and total. Empty when the organizer wrote none.
+ */
+export function manualPaymentText(
+  template: I18n | null | undefined,
+  locale: string,
+  order: { code: string; total: number; currency: string },
+): string {
+  const total = formatMoney(order.total);
+  return fillPlaceholders(i18nText(template, locale), {
+    order: order.code,
+    total,
+    currency: order.currency,
+    total_with_currency: `${total} ${order.currency}`,
+  }).trim();
+}
 
 export function offeredProviders(plugins: string[], amountDue: number): PaymentProvider[] {
   if (amountDue <= 0) return ["free"];

@@ -35,7 +35,8 @@ import { log } from "../lib/log";
 import { dispatchDocuments } from "../lib/queues";
 import { buildInvoiceContent, cancellationContent } from "./invoice-content";
 import { type InvoiceScope, insertOf } from "./invoice-numbers";
-import { EVENT_SETTINGS, effectiveSettings } from "./settings";
+import { effectiveSettings } from "./settings";
+import { EVENT_SETTINGS } from "./settings-keys";
 
 /** The event's effective settings from the stored rows read with the facts. */
 export function invoiceSettings(

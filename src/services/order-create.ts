@@ -8,7 +8,7 @@ import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { findOrder, toOrderRecord, type OrderRecord } from "../db/orders";
 import type { InvoiceAddress } from "../db/schema";
 import { isCountryCode } from "../lib/countries";
-import { i18nText } from "../lib/i18n";
+import type { I18n } from "../lib/i18n";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event/types";
 import type { EventContext } from "./context";
@@ -28,6 +28,7 @@ import {
   orderExpiry,
   PAYMENT_PROVIDERS,
 } from "../rules/orders";
+import { manualPaymentText } from "../rules/payments";
 import { withScheme } from "../rules/person-names";
 import {
   collectRefs,
@@ -341,7 +342,8 @@ export const createOrder = survivingD1Faults(async function createOrder(
               total,
               currency: event.currency,
               lines: prepared.map((p) => ({
-                name: i18nText(catalog.items.get(p.itemId)!.name, locale),
+                item: catalog.items.get(p.itemId)!.name,
+                variation: p.variationId !== null ? (catalog.variations.get(p.variationId)?.value ?? null) : null,
                 price: p.price.gross,
               })),
               fromName: (settings.mail_from_name as string | null) ?? null,
@@ -353,6 +355,14 @@ export const createOrder = survivingD1Faults(async function createOrder(
                 paid ? "p" : "n",
                 0,
               ),
+              paymentInfo:
+                !paid && paymentProvider === "manual"
+                  ? manualPaymentText(settings.payment_manual_email_instructions as I18n | null, locale, {
+                      code,
+                      total,
+                      currency: event.currency,
+                    })
+                  : undefined,
             },
             now,
           ),

@@ -1,6 +1,8 @@
 /**
  * Mails about an order: placed (pending), paid, canceled. Composed for the outbox; a placed or
  * paid mail may carry the order's invoice (resolved when it is delivered, see mail-attachments.ts).
+ * Each position is named as pretix's order details in its mails name it: the product, and its
+ * variation after a dash ("T-Shirt – L").
  */
 import { composeMail } from "./mail";
 import type { MailInsert } from "../db/mail";
@@ -18,12 +20,24 @@ export type OrderMailFacts = {
   url: string;
   total: number;
   currency: string;
-  lines: { name: string; price: number }[];
+  /** The positions that are not canceled: the product's and the variation's names, in every language. */
+  lines: { item: I18n; variation: I18n | null; price: number }[];
   fromName: string | null;
   replyTo: string | null;
   /** The mail carries the invoice the change brought about (event setting `invoice_email_attachment`). */
   attachInvoice?: boolean;
+  /**
+   * How to pay, for a placed order's mail (pretix's {payment_info}: for a manual payment the
+   * event setting `payment_manual_email_instructions`, filled in). Empty or absent: none.
+   */
+  paymentInfo?: string;
 };
+
+/** A position's name in a mail: "Product – Variation", or the product alone. */
+function positionName(item: I18n, variation: I18n | null, locale: string): string {
+  const name = i18nText(item, locale);
+  return variation ? `${name} – ${i18nText(variation, locale)}` : name;
+}
 
 export function orderMail(
   kind: "order_placed" | "order_paid" | "order_canceled",
@@ -41,8 +55,11 @@ export function orderMail(
     order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
     order_canceled: `your order for ${event} has been canceled. You can see it here:`,
   }[kind];
-  const lines = f.lines.map((l) => `  ${l.name}  ${formatMoney(l.price)} ${f.currency}`).join("\n");
-  const text = `Hello,\n\n${intro}\n${f.url}\n\nOrder ${f.code}\n${lines}\n  Total  ${formatMoney(f.total)} ${f.currency}\n\nBest regards,\n${f.organizerName}\n`;
+  const lines = f.lines
+    .map((l) => `  ${positionName(l.item, l.variation, f.locale)}  ${formatMoney(l.price)} ${f.currency}`)
+    .join("\n");
+  const payment = kind === "order_placed" && f.paymentInfo ? `\n\n${f.paymentInfo}` : "";
+  const text = `Hello,\n\n${intro}\n${f.url}${payment}\n\nOrder ${f.code}\n${lines}\n  Total  ${formatMoney(f.total)} ${f.currency}\n\nBest regards,\n${f.organizerName}\n`;
   return composeMail({
     kind,
     organizerId: f.organizerId,

@@ -9,15 +9,14 @@
 import { dispatchMail, dispatchWebhooks } from "../lib/queues";
 import type { DB } from "../db/client";
 import { eventById } from "../db/invoices";
-import { itemNames } from "../db/items";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
 import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
 import type { TicketChange } from "../db/ticket-secrets";
 import type { OrderStatus } from "../db/schema";
+import { orderLabels } from "../db/storefront";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../lib/env";
-import { i18nText } from "../lib/i18n";
 import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event/types";
@@ -251,8 +250,10 @@ export async function notifyOrder(
   if (!r.order.email) return;
   const { event, organizer: org, db } = ctx;
   try {
-    const [items, settings] = await Promise.all([
-      itemNames(db, event.id),
+    const positions = r.positions.filter((p) => p.canceled !== 1);
+    const ids = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
+    const [labels, settings] = await Promise.all([
+      orderLabels(db, event.id, ids(positions.map((p) => p.item)), ids(positions.map((p) => p.variation)), []),
       known ?? eventSettingsFor(db, org.id, event.id),
     ]);
     const mail = orderMail(
@@ -268,9 +269,11 @@ export async function notifyOrder(
         url: orderUrl(ctx.baseUrl, org.slug, event.slug, r.order.code, r.order.secret),
         total: r.order.total,
         currency: event.currency,
-        lines: r.positions
-          .filter((p) => p.canceled !== 1)
-          .map((p) => ({ name: i18nText(items.get(p.item) ?? {}, r.order.locale), price: p.price })),
+        lines: positions.map((p) => ({
+          item: labels.items.get(p.item) ?? {},
+          variation: p.variation !== null ? (labels.variations.get(p.variation) ?? null) : null,
+          price: p.price,
+        })),
         fromName: (settings.mail_from_name as string | null) ?? null,
         replyTo: (settings.contact_mail as string | null) ?? null,
         attachInvoice: kind === "order_paid" && mailCarriesInvoice(settings, r.order, "p", liveInvoicesBefore),

@@ -4,7 +4,8 @@
  */
 import { readSalesCatalog, type SalesCatalogRows, type SalesRefs } from "../db/sales-catalog";
 import type { DB } from "../db/client";
-import { EVENT_SETTINGS, effectiveSettings } from "./settings";
+import { effectiveSettings } from "./settings";
+import { EVENT_SETTINGS } from "./settings-keys";
 
 export type SalesCatalog = Omit<SalesCatalogRows, "storedSettings"> & { settings: Record<string, unknown> };
 export type { SalesRefs };

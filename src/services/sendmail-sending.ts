@@ -42,6 +42,7 @@ import type { Env } from "../lib/env";
 import { addDays, zonedDate, zonedParts, zonedTimeToUtc } from "../lib/datetime";
 import { i18nText, type I18n } from "../lib/i18n";
 import { formatMoney } from "../lib/money";
+import { fillPlaceholders } from "../lib/placeholders";
 import { composeMail } from "./mail";
 import { buildName, type NameParts } from "../rules/person-names";
 import { eventSettingsFor } from "./settings";
@@ -80,11 +81,6 @@ type InvoiceAddress = { company?: string; name_parts?: NameParts };
 
 function json<T>(v: unknown): T {
   return (typeof v === "string" ? JSON.parse(v) : v) as T;
-}
-
-/** Fills `{placeholder}`s known in `values`; others stay as written (pretix's SafeFormatter). */
-export function fillPlaceholders(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (Object.hasOwn(values, key) ? values[key]! : whole));
 }
 
 function nameValues(prefix: string, parts: NameParts): Record<string, string> {

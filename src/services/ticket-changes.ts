@@ -13,7 +13,8 @@ import { withEventObject } from "../objects/client";
 import type { EventContext } from "./context";
 import { changedMeanwhile, notFound } from "../lib/failure";
 import { newOrderSecret } from "../rules/orders";
-import { EVENT_SETTINGS, effectiveSettings } from "./settings";
+import { effectiveSettings } from "./settings";
+import { EVENT_SETTINGS } from "./settings-keys";
 import { assignSecret, type SecretGenerator, secretGenerator, SIG1, type TicketSecretFacts } from "./ticket-secrets";
 
 /** The generator of the context's event (its settings and key read in one round trip). */

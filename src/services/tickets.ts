@@ -22,15 +22,11 @@ import type { Env } from "../lib/env";
 import { sha256Hex } from "../lib/crypto";
 import { loadFont, notReady } from "./documents";
 import { Failure, forbidden, isFailure, notFound } from "../lib/failure";
-import { EVENT_SETTINGS, effectiveSettings } from "./settings";
-import {
-  DEFAULT_LAYOUT,
-  readLayout,
-  renderTicketPdf,
-  type TicketDocument,
-  type TicketEventData,
-  type TicketPositionData,
-} from "./ticket-render";
+import { effectiveSettings } from "./settings";
+import { EVENT_SETTINGS } from "./settings-keys";
+import { DEFAULT_LAYOUT } from "./ticket-default-layout";
+import { readLayout, renderTicketPdf, type TicketDocument } from "./ticket-render";
+import type { TicketEventData, TicketPositionData } from "./ticket-variables";
 
 export type Download = { output: string; url: string };
 

@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { mailOutbox, orderPositions } from "../../src/db/schema";
-import { db, seedTeam } from "../harness";
+import { db, type Json, seedTeam } from "../harness";
 import { shop } from "../helpers/sales";
 
 describe("order creation", () => {
@@ -321,6 +321,49 @@ describe("order creation", () => {
     expect(mails[0]!.textBody).toContain(res.body.url);
     await s.client.post(`${s.path}/orders/`, { email: "quiet@example.org", positions: [{ item: ticket.id }] });
     expect(await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "quiet@example.org"))).toHaveLength(0);
+  });
+
+  it("the placed, paid and canceled mails name each product with its variation, in the order's language", async () => {
+    const s = await shop();
+    expect((await s.client.patch(`${s.path}/settings/`, { locales: ["en", "de"] })).status).toBe(200);
+    const ticket = await s.item({ name: { en: "Day ticket", de: "Tageskarte" }, default_price: "30.00" });
+    const shirt = await s.item({
+      name: { en: "T-Shirt" },
+      default_price: "15.00",
+      admission: false,
+      variations: [{ value: { en: "S" } }, { value: { en: "Large", de: "Groß" } }],
+    });
+    await s.quota({ size: 10, items: [ticket.id, shirt.id], variations: shirt.variations.map((v: Json) => v.id) });
+    const mailsTo = (to: string) => db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, to));
+
+    const placed = await s.client.post(`${s.path}/orders/`, {
+      email: "variation@example.org",
+      locale: "de",
+      send_mail: true,
+      payment_provider: "manual",
+      positions: [{ item: ticket.id }, { item: shirt.id, variation: shirt.variations[1].id }],
+    });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    const code = placed.body.code;
+    expect((await s.client.post(`${s.path}/orders/${code}/mark_paid/`, {})).status).toBe(200);
+    expect((await s.client.post(`${s.path}/orders/${code}/mark_canceled/`, {})).status).toBe(200);
+    const mails = await mailsTo("variation@example.org");
+    expect(mails.map((m) => m.kind)).toEqual(["order_placed", "order_paid", "order_canceled"]);
+    for (const m of mails) {
+      expect(m.textBody, m.kind).toContain("\n  Tageskarte  30.00 EUR\n  T-Shirt – Groß  15.00 EUR\n");
+    }
+
+    // a paid order created through the API: its paid mail names the variation in English
+    const paid = await s.client.post(`${s.path}/orders/`, {
+      email: "paid-variation@example.org",
+      status: "p",
+      send_mail: true,
+      positions: [{ item: shirt.id, variation: shirt.variations[0].id }],
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201);
+    const [paidMail] = await mailsTo("paid-variation@example.org");
+    expect(paidMail).toMatchObject({ kind: "order_paid" });
+    expect(paidMail!.textBody).toContain("\n  T-Shirt – S  15.00 EUR\n");
   });
 
   it("gives every ticket its own unguessable secret", async () => {

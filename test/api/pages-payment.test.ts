@@ -432,6 +432,65 @@ describe("free and manual payments", () => {
     expect(textOf((await getPage(url)).text)).toContain("This payment is confirmed.");
   });
 
+  it("manual: the organizer's payment instructions on the page (escaped, in the order's language) and in the placed mail", async () => {
+    const s = await ticketShop({ price: "23.50" });
+    const settings = (body: Record<string, unknown>) => s.client.patch(`${s.path}/settings/`, body);
+    // pretix's placeholder rules: only {order}, {total}, {currency}, {total_with_currency}
+    const unknown = await settings({ payment_manual_pending_description: { en: "Pay {amount} now" } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ payment_manual_pending_description: ["Invalid placeholder(s): {amount}"] });
+    const unbalanced = await settings({ payment_manual_email_instructions: { de: "Betrag {total" } });
+    expect(unbalanced.status).toBe(400);
+    expect(unbalanced.body).toEqual({
+      payment_manual_email_instructions: [
+        'Invalid placeholder syntax: You used a different number of "{" than of "}".',
+      ],
+    });
+    const before = await placeOrder(s, { payment_provider: "manual" });
+    expect((await getPage(before.payments[0].payment_url)).text).not.toContain('class="instructions"');
+
+    const ok = await settings({
+      locales: ["en", "de"],
+      payment_manual_pending_description: {
+        en: "Transfer {total_with_currency} to IBAN DE02 1203 0000 0000 2020 51.\nReference: {order} <b>only</b>",
+        de: "Überweisen Sie {total} {currency} auf DE02 1203 0000 0000 2020 51, Verwendungszweck {order}.",
+      },
+      payment_manual_email_instructions: { en: "Bank transfer: {total_with_currency}, reference {order}." },
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.payment_manual_email_instructions).toEqual({
+      en: "Bank transfer: {total_with_currency}, reference {order}.",
+    });
+
+    const o = await placeOrder(s, { payment_provider: "manual", email: "transfer@example.org", send_mail: true });
+    const page = await getPage(o.payments[0].payment_url);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(
+      `<div class="instructions">Transfer 23.50 EUR to IBAN DE02 1203 0000 0000 2020 51.\nReference: ${o.code} &lt;b&gt;only&lt;/b&gt;</div>`,
+    );
+    const de = await placeOrder(s, { payment_provider: "manual", locale: "de" });
+    expect(textOf((await getPage(de.payments[0].payment_url)).text)).toContain(
+      `Überweisen Sie 23.50 EUR auf DE02 1203 0000 0000 2020 51, Verwendungszweck ${de.code}.`,
+    );
+
+    const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "transfer@example.org"));
+    expect(mail).toMatchObject({ kind: "order_placed" });
+    expect(mail!.textBody).toContain(`${o.url}\n\nBank transfer: 23.50 EUR, reference ${o.code}.\n\nOrder ${o.code}\n`);
+    // a paid order's mail has nothing to pay
+    await placeOrder(s, {
+      status: "p",
+      payment_provider: "manual",
+      email: "paid-transfer@example.org",
+      send_mail: true,
+    });
+    const [paidMail] = await db()
+      .select()
+      .from(mailOutbox)
+      .where(eq(mailOutbox.toAddress, "paid-transfer@example.org"));
+    expect(paidMail).toMatchObject({ kind: "order_paid" });
+    expect(paidMail!.textBody).not.toContain("Bank transfer");
+  });
+
   it("a canceled order cannot be paid; its payment shows its state", async () => {
     const s = await ticketShop();
     const o = await placeOrder(s, { payment_provider: "giftcard" });

@@ -3,7 +3,7 @@
  * `public_url`s of the API; and that these catch-all paths shadow none of the service's own.
  */
 import { describe, expect, it } from "vitest";
-import { anonymous, seedOrganizer } from "../harness";
+import { anonymous, type Json, seedOrganizer } from "../harness";
 import { getPage, postForm, textOf } from "../helpers/pages";
 import { shop, type Shop } from "../helpers/sales";
 
@@ -100,10 +100,19 @@ describe("event page", () => {
       default_price: "20.00",
       variations: [{ value: { en: "S" } }, { value: { en: "XL" }, default_price: "22.50" }],
     });
-    await s.item({ name: { en: "Retired item" }, default_price: "9.00", active: false });
-    await s.item({ name: { en: "Hidden goodie" }, default_price: "1.00", hide_without_voucher: true });
-    await s.item({ name: { en: "Box office only" }, default_price: "2.00", sales_channels: ["pretixpos"] });
-    void shirt;
+    const retired = await s.item({ name: { en: "Retired item" }, default_price: "9.00", active: false });
+    const hidden = await s.item({ name: { en: "Hidden goodie" }, default_price: "1.00", hide_without_voucher: true });
+    const boxOffice = await s.item({
+      name: { en: "Box office only" },
+      default_price: "2.00",
+      sales_channels: ["pretixpos"],
+    });
+    // on sale (a quota covers them): what keeps the last three off the page is their own setting
+    await s.quota({
+      size: 50,
+      items: [shirt.id, retired.id, hidden.id, boxOffice.id],
+      variations: shirt.variations.map((v: Json) => v.id),
+    });
     const ev = await s.client.get(`${s.path}/`);
     const res = await getPage(ev.body.public_url);
     expect(res.status).toBe(200);
@@ -117,6 +126,63 @@ describe("event page", () => {
     expect(t).not.toContain("Retired item");
     expect(t).not.toContain("Hidden goodie");
     expect(t).not.toContain("Box office only");
+  });
+
+  it("offers only what a quota covers, as pretix's shop: no product or variation without one", async () => {
+    const s = await shop({ event: { name: { en: "Poster Show" } } });
+    await goLive(s);
+    await s.item({ name: { en: "Unlimited poster" }, default_price: "5.00" });
+    const shirt = await s.item({
+      name: { en: "Band shirt" },
+      default_price: "20.00",
+      variations: [{ value: { en: "S" } }, { value: { en: "XL" } }, { value: { en: "XXL" } }],
+    });
+    await s.item({ name: { en: "Mug" }, variations: [{ value: { en: "Blue" } }] });
+    // the shirt's quota covers two of its three variations; no quota covers the poster or the mug
+    await s.quota({ size: 5, items: [shirt.id], variations: [shirt.variations[0].id, shirt.variations[1].id] });
+    const t = textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text);
+    expect(t).toContain("Day ticket EUR 35.00 Band shirt S EUR 20.00 XL EUR 20.00");
+    expect(t).not.toContain("XXL");
+    expect(t).not.toContain("Unlimited poster");
+    expect(t).not.toContain("Mug");
+    expect(t).not.toContain("Blue");
+  });
+
+  it("a series offers a product with a quota on a date customers see, where the date does not disable it", async () => {
+    const s = await shop({ series: true, event: { name: { en: "Theatre Season" } } });
+    const seat = await s.item({ name: { en: "Stalls seat" }, default_price: "40.00" });
+    const matinee = await s.item({ name: { en: "Matinee seat" } });
+    const archive = await s.item({ name: { en: "Archive seat" } });
+    const box = await s.item({ name: { en: "Box seat" } });
+    const program = await s.item({
+      name: { en: "Programme" },
+      default_price: "3.00",
+      admission: false,
+      variations: [{ value: { en: "Print" } }, { value: { en: "Signed" } }],
+    });
+    const premiere = await s.subevent({ name: { en: "Premiere" }, date_from: "2030-10-01T18:00:00Z" });
+    const inactive = await s.subevent({ name: { en: "Matinee" }, date_from: "2030-10-02T11:00:00Z", active: false });
+    const past = await s.subevent({ name: { en: "Last season" }, date_from: "2020-10-01T18:00:00Z" });
+    await s.quota({
+      size: 10,
+      items: [seat.id, box.id, program.id],
+      variations: program.variations.map((v: Json) => v.id),
+      subevent: premiere.id,
+    });
+    await s.quota({ size: 10, items: [matinee.id], subevent: inactive.id });
+    await s.quota({ size: 10, items: [archive.id], subevent: past.id });
+    const overrides = await s.client.patch(`${s.path}/subevents/${premiere.id}/`, {
+      item_price_overrides: [{ item: box.id, disabled: true }],
+      variation_price_overrides: [{ variation: program.variations[1].id, disabled: true }],
+    });
+    expect(overrides.status, JSON.stringify(overrides.body)).toBe(200);
+    expect((await s.client.patch(`${s.path}/`, { live: true, plugins: ["pretix.plugins.manualpayment"] })).status).toBe(
+      200,
+    );
+    const t = textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text);
+    expect(t).toContain("Tickets and products Stalls seat EUR 40.00 Programme Print EUR 3.00");
+    for (const absent of ["Matinee seat", "Archive seat", "Box seat", "Signed"])
+      expect(t, absent).not.toContain(absent);
   });
 
   it("a series lists its upcoming active public dates", async () => {

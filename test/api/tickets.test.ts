@@ -211,6 +211,54 @@ describe("the ticket PDF", () => {
     expect(bytes.length).toBeLessThan(150_000);
   });
 
+  it("the default layout shows the start date and time in the event's timezone; in a series the date's", async () => {
+    // 19:00 UTC on 1 June 2030 is 21:00 in Warsaw
+    const w = await world();
+    const o = await paid(w);
+    const { text } = await pdfText((await downloadPdf(w, o.positions[0].downloads[0].url)).bytes);
+    expect(text).toMatch(/Jun 1, 2030, 9:00\sPM/);
+    expect(text).not.toMatch(/7:00\sPM/);
+
+    // a series: the position's date (23:30 UTC on 4 July 2030 is 19:30 in New York), not the series' own
+    const s = await shop({ series: true, event: { timezone: "America/New_York" } });
+    const ticket = await s.item({ name: { en: "Evening ticket" } });
+    const date = await s.subevent({ name: { en: "Fireworks" }, date_from: "2030-07-04T23:30:00Z" });
+    await s.quota({ size: 5, items: [ticket.id], subevent: date.id });
+    const res = await s.client.post(`${s.path}/orders/`, {
+      status: "p",
+      positions: [{ item: ticket.id, subevent: date.id }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const series = (await pdfText((await downloadPdf({ ...w, s }, res.body.positions[0].downloads[0].url)).bytes)).text;
+    expect(series).toMatch(/Jul 4, 2030, 7:30\sPM/);
+    expect(series).toContain("Fireworks");
+    expect(series).not.toContain("Jun 1, 2030");
+  });
+
+  it("a non-admission product gets a ticket while ticket_download_nonadm is on (pretix's default), none once it is off", async () => {
+    const on = await world();
+    const both = await paid(on, { positions: [{ item: on.ticket.id }, { item: on.shirt.id }] });
+    const all = (await downloadPdf(on, both.downloads[0].url)).bytes;
+    expect((await pdfText(all)).pages).toBe(2);
+    expect((await pdfText(all)).text).toContain("T-Shirt");
+    expect(await decodeQr(all, { x: 140 * MM, y: 195 * MM, size: 55 * MM }, 1)).toBe(both.positions[1].secret);
+
+    const off = await world({ ticket_download_nonadm: false });
+    const o = await paid(off, { positions: [{ item: off.ticket.id }, { item: off.shirt.id }] });
+    expect(o.positions.map((p: Json) => p.downloads.length)).toEqual([1, 0]);
+    // the order's PDF has the admission ticket only
+    const { bytes } = await downloadPdf(off, o.downloads[0].url);
+    const { text, pages } = await pdfText(bytes);
+    expect(pages).toBe(1);
+    expect(text).toContain("Konzert-Ticket");
+    expect(text).not.toContain("T-Shirt");
+    expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(o.positions[0].secret);
+    // the shirt's own download is refused
+    const shirt = await rawGet(off.s.client, `${off.s.path}/orderpositions/${o.positions[1].id}/download/pdf/`);
+    expect(shirt.status).toBe(403);
+    expect(shirt.json).toEqual({ detail: "Downloads are not enabled for this product." });
+  });
+
   it("the order's download is every ticket in one PDF; a message delivered twice leaves one file", async () => {
     const w = await world();
     const o = await paid(w, {

@@ -14,7 +14,8 @@ import { describe, it } from "vitest";
 import type { InvoiceRecord } from "../../src/db/invoices";
 import type { EventRow } from "../../src/db/tenancy";
 import { renderInvoicePdf } from "../../src/services/invoice-render";
-import { DEFAULT_LAYOUT, renderTicketPdf, type TicketDocument } from "../../src/services/ticket-render";
+import { DEFAULT_LAYOUT } from "../../src/services/ticket-default-layout";
+import { renderTicketPdf, type TicketDocument } from "../../src/services/ticket-render";
 import { FONT_FACES, type FontFace } from "../../src/lib/pdf/fonts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
