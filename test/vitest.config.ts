@@ -49,7 +49,7 @@ export default defineConfig(async () => {
               ...(process.env.EXPORT_BENCH === "1" ? ["test/measure/**/*.test.ts"] : []),
             ],
             setupFiles: ["test/setup.ts"],
-            // the fuzz test's size and seed (test/api/fuzz.test.ts, README "Fuzz test")
+            // the fuzz test's size and seed (test/api/fuzz.test.ts, docs/testing.md, "Fuzz test")
             provide: {
               fuzzRuns: process.env.FUZZ_RUNS ?? "",
               fuzzSeed: process.env.FUZZ_SEED ?? "",

@@ -9,7 +9,9 @@
  *       Shows the newest mails of the outbox (what the service sent or will send).
  *
  * Without --remote the commands use the same local database as `npm start` (the same
- * --persist-to); they work while the server runs. --remote targets the deployed D1.
+ * --persist-to); they work while the server runs. They name the local state they used on
+ * stderr, and warn when another local state exists in the project or (create-organizer) when
+ * no server of this state answers (src/cli/local-state.ts). --remote targets the deployed D1.
  * `--config FILE` reads another wrangler configuration than the project's wrangler.toml.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +19,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { TEAM_PERMISSIONS } from "../rules/permissions.ts";
 import { newApiToken, sha256Hex } from "../lib/crypto.ts";
+import { localStateDir, reportLocalState } from "./local-state.ts";
 import { applyMigrations, runDatabaseCommand, takeFlag, takeOption, useWranglerConfig } from "./wrangler.ts";
 
 /** The teams table's permission columns are named like the API's flags. */
@@ -42,6 +45,8 @@ const RESERVED = new Set([
 ]);
 
 class UsageError extends Error {}
+
+const warn = (line: string) => process.stderr.write(`${line}\n`);
 
 function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
@@ -110,6 +115,7 @@ async function createOrganizer(args: string[]) {
   const team = results.flatMap((r) => r.results ?? []).find((row) => row.team !== undefined)?.team;
   if (typeof team !== "number") throw new Error("the organizer was created, but its team could not be read back");
   process.stderr.write(`Created organizer "${slug}" with team "Administrators" (id ${team}) and an API token.\n`);
+  if (!remote) await reportLocalState(localStateDir(persistTo), warn, { organizer: slug, token: secret });
   process.stdout.write(`${JSON.stringify({ organizer: slug, team, token: secret })}\n`);
 }
 
@@ -121,6 +127,7 @@ async function listMail(args: string[]) {
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive integer");
   const target = { remote, persistTo };
   await applyMigrations(target);
+  if (!remote) await reportLocalState(localStateDir(persistTo), warn);
   const [result] = await execute(
     target,
     `SELECT id, kind, to_address, subject, state, created_at, text_body, attachments FROM mail_outbox ORDER BY id DESC LIMIT ${limit};`,

@@ -1,6 +1,6 @@
 /**
  * `npm run deploy [-- options]`: from nothing to the service running on Cloudflare, with the
- * project's own wrangler (README "Deploying to Cloudflare"). What it creates is read from
+ * project's own wrangler (docs/deploying.md). What it creates is read from
  * wrangler.toml, so a binding added there is deployed too:
  *
  *   1. preflight: logged in (`wrangler whoami`); the secrets wrangler.toml requires

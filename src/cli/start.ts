@@ -11,12 +11,34 @@
  * Running locally, webhooks may
  * target the loopback interface (`WEBHOOK_ALLOW_LOOPBACK=1`, also over http) unless a
  * `--var WEBHOOK_ALLOW_LOOPBACK:...` says otherwise.
+ *
+ * While it serves, the state directory holds `server.json` (its address and process id), by
+ * which the operator command tells whether a server of its state answers (local-state.ts).
+ * `--help` prints this command's and wrangler dev's flags and does nothing else.
  */
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { seedFonts } from "./fonts.ts";
-import { applyMigrations, projectRoot, spawnWrangler, takeOption } from "./wrangler.ts";
+import { forgetServer, localStateDir, recordServer } from "./local-state.ts";
+import { applyMigrations, projectRoot, runWrangler, spawnWrangler, takeOption } from "./wrangler.ts";
+
+const args = process.argv.slice(2);
+
+if (args.includes("--help") || args.includes("-h")) {
+  const wranglerHelp = await runWrangler(["dev", "--help"]);
+  process.stdout.write(`usage: npm start [-- FLAGS]
+
+Applies the local database migrations, puts the PDF fonts into the local file bucket (once per
+state directory), then serves the API with \`wrangler dev\` (default http://127.0.0.1:8787).
+Every flag goes on to wrangler dev; --persist-to DIR also selects the local state the
+migrations go to (default .wrangler/state), and the operator command needs the same one.
+Defaults added unless given: --port 8787 --ip 127.0.0.1 --var WEBHOOK_ALLOW_LOOPBACK:1
+
+wrangler dev's flags:
+${wranglerHelp.stdout}${wranglerHelp.stderr}`);
+  process.exit(wranglerHelp.code);
+}
 
 const devVars = path.join(projectRoot, ".dev.vars");
 const current = existsSync(devVars) ? readFileSync(devVars, "utf8") : "";
@@ -26,10 +48,11 @@ if (!/^\s*TICKET_SIGNING_KEY_SECRET\s*=/m.test(current)) {
   process.stderr.write("wrote a new local TICKET_SIGNING_KEY_SECRET to .dev.vars\n");
 }
 
-const args = process.argv.slice(2);
 const persistTo = takeOption([...args], "--persist-to");
-if (!args.some((a) => a === "--port" || a.startsWith("--port="))) args.push("--port", "8787");
-if (!args.some((a) => a === "--ip" || a.startsWith("--ip="))) args.push("--ip", "127.0.0.1");
+const port = takeOption([...args], "--port") ?? "8787";
+const ip = takeOption([...args], "--ip") ?? "127.0.0.1";
+if (!args.some((a) => a === "--port" || a.startsWith("--port="))) args.push("--port", port);
+if (!args.some((a) => a === "--ip" || a.startsWith("--ip="))) args.push("--ip", ip);
 if (!args.some((a) => a.includes("WEBHOOK_ALLOW_LOOPBACK"))) args.push("--var", "WEBHOOK_ALLOW_LOOPBACK:1");
 
 try {
@@ -41,8 +64,17 @@ try {
   process.exit(1);
 }
 
+const stateDir = localStateDir(persistTo);
+/** Where the server answers, for the operator command on the same machine. */
+const host = ip === "0.0.0.0" || ip === "*" ? "127.0.0.1" : ip === "::" ? "[::1]" : ip.includes(":") ? `[${ip}]` : ip;
+mkdirSync(stateDir, { recursive: true });
+recordServer(stateDir, { url: `http://${host}:${port}`, pid: process.pid });
+
 const child = spawnWrangler(["dev", ...args]);
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => child.kill(signal));
 }
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on("exit", (code, signal) => {
+  forgetServer(stateDir, process.pid);
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -1,5 +1,5 @@
 /**
- * D1 round-trip counting, a debugging aid (README "Configuration": DEBUG_D1_ROUND_TRIPS, off
+ * D1 round-trip counting, a debugging aid (docs/configuration.md: DEBUG_D1_ROUND_TRIPS, off
  * by default; `npm run bench` turns it on). It lives at the edges only: when on, the Worker's
  * and the event object's D1 bindings are wrapped, and every round trip counts into the counter
  * of the async context it runs in (one per request in the Worker, one per call in the event

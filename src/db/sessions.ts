@@ -1,5 +1,5 @@
 /**
- * D1 read replication through D1's Sessions API (README "Global read latency"). With read
+ * D1 read replication through D1's Sessions API (docs/api.md, "Global read latency"). With read
  * replication enabled on the database, D1 keeps read-only copies near the clients; a session
  * says which copy may answer. Every request runs its queries in one session:
  *

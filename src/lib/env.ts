@@ -53,7 +53,7 @@ function positiveInt(name: string, raw: string | undefined): number | null {
 
 const configCache = new WeakMap<object, Config>();
 
-/** Reads the deployment configuration from the environment (documented in the README). */
+/** Reads the deployment configuration from the environment (documented in docs/configuration.md). */
 export function readConfig(env: Env): Config {
   const cached = configCache.get(env);
   if (cached) return cached;

@@ -12,7 +12,7 @@
  *
  * Runs with a fixed seed and a bounded count in `npm test`; `FUZZ_RUNS` (cases per operation),
  * `FUZZ_SEED` and `FUZZ_ONLY` (operations whose "METHOD path" contains it) ask for more or other
- * cases (README, "Fuzz test"). A failure prints the seed, the request and the answer.
+ * cases (docs/testing.md, "Fuzz test"). A failure prints the seed, the request and the answer.
  */
 import { dereference, type Schema } from "@cfworker/json-schema";
 import fc from "fast-check";

@@ -1,5 +1,5 @@
 /**
- * Structured logs (src/lib/log.ts, README "Logs"): every line is one object; a request writes
+ * Structured logs (src/lib/log.ts, docs/deploying.md, "Logs"): every line is one object; a request writes
  * exactly one access line (request id, organizer, event, route pattern, method, status,
  * duration); other lines of a request carry the same ids.
  */

@@ -1,5 +1,5 @@
 /**
- * D1 read replication through the Sessions API (src/db/sessions.ts, README "Global read
+ * D1 read replication through the Sessions API (src/db/sessions.ts, docs/api.md, "Global read
  * latency"). Locally there is one database and no replica, so these tests check the plumbing:
  * the session each request starts (and with what), the `x-d1-bookmark` header out and back in,
  * and that a bookmark handed out after a write covers the write, the event object's included.

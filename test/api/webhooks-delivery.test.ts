@@ -71,7 +71,7 @@ async function notify(eventId: number, code: string, actions: string[], at: numb
   await notificationStatement(db(), { eventId, code, actions, now: at });
 }
 
-/** Verifies the signature header as a receiver would (README "Webhooks"). */
+/** Verifies the signature header as a receiver would (docs/webhooks.md). */
 async function verify(secret: string, header: string, body: string): Promise<{ ok: boolean; t: number }> {
   const parts = Object.fromEntries(header.split(",").map((p) => p.split("=", 2) as [string, string]));
   const key = await crypto.subtle.importKey(

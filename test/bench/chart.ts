@@ -1,5 +1,5 @@
 /**
- * The benchmark's chart (README "Benchmark"): one SVG per run with a panel per scenario, each
+ * The benchmark's chart (docs/benchmark.md): one SVG per run with a panel per scenario, each
  * showing, second by second over the scenario's own time, the throughput (answers per second)
  * and the latency (p50 solid, p99 dashed) of the scenario's requests, with the trivial
  * endpoint's beside them in grey. Plain SVG, no dependencies.

@@ -5,7 +5,7 @@
  * "cold": the first document of an isolate, whose fonts are parsed anew (fresh copies of the
  * font files, as an isolate reads them from R2); "warm": later documents of the same isolate
  * (fonts cached per isolate, src/services/documents.ts). Not part of `npm test` (nothing there
- * is timed): it prints the figures the README quotes.
+ * is timed): it prints the figures docs/documents.md quotes.
  */
 /// <reference types="node" />
 import { readFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- flags]`: the benchmark (ARCHITECTURE.md "Performance: what is measured";
- * README "Benchmark"). Not a test: it starts the service locally (wrangler dev on a fresh
+ * docs/benchmark.md). Not a test: it starts the service locally (wrangler dev on a fresh
  * temporary state directory), loads it from this process and prints a table plus one JSON
  * line. Scenarios: many parallel buyers on one quota of one event; many devices redeeming
  * tickets on one check-in list, and storms of parallel scans of one ticket (./checkin.ts).

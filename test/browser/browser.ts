@@ -19,7 +19,7 @@ import { projectRoot } from "../../src/cli/wrangler.ts";
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
-/** Where the screenshots and the accessibility report land (see .gitignore and README). */
+/** Where the screenshots and the accessibility report land (see .gitignore and docs/testing.md). */
 export const SCREENSHOT_DIR = path.resolve(projectRoot, process.env.BROWSER_ARTIFACTS ?? "artifacts/browser");
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

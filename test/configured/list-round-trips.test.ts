@@ -1,5 +1,5 @@
 /**
- * The round-trip budgets of issue 12 (README "Benchmark"), as counted by the debugging aid
+ * The round-trip budgets of issue 12 (docs/benchmark.md), as counted by the debugging aid
  * (src/db/round-trips.ts, on in this project): a page of any list costs at most 2 D1 round
  * trips — the credential's batch and the list's batch (count, page, children, stamps) — with
  * its filters and `search` too; an order is created in at most 3 and a ticket redeemed in at

@@ -1,7 +1,7 @@
 /**
  * The debugging aid DEBUG_D1_ROUND_TRIPS (on in this project, test/vitest.config.ts): every
  * response says how many D1 round trips the request took, in the Worker and in the event
- * object. The numbers are the hot paths' budgets (README "Benchmark"): a change that adds a
+ * object. The numbers are the hot paths' budgets (docs/benchmark.md): a change that adds a
  * round trip to them shows up here. (Rate limit here: 5 requests per credential.)
  */
 import { describe, expect, it } from "vitest";

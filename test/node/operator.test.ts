@@ -2,76 +2,28 @@
  * The operator command and `npm start`, run as a newcomer runs them: a fresh state
  * directory, the server started, an organizer created while it runs, real HTTP requests.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
+import type net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { root, runScript, START_TIMEOUT_MS, type Server, startServer } from "./server.ts";
 
-const root = path.resolve(import.meta.dirname, "..", "..");
-const state = mkdtempSync(path.join(tmpdir(), "ticketing-operator-"));
+const run = (script: string, args: string[]) => runScript(`src/cli/${script}`, args);
 
-function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, "src/cli", script), ...args], { cwd: root });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-let server: ChildProcess | undefined;
+let server: Server | undefined;
 let base = "";
+let state = "";
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  server = spawn(
-    process.execPath,
-    [path.join(root, "src/cli/start.ts"), "--port", String(port), "--persist-to", state],
-    {
-      cwd: root,
-      detached: true,
-      stdio: "ignore",
-    },
-  );
-  for (let i = 0; i < 120; i++) {
-    try {
-      await fetch(`${base}/api/v1/organizers/`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-  throw new Error("npm start did not answer within 120 s");
-});
+  server = await startServer("ticketing-operator-");
+  ({ base, state } = server);
+}, START_TIMEOUT_MS + 10_000);
 
-afterAll(() => {
-  if (server?.pid) {
-    try {
-      process.kill(-server.pid, "SIGTERM");
-    } catch {
-      /* already gone */
-    }
-  }
-  rmSync(state, { recursive: true, force: true });
-});
+afterAll(() => server?.stop());
 
 describe("operator command and npm start", () => {
   it("creates an organizer while the server runs; its token works, a wrong one gets 401", async () => {
@@ -85,6 +37,10 @@ describe("operator command and npm start", () => {
       state,
     ]);
     expect(out.code, out.stderr).toBe(0);
+    // it names the state it used, and the server of that state took the token
+    expect(out.stderr).toContain(`Local state: ${state}\n`);
+    expect(out.stderr).toContain(`The server of this state (npm start at ${base}) accepts the token.`);
+    expect(out.stderr).not.toContain("warning: no server");
     const lines = out.stdout.trim().split("\n");
     const result = JSON.parse(lines[lines.length - 1]!);
     expect(Object.keys(result)).toEqual(["organizer", "team", "token"]);
@@ -110,6 +66,56 @@ describe("operator command and npm start", () => {
 
     const wrong = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: "Token wrong" } });
     expect(wrong.status).toBe(401);
+  });
+
+  it("names its state, and warns of another local state in the project and of no server answering: the server on the other state refuses the token", {
+    timeout: 600_000,
+  }, async () => {
+    // a project of its own: the configuration's directory is where the default state lives and what is searched
+    const project = mkdtempSync(path.join(tmpdir(), "ticketing-operator-project-"));
+    try {
+      copyFileSync(path.join(root, "wrangler.toml"), path.join(project, "wrangler.toml"));
+      symlinkSync(path.join(root, "migrations"), path.join(project, "migrations"));
+      const config = ["--config", path.join(project, "wrangler.toml")];
+      // another state of the project: a directory holding a local database, as wrangler lays it out
+      const named = path.join(project, "state");
+      mkdirSync(path.join(named, "v3", "d1"), { recursive: true });
+
+      const fallback = path.join(project, ".wrangler", "state");
+      const out = await run("admin.ts", ["create-organizer", "--slug", "elsewhere", "--name", "Elsewhere", ...config]);
+      expect(out.code, out.stderr).toBe(0);
+      expect(existsSync(path.join(fallback, "v3", "d1"))).toBe(true);
+      expect(out.stderr).toContain(`Local state: ${fallback} (the default, without --persist-to)\n`);
+      expect(out.stderr).toContain(
+        `warning: another local state exists: ${named}; \`npm start -- --persist-to ${named}\` would not see what this command writes`,
+      );
+      expect(out.stderr).toContain("warning: no server of this state answers; serve it with `npm start`");
+      // what the warning is about: the running server (on its own state) does not know the token
+      const { token } = JSON.parse(out.stdout.trim().split("\n").pop()!);
+      const refused = await fetch(`${base}/api/v1/organizers/`, { headers: { Authorization: `Token ${token}` } });
+      expect(refused.status).toBe(401);
+
+      const mail = await run("admin.ts", ["list-mail", ...config]);
+      expect(mail.code, mail.stderr).toBe(0);
+      expect(mail.stderr).toContain(`Local state: ${fallback} (the default, without --persist-to)\n`);
+      expect(mail.stderr).toContain(`warning: another local state exists: ${named};`);
+      expect(mail.stderr).not.toContain("no server");
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  it("npm start -- --help prints the flags and does nothing else", async () => {
+    const untouched = path.join(tmpdir(), `ticketing-help-${process.pid}`);
+    const out = await run("start.ts", ["--help", "--persist-to", untouched]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/^usage: npm start \[-- FLAGS\]\n/);
+    // wrangler dev's own flags follow
+    expect(out.stdout).toContain("wrangler dev's flags:");
+    expect(out.stdout).toMatch(/--persist-to\s+Specify directory to use for local persistence/);
+    // no migrations, no fonts, no secret written, no state directory created
+    expect(out.stderr).not.toMatch(/Database|migrations|fonts|TICKET_SIGNING_KEY_SECRET/);
+    expect(existsSync(untouched)).toBe(false);
   });
 
   it("refuses a duplicate slug with a clear message and a non-zero exit", async () => {

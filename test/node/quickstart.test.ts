@@ -1,0 +1,164 @@
+/**
+ * The README's quickstart, run as a newcomer runs it: `npm start` on a fresh state, the
+ * README's operator command, then examples/quickstart.ts — whose transcript must be the
+ * README's block (the same commands, bodies and answers; only the values an answer hands out,
+ * tokens, codes and secrets, differ between runs). Then the typed client of
+ * examples/typed-client/: its generated types must be what openapi-typescript makes of this
+ * server's description, and it must run.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { root, runScript, START_TIMEOUT_MS, type Server, startServer } from "./server.ts";
+
+let server: Server | undefined;
+const out = mkdtempSync(path.join(tmpdir(), "ticketing-quickstart-out-"));
+
+beforeAll(async () => {
+  server = await startServer("ticketing-quickstart-");
+}, START_TIMEOUT_MS + 10_000);
+
+afterAll(() => {
+  server?.stop();
+  rmSync(out, { recursive: true, force: true });
+});
+
+/** The README's one console block: the quickstart transcript. */
+function readmeTranscript(): string[] {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```console\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  expect(blocks, "README.md has one ```console block, the quickstart").toHaveLength(1);
+  return blocks[0]!.trimEnd().split("\n");
+}
+
+/** Words of a command line as a POSIX shell splits them (plain words and double-quoted strings suffice here). */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1] : m[2]!));
+}
+
+/**
+ * A transcript with the values it assigned to shell variables (`$ NAME=value`) written as the
+ * variables, except plain numbers (ids, the same on every fresh state): what stays is what
+ * every run prints alike.
+ */
+function normalized(lines: string[]): string {
+  const values = new Map<string, string>();
+  for (const line of lines) {
+    if (!line.startsWith("$ ") || !/^[A-Z]+=/.test(line.slice(2))) continue;
+    for (const [, name, value] of line.slice(2).matchAll(/([A-Z]+)=("[^"]*"|\S+)/g)) {
+      if (!value!.startsWith('"') && !/^\d+$/.test(value!)) values.set(name!, value!);
+    }
+  }
+  let text = lines.join("\n");
+  for (const [name, value] of [...values].sort((a, b) => b[1].length - a[1].length)) {
+    text = text.split(value).join(`$${name}`);
+  }
+  return text;
+}
+
+describe("README quickstart", () => {
+  let token = "";
+  let transcript: string[] = [];
+
+  it("the README's operator command creates the organizer it shows", async () => {
+    const [command, answer] = readmeTranscript();
+    const prefix = "$ npm run --silent admin -- ";
+    expect(command!.startsWith(prefix), command).toBe(true);
+    const run = await runScript("src/cli/admin.ts", [
+      ...shellWords(command!.slice(prefix.length)),
+      "--persist-to",
+      server!.state,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`The server of this state (npm start at ${server!.base}) accepts the token.`);
+    const printed = JSON.parse(run.stdout.trim().split("\n").pop()!) as {
+      organizer: string;
+      team: number;
+      token: string;
+    };
+    const shown = JSON.parse(answer!) as typeof printed;
+    expect(Object.keys(printed)).toEqual(Object.keys(shown));
+    expect({ ...printed, token: "" }).toEqual({ ...shown, token: "" });
+    expect(printed.token).toMatch(/^[a-z0-9]{64}$/);
+    token = printed.token;
+  });
+
+  it("examples/quickstart.ts sells, prints and scans a ticket, and prints what the README shows", async () => {
+    expect(token, "the organizer's token (previous test)").not.toBe("");
+    const run = await runScript("examples/quickstart.ts", [
+      "--token",
+      token,
+      "--api",
+      `${server!.base}/api/v1`,
+      "--out",
+      out,
+    ]);
+    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+    transcript = run.stdout.trimEnd().split("\n");
+
+    // the README's block is this transcript, after its operator command and that command's answer
+    expect(normalized(readmeTranscript().slice(2))).toEqual(normalized(transcript));
+
+    // the answers that matter, in order
+    const answers = transcript.filter((l) => /^\d{3} /.test(l));
+    expect(answers.map((l) => Number(l.slice(0, 3)))).toEqual([
+      201, 201, 201, 200, 201, 200, 409, 200, 201, 201, 200, 201, 400,
+    ]);
+    expect(answers[5]).toMatch(/^200 \{"code": "[A-Z0-9]+", "status": "p", /);
+    expect(answers[7]).toBe("200 application/pdf, saved as ticket.pdf: %PDF-1.7…");
+    expect(answers[11]).toMatch(
+      /^201 \{"status": "ok", "position": \{"order": "[A-Z0-9]+", "attendee_name": "Ada Lovelace"/,
+    );
+    expect(answers[12]).toBe('400 {"status": "error", "reason": "already_redeemed", …}');
+
+    const pdf = readFileSync(path.join(out, "ticket.pdf"));
+    expect(pdf.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    expect(pdf.subarray(-6).toString("latin1")).toMatch(/%%EOF\s*$/);
+
+    // what the service keeps: the order paid, one entry on the list
+    const code = /^\$ CODE=(\S+)/m.exec(run.stdout)![1];
+    const list = /^\$ LIST=(\d+)/m.exec(run.stdout)![1];
+    const get = async (p: string) =>
+      (await (
+        await fetch(`${server!.base}/api/v1/organizers/demo/events/democon/${p}`, {
+          headers: { Authorization: `Token ${token}` },
+        })
+      ).json()) as Record<string, unknown>;
+    expect(await get(`orders/${code}/`)).toMatchObject({ status: "p", email: "ada@example.org" });
+    expect(await get(`checkinlists/${list}/`)).toMatchObject({ position_count: 1, checkin_count: 1 });
+  });
+
+  it("examples/typed-client/api.d.ts is what openapi-typescript makes of the served description", async () => {
+    const generated = path.join(out, "api.d.ts");
+    const cli = path.join(root, "examples/typed-client/node_modules/openapi-typescript/bin/cli.js");
+    const run = await runScript(path.relative(root, cli), [
+      `${server!.base}/api/v1/openapi.json`,
+      "--output",
+      generated,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const committed = readFileSync(path.join(root, "examples/typed-client/api.d.ts"), "utf8");
+    expect(
+      committed === readFileSync(generated, "utf8"),
+      "examples/typed-client/api.d.ts is stale: with `npm start` running, run `npm run generate -w examples/typed-client` and commit the file",
+    ).toBe(true);
+  });
+
+  it("the typed client lists the paid order", async () => {
+    const code = /^\$ CODE=(\S+)/m.exec(transcript.join("\n"))?.[1];
+    expect(code, "the quickstart's order (previous test)").toBeDefined();
+    const run = await runScript("examples/typed-client/paid-orders.ts", [
+      "--base",
+      server!.base,
+      "--token",
+      token,
+      "--organizer",
+      "demo",
+      "--event",
+      "democon",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(`${code} 25.00 ada@example.org\n`);
+  });
+});
