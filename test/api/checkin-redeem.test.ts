@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { checkins, orders } from "../../src/db/schema";
-import { db, seedOrderPosition, seedOrderRow, seedOrganizer } from "../harness";
+import { anonymous, db, deviceClient, seedOrderPosition, seedOrderRow, seedOrganizer, tokenClient } from "../harness";
 import { venue } from "../helpers/checkin";
 
 const positionOf = async (v: Awaited<ReturnType<typeof venue>>, code: string) =>
@@ -545,5 +545,163 @@ describe("checkinrpc/search", () => {
       lists: [list.id],
     });
     expect(redeem.status).toBe(403);
+  });
+});
+
+describe("credentials limited to some events", () => {
+  /**
+   * Two events of one organizer: `v` (the venue, outside the limit) and `inside`, each with a
+   * list of all products and a paid ticket; a team token and a device, both made through the
+   * API with `all_events: false` and `limit_events: [inside]`, that may scan and read orders.
+   */
+  async function limitedWorld() {
+    const v = await venue();
+    const org = `/api/v1/organizers/${v.orgSlug}`;
+    const outsideList = await v.list();
+    const outside = await v.sell();
+    const made = await v.client.post(`${org}/events/`, {
+      name: { en: "Inside" },
+      slug: "inside",
+      currency: "EUR",
+      date_from: "2030-06-02T19:00:00Z",
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const insidePath = `${org}/events/inside`;
+    const item = await v.client.post(`${insidePath}/items/`, {
+      name: { en: "Ticket" },
+      default_price: "10.00",
+      admission: true,
+    });
+    expect((await v.client.post(`${insidePath}/quotas/`, { name: "Q", size: 10, items: [item.body.id] })).status).toBe(
+      201,
+    );
+    const insideList = (await v.client.post(`${insidePath}/checkinlists/`, { name: "Inside door", all_products: true }))
+      .body;
+    const insideOrder = await v.client.post(`${insidePath}/orders/`, {
+      email: "in@example.org",
+      status: "p",
+      positions: [{ item: item.body.id }],
+    });
+    expect(insideOrder.status, JSON.stringify(insideOrder.body)).toBe(201);
+
+    const team = await v.client.post(`${org}/teams/`, {
+      name: "Door staff",
+      all_events: false,
+      limit_events: ["inside"],
+      can_view_orders: true,
+      can_change_orders: true,
+    });
+    expect(team.status, JSON.stringify(team.body)).toBe(201);
+    expect(team.body).toMatchObject({ all_events: false, limit_events: ["inside"] });
+    const token = await v.client.post(`${org}/teams/${team.body.id}/tokens/`, { name: "door" });
+    expect(token.status, JSON.stringify(token.body)).toBe(201);
+    const device = await v.client.post(`${org}/devices/`, {
+      name: "Door scanner",
+      all_events: false,
+      limit_events: ["inside"],
+    });
+    expect(device.status, JSON.stringify(device.body)).toBe(201);
+    const init = await anonymous.post("/api/v1/device/initialize", {
+      token: device.body.initialization_token,
+      hardware_brand: "Zebra",
+      hardware_model: "TC25",
+      software_brand: "pretixSCAN",
+      software_version: "1.21.0",
+    });
+    expect(init.status, JSON.stringify(init.body)).toBe(200);
+    return {
+      v,
+      org,
+      insidePath,
+      outsideList,
+      outside,
+      insideList,
+      inside: insideOrder.body.positions[0],
+      limited: [
+        ["team token", tokenClient(token.body.token)],
+        ["device", deviceClient(init.body.api_token)],
+      ] as const,
+    };
+  }
+
+  const FORBIDDEN = { detail: "You do not have permission to perform this action." };
+  const checkinsOn = (listId: number) => db().select().from(checkins).where(eq(checkins.listId, listId));
+
+  it("cannot redeem, search or read the status of a list of an event outside the limit; inside it can", async () => {
+    const w = await limitedWorld();
+    const { v } = w;
+    for (const [who, client] of w.limited) {
+      const redeem = await client.post(`${w.org}/checkinrpc/redeem/`, {
+        secret: w.outside.secret,
+        lists: [w.outsideList.id],
+      });
+      expect([who, redeem.status]).toEqual([who, 400]);
+      expect(redeem.body).toEqual({ lists: [`Invalid pk "${w.outsideList.id}" - object does not exist.`] });
+      // beside a list it may use: the outside list is still refused, nothing is decided
+      const mixed = await client.post(`${w.org}/checkinrpc/redeem/`, {
+        secret: w.outside.secret,
+        lists: [w.insideList.id, w.outsideList.id],
+      });
+      expect([who, mixed.status]).toEqual([who, 400]);
+      expect(mixed.body).toEqual({ lists: [`Invalid pk "${w.outsideList.id}" - object does not exist.`] });
+      // forced, and as an exit: the same
+      const forced = await client.post(`${w.org}/checkinrpc/redeem/`, {
+        secret: w.outside.secret,
+        lists: [w.outsideList.id],
+        force: true,
+        type: "exit",
+      });
+      expect([who, forced.status]).toEqual([who, 400]);
+      expect(forced.body).toEqual({ lists: [`Invalid pk "${w.outsideList.id}" - object does not exist.`] });
+
+      const search = await client.get(
+        `${w.org}/checkinrpc/search/?list=${w.outsideList.id}&search=${w.outside.order}&ignore_status=true`,
+      );
+      expect([who, search.status]).toEqual([who, 403]);
+      expect(search.body).toEqual({
+        detail: `You requested lists that do not exist or that you do not have access to: ${w.outsideList.id}`,
+      });
+      const searchBoth = await client.get(
+        `${w.org}/checkinrpc/search/?list=${w.insideList.id}&list=${w.outsideList.id}&search=${w.outside.order}`,
+      );
+      expect([who, searchBoth.status]).toEqual([who, 403]);
+      expect(searchBoth.body).toEqual({
+        detail: `You requested lists that do not exist or that you do not have access to: ${w.insideList.id}, ${w.outsideList.id}`,
+      });
+
+      const status = await client.get(`${v.path}/checkinlists/${w.outsideList.id}/status/`);
+      expect([who, status.status]).toEqual([who, 403]);
+      expect(status.body).toEqual(FORBIDDEN);
+      const perList = await client.post(
+        `${v.path}/checkinlists/${w.outsideList.id}/positions/${w.outside.id}/redeem/`,
+        {},
+      );
+      expect([who, perList.status]).toEqual([who, 403]);
+      expect(perList.body).toEqual(FORBIDDEN);
+    }
+    // no check-in, successful or failed, on the outside list; the ticket is still not checked in
+    expect(await checkinsOn(w.outsideList.id)).toEqual([]);
+    expect(await db().select().from(checkins).where(eq(checkins.eventId, v.eventId))).toEqual([]);
+    const adminStatus = await v.client.get(`${v.path}/checkinlists/${w.outsideList.id}/status/`);
+    expect(adminStatus.body).toMatchObject({ checkin_count: 0, position_count: 1 });
+
+    // inside the limit the same credentials work: search, status, scan (the team token enters, the device lets it out)
+    const [[, team], [, device]] = w.limited;
+    const found = await team.get(`${w.org}/checkinrpc/search/?list=${w.insideList.id}&search=${w.inside.order}`);
+    expect(found.status).toBe(200);
+    expect(found.body.results.map((p: { id: number }) => p.id)).toEqual([w.inside.id]);
+    expect((await device.get(`${w.insidePath}/checkinlists/${w.insideList.id}/status/`)).status).toBe(200);
+    const entered = await team.post(`${w.org}/checkinrpc/redeem/`, {
+      secret: w.inside.secret,
+      lists: [w.insideList.id],
+    });
+    expect(entered.status, JSON.stringify(entered.body)).toBe(201);
+    const left = await device.post(`${w.org}/checkinrpc/redeem/`, {
+      secret: w.inside.secret,
+      lists: [w.insideList.id],
+      type: "exit",
+    });
+    expect(left.status, JSON.stringify(left.body)).toBe(201);
+    expect((await checkinsOn(w.insideList.id)).map((c) => c.type)).toEqual(["entry", "exit"]);
   });
 });

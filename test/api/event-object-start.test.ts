@@ -135,3 +135,90 @@ describe("a restarted event object", { timeout: 120_000 }, () => {
     expect((await startOf(eventId)).heldPositions).toBe(10);
   });
 });
+
+describe("an event object starting on storage written before its totals existed", () => {
+  /** Storage as the object wrote it when orders' holds had no totals: the rows only. */
+  const toStorageWithoutTotals = (eventId: number) =>
+    runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) => {
+      const sql = state.storage.sql;
+      for (const trigger of ["holds_order_in", "holds_order_out", "holds_order_paid"])
+        sql.exec(`DROP TRIGGER ${trigger}`);
+      sql.exec("DROP INDEX holds_order_seat");
+      sql.exec("DROP TABLE order_totals");
+      sql.exec("DROP TABLE voucher_totals");
+      return [...sql.exec<{ name: string }>("SELECT name FROM sqlite_master ORDER BY name")].map((r) => r.name);
+    });
+
+  it("counts the orders' units and voucher uses from the rows: a used-up voucher stays used up", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 10, items: [ticket.id] });
+    const voucher = await s.voucher({ item: ticket.id, max_usages: 3 });
+    const other = await s.voucher({ item: ticket.id, max_usages: 5 });
+    const eventId = await eventIdOf(s);
+    const buy = async (positions: Record<string, unknown>[], status?: "p") => {
+      const res = await s.client.post(`${s.path}/orders/`, { ...(status ? { status } : {}), positions });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body;
+    };
+    // the voucher: two uses by a pending order, one by a paid one (3 of 3); the other voucher once
+    await buy([
+      { item: ticket.id, voucher: voucher.code },
+      { item: ticket.id, voucher: voucher.code },
+    ]);
+    await buy([{ item: ticket.id, voucher: voucher.code }, { item: ticket.id }], "p");
+    await buy([{ item: ticket.id, voucher: other.code }]);
+    const before = await storage(eventId);
+    expect(before.voucherTotals).toEqual([
+      { voucher_id: voucher.id, n: 3 },
+      { voucher_id: other.id, n: 1 },
+    ]);
+
+    const left = await toStorageWithoutTotals(eventId);
+    expect(left).toContain("holds");
+    expect(left).not.toContain("order_totals");
+    expect(left).not.toContain("voucher_totals");
+    await abortAllDurableObjects();
+
+    // the restarted object counts what the rows hold
+    expect(await availability(s, q.id)).toMatchObject({
+      available_number: 5,
+      pending_orders: 3,
+      paid_orders: 2,
+      cart_positions: 0,
+    });
+    const usedUp = { non_field_errors: ["The voucher has already been used the maximum number of times."] };
+    const order = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: voucher.code }] });
+    expect(order.status).toBe(400);
+    expect(order.body).toEqual(usedUp);
+    const cart = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "1.00",
+      voucher: voucher.code,
+    });
+    expect(cart.status).toBe(400);
+    expect(cart.body).toEqual(usedUp);
+    expect((await s.client.get(`${s.path}/orders/`)).body.count).toBe(3);
+    // and its totals are the rows again
+    const after = await storage(eventId);
+    expect(after.voucherTotals).toEqual(before.voucherTotals);
+    expect(after.totals).toEqual(before.totals);
+    expect(after.totals).toEqual(after.counted);
+    expect((await startOf(eventId)).heldPositions).toBe(5);
+
+    // the totals are kept again from here on: the other voucher's remaining uses, exactly
+    const four = await s.client.post(`${s.path}/orders/`, {
+      positions: Array.from({ length: 4 }, () => ({ item: ticket.id, voucher: other.code })),
+    });
+    expect(four.status, JSON.stringify(four.body)).toBe(201);
+    const fifth = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: other.code }] });
+    expect(fifth.body).toEqual(usedUp);
+    const final = await storage(eventId);
+    expect(final.voucherTotals).toEqual(final.voucherCounted);
+    expect(final.voucherTotals).toEqual([
+      { voucher_id: voucher.id, n: 3 },
+      { voucher_id: other.id, n: 5 },
+    ]);
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 7, paid_orders: 2 });
+  });
+});

@@ -519,6 +519,86 @@ describe("the job and the download URL", () => {
   });
 });
 
+describe("another organizer's events and exports", () => {
+  const NOT_FOUND = { detail: "Not found." };
+  const orgRun = (s: Shop, identifier: string, body: unknown) =>
+    s.client.post(`/api/v1/organizers/${s.orgSlug}/exporters/${identifier}/run/`, body);
+  const jobsOf = (organizerId: number) => db().select().from(exportJobs).where(eq(exportJobs.organizerId, organizerId));
+
+  it("an organizer-level export naming another organizer's event is refused with 400 and creates no job", async () => {
+    const a = await soldShop();
+    const b = await shop();
+    for (const identifier of ["orderlist", "invoicedata"]) {
+      const format = identifier === "orderlist" ? "orders:default" : "invoices:default";
+      const foreign = await orgRun(b, identifier, { _format: format, events: [a.s.eventSlug] });
+      expect(foreign.status).toBe(400);
+      expect(foreign.body).toEqual({ events: [`Object with slug=${a.s.eventSlug} does not exist.`] });
+      // beside one of its own events: refused all the same
+      const mixed = await orgRun(b, identifier, { _format: format, events: [b.eventSlug, a.s.eventSlug] });
+      expect(mixed.status).toBe(400);
+      expect(mixed.body).toEqual({ events: [`Object with slug=${a.s.eventSlug} does not exist.`] });
+    }
+    expect(await jobsOf(b.org.id)).toHaveLength(0);
+    expect(sent).toEqual([]);
+    // its own event alone is accepted (the refusal above is about the foreign slug)
+    const own = await orgRun(b, "orderlist", { _format: "orders:default", events: [b.eventSlug] });
+    expect(own.status).toBe(202);
+    expect((await jobsOf(b.org.id)).map((j) => j.params.events)).toEqual([
+      [(await db().select().from(events).where(eq(events.slug, b.eventSlug)).get())!.id],
+    ]);
+  });
+
+  it("a job of one organizer is never found, polled or downloaded through another organizer's paths", async () => {
+    const a = await soldShop();
+    const b = await shop();
+    const aOrg = `/api/v1/organizers/${a.s.orgSlug}`;
+    const bOrg = `/api/v1/organizers/${b.orgSlug}`;
+    const orgJob = await orgRun(a.s, "orderlist", { _format: "orders:default" });
+    const eventJob = await run(a.s, "orderlist", { _format: "orders:default" });
+    expect([orgJob.status, eventJob.status]).toEqual([202, 202]);
+    const orgId = orgJob.body.download.split("/").at(-2) as string;
+    const eventId = eventJob.body.download.split("/").at(-2) as string;
+
+    /** Every path of organizer B a guessed id could be tried at, for each of A's job ids and an unknown one. */
+    const guesses = () =>
+      [orgId, eventId, "00000000-0000-4000-8000-000000000000"].flatMap((id) => [
+        `${bOrg}/exporters/orderlist/download/${id}/`,
+        `${bOrg}/events/${b.eventSlug}/exporters/orderlist/download/${id}/`,
+      ]);
+    const expectNothingForB = async (state: string) => {
+      for (const path of guesses()) {
+        const res = await b.client.get(path);
+        expect([state, path, res.status]).toEqual([state, path, 404]);
+        expect(res.body).toEqual(NOT_FOUND);
+      }
+    };
+
+    // waiting: A polls its jobs, B finds nothing
+    expect((await a.s.client.get(orgJob.body.download)).body).toEqual({ status: "waiting", percentage: null });
+    expect((await a.s.client.get(eventJob.body.download)).body).toEqual({ status: "waiting", percentage: null });
+    await expectNothingForB("waiting");
+    // running
+    await db().update(exportJobs).set({ state: "running", percentage: 50 }).where(eq(exportJobs.id, orgId));
+    expect((await a.s.client.get(orgJob.body.download)).body).toEqual({ status: "running", percentage: 50 });
+    await expectNothingForB("running");
+    await db().update(exportJobs).set({ state: "waiting", percentage: null }).where(eq(exportJobs.id, orgId));
+    // done: A downloads, B still finds nothing
+    await drain(sent);
+    expect((await fileOf(a.s.client, orgJob.body.download)).status).toBe(200);
+    expect((await fileOf(a.s.client, eventJob.body.download)).status).toBe(200);
+    await expectNothingForB("done");
+    // failed
+    await db().update(exportJobs).set({ state: "failed", message: "broken" }).where(eq(exportJobs.id, orgId));
+    expect((await a.s.client.get(orgJob.body.download)).status).toBe(410);
+    await expectNothingForB("failed");
+    // B's own job under the same path is found: the 404s above are about the foreign ids
+    const own = await orgRun(b, "orderlist", { _format: "orders:default" });
+    expect((await b.client.get(own.body.download)).status).toBe(409);
+    // and A's paths stay closed to B's administrator
+    expect((await b.client.get(`${aOrg}/exporters/orderlist/download/${orgId}/`)).status).toBe(403);
+  });
+});
+
 describe("at most two exports of a caller at once", () => {
   it("refuses a third with 429 while two run, also when they are started at the same moment", async () => {
     const { s } = await soldShop();

@@ -1,10 +1,11 @@
 /** X-Idempotency-Key (spec "Limits"). */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { idempotencyKeys, teams } from "../../src/db/schema";
+import { idempotencyKeys, orders, teams } from "../../src/db/schema";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { env } from "cloudflare:workers";
-import { db, seedOrganizer, tokenClient } from "../harness";
+import { type Client, db, seedDevice, seedOrganizer, tokenClient } from "../harness";
+import { shop } from "../helpers/sales";
 
 const teamCount = async (organizerId: number) =>
   (await db().select().from(teams).where(eq(teams.organizerId, organizerId))).length;
@@ -116,5 +117,65 @@ describe("idempotency keys", () => {
       .set({ createdAt: Date.now() - 25 * 3600 * 1000 });
     await runHousekeeping(env, Date.now());
     expect(await db().select().from(idempotencyKeys)).toHaveLength(0);
+  });
+});
+
+describe("one key, two credentials", () => {
+  /** A shop, and a second API token of the organizer's own team: the same team, another credential. */
+  async function world() {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 10, items: [ticket.id] });
+    const made = await s.client.post(`/api/v1/organizers/${s.orgSlug}/teams/${s.org.teamId}/tokens/`, {
+      name: "second",
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const eventId = (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
+    return { s, ticket, q, second: tokenClient(made.body.token), eventId };
+  }
+  const codesOf = async (eventId: number) =>
+    (await db().select({ code: orders.code }).from(orders).where(eq(orders.eventId, eventId)))
+      .map((o) => o.code)
+      .sort();
+  const order = (client: Client, w: Awaited<ReturnType<typeof world>>, key: string, email: string) =>
+    client.post(
+      `${w.s.path}/orders/`,
+      { email, positions: [{ item: w.ticket.id }] },
+      { headers: { "X-Idempotency-Key": key } },
+    );
+
+  it("two tokens of the same team: the key acts once for each, and each token's repeat replays its own answer", async () => {
+    const w = await world();
+    const key = crypto.randomUUID();
+    const first = await order(w.s.client, w, key, "first@example.org");
+    const second = await order(w.second, w, key, "second@example.org");
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.code).not.toBe(first.body.code);
+    expect([first.body.email, second.body.email]).toEqual(["first@example.org", "second@example.org"]);
+    expect(await codesOf(w.eventId)).toEqual([first.body.code, second.body.code].sort());
+    const againFirst = await order(w.s.client, w, key, "first@example.org");
+    const againSecond = await order(w.second, w, key, "second@example.org");
+    expect(againFirst.body).toEqual(first.body);
+    expect(againSecond.body).toEqual(second.body);
+    expect(await codesOf(w.eventId)).toHaveLength(2);
+    expect((await w.s.client.get(`${w.s.path}/quotas/${w.q.id}/availability/`)).body).toMatchObject({
+      pending_orders: 2,
+      available_number: 8,
+    });
+  });
+
+  it("a team token and a device: the key acts once for each", async () => {
+    const w = await world();
+    const device = await seedDevice(w.s.org.id);
+    const key = crypto.randomUUID();
+    const [byToken, byDevice] = await Promise.all([
+      order(w.s.client, w, key, "token@example.org"),
+      order(device.client, w, key, "device@example.org"),
+    ]);
+    expect([byToken.status, byDevice.status]).toEqual([201, 201]);
+    expect([byToken.body.email, byDevice.body.email]).toEqual(["token@example.org", "device@example.org"]);
+    expect(await codesOf(w.eventId)).toEqual([byToken.body.code, byDevice.body.code].sort());
+    expect((await order(device.client, w, key, "device@example.org")).body).toEqual(byDevice.body);
+    expect(await codesOf(w.eventId)).toHaveLength(2);
   });
 });

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { events, invoices, orders as orderRows } from "../../src/db/schema";
 import { type InvoiceInsert, invoiceConditions, insertInvoices } from "../../src/db/invoices";
 import { sweepInvoices } from "../../src/services/invoices";
-import { db, type Json, seedOrganizer, seedOrderRow } from "../harness";
+import { db, type Json, seedOrganizer, seedOrderRow, unique } from "../harness";
 import { deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
 import { and, eq, inArray, isNull } from "drizzle-orm";
@@ -63,6 +63,57 @@ async function order(w: World, extra: Record<string, unknown> = {}): Promise<Jso
   const res = await w.s.client.post(`${w.s.path}/orders/`, orderBody(w, extra));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
+}
+
+/** Another event of the world's organizer, set up like `world` (its own tax rule, item and quota). */
+async function eventOfSameOrganizer(w: World, settings: Record<string, unknown>): Promise<World> {
+  const slug = unique("ev");
+  const made = await w.s.client.post(`/api/v1/organizers/${w.s.orgSlug}/events/`, {
+    name: { en: "Second concert" },
+    slug,
+    currency: "EUR",
+    date_from: "2030-06-01T19:00:00Z",
+    location: { en: "Heidelberg" },
+    timezone: "Europe/Berlin",
+  });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  const path = `/api/v1/organizers/${w.s.orgSlug}/events/${slug}`;
+  const patched = await w.s.client.patch(`${path}/settings/`, { ...ISSUER, ...settings });
+  expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+  const post = async (p: string, body: unknown) => {
+    const r = await w.s.client.post(`${path}${p}`, body);
+    expect(r.status, `${p}: ${JSON.stringify(r.body)}`).toBe(201);
+    return r.body;
+  };
+  const vat = await post("/taxrules/", { name: { en: "VAT" }, rate: "19.00" });
+  const ticket = await post("/items/", {
+    name: { en: "Ticket" },
+    default_price: "119.00",
+    admission: true,
+    tax_rule: vat.id,
+  });
+  await post("/quotas/", { name: "Tickets", size: 500, items: [ticket.id] });
+  return { s: { ...w.s, eventSlug: slug, path, post }, vat, ticket };
+}
+
+/**
+ * The organizer's invoices with `prefix`, read from D1 and checked by value (not left to the
+ * unique index): no number twice, and the numbers are exactly prefix + 1..n, zero-padded.
+ */
+async function expectNumbered(organizerId: number, prefix: string, n: number) {
+  const rows = await db()
+    .select({ number: invoices.number, invoiceNo: invoices.invoiceNo, orderId: invoices.orderId })
+    .from(invoices)
+    .where(and(eq(invoices.organizerId, organizerId), eq(invoices.prefix, prefix)));
+  const numbers = rows.map((r) => r.number);
+  expect(numbers.filter((x, i) => numbers.indexOf(x) !== i)).toEqual([]);
+  expect(rows.map((r) => Number(r.invoiceNo)).sort((x, y) => x - y)).toEqual(
+    Array.from({ length: n }, (_, k) => k + 1),
+  );
+  expect([...numbers].sort()).toEqual(
+    Array.from({ length: n }, (_, k) => `${prefix}${String(k + 1).padStart(5, "0")}`),
+  );
+  return rows;
 }
 
 async function list(w: World, query = ""): Promise<Json[]> {
@@ -262,6 +313,34 @@ describe("invoice numbers under parallel payment", () => {
     expect(numbers).toEqual(Array.from({ length: n }, (_, k) => `PAR-${String(k + 1).padStart(5, "0")}`));
     // one invoice per order
     expect(new Set(all.map((i: Json) => i.order)).size).toBe(n);
+    // the organizer's rows in D1, by value
+    const rows = await expectNumbered(w.s.org.id, "PAR-", n);
+    expect(new Set(rows.map((r) => r.orderId)).size).toBe(n);
+  });
+
+  it("orders of two events of one organizer invoiced at once share the organizer's counter: 1..n over both, no number twice", async () => {
+    // one event invoices on payment, the other on create_invoice: two ways to the one counter
+    const paid = await world({ invoice_generate: "paid", invoice_numbers_prefix: "ORG-" });
+    const admin = await eventOfSameOrganizer(paid, { invoice_generate: "admin", invoice_numbers_prefix: "ORG-" });
+    const n = 8;
+    const paying: Json[] = [];
+    const invoicing: Json[] = [];
+    for (let k = 0; k < n; k++) {
+      paying.push(await order(paid));
+      invoicing.push(await order(admin));
+    }
+    const results = await Promise.all([
+      ...paying.map((o) => paid.s.client.post(`${paid.s.path}/orders/${o.code}/mark_paid/`, {})),
+      ...invoicing.map((o) => admin.s.client.post(`${admin.s.path}/orders/${o.code}/create_invoice/`, {})),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(Array(2 * n).fill(200));
+    const rows = await expectNumbered(paid.s.org.id, "ORG-", 2 * n);
+    // each event's list shows its own invoices, one per order, and together they are the organizer's
+    const paidNumbers = (await list(paid, "?page_size=50")).map((i: Json) => i.number);
+    const adminNumbers = (await list(admin, "?page_size=50")).map((i: Json) => i.number);
+    expect([paidNumbers.length, adminNumbers.length]).toEqual([n, n]);
+    expect([...paidNumbers, ...adminNumbers].sort()).toEqual(rows.map((r) => r.number).sort());
+    expect(new Set(rows.map((r) => r.orderId)).size).toBe(2 * n);
   });
 
   it("a write whose condition fails draws no number: the next invoice follows without a gap", async () => {
@@ -314,6 +393,7 @@ describe("invoice numbers under parallel payment", () => {
       ["ONE-00001", a.code],
       ["ONE-00002", b.code],
     ]);
+    await expectNumbered(w.s.org.id, "ONE-", 2);
   });
 
   it("reissue sent many times at once: one cancellation and one new invoice, numbers without a gap", async () => {
@@ -328,6 +408,7 @@ describe("invoice numbers under parallel payment", () => {
       ["RE-00002", true, "RE-00001", o.code],
       ["RE-00003", false, null, o.code],
     ]);
+    await expectNumbered(w.s.org.id, "RE-", 3);
   });
 });
 

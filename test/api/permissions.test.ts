@@ -4,13 +4,18 @@
  * without that permission (403), a team with only that permission (the route's success
  * status: each row's setup gives it real objects and a valid body), a device (the same, when
  * allowed), a team limited to another event, and another organizer's administrator and device
- * (403: tenant isolation). Device-only routes refuse teams with 401. A route missing from the
- * matrix fails the completeness test.
+ * (403: tenant isolation). Every change route is also called by a team with every permission
+ * but the one it needs (403: a check that takes another permission instead, or either of two,
+ * fails there). Device-only routes refuse teams with 401. A route missing from the matrix fails
+ * the completeness test; change routes that need no permission or more than one are listed and
+ * tested on their own at the end.
  */
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { DEVICE_GRANT, TEAM_PERMISSIONS, type Permission } from "../../src/rules/permissions";
-import { type Client, seedDevice, seedEventRow, seedOrganizer, seedTeam } from "../harness";
+import { events, exportJobs } from "../../src/db/schema";
+import { DEVICE_GRANT, TEAM_PERMISSIONS, type Permission, type TeamPermission } from "../../src/rules/permissions";
+import { type Client, db, seedDevice, seedEventRow, seedOrganizer, seedTeam, unique } from "../harness";
 import type { MatrixRow, RowSetup, SetupWorld } from "../permissions/types";
 
 const modules = import.meta.glob<{ rows: MatrixRow[] }>("../permissions/*.ts", { eager: true });
@@ -28,6 +33,8 @@ type World = {
   otherEventSlug: string;
   none: Client;
   only: Map<Permission, Client>;
+  /** A team with every permission but the key (for "event:read": but can_change_event_settings, which gives it). */
+  allBut: Map<Permission, Client>;
   all: Client;
   limitedElsewhere: Client;
   device: Client;
@@ -44,6 +51,10 @@ beforeAll(async () => {
   const only = new Map<Permission, Client>();
   for (const p of TEAM_PERMISSIONS) only.set(p, (await seedTeam(org.id, { permissions: [p] })).client);
   only.set("event:read", only.get("can_change_event_settings")!);
+  const allBut = new Map<Permission, Client>();
+  for (const p of TEAM_PERMISSIONS)
+    allBut.set(p, (await seedTeam(org.id, { permissions: TEAM_PERMISSIONS.filter((q) => q !== p) })).client);
+  allBut.set("event:read", allBut.get("can_change_event_settings")!);
   const foreign = await seedOrganizer();
   world = {
     orgId: org.id,
@@ -53,6 +64,7 @@ beforeAll(async () => {
     otherEventSlug: other.slug,
     none: (await seedTeam(org.id, { permissions: [] })).client,
     only,
+    allBut,
     all: org.client,
     limitedElsewhere: (await seedTeam(org.id, { permissions: "all", allEvents: false, events: [other.id] })).client,
     device: (await seedDevice(org.id)).client,
@@ -65,6 +77,23 @@ function split(row: MatrixRow): [string, string] {
   const i = row.route.indexOf(" ");
   return [row.route.slice(0, i), row.route.slice(i + 1)];
 }
+
+const CHANGE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const isChange = (row: MatrixRow) => CHANGE_METHODS.has(split(row)[0]);
+
+/**
+ * The change routes whose scope takes no permission, and why. Each is tested for what it does
+ * need: the device's own routes by the matrix (401 for teams), the organizer's export runs below.
+ */
+const CHANGES_WITHOUT_PERMISSION: Record<string, string> = {
+  "POST /api/v1/upload": "any credential uploads a file; the route that references it checks its own permission",
+  "POST /api/v1/device/initialize": "no credentials: the initialization token is the proof",
+  "POST /api/v1/device/update": "the device's own route: device keys only",
+  "POST /api/v1/device/roll": "the device's own route: device keys only",
+  "POST /api/v1/device/revoke": "the device's own route: device keys only",
+  "POST /api/v1/organizers/:organizer/exporters/:identifier/run":
+    "any team of the organizer; the exporter's own permission (giftcardlist, customerlist) and can_view_orders for the events of event data are checked by the service (tested below)",
+};
 
 async function call(client: Client, row: MatrixRow, eventSlug = world.eventSlug, setup: RowSetup = {}) {
   const [method, pattern] = split(row);
@@ -144,6 +173,19 @@ describe("permission matrix", () => {
       });
     }
 
+    if (row.permission !== null && isChange(row)) {
+      const permission = row.permission;
+      it(`${row.route}: 403 with every permission but ${permission}`, async () => {
+        const res = await call(
+          world.allBut.get(permission)!,
+          row,
+          row.ownEvent ? await throwawayEvent() : world.eventSlug,
+        );
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual(FORBIDDEN);
+      });
+    }
+
     if (row.deviceOnly) {
       it(`${row.route}: device only, 401 for a team key`, async () => {
         for (const client of [world.all, world.none]) {
@@ -195,4 +237,86 @@ describe("permission matrix", () => {
       });
     }
   }
+});
+
+describe("change routes that need no permission, or more than one", () => {
+  it("every change route whose scope takes no permission is listed with its reason", () => {
+    const without = [...new Set(ROWS.filter((r) => isChange(r) && r.permission === null).map((r) => r.route))];
+    expect(without.sort()).toEqual(Object.keys(CHANGES_WITHOUT_PERMISSION).sort());
+  });
+
+  it("an organizer's export run: giftcardlist needs can_manage_gift_cards, customerlist can_manage_customers, the events of event data can_view_orders", async () => {
+    const org = `/api/v1/organizers/${world.orgSlug}`;
+    const jobs = async () =>
+      (await db().select({ id: exportJobs.id }).from(exportJobs).where(eq(exportJobs.organizerId, world.orgId))).length;
+    const before = await jobs();
+    const run = (but: TeamPermission, identifier: string, body: unknown) =>
+      world.allBut.get(but)!.post(`${org}/exporters/${identifier}/run/`, body);
+    for (const [but, identifier] of [
+      ["can_manage_gift_cards", "giftcardlist"],
+      ["can_manage_customers", "customerlist"],
+    ] as const) {
+      const res = await run(but, identifier, { _format: "default" });
+      expect([identifier, res.status]).toEqual([identifier, 404]);
+      expect(res.body).toEqual({ detail: "Not found." });
+    }
+    for (const [identifier, format] of [
+      ["orderlist", "orders:default"],
+      ["invoicedata", "invoices:default"],
+    ] as const) {
+      const res = await run("can_view_orders", identifier, { _format: format, events: [world.eventSlug] });
+      expect([identifier, res.status]).toEqual([identifier, 400]);
+      expect(res.body).toEqual({ events: [`Object with slug=${world.eventSlug} does not exist.`] });
+    }
+    expect(await jobs()).toBe(before);
+  });
+
+  it("a protected meta data value of an event or a date also needs can_change_organizer_settings", async () => {
+    const org = await seedOrganizer();
+    const base = `/api/v1/organizers/${org.slug}`;
+    const made = await org.client.post(`${base}/event_meta_properties/`, { name: "Budget", protected: true });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const eventBody = () => ({
+      name: { en: "Series" },
+      slug: unique("ev"),
+      currency: "EUR",
+      date_from: "2030-06-01T19:00:00Z",
+      has_subevents: true,
+    });
+    const series = await org.client.post(`${base}/events/`, { ...eventBody(), meta_data: { Budget: "A" } });
+    expect(series.status, JSON.stringify(series.body)).toBe(201);
+    const ev = `${base}/events/${series.body.slug}`;
+    const dateBody = { name: { en: "Date" }, date_from: "2030-07-01T19:00:00Z" };
+    const date = await org.client.post(`${ev}/subevents/`, { ...dateBody, meta_data: { Budget: "A" } });
+    expect(date.status, JSON.stringify(date.body)).toBe(201);
+
+    const team = (
+      await seedTeam(org.id, { permissions: TEAM_PERMISSIONS.filter((p) => p !== "can_change_organizer_settings") })
+    ).client;
+    const PROTECTED = {
+      meta_data: [
+        "Meta data property 'Budget' is protected and can only be changed with the permission to change organizer settings.",
+      ],
+    };
+    const changes: [string, () => ReturnType<Client["post"]>][] = [
+      ["POST events", () => team.post(`${base}/events/`, { ...eventBody(), meta_data: { Budget: "B" } })],
+      ["PATCH event", () => team.patch(`${ev}/`, { meta_data: { Budget: "B" } })],
+      ["POST subevents", () => team.post(`${ev}/subevents/`, { ...dateBody, meta_data: { Budget: "B" } })],
+      ["PATCH subevent", () => team.patch(`${ev}/subevents/${date.body.id}/`, { meta_data: { Budget: "B" } })],
+    ];
+    for (const [name, change] of changes) {
+      const res = await change();
+      expect([name, res.status]).toEqual([name, 400]);
+      expect(res.body).toEqual(PROTECTED);
+    }
+    const eventsOf = await db().select({ id: events.id }).from(events).where(eq(events.organizerId, org.id));
+    expect(eventsOf).toHaveLength(1);
+    expect((await org.client.get(`${ev}/`)).body.meta_data).toEqual({ Budget: "A" });
+    const dates = await org.client.get(`${ev}/subevents/`);
+    expect(dates.body.results.map((d: { meta_data: unknown }) => d.meta_data)).toEqual([{ Budget: "A" }]);
+    // the routes themselves need only their own permission: the same team changes the rest
+    const located = await team.patch(`${ev}/`, { location: { en: "Main hall" } });
+    expect(located.status, JSON.stringify(located.body)).toBe(200);
+    expect(located.body.meta_data).toEqual({ Budget: "A" });
+  });
 });

@@ -188,6 +188,63 @@ describe("the event object rebuilt after a restart", () => {
     expect(await availability(s, q.id)).toMatchObject({ pending_orders: 1, available_number: 99 });
   });
 
+  it("still knows a voucher's last use held by a cart: other carts and orders are refused, the cart's own order gets it", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 100, items: [ticket.id] });
+    const v = await s.voucher({ code: "LASTUSE", max_usages: 2 });
+    const used = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "LASTUSE" }] });
+    expect(used.status, JSON.stringify(used.body)).toBe(201);
+    const held = await cart(s, { item: ticket.id, voucher: "LASTUSE" });
+    expect(held.voucher).toBe(v.id);
+    await abortAllDurableObjects();
+    const usedUp = { non_field_errors: ["The voucher has already been used the maximum number of times."] };
+    const otherCart = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "1.00",
+      voucher: "LASTUSE",
+    });
+    expect(otherCart.status).toBe(400);
+    expect(otherCart.body).toEqual(usedUp);
+    const plain = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "LASTUSE" }] });
+    expect(plain.status).toBe(400);
+    expect(plain.body).toEqual(usedUp);
+    const eventId = await eventIdOf(s);
+    expect((await ordersOf(eventId)).map((o) => o.code)).toEqual([used.body.code]);
+    expect((await cartsOf(eventId)).map((c) => [c.cartId, c.voucherId])).toEqual([[held.cart_id, v.id]]);
+    // the cart holding the use turns it into an order
+    const consuming = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, voucher: "LASTUSE" }],
+    });
+    expect(consuming.status, JSON.stringify(consuming.body)).toBe(201);
+    expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(2);
+    expect(await availability(s, q.id)).toMatchObject({ pending_orders: 2, cart_positions: 0, available_number: 98 });
+  });
+
+  it("still knows a seat held by a cart: other carts and orders are refused, the cart's own order gets it", async () => {
+    const { s, ticket, q } = await seatedShop();
+    const held = await cart(s, { item: ticket.id, seat: "s2" });
+    await abortAllDurableObjects();
+    const taken = { non_field_errors: ["The seat s2 is already taken."] };
+    const otherCart = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s2" });
+    expect(otherCart.status).toBe(400);
+    expect(otherCart.body).toEqual(taken);
+    const plain = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s2" }] });
+    expect(plain.status).toBe(400);
+    expect(plain.body).toEqual(taken);
+    const eventId = await eventIdOf(s);
+    expect(await ordersOf(eventId)).toHaveLength(0);
+    expect((await cartsOf(eventId)).map((c) => [c.cartId, c.seat])).toEqual([[held.cart_id, "s2"]]);
+    expect(await availability(s, q.id)).toMatchObject({ cart_positions: 1, available_number: 99 });
+    const consuming = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, seat: "s2" }],
+    });
+    expect(consuming.status, JSON.stringify(consuming.body)).toBe(201);
+    expect(consuming.body.positions[0].seat.seat_guid).toBe("s2");
+  });
+
   it("still knows units held by carts: a quota of 1 held by a cart refuses the next order", async () => {
     const s = await shop();
     const ticket = await s.item();
