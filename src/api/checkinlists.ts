@@ -39,7 +39,7 @@ import {
   POSITION_FILTER_PARAMS,
   positionFilters,
 } from "./checkin-expand";
-import { downloadBase, redeemAnswers, respondScan } from "./checkin";
+import { downloadBase, redeemAnswers, scanAnswer } from "./checkin";
 import {
   checkinHistoryResponse,
   checkinListResponse,
@@ -263,22 +263,23 @@ checkinListRoutes.post(
   doc.created(redeemResponse, {
     summary: "Check a ticket in or out on this list",
     answers: redeemAnswers,
-    failures: ["unavailable"],
+    failures: ["unavailable", "refused"],
     pathParams: { id: TICKET },
   }),
   redeemQuery,
   jsonBody(listRedeemInput),
   async (c) => {
     const untrusted = c.req.valid("query").untrusted_input ?? false;
-    const result = await redeemOnList(
+    const answer = await redeemOnList(
       eventContext(c),
       c.var.principal,
       pathId(c, "list"),
       c.req.param("id"),
       untrusted,
       c.req.valid("json"),
+      scanAnswer(c),
     );
-    return respondScan(c, result);
+    return c.json(answer, 201);
   },
 );
 
