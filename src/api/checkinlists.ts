@@ -174,7 +174,7 @@ checkinListRoutes.put(
   doc.ok(checkinListResponse, { summary: "Replace a check-in list", ...changes }),
   listShape,
   jsonBody(checkinListFull),
-  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), true)),
+  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
 );
 checkinListRoutes.patch(
   `${base}/:id`,
@@ -182,7 +182,7 @@ checkinListRoutes.patch(
   doc.ok(checkinListResponse, { summary: "Change a check-in list", ...changes }),
   listShape,
   jsonBody(checkinListPatch),
-  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), false)),
+  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")),
 );
 
 const remove = async (c: AppContext) => {
