@@ -98,6 +98,7 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
     return c.json(body, status, headers);
   }
   if (err instanceof HTTPException) {
+    // what hono itself throws (a body it cannot parse, ...); the service throws Failures only
     return c.json({ detail: err.message || "Bad request." }, err.status as ContentfulStatusCode);
   }
   if (isDatabaseFault(err)) {

@@ -6,13 +6,14 @@
  * Statuses as pretix sends them: 201 `ok`; 400 `error` (with `reason`) or `incomplete` (with
  * `questions`); 404 for a code that is no ticket (`reason` `invalid`, and `detail` for older
  * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's).
+ * The service decides: it returns the answer of an `ok` scan and fails with the others
+ * (`refused`, `not_found`), which carry the answer `scanAnswer` shapes.
  */
 import { Hono } from "hono";
 import { listCheckinPositions, positionOrdering } from "../db/checkin/tickets";
 import { questionRecordsByIds } from "../db/questions";
-import { isDatabaseFault } from "../db/constraints";
-import { redeemInput, redeemScan, resolveLists, type ScanResult } from "../services/checkin-redeem";
-import { badRequest, forbidden, MESSAGES } from "../lib/failure";
+import { redeemInput, redeemScan, type ScanAnswer, searchableLists } from "../services/checkin-redeem";
+import { badRequest, MESSAGES } from "../lib/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { apiDocs, type OwnAnswer } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
@@ -44,53 +45,56 @@ export function downloadBase(c: AppContext): DownloadBase {
   return { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
 }
 
-/** The JSON answer of a decided scan. */
-export async function respondScan(c: AppContext, r: ScanResult): Promise<Response> {
-  const list = {
-    id: r.list.id,
-    name: r.list.name,
-    event: r.list.event,
-    subevent: r.list.subevent,
-    include_pending: r.list.include_pending,
-  };
-  if (r.status === "invalid") {
+/** pretix's answer of a decided scan, with the ticket as the request asks for it (`expand`). */
+export const scanAnswer =
+  (c: AppContext): ScanAnswer<RedeemResponse> =>
+  async (r) => {
+    const list = {
+      id: r.list.id,
+      name: r.list.name,
+      event: r.list.event,
+      subevent: r.list.subevent,
+      include_pending: r.list.include_pending,
+    };
+    if (r.status === "invalid") {
+      const body: RedeemResponse = {
+        detail: MESSAGES.notFound,
+        status: "error",
+        reason: "invalid",
+        reason_explanation: null,
+        require_attention: false,
+        checkin_texts: [],
+        list,
+      };
+      return body;
+    }
+    const expand = expandOf(c);
+    let position: Record<string, unknown> | undefined;
+    if (r.position) {
+      position = serializeCheckinPosition(
+        r.position,
+        downloadBase(c),
+        await expandPositions(c, r.eventId, [r.position], expand),
+      );
+      if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
+    }
     const body: RedeemResponse = {
-      detail: MESSAGES.notFound,
-      status: "error",
-      reason: "invalid",
-      reason_explanation: null,
-      require_attention: false,
+      status: r.status,
+      ...(r.status === "error" ? { reason: r.reason ?? "error", reason_explanation: r.explanation } : {}),
+      // pretix answers a revoked secret without the ticket's attention flag
+      require_attention:
+        r.reason === "revoked" ? false : ((position?.require_attention as boolean | undefined) ?? false),
       checkin_texts: [],
+      ...(position ? { position } : {}),
       list,
     };
-    return c.json(body, 404);
-  }
-  const expand = expandOf(c);
-  let position: Record<string, unknown> | undefined;
-  if (r.position) {
-    position = serializeCheckinPosition(
-      r.position,
-      downloadBase(c),
-      await expandPositions(c, r.eventId, [r.position], expand),
-    );
-    if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
-  }
-  const body: RedeemResponse = {
-    status: r.status,
-    ...(r.status === "error" ? { reason: r.reason ?? "error", reason_explanation: r.explanation } : {}),
-    // pretix answers a revoked secret without the ticket's attention flag
-    require_attention: r.reason === "revoked" ? false : ((position?.require_attention as boolean | undefined) ?? false),
-    checkin_texts: [],
-    ...(position ? { position } : {}),
-    list,
+    if (r.status === "incomplete") {
+      const records = await questionRecordsByIds(c.var.db, r.eventId, r.questions);
+      const byId = new Map(records.map((q) => [q.question.id, q]));
+      body.questions = r.questions.flatMap((id) => (byId.has(id) ? [serializeQuestion(byId.get(id)!)] : []));
+    }
+    return body;
   };
-  if (r.status === "incomplete") {
-    const records = await questionRecordsByIds(c.var.db, r.eventId, r.questions);
-    const byId = new Map(records.map((q) => [q.question.id, q]));
-    body.questions = r.questions.flatMap((id) => (byId.has(id) ? [serializeQuestion(byId.get(id)!)] : []));
-  }
-  return c.json(body, r.status === "ok" ? 201 : 400);
-}
 
 /** The answers of a scan besides `ok` (201), for the API description. */
 export const redeemAnswers: Record<number, OwnAnswer> = {
@@ -113,11 +117,11 @@ checkinRoutes.post(
     summary: "Check a ticket in or out on one of several lists",
     description: "The scanning apps' redeem: the secret and the lists to try (one per event).",
     answers: redeemAnswers,
-    failures: ["unavailable"],
+    failures: ["unavailable", "refused"],
   }),
   queryParams({ expand: expandParam, pdf_data: pdfDataParam }),
   jsonBody(redeemInput),
-  async (c) => respondScan(c, await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"))),
+  async (c) => c.json(await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"), scanAnswer(c)), 201),
 );
 
 /** The most lists one search reads together (each adds its condition to the statement). */
@@ -149,13 +153,7 @@ checkinRoutes.get(
     if (ids.length === 0) throw badRequest("No check-in list passed.");
     if (ids.length > MAX_SEARCH_LISTS)
       throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
-    let resolved: Awaited<ReturnType<typeof resolveLists>>;
-    try {
-      resolved = await resolveLists(ctx, c.var.principal, ids);
-    } catch (e) {
-      if (isDatabaseFault(e)) throw e;
-      throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
-    }
+    const resolved = await searchableLists(ctx, c.var.principal, ids);
     // the lists' settings are read in the statement: one round trip for the page
     const lists = resolved.map((l) => ({ listId: l.listId, eventId: l.home.eventId }));
     const page = await listCheckinPositions(c.var.db, lists, positionFilters(f), req);

@@ -39,7 +39,7 @@ import {
   POSITION_FILTER_PARAMS,
   positionFilters,
 } from "./checkin-expand";
-import { downloadBase, redeemAnswers, respondScan } from "./checkin";
+import { downloadBase, redeemAnswers, scanAnswer } from "./checkin";
 import {
   checkinHistoryResponse,
   checkinListResponse,
@@ -174,7 +174,7 @@ checkinListRoutes.put(
   doc.ok(checkinListResponse, { summary: "Replace a check-in list", ...changes }),
   listShape,
   jsonBody(checkinListFull),
-  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), true)),
+  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
 );
 checkinListRoutes.patch(
   `${base}/:id`,
@@ -182,7 +182,7 @@ checkinListRoutes.patch(
   doc.ok(checkinListResponse, { summary: "Change a check-in list", ...changes }),
   listShape,
   jsonBody(checkinListPatch),
-  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), false)),
+  async (c) => respondList(c, await changeList(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch")),
 );
 
 const remove = async (c: AppContext) => {
@@ -263,22 +263,23 @@ checkinListRoutes.post(
   doc.created(redeemResponse, {
     summary: "Check a ticket in or out on this list",
     answers: redeemAnswers,
-    failures: ["unavailable"],
+    failures: ["unavailable", "refused"],
     pathParams: { id: TICKET },
   }),
   redeemQuery,
   jsonBody(listRedeemInput),
   async (c) => {
     const untrusted = c.req.valid("query").untrusted_input ?? false;
-    const result = await redeemOnList(
+    const answer = await redeemOnList(
       eventContext(c),
       c.var.principal,
       pathId(c, "list"),
       c.req.param("id"),
       untrusted,
       c.req.valid("json"),
+      scanAnswer(c),
     );
-    return respondScan(c, result);
+    return c.json(answer, 201);
   },
 );
 

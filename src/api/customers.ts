@@ -100,11 +100,7 @@ customerRoutes.put(
   doc.ok(customerResponse, { summary: "Replace a customer" }),
   jsonBody(customerInput),
   async (c) =>
-    c.json(
-      serializeCustomer(
-        await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: true }),
-      ),
-    ),
+    c.json(serializeCustomer(await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), "put"))),
 );
 
 customerRoutes.patch(
@@ -113,11 +109,7 @@ customerRoutes.patch(
   doc.ok(customerResponse, { summary: "Change a customer" }),
   jsonBody(customerPatch),
   async (c) =>
-    c.json(
-      serializeCustomer(
-        await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), { full: false }),
-      ),
-    ),
+    c.json(serializeCustomer(await changeCustomer(organizerContext(c), identifierOf(c), c.req.valid("json"), "patch"))),
 );
 
 customerRoutes.post(

@@ -1,8 +1,8 @@
 /**
  * `GET /api/v1/device/eventselection` (spec "Device authentication"; pretix docs devices.rst):
  * 200 with a suggested event, date and check-in list, 304 when the device's current selection
- * is fine, 404 when there is nothing to suggest. Devices only (a team key is refused with 401,
- * as pretix authenticates this endpoint by device alone).
+ * is fine, 404 when there is nothing to suggest (the service's `not_found`). Devices only (a
+ * team key is refused with 401, as pretix authenticates this endpoint by device alone).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -52,7 +52,6 @@ deviceEventSelectionRoutes.get(
       Date.now(),
     );
     if (r.kind === "current") return c.body(null, 304);
-    if (r.kind === "none") return c.json({ detail: "No event found." }, 404);
     const body: z.infer<typeof eventSelectionResponse> = r.body;
     return c.json(body);
   },

@@ -107,7 +107,7 @@ discountRoutes.put(
   jsonBody(discountInput),
   async (c) => {
     return c.json(
-      serializeDiscount(await updateDiscount(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")),
+      serializeDiscount(await updateDiscount(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
     );
   },
 );

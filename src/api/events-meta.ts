@@ -8,13 +8,12 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { listMetaProperties, type MetaPropertyRecord } from "../db/event-meta";
 import {
+  changeMetaProperty,
   createMetaProperty,
   deleteMetaProperty,
   loadMetaProperty,
   metaPropertyFullInput,
   metaPropertyPatchInput,
-  replaceMetaProperty,
-  updateMetaPropertyFields,
 } from "../services/event-meta";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
@@ -91,7 +90,9 @@ eventMetaRoutes.put(
   doc.ok(metaPropertyResponse, { summary: "Replace an event meta property" }),
   jsonBody(metaPropertyFullInput),
   async (c) =>
-    c.json(serializeMetaProperty(await replaceMetaProperty(organizerContext(c), pathId(c, "id"), c.req.valid("json")))),
+    c.json(
+      serializeMetaProperty(await changeMetaProperty(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
+    ),
 );
 
 eventMetaRoutes.patch(
@@ -101,7 +102,9 @@ eventMetaRoutes.patch(
   jsonBody(metaPropertyPatchInput),
   async (c) =>
     c.json(
-      serializeMetaProperty(await updateMetaPropertyFields(organizerContext(c), pathId(c, "id"), c.req.valid("json"))),
+      serializeMetaProperty(
+        await changeMetaProperty(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "patch"),
+      ),
     ),
 );
 

@@ -135,7 +135,7 @@ giftCardRoutes.put(
   async (c) => {
     const accepted = c.req.valid("query").include_accepted ?? false;
     const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), {
-      full: true,
+      mode: "put",
       includeAccepted: accepted,
     });
     return c.json(serializeGiftCard(card));
@@ -151,7 +151,7 @@ giftCardRoutes.patch(
   async (c) => {
     const accepted = c.req.valid("query").include_accepted ?? false;
     const card = await changeGiftCard(organizerContext(c), pathId(c, "id"), c.req.valid("json"), {
-      full: false,
+      mode: "patch",
       includeAccepted: accepted,
     });
     return c.json(serializeGiftCard(card));

@@ -87,7 +87,7 @@ membershipTypeRoutes.put(
   async (c) =>
     c.json(
       serializeMembershipType(
-        await changeMembershipType(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }),
+        await changeMembershipType(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "put"),
       ),
     ),
 );
@@ -100,7 +100,7 @@ membershipTypeRoutes.patch(
   async (c) =>
     c.json(
       serializeMembershipType(
-        await changeMembershipType(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }),
+        await changeMembershipType(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "patch"),
       ),
     ),
 );

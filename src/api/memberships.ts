@@ -93,9 +93,7 @@ membershipRoutes.put(
   jsonBody(membershipInput),
   async (c) =>
     c.json(
-      serializeMembership(
-        await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }),
-      ),
+      serializeMembership(await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
     ),
 );
 
@@ -106,8 +104,6 @@ membershipRoutes.patch(
   jsonBody(membershipPatch),
   async (c) =>
     c.json(
-      serializeMembership(
-        await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }),
-      ),
+      serializeMembership(await changeMembership(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "patch")),
     ),
 );

@@ -64,7 +64,7 @@ questionOptionRoutes.put(
   async (c) => {
     return c.json(
       serializeOption(
-        await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "replace"),
+        await updateOption(eventContext(c), pathId(c, "question"), pathId(c, "id"), c.req.valid("json"), "put"),
       ),
     );
   },

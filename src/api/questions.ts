@@ -142,7 +142,7 @@ questionRoutes.put(
   jsonBody(questionPut),
   async (c) => {
     return c.json(
-      serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")),
+      serializeQuestion(await updateQuestion(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
     );
   },
 );

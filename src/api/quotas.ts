@@ -162,8 +162,7 @@ quotaRoutes.put(
   write,
   doc.ok(quotaResponse, { summary: "Replace a quota" }),
   jsonBody(quotaInput),
-  async (c) =>
-    c.json(serializeQuota(await changeQuota(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: true }))),
+  async (c) => c.json(serializeQuota(await changeQuota(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put"))),
 );
 
 quotaRoutes.patch(
@@ -172,7 +171,7 @@ quotaRoutes.patch(
   doc.ok(quotaResponse, { summary: "Change a quota" }),
   jsonBody(quotaPatch),
   async (c) =>
-    c.json(serializeQuota(await changeQuota(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: false }))),
+    c.json(serializeQuota(await changeQuota(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch"))),
 );
 
 async function removeQuota(c: AppContext) {

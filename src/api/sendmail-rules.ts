@@ -107,7 +107,7 @@ sendmailRuleRoutes.put(
   jsonBody(sendmailRuleInput),
   async (c) => {
     return c.json(
-      serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")),
+      serializeSendmailRule(await updateSendmailRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")),
     );
   },
 );

@@ -16,13 +16,12 @@ import {
 } from "../db/subevents";
 import type { OrganizerContext } from "../services/context";
 import {
+  changeSubevent,
   createSubevent,
   deleteSubevent,
   loadSubevent,
-  replaceSubevent,
   subeventFullInput,
   subeventPatchInput,
-  updateSubeventFields,
 } from "../services/subevents";
 import { modifiedSinceParam, notModified, setPageGenerated } from "../http/conditional";
 import { type AppEnv, eventContext, organizerContext } from "../http/context";
@@ -232,7 +231,9 @@ subeventRoutes.put(
   jsonBody(subeventFullInput),
   async (c) =>
     c.json(
-      serializeSubevent(await replaceSubevent(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json"))),
+      serializeSubevent(
+        await changeSubevent(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json"), "put"),
+      ),
     ),
 );
 
@@ -244,7 +245,7 @@ subeventRoutes.patch(
   async (c) =>
     c.json(
       serializeSubevent(
-        await updateSubeventFields(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json")),
+        await changeSubevent(eventContext(c), c.var.principal, pathId(c, "id"), c.req.valid("json"), "patch"),
       ),
     ),
 );

@@ -89,9 +89,7 @@ taxRuleRoutes.put(
   doc.ok(taxRuleResponse, { summary: "Replace a tax rule" }),
   jsonBody(taxRuleInput),
   async (c) => {
-    return c.json(
-      serializeTaxRule(await updateTaxRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "replace")),
-    );
+    return c.json(serializeTaxRule(await updateTaxRule(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put")));
   },
 );
 

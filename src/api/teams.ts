@@ -149,9 +149,7 @@ teamRoutes.put(
   doc.ok(teamResponse, { summary: "Replace a team" }),
   jsonBody(teamInput),
   async (c) =>
-    c.json(
-      serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: true })),
-    ),
+    c.json(serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), "put"))),
 );
 
 teamRoutes.patch(
@@ -160,9 +158,7 @@ teamRoutes.patch(
   doc.ok(teamResponse, { summary: "Change a team" }),
   jsonBody(teamPatch),
   async (c) =>
-    c.json(
-      serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), { full: false })),
-    ),
+    c.json(serializeTeam(await changeTeam(organizerContext(c), pathId(c, "team"), c.req.valid("json"), "patch"))),
 );
 
 teamRoutes.delete(`${base}/:team`, perm, doc.noContent({ summary: "Delete a team" }), async (c) => {

@@ -128,7 +128,7 @@ ticketLayoutRoutes.put(
     return c.json(
       serializeTicketLayout(
         ctx.baseUrl,
-        await updateTicketLayout(ctx, pathId(c, "id"), c.req.valid("json"), "replace", uploads(c)),
+        await updateTicketLayout(ctx, pathId(c, "id"), c.req.valid("json"), "put", uploads(c)),
       ),
     );
   },

@@ -157,9 +157,7 @@ voucherRoutes.put(
   doc.ok(voucherResponse, { summary: "Replace a voucher", failures: ["busy"] }),
   jsonBody(voucherInput),
   async (c) =>
-    c.json(
-      serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: true })),
-    ),
+    c.json(serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put"))),
 );
 
 voucherRoutes.patch(
@@ -168,9 +166,7 @@ voucherRoutes.patch(
   doc.ok(voucherResponse, { summary: "Change a voucher", failures: ["busy"] }),
   jsonBody(voucherPatch),
   async (c) =>
-    c.json(
-      serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), { full: false })),
-    ),
+    c.json(serializeVoucher(await changeVoucher(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch"))),
 );
 
 voucherRoutes.delete(

@@ -154,9 +154,7 @@ webhookRoutes.put(
   doc.ok(webhookResponse, { summary: "Replace a webhook" }),
   jsonBody(webhookInput),
   async (c) =>
-    c.json(
-      serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: true })),
-    ),
+    c.json(serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "put"))),
 );
 
 webhookRoutes.patch(
@@ -165,9 +163,7 @@ webhookRoutes.patch(
   doc.ok(webhookResponse, { summary: "Change a webhook" }),
   jsonBody(webhookPatch),
   async (c) =>
-    c.json(
-      serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), { full: false })),
-    ),
+    c.json(serializeWebhook(await changeWebhook(organizerContext(c), pathId(c, "id"), c.req.valid("json"), "patch"))),
 );
 
 webhookRoutes.delete(

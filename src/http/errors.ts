@@ -21,6 +21,7 @@ export const FAILURE_STATUS: Record<FailureCode, Mapping> = {
   forbidden: { status: 403 },
   in_use: { status: 403 },
   not_found: { status: 404 },
+  refused: { status: 400 },
   in_progress: { status: 409, headers: retryAfter(5) },
   busy: { status: 409, headers: retryAfter(1) },
   insufficient_credit: { status: 409 },

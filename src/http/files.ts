@@ -20,6 +20,7 @@ async function fileStore<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (e) {
     log.error("R2 failed", { error: e });
+    // biome-ignore lint/plugin: `call` is one R2 call, which fails only as the file store fails: retryable
     throw new Failure("unavailable", FILE_STORE_UNAVAILABLE);
   }
 }

@@ -367,6 +367,8 @@ const FAILURE_TEXT: Record<FailureCode, string> = {
     "the organizer or event does not exist for the caller, a permission is missing, or a device's security profile does not allow the call",
   in_use: "the object is protected: in use, or already used",
   not_found: "the object (a part of the path) does not exist, or the page is past the end of the list",
+  refused:
+    "a scan is refused, or questions must be answered first (the check-in routes answer with the scan's answer, described on the route)",
   in_progress: "the same `X-Idempotency-Key` is still being processed",
   busy: "the event could not process the change in time; retry",
   unavailable: "the event's object or the database could not serve the request; retry after `Retry-After` seconds",

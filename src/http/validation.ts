@@ -199,6 +199,7 @@ export function requireJsonBody(opts: {
         try {
           JSON.parse(text);
         } catch (e) {
+          // biome-ignore lint/plugin: JSON.parse fails only on a body that is no JSON
           throw badRequest(`JSON parse error - ${e instanceof Error ? e.message : "invalid JSON"}`);
         }
       }

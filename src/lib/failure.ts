@@ -24,6 +24,11 @@ export const FAILURE_CODES = [
   "in_use",
   /** The requested object (a sub-resource of the path) does not exist. */
   "not_found",
+  /**
+   * A scan is refused, or needs answers to questions first (pretix's check-in answers `error`
+   * and `incomplete`); the failure carries the scan's answer.
+   */
+  "refused",
   /** The same idempotency key is still being processed, or a lock could not be taken. */
   "in_progress",
   /** The event's object could not serve a change in time (vouchers: retry later). */
@@ -53,7 +58,8 @@ export type FailureOptions = {
   params?: Record<string, unknown>;
   /**
    * The exact body to answer with, where pretix answers something else than a message or field
-   * errors (an export's state at its download URL: `{"status": "running", "percentage": 40}`).
+   * errors (an export's state at its download URL: `{"status": "running", "percentage": 40}`; a
+   * refused scan: `{"status": "error", "reason": "already_redeemed", ...}`).
    */
   body?: unknown;
 };

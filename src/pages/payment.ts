@@ -144,7 +144,8 @@ async function payOrder(
   try {
     result = await changeOrderStatus(scope, ctx.record, { from: ["n", "e"], to: "p", ...change });
   } catch (e) {
-    if (isFailure(e)) return "busy";
+    // the event object could not serve in time: the customer is asked to retry
+    if (isFailure(e, "unavailable") || isFailure(e, "busy")) return "busy";
     throw e;
   }
   if (!result.ok) {

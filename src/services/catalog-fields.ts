@@ -67,12 +67,6 @@ export function randomIdentifier(length = 8): string {
 }
 
 /**
- * How a write treats omitted fields: `replace` (POST, PUT) gives them their defaults, `patch`
- * (PATCH) keeps what is stored.
- */
-export type WriteMode = "replace" | "patch";
-
-/**
  * How a service stores a file field's upload: the HTTP layer's door to uploaded files
  * (`resolveFileField` in src/http/files.ts checks that the caller uploaded `ref` and that it
  * is of an allowed type, copies it under `scope` and returns its storage key, or fails with a

@@ -12,7 +12,7 @@ import {
   updateCategoryRow,
 } from "../db/categories";
 import { MAX_INT } from "./catalog-fields";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { notFound } from "../lib/failure";
 import { i18n, i18nRequired } from "../rules/fields";
 
@@ -29,7 +29,7 @@ export const categoryFull = categoryFields.partial().required({ name: true });
 export const categoryPatch = categoryFields.partial();
 
 /** The columns to write: all of them with their defaults (POST, PUT), or the sent ones (PATCH). */
-function categoryValues(input: CategoryInput, mode: "create" | "put" | "patch"): Partial<CategoryValues> {
+function categoryValues(input: CategoryInput, mode: WriteMode): Partial<CategoryValues> {
   const full = mode !== "patch";
   const out: Partial<CategoryValues> = {};
   if (input.name !== undefined) out.name = input.name;
@@ -49,7 +49,7 @@ export async function changeCategory(
   ctx: EventContext,
   id: number,
   input: CategoryInput,
-  mode: "put" | "patch",
+  mode: ChangeMode,
 ): Promise<CategoryRow> {
   const row = await updateCategoryRow(ctx.db, ctx.event.id, id, categoryValues(input, mode), ctx.now);
   if (!row) throw notFound();

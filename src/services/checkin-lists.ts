@@ -16,7 +16,7 @@ import {
 } from "../db/checkin/lists";
 import { withEventObject } from "../objects/client";
 import { checkEventItems, idList, name, salesChannel } from "./catalog-fields";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext } from "./context";
 import { SALES_CHANNELS } from "../rules/events";
 import { notFound, Problems } from "../lib/failure";
 import { confirmedWrite, survivingD1Faults } from "./faults";
@@ -149,13 +149,14 @@ export const createList = survivingD1Faults(async function createList(
   return created;
 });
 
-/** PUT (`full`: omitted fields return to their defaults) or PATCH; a repeat changes nothing more. */
+/** PUT (`put`: omitted fields return to their defaults) or PATCH; a repeat changes nothing more. */
 export const changeList = survivingD1Faults(async function changeList(
   ctx: EventContext,
   id: number,
   input: CheckinListInput,
-  full: boolean,
+  mode: ChangeMode,
 ): Promise<CheckinListRecord> {
+  const full = mode === "put";
   await loadCheckinList(ctx, id);
   await check(ctx, input);
   const values = full ? { ...DEFAULTS, ...valuesOf(input) } : valuesOf(input);

@@ -9,8 +9,9 @@
  * D1 read of its own for this: which event a list belongs to never changes, so it is kept per
  * isolate once read (a deleted list is answered by the object as unknown).
  *
- * pretix's reasons are the results' codes (`ScanResult.reason`); `http` gives them pretix's
- * statuses (201 ok, 400 error or incomplete, 404 unknown code).
+ * pretix's reasons are the results' codes (`ScanResult.reason`). A scan is recorded whatever
+ * its outcome; only `ok` is returned: a refused scan (`error`, `incomplete`) fails with
+ * `refused`, a code that is no ticket with `not_found`, each carrying the scan's answer.
  */
 import { z } from "zod";
 import {
@@ -34,7 +35,17 @@ import { withEventObject } from "../objects/client";
 import type { MiniList, RedeemOutcome } from "../objects/event/types";
 import type { ScanRequest } from "../rules/checkin";
 import type { EventContext, OrganizerContext } from "./context";
-import { fieldError, invalidPk, isFailure, notFound, Problems, validationError } from "../lib/failure";
+import {
+  Failure,
+  fieldError,
+  forbidden,
+  invalidPk,
+  isFailure,
+  MESSAGES,
+  notFound,
+  Problems,
+  validationError,
+} from "../lib/failure";
 import { confirmedWrite, survivingD1Faults } from "./faults";
 import { dateTime } from "../rules/fields";
 import { canAccessEvent, type Principal } from "../rules/permissions";
@@ -85,6 +96,25 @@ export type ScanResult = {
   list: MiniList & { event: string };
   position: CheckinPositionRow | null;
 };
+
+/**
+ * How the caller shows a decided scan: pretix's answer, with the ticket as the request asks for
+ * it (`expand`, download URLs), which the service cannot know. The service decides what the
+ * answer means (returned for `ok`, the body of its failure otherwise).
+ */
+export type ScanAnswer<A> = (scan: ScanResult) => Promise<A>;
+
+/** The answer of an `ok` scan; any other outcome fails, carrying its answer. */
+async function answered<A>(scan: ScanResult, answer: ScanAnswer<A>): Promise<A> {
+  const body = await answer(scan);
+  if (scan.status === "ok") return body;
+  if (scan.status === "invalid") throw new Failure("not_found", MESSAGES.notFound, { body });
+  const message =
+    scan.status === "incomplete"
+      ? "The ticket's questions must be answered first."
+      : (scan.explanation ?? `The scan is refused (${scan.reason ?? "error"}).`);
+  throw new Failure("refused", message, { body });
+}
 
 // ---- which event a list belongs to ----
 
@@ -146,6 +176,23 @@ export async function resolveLists(
   if (new Set(out.map((l) => l.home.eventId)).size !== out.length)
     throw fieldError("lists", "Selecting two check-in lists from the same event is unsupported.");
   return out;
+}
+
+/**
+ * The lists of a search across lists (`checkinrpc/search`): checked as `resolveLists` checks
+ * them, but refused as pretix refuses a search (403 naming the lists), not with field errors.
+ */
+export async function searchableLists(
+  ctx: OrganizerContext,
+  scanner: Scanner,
+  ids: readonly number[],
+): Promise<{ listId: number; home: ListHome }[]> {
+  try {
+    return await resolveLists(ctx, scanner, ids);
+  } catch (e) {
+    if (!isFailure(e, "invalid")) throw e;
+    throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
+  }
 }
 
 /** Forgets a list the object no longer knows (deleted). */
@@ -228,8 +275,20 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
   };
 }
 
-/** `checkinrpc/redeem`: a scan on one or more lists (of distinct events). */
-export const redeemScan = survivingD1Faults(async function redeemScan(
+/**
+ * `checkinrpc/redeem`: a scan on one or more lists (of distinct events); the answer of an `ok`
+ * scan, else a `refused` or `not_found` failure with the scan's answer.
+ */
+export async function redeemScan<A>(
+  ctx: OrganizerContext,
+  scanner: Scanner,
+  input: RedeemInput,
+  answer: ScanAnswer<A>,
+): Promise<A> {
+  return answered(await decideScan(ctx, scanner, input), answer);
+}
+
+const decideScan = survivingD1Faults(async function decideScan(
   ctx: OrganizerContext,
   scanner: Scanner,
   input: RedeemInput,
@@ -255,9 +314,21 @@ export const redeemScan = survivingD1Faults(async function redeemScan(
 /**
  * The per-list redeem: the ticket is named in the path by its secret, or (without
  * `untrusted_input=true`) by a numeric id (pretix checkinlists.rst). Old scanners send a space
- * of a secret as `+`; pretix tries that too.
+ * of a secret as `+`; pretix tries that too. Answers and fails as `redeemScan`.
  */
-export const redeemOnList = survivingD1Faults(async function redeemOnList(
+export async function redeemOnList<A>(
+  ctx: EventContext,
+  scanner: Scanner,
+  listId: number,
+  lookup: string,
+  untrusted: boolean,
+  input: ListRedeemInput,
+  answer: ScanAnswer<A>,
+): Promise<A> {
+  return answered(await decideOnList(ctx, scanner, listId, lookup, untrusted, input), answer);
+}
+
+const decideOnList = survivingD1Faults(async function decideOnList(
   ctx: EventContext,
   scanner: Scanner,
   listId: number,

@@ -11,3 +11,12 @@ import type { Env } from "../lib/env";
 export type OrganizerContext = { env: Env; db: DB; organizer: OrganizerRow; now: number; baseUrl: string };
 
 export type EventContext = OrganizerContext & { event: EventRow };
+
+/**
+ * How a change treats the fields a request leaves out: `put` (PUT) gives them their defaults,
+ * `patch` (PATCH) keeps what is stored. Routes pass it to the family's change service.
+ */
+export type ChangeMode = "put" | "patch";
+
+/** A write: a creation (omitted fields take their defaults, as for `put`) or a change. */
+export type WriteMode = "create" | ChangeMode;

@@ -18,7 +18,7 @@ import { mailInsertStatement } from "../db/mail";
 import { storedOrganizerSettings } from "../db/settings";
 import { randomString, sha256Hex } from "../lib/crypto";
 import { hashPassword } from "../lib/password";
-import type { OrganizerContext } from "./context";
+import type { ChangeMode, OrganizerContext, WriteMode } from "./context";
 import { fieldError, notFound } from "../lib/failure";
 import { confirmedWrite, survivingD1Faults } from "./faults";
 import { email } from "../rules/fields";
@@ -97,7 +97,9 @@ export type CustomerCreateInput = z.output<typeof customerCreateInput>;
 
 // ---- services ----
 
-function customerValues(input: CustomerInput, full: boolean, defaultLocale: string): CustomerChanges {
+/** The columns a POST / PUT (omitted fields reset, the locale to `defaultLocale`) or PATCH sets. */
+function customerValues(input: CustomerInput, mode: WriteMode, defaultLocale: string): CustomerChanges {
+  const full = mode !== "patch";
   const values: CustomerChanges = {};
   if (input.external_identifier !== undefined || full) values.externalIdentifier = input.external_identifier || null;
   if (input.email !== undefined || full) values.email = input.email ? input.email.toLowerCase() : null;
@@ -140,7 +142,7 @@ export const createCustomer = survivingD1Faults(async function createCustomer(
 ): Promise<CustomerRow> {
   const { db, organizer: org, now } = ctx;
   const settings = await organizerSettings(ctx);
-  const values = customerValues(input, true, defaultLocaleOf(settings));
+  const values = customerValues(input, "create", defaultLocaleOf(settings));
   if (input.send_email && !values.email)
     throw fieldError("email", "An email address is required to send the activation mail.");
   const passwordHash = input.password ? await hashPassword(input.password) : null;
@@ -198,15 +200,15 @@ export const createCustomer = survivingD1Faults(async function createCustomer(
   }
 });
 
-/** PUT (`full`: omitted fields reset; the default locale is the organizer's first language) or PATCH of a customer. */
+/** PUT (`put`: omitted fields reset; the default locale is the organizer's first language) or PATCH of a customer. */
 export const changeCustomer = survivingD1Faults(async function changeCustomer(
   ctx: OrganizerContext,
   identifier: string,
   input: CustomerInput,
-  opts: { full: boolean },
+  mode: ChangeMode,
 ): Promise<CustomerRow> {
   // the default locale is used only when PUT resets an omitted locale
-  const values = customerValues(input, opts.full, opts.full ? defaultLocaleOf(await organizerSettings(ctx)) : "");
+  const values = customerValues(input, mode, mode === "put" ? defaultLocaleOf(await organizerSettings(ctx)) : "");
   values.lastModified = ctx.now;
   let row: CustomerRow | undefined;
   try {

@@ -13,8 +13,8 @@ import {
   updateDiscountValues,
 } from "../db/discounts";
 import { DISCOUNT_SUBEVENT_MODES } from "../db/schema";
-import { checkEventItems, count, idList, name, position, salesChannels, type WriteMode } from "./catalog-fields";
-import type { EventContext } from "./context";
+import { checkEventItems, count, idList, name, position, salesChannels } from "./catalog-fields";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { notFound, Problems } from "../lib/failure";
 import { dateTime, decimal } from "../rules/fields";
 
@@ -43,7 +43,7 @@ export const discountPatch = discountFields.partial();
 export type DiscountInput = z.output<typeof discountInput>;
 export type DiscountPatch = z.output<typeof discountPatch>;
 
-/** Column values; with `replace` omitted fields take their defaults. */
+/** Column values; omitted fields take their defaults unless the mode is `patch`. */
 function discountValues(input: DiscountPatch, mode: WriteMode): Partial<DiscountValues> {
   const v: Partial<DiscountValues> = {};
   const set = <K extends keyof DiscountValues>(
@@ -52,7 +52,7 @@ function discountValues(input: DiscountPatch, mode: WriteMode): Partial<Discount
     fallback: DiscountValues[K],
   ) => {
     if (value !== undefined) v[key] = value;
-    else if (mode === "replace") v[key] = fallback;
+    else if (mode !== "patch") v[key] = fallback;
   };
   if (input.internal_name !== undefined) v.internalName = input.internal_name;
   set("active", input.active, true);
@@ -122,22 +122,22 @@ export async function loadDiscount(ctx: EventContext, id: number): Promise<Disco
 }
 
 export async function createDiscount(ctx: EventContext, input: DiscountInput): Promise<DiscountRecord> {
-  const values = discountValues(input, "replace") as DiscountValues;
+  const values = discountValues(input, "create") as DiscountValues;
   const itemIds = input.condition_limit_products ?? [];
   await checkDiscount(ctx, values, itemIds);
   return insertDiscount(ctx.db, ctx.event.id, values, itemIds);
 }
 
-/** PUT (`replace`) or PATCH (`patch`), checked on the merged state. */
+/** PUT (`put`) or PATCH (`patch`), checked on the merged state. */
 export async function updateDiscount(
   ctx: EventContext,
   id: number,
   input: DiscountPatch,
-  mode: WriteMode,
+  mode: ChangeMode,
 ): Promise<DiscountRecord> {
   const { discount: current } = await loadDiscount(ctx, id);
   const values = discountValues(input, mode);
-  const itemIds = mode === "replace" ? (input.condition_limit_products ?? []) : input.condition_limit_products;
+  const itemIds = mode === "put" ? (input.condition_limit_products ?? []) : input.condition_limit_products;
   await checkDiscount(ctx, { ...current, ...values }, itemIds);
   let record: DiscountRecord | undefined;
   try {

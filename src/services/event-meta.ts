@@ -18,7 +18,7 @@ import {
   updateMetaProperty,
 } from "../db/event-meta";
 import type { MetaChoice } from "../db/schema";
-import type { OrganizerContext } from "./context";
+import type { ChangeMode, OrganizerContext, WriteMode } from "./context";
 import { fieldError, notFound, Problems } from "../lib/failure";
 import { i18n } from "../rules/fields";
 
@@ -52,8 +52,9 @@ export type MetaPropertyFullInput = z.output<typeof metaPropertyFullInput>;
 export const metaPropertyPatchInput = propertyFields.partial();
 export type MetaPropertyPatchInput = z.output<typeof metaPropertyPatchInput>;
 
-/** Input → columns; `full` resets omitted fields to their defaults (POST, PUT). */
-function propertyValues(input: Partial<PropertyInput>, full: boolean): Partial<MetaPropertyValues> {
+/** Input → columns; omitted fields take their defaults unless the mode is `patch`. */
+function propertyValues(input: Partial<PropertyInput>, mode: WriteMode): Partial<MetaPropertyValues> {
+  const full = mode !== "patch";
   const v: Partial<MetaPropertyValues> = {};
   if (input.name !== undefined) v.name = input.name;
   if (input.default !== undefined || full) v.defaultValue = input.default ?? "";
@@ -115,32 +116,20 @@ export async function createMetaProperty(
   ctx: OrganizerContext,
   input: MetaPropertyFullInput,
 ): Promise<MetaPropertyRecord> {
-  const values = propertyValues(input, true);
+  const values = propertyValues(input, "create");
   await checkProperty(ctx, values, null);
   return nameRace(() => insertMetaProperty(ctx.db, ctx.organizer.id, values as MetaPropertyValues));
 }
 
-/** Replaces a property (PUT: omitted fields reset to their defaults). */
-export function replaceMetaProperty(
-  ctx: OrganizerContext,
-  id: number,
-  input: MetaPropertyFullInput,
-): Promise<MetaPropertyRecord> {
-  return changeMetaProperty(ctx, id, input, true);
-}
-
-/** Changes the fields sent of a property (PATCH). */
-export function updateMetaPropertyFields(
+/** Changes a property: PUT (`put`: omitted fields reset to their defaults) or PATCH (the fields sent). */
+export async function changeMetaProperty(
   ctx: OrganizerContext,
   id: number,
   input: MetaPropertyPatchInput,
+  mode: ChangeMode,
 ): Promise<MetaPropertyRecord> {
-  return changeMetaProperty(ctx, id, input, false);
-}
-
-async function changeMetaProperty(ctx: OrganizerContext, id: number, input: Partial<PropertyInput>, full: boolean) {
   const current = await loadMetaProperty(ctx, id);
-  const values = propertyValues(input, full);
+  const values = propertyValues(input, mode);
   await checkProperty(ctx, values, current);
   const updated = await nameRace(() => updateMetaProperty(ctx.db, ctx.organizer.id, current.id, values));
   if (!updated) throw notFound();

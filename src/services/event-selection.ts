@@ -3,11 +3,13 @@
  * devices.rst and pretix's own choice): which event (or date of a series) and check-in list a
  * kiosk-like scanner should work with now. The event that is running; else, between the one
  * that last started and the next one, the one of today, switching over halfway between them.
- * Only events the device may access are suggested.
+ * Only events the device may access are suggested; with none to suggest, the selection fails
+ * with `not_found`.
  */
 import { eventSelectionCandidates } from "../db/event-selection";
 import type { DB } from "../db/client";
 import { zonedDate } from "../lib/datetime";
+import { notFound } from "../lib/failure";
 import { i18nText, type I18n } from "../lib/i18n";
 import { canAccessEvent, type Principal } from "../rules/permissions";
 
@@ -15,7 +17,6 @@ export type SelectionQuery = { currentEvent?: string; currentSubevent?: number; 
 
 export type Selection =
   | { kind: "current" }
-  | { kind: "none" }
   | {
       kind: "suggest";
       body: { event: { slug: string; name: string }; subevent: number | null; checkinlist: number | null };
@@ -91,7 +92,7 @@ export async function eventSelection(
       : (upcomingEvent ?? upcomingDate);
 
   const suggest = (ev: Candidate): Selection => suggestion(rows.lists, current?.id ?? null, q, ev);
-  if (!upcoming && !lastStarted) return { kind: "none" };
+  if (!upcoming && !lastStarted) throw notFound("No event found.");
   if (upcoming && !lastStarted) return suggest(upcoming);
   if (lastStarted && !upcoming) return suggest(lastStarted);
   const last = lastStarted!;

@@ -19,7 +19,7 @@ import {
 } from "../db/giftcards";
 import { confirmedWrite, survivingD1Faults } from "./faults";
 import { randomString } from "../lib/crypto";
-import type { OrganizerContext } from "./context";
+import type { ChangeMode, OrganizerContext } from "./context";
 import { Failure, fieldError, forbidden, notFound } from "../lib/failure";
 import { dateTime, decimal } from "../rules/fields";
 import { effectiveSettings } from "./settings";
@@ -137,7 +137,7 @@ export const createGiftCard = survivingD1Faults(async function createGiftCard(
 });
 
 /**
- * PUT (`full`: omitted fields reset) or PATCH of one of the organizer's own cards; a new
+ * PUT (`put`: omitted fields reset) or PATCH of one of the organizer's own cards; a new
  * `value` is recorded as a transaction of the difference. Accepted cards (`includeAccepted`)
  * are read-only.
  */
@@ -145,12 +145,13 @@ export const changeGiftCard = survivingD1Faults(async function changeGiftCard(
   ctx: OrganizerContext,
   id: number,
   input: GiftCardPatch,
-  opts: { full: boolean; includeAccepted: boolean },
+  opts: { mode: ChangeMode; includeAccepted: boolean },
 ): Promise<GiftCardRow> {
   if (opts.includeAccepted) throw forbidden(ACCEPTED_READ_ONLY);
+  const full = opts.mode === "put";
   const values: { expires?: number | null; conditions?: string | null } = {};
-  if (input.expires !== undefined || opts.full) values.expires = input.expires ?? null;
-  if (input.conditions !== undefined || opts.full) values.conditions = input.conditions ?? null;
+  if (input.expires !== undefined || full) values.expires = input.expires ?? null;
+  if (input.conditions !== undefined || full) values.conditions = input.conditions ?? null;
   // a repeat sets the same balance again: the difference is recorded only when there is one
   const card = await updateGiftCard(ctx.db, ctx.organizer.id, id, values, input.value, ctx.now);
   if (!card) throw notFound();

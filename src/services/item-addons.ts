@@ -20,7 +20,7 @@ import {
   updateAddonRow,
   updateBundleRow,
 } from "../db/items";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext } from "./context";
 import { notFound, Problems } from "../lib/failure";
 import { type AddonInput, addonValues, type BundleInput, bundleValues } from "./item-input";
 import { checkAddon, checkBundle, MESSAGES, raced, reportTo } from "../rules/item-rules";
@@ -72,7 +72,7 @@ export async function changeAddon(
   itemId: number,
   addonId: number,
   input: AddonInput,
-  mode: "put" | "patch",
+  mode: ChangeMode,
 ): Promise<AddonRow> {
   const item = await loadItemRow(ctx, itemId);
   const current = await loadAddon(ctx, item.id, addonId);
@@ -138,7 +138,7 @@ export async function changeBundle(
   itemId: number,
   bundleId: number,
   input: BundleInput,
-  mode: "put" | "patch",
+  mode: ChangeMode,
 ): Promise<BundleRow> {
   const item = await loadItemRow(ctx, itemId);
   const current = await loadBundle(ctx, item.id, bundleId);

@@ -10,11 +10,9 @@ import type { AddonValues, BundleValues, ItemRow, VariationRecord, VariationValu
 import { VALIDITY_MODES } from "../db/schema/items";
 import type { EventRow } from "../db/tenancy";
 import { count, MAX_INT } from "./catalog-fields";
+import type { WriteMode } from "./context";
 import { dateTime, decimal, i18n, i18nRequired } from "../rules/fields";
 import { checkMetaData, checkVariation, metaProperties, type Report } from "../rules/item-rules";
-
-/** How a write treats omitted fields: defaults (POST, PUT), or the stored values (PATCH). */
-export type Mode = "create" | "put" | "patch";
 
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -25,7 +23,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * row `current`; otherwise all but the row's `identity` (id, parent), which the insert sets.
  */
 export function columnsToWrite<T extends object>(
-  mode: Mode,
+  mode: WriteMode,
   next: T,
   current: object | undefined,
   identity: string[],
@@ -237,7 +235,7 @@ export function variationState(
   event: Pick<EventRow, "salesChannels" | "itemMetaProperties">,
   item: Pick<ItemRow, "salesChannels">,
   input: VariationInput,
-  mode: Mode,
+  mode: WriteMode,
   current: VariationRecord | null,
   report: Report,
 ): Partial<VariationValues> {
@@ -254,7 +252,7 @@ export function variationState(
 }
 
 /** The values of an add-on to write: the sent fields, and the defaults of the omitted ones for POST and PUT. */
-export function addonValues(input: AddonInput, mode: Mode): Partial<AddonValues> {
+export function addonValues(input: AddonInput, mode: WriteMode): Partial<AddonValues> {
   const out: Partial<AddonValues> = {};
   const pick = <K extends keyof typeof ADDON_DEFAULTS>(v: (typeof ADDON_DEFAULTS)[K] | undefined, k: K) =>
     v !== undefined ? v : mode === "patch" ? undefined : ADDON_DEFAULTS[k];
@@ -273,7 +271,7 @@ export function addonValues(input: AddonInput, mode: Mode): Partial<AddonValues>
 }
 
 /** The values of a bundle to write: the sent fields, and the defaults of the omitted ones for POST and PUT. */
-export function bundleValues(input: BundleInput, mode: Mode): Partial<BundleValues> {
+export function bundleValues(input: BundleInput, mode: WriteMode): Partial<BundleValues> {
   const out: Partial<BundleValues> = {};
   const full = mode !== "patch";
   if (input.bundled_item !== undefined) out.bundledItemId = input.bundled_item;

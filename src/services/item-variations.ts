@@ -14,9 +14,9 @@ import {
   type VariationRecord,
   type VariationValues,
 } from "../db/items";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { forbidden, inUse, notFound, Problems } from "../lib/failure";
-import { type Mode, type VariationInput, variationState } from "./item-input";
+import { type VariationInput, variationState } from "./item-input";
 import { MESSAGES, raced, reportTo } from "../rules/item-rules";
 import { loadItemRow } from "./items";
 
@@ -32,7 +32,7 @@ async function prepareVariation(
   ctx: EventContext,
   item: ItemRow,
   input: VariationInput,
-  mode: Mode,
+  mode: WriteMode,
   current: VariationRecord | null,
 ) {
   const errors = new Problems();
@@ -74,7 +74,7 @@ export async function changeVariation(
   itemId: number,
   variationId: number,
   input: VariationInput,
-  mode: "put" | "patch",
+  mode: ChangeMode,
 ): Promise<{ item: ItemRow; variation: VariationRecord }> {
   const { db, event } = ctx;
   const item = await loadItemRow(ctx, itemId);

@@ -22,7 +22,7 @@ import {
   updateItemRow,
   type VariationValues,
 } from "../db/items";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { inUse, notFound, Problems } from "../lib/failure";
 import {
   addonValues,
@@ -30,7 +30,6 @@ import {
   columnsToWrite,
   type ItemCreateInput,
   type ItemUpdateInput,
-  type Mode,
   variationState,
 } from "./item-input";
 import {
@@ -191,7 +190,7 @@ type PreparedItem = {
 async function prepareItem(
   ctx: EventContext,
   input: ItemCreateInput | ItemUpdateInput,
-  mode: Mode,
+  mode: WriteMode,
   current: ItemRecord | null,
   resolveFile: FileResolver,
 ): Promise<PreparedItem> {
@@ -378,7 +377,7 @@ export async function changeItem(
   ctx: EventContext,
   itemId: number,
   input: ItemUpdateInput,
-  mode: "put" | "patch",
+  mode: ChangeMode,
   resolveFile: FileResolver,
 ): Promise<ItemRecord> {
   const { db, event } = ctx;

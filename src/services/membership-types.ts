@@ -12,7 +12,7 @@ import {
   updateMembershipType,
 } from "../db/membership-types";
 import { count } from "./catalog-fields";
-import type { OrganizerContext } from "./context";
+import type { ChangeMode, OrganizerContext, WriteMode } from "./context";
 import { inUse, notFound } from "../lib/failure";
 import { i18nRequired } from "../rules/fields";
 
@@ -30,7 +30,9 @@ export const membershipTypePatch = fields.partial();
 export type MembershipTypeInput = z.output<typeof membershipTypeInput>;
 export type MembershipTypePatch = z.output<typeof membershipTypePatch>;
 
-function values(input: MembershipTypePatch, full: boolean): Partial<MembershipTypeValues> {
+/** The columns a POST / PUT (omitted fields reset) or PATCH sets. */
+function values(input: MembershipTypePatch, mode: WriteMode): Partial<MembershipTypeValues> {
+  const full = mode !== "patch";
   const out: Partial<MembershipTypeValues> = {};
   if (input.name !== undefined) out.name = input.name;
   if (input.transferable !== undefined || full) out.transferable = input.transferable ?? false;
@@ -40,17 +42,17 @@ function values(input: MembershipTypePatch, full: boolean): Partial<MembershipTy
 }
 
 export function createMembershipType(ctx: OrganizerContext, input: MembershipTypeInput): Promise<MembershipTypeRow> {
-  return insertMembershipType(ctx.db, ctx.organizer.id, { ...values(input, true), name: input.name });
+  return insertMembershipType(ctx.db, ctx.organizer.id, { ...values(input, "create"), name: input.name });
 }
 
-/** PUT (`full`: omitted fields reset) or PATCH of a membership type. */
+/** PUT (`put`: omitted fields reset) or PATCH of a membership type. */
 export async function changeMembershipType(
   ctx: OrganizerContext,
   id: number,
   input: MembershipTypePatch,
-  opts: { full: boolean },
+  mode: ChangeMode,
 ): Promise<MembershipTypeRow> {
-  const row = await updateMembershipType(ctx.db, ctx.organizer.id, id, values(input, opts.full));
+  const row = await updateMembershipType(ctx.db, ctx.organizer.id, id, values(input, mode));
   if (!row) throw notFound();
   return row;
 }

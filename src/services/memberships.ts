@@ -12,7 +12,7 @@ import {
   type MembershipValues,
   updateMembership,
 } from "../db/memberships";
-import type { OrganizerContext } from "./context";
+import type { ChangeMode, OrganizerContext, WriteMode } from "./context";
 import { invalidPk, notFound, Problems } from "../lib/failure";
 import { namePartsField } from "./customers";
 import { dateTime } from "../rules/fields";
@@ -54,7 +54,9 @@ function validate(
   if (start !== undefined && end !== undefined && end < start) errors.add("date_end", END_BEFORE_START);
 }
 
-function values(input: MembershipPatch, full: boolean): Partial<MembershipValues> {
+/** The columns a POST / PUT (omitted fields reset) or PATCH sets. */
+function values(input: MembershipPatch, mode: WriteMode): Partial<MembershipValues> {
+  const full = mode !== "patch";
   const v: Partial<MembershipValues> = {};
   if (input.membership_type !== undefined) v.membershipTypeId = input.membership_type;
   if (input.date_start !== undefined) v.dateStart = input.date_start;
@@ -75,17 +77,17 @@ export async function createMembership(ctx: OrganizerContext, input: MembershipC
     ctx.organizer.id,
     customer!.id,
     input.testmode ?? false,
-    values(input, true) as MembershipValues,
+    values(input, "create") as MembershipValues,
   );
   return { membership: row, customer: customer!.identifier };
 }
 
-/** PUT (`full`) or PATCH of a membership; the validity period is checked against the stored one. */
+/** PUT (`put`: omitted fields reset) or PATCH of a membership; the validity period is checked against the stored one. */
 export async function changeMembership(
   ctx: OrganizerContext,
   id: number,
   input: MembershipPatch,
-  opts: { full: boolean },
+  mode: ChangeMode,
 ): Promise<MembershipRecord> {
   const { found: current, typeExists } = await findMembershipForChange(
     ctx.db,
@@ -97,7 +99,7 @@ export async function changeMembership(
   const errors = new Problems();
   validate(errors, input, typeExists, current.membership);
   errors.throwIfAny();
-  const changes = values(input, opts.full);
+  const changes = values(input, mode);
   if (Object.keys(changes).length === 0) return current;
   const row = await updateMembership(ctx.db, ctx.organizer.id, current.membership.id, changes);
   if (!row) throw notFound();

@@ -28,8 +28,8 @@ import {
   updateQuestionValues,
 } from "../db/questions";
 import { QUESTION_IDENTIFIER_INDEX, QUESTION_TYPES, type QuestionType } from "../db/schema";
-import { checkEventItems, identifier, idList, position, randomIdentifier, type WriteMode } from "./catalog-fields";
-import type { EventContext } from "./context";
+import { checkEventItems, identifier, idList, position, randomIdentifier } from "./catalog-fields";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { fieldError, invalidPk, notFound, Problems } from "../lib/failure";
 import { date, dateTime, i18n, i18nRequired } from "../rules/fields";
 
@@ -115,7 +115,7 @@ export type QuestionChange = z.output<typeof questionPatch>;
 
 type QuestionFields = z.output<typeof questionFields>;
 
-/** Column values; with `replace` omitted fields take their defaults (the identifier is kept). */
+/** Column values; omitted fields take their defaults unless the mode is `patch` (the identifier is kept). */
 function questionValues(input: Partial<QuestionFields>, mode: WriteMode): Partial<QuestionValues> {
   const v: Partial<QuestionValues> = {};
   const set = <K extends keyof QuestionValues>(
@@ -124,7 +124,7 @@ function questionValues(input: Partial<QuestionFields>, mode: WriteMode): Partia
     fallback: QuestionValues[K],
   ) => {
     if (value !== undefined) v[key] = value;
-    else if (mode === "replace") v[key] = fallback;
+    else if (mode !== "patch") v[key] = fallback;
   };
   if (input.question !== undefined) v.question = input.question;
   if (input.type !== undefined) v.type = input.type;
@@ -376,7 +376,7 @@ export async function loadQuestion(ctx: EventContext, id: number): Promise<Quest
 }
 
 export async function createQuestion(ctx: EventContext, input: QuestionInput): Promise<QuestionRecord> {
-  const values = questionValues(input, "replace");
+  const values = questionValues(input, "create");
   const itemIds = input.items ?? [];
   const options = input.options ?? [];
   const errors = new Problems();
@@ -397,12 +397,12 @@ export async function createQuestion(ctx: EventContext, input: QuestionInput): P
   }
 }
 
-/** PUT (`replace`) or PATCH (`patch`), checked on the merged state; options are refused (pretix). */
+/** PUT (`put`) or PATCH (`patch`), checked on the merged state; options are refused (pretix). */
 export async function updateQuestion(
   ctx: EventContext,
   id: number,
   input: QuestionChange,
-  mode: WriteMode,
+  mode: ChangeMode,
 ): Promise<QuestionRecord> {
   const { question: current } = await loadQuestion(ctx, id);
   if (input.options !== undefined) {
@@ -412,7 +412,7 @@ export async function updateQuestion(
     );
   }
   const values = questionValues(input, mode);
-  const itemIds = mode === "replace" ? (input.items ?? []) : input.items;
+  const itemIds = mode === "put" ? (input.items ?? []) : input.items;
   const errors = new Problems();
   const dependencyTouched =
     input.dependency_question !== undefined ||
@@ -465,13 +465,13 @@ export async function createOption(ctx: EventContext, questionId: number, input:
   }
 }
 
-/** PUT (`replace`: the position defaults to 0) or PATCH (`patch`); the identifier is kept when not sent. */
+/** PUT (`put`: the position defaults to 0) or PATCH (`patch`); the identifier is kept when not sent. */
 export async function updateOption(
   ctx: EventContext,
   questionId: number,
   id: number,
   input: OptionPatch,
-  mode: WriteMode,
+  mode: ChangeMode,
 ): Promise<OptionRow> {
   const facts = await optionChangeFacts(ctx.db, ctx.event.id, questionId, id, input.identifier ?? null);
   const option = facts.option;
@@ -479,7 +479,7 @@ export async function updateOption(
   const values: Partial<OptionValues> = {};
   if (input.answer !== undefined) values.answer = input.answer;
   if (input.identifier) values.identifier = input.identifier;
-  if (input.position !== undefined || mode === "replace") values.position = input.position ?? 0;
+  if (input.position !== undefined || mode === "put") values.position = input.position ?? 0;
   if (values.identifier !== undefined && values.identifier !== option.identifier && facts.identifierTaken) {
     throw fieldError("identifier", OPTION_IDENTIFIER_TAKEN(values.identifier));
   }

@@ -14,7 +14,7 @@ import {
   updateQuota,
 } from "../db/quotas";
 import { inventoryStamp, withEventObject } from "../objects/client";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { invalidPk, notFound, Problems } from "../lib/failure";
 import type { Availability } from "../rules/inventory";
 
@@ -80,8 +80,9 @@ async function checkCoverage(
   return { itemIds: [...itemIds].filter((id) => !withVariations.has(id)), variations };
 }
 
-/** The columns a POST / PUT (`full`: omitted fields reset) or PATCH sets. */
-function quotaValues(input: QuotaPatch, full: boolean): Partial<QuotaValues> {
+/** The columns a POST / PUT (omitted fields reset) or PATCH sets. */
+function quotaValues(input: QuotaPatch, mode: WriteMode): Partial<QuotaValues> {
+  const full = mode !== "patch";
   const v: Partial<QuotaValues> = {};
   if (input.name !== undefined) v.name = input.name;
   if (input.size !== undefined || full) v.size = input.size ?? null;
@@ -118,7 +119,7 @@ export async function createQuota(ctx: EventContext, input: QuotaInput): Promise
   const id = await insertQuota(
     ctx.db,
     ctx.event.id,
-    { ...quotaValues(input, true), name: input.name },
+    { ...quotaValues(input, "create"), name: input.name },
     coverage.itemIds,
     coverage.variations,
     ctx.now,
@@ -127,14 +128,14 @@ export async function createQuota(ctx: EventContext, input: QuotaInput): Promise
   return (await findQuota(ctx.db, ctx.event.id, id))!;
 }
 
-/** PUT (`full`) or PATCH of a quota; the coverage is checked again when it is touched. */
+/** PUT (`put`: omitted fields reset) or PATCH of a quota; the coverage is checked again when it is touched. */
 export async function changeQuota(
   ctx: EventContext,
   id: number,
   input: QuotaPatch,
-  opts: { full: boolean },
+  mode: ChangeMode,
 ): Promise<QuotaRecord> {
-  const { full } = opts;
+  const full = mode === "put";
   const q = await loadQuota(ctx, id);
   const merged = {
     items: input.items ?? (full ? [] : q.items),
@@ -144,7 +145,7 @@ export async function changeQuota(
   const touchesCoverage =
     full || input.items !== undefined || input.variations !== undefined || input.subevent !== undefined;
   const coverage = touchesCoverage ? await checkCoverage(ctx, merged) : null;
-  await updateQuota(ctx.db, ctx.event.id, q.id, quotaValues(input, full), coverage, ctx.now);
+  await updateQuota(ctx.db, ctx.event.id, q.id, quotaValues(input, mode), coverage, ctx.now);
   await notifyCatalog(ctx);
   return (await findQuota(ctx.db, ctx.event.id, q.id))!;
 }

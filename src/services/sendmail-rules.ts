@@ -20,8 +20,8 @@ import {
   type SendmailRuleValues,
   updateSendmailRuleValues,
 } from "../db/sendmail";
-import { checkEventItems, idList, type WriteMode } from "./catalog-fields";
-import type { EventContext } from "./context";
+import { checkEventItems, idList } from "./catalog-fields";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { notFound, Problems } from "../lib/failure";
 import { dateTime, i18nRequired } from "../rules/fields";
 
@@ -59,7 +59,7 @@ export const sendmailRulePatch = ruleFields.partial();
 export type SendmailRuleInput = z.output<typeof sendmailRuleInput>;
 export type SendmailRulePatch = z.output<typeof sendmailRulePatch>;
 
-/** Column values; with `replace` omitted fields take their defaults. */
+/** Column values; omitted fields take their defaults unless the mode is `patch`. */
 function ruleValues(input: SendmailRulePatch, mode: WriteMode): Partial<SendmailRuleValues> {
   const v: Partial<SendmailRuleValues> = {};
   const set = <K extends keyof SendmailRuleValues>(
@@ -68,7 +68,7 @@ function ruleValues(input: SendmailRulePatch, mode: WriteMode): Partial<Sendmail
     fallback: SendmailRuleValues[K],
   ) => {
     if (value !== undefined) v[key] = value;
-    else if (mode === "replace") v[key] = fallback;
+    else if (mode !== "patch") v[key] = fallback;
   };
   if (input.subject !== undefined) v.subject = input.subject;
   if (input.template !== undefined) v.template = input.template;
@@ -119,22 +119,22 @@ export async function loadSendmailRule(ctx: EventContext, id: number): Promise<S
 }
 
 export async function createSendmailRule(ctx: EventContext, input: SendmailRuleInput): Promise<SendmailRuleRecord> {
-  const values = ruleValues(input, "replace") as SendmailRuleValues;
+  const values = ruleValues(input, "create") as SendmailRuleValues;
   const itemIds = input.limit_products ?? [];
   await checkRule(ctx, values, itemIds, itemIds);
   return insertSendmailRule(ctx.db, ctx.event.id, values, itemIds);
 }
 
-/** PUT (`replace`) or PATCH (`patch`), checked on the merged state. */
+/** PUT (`put`) or PATCH (`patch`), checked on the merged state. */
 export async function updateSendmailRule(
   ctx: EventContext,
   id: number,
   input: SendmailRulePatch,
-  mode: WriteMode,
+  mode: ChangeMode,
 ): Promise<SendmailRuleRecord> {
   const current = await loadSendmailRule(ctx, id);
   const values = ruleValues(input, mode);
-  const itemIds = mode === "replace" ? (input.limit_products ?? []) : input.limit_products;
+  const itemIds = mode === "put" ? (input.limit_products ?? []) : input.limit_products;
   await checkRule(ctx, { ...current.rule, ...values }, itemIds, itemIds ?? (JSON.parse(current.items) as number[]));
   let record: SendmailRuleRecord | undefined;
   try {

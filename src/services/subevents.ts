@@ -20,7 +20,7 @@ import {
   updateSubevent,
   type VariationOverride,
 } from "../db/subevents";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import {
   checkDateOrder,
   checkMetaData,
@@ -98,8 +98,9 @@ function checkOverrideWindows(field: string, list: OverrideInput[] | undefined, 
   }
 }
 
-/** Input → columns; `full` resets omitted fields (POST, PUT). */
-function subeventValues(input: Partial<SubeventInput>, full: boolean): Partial<SubeventValues> {
+/** Input → columns; omitted fields take their defaults unless the mode is `patch`. */
+function subeventValues(input: Partial<SubeventInput>, mode: WriteMode): Partial<SubeventValues> {
+  const full = mode !== "patch";
   const v: Partial<SubeventValues> = {};
   const pick = <K extends keyof SubeventInput, C extends keyof SubeventValues>(
     key: K,
@@ -134,9 +135,10 @@ async function checkSubevent(
   ctx: EventContext,
   by: Principal,
   input: Partial<SubeventInput>,
-  full: boolean,
+  mode: WriteMode,
   current: SubeventWithDetails | null,
 ): Promise<SubeventChildren> {
+  const full = mode !== "patch";
   const ev = ctx.event;
   const db = ctx.db;
   const problems = new Problems();
@@ -208,42 +210,23 @@ export async function createSubevent(
       "This event is not an event series (has_subevents is false); sub-events can only be created for event series.",
     );
   }
-  const children = await checkSubevent(ctx, by, input, true, null);
-  const values = { ...subeventValues(input, true), lastModified: ctx.now } as SubeventValues;
+  const children = await checkSubevent(ctx, by, input, "create", null);
+  const values = { ...subeventValues(input, "create"), lastModified: ctx.now } as SubeventValues;
   const id = await insertSubevent(ctx.db, ctx.event.id, values, children);
   return (await findSubevent(ctx.db, ctx.event.id, id))!;
 }
 
-/** Replaces a date (PUT: omitted fields reset to their defaults). */
-export function replaceSubevent(
-  ctx: EventContext,
-  by: Principal,
-  id: number,
-  input: SubeventFullInput,
-): Promise<SubeventWithDetails> {
-  return changeSubevent(ctx, by, id, input, true);
-}
-
-/** Changes the fields sent of a date (PATCH). */
-export function updateSubeventFields(
+/** Changes a date: PUT (`put`: omitted fields reset to their defaults) or PATCH (the fields sent). */
+export async function changeSubevent(
   ctx: EventContext,
   by: Principal,
   id: number,
   input: SubeventPatchInput,
+  mode: ChangeMode,
 ): Promise<SubeventWithDetails> {
-  return changeSubevent(ctx, by, id, input, false);
-}
-
-async function changeSubevent(
-  ctx: EventContext,
-  by: Principal,
-  id: number,
-  input: Partial<SubeventInput>,
-  full: boolean,
-) {
   const current = await loadSubevent(ctx, id);
-  const children = await checkSubevent(ctx, by, input, full, current);
-  const values = { ...subeventValues(input, full), lastModified: ctx.now };
+  const children = await checkSubevent(ctx, by, input, mode, current);
+  const values = { ...subeventValues(input, mode), lastModified: ctx.now };
   await updateSubevent(ctx.db, ctx.event.id, current.subevent.id, values, children);
   return (await findSubevent(ctx.db, ctx.event.id, current.subevent.id))!;
 }

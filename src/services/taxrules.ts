@@ -12,8 +12,7 @@ import {
   updateTaxRuleValues,
 } from "../db/taxrules";
 import { isCountryCode } from "../lib/countries";
-import type { WriteMode } from "./catalog-fields";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { inUse, notFound, Problems } from "../lib/failure";
 import { decimal, i18nRequired } from "../rules/fields";
 
@@ -49,9 +48,9 @@ export const taxRulePatch = taxRuleFields.partial();
 export type TaxRulePatch = z.output<typeof taxRulePatch>;
 export type TaxRuleInput = z.output<typeof taxRuleInput>;
 
-/** Column values; with `replace` omitted fields take their defaults. */
+/** Column values; omitted fields take their defaults unless the mode is `patch`. */
 function taxRuleValues(input: TaxRulePatch, mode: WriteMode): Partial<TaxRuleValues> {
-  const full = mode === "replace";
+  const full = mode !== "patch";
   const v: Partial<TaxRuleValues> = {};
   if (input.name !== undefined) v.name = input.name;
   if (input.rate !== undefined) v.rate = input.rate;
@@ -83,17 +82,17 @@ export async function loadTaxRule(ctx: EventContext, id: number): Promise<TaxRul
 }
 
 export async function createTaxRule(ctx: EventContext, input: TaxRuleInput): Promise<TaxRuleRow> {
-  const values = taxRuleValues(input, "replace") as TaxRuleValues;
+  const values = taxRuleValues(input, "create") as TaxRuleValues;
   checkTaxRule(values);
   return insertTaxRule(ctx.db, ctx.event.id, values, ctx.now);
 }
 
-/** PUT (`replace`) or PATCH (`patch`), checked against the stored rule. */
+/** PUT (`put`) or PATCH (`patch`), checked against the stored rule. */
 export async function updateTaxRule(
   ctx: EventContext,
   id: number,
   input: TaxRulePatch,
-  mode: WriteMode,
+  mode: ChangeMode,
 ): Promise<TaxRuleRow> {
   const current = await loadTaxRule(ctx, id);
   const values = taxRuleValues(input, mode);

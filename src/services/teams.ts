@@ -26,7 +26,7 @@ import {
   updateTeam,
 } from "../db/teams";
 import { newApiToken, randomString, sha256Hex } from "../lib/crypto";
-import type { OrganizerContext } from "./context";
+import type { ChangeMode, OrganizerContext, WriteMode } from "./context";
 import { fieldError, notFound } from "../lib/failure";
 import { email } from "../rules/fields";
 import { composeMail } from "./mail";
@@ -52,7 +52,9 @@ export const teamInviteInput = z.object({ email: email() });
 /** POST tokens: the token's name. */
 export const teamTokenInput = z.object({ name: z.string().trim().min(1).max(190) });
 
-function teamValues(input: TeamPatch, full: boolean): Partial<TeamValues> {
+/** The columns a POST / PUT (omitted fields reset) or PATCH sets. */
+function teamValues(input: TeamPatch, mode: WriteMode): Partial<TeamValues> {
+  const full = mode !== "patch";
   const values: Partial<TeamValues> = {};
   if (input.name !== undefined) values.name = input.name;
   if (input.all_events !== undefined || full) values.allEvents = input.all_events ?? false;
@@ -79,21 +81,26 @@ async function requireTeam(ctx: OrganizerContext, teamId: number): Promise<void>
 
 export async function createTeam(ctx: OrganizerContext, input: TeamInput): Promise<TeamRecord> {
   const eventIds = (await limitEventIds(ctx, input.limit_events)) ?? [];
-  return insertTeam(ctx.db, ctx.organizer.id, { ...teamValues(input, true), name: input.name } as TeamValues, eventIds);
+  return insertTeam(
+    ctx.db,
+    ctx.organizer.id,
+    { ...teamValues(input, "create"), name: input.name } as TeamValues,
+    eventIds,
+  );
 }
 
-/** PUT (`full`: omitted fields reset, the event list too) or PATCH of one of the organizer's teams. */
+/** PUT (`put`: omitted fields reset, the event list too) or PATCH of one of the organizer's teams. */
 export async function changeTeam(
   ctx: OrganizerContext,
   teamId: number,
   input: TeamPatch,
-  opts: { full: boolean },
+  mode: ChangeMode,
 ): Promise<TeamRecord> {
   // the team is looked up first: the event list of another organizer's team is never touched
   const found = await findTeam(ctx.db, ctx.organizer.id, teamId);
   if (!found) throw notFound();
-  const eventIds = await limitEventIds(ctx, opts.full ? (input.limit_events ?? []) : input.limit_events);
-  return (await updateTeam(ctx.db, ctx.organizer.id, found.team.id, teamValues(input, opts.full), eventIds))!;
+  const eventIds = await limitEventIds(ctx, mode === "put" ? (input.limit_events ?? []) : input.limit_events);
+  return (await updateTeam(ctx.db, ctx.organizer.id, found.team.id, teamValues(input, mode), eventIds))!;
 }
 
 /** Deletes a team (also the caller's own, which locks the caller out, as the spec permits). */

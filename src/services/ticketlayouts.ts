@@ -21,8 +21,8 @@ import {
   type TicketLayoutValues,
   updateTicketLayoutValues,
 } from "../db/ticketlayouts";
-import { name, salesChannel, type StoreUpload, type WriteMode } from "./catalog-fields";
-import type { EventContext } from "./context";
+import { name, salesChannel, type StoreUpload } from "./catalog-fields";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { fieldError, invalidPk, nonFieldError, notFound, Problems } from "../lib/failure";
 import { mediaUrl } from "../rules/urls";
 
@@ -69,9 +69,9 @@ async function write<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Column values; with `replace` omitted fields take their defaults (no default flag, empty
- * layout, no background). The background file is stored last, after every check passed:
- * `null` clears it, the current URL keeps it, anything else must be an upload (a PDF).
+ * Column values; unless the mode is `patch`, omitted fields take their defaults (no default
+ * flag, empty layout, no background). The background file is stored last, after every check
+ * passed: `null` clears it, the current URL keeps it, anything else must be an upload (a PDF).
  */
 async function layoutValues(
   ctx: EventContext,
@@ -81,7 +81,7 @@ async function layoutValues(
   otherDefault: () => Promise<boolean>,
   storeUpload: StoreUpload,
 ): Promise<Partial<TicketLayoutValues>> {
-  const full = mode === "replace";
+  const full = mode !== "patch";
   const v: Partial<TicketLayoutValues> = {};
   if (input.name !== undefined) v.name = input.name;
   if (input.default !== undefined || full) v.isDefault = input.default ?? false;
@@ -121,7 +121,7 @@ export async function createTicketLayout(
   const values = await layoutValues(
     ctx,
     input,
-    "replace",
+    "create",
     undefined,
     () => hasOtherDefaultLayout(ctx.db, ctx.event.id),
     storeUpload,
@@ -129,12 +129,12 @@ export async function createTicketLayout(
   return write(() => insertTicketLayout(ctx.db, ctx.event.id, values as TicketLayoutValues));
 }
 
-/** PUT (`replace`) or PATCH (`patch`). */
+/** PUT (`put`) or PATCH (`patch`). */
 export async function updateTicketLayout(
   ctx: EventContext,
   id: number,
   input: TicketLayoutPatch,
-  mode: WriteMode,
+  mode: ChangeMode,
   storeUpload: StoreUpload,
 ): Promise<TicketLayoutRecord> {
   const { record: current, otherDefault } = await findTicketLayoutAndOtherDefault(ctx.db, ctx.event.id, id);

@@ -24,7 +24,7 @@ import type {
   UpdateVoucherResult,
   VoucherColumns,
 } from "../objects/event/types";
-import type { EventContext } from "./context";
+import type { ChangeMode, EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { Failure, type FieldErrors, inUse, invalidPk, notFound, Problems, validationError } from "../lib/failure";
 import { dateTime, decimal } from "../rules/fields";
@@ -293,17 +293,18 @@ export const createVouchers = survivingD1Faults(async function createVouchers(
   return create(ctx, inputs, (errors) => validationError(errors));
 });
 
-/** PUT (`full`: omitted fields reset to their defaults) or PATCH (omitted fields kept) of a voucher. */
+/** PUT (`put`: omitted fields reset to their defaults) or PATCH (omitted fields kept) of a voucher. */
 export const changeVoucher = survivingD1Faults(async function changeVoucher(
   ctx: EventContext,
   id: number,
   input: VoucherPatch,
-  opts: { full: boolean },
+  mode: ChangeMode,
 ): Promise<VoucherRow> {
   const { db, event } = ctx;
   const current = await findVoucher(db, event.id, id);
   if (!current) throw notFound();
-  const next: FullVoucher = opts.full ? { ...DEFAULTS, ...(input as VoucherInput) } : { ...fromRow(current), ...input };
+  const next: FullVoucher =
+    mode === "put" ? { ...DEFAULTS, ...(input as VoucherInput) } : { ...fromRow(current), ...input };
   const codeChanged = next.code.toLowerCase() !== current.code.toLowerCase();
   const { taken, refs, stamp } = await voucherChecks(db, event.id, {
     codes: codeChanged ? [next.code] : [],

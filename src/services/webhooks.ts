@@ -22,7 +22,7 @@ import {
 } from "../db/webhooks";
 import { readConfig } from "../lib/env";
 import { randomString } from "../lib/crypto";
-import type { OrganizerContext } from "./context";
+import type { ChangeMode, OrganizerContext } from "./context";
 import { confirmedWrite, survivingD1Faults } from "./faults";
 import { notFound, Problems } from "../lib/failure";
 import { targetUrlProblem } from "../rules/webhooks-target";
@@ -140,19 +140,19 @@ async function loadWebhook(ctx: OrganizerContext, id: number): Promise<WebhookRe
 }
 
 /**
- * PUT (`full`: omitted fields reset to their defaults) or PATCH (the sent fields change) of a
+ * PUT (`put`: omitted fields reset to their defaults) or PATCH (the sent fields change) of a
  * webhook. Disabling it cancels its pending notifications; a new `target_url` applies to them.
  */
 export const changeWebhook = survivingD1Faults(async function changeWebhook(
   ctx: OrganizerContext,
   id: number,
   input: WebhookPatch,
-  opts: { full: boolean },
+  mode: ChangeMode,
 ): Promise<WebhookRecord> {
   const current = await loadWebhook(ctx, id);
   let next: WebhookValues & { limitEvents: string[] };
   let given: WebhookPatch = input;
-  if (opts.full) {
+  if (mode === "put") {
     const full = input as WebhookInput;
     next = fullValues(full);
     given = { ...full, limit_events: full.limit_events ?? [] };
