@@ -1,6 +1,6 @@
 /**
  * Errors leave routes, pages and the HTTP plumbing one way: as a thrown coded Failure, answered
- * by the error boundary from the one table of src/http/errors.ts. The lint rules of lint/*.grit
+ * by the error boundary from the one table of src/http/errors.ts. The lint rules of test/lint/*.grit
  * (Biome plugins that .biome.jsonc applies to src/api, src/pages and src/http) find the other
  * ways; this runs them with the tests, on the source and on examples of what they must and must
  * not find.
@@ -31,7 +31,7 @@ function findings(cwd: string, targets: string[]): Finding[] {
     .map((d) => ({ path: d.location.path, line: d.location.start.line, message: d.message }));
 }
 
-describe("errors leave by a coded Failure (lint/*.grit)", () => {
+describe("errors leave by a coded Failure (test/lint/*.grit)", () => {
   it("the source: no route, page or HTTP plumbing answers an error another way", () => {
     const found = findings(root, ["src/api", "src/pages", "src/http"]);
     expect(found.map((f) => `${f.path}:${f.line}: ${f.message}`)).toEqual([]);
@@ -46,7 +46,8 @@ describe("errors leave by a coded Failure (lint/*.grit)", () => {
       path.join(dir, "biome.json"),
       JSON.stringify({ extends: [path.join(root, ".biome.jsonc")], vcs: { enabled: false } }),
     );
-    symlinkSync(path.join(root, "lint"), path.join(dir, "lint"));
+    mkdirSync(path.join(dir, "test"));
+    symlinkSync(path.join(root, "test", "lint"), path.join(dir, "test", "lint"));
 
     const wrap = (body: string) => `export async function handler(c: Ctx, r: Scan) {\n${body}\n}\n`;
     const found: Record<string, string> = {
