@@ -155,7 +155,7 @@ export function apiDocs(tag: string) {
     ...(doc.serviceBody
       ? {
           requestBody: {
-            required: false,
+            required: !doc.serviceBody.safeParse({}).success,
             content: { "application/json": { schema: resolver(doc.serviceBody, { options: { io: "input" } }) } },
           },
         }

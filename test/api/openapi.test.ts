@@ -240,6 +240,12 @@ describe("GET /api/v1/openapi.json", () => {
       required: false,
       content: { "application/json": { schema: { type: "object" } } },
     });
+    // every organizer-level exporter has a `_format` to choose: that body is required
+    const orgRun = doc.paths["/api/v1/organizers/{organizer}/exporters/{identifier}/run/"].post;
+    expect(orgRun.requestBody).toMatchObject({
+      required: true,
+      content: { "application/json": { schema: { type: "object", required: ["_format"] } } },
+    });
     expect(run.parameters.find((p: Json) => p.name === "identifier").description).toContain("exporter");
     const download = doc.paths["/api/v1/organizers/{organizer}/exporters/{identifier}/download/{id}/"].get;
     expect(Object.keys(download.responses["200"].content)).toEqual(["*/*"]);
