@@ -12,6 +12,8 @@ import { parseDecimal } from "../lib/money";
 import type { AppContext, AppEnv } from "./context";
 import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "../lib/failure";
 import { DATETIME_FORMAT_MESSAGE } from "../rules/fields";
+import { log } from "../lib/log";
+import { IGNORED_FIELDS_HEADER, ignoredFields, MAX_NAMED_FIELDS } from "./ignored-fields";
 
 function typeName(input: unknown): string {
   if (input === null) return "null";
@@ -155,21 +157,36 @@ async function readJsonBody(c: AppContext): Promise<unknown> {
  * Validates the JSON body with `schema`, and describes it as the route's request body in the
  * API description (src/http/openapi.ts). A wrong content type or malformed JSON is refused
  * earlier (see requireJsonBody); here only field errors remain. An empty body is validated as
- * `{}`: where `{}` is valid, the body may be left out (the description says so).
- * `describeAs`: the schema to show when the route validates in two steps (a list whose
- * entries are validated one by one).
+ * `{}`: where `{}` is valid, the body may be left out (the description says so). Fields the
+ * schema does not know are ignored, and named in the `X-Ignored-Fields` header and a log line
+ * (ignored-fields.ts). `describeAs`: the schema to show when the route validates in two steps
+ * (a list whose entries are validated one by one); its fields are the known ones.
  */
 export function jsonBody<S extends z.ZodType>(schema: S, opts: { describeAs?: z.ZodType } = {}) {
+  const shown = opts.describeAs ?? schema;
   const middleware: MiddlewareHandler<AppEnv, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> =
     async function jsonBody(c, next) {
-      const result = await schema.safeParseAsync(await readJsonBody(c));
+      const body = await readJsonBody(c);
+      const ignored = ignoredFields(shown, body);
+      const header = ignored.slice(0, MAX_NAMED_FIELDS).join(", ");
+      if (ignored.length) {
+        log.info("ignored fields", {
+          ignored_fields: ignored.slice(0, MAX_NAMED_FIELDS),
+          ignored_count: ignored.length,
+        });
+        // before validation: a refused body's answer names them too
+        c.header(IGNORED_FIELDS_HEADER, header);
+      }
+      const result = await schema.safeParseAsync(body);
       if (!result.success) throw validationError(issuesToFieldErrors(result.error.issues));
       c.req.addValidatedData("json", result.data as object);
       await next();
+      // also on an answer the handler built itself
+      if (ignored.length) c.header(IGNORED_FIELDS_HEADER, header);
     };
   const requestBody = {
     required: !schema.safeParse({}).success,
-    content: { "application/json": { schema: resolver(opts.describeAs ?? schema, { options: { io: "input" } }) } },
+    content: { "application/json": { schema: resolver(shown, { options: { io: "input" } }) } },
   };
   return Object.assign(middleware, { [uniqueSymbol]: { spec: { requestBody } } });
 }
