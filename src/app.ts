@@ -3,7 +3,6 @@
  * request passes (route check → rate limit → JSON body check → authentication → idempotency),
  * then the resource routes, each with its tenancy/permission middleware.
  */
-import { Scalar } from "@scalar/hono-api-reference";
 import { type ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -68,6 +67,7 @@ import { idempotency } from "./http/idempotency";
 import { apiDocs, openApiHandler } from "./http/openapi";
 import { requestLogFields } from "./http/logging";
 import { rateLimit } from "./http/ratelimit";
+import { mountReference } from "./http/reference";
 import { RouteTable } from "./http/routing";
 import { authenticatedScope, publicScope } from "./http/tenancy";
 import { requireJsonBody } from "./http/validation";
@@ -226,8 +226,8 @@ export function createApp() {
     apiDocs("API description").ok(openApiDocumentResponse, { summary: "This description (OpenAPI 3.1)" }),
     openApiHandler(app, API_PREFIX),
   );
-  // The interactive reference: Scalar's page, which loads its script from the jsDelivr CDN.
-  app.get("/api/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "Edge ticketing API" }));
+  // The interactive reference of the description, served with its script by the service itself.
+  mountReference(app, { title: "Edge ticketing API", descriptionUrl: `${API_PREFIX}/openapi.json` });
 
   app.get("/media/*", serveMedia);
   app.use("*", pageSecurityHeaders());

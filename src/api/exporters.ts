@@ -105,13 +105,20 @@ const pathParams = {
     description: "The export's id (from the `download` URL of `run`).",
   },
 } satisfies RouteDoc["pathParams"];
-const runDoc: RouteDoc = {
+/** The body: the exporter's input parameters, checked by the exporter (services/exports/inputs.ts). */
+const runDoc = (serviceBody: z.ZodType): RouteDoc => ({
   summary: "Start an export",
   description:
     "The body holds the exporter's input parameters (see `input_parameters` of the exporter). The answer's `download` URL has the file once it is done.",
-  serviceBody: z.record(z.string(), z.unknown()),
+  serviceBody,
   pathParams,
-};
+});
+/** Event level: an exporter may take no input at all (`json`), so the body may be left out. */
+const eventRunDoc = runDoc(z.record(z.string(), z.unknown()));
+/** Organizer level: every exporter has a `_format` to choose. */
+const organizerRunDoc = runDoc(
+  z.looseObject({ _format: z.string().describe("The file format: one of the `choices` of the exporter's `_format`.") }),
+);
 const downloadDoc: RouteDoc = {
   summary: "Download an export",
   pathParams,
@@ -126,8 +133,8 @@ const downloadDoc: RouteDoc = {
 };
 
 exporterRoutes.get(ORG, orgScope, doc.list(exporterResponse, { summary: "List the organizer's exporters" }), list);
-exporterRoutes.post(`${ORG}/:identifier/run`, orgScope, doc.accepted(exportRunResponse, runDoc), run);
+exporterRoutes.post(`${ORG}/:identifier/run`, orgScope, doc.accepted(exportRunResponse, organizerRunDoc), run);
 exporterRoutes.get(`${ORG}/:identifier/download/:id`, orgScope, doc.file(downloadDoc), download);
 exporterRoutes.get(EVENT, evScope, doc.list(exporterResponse, { summary: "List the event's exporters" }), list);
-exporterRoutes.post(`${EVENT}/:identifier/run`, evScope, doc.accepted(exportRunResponse, runDoc), run);
+exporterRoutes.post(`${EVENT}/:identifier/run`, evScope, doc.accepted(exportRunResponse, eventRunDoc), run);
 exporterRoutes.get(`${EVENT}/:identifier/download/:id`, evScope, doc.file(downloadDoc), download);

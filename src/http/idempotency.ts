@@ -20,7 +20,7 @@ import { Failure } from "../lib/failure";
 const METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const NOT_STORED = new Set([409, 429, 500, 503]);
 /** Headers that describe the stored body and are replayed with it. */
-const REPLAYED_HEADERS = ["content-type", "location", "x-page-generated", "last-modified"];
+const REPLAYED_HEADERS = ["content-type", "location", "x-page-generated", "last-modified", "x-ignored-fields"];
 
 export function idempotency(): MiddlewareHandler<AppEnv> {
   return async function idempotency(c, next) {

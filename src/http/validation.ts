@@ -1,9 +1,7 @@
 /**
- * Request input: JSON bodies validated with zod (through @hono/zod-validator) and query
- * parameters. Failures become the spec's field-error bodies with DRF-style messages, so
- * pretix clients see familiar texts.
+ * Request input: JSON bodies validated with zod, and query parameters. Failures become the
+ * spec's field-error bodies with DRF-style messages, so pretix clients see familiar texts.
  */
-import { zValidator } from "@hono/zod-validator";
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";
 import { resolver, uniqueSymbol } from "hono-openapi";
@@ -14,6 +12,8 @@ import { parseDecimal } from "../lib/money";
 import type { AppContext, AppEnv } from "./context";
 import { badRequest, type FieldErrors, MESSAGES, fieldError, notFound, validationError } from "../lib/failure";
 import { DATETIME_FORMAT_MESSAGE } from "../rules/fields";
+import { log } from "../lib/log";
+import { IGNORED_FIELDS_HEADER, ignoredFields, MAX_NAMED_FIELDS } from "./ignored-fields";
 
 function typeName(input: unknown): string {
   if (input === null) return "null";
@@ -139,20 +139,54 @@ export function issuesToFieldErrors(issues: readonly { path: Path; message: stri
 }
 
 /**
+ * Reads the JSON body of a request whose form requireJsonBody checked: an empty body is `{}`,
+ * as pretix (Django REST framework) takes it, whatever the Content-Type says.
+ */
+async function readJsonBody(c: AppContext): Promise<unknown> {
+  const text = await c.req.text();
+  if (text === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    // biome-ignore lint/plugin: requireJsonBody refused it already when the request declared a body
+    throw badRequest(`JSON parse error - ${e instanceof Error ? e.message : "invalid JSON"}`);
+  }
+}
+
+/**
  * Validates the JSON body with `schema`, and describes it as the route's request body in the
- * API description (src/http/openapi.ts). A wrong content type or malformed JSON is rejected
- * earlier (see requireJsonBody); here only field errors remain. `describeAs`: the schema to
- * show when the route validates in two steps (a list whose entries are validated one by one).
+ * API description (src/http/openapi.ts). A wrong content type or malformed JSON is refused
+ * earlier (see requireJsonBody); here only field errors remain. An empty body is validated as
+ * `{}`: where `{}` is valid, the body may be left out (the description says so). Fields the
+ * schema does not know are ignored, and named in the `X-Ignored-Fields` header and a log line
+ * (ignored-fields.ts). `describeAs`: the schema to show when the route validates in two steps
+ * (a list whose entries are validated one by one); its fields are the known ones.
  */
 export function jsonBody<S extends z.ZodType>(schema: S, opts: { describeAs?: z.ZodType } = {}) {
-  const middleware = zValidator("json", schema, (result) => {
-    if (!result.success) throw validationError(issuesToFieldErrors(result.error.issues));
-  });
-  // A request without a body is validated as `{}` (hono's json target): the body is optional
-  // exactly when `{}` is valid.
+  const shown = opts.describeAs ?? schema;
+  const middleware: MiddlewareHandler<AppEnv, string, { in: { json: z.input<S> }; out: { json: z.output<S> } }> =
+    async function jsonBody(c, next) {
+      const body = await readJsonBody(c);
+      const ignored = ignoredFields(shown, body);
+      const header = ignored.slice(0, MAX_NAMED_FIELDS).join(", ");
+      if (ignored.length) {
+        log.info("ignored fields", {
+          ignored_fields: ignored.slice(0, MAX_NAMED_FIELDS),
+          ignored_count: ignored.length,
+        });
+        // before validation: a refused body's answer names them too
+        c.header(IGNORED_FIELDS_HEADER, header);
+      }
+      const result = await schema.safeParseAsync(body);
+      if (!result.success) throw validationError(issuesToFieldErrors(result.error.issues));
+      c.req.addValidatedData("json", result.data as object);
+      await next();
+      // also on an answer the handler built itself
+      if (ignored.length) c.header(IGNORED_FIELDS_HEADER, header);
+    };
   const requestBody = {
     required: !schema.safeParse({}).success,
-    content: { "application/json": { schema: resolver(opts.describeAs ?? schema, { options: { io: "input" } }) } },
+    content: { "application/json": { schema: resolver(shown, { options: { io: "input" } }) } },
   };
   return Object.assign(middleware, { [uniqueSymbol]: { spec: { requestBody } } });
 }
@@ -168,7 +202,8 @@ const JSON_MEDIA = /^application\/([\w.-]+\+)?json$/i;
 
 /**
  * Bodies of POST, PUT and PATCH must be JSON (except the raw file upload). A body with
- * another content type, or larger than MAX_BODY_BYTES, is refused before any handler runs.
+ * another content type, or larger than MAX_BODY_BYTES, is refused before any handler runs. An
+ * empty body is no body, whatever its Content-Type (jsonBody validates it as `{}`).
  */
 export function requireJsonBody(opts: {
   except: string[];
@@ -196,12 +231,14 @@ export function requireJsonBody(opts: {
         }
         const text = await c.req.text();
         if (max !== null && new TextEncoder().encode(text).length > max) throw tooLarge();
-        try {
-          JSON.parse(text);
-        } catch (e) {
-          // biome-ignore lint/plugin: JSON.parse fails only on a body that is no JSON
-          throw badRequest(`JSON parse error - ${e instanceof Error ? e.message : "invalid JSON"}`);
-        }
+        // an empty body (sent chunked) is `{}`, as one without Content-Length
+        if (text !== "")
+          try {
+            JSON.parse(text);
+          } catch (e) {
+            // biome-ignore lint/plugin: JSON.parse fails only on a body that is no JSON
+            throw badRequest(`JSON parse error - ${e instanceof Error ? e.message : "invalid JSON"}`);
+          }
       }
     }
     await next();

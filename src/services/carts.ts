@@ -14,7 +14,7 @@ import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "../rules/events";
 import { Failure, notFound, Problems, validationError } from "../lib/failure";
-import { dateTime } from "../rules/fields";
+import { dateTime, money } from "../rules/fields";
 import {
   collectRefs,
   positionFields,
@@ -26,11 +26,14 @@ import {
 import { refusalErrors } from "../rules/refusals";
 import { loadSalesCatalog, type SalesCatalog } from "./sales-catalog";
 
-const nestedPosition = z.object({ ...positionFields });
+/** A cart position names its price, nested ones too: nothing prices a cart (see above). */
+const cartPositionFields = { ...positionFields, price: money() };
+
+const nestedPosition = z.object(cartPositionFields);
 
 /** The body of a cart position (POST, and each entry of bulk_create). */
 export const cartInput = z.object({
-  ...positionFields,
+  ...cartPositionFields,
   cart_id: z
     .string()
     .max(255)

@@ -240,6 +240,12 @@ describe("GET /api/v1/openapi.json", () => {
       required: false,
       content: { "application/json": { schema: { type: "object" } } },
     });
+    // every organizer-level exporter has a `_format` to choose: that body is required
+    const orgRun = doc.paths["/api/v1/organizers/{organizer}/exporters/{identifier}/run/"].post;
+    expect(orgRun.requestBody).toMatchObject({
+      required: true,
+      content: { "application/json": { schema: { type: "object", required: ["_format"] } } },
+    });
     expect(run.parameters.find((p: Json) => p.name === "identifier").description).toContain("exporter");
     const download = doc.paths["/api/v1/organizers/{organizer}/exporters/{identifier}/download/{id}/"].get;
     expect(Object.keys(download.responses["200"].content)).toEqual(["*/*"]);
@@ -409,11 +415,49 @@ describe("the contract checks of the harness fail on a disagreement", () => {
 });
 
 describe("GET /api/docs", () => {
-  it("serves the interactive reference of the description", async () => {
-    const res = await anonymous.get("/api/docs");
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
-    expect(res.text).toContain("/api/v1/openapi.json");
-    expect(res.text).toContain("@scalar/api-reference");
+  /** Hosts a reference page could load its script, styles or fonts from. */
+  const CDN_HOSTS = [
+    "cdn.jsdelivr.net",
+    "unpkg.com",
+    "cdnjs.cloudflare.com",
+    "esm.sh",
+    "esm.run",
+    "skypack.dev",
+    "fonts.googleapis.com",
+    "fonts.gstatic.com",
+  ];
+
+  it("serves the interactive reference from the service: the page, its script, nothing from another host", async () => {
+    const page = await anonymous.get("/api/docs");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=UTF-8");
+    // the plain link to the description, in the page itself (shown when the script cannot run)
+    expect(page.text).toMatch(/<a href="\/api\/v1\/openapi\.json">openapi\.json<\/a>/);
+    expect(page.text).toContain('<script id="api-reference" data-url="/api/v1/openapi.json"');
+    // every reference of the page is a path of this service: no absolute URL, no other host
+    const refs = [...page.text.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(refs).toEqual(["/api/v1/openapi.json", "/api/docs/api-reference.js"]);
+    expect(page.text).not.toMatch(/https?:\/\//);
+    // the browser may load from nowhere else
+    const policy = page.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("default-src 'self'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("connect-src 'self'");
+
+    const script = await anonymous.get("/api/docs/api-reference.js");
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=UTF-8");
+    expect(script.text.length).toBeGreaterThan(1_000_000);
+    expect(script.text).toContain("createApiReference");
+    for (const host of CDN_HOSTS) {
+      expect(page.text, host).not.toContain(host);
+      expect(script.text, host).not.toContain(host);
+    }
+    // revalidation: the same bundle answers 304 to its tag
+    const etag = script.headers.get("etag");
+    expect(etag).toMatch(/^"[0-9a-f]{24}"$/);
+    const again = await anonymous.get("/api/docs/api-reference.js", { headers: { "If-None-Match": etag! } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe("");
   });
 });

@@ -72,16 +72,25 @@ export type Browsing = {
   close(): Promise<void>;
 };
 
-export async function openBrowser(): Promise<Browsing> {
+/** Debian's Chromium, headless, with a fresh, empty user data directory of its own. */
+export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH; this test never downloads a browser`,
     );
   }
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Empties SCREENSHOT_DIR: once per run, before the first file (global-setup.ts). */
+export function clearScreenshots(): void {
   rmSync(SCREENSHOT_DIR, { recursive: true, force: true });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  // launch() gives the browser a fresh, empty user data directory of its own
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+export async function openBrowser(): Promise<Browsing> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const browser = await launchChromium();
   const customer = await browser.newContext({ javaScriptEnabled: false, viewport: DESKTOP });
   const checker = await browser.newContext({ javaScriptEnabled: true, viewport: DESKTOP });
   const reports: PageReport[] = [];

@@ -15,6 +15,8 @@ export default defineConfig({
     root,
     environment: "node",
     include: ["test/browser/**/*.test.ts"],
+    // the screenshot directory is emptied once, before the first file
+    globalSetup: ["test/browser/global-setup.ts"],
     fileParallelism: false,
     // starting the service and Chromium on a busy machine; a flow visits a dozen pages
     testTimeout: 120_000,
