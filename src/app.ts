@@ -36,7 +36,7 @@ import { cartRoutes } from "./api/carts";
 import { checkinRoutes } from "./api/checkin";
 import { checkinListRoutes } from "./api/checkinlists";
 import { deviceEventSelectionRoutes } from "./api/device-eventselection";
-import { scannerCompatRoutes } from "./api/scanner-compat";
+import { scannerCompatRoutes } from "./api/scanner-sync";
 import { ticketSecretRoutes } from "./api/ticket-secrets";
 import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";

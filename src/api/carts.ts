@@ -26,7 +26,7 @@ import { eventScope } from "../http/tenancy";
 import { issuesToFieldErrors, jsonBody, pathId } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
-import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./sales-common";
+import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./orders-position-parts";
 
 /** A cart position (spec "Cart position"), with its add-ons and bundled positions nested. */
 export const cartPositionResponse = z

@@ -2,7 +2,7 @@
  * Events (spec "Event", "Endpoints › Events"; pretix docs events.rst): list with filters,
  * detail with `valid_keys`, create (also as a clone: `clone_from`, `.../clone/`), PATCH, DELETE.
  * The routes parse, scope, call the event services (services/event-changes.ts) and serialize.
- * `with_availability_for` adds `best_availability_state` (./availability.ts).
+ * `with_availability_for` adds `best_availability_state` (./events-availability.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -24,7 +24,7 @@ import { eventScope, organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/context";
 import { jsonBody, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
-import { availabilityParam, bestAvailabilityState, withAvailability } from "./availability";
+import { availabilityParam, bestAvailabilityState, withAvailability } from "./events-availability";
 import { attrFilters, attrParam, metaDataResponse, parseMeta, seatCategoryMappingResponse } from "./events-common";
 
 export const eventResponse = z

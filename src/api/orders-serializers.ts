@@ -13,7 +13,7 @@ import { orderUrl, paymentUrl } from "../rules/urls";
 import { dateTime, decimalString, id, money, object, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
-import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./sales-common";
+import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./orders-position-parts";
 
 export const positionResponse = z
   .object({

@@ -25,7 +25,7 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/context";
 import { jsonBody, pathId, queryParams } from "../http/validation";
-import { ORDER_LIST_PARAMS, orderListItemResponse, orderListQuery, presentOrder } from "./order-filters";
+import { ORDER_LIST_PARAMS, orderListItemResponse, orderListQuery, presentOrder } from "./orders-filters";
 import {
   type OrderLocation,
   orderResponse,

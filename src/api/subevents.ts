@@ -3,7 +3,7 @@
  * pretix docs subevents.rst): list with filters and list-level conditional fetching, CRUD with
  * item and variation overrides and meta data (services/subevents.ts), and the organizer-level
  * list across all series. `with_availability_for` adds `best_availability_state`
- * (./availability.ts).
+ * (./events-availability.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -32,7 +32,7 @@ import { eventScope, organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
-import { availabilityParam, bestAvailabilityState, withAvailability } from "./availability";
+import { availabilityParam, bestAvailabilityState, withAvailability } from "./events-availability";
 import { attrFilters, attrParam, metaDataResponse, parseMeta, seatCategoryMappingResponse } from "./events-common";
 
 const overrideResponse = {

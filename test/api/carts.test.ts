@@ -1,10 +1,13 @@
-/** Cart positions (spec "Cart positions"): reservations decided by the event object. */
+/**
+ * Cart positions (spec "Cart positions"): reservations decided by the event object, and the
+ * seats they hold: nobody else's until the cart expires or its own order consumes it.
+ */
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { cartPositions } from "../../src/db/schema";
 import { db, seedTeam } from "../harness";
-import { shop } from "../helpers/sales";
+import { cart, cartsOf, eventIdOf, ordersOf, seatedShop, shop } from "../helpers/sales";
 
 const availability = async (s: Awaited<ReturnType<typeof shop>>, quotaId: number) =>
   (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
@@ -295,5 +298,100 @@ describe("cart positions", () => {
     const rows = await db().select().from(cartPositions).where(eq(cartPositions.itemId, ticket.id));
     expect(rows).toHaveLength(7);
     void env;
+  });
+});
+
+describe("a seat held by an unexpired cart position", () => {
+  it("is refused to another cart position", async () => {
+    const { s, ticket } = await seatedShop();
+    const held = await cart(s, { item: ticket.id, seat: "s1" });
+    expect(held.seat).toEqual({ id: expect.any(Number), name: "Main, Row 1, Seat 1", seat_guid: "s1" });
+    const other = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" });
+    expect(other.status).toBe(400);
+    expect(other.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    // nor in the same cart a second time
+    const sameCart = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "1.00",
+      seat: "s1",
+      cart_id: held.cart_id,
+    });
+    expect(sameCart.status).toBe(400);
+    expect(sameCart.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    const rows = await cartsOf(await eventIdOf(s));
+    expect(rows.map((r) => r.seat)).toEqual(["s1"]);
+    // another seat is still free
+    expect((await cart(s, { item: ticket.id, seat: "s2" })).seat.seat_guid).toBe("s2");
+  });
+
+  it("is refused to an order that does not consume that cart, also one consuming another cart", async () => {
+    const { s, ticket } = await seatedShop();
+    await cart(s, { item: ticket.id, seat: "s1" });
+    const otherCart = await cart(s, { item: ticket.id, seat: "s2" });
+    const plain = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] });
+    expect(plain.status).toBe(400);
+    expect(plain.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    const wrongCart = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [otherCart.cart_id],
+      positions: [{ item: ticket.id, seat: "s1" }],
+    });
+    expect(wrongCart.status).toBe(400);
+    expect(wrongCart.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    const eventId = await eventIdOf(s);
+    expect(await ordersOf(eventId)).toHaveLength(0);
+    // the refused order consumed nothing: both carts are still there and still hold their seats
+    expect((await cartsOf(eventId)).map((r) => r.seat).sort()).toEqual(["s1", "s2"]);
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s2" }] })).status).toBe(
+      400,
+    );
+  });
+
+  it("goes to the order that consumes the cart holding it", async () => {
+    const { s, ticket, q } = await seatedShop();
+    const held = await cart(s, { item: ticket.id, seat: "s1" });
+    expect(await availability(s, q.id)).toMatchObject({ cart_positions: 1, pending_orders: 0 });
+    const order = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, seat: "s1" }],
+    });
+    expect(order.status, JSON.stringify(order.body)).toBe(201);
+    expect(order.body.positions[0].seat).toEqual({
+      id: expect.any(Number),
+      name: "Main, Row 1, Seat 1",
+      seat_guid: "s1",
+    });
+    const eventId = await eventIdOf(s);
+    expect((await ordersOf(eventId)).map((o) => o.code)).toEqual([order.body.code]);
+    // the cart is gone, its unit is now the order's
+    expect(await cartsOf(eventId)).toEqual([]);
+    expect(await availability(s, q.id)).toMatchObject({ cart_positions: 0, pending_orders: 1, available_number: 99 });
+    // and the seat is the order's now: no one else gets it, with or without that cart id
+    const again = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, seat: "s1" }],
+    });
+    expect(again.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+  });
+});
+
+describe("a seat held by an expired cart position", () => {
+  it("is free again, for carts and orders", async () => {
+    const { s, ticket } = await seatedShop();
+    await cart(s, { item: ticket.id, seat: "s1" });
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] })).status).toBe(
+      400,
+    );
+    // 31 minutes later (the event object runs in this isolate and sees the same clock)
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 31 * 60_000);
+      const order = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] });
+      expect(order.status, JSON.stringify(order.body)).toBe(201);
+      expect(order.body.positions[0].seat.seat_guid).toBe("s1");
+      const late = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" });
+      expect(late.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

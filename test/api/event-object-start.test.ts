@@ -3,7 +3,8 @@
  * the orders' holds stay in its storage (objects/event/order-book.ts), with totals that triggers keep
  * in the same statement, so the start reads the same few rows for 10 positions held as for
  * 100,000 and keeps nothing per order in memory. The totals must always equal the rows, and
- * what a restarted object decides must equal what D1 says was sold.
+ * what a restarted object decides must equal what D1 says was sold. Rebuilt, it still knows every
+ * hold: voucher uses, seats and units held by orders and by carts, paid and pending apart.
  */
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -11,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event/object";
 import { db } from "../harness";
-import { type Shop, shop } from "../helpers/sales";
+import { cart, cartsOf, ordersOf, seatedShop, type Shop, shop } from "../helpers/sales";
 
 const eventIdOf = async (s: Shop) =>
   (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
@@ -220,5 +221,134 @@ describe("an event object starting on storage written before its totals existed"
       { voucher_id: other.id, n: 5 },
     ]);
     expect(await availability(s, q.id)).toMatchObject({ available_number: 1, pending_orders: 7, paid_orders: 2 });
+  });
+});
+
+describe("the event object rebuilt after a restart", () => {
+  it("still knows voucher redemptions: the next order for a used-up voucher is refused", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 100, items: [ticket.id] });
+    const v = await s.voucher({ code: "ONCEONLY", max_usages: 1 });
+    const first = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] });
+    expect(first.status).toBe(201);
+    await abortAllDurableObjects();
+    const second = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "ONCEONLY" }] });
+    expect(second.status).toBe(400);
+    expect(second.body).toEqual({
+      non_field_errors: ["The voucher has already been used the maximum number of times."],
+    });
+    expect(await ordersOf(await eventIdOf(s))).toHaveLength(1);
+    expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(1);
+  });
+
+  it("still knows seats held by orders: the next order for a sold seat is refused", async () => {
+    const { s, ticket, q } = await seatedShop();
+    const first = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] });
+    expect(first.status).toBe(201);
+    await abortAllDurableObjects();
+    const second = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] });
+    expect(second.status).toBe(400);
+    expect(second.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    const viaCart = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" });
+    expect(viaCart.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    expect(await ordersOf(await eventIdOf(s))).toHaveLength(1);
+    expect(await availability(s, q.id)).toMatchObject({ pending_orders: 1, available_number: 99 });
+  });
+
+  it("still knows a voucher's last use held by a cart: other carts and orders are refused, the cart's own order gets it", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 100, items: [ticket.id] });
+    const v = await s.voucher({ code: "LASTUSE", max_usages: 2 });
+    const used = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "LASTUSE" }] });
+    expect(used.status, JSON.stringify(used.body)).toBe(201);
+    const held = await cart(s, { item: ticket.id, voucher: "LASTUSE" });
+    expect(held.voucher).toBe(v.id);
+    await abortAllDurableObjects();
+    const usedUp = { non_field_errors: ["The voucher has already been used the maximum number of times."] };
+    const otherCart = await s.client.post(`${s.path}/cartpositions/`, {
+      item: ticket.id,
+      price: "1.00",
+      voucher: "LASTUSE",
+    });
+    expect(otherCart.status).toBe(400);
+    expect(otherCart.body).toEqual(usedUp);
+    const plain = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: "LASTUSE" }] });
+    expect(plain.status).toBe(400);
+    expect(plain.body).toEqual(usedUp);
+    const eventId = await eventIdOf(s);
+    expect((await ordersOf(eventId)).map((o) => o.code)).toEqual([used.body.code]);
+    expect((await cartsOf(eventId)).map((c) => [c.cartId, c.voucherId])).toEqual([[held.cart_id, v.id]]);
+    // the cart holding the use turns it into an order
+    const consuming = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, voucher: "LASTUSE" }],
+    });
+    expect(consuming.status, JSON.stringify(consuming.body)).toBe(201);
+    expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(2);
+    expect(await availability(s, q.id)).toMatchObject({ pending_orders: 2, cart_positions: 0, available_number: 98 });
+  });
+
+  it("still knows a seat held by a cart: other carts and orders are refused, the cart's own order gets it", async () => {
+    const { s, ticket, q } = await seatedShop();
+    const held = await cart(s, { item: ticket.id, seat: "s2" });
+    await abortAllDurableObjects();
+    const taken = { non_field_errors: ["The seat s2 is already taken."] };
+    const otherCart = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s2" });
+    expect(otherCart.status).toBe(400);
+    expect(otherCart.body).toEqual(taken);
+    const plain = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s2" }] });
+    expect(plain.status).toBe(400);
+    expect(plain.body).toEqual(taken);
+    const eventId = await eventIdOf(s);
+    expect(await ordersOf(eventId)).toHaveLength(0);
+    expect((await cartsOf(eventId)).map((c) => [c.cartId, c.seat])).toEqual([[held.cart_id, "s2"]]);
+    expect(await availability(s, q.id)).toMatchObject({ cart_positions: 1, available_number: 99 });
+    const consuming = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id, seat: "s2" }],
+    });
+    expect(consuming.status, JSON.stringify(consuming.body)).toBe(201);
+    expect(consuming.body.positions[0].seat.seat_guid).toBe("s2");
+  });
+
+  it("still knows units held by carts: a quota of 1 held by a cart refuses the next order", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 1, items: [ticket.id] });
+    const held = await cart(s, { item: ticket.id });
+    await abortAllDurableObjects();
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 0, cart_positions: 1, pending_orders: 0 });
+    const order = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] });
+    expect(order.status).toBe(400);
+    expect(order.body.non_field_errors[0]).toMatch(
+      /^There is not enough quota available on quota \d+ to perform the operation\.$/,
+    );
+    expect(await ordersOf(await eventIdOf(s))).toHaveLength(0);
+    // the cart's own order still gets the unit
+    const consuming = await s.client.post(`${s.path}/orders/`, {
+      consume_carts: [held.cart_id],
+      positions: [{ item: ticket.id }],
+    });
+    expect(consuming.status, JSON.stringify(consuming.body)).toBe(201);
+  });
+
+  it("still knows paid and pending orders apart: canceling after the restart frees exactly the order's units", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 3, items: [ticket.id] });
+    const pending = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] });
+    const paid = await s.client.post(`${s.path}/orders/`, {
+      status: "p",
+      positions: [{ item: ticket.id }, { item: ticket.id }],
+    });
+    expect([pending.status, paid.status]).toEqual([201, 201]);
+    await abortAllDurableObjects();
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 0, pending_orders: 1, paid_orders: 2 });
+    expect(
+      (await s.client.post(`${s.path}/orders/${paid.body.code}/mark_canceled/`, { send_email: false })).status,
+    ).toBe(200);
+    expect(await availability(s, q.id)).toMatchObject({ available_number: 2, pending_orders: 1, paid_orders: 0 });
   });
 });

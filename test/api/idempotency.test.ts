@@ -4,8 +4,11 @@ import { describe, expect, it } from "vitest";
 import { idempotencyKeys, orders, teams } from "../../src/db/schema";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { env } from "cloudflare:workers";
-import { type Client, db, seedDevice, seedOrganizer, tokenClient } from "../harness";
-import { shop } from "../helpers/sales";
+import { type Client, db, seedDevice, seedOrganizer, seedTeam, tokenClient } from "../harness";
+import { eventIdOf, ordersOf, type Shop, shop, vouchersOf } from "../helpers/sales";
+
+const availability = async (s: Shop, quotaId: number) =>
+  (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
 
 const teamCount = async (organizerId: number) =>
   (await db().select().from(teams).where(eq(teams.organizerId, organizerId))).length;
@@ -177,5 +180,60 @@ describe("one key, two credentials", () => {
     expect(await codesOf(w.eventId)).toEqual([byToken.body.code, byDevice.body.code].sort());
     expect((await order(device.client, w, key, "device@example.org")).body).toEqual(byDevice.body);
     expect(await codesOf(w.eventId)).toHaveLength(2);
+  });
+});
+
+describe("idempotency keys belong to their credential", () => {
+  async function twoTokens() {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 10, items: [ticket.id] });
+    const a = (await seedTeam(s.org.id, { permissions: ["can_change_orders"] })).client;
+    const b = (await seedTeam(s.org.id, { permissions: ["can_change_orders"] })).client;
+    return { s, ticket, q, a, b, eventId: await eventIdOf(s) };
+  }
+  const order = (client: Client, s: Shop, item: number, key: string) =>
+    client.post(
+      `${s.path}/orders/`,
+      { email: "same@example.org", positions: [{ item }] },
+      { headers: { "X-Idempotency-Key": key } },
+    );
+
+  it("two tokens sending the same key one after the other each create their own order", async () => {
+    const { s, ticket, q, a, b, eventId } = await twoTokens();
+    const key = crypto.randomUUID();
+    const first = await order(a, s, ticket.id, key);
+    const second = await order(b, s, ticket.id, key);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.code).not.toBe(first.body.code);
+    expect((await ordersOf(eventId)).map((o) => o.code).sort()).toEqual([first.body.code, second.body.code].sort());
+    expect(await availability(s, q.id)).toMatchObject({ pending_orders: 2, available_number: 8 });
+    // each token's repeat is a replay of its own order
+    const againA = await order(a, s, ticket.id, key);
+    const againB = await order(b, s, ticket.id, key);
+    expect([againA.body.code, againB.body.code]).toEqual([first.body.code, second.body.code]);
+    expect(await ordersOf(eventId)).toHaveLength(2);
+  });
+
+  it("two tokens sending the same key at once: both act, neither waits for the other", async () => {
+    const { s, ticket, a, b, eventId } = await twoTokens();
+    const key = crypto.randomUUID();
+    const [first, second] = await Promise.all([order(a, s, ticket.id, key), order(b, s, ticket.id, key)]);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.code).not.toBe(first.body.code);
+    expect(await ordersOf(eventId)).toHaveLength(2);
+  });
+
+  it("two tokens sending the same key create their own voucher each", async () => {
+    const s = await shop();
+    const a = (await seedTeam(s.org.id, { permissions: ["can_change_vouchers"] })).client;
+    const b = (await seedTeam(s.org.id, { permissions: ["can_change_vouchers"] })).client;
+    const key = crypto.randomUUID();
+    const first = await a.post(`${s.path}/vouchers/`, { code: "FROMA" }, { headers: { "X-Idempotency-Key": key } });
+    const second = await b.post(`${s.path}/vouchers/`, { code: "FROMB" }, { headers: { "X-Idempotency-Key": key } });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect([first.body.code, second.body.code]).toEqual(["FROMA", "FROMB"]);
+    expect(second.body.id).not.toBe(first.body.id);
+    expect((await vouchersOf(await eventIdOf(s))).map((v) => v.code).sort()).toEqual(["FROMA", "FROMB"]);
   });
 });

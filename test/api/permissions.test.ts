@@ -8,15 +8,17 @@
  * but the one it needs (403: a check that takes another permission instead, or either of two,
  * fails there). Device-only routes refuse teams with 401. A route missing from the matrix fails
  * the completeness test; change routes that need no permission or more than one are listed and
- * tested on their own at the end.
+ * tested on their own at the end. Last, a view permission is shown to change nothing at all: the
+ * refused change leaves the objects, their rows and the quota's numbers as they were.
  */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { events, exportJobs } from "../../src/db/schema";
+import { events, exportJobs, orderPayments } from "../../src/db/schema";
 import { DEVICE_GRANT, TEAM_PERMISSIONS, type Permission, type TeamPermission } from "../../src/rules/permissions";
 import { type Client, db, seedDevice, seedEventRow, seedOrganizer, seedTeam, unique } from "../harness";
 import type { MatrixRow, RowSetup, SetupWorld } from "../permissions/types";
+import { cart, cartsOf, eventIdOf, ordersOf, type Shop, shop, vouchersOf } from "../helpers/sales";
 
 const modules = import.meta.glob<{ rows: MatrixRow[] }>("../permissions/*.ts", { eager: true });
 const ROWS: MatrixRow[] = Object.entries(modules)
@@ -24,6 +26,9 @@ const ROWS: MatrixRow[] = Object.entries(modules)
   .flatMap(([, m]) => m.rows);
 
 const FORBIDDEN = { detail: "You do not have permission to perform this action." };
+
+const availability = async (s: Shop, quotaId: number) =>
+  (await s.client.get(`${s.path}/quotas/${quotaId}/availability/`)).body;
 
 type World = {
   orgId: number;
@@ -319,4 +324,127 @@ describe("change routes that need no permission, or more than one", () => {
     expect(located.status, JSON.stringify(located.body)).toBe(200);
     expect(located.body.meta_data).toEqual({ Budget: "A" });
   });
+});
+
+describe("a view permission is never enough to change", () => {
+  async function orderWorld() {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 10, items: [ticket.id] });
+    const order = await s.client.post(`${s.path}/orders/`, {
+      email: "buyer@example.org",
+      payment_provider: "manual",
+      positions: [{ item: ticket.id }],
+    });
+    expect(order.status, JSON.stringify(order.body)).toBe(201);
+    expect(order.body.status).toBe("n");
+    expect(order.body.payments).toHaveLength(1);
+    const held = await cart(s, { item: ticket.id });
+    const viewer = (await seedTeam(s.org.id, { permissions: ["can_view_orders"] })).client;
+    const eventId = await eventIdOf(s);
+    const [row] = await ordersOf(eventId);
+    return { s, ticket, q, order: order.body, orderId: row!.id, held, viewer, eventId };
+  }
+
+  type OrderWorld = Awaited<ReturnType<typeof orderWorld>>;
+  const ORDER_CHANGES: [string, (w: OrderWorld) => Promise<{ status: number; body: unknown }>][] = [
+    ["POST orders (create)", (w) => w.viewer.post(`${w.s.path}/orders/`, { positions: [{ item: w.ticket.id }] })],
+    [
+      "POST orders/:code/mark_paid",
+      (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_paid/`, { send_email: false }),
+    ],
+    [
+      "POST orders/:code/mark_canceled",
+      (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_canceled/`, { send_email: false }),
+    ],
+    ["POST orders/:code/mark_expired", (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/mark_expired/`, {})],
+    [
+      "POST orders/:code/payments/:local/confirm",
+      (w) => w.viewer.post(`${w.s.path}/orders/${w.order.code}/payments/1/confirm/`, {}),
+    ],
+    [
+      "POST cartpositions (create)",
+      (w) => w.viewer.post(`${w.s.path}/cartpositions/`, { item: w.ticket.id, price: "1.00" }),
+    ],
+    [
+      "POST cartpositions/bulk_create",
+      (w) => w.viewer.post(`${w.s.path}/cartpositions/bulk_create/`, [{ item: w.ticket.id, price: "1.00" }]),
+    ],
+    ["DELETE cartpositions/:id", (w) => w.viewer.delete(`${w.s.path}/cartpositions/${w.held.id}/`)],
+  ];
+
+  for (const [name, change] of ORDER_CHANGES) {
+    it(`${name} with only can_view_orders: 403, and orders, payments, carts and quota unchanged`, async () => {
+      const w = await orderWorld();
+      // the viewer sees the very objects it is refused to change
+      const seen = await w.viewer.get(`${w.s.path}/orders/${w.order.code}/`);
+      expect(seen.status).toBe(200);
+      expect(seen.body.code).toBe(w.order.code);
+      expect((await w.viewer.get(`${w.s.path}/cartpositions/${w.held.id}/`)).status).toBe(200);
+      const before = {
+        order: (await w.s.client.get(`${w.s.path}/orders/${w.order.code}/`)).body,
+        orders: await ordersOf(w.eventId),
+        payments: await db().select().from(orderPayments).where(eq(orderPayments.orderId, w.orderId)),
+        carts: await cartsOf(w.eventId),
+        availability: await availability(w.s, w.q.id),
+      };
+      const res = await change(w);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(FORBIDDEN);
+      expect((await w.s.client.get(`${w.s.path}/orders/${w.order.code}/`)).body).toEqual(before.order);
+      expect(await ordersOf(w.eventId)).toEqual(before.orders);
+      expect(await db().select().from(orderPayments).where(eq(orderPayments.orderId, w.orderId))).toEqual(
+        before.payments,
+      );
+      expect(await cartsOf(w.eventId)).toEqual(before.carts);
+      expect(await availability(w.s, w.q.id)).toEqual(before.availability);
+    });
+  }
+
+  async function voucherWorld() {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 10, items: [ticket.id] });
+    const voucher = await s.voucher({ code: "KEEPME", item: ticket.id, block_quota: true, max_usages: 2 });
+    const viewer = (await seedTeam(s.org.id, { permissions: ["can_view_vouchers"] })).client;
+    return { s, ticket, q, voucher, viewer, eventId: await eventIdOf(s) };
+  }
+
+  type VoucherWorld = Awaited<ReturnType<typeof voucherWorld>>;
+  const VOUCHER_CHANGES: [string, (w: VoucherWorld) => Promise<{ status: number; body: unknown }>][] = [
+    [
+      "POST vouchers (create)",
+      (w) => w.viewer.post(`${w.s.path}/vouchers/`, { code: "NEWONE", item: w.ticket.id, block_quota: true }),
+    ],
+    [
+      "POST vouchers/batch_create",
+      (w) => w.viewer.post(`${w.s.path}/vouchers/batch_create/`, [{ code: "BATCH1" }, { code: "BATCH2" }]),
+    ],
+    [
+      "PATCH vouchers/:id",
+      (w) => w.viewer.patch(`${w.s.path}/vouchers/${w.voucher.id}/`, { max_usages: 5, comment: "changed" }),
+    ],
+    [
+      "PUT vouchers/:id",
+      (w) => w.viewer.put(`${w.s.path}/vouchers/${w.voucher.id}/`, { code: "RENAMED", max_usages: 1 }),
+    ],
+    ["DELETE vouchers/:id", (w) => w.viewer.delete(`${w.s.path}/vouchers/${w.voucher.id}/`)],
+  ];
+
+  for (const [name, change] of VOUCHER_CHANGES) {
+    it(`${name} with only can_view_vouchers: 403, and vouchers and quota unchanged`, async () => {
+      const w = await voucherWorld();
+      const seen = await w.viewer.get(`${w.s.path}/vouchers/${w.voucher.id}/`);
+      expect(seen.status).toBe(200);
+      expect(seen.body).toEqual(w.voucher);
+      const before = { vouchers: await vouchersOf(w.eventId), availability: await availability(w.s, w.q.id) };
+      expect(before.availability).toMatchObject({ blocking_vouchers: 2, available_number: 8 });
+      const res = await change(w);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(FORBIDDEN);
+      expect((await w.s.client.get(`${w.s.path}/vouchers/${w.voucher.id}/`)).body).toEqual(w.voucher);
+      expect(await vouchersOf(w.eventId)).toEqual(before.vouchers);
+      expect(await availability(w.s, w.q.id)).toEqual(before.availability);
+    });
+  }
 });

@@ -3,10 +3,11 @@
  * (SyncManager, its sync adapters, PretixApi, OnlineCheckProvider), in its order, with its
  * query strings and bodies, checking what the library reads of each answer (docs/clients.md
  * has the table). Calls of the device endpoints that another part of the service answers
- * (initialize, update, info) are not replayed here.
+ * (initialize, update, info) are not replayed here. Also the lists the sync reads of features
+ * the service does not have (api/scanner-sync.ts): always empty, in pretix's shape.
  */
 import { describe, expect, it } from "vitest";
-import type { ApiResponse, Client } from "../harness";
+import { type ApiResponse, type Client, seedOrganizer, seedTeam } from "../harness";
 import { venue } from "../helpers/checkin";
 
 /** libpretixsync's PretixApi treats answers like this (apiCall): what it raises, or the JSON it hands on. */
@@ -301,5 +302,31 @@ describe("pretixSCAN's sync against this service", () => {
       nonce: "f-1",
     });
     expect(failed.status).toBe(201);
+  });
+});
+
+describe("badge layouts, badge items and reusable media", () => {
+  it("an empty first page in pretix's shape for teams and devices, 404 past it, 403 without can_view_orders", async () => {
+    const v = await venue();
+    const org = `/api/v1/organizers/${v.orgSlug}`;
+    const urls = [`${v.path}/badgelayouts/`, `${v.path}/badgeitems/`, `${org}/reusablemedia/`];
+    const viewer = (await seedTeam(v.org.id, { permissions: ["can_view_orders"] })).client;
+    const other = (await seedTeam(v.org.id, { permissions: ["can_change_items"] })).client;
+    const stranger = await seedOrganizer();
+    for (const url of urls) {
+      for (const client of [v.client, viewer, v.scanner]) {
+        const res = await client.get(url);
+        expect(res.status, url).toBe(200);
+        expect(res.body, url).toEqual({ count: 0, next: null, previous: null, results: [] });
+      }
+      const past = await v.client.get(`${url}?page=2`);
+      expect(past.status, url).toBe(404);
+      expect(past.body, url).toEqual({ detail: "Invalid page." });
+      for (const client of [other, stranger.client]) {
+        const refused = await client.get(url);
+        expect(refused.status, url).toBe(403);
+        expect(refused.body, url).toEqual({ detail: "You do not have permission to perform this action." });
+      }
+    }
   });
 });

@@ -2,30 +2,21 @@
  * Signed ticket secrets (pretix "Ticket secret generators", scheme `pretix_sig1`): the setting
  * that chooses them, the event's key in `valid_keys`, secrets in pretix's exact format (decoded
  * here by an independent implementation, test/helpers/offline-scanner.ts), new secrets and the
- * revocation list when a ticket is re-issued or canceled, blocks, and what the redeem answers.
+ * revocation list when a ticket is re-issued or canceled, and what the redeem answers. A ticket's
+ * blocks are tested in orderpositions.test.ts, the lists scanners download in ticket-secrets.test.ts.
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { blockedSecrets, checkins, events, organizers, revokedSecrets, ticketSigningKeys } from "../../src/db/schema";
+import { checkins, events, organizers, revokedSecrets, ticketSigningKeys } from "../../src/db/schema";
 import { changeEventSettings } from "../../src/services/settings";
 import { eventSecretGenerator } from "../../src/services/ticket-changes";
 import { assignSecret } from "../../src/services/ticket-secrets";
-import { db, type Json, seedDevice, seedOrderPosition, seedOrderRow } from "../harness";
-import { venue } from "../helpers/checkin";
+import { db, type Json, seedOrderPosition, seedOrderRow } from "../harness";
+import { signedVenue, venue } from "../helpers/checkin";
 import { decodeSigned, OfflineScanner, parseTicket, splitSecret, verifyKey } from "../helpers/offline-scanner";
 
 type Venue = Awaited<ReturnType<typeof venue>>;
-
-/** A venue whose event uses signed secrets; its valid_keys as the event detail shows them. */
-async function signedVenue(opts: Parameters<typeof venue>[0] = {}): Promise<Venue & { keys: string[] }> {
-  const v = await venue(opts);
-  const set = await v.client.patch(`${v.path}/settings/`, { ticket_secret_generator: "pretix_sig1" });
-  expect(set.status, JSON.stringify(set.body)).toBe(200);
-  expect(set.body.ticket_secret_generator).toBe("pretix_sig1");
-  const keys = (await v.client.get(`${v.path}/`)).body.valid_keys.pretix_sig1 as string[];
-  return { ...v, keys };
-}
 
 describe("the setting and the key", () => {
   it("random is the default: 32-character secrets and no keys", async () => {
@@ -427,157 +418,6 @@ describe("re-issue and cancellation: new secrets, the old ones revoked", () => {
       await v.client.post(`${v.path}/orderpositions/999999/add_block/`, { name: "admin" }),
     ]) {
       expect(r.status).toBe(404);
-    }
-  });
-});
-
-describe("blocks (add_block, remove_block) and the blocked list", () => {
-  it("a blocked ticket is refused (blocked), listed as blocked; unblocked, it admits again and the list says so", async () => {
-    const v = await signedVenue();
-    const list = await v.list();
-    const pos = await v.sell();
-    const blocked = await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "admin" });
-    expect(blocked.status).toBe(200);
-    expect(blocked.body).toMatchObject({ id: pos.id, secret: pos.secret, blocked: ["admin"] });
-    expect(
-      (await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "api:door_7" })).body.blocked,
-    ).toEqual(["admin", "api:door_7"]);
-    const refused = await v.redeem({ secret: pos.secret, lists: [list.id] });
-    expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({
-      status: "error",
-      reason: "blocked",
-      position: { id: pos.id, blocked: ["admin", "api:door_7"] },
-    });
-    const listed = (await v.client.get(`${v.path}/blockedsecrets/`)).body;
-    expect(listed).toMatchObject({
-      count: 1,
-      results: [{ id: expect.any(Number), secret: pos.secret, blocked: true, updated: expect.any(String) }],
-    });
-    // one of two blocks lifted: still blocked
-    expect(
-      (await v.client.post(`${v.path}/orderpositions/${pos.id}/remove_block/`, { name: "admin" })).body.blocked,
-    ).toEqual(["api:door_7"]);
-    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).body.reason).toBe("blocked");
-    await db()
-      .update(blockedSecrets)
-      .set({ updated: Date.parse(listed.results[0].updated) - 1000 })
-      .where(eq(blockedSecrets.secret, pos.secret));
-    const freed = await v.client.post(`${v.path}/orderpositions/${pos.id}/remove_block/`, { name: "api:door_7" });
-    expect(freed.body.blocked).toBeNull();
-    const after = (await v.client.get(`${v.path}/blockedsecrets/`)).body.results;
-    expect(after).toEqual([
-      { id: listed.results[0].id, secret: pos.secret, blocked: false, updated: expect.any(String) },
-    ]);
-    expect(Date.parse(after[0].updated)).toBeGreaterThan(Date.parse(listed.results[0].updated) - 1000);
-    expect((await v.client.get(`${v.path}/blockedsecrets/?blocked=true`)).body.count).toBe(0);
-    expect((await v.redeem({ secret: pos.secret, lists: [list.id] })).status).toBe(201);
-  });
-
-  it("a forced scan of a blocked ticket passes, marked forced; a re-issued blocked ticket's new secret is blocked too", async () => {
-    const v = await signedVenue();
-    const list = await v.list();
-    const pos = await v.sell();
-    await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name: "admin" });
-    const forced = await v.redeem({ secret: pos.secret, lists: [list.id], force: true });
-    expect(forced.status).toBe(201);
-    const [row] = await db().select().from(checkins).where(eq(checkins.positionId, pos.id));
-    expect(row).toMatchObject({ successful: true, forced: true, forceSent: true });
-    const fresh = (await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`)).body;
-    expect(fresh.blocked).toEqual(["admin"]);
-    const listed = (await v.client.get(`${v.path}/blockedsecrets/?blocked=true`)).body.results.map(
-      (r: Json) => r.secret,
-    );
-    expect(listed.sort()).toEqual([pos.secret, fresh.secret].sort());
-    expect((await v.redeem({ secret: fresh.secret, lists: [list.id], type: "exit" })).body.reason).toBe("blocked");
-  });
-
-  it("block names: admin or api:…; anything else is a 400 field error and changes nothing", async () => {
-    const v = await signedVenue();
-    const pos = await v.sell();
-    for (const name of ["plugin:x", "api:", "api:no spaces", "", "ADMIN"]) {
-      const res = await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, { name });
-      expect(res.status, name).toBe(400);
-      expect(Object.keys(res.body)).toEqual(["name"]);
-    }
-    expect((await v.client.post(`${v.path}/orderpositions/${pos.id}/add_block/`, {})).status).toBe(400);
-    expect((await v.client.get(`${v.path}/orderpositions/${pos.id}/`)).body.blocked).toBeNull();
-    expect((await v.client.get(`${v.path}/blockedsecrets/`)).body.count).toBe(0);
-  });
-});
-
-describe("the lists scanners download", () => {
-  it("revokedsecrets: newest first, ordering by secret, created_since (and modified_since) from X-Page-Generated, pages", async () => {
-    const v = await signedVenue();
-    const tickets = [await v.sell(), await v.sell(), await v.sell()];
-    // two revocations, the first longer ago (their times set, rather than waited for)
-    for (const [i, t] of tickets.slice(0, 2).entries()) {
-      await v.client.post(`${v.path}/orderpositions/${t.id}/regenerate_secrets/`);
-      await db()
-        .update(revokedSecrets)
-        .set({ created: Date.now() - 2000 + i * 1000 })
-        .where(eq(revokedSecrets.secret, t.secret));
-    }
-    const first = await v.client.get(`${v.path}/revokedsecrets/`);
-    expect(first.status).toBe(200);
-    const generated = first.headers.get("x-page-generated")!;
-    expect(Date.parse(generated)).toBeGreaterThan(0);
-    expect(first.body.results.map((r: Json) => r.secret)).toEqual([tickets[1].secret, tickets[0].secret]);
-    const bySecret = (await v.client.get(`${v.path}/revokedsecrets/?ordering=secret`)).body.results.map(
-      (r: Json) => r.secret,
-    );
-    expect(bySecret).toEqual([tickets[0].secret, tickets[1].secret].sort());
-    const paged = await v.client.get(`${v.path}/revokedsecrets/?page_size=1`);
-    expect(paged.body).toMatchObject({ count: 2, previous: null });
-    expect(paged.body.next).toContain("page=2");
-    // a scanner's next run: only what was revoked since
-    await v.client.post(`${v.path}/orderpositions/${tickets[2].id}/regenerate_secrets/`);
-    for (const q of [
-      `created_since=${encodeURIComponent(generated)}`,
-      `modified_since=${encodeURIComponent(generated)}`,
-      `ordering=-created&created_since=${encodeURIComponent(first.body.results[0].created)}`,
-    ]) {
-      const since = (await v.client.get(`${v.path}/revokedsecrets/?${q}`)).body.results.map((r: Json) => r.secret);
-      expect(since[0], q).toBe(tickets[2].secret);
-      expect(since).not.toContain(tickets[0].secret);
-    }
-    expect((await v.client.get(`${v.path}/revokedsecrets/?created_since=yesterday`)).status).toBe(400);
-  });
-
-  it("If-Modified-Since: 304 while nothing was revoked since Last-Modified, the full list after", async () => {
-    const v = await signedVenue();
-    const pos = await v.sell();
-    const empty = await v.client.get(`${v.path}/revokedsecrets/`);
-    expect(empty.headers.get("last-modified")).toBeNull();
-    await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
-    const full = await v.client.get(`${v.path}/revokedsecrets/`);
-    const lastModified = full.headers.get("last-modified")!;
-    expect(lastModified).toMatch(/GMT$/);
-    const again = await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": lastModified } });
-    expect(again.status).toBe(304);
-    expect(again.text).toBe("");
-    // the revocation happened a while ago (no waiting in tests: its time is moved back)
-    await db()
-      .update(revokedSecrets)
-      .set({ created: Date.now() - 5000 })
-      .where(eq(revokedSecrets.eventId, v.eventId));
-    const older = (await v.client.get(`${v.path}/revokedsecrets/`)).headers.get("last-modified")!;
-    expect((await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": older } })).status).toBe(
-      304,
-    );
-    await v.client.post(`${v.path}/orderpositions/${pos.id}/regenerate_secrets/`);
-    const changed = await v.client.get(`${v.path}/revokedsecrets/`, { headers: { "If-Modified-Since": older } });
-    expect(changed.status).toBe(200);
-    expect(changed.body.count).toBe(2);
-  });
-
-  it("a scanner with the pretixscan security profile may read both lists (pretix's url names revokedsecrets-list, blockedsecrets-list)", async () => {
-    const v = await signedVenue();
-    const device = await seedDevice(v.org.id, { securityProfile: "pretixscan" });
-    const kiosk = await seedDevice(v.org.id, { securityProfile: "pretixscan_online_kiosk" });
-    for (const d of [device, kiosk]) {
-      expect((await d.client.get(`${v.path}/revokedsecrets/`)).status).toBe(200);
-      expect((await d.client.get(`${v.path}/blockedsecrets/`)).status).toBe(200);
     }
   });
 });

@@ -90,3 +90,13 @@ export async function upload(
 
 export const OLD_HTTP_DATE = "Wed, 01 Jan 2020 00:00:00 GMT";
 export const OLD_MS = Date.UTC(2020, 0, 1);
+
+/** An identifier the service generates for a question or an option. */
+export const GENERATED_IDENTIFIER = /^[ABCDEFGHJKLMNPQRSTUVWXYZ3789]{8}$/;
+
+/** A choice question with three options, sent as answers only. */
+export const SHIRT_QUESTION = {
+  question: { en: "T-Shirt size" },
+  type: "C",
+  options: [{ answer: { en: "S" } }, { answer: { en: "M" } }, { answer: { en: "L" } }],
+};

@@ -49,3 +49,13 @@ export async function venue(
       client.post(`/api/v1/organizers/${s.orgSlug}/checkinrpc/redeem/${query}`, body),
   };
 }
+
+/** A venue whose event uses signed secrets; its valid_keys as the event detail shows them. */
+export async function signedVenue(opts: Parameters<typeof venue>[0] = {}): Promise<Venue & { keys: string[] }> {
+  const v = await venue(opts);
+  const set = await v.client.patch(`${v.path}/settings/`, { ticket_secret_generator: "pretix_sig1" });
+  expect(set.status, JSON.stringify(set.body)).toBe(200);
+  expect(set.body.ticket_secret_generator).toBe("pretix_sig1");
+  const keys = (await v.client.get(`${v.path}/`)).body.valid_keys.pretix_sig1 as string[];
+  return { ...v, keys };
+}

@@ -9,7 +9,25 @@ import {
   membershipTypes,
   orders,
 } from "../../src/db/schema";
-import { db, seedOrderRow } from "../harness";
+import { expect } from "vitest";
+import { type Client, db, seedOrderRow, type seedOrganizer, unique } from "../harness";
+
+type Org = Awaited<ReturnType<typeof seedOrganizer>>;
+
+/** The gift cards of an organizer (no trailing slash). */
+export const cardsOf = (org: Org) => `/api/v1/organizers/${org.slug}/giftcards`;
+
+/** A gift card created through the API (201): a fresh secret, 10.00 EUR unless `body` says otherwise. */
+export async function createCard(org: Org, body: Record<string, unknown> = {}, client: Client = org.client) {
+  const res = await client.post(`${cardsOf(org)}/`, {
+    secret: unique("GC").toUpperCase(),
+    currency: "EUR",
+    value: "10.00",
+    ...body,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as { id: number; secret: string; value: string; [k: string]: unknown };
+}
 
 /** A membership type straight in D1 (its API belongs to another area). */
 export async function seedMembershipType(organizerId: number, name = "Season pass") {

@@ -1,9 +1,12 @@
 /**
  * A shop built through the API for the selling tests: an organizer, an event (or a series
- * with dates), items, quotas and vouchers, each created the way an integrator would.
+ * with dates), items, quotas and vouchers, each created the way an integrator would; and what
+ * D1 holds of an event's sales, read directly to see what a request did or did not create.
  */
+import { eq } from "drizzle-orm";
 import { expect } from "vitest";
-import { type Client, type Json, seedOrganizer, unique } from "../harness";
+import { cartPositions, orders, vouchers } from "../../src/db/schema";
+import { type Client, db, type Json, seedOrganizer, unique } from "../harness";
 
 export type Shop = {
   org: Awaited<ReturnType<typeof seedOrganizer>>;
@@ -50,3 +53,52 @@ export async function shop(opts: { series?: boolean; event?: Record<string, unkn
       post("/subevents/", { name: { en: "Date" }, date_from: "2030-07-01T19:00:00Z", active: true, ...body }),
   };
 }
+
+/** A shop whose event has a seating plan with seats s1, s2, s3, all for `ticket`. */
+export async function seatedShop() {
+  const s = await shop();
+  const ticket = await s.item();
+  const q = await s.quota({ size: 100, items: [ticket.id] });
+  const plan = await s.client.post(`/api/v1/organizers/${s.orgSlug}/seatingplans/`, {
+    name: "Hall",
+    layout: {
+      categories: [{ name: "Stalls" }],
+      zones: [
+        {
+          name: "Main",
+          rows: [
+            {
+              row_number: "1",
+              seats: ["s1", "s2", "s3"].map((guid, i) => ({
+                seat_guid: guid,
+                seat_number: String(i + 1),
+                category: "Stalls",
+              })),
+            },
+          ],
+        },
+      ],
+    },
+  });
+  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+  const patched = await s.client.patch(`${s.path}/`, {
+    seating_plan: plan.body.id,
+    seat_category_mapping: { Stalls: ticket.id },
+  });
+  expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+  return { s, ticket, q };
+}
+
+/** A cart position created through the API (price 1.00 unless `body` gives one). */
+export async function cart(s: Shop, body: Record<string, unknown>) {
+  const res = await s.client.post(`${s.path}/cartpositions/`, { price: "1.00", ...body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body;
+}
+
+export const eventIdOf = async (s: Shop) =>
+  (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
+export const ordersOf = async (eventId: number) => db().select().from(orders).where(eq(orders.eventId, eventId));
+export const cartsOf = async (eventId: number) =>
+  db().select().from(cartPositions).where(eq(cartPositions.eventId, eventId));
+export const vouchersOf = async (eventId: number) => db().select().from(vouchers).where(eq(vouchers.eventId, eventId));

@@ -2,7 +2,7 @@
  * The scan decision on its own (src/rules/checkin.ts): which ticket a scanned code means
  * (`chooseTicket`), and whether the scan passes a list (`decideScan`), with pretix's reason for
  * each refusal and pretix's order of the checks. `invalid` (an unknown code) and `revoked` are
- * decided by the caller before these run; their tests are in test/api/checkin-redeem.test.ts.
+ * decided by the caller before these run; their tests are in test/api/checkin.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import type { Answer } from "../../src/db/schema";

@@ -1,7 +1,8 @@
 /**
- * Redeeming scans (pretix docs checkin.rst, checkinlists.rst): the answers and reasons of
- * `checkinrpc/redeem` and of the per-list redeem, what the event object admits and refuses, and
- * the check-ins that land in D1, in the order's positions and in the check-in history.
+ * The check-in RPC (pretix docs checkin.rst, checkinlists.rst; api/checkin.ts): the answers and
+ * reasons of `checkinrpc/redeem` and of the per-list redeem that shares them, what the event
+ * object admits and refuses, the check-ins that land in D1, in the order's positions and in the
+ * check-in history, and `checkinrpc/search`.
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
