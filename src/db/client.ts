@@ -10,7 +10,7 @@ import * as schema from "./schema";
 
 /**
  * The schema's relational configuration, built once per isolate: `drizzle(d1, { schema })`
- * builds it on every call (about 0.3 ms of CPU), and the service makes a database handle per
+ * builds it on every call, and the service makes a database handle per
  * request, per request session and per event-object call.
  */
 const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);

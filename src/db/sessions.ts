@@ -20,7 +20,7 @@
  *
  * The response carries the newest bookmark of the request's work in `x-d1-bookmark`: the
  * session's, or the event object's when the object wrote to D1 for the request (the object
- * runs its D1 work in sessions that start at the primary, as before, and answers their
+ * runs its D1 work in sessions that start at the primary, and answers their
  * bookmark with its result; objects/client.ts hands it to the request's session). Queue
  * consumers and cron jobs use the binding as it is (always the primary).
  *
