@@ -133,105 +133,65 @@ const PRETIX_URL_NAMES = {
 type PretixUrlName = keyof typeof PRETIX_URL_NAMES;
 type AllowEntry = readonly ["GET" | "POST", PretixUrlName];
 
-/** The allow-lists, entry by entry as pretix lists them. */
-const PROFILE_ALLOW_LISTS: Record<Exclude<DeviceSecurityProfile, "full">, readonly AllowEntry[]> = {
-  pretixscan: [
-    ["GET", "version"],
-    ["GET", "device.eventselection"],
-    ["GET", "idempotency.query"],
-    ["GET", "device.info"],
-    ["POST", "device.update"],
-    ["POST", "device.revoke"],
-    ["POST", "device.roll"],
-    ["GET", "event-list"],
-    ["GET", "event-detail"],
-    ["GET", "subevent-list"],
-    ["GET", "subevent-detail"],
-    ["GET", "itemcategory-list"],
-    ["GET", "item-list"],
-    ["GET", "question-list"],
-    ["GET", "badgelayout-list"],
-    ["GET", "badgeitem-list"],
-    ["GET", "checkinlist-list"],
-    ["GET", "checkinlist-status"],
-    ["POST", "checkinlist-failed_checkins"],
-    ["GET", "checkinlistpos-list"],
-    ["POST", "checkinlistpos-redeem"],
-    ["GET", "revokedsecrets-list"],
-    ["GET", "blockedsecrets-list"],
-    ["GET", "order-list"],
-    ["GET", "orderposition-pdf_image"],
-    ["POST", "orderposition-printlog"],
-    ["GET", "event.settings"],
-    ["POST", "upload"],
-    ["POST", "checkinrpc.redeem"],
-    ["GET", "checkinrpc.search"],
-    ["GET", "reusablemedium-list"],
-  ],
-  // kiosk mode: no order sync, no search of positions
-  pretixscan_online_kiosk: [
-    ["GET", "version"],
-    ["GET", "device.eventselection"],
-    ["GET", "idempotency.query"],
-    ["GET", "device.info"],
-    ["POST", "device.update"],
-    ["POST", "device.revoke"],
-    ["POST", "device.roll"],
-    ["GET", "event-list"],
-    ["GET", "event-detail"],
-    ["GET", "subevent-list"],
-    ["GET", "subevent-detail"],
-    ["GET", "itemcategory-list"],
-    ["GET", "item-list"],
-    ["GET", "question-list"],
-    ["GET", "badgelayout-list"],
-    ["GET", "badgeitem-list"],
-    ["GET", "checkinlist-list"],
-    ["GET", "checkinlist-status"],
-    ["POST", "checkinlist-failed_checkins"],
-    ["POST", "checkinlistpos-redeem"],
-    ["GET", "revokedsecrets-list"],
-    ["GET", "blockedsecrets-list"],
-    ["GET", "orderposition-pdf_image"],
-    ["POST", "orderposition-printlog"],
-    ["GET", "event.settings"],
-    ["POST", "upload"],
-    ["POST", "checkinrpc.redeem"],
-    ["GET", "checkinrpc.search"],
-  ],
+type ListProfile = Exclude<DeviceSecurityProfile, "full">;
+
+/**
+ * The allow-lists as data. pretix's scanner profiles nest: the kiosk's list is what every
+ * scanner may call; `pretixscan_online_noorders` adds the positions of a check-in list (online
+ * search), and `pretixscan` adds the order sync and reusable media on top of that. Each profile
+ * names the profile it builds on and what it adds, so every entry is written once.
+ */
+const PROFILE_ALLOW_LISTS: Record<ListProfile, { buildsOn: ListProfile | null; adds: readonly AllowEntry[] }> = {
+  // kiosk mode: no order sync, no list of a check-in list's positions
+  pretixscan_online_kiosk: {
+    buildsOn: null,
+    adds: [
+      ["GET", "version"],
+      ["GET", "device.eventselection"],
+      ["GET", "idempotency.query"],
+      ["GET", "device.info"],
+      ["POST", "device.update"],
+      ["POST", "device.revoke"],
+      ["POST", "device.roll"],
+      ["GET", "event-list"],
+      ["GET", "event-detail"],
+      ["GET", "subevent-list"],
+      ["GET", "subevent-detail"],
+      ["GET", "itemcategory-list"],
+      ["GET", "item-list"],
+      ["GET", "question-list"],
+      ["GET", "badgelayout-list"],
+      ["GET", "badgeitem-list"],
+      ["GET", "checkinlist-list"],
+      ["GET", "checkinlist-status"],
+      ["POST", "checkinlist-failed_checkins"],
+      ["POST", "checkinlistpos-redeem"],
+      ["GET", "revokedsecrets-list"],
+      ["GET", "blockedsecrets-list"],
+      ["GET", "orderposition-pdf_image"],
+      ["POST", "orderposition-printlog"],
+      ["GET", "event.settings"],
+      ["POST", "upload"],
+      ["POST", "checkinrpc.redeem"],
+      ["GET", "checkinrpc.search"],
+    ],
+  },
   // online only: no order sync
-  pretixscan_online_noorders: [
-    ["GET", "version"],
-    ["GET", "device.eventselection"],
-    ["GET", "idempotency.query"],
-    ["GET", "device.info"],
-    ["POST", "device.update"],
-    ["POST", "device.revoke"],
-    ["POST", "device.roll"],
-    ["GET", "event-list"],
-    ["GET", "event-detail"],
-    ["GET", "subevent-list"],
-    ["GET", "subevent-detail"],
-    ["GET", "itemcategory-list"],
-    ["GET", "item-list"],
-    ["GET", "question-list"],
-    ["GET", "badgelayout-list"],
-    ["GET", "badgeitem-list"],
-    ["GET", "checkinlist-list"],
-    ["GET", "checkinlist-status"],
-    ["POST", "checkinlist-failed_checkins"],
-    ["GET", "checkinlistpos-list"],
-    ["POST", "checkinlistpos-redeem"],
-    ["GET", "revokedsecrets-list"],
-    ["GET", "blockedsecrets-list"],
-    ["GET", "orderposition-pdf_image"],
-    ["POST", "orderposition-printlog"],
-    ["GET", "event.settings"],
-    ["POST", "upload"],
-    ["POST", "checkinrpc.redeem"],
-    ["GET", "checkinrpc.search"],
-  ],
+  pretixscan_online_noorders: { buildsOn: "pretixscan_online_kiosk", adds: [["GET", "checkinlistpos-list"]] },
+  pretixscan: {
+    buildsOn: "pretixscan_online_noorders",
+    adds: [
+      ["GET", "order-list"],
+      ["GET", "reusablemedium-list"],
+    ],
+  },
 };
+
+/** A profile's whole allow-list: its own entries and those of the profiles it builds on. */
+function allowEntries(profile: ListProfile): readonly AllowEntry[] {
+  const { buildsOn, adds } = PROFILE_ALLOW_LISTS[profile];
+  return buildsOn === null ? adds : [...allowEntries(buildsOn), ...adds];
+}
 
 /**
  * A route pattern with its parameter names left out (`/events/:event/x/:id` → `/events/:/x/:`)
@@ -242,10 +202,12 @@ export function routeShape(pattern: string): string {
 }
 
 const ALLOWED: ReadonlyMap<string, ReadonlySet<string>> = new Map(
-  Object.entries(PROFILE_ALLOW_LISTS).map(([profile, entries]) => [
+  (Object.keys(PROFILE_ALLOW_LISTS) as ListProfile[]).map((profile) => [
     profile,
     new Set(
-      entries.flatMap(([method, name]) => PRETIX_URL_NAMES[name].map((pattern) => `${method} ${routeShape(pattern)}`)),
+      allowEntries(profile).flatMap(([method, name]) =>
+        PRETIX_URL_NAMES[name].map((pattern) => `${method} ${routeShape(pattern)}`),
+      ),
     ),
   ]),
 );
