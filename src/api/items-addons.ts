@@ -5,7 +5,7 @@
  * The rules live in src/services/item-addons.ts.
  */
 import { Hono } from "hono";
-import { ADDON_ORDERING, BUNDLE_ORDERING, listAddons, listBundles } from "../db/items";
+import { ADDON_ORDERING, BUNDLE_ORDERING, listAddons, listBundles } from "../db/item-addons-bundles";
 import {
   changeAddon,
   changeBundle,

@@ -5,7 +5,9 @@
  * serializers typed by them, field names and order as the docs show them.
  */
 import { z } from "zod";
-import type { AddonRow, BundleRow, ItemRecord, ItemRow, VariationRecord } from "../db/items";
+import type { AddonRow, BundleRow } from "../db/item-addons-bundles";
+import type { VariationRecord } from "../db/item-variations";
+import type { ItemRecord, ItemRow } from "../db/items";
 import type { EventRow } from "../db/tenancy";
 import { effectiveMetaData, metaProperties } from "../rules/item-rules";
 import { mediaUrl } from "../rules/urls";

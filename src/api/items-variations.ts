@@ -6,7 +6,7 @@
  * src/services/item-variations.ts.
  */
 import { Hono } from "hono";
-import { listVariations, VARIATION_ORDERING } from "../db/items";
+import { listVariations, VARIATION_ORDERING } from "../db/item-variations";
 import { variationFull, variationPatch } from "../services/item-input";
 import { changeVariation, createVariation, deleteVariation, loadVariation } from "../services/item-variations";
 import { loadItemRow } from "../services/items";

@@ -1,12 +1,62 @@
-/** Pieces shared by the catalog query modules: batches, item links. */
+/**
+ * Pieces shared by the catalog query modules: batches, the catalog's change stamps, pages of
+ * ids, grouping of child rows, item links and membership-type links.
+ */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { eventScopeKey, touchStatement } from "./changes";
 import type { DB } from "./client";
-import { discountItems, items, questionItems, sendmailRuleItems } from "./schema";
+import { type ListRequest, orderBy, type OrderingTable } from "./paging";
+import {
+  discountItems,
+  itemMembershipTypes,
+  items,
+  type itemVariations,
+  membershipTypes,
+  questionItems,
+  sendmailRuleItems,
+  variationMembershipTypes,
+} from "./schema";
 import { chunks } from "../lib/chunks";
 import { MAX_PARAMS } from "./util";
 
 export type Statement = BatchItem<"sqlite">;
+
+/** Change-stamp resources the catalog modules touch (list-level conditional fetching). */
+export const STAMP = { items: "items", categories: "categories", quotas: "quotas", questions: "questions" } as const;
+
+export function touch(db: DB, eventId: number, resource: string, now: number) {
+  return touchStatement(db, eventScopeKey(eventId), resource, now);
+}
+
+/** Rows grouped by a key (child rows by their parent). */
+export function group<T>(rows: T[], key: (r: T) => number): Map<number, T[]> {
+  const map = new Map<number, T[]>();
+  for (const r of rows) {
+    const k = key(r);
+    const list = map.get(k);
+    if (list) list.push(r);
+    else map.set(k, [r]);
+  }
+  return map;
+}
+
+/** The ids of a page's rows, as a subquery for the statements reading their children. */
+export function pageIdsOf(
+  db: DB,
+  table: typeof items | typeof itemVariations,
+  where: SQL | undefined,
+  ordering: OrderingTable,
+  req: ListRequest,
+) {
+  return db
+    .select({ id: table.id })
+    .from(table)
+    .where(where)
+    .orderBy(...orderBy(ordering, req.ordering))
+    .limit(req.pageSize)
+    .offset((req.page - 1) * req.pageSize);
+}
 
 /** Runs statements as one transaction (D1 batch); no-op for an empty list. */
 export async function runBatch(db: DB, statements: Statement[]): Promise<unknown[]> {
@@ -77,4 +127,40 @@ export function qualifiedId(table: string): SQL {
 /** A JSON array of a parent's linked item ids, ordered (for serializers). */
 export function linkedItemIdsJson(table: string, parentColumn: string, parentTable: string): SQL<string> {
   return sql<string>`(SELECT json_group_array(l.item_id) FROM (SELECT item_id FROM ${sql.identifier(table)} WHERE ${sql.identifier(parentColumn)} = ${qualifiedId(parentTable)} ORDER BY item_id) l)`;
+}
+
+/**
+ * Links the item / variation given as SQL to membership types of the organizer (ids of other
+ * organizers are skipped). Query-builder statements: raw `db.run` with parameters cannot be
+ * batched by drizzle's D1 driver.
+ */
+export function membershipLinkStatements(
+  db: DB,
+  table: "item" | "variation",
+  owner: SQL,
+  organizerId: number,
+  typeIds: number[],
+) {
+  return chunks([...new Set(typeIds)], MAX_PARAMS - 5).map((part) => {
+    const where = and(eq(membershipTypes.organizerId, organizerId), inArray(membershipTypes.id, part));
+    return table === "item"
+      ? db
+          .insert(itemMembershipTypes)
+          .select(
+            db
+              .select({ itemId: sql<number>`${owner}`.as("item_id"), membershipTypeId: membershipTypes.id })
+              .from(membershipTypes)
+              .where(where),
+          )
+          .onConflictDoNothing()
+      : db
+          .insert(variationMembershipTypes)
+          .select(
+            db
+              .select({ variationId: sql<number>`${owner}`.as("variation_id"), membershipTypeId: membershipTypes.id })
+              .from(membershipTypes)
+              .where(where),
+          )
+          .onConflictDoNothing();
+  });
 }

@@ -2,7 +2,7 @@
 import { and, eq } from "drizzle-orm";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery } from "./changes";
-import { STAMP, touch } from "./items";
+import { STAMP, touch } from "./catalog-common";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { itemCategories } from "./schema";
 

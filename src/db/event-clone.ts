@@ -32,7 +32,7 @@ import type { DB } from "./client";
 import { eventScopeKeySql, touchStatement } from "./changes";
 import { type EventValues, insertEventBatch, metaValueStatements } from "./events";
 import { touchInventory } from "./inventory";
-import { STAMP } from "./items";
+import { STAMP } from "./catalog-common";
 import { QUESTIONS_RESOURCE } from "./questions";
 import {
   events,

@@ -4,6 +4,7 @@
  * the same event, once per item; a bundle includes an item (and variation) of the same event
  * that has no bundles of its own.
  */
+import { lookUpReferences } from "../db/catalog-references";
 import {
   type AddonRow,
   type AddonValues,
@@ -15,11 +16,10 @@ import {
   findBundle,
   insertAddon,
   insertBundle,
-  type ItemRow,
-  lookUpReferences,
   updateAddonRow,
   updateBundleRow,
-} from "../db/items";
+} from "../db/item-addons-bundles";
+import type { ItemRow } from "../db/items";
 import type { ChangeMode, EventContext } from "./context";
 import { notFound, Problems } from "../lib/failure";
 import { type AddonInput, addonValues, type BundleInput, bundleValues } from "./item-input";

@@ -6,7 +6,9 @@
  * POST and PUT and merge PATCH into the stored object.
  */
 import { z } from "zod";
-import type { AddonValues, BundleValues, ItemRow, VariationRecord, VariationValues } from "../db/items";
+import type { AddonValues, BundleValues } from "../db/item-addons-bundles";
+import type { VariationRecord, VariationValues } from "../db/item-variations";
+import type { ItemRow } from "../db/items";
 import { VALIDITY_MODES } from "../db/schema/items";
 import type { EventRow } from "../db/tenancy";
 import { count, MAX_INT } from "./catalog-fields";

@@ -3,17 +3,17 @@
  * behind the nested endpoint. Only items created with variations take new ones; the last
  * variation of an item, and variations that were ordered or are reserved in a cart, are kept.
  */
+import { lookUpReferences } from "../db/catalog-references";
 import {
   deleteVariationRow,
   findVariation,
   insertVariation,
-  type ItemRow,
-  lookUpReferences,
   updateVariationRow,
   variationDeleteBlockers,
   type VariationRecord,
   type VariationValues,
-} from "../db/items";
+} from "../db/item-variations";
+import type { ItemRow } from "../db/items";
 import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { forbidden, inUse, notFound, Problems } from "../lib/failure";
 import { type VariationInput, variationState } from "./item-input";

@@ -6,9 +6,10 @@
  * only when everything is valid; field errors come back together, nested lists with one
  * object per element.
  */
+import { lookUpReferences } from "../db/catalog-references";
+import type { AddonValues, BundleValues } from "../db/item-addons-bundles";
+import type { NewVariation, VariationValues } from "../db/item-variations";
 import {
-  type AddonValues,
-  type BundleValues,
   deleteItemRow,
   findItem,
   findItemRow,
@@ -17,10 +18,7 @@ import {
   type ItemRow,
   itemOrdered,
   type ItemValues,
-  lookUpReferences,
-  type NewVariation,
   updateItemRow,
-  type VariationValues,
 } from "../db/items";
 import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { inUse, notFound, Problems } from "../lib/failure";

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { existingItemIds } from "../db/catalog-common";
 import { isForeignKeyError } from "../db/constraints";
-import { variationsOfEvent } from "../db/items";
+import { variationsOfEvent } from "../db/catalog-references";
 import {
   deleteSubeventUnlessUsed,
   findSubevent,
