@@ -2,20 +2,13 @@
  * Nested add-on and bundle endpoints of an item (spec open point 5; pretix docs
  * item_add-ons.rst and item_bundles.rst): list, detail, POST (201), PATCH / PUT (every field
  * but `id`), DELETE (204). Reading needs access to the event; writing needs can_change_items.
- * The rules live in src/services/item-addons.ts.
+ * One set of routes serves both kinds (`itemPartRoutes`); the rules live in
+ * src/services/item-addons.ts.
  */
 import { Hono } from "hono";
-import { ADDON_ORDERING, BUNDLE_ORDERING, listAddons, listBundles } from "../db/item-addons-bundles";
-import {
-  changeAddon,
-  changeBundle,
-  createAddon,
-  createBundle,
-  deleteAddon,
-  deleteBundle,
-  loadAddon,
-  loadBundle,
-} from "../services/item-addons";
+import type { z } from "zod";
+import { addonQueries, bundleQueries, type ItemPartQueries } from "../db/item-addons-bundles";
+import { addonServices, bundleServices, type ItemPartServices } from "../services/item-addons";
 import { addonFull, addonPatch, bundleFull, bundlePatch } from "../services/item-input";
 import { loadItemRow } from "../services/items";
 import { type AppEnv, eventContext } from "../http/context";
@@ -29,134 +22,110 @@ import { addonResponse, bundleResponse, serializeAddon, serializeBundle } from "
 const read = eventScope(null);
 const write = eventScope("can_change_items");
 
-// ---- add-ons ----
+/** One kind of an item's nested objects, as its routes need it. */
+type ItemPartEndpoints<Row, Input, Res extends z.ZodType> = {
+  /** The path segment under the item. */
+  segment: string;
+  /** The description's tag. */
+  tag: string;
+  /** The kind's name in the summaries: one object with its article, the plural, the detail's title. */
+  names: { one: string; many: string; title: string };
+  /** The list's page and orderings (a plain read of the item's objects). */
+  queries: ItemPartQueries<Row, unknown>;
+  response: Res;
+  serialize: (row: Row) => z.infer<Res>;
+  /** The body of POST and PUT, and of PATCH. */
+  full: z.ZodType<Input>;
+  patch: z.ZodType<Input>;
+  services: ItemPartServices<Row, Input>;
+};
 
-export const addonRoutes = new Hono<AppEnv>();
-const addonDoc = apiDocs("Item add-ons");
-const addons = `${itemsBase}/:item/addons`;
+/** The six routes of one kind under `.../items/{item}/<segment>/`. */
+function itemPartRoutes<Row, Input, Res extends z.ZodType>(kind: ItemPartEndpoints<Row, Input, Res>): Hono<AppEnv> {
+  const { names, queries, response, serialize, services } = kind;
+  const routes = new Hono<AppEnv>();
+  const doc = apiDocs(kind.tag);
+  const base = `${itemsBase}/:item/${kind.segment}`;
 
-addonRoutes.get(
-  addons,
-  read,
-  addonDoc.list(addonResponse, { summary: "List an item's add-ons", ordering: ADDON_ORDERING }),
-  async (c) => {
-    const item = await loadItemRow(eventContext(c), pathId(c, "item"));
-    const req = listRequest(c);
-    return respondPage(c, req, await listAddons(c.var.db, item.id, req), serializeAddon);
-  },
-);
+  routes.get(
+    base,
+    read,
+    doc.list(response, { summary: `List an item's ${names.many}`, ordering: queries.ordering }),
+    async (c) => {
+      const item = await loadItemRow(eventContext(c), pathId(c, "item"));
+      const req = listRequest(c);
+      return respondPage(c, req, await queries.list(c.var.db, item.id, req), serialize);
+    },
+  );
 
-addonRoutes.post(
-  addons,
-  write,
-  addonDoc.created(addonResponse, { summary: "Create an add-on" }),
-  jsonBody(addonFull),
-  async (c) => {
-    return c.json(serializeAddon(await createAddon(eventContext(c), pathId(c, "item"), c.req.valid("json"))), 201);
-  },
-);
+  routes.post(
+    base,
+    write,
+    doc.created(response, { summary: `Create ${names.one}` }),
+    jsonBody(kind.full),
+    async (c) => {
+      return c.json(serialize(await services.create(eventContext(c), pathId(c, "item"), c.req.valid("json"))), 201);
+    },
+  );
 
-addonRoutes.get(`${addons}/:id`, read, addonDoc.ok(addonResponse, { summary: "Add-on detail" }), async (c) => {
-  const ctx = eventContext(c);
-  const item = await loadItemRow(ctx, pathId(c, "item"));
-  return c.json(serializeAddon(await loadAddon(ctx, item.id, pathId(c, "id"))));
+  routes.get(`${base}/:id`, read, doc.ok(response, { summary: `${names.title} detail` }), async (c) => {
+    return c.json(serialize(await services.get(eventContext(c), pathId(c, "item"), pathId(c, "id"))));
+  });
+
+  routes.put(
+    `${base}/:id`,
+    write,
+    doc.ok(response, { summary: `Replace ${names.one}` }),
+    jsonBody(kind.full),
+    async (c) => {
+      const ctx = eventContext(c);
+      return c.json(
+        serialize(await services.change(ctx, pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put")),
+      );
+    },
+  );
+
+  routes.patch(
+    `${base}/:id`,
+    write,
+    doc.ok(response, { summary: `Change ${names.one}` }),
+    jsonBody(kind.patch),
+    async (c) => {
+      const ctx = eventContext(c);
+      return c.json(
+        serialize(await services.change(ctx, pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch")),
+      );
+    },
+  );
+
+  routes.delete(`${base}/:id`, write, doc.noContent({ summary: `Delete ${names.one}` }), async (c) => {
+    await services.remove(eventContext(c), pathId(c, "item"), pathId(c, "id"));
+    return c.body(null, 204);
+  });
+
+  return routes;
+}
+
+export const addonRoutes = itemPartRoutes({
+  segment: "addons",
+  tag: "Item add-ons",
+  names: { one: "an add-on", many: "add-ons", title: "Add-on" },
+  queries: addonQueries,
+  response: addonResponse,
+  serialize: serializeAddon,
+  full: addonFull,
+  patch: addonPatch,
+  services: addonServices,
 });
 
-addonRoutes.put(
-  `${addons}/:id`,
-  write,
-  addonDoc.ok(addonResponse, { summary: "Replace an add-on" }),
-  jsonBody(addonFull),
-  async (c) => {
-    return c.json(
-      serializeAddon(
-        await changeAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put"),
-      ),
-    );
-  },
-);
-
-addonRoutes.patch(
-  `${addons}/:id`,
-  write,
-  addonDoc.ok(addonResponse, { summary: "Change an add-on" }),
-  jsonBody(addonPatch),
-  async (c) => {
-    return c.json(
-      serializeAddon(
-        await changeAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch"),
-      ),
-    );
-  },
-);
-
-addonRoutes.delete(`${addons}/:id`, write, addonDoc.noContent({ summary: "Delete an add-on" }), async (c) => {
-  await deleteAddon(eventContext(c), pathId(c, "item"), pathId(c, "id"));
-  return c.body(null, 204);
-});
-
-// ---- bundles ----
-
-export const bundleRoutes = new Hono<AppEnv>();
-const bundleDoc = apiDocs("Item bundles");
-const bundles = `${itemsBase}/:item/bundles`;
-
-bundleRoutes.get(
-  bundles,
-  read,
-  bundleDoc.list(bundleResponse, { summary: "List an item's bundles", ordering: BUNDLE_ORDERING }),
-  async (c) => {
-    const item = await loadItemRow(eventContext(c), pathId(c, "item"));
-    const req = listRequest(c);
-    return respondPage(c, req, await listBundles(c.var.db, item.id, req), serializeBundle);
-  },
-);
-
-bundleRoutes.post(
-  bundles,
-  write,
-  bundleDoc.created(bundleResponse, { summary: "Create a bundle" }),
-  jsonBody(bundleFull),
-  async (c) => {
-    return c.json(serializeBundle(await createBundle(eventContext(c), pathId(c, "item"), c.req.valid("json"))), 201);
-  },
-);
-
-bundleRoutes.get(`${bundles}/:id`, read, bundleDoc.ok(bundleResponse, { summary: "Bundle detail" }), async (c) => {
-  const ctx = eventContext(c);
-  const item = await loadItemRow(ctx, pathId(c, "item"));
-  return c.json(serializeBundle(await loadBundle(ctx, item.id, pathId(c, "id"))));
-});
-
-bundleRoutes.put(
-  `${bundles}/:id`,
-  write,
-  bundleDoc.ok(bundleResponse, { summary: "Replace a bundle" }),
-  jsonBody(bundleFull),
-  async (c) => {
-    return c.json(
-      serializeBundle(
-        await changeBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "put"),
-      ),
-    );
-  },
-);
-
-bundleRoutes.patch(
-  `${bundles}/:id`,
-  write,
-  bundleDoc.ok(bundleResponse, { summary: "Change a bundle" }),
-  jsonBody(bundlePatch),
-  async (c) => {
-    return c.json(
-      serializeBundle(
-        await changeBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"), c.req.valid("json"), "patch"),
-      ),
-    );
-  },
-);
-
-bundleRoutes.delete(`${bundles}/:id`, write, bundleDoc.noContent({ summary: "Delete a bundle" }), async (c) => {
-  await deleteBundle(eventContext(c), pathId(c, "item"), pathId(c, "id"));
-  return c.body(null, 204);
+export const bundleRoutes = itemPartRoutes({
+  segment: "bundles",
+  tag: "Item bundles",
+  names: { one: "a bundle", many: "bundles", title: "Bundle" },
+  queries: bundleQueries,
+  response: bundleResponse,
+  serialize: serializeBundle,
+  full: bundleFull,
+  patch: bundlePatch,
+  services: bundleServices,
 });

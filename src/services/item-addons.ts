@@ -1,42 +1,86 @@
 /**
  * Add-ons and bundles of an item (spec open point 5; pretix docs item_add-ons.rst and
- * item_bundles.rst): the services behind the nested endpoints. An add-on offers a category of
- * the same event, once per item; a bundle includes an item (and variation) of the same event
- * that has no bundles of its own.
+ * item_bundles.rst): the services behind the nested endpoints, one implementation for both
+ * kinds. A kind brings its queries, how its input becomes values, and its checks. An add-on
+ * offers a category of the same event, once per item; a bundle includes an item (and
+ * variation) of the same event that has no bundles of its own.
  */
 import { lookUpReferences } from "../db/catalog-references";
 import {
   type AddonRow,
   type AddonValues,
+  addonQueries,
   type BundleRow,
   type BundleValues,
-  deleteAddonRow,
-  deleteBundleRow,
-  findAddon,
-  findBundle,
-  insertAddon,
-  insertBundle,
-  updateAddonRow,
-  updateBundleRow,
+  bundleQueries,
+  type ItemPartQueries,
 } from "../db/item-addons-bundles";
 import type { ItemRow } from "../db/items";
-import type { ChangeMode, EventContext } from "./context";
+import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { notFound, Problems } from "../lib/failure";
 import { type AddonInput, addonValues, type BundleInput, bundleValues } from "./item-input";
 import { checkAddon, checkBundle, MESSAGES, raced, reportTo } from "../rules/item-rules";
 import { loadItemRow } from "./items";
 
-// ---- add-ons ----
+/** One kind of an item's nested objects, as its services need it. */
+type ItemPartKind<Row, Values, Input> = {
+  queries: ItemPartQueries<Row, Values>;
+  /** The values to write: the sent fields, and for POST and PUT the defaults of the omitted ones. */
+  values(input: Input, mode: WriteMode): Partial<Values>;
+  /**
+   * Checks the would-be object (`values` over `current`; all of them on creation, `current`
+   * null) against the rules and the event's objects; throws the field errors.
+   */
+  check(ctx: EventContext, item: ItemRow, values: Partial<Values>, current: Row | null): Promise<void>;
+};
 
-/** The add-on of the item, or 404. */
-export async function loadAddon(ctx: EventContext, itemId: number, addonId: number): Promise<AddonRow> {
-  const row = await findAddon(ctx.db, itemId, addonId);
-  if (!row) throw notFound();
-  return row;
+/** The services of one kind of an item's nested objects; each answers 404 for an item not of the event. */
+export type ItemPartServices<Row, Input> = {
+  /** The object of the item, or 404. */
+  get(ctx: EventContext, itemId: number, id: number): Promise<Row>;
+  create(ctx: EventContext, itemId: number, input: Input): Promise<Row>;
+  /** PUT (`mode` "put": omitted fields return to their defaults) or PATCH. */
+  change(ctx: EventContext, itemId: number, id: number, input: Input, mode: ChangeMode): Promise<Row>;
+  remove(ctx: EventContext, itemId: number, id: number): Promise<void>;
+};
+
+function itemPartServices<Row extends { id: number }, Values, Input>(
+  kind: ItemPartKind<Row, Values, Input>,
+): ItemPartServices<Row, Input> {
+  const { queries } = kind;
+  const find = async (ctx: EventContext, item: ItemRow, id: number) => {
+    const row = await queries.find(ctx.db, item.id, id);
+    if (!row) throw notFound();
+    return row;
+  };
+  return {
+    async get(ctx, itemId, id) {
+      return find(ctx, await loadItemRow(ctx, itemId), id);
+    },
+    async create(ctx, itemId, input) {
+      const item = await loadItemRow(ctx, itemId);
+      const values = kind.values(input, "create") as Values;
+      await kind.check(ctx, item, values, null);
+      return queries.insert(ctx.db, ctx.event.id, item.id, values, ctx.now).catch(raced);
+    },
+    async change(ctx, itemId, id, input, mode) {
+      const item = await loadItemRow(ctx, itemId);
+      const current = await find(ctx, item, id);
+      const values = kind.values(input, mode);
+      await kind.check(ctx, item, values, current);
+      const row = await queries.update(ctx.db, ctx.event.id, item.id, current.id, values, ctx.now).catch(raced);
+      if (!row) throw notFound();
+      return row;
+    },
+    async remove(ctx, itemId, id) {
+      const item = await loadItemRow(ctx, itemId);
+      if (!(await queries.remove(ctx.db, ctx.event.id, item.id, id, ctx.now))) throw notFound();
+    },
+  };
 }
 
-/** Checks an add-on's would-be state: its category (of the event, not yet offered by the item) and counts. */
-async function validateAddon(
+/** An add-on's category: of the event, and not yet offered by the item; its counts. */
+async function checkAddonState(
   ctx: EventContext,
   item: ItemRow,
   values: Partial<AddonValues>,
@@ -59,46 +103,8 @@ async function validateAddon(
   errors.throwIfAny();
 }
 
-export async function createAddon(ctx: EventContext, itemId: number, input: AddonInput): Promise<AddonRow> {
-  const item = await loadItemRow(ctx, itemId);
-  const values = addonValues(input, "create") as AddonValues;
-  await validateAddon(ctx, item, values, null);
-  return insertAddon(ctx.db, ctx.event.id, item.id, values, ctx.now).catch(raced);
-}
-
-/** Changes an add-on: PUT (`mode` "put": omitted fields return to their defaults) or PATCH. */
-export async function changeAddon(
-  ctx: EventContext,
-  itemId: number,
-  addonId: number,
-  input: AddonInput,
-  mode: ChangeMode,
-): Promise<AddonRow> {
-  const item = await loadItemRow(ctx, itemId);
-  const current = await loadAddon(ctx, item.id, addonId);
-  const values = addonValues(input, mode);
-  await validateAddon(ctx, item, values, current);
-  const row = await updateAddonRow(ctx.db, ctx.event.id, item.id, current.id, values, ctx.now).catch(raced);
-  if (!row) throw notFound();
-  return row;
-}
-
-export async function deleteAddon(ctx: EventContext, itemId: number, addonId: number): Promise<void> {
-  const item = await loadItemRow(ctx, itemId);
-  if (!(await deleteAddonRow(ctx.db, ctx.event.id, item.id, addonId, ctx.now))) throw notFound();
-}
-
-// ---- bundles ----
-
-/** The bundle of the item, or 404. */
-export async function loadBundle(ctx: EventContext, itemId: number, bundleId: number): Promise<BundleRow> {
-  const row = await findBundle(ctx.db, itemId, bundleId);
-  if (!row) throw notFound();
-  return row;
-}
-
-/** Checks a bundle's would-be state against the event's items and variations. */
-async function validateBundle(
+/** A bundle's item and variation, against the event's items and variations. */
+async function checkBundleState(
   ctx: EventContext,
   item: ItemRow,
   values: Partial<BundleValues>,
@@ -125,31 +131,16 @@ async function validateBundle(
   errors.throwIfAny();
 }
 
-export async function createBundle(ctx: EventContext, itemId: number, input: BundleInput): Promise<BundleRow> {
-  const item = await loadItemRow(ctx, itemId);
-  const values = bundleValues(input, "create") as BundleValues;
-  await validateBundle(ctx, item, values, null);
-  return insertBundle(ctx.db, ctx.event.id, item.id, values, ctx.now).catch(raced);
-}
+/** An item's add-ons. */
+export const addonServices = itemPartServices<AddonRow, AddonValues, AddonInput>({
+  queries: addonQueries,
+  values: addonValues,
+  check: checkAddonState,
+});
 
-/** Changes a bundle: PUT (`mode` "put": omitted fields return to their defaults) or PATCH. */
-export async function changeBundle(
-  ctx: EventContext,
-  itemId: number,
-  bundleId: number,
-  input: BundleInput,
-  mode: ChangeMode,
-): Promise<BundleRow> {
-  const item = await loadItemRow(ctx, itemId);
-  const current = await loadBundle(ctx, item.id, bundleId);
-  const values = bundleValues(input, mode);
-  await validateBundle(ctx, item, values, current);
-  const row = await updateBundleRow(ctx.db, ctx.event.id, item.id, current.id, values, ctx.now).catch(raced);
-  if (!row) throw notFound();
-  return row;
-}
-
-export async function deleteBundle(ctx: EventContext, itemId: number, bundleId: number): Promise<void> {
-  const item = await loadItemRow(ctx, itemId);
-  if (!(await deleteBundleRow(ctx.db, ctx.event.id, item.id, bundleId, ctx.now))) throw notFound();
-}
+/** An item's bundles. */
+export const bundleServices = itemPartServices<BundleRow, BundleValues, BundleInput>({
+  queries: bundleQueries,
+  values: bundleValues,
+  check: checkBundleState,
+});
