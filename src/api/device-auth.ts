@@ -23,20 +23,22 @@ import { id } from "../http/responses";
 import { deviceScope, publicScope } from "../http/tenancy";
 import { apiDocs } from "../http/openapi";
 import { jsonBody } from "../http/validation";
+import { deviceResponse } from "./devices";
 
 /**
  * The device credential response (spec "Device"): plus `security_profile`, which pretix sends
  * too and pretixSCAN reads at setup to switch off order sync and search for the online-only
  * profiles. `gate` is always null (docs/open-points.md).
  */
+const { device_id, unique_serial, name, security_profile } = deviceResponse.shape;
 export const deviceCredentialResponse = z
   .object({
     organizer: z.string(),
-    device_id: id(),
-    unique_serial: z.string(),
+    device_id,
+    unique_serial,
     api_token: z.string(),
-    name: z.string(),
-    security_profile: z.string(),
+    name,
+    security_profile,
     gate: z.object({ id: id(), name: z.string() }).nullable(),
   })
   .meta({ id: "DeviceCredential" });

@@ -40,8 +40,8 @@ export type GiftCardAcceptorResponse = z.infer<typeof giftCardAcceptorResponse>;
 /** An organizer that invited the caller to accept its gift cards (or whose cards the caller accepts). */
 export const giftCardIssuerResponse = z
   .object({
-    issuer: z.string().meta({ description: "organizer slug" }),
-    active: z.boolean().meta({ description: "the invitation was accepted" }),
+    issuer: giftCardAcceptorResponse.shape.acceptor,
+    active: giftCardAcceptorResponse.shape.active,
   })
   .meta({ id: "GiftCardIssuer" });
 export type GiftCardIssuerResponse = z.infer<typeof giftCardIssuerResponse>;

@@ -45,8 +45,7 @@ export const quotaResponse = z
     closed: z.boolean(),
     release_after_exit: z.boolean(),
     ignore_for_event_availability: z.boolean(),
-    available: z.boolean().optional(),
-    available_number: z.number().int().nullable().optional(),
+    ...quotaAvailabilityResponse.pick({ available: true, available_number: true }).partial().shape,
   })
   .meta({ id: "Quota" });
 export type QuotaResponse = z.infer<typeof quotaResponse>;

@@ -82,7 +82,7 @@ export const teamInviteResponse = z.object({ id: id(), email: z.string() }).meta
 export type TeamInviteResponse = z.infer<typeof teamInviteResponse>;
 
 /** The answer of POST invites: the invite, or (the person has an account and joined directly) only the address. */
-export const teamInviteCreatedResponse = z.union([teamInviteResponse, z.object({ email: z.string() })]);
+export const teamInviteCreatedResponse = z.union([teamInviteResponse, teamInviteResponse.pick({ email: true })]);
 export type TeamInviteCreatedResponse = z.infer<typeof teamInviteCreatedResponse>;
 
 /** A team API token (spec "Team"); the secret only in the answer that creates it. */

@@ -34,19 +34,6 @@ import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/context";
 import { jsonBody, pathId } from "../http/validation";
 
-export const ticketLayoutResponse = z
-  .object({
-    id: id(),
-    name: z.string(),
-    default: z.boolean(),
-    /** Dynamic elements, exactly as sent. */
-    layout: z.array(object()),
-    background: url().nullable(),
-    item_assignments: z.array(z.object({ sales_channel: z.string(), item: id() })),
-  })
-  .meta({ id: "TicketLayout" });
-export type TicketLayoutResponse = z.infer<typeof ticketLayoutResponse>;
-
 export const layoutItemResponse = z
   .object({
     id: id(),
@@ -56,6 +43,20 @@ export const layoutItemResponse = z
   })
   .meta({ id: "TicketLayoutItem" });
 export type LayoutItemResponse = z.infer<typeof layoutItemResponse>;
+
+export const ticketLayoutResponse = z
+  .object({
+    id: id(),
+    name: z.string(),
+    default: z.boolean(),
+    /** Dynamic elements, exactly as sent. */
+    layout: z.array(object()),
+    background: url().nullable(),
+    /** The layout's assignments without their own id and layout. */
+    item_assignments: z.array(layoutItemResponse.pick({ sales_channel: true, item: true })),
+  })
+  .meta({ id: "TicketLayout" });
+export type TicketLayoutResponse = z.infer<typeof ticketLayoutResponse>;
 
 /** `baseUrl`: where the background's media URL points (publicBase of the request). */
 export function serializeTicketLayout(

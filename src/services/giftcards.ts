@@ -86,11 +86,7 @@ export type GiftCardInput = z.output<typeof giftCardInput>;
 
 // `id`, `secret`, `testmode` and `currency` cannot change: sent values are ignored (as pretix does).
 /** PUT: `value` required, omitted fields reset. */
-export const giftCardPut = z.object({
-  value: balance(),
-  expires: dateTime().nullable().optional(),
-  conditions: z.string().nullable().optional(),
-});
+export const giftCardPut = giftCardInput.pick({ value: true, expires: true, conditions: true });
 /** PATCH: only the sent fields change. */
 export const giftCardPatch = giftCardPut.partial();
 export type GiftCardPatch = z.output<typeof giftCardPatch>;
