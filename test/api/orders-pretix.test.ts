@@ -357,7 +357,7 @@ describe("order creation refuses what pretix refuses", () => {
     });
   });
 
-  it("test_order_create_invoice_address_transmission: vat_id_validated is refused (no reverse charge here)", async () => {
+  it("test_order_create_auto_pricing_reverse_charge: vat_id_validated is refused, the service applies no reverse charge", async () => {
     const { s, item, order } = await budget();
     const address = { is_business: true, company: "ACME", country: "FR", vat_id: "FR12345" };
     const res = await order({
