@@ -2,7 +2,9 @@
  * Everything a cart or order request needs from the catalog, read in ONE D1 batch: items,
  * variations, sub-events with their price overrides, tax rules, vouchers by code, questions
  * with options, seats, discounts, settings, the inventory stamp, the customer. (The hot path
- * of a rush of buyers: one read round trip before the event object decides.)
+ * of a rush of buyers: one read round trip before the event object decides.) Items, dates,
+ * questions and tax rules are looked up in all of the organizer's events, so that one of another
+ * event is told apart from one that does not exist (pretix answers each differently).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "./catalog-common";
@@ -53,6 +55,8 @@ export type SalesRefs = {
   voucherCodes: string[];
   questionIds: number[];
   seatGuids: string[];
+  /** Tax rules named by the request (fees), looked up to tell another event's from an unknown one. */
+  taxRuleIds?: number[];
   /** The event's own seating plan (sub-events' plans are found by subquery). */
   eventSeatingPlanId: number | null;
   customer?: string | null;
@@ -78,6 +82,8 @@ export type SalesCatalogRows = {
   stamp: number;
   customerId: number | null | undefined;
   takenOrderCodes: Set<string>;
+  /** Ids the request named that belong to another event of the organizer. */
+  foreign: { items: Set<number>; subevents: Set<number>; questions: Set<number>; taxRules: Set<number> };
   /** The event's signing key of `signingKeyScheme` (null: none yet; undefined: not asked for). */
   signingKey: SigningKeyRow | null | undefined;
 };
@@ -121,13 +127,14 @@ export async function readSalesCatalog(
       .innerJoin(discounts, eq(discounts.id, discountItems.discountId))
       .where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))),
   );
+  const organizerEvents = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId})`;
   for (const ids of part(refs.itemIds))
     add(
       "items",
       db
         .select()
         .from(items)
-        .where(and(eq(items.eventId, eventId), inArray(items.id, ids))),
+        .where(and(sql`${items.eventId} IN ${organizerEvents}`, inArray(items.id, ids))),
     );
   for (const ids of part(refs.variationIds)) {
     add(
@@ -145,7 +152,7 @@ export async function readSalesCatalog(
       db
         .select()
         .from(subevents)
-        .where(and(eq(subevents.eventId, eventId), inArray(subevents.id, ids))),
+        .where(and(sql`${subevents.eventId} IN ${organizerEvents}`, inArray(subevents.id, ids))),
     );
     add("subeventItems", db.select().from(subeventItems).where(inArray(subeventItems.subeventId, ids)));
     add(
@@ -168,7 +175,7 @@ export async function readSalesCatalog(
       db
         .select()
         .from(questions)
-        .where(and(eq(questions.eventId, eventId), inArray(questions.id, ids))),
+        .where(and(sql`${questions.eventId} IN ${organizerEvents}`, inArray(questions.id, ids))),
     );
     add("questionItems", db.select().from(questionItems).where(inArray(questionItems.questionId, ids)));
     add(
@@ -202,6 +209,20 @@ export async function readSalesCatalog(
       );
     }
   }
+  for (const ids of part(refs.taxRuleIds ?? []))
+    add(
+      "foreignTaxRules",
+      db
+        .select({ id: taxRules.id })
+        .from(taxRules)
+        .where(
+          and(
+            sql`${taxRules.eventId} IN ${organizerEvents}`,
+            sql`${taxRules.eventId} <> ${eventId}`,
+            inArray(taxRules.id, ids),
+          ),
+        ),
+    );
   if (refs.customer)
     add(
       "customer",
@@ -236,17 +257,23 @@ export async function readSalesCatalog(
   const orgStored = Object.fromEntries(
     rows<{ key: string; value: unknown }>("orgSettings").map((r) => [r.key, r.value]),
   );
+  const own = <T extends { id: number; eventId: number }>(kind: string) => {
+    const all = rows<T>(kind);
+    return { mine: all.filter((r) => r.eventId === eventId), others: all.filter((r) => r.eventId !== eventId) };
+  };
+  const itemRows = own<ItemRow>("items");
+  const subeventRows = own<SubeventRow>("subevents");
+  const questionRows = own<QuestionRow>("questions");
   const questionMap: SalesCatalogRows["questions"] = new Map();
-  for (const q of rows<QuestionRow>("questions"))
-    questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
+  for (const q of questionRows.mine) questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
   for (const l of rows<{ questionId: number; itemId: number }>("questionItems"))
     questionMap.get(l.questionId)?.itemIds.add(l.itemId);
   for (const o of rows<OptionRow>("options")) questionMap.get(o.questionId)?.options.set(o.id, o);
 
   return {
-    items: new Map(rows<ItemRow>("items").map((i) => [i.id, i])),
+    items: new Map(itemRows.mine.map((i) => [i.id, i])),
     variations: new Map(rows<{ v: VariationRow }>("variations").map((r) => [r.v.id, r.v])),
-    subevents: new Map(rows<SubeventRow>("subevents").map((s) => [s.id, s])),
+    subevents: new Map(subeventRows.mine.map((s) => [s.id, s])),
     subeventItemPrice: new Map(
       rows<typeof subeventItems.$inferSelect>("subeventItems").map((r) => [`${r.subeventId}:${r.itemId}`, r]),
     ),
@@ -281,6 +308,12 @@ export async function readSalesCatalog(
     stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
     customerId: refs.customer ? (rows<{ id: number }>("customer")[0]?.id ?? null) : undefined,
     takenOrderCodes: new Set(rows<{ code: string }>("orderCodes").map((r) => r.code)),
+    foreign: {
+      items: new Set(itemRows.others.map((r) => r.id)),
+      subevents: new Set(subeventRows.others.map((r) => r.id)),
+      questions: new Set(questionRows.others.map((r) => r.id)),
+      taxRules: new Set(rows<{ id: number }>("foreignTaxRules").map((r) => r.id)),
+    },
     signingKey: refs.signingKeyScheme ? (rows<SigningKeyRow>("signingKey")[0] ?? null) : undefined,
   };
 }

@@ -67,8 +67,11 @@ export const fieldErrorsBody: z.ZodType<FieldErrors> = z
       'Field errors: `{"field": ["message", ...]}`, nested for nested input, one object per element for list input, `non_field_errors` for the object as a whole.',
   });
 
-/** The body of a 400: field errors (one object per element for a list input), or one message. */
-export const badRequestBody = z.union([fieldErrorsBody, z.array(fieldErrorsBody), detailBody]).meta({
-  id: "BadRequestBody",
-  description: "Field errors (a list of them, one per element, for a list input), or one message.",
-});
+/** The body of a 400: field errors (one object per element for a list input), one message, or pretix's bare list of messages. */
+export const badRequestBody = z
+  .union([fieldErrorsBody, z.array(fieldErrorsBody), detailBody, z.array(z.string())])
+  .meta({
+    id: "BadRequestBody",
+    description:
+      'Field errors (a list of them, one per element, for a list input), or one message; where pretix refuses the request as a whole outside its fields (order creation\'s payment rules, a cart position without quota), a bare list of messages: `["..."]`.',
+  });

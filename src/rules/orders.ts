@@ -9,7 +9,6 @@ import type { EventRow } from "../db/tenancy";
 
 /** Order codes: 6 characters without look-alikes (0/O, 1/I/L). */
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ3456789";
-export const ORDER_CODE = /^[A-Z0-9]{5,16}$/;
 
 export function newOrderCode(): string {
   return randomString(6, CODE_ALPHABET);

@@ -23,7 +23,9 @@ import {
   type PreparedPosition,
   seatName,
 } from "./positions";
-import { refusalErrors } from "../rules/refusals";
+import { cartRefusalErrors } from "../rules/refusals";
+import type { Refusal } from "../rules/inventory";
+import { i18nText, type I18n } from "../lib/i18n";
 import { loadSalesCatalog, type SalesCatalog } from "./sales-catalog";
 
 /** A cart position names its price, nested ones too: nothing prices a cart (see above). */
@@ -50,7 +52,8 @@ export type CartInput = z.output<typeof cartInput>;
 /** A cart position as stored, with its add-ons and bundled positions. */
 export type CartRecord = { position: CartRowRecord; children: CartRowRecord[] };
 
-type PreparedGroup = { group: CartGroup; positions: PreparedPosition[] };
+/** A requested position with its add-ons and bundled positions: its rows, and their names by demand index. */
+type PreparedGroup = { group: CartGroup; positions: PreparedPosition[]; itemNames: I18n[] };
 
 /** Nested positions take the base position's date unless they name their own. */
 const withDate = (p: z.output<typeof nestedPosition>, input: CartInput): PositionInput =>
@@ -118,18 +121,42 @@ function prepareGroup(
     salesChannel: channel,
     answers: p.answers,
   }));
-  return { positions, group: { holdKeys, cartId, expires, demands: positions.map((p) => p.demand), rows } };
+  return {
+    positions,
+    itemNames: positions.map((p) => catalog.items.get(p.itemId)!.name),
+    group: { holdKeys, cartId, expires, demands: positions.map((p) => p.demand), rows },
+  };
+}
+
+/** The refusal of a cart position, as pretix's cart endpoint answers it (see `cartRefusalErrors`). */
+function cartRefusal(group: PreparedGroup, refusals: Refusal[], single: boolean): Failure {
+  const { fields, quota } = cartRefusalErrors(refusals, {
+    item: (i) => i18nText(group.itemNames[i]),
+    seat: (i) => {
+      const seat = group.positions[i]?.seat;
+      return seat ? seatName(seat) : "";
+    },
+    voucher: () => "",
+  });
+  // pretix raises a quota without room as a bare message: a list on its own, or in bulk_create
+  // the entry's non_field_errors
+  if (quota.length && single && Object.keys(fields).length === 0)
+    return new Failure("invalid", quota[0]!, { body: quota });
+  if (quota.length) fields.non_field_errors = [...quota, ...(fields.non_field_errors ?? [])];
+  return validationError(fields);
 }
 
 /**
  * Reserves cart positions, each input on its own (bulk_create is not atomic): the catalog is
  * read once for all of them, the event object decides on all groups in one call. Returns per
  * input the stored position with its children, or the failure of that input (invalid input,
- * or the object's refusal). An object that cannot serve fails the whole call.
+ * or the object's refusal). An object that cannot serve fails the whole call. A seat an earlier
+ * entry of the same request asked for is refused to the later one, as pretix does.
  */
 export const createCartPositions = survivingD1Faults(async function createCartPositions(
   ctx: EventContext,
   inputs: CartInput[],
+  opts: { single?: boolean } = {},
 ): Promise<(CartRecord | Failure)[]> {
   const { event, db } = ctx;
   const refs = collectRefs(
@@ -143,11 +170,19 @@ export const createCartPositions = survivingD1Faults(async function createCartPo
     ...refs,
     eventSeatingPlanId: event.seatingPlanId,
   });
+  const seatsAsked = new Set<string>();
   const prepared = inputs.map((input) => {
     const problems = new Problems();
-    return prepareGroup(ctx, input, catalog, problems) ?? validationError(problems.errors);
+    const group = prepareGroup(ctx, input, catalog, problems);
+    if (!group) return validationError(problems.errors);
+    const seats = group.positions.filter((p) => p.seat).map((p) => `${p.subeventId ?? ""}:${p.seat!.seatGuid}`);
+    if (seats.some((k) => seatsAsked.has(k)))
+      return validationError({ non_field_errors: ["You can not select the same seat multiple times."] });
+    for (const k of seats) seatsAsked.add(k);
+    return group;
   });
-  const groups = prepared.filter((p): p is PreparedGroup => !(p instanceof Failure)).map((p) => p.group);
+  const accepted = prepared.filter((p): p is PreparedGroup => !(p instanceof Failure));
+  const groups = accepted.map((p) => p.group);
   const decisions = groups.length
     ? await withEventObject<Decision[]>(ctx.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups))
     : [];
@@ -164,7 +199,7 @@ export const createCartPositions = survivingD1Faults(async function createCartPo
     if (p instanceof Failure) return p;
     const decision = decisions[g]!;
     const [baseKey, ...childKeys] = groups[g++]!.holdKeys;
-    if (!decision.ok) return validationError(refusalErrors(decision.refusals));
+    if (!decision.ok) return cartRefusal(p, decision.refusals, opts.single ?? false);
     return { position: byKey.get(baseKey!)!, children: childKeys.map((k) => byKey.get(k)!) };
   });
 });
@@ -174,7 +209,7 @@ export const createCartPosition = survivingD1Faults(async function createCartPos
   ctx: EventContext,
   input: CartInput,
 ): Promise<CartRecord> {
-  const [result] = await createCartPositions(ctx, [input]);
+  const [result] = await createCartPositions(ctx, [input], { single: true });
   if (result instanceof Failure) throw result;
   return result!;
 });

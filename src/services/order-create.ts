@@ -8,26 +8,27 @@ import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { findOrder, toOrderRecord, type OrderRecord } from "../db/orders";
 import type { InvoiceAddress } from "../db/schema";
 import { isCountryCode } from "../lib/countries";
-import type { I18n } from "../lib/i18n";
+import { i18nText, type I18n } from "../lib/i18n";
+import type { MailInsert } from "../db/mail";
 import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event/types";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "../rules/events";
-import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "../lib/failure";
+import {
+  badRequest,
+  Failure,
+  type FieldErrors,
+  fieldError,
+  invalidPk,
+  Problems,
+  validationError,
+} from "../lib/failure";
 import { dateTime, email, money } from "../rules/fields";
 import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
 import type { Demand } from "../rules/inventory";
-import { orderMail } from "./order-mails";
-import {
-  ORDER_CODE,
-  isPaymentProvider,
-  newOrderCode,
-  newOrderSecret,
-  newPseudonymizationId,
-  orderExpiry,
-  PAYMENT_PROVIDERS,
-} from "../rules/orders";
+import { orderMail, type OrderMailFacts } from "./order-mails";
+import { isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, orderExpiry } from "../rules/orders";
 import { manualPaymentText } from "../rules/payments";
 import { withScheme } from "../rules/person-names";
 import {
@@ -42,9 +43,12 @@ import {
 import { ticketValidity } from "../rules/checkin";
 import { tax } from "../rules/pricing";
 import { secretGenerator, SIG1 } from "./ticket-secrets";
-import { refusalErrors } from "../rules/refusals";
+import { orderRefusalErrors } from "../rules/refusals";
 import { loadSalesCatalog } from "./sales-catalog";
 import { orderUrl } from "../rules/urls";
+
+/** pretix's PRETIX_MAX_ORDER_SIZE. */
+const MAX_ORDER_SIZE = 500;
 
 const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
 
@@ -70,13 +74,16 @@ const invoiceAddressInput = z.object({
   state: z.string().max(255).optional(),
   internal_reference: z.string().max(255).optional(),
   vat_id: z.string().max(255).optional(),
+  vat_id_validated: z.boolean().optional(),
 });
 
 /** The body of order creation (spec "Order"; pretix docs orders.rst for the fields the spec leaves open). */
 export const orderInput = z.object({
   code: z
     .string()
-    .regex(ORDER_CODE, { message: "An order code consists of 5 to 16 uppercase letters and digits." })
+    .regex(/^[A-Z0-9]*$/, { message: "This order code contains invalid characters." })
+    .min(5)
+    .max(16)
     .optional(),
   status: z.enum(["n", "p"]).optional(),
   testmode: z.boolean().optional(),
@@ -87,15 +94,20 @@ export const orderInput = z.object({
   payment_provider: z.string().nullable().optional(),
   payment_info: z.record(z.string(), z.unknown()).optional(),
   payment_date: dateTime().nullable().optional(),
-  send_mail: z.boolean().optional(),
-  send_email: z.boolean().optional(),
+  send_mail: z.boolean().nullable().optional(),
+  send_email: z.boolean().nullable().optional(),
+  expires: dateTime().optional(),
+  simulate: z.boolean().optional(),
   consume_carts: z.array(z.string().max(255)).max(100).optional(),
   force: z.boolean().optional(),
   comment: z.string().max(10000).optional(),
   checkin_attention: z.boolean().optional(),
   customer: z.string().max(100).nullable().optional(),
   invoice_address: invoiceAddressInput.nullable().optional(),
-  positions: z.array(orderPositionInput).min(1).max(500),
+  positions: z
+    .array(orderPositionInput)
+    .min(1, { message: "An order cannot be empty." })
+    .max(MAX_ORDER_SIZE, { message: `Orders cannot have more than ${MAX_ORDER_SIZE} positions.` }),
   fees: z
     .array(
       z.object({
@@ -111,30 +123,110 @@ export const orderInput = z.object({
 });
 export type OrderInput = z.output<typeof orderInput>;
 
-/** positionid / addon_to as pretix defines them: all or none, 1..n in order, add-ons after their base. */
-function checkPositionIds(positions: OrderInput["positions"], errors: Problems): (number | null)[] {
-  const given = positions.filter((p) => p.positionid !== undefined).length;
+/**
+ * positionid / addon_to as pretix checks them, each error on its position: ids on all positions
+ * or none, 1..n in order, and an add-on right after its base (or the base's other add-ons).
+ * Returns each position's base (its index) or null, and each position's errors.
+ */
+function checkPositionIds(positions: OrderInput["positions"]): {
+  addonTo: (number | null)[];
+  errors: Record<string, string[]>[];
+} {
   const addonTo: (number | null)[] = positions.map(() => null);
-  if (given === 0) {
+  const errors: Record<string, string[]>[] = positions.map(() => ({}));
+  if (!positions.some((p) => p.positionid !== undefined)) {
     if (positions.some((p) => p.addon_to != null))
-      errors.add("positions", "If you set addon_to, you need to make sure all positions have a positionid.");
-    return addonTo;
+      for (const e of errors)
+        e.positionid = ["If you set addon_to on any position, you need to specify position IDs manually."];
+    return { addonTo, errors };
   }
-  if (given !== positions.length) {
-    errors.add("positions", "If you set position IDs manually, you need to do so for all positions.");
-    return addonTo;
+  if (positions.some((p) => p.positionid === undefined)) {
+    positions.forEach((p, i) => {
+      if (p.positionid === undefined)
+        errors[i]!.positionid = ["If you set position IDs manually, you need to do so for all positions."];
+    });
+    return { addonTo, errors };
   }
+  let lastBase: number | null = null;
+  let lastId = 0;
   positions.forEach((p, i) => {
-    if (p.positionid !== i + 1) errors.add("positions", "Position IDs need to be consecutive, starting at 1.");
+    const id = p.positionid!;
+    if (id !== lastId + 1) errors[i]!.positionid = ["Position IDs need to be consecutive."];
     if (p.addon_to != null) {
-      const base = positions[p.addon_to - 1];
-      if (!base || p.addon_to >= i + 1)
-        errors.add("positions", `Position ${i + 1} is an add-on to a position that does not come before it.`);
-      else if (base.addon_to != null) errors.add("positions", "An add-on cannot have add-ons of its own.");
+      if (p.addon_to !== lastBase)
+        errors[i]!.addon_to = [
+          "If you set addon_to, you need to make sure that the referenced position ID exists and is transmitted directly before its add-ons.",
+        ];
       else addonTo[i] = p.addon_to - 1;
-    }
+    } else lastBase = id;
+    lastId = id;
   });
-  return addonTo;
+  return { addonTo, errors };
+}
+
+/** A refusal pretix answers with a bare list of messages (raised outside its serializers' fields). */
+const bareRefusal = (message: string) => new Failure("invalid", message, { body: [message] });
+
+/**
+ * The payment a new order gets, as pretix decides it: a free order is paid with a confirmed
+ * `free` payment unless it was created paid with another provider; `free` is refused for an
+ * order that is not free; a paid order needs a provider; a pending order gets a payment in state
+ * `created` when it names a provider, none otherwise.
+ */
+function newPayment(
+  input: OrderInput,
+  total: number,
+  now: number,
+): { paid: boolean; payment: OrderWrite["payments"][number] | null } {
+  let provider = input.payment_provider ?? null;
+  const info = input.payment_info ?? {};
+  if (total === 0 && input.status === "p" && !provider) provider = "free";
+  if (total === 0 && input.status !== "p")
+    return {
+      paid: true,
+      payment: {
+        localId: 1,
+        state: "confirmed",
+        amount: 0,
+        provider: "free",
+        created: now,
+        paymentDate: now,
+        info: {},
+      },
+    };
+  if (provider === "free" && total !== 0)
+    throw bareRefusal('You cannot use the "free" payment provider for non-free orders.');
+  if (input.status === "p") {
+    if (!provider) throw bareRefusal("You cannot create a paid order without a payment provider.");
+    return {
+      paid: true,
+      payment: {
+        localId: 1,
+        state: "confirmed",
+        amount: total,
+        provider,
+        created: now,
+        paymentDate: input.payment_date ?? now,
+        info,
+      },
+    };
+  }
+  return {
+    paid: false,
+    payment: provider
+      ? { localId: 1, state: "created", amount: total, provider, created: now, paymentDate: null, info }
+      : null,
+  };
+}
+
+/**
+ * Whether the order's mails go out: `send_email` (or the older `send_mail`) when given; `null`
+ * leaves it to the sales channel, as pretix's `mail_sales_channel_placed_paid` does by default
+ * (mails for `web` only).
+ */
+function sendsMail(input: OrderInput, channel: string): boolean {
+  const flag = input.send_email !== undefined ? input.send_email : input.send_mail;
+  return flag === null ? channel === "web" : (flag ?? false);
 }
 
 /**
@@ -153,6 +245,7 @@ export const createOrder = survivingD1Faults(async function createOrder(
   const refs = collectRefs(input.positions as PositionInput[]);
   const catalog = await loadSalesCatalog(db, org.id, event.id, {
     ...refs,
+    taxRuleIds: (input.fees ?? []).map((f) => f.tax_rule).filter((x): x is number => typeof x === "number"),
     eventSeatingPlanId: event.seatingPlanId,
     customer: input.customer ?? null,
     orderCodes: candidates,
@@ -161,43 +254,41 @@ export const createOrder = survivingD1Faults(async function createOrder(
   const settings = catalog.settings;
   const errors = new Problems();
 
+  // a preview would be written as a real order here: refused rather than done silently
+  if (input.simulate) errors.add("simulate", "This service does not simulate orders: send the order without simulate.");
   const locales = (settings.locales as string[] | undefined) ?? ["en"];
   const locale = input.locale ?? (settings.locale as string | undefined) ?? locales[0] ?? "en";
-  if (!locales.includes(locale))
-    errors.add("locale", `"${locale}" is not one of the event's languages (${locales.join(", ")}).`);
+  if (!locales.includes(locale)) errors.add("locale", `"${locale}" is not a valid choice.`);
   const channel = input.sales_channel ?? "web";
-  if (!Object.hasOwn(SALES_CHANNELS, channel)) errors.add("sales_channel", `"${channel}" is not a valid choice.`);
+  if (!Object.hasOwn(SALES_CHANNELS, channel))
+    errors.add("sales_channel", `Object with identifier=${channel} does not exist.`);
   const provider = input.payment_provider ?? null;
-  if (provider !== null && !isPaymentProvider(provider)) {
-    errors.add(
-      "payment_provider",
-      `"${provider}" is not a payment provider of this service (${Object.keys(PAYMENT_PROVIDERS).join(", ")}).`,
-    );
-  }
+  if (provider !== null && !isPaymentProvider(provider))
+    errors.add("payment_provider", "The given payment provider is not known.");
+  if (input.expires !== undefined && input.expires <= now)
+    errors.add("expires", "Expiration date must be in the future.");
   if (input.code && catalog.takenOrderCodes.has(input.code)) errors.add("code", "This order code is already in use.");
   if (input.customer && catalog.customerId === null) errors.add("customer", "No customer with this identifier exists.");
-  if (input.invoice_address?.country && !isCountryCode(input.invoice_address.country))
-    errors.add("invoice_address", "Enter a valid country code.");
-  if (
-    input.invoice_address?.name &&
-    input.invoice_address.name_parts &&
-    Object.keys(input.invoice_address.name_parts).length
-  ) {
-    errors.add("invoice_address", "Do not specify name if you specified name_parts.");
-  }
+  const addressErrors = invoiceAddressErrors(input.invoice_address);
+  if (addressErrors) errors.nest("invoice_address", addressErrors);
   const feeErrors: FieldErrors[] = [];
   for (const f of input.fees ?? []) {
     const e: FieldErrors = {};
     if (f.tax_rule != null && !catalog.taxRules.has(f.tax_rule))
-      e.tax_rule = [`Invalid pk "${f.tax_rule}" - object does not exist.`];
+      e.tax_rule = [
+        catalog.foreign.taxRules.has(f.tax_rule)
+          ? "The specified tax rate does not belong to this event."
+          : invalidPk(f.tax_rule),
+      ];
     feeErrors.push(e);
   }
-  const addonTo = checkPositionIds(input.positions, errors);
+  const { addonTo, errors: idErrors } = checkPositionIds(input.positions);
 
   const prepared: PreparedPosition[] = [];
   const positionErrors: FieldErrors[] = [];
   input.positions.forEach((p, i) => {
     const own = new Problems();
+    own.merge(idErrors[i]!);
     const r = preparePosition(
       p as PositionInput,
       i,
@@ -232,12 +323,11 @@ export const createOrder = survivingD1Faults(async function createOrder(
   });
   const total = prepared.reduce((s, p) => s + p.price.gross, 0) + fees.reduce((s, f) => s + (f.value ?? 0), 0);
   if (total < 0) throw badRequest("The order total may not be negative.");
-  const paid = input.status === "p" || (input.status === undefined && total === 0);
+  const { paid, payment } = newPayment(input, total, now);
   const code = candidates.find((c) => !catalog.takenOrderCodes.has(c));
   if (!code) throw fieldError("code", "Could not find a free order code; please retry.");
   const secret = newOrderSecret();
-  const expires = orderExpiry(event, settings, now);
-  const paymentProvider = provider ?? (total === 0 ? "free" : paid ? "manual" : null);
+  const expires = input.expires ?? orderExpiry(event, settings, now);
 
   const invoiceAddress = invoiceAddressOf(input.invoice_address, now);
 
@@ -287,13 +377,64 @@ export const createOrder = survivingD1Faults(async function createOrder(
     canceled: false,
     ...validity[i]!,
   }));
-  const sendMail = (input.send_mail ?? input.send_email ?? false) && !!input.email;
   const url = orderUrl(ctx.baseUrl, org.slug, event.slug, code, secret);
+  const status = paid ? "p" : "n";
+  const mails: MailInsert[] = [];
+  if (sendsMail(input, channel) && input.email) {
+    const facts: OrderMailFacts = {
+      organizerId: org.id,
+      organizerName: org.name,
+      eventId: event.id,
+      eventName: event.name,
+      locale,
+      code,
+      email: input.email,
+      url,
+      total,
+      currency: event.currency,
+      lines: prepared.map((p) => ({
+        item: catalog.items.get(p.itemId)!.name,
+        variation: p.variationId !== null ? (catalog.variations.get(p.variationId)?.value ?? null) : null,
+        price: p.price.gross,
+      })),
+      fromName: (settings.mail_from_name as string | null) ?? null,
+      replyTo: (settings.contact_mail as string | null) ?? null,
+    };
+    // as pretix's order creation: the order mail ("free" for a free order paid by `free`), and
+    // for an order created paid otherwise the payment mail after it; a new order has no invoice
+    // yet, the order mail carries the one placing it creates
+    const free = paid && total === 0 && payment?.provider === "free";
+    mails.push(
+      orderMail(
+        free ? "order_free" : "order_placed",
+        {
+          ...facts,
+          paid,
+          attachInvoice: mailCarriesInvoice(
+            settings,
+            { total, requireApproval: false, salesChannel: channel },
+            status,
+            0,
+          ),
+          paymentInfo:
+            !paid && payment?.provider === "manual"
+              ? manualPaymentText(settings.payment_manual_email_instructions as I18n | null, locale, {
+                  code,
+                  total,
+                  currency: event.currency,
+                })
+              : undefined,
+        },
+        now,
+      ),
+    );
+    if (paid && !free) mails.push(orderMail("order_paid", facts, now));
+  }
   const write: OrderWrite = {
     order: {
       eventId: event.id,
       code,
-      status: paid ? "p" : "n",
+      status,
       testmode: input.testmode ?? false,
       secret,
       email: input.email ?? null,
@@ -312,62 +453,9 @@ export const createOrder = survivingD1Faults(async function createOrder(
     },
     positions,
     fees,
-    payments: paymentProvider
-      ? [
-          {
-            localId: 1,
-            state: paid ? "confirmed" : "created",
-            amount: total,
-            provider: paymentProvider,
-            created: now,
-            paymentDate: paid ? (input.payment_date ?? now) : null,
-            info: input.payment_info ?? {},
-          },
-        ]
-      : [],
+    payments: payment ? [payment] : [],
     consumeCartIds: input.consume_carts ?? [],
-    mails: sendMail
-      ? [
-          orderMail(
-            paid ? "order_paid" : "order_placed",
-            {
-              organizerId: org.id,
-              organizerName: org.name,
-              eventId: event.id,
-              eventName: event.name,
-              locale,
-              code,
-              email: input.email!,
-              url,
-              total,
-              currency: event.currency,
-              lines: prepared.map((p) => ({
-                item: catalog.items.get(p.itemId)!.name,
-                variation: p.variationId !== null ? (catalog.variations.get(p.variationId)?.value ?? null) : null,
-                price: p.price.gross,
-              })),
-              fromName: (settings.mail_from_name as string | null) ?? null,
-              replyTo: (settings.contact_mail as string | null) ?? null,
-              // a new order has no invoice yet: the mail carries the one placing (or paying) it creates
-              attachInvoice: mailCarriesInvoice(
-                settings,
-                { total, requireApproval: false, salesChannel: channel },
-                paid ? "p" : "n",
-                0,
-              ),
-              paymentInfo:
-                !paid && paymentProvider === "manual"
-                  ? manualPaymentText(settings.payment_manual_email_instructions as I18n | null, locale, {
-                      code,
-                      total,
-                      currency: event.currency,
-                    })
-                  : undefined,
-            },
-            now,
-          ),
-        ]
-      : [],
+    mails,
   };
   const demands: Demand[] = prepared.map((p) => p.demand);
   const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
@@ -380,7 +468,17 @@ export const createOrder = survivingD1Faults(async function createOrder(
       write,
     }),
   );
-  if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
+  if (!decision.ok)
+    throw validationError(
+      orderRefusalErrors(decision.refusals, prepared.length, {
+        item: (i) => i18nText(catalog.items.get(prepared[i]!.itemId)?.name),
+        seat: (i) => {
+          const seat = prepared[i]!.seat;
+          return seat ? seatName(seat) : "";
+        },
+        voucher: (i) => input.positions[i]!.voucher ?? "",
+      }),
+    );
   // the order's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
   const record = decision.order
@@ -393,6 +491,24 @@ export const createOrder = survivingD1Faults(async function createOrder(
   });
   return record;
 });
+
+/**
+ * The invoice address's errors, field by field (null: none). `vat_id_validated` is refused when
+ * true: the service applies no reverse charge (the spec's order input has no validated VAT ID),
+ * so an order that pretix would price net is not silently priced gross.
+ */
+function invoiceAddressErrors(ia: OrderInput["invoice_address"]): FieldErrors | null {
+  if (!ia) return null;
+  const errors: Record<string, string[]> = {};
+  if (ia.country && !isCountryCode(ia.country)) errors.country = ["Enter a valid country code."];
+  if (ia.name && ia.name_parts && Object.keys(ia.name_parts).length)
+    errors.name = ["Do not specify name if you specified name_parts."];
+  if (ia.vat_id_validated)
+    errors.vat_id_validated = [
+      "This service does not apply reverse charge and takes no validated VAT ID: leave vat_id_validated out.",
+    ];
+  return Object.keys(errors).length ? errors : null;
+}
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */
 function invoiceAddressOf(ia: OrderInput["invoice_address"], now: number): InvoiceAddress | null {

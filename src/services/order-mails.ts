@@ -1,5 +1,5 @@
 /**
- * Mails about an order: placed (pending), paid, canceled. Composed for the outbox; a placed or
+ * Mails about an order: placed, free (placed without anything to pay), paid, canceled. Composed for the outbox; a placed or
  * paid mail may carry the order's invoice (resolved when it is delivered, see mail-attachments.ts).
  * Each position is named as pretix's order details in its mails name it: the product, and its
  * variation after a dash ("T-Shirt – L").
@@ -31,6 +31,8 @@ export type OrderMailFacts = {
    * event setting `payment_manual_email_instructions`, filled in). Empty or absent: none.
    */
   paymentInfo?: string;
+  /** A placed order that is paid already (created paid): its mail asks for no payment. */
+  paid?: boolean;
 };
 
 /** A position's name in a mail: "Product – Variation", or the product alone. */
@@ -40,18 +42,22 @@ function positionName(item: I18n, variation: I18n | null, locale: string): strin
 }
 
 export function orderMail(
-  kind: "order_placed" | "order_paid" | "order_canceled",
+  kind: "order_placed" | "order_free" | "order_paid" | "order_canceled",
   f: OrderMailFacts,
   now: number,
 ): MailInsert {
   const event = i18nText(f.eventName, f.locale);
   const subject = {
     order_placed: `Your order: ${f.code}`,
+    order_free: `Your order: ${f.code}`,
     order_paid: `Payment received for your order: ${f.code}`,
     order_canceled: `Order canceled: ${f.code}`,
   }[kind];
   const intro = {
-    order_placed: `thank you for your order for ${event}. Please pay it before it expires; you can pay and see its state here:`,
+    order_placed: f.paid
+      ? `thank you for your order for ${event}. You can see it here:`
+      : `thank you for your order for ${event}. Please pay it before it expires; you can pay and see its state here:`,
+    order_free: `your order for ${event} was successful. As you only ordered free products, no payment is required. You can see your order here:`,
     order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
     order_canceled: `your order for ${event} has been canceled. You can see it here:`,
   }[kind];

@@ -10,8 +10,9 @@ import { email, money } from "../rules/fields";
 import type { SalesCatalog } from "./sales-catalog";
 import type { Answer } from "../db/schema";
 import type { EventRow } from "../db/tenancy";
-import { Problems } from "../lib/failure";
-import { parseDate, parseDateTime } from "../lib/datetime";
+import { type FieldErrors, invalidPk, Problems } from "../lib/failure";
+import { formatDate, parseDate, parseDateTime } from "../lib/datetime";
+import { i18nText } from "../lib/i18n";
 import { parseDecimal, type Cents } from "../lib/money";
 import type { Demand } from "../rules/inventory";
 import { buildName, withScheme, type NameParts } from "../rules/person-names";
@@ -93,147 +94,194 @@ function seating(
   return null;
 }
 
+/** What pretix's answer serializer says about a value of the wrong form. */
+const ANSWER_FORMATS = {
+  date: "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.",
+  datetime:
+    "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
+  time: "Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].",
+};
+const TRUE_ANSWERS = new Set(["true", "True", "1", "TRUE"]);
+const FALSE_ANSWERS = new Set(["false", "False", "0", "FALSE"]);
+const TIME = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?$/;
+
+/** A datetime answer as pretix stores it: Python's text of the moment in UTC ("2018-05-14 13:00:00+00:00"). */
+function storedDateTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const micro = ms % 1000 === 0 ? "" : `.${String(ms % 1000).padStart(3, "0")}000`;
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${micro}+00:00`;
+}
+
+/** A time answer as pretix stores it ("13:00" → "13:00:00"); null when it is none. */
+function storedTime(text: string): string | null {
+  const m = TIME.exec(text);
+  if (!m) return null;
+  const [, h, mi, sec, frac] = m;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(sec ?? 0) > 59) return null;
+  const fraction = frac && Number(frac) !== 0 ? `.${frac.padEnd(6, "0")}` : "";
+  return `${h!.padStart(2, "0")}:${mi}:${sec ?? "00"}${fraction}`;
+}
+
+/**
+ * Checks the answers of one position as pretix's answer serializer does, one error object per
+ * answer (`{"question": [...]}` or `{"non_field_errors": [...]}`), and normalizes them as pretix
+ * stores them (booleans as "True"/"False", choices as their options' texts, dates and times in
+ * their canonical form).
+ */
 function validateAnswers(answers: AnswerInput[], itemId: number, catalog: SalesCatalog, errors: Problems): Answer[] {
   const out: Answer[] = [];
   const seen = new Set<number>();
-  const messages: string[] = [];
+  const perAnswer: FieldErrors[] = [];
   for (const a of answers) {
+    const own: Record<string, string[]> = {};
+    perAnswer.push(own);
+    const refuse = (m: string, field = "non_field_errors") => {
+      own[field] = [m];
+    };
     const q = catalog.questions.get(a.question);
     if (!q) {
-      messages.push(`Invalid pk "${a.question}" - object does not exist.`);
+      refuse(
+        catalog.foreign.questions.has(a.question)
+          ? "The specified question does not belong to this event."
+          : invalidPk(a.question),
+        "question",
+      );
       continue;
     }
     if (!q.itemIds.has(itemId)) {
-      messages.push(`Question ${a.question} is not asked for this product.`);
+      refuse("The specified question is not asked for this product.", "question");
       continue;
     }
     if (seen.has(a.question)) {
-      messages.push(`Question ${a.question} was answered more than once.`);
+      refuse("The specified question was answered more than once.", "question");
       continue;
     }
     seen.add(a.question);
     const t = q.question.type;
     const text = (a.answer ?? "").trim();
     const opts = a.options ?? [];
-    const bad = (m: string) => messages.push(`Question ${a.question}: ${m}`);
-    switch (t) {
-      case "C":
-      case "M": {
-        if (opts.length === 0 || (t === "C" && opts.length !== 1)) {
-          bad(t === "C" ? "Exactly one option needs to be chosen." : "At least one option needs to be chosen.");
-          continue;
-        }
-        const chosen = opts.map((id) => q.options.get(id));
-        if (chosen.some((o) => !o)) {
-          bad("One of the chosen options does not belong to this question.");
-          continue;
-        }
-        out.push({
-          question: a.question,
-          answer: text || chosen.map((o) => o!.answer.en ?? Object.values(o!.answer)[0] ?? "").join(", "),
-          options: opts,
-          question_identifier: q.question.identifier,
-          option_identifiers: chosen.map((o) => o!.identifier),
-        });
+    const answer = (value: string, options: number[] = [], identifiers: string[] = []) =>
+      out.push({
+        question: a.question,
+        answer: value,
+        options,
+        question_identifier: q.question.identifier,
+        option_identifiers: identifiers,
+      });
+    if (t === "C" || t === "M") {
+      if (opts.length === 0) {
+        refuse("You need to specify options if the question is of a choice type.");
         continue;
       }
+      if (t === "C" && opts.length > 1) {
+        refuse("You can specify at most one option for this question.");
+        continue;
+      }
+      const chosen = opts.map((id) => q.options.get(id));
+      if (chosen.some((o) => !o)) {
+        refuse("The specified option does not belong to this question.");
+        continue;
+      }
+      answer(
+        chosen.map((o) => i18nText(o!.answer)).join(", "),
+        opts,
+        chosen.map((o) => o!.identifier),
+      );
+      continue;
+    }
+    if (opts.length) {
+      refuse("You should not specify options if the question is not of a choice type.");
+      continue;
+    }
+    switch (t) {
       case "F":
-        bad("File upload questions cannot be answered through this endpoint.");
+        refuse("File upload questions cannot be answered through this endpoint.");
         continue;
       case "N": {
         const n = parseDecimal(text, 6);
         if (n === null) {
-          bad("A valid number is required.");
+          refuse("A valid number is required.");
           continue;
         }
         const min = q.question.validNumberMin !== null ? parseDecimal(q.question.validNumberMin, 6) : null;
         const max = q.question.validNumberMax !== null ? parseDecimal(q.question.validNumberMax, 6) : null;
         if ((min !== null && n < min) || (max !== null && n > max)) {
-          bad("The number is out of the allowed range.");
+          refuse("The number is out of the allowed range.");
           continue;
         }
-        break;
+        answer(text);
+        continue;
       }
       case "B":
-        if (!["True", "False", "true", "false"].includes(text)) {
-          bad('Please answer "True" or "False".');
-          continue;
-        }
-        out.push({
-          question: a.question,
-          answer: text.toLowerCase() === "true" ? "True" : "False",
-          options: [],
-          question_identifier: q.question.identifier,
-          option_identifiers: [],
-        });
+        if (TRUE_ANSWERS.has(text)) answer("True");
+        else if (FALSE_ANSWERS.has(text)) answer("False");
+        else refuse('Please specify "true" or "false" for boolean questions.');
         continue;
       case "D": {
         const d = parseDate(text);
         if (!d) {
-          bad("Date has wrong format. Use YYYY-MM-DD.");
+          refuse(ANSWER_FORMATS.date);
           continue;
         }
-        const iso = text.slice(0, 10);
+        const iso = formatDate(d);
         if (
           (q.question.validDateMin && iso < q.question.validDateMin) ||
           (q.question.validDateMax && iso > q.question.validDateMax)
         ) {
-          bad("The date is out of the allowed range.");
+          refuse("The date is out of the allowed range.");
           continue;
         }
-        break;
+        answer(iso);
+        continue;
       }
-      case "H":
-        if (!/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(text)) {
-          bad("Time has wrong format. Use hh:mm[:ss].");
-          continue;
-        }
-        break;
+      case "H": {
+        const time = storedTime(text);
+        if (time === null) refuse(ANSWER_FORMATS.time);
+        else answer(time);
+        continue;
+      }
       case "W": {
         const ms = parseDateTime(text);
         if (ms === null) {
-          bad("Datetime has wrong format.");
+          refuse(ANSWER_FORMATS.datetime);
           continue;
         }
         if (
           (q.question.validDatetimeMin !== null && ms < q.question.validDatetimeMin) ||
           (q.question.validDatetimeMax !== null && ms > q.question.validDatetimeMax)
         ) {
-          bad("The datetime is out of the allowed range.");
+          refuse("The datetime is out of the allowed range.");
           continue;
         }
-        break;
+        answer(storedDateTime(ms));
+        continue;
       }
       case "CC":
-        if (!isCountryCode(text.toUpperCase())) {
-          bad("Enter a valid country code.");
-          continue;
-        }
-        out.push({
-          question: a.question,
-          answer: text.toUpperCase(),
-          options: [],
-          question_identifier: q.question.identifier,
-          option_identifiers: [],
-        });
+        if (!isCountryCode(text.toUpperCase())) refuse("Enter a valid country code.");
+        else answer(text.toUpperCase());
         continue;
       default:
-        if (text === "" && q.question.required) {
-          bad("This field may not be blank.");
-          continue;
-        }
+        if (text === "" && q.question.required) refuse("This field may not be blank.");
+        else answer(text);
     }
-    out.push({
-      question: a.question,
-      answer: text,
-      options: [],
-      question_identifier: q.question.identifier,
-      option_identifiers: [],
-    });
   }
-  for (const m of messages) errors.add("answers", m);
+  errors.nest("answers", perAnswer);
   return out;
 }
+
+/** The texts pretix's order and cart serializers use for a voucher that does not fit the position. */
+const ORDER_TEXTS = {
+  voucherUnknown: (code: string) => `Object with code=${code} does not exist.`,
+  voucherProduct: "This voucher is not valid for this product.",
+  voucherDate: "This voucher is not valid for this event date.",
+  voucherSeat: "This voucher is not valid for this seat.",
+};
+const CART_TEXTS: typeof ORDER_TEXTS = {
+  voucherUnknown: () => "The specified voucher does not exist.",
+  voucherProduct: "The specified voucher is not valid for the given item and variation.",
+  voucherDate: "The specified voucher is not valid for this subevent.",
+  voucherSeat: "The specified voucher is not valid for this seat.",
+};
 
 /**
  * Prepares one position. `kind` says whether the price is required (carts) or computed when
@@ -255,6 +303,7 @@ export function preparePosition(
   problems: Problems,
 ): PreparedPosition | null {
   const { event, catalog } = ctx;
+  const texts = ctx.kind === "order" ? ORDER_TEXTS : CART_TEXTS;
   // this position's own errors, taken over by `problems` when there are any
   const errors = new Problems();
   const fail = () => {
@@ -263,21 +312,29 @@ export function preparePosition(
   };
   const item = catalog.items.get(input.item);
   if (!item) {
-    errors.add("item", `Invalid pk "${input.item}" - object does not exist.`);
+    errors.add(
+      "item",
+      catalog.foreign.items.has(input.item)
+        ? "The specified item does not belong to this event."
+        : invalidPk(input.item),
+    );
     return fail();
   }
-  // variation
+  if (!item.active) errors.add("item", "The specified item is not active.");
+  const itemName = i18nText(item.name);
+  // variation (a cart reports these for the position as a whole, as pretix's cart serializer does)
+  const variationField = ctx.kind === "order" ? "variation" : "non_field_errors";
   let variation = null;
   if (item.hasVariations) {
     if (input.variation === undefined || input.variation === null)
-      errors.add("variation", "You should specify a variation for this item.");
+      errors.add(variationField, "You should specify a variation for this item.");
     else {
       variation = catalog.variations.get(input.variation) ?? null;
       if (!variation || variation.itemId !== item.id)
-        errors.add("variation", "The specified variation does not belong to the specified item.");
+        errors.add(variationField, "The specified variation does not belong to the specified item.");
     }
   } else if (input.variation !== undefined && input.variation !== null) {
-    errors.add("variation", "You cannot specify a variation for this item.");
+    errors.add(variationField, "You cannot specify a variation for this item.");
   }
   // date
   let sub = null;
@@ -285,7 +342,13 @@ export function preparePosition(
     if (input.subevent === undefined || input.subevent === null) errors.add("subevent", "You need to set a subevent.");
     else {
       sub = catalog.subevents.get(input.subevent) ?? null;
-      if (!sub) errors.add("subevent", `Invalid pk "${input.subevent}" - object does not exist.`);
+      if (!sub)
+        errors.add(
+          "subevent",
+          catalog.foreign.subevents.has(input.subevent)
+            ? "The specified subevent does not belong to this event."
+            : invalidPk(input.subevent),
+        );
     }
   } else if (input.subevent !== undefined && input.subevent !== null) {
     errors.add("subevent", "You cannot set a subevent for this event.");
@@ -293,7 +356,7 @@ export function preparePosition(
   const subOverride = sub ? catalog.subeventItemPrice.get(`${sub.id}:${item.id}`) : undefined;
   const subVarOverride = sub && variation ? catalog.subeventVariationPrice.get(`${sub.id}:${variation.id}`) : undefined;
   if (sub && (subOverride?.disabled || subVarOverride?.disabled))
-    errors.add("item", "The product is not available on this date.");
+    errors.add("item", `The product "${itemName}" is not available on this date.`);
   // seat
   let seat: SeatRow | null = null;
   const plan = seating(event, sub);
@@ -314,31 +377,29 @@ export function preparePosition(
   } else if (input.seat) {
     errors.add("seat", "The specified product does not allow to choose a seat.");
   }
-  // voucher
+  // voucher (its usages and expiry are the event object's decision, at the moment it decides)
   let voucher: VoucherRow | null = null;
   if (input.voucher) {
     voucher = catalog.vouchers.get(input.voucher.toLowerCase()) ?? null;
-    if (!voucher) errors.add("voucher", "Voucher code is not valid.");
-    else {
-      if (voucher.validUntil !== null && voucher.validUntil < ctx.now)
-        errors.add("voucher", "The specified voucher has expired.");
-      if (voucher.itemId !== null && voucher.itemId !== item.id)
-        errors.add("voucher", "The specified voucher is not valid for this item.");
-      if (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null))
-        errors.add("voucher", "The specified voucher is not valid for this variation.");
-      if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null))
-        errors.add("voucher", "The specified voucher is not valid for this date.");
-      if (voucher.seat !== null && voucher.seat !== (input.seat ?? null))
-        errors.add("voucher", "The specified voucher is not valid for this seat.");
-    }
+    if (!voucher) errors.add("voucher", texts.voucherUnknown(input.voucher));
+    else if (
+      (voucher.itemId !== null && voucher.itemId !== item.id) ||
+      (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null))
+    )
+      errors.add("voucher", texts.voucherProduct);
+    else if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null))
+      errors.add("voucher", texts.voucherDate);
+    else if (voucher.seat !== null && voucher.seat !== (input.seat ?? null)) errors.add("voucher", texts.voucherSeat);
   }
-  // attendee
+  // attendee: pretix adds the name scheme to an order's name parts, and keeps a cart's as sent
   if (input.attendee_name && input.attendee_name_parts && Object.keys(input.attendee_name_parts).length) {
     errors.add("attendee_name", "Do not specify attendee_name if you specified attendee_name_parts.");
   }
   const parts: NameParts =
     input.attendee_name_parts && Object.keys(input.attendee_name_parts).length
-      ? withScheme(input.attendee_name_parts)
+      ? ctx.kind === "order"
+        ? withScheme(input.attendee_name_parts)
+        : input.attendee_name_parts
       : input.attendee_name
         ? { _legacy: input.attendee_name }
         : {};

@@ -480,7 +480,11 @@ describe("automatic check-in and quota release", () => {
     await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(await availability()).toMatchObject({ available_number: 0, exited_orders: 0 });
     await v.redeem({ secret: pos.secret, lists: [list.id], type: "exit" });
-    const next = await v.client.post(`${v.path}/orders/`, { status: "p", positions: [{ item: v.ticket.id }] });
+    const next = await v.client.post(`${v.path}/orders/`, {
+      status: "p",
+      payment_provider: "manual",
+      positions: [{ item: v.ticket.id }],
+    });
     expect(next.status).toBe(201);
     expect(await availability()).toMatchObject({ available_number: 0, paid_orders: 2, exited_orders: 1 });
   });
@@ -581,6 +585,7 @@ describe("credentials limited to some events", () => {
     const insideOrder = await v.client.post(`${insidePath}/orders/`, {
       email: "in@example.org",
       status: "p",
+      payment_provider: "manual",
       positions: [{ item: item.body.id }],
     });
     expect(insideOrder.status, JSON.stringify(insideOrder.body)).toBe(201);

@@ -37,6 +37,7 @@ async function sold(): Promise<Shop> {
     const res = await s.client.post(`${s.path}/orders/`, {
       email: `buyer${i}@example.org`,
       status: "p",
+      payment_provider: "manual",
       positions: [{ item: ticket.id }],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -99,7 +99,12 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
       init: {
         method: "POST",
         headers: { ...auth, "Content-Type": "application/json" },
-        body: JSON.stringify({ status: "p", email: `guest${i}@example.org`, positions: [{ item: item.id }] }),
+        body: JSON.stringify({
+          status: "p",
+          payment_provider: "manual",
+          email: `guest${i}@example.org`,
+          positions: [{ item: item.id }],
+        }),
       },
       expected: (s) => s === 201,
     }),

@@ -308,6 +308,7 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
       body: JSON.stringify({
         email: `buyer${i}@example.org`,
         status: "p",
+        payment_provider: "manual",
         positions: [{ item, attendee_name_parts: { given_name: "Buyer", family_name: `No${i}` } }],
       }),
     },
@@ -316,8 +317,14 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   const seedCodes: string[] = [];
   for (let i = 0; i < 3; i++)
     seedCodes.push(
-      (await create(`${ev}/orders/`, { email: `seed${i}@example.org`, status: "p", positions: [{ item: ticket.id }] }))
-        .code,
+      (
+        await create(`${ev}/orders/`, {
+          email: `seed${i}@example.org`,
+          status: "p",
+          payment_provider: "manual",
+          positions: [{ item: ticket.id }],
+        })
+      ).code,
     );
   const bytesBefore = fileBytes(service.stateDir);
 

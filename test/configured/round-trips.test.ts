@@ -132,6 +132,7 @@ describe("D1 round trips per request", () => {
     const list = await org.client.post(`${path}/checkinlists/`, { name: "Entrance", all_products: true });
     const order = await org.client.post(`${path}/orders/`, {
       status: "p",
+      payment_provider: "manual",
       positions: [{ item: item.body.id }, { item: item.body.id }],
     });
     expect(order.status).toBe(201);

@@ -66,12 +66,30 @@ describe("Ledger.check: quotas", () => {
     const l = ledger([q]);
     expect(l.check([demand(), demand()], NOW)).toEqual([]);
     expect(l.check([demand(), demand(), demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 7, itemId: TICKET, variationId: null, subeventId: null, available: 2 },
+      {
+        code: "quota",
+        quotaId: 7,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 2,
+        indices: [2],
+      },
     ]);
     l.addOrder("A", [demand()], false);
     expect(l.check([demand()], NOW)).toEqual([]);
     expect(l.check([demand(), demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 7, itemId: TICKET, variationId: null, subeventId: null, available: 1 },
+      {
+        code: "quota",
+        quotaId: 7,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 1,
+        indices: [1],
+      },
     ]);
   });
 
@@ -93,11 +111,52 @@ describe("Ledger.check: quotas", () => {
       quota({ id: 2, size: 5, closed: true, keys: [keyOf(SHIRT, null, null)] }),
     ]);
     expect(l.check([demand({ itemId: 99 })], NOW)).toEqual([
-      { code: "quota", quotaId: null, itemId: 99, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: null,
+        quotaName: null,
+        itemId: 99,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
     expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([
-      { code: "quota", quotaId: 2, itemId: SHIRT, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: 2,
+        quotaName: null,
+        itemId: SHIRT,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
+  });
+
+  it("names the demands beyond a quota's room, in request order, and the quota by its name", () => {
+    const l = ledger([quota({ id: 7, size: 1, name: "Budget Quota" })]);
+    const refused = (n: number) =>
+      l.check(
+        Array.from({ length: n }, () => demand()),
+        NOW,
+      );
+    expect(refused(3)).toEqual([
+      {
+        code: "quota",
+        quotaId: 7,
+        quotaName: "Budget Quota",
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 1,
+        indices: [1, 2],
+      },
+    ]);
+    l.addOrder("A", [demand()], false);
+    expect(refused(2).map((r) => r.indices)).toEqual([[0, 1]]);
   });
 
   it("needs room in every quota a product is in; an unlimited quota never refuses", () => {
@@ -125,7 +184,16 @@ describe("Ledger.check: quotas", () => {
     expect(l.check([demand({ subeventId: 11 })], NOW)).toEqual([]);
     expect(l.check([demand({ itemId: SHIRT, variationId: 5 })], NOW)).toEqual([]);
     expect(l.check([demand({ itemId: SHIRT, variationId: 6 })], NOW)).toEqual([
-      { code: "quota", quotaId: null, itemId: SHIRT, variationId: 6, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: null,
+        quotaName: null,
+        itemId: SHIRT,
+        variationId: 6,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
   });
 
@@ -134,10 +202,10 @@ describe("Ledger.check: quotas", () => {
     l.addOrder("A", [demand({ voucherId: 5, seat: "s1" })], false);
     expect(l.check([demand(), demand({ itemId: 99 })], NOW, undefined, { ignoreQuota: true })).toEqual([]);
     expect(l.check([demand({ seat: "s1" })], NOW, undefined, { ignoreQuota: true })).toEqual([
-      { code: "seat_taken", seat: "s1" },
+      { code: "seat_taken", seat: "s1", indices: [0] },
     ]);
     expect(l.check([demand({ voucherId: 5 })], NOW, undefined, { ignoreQuota: true })).toEqual([
-      { code: "voucher_used_up", voucherId: 5 },
+      { code: "voucher_used_up", voucherId: 5, indices: [0] },
     ]);
   });
 
@@ -146,7 +214,16 @@ describe("Ledger.check: quotas", () => {
     l.addOrder("A", [demand()], false);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
     expect(l.check([demand({ voucherId: 5 }), demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [1],
+      },
     ]);
   });
 });
@@ -156,7 +233,16 @@ describe("Ledger.check: carts and credits", () => {
     const l = ledger([quota({ id: 1, size: 1 })]);
     l.addCart("h1", "cart1", demand(), LATER);
     expect(l.check([demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
     // the same cart, seen after its expiry
     expect(l.check([demand()], LATER)).toEqual([]);
@@ -198,7 +284,9 @@ describe("Ledger.check: carts and credits", () => {
 describe("Ledger.check: vouchers", () => {
   it("refuses an unknown voucher", () => {
     const l = ledger([quota({ id: 1, size: 5 })]);
-    expect(l.check([demand({ voucherId: 42 })], NOW)).toEqual([{ code: "voucher_unknown", voucherId: 42 }]);
+    expect(l.check([demand({ voucherId: 42 })], NOW)).toEqual([
+      { code: "voucher_unknown", voucherId: 42, indices: [0] },
+    ]);
   });
 
   it("counts redemptions by orders and by unexpired carts against max_usages, within one request too", () => {
@@ -209,25 +297,36 @@ describe("Ledger.check: vouchers", () => {
         Array.from({ length: 4 }, () => demand({ voucherId: 5 })),
         NOW,
       ),
-    ).toEqual([{ code: "voucher_used_up", voucherId: 5 }]);
+    ).toEqual([{ code: "voucher_used_up", voucherId: 5, indices: [3] }]);
     l.addOrder("A", [demand({ voucherId: 5 })], false);
     expect(l.redeemed(5)).toBe(1);
     l.addCart("h1", "cart1", demand({ voucherId: 5 }), LATER);
     l.addCart("h0", "cart0", demand({ voucherId: 5 }), EARLIER); // expired: does not count
     expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([]);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([
-      { code: "voucher_used_up", voucherId: 5 },
+      { code: "voucher_used_up", voucherId: 5, indices: [1] },
     ]);
     // the request's own cart is credit
     expect(
       l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW, { cartHoldKeys: new Set(["h1"]) }),
     ).toEqual([]);
     l.addOrder("B", [demand({ voucherId: 5 })], true);
-    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_used_up", voucherId: 5 }]);
+    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_used_up", voucherId: 5, indices: [0] }]);
     // a removed order gives its redemption back
     l.removeOrder("A");
     expect(l.redeemed(5)).toBe(1);
     expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([]);
+  });
+
+  it("refuses the uses beyond a voucher's room as used up, before expiry; the uses within it as expired", () => {
+    const l = ledger([quota({ id: 1, size: 10 })], [voucher({ id: 5, maxUsages: 2, validUntil: EARLIER })]);
+    l.addOrder("A", [demand({ voucherId: 5 })], false);
+    expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([
+      { code: "voucher_used_up", voucherId: 5, indices: [1, 2] },
+      { code: "voucher_expired", voucherId: 5, indices: [0] },
+    ]);
+    l.addOrder("B", [demand({ voucherId: 5 })], false);
+    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_used_up", voucherId: 5, indices: [0] }]);
   });
 
   it("refuses an expired voucher (valid_until now or earlier)", () => {
@@ -235,7 +334,7 @@ describe("Ledger.check: vouchers", () => {
       [quota({ id: 1, size: 5 })],
       [voucher({ id: 5, validUntil: NOW }), voucher({ id: 6, validUntil: LATER })],
     );
-    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_expired", voucherId: 5 }]);
+    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_expired", voucherId: 5, indices: [0] }]);
     expect(l.check([demand({ voucherId: 6 })], NOW)).toEqual([]);
   });
 
@@ -244,7 +343,16 @@ describe("Ledger.check: vouchers", () => {
     const l = ledger([q], [voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: TICKET })]);
     expect(l.availability(q, NOW)).toMatchObject({ available_number: 0, blocking_vouchers: 2 });
     expect(l.check([demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
     l.addOrder("A", [demand({ voucherId: 5 })], false);
@@ -258,7 +366,7 @@ describe("Ledger.check: vouchers", () => {
     const l = ledger([q], [voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: TICKET, validUntil: EARLIER })]);
     expect(l.availability(q, NOW)).toMatchObject({ available_number: 2, blocking_vouchers: 0 });
     expect(l.check([demand(), demand()], NOW)).toEqual([]);
-    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_expired", voucherId: 5 }]);
+    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_expired", voucherId: 5, indices: [0] }]);
   });
 
   it("a voucher blocks the quota it names, or the quotas of its product and date", () => {
@@ -282,9 +390,9 @@ describe("Ledger.check: seats", () => {
   it("a seat held by an order is taken for everyone, also with credit", () => {
     const l = plan();
     l.addOrder("A", [demand({ seat: "s1" })], false);
-    expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
+    expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1", indices: [0] }]);
     expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["x"]) })).toEqual([
-      { code: "seat_taken", seat: "s1" },
+      { code: "seat_taken", seat: "s1", indices: [0] },
     ]);
     expect(l.check([demand({ seat: "s2" })], NOW)).toEqual([]);
     l.removeOrder("A");
@@ -294,9 +402,9 @@ describe("Ledger.check: seats", () => {
   it("a seat held by an unexpired cart is taken except for the request consuming that cart", () => {
     const l = plan();
     l.addCart("h1", "cart1", demand({ seat: "s1" }), LATER);
-    expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
+    expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1", indices: [0] }]);
     expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["other"]) })).toEqual([
-      { code: "seat_taken", seat: "s1" },
+      { code: "seat_taken", seat: "s1", indices: [0] },
     ]);
     expect(l.check([demand({ seat: "s1" })], NOW, { cartHoldKeys: new Set(["h1"]) })).toEqual([]);
     // once the cart expired the seat is free again
@@ -310,7 +418,9 @@ describe("Ledger.check: seats", () => {
       quota({ id: 1, size: 10, subeventId: 10, keys: [keyOf(TICKET, null, 10), keyOf(TICKET, null, 11)] }),
     ]);
     l.addOrder("A", [demand({ seat: "s1", subeventId: 10 })], false);
-    expect(l.check([demand({ seat: "s1", subeventId: 10 })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
+    expect(l.check([demand({ seat: "s1", subeventId: 10 })], NOW)).toEqual([
+      { code: "seat_taken", seat: "s1", indices: [0] },
+    ]);
     expect(l.check([demand({ seat: "s1", subeventId: 11 })], NOW)).toEqual([]);
     expect(seatKey(10, "s1")).not.toBe(seatKey(11, "s1"));
   });
@@ -318,15 +428,17 @@ describe("Ledger.check: seats", () => {
   it("refuses one seat twice in one request", () => {
     const l = plan();
     expect(l.check([demand({ seat: "s1" }), demand({ seat: "s1" })], NOW)).toEqual([
-      { code: "seat_twice", seat: "s1" },
+      { code: "seat_twice", seat: "s1", indices: [1] },
     ]);
     expect(l.check([demand({ seat: "s1" }), demand({ seat: "s2" })], NOW)).toEqual([]);
   });
 
   it("a seat reserved by a valid, unused voucher is free only with that voucher", () => {
     const l = ledger([quota({ id: 1, size: 10 })], [voucher({ id: 5, seat: "s1" }), voucher({ id: 6, maxUsages: 5 })]);
-    expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
-    expect(l.check([demand({ seat: "s1", voucherId: 6 })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
+    expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1", indices: [0] }]);
+    expect(l.check([demand({ seat: "s1", voucherId: 6 })], NOW)).toEqual([
+      { code: "seat_taken", seat: "s1", indices: [0] },
+    ]);
     expect(l.check([demand({ seat: "s1", voucherId: 5 })], NOW)).toEqual([]);
     // an expired reservation reserves nothing
     const expired = ledger([quota({ id: 1, size: 10 })], [voucher({ id: 5, seat: "s1", validUntil: EARLIER })]);
@@ -412,7 +524,16 @@ describe("Ledger.checkVoucherBlock", () => {
     const v = voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: TICKET });
     expect(l.checkVoucherBlock(v, NOW)).toEqual([]);
     expect(l.checkVoucherBlock({ ...v, maxUsages: 3 }, NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 2 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 2,
+        indices: [],
+      },
     ]);
     l.upsertVoucher(v);
     expect(l.availability(q, NOW).available_number).toBe(0);
@@ -421,7 +542,16 @@ describe("Ledger.checkVoucherBlock", () => {
     expect(l.checkVoucherBlock({ ...v, maxUsages: 3 }, NOW)).toHaveLength(1);
     // another voucher finds nothing free
     expect(l.checkVoucherBlock({ ...v, id: 6, maxUsages: 1 }, NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [],
+      },
     ]);
     l.removeVoucher(5);
     expect(l.checkVoucherBlock({ ...v, id: 6, maxUsages: 2 }, NOW)).toEqual([]);
@@ -464,7 +594,7 @@ describe("Ledger: holds of orders", () => {
     fromHolds.addOrder("A", fromDemands.orderHolds("A")!.positions, true);
     expect(fromHolds.availability(q, NOW)).toEqual(fromDemands.availability(q, NOW));
     expect(fromHolds.redeemed(5)).toBe(1);
-    expect(fromHolds.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1" }]);
+    expect(fromHolds.check([demand({ seat: "s1" })], NOW)).toEqual([{ code: "seat_taken", seat: "s1", indices: [0] }]);
   });
 
   it("a payment moves an order's positions from pending to paid; a removed order holds nothing", () => {
@@ -495,8 +625,17 @@ describe("Ledger: holds of carts and their expiry", () => {
     expect(l.availability(q, NOW - 1)).toMatchObject({ cart_positions: 1, available_number: 0 });
     expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([]);
     expect(l.check([demand({ seat: "s1" })], NOW - 1)).toEqual([
-      { code: "seat_taken", seat: "s1" },
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+      { code: "seat_taken", seat: "s1", indices: [0] },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
     expect(l.expiredCarts(NOW)).toEqual(["h1"]);
     expect(l.expiredCarts(NOW - 1)).toEqual([]);
@@ -567,7 +706,7 @@ describe("Ledger: holds of vouchers", () => {
     l.removeVoucher(5);
     expect(l.voucher(5)).toBeUndefined();
     expect(l.availability(q, NOW)).toMatchObject({ blocking_vouchers: 0, available_number: 5 });
-    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_unknown", voucherId: 5 }]);
+    expect(l.check([demand({ voucherId: 5 })], NOW)).toEqual([{ code: "voucher_unknown", voucherId: 5, indices: [0] }]);
   });
 
   it("a voucher for one variation blocks the quotas covering that variation only", () => {
@@ -590,7 +729,16 @@ describe("Ledger: quotas shared by items", () => {
     expect(l.availability(q, NOW)).toMatchObject({ paid_orders: 1, cart_positions: 1, available_number: 1 });
     expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([]);
     expect(l.check([demand(), demand({ itemId: SHIRT })], NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 1 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 1,
+        indices: [1],
+      },
     ]);
   });
 
@@ -601,12 +749,30 @@ describe("Ledger: quotas shared by items", () => {
     expect(l.quotasFor(demand()).map((x) => x.id)).toEqual([1, 2]);
     expect(l.check([demand(), demand({ itemId: SHIRT })], NOW)).toEqual([]);
     expect(l.check([demand(), demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 2, itemId: TICKET, variationId: null, subeventId: null, available: 1 },
+      {
+        code: "quota",
+        quotaId: 2,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 1,
+        indices: [1],
+      },
     ]);
     l.addOrder("A", [demand({ itemId: SHIRT }), demand({ itemId: SHIRT })], false);
     expect(l.check([demand()], NOW)).toEqual([]);
     expect(l.check([demand({ itemId: SHIRT }), demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: SHIRT, variationId: null, subeventId: null, available: 1 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: SHIRT,
+        variationId: null,
+        subeventId: null,
+        available: 1,
+        indices: [1],
+      },
     ]);
     expect(l.touchedQuotas([demand(), demand({ itemId: SHIRT }), demand({ itemId: 99 })]).map((x) => x.id)).toEqual([
       1, 2,
@@ -656,7 +822,16 @@ describe("Ledger: sizes and coverage changed", () => {
     l.setCatalog({ stamp: 3, quotas: [quota({ id: 2, size: 10, keys: [keyOf(SHIRT, null, null)] })], vouchers: [] });
     expect(l.quota(1)).toBeUndefined();
     expect(l.check([demand()], NOW)).toEqual([
-      { code: "quota", quotaId: null, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: null,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
   });
 
@@ -665,7 +840,16 @@ describe("Ledger: sizes and coverage changed", () => {
     l.markQuotaClosed(1);
     l.markQuotaClosed(99);
     expect(l.check([demand()], NOW)).toEqual([
-      { code: "quota", quotaId: 1, itemId: TICKET, variationId: null, subeventId: null, available: 0 },
+      {
+        code: "quota",
+        quotaId: 1,
+        quotaName: null,
+        itemId: TICKET,
+        variationId: null,
+        subeventId: null,
+        available: 0,
+        indices: [0],
+      },
     ]);
     expect(l.availability(l.quota(1)!, NOW)).toMatchObject({ available: false, available_number: 5 });
     l.setCatalog({ stamp: 2, quotas: [quota({ id: 1, size: 5 })], vouchers: [] });

@@ -98,7 +98,10 @@ export async function updateVoucher(
 ): Promise<UpdateVoucherResult> {
   await s.ensureCatalog(stamp);
   const now = Date.now();
-  const unknown: UpdateVoucherResult = { ok: false, refusals: [{ code: "voucher_unknown", voucherId: id }] };
+  const unknown: UpdateVoucherResult = {
+    ok: false,
+    refusals: [{ code: "voucher_unknown", voucherId: id, indices: [] }],
+  };
   const next = voucherDef({ ...values, id });
   const refusals = s.ledger.checkVoucherBlock(next, now);
   if (refusals.length) return { ok: false, refusals };

@@ -18,6 +18,8 @@ export function seatKey(subeventId: number | null, seat: string): string {
 
 export type QuotaDef = {
   id: number;
+  /** The quota's name, for the refusal a client reads. */
+  name?: string;
   subeventId: number | null;
   size: number | null;
   closed: boolean;
@@ -58,6 +60,7 @@ export function catalogFromRows(rows: InventoryCatalogRows): Catalog {
     stamp: rows.stamp,
     quotas: rows.quotas.map((q) => ({
       id: q.id,
+      name: q.name,
       subeventId: q.subeventId,
       size: q.size,
       closed: q.closed,

@@ -24,20 +24,27 @@ import {
 import { ExitedTickets } from "./exits";
 import { MemoryOrderBook, type OrderBook, type OrderHold } from "./order-book";
 
+/**
+ * Why a request does not fit. `indices` are the positions of the request's demands the refusal
+ * concerns, in order (pretix reports each on its position): the demands beyond what a quota or
+ * voucher still has, the demand whose seat is taken.
+ */
 export type Refusal =
   | {
       code: "quota";
       quotaId: number | null;
+      quotaName: string | null;
       itemId: number;
       variationId: number | null;
       subeventId: number | null;
       available: number;
+      indices: number[];
     }
-  | { code: "seat_taken"; seat: string }
-  | { code: "seat_twice"; seat: string }
-  | { code: "voucher_used_up"; voucherId: number }
-  | { code: "voucher_expired"; voucherId: number }
-  | { code: "voucher_unknown"; voucherId: number };
+  | { code: "seat_taken"; seat: string; indices: number[] }
+  | { code: "seat_twice"; seat: string; indices: number[] }
+  | { code: "voucher_used_up"; voucherId: number; indices: number[] }
+  | { code: "voucher_expired"; voucherId: number; indices: number[] }
+  | { code: "voucher_unknown"; voucherId: number; indices: number[] };
 
 /** A quota's numbers, as the quotas' `availability` endpoint answers them. */
 export type Availability = {
@@ -190,7 +197,9 @@ export class Ledger {
 
   /**
    * Checks whether `demands` fit, counting the request's own credit (carts it consumes) as
-   * free. Returns the refusals (empty: everything fits). Does not change anything.
+   * free. Returns the refusals (empty: everything fits). Does not change anything. Demands are
+   * counted in order, as pretix does: when a quota or voucher has room for n of them, the
+   * first n fit and the refusal names the others.
    */
   check(
     demands: readonly Demand[],
@@ -199,72 +208,83 @@ export class Ledger {
     opts: { ignoreQuota?: boolean } = {},
   ): Refusal[] {
     const refusals: Refusal[] = [];
-    const need = new Map<number, { quota: QuotaDef; n: number; first: Demand }>();
-    const voucherUses = new Map<number, number>();
+    const need = new Map<number, { quota: QuotaDef; indices: number[]; first: Demand }>();
+    const voucherUses = new Map<number, number[]>();
+    const unknownVouchers = new Map<number, number[]>();
     const seatsWanted = new Set<string>();
 
-    for (const d of demands) {
+    demands.forEach((d, i) => {
       const v = d.voucherId !== null ? this.voucherById.get(d.voucherId) : undefined;
       if (d.voucherId !== null) {
         if (!v) {
-          refusals.push({ code: "voucher_unknown", voucherId: d.voucherId });
-          continue;
+          const list = unknownVouchers.get(d.voucherId);
+          if (list) list.push(i);
+          else unknownVouchers.set(d.voucherId, [i]);
+          return;
         }
-        voucherUses.set(v.id, (voucherUses.get(v.id) ?? 0) + 1);
+        const uses = voucherUses.get(v.id);
+        if (uses) uses.push(i);
+        else voucherUses.set(v.id, [i]);
       }
       if (d.seat !== null) {
         const sk = seatKey(d.subeventId, d.seat);
-        if (seatsWanted.has(sk)) refusals.push({ code: "seat_twice", seat: d.seat });
+        if (seatsWanted.has(sk)) refusals.push({ code: "seat_twice", seat: d.seat, indices: [i] });
+        else if (!this.seatFree(sk, d.seat, d.subeventId, d.voucherId, now, credit))
+          refusals.push({ code: "seat_taken", seat: d.seat, indices: [i] });
         seatsWanted.add(sk);
-        if (!this.seatFree(sk, d.seat, d.subeventId, d.voucherId, now, credit))
-          refusals.push({ code: "seat_taken", seat: d.seat });
       }
-      if (opts.ignoreQuota || v?.allowIgnoreQuota) continue;
+      if (opts.ignoreQuota || v?.allowIgnoreQuota) return;
       const quotas = this.quotasFor(d);
       if (quotas.length === 0) {
         refusals.push({
           code: "quota",
           quotaId: null,
+          quotaName: null,
           itemId: d.itemId,
           variationId: d.variationId,
           subeventId: d.subeventId,
           available: 0,
+          indices: [i],
         });
-        continue;
+        return;
       }
       for (const q of quotas) {
         // a voucher that blocks this quota brings its own unit
-        if (v && this.voucherAppliesToQuota(v, q) && this.blockedBy(v, now, credit) >= (voucherUses.get(v.id) ?? 1))
+        if (v && this.voucherAppliesToQuota(v, q) && this.blockedBy(v, now, credit) >= voucherUses.get(v.id)!.length)
           continue;
         const entry = need.get(q.id);
-        if (entry) entry.n++;
-        else need.set(q.id, { quota: q, n: 1, first: d });
+        if (entry) entry.indices.push(i);
+        else need.set(q.id, { quota: q, indices: [i], first: d });
       }
-    }
+    });
 
-    for (const { quota, n, first } of need.values()) {
+    for (const [voucherId, indices] of unknownVouchers) refusals.push({ code: "voucher_unknown", voucherId, indices });
+
+    for (const { quota, indices, first } of need.values()) {
       const a = this.availability(quota, now, credit);
       const left = quota.closed ? 0 : a.available_number;
-      if (left !== null && left < n) {
+      if (left !== null && left < indices.length) {
         refusals.push({
           code: "quota",
           quotaId: quota.id,
+          quotaName: quota.name ?? null,
           itemId: first.itemId,
           variationId: first.variationId,
           subeventId: first.subeventId,
           available: left,
+          indices: indices.slice(left),
         });
       }
     }
 
-    for (const [id, uses] of voucherUses) {
+    // used up before expired: a voucher that is both is refused as used up (pretix's precedence)
+    for (const [id, indices] of voucherUses) {
       const v = this.voucherById.get(id)!;
-      if (v.validUntil !== null && v.validUntil <= now) {
-        refusals.push({ code: "voucher_expired", voucherId: id });
-        continue;
-      }
-      const left = v.maxUsages - this.redeemed(id) - this.carts.activeOfVoucher(id, now, credit);
-      if (left < uses) refusals.push({ code: "voucher_used_up", voucherId: id });
+      const left = Math.max(0, v.maxUsages - this.redeemed(id) - this.carts.activeOfVoucher(id, now, credit));
+      if (left < indices.length)
+        refusals.push({ code: "voucher_used_up", voucherId: id, indices: indices.slice(left) });
+      if (v.validUntil !== null && v.validUntil <= now && left > 0)
+        refusals.push({ code: "voucher_expired", voucherId: id, indices: indices.slice(0, left) });
     }
     return refusals;
   }
@@ -303,10 +323,12 @@ export class Ledger {
         refusals.push({
           code: "quota",
           quotaId: q.id,
+          quotaName: q.name ?? null,
           itemId: v.itemId ?? 0,
           variationId: v.variationId,
           subeventId: q.subeventId,
           available: left,
+          indices: [],
         });
       }
     }
