@@ -310,7 +310,7 @@ describe("a seat held by an unexpired cart position", () => {
     expect(held.seat).toEqual({ id: expect.any(Number), name: "Main, Row 1, Seat 1", seat_guid: "s1" });
     const other = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" });
     expect(other.status).toBe(400);
-    expect(other.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    expect(other.body).toEqual({ seat: ['The selected seat "Main, Row 1, Seat 1" is not available.'] });
     // nor in the same cart a second time
     const sameCart = await s.client.post(`${s.path}/cartpositions/`, {
       item: ticket.id,
@@ -319,7 +319,7 @@ describe("a seat held by an unexpired cart position", () => {
       cart_id: held.cart_id,
     });
     expect(sameCart.status).toBe(400);
-    expect(sameCart.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    expect(sameCart.body).toEqual({ seat: ['The selected seat "Main, Row 1, Seat 1" is not available.'] });
     const rows = await cartsOf(await eventIdOf(s));
     expect(rows.map((r) => r.seat)).toEqual(["s1"]);
     // another seat is still free
@@ -332,13 +332,17 @@ describe("a seat held by an unexpired cart position", () => {
     const otherCart = await cart(s, { item: ticket.id, seat: "s2" });
     const plain = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, seat: "s1" }] });
     expect(plain.status).toBe(400);
-    expect(plain.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    expect(plain.body).toEqual({
+      positions: [{ seat: ['The selected seat "Main, Row 1, Seat 1" is not available.'] }],
+    });
     const wrongCart = await s.client.post(`${s.path}/orders/`, {
       consume_carts: [otherCart.cart_id],
       positions: [{ item: ticket.id, seat: "s1" }],
     });
     expect(wrongCart.status).toBe(400);
-    expect(wrongCart.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    expect(wrongCart.body).toEqual({
+      positions: [{ seat: ['The selected seat "Main, Row 1, Seat 1" is not available.'] }],
+    });
     const eventId = await eventIdOf(s);
     expect(await ordersOf(eventId)).toHaveLength(0);
     // the refused order consumed nothing: both carts are still there and still hold their seats
@@ -372,7 +376,9 @@ describe("a seat held by an unexpired cart position", () => {
       consume_carts: [held.cart_id],
       positions: [{ item: ticket.id, seat: "s1" }],
     });
-    expect(again.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+    expect(again.body).toEqual({
+      positions: [{ seat: ['The selected seat "Main, Row 1, Seat 1" is not available.'] }],
+    });
   });
 });
 
@@ -391,7 +397,7 @@ describe("a seat held by an expired cart position", () => {
       expect(order.status, JSON.stringify(order.body)).toBe(201);
       expect(order.body.positions[0].seat.seat_guid).toBe("s1");
       const late = await s.client.post(`${s.path}/cartpositions/`, { item: ticket.id, price: "1.00", seat: "s1" });
-      expect(late.body).toEqual({ non_field_errors: ["The seat s1 is already taken."] });
+      expect(late.body).toEqual({ seat: ['The selected seat "Main, Row 1, Seat 1" is not available.'] });
     } finally {
       vi.useRealTimers();
     }
