@@ -25,7 +25,15 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/context";
 import { jsonBody, pathId, queryParams } from "../http/validation";
-import { ORDER_LIST_PARAMS, orderListItemResponse, orderListQuery, presentOrder } from "./order-filters";
+import {
+  ORDER_LIST_PARAMS,
+  ORDER_VIEW_PARAMS,
+  orderDetailResponse,
+  orderListItemResponse,
+  orderListQuery,
+  orderView,
+  presentOrder,
+} from "./order-filters";
 import {
   type OrderLocation,
   orderResponse,
@@ -85,8 +93,15 @@ orderRoutes.get(
   },
 );
 
-orderRoutes.get(`${base}/:code`, read, doc.ok(orderResponse, { summary: "Order detail" }), async (c) =>
-  c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))),
+orderRoutes.get(
+  `${base}/:code`,
+  read,
+  doc.ok(orderDetailResponse, { summary: "Order detail" }),
+  queryParams(ORDER_VIEW_PARAMS),
+  async (c) => {
+    const r = await loadOrder(eventContext(c), c.req.param("code"));
+    return c.json(presentOrder(location(c), r, orderView(c.req.valid("query"))));
+  },
 );
 
 orderRoutes.post(
