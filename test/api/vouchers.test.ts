@@ -221,6 +221,24 @@ describe("vouchers", () => {
     const device = await seedDevice(s.org.id);
     expect((await device.client.get(`${s.path}/vouchers/`)).status).toBe(403);
   });
+  it("parallel creations of blocking vouchers block no more than the quota has", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 5, items: [ticket.id] });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        s.client.post(`${s.path}/vouchers/`, { code: `BLOCKRACE${i}`, item: ticket.id, block_quota: true }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([...Array(5).fill(201), ...Array(7).fill(400)]);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body.block_quota[0]).toMatch(/not enough quota/);
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 0,
+      blocking_vouchers: 5,
+    });
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(5);
+  });
+
   it("many parallel creations of one code: exactly one voucher, the others a 400 on code, never a 409 or 500", async () => {
     const s = await shop();
     const results = await Promise.all(
