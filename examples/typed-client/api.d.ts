@@ -2073,7 +2073,9 @@ export interface paths {
         put?: never;
         /**
          * Create a voucher
-         * @description Needs `can_change_vouchers`. Team tokens only.
+         * @description Without `code` the voucher gets a generated one: 16 capitals and digits, as pretix makes them.
+         *
+         *     Needs `can_change_vouchers`. Team tokens only.
          */
         post: operations["postOrganizersByOrganizerEventsByEventVouchers"];
         delete?: never;
@@ -2343,7 +2345,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order
-         * @description Needs `can_change_orders`. Team tokens and devices.
+         * @description A pending, paid or expired order is canceled completely; a `cancellation_fee` other than zero is refused (400).
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeMarkCanceled"];
         delete?: never;
@@ -3579,6 +3583,8 @@ export interface components {
             payment_term_weekdays?: boolean;
             payment_term_expire_automatically?: boolean;
             payment_term_accept_late?: boolean;
+            payment_manual_pending_description?: unknown | null;
+            payment_manual_email_instructions?: unknown | null;
             /** @enum {string} */
             ticket_secret_generator?: "random" | "pretix_sig1";
             returnurl_prefix?: string | null;
@@ -3838,6 +3844,16 @@ export interface components {
             };
             payment_term_accept_late?: {
                 value: boolean;
+                label: string;
+                help_text: string;
+            };
+            payment_manual_pending_description?: {
+                value: unknown | null;
+                label: string;
+                help_text: string;
+            };
+            payment_manual_email_instructions?: {
+                value: unknown | null;
                 label: string;
                 help_text: string;
             };
@@ -4478,6 +4494,54 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description An order's detail: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too. */
+        OrderDetail: {
+            code: string;
+            event: string;
+            /** @enum {string} */
+            status: "n" | "p" | "e" | "c";
+            testmode: boolean;
+            secret: string;
+            email: string | null;
+            phone: string | null;
+            locale: string;
+            sales_channel: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            datetime: string;
+            expires: string | null;
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            total: string;
+            comment: string;
+            checkin_attention: boolean;
+            require_approval: boolean;
+            invoice_address: components["schemas"]["InvoiceAddress"] | null;
+            customer: string | null;
+            positions: components["schemas"]["OrderPositionInList"][];
+            fees: components["schemas"]["OrderFee"][];
+            downloads: {
+                output: string;
+                /** Format: uri */
+                url: string;
+            }[];
+            payments: components["schemas"]["OrderPayment"][];
+            refunds: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            last_modified: string;
+            cancellation_date: string | null;
+            /** Format: uri */
+            url: string;
+        };
         Order: {
             code: string;
             event: string;
@@ -4883,7 +4947,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `invalid`: the input is invalid (field errors, or one message about the request). `changed`: the object changed meanwhile; read it again. */
+        /** @description `invalid`: the input is invalid (field errors, or one message about the request). `refused`: a scan is refused, or questions must be answered first (the check-in routes answer with the scan's answer, described on the route). `changed`: the object changed meanwhile; read it again. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -4926,6 +4990,15 @@ export interface components {
             headers: {
                 /** @description Seconds to wait before retrying. */
                 "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Detail"];
+            };
+        };
+        /** @description `gone`: what was asked for failed for good. */
+        Gone: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -13036,10 +13109,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    code: string;
+                    code?: string;
                     max_usages?: number;
                     min_usages?: number;
                     valid_until?: string | null;
@@ -13279,7 +13352,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    code: string;
+                    code?: string;
                     max_usages?: number;
                     min_usages?: number;
                     valid_until?: string | null;
@@ -13811,7 +13884,18 @@ export interface operations {
     };
     getOrganizersByOrganizerEventsByEventOrdersByCode: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also the canceled positions, each with `canceled` */
+                include_canceled_positions?: boolean;
+                /** @description also the canceled fees */
+                include_canceled_fees?: boolean;
+                /** @description a field to keep in each order (repeatable, dotted for nested fields: `positions.secret`); the others are left out */
+                include?: string[];
+                /** @description a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions */
+                exclude?: string[];
+                /** @description Accepted and ignored: the service renders the ticket PDFs itself (`downloads`, open point 12). */
+                pdf_data?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The organizer's slug. */
@@ -13831,9 +13915,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Order"];
+                    "application/json": components["schemas"]["OrderDetail"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -13941,6 +14026,7 @@ export interface operations {
             content: {
                 "application/json": {
                     force?: boolean;
+                    send_email?: boolean;
                 };
             };
         };
@@ -14028,6 +14114,8 @@ export interface operations {
             content: {
                 "application/json": {
                     send_email?: boolean;
+                    /** @description pretix keeps the order with this fee; here only none or zero is accepted */
+                    cancellation_fee?: string | number | null;
                 };
             };
         };

@@ -1,9 +1,9 @@
 /**
- * The query of the orders list as pretix documents it (orders.rst, "List of all orders"),
- * declared once (ORDER_LIST_PARAMS: read by the route and shown in the API description): the
- * column matches of `orderWhere` (code, status, email, locale, testmode, customer,
- * modified_since), the filters of src/db/order-filters.ts, and
- * how each order is shown — `include_canceled_positions` / `include_canceled_fees` (then every
+ * The query of the orders list and of the order detail as pretix documents them (orders.rst),
+ * declared once (ORDER_LIST_PARAMS, ORDER_VIEW_PARAMS: read by the routes and shown in the API
+ * description): the list's column matches of `orderWhere` (code, status, email, locale,
+ * testmode, customer, modified_since) and the filters of src/db/order-filters.ts; on both, how
+ * each order is shown — `include_canceled_positions` / `include_canceled_fees` (then every
  * position carries `canceled`), and `include` / `exclude` (repeatable field names, dotted for
  * nested fields such as `positions.downloads`; `include` is applied first, `exclude` wins).
  * Parameters pretix does not document are ignored, as pretix (Django REST framework) does.
@@ -30,6 +30,23 @@ export type OrderView = {
   exclude: string[];
 };
 
+/**
+ * How each order is shown, on the list and on the detail alike (pretix docs orders.rst): the
+ * canceled positions and fees, and the fields kept or left out.
+ */
+export const ORDER_VIEW_PARAMS = {
+  include_canceled_positions: q.bool("also the canceled positions, each with `canceled`"),
+  include_canceled_fees: q.bool("also the canceled fees"),
+  include: q.list(
+    "a field to keep in each order (repeatable, dotted for nested fields: `positions.secret`); the others are left out",
+    { keepsFields: true },
+  ),
+  exclude: q.list("a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions", {
+    omitsFields: true,
+  }),
+  pdf_data: q.ignored({ type: "boolean" }, "the service renders the ticket PDFs itself (`downloads`, open point 12)."),
+};
+
 /** The query parameters of the orders list (pretix docs orders.rst), read and described by `queryParams`. */
 export const ORDER_LIST_PARAMS = {
   status: q.choice(ORDER_STATUSES, "n pending, p paid, e expired, c canceled"),
@@ -52,17 +69,18 @@ export const ORDER_LIST_PARAMS = {
   subevent_before: q.dateTime("orders with a ticket for a date starting before then"),
   sales_channel: q.string(),
   payment_provider: q.string("orders with a payment (in any state) of this provider"),
-  include_canceled_positions: q.bool("also the canceled positions, each with `canceled`"),
-  include_canceled_fees: q.bool("also the canceled fees"),
-  include: q.list(
-    "a field to keep in each order (repeatable, dotted for nested fields: `positions.secret`); the others are left out",
-    { keepsFields: true },
-  ),
-  exclude: q.list("a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions", {
-    omitsFields: true,
-  }),
-  pdf_data: q.ignored({ type: "boolean" }, "the service renders the ticket PDFs itself (`downloads`, open point 12)."),
+  ...ORDER_VIEW_PARAMS,
 };
+
+/** How the orders of a request are shown (parsed by `queryParams(ORDER_VIEW_PARAMS)`, or the list's). */
+export function orderView(f: QueryValues<typeof ORDER_VIEW_PARAMS>): OrderView {
+  return {
+    includeCanceledPositions: f.include_canceled_positions ?? false,
+    includeCanceledFees: f.include_canceled_fees ?? false,
+    include: f.include ?? [],
+    exclude: f.exclude ?? [],
+  };
+}
 
 /** The filters and the view of an orders list request (parsed by `queryParams(ORDER_LIST_PARAMS)`). */
 export function orderListQuery(f: QueryValues<typeof ORDER_LIST_PARAMS>): { filter: OrderListFilter; view: OrderView } {
@@ -80,38 +98,45 @@ export function orderListQuery(f: QueryValues<typeof ORDER_LIST_PARAMS>): { filt
       salesChannel: f.sales_channel,
       paymentProvider: f.payment_provider,
     },
-    view: {
-      includeCanceledPositions: f.include_canceled_positions ?? false,
-      includeCanceledFees: f.include_canceled_fees ?? false,
-      include: f.include ?? [],
-      exclude: f.exclude ?? [],
-    },
+    view: orderView(f),
   };
 }
 
-/** An order of the list as the description shows it: the order resource, its positions with `canceled` when canceled ones are shown. */
-export const orderListItemResponse = orderResponse
-  .extend({
-    positions: z.array(
-      positionResponse
-        .extend({ canceled: z.boolean().optional().meta({ description: "only with `include_canceled_positions`" }) })
-        .meta({ id: "OrderPositionInList" }),
-    ),
-  })
-  .meta({
-    id: "OrderInList",
-    description:
-      "An order of the orders list: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too.",
-  });
+/** An order as the list and the detail show it: the order resource, its positions with `canceled` when canceled ones are shown. */
+const shownOrder = orderResponse.extend({
+  positions: z.array(
+    positionResponse
+      .extend({ canceled: z.boolean().optional().meta({ description: "only with `include_canceled_positions`" }) })
+      .meta({ id: "OrderPositionInList" }),
+  ),
+});
+
+export const orderListItemResponse = shownOrder.meta({
+  id: "OrderInList",
+  description:
+    "An order of the orders list: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too.",
+});
+
+export const orderDetailResponse = shownOrder.meta({
+  id: "OrderDetail",
+  description:
+    "An order's detail: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too.",
+});
 
 /** An order of the list with only the fields asked for (`include`, `exclude`). */
 export const orderListItem = orderListItemResponse.partial();
 export type OrderListItem = z.infer<typeof orderListItem>;
 
 export function presentOrder(at: OrderLocation, r: OrderRecord, view: OrderView): OrderListItem {
-  const order: OrderListItem = serializeOrder(at, r);
+  const shown = serializeOrder(at, r);
+  const order: OrderListItem = shown;
   if (view.includeCanceledPositions) {
-    order.positions = r.positions.map((p) => ({ ...serializePosition(p, r.order.code), canceled: p.canceled === 1 }));
+    // the positions not canceled as the order shows them (with their downloads), the canceled ones among them
+    const live = new Map(shown.positions.map((p) => [p.id, p]));
+    order.positions = r.positions.map((p) => {
+      const kept = live.get(p.id);
+      return kept ? { ...kept, canceled: false } : { ...serializePosition(p, r.order.code), canceled: true };
+    });
   }
   if (view.includeCanceledFees) order.fees = r.fees.map(serializeFee);
   return project(order, view);

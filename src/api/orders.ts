@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { orderFilterConditions } from "../db/order-filters";
 import { notFound } from "../lib/failure";
+import { decimal } from "../rules/fields";
 import { createOrder, orderInput } from "../services/order-create";
 import { regenerateOrderSecrets } from "../services/ticket-changes";
 import {
@@ -25,7 +26,15 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { publicBase } from "../http/context";
 import { jsonBody, pathId, queryParams } from "../http/validation";
-import { ORDER_LIST_PARAMS, orderListItemResponse, orderListQuery, presentOrder } from "./orders-filters";
+import {
+  ORDER_LIST_PARAMS,
+  ORDER_VIEW_PARAMS,
+  orderDetailResponse,
+  orderListItemResponse,
+  orderListQuery,
+  orderView,
+  presentOrder,
+} from "./orders-filters";
 import {
   type OrderLocation,
   orderResponse,
@@ -85,8 +94,15 @@ orderRoutes.get(
   },
 );
 
-orderRoutes.get(`${base}/:code`, read, doc.ok(orderResponse, { summary: "Order detail" }), async (c) =>
-  c.json(serializeOrder(location(c), await loadOrder(eventContext(c), c.req.param("code")))),
+orderRoutes.get(
+  `${base}/:code`,
+  read,
+  doc.ok(orderDetailResponse, { summary: "Order detail" }),
+  queryParams(ORDER_VIEW_PARAMS),
+  async (c) => {
+    const r = await loadOrder(eventContext(c), c.req.param("code"));
+    return c.json(presentOrder(location(c), r, orderView(c.req.valid("query"))));
+  },
 );
 
 orderRoutes.post(
@@ -129,10 +145,14 @@ orderRoutes.post(
   `${base}/:code/payments/:local/confirm`,
   write,
   doc.ok(paymentResponse, { summary: "Confirm a payment", failures: ["unavailable", "changed"] }),
-  jsonBody(z.object({ force: z.boolean().optional() })),
+  jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })),
   async (c) => {
     const local = pathId(c, "local");
-    const after = await confirmPayment(eventContext(c), c.req.param("code"), local, c.req.valid("json"));
+    const input = c.req.valid("json");
+    const after = await confirmPayment(eventContext(c), c.req.param("code"), local, {
+      force: input.force,
+      sendEmail: input.send_email,
+    });
     return c.json(serializePayment(after.payments.find((p) => p.local_id === local)!, orderUrlAt(location(c), after)));
   },
 );
@@ -155,11 +175,26 @@ orderRoutes.post(
 orderRoutes.post(
   `${base}/:code/mark_canceled`,
   write,
-  doc.ok(orderResponse, { summary: "Cancel an order", failures: ["unavailable", "changed"] }),
-  jsonBody(z.object({ send_email: z.boolean().optional() })),
+  doc.ok(orderResponse, {
+    summary: "Cancel an order",
+    description:
+      "A pending, paid or expired order is canceled completely; a `cancellation_fee` other than zero is refused (400).",
+    failures: ["unavailable", "changed"],
+  }),
+  jsonBody(
+    z.object({
+      send_email: z.boolean().optional(),
+      cancellation_fee: decimal({ min: 0 })
+        .nullable()
+        .optional()
+        .meta({ description: "pretix keeps the order with this fee; here only none or zero is accepted" }),
+    }),
+  ),
   async (c) => {
+    const input = c.req.valid("json");
     const after = await markOrderCanceled(eventContext(c), c.req.param("code"), {
-      sendEmail: c.req.valid("json").send_email,
+      sendEmail: input.send_email,
+      cancellationFee: input.cancellation_fee,
     });
     return c.json(serializeOrder(location(c), after));
   },

@@ -14,6 +14,7 @@ import {
   createVouchers,
   deleteVoucher,
   voucherBatchInput,
+  voucherCreateInput,
   voucherInput,
   voucherPatch,
 } from "../services/vouchers";
@@ -131,8 +132,12 @@ voucherRoutes.get(`${base}/:id`, read, doc.ok(voucherResponse, { summary: "Vouch
 voucherRoutes.post(
   base,
   write,
-  doc.created(voucherResponse, { summary: "Create a voucher", failures: ["busy"] }),
-  jsonBody(voucherInput),
+  doc.created(voucherResponse, {
+    summary: "Create a voucher",
+    description: "Without `code` the voucher gets a generated one: 16 capitals and digits, as pretix makes them.",
+    failures: ["busy"],
+  }),
+  jsonBody(voucherCreateInput),
   async (c) => c.json(serializeVoucher(await createVoucher(eventContext(c), c.req.valid("json"))), 201),
 );
 

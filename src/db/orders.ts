@@ -2,7 +2,7 @@
  * Reading orders: one query returns a page of orders with their positions, fees and payments
  * (JSON-aggregated by SQLite), so a list page or a detail costs one D1 round trip.
  */
-import { and, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
 import type { OrderConditions } from "./order-filters";
 import { type CheckinJson, checkinsJsonSql } from "./checkin/passages";
 import { ticketSettingsSql } from "./settings";
@@ -172,7 +172,8 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   // any case, as pretix (`iexact`): found through the index on the lower-cased address
   if (f.email !== undefined) c.push(sql`lower(${orders.email}) = lower(${f.email})`);
   if (f.locale !== undefined) c.push(eq(orders.locale, f.locale));
-  if (f.modifiedSince !== undefined) c.push(gt(orders.lastModified, f.modifiedSince));
+  // inclusive, as pretix: an order changed at exactly that time is listed
+  if (f.modifiedSince !== undefined) c.push(gte(orders.lastModified, f.modifiedSince));
   if (f.customer !== undefined)
     c.push(sql`${orders.customerId} = (SELECT id FROM customers WHERE identifier = ${f.customer})`);
   if (f.extra) c.push(...f.extra.conditions);

@@ -4,7 +4,17 @@ import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
-import { itemVariations, items, quotas, subevents, vouchers, type PriceMode } from "./schema";
+import {
+  itemCategories,
+  itemVariations,
+  items,
+  quotas,
+  seatingPlanSeats,
+  subevents,
+  vouchers,
+  type PriceMode,
+} from "./schema";
+import type { I18n } from "../lib/i18n";
 import { chunks } from "../lib/chunks";
 import { MAX_PARAMS } from "./util";
 
@@ -159,18 +169,33 @@ export async function existingCodes(db: DB, eventId: number, codes: string[], ex
 }
 
 export type VoucherRefs = {
-  items: Map<number, { id: number; hasVariations: boolean }>;
+  /** `onlyAddOn`: the item is sold only as an add-on (its category is an add-on category) or in a bundle. */
+  items: Map<number, { id: number; hasVariations: boolean; name: I18n; onlyAddOn: boolean }>;
   variations: Map<number, { id: number; itemId: number }>;
   quotas: Map<number, { id: number; subeventId: number | null }>;
-  subevents: Set<number>;
+  subevents: Map<
+    number,
+    { id: number; seatingPlanId: number | null; seatCategoryMapping: Record<string, number | null> }
+  >;
+  /** Seats of the plans of the event and its dates with the asked guids, by `planId:guid`. */
+  seats: Map<string, { planId: number; seatGuid: string; category: string }>;
+  /** The names of the products the event's and its dates' seat categories map to (read when seats are asked). */
+  seatProducts: Map<number, I18n>;
 };
 
-export type VoucherRefIds = { itemIds: number[]; variationIds: number[]; quotaIds: number[]; subeventIds: number[] };
+export type VoucherRefIds = {
+  itemIds: number[];
+  variationIds: number[];
+  quotaIds: number[];
+  subeventIds: number[];
+  seatGuids: string[];
+};
 
 /**
  * What validating and writing vouchers needs, in one batch (however many vouchers): the codes
  * among `codes` taken in the event (but by `exceptId`), the event's items, variations, quotas
- * and dates among the given ids, and the event's inventory stamp (for the event object).
+ * and dates among the given ids, the seats with the given guids of the seating plans the event
+ * and its dates use, and the event's inventory stamp (for the event object).
  */
 export async function voucherChecks(
   db: DB,
@@ -193,8 +218,14 @@ export async function voucherChecks(
     "items",
     per(ids.itemIds, (part) =>
       db
-        .select({ id: items.id, hasVariations: items.hasVariations })
+        .select({
+          id: items.id,
+          hasVariations: items.hasVariations,
+          name: items.name,
+          onlyAddOn: sql<number>`${items.requireBundling} OR coalesce(${itemCategories.isAddon}, 0)`,
+        })
         .from(items)
+        .leftJoin(itemCategories, eq(itemCategories.id, items.categoryId))
         .where(and(eq(items.eventId, eventId), inArray(items.id, part))),
     ),
   );
@@ -221,20 +252,67 @@ export async function voucherChecks(
     "subevents",
     per(ids.subeventIds, (part) =>
       db
-        .select({ id: subevents.id })
+        .select({
+          id: subevents.id,
+          seatingPlanId: subevents.seatingPlanId,
+          seatCategoryMapping: subevents.seatCategoryMapping,
+        })
         .from(subevents)
         .where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part))),
     ),
   );
+  // the plans in use by the event or one of its dates (assigned only from the organizer's plans)
+  const plansInUse = sql`(SELECT seating_plan_id FROM events WHERE id = ${eventId} UNION SELECT seating_plan_id FROM subevents WHERE event_id = ${eventId})`;
+  add(
+    "seats",
+    chunks([...new Set(ids.seatGuids)], MAX_PARAMS - 5).map((part) =>
+      db
+        .select({
+          planId: seatingPlanSeats.planId,
+          seatGuid: seatingPlanSeats.seatGuid,
+          category: seatingPlanSeats.category,
+        })
+        .from(seatingPlanSeats)
+        .where(and(inArray(seatingPlanSeats.seatGuid, part), sql`${seatingPlanSeats.planId} IN ${plansInUse}`)),
+    ),
+  );
+  if (ids.seatGuids.length > 0)
+    add("seatProducts", [
+      db
+        .select({ id: items.id, name: items.name })
+        .from(items)
+        .where(
+          and(
+            eq(items.eventId, eventId),
+            sql`${items.id} IN (SELECT j.value FROM events e, json_each(e.seat_category_mapping) j WHERE e.id = ${eventId} UNION SELECT j.value FROM subevents s, json_each(s.seat_category_mapping) j WHERE s.event_id = ${eventId})`,
+          ),
+        ),
+    ]);
   const results = (await runBatch(db, stmts)) as unknown[][];
   const rows = <T>(kind: (typeof kinds)[number]) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
   return {
     taken: takenCodes(rows<{ id: number; code: string }>("codes"), input.exceptId),
     refs: {
-      items: new Map(rows<{ id: number; hasVariations: boolean }>("items").map((r) => [r.id, r])),
+      items: new Map(
+        rows<{ id: number; hasVariations: boolean; name: I18n; onlyAddOn: number }>("items").map((r) => [
+          r.id,
+          { ...r, onlyAddOn: Boolean(r.onlyAddOn) },
+        ]),
+      ),
       variations: new Map(rows<{ id: number; itemId: number }>("variations").map((r) => [r.id, r])),
       quotas: new Map(rows<{ id: number; subeventId: number | null }>("quotas").map((r) => [r.id, r])),
-      subevents: new Set(rows<{ id: number }>("subevents").map((r) => r.id)),
+      subevents: new Map(
+        rows<{ id: number; seatingPlanId: number | null; seatCategoryMapping: Record<string, number | null> }>(
+          "subevents",
+        ).map((r) => [r.id, r]),
+      ),
+      seats: new Map(
+        rows<{ planId: number; seatGuid: string; category: string }>("seats").map((r) => [
+          `${r.planId}:${r.seatGuid}`,
+          r,
+        ]),
+      ),
+      seatProducts: new Map(rows<{ id: number; name: I18n }>("seatProducts").map((r) => [r.id, r.name])),
     },
     stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
   };

@@ -192,19 +192,27 @@ export const markOrderPaid = survivingD1Faults(async function markOrderPaid(
   return after;
 });
 
+const NO_CANCELLATION_FEE =
+  "This service cancels orders completely: a cancellation fee (keeping the order with the fee as its total) is not offered.";
+
 /**
- * `mark_canceled`: open payments are canceled with the order; with signed ticket secrets the
- * tickets get new secrets and the old ones are revoked, in the same transaction.
+ * `mark_canceled` of a pending, paid or expired order (pretix cancels expired orders too): open
+ * payments are canceled with the order; with signed ticket secrets the tickets get new secrets
+ * and the old ones are revoked, in the same transaction. pretix's `cancellation_fee` (the order
+ * stays, with the fee as its total) is outside the spec: a fee other than none or zero is
+ * refused, never ignored.
  */
 export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(
   ctx: EventContext,
   code: string,
-  opts: { sendEmail?: boolean },
+  opts: { sendEmail?: boolean; cancellationFee?: number | null },
 ): Promise<OrderRecord> {
+  if (opts.cancellationFee) throw validationError({ cancellation_fee: [NO_CANCELLATION_FEE] });
   const r = await loadOrder(ctx, code);
-  checkStatus(r, ["n", "p"], "c");
+  const from: OrderStatus[] = ["n", "p", "e"];
+  checkStatus(r, from, "c");
   const tickets = await cancellationChanges(ctx, r);
-  const after = await transition(ctx, r, { from: ["n", "p"], to: "c", cancelPayments: true, tickets });
+  const after = await transition(ctx, r, { from, to: "c", cancelPayments: true, tickets });
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
   return after;
 });
@@ -217,19 +225,24 @@ export const markOrderExpired = survivingD1Faults(async function markOrderExpire
   return transition(ctx, await loadOrder(ctx, code), { from: ["n"], to: "e" });
 });
 
-/** Payment `confirm`: an open payment is confirmed and the order becomes paid. Returns the order afterwards. */
+/**
+ * Payment `confirm`: an open payment is confirmed and the order becomes paid; the paid mail goes
+ * out unless `sendEmail` is false (as pretix's confirm). Returns the order afterwards.
+ */
 export const confirmPayment = survivingD1Faults(async function confirmPayment(
   ctx: EventContext,
   code: string,
   localId: number,
-  opts: { force?: boolean },
+  opts: { force?: boolean; sendEmail?: boolean },
 ): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   const y = r.payments.find((p) => p.local_id === localId);
   if (!y) throw notFound();
   if (!OPEN_PAYMENT_STATES.includes(y.state))
     throw badRequest("Only payments in state created or pending can be confirmed.");
-  return transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: y.id, force: opts.force });
+  const after = await transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: y.id, force: opts.force });
+  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after, undefined, r.invoicing.live);
+  return after;
 });
 
 // ---- mails ----

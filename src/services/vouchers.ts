@@ -1,8 +1,9 @@
 /**
  * Vouchers (spec "Voucher", pretix docs vouchers.rst; `price_mode` none / set / subtract /
  * percent): the input, pretix's validation rules, and the services that create, change and
- * delete vouchers. Every write goes through the event object, which checks that a
- * quota-blocking voucher fits into its quotas; an object that cannot serve the change in time
+ * delete vouchers. A voucher created without `code` gets one as pretix makes them. Every write
+ * goes through the event object, which checks that a quota-blocking voucher fits into its
+ * quotas and that a seat it reserves is free; an object that cannot serve the change in time
  * fails with `busy` (409, retry later).
  */
 import { z } from "zod";
@@ -26,7 +27,9 @@ import type {
 } from "../objects/event/types";
 import type { ChangeMode, EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
+import { randomString } from "../lib/crypto";
 import { Failure, type FieldErrors, inUse, invalidPk, notFound, Problems, validationError } from "../lib/failure";
+import { i18nText } from "../lib/i18n";
 import { dateTime, decimal } from "../rules/fields";
 import type { Refusal } from "../rules/inventory";
 
@@ -54,14 +57,22 @@ const voucherFields = z.object({
   show_hidden_items: z.boolean(),
 });
 
-/** POST and PUT: `code` required, every other field reset to its default when omitted. */
+/** POST: every field optional; without `code` the voucher gets a generated one (pretix's). */
+export const voucherCreateInput = voucherFields.partial();
+/** PUT: `code` required, every other field reset to its default when omitted. */
 export const voucherInput = voucherFields.partial().required({ code: true });
 /** PATCH: only the sent fields change. */
 export const voucherPatch = voucherFields.partial();
 /** batch_create: a list of vouchers, created atomically. */
-export const voucherBatchInput = z.array(voucherInput).min(1).max(1000);
+export const voucherBatchInput = z.array(voucherCreateInput).min(1).max(1000);
+export type VoucherCreateInput = z.output<typeof voucherCreateInput>;
 export type VoucherInput = z.output<typeof voucherInput>;
 export type VoucherPatch = z.output<typeof voucherPatch>;
+
+/** pretix's generated voucher codes: 16 characters of capitals and digits without look-alikes (no I, J, O, 0, 1). */
+const CODE_ALPHABET = "ABCDEFGHKLMNPQRSTUVWXYZ23456789";
+const CODE_LENGTH = 16;
+const generatedCode = () => randomString(CODE_LENGTH, CODE_ALPHABET);
 
 type FullVoucher = z.output<typeof voucherFields>;
 
@@ -84,6 +95,8 @@ const DEFAULTS: Omit<FullVoucher, "code"> = {
 };
 
 const CODE_TAKEN = "A voucher with this code already exists.";
+const CODE_TWICE = "Duplicate voucher code in request.";
+const SEAT_TWICE = "Duplicate seat ID in request.";
 const REDEEMED = "This voucher can not be deleted as it has already been used.";
 
 function fromRow(v: VoucherRow): FullVoucher {
@@ -136,6 +149,7 @@ function refIds(list: FullVoucher[]) {
     variationIds: ids((v) => v.variation),
     quotaIds: ids((v) => v.quota),
     subeventIds: ids((v) => v.subevent),
+    seatGuids: list.map((v) => v.seat).filter((seat): seat is string => seat !== null),
   };
 }
 
@@ -163,7 +177,10 @@ function validateVoucher(
   if (v.item !== null) {
     const item = refs.items.get(v.item);
     if (!item) errors.add("item", invalidPk(v.item));
-    else itemHasVariations = item.hasVariations;
+    else {
+      itemHasVariations = item.hasVariations;
+      if (item.onlyAddOn) errors.add("item", ONLY_ADD_ON);
+    }
     if (v.variation !== null) {
       const variation = refs.variations.get(v.variation);
       if (!variation || variation.itemId !== v.item)
@@ -197,20 +214,70 @@ function validateVoucher(
     if (event.hasSubevents && v.subevent === null && v.quota === null)
       errors.add("block_quota", "If you want this voucher to block quota, you need to select a specific date.");
   }
-  if (v.seat !== null) {
-    if (v.item === null) errors.add("seat", "You need to choose a specific product if you select a seat.");
-    if (v.max_usages > 1) errors.add("seat", "Seat-specific vouchers can only be used once.");
+  if (v.seat !== null) validateSeat(ctx, v, v.seat, refs, errors);
+}
+
+const ONLY_ADD_ON =
+  "You cannot select a product that is only available as an add-on product or as part of a bundle, since vouchers cannot be applied to add-on products or bundled products.";
+
+/**
+ * A seat of the seating plan that applies (the date's in a series, which needs a date; else the
+ * event's), for the voucher's product, and for one usage (pretix's `clean_seat_id`). Whether it
+ * is free the event object decides.
+ */
+function validateSeat(ctx: EventContext, v: FullVoucher, guid: string, refs: VoucherRefs, errors: Problems): void {
+  const { event } = ctx;
+  let plan: { planId: number; mapping: Record<string, number | null> } | null = null;
+  if (event.hasSubevents) {
+    if (v.subevent === null) {
+      errors.add("seat", "You need to choose a date if you select a seat.");
+      return;
+    }
+    const sub = refs.subevents.get(v.subevent);
+    // an unknown date is reported on `subevent`
+    if (!sub) return;
+    if (sub.seatingPlanId !== null) plan = { planId: sub.seatingPlanId, mapping: sub.seatCategoryMapping };
+  } else if (event.seatingPlanId !== null) {
+    plan = { planId: event.seatingPlanId, mapping: event.seatCategoryMapping };
+  }
+  const seat = plan && refs.seats.get(`${plan.planId}:${guid}`);
+  if (!plan || !seat) {
+    errors.add("seat", `The specified seat ID "${guid}" does not exist for this event.`);
+    return;
+  }
+  if (v.item === null) errors.add("seat", "You need to choose a specific product if you select a seat.");
+  if (v.max_usages > 1 || v.min_usages > 1) errors.add("seat", "Seat-specific vouchers can only be used once.");
+  const product = plan.mapping[seat.category] ?? null;
+  if (v.item !== null && product !== v.item) {
+    const name = product !== null ? refs.seatProducts.get(product) : undefined;
+    errors.add(
+      "seat",
+      name
+        ? `You need to choose the product "${i18nText(name)}" for this seat.`
+        : "The specified seat ID is not available for the given product.",
+    );
   }
 }
 
-/** The field errors of a block the event object refused. */
-function blockRefusalErrors(refusals: Refusal[]): FieldErrors {
-  const messages = refusals.map((r) =>
-    r.code === "quota"
-      ? `There is not enough quota available to block tickets for this voucher (quota ${r.quotaId}: ${r.available} left).`
-      : "The voucher could not be reserved.",
-  );
-  return { block_quota: messages };
+/** The field errors of a voucher the event object refused: a block that does not fit, a seat that is taken. */
+function refusalErrors(refusals: Refusal[]): FieldErrors {
+  const errors = new Problems();
+  for (const r of refusals) {
+    if (r.code === "quota")
+      errors.add(
+        "block_quota",
+        `There is not enough quota available to block tickets for this voucher (quota ${r.quotaId}: ${r.available} left).`,
+      );
+    else if (r.code === "seat_taken")
+      errors.add(
+        "seat",
+        r.heldBy === "cart"
+          ? `The seat "${r.seat}" is already sold or currently blocked.`
+          : `The seat "${r.seat}" is currently unavailable (blocked, already sold or a different voucher).`,
+      );
+    else errors.add("block_quota", "The voucher could not be reserved.");
+  }
+  return errors.errors;
 }
 
 /**
@@ -231,27 +298,35 @@ async function codeRace(call: () => PromiseLike<unknown>): Promise<unknown> {
 }
 
 /**
- * Creates vouchers atomically (codes unique within the list and the event, each valid, all
- * quota blocks fitting) or none. `fail` shapes the field errors, one per input.
+ * Creates vouchers atomically (codes unique within the list and the event, seats once in the
+ * list, each valid, all quota blocks fitting and seats free) or none; a voucher without `code`
+ * gets a generated one (~79 random bits: a clash with an existing code is not to be expected,
+ * and would be answered as any taken code). `fail` shapes the field errors, one per input.
  */
 async function create(
   ctx: EventContext,
-  inputs: VoucherInput[],
+  inputs: VoucherCreateInput[],
   fail: (errors: FieldErrors[]) => Failure,
 ): Promise<VoucherRow[]> {
   const { db, event, now } = ctx;
-  const full = inputs.map((i): FullVoucher => ({ ...DEFAULTS, ...i }));
+  const full = inputs.map((i): FullVoucher => ({ ...DEFAULTS, ...i, code: i.code ?? generatedCode() }));
   const { taken, refs, stamp } = await voucherChecks(db, event.id, {
     codes: full.map((v) => v.code),
     ids: refIds(full),
   });
-  const seen = new Set<string>();
+  const codes = new Set<string>();
+  const seats = new Set<string>();
   const problems = full.map((v) => {
     const errors = new Problems();
     validateVoucher(ctx, v, refs, errors);
     const lower = v.code.toLowerCase();
-    if (taken.has(lower) || seen.has(lower)) errors.add("code", CODE_TAKEN);
-    seen.add(lower);
+    if (taken.has(lower)) errors.add("code", CODE_TAKEN);
+    // within the request, as pretix: a seat given twice (on the same date) is reported instead of its code
+    const seat = v.seat !== null ? `${v.subevent ?? ""}:${v.seat}` : null;
+    if (seat !== null && seats.has(seat)) errors.add("code", SEAT_TWICE);
+    else if (codes.has(lower)) errors.add("code", CODE_TWICE);
+    if (seat !== null) seats.add(seat);
+    codes.add(lower);
     return errors;
   });
   if (problems.some((p) => p.has())) throw fail(problems.map((p) => p.errors));
@@ -272,14 +347,14 @@ async function create(
       throw new Failure("busy", "The codes changed meanwhile. Retry in a moment.");
     throw fail(full.map((v): FieldErrors => (nowTaken.has(v.code.toLowerCase()) ? { code: [CODE_TAKEN] } : {})));
   }
-  if (!result.ok) throw fail(full.map((_, i) => (i === result.index ? blockRefusalErrors(result.refusals) : {})));
+  if (!result.ok) throw fail(full.map((_, i) => (i === result.index ? refusalErrors(result.refusals) : {})));
   return readAfterWrite(() => findVouchersById(db, event.id, result.ids));
 }
 
 /** Creates one voucher (POST). */
 export const createVoucher = survivingD1Faults(async function createVoucher(
   ctx: EventContext,
-  input: VoucherInput,
+  input: VoucherCreateInput,
 ): Promise<VoucherRow> {
   const [row] = await create(ctx, [input], (errors) => validationError(errors[0]!));
   return row!;
@@ -288,7 +363,7 @@ export const createVoucher = survivingD1Faults(async function createVoucher(
 /** Creates a list of vouchers atomically (batch_create); field errors come as a list, one per input. */
 export const createVouchers = survivingD1Faults(async function createVouchers(
   ctx: EventContext,
-  inputs: VoucherInput[],
+  inputs: VoucherCreateInput[],
 ): Promise<VoucherRow[]> {
   return create(ctx, inputs, (errors) => validationError(errors));
 });
@@ -324,7 +399,7 @@ export const changeVoucher = survivingD1Faults(async function changeVoucher(
   if ("codeTaken" in result) throw validationError({ code: [CODE_TAKEN] });
   if (!result.ok) {
     if (result.refusals.some((r) => r.code === "voucher_unknown")) throw notFound();
-    throw validationError(blockRefusalErrors(result.refusals));
+    throw validationError(refusalErrors(result.refusals));
   }
   return (await readAfterWrite(() => findVoucher(db, event.id, current.id)))!;
 });

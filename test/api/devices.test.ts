@@ -213,6 +213,17 @@ describe("devices: PATCH", () => {
     expect((await org.client.get(url)).body).toEqual(created);
   });
 
+  it("cannot be deleted (405, as pretix): the device stays as it was", async () => {
+    const org = await seedOrganizer();
+    const created = (await org.client.post(devicesUrl(org), { name: "Scanner" })).body;
+    const url = `${devicesUrl(org)}${created.device_id}/`;
+    const res = await org.client.delete(url);
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ detail: 'Method "DELETE" not allowed.' });
+    expect(await countDevices(org.id)).toBe(1);
+    expect((await org.client.get(url)).body).toEqual(created);
+  });
+
   it("answers 404 for a device the organizer does not have", async () => {
     const org = await seedOrganizer();
     const other = await seedOrganizer();

@@ -184,7 +184,7 @@ describe("vouchers", () => {
     expect(bad.body).toEqual([
       {},
       { code: ["A voucher with this code already exists."] },
-      { code: ["A voucher with this code already exists."] },
+      { code: ["Duplicate voucher code in request."] },
     ]);
     const quota = await s.client.post(`${s.path}/vouchers/batch_create/`, [
       { code: "BLOCK001", item: ticket.id, block_quota: true, max_usages: 2 },
@@ -196,6 +196,86 @@ describe("vouchers", () => {
     const shape = await s.client.post(`${s.path}/vouchers/batch_create/`, { code: "NOTALIST" });
     expect(shape.status).toBe(400);
     expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(2);
+  });
+
+  it("batch_create with one new code twice: pretix's duplicate message on the second, nothing created", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 10, items: [ticket.id] });
+    const voucher = {
+      max_usages: 1,
+      valid_until: null,
+      price_mode: "set",
+      value: "12.00",
+      item: ticket.id,
+      tag: "Foo",
+    };
+    const res = await s.client.post(`${s.path}/vouchers/batch_create/`, [
+      { ...voucher, code: "ABCDEFGHI", block_quota: false },
+      { ...voucher, code: "ABCDEFGHI", block_quota: true },
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([{}, { code: ["Duplicate voucher code in request."] }]);
+    // codes differing in case only are the same code
+    const cased = await s.client.post(`${s.path}/vouchers/batch_create/`, [
+      { code: "CaseCode1" },
+      { code: "CASECODE1" },
+    ]);
+    expect(cased.body).toEqual([{}, { code: ["Duplicate voucher code in request."] }]);
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(0);
+  });
+
+  it("a voucher without code gets a generated one: 16 of pretix's characters, new in the event", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const PRETIX_CODE = /^[ABCDEFGHKLMNPQRSTUVWXYZ23456789]{16}$/;
+    const minimal = await s.client.post(`${s.path}/vouchers/`, { item: ticket.id });
+    expect(minimal.status).toBe(201);
+    expect(minimal.body).toMatchObject({ item: ticket.id, variation: null, quota: null, block_quota: false });
+    expect(minimal.body.code).toMatch(PRETIX_CODE);
+    const empty = await s.client.post(`${s.path}/vouchers/`, {});
+    expect(empty.status).toBe(201);
+    expect(empty.body.code).toMatch(PRETIX_CODE);
+    const batch = await s.client.post(`${s.path}/vouchers/batch_create/`, [{}, { code: "GIVEN2030" }, { tag: "x" }]);
+    expect(batch.status).toBe(201);
+    const codes = batch.body.map((v: { code: string }) => v.code);
+    expect(codes[0]).toMatch(PRETIX_CODE);
+    expect(codes[1]).toBe("GIVEN2030");
+    expect(codes[2]).toMatch(PRETIX_CODE);
+    const all = [minimal.body.code, empty.body.code, codes[0], codes[2]];
+    expect(new Set(all).size).toBe(4);
+    // the generated code redeems the voucher
+    await s.quota({ size: 5, items: [ticket.id] });
+    const order = await s.client.post(`${s.path}/orders/`, {
+      positions: [{ item: ticket.id, voucher: minimal.body.code.toLowerCase() }],
+    });
+    expect(order.status, JSON.stringify(order.body)).toBe(201);
+    expect(order.body.positions[0].voucher).toBe(minimal.body.id);
+    // a given code is still checked
+    expect((await s.client.post(`${s.path}/vouchers/`, { code: "abc" })).body).toEqual({
+      code: ["Ensure this field has at least 5 characters."],
+    });
+  });
+
+  it("refuses a product sold only as an add-on or in a bundle", async () => {
+    const s = await shop();
+    const addons = await s.post("/categories/", { name: { en: "Extras" }, is_addon: true });
+    const plain = await s.post("/categories/", { name: { en: "Tickets" }, is_addon: false });
+    const extra = await s.item({ name: { en: "Parking" }, category: addons.id });
+    const bundled = await s.item({ name: { en: "Cloakroom" }, require_bundling: true });
+    const ticket = await s.item({ category: plain.id });
+    const ONLY_ADD_ON =
+      "You cannot select a product that is only available as an add-on product or as part of a bundle, since vouchers cannot be applied to add-on products or bundled products.";
+    for (const item of [extra, bundled]) {
+      const res = await s.client.post(`${s.path}/vouchers/`, { code: `ADDON${item.id}X`, item: item.id });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ item: [ONLY_ADD_ON] });
+    }
+    const v = await s.voucher({ item: ticket.id });
+    const patched = await s.client.patch(`${s.path}/vouchers/${v.id}/`, { item: extra.id });
+    expect(patched.body).toEqual({ item: [ONLY_ADD_ON] });
+    expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.item).toBe(ticket.id);
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(1);
   });
 
   it("PUT resets omitted fields; id and redeemed cannot be changed", async () => {
@@ -221,6 +301,24 @@ describe("vouchers", () => {
     const device = await seedDevice(s.org.id);
     expect((await device.client.get(`${s.path}/vouchers/`)).status).toBe(403);
   });
+  it("parallel creations of blocking vouchers block no more than the quota has", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const q = await s.quota({ size: 5, items: [ticket.id] });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        s.client.post(`${s.path}/vouchers/`, { code: `BLOCKRACE${i}`, item: ticket.id, block_quota: true }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([...Array(5).fill(201), ...Array(7).fill(400)]);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body.block_quota[0]).toMatch(/not enough quota/);
+    expect((await s.client.get(`${s.path}/quotas/${q.id}/availability/`)).body).toMatchObject({
+      available_number: 0,
+      blocking_vouchers: 5,
+    });
+    expect((await s.client.get(`${s.path}/vouchers/`)).body.count).toBe(5);
+  });
+
   it("many parallel creations of one code: exactly one voucher, the others a 400 on code, never a 409 or 500", async () => {
     const s = await shop();
     const results = await Promise.all(

@@ -516,6 +516,66 @@ describe("Ledger.availability and stateOf", () => {
   });
 });
 
+describe("Ledger.checkVoucherSeat", () => {
+  it("refuses a seat a ticket, another valid unused voucher or a cart holds on that date, naming the holder", () => {
+    const l = ledger([quota({ id: 1, size: 10 })], [voucher({ id: 5, seat: "v1" })]);
+    l.addOrder("A", [demand({ seat: "o1" })], false);
+    l.addCart("h1", "cart1", demand({ seat: "c1" }), LATER);
+    l.addCart("h0", "cart0", demand({ seat: "c0" }), EARLIER);
+    const want = (seat: string, over: Partial<VoucherDef> = {}) =>
+      l.checkVoucherSeat(voucher({ id: 9, itemId: TICKET, seat, ...over }), NOW);
+    expect(want("o1")).toEqual([{ code: "seat_taken", seat: "o1", heldBy: "order" }]);
+    expect(want("v1")).toEqual([{ code: "seat_taken", seat: "v1", heldBy: "voucher" }]);
+    expect(want("c1")).toEqual([{ code: "seat_taken", seat: "c1", heldBy: "cart" }]);
+    // free: an expired cart's seat, a seat of the plan nobody holds, the same seat on another date
+    expect(want("c0")).toEqual([]);
+    expect(want("s9")).toEqual([]);
+    expect(want("o1", { subeventId: 3 })).toEqual([]);
+    expect(want("v1", { subeventId: 3 })).toEqual([]);
+    // the voucher that holds it may keep it; no seat, nothing to check
+    expect(l.checkVoucherSeat(voucher({ id: 5, seat: "v1" }), NOW)).toEqual([]);
+    expect(l.checkVoucherSeat(voucher({ id: 9 }), NOW)).toEqual([]);
+  });
+
+  it("a voucher that expired or is used up holds its seat no more", () => {
+    const l = ledger(
+      [quota({ id: 1, size: 10 })],
+      [voucher({ id: 5, seat: "s1", validUntil: EARLIER }), voucher({ id: 6, seat: "s2" })],
+    );
+    l.addOrder("A", [demand({ voucherId: 6 })], false);
+    expect(l.checkVoucherSeat(voucher({ id: 9, seat: "s1" }), NOW)).toEqual([]);
+    expect(l.checkVoucherSeat(voucher({ id: 9, seat: "s2" }), NOW)).toEqual([]);
+  });
+});
+
+describe("Ledger.beginVoucherWrite", () => {
+  it("a voucher being written holds its block and seat under an id of its own, also across a catalog reload", () => {
+    const q = quota({ id: 1, size: 2 });
+    const l = ledger([q]);
+    const v = voucher({ id: 0, maxUsages: 2, blockQuota: true, itemId: TICKET, seat: "s1" });
+    const a = l.beginVoucherWrite(v);
+    const b = l.beginVoucherWrite({ ...v, maxUsages: 1, blockQuota: false, seat: "s2" });
+    expect(a).toBeLessThan(0);
+    expect(b).toBeLessThan(0);
+    expect(a).not.toBe(b);
+    expect(l.availability(q, NOW).available_number).toBe(0);
+    expect(l.checkVoucherSeat(voucher({ id: 0, seat: "s1" }), NOW)).toEqual([
+      { code: "seat_taken", seat: "s1", heldBy: "voucher" },
+    ]);
+    // D1 does not have the write yet: the reloaded catalog still counts it
+    l.setCatalog({ stamp: 2, quotas: [q], vouchers: [] });
+    expect(l.availability(q, NOW).available_number).toBe(0);
+    expect(l.checkVoucherSeat(voucher({ id: 0, seat: "s2" }), NOW)).toHaveLength(1);
+    l.endVoucherWrite(a);
+    expect(l.availability(q, NOW).available_number).toBe(2);
+    expect(l.checkVoucherSeat(voucher({ id: 0, seat: "s1" }), NOW)).toEqual([]);
+    l.setCatalog({ stamp: 3, quotas: [q], vouchers: [] });
+    expect(l.checkVoucherSeat(voucher({ id: 0, seat: "s2" }), NOW)).toHaveLength(1);
+    l.endVoucherWrite(b);
+    expect(l.checkVoucherSeat(voucher({ id: 0, seat: "s2" }), NOW)).toEqual([]);
+  });
+});
+
 describe("Ledger.checkVoucherBlock", () => {
   it("refuses a block bigger than what is free, counting the voucher's own old block as free", () => {
     const q = quota({ id: 1, size: 3 });

@@ -1,8 +1,8 @@
 /**
- * Vouchers: whether a voucher's quota block fits (a creation, a change) and whether a voucher
- * may be deleted (never redeemed). A creation or a change blocks in the ledger while D1 is
- * written; a deletion takes the voucher out of the ledger first, so that no order redeems it
- * meanwhile, and puts it back when D1 did not delete it.
+ * Vouchers: whether a voucher's quota block fits and its seat is free (a creation, a change)
+ * and whether a voucher may be deleted (never redeemed). A creation or a change blocks (and
+ * reserves its seat) in the ledger while D1 is written; a deletion takes the voucher out of the
+ * ledger first, so that no order redeems it meanwhile, and puts it back when D1 did not delete it.
  */
 import { and, eq } from "drizzle-orm";
 import { runBatch, type Statement } from "../../db/catalog-common";
@@ -43,21 +43,21 @@ export async function createVouchers(s: EventState, stamp: number, rows: Voucher
 async function insertVouchers(s: EventState, stamp: number, rows: VoucherRow[]): Promise<CreateVouchersResult> {
   await s.ensureCatalog(stamp);
   const now = Date.now();
-  const temps: VoucherDef[] = [];
+  const temps: number[] = [];
   let failure: { index: number; refusals: Refusal[] } | null = null;
   rows.forEach((r, i) => {
     if (failure) return;
-    const def = voucherDef({ ...r, id: -1 - i });
-    const refusals = s.ledger.checkVoucherBlock(def, now);
+    // not yet a voucher: no id of D1's (they start at 1)
+    const def = voucherDef({ ...r, id: 0 });
+    const refusals = [...s.ledger.checkVoucherBlock(def, now), ...s.ledger.checkVoucherSeat(def, now)];
     if (refusals.length) {
       failure = { index: i, refusals };
       return;
     }
-    s.ledger.upsertVoucher(def);
-    temps.push(def);
+    temps.push(s.ledger.beginVoucherWrite(def));
   });
   const dropTemps = () => {
-    for (const t of temps) s.ledger.removeVoucher(t.id);
+    for (const t of temps) s.ledger.endVoucherWrite(t);
   };
   if (failure) {
     dropTemps();
@@ -87,8 +87,8 @@ async function insertVouchers(s: EventState, stamp: number, rows: VoucherRow[]):
 
 /**
  * Changes a voucher to `values` (all its columns but the ones D1 or the object keep); a
- * bigger block must fit into the quota. The conditional UPDATE tells whether the voucher
- * still exists.
+ * bigger block must fit into the quota, and a seat it did not reserve before must be free. The
+ * conditional UPDATE tells whether the voucher still exists.
  */
 export async function updateVoucher(
   s: EventState,
@@ -103,11 +103,15 @@ export async function updateVoucher(
     refusals: [{ code: "voucher_unknown", voucherId: id, indices: [] }],
   };
   const next = voucherDef({ ...values, id });
-  const refusals = s.ledger.checkVoucherBlock(next, now);
+  const old = s.ledger.voucher(id);
+  const sameSeat = old !== undefined && old.seat === next.seat && (old.subeventId ?? null) === next.subeventId;
+  const refusals = [
+    ...s.ledger.checkVoucherBlock(next, now),
+    ...(sameSeat ? [] : s.ledger.checkVoucherSeat(next, now)),
+  ];
   if (refusals.length) return { ok: false, refusals };
   // While D1 is written, block for both the old and the new definition (never less).
-  const temp = { ...next, id: -id - 1_000_000_000 };
-  s.ledger.upsertVoucher(temp);
+  const temp = s.ledger.beginVoucherWrite(next);
   const db = s.db();
   let updated: { id: number }[];
   try {
@@ -120,10 +124,10 @@ export async function updateVoucher(
       touchInventory(db, s.eventId, now),
     ]);
   } catch (e) {
-    s.ledger.removeVoucher(temp.id);
+    s.ledger.endVoucherWrite(temp);
     throw e;
   }
-  s.ledger.removeVoucher(temp.id);
+  s.ledger.endVoucherWrite(temp);
   if (updated.length === 0) {
     s.ledger.removeVoucher(id);
     return unknown;

@@ -40,11 +40,14 @@ export type Refusal =
       available: number;
       indices: number[];
     }
-  | { code: "seat_taken"; seat: string; indices: number[] }
+  | { code: "seat_taken"; seat: string; heldBy?: SeatHolder; indices: number[] }
   | { code: "seat_twice"; seat: string; indices: number[] }
   | { code: "voucher_used_up"; voucherId: number; indices: number[] }
   | { code: "voucher_expired"; voucherId: number; indices: number[] }
   | { code: "voucher_unknown"; voucherId: number; indices: number[] };
+
+/** What holds a seat: a ticket of a pending or paid order, a cart, or a valid and unused voucher. */
+export type SeatHolder = "order" | "cart" | "voucher";
 
 /** A quota's numbers, as the quotas' `availability` endpoint answers them. */
 export type Availability = {
@@ -68,6 +71,9 @@ export class Ledger {
   private readonly book: OrderBook;
   private readonly carts = new CartHolds();
   private readonly exited = new ExitedTickets();
+  /** Vouchers the event object is writing to D1, under ids of their own (negative): kept across catalog reloads. */
+  private readonly writing = new Map<number, VoucherDef>();
+  private lastWritingId = 0;
 
   /** `book` keeps the orders' holds (the event object's storage; memory by default). */
   constructor(book: OrderBook = new MemoryOrderBook()) {
@@ -78,12 +84,14 @@ export class Ledger {
     return this.catalog.stamp;
   }
 
+  /** Takes the catalog (quotas and vouchers as D1 has them); vouchers being written stay counted. */
   setCatalog(catalog: Catalog): void {
-    this.catalog = catalog;
+    const stored = catalog.vouchers.filter((v) => !this.writing.has(v.id));
+    this.catalog = { ...catalog, vouchers: [...stored, ...this.writing.values()] };
     this.quotasByKey.clear();
     this.quotaById.clear();
     this.voucherById.clear();
-    for (const q of catalog.quotas) {
+    for (const q of this.catalog.quotas) {
       this.quotaById.set(q.id, q);
       for (const k of new Set(q.keys)) {
         let list = this.quotasByKey.get(k);
@@ -91,7 +99,7 @@ export class Ledger {
         list.push(q);
       }
     }
-    for (const v of catalog.vouchers) this.voucherById.set(v.id, v);
+    for (const v of this.catalog.vouchers) this.voucherById.set(v.id, v);
   }
 
   quota(id: number): QuotaDef | undefined {
@@ -109,6 +117,24 @@ export class Ledger {
 
   removeVoucher(id: number): void {
     this.setCatalog({ ...this.catalog, vouchers: this.catalog.vouchers.filter((x) => x.id !== id) });
+  }
+
+  /**
+   * Counts a voucher's new definition (a creation, a change) from the decision on, while D1 is
+   * written: its block and its seat hold under an id of its own, also when the catalog is
+   * reloaded meanwhile (a reload reads D1, which may not have the write yet), until
+   * `endVoucherWrite`. Returns that id.
+   */
+  beginVoucherWrite(v: VoucherDef): number {
+    const id = --this.lastWritingId;
+    this.writing.set(id, { ...v, id });
+    this.setCatalog(this.catalog);
+    return id;
+  }
+
+  endVoucherWrite(id: number): void {
+    if (!this.writing.delete(id)) return;
+    this.removeVoucher(id);
   }
 
   markQuotaClosed(id: number): void {
@@ -300,12 +326,36 @@ export class Ledger {
     if (this.book.seatHolder(sk) !== undefined) return false;
     if (this.carts.seatHeld(sk, now, credit)) return false;
     // a seat reserved by a (valid, unused) voucher is free only for that voucher
+    return !this.voucherReservesSeat(seat, subeventId, voucherId, now);
+  }
+
+  /** Whether a valid, unused voucher other than `exceptId` reserves the seat on the date. */
+  private voucherReservesSeat(seat: string, subeventId: number | null, exceptId: number | null, now: number): boolean {
     for (const v of this.catalog.vouchers) {
-      if (v.seat === seat && (v.subeventId ?? null) === subeventId && v.id !== voucherId) {
-        if ((v.validUntil === null || v.validUntil > now) && this.redeemed(v.id) < v.maxUsages) return false;
+      if (v.seat === seat && (v.subeventId ?? null) === subeventId && v.id !== exceptId) {
+        if ((v.validUntil === null || v.validUntil > now) && this.redeemed(v.id) < v.maxUsages) return true;
       }
     }
-    return true;
+    return false;
+  }
+
+  /**
+   * Checks that a new voucher, or one given another seat, may reserve its seat (pretix's
+   * `clean_seat_id`): no ticket, cart or other valid and unused voucher holds it.
+   */
+  checkVoucherSeat(v: VoucherDef, now: number): Refusal[] {
+    if (v.seat === null) return [];
+    const subeventId = v.subeventId ?? null;
+    const sk = seatKey(subeventId, v.seat);
+    const heldBy: SeatHolder | null =
+      this.book.seatHolder(sk) !== undefined
+        ? "order"
+        : this.voucherReservesSeat(v.seat, subeventId, v.id, now)
+          ? "voucher"
+          : this.carts.seatHeld(sk, now, NO_CREDIT)
+            ? "cart"
+            : null;
+    return heldBy ? [{ code: "seat_taken", seat: v.seat, heldBy, indices: [] }] : [];
   }
 
   /** Checks a new or changed voucher's blocking against quota (excluding its own old block). */
