@@ -19,7 +19,7 @@ import type { Expanded } from "./checkin-serializers";
 
 /** `expand` (repeatable, also comma-separated): declare it as `expand: expandParam` in the route's `queryParams`. */
 export const expandParam = q.list(
-  "ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer)",
+  "ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons)",
   {
     commaSeparated: true,
   },

@@ -176,8 +176,9 @@ export type DownloadBase = { baseUrl: string; organizerSlug: string };
 
 /**
  * A list's ticket: the order position with only the list's check-ins, `require_attention`
- * (order, product or variation flag), the order's status fields, and `attendee_name` falling
- * back to the parent ticket's, then to the invoice address's name.
+ * (order, product or variation flag), the order's status fields, and `attendee_name` with
+ * `attendee_name_parts` falling back to the parent ticket's, then to the invoice address's
+ * (pretix: the parts go with the name they come from).
  */
 export function serializeCheckinPosition(
   r: CheckinPositionRow,
@@ -227,19 +228,34 @@ export function serializeCheckinPosition(
     r.orderCode,
     downloads,
   );
-  const invoiceName = r.invoiceNameParts ? buildName(JSON.parse(r.invoiceNameParts) as NameParts) : null;
+  let name = r.attendeeName || null;
+  let nameParts = base.attendee_name_parts;
+  if (!name && r.addonTo !== null) {
+    name = r.parentAttendeeName || null;
+    nameParts = r.parentAttendeeNameParts ? (JSON.parse(r.parentAttendeeNameParts) as Record<string, string>) : {};
+  }
+  if (!name && r.invoiceNameParts) {
+    nameParts = JSON.parse(r.invoiceNameParts) as Record<string, string>;
+    name = buildName(nameParts as NameParts) || null;
+  }
   return {
     ...base,
     item: expanded.items?.get(r.itemId) ?? r.itemId,
     variation: r.variationId === null ? null : (expanded.variations?.get(r.variationId) ?? r.variationId),
     subevent: r.subeventId === null ? null : (expanded.subevents?.get(r.subeventId) ?? r.subeventId),
-    attendee_name: r.attendeeName || r.parentAttendeeName || invoiceName || null,
+    attendee_name: name,
+    attendee_name_parts: nameParts,
     require_attention: r.orderCheckinAttention === 1 || r.itemAttention === 1 || r.variationAttention === 1,
     order__status: r.orderStatus as CheckinPositionResponse["order__status"],
     order__valid_if_pending: false,
     order__require_approval: r.orderRequireApproval === 1,
     order__locale: r.orderLocale,
   };
+}
+
+/** What scanners show for a ticket (pretix `checkin_texts`): the variation's text, then the product's. */
+export function checkinTexts(r: Pick<CheckinPositionRow, "itemCheckinText" | "variationCheckinText">): string[] {
+  return [r.variationCheckinText, r.itemCheckinText].filter((t): t is string => !!t && t.trim() !== "");
 }
 
 // ---- a scan's answer (checkinrpc/redeem and the per-list redeem) ----

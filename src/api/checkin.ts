@@ -5,13 +5,21 @@
  *
  * Statuses as pretix sends them: 201 `ok`; 400 `error` (with `reason`) or `incomplete` (with
  * `questions`); 404 for a code that is no ticket (`reason` `invalid`, and `detail` for older
- * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's).
+ * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's),
+ * or with pretix's bare list of messages for no list or two lists of one event. Any credential
+ * of the organizer may call them: each list needs its event's check-in permission
+ * (`checkin:scan`, `checkin:read`), lists without it are answered as unknown.
  * The service decides: it returns the answer of an `ok` scan and fails with the others
  * (`refused`, `not_found`), which carry the answer `scanAnswer` shapes.
  */
 import { Hono } from "hono";
+import { z } from "zod";
+import { checkinAddonsOf } from "../db/checkin/ticket-rows";
 import { listCheckinPositions, positionOrdering } from "../db/checkin/tickets";
 import { questionRecordsByIds } from "../db/questions";
+import type { StoreUpload } from "../services/catalog-fields";
+import { resolveFileField } from "../http/files";
+import { hasPermission } from "../rules/permissions";
 import { redeemInput, redeemScan, type ScanAnswer, searchableLists } from "../services/checkin-redeem";
 import { badRequest, MESSAGES } from "../lib/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
@@ -31,6 +39,7 @@ import {
 } from "./checkin-expand";
 import {
   checkinPositionResponse,
+  checkinTexts,
   type DownloadBase,
   type RedeemResponse,
   redeemResponse,
@@ -45,7 +54,16 @@ export function downloadBase(c: AppContext): DownloadBase {
   return { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
 }
 
-/** pretix's answer of a decided scan, with the ticket as the request asks for it (`expand`). */
+/** Files uploaded by the request's caller, stored by the HTTP layer (answers to file questions at the door). */
+export function doorUploads(c: AppContext): StoreUpload {
+  return (ref, opts) => resolveFileField(c, opts.field, ref, opts);
+}
+
+/**
+ * pretix's answer of a decided scan, with the ticket as the request asks for it (`expand`:
+ * `item`, `variation`, `subevent`, `answers.question`, and `addons`, the ticket's add-ons shown
+ * as the ticket is).
+ */
 export const scanAnswer =
   (c: AppContext): ScanAnswer<RedeemResponse> =>
   async (r) => {
@@ -71,20 +89,20 @@ export const scanAnswer =
     const expand = expandOf(c);
     let position: Record<string, unknown> | undefined;
     if (r.position) {
-      position = serializeCheckinPosition(
-        r.position,
-        downloadBase(c),
-        await expandPositions(c, r.eventId, [r.position], expand),
-      );
+      const addons = expand.has("addons") ? await checkinAddonsOf(c.var.db, r.eventId, r.position.id, r.list.id) : [];
+      const expanded = await expandPositions(c, r.eventId, [r.position, ...addons], expand);
+      position = serializeCheckinPosition(r.position, downloadBase(c), expanded);
       if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
+      if (expand.has("addons"))
+        position.addons = addons.map((a) => serializeCheckinPosition(a, downloadBase(c), expanded));
     }
+    const revoked = r.reason === "revoked";
     const body: RedeemResponse = {
       status: r.status,
       ...(r.status === "error" ? { reason: r.reason ?? "error", reason_explanation: r.explanation } : {}),
-      // pretix answers a revoked secret without the ticket's attention flag
-      require_attention:
-        r.reason === "revoked" ? false : ((position?.require_attention as boolean | undefined) ?? false),
-      checkin_texts: [],
+      // pretix answers a revoked secret without the ticket's attention flag (and its texts)
+      require_attention: revoked ? false : ((position?.require_attention as boolean | undefined) ?? false),
+      checkin_texts: r.position && !revoked ? checkinTexts(r.position) : [],
       ...(position ? { position } : {}),
       list,
     };
@@ -106,23 +124,50 @@ export const redeemAnswers: Record<number, OwnAnswer> = {
   404: { description: "The code is no ticket (`status` `error`, `reason` `invalid`).", schema: redeemResponse },
 };
 
+/** pretix's answer to a request about its lists as a whole: a bare list of messages. */
+const listMessages = z.array(z.string()).meta({
+  id: "ListMessages",
+  description: 'pretix\'s bare list of messages: `["No check-in list passed."]`, two lists of one event.',
+});
+const LIST_MESSAGES =
+  "No list was passed, or two lists of one event (a bare list of messages: `No check-in list passed.`, `Selecting two check-in lists from the same event is unsupported.`).";
+
 export const checkinRoutes = new Hono<AppEnv>();
 const doc = apiDocs("Check-in");
 const base = "/organizers/:organizer/checkinrpc";
 
 checkinRoutes.post(
   `${base}/redeem`,
-  organizerScope("can_change_orders"),
+  organizerScope("checkin:scan", { perObject: true }),
   doc.created(redeemResponse, {
     summary: "Check a ticket in or out on one of several lists",
-    description: "The scanning apps' redeem: the secret and the lists to try (one per event).",
-    answers: redeemAnswers,
+    description:
+      "The scanning apps' redeem: the secret and the lists to try (one per event). A file question is answered with an upload's `file:<id>` (`POST /api/v1/upload`: PNG, JPEG, GIF or PDF).",
+    answers: {
+      ...redeemAnswers,
+      400: {
+        description: `${redeemAnswers[400]!.description} ${LIST_MESSAGES}`,
+        schema: z.union([redeemResponse, listMessages]),
+      },
+    },
     failures: ["unavailable", "refused"],
   }),
   queryParams({ expand: expandParam, pdf_data: pdfDataParam }),
   jsonBody(redeemInput),
-  async (c) => c.json(await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"), scanAnswer(c)), 201),
+  async (c) =>
+    c.json(
+      await redeemScan(organizerContext(c), c.var.principal, c.req.valid("json"), scanAnswer(c), doorUploads(c)),
+      201,
+    ),
 );
+
+/**
+ * pretix: a credential that may check in but not view orders finds nothing with a search term
+ * shorter than 3 characters (no browsing of all tickets at the door).
+ */
+export function searchTooShort(c: AppContext, search: string | undefined): boolean {
+  return !hasPermission(c.var.principal, "can_view_orders") && (search ?? "").length < 3;
+}
 
 /** The most lists one search reads together (each adds its condition to the statement). */
 export const MAX_SEARCH_LISTS = 100;
@@ -139,10 +184,13 @@ const listIdsParam: QueryParam<number[]> = {
 /** A search for tickets across lists of distinct events (pretix: the lists must exist and be the caller's, else 403). */
 checkinRoutes.get(
   `${base}/search`,
-  organizerScope("can_view_orders"),
+  organizerScope("checkin:read", { perObject: true }),
   doc.list(checkinPositionResponse, {
     summary: "Search tickets on several check-in lists",
+    description:
+      "Without `can_view_orders` (a check-in permission only), a search term under 3 characters finds nothing.",
     ordering: positionOrdering([]),
+    answers: { 400: { description: LIST_MESSAGES, schema: listMessages } },
   }),
   queryParams({ list: listIdsParam, ...POSITION_FILTER_PARAMS, expand: expandParam }),
   async (c) => {
@@ -150,10 +198,10 @@ checkinRoutes.get(
     const f = c.req.valid("query");
     const ids = f.list ?? [];
     const ctx = organizerContext(c);
-    if (ids.length === 0) throw badRequest("No check-in list passed.");
     if (ids.length > MAX_SEARCH_LISTS)
       throw badRequest(`Ensure no more than ${MAX_SEARCH_LISTS} check-in lists are passed.`);
     const resolved = await searchableLists(ctx, c.var.principal, ids);
+    if (searchTooShort(c, f.search)) return respondPage(c, req, { count: 0, rows: [] }, (p: never) => p);
     // the lists' settings are read in the statement: one round trip for the page
     const lists = resolved.map((l) => ({ listId: l.listId, eventId: l.home.eventId }));
     const page = await listCheckinPositions(c.var.db, lists, positionFilters(f), req);

@@ -39,7 +39,7 @@ import {
   POSITION_FILTER_PARAMS,
   positionFilters,
 } from "./checkin-expand";
-import { downloadBase, redeemAnswers, scanAnswer } from "./checkin";
+import { doorUploads, downloadBase, redeemAnswers, scanAnswer, searchTooShort } from "./checkin";
 import {
   checkinHistoryResponse,
   checkinListResponse,
@@ -59,11 +59,14 @@ export * from "./checkin-serializers";
 export const checkinListRoutes = new Hono<AppEnv>();
 const ev = "/organizers/:organizer/events/:event";
 const base = `${ev}/checkinlists`;
-const read = eventScope("can_view_orders");
+/** Lists and their tickets: `can_view_orders` or `can_checkin_orders` (pretix). */
+const read = eventScope("checkin:read");
 /** The list's tickets: scanners page through them; the page rides in the credential's batch (http/credential-batch.ts). */
-const readTickets = eventScope("can_view_orders", { pageWithCredential: true });
+const readTickets = eventScope("checkin:read", { pageWithCredential: true });
 const write = eventScope("can_change_event_settings");
-const scan = eventScope("can_change_orders");
+/** Scans and failed scans: `can_change_orders` or `can_checkin_orders` (pretix). */
+const scan = eventScope("checkin:scan");
+const history = eventScope("can_view_orders");
 const doc = apiDocs("Check-in lists");
 
 const listShape = queryParams({ expand: expandParam, exclude: excludeParam });
@@ -95,7 +98,8 @@ const historyFilters = queryParams({
 });
 const TICKET: PathParam = {
   schema: { type: "string" },
-  description: "The ticket's id; with `untrusted_input=true` (or when it is no number), its secret.",
+  description:
+    "The ticket's id; with `untrusted_input=true`, from a pretixSCAN device, or when it is no number, its secret.",
 };
 
 async function respondList(c: AppContext, r: CheckinListRecord, status: 200 | 201 = 200) {
@@ -227,7 +231,12 @@ checkinListRoutes.post(
 checkinListRoutes.get(
   `${base}/:list/positions`,
   readTickets,
-  doc.list(checkinPositionResponse, { summary: "List the tickets of a check-in list", ordering: positionOrdering([]) }),
+  doc.list(checkinPositionResponse, {
+    summary: "List the tickets of a check-in list",
+    description:
+      "Without `can_view_orders` (a check-in permission only), nothing is listed unless `search` has 3 characters or more.",
+    ordering: positionOrdering([]),
+  }),
   positionQuery,
   async (c) => {
     const req = listRequest(c);
@@ -236,6 +245,7 @@ checkinListRoutes.get(
     const filters = positionFilters(c.req.valid("query"));
     const page = await readInScope(c, (db, eventId) => listTicketsOfList(db, eventId, listId, filters, req));
     if (!page.list) throw notFound();
+    if (searchTooShort(c, filters.search)) return respondPage(c, req, { count: 0, rows: [] }, (p: never) => p);
     const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
     return respondPage(c, req, page, (p) => serializeCheckinPosition(p, downloadBase(c), expanded));
   },
@@ -269,7 +279,9 @@ checkinListRoutes.post(
   redeemQuery,
   jsonBody(listRedeemInput),
   async (c) => {
-    const untrusted = c.req.valid("query").untrusted_input ?? false;
+    // pretixSCAN sends scanned codes only: a number in the path is never a ticket id for it (pretix)
+    const untrusted =
+      (c.req.valid("query").untrusted_input ?? false) || /pretixscan/i.test(c.var.principal.softwareBrand ?? "");
     const answer = await redeemOnList(
       eventContext(c),
       c.var.principal,
@@ -278,6 +290,7 @@ checkinListRoutes.post(
       untrusted,
       c.req.valid("json"),
       scanAnswer(c),
+      doorUploads(c),
     );
     return c.json(answer, 201);
   },
@@ -287,7 +300,7 @@ checkinListRoutes.post(
 
 checkinListRoutes.get(
   `${ev}/checkins`,
-  read,
+  history,
   doc.list(checkinHistoryResponse, {
     summary: "The event's check-in history",
     description: "Successful and failed scans.",

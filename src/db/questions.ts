@@ -87,6 +87,26 @@ export async function questionRecordsByIds(db: DB, eventId: number, ids: readonl
     .orderBy(asc(questions.position), asc(questions.id));
 }
 
+/** Which of `ids` are file questions asked during check-in in one of `eventIds`, with their event. */
+export async function doorFileQuestions(
+  db: DB,
+  eventIds: readonly number[],
+  ids: readonly number[],
+): Promise<{ id: number; eventId: number }[]> {
+  if (ids.length === 0 || eventIds.length === 0) return [];
+  return db
+    .select({ id: questions.id, eventId: questions.eventId })
+    .from(questions)
+    .where(
+      and(
+        inIntegers(questions.eventId, [...new Set(eventIds)]),
+        inIntegers(questions.id, [...new Set(ids)]),
+        eq(questions.type, "F"),
+        eq(questions.askDuringCheckin, true),
+      ),
+    );
+}
+
 function questionExistsQuery(db: DB, eventId: number, id: number) {
   return db.select({ id: questions.id }).from(questions).where(questionWhere(eventId, id));
 }

@@ -78,6 +78,7 @@ function principalOf(found: FoundCredential, hash: string): Principal {
       identity: `token:${row.tokenId}`,
       credentialHash: hash,
       securityProfile: null,
+      softwareBrand: null,
     };
   }
   const row = found.row;
@@ -95,6 +96,7 @@ function principalOf(found: FoundCredential, hash: string): Principal {
     identity: `device:${row.device.id}`,
     credentialHash: hash,
     securityProfile: row.device.securityProfile,
+    softwareBrand: row.device.softwareBrand,
   };
 }
 

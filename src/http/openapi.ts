@@ -28,7 +28,7 @@ import type { AppEnv } from "./context";
 import { generateSpecs, resolver } from "hono-openapi";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { FAILURE_CODES, Failure, type FailureCode } from "../lib/failure";
-import { DEVICE_GRANT } from "../rules/permissions";
+import { DEVICE_GRANT, GIVEN_BY } from "../rules/permissions";
 import { badRequestBody, detailBody, FAILURE_STATUS } from "./errors";
 import { PAGE_SIZE } from "./pagination";
 import { PATH_PARAMETERS, type RouteInfo, routeInfos } from "./route-docs";
@@ -174,12 +174,18 @@ function securityOf(scope: ScopeMarker | undefined, deviceOnly = false): OpenAPI
 function accessText(scope: ScopeMarker | undefined, deviceOnly = false): string {
   if (!scope || scope.scope === "public") return "No credentials needed.";
   if (scope.scope === "device" || deviceOnly) return "Device keys only (a team token is answered 401).";
+  const given = scope.permission === null ? undefined : GIVEN_BY[scope.permission];
   const perm =
     scope.permission === null
       ? `access to the organizer${scope.scope === "event" ? " and the event" : ""}`
-      : `\`${scope.permission}\``;
+      : given
+        ? `\`${scope.permission}\` (${given.map((f) => `\`${f}\``).join(" or ")})`
+        : `\`${scope.permission}\``;
   const who = securityOf(scope).length === 2 ? "Team tokens and devices" : "Team tokens only";
-  return scope.scope === "global" ? "Any valid credential." : `Needs ${perm}. ${who}.`;
+  if (scope.scope === "global") return "Any valid credential.";
+  if (scope.perObject)
+    return `Any credential of the organizer; each list needs ${perm} for its event (the others are refused as unknown). ${who}.`;
+  return `Needs ${perm}. ${who}.`;
 }
 
 /** A route's own answer on a status that the failure table answers too: either body. */

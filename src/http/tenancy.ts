@@ -28,6 +28,11 @@ export type ScopeMarker = {
   permission: Permission | null;
   /** The route reads its page with the credential, in one batch (http/credential-batch.ts). */
   pageWithCredential?: true;
+  /**
+   * The permission is checked by the handler on each object the request names (pretix's
+   * check-in RPC: each list's event), not by the scope: any credential of the organizer gets in.
+   */
+  perObject?: true;
 };
 
 export const PROFILE_DENIED = "Request denied by device security profile.";
@@ -67,17 +72,22 @@ function resolved(c: AppContext, organizer: string | undefined, event: string | 
   return t.row;
 }
 
-/** Organizer-level route: `/organizers/:organizer/...`. */
-export function organizerScope(permission: Permission | null) {
+/**
+ * Organizer-level route: `/organizers/:organizer/...`. With `perObject`, the permission is the
+ * handler's to check on each object the request names (the scope admits any credential of the
+ * organizer, and the description says what each object needs).
+ */
+export function organizerScope(permission: Permission | null, opts: { perObject?: true } = {}) {
+  const enforced = opts.perObject ? null : permission;
   const handler: MiddlewareHandler<AppEnv> = async function organizerScope(c, next) {
     enforceSecurityProfile(c);
     const principal = c.var.principal;
     const row = resolved(c, c.req.param("organizer"), null);
-    if (!row || row.organizer.id !== principal.organizerId || !hasPermission(principal, permission)) throw forbidden();
+    if (!row || row.organizer.id !== principal.organizerId || !hasPermission(principal, enforced)) throw forbidden();
     c.set("organizer", row.organizer);
     await next();
   };
-  return mark(handler, { scope: "organizer", permission });
+  return mark(handler, { scope: "organizer", permission, ...(opts.perObject ? { perObject: true as const } : {}) });
 }
 
 /**

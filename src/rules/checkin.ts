@@ -62,6 +62,8 @@ export type CheckinQuestion = {
   id: number;
   identifier: string;
   type: string;
+  /** pretix's default: not required (an empty answer then answers it). */
+  required?: boolean;
   items: number[];
   options: { id: number; identifier: string; answer: I18n }[];
 };
@@ -85,6 +87,11 @@ export type ScanRequest = {
   questionsSupported: boolean;
   canceledSupported: boolean;
   answers: Record<string, string>;
+  /**
+   * File questions answered with an upload (`file:<id>` in `answers`): question id → the stored
+   * file's answer, which the Worker resolved (checked and stored) before the decision.
+   */
+  files?: Record<string, string>;
   deviceId: number | null;
 };
 
@@ -93,13 +100,20 @@ export type RulesVerdict = { ok: true } | { ok: false; explanation: string | nul
 /** What the rules of a list see (pretix's rule variables are computed from these). */
 export type RulesFacts = { list: ListConfig; ticket: TicketFacts; passages: readonly Passage[]; now: number };
 
+/**
+ * What the door's answers change on the ticket, in every verdict: `answers` replace earlier
+ * answers to their questions; `cleared` (present when not empty) are optional questions answered
+ * empty, whose earlier answers are removed (pretix).
+ */
+type DoorChange = { answers: Answer[]; cleared?: number[] };
+
 export type ScanVerdict =
   /** Record a check-in (`forced`: it passed only because the scan was forced). */
-  | { kind: "pass"; forced: boolean; answers: Answer[] }
+  | ({ kind: "pass"; forced: boolean } & DoorChange)
   /** The same nonce was already recorded: success, nothing new is recorded. */
-  | { kind: "repeat"; answers: Answer[] }
-  | { kind: "refuse"; reason: CheckinReason; explanation: string | null; answers: Answer[] }
-  | { kind: "incomplete"; questions: number[]; answers: Answer[] };
+  | ({ kind: "repeat" } & DoorChange)
+  | ({ kind: "refuse"; reason: CheckinReason; explanation: string | null } & DoorChange)
+  | ({ kind: "incomplete"; questions: number[] } & DoorChange);
 
 /** Whether a ticket belongs on a list by product and date (not by order status). */
 export function onList(
@@ -139,14 +153,16 @@ export function chooseTicket(
 }
 
 /**
- * Answers given at the door (question id → text; choice questions: comma-separated option
- * ids), for the questions asked during check-in of the ticket's product. Answers that do not
- * fit their question are ignored, as pretix does.
+ * Answers given at the door (question id → text; choice questions: comma-separated options, each
+ * by id or identifier; file questions: the upload the Worker stored, `files`), for the questions
+ * asked during check-in of the ticket's product. Answers that do not fit their question are
+ * ignored, as pretix does; an empty answer is no answer (see `clearedAtDoor`).
  */
 export function checkinAnswers(
   questions: readonly CheckinQuestion[],
   given: Record<string, string>,
   locale: string,
+  files: Record<string, string> = {},
 ): Answer[] {
   const out: Answer[] = [];
   for (const q of questions) {
@@ -155,8 +171,8 @@ export function checkinAnswers(
     const text = String(raw).trim();
     const base = { question: q.id, question_identifier: q.identifier };
     if (q.type === "C" || q.type === "M") {
-      const ids = text.split(",").map((s) => s.trim());
-      const options = ids.map((id) => q.options.find((o) => String(o.id) === id));
+      const parts = text.split(",").map((s) => s.trim());
+      const options = parts.map((p) => q.options.find((o) => String(o.id) === p || o.identifier === p));
       if (options.some((o) => o === undefined) || (q.type === "C" && options.length !== 1)) continue;
       const chosen = options as CheckinQuestion["options"];
       out.push({
@@ -174,6 +190,8 @@ export function checkinAnswers(
       if (!/^-?\d+(\.\d+)?$/.test(text)) continue;
       out.push({ ...base, answer: text, options: [], option_identifiers: [] });
     } else if (q.type === "F") {
+      const file = files[String(q.id)];
+      if (file !== undefined) out.push({ ...base, answer: file, options: [], option_identifiers: [] });
     } else {
       out.push({ ...base, answer: text.slice(0, 10000), options: [], option_identifiers: [] });
     }
@@ -181,9 +199,27 @@ export function checkinAnswers(
   return out;
 }
 
-/** The ticket's answers after the door's answers (the door's replace earlier ones of the same question). */
-export function mergeAnswers(existing: readonly Answer[], given: readonly Answer[]): Answer[] {
-  const replaced = new Set(given.map((a) => a.question));
+/**
+ * The optional questions answered empty at the door: pretix counts them as answered (the scan is
+ * not held for them) and removes the ticket's earlier answer. An empty answer to a required
+ * question is no answer.
+ */
+export function clearedAtDoor(questions: readonly CheckinQuestion[], given: Record<string, string>): number[] {
+  return questions
+    .filter((q) => !q.required && given[String(q.id)] !== undefined && String(given[String(q.id)]).trim() === "")
+    .map((q) => q.id);
+}
+
+/**
+ * The ticket's answers after the door's answers: the door's replace earlier ones of the same
+ * question; `cleared` questions lose theirs.
+ */
+export function mergeAnswers(
+  existing: readonly Answer[],
+  given: readonly Answer[],
+  cleared: readonly number[] = [],
+): Answer[] {
+  const replaced = new Set([...given.map((a) => a.question), ...cleared]);
   return [...existing.filter((a) => !replaced.has(a.question)), ...given];
 }
 
@@ -215,11 +251,14 @@ export function decideScan(input: {
   const { list, ticket, order, scan } = input;
   const dt = scan.datetime;
   let forcedPast = false;
+  // optional questions the door answered empty (set with the door's answers below)
+  let cleared: number[] = [];
+  const door = (answers: Answer[]): DoorChange => ({ answers, ...(cleared.length ? { cleared } : {}) });
   const refuse = (reason: CheckinReason, explanation: string | null = null, answers: Answer[] = []): ScanVerdict => ({
     kind: "refuse",
     reason,
     explanation,
-    answers,
+    ...door(answers),
   });
 
   if (ticket.canceled || (order.status !== "p" && order.status !== "n")) {
@@ -246,8 +285,9 @@ export function decideScan(input: {
   const missing: number[] = [];
   if (scan.type !== "exit") {
     const asked = input.questions.filter((q) => q.items.includes(ticket.itemId));
-    given = checkinAnswers(asked, scan.answers, input.locale);
-    const answered = new Set([...ticket.answers.map((a) => a.question), ...given.map((a) => a.question)]);
+    given = checkinAnswers(asked, scan.answers, input.locale, scan.files);
+    cleared = clearedAtDoor(asked, scan.answers).filter((id) => !given.some((a) => a.question === id));
+    const answered = new Set([...ticket.answers.map((a) => a.question), ...given.map((a) => a.question), ...cleared]);
     for (const q of asked) if (!answered.has(q.id)) missing.push(q.id);
   }
 
@@ -278,14 +318,14 @@ export function decideScan(input: {
     }
   }
   if (missing.length && !scan.force && scan.questionsSupported)
-    return { kind: "incomplete", questions: missing, answers: given };
+    return { kind: "incomplete", questions: missing, ...door(given) };
 
   const last = input.passages.at(-1);
   if (scan.nonce !== null) {
     const seen =
       (last !== undefined && last.nonce === scan.nonce) ||
       input.passages.some((p) => p.type === scan.type && p.deviceId === scan.deviceId && p.nonce === scan.nonce);
-    if (seen) return { kind: "repeat", answers: given };
+    if (seen) return { kind: "repeat", ...door(given) };
   }
   const entryAllowed =
     scan.type === "exit" ||
@@ -297,7 +337,7 @@ export function decideScan(input: {
     return {
       kind: "pass",
       forced: scan.force && (!entryAllowed || forcedPast || (input.fromRevokedSecret ?? false)),
-      answers: given,
+      ...door(given),
     };
   return refuse("already_redeemed", null, given);
 }

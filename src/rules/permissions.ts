@@ -22,16 +22,30 @@ export const TEAM_PERMISSIONS = [
 export type TeamPermission = (typeof TEAM_PERMISSIONS)[number];
 
 /**
- * What a route may require: a team flag, or `event:read` (reading an event's own metadata:
- * teams need can_change_event_settings per the spec; devices have it by their fixed grant).
+ * What a route may require: a team flag, or one that several flags give:
+ * - `event:read`: reading an event's own metadata (teams need can_change_event_settings per the
+ *   spec; devices have it by their fixed grant);
+ * - `checkin:read`: reading check-in lists and their tickets (pretix: can_view_orders or
+ *   can_checkin_orders);
+ * - `checkin:scan`: scanning and reporting failed scans (pretix: can_change_orders or
+ *   can_checkin_orders).
  */
-export type Permission = TeamPermission | "event:read";
+export type Permission = TeamPermission | "event:read" | "checkin:read" | "checkin:scan";
 
-/** Devices: view event metadata and products, view and change orders, manage gift cards. */
+/** The team flags that give each permission several flags give (the others are their own flag). */
+export const GIVEN_BY: Readonly<Partial<Record<Permission, readonly TeamPermission[]>>> = {
+  "event:read": ["can_change_event_settings"],
+  "checkin:read": ["can_view_orders", "can_checkin_orders"],
+  "checkin:scan": ["can_change_orders", "can_checkin_orders"],
+};
+
+/** Devices: view event metadata and products, view and change orders (and so check in), manage gift cards. */
 export const DEVICE_GRANT: ReadonlySet<Permission> = new Set<Permission>([
   "event:read",
   "can_view_orders",
   "can_change_orders",
+  "checkin:read",
+  "checkin:scan",
   "can_manage_gift_cards",
 ]);
 
@@ -53,12 +67,14 @@ export type Principal = {
   credentialHash: string;
   /** A device's security profile (DEVICE_SECURITY_PROFILES); null for team tokens. */
   securityProfile: string | null;
+  /** The software a device reported (`software_brand`); null for team tokens. */
+  softwareBrand: string | null;
 };
 
 export function teamPermissionSet(flags: Record<TeamPermission, boolean>): Set<Permission> {
   const set = new Set<Permission>();
   for (const p of TEAM_PERMISSIONS) if (flags[p]) set.add(p);
-  if (flags.can_change_event_settings) set.add("event:read");
+  for (const [given, by] of Object.entries(GIVEN_BY)) if (by.some((f) => flags[f])) set.add(given as Permission);
   return set;
 }
 

@@ -11,14 +11,14 @@ import {
   createdCheckinList,
   deleteCheckinList,
   findCheckinList,
-  subeventOfEvent,
+  listTargetEvents,
   updateCheckinList,
 } from "../db/checkin/lists";
 import { withEventObject } from "../objects/client";
-import { checkEventItems, idList, name, salesChannel } from "./catalog-fields";
+import { idList, name, salesChannel } from "./catalog-fields";
 import type { ChangeMode, EventContext } from "./context";
 import { SALES_CHANNELS } from "../rules/events";
-import { notFound, Problems } from "../lib/failure";
+import { invalidPk, nonFieldError, notFound, Problems } from "../lib/failure";
 import { confirmedWrite, survivingD1Faults } from "./faults";
 import { dateTime } from "../rules/fields";
 import { log } from "../lib/log";
@@ -88,25 +88,28 @@ function valuesOf(input: CheckinListInput): Partial<CheckinListValues> {
   return v;
 }
 
-/** pretix's checks across fields and against the event: products and date of this event, known sales channels. */
+/**
+ * pretix's checks against the event: products and date the organizer has (else `Invalid pk`
+ * on the field), of this event (else a message about the list as a whole), known sales
+ * channels.
+ */
 async function check(ctx: EventContext, input: CheckinListInput): Promise<void> {
   const errors = new Problems();
   const { db, event } = ctx;
-  const [, sub] = await Promise.all([
-    checkEventItems(db, event.id, errors, "limit_products", input.limit_products),
-    input.subevent != null && event.hasSubevents
-      ? subeventOfEvent(db, event.id, input.subevent)
-      : Promise.resolve(false),
-  ]);
-  if (input.subevent != null) {
-    if (!event.hasSubevents) errors.add("subevent", "The subevent does not belong to this event.");
-    else if (!sub) errors.add("subevent", `Invalid pk "${input.subevent}" - object does not exist.`);
-  }
+  const products = [...new Set(input.limit_products ?? [])];
+  const subevent = input.subevent ?? null;
+  const targets = await listTargetEvents(db, ctx.organizer.id, products, subevent);
+  for (const id of products) if (!targets.items.has(id)) errors.add("limit_products", invalidPk(id));
   for (const channel of input.auto_checkin_sales_channels ?? []) {
     if (!Object.hasOwn(SALES_CHANNELS, channel))
       errors.add("auto_checkin_sales_channels", `"${channel}" is not a valid choice.`);
   }
+  if (subevent !== null && targets.subeventEvent === undefined) errors.add("subevent", invalidPk(subevent));
   errors.throwIfAny();
+  if (products.some((id) => targets.items.get(id) !== event.id))
+    throw nonFieldError("One or more items do not belong to this event.");
+  if (subevent !== null && targets.subeventEvent !== event.id)
+    throw nonFieldError("The subevent does not belong to this event.");
 }
 
 /** Tells the event's object that a list changed; the D1 write is done, so a failure here is left to the object's own checks. */

@@ -30,14 +30,15 @@ import {
   positionOfEvent,
 } from "../db/checkin/passages";
 import type { CheckinPositionRow } from "../db/checkin/ticket-rows";
+import { doorFileQuestions } from "../db/questions";
 import type { CheckinReason, CheckinType } from "../db/schema";
 import { withEventObject } from "../objects/client";
 import type { MiniList, RedeemOutcome } from "../objects/event/types";
 import type { ScanRequest } from "../rules/checkin";
+import type { StoreUpload } from "./catalog-fields";
 import type { EventContext, OrganizerContext } from "./context";
 import {
   Failure,
-  fieldError,
   forbidden,
   invalidPk,
   isFailure,
@@ -48,7 +49,8 @@ import {
 } from "../lib/failure";
 import { confirmedWrite, survivingD1Faults } from "./faults";
 import { dateTime } from "../rules/fields";
-import { canAccessEvent, type Principal } from "../rules/permissions";
+import { canAccessEvent, hasPermission, type Permission, type Principal } from "../rules/permissions";
+import { mediaUrl } from "../rules/urls";
 import { log } from "../lib/log";
 
 const answersInput = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String));
@@ -57,7 +59,8 @@ const answersInput = z.record(z.string(), z.union([z.string(), z.number(), z.boo
 export const redeemInput = z.object({
   secret: z.string().min(1).max(2000),
   source_type: z.string().max(190).optional(),
-  lists: z.array(z.number().int().min(1)).min(1).max(50),
+  /** At least one (pretix answers an empty list with its bare message, `resolveLists`). */
+  lists: z.array(z.number().int().min(1)).max(50),
   type: z.enum(["entry", "exit"]).optional(),
   datetime: dateTime().nullable().optional(),
   force: z.boolean().optional(),
@@ -83,8 +86,8 @@ export const listRedeemInput = z.object({
 });
 export type ListRedeemInput = z.output<typeof listRedeemInput>;
 
-/** Who scans: the device (for its check-ins and nonces) and the events the credential reaches. */
-export type Scanner = Pick<Principal, "deviceId" | "organizerId" | "allEvents" | "eventIds">;
+/** Who scans: the device (for its check-ins and nonces), the events the credential reaches and its permissions. */
+export type Scanner = Pick<Principal, "deviceId" | "organizerId" | "allEvents" | "eventIds" | "permissions">;
 
 /** A decided scan. `invalid`: the code is no ticket of the lists' events (HTTP 404). */
 export type ScanResult = {
@@ -150,49 +153,79 @@ async function homesOf(ctx: OrganizerContext, ids: readonly number[]): Promise<M
   return out;
 }
 
-/** The lists' events, checked: of this organizer, reachable by the credential, one list per event. */
-export async function resolveLists(
+/** A request about the lists as a whole, refused with pretix's bare list of messages (`["..."]`). */
+function listsRefused(message: string): Failure {
+  return new Failure("invalid", message, { body: [message] });
+}
+
+type ResolvedList = { listId: number; home: ListHome };
+
+/**
+ * The lists a credential may use with `permission` (pretix: lists of the organizer's events the
+ * credential reaches with that permission); the rest are `refused`.
+ */
+async function usableLists(
   ctx: OrganizerContext,
   scanner: Scanner,
   ids: readonly number[],
-): Promise<{ listId: number; home: ListHome }[]> {
+  permission: Permission,
+): Promise<{ usable: ResolvedList[]; refused: number[] }> {
   const homes = await homesOf(ctx, ids);
-  const errors = new Problems();
-  const out: { listId: number; home: ListHome }[] = [];
+  const usable: ResolvedList[] = [];
+  const refused: number[] = [];
   for (const id of ids) {
     const h = homes.get(id);
     if (
       !h ||
       h.organizerId !== ctx.organizer.id ||
       h.organizerId !== scanner.organizerId ||
-      !canAccessEvent(scanner as Principal, h.eventId)
-    ) {
-      errors.add("lists", invalidPk(id));
-      continue;
-    }
-    out.push({ listId: id, home: h });
+      !canAccessEvent(scanner as Principal, h.eventId) ||
+      !hasPermission(scanner as Principal, permission)
+    )
+      refused.push(id);
+    else usable.push({ listId: id, home: h });
   }
-  errors.throwIfAny();
-  if (new Set(out.map((l) => l.home.eventId)).size !== out.length)
-    throw fieldError("lists", "Selecting two check-in lists from the same event is unsupported.");
-  return out;
+  return { usable, refused };
+}
+
+/** pretix: one list per event. */
+function oneListPerEvent(lists: readonly ResolvedList[]): void {
+  if (new Set(lists.map((l) => l.home.eventId)).size !== lists.length)
+    throw listsRefused("Selecting two check-in lists from the same event is unsupported.");
 }
 
 /**
- * The lists of a search across lists (`checkinrpc/search`): checked as `resolveLists` checks
- * them, but refused as pretix refuses a search (403 naming the lists), not with field errors.
+ * The lists of a scan (`checkinrpc/redeem`), checked as pretix checks them: at least one; each of
+ * this organizer, of an event the credential reaches with `checkin:scan` (else `{"lists":
+ * ["Invalid pk ..."]}`); one list per event.
+ */
+export async function resolveLists(
+  ctx: OrganizerContext,
+  scanner: Scanner,
+  ids: readonly number[],
+): Promise<ResolvedList[]> {
+  if (ids.length === 0) throw listsRefused("No check-in list passed.");
+  const { usable, refused } = await usableLists(ctx, scanner, ids, "checkin:scan");
+  if (refused.length) throw validationError({ lists: refused.map(invalidPk) });
+  oneListPerEvent(usable);
+  return usable;
+}
+
+/**
+ * The lists of a search across lists (`checkinrpc/search`): lists the credential cannot read
+ * (`checkin:read`) are refused as pretix refuses a search, 403 naming them; one list per event.
  */
 export async function searchableLists(
   ctx: OrganizerContext,
   scanner: Scanner,
   ids: readonly number[],
-): Promise<{ listId: number; home: ListHome }[]> {
-  try {
-    return await resolveLists(ctx, scanner, ids);
-  } catch (e) {
-    if (!isFailure(e, "invalid")) throw e;
-    throw forbidden(`You requested lists that do not exist or that you do not have access to: ${ids.join(", ")}`);
-  }
+): Promise<ResolvedList[]> {
+  if (ids.length === 0) throw listsRefused("No check-in list passed.");
+  const { usable, refused } = await usableLists(ctx, scanner, ids, "checkin:read");
+  if (refused.length)
+    throw forbidden(`You requested lists that do not exist or that you do not have access to: ${refused.join(", ")}`);
+  oneListPerEvent(usable);
+  return usable;
 }
 
 /** Forgets a list the object no longer knows (deleted). */
@@ -201,6 +234,41 @@ function forgetList(id: number): void {
 }
 
 // ---- redeem ----
+
+/** An upload's id (`POST /api/v1/upload`) as the answer to a file question. */
+const FILE_ANSWER = /^file:[0-9a-f-]{36}$/;
+/** The files pretix takes as an answer at the door. */
+const DOOR_FILE_TYPES = ["image/png", "image/jpeg", "image/gif", "application/pdf"];
+
+/**
+ * File questions asked at the door and answered with an upload: each upload is checked (the
+ * caller's own, of a type pretix takes) and stored; the answer is the stored file's URL
+ * (question id → answer). An upload that does not pass is left out, as pretix leaves out an
+ * answer that does not fit: the question stays unanswered.
+ */
+async function doorFiles(
+  ctx: OrganizerContext,
+  eventIds: readonly number[],
+  answers: Record<string, string>,
+  store: StoreUpload | undefined,
+): Promise<Record<string, string>> {
+  const refs = Object.keys(answers).filter((k) => /^\d{1,15}$/.test(k) && FILE_ANSWER.test(answers[k]!));
+  if (!store || refs.length === 0) return {};
+  const out: Record<string, string> = {};
+  for (const q of await doorFileQuestions(ctx.db, eventIds, refs.map(Number))) {
+    try {
+      const key = await store(answers[String(q.id)]!, {
+        field: "answers",
+        allowedTypes: DOOR_FILE_TYPES,
+        scope: `events/${q.eventId}/answers`,
+      });
+      out[String(q.id)] = mediaUrl(ctx.baseUrl, key)!;
+    } catch (e) {
+      if (!isFailure(e, "invalid")) throw e;
+    }
+  }
+  return out;
+}
 
 type Decide = { listId: number; home: ListHome; raw: string; id: number | null; scan: ScanRequest; sourceType: string };
 
@@ -284,16 +352,24 @@ export async function redeemScan<A>(
   scanner: Scanner,
   input: RedeemInput,
   answer: ScanAnswer<A>,
+  store?: StoreUpload,
 ): Promise<A> {
-  return answered(await decideScan(ctx, scanner, input), answer);
+  return answered(await decideScan(ctx, scanner, input, store), answer);
 }
 
 const decideScan = survivingD1Faults(async function decideScan(
   ctx: OrganizerContext,
   scanner: Scanner,
   input: RedeemInput,
+  store: StoreUpload | undefined,
 ): Promise<ScanResult> {
   const lists = await resolveLists(ctx, scanner, input.lists);
+  const files = await doorFiles(
+    ctx,
+    lists.map((l) => l.home.eventId),
+    input.answers ?? {},
+    store,
+  );
   const scan: ScanRequest = {
     type: input.type ?? "entry",
     datetime: input.datetime ?? ctx.now,
@@ -303,6 +379,7 @@ const decideScan = survivingD1Faults(async function decideScan(
     questionsSupported: input.questions_supported ?? true,
     canceledSupported: true,
     answers: input.answers ?? {},
+    files,
     deviceId: scanner.deviceId,
   };
   return decideOn(
@@ -324,8 +401,9 @@ export async function redeemOnList<A>(
   untrusted: boolean,
   input: ListRedeemInput,
   answer: ScanAnswer<A>,
+  store?: StoreUpload,
 ): Promise<A> {
-  return answered(await decideOnList(ctx, scanner, listId, lookup, untrusted, input), answer);
+  return answered(await decideOnList(ctx, scanner, listId, lookup, untrusted, input, store), answer);
 }
 
 const decideOnList = survivingD1Faults(async function decideOnList(
@@ -335,6 +413,7 @@ const decideOnList = survivingD1Faults(async function decideOnList(
   lookup: string,
   untrusted: boolean,
   input: ListRedeemInput,
+  store: StoreUpload | undefined,
 ): Promise<ScanResult> {
   const home: ListHome = {
     eventId: ctx.event.id,
@@ -352,6 +431,7 @@ const decideOnList = survivingD1Faults(async function decideOnList(
     questionsSupported: input.questions_supported ?? true,
     canceledSupported: input.canceled_supported ?? false,
     answers: input.answers ?? {},
+    files: await doorFiles(ctx, [ctx.event.id], input.answers ?? {}, store),
     deviceId: scanner.deviceId,
   };
   const id = !untrusted && /^\d{1,15}$/.test(lookup) ? Number(lookup) : null;

@@ -54,6 +54,9 @@ export const salesChannels = () =>
 /** Item meta data: property name to value (keys are checked against the event's properties). */
 export const metaData = () => z.record(z.string(), z.string().max(10_000));
 
+/** What scanners show when such a ticket is scanned (pretix `checkin_text`). */
+const checkinText = () => z.string().max(10_000).nullable();
+
 const validityMode = () =>
   z
     .enum([...VALIDITY_MODES, ""])
@@ -70,6 +73,7 @@ export const variationFields = z.object({
   description: i18n().nullable(),
   position: count(),
   checkin_attention: z.boolean(),
+  checkin_text: checkinText(),
   require_approval: z.boolean(),
   require_membership: z.boolean(),
   require_membership_hidden: z.boolean(),
@@ -129,6 +133,7 @@ const itemScalarFields = {
   personalized: z.boolean(),
   issue_giftcard: z.boolean(),
   checkin_attention: z.boolean(),
+  checkin_text: checkinText(),
   require_approval: z.boolean(),
   require_bundling: z.boolean(),
   generate_tickets: z.boolean().nullable(),
@@ -202,6 +207,7 @@ const VARIATION_COLUMNS: Record<VariationKey, keyof VariationValues> = {
   description: "description",
   position: "position",
   checkin_attention: "checkinAttention",
+  checkin_text: "checkinText",
   require_approval: "requireApproval",
   require_membership: "requireMembership",
   require_membership_hidden: "requireMembershipHidden",
@@ -219,6 +225,7 @@ const VARIATION_DEFAULTS = {
   description: null,
   position: 0,
   checkinAttention: false,
+  checkinText: null,
   requireApproval: false,
   requireMembership: false,
   requireMembershipHidden: false,

@@ -83,6 +83,7 @@ const questionFields = z.object({
   items: idList(),
   identifier: identifier().nullable(),
   ask_during_checkin: z.boolean(),
+  show_during_checkin: z.boolean(),
   hidden: z.boolean(),
   print_on_invoice: z.boolean(),
   valid_number_min: numberLimit().nullable(),
@@ -133,6 +134,7 @@ function questionValues(input: Partial<QuestionFields>, mode: WriteMode): Partia
   set("required", input.required, false);
   set("position", input.position, 0);
   set("askDuringCheckin", input.ask_during_checkin, false);
+  set("showDuringCheckin", input.show_during_checkin, false);
   set("hidden", input.hidden, false);
   set("printOnInvoice", input.print_on_invoice, false);
   set("validNumberMin", input.valid_number_min, null);

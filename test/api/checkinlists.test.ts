@@ -69,8 +69,8 @@ describe("check-in list CRUD", () => {
     expect((await post({ name: "x", limit_products: [other.ticket.id] })).body).toEqual({
       limit_products: [`Invalid pk "${other.ticket.id}" - object does not exist.`],
     });
-    expect((await post({ name: "x", subevent: 5 })).body).toEqual({
-      subevent: ["The subevent does not belong to this event."],
+    expect((await post({ name: "x", subevent: 999999 })).body).toEqual({
+      subevent: ['Invalid pk "999999" - object does not exist.'],
     });
     expect((await post({ name: "x", auto_checkin_sales_channels: ["nowhere"] })).body).toEqual({
       auto_checkin_sales_channels: ['"nowhere" is not a valid choice.'],
@@ -78,6 +78,53 @@ describe("check-in list CRUD", () => {
     expect((await post({ name: "x", rules: [1, 2] })).status).toBe(400);
     expect((await post({ name: "x", exit_all_at: "tomorrow" })).status).toBe(400);
     expect((await v.client.get(`${v.path}/checkinlists/`)).body.count).toBe(0);
+  });
+
+  it("products and dates of another event of the organizer: non_field_errors, as pretix says it (test_list_create, test_list_create_with_subevent)", async () => {
+    const v = await venue();
+    const foreign = await venue({ series: true });
+    const foreignDate = await foreign.subevent();
+    // two series of the same organizer, each with a product and a date
+    const series = async (slug: string) => {
+      const made = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/`, {
+        name: { en: slug },
+        slug,
+        currency: "EUR",
+        date_from: "2030-06-01T19:00:00Z",
+        has_subevents: true,
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const path = `/api/v1/organizers/${v.orgSlug}/events/${slug}`;
+      const item = (await v.client.post(`${path}/items/`, { name: { en: "Pass" }, default_price: "1.00" })).body;
+      const date = (
+        await v.client.post(`${path}/subevents/`, { name: { en: "Day" }, date_from: "2030-07-01T19:00:00Z" })
+      ).body;
+      return { path, item, date };
+    };
+    const a = await series("festival-a");
+    const b = await series("festival-b");
+    const post = (path: string, body: unknown) => v.client.post(`${path}/checkinlists/`, body);
+    const items = await post(v.path, { name: "x", all_products: false, limit_products: [v.ticket.id, a.item.id] });
+    expect(items.status).toBe(400);
+    expect(items.body).toEqual({ non_field_errors: ["One or more items do not belong to this event."] });
+    // a date of another event: in an event without dates and in a series
+    for (const path of [v.path, b.path]) {
+      const r = await post(path, { name: "x", subevent: a.date.id });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ non_field_errors: ["The subevent does not belong to this event."] });
+    }
+    // another organizer's date and product are no objects at all
+    expect((await post(a.path, { name: "x", subevent: foreignDate.id })).body).toEqual({
+      subevent: [`Invalid pk "${foreignDate.id}" - object does not exist.`],
+    });
+    expect((await post(a.path, { name: "x", limit_products: [foreign.ticket.id] })).body).toEqual({
+      limit_products: [`Invalid pk "${foreign.ticket.id}" - object does not exist.`],
+    });
+    for (const path of [v.path, a.path, b.path])
+      expect((await v.client.get(`${path}/checkinlists/`)).body.count).toBe(0);
+    // lists with and without a date of the series
+    expect((await post(a.path, { name: "Day", subevent: a.date.id, limit_products: [a.item.id] })).status).toBe(201);
+    expect((await post(a.path, { name: "Every day" })).status).toBe(201);
   });
 
   it("PATCH changes only sent fields; PUT resets the others to defaults; id and counts are read-only", async () => {

@@ -76,6 +76,7 @@ describe("variation creation", () => {
       description: null,
       position: 1,
       checkin_attention: false,
+      checkin_text: null,
       require_approval: false,
       require_membership: false,
       require_membership_hidden: false,
@@ -195,6 +196,7 @@ describe("variation update", () => {
           position: 3,
           require_membership_types: [pass.id],
           checkin_attention: true,
+          checkin_text: "Check the ID",
         }),
       ],
     });
@@ -210,6 +212,7 @@ describe("variation update", () => {
       price: "10.00",
       position: 0,
       checkin_attention: false,
+      checkin_text: null,
       require_membership_types: [],
     });
   });

@@ -219,10 +219,17 @@ describe("GET /api/v1/openapi.json", () => {
     const rpc = doc.paths["/api/v1/organizers/{organizer}/checkinrpc/redeem/"].post;
     expect(Object.keys(rpc.responses)).toEqual(["201", "400", "401", "403", "404", "409", "429", "503"]);
     expect(rpc.responses["201"].content["application/json"].schema).toEqual(ref("RedeemAnswer"));
-    // 400: the scan's `error`/`incomplete`, or field errors of the body
+    // 400: the scan's `error`/`incomplete`, pretix's bare list of messages about the lists, or field errors of the body
     expect(rpc.responses["400"].content["application/json"].schema).toEqual({
-      anyOf: [ref("RedeemAnswer"), ref("BadRequestBody")],
+      anyOf: [{ anyOf: [ref("RedeemAnswer"), ref("ListMessages")] }, ref("BadRequestBody")],
     });
+    const search = doc.paths["/api/v1/organizers/{organizer}/checkinrpc/search/"].get;
+    expect(search.responses["400"].content["application/json"].schema).toEqual({
+      anyOf: [ref("ListMessages"), ref("BadRequestBody")],
+    });
+    // any credential of the organizer: each list needs the check-in permission of its event
+    expect(rpc["x-permission"]).toBe("checkin:scan");
+    expect(rpc.description).toContain("each list needs `checkin:scan` (`can_change_orders` or `can_checkin_orders`)");
     // 404: only the scan's `invalid` (no id in the path)
     expect(rpc.responses["404"].content["application/json"].schema).toEqual(ref("RedeemAnswer"));
     const onList =

@@ -6,16 +6,27 @@
  * allowed), a team limited to another event, and another organizer's administrator and device
  * (403: tenant isolation). Every change route is also called by a team with every permission
  * but the one it needs (403: a check that takes another permission instead, or either of two,
- * fails there). Device-only routes refuse teams with 401. A route missing from the matrix fails
- * the completeness test; change routes that need no permission or more than one are listed and
- * tested on their own at the end. Last, a view permission is shown to change nothing at all: the
- * refused change leaves the objects, their rows and the quota's numbers as they were.
+ * fails there). A permission several team flags give (`event:read`, `checkin:read`,
+ * `checkin:scan`: GIVEN_BY) is held by a team with only the last of its flags, and is missing
+ * from a team with every flag but those; each of its flags alone is tested at the end. A route
+ * that refuses itself what a caller without the permission names (the check-in RPC) answers
+ * its own refusal instead of the 403. Device-only routes refuse teams with 401. A route missing
+ * from the matrix fails the completeness test; change routes that need no permission or more
+ * than one are listed and tested on their own at the end. Last, a view permission is shown to
+ * change nothing at all: the refused change leaves the objects, their rows and the quota's
+ * numbers as they were.
  */
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { events, exportJobs, orderPayments } from "../../src/db/schema";
-import { DEVICE_GRANT, TEAM_PERMISSIONS, type Permission, type TeamPermission } from "../../src/rules/permissions";
+import {
+  DEVICE_GRANT,
+  GIVEN_BY,
+  TEAM_PERMISSIONS,
+  type Permission,
+  type TeamPermission,
+} from "../../src/rules/permissions";
 import { type Client, db, seedDevice, seedEventRow, seedOrganizer, seedTeam, unique } from "../harness";
 import type { MatrixRow, RowSetup, SetupWorld } from "../permissions/types";
 import { cart, cartsOf, eventIdOf, ordersOf, type Shop, shop, vouchersOf } from "../helpers/sales";
@@ -38,7 +49,7 @@ type World = {
   otherEventSlug: string;
   none: Client;
   only: Map<Permission, Client>;
-  /** A team with every permission but the key (for "event:read": but can_change_event_settings, which gives it). */
+  /** A team with every permission but the key (for a permission flags give: but every flag that gives it). */
   allBut: Map<Permission, Client>;
   all: Client;
   limitedElsewhere: Client;
@@ -55,11 +66,13 @@ beforeAll(async () => {
   const other = await seedEventRow(org.id);
   const only = new Map<Permission, Client>();
   for (const p of TEAM_PERMISSIONS) only.set(p, (await seedTeam(org.id, { permissions: [p] })).client);
-  only.set("event:read", only.get("can_change_event_settings")!);
   const allBut = new Map<Permission, Client>();
   for (const p of TEAM_PERMISSIONS)
     allBut.set(p, (await seedTeam(org.id, { permissions: TEAM_PERMISSIONS.filter((q) => q !== p) })).client);
-  allBut.set("event:read", allBut.get("can_change_event_settings")!);
+  for (const [p, by] of Object.entries(GIVEN_BY) as [Permission, TeamPermission[]][]) {
+    only.set(p, only.get(by.at(-1)!)!);
+    allBut.set(p, (await seedTeam(org.id, { permissions: TEAM_PERMISSIONS.filter((q) => !by.includes(q)) })).client);
+  }
   const foreign = await seedOrganizer();
   world = {
     orgId: org.id,
@@ -120,8 +133,8 @@ function successStatus(row: MatrixRow): number {
   return method === "POST" ? 201 : method === "DELETE" ? 204 : 200;
 }
 
-/** Calls an allowed row on real objects (its setup's) and expects the route's success. */
-async function expectAllowed(client: Client, row: MatrixRow) {
+/** The row's objects, made by the administrator (on a throwaway event when the row changes its event). */
+async function setUp(row: MatrixRow): Promise<{ eventSlug: string; setup: RowSetup }> {
   const eventSlug = row.ownEvent ? await throwawayEvent() : world.eventSlug;
   const w: SetupWorld = {
     admin: world.admin,
@@ -131,7 +144,12 @@ async function expectAllowed(client: Client, row: MatrixRow) {
     org: `/api/v1/organizers/${world.orgSlug}`,
     ev: `/api/v1/organizers/${world.orgSlug}/events/${eventSlug}`,
   };
-  const setup = row.setup ? await row.setup(w) : {};
+  return { eventSlug, setup: row.setup ? await row.setup(w) : {} };
+}
+
+/** Calls an allowed row on real objects (its setup's) and expects the route's success. */
+async function expectAllowed(client: Client, row: MatrixRow) {
+  const { eventSlug, setup } = await setUp(row);
   const res = await call(client, row, eventSlug, setup);
   expect(res.status, JSON.stringify(res.body)).toBe(successStatus(row));
   expect(res.body).not.toEqual(FORBIDDEN);
@@ -170,7 +188,19 @@ describe("permission matrix", () => {
       continue;
     }
 
-    if (row.permission !== null) {
+    const refusal = row.refusal;
+    if (row.permission !== null && refusal) {
+      const permission = row.permission;
+      it(`${row.route}: without ${permission}, the route's own refusal of what the call names`, async () => {
+        for (const client of [world.none, world.allBut.get(permission)!]) {
+          const { eventSlug, setup } = await setUp(row);
+          const res = await call(client, row, eventSlug, setup);
+          const expected = refusal(setup);
+          expect(res.status, JSON.stringify(res.body)).toBe(expected.status);
+          expect(res.body).toEqual(expected.body);
+        }
+      });
+    } else if (row.permission !== null) {
       it(`${row.route}: 403 without ${row.permission}`, async () => {
         const res = await call(world.none, row);
         expect(res.status).toBe(403);
@@ -178,7 +208,7 @@ describe("permission matrix", () => {
       });
     }
 
-    if (row.permission !== null && isChange(row)) {
+    if (row.permission !== null && isChange(row) && !refusal) {
       const permission = row.permission;
       it(`${row.route}: 403 with every permission but ${permission}`, async () => {
         const res = await call(
@@ -242,6 +272,25 @@ describe("permission matrix", () => {
       });
     }
   }
+});
+
+describe("permissions several flags give", () => {
+  const given = ROWS.filter((r) => r.permission !== null && (GIVEN_BY[r.permission]?.length ?? 0) > 1);
+
+  it("the check-in routes take either flag (pretix: can_checkin_orders or the orders permission)", () => {
+    expect(given.map((r) => r.route).sort()).toEqual(
+      ROWS.filter((r) => r.route.includes("/checkinlists") || r.route.includes("/checkinrpc/"))
+        .filter((r) => r.permission !== "can_change_event_settings")
+        .map((r) => r.route)
+        .sort(),
+    );
+  });
+
+  for (const row of given)
+    for (const flag of GIVEN_BY[row.permission!]!)
+      it(`${row.route}: allowed with ${flag} alone`, async () => {
+        await expectAllowed(world.only.get(flag)!, row);
+      });
 });
 
 describe("change routes that need no permission, or more than one", () => {

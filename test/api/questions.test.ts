@@ -35,6 +35,7 @@ describe("questions", () => {
       position: 1,
       identifier: expect.stringMatching(GENERATED),
       ask_during_checkin: false,
+      show_during_checkin: false,
       hidden: false,
       print_on_invoice: false,
       options: [

@@ -6,9 +6,11 @@ const org = "/api/v1/organizers/:organizer";
 
 /**
  * Check-in (pretix checkinlists.rst, checkin.rst). Reading lists and tickets needs
- * can_view_orders, scanning and reporting failed scans can_change_orders (pretix also accepts
- * can_checkin_orders there; the permission layer takes one permission per route), changing
- * lists can_change_event_settings. Devices read and scan, never change lists.
+ * `checkin:read` (can_view_orders or can_checkin_orders), scanning and reporting failed scans
+ * `checkin:scan` (can_change_orders or can_checkin_orders), the check-in history
+ * can_view_orders, changing lists can_change_event_settings. The check-in RPC admits any
+ * credential of the organizer and refuses the lists of events it cannot use, as pretix does.
+ * Devices read and scan, never change lists.
  */
 const list = async (w: SetupWorld) => create(w, `${w.ev}/checkinlists`, checkinListBody());
 const listParam = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(await list(w)) } });
@@ -24,14 +26,14 @@ const ticketParams = async (w: SetupWorld): Promise<RowSetup> => {
 };
 
 export const rows: MatrixRow[] = [
-  { route: `GET ${ev}/checkinlists`, permission: "can_view_orders", setup: listParam },
+  { route: `GET ${ev}/checkinlists`, permission: "checkin:read", setup: listParam },
   {
     route: `POST ${ev}/checkinlists`,
     permission: "can_change_event_settings",
     setup: async () => ({ body: checkinListBody() }),
   },
-  { route: `GET ${ev}/checkinlists/:id`, permission: "can_view_orders", setup: listParam },
-  { route: `GET ${ev}/checkinlists/:id/status`, permission: "can_view_orders", setup: listParam },
+  { route: `GET ${ev}/checkinlists/:id`, permission: "checkin:read", setup: listParam },
+  { route: `GET ${ev}/checkinlists/:id/status`, permission: "checkin:read", setup: listParam },
   {
     route: `PUT ${ev}/checkinlists/:id`,
     permission: "can_change_event_settings",
@@ -46,32 +48,42 @@ export const rows: MatrixRow[] = [
   { route: `DELETE ${ev}/checkinlist/:id`, permission: "can_change_event_settings", setup: listParam },
   {
     route: `POST ${ev}/checkinlists/:list/failed_checkins`,
-    permission: "can_change_orders",
+    permission: "checkin:scan",
     setup: async (w) => ({
       params: { list: id(await list(w)) },
       body: { error_reason: "invalid", raw_barcode: "NOT-A-TICKET" },
     }),
   },
-  { route: `GET ${ev}/checkinlists/:list/positions`, permission: "can_view_orders", setup: ticketParams },
-  { route: `GET ${ev}/checkinlists/:list/positions/:id`, permission: "can_view_orders", setup: ticketParams },
+  { route: `GET ${ev}/checkinlists/:list/positions`, permission: "checkin:read", setup: ticketParams },
+  { route: `GET ${ev}/checkinlists/:list/positions/:id`, permission: "checkin:read", setup: ticketParams },
   {
     route: `POST ${ev}/checkinlists/:list/positions/:id/redeem`,
-    permission: "can_change_orders",
+    permission: "checkin:scan",
     setup: async (w) => ({ ...(await ticketParams(w)), body: {} }),
   },
   { route: `GET ${ev}/checkins`, permission: "can_view_orders" },
   {
     route: `POST ${org}/checkinrpc/redeem`,
-    permission: "can_change_orders",
+    permission: "checkin:scan",
     setup: async (w) => {
       const t = await ticket(w);
       return { body: { secret: t.secret, lists: [Number(t.list)] } };
     },
+    refusal: (s) => ({
+      status: 400,
+      body: { lists: [`Invalid pk "${(s.body as { lists: number[] }).lists[0]}" - object does not exist.`] },
+    }),
   },
   {
     route: `GET ${org}/checkinrpc/search`,
-    permission: "can_view_orders",
+    permission: "checkin:read",
     setup: async (w) => ({ query: `list=${(await ticket(w)).list}` }),
+    refusal: (s) => ({
+      status: 403,
+      body: {
+        detail: `You requested lists that do not exist or that you do not have access to: ${s.query!.slice("list=".length)}`,
+      },
+    }),
   },
   { route: "GET /api/v1/device/eventselection", permission: null, deviceOnly: true },
   // the lists offline scanners refuse tickets by (pretix orders.rst)

@@ -60,4 +60,11 @@ export type MatrixRow = {
   auth?: "device" | "none";
   /** The request changes the calling device itself (roll, revoke): run it with a throwaway device. */
   ownDevice?: boolean;
+  /**
+   * The route admits any credential of the organizer and refuses, itself, the objects a caller
+   * without `permission` names (pretix's check-in RPC: lists of events the caller cannot use are
+   * unknown lists): the answer such a caller gets for the objects of the row's setup, where
+   * other routes answer the permission layer's 403.
+   */
+  refusal?: (setup: RowSetup) => { status: number; body: unknown };
 };

@@ -266,6 +266,36 @@ export async function deleteCheckinList(db: DB, eventId: number, id: number, now
   return gone.length > 0;
 }
 
+/**
+ * The events of a list's products and date among the organizer's (pretix tells an object of
+ * another event apart from one that does not exist): item id → event id, and the date's event
+ * (undefined: no such date of the organizer).
+ */
+export async function listTargetEvents(
+  db: DB,
+  organizerId: number,
+  itemIds: readonly number[],
+  subeventId: number | null,
+): Promise<{ items: Map<number, number>; subeventEvent: number | undefined }> {
+  const [itemRows, subRows] = await Promise.all([
+    itemIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .select({ id: items.id, eventId: items.eventId })
+          .from(items)
+          .innerJoin(events, eq(events.id, items.eventId))
+          .where(and(eq(events.organizerId, organizerId), inIntegers(items.id, [...new Set(itemIds)]))),
+    subeventId === null
+      ? Promise.resolve([])
+      : db
+          .select({ eventId: subevents.eventId })
+          .from(subevents)
+          .innerJoin(events, eq(events.id, subevents.eventId))
+          .where(and(eq(events.organizerId, organizerId), eq(subevents.id, subeventId))),
+  ]);
+  return { items: new Map(itemRows.map((r) => [r.id, r.eventId])), subeventEvent: subRows[0]?.eventId };
+}
+
 export async function subeventOfEvent(db: DB, eventId: number, id: number): Promise<boolean> {
   const row = await db
     .select({ id: subevents.id })

@@ -68,9 +68,9 @@ export function checkinCatalogStatements(db: DB, eventId: number) {
       .from(checkinListItems)
       .innerJoin(checkinLists, eq(checkinLists.id, checkinListItems.listId))
       .where(eq(checkinLists.eventId, eventId)),
-    rawRows<{ id: number; identifier: string; type: string; items: string; options: string }>(
+    rawRows<{ id: number; identifier: string; type: string; required: number; items: string; options: string }>(
       db,
-      sql`SELECT q.id AS id, q.identifier AS identifier, q.type AS type,
+      sql`SELECT q.id AS id, q.identifier AS identifier, q.type AS type, q.required AS required,
         (SELECT json_group_array(item_id) FROM question_items WHERE question_id = q.id) AS items,
         (SELECT json_group_array(json_object('id', o.id, 'identifier', o.identifier, 'answer', json(o.answer))) FROM question_options o WHERE o.question_id = q.id) AS options
       FROM questions q WHERE q.event_id = ${eventId} AND q.ask_during_checkin = 1 ORDER BY q.position, q.id`,

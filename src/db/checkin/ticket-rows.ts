@@ -31,6 +31,8 @@ export type CheckinPositionRow = {
   attendeeNameParts: string;
   attendeeEmail: string | null;
   parentAttendeeName: string | null;
+  /** The base position's `attendee_name_parts` as JSON (an add-on's), else null. */
+  parentAttendeeNameParts: string | null;
   voucherId: number | null;
   taxRate: number;
   taxValue: number;
@@ -48,6 +50,9 @@ export type CheckinPositionRow = {
   blocked: string | null;
   itemAttention: number;
   variationAttention: number | null;
+  /** What scanners show for the product and the variation (pretix `checkin_text`). */
+  itemCheckinText: string | null;
+  variationCheckinText: string | null;
   checkins: string;
   /** The event's slug (the ticket's download URL). */
   eventSlug: string;
@@ -61,6 +66,11 @@ export type CheckinPositionRow = {
 export const parentNameSql = sql<
   string | null
 >`(SELECT pp.attendee_name FROM order_positions pp WHERE pp.id = p.addon_to)`;
+
+/** The attendee name parts of an add-on's base position (`p` an add-on). */
+const parentNamePartsSql = sql<
+  string | null
+>`(SELECT pp.attendee_name_parts FROM order_positions pp WHERE pp.id = p.addon_to)`;
 
 /** The tables of a list's tickets, aliased as the statements name them (`p`, `o`); `p` also orders a page's ties. */
 export const p = alias(orderPositions, "p");
@@ -87,6 +97,7 @@ function positionFields(listIds: readonly number[]) {
     attendeeNameParts: f<string>(sql`p.attendee_name_parts`, "attendeeNameParts"),
     attendeeEmail: f<string | null>(sql`p.attendee_email`, "attendeeEmail"),
     parentAttendeeName: f<string | null>(parentNameSql, "parentAttendeeName"),
+    parentAttendeeNameParts: f<string | null>(parentNamePartsSql, "parentAttendeeNameParts"),
     voucherId: f<number | null>(sql`p.voucher_id`, "voucherId"),
     taxRate: f<number>(sql`p.tax_rate`, "taxRate"),
     taxValue: f<number>(sql`p.tax_value`, "taxValue"),
@@ -106,6 +117,14 @@ function positionFields(listIds: readonly number[]) {
     variationAttention: f<number | null>(
       sql`(SELECT v.checkin_attention FROM item_variations v WHERE v.id = p.variation_id)`,
       "variationAttention",
+    ),
+    itemCheckinText: f<string | null>(
+      sql`(SELECT i.checkin_text FROM items i WHERE i.id = p.item_id)`,
+      "itemCheckinText",
+    ),
+    variationCheckinText: f<string | null>(
+      sql`(SELECT v.checkin_text FROM item_variations v WHERE v.id = p.variation_id)`,
+      "variationCheckinText",
     ),
     checkins: f<string>(checkinsJsonSql(sql`p.id`, listIds), "checkins"),
     eventSlug: f<string>(sql`(SELECT e.slug FROM events e WHERE e.id = p.event_id)`, "eventSlug"),
@@ -134,6 +153,16 @@ export function ticketRows(listIds: readonly number[]) {
       .innerJoin(o, sql`o.id = p.order_id`)
       .where(sql`p.id IN (${ids})`)
       .$dynamic();
+}
+
+/** The add-ons of a ticket that are not canceled, read as lists show them (a scan's `expand=addons`). */
+export function checkinAddonsOf(db: DB, eventId: number, positionId: number, listId: number) {
+  return rawRows<CheckinPositionRow>(
+    db,
+    sql`SELECT ${positionSelect([listId])} FROM order_positions p JOIN orders o ON o.id = p.order_id
+      WHERE p.event_id = ${eventId} AND p.order_id = (SELECT order_id FROM order_positions WHERE id = ${positionId})
+        AND p.addon_to = ${positionId} AND p.canceled = 0 ORDER BY p.positionid`,
+  );
 }
 
 /** Check-in positions by id, read as lists show them (for a redeem's answer when the object had to fall back). */

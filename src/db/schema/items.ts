@@ -55,6 +55,8 @@ export const items = sqliteTable(
     personalized: integer("personalized", { mode: "boolean" }).notNull().default(false),
     issueGiftcard: integer("issue_giftcard", { mode: "boolean" }).notNull().default(false),
     checkinAttention: integer("checkin_attention", { mode: "boolean" }).notNull().default(false),
+    /** Shown by scanners when a ticket of this product is scanned (pretix `checkin_text`). */
+    checkinText: text("checkin_text"),
     requireApproval: integer("require_approval", { mode: "boolean" }).notNull().default(false),
     requireBundling: integer("require_bundling", { mode: "boolean" }).notNull().default(false),
     /** null: the event's ticket settings decide. */
@@ -124,6 +126,8 @@ export const itemVariations = sqliteTable(
     description: text("description", { mode: "json" }).$type<I18n | null>(),
     position: integer("position").notNull().default(0),
     checkinAttention: integer("checkin_attention", { mode: "boolean" }).notNull().default(false),
+    /** Shown by scanners when a ticket of this variation is scanned (pretix `checkin_text`). */
+    checkinText: text("checkin_text"),
     requireApproval: integer("require_approval", { mode: "boolean" }).notNull().default(false),
     requireMembership: integer("require_membership", { mode: "boolean" }).notNull().default(false),
     requireMembershipHidden: integer("require_membership_hidden", { mode: "boolean" }).notNull().default(false),

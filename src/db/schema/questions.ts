@@ -35,6 +35,8 @@ export const questions = sqliteTable(
     position: integer("position").notNull().default(0),
     identifier: text("identifier").notNull(),
     askDuringCheckin: integer("ask_during_checkin", { mode: "boolean" }).notNull().default(false),
+    /** Scanners show the ticket's answer when it is scanned (pretix `show_during_checkin`). */
+    showDuringCheckin: integer("show_during_checkin", { mode: "boolean" }).notNull().default(false),
     hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
     printOnInvoice: integer("print_on_invoice", { mode: "boolean" }).notNull().default(false),
     /** Decimal strings with six places (number questions). */

@@ -207,8 +207,8 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
       rules: (facts) => judgeRules(s, facts),
       fromRevokedSecret: found.revoked,
     });
-    if (verdict.answers.length) {
-      d.answers = mergeAnswers(d.ticket.answers, verdict.answers);
+    if (verdict.answers.length || verdict.cleared) {
+      d.answers = mergeAnswers(d.ticket.answers, verdict.answers, verdict.cleared);
       s.ci.setAnswers(d.ticket.id, d.answers);
     }
     switch (verdict.kind) {

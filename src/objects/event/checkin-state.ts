@@ -418,6 +418,7 @@ export function checkinConfigFromRows(rows: CheckinCatalogRows): CheckinConfig {
     id: q.id,
     identifier: q.identifier,
     type: q.type,
+    required: q.required === 1,
     items: JSON.parse(q.items) as number[],
     options: JSON.parse(q.options) as CheckinQuestion["options"],
   }));
