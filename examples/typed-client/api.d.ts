@@ -899,7 +899,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description Needs `event:read`. Team tokens and devices.
+         * @description Needs `event:read` (`can_change_event_settings`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEvents"];
         put?: never;
@@ -925,7 +925,7 @@ export interface paths {
         };
         /**
          * Event detail
-         * @description Needs `event:read`. Team tokens and devices.
+         * @description Needs `event:read` (`can_change_event_settings`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEventsByEvent"];
         put?: never;
@@ -977,7 +977,7 @@ export interface paths {
          * Event settings
          * @description With `explain=true`, each key's value, label and help text.
          *
-         *     Needs `event:read`. Team tokens and devices.
+         *     Needs `event:read` (`can_change_event_settings`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEventsByEventSettings"];
         put?: never;
@@ -2579,7 +2579,7 @@ export interface paths {
         };
         /**
          * List check-in lists
-         * @description Needs `can_view_orders`. Team tokens and devices.
+         * @description Needs `checkin:read` (`can_view_orders` or `can_checkin_orders`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEventsByEventCheckinlists"];
         put?: never;
@@ -2603,7 +2603,7 @@ export interface paths {
         };
         /**
          * Check-in list detail
-         * @description Needs `can_view_orders`. Team tokens and devices.
+         * @description Needs `checkin:read` (`can_view_orders` or `can_checkin_orders`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEventsByEventCheckinlistsById"];
         /**
@@ -2639,7 +2639,7 @@ export interface paths {
          * A check-in list's status
          * @description Tickets and check-ins in total and per product and variation.
          *
-         *     Needs `can_view_orders`. Team tokens and devices.
+         *     Needs `checkin:read` (`can_view_orders` or `can_checkin_orders`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEventsByEventCheckinlistsByIdStatus"];
         put?: never;
@@ -2685,7 +2685,7 @@ export interface paths {
          * Record a failed scan
          * @description For the statistics and the check-in history; nothing is checked in.
          *
-         *     Needs `can_change_orders`. Team tokens and devices.
+         *     Needs `checkin:scan` (`can_change_orders` or `can_checkin_orders`). Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerEventsByEventCheckinlistsByListFailedCheckins"];
         delete?: never;
@@ -2703,7 +2703,9 @@ export interface paths {
         };
         /**
          * List the tickets of a check-in list
-         * @description Needs `can_view_orders`. Team tokens and devices.
+         * @description Without `can_view_orders` (a check-in permission only), nothing is listed unless `search` has 3 characters or more.
+         *
+         *     Needs `checkin:read` (`can_view_orders` or `can_checkin_orders`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEventsByEventCheckinlistsByListPositions"];
         put?: never;
@@ -2723,7 +2725,7 @@ export interface paths {
         };
         /**
          * A ticket of a check-in list
-         * @description Needs `can_view_orders`. Team tokens and devices.
+         * @description Needs `checkin:read` (`can_view_orders` or `can_checkin_orders`). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerEventsByEventCheckinlistsByListPositionsById"];
         put?: never;
@@ -2745,7 +2747,7 @@ export interface paths {
         put?: never;
         /**
          * Check a ticket in or out on this list
-         * @description Needs `can_change_orders`. Team tokens and devices.
+         * @description Needs `checkin:scan` (`can_change_orders` or `can_checkin_orders`). Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerEventsByEventCheckinlistsByListPositionsByIdRedeem"];
         delete?: never;
@@ -2787,9 +2789,9 @@ export interface paths {
         put?: never;
         /**
          * Check a ticket in or out on one of several lists
-         * @description The scanning apps' redeem: the secret and the lists to try (one per event).
+         * @description The scanning apps' redeem: the secret and the lists to try (one per event). A file question is answered with an upload's `file:<id>` (`POST /api/v1/upload`: PNG, JPEG, GIF or PDF).
          *
-         *     Needs `can_change_orders`. Team tokens and devices.
+         *     Any credential of the organizer; each list needs `checkin:scan` (`can_change_orders` or `can_checkin_orders`) for its event (the others are refused as unknown). Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerCheckinrpcRedeem"];
         delete?: never;
@@ -2807,7 +2809,9 @@ export interface paths {
         };
         /**
          * Search tickets on several check-in lists
-         * @description Needs `can_view_orders`. Team tokens and devices.
+         * @description Without `can_view_orders` (a check-in permission only), a search term under 3 characters finds nothing.
+         *
+         *     Any credential of the organizer; each list needs `checkin:read` (`can_view_orders` or `can_checkin_orders`) for its event (the others are refused as unknown). Team tokens and devices.
          */
         get: operations["getOrganizersByOrganizerCheckinrpcSearch"];
         put?: never;
@@ -3204,8 +3208,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Field errors (a list of them, one per element, for a list input), or one message. */
-        BadRequestBody: components["schemas"]["FieldErrors"] | components["schemas"]["FieldErrors"][] | components["schemas"]["Detail"];
+        /** @description Field errors (a list of them, one per element, for a list input), or one message; where pretix refuses the request as a whole outside its fields (order creation's payment rules, a cart position without quota), a bare list of messages: `["..."]`. */
+        BadRequestBody: components["schemas"]["FieldErrors"] | components["schemas"]["FieldErrors"][] | components["schemas"]["Detail"] | string[];
         /** @description Field errors: `{"field": ["message", ...]}`, nested for nested input, one object per element for list input, `non_field_errors` for the object as a whole. */
         FieldErrors: {
             [key: string]: string[] | components["schemas"]["FieldErrors"] | components["schemas"]["FieldErrors"][];
@@ -3987,6 +3991,7 @@ export interface components {
             min_per_order: number | null;
             max_per_order: number | null;
             checkin_attention: boolean;
+            checkin_text: string | null;
             has_variations: boolean;
             require_approval: boolean;
             require_bundling: boolean;
@@ -4045,6 +4050,7 @@ export interface components {
             } | null;
             position: number;
             checkin_attention: boolean;
+            checkin_text: string | null;
             require_approval: boolean;
             require_membership: boolean;
             require_membership_hidden: boolean;
@@ -4133,6 +4139,7 @@ export interface components {
             position: number;
             identifier: string;
             ask_during_checkin: boolean;
+            show_during_checkin: boolean;
             hidden: boolean;
             print_on_invoice: boolean;
             options: components["schemas"]["QuestionOption"][];
@@ -4890,6 +4897,8 @@ export interface components {
             /** @enum {string} */
             type: "entry" | "exit";
         };
+        /** @description pretix's bare list of messages: `["No check-in list passed."]`, two lists of one event. */
+        ListMessages: string[];
         EventSelection: {
             event: {
                 slug: string;
@@ -8883,6 +8892,7 @@ export interface operations {
                     personalized?: boolean;
                     issue_giftcard?: boolean;
                     checkin_attention?: boolean;
+                    checkin_text?: string | null;
                     require_approval?: boolean;
                     require_bundling?: boolean;
                     generate_tickets?: boolean | null;
@@ -8931,6 +8941,7 @@ export interface operations {
                         }) | null;
                         position?: number;
                         checkin_attention?: boolean;
+                        checkin_text?: string | null;
                         require_approval?: boolean;
                         require_membership?: boolean;
                         require_membership_hidden?: boolean;
@@ -9047,6 +9058,7 @@ export interface operations {
                     personalized?: boolean;
                     issue_giftcard?: boolean;
                     checkin_attention?: boolean;
+                    checkin_text?: string | null;
                     require_approval?: boolean;
                     require_bundling?: boolean;
                     generate_tickets?: boolean | null;
@@ -9179,6 +9191,7 @@ export interface operations {
                     personalized?: boolean;
                     issue_giftcard?: boolean;
                     checkin_attention?: boolean;
+                    checkin_text?: string | null;
                     require_approval?: boolean;
                     require_bundling?: boolean;
                     generate_tickets?: boolean | null;
@@ -9317,6 +9330,7 @@ export interface operations {
                     }) | null;
                     position?: number;
                     checkin_attention?: boolean;
+                    checkin_text?: string | null;
                     require_approval?: boolean;
                     require_membership?: boolean;
                     require_membership_hidden?: boolean;
@@ -9417,6 +9431,7 @@ export interface operations {
                     }) | null;
                     position?: number;
                     checkin_attention?: boolean;
+                    checkin_text?: string | null;
                     require_approval?: boolean;
                     require_membership?: boolean;
                     require_membership_hidden?: boolean;
@@ -9519,6 +9534,7 @@ export interface operations {
                     }) | null;
                     position?: number;
                     checkin_attention?: boolean;
+                    checkin_text?: string | null;
                     require_approval?: boolean;
                     require_membership?: boolean;
                     require_membership_hidden?: boolean;
@@ -10966,6 +10982,7 @@ export interface operations {
                     items?: number[];
                     identifier?: string | null;
                     ask_during_checkin?: boolean;
+                    show_during_checkin?: boolean;
                     hidden?: boolean;
                     print_on_invoice?: boolean;
                     valid_number_min?: string | number | null;
@@ -11071,6 +11088,7 @@ export interface operations {
                     items?: number[];
                     identifier?: string | null;
                     ask_during_checkin?: boolean;
+                    show_during_checkin?: boolean;
                     hidden?: boolean;
                     print_on_invoice?: boolean;
                     valid_number_min?: string | number | null;
@@ -11173,6 +11191,7 @@ export interface operations {
                     items?: number[];
                     identifier?: string | null;
                     ask_during_checkin?: boolean;
+                    show_during_checkin?: boolean;
                     hidden?: boolean;
                     print_on_invoice?: boolean;
                     valid_number_min?: string | number | null;
@@ -13451,7 +13470,7 @@ export interface operations {
                 "application/json": {
                     item: number;
                     variation?: number | null;
-                    price?: string | number | null;
+                    price: string | number;
                     seat?: string | null;
                     attendee_name?: string | null;
                     attendee_name_parts?: {
@@ -13472,7 +13491,7 @@ export interface operations {
                     addons?: {
                         item: number;
                         variation?: number | null;
-                        price?: string | number | null;
+                        price: string | number;
                         seat?: string | null;
                         attendee_name?: string | null;
                         attendee_name_parts?: {
@@ -13490,7 +13509,7 @@ export interface operations {
                     bundled?: {
                         item: number;
                         variation?: number | null;
-                        price?: string | number | null;
+                        price: string | number;
                         seat?: string | null;
                         attendee_name?: string | null;
                         attendee_name_parts?: {
@@ -13612,7 +13631,7 @@ export interface operations {
                 "application/json": {
                     item: number;
                     variation?: number | null;
-                    price?: string | number | null;
+                    price: string | number;
                     seat?: string | null;
                     attendee_name?: string | null;
                     attendee_name_parts?: {
@@ -13633,7 +13652,7 @@ export interface operations {
                     addons?: {
                         item: number;
                         variation?: number | null;
-                        price?: string | number | null;
+                        price: string | number;
                         seat?: string | null;
                         attendee_name?: string | null;
                         attendee_name_parts?: {
@@ -13651,7 +13670,7 @@ export interface operations {
                     bundled?: {
                         item: number;
                         variation?: number | null;
-                        price?: string | number | null;
+                        price: string | number;
                         seat?: string | null;
                         attendee_name?: string | null;
                         attendee_name_parts?: {
@@ -13810,8 +13829,10 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     payment_date?: string | null;
-                    send_mail?: boolean;
-                    send_email?: boolean;
+                    send_mail?: boolean | null;
+                    send_email?: boolean | null;
+                    expires?: string;
+                    simulate?: boolean;
                     consume_carts?: string[];
                     force?: boolean;
                     comment?: string;
@@ -13831,6 +13852,7 @@ export interface operations {
                         state?: string;
                         internal_reference?: string;
                         vat_id?: string;
+                        vat_id_validated?: boolean;
                     } | null;
                     positions: {
                         item: number;
@@ -14526,7 +14548,7 @@ export interface operations {
                 subevent_match?: number;
                 /** @description lists whose date ends after then (lists without a date always) */
                 ends_after?: string;
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
                 /** @description a field to leave out of the answer (repeatable), e.g. `checkin_count` */
                 exclude?: string[];
@@ -14577,7 +14599,7 @@ export interface operations {
     postOrganizersByOrganizerEventsByEventCheckinlists: {
         parameters: {
             query?: {
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
                 /** @description a field to leave out of the answer (repeatable), e.g. `checkin_count` */
                 exclude?: string[];
@@ -14634,7 +14656,7 @@ export interface operations {
     getOrganizersByOrganizerEventsByEventCheckinlistsById: {
         parameters: {
             query?: {
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
                 /** @description a field to leave out of the answer (repeatable), e.g. `checkin_count` */
                 exclude?: string[];
@@ -14672,7 +14694,7 @@ export interface operations {
     putOrganizersByOrganizerEventsByEventCheckinlistsById: {
         parameters: {
             query?: {
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
                 /** @description a field to leave out of the answer (repeatable), e.g. `checkin_count` */
                 exclude?: string[];
@@ -14766,7 +14788,7 @@ export interface operations {
     patchOrganizersByOrganizerEventsByEventCheckinlistsById: {
         parameters: {
             query?: {
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
                 /** @description a field to leave out of the answer (repeatable), e.g. `checkin_count` */
                 exclude?: string[];
@@ -14974,7 +14996,7 @@ export interface operations {
                 addon_to__in?: number[];
                 voucher?: number;
                 voucher__code?: string;
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
             };
             header?: never;
@@ -15015,7 +15037,7 @@ export interface operations {
     getOrganizersByOrganizerEventsByEventCheckinlistsByListPositionsById: {
         parameters: {
             query?: {
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
             };
             header?: never;
@@ -15055,7 +15077,7 @@ export interface operations {
             query?: {
                 /** @description the path holds a scanned secret (never an id), as scanners send it */
                 untrusted_input?: boolean;
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
                 /** @description Accepted and ignored: the service renders the ticket PDFs itself (`downloads`, open point 12). */
                 pdf_data?: boolean;
@@ -15071,7 +15093,7 @@ export interface operations {
                 event: string;
                 /** @description The check-in list's id. */
                 list: number;
-                /** @description The ticket's id; with `untrusted_input=true` (or when it is no number), its secret. */
+                /** @description The ticket's id; with `untrusted_input=true`, from a pretixSCAN device, or when it is no number, its secret. */
                 id: string;
             };
             cookie?: never;
@@ -15189,7 +15211,7 @@ export interface operations {
     postOrganizersByOrganizerCheckinrpcRedeem: {
         parameters: {
             query?: {
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
                 /** @description Accepted and ignored: the service renders the ticket PDFs itself (`downloads`, open point 12). */
                 pdf_data?: boolean;
@@ -15234,13 +15256,13 @@ export interface operations {
                     "application/json": components["schemas"]["RedeemAnswer"];
                 };
             };
-            /** @description The scan is refused (`status` `error` with `reason`), or questions must be answered first (`incomplete` with `questions`). Otherwise the failure answer (`BadRequest`). */
+            /** @description The scan is refused (`status` `error` with `reason`), or questions must be answered first (`incomplete` with `questions`). No list was passed, or two lists of one event (a bare list of messages: `No check-in list passed.`, `Selecting two check-in lists from the same event is unsupported.`). Otherwise the failure answer (`BadRequest`). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RedeemAnswer"] | components["schemas"]["BadRequestBody"];
+                    "application/json": (components["schemas"]["RedeemAnswer"] | components["schemas"]["ListMessages"]) | components["schemas"]["BadRequestBody"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15292,7 +15314,7 @@ export interface operations {
                 addon_to__in?: number[];
                 voucher?: number;
                 voucher__code?: string;
-                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and `answers.question` in a scan's answer) */
+                /** @description ids replaced by the full objects: `item`, `variation`, `subevent` (and in a scan's answer `answers.question`, and `addons`: the ticket's add-ons) */
                 expand?: string[];
             };
             header?: never;
@@ -15318,7 +15340,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description No list was passed, or two lists of one event (a bare list of messages: `No check-in list passed.`, `Selecting two check-in lists from the same event is unsupported.`). Otherwise the failure answer (`BadRequest`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMessages"] | components["schemas"]["BadRequestBody"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -15816,9 +15846,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
+                    /** @description The file format: one of the `choices` of the exporter's `_format`. */
+                    _format: string;
+                } & {
                     [key: string]: unknown;
                 };
             };
