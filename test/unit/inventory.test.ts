@@ -524,9 +524,9 @@ describe("Ledger.checkVoucherSeat", () => {
     l.addCart("h0", "cart0", demand({ seat: "c0" }), EARLIER);
     const want = (seat: string, over: Partial<VoucherDef> = {}) =>
       l.checkVoucherSeat(voucher({ id: 9, itemId: TICKET, seat, ...over }), NOW);
-    expect(want("o1")).toEqual([{ code: "seat_taken", seat: "o1", heldBy: "order" }]);
-    expect(want("v1")).toEqual([{ code: "seat_taken", seat: "v1", heldBy: "voucher" }]);
-    expect(want("c1")).toEqual([{ code: "seat_taken", seat: "c1", heldBy: "cart" }]);
+    expect(want("o1")).toEqual([{ code: "seat_taken", seat: "o1", heldBy: "order", indices: [] }]);
+    expect(want("v1")).toEqual([{ code: "seat_taken", seat: "v1", heldBy: "voucher", indices: [] }]);
+    expect(want("c1")).toEqual([{ code: "seat_taken", seat: "c1", heldBy: "cart", indices: [] }]);
     // free: an expired cart's seat, a seat of the plan nobody holds, the same seat on another date
     expect(want("c0")).toEqual([]);
     expect(want("s9")).toEqual([]);
@@ -560,7 +560,7 @@ describe("Ledger.beginVoucherWrite", () => {
     expect(a).not.toBe(b);
     expect(l.availability(q, NOW).available_number).toBe(0);
     expect(l.checkVoucherSeat(voucher({ id: 0, seat: "s1" }), NOW)).toEqual([
-      { code: "seat_taken", seat: "s1", heldBy: "voucher" },
+      { code: "seat_taken", seat: "s1", heldBy: "voucher", indices: [] },
     ]);
     // D1 does not have the write yet: the reloaded catalog still counts it
     l.setCatalog({ stamp: 2, quotas: [q], vouchers: [] });
