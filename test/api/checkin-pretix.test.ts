@@ -35,7 +35,8 @@ async function secondEvent(v: Venue, slug = "second-ev") {
   await v.client.post(`${ev}/quotas/`, { name: "All", size: 100, items: [item.id] });
   const list = (await v.client.post(`${ev}/checkinlists/`, { name: "Event 2", all_products: true })).body;
   const sell = async (body: Record<string, unknown>) => {
-    const r = await v.client.post(`${ev}/orders/`, { status: "p", positions: [{ item: item.id }], ...body });
+    const order = { status: "p", payment_provider: "manual", positions: [{ item: item.id }], ...body };
+    const r = await v.client.post(`${ev}/orders/`, order);
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body;
   };
@@ -290,11 +291,11 @@ describe("searching and listing tickets", () => {
     const order = await v.order({
       positions: [
         { item: v.ticket.id, positionid: 1, attendee_name: "Peter" },
-        { item: workshop.id, positionid: 2, attendee_name: "Michael" },
-        { item: workshop.id, positionid: 3, addon_to: 1 },
+        { item: workshop.id, positionid: 2, addon_to: 1 },
+        { item: workshop.id, positionid: 3, attendee_name: "Michael" },
       ],
     });
-    const [peter, michael, addon] = order.positions;
+    const [peter, addon, michael] = order.positions;
     const ids = async (q: string) =>
       (await v.client.get(`${v.path}/checkinlists/${list.id}/positions/?${q}`)).body.results.map((p: Json) => p.id);
     expect(await ids("ordering=attendee_name,positionid")).toEqual([michael.id, peter.id, addon.id]);
