@@ -39,7 +39,7 @@ import {
   type PreparedPosition,
   seatName,
 } from "./positions";
-import { ticketValidity } from "../rules/checkin";
+import { ticketValidity, type Validity, validityStart } from "../rules/checkin";
 import { tax } from "../rules/pricing";
 import { secretGenerator, SIG1 } from "./ticket-secrets";
 import { refusalErrors } from "../rules/refusals";
@@ -56,6 +56,11 @@ const orderPositionInput = z.object({
     .string()
     .regex(/^[a-zA-Z0-9]{16,64}$/, { message: "A secret consists of 16 to 64 letters and digits." })
     .optional(),
+  /** The ticket's validity window as given; either one set replaces the product's (pretix orders.rst). */
+  valid_from: dateTime().nullable().optional(),
+  valid_until: dateTime().nullable().optional(),
+  /** The start a buyer chose, for products with `validity_dynamic_start_choice`. */
+  requested_valid_from: dateTime().nullable().optional(),
 });
 
 const invoiceAddressInput = z.object({
@@ -243,7 +248,13 @@ export const createOrder = survivingD1Faults(async function createOrder(
 
   // every ticket gets its secret from the event's generator (a secret given in the input is kept)
   const generator = await secretGenerator(ctx.env, db, event.id, settings, now, catalog.signingKey);
-  const validity = prepared.map((p) => ticketValidity(catalog.items.get(p.itemId)!, now));
+  const validity = prepared.map((p, i): Validity => {
+    const given = input.positions[i]!;
+    if (given.valid_from !== undefined || given.valid_until !== undefined)
+      return { validFrom: given.valid_from ?? null, validUntil: given.valid_until ?? null };
+    const item = catalog.items.get(p.itemId)!;
+    return ticketValidity(item, validityStart(item, now, given.requested_valid_from ?? null), event.timezone);
+  });
   const ticketSecrets = await Promise.all(
     prepared.map(
       (p, i) =>

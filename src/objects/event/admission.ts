@@ -182,7 +182,7 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
     return d;
   }
   s.storage.transactionSync(() => {
-    const choice = chooseTicket(req.raw, candidates, list, now);
+    const choice = chooseTicket(req.raw, candidates, list, req.scan.datetime);
     if (choice.kind === "none") return;
     d.ticket = choice.ticket;
     d.previousAnswers = d.ticket.answers;

@@ -90,6 +90,10 @@ export class CheckinState {
     if (!columns.includes("blocked"))
       this.sql.exec("ALTER TABLE ci_tickets ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0");
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_revoked (secret TEXT PRIMARY KEY, ticket_id INTEGER NOT NULL)");
+    // the time an automatic exit moved to, and the wall-clock time it stands for (a skipped hour shifts it)
+    const exitColumns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_exit_all)")].map((c) => c.name);
+    if (!exitColumns.includes("next")) this.sql.exec("ALTER TABLE ci_exit_all ADD COLUMN next INTEGER");
+    if (!exitColumns.includes("wall")) this.sql.exec("ALTER TABLE ci_exit_all ADD COLUMN wall INTEGER");
   }
 
   // ---- the index ----
@@ -386,8 +390,30 @@ export class CheckinState {
     return r?.fired ?? null;
   }
 
-  recordExitAll(listId: number, fired: number): void {
-    this.sql.exec("INSERT OR REPLACE INTO ci_exit_all (list_id, fired) VALUES (?, ?)", listId, fired);
+  /**
+   * A firing at `fired` happened and moved the list's automatic exit to `next`, which stands
+   * for the wall-clock time `wall` (rules/checkin.ts `nextExitAllWall`).
+   */
+  recordExitAll(listId: number, fired: number, next: number, wall: number): void {
+    this.sql.exec(
+      "INSERT OR REPLACE INTO ci_exit_all (list_id, fired, next, wall) VALUES (?, ?, ?, ?)",
+      listId,
+      fired,
+      next,
+      wall,
+    );
+  }
+
+  /** The wall-clock time the list's automatic exit at `at` stands for, if the object moved it there. */
+  meantExitAll(listId: number, at: number): number | null {
+    const [r] = [
+      ...this.sql.exec<{ wall: number | null }>(
+        "SELECT wall FROM ci_exit_all WHERE list_id = ? AND next = ?",
+        listId,
+        at,
+      ),
+    ];
+    return r?.wall ?? null;
   }
 }
 
