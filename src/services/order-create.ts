@@ -6,6 +6,7 @@ import { dispatchWebhooks } from "../lib/queues";
 import { z } from "zod";
 import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { findOrder, toOrderRecord, type OrderRecord } from "../db/orders";
+import { secretsTakenByOthers } from "../db/sales-catalog";
 import type { InvoiceAddress } from "../db/schema";
 import { isCountryCode } from "../lib/countries";
 import type { I18n } from "../lib/i18n";
@@ -14,7 +15,7 @@ import type { OrderDecision } from "../objects/event/types";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { SALES_CHANNELS } from "../rules/events";
-import { badRequest, type FieldErrors, fieldError, Problems, validationError } from "../lib/failure";
+import { badRequest, type FieldErrors, fieldError, isFailure, Problems, validationError } from "../lib/failure";
 import { dateTime, email, money } from "../rules/fields";
 import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
 import type { Demand } from "../rules/inventory";
@@ -52,10 +53,8 @@ const orderPositionInput = z.object({
   ...positionFields,
   positionid: z.number().int().min(1).optional(),
   addon_to: z.number().int().min(1).nullable().optional(),
-  secret: z
-    .string()
-    .regex(/^[a-zA-Z0-9]{16,64}$/, { message: "A secret consists of 16 to 64 letters and digits." })
-    .optional(),
+  /** Any text (pretix: a unique string of up to 255 characters), as tickets printed elsewhere carry it. */
+  secret: z.string().trim().min(1).max(255).optional(),
   /** The ticket's validity window as given; either one set replaces the product's (pretix orders.rst). */
   valid_from: dateTime().nullable().optional(),
   valid_until: dateTime().nullable().optional(),
@@ -161,6 +160,7 @@ export const createOrder = survivingD1Faults(async function createOrder(
     eventSeatingPlanId: event.seatingPlanId,
     customer: input.customer ?? null,
     orderCodes: candidates,
+    secrets: input.positions.flatMap((p) => (p.secret === undefined ? [] : [p.secret])),
     signingKeyScheme: SIG1,
   });
   const settings = catalog.settings;
@@ -210,6 +210,7 @@ export const createOrder = survivingD1Faults(async function createOrder(
       own,
     );
     if (r) prepared.push(r);
+    if (p.secret !== undefined && catalog.takenSecrets.has(p.secret)) own.add("secret", SECRET_TAKEN);
     positionErrors.push(own.errors);
   });
   const secrets = input.positions.map((p) => p.secret);
@@ -390,7 +391,16 @@ export const createOrder = survivingD1Faults(async function createOrder(
       ignoreQuota: input.force ?? false,
       write,
     }),
-  );
+  ).catch(async (e: unknown) => {
+    // D1 refuses a secret another order took since the catalog was read (its unique index): the
+    // client's input, answered as the check above answers it
+    const given = secrets.filter((x): x is string => x !== undefined);
+    if (isFailure(e, "unavailable") && given.length) {
+      const taken = await secretsTakenByOthers(db, event.id, given, code);
+      if (taken.size) throw secretsTaken(input.positions, taken);
+    }
+    throw e;
+  });
   if (!decision.ok) throw validationError(refusalErrors(decision.refusals));
   // the order's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
@@ -404,6 +414,17 @@ export const createOrder = survivingD1Faults(async function createOrder(
   });
   return record;
 });
+
+/** pretix's answer to a position secret another ticket of the event has. */
+const SECRET_TAKEN = "You cannot assign a position secret that already exists.";
+
+function secretsTaken(positions: OrderInput["positions"], taken: Set<string>) {
+  return validationError({
+    positions: positions.map(
+      (p): FieldErrors => (p.secret !== undefined && taken.has(p.secret) ? { secret: [SECRET_TAKEN] } : {}),
+    ),
+  });
+}
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */
 function invoiceAddressOf(ia: OrderInput["invoice_address"], now: number): InvoiceAddress | null {
