@@ -192,19 +192,3 @@ export function addDays([y, m, d]: [number, number, number], days: number): [num
 export function daysInMonth(y: number, m: number): number {
   return new Date(Date.UTC(y, m, 0)).getUTCDate();
 }
-
-/**
- * The instants at which the wall clock in `timeZone` shows a local time, earliest first: one
- * on most days, two in the hour clocks go back, none in the hour clocks skip.
- */
-export function wallClockInstants(timeZone: string, y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number[] {
-  const local = Date.UTC(y, mo - 1, d, h, mi, s);
-  const offsets = new Set([-86_400_000, 0, 86_400_000].map((shift) => tzOffsetMs(timeZone, local + shift)));
-  return [...offsets]
-    .map((offset) => local - offset)
-    .filter((ms) => {
-      const p = zonedParts(ms, timeZone);
-      return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) === local;
-    })
-    .sort((a, b) => a - b);
-}

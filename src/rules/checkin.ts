@@ -10,7 +10,8 @@
  * `invalid` (unknown code, decided by the caller).
  */
 import type { Answer, CheckinReason, CheckinType, OrderStatus } from "../db/schema";
-import { addDays, daysInMonth, wallClockInstants, zonedParts, zonedTimeToUtc } from "../lib/datetime";
+import { addDays, daysInMonth, zonedParts } from "../lib/datetime";
+import { wallLocal, wallToInstant } from "./checkin-rules/clock";
 import { i18nText, type I18n } from "../lib/i18n";
 
 /** A check-in list as the decision reads it. */
@@ -319,45 +320,14 @@ export function insideAt(passages: readonly Passage[], at: number): boolean {
 /** A wall-clock time as the UTC fields of a number (`Date.UTC(y, m - 1, d, h, mi, s, ms)`): no instant. */
 export type WallClock = number;
 
-/** The wall-clock time of an instant in a timezone. */
-export function wallClockOf(at: number, timeZone: string): WallClock {
-  const p = zonedParts(at, timeZone);
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second, ((at % 1000) + 1000) % 1000);
-}
-
 /**
- * The instant a wall-clock time names in a timezone, as pretix's datetimes resolve it: of two
+ * The instant a wall-clock time names in a timezone, as pretix resolves its datetimes: of two
  * (the hour clocks go back) the first with `fold` 0, the second with 1 (Python's `fold`); a
- * time the clocks skip is taken an hour later.
+ * time the clocks skip is taken an hour later (pretix's `datetime_exists` check).
  */
 export function instantOfWallClock(wall: WallClock, timeZone: string, fold: 0 | 1): number {
-  for (const shift of [0, 3_600_000]) {
-    const t = new Date(wall + shift);
-    const found = wallClockInstants(
-      timeZone,
-      t.getUTCFullYear(),
-      t.getUTCMonth() + 1,
-      t.getUTCDate(),
-      t.getUTCHours(),
-      t.getUTCMinutes(),
-      t.getUTCSeconds(),
-    );
-    const at = fold === 0 ? found[0] : found.at(-1);
-    if (at !== undefined) return at + t.getUTCMilliseconds();
-  }
-  // a skip of more than an hour (no timezone has one today): the offset before it
-  const t = new Date(wall);
-  return (
-    zonedTimeToUtc(
-      timeZone,
-      t.getUTCFullYear(),
-      t.getUTCMonth() + 1,
-      t.getUTCDate(),
-      t.getUTCHours(),
-      t.getUTCMinutes(),
-      t.getUTCSeconds(),
-    ) + t.getUTCMilliseconds()
-  );
+  const at = wallToInstant(timeZone, wall, fold);
+  return wallLocal(at, timeZone) === wall ? at : wallToInstant(timeZone, wall + 3_600_000, fold);
 }
 
 /**
@@ -367,7 +337,7 @@ export function instantOfWallClock(wall: WallClock, timeZone: string, fold: 0 | 
  * back to the configured time the day after).
  */
 export function nextExitAllWall(at: number, timeZone: string, meant: WallClock | null = null): WallClock {
-  return (meant ?? wallClockOf(at, timeZone)) + 86_400_000;
+  return (meant ?? wallLocal(at, timeZone)) + 86_400_000;
 }
 
 /**
@@ -423,7 +393,7 @@ export function ticketValidity(item: ValiditySource, start: number, timeZone: st
   const days = item.validityDynamicDurationDays ?? 0;
   const minutes = (item.validityDynamicDurationHours ?? 0) * 60 + (item.validityDynamicDurationMinutes ?? 0);
   if (!months && !days && !minutes) return { validFrom: start, validUntil: start };
-  let wall = wallClockOf(start, timeZone);
+  let wall = wallLocal(start, timeZone);
   const p = zonedParts(start, timeZone);
   const endOfDay = ([y, m, d]: [number, number, number]) => Date.UTC(y, m - 1, d, 23, 59, 59);
   if (months) {
