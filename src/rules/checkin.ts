@@ -12,6 +12,7 @@
 import type { Answer, CheckinReason, CheckinType, OrderStatus } from "../db/schema";
 import { addDays, daysInMonth, zonedParts } from "../lib/datetime";
 import { wallLocal, wallToInstant } from "./checkin-rules/clock";
+import { shortDateTime, text, textLanguage } from "./checkin-texts";
 import { i18nText, type I18n } from "../lib/i18n";
 
 /** A check-in list as the decision reads it. */
@@ -56,6 +57,8 @@ export type OrderFacts = {
   validIfPending: boolean;
   checkinAttention: boolean;
   salesChannel: string;
+  /** The order's language (pretix `locale`); null where the ticket index does not know it yet. */
+  locale: string | null;
 };
 
 /** A question asked during check-in (pretix: `ask_during_checkin`), as far as answers are checked. */
@@ -92,7 +95,14 @@ export type ScanRequest = {
 export type RulesVerdict = { ok: true } | { ok: false; explanation: string | null };
 
 /** What the rules of a list see (pretix's rule variables are computed from these). */
-export type RulesFacts = { list: ListConfig; ticket: TicketFacts; passages: readonly Passage[]; now: number };
+export type RulesFacts = {
+  list: ListConfig;
+  ticket: TicketFacts;
+  passages: readonly Passage[];
+  now: number;
+  /** The language of the explanation (`decideScan`'s `locale`). */
+  locale: string;
+};
 
 export type ScanVerdict =
   /** Record a check-in (`forced`: it passed only because the scan was forced). */
@@ -186,11 +196,9 @@ export function mergeAnswers(existing: readonly Answer[], given: readonly Answer
   return [...existing.filter((a) => !replaced.has(a.question)), ...given];
 }
 
-const fmt = (ms: number, timeZone: string) => {
-  const p = zonedParts(ms, timeZone);
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${p.year}-${two(p.month)}-${two(p.day)} ${two(p.hour)}:${two(p.minute)}`;
-};
+/** pretix's short date and time of an instant in the event's timezone, in the explanation's language. */
+const fmt = (ms: number, timeZone: string, locale: string) =>
+  shortDateTime(wallLocal(ms, timeZone), textLanguage(locale));
 
 /**
  * Whether the scan passes: pretix's checks in pretix's order. `force` (offline scans that
@@ -206,6 +214,7 @@ export function decideScan(input: {
   passages: readonly Passage[];
   scan: ScanRequest;
   timezone: string;
+  /** The language of the texts the scan writes: choice answers and the explanation (the event's, or the order's on request). */
   locale: string;
   rules: (facts: RulesFacts) => RulesVerdict;
   /** The scanned code is a revoked secret of the ticket (only forced scans get this far). */
@@ -230,14 +239,17 @@ export function decideScan(input: {
     forcedPast = true;
   }
   // the window as `chooseTicket` reads it (`validAt`): both bounds belong to it
+  const language = textLanguage(input.locale);
   if (scan.type !== "exit" && !validAt({ validFrom: ticket.validFrom, validUntil: null }, dt)) {
+    const datetime = fmt(ticket.validFrom!, input.timezone, input.locale);
     if (!scan.force)
-      return refuse("invalid_time", `This ticket is only valid after ${fmt(ticket.validFrom!, input.timezone)}.`);
+      return refuse("invalid_time", text(language, "This ticket is only valid after {datetime}.", { datetime }));
     forcedPast = true;
   }
   if (scan.type !== "exit" && !validAt({ validFrom: null, validUntil: ticket.validUntil }, dt)) {
+    const datetime = fmt(ticket.validUntil!, input.timezone, input.locale);
     if (!scan.force)
-      return refuse("invalid_time", `This ticket was only valid before ${fmt(ticket.validUntil!, input.timezone)}.`);
+      return refuse("invalid_time", text(language, "This ticket was only valid before {datetime}.", { datetime }));
     forcedPast = true;
   }
 
@@ -271,7 +283,7 @@ export function decideScan(input: {
     forcedPast = true;
   }
   if (scan.type === "entry" && Object.keys(list.rules).length > 0) {
-    const verdict = input.rules({ list, ticket, passages: input.passages, now: dt });
+    const verdict = input.rules({ list, ticket, passages: input.passages, now: dt, locale: input.locale });
     if (!verdict.ok) {
       if (!scan.force) return refuse("rules", verdict.explanation, given);
       forcedPast = true;

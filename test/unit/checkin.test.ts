@@ -83,6 +83,7 @@ function order(over: Partial<OrderFacts> = {}): OrderFacts {
     validIfPending: false,
     checkinAttention: false,
     salesChannel: "web",
+    locale: "en",
     ...over,
   };
 }
@@ -240,7 +241,14 @@ describe("decideScan: every reason it refuses with", () => {
       scan: { datetime: NOW - MINUTE },
     });
     expect(verdict).toEqual({ kind: "refuse", reason: "rules", explanation: "Wrong entrance gate", answers: [] });
-    expect(asked).toEqual({ list: list({ rules: RULES }), ticket: ticket(), passages, now: NOW - MINUTE });
+    // and the language their explanation is written in
+    expect(asked).toEqual({
+      list: list({ rules: RULES }),
+      ticket: ticket(),
+      passages,
+      now: NOW - MINUTE,
+      locale: "en",
+    });
     expect(decide({ list: { rules: RULES }, rules: { ok: false, explanation: null } }).verdict).toMatchObject({
       reason: "rules",
       explanation: null,

@@ -59,6 +59,7 @@ type OrderRow = {
   require_approval: number;
   checkin_attention: number;
   sales_channel: string;
+  locale: string | null;
 };
 
 /** What a secret change did in the index, to take it back exactly. */
@@ -90,6 +91,9 @@ export class CheckinState {
     if (!columns.includes("blocked"))
       this.sql.exec("ALTER TABLE ci_tickets ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0");
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_revoked (secret TEXT PRIMARY KEY, ticket_id INTEGER NOT NULL)");
+    // the order's language (orders indexed before it was kept have none until read from D1 again)
+    const orderColumns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_orders)")].map((c) => c.name);
+    if (!orderColumns.includes("locale")) this.sql.exec("ALTER TABLE ci_orders ADD COLUMN locale TEXT");
     // the time an automatic exit moved to, and the wall-clock time it stands for (a skipped hour shifts it)
     const exitColumns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_exit_all)")].map((c) => c.name);
     if (!exitColumns.includes("next")) this.sql.exec("ALTER TABLE ci_exit_all ADD COLUMN next INTEGER");
@@ -102,13 +106,17 @@ export class CheckinState {
   indexOrder(order: OrderFacts, tickets: readonly IndexTicket[], replace: boolean): void {
     const verb = replace ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
     this.sql.exec(
-      `${verb} INTO ci_orders (code, status, require_approval, checkin_attention, sales_channel) VALUES (?, ?, ?, ?, ?)`,
+      `${verb} INTO ci_orders (code, status, require_approval, checkin_attention, sales_channel, locale) VALUES (?, ?, ?, ?, ?, ?)`,
       order.code,
       order.status,
       order.requireApproval ? 1 : 0,
       order.checkinAttention ? 1 : 0,
       order.salesChannel,
+      order.locale,
     );
+    // an order indexed before its language was kept learns it (the language never changes)
+    if (order.locale !== null)
+      this.sql.exec("UPDATE ci_orders SET locale = ? WHERE code = ? AND locale IS NULL", order.locale, order.code);
     for (const t of tickets) {
       this.sql.exec(
         `${verb} INTO ci_tickets (id, secret, order_code, addon_to, item, variation, subevent, canceled, valid_from, valid_until, answers, blocked)
@@ -141,6 +149,7 @@ export class CheckinState {
         validIfPending: false,
         checkinAttention: row.checkinAttention === 1,
         salesChannel: row.salesChannel,
+        locale: row.locale,
       },
       positions.map((p) => ({ ...p, canceled: Boolean(p.canceled), blocked: Boolean(p.blocked) })),
       false,
@@ -214,6 +223,7 @@ export class CheckinState {
         validIfPending: false,
         checkinAttention: r.checkin_attention === 1,
         salesChannel: r.sales_channel,
+        locale: r.locale,
       }
     );
   }

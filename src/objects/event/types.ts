@@ -79,6 +79,8 @@ export type RedeemRequest = {
   id: number | null;
   scan: ScanRequest;
   sourceType: string;
+  /** pretix `use_order_locale`: the scan's texts in the order's language instead of the event's. */
+  useOrderLocale?: boolean;
 };
 
 /** The list as a scan's answer shows it (pretix `MiniCheckinListSerializer`, without the event slug the Worker knows). */
