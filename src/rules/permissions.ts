@@ -127,6 +127,7 @@ const PRETIX_URL_NAMES = {
   upload: ["/api/v1/upload"],
   "checkinrpc.redeem": [`${ORG}/checkinrpc/redeem`],
   "checkinrpc.search": [`${ORG}/checkinrpc/search`],
+  "checkinrpc.annul": [`${ORG}/checkinrpc/annul`],
   "reusablemedium-list": [],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -166,6 +167,8 @@ const PROFILE_ALLOW_LISTS: Record<Exclude<DeviceSecurityProfile, "full">, readon
     ["POST", "upload"],
     ["POST", "checkinrpc.redeem"],
     ["GET", "checkinrpc.search"],
+    // pretix 2025: pretixSCAN (kiosk mode) annuls the check-in of a turnstile that did not turn
+    ["POST", "checkinrpc.annul"],
     ["GET", "reusablemedium-list"],
   ],
   // kiosk mode: no order sync, no search of positions
@@ -198,6 +201,8 @@ const PROFILE_ALLOW_LISTS: Record<Exclude<DeviceSecurityProfile, "full">, readon
     ["POST", "upload"],
     ["POST", "checkinrpc.redeem"],
     ["GET", "checkinrpc.search"],
+    // pretix 2025: pretixSCAN (kiosk mode) annuls the check-in of a turnstile that did not turn
+    ["POST", "checkinrpc.annul"],
   ],
   // online only: no order sync
   pretixscan_online_noorders: [
@@ -230,6 +235,8 @@ const PROFILE_ALLOW_LISTS: Record<Exclude<DeviceSecurityProfile, "full">, readon
     ["POST", "upload"],
     ["POST", "checkinrpc.redeem"],
     ["GET", "checkinrpc.search"],
+    // pretix 2025: pretixSCAN (kiosk mode) annuls the check-in of a turnstile that did not turn
+    ["POST", "checkinrpc.annul"],
   ],
 };
 

@@ -127,6 +127,7 @@ async function expectAllowed(client: Client, row: MatrixRow) {
     ev: `/api/v1/organizers/${world.orgSlug}/events/${eventSlug}`,
   };
   const setup = row.setup ? await row.setup(w) : {};
+  if (setup.byCaller) await setup.byCaller(client);
   const res = await call(client, row, eventSlug, setup);
   expect(res.status, JSON.stringify(res.body)).toBe(successStatus(row));
   expect(res.body).not.toEqual(FORBIDDEN);

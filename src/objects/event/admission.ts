@@ -121,7 +121,11 @@ function candidates(s: EventState, req: RedeemRequest, addonMatch: boolean): Can
 }
 
 /** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
-function indexFallback(s: EventState, rows: TicketOrderRow[], revoked: { secret: string; ticketId: number }[]): void {
+export function indexFallback(
+  s: EventState,
+  rows: TicketOrderRow[],
+  revoked: { secret: string; ticketId: number }[],
+): void {
   s.storage.transactionSync(() => {
     for (const r of revoked) s.ci.addRevoked(r.secret, r.ticketId);
     for (const row of rows) {

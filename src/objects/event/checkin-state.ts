@@ -324,6 +324,34 @@ export class CheckinState {
     return true;
   }
 
+  /** A successful passage by its uid. */
+  passage(uid: string): StoredPassage | undefined {
+    const [r] = [
+      ...this.sql.exec<{
+        uid: string;
+        list_id: number;
+        ticket_id: number;
+        type: string;
+        datetime: number;
+        nonce: string | null;
+        device_id: number | null;
+        auto: number;
+      }>("SELECT * FROM ci_passages WHERE uid = ?", uid),
+    ];
+    return (
+      r && {
+        uid: r.uid,
+        listId: r.list_id,
+        ticketId: r.ticket_id,
+        type: r.type as CheckinType,
+        datetime: r.datetime,
+        nonce: r.nonce,
+        deviceId: r.device_id,
+        auto: r.auto === 1,
+      }
+    );
+  }
+
   removePassage(uid: string): void {
     this.sql.exec("DELETE FROM ci_passages WHERE uid = ?", uid);
   }

@@ -99,6 +99,18 @@ export type RedeemOutcome =
       position: CheckinPositionRow | null;
     };
 
+/** An annulment of a successful check-in (pretix `checkinrpc/annul`), by the check-in's uid. */
+export type AnnulRequest = {
+  uid: string;
+  /** The check-in's ticket, and its secret (to read it from D1 when the index has never seen it). */
+  ticketId: number;
+  secret: string;
+  explanation: string | null;
+};
+
+/** `not_successful`: the check-in is no (longer a) successful one: annulled already, or never admitted. */
+export type AnnulOutcome = "annulled" | "not_successful";
+
 /** Changes of one order's tickets (`changeTickets`): new secrets, blocks, the order's own secret. */
 export type TicketsChange = {
   orderId: number;
