@@ -176,3 +176,38 @@ describe("checkinrpc/annul", () => {
     expect(exits.map((e) => [e.successful, e.errorReason])).toEqual([[false, "annulled"]]);
   });
 });
+
+describe("checkinrpc/annul under contention", () => {
+  it("parallel annulments of one check-in raced with re-entries: one annulment, at most one new entry, D1 and the object agree", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const pos = await v.sell();
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], nonce: "turnstile" })).status).toBe(201);
+    const results = await Promise.all([
+      ...Array.from({ length: 5 }, () => annul(v, { lists: [list.id], nonce: "turnstile" })),
+      ...Array.from({ length: 10 }, (_, i) => v.redeem({ secret: pos.secret, lists: [list.id], nonce: `again-${i}` })),
+    ]);
+    const annuls = results.slice(0, 5);
+    const entries = results.slice(5);
+    // exactly one annulment; the others find no successful check-in any more
+    expect(annuls.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of annuls.filter((r) => r.status !== 200)) {
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual(["Cannot annul an unsuccessful checkin"]);
+    }
+    // entries decided before the annulment are refused, the first after it enters: never two inside
+    const admitted = entries.filter((r) => r.status === 201);
+    expect(admitted.length).toBeLessThanOrEqual(1);
+    for (const r of entries.filter((r) => r.status !== 201)) expect(r.body.reason).toBe("already_redeemed");
+    const rows = await rowsOf(pos.id);
+    const inside = rows.filter((r) => r.successful);
+    expect(inside).toHaveLength(admitted.length);
+    expect(rows.filter((r) => r.errorReason === "annulled").map((r) => r.nonce)).toEqual(["turnstile"]);
+    // after the race the ticket is inside exactly once: one more entry is refused, or (none got in) admitted
+    const last = await v.redeem({ secret: pos.secret, lists: [list.id], nonce: "last" });
+    expect(last.status).toBe(admitted.length === 1 ? 400 : 201);
+    expect((await rowsOf(pos.id)).filter((r) => r.successful)).toHaveLength(1);
+    const status = await v.client.get(`${v.path}/checkinlists/${list.id}/status/`);
+    expect(status.body).toMatchObject({ checkin_count: 1, inside_count: 1 });
+  });
+});
