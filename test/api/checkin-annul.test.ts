@@ -75,11 +75,25 @@ describe("checkinrpc/annul", () => {
     const missing = await annul(v, { lists: [list.id] });
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ nonce: ["This field is required."] });
-    // another event's list of the organizer: no check-in with that nonce there
+    // another event's list of the organizer (pretix's clist_event2), and another list of this event: no
+    // check-in with that nonce there
+    const event2 = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/`, {
+      name: { en: "Event 2" },
+      slug: "event-2",
+      currency: "EUR",
+      date_from: "2030-06-02T19:00:00Z",
+    });
+    expect(event2.status).toBe(201);
+    const list2 = await v.client.post(`/api/v1/organizers/${v.orgSlug}/events/event-2/checkinlists/`, {
+      name: "Event 2",
+      all_products: true,
+    });
     const elsewhere = await v.list({ name: "Elsewhere" });
-    const wrongList = await annul(v, { lists: [elsewhere.id], nonce: "nooooonce" });
-    expect(wrongList.status).toBe(404);
-    expect(wrongList.body).toEqual({ detail: "No check-in found based on nonce" });
+    for (const lists of [[list2.body.id], [elsewhere.id]]) {
+      const wrongList = await annul(v, { lists, nonce: "nooooonce", error_explanation: "Turnstile did not turn" });
+      expect(wrongList.status).toBe(404);
+      expect(wrongList.body).toEqual({ detail: "No check-in found based on nonce" });
+    }
     const unknown = await annul(v, { lists: [list.id], nonce: "notfound", error_explanation: "x" });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ detail: "No check-in found based on nonce" });
