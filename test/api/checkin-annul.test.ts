@@ -3,13 +3,19 @@
  * test_checkinrpc.py test_annul_simple, test_annul_failures): the device that made a check-in
  * takes it back within 15 minutes; the check-in then shows as failed, `annulled`, the ticket is no
  * longer inside (it may enter again, an exit's freed quota is held again), and every refusal is
- * pretix's answer.
+ * pretix's answer. Also under contention (annulments raced with re-entries) and when the event
+ * object's D1 write fails or the object dies before it.
  */
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { checkins } from "../../src/db/schema";
+import { eventObject } from "../../src/objects/client";
+import type { EventObject } from "../../src/objects/event/object";
 import { type Client, db, seedDevice, seedTeam } from "../harness";
 import { venue } from "../helpers/checkin";
+import { breakObjectWrites } from "../helpers/faults";
 
 type Venue = Awaited<ReturnType<typeof venue>>;
 
@@ -223,5 +229,49 @@ describe("checkinrpc/annul under contention", () => {
     expect((await rowsOf(pos.id)).filter((r) => r.successful)).toHaveLength(1);
     const status = await v.client.get(`${v.path}/checkinlists/${list.id}/status/`);
     expect(status.body).toMatchObject({ checkin_count: 1, inside_count: 1 });
+  });
+});
+
+describe("an object that fails in the middle of an annulment", () => {
+  it("a failed D1 write: 503, the check-in stays successful and the ticket inside; the next annulment takes it back", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const pos = await v.sell();
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], nonce: "turnstile" })).status).toBe(201);
+    await breakObjectWrites(v.eventId, "fail");
+    const failed = await annul(v, { lists: [list.id], nonce: "turnstile" });
+    expect(failed.status).toBe(503);
+    expect(await rowsOf(pos.id)).toMatchObject([{ successful: true, errorReason: null }]);
+    // the object put the passage back: the ticket is still inside
+    expect(await runInDurableObject(eventObject(env, v.eventId), (o: EventObject) => o.checkinCounts())).toMatchObject({
+      passages: 1,
+    });
+    await abortAllDurableObjects(); // a fresh object with working D1
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], nonce: "again" })).body.reason).toBe(
+      "already_redeemed",
+    );
+    expect((await annul(v, { lists: [list.id], nonce: "turnstile" })).status).toBe(200);
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], nonce: "after" })).status).toBe(201);
+  });
+
+  it("aborted before D1 has the annulment: the restarted object has taken the ticket out, and its alarm writes the annulment once", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const pos = await v.sell();
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], nonce: "turnstile" })).status).toBe(201);
+    await breakObjectWrites(v.eventId, "hang");
+    const pending = annul(v, { lists: [list.id], nonce: "turnstile", error_explanation: "did not turn" });
+    await new Promise((r) => setTimeout(r, 300));
+    await abortAllDurableObjects();
+    expect((await pending).status).toBe(503);
+    expect(await rowsOf(pos.id)).toMatchObject([{ successful: true }]);
+    expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
+    expect(await rowsOf(pos.id)).toMatchObject([
+      { successful: false, errorReason: "annulled", errorExplanation: "did not turn" },
+    ]);
+    await runDurableObjectAlarm(eventObject(env, v.eventId));
+    // no longer inside: it enters again, once
+    expect((await v.redeem({ secret: pos.secret, lists: [list.id], nonce: "after" })).status).toBe(201);
+    expect((await rowsOf(pos.id)).filter((r) => r.successful)).toHaveLength(1);
   });
 });
