@@ -1,7 +1,8 @@
 /**
  * pretix's check-in RPC for scanning apps (pretix docs checkin.rst; spec open point 10):
- * `POST /organizers/{o}/checkinrpc/redeem/` and `GET /organizers/{o}/checkinrpc/search/`, and
- * the answer of a scan shared with the per-list redeem (api/checkinlists.ts).
+ * `POST /organizers/{o}/checkinrpc/redeem/`, `GET /organizers/{o}/checkinrpc/search/` and
+ * `POST /organizers/{o}/checkinrpc/annul/`, and the answer of a scan shared with the per-list
+ * redeem (api/checkinlists.ts).
  *
  * Statuses as pretix sends them: 201 `ok`; 400 `error` (with `reason`) or `incomplete` (with
  * `questions`); 404 for a code that is no ticket (`reason` `invalid`, and `detail` for older
@@ -20,6 +21,7 @@ import { questionRecordsByIds } from "../db/questions";
 import type { StoreUpload } from "../services/catalog-fields";
 import { resolveFileField } from "../http/files";
 import { hasPermission } from "../rules/permissions";
+import { annulCheckin, annulInput } from "../services/checkin-annul";
 import { redeemInput, redeemScan, type ScanAnswer, searchableLists } from "../services/checkin-redeem";
 import { badRequest, MESSAGES } from "../lib/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
@@ -168,6 +170,33 @@ checkinRoutes.post(
 export function searchTooShort(c: AppContext, search: string | undefined): boolean {
   return !hasPermission(c.var.principal, "can_view_orders") && (search ?? "").length < 3;
 }
+
+/** pretix's answer of an annulment. */
+const annulResponse = z.object({ status: z.literal("ok") }).meta({ id: "AnnulAnswer" });
+
+/**
+ * Takes back a check-in the scanner made (pretix 2025: turnstiles and pretixSCAN's kiosk mode),
+ * named by its nonce; refusals as pretix words them (services/checkin-annul.ts).
+ */
+checkinRoutes.post(
+  `${base}/annul`,
+  organizerScope("can_change_orders"),
+  doc.ok(annulResponse, {
+    summary: "Annul a check-in made in error",
+    description:
+      "The check-in with the nonce on one of the lists (one per event) becomes a failed one, `annulled`, with the explanation; a device may annul only its own check-ins, within 15 minutes of their time.",
+    answers: {
+      400: {
+        description:
+          'Refused: `["Multiple check-ins found based on nonce"]` or `["Cannot annul an unsuccessful checkin"]` (a bare list, as pretix answers), the time or device as `non_field_errors`, or field errors.',
+        schema: z.array(z.string()),
+      },
+    },
+    failures: ["unavailable", "not_found"],
+  }),
+  jsonBody(annulInput),
+  async (c) => c.json(await annulCheckin(organizerContext(c), c.var.principal, c.req.valid("json"))),
+);
 
 /** The most lists one search reads together (each adds its condition to the statement). */
 export const MAX_SEARCH_LISTS = 100;

@@ -9,7 +9,7 @@ import { checkinHistory, HISTORY_ORDERING } from "../db/checkin/history";
 import { CHECKIN_LIST_ORDERING, type CheckinListRecord, listCheckinLists } from "../db/checkin/lists";
 import { checkinListStatus } from "../db/checkin/status";
 import { findCheckinPosition, listTicketsOfList, positionOrdering } from "../db/checkin/tickets";
-import { CHECKIN_REASONS } from "../db/schema";
+import { CHECKIN_ERROR_REASONS } from "../db/schema";
 import {
   changeList,
   checkinListFull,
@@ -89,7 +89,7 @@ const historyFilters = queryParams({
   datetime_since: q.dateTime("scanned at or after then"),
   datetime_before: q.dateTime("scanned before then"),
   successful: q.bool(),
-  error_reason: q.choice(CHECKIN_REASONS),
+  error_reason: q.choice(CHECKIN_ERROR_REASONS),
   list: q.int("the check-in list's id"),
   type: q.choice(["entry", "exit"] as const),
   device: q.int("the device's `device_id`"),

@@ -36,6 +36,9 @@ export const positionResponse = z
     pseudonymization_id: z.string(),
     seat: seatResponse.nullable(),
     is_bundled: z.boolean(),
+    /** The ticket's validity window (pretix orders.rst): admitted from `valid_from` until `valid_until`, null for no bound. */
+    valid_from: dateTime().nullable(),
+    valid_until: dateTime().nullable(),
     /** pretix: the names of the ticket's blocks (`admin`, `api:...`), or null when it may be used. */
     blocked: z.array(z.string()).nullable(),
     /** Successful check-ins on every list (pretix orders.rst: `list`, `type`, `gate`, `device`, `datetime`, `auto_checked_in`). */
@@ -160,6 +163,8 @@ export function serializePosition(p: PositionJson, orderCode: string, downloads:
     pseudonymization_id: p.pseudonymization_id,
     seat: serializeSeat(p.seat, p.seat_id, p.seat_name),
     is_bundled: p.is_bundled === 1,
+    valid_from: toIso(p.valid_from),
+    valid_until: toIso(p.valid_until),
     blocked: p.blocked?.length ? p.blocked : null,
     checkins: (p.checkins ?? []).map((c) => ({
       id: c.id,

@@ -17,6 +17,8 @@ import {
   eventSettings,
   itemVariations,
   items,
+  orderPositions,
+  orders,
   organizerSettings,
   questionItems,
   questionOptions,
@@ -61,6 +63,8 @@ export type SalesRefs = {
   eventSeatingPlanId: number | null;
   customer?: string | null;
   orderCodes?: string[];
+  /** Ticket secrets an order gives its positions: those the event's tickets have already are read. */
+  secrets?: string[];
   /** Also read the event's signing key of this scheme (order creation signs ticket secrets). */
   signingKeyScheme?: string;
 };
@@ -84,6 +88,8 @@ export type SalesCatalogRows = {
   takenOrderCodes: Set<string>;
   /** Ids the request named that belong to another event of the organizer. */
   foreign: { items: Set<number>; subevents: Set<number>; questions: Set<number>; taxRules: Set<number> };
+  /** Of `secrets`, those a ticket of the event has. */
+  takenSecrets: Set<string>;
   /** The event's signing key of `signingKeyScheme` (null: none yet; undefined: not asked for). */
   signingKey: SigningKeyRow | null | undefined;
 };
@@ -247,6 +253,8 @@ export async function readSalesCatalog(
     );
   }
 
+  for (const secrets of part(refs.secrets ?? [])) add("secrets", secretsOfEventQuery(db, eventId, secrets));
+
   const results = (await runBatch(db, stmts)) as unknown[][];
   const rows = <T>(kind: string): T[] => slots.filter((s) => s.kind === kind).flatMap((s) => results[s.index] as T[]);
 
@@ -314,6 +322,39 @@ export async function readSalesCatalog(
       questions: new Set(questionRows.others.map((r) => r.id)),
       taxRules: new Set(rows<{ id: number }>("foreignTaxRules").map((r) => r.id)),
     },
+    takenSecrets: new Set(rows<{ secret: string }>("secrets").map((r) => r.secret)),
     signingKey: refs.signingKeyScheme ? (rows<SigningKeyRow>("signingKey")[0] ?? null) : undefined,
   };
+}
+
+/** Which of `secrets` tickets of the event have (pretix: a secret is unique within its event). */
+function secretsOfEventQuery(db: DB, eventId: number, secrets: string[]) {
+  return db
+    .select({ secret: orderPositions.secret })
+    .from(orderPositions)
+    .where(and(eq(orderPositions.eventId, eventId), inArray(orderPositions.secret, secrets)));
+}
+
+/**
+ * Which of `secrets` tickets of the event have outside the order `code`: after an order
+ * write failed, whether another order took one of its given secrets in the meantime.
+ */
+export async function secretsTakenByOthers(
+  db: DB,
+  eventId: number,
+  secrets: string[],
+  code: string,
+): Promise<Set<string>> {
+  const taken = new Set<string>();
+  for (const part of chunks([...new Set(secrets)], MAX_PARAMS - 10)) {
+    const rows = await db
+      .select({ secret: orderPositions.secret })
+      .from(orderPositions)
+      .innerJoin(orders, eq(orders.id, orderPositions.orderId))
+      .where(
+        and(eq(orderPositions.eventId, eventId), inArray(orderPositions.secret, part), sql`${orders.code} <> ${code}`),
+      );
+    for (const r of rows) taken.add(r.secret);
+  }
+  return taken;
 }

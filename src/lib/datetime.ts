@@ -187,3 +187,8 @@ export function addDays([y, m, d]: [number, number, number], days: number): [num
   const t = new Date(Date.UTC(y, m - 1, d + days));
   return [t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate()];
 }
+
+/** Days in a month (1–12) of a year. */
+export function daysInMonth(y: number, m: number): number {
+  return new Date(Date.UTC(y, m, 0)).getUTCDate();
+}

@@ -10,7 +10,9 @@
  * `invalid` (unknown code, decided by the caller).
  */
 import type { Answer, CheckinReason, CheckinType, OrderStatus } from "../db/schema";
-import { addDays, zonedParts, zonedTimeToUtc } from "../lib/datetime";
+import { addDays, daysInMonth, zonedParts } from "../lib/datetime";
+import { wallLocal, wallToInstant } from "./checkin-rules/clock";
+import { shortDateTime, text, textLanguage } from "./checkin-texts";
 import { i18nText, type I18n } from "../lib/i18n";
 
 /** A check-in list as the decision reads it. */
@@ -55,6 +57,8 @@ export type OrderFacts = {
   validIfPending: boolean;
   checkinAttention: boolean;
   salesChannel: string;
+  /** The order's language (pretix `locale`); null where the ticket index does not know it yet. */
+  locale: string | null;
 };
 
 /** A question asked during check-in (pretix: `ask_during_checkin`), as far as answers are checked. */
@@ -98,7 +102,14 @@ export type ScanRequest = {
 export type RulesVerdict = { ok: true } | { ok: false; explanation: string | null };
 
 /** What the rules of a list see (pretix's rule variables are computed from these). */
-export type RulesFacts = { list: ListConfig; ticket: TicketFacts; passages: readonly Passage[]; now: number };
+export type RulesFacts = {
+  list: ListConfig;
+  ticket: TicketFacts;
+  passages: readonly Passage[];
+  now: number;
+  /** The language of the explanation (`decideScan`'s `locale`). */
+  locale: string;
+};
 
 /**
  * What the door's answers change on the ticket, in every verdict: `answers` replace earlier
@@ -128,25 +139,23 @@ export function onList(
 
 /**
  * Which ticket a scanned code means (pretix checkin.rst, `addon_match`): the ticket with that
- * secret, or with `addon_match` one of its add-ons whose product is on the list. `candidates`
- * are the ticket of the secret and (with addon_match) its add-ons, base first.
+ * secret, or with `addon_match` one of its add-ons whose product is on the list; of several,
+ * those valid at the scan's time `at` (the window `decideScan` then holds the ticket to, so a
+ * ticket chosen for its validity is never refused for it). `candidates` are the ticket of the
+ * secret and (with addon_match) its add-ons, base first.
  */
 export function chooseTicket(
   raw: string,
   candidates: readonly TicketFacts[],
   list: ListConfig,
-  now: number,
+  at: number,
 ): { kind: "one"; ticket: TicketFacts } | { kind: "ambiguous"; ticket: TicketFacts } | { kind: "none" } {
   if (candidates.length === 0) return { kind: "none" };
   if (candidates.length === 1) return { kind: "one", ticket: candidates[0]! };
   let matching = candidates.filter(
     (t) => (list.addonMatch || t.secret === raw) && (list.allProducts || list.limitProducts.includes(t.itemId)),
   );
-  if (matching.length > 1) {
-    matching = matching.filter(
-      (t) => (t.validFrom === null || t.validFrom < now) && (t.validUntil === null || t.validUntil > now),
-    );
-  }
+  if (matching.length > 1) matching = matching.filter((t) => validAt(t, at));
   if (matching.length === 0) return { kind: "one", ticket: candidates[0]! };
   if (matching.length > 1) return { kind: "ambiguous", ticket: candidates[0]! };
   return { kind: "one", ticket: matching[0]! };
@@ -223,11 +232,9 @@ export function mergeAnswers(
   return [...existing.filter((a) => !replaced.has(a.question)), ...given];
 }
 
-const fmt = (ms: number, timeZone: string) => {
-  const p = zonedParts(ms, timeZone);
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${p.year}-${two(p.month)}-${two(p.day)} ${two(p.hour)}:${two(p.minute)}`;
-};
+/** pretix's short date and time of an instant in the event's timezone, in the explanation's language. */
+const fmt = (ms: number, timeZone: string, locale: string) =>
+  shortDateTime(wallLocal(ms, timeZone), textLanguage(locale));
 
 /**
  * Whether the scan passes: pretix's checks in pretix's order. `force` (offline scans that
@@ -243,6 +250,7 @@ export function decideScan(input: {
   passages: readonly Passage[];
   scan: ScanRequest;
   timezone: string;
+  /** The language of the texts the scan writes: choice answers and the explanation (the event's, or the order's on request). */
   locale: string;
   rules: (facts: RulesFacts) => RulesVerdict;
   /** The scanned code is a revoked secret of the ticket (only forced scans get this far). */
@@ -269,14 +277,18 @@ export function decideScan(input: {
     if (!scan.force) return refuse("blocked");
     forcedPast = true;
   }
-  if (scan.type !== "exit" && ticket.validFrom !== null && ticket.validFrom > dt) {
+  // the window as `chooseTicket` reads it (`validAt`): both bounds belong to it
+  const language = textLanguage(input.locale);
+  if (scan.type !== "exit" && !validAt({ validFrom: ticket.validFrom, validUntil: null }, dt)) {
+    const datetime = fmt(ticket.validFrom!, input.timezone, input.locale);
     if (!scan.force)
-      return refuse("invalid_time", `This ticket is only valid after ${fmt(ticket.validFrom, input.timezone)}.`);
+      return refuse("invalid_time", text(language, "This ticket is only valid after {datetime}.", { datetime }));
     forcedPast = true;
   }
-  if (scan.type !== "exit" && ticket.validUntil !== null && ticket.validUntil < dt) {
+  if (scan.type !== "exit" && !validAt({ validFrom: null, validUntil: ticket.validUntil }, dt)) {
+    const datetime = fmt(ticket.validUntil!, input.timezone, input.locale);
     if (!scan.force)
-      return refuse("invalid_time", `This ticket was only valid before ${fmt(ticket.validUntil, input.timezone)}.`);
+      return refuse("invalid_time", text(language, "This ticket was only valid before {datetime}.", { datetime }));
     forcedPast = true;
   }
 
@@ -311,7 +323,7 @@ export function decideScan(input: {
     forcedPast = true;
   }
   if (scan.type === "entry" && Object.keys(list.rules).length > 0) {
-    const verdict = input.rules({ list, ticket, passages: input.passages, now: dt });
+    const verdict = input.rules({ list, ticket, passages: input.passages, now: dt, locale: input.locale });
     if (!verdict.ok) {
       if (!scan.force) return refuse("rules", verdict.explanation, given);
       forcedPast = true;
@@ -357,15 +369,36 @@ export function insideAt(passages: readonly Passage[], at: number): boolean {
   return inside;
 }
 
+/** A wall-clock time as the UTC fields of a number (`Date.UTC(y, m - 1, d, h, mi, s, ms)`): no instant. */
+export type WallClock = number;
+
 /**
- * The list's next automatic exit after one at `at`: the same wall-clock time on the next day in
- * the event's timezone (pretix moves `exit_all_at` exactly one day ahead; across a daylight
- * saving change the local time is kept).
+ * The instant a wall-clock time names in a timezone, as pretix resolves its datetimes: of two
+ * (the hour clocks go back) the first with `fold` 0, the second with 1 (Python's `fold`); a
+ * time the clocks skip is taken an hour later (pretix's `datetime_exists` check).
  */
-export function nextExitAllAt(at: number, timeZone: string): number {
-  const p = zonedParts(at, timeZone);
-  const [y, m, d] = addDays([p.year, p.month, p.day], 1);
-  return zonedTimeToUtc(timeZone, y, m, d, p.hour, p.minute, p.second) + (at % 1000);
+export function instantOfWallClock(wall: WallClock, timeZone: string, fold: 0 | 1): number {
+  const at = wallToInstant(timeZone, wall, fold);
+  return wallLocal(at, timeZone) === wall ? at : wallToInstant(timeZone, wall + 3_600_000, fold);
+}
+
+/**
+ * The wall-clock time of a list's next automatic exit after one at `at`: the same time on the
+ * next day in the event's timezone. `meant`: the wall-clock time the firing at `at` stood for,
+ * when that time did not exist on its day (pretix then fires an hour later that day, and goes
+ * back to the configured time the day after).
+ */
+export function nextExitAllWall(at: number, timeZone: string, meant: WallClock | null = null): WallClock {
+  return (meant ?? wallLocal(at, timeZone)) + 86_400_000;
+}
+
+/**
+ * The list's next automatic exit after one at `at`: pretix moves `exit_all_at` exactly one day
+ * ahead in the event's timezone, keeping the local time across a daylight saving change; a local
+ * time the next day skips fires an hour later, one it repeats at its second occurrence.
+ */
+export function nextExitAllAt(at: number, timeZone: string, meant: WallClock | null = null): number {
+  return instantOfWallClock(nextExitAllWall(at, timeZone, meant), timeZone, 1);
 }
 
 /** The item fields that set a ticket's validity (pretix items.rst `validity_*`). */
@@ -377,25 +410,57 @@ export type ValiditySource = {
   validityDynamicDurationHours: number | null;
   validityDynamicDurationDays: number | null;
   validityDynamicDurationMonths: number | null;
+  validityDynamicStartChoice: boolean;
+  validityDynamicStartChoiceDayLimit: number | null;
 };
 
+export type Validity = { validFrom: number | null; validUntil: number | null };
+
 /**
- * A new ticket's validity window, fixed when it is sold (as pretix stores `valid_from` /
- * `valid_until` on the position): `fixed` copies the item's window; `dynamic` starts at the
- * purchase (order creation offers no start of the customer's choice) and lasts the item's
- * duration (months and days on the calendar, then hours and minutes); null mode: the event's
- * dates apply and the ticket carries no window.
+ * When a new dynamic ticket starts: at the purchase, or at the start the buyer asked for when
+ * the product lets them choose (never in the past, and at most the product's day limit ahead).
  */
-export function ticketValidity(
-  item: ValiditySource,
-  purchase: number,
-): { validFrom: number | null; validUntil: number | null } {
+export function validityStart(item: ValiditySource, purchase: number, requested: number | null): number {
+  let start = item.validityDynamicStartChoice && requested !== null ? Math.max(requested, purchase) : purchase;
+  if (item.validityDynamicStartChoiceDayLimit !== null)
+    start = Math.min(start, purchase + item.validityDynamicStartChoiceDayLimit * 86_400_000);
+  return start;
+}
+
+/**
+ * A new ticket's validity window, fixed when it is sold (pretix stores `valid_from` /
+ * `valid_until` on the position). `fixed` copies the item's window; without a mode the event's
+ * dates apply and the ticket carries none. `dynamic` starts at `start` (`validityStart`) and is
+ * counted on the calendar of the event's timezone, as pretix's `Item.compute_validity` counts:
+ * months end on the day before the same day of the month (the last day of a month runs to the
+ * last day of the target month, a day the target month lacks is its last), at 23:59:59, plus
+ * the days; days alone end at 23:59:59 of the last of them (one day: the day of the start);
+ * hours and minutes are then added to the wall clock. An end the clocks skip is an hour later;
+ * without any duration the ticket ends where it starts.
+ */
+export function ticketValidity(item: ValiditySource, start: number, timeZone: string): Validity {
   if (item.validityMode === "fixed") return { validFrom: item.validityFixedFrom, validUntil: item.validityFixedUntil };
   if (item.validityMode !== "dynamic") return { validFrom: null, validUntil: null };
-  const d = new Date(purchase);
-  if (item.validityDynamicDurationMonths) d.setUTCMonth(d.getUTCMonth() + item.validityDynamicDurationMonths);
-  if (item.validityDynamicDurationDays) d.setUTCDate(d.getUTCDate() + item.validityDynamicDurationDays);
-  const until =
-    d.getTime() + ((item.validityDynamicDurationHours ?? 0) * 60 + (item.validityDynamicDurationMinutes ?? 0)) * 60_000;
-  return { validFrom: purchase, validUntil: until === purchase ? null : until };
+  const months = item.validityDynamicDurationMonths ?? 0;
+  const days = item.validityDynamicDurationDays ?? 0;
+  const minutes = (item.validityDynamicDurationHours ?? 0) * 60 + (item.validityDynamicDurationMinutes ?? 0);
+  if (!months && !days && !minutes) return { validFrom: start, validUntil: start };
+  let wall = wallLocal(start, timeZone);
+  const p = zonedParts(start, timeZone);
+  const endOfDay = ([y, m, d]: [number, number, number]) => Date.UTC(y, m - 1, d, 23, 59, 59);
+  if (months) {
+    const [y, m, d] = addDays([p.year, p.month, p.day], -1);
+    const day = d === daysInMonth(y, m) ? 31 : d;
+    const total = m - 1 + months;
+    const [ty, tm] = [y + Math.floor(total / 12), (total % 12) + 1];
+    wall = endOfDay(addDays([ty, tm, Math.min(day, daysInMonth(ty, tm))], days));
+  } else if (days) {
+    wall = endOfDay(addDays([p.year, p.month, p.day], days - 1));
+  }
+  return { validFrom: start, validUntil: instantOfWallClock(wall + minutes * 60_000, timeZone, 0) };
+}
+
+/** Whether a ticket's validity window holds `at` (pretix: refused before `valid_from` and after `valid_until`). */
+export function validAt(t: Pick<TicketFacts, "validFrom" | "validUntil">, at: number): boolean {
+  return (t.validFrom === null || t.validFrom <= at) && (t.validUntil === null || t.validUntil >= at);
 }

@@ -143,6 +143,7 @@ const PRETIX_URL_NAMES = {
   upload: ["/api/v1/upload"],
   "checkinrpc.redeem": [`${ORG}/checkinrpc/redeem`],
   "checkinrpc.search": [`${ORG}/checkinrpc/search`],
+  "checkinrpc.annul": [`${ORG}/checkinrpc/annul`],
   "reusablemedium-list": [],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -190,6 +191,8 @@ const PROFILE_ALLOW_LISTS: Record<ListProfile, { buildsOn: ListProfile | null; a
       ["POST", "upload"],
       ["POST", "checkinrpc.redeem"],
       ["GET", "checkinrpc.search"],
+      // pretix 2025: pretixSCAN (kiosk mode) annuls the check-in of a turnstile that did not turn
+      ["POST", "checkinrpc.annul"],
     ],
   },
   // online only: no order sync

@@ -270,7 +270,15 @@ async function doorFiles(
   return out;
 }
 
-type Decide = { listId: number; home: ListHome; raw: string; id: number | null; scan: ScanRequest; sourceType: string };
+type Decide = {
+  listId: number;
+  home: ListHome;
+  raw: string;
+  id: number | null;
+  scan: ScanRequest;
+  sourceType: string;
+  useOrderLocale?: boolean;
+};
 
 async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promise<ScanResult> {
   const outcomes = await Promise.all(
@@ -278,7 +286,15 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
       withEventObject<RedeemOutcome>(
         ctx.env,
         { id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon },
-        (s) => s.redeem({ listId: l.listId, raw: l.raw, id: l.id, scan: l.scan, sourceType: l.sourceType }),
+        (s) =>
+          s.redeem({
+            listId: l.listId,
+            raw: l.raw,
+            id: l.id,
+            scan: l.scan,
+            sourceType: l.sourceType,
+            useOrderLocale: l.useOrderLocale ?? false,
+          }),
       ),
     ),
   );
@@ -384,7 +400,14 @@ const decideScan = survivingD1Faults(async function decideScan(
   };
   return decideOn(
     ctx,
-    lists.map((l) => ({ ...l, raw: input.secret, id: null, scan, sourceType: input.source_type ?? "barcode" })),
+    lists.map((l) => ({
+      ...l,
+      raw: input.secret,
+      id: null,
+      scan,
+      sourceType: input.source_type ?? "barcode",
+      useOrderLocale: input.use_order_locale ?? false,
+    })),
   );
 });
 

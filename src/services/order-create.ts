@@ -6,6 +6,7 @@ import { dispatchWebhooks } from "../lib/queues";
 import { z } from "zod";
 import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
 import { findOrder, toOrderRecord, type OrderRecord } from "../db/orders";
+import { secretsTakenByOthers } from "../db/sales-catalog";
 import type { InvoiceAddress } from "../db/schema";
 import { isCountryCode } from "../lib/countries";
 import { i18nText, type I18n } from "../lib/i18n";
@@ -21,6 +22,7 @@ import {
   type FieldErrors,
   fieldError,
   invalidPk,
+  isFailure,
   Problems,
   validationError,
 } from "../lib/failure";
@@ -40,7 +42,7 @@ import {
   type PreparedPosition,
   seatName,
 } from "./positions";
-import { ticketValidity } from "../rules/checkin";
+import { ticketValidity, type Validity, validityStart } from "../rules/checkin";
 import { tax } from "../rules/pricing";
 import { secretGenerator, SIG1 } from "./ticket-secrets";
 import { orderRefusalErrors } from "../rules/refusals";
@@ -56,10 +58,13 @@ const orderPositionInput = z.object({
   ...positionFields,
   positionid: z.number().int().min(1).optional(),
   addon_to: z.number().int().min(1).nullable().optional(),
-  secret: z
-    .string()
-    .regex(/^[a-zA-Z0-9]{16,64}$/, { message: "A secret consists of 16 to 64 letters and digits." })
-    .optional(),
+  /** Any text (pretix: a unique string of up to 255 characters), as tickets printed elsewhere carry it. */
+  secret: z.string().trim().min(1).max(255).optional(),
+  /** The ticket's validity window as given; either one set replaces the product's (pretix orders.rst). */
+  valid_from: dateTime().nullable().optional(),
+  valid_until: dateTime().nullable().optional(),
+  /** The start a buyer chose, for products with `validity_dynamic_start_choice`. */
+  requested_valid_from: dateTime().nullable().optional(),
 });
 
 const invoiceAddressInput = z.object({
@@ -249,6 +254,7 @@ export const createOrder = survivingD1Faults(async function createOrder(
     eventSeatingPlanId: event.seatingPlanId,
     customer: input.customer ?? null,
     orderCodes: candidates,
+    secrets: input.positions.flatMap((p) => (p.secret === undefined ? [] : [p.secret])),
     signingKeyScheme: SIG1,
   });
   const settings = catalog.settings;
@@ -296,6 +302,7 @@ export const createOrder = survivingD1Faults(async function createOrder(
       own,
     );
     if (r) prepared.push(r);
+    if (p.secret !== undefined && catalog.takenSecrets.has(p.secret)) own.add("secret", SECRET_TAKEN);
     positionErrors.push(own.errors);
   });
   const secrets = input.positions.map((p) => p.secret);
@@ -333,7 +340,13 @@ export const createOrder = survivingD1Faults(async function createOrder(
 
   // every ticket gets its secret from the event's generator (a secret given in the input is kept)
   const generator = await secretGenerator(ctx.env, db, event.id, settings, now, catalog.signingKey);
-  const validity = prepared.map((p) => ticketValidity(catalog.items.get(p.itemId)!, now));
+  const validity = prepared.map((p, i): Validity => {
+    const given = input.positions[i]!;
+    if (given.valid_from !== undefined || given.valid_until !== undefined)
+      return { validFrom: given.valid_from ?? null, validUntil: given.valid_until ?? null };
+    const item = catalog.items.get(p.itemId)!;
+    return ticketValidity(item, validityStart(item, now, given.requested_valid_from ?? null), event.timezone);
+  });
   const ticketSecrets = await Promise.all(
     prepared.map(
       (p, i) =>
@@ -467,7 +480,16 @@ export const createOrder = survivingD1Faults(async function createOrder(
       ignoreQuota: input.force ?? false,
       write,
     }),
-  );
+  ).catch(async (e: unknown) => {
+    // D1 refuses a secret another order took since the catalog was read (its unique index): the
+    // client's input, answered as the check above answers it
+    const given = secrets.filter((x): x is string => x !== undefined);
+    if (isFailure(e, "unavailable") && given.length) {
+      const taken = await secretsTakenByOthers(db, event.id, given, code);
+      if (taken.size) throw secretsTaken(input.positions, taken);
+    }
+    throw e;
+  });
   if (!decision.ok)
     throw validationError(
       orderRefusalErrors(decision.refusals, prepared.length, {
@@ -508,6 +530,17 @@ function invoiceAddressErrors(ia: OrderInput["invoice_address"]): FieldErrors | 
       "This service does not apply reverse charge and takes no validated VAT ID: leave vat_id_validated out.",
     ];
   return Object.keys(errors).length ? errors : null;
+}
+
+/** pretix's answer to a position secret another ticket of the event has. */
+const SECRET_TAKEN = "You cannot assign a position secret that already exists.";
+
+function secretsTaken(positions: OrderInput["positions"], taken: Set<string>) {
+  return validationError({
+    positions: positions.map(
+      (p): FieldErrors => (p.secret !== undefined && taken.has(p.secret) ? { secret: [SECRET_TAKEN] } : {}),
+    ),
+  });
 }
 
 /** The stored invoice address of the input (pretix's shape: name parts, or a legacy name). */

@@ -180,6 +180,29 @@ describe("automatic exit (exit_all_at)", () => {
     expect((await v.redeem({ secret: inside.secret, lists: [list.id] })).status).toBe(201);
   });
 
+  it("a day that skips the hour fires an hour later, and the day after goes back to the configured local time (pretix's test_auto_check_out_dst)", async () => {
+    const v = await venue({ event: { timezone: "Europe/Berlin" } });
+    // 2021-03-27 02:30 in Berlin; 2021-03-28 has no 02:30
+    const list = await v.list({ exit_all_at: "2021-03-27T02:30:00+01:00" });
+    const moves: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await runDurableObjectAlarm(eventObject(env, v.eventId));
+      moves.push((await v.client.get(`${v.path}/checkinlists/${list.id}/`)).body.exit_all_at);
+    }
+    expect(moves).toEqual([
+      "2021-03-28T01:30:00Z", // 03:30 CEST
+      "2021-03-29T00:30:00Z", // 02:30 CEST
+      "2021-03-30T00:30:00Z",
+    ]);
+    // restarted, the object still knows which local time the list's exit stands for
+    const again = await v.list({ name: "Restart", exit_all_at: "2021-03-27T02:30:00+01:00" });
+    await runDurableObjectAlarm(eventObject(env, v.eventId));
+    await abortAllDurableObjects();
+    await runDurableObjectAlarm(eventObject(env, v.eventId));
+    const shown = await v.client.get(`${v.path}/checkinlists/${again.id}/`);
+    expect(shown.body.exit_all_at).toBe("2021-03-29T00:30:00Z");
+  });
+
   it("an object that dies while writing the automatic exits: after restart the firing is not repeated, and the outbox writes it once", async () => {
     const v = await venue();
     const at = Date.now() - 60_000;

@@ -275,7 +275,8 @@ describe("checkinrpc/redeem: refused", () => {
     await v.quota({ size: 10, items: [later.id] });
     const list = await v.list();
     const pos = await v.sell({ positions: [{ item: later.id }] });
-    expect(pos.valid_from ?? null).toBe(null); // not part of the spec's position resource
+    // the product's window, on the ticket as pretix's position resource shows it
+    expect([pos.valid_from, pos.valid_until]).toEqual(["2040-01-01T10:00:00Z", "2040-01-01T20:00:00Z"]);
     const r = await v.redeem({ secret: pos.secret, lists: [list.id] });
     expect(r.body).toMatchObject({
       status: "error",

@@ -150,6 +150,7 @@ async function setUp(row: MatrixRow): Promise<{ eventSlug: string; setup: RowSet
 /** Calls an allowed row on real objects (its setup's) and expects the route's success. */
 async function expectAllowed(client: Client, row: MatrixRow) {
   const { eventSlug, setup } = await setUp(row);
+  if (setup.byCaller) await setup.byCaller(client);
   const res = await call(client, row, eventSlug, setup);
   expect(res.status, JSON.stringify(res.body)).toBe(successStatus(row));
   expect(res.body).not.toEqual(FORBIDDEN);

@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+import { unique } from "../harness";
 import { checkinListBody, create, id, paidOrder, type SetupWorld } from "./fixtures";
 import type { MatrixRow, RowSetup } from "./types";
 
@@ -73,6 +75,24 @@ export const rows: MatrixRow[] = [
       status: 400,
       body: { lists: [`Invalid pk "${(s.body as { lists: number[] }).lists[0]}" - object does not exist.`] },
     }),
+  },
+  {
+    // the caller annuls a check-in it made itself (a device may annul only its own)
+    route: `POST ${org}/checkinrpc/annul`,
+    permission: "can_change_orders",
+    status: 200,
+    setup: async (w) => {
+      const t = await ticket(w);
+      const nonce = unique("nonce");
+      const lists = [Number(t.list)];
+      return {
+        body: { lists, nonce, error_explanation: "Turnstile did not turn" },
+        byCaller: async (caller) => {
+          const scan = await caller.post(`${w.org}/checkinrpc/redeem/`, { secret: t.secret, lists, nonce });
+          expect(scan.status, JSON.stringify(scan.body)).toBe(201);
+        },
+      };
+    },
   },
   {
     route: `GET ${org}/checkinrpc/search`,

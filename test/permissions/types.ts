@@ -25,6 +25,8 @@ export type RowSetup = {
   query?: string;
   /** A raw body with its own headers instead of JSON (uploads). */
   raw?: { body: BodyInit; headers: Record<string, string> };
+  /** What the caller itself does first (a check-in it then annuls: only the device that made one may). */
+  byCaller?: (caller: Client) => Promise<void>;
 };
 
 /**

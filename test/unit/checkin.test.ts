@@ -22,7 +22,12 @@ import {
   type RulesVerdict,
   type ScanRequest,
   type TicketFacts,
+  instantOfWallClock,
+  nextExitAllAt,
+  nextExitAllWall,
   ticketValidity,
+  type ValiditySource,
+  validityStart,
 } from "../../src/rules/checkin";
 
 const NOW = Date.UTC(2030, 5, 1, 12, 0);
@@ -78,6 +83,7 @@ function order(over: Partial<OrderFacts> = {}): OrderFacts {
     validIfPending: false,
     checkinAttention: false,
     salesChannel: "web",
+    locale: "en",
     ...over,
   };
 }
@@ -235,7 +241,14 @@ describe("decideScan: every reason it refuses with", () => {
       scan: { datetime: NOW - MINUTE },
     });
     expect(verdict).toEqual({ kind: "refuse", reason: "rules", explanation: "Wrong entrance gate", answers: [] });
-    expect(asked).toEqual({ list: list({ rules: RULES }), ticket: ticket(), passages, now: NOW - MINUTE });
+    // and the language their explanation is written in
+    expect(asked).toEqual({
+      list: list({ rules: RULES }),
+      ticket: ticket(),
+      passages,
+      now: NOW - MINUTE,
+      locale: "en",
+    });
     expect(decide({ list: { rules: RULES }, rules: { ok: false, explanation: null } }).verdict).toMatchObject({
       reason: "rules",
       explanation: null,
@@ -484,6 +497,36 @@ describe("chooseTicket: which ticket a scanned code means", () => {
     expect(chooseTicket("base", [base, expired, future], shirtsOnly, NOW)).toEqual({ kind: "one", ticket: base });
   });
 
+  it("validity is read at the scan's time, bounds included, as decideScan reads it: the ticket chosen for it passes", () => {
+    const at = NOW - 2 * HOUR; // an offline scan uploaded later
+    const endsAtScan = addon(2, { validUntil: at });
+    const startsAfter = addon(3, { validFrom: at + MINUTE });
+    const startsAtScan = addon(4, { validFrom: at });
+    expect(chooseTicket("base", [base, endsAtScan, startsAfter], shirtsOnly, at)).toEqual({
+      kind: "one",
+      ticket: endsAtScan,
+    });
+    expect(chooseTicket("base", [base, startsAtScan, startsAfter], shirtsOnly, at)).toEqual({
+      kind: "one",
+      ticket: startsAtScan,
+    });
+    for (const windowed of [endsAtScan, startsAtScan]) {
+      const chosen = chooseTicket("base", [base, windowed, startsAfter], shirtsOnly, at);
+      expect(chosen.kind).toBe("one");
+      const { verdict } = decide({
+        list: shirtsOnly,
+        ticket: (chosen as { ticket: TicketFacts }).ticket,
+        scan: { datetime: at },
+      });
+      expect(verdict.kind).toBe("pass");
+    }
+    // at the scan's time, not the server's: at NOW the first has ended and the second begun
+    expect(chooseTicket("base", [base, endsAtScan, startsAfter], shirtsOnly, NOW)).toEqual({
+      kind: "one",
+      ticket: startsAfter,
+    });
+  });
+
   it("onList: by product (all or listed) and date, not by order status", () => {
     expect(onList(list(), ticket())).toBe(true);
     expect(onList(list({ allProducts: false, limitProducts: [SHIRT] }), ticket())).toBe(false);
@@ -561,8 +604,8 @@ describe("passages: order and who is inside", () => {
   });
 });
 
-describe("ticketValidity: a new ticket's window from its product", () => {
-  const none = {
+describe("ticketValidity: a new ticket's window from its product (pretix's Item.compute_validity)", () => {
+  const none: ValiditySource = {
     validityMode: null,
     validityFixedFrom: null,
     validityFixedUntil: null,
@@ -570,33 +613,129 @@ describe("ticketValidity: a new ticket's window from its product", () => {
     validityDynamicDurationHours: null,
     validityDynamicDurationDays: null,
     validityDynamicDurationMonths: null,
+    validityDynamicStartChoice: false,
+    validityDynamicStartChoiceDayLimit: null,
   };
+  const dynamic = (over: Partial<ValiditySource>): ValiditySource => ({ ...none, validityMode: "dynamic", ...over });
+  /** The instant of a Berlin wall-clock time (CET +1 in winter, CEST +2 in summer). */
+  const berlin = (iso: string, offset: "+01:00" | "+02:00") => Date.parse(`${iso}${offset}`);
+  const until = (item: ValiditySource, start: number) => ticketValidity(item, start, TZ).validUntil;
 
   it("fixed copies the product's window; no mode gives no window", () => {
     expect(
-      ticketValidity({ ...none, validityMode: "fixed", validityFixedFrom: 1, validityFixedUntil: 2 }, NOW),
+      ticketValidity({ ...none, validityMode: "fixed", validityFixedFrom: 1, validityFixedUntil: 2 }, NOW, TZ),
     ).toEqual({ validFrom: 1, validUntil: 2 });
-    expect(ticketValidity(none, NOW)).toEqual({ validFrom: null, validUntil: null });
+    expect(ticketValidity(none, NOW, TZ)).toEqual({ validFrom: null, validUntil: null });
   });
 
-  it("dynamic starts at the purchase and lasts months and days on the calendar, then hours and minutes", () => {
-    const purchase = Date.UTC(2030, 4, 10, 10, 0);
+  it("minutes and hours: from the start, on the wall clock; no duration at all ends where it starts", () => {
+    const start = Date.UTC(2030, 4, 10, 10, 0, 12, 345);
+    expect(ticketValidity(dynamic({ validityDynamicDurationMinutes: 30 }), start, TZ)).toEqual({
+      validFrom: start,
+      validUntil: start + 30 * MINUTE,
+    });
+    expect(until(dynamic({ validityDynamicDurationHours: 2, validityDynamicDurationMinutes: 5 }), start)).toBe(
+      start + 125 * MINUTE,
+    );
+    expect(ticketValidity(dynamic({}), start, TZ)).toEqual({ validFrom: start, validUntil: start });
+  });
+
+  it("days: to 23:59:59 of the last day in the event's timezone (one day: the day of the start)", () => {
+    const start = berlin("2030-05-10T12:00:00", "+02:00");
+    expect(until(dynamic({ validityDynamicDurationDays: 1 }), start)).toBe(berlin("2030-05-10T23:59:59", "+02:00"));
+    expect(until(dynamic({ validityDynamicDurationDays: 3 }), start)).toBe(berlin("2030-05-12T23:59:59", "+02:00"));
+    // a start after midnight local time, before midnight UTC, counts the local day
+    const late = berlin("2030-05-11T00:30:00", "+02:00");
+    expect(until(dynamic({ validityDynamicDurationDays: 1 }), late)).toBe(berlin("2030-05-11T23:59:59", "+02:00"));
+  });
+
+  it("months: to the day before the same day of the month; a month's last day runs to the target month's last", () => {
+    const months = (n: number, days: number | null = null) =>
+      dynamic({ validityDynamicDurationMonths: n, validityDynamicDurationDays: days });
+    expect(until(months(1), berlin("2024-01-15T10:00:00", "+01:00"))).toBe(berlin("2024-02-14T23:59:59", "+01:00"));
+    // starting on the 1st: the day before is the last of a month, so the pass runs to the end of the month
+    expect(until(months(1), berlin("2024-03-01T10:00:00", "+01:00"))).toBe(berlin("2024-03-31T23:59:59", "+02:00"));
+    expect(until(months(1), berlin("2024-02-01T10:00:00", "+01:00"))).toBe(berlin("2024-02-29T23:59:59", "+01:00"));
+    // a day the target month lacks: its last day
+    expect(until(months(1), berlin("2024-01-31T12:00:00", "+01:00"))).toBe(berlin("2024-02-29T23:59:59", "+01:00"));
+    expect(until(months(13), berlin("2024-01-15T10:00:00", "+01:00"))).toBe(berlin("2025-02-14T23:59:59", "+01:00"));
+    // months, then days, then hours and minutes
+    expect(until(months(1, 2), berlin("2024-01-15T10:00:00", "+01:00"))).toBe(berlin("2024-02-16T23:59:59", "+01:00"));
     expect(
-      ticketValidity(
-        {
-          ...none,
-          validityMode: "dynamic",
+      until(
+        dynamic({
           validityDynamicDurationMonths: 1,
           validityDynamicDurationDays: 1,
           validityDynamicDurationHours: 2,
           validityDynamicDurationMinutes: 30,
-        },
-        purchase,
+        }),
+        Date.UTC(2030, 4, 10, 10, 0),
       ),
-    ).toEqual({ validFrom: purchase, validUntil: Date.UTC(2030, 5, 11, 12, 30) });
-    expect(ticketValidity({ ...none, validityMode: "dynamic" }, purchase)).toEqual({
-      validFrom: purchase,
-      validUntil: null,
-    });
+    ).toBe(berlin("2030-06-11T02:29:59", "+02:00"));
+  });
+
+  it("across a daylight saving change: the wall clock counts; an end the clocks skip is an hour later", () => {
+    // 24 hours from noon before summer time starts end at noon the next day: 23 hours later
+    expect(until(dynamic({ validityDynamicDurationHours: 24 }), berlin("2024-03-30T12:00:00", "+01:00"))).toBe(
+      berlin("2024-03-31T12:00:00", "+02:00"),
+    );
+    // 01:45 + 30 minutes is 02:15, which 2024-03-31 skips: 03:15
+    expect(until(dynamic({ validityDynamicDurationMinutes: 30 }), berlin("2024-03-31T01:45:00", "+01:00"))).toBe(
+      berlin("2024-03-31T03:15:00", "+02:00"),
+    );
+    // 02:50 is there twice on 2024-10-27: the first (summer time) counts
+    expect(until(dynamic({ validityDynamicDurationMinutes: 60 }), berlin("2024-10-27T01:50:00", "+02:00"))).toBe(
+      berlin("2024-10-27T02:50:00", "+02:00"),
+    );
+  });
+
+  it("validityStart: the purchase, or the buyer's start when the product allows it (not past, within the day limit)", () => {
+    const later = NOW + 30 * 86_400_000;
+    expect(validityStart(dynamic({}), NOW, later)).toBe(NOW);
+    expect(validityStart(dynamic({ validityDynamicStartChoice: true }), NOW, later)).toBe(later);
+    expect(validityStart(dynamic({ validityDynamicStartChoice: true }), NOW, NOW - HOUR)).toBe(NOW);
+    expect(validityStart(dynamic({ validityDynamicStartChoice: true }), NOW, null)).toBe(NOW);
+    expect(
+      validityStart(dynamic({ validityDynamicStartChoice: true, validityDynamicStartChoiceDayLimit: 24 }), NOW, later),
+    ).toBe(NOW + 24 * 86_400_000);
+    expect(validityStart(dynamic({ validityDynamicStartChoiceDayLimit: 24 }), NOW, later)).toBe(NOW);
+  });
+});
+
+describe("nextExitAllAt: pretix's automatic exit a day later across daylight saving changes (test_auto_check_out_dst)", () => {
+  const berlin = (iso: string, offset: "+01:00" | "+02:00") => Date.parse(`${iso}${offset}`);
+  /** The firings after `at`, each moved from the one before as the event object moves them. */
+  function firings(at: number, n: number): number[] {
+    const out: number[] = [];
+    let meant: number | null = null;
+    for (let i = 0; i < n; i++) {
+      const wall = nextExitAllWall(at, TZ, meant);
+      const next = nextExitAllAt(at, TZ, meant);
+      expect(next).toBe(instantOfWallClock(wall, TZ, 1));
+      out.push(next);
+      [at, meant] = [next, wall];
+    }
+    return out;
+  }
+
+  it("a time the change does not touch keeps its local time", () => {
+    expect(firings(berlin("2021-03-28T01:00:00", "+01:00"), 1)).toEqual([berlin("2021-03-29T01:00:00", "+02:00")]);
+  });
+
+  it("a time the day repeats: its second occurrence, then the same local time", () => {
+    expect(firings(berlin("2021-10-30T02:30:00", "+02:00"), 2)).toEqual([
+      berlin("2021-10-31T02:30:00", "+01:00"),
+      berlin("2021-11-01T02:30:00", "+01:00"),
+    ]);
+  });
+
+  it("a time the day skips: an hour later that day, then back to the configured local time", () => {
+    expect(firings(berlin("2021-03-27T02:30:00", "+01:00"), 3)).toEqual([
+      berlin("2021-03-28T03:30:00", "+02:00"),
+      berlin("2021-03-29T02:30:00", "+02:00"),
+      berlin("2021-03-30T02:30:00", "+02:00"),
+    ]);
+    // without the remembered time, the shifted one would stay (what a list set to 03:30 gets)
+    expect(nextExitAllAt(berlin("2021-03-28T03:30:00", "+02:00"), TZ)).toBe(berlin("2021-03-29T03:30:00", "+02:00"));
   });
 });

@@ -35,7 +35,7 @@ export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: nu
   return rawRows<TicketOrderRow>(
     db,
     sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
-      o.sales_channel AS salesChannel, o.datetime AS datetime,
+      o.sales_channel AS salesChannel, o.locale AS locale, o.datetime AS datetime,
       (SELECT json_group_array(json_object('id', p.id, 'secret', p.secret, 'addonTo', p.addon_to, 'itemId', p.item_id,
           'variationId', p.variation_id, 'subeventId', p.subevent_id, 'canceled', p.canceled, 'validFrom', p.valid_from,
           'validUntil', p.valid_until, 'answers', json(p.answers),
@@ -54,6 +54,7 @@ export type TicketOrderRow = {
   requireApproval: number;
   checkinAttention: number;
   salesChannel: string;
+  locale: string;
   datetime: number;
   positions: string;
   passages: string;

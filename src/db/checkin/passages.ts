@@ -4,7 +4,7 @@
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { DB } from "../client";
-import { statement } from "../raw";
+import { rawRows, statement } from "../raw";
 import { type Answer, type CheckinType, checkins, orderPositions, orders } from "../schema";
 import { inIntegers } from "../util";
 
@@ -174,4 +174,57 @@ export async function positionOfEvent(db: DB, eventId: number, id: number): Prom
     .where(and(eq(orderPositions.eventId, eventId), eq(orderPositions.id, id)))
     .get();
   return row !== undefined;
+}
+
+/** A check-in an annulment may name (pretix `checkinrpc/annul`), with its ticket's secret. */
+export type NonceCheckin = {
+  uid: string;
+  eventId: number;
+  listId: number;
+  positionId: number | null;
+  successful: number;
+  deviceId: number | null;
+  datetime: number;
+  secret: string | null;
+};
+
+/**
+ * The check-ins with a scan's nonce on the lists, a device's own only when `deviceId` is given
+ * (pretix: a device sees only its check-ins); at most two are read: a second makes the nonce
+ * ambiguous.
+ */
+export function checkinsWithNonce(db: DB, listIds: readonly number[], nonce: string, deviceId: number | null) {
+  const ofDevice = deviceId === null ? sql`` : sql`AND c.device_id = ${deviceId}`;
+  return rawRows<NonceCheckin>(
+    db,
+    sql`SELECT c.uid AS uid, c.event_id AS eventId, c.list_id AS listId, c.position_id AS positionId,
+        c.successful AS successful, c.device_id AS deviceId, c.datetime AS datetime, p.secret AS secret
+      FROM checkins c LEFT JOIN order_positions p ON p.id = c.position_id
+      WHERE ${inIntegers(sql`c.list_id`, listIds)} AND c.nonce = ${nonce} ${ofDevice} LIMIT 2`,
+  );
+}
+
+/**
+ * An annulment in D1: the check-in becomes a failed one (`annulled`, with the scanner's
+ * explanation) only while it is successful, and its order counts as changed (scanners' sync).
+ */
+export function annulCheckinStatements(
+  db: DB,
+  uid: string,
+  positionId: number,
+  explanation: string | null,
+  now: number,
+) {
+  return [
+    db
+      .update(checkins)
+      .set({ successful: false, errorReason: "annulled", errorExplanation: explanation })
+      .where(and(eq(checkins.uid, uid), eq(checkins.successful, true))),
+    touchOrderOfPosition(db, positionId, now),
+  ] as const;
+}
+
+/** Whether a check-in is (still) successful in D1; undefined: no such row. */
+export function checkinSuccessful(db: DB, uid: string) {
+  return db.select({ successful: checkins.successful }).from(checkins).where(eq(checkins.uid, uid));
 }

@@ -4,6 +4,7 @@
  * (src/objects/event/), which writes every successful check-in; failed scans are
  * kept for statistics.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { devices } from "./devices";
 import { events, subevents } from "./events";
@@ -67,6 +68,10 @@ export const CHECKIN_REASONS = [
 ] as const;
 export type CheckinReason = (typeof CHECKIN_REASONS)[number];
 
+/** `error_reason` of a stored check-in: a refusal's reason, or `annulled` (a check-in its scanner took back, pretix checkin.rst). */
+export const CHECKIN_ERROR_REASONS = [...CHECKIN_REASONS, "annulled"] as const;
+export type CheckinErrorReason = (typeof CHECKIN_ERROR_REASONS)[number];
+
 /**
  * Scans: successful check-ins (entries and exits, including the automatic ones) and failed
  * scans (`successful` false, with a reason; reported by scanners or refused online). `uid` is
@@ -92,7 +97,7 @@ export const checkins = sqliteTable(
     /** When the service learned of it. */
     created: integer("created").notNull(),
     successful: integer("successful", { mode: "boolean" }).notNull().default(true),
-    errorReason: text("error_reason", { enum: CHECKIN_REASONS }),
+    errorReason: text("error_reason", { enum: CHECKIN_ERROR_REASONS }),
     errorExplanation: text("error_explanation"),
     autoCheckedIn: integer("auto_checked_in", { mode: "boolean" }).notNull().default(false),
     forced: integer("forced", { mode: "boolean" }).notNull().default(false),
@@ -111,5 +116,7 @@ export const checkins = sqliteTable(
     index("checkins_position_idx").on(t.positionId, t.listId, t.successful, t.datetime),
     index("checkins_list_idx").on(t.listId, t.successful, t.datetime, t.positionId),
     index("checkins_event_idx").on(t.eventId, t.created),
+    // an annulment names its check-in by the scan's nonce (pretix checkinrpc/annul)
+    index("checkins_list_nonce_idx").on(t.listId, t.nonce).where(sql`${t.nonce} IS NOT NULL`),
   ],
 );

@@ -185,7 +185,8 @@ export const orderPositions = sqliteTable(
     taxRate: integer("tax_rate").notNull().default(0),
     taxValue: integer("tax_value").notNull().default(0),
     taxRuleId: integer("tax_rule_id").references(() => taxRules.id, { onDelete: "restrict" }),
-    secret: text("secret").notNull().unique(),
+    /** Unique within the event (pretix: any text up to 255 characters, as tickets printed elsewhere carry it). */
+    secret: text("secret").notNull(),
     addonTo: integer("addon_to"),
     isBundled: integer("is_bundled", { mode: "boolean" }).notNull().default(false),
     pseudonymizationId: text("pseudonymization_id").notNull(),
@@ -214,6 +215,7 @@ export const orderPositions = sqliteTable(
   },
   (t) => [
     uniqueIndex("order_positions_order_positionid_uq").on(t.orderId, t.positionid),
+    uniqueIndex("order_positions_event_secret_uq").on(t.eventId, t.secret),
     index("order_positions_event_idx").on(t.eventId, t.id),
     // a check-in list's tickets: counted from the first when a filter narrows them (a list's own total is
     // summed from position_tallies, migration 0016), paged in each documented ordering from the others

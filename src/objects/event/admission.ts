@@ -64,7 +64,9 @@ export async function redeem(s: EventState, req: RedeemRequest): Promise<RedeemO
   if (s.configLoading) await s.configLoading;
   if (!s.config.lists.has(req.listId)) await s.reloadCheckinConfig();
   if (!s.config.lists.has(req.listId)) return { kind: "no_list" };
-  if (candidates(s, req, s.config.lists.get(req.listId)!.addonMatch) === null) {
+  const known = candidates(s, req, s.config.lists.get(req.listId)!.addonMatch);
+  // a ticket the index has never seen, or whose order's language it lacks when the scan asks for it
+  if (known === null || (req.useOrderLocale && known.tickets.some((t) => s.ci.order(t.orderCode)?.locale === null))) {
     const db = s.db();
     const [rows, revoked] = (await runBatch(db, [
       ticketOrderQuery(db, s.eventId, req.raw, req.id),
@@ -119,7 +121,11 @@ function candidates(s: EventState, req: RedeemRequest, addonMatch: boolean): Can
 }
 
 /** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
-function indexFallback(s: EventState, rows: TicketOrderRow[], revoked: { secret: string; ticketId: number }[]): void {
+export function indexFallback(
+  s: EventState,
+  rows: TicketOrderRow[],
+  revoked: { secret: string; ticketId: number }[],
+): void {
   s.storage.transactionSync(() => {
     for (const r of revoked) s.ci.addRevoked(r.secret, r.ticketId);
     for (const row of rows) {
@@ -148,6 +154,7 @@ function judgeRules(s: EventState, facts: RulesFacts): RulesVerdict {
     event: (t.subeventId !== null ? s.config.subeventDates.get(t.subeventId) : undefined) ?? s.config.eventDates,
     entries: facts.passages.filter((p) => p.type === "entry").map((p) => p.datetime),
     exits: facts.passages.filter((p) => p.type === "exit").map((p) => p.datetime),
+    locale: facts.locale,
   });
   if (outcome.ok) return { ok: true };
   if (outcome.reason === "rules") return { ok: false, explanation: outcome.explanation };
@@ -182,7 +189,7 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
     return d;
   }
   s.storage.transactionSync(() => {
-    const choice = chooseTicket(req.raw, candidates, list, now);
+    const choice = chooseTicket(req.raw, candidates, list, req.scan.datetime);
     if (choice.kind === "none") return;
     d.ticket = choice.ticket;
     d.previousAnswers = d.ticket.answers;
@@ -203,7 +210,8 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
       passages: s.ci.passages(d.ticket.id, list.id),
       scan: req.scan,
       timezone: s.config.timezone,
-      locale: s.config.locale,
+      // pretix writes a scan's texts in the event's language, or in the order's on request
+      locale: (req.useOrderLocale ? order.locale : null) ?? s.config.locale,
       rules: (facts) => judgeRules(s, facts),
       fromRevokedSecret: found.revoked,
     });

@@ -6,6 +6,7 @@
  */
 import { log } from "../../lib/log";
 import { replayCheckin } from "./admission";
+import { replayAnnul } from "./annul";
 import { releaseExpiredCarts, writeCartRows } from "./carts";
 import { replayExitAll, runExitAll } from "./exits";
 import { replayOrder, replayStatus } from "./orders";
@@ -40,6 +41,8 @@ function replay(s: EventState, entry: OutboxEntry, now: number): Promise<void> {
       return replayOrder(s, entry, now);
     case "checkin":
       return replayCheckin(s, entry);
+    case "annul":
+      return replayAnnul(s, entry);
     case "exit_all":
       return replayExitAll(s, entry);
     case "carts":

@@ -59,6 +59,7 @@ type OrderRow = {
   require_approval: number;
   checkin_attention: number;
   sales_channel: string;
+  locale: string | null;
 };
 
 /** What a secret change did in the index, to take it back exactly. */
@@ -90,6 +91,13 @@ export class CheckinState {
     if (!columns.includes("blocked"))
       this.sql.exec("ALTER TABLE ci_tickets ADD COLUMN blocked INTEGER NOT NULL DEFAULT 0");
     this.sql.exec("CREATE TABLE IF NOT EXISTS ci_revoked (secret TEXT PRIMARY KEY, ticket_id INTEGER NOT NULL)");
+    // the order's language (orders indexed before it was kept have none until read from D1 again)
+    const orderColumns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_orders)")].map((c) => c.name);
+    if (!orderColumns.includes("locale")) this.sql.exec("ALTER TABLE ci_orders ADD COLUMN locale TEXT");
+    // the time an automatic exit moved to, and the wall-clock time it stands for (a skipped hour shifts it)
+    const exitColumns = [...this.sql.exec<{ name: string }>("PRAGMA table_info(ci_exit_all)")].map((c) => c.name);
+    if (!exitColumns.includes("next")) this.sql.exec("ALTER TABLE ci_exit_all ADD COLUMN next INTEGER");
+    if (!exitColumns.includes("wall")) this.sql.exec("ALTER TABLE ci_exit_all ADD COLUMN wall INTEGER");
   }
 
   // ---- the index ----
@@ -98,13 +106,17 @@ export class CheckinState {
   indexOrder(order: OrderFacts, tickets: readonly IndexTicket[], replace: boolean): void {
     const verb = replace ? "INSERT OR REPLACE" : "INSERT OR IGNORE";
     this.sql.exec(
-      `${verb} INTO ci_orders (code, status, require_approval, checkin_attention, sales_channel) VALUES (?, ?, ?, ?, ?)`,
+      `${verb} INTO ci_orders (code, status, require_approval, checkin_attention, sales_channel, locale) VALUES (?, ?, ?, ?, ?, ?)`,
       order.code,
       order.status,
       order.requireApproval ? 1 : 0,
       order.checkinAttention ? 1 : 0,
       order.salesChannel,
+      order.locale,
     );
+    // an order indexed before its language was kept learns it (the language never changes)
+    if (order.locale !== null)
+      this.sql.exec("UPDATE ci_orders SET locale = ? WHERE code = ? AND locale IS NULL", order.locale, order.code);
     for (const t of tickets) {
       this.sql.exec(
         `${verb} INTO ci_tickets (id, secret, order_code, addon_to, item, variation, subevent, canceled, valid_from, valid_until, answers, blocked)
@@ -137,6 +149,7 @@ export class CheckinState {
         validIfPending: false,
         checkinAttention: row.checkinAttention === 1,
         salesChannel: row.salesChannel,
+        locale: row.locale,
       },
       positions.map((p) => ({ ...p, canceled: Boolean(p.canceled), blocked: Boolean(p.blocked) })),
       false,
@@ -210,6 +223,7 @@ export class CheckinState {
         validIfPending: false,
         checkinAttention: r.checkin_attention === 1,
         salesChannel: r.sales_channel,
+        locale: r.locale,
       }
     );
   }
@@ -310,6 +324,34 @@ export class CheckinState {
     return true;
   }
 
+  /** A successful passage by its uid. */
+  passage(uid: string): StoredPassage | undefined {
+    const [r] = [
+      ...this.sql.exec<{
+        uid: string;
+        list_id: number;
+        ticket_id: number;
+        type: string;
+        datetime: number;
+        nonce: string | null;
+        device_id: number | null;
+        auto: number;
+      }>("SELECT * FROM ci_passages WHERE uid = ?", uid),
+    ];
+    return (
+      r && {
+        uid: r.uid,
+        listId: r.list_id,
+        ticketId: r.ticket_id,
+        type: r.type as CheckinType,
+        datetime: r.datetime,
+        nonce: r.nonce,
+        deviceId: r.device_id,
+        auto: r.auto === 1,
+      }
+    );
+  }
+
   removePassage(uid: string): void {
     this.sql.exec("DELETE FROM ci_passages WHERE uid = ?", uid);
   }
@@ -386,8 +428,30 @@ export class CheckinState {
     return r?.fired ?? null;
   }
 
-  recordExitAll(listId: number, fired: number): void {
-    this.sql.exec("INSERT OR REPLACE INTO ci_exit_all (list_id, fired) VALUES (?, ?)", listId, fired);
+  /**
+   * A firing at `fired` happened and moved the list's automatic exit to `next`, which stands
+   * for the wall-clock time `wall` (rules/checkin.ts `nextExitAllWall`).
+   */
+  recordExitAll(listId: number, fired: number, next: number, wall: number): void {
+    this.sql.exec(
+      "INSERT OR REPLACE INTO ci_exit_all (list_id, fired, next, wall) VALUES (?, ?, ?, ?)",
+      listId,
+      fired,
+      next,
+      wall,
+    );
+  }
+
+  /** The wall-clock time the list's automatic exit at `at` stands for, if the object moved it there. */
+  meantExitAll(listId: number, at: number): number | null {
+    const [r] = [
+      ...this.sql.exec<{ wall: number | null }>(
+        "SELECT wall FROM ci_exit_all WHERE list_id = ? AND next = ?",
+        listId,
+        at,
+      ),
+    ];
+    return r?.wall ?? null;
   }
 }
 

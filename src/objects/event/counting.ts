@@ -23,6 +23,7 @@ export const COUNTED_METHODS = [
   "catalogChanged",
   "eventDeleted",
   "redeem",
+  "annul",
   "checkinListChanged",
   "checkinCounts",
   "changeTickets",

@@ -8,7 +8,7 @@ import { runBatch, type Statement } from "../../db/catalog-common";
 import { moveExitAllAt } from "../../db/checkin/lists";
 import type { DB } from "../../db/client";
 import { log } from "../../lib/log";
-import { nextExitAllAt } from "../../rules/checkin";
+import { nextExitAllAt, nextExitAllWall } from "../../rules/checkin";
 import { clearOutbox, type OutboxKind, type PassageWrite, writeOutbox } from "./outbox";
 import { passageStatements, trackExit } from "./passages";
 import type { EventState } from "./state";
@@ -23,7 +23,9 @@ export async function runExitAll(s: EventState, now: number): Promise<void> {
     let entry: OutboxKind<"exit_all"> | null = null;
     let outboxId = 0;
     s.storage.transactionSync(() => {
-      const next = nextExitAllAt(at, s.config.timezone);
+      const meant = s.ci.meantExitAll(list.id, at);
+      const wall = nextExitAllWall(at, s.config.timezone, meant);
+      const next = nextExitAllAt(at, s.config.timezone, meant);
       const passages: PassageWrite[] = s.ci.insideAt(list.id, at).map((ticketId) => ({
         uid: crypto.randomUUID(),
         listId: list.id,
@@ -43,7 +45,7 @@ export async function runExitAll(s: EventState, now: number): Promise<void> {
         const t = s.ci.ticketById(p.ticketId);
         if (t) trackExit(s, t);
       }
-      s.ci.recordExitAll(list.id, at);
+      s.ci.recordExitAll(list.id, at, next, wall);
       list.exitAllAt = next;
       entry = { kind: "exit_all", listId: list.id, fired: at, next, passages };
       outboxId = writeOutbox(s, entry, now);

@@ -9,6 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../lib/env";
 import type { Availability, Demand } from "../../rules/inventory";
 import * as admission from "./admission";
+import * as annulment from "./annul";
 import { runAlarm } from "./alarm";
 import * as availability from "./availability";
 import * as carts from "./carts";
@@ -18,6 +19,8 @@ import { countStartReads, createTables, loadAndWake, restoreHolds } from "./star
 import { EventState } from "./state";
 import * as tickets from "./tickets";
 import type {
+  AnnulOutcome,
+  AnnulRequest,
   CartGroup,
   CreateVouchersResult,
   Decision,
@@ -119,6 +122,11 @@ export class EventObject extends DurableObject<Env> {
 
   redeem(req: RedeemRequest): Promise<RedeemOutcome> {
     return admission.redeem(this.s, req);
+  }
+
+  /** Takes back a successful check-in (pretix `checkinrpc/annul`): the ticket is no longer inside. */
+  annul(req: AnnulRequest): Promise<AnnulOutcome> {
+    return annulment.annul(this.s, req);
   }
 
   checkinListChanged(listId: number, deleted: boolean): Promise<null> {

@@ -144,6 +144,7 @@ function indexWrittenOrder(s: EventState, raw: RawOrder, auto: readonly AutoChec
       validIfPending: false,
       checkinAttention: raw.order.checkinAttention,
       salesChannel: raw.order.salesChannel,
+      locale: raw.order.locale,
     },
     positions.map(ticketOfPosition),
     true,

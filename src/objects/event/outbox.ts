@@ -41,6 +41,7 @@ export type OutboxEntry =
   | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)
   | { kind: "tickets"; orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null; now: number }
   | { kind: "checkin"; passage: PassageWrite; answers: Answer[] | null }
+  | { kind: "annul"; uid: string; positionId: number; explanation: string | null; created: number }
   | { kind: "exit_all"; listId: number; fired: number; next: number; passages: PassageWrite[] };
 
 export type OutboxKind<K extends OutboxEntry["kind"]> = Extract<OutboxEntry, { kind: K }>;

@@ -79,6 +79,8 @@ export type RedeemRequest = {
   id: number | null;
   scan: ScanRequest;
   sourceType: string;
+  /** pretix `use_order_locale`: the scan's texts in the order's language instead of the event's. */
+  useOrderLocale?: boolean;
 };
 
 /** The list as a scan's answer shows it (pretix `MiniCheckinListSerializer`, without the event slug the Worker knows). */
@@ -96,6 +98,18 @@ export type RedeemOutcome =
       list: MiniList;
       position: CheckinPositionRow | null;
     };
+
+/** An annulment of a successful check-in (pretix `checkinrpc/annul`), by the check-in's uid. */
+export type AnnulRequest = {
+  uid: string;
+  /** The check-in's ticket, and its secret (to read it from D1 when the index has never seen it). */
+  ticketId: number;
+  secret: string;
+  explanation: string | null;
+};
+
+/** `not_successful`: the check-in is no (longer a) successful one: annulled already, or never admitted. */
+export type AnnulOutcome = "annulled" | "not_successful";
 
 /** Changes of one order's tickets (`changeTickets`): new secrets, blocks, the order's own secret. */
 export type TicketsChange = {

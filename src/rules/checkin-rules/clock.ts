@@ -3,6 +3,7 @@
  * and skipped hours, `datetime + timedelta`), and the times an explanation shows.
  */
 import { tzOffsetMs, zonedParts } from "../../lib/datetime";
+import { shortDateTime, shortTime, type TextLanguage } from "../checkin-texts";
 import { Instant } from "./values";
 
 export const MINUTE = 60_000;
@@ -70,24 +71,10 @@ export function isoWeekday(ms: number, tz: string): number {
   return d === 0 ? 7 : d;
 }
 
-const pad2 = (n: number) => String(n).padStart(2, "0");
-
-/** pretix's TIME_FORMAT ('H:i') of a wall clock time (`wallLocal`). */
-function formatWallTime(wall: number): string {
-  const d = new Date(wall);
-  return `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`;
-}
-
-/** pretix's SHORT_DATETIME_FORMAT ('Y-m-d H:i') of a wall clock time (`wallLocal`). */
-function formatWallDateTime(wall: number): string {
-  const d = new Date(wall);
-  return `${String(d.getUTCFullYear()).padStart(4, "0")}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${formatWallTime(wall)}`;
-}
-
 /** A time of the explanation (`wall`: its wall clock in the event's timezone, `ms`: the moment):
- * the time alone within 12 hours of the scan, else date and time. */
-export function formatNear(wall: number, ms: number, now: number): string {
-  return Math.abs(now - ms) < 12 * HOUR ? formatWallTime(wall) : formatWallDateTime(wall);
+ * the time alone within 12 hours of the scan, else date and time, in the explanation's language. */
+export function formatNear(wall: number, ms: number, now: number, language: TextLanguage = "en"): string {
+  return Math.abs(now - ms) < 12 * HOUR ? shortTime(wall) : shortDateTime(wall, language);
 }
 
 /** Python's timedelta(minutes=m), in ms (microsecond precision). */

@@ -3,13 +3,12 @@
  * comparison becomes a text, the rule becomes a disjunction of paths to admission, and the path
  * closest to admitting names what is missing. Anything it cannot explain is "Unknown reason".
  */
+import { text, textLanguage, weekdayName } from "../checkin-texts";
 import { formatNear, minutesToMs, wallLocal, wallToInstant } from "./clock";
 import { evaluate, TOP } from "./evaluate";
 import { isObj, type Json, literal, type Obj, operatorOf } from "./validate";
 import { type Instant, numOf, PyDict, pyFloat, pyRepr, pyStr, truthy, type Val } from "./values";
 import { ENTRIES_OPERATIONS, type EntriesOperation, type RuleVars, type Variable, VARIABLE_SET } from "./variables";
-
-const UNKNOWN_REASON = "Unknown reason";
 
 class ExplainFailed extends Error {}
 function explainFail(): never {
@@ -41,7 +40,6 @@ const LABEL: Record<string, string> = {
   entries_days_before: "number of days with an entry before {datetime}",
   now_isoweekday: "week day",
 };
-const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 type Weight = [number, number];
 const heavier = (x: Weight, y: Weight) => x[0] > y[0] || (x[0] === y[0] && x[1] > y[1]);
@@ -135,12 +133,13 @@ export function explain(rules: Obj, c: RuleVars): string {
   try {
     return explainOrFail(rules, c);
   } catch {
-    return UNKNOWN_REASON;
+    return text(textLanguage(c.f.locale), "Unknown reason");
   }
 }
 
 function explainOrFail(rules: Obj, c: RuleVars): string {
   const { now, timezone } = c.f;
+  const language = textLanguage(c.f.locale);
   const values = new Map<string, boolean>([
     ["False", false],
     ["True", true],
@@ -227,21 +226,22 @@ function explainOrFail(rules: Obj, c: RuleVars): string {
         compareTo = wallToInstant(timezone, wall, 0);
       }
       weights.set(name, [200, Math.abs(now - compareTo) / 1000]);
-      const when = formatNear(wall, compareTo, now);
-      if (operator === "isBefore") texts.set(name, `Only allowed before ${when}`);
-      else if (operator === "isAfter") texts.set(name, `Only allowed after ${when}`);
+      const datetime = formatNear(wall, compareTo, now, language);
+      if (operator === "isBefore") texts.set(name, text(language, "Only allowed before {datetime}", { datetime }));
+      else if (operator === "isAfter") texts.set(name, text(language, "Only allowed after {datetime}", { datetime }));
     } else if (variable === "entry_status") {
       weights.set(name, [20, 0]);
       const right = operator === "==" ? (rhs.length > 0 ? rhs[0] : explainFail()) : undefined;
-      if (operator === "==" && right === "present") texts.set(name, "Attendee is checked out");
-      else if (operator === "==" && right === "absent") texts.set(name, "Attendee is already checked in");
+      if (operator === "==" && right === "present") texts.set(name, text(language, "Attendee is checked out"));
+      else if (operator === "==" && right === "absent")
+        texts.set(name, text(language, "Attendee is already checked in"));
       else texts.set(name, `entry_status not ${operator} ${pyRepr(rhs.map(rawRepresentable))}`);
     } else if (variable === "product" || variable === "variation") {
       weights.set(name, [1000, 0]);
-      texts.set(name, "Ticket type not allowed");
+      texts.set(name, text(language, "Ticket type not allowed"));
     } else if (variable === "gate") {
       weights.set(name, [500, 0]);
-      texts.set(name, "Wrong entrance gate");
+      texts.set(name, text(language, "Wrong entrance gate"));
     } else {
       let key: string;
       let label: string;
@@ -252,11 +252,11 @@ function explainOrFail(rules: Obj, c: RuleVars): string {
         const arg = variable[key];
         if (!Array.isArray(arg) || arg.length === 0) return explainFail();
         const cutoff = rawBuildTime(arg[0], c);
-        label = LABEL[key]!.replace("{datetime}", formatNear(cutoff.wall, cutoff.ms, now));
+        label = text(language, LABEL[key]!, { datetime: formatNear(cutoff.wall, cutoff.ms, now, language) });
         result = c.entriesOperation(key as EntriesOperation, cutoff.ms);
       } else if (typeof variable === "string" && variable in NUMERIC_WEIGHT && VARIABLE_SET.has(variable)) {
         key = variable;
-        label = LABEL[key]!;
+        label = text(language, LABEL[key]!);
         result = numOf(c.variable(variable as Variable)) ?? explainFail();
       } else {
         return explainFail(); // pretix: "Unknown variable"
@@ -283,12 +283,15 @@ function explainOrFail(rules: Obj, c: RuleVars): string {
       ]);
       const value =
         key === "now_isoweekday" && Number.isInteger(compareTo) && compareTo >= 1 && compareTo <= 7
-          ? WEEKDAYS[compareTo - 1]!
+          ? weekdayName(compareTo, language)
           : pyStr(compareRaw);
-      if (operator === "==") texts.set(name, `${label} is not ${value}`);
-      else if (operator === "<" || operator === "<=") texts.set(name, `Maximum ${label} exceeded`);
-      else if (operator === ">" || operator === ">=") texts.set(name, `Minimum ${label} exceeded`);
-      else if (operator === "!=") texts.set(name, `${label} is ${value}`);
+      const parts = { variable: label, value };
+      if (operator === "==") texts.set(name, text(language, "{variable} is not {value}", parts));
+      else if (operator === "<" || operator === "<=")
+        texts.set(name, text(language, "Maximum {variable} exceeded", parts));
+      else if (operator === ">" || operator === ">=")
+        texts.set(name, text(language, "Minimum {variable} exceeded", parts));
+      else if (operator === "!=") texts.set(name, text(language, "{variable} is {value}", parts));
     }
   }
 

@@ -29,6 +29,8 @@ export type RuleFacts = {
   /** Datetimes (ms) of this position's earlier EXIT check-ins on this list, any order
    * (`entry_status`: present when the latest check-in on the list is an entry). */
   exits: number[];
+  /** The locale the explanation is written in (pretix: the event's, or the order's on request); English when absent. */
+  locale?: string | null;
 };
 
 /** Facts a caller got wrong make the rule unsupported: never admitted on bad input. */
