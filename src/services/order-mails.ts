@@ -1,5 +1,5 @@
 /**
- * Mails about an order: placed (pending), paid, canceled. Composed for the outbox; a placed or
+ * Mails about an order: placed (pending), paid, canceled, a failed payment attempt. Composed for the outbox; a placed or
  * paid mail may carry the order's invoice (resolved when it is delivered, see mail-attachments.ts).
  * Each position is named as pretix's order details in its mails name it: the product, and its
  * variation after a dash ("T-Shirt – L").
@@ -39,21 +39,21 @@ function positionName(item: I18n, variation: I18n | null, locale: string): strin
   return variation ? `${name} – ${i18nText(variation, locale)}` : name;
 }
 
-export function orderMail(
-  kind: "order_placed" | "order_paid" | "order_canceled",
-  f: OrderMailFacts,
-  now: number,
-): MailInsert {
+export type OrderMailKind = "order_placed" | "order_paid" | "order_canceled" | "order_payment_failed";
+
+export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): MailInsert {
   const event = i18nText(f.eventName, f.locale);
   const subject = {
     order_placed: `Your order: ${f.code}`,
     order_paid: `Payment received for your order: ${f.code}`,
     order_canceled: `Order canceled: ${f.code}`,
+    order_payment_failed: `Payment failed for your order: ${f.code}`,
   }[kind];
   const intro = {
     order_placed: `thank you for your order for ${event}. Please pay it before it expires; you can pay and see its state here:`,
     order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
     order_canceled: `your order for ${event} has been canceled. You can see it here:`,
+    order_payment_failed: `your payment attempt for your order for ${event} has failed. Your order is still valid and you can try to pay again, with the same or another payment method, here:`,
   }[kind];
   const lines = f.lines
     .map((l) => `  ${positionName(l.item, l.variation, f.locale)}  ${formatMoney(l.price)} ${f.currency}`)
@@ -69,7 +69,10 @@ export function orderMail(
     text,
     fromName: f.fromName ?? f.organizerName,
     replyTo: f.replyTo,
-    attachments: f.attachInvoice && kind !== "order_canceled" ? [{ kind: "order_invoice", order: f.code }] : null,
+    attachments:
+      f.attachInvoice && (kind === "order_placed" || kind === "order_paid")
+        ? [{ kind: "order_invoice", order: f.code }]
+        : null,
     now,
   });
 }
