@@ -39,7 +39,7 @@ import {
 import type { OrganizerRow } from "../db/tenancy";
 import { randomString } from "../lib/crypto";
 import type { Env } from "../lib/env";
-import { badRequest, Failure } from "../lib/failure";
+import { badRequest, Failure, MESSAGES, Problems } from "../lib/failure";
 import { log } from "../lib/log";
 import { fromStripeAmount, pendingSum, refundStateOf } from "../rules/stripe";
 import { changeOrderStatus, notifyOrder } from "./order-status";
@@ -58,6 +58,7 @@ export async function receiveStripeWebhook(scope: WebhookScope, payload: string,
   if (!keys.webhookSecret) throw badRequest(NO_WEBHOOK_SECRET);
   const event = await verifiedEvent(payload, signature, keys.webhookSecret);
   if (!event) throw badRequest(BAD_SIGNATURE);
+  checkEventShape(event);
   if (await eventRecorded(scope.db, scope.organizer.id, event.id)) return;
   const claim: EventClaim = {
     organizerId: scope.organizer.id,
@@ -80,6 +81,29 @@ export async function receiveStripeWebhook(scope: WebhookScope, payload: string,
     default:
       return recordEvent(scope.db, claim);
   }
+}
+
+/**
+ * A signed body that is no Stripe event (its signature is right, its fields are not): 400 with
+ * field errors, nothing recorded.
+ */
+function checkEventShape(event: Stripe.Event): void {
+  const e = event as unknown as Record<string, unknown>;
+  const problems = new Problems();
+  for (const field of ["id", "type"] as const) {
+    if (e[field] === undefined || e[field] === null) problems.add(field, MESSAGES.required);
+    else if (typeof e[field] !== "string" || e[field] === "") problems.add(field, "Not a valid string.");
+  }
+  const data = e.data as Record<string, unknown> | null | undefined;
+  if (data === undefined || data === null) problems.add("data", MESSAGES.required);
+  else if (
+    typeof data !== "object" ||
+    typeof data.object !== "object" ||
+    data.object === null ||
+    Array.isArray(data.object)
+  )
+    problems.nest("data", { object: ["Expected an object."] });
+  problems.throwIfAny();
 }
 
 const idOf = (x: string | { id: string } | null | undefined): string | null =>

@@ -272,6 +272,23 @@ describe("refused deliveries change nothing", () => {
     expect(res).toEqual({ status: 400, body: { detail: BAD_SIGNATURE } });
   });
 
+  it("a correctly signed body that is no Stripe event: 400 naming the fields", async () => {
+    const s = await stripeShop();
+    const { order } = await paidAtStripe(s);
+    const payload = JSON.stringify({ object: "event", type: 7, data: { object: "cs_test" } });
+    const res = await deliverRaw(s.webhookUrl, payload, await signature(payload, s.webhookSecret));
+    expect(res).toEqual({
+      status: 400,
+      body: {
+        id: ["This field is required."],
+        type: ["Not a valid string."],
+        data: { object: ["Expected an object."] },
+      },
+    });
+    expect((await readOrder(s, order.code)).status).toBe("n");
+    expect(await recordedEvents(s)).toEqual([]);
+  });
+
   it("an organizer without a webhook secret, and an unknown organizer", async () => {
     const org = await seedOrganizer();
     const payload = JSON.stringify({
