@@ -276,7 +276,7 @@ export function startStripeStandin(): Promise<StripeStandin> {
 
   function settle(a: Account, s: Obj, result: string): Obj[] | null {
     const intent = a.intents.get(s.payment_intent ?? "");
-    if (!intent || intent.status !== "processing" || (result !== "succeeded" && result !== "failed")) return null;
+    if (intent?.status !== "processing" || (result !== "succeeded" && result !== "failed")) return null;
     if (result === "succeeded") {
       intent.status = "succeeded";
       intent.amount_received = intent.amount;
@@ -326,6 +326,13 @@ ${s.cancel_url ? `<p><a href="${escapeHtml(s.cancel_url)}">Back</a></p>` : ""}`
         : stripeError(404, "invalid_request_error", `No such payment_intent: '${m[1]}'`);
     }
     if (method === "POST" && path === "/v1/refunds") return createRefund(a, p, idempotencyKey);
+    if (method === "GET" && path === "/v1/refunds") {
+      const data = [...a.refunds.values()]
+        .filter((r) => !p.payment_intent || r.payment_intent === p.payment_intent)
+        .reverse()
+        .slice(0, Number(p.limit ?? 10));
+      return { status: 200, body: { object: "list", data, has_more: false, url: "/v1/refunds" } };
+    }
     if (method === "GET" && (m = path.match(/^\/v1\/refunds\/([\w]+)$/))) {
       const r = a.refunds.get(m[1]!);
       return r ? { status: 200, body: r } : stripeError(404, "invalid_request_error", `No such refund: '${m[1]}'`);
