@@ -45,6 +45,8 @@ import { teamRoutes } from "./api/teams";
 import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
 import { webhookRoutes } from "./api/webhooks";
+import { refundRoutes } from "./api/refunds";
+import { STRIPE_WEBHOOK_PATH, stripeWebhookRoutes } from "./api/stripe-webhooks";
 import { createDb } from "./db/client";
 import { isDatabaseFault } from "./db/constraints";
 import {
@@ -80,8 +82,12 @@ import { publicPages } from "./pages/public";
 
 export const API_PREFIX = "/api/v1";
 
-/** Paths that take no credentials. */
-const PUBLIC_API_PATHS: RegExp[] = [/^\/api\/v1\/device\/initialize\/?$/, /^\/api\/v1\/openapi\.json\/?$/];
+/** Paths that take no credentials (a Stripe webhook's signature is its credential). */
+const PUBLIC_API_PATHS: RegExp[] = [
+  /^\/api\/v1\/device\/initialize\/?$/,
+  /^\/api\/v1\/openapi\.json\/?$/,
+  STRIPE_WEBHOOK_PATH,
+];
 
 /** The description itself: loosely typed here (its own schema is OpenAPI's). */
 const openApiDocumentResponse = z.looseObject({
@@ -210,6 +216,8 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, refundRoutes);
+  app.route(API_PREFIX, stripeWebhookRoutes);
   app.route(API_PREFIX, invoiceRoutes);
   app.route(API_PREFIX, ticketRoutes);
   app.route(API_PREFIX, checkinListRoutes);

@@ -4,6 +4,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { Response } from "miniflare";
 import { defineConfig } from "vitest/config";
 import { FONT_FACES } from "../src/lib/pdf/fonts.ts";
+import { startStripeStandin } from "./stripe/standin.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const TEST_SIGNING_SECRET = "test-only-ticket-signing-key-secret-0123456789";
@@ -24,6 +25,8 @@ async function serveFont(request: { url: string }) {
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
+  // the local stand-in of Stripe's HTTP API the service's Stripe SDK talks to (STRIPE_API_BASE)
+  const stripe = await startStripeStandin();
   return {
     root,
     test: {
@@ -34,7 +37,11 @@ export default defineConfig(async () => {
               wrangler: { configPath: path.join(root, "wrangler.toml") },
               miniflare: {
                 // a deployment secret of the tests (signed ticket secrets seal their keys with it)
-                bindings: { TEST_MIGRATIONS: migrations, TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET },
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET,
+                  STRIPE_API_BASE: stripe.base,
+                },
                 serviceBindings: { FONTS: serveFont },
               },
             }),
@@ -71,6 +78,7 @@ export default defineConfig(async () => {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
                   TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET,
+                  STRIPE_API_BASE: stripe.base,
                   RATE_LIMIT_REQUESTS: "100",
                   RATE_LIMIT_WINDOW_SECONDS: "3600",
                   MAX_BODY_BYTES: "2048",

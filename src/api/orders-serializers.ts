@@ -14,6 +14,7 @@ import { dateTime, decimalString, id, money, object, url } from "../http/respons
 import { toIso } from "../lib/datetime";
 import { formatDecimal, formatMoney } from "../lib/money";
 import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./orders-position-parts";
+import { refundResponse, serializeRefund } from "./refunds-serializers";
 
 export const positionResponse = z
   .object({
@@ -126,7 +127,7 @@ export const orderResponse = z
     fees: z.array(feeResponse),
     downloads: z.array(z.object({ output: z.string(), url: url() })),
     payments: z.array(paymentResponse),
-    refunds: z.array(object()),
+    refunds: z.array(refundResponse),
     last_modified: dateTime(),
     cancellation_date: dateTime().nullable(),
     url: url(),
@@ -203,8 +204,18 @@ export function serializePayment(y: PaymentJson, orderPageUrl: string | null): P
     payment_date: toIso(y.payment_date),
     provider: y.provider,
     payment_url: open && orderPageUrl ? paymentUrl(orderPageUrl, y.local_id) : null,
-    details: {},
+    details: paymentDetails(y),
   };
+}
+
+/**
+ * pretix's provider details of a payment: for Stripe the PaymentIntent's id (`id`, pretix's
+ * key) and the Checkout Session; nothing for the other providers.
+ */
+function paymentDetails(y: PaymentJson): Record<string, unknown> {
+  if (y.provider !== "stripe") return {};
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  return { id: text(y.info?.payment_intent), checkout_session: text(y.info?.checkout_session) };
 }
 
 export function serializeInvoiceAddress(a: InvoiceAddress | null): z.infer<typeof invoiceAddressResponse> | null {
@@ -254,7 +265,7 @@ export function serializeOrder(at: OrderLocation, r: OrderRecord): OrderResponse
     fees: r.fees.filter((f) => f.canceled !== 1).map(serializeFee),
     downloads: downloads.order,
     payments: r.payments.map((y) => serializePayment(y, url)),
-    refunds: [],
+    refunds: r.refunds.map(serializeRefund),
     last_modified: toIso(o.lastModified)!,
     cancellation_date: toIso(o.cancellationDate),
     url,

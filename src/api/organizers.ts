@@ -36,13 +36,18 @@ export function serializeOrganizer(baseUrl: string, org: OrganizerRow): Organize
  * stable (spec "Organizer": discovered from the output).
  */
 export function settingsResponse(catalog: SettingsCatalog) {
-  return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, def.schema]))).partial();
+  return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, readSchema(def)]))).partial();
+}
+
+/** What a key reads as: its value, or for a write-only key (a secret) whether one is set. */
+function readSchema(def: SettingsCatalog[string]): z.ZodType {
+  return def.writeOnly ? z.boolean().meta({ description: `${def.label}: write-only, true when set.` }) : def.schema;
 }
 
 /** The response of a settings endpoint with `explain=true`: each key's value, label and help text. */
 export function settingsExplainResponse(catalog: SettingsCatalog) {
   const entry = (def: SettingsCatalog[string]) =>
-    z.object({ value: def.schema, label: z.string(), help_text: z.string() });
+    z.object({ value: readSchema(def), label: z.string(), help_text: z.string() });
   return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, entry(def)]))).partial();
 }
 

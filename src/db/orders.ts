@@ -63,6 +63,20 @@ export type PaymentJson = {
   provider: string;
   created: number;
   payment_date: number | null;
+  /** The provider's facts (a Stripe payment's Checkout Session and PaymentIntent). */
+  info: Record<string, unknown>;
+};
+export type RefundJson = {
+  id: number;
+  local_id: number;
+  state: string;
+  source: string;
+  amount: number;
+  payment: number | null;
+  provider: string;
+  created: number;
+  execution_date: number | null;
+  comment: string | null;
 };
 
 /**
@@ -78,6 +92,7 @@ export type OrderRecord = {
   positions: PositionJson[];
   fees: FeeJson[];
   payments: PaymentJson[];
+  refunds: RefundJson[];
   ticketFacts: TicketFacts;
   invoicing: InvoicingFacts;
 };
@@ -107,8 +122,13 @@ const nested = {
     FROM (SELECT * FROM order_fees WHERE order_id = "orders"."id" ORDER BY id) f)`,
   payments: sql<string>`(SELECT json_group_array(json_object(
       'id', y.id, 'local_id', y.local_id, 'state', y.state, 'amount', y.amount, 'provider', y.provider,
-      'created', y.created, 'payment_date', y.payment_date))
+      'created', y.created, 'payment_date', y.payment_date, 'info', json(y.info)))
     FROM (SELECT * FROM order_payments WHERE order_id = "orders"."id" ORDER BY local_id) y)`,
+  refunds: sql<string>`(SELECT json_group_array(json_object(
+      'id', r.id, 'local_id', r.local_id, 'state', r.state, 'source', r.source, 'amount', r.amount,
+      'payment', (SELECT y.local_id FROM order_payments y WHERE y.id = r.payment_id), 'provider', r.provider,
+      'created', r.created, 'execution_date', r.execution_date, 'comment', r.comment))
+    FROM (SELECT * FROM order_refunds WHERE order_id = "orders"."id" ORDER BY local_id) r)`,
   ticketFacts: sql<string>`json_object(
     'items', (SELECT json_group_object(p.id, json_array(i.admission, i.generate_tickets)) FROM order_positions p JOIN items i ON i.id = p.item_id WHERE p.order_id = "orders"."id"),
     'settings', ${ticketSettingsSql(sql`"orders"."event_id"`)})`,
@@ -125,6 +145,7 @@ export type RawOrder = {
   positions: string;
   fees: string;
   payments: string;
+  refunds: string;
   ticketFacts: string;
   invoicing: string;
 };
@@ -136,6 +157,7 @@ export function toOrderRecord(r: RawOrder): OrderRecord {
     positions: JSON.parse(r.positions) as PositionJson[],
     fees: JSON.parse(r.fees) as FeeJson[],
     payments: JSON.parse(r.payments) as PaymentJson[],
+    refunds: JSON.parse(r.refunds) as RefundJson[],
     ticketFacts: JSON.parse(r.ticketFacts) as TicketFacts,
     invoicing: JSON.parse(r.invoicing) as InvoicingFacts,
   };
@@ -252,6 +274,7 @@ export function listPayments(db: DB, orderId: number, req: ListRequest) {
       provider: orderPayments.provider,
       created: orderPayments.created,
       payment_date: orderPayments.paymentDate,
+      info: orderPayments.info,
     })
     .from(orderPayments)
     .where(where)

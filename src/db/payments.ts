@@ -12,6 +12,7 @@ import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { grantMembershipsStatement } from "./inventory";
+import { claimHeld, claimStatement, type EventClaim } from "./stripe";
 import { statusNotification } from "./webhooks";
 import {
   type OrderStatus,
@@ -50,6 +51,11 @@ export type StatusWrite = {
   confirmPaymentId: number | null;
   cancelPayments: boolean;
   giftCard: GiftCardDebit | null;
+  /**
+   * A payment provider's event that brings the change (a Stripe webhook): recorded first in the
+   * batch, and the whole change conditional on that record being this delivery's (db/stripe.ts).
+   */
+  eventClaim?: EventClaim | null;
 };
 
 const HOLDING: OrderStatus[] = ["n", "p"];
@@ -94,6 +100,10 @@ export function statusWriteStatements(
 ): BatchItem<"sqlite">[] {
   const stmts: BatchItem<"sqlite">[] = [];
   let gate = statusIn(w.orderId, w.from);
+  if (w.eventClaim) {
+    stmts.push(claimStatement(db, w.eventClaim));
+    gate = sql`${gate} AND ${claimHeld(w.eventClaim)}`;
+  }
   const d = w.giftCard;
   if (d) {
     // 1. Claim the payment: only while it is open, the order can be paid and the card covers it.

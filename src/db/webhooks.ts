@@ -38,6 +38,15 @@ export const ORDER_ACTIONS = {
   expired: "pretix.event.order.expired",
 } as const;
 
+/** Refund notifications (pretix's names), written with the refund's change (db/refunds.ts). */
+export const REFUND_ACTIONS = {
+  created: "pretix.event.order.refund.created",
+  createdExternally: "pretix.event.order.refund.created.externally",
+  done: "pretix.event.order.refund.done",
+  canceled: "pretix.event.order.refund.canceled",
+  failed: "pretix.event.order.refund.failed",
+} as const;
+
 /**
  * A ticket was scanned in or out (written by the event object with the check-in itself, through
  * checkinNotificationStatement). Automatic check-ins and exits are not reported: pretix does

@@ -39,7 +39,27 @@ export type Config = {
   };
   /** `allowLoopback`: webhook targets on localhost, 127.0.0.0/8 and ::1 are allowed (also over http). */
   webhooks: { allowLoopback: boolean };
+  /** Where the Stripe SDK sends its requests (STRIPE_API_BASE); null: Stripe's own API. */
+  stripeApi: { protocol: "http" | "https"; host: string; port: number } | null;
 };
+
+/** STRIPE_API_BASE as the Stripe SDK takes it (host, port, protocol); null when empty or unusable. */
+function stripeApiBase(raw: string | undefined): Config["stripeApi"] {
+  const text = (raw ?? "").trim();
+  if (text === "") return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.pathname.replace(/\/+$/, "") !== "") {
+    log.error("configuration: STRIPE_API_BASE is not an http(s) origin; Stripe's own API is used", { value: text });
+    return null;
+  }
+  const protocol = url.protocol === "http:" ? "http" : "https";
+  return { protocol, host: url.hostname, port: url.port ? Number(url.port) : protocol === "http" ? 80 : 443 };
+}
 
 function positiveInt(name: string, raw: string | undefined): number | null {
   if (raw === undefined || raw.trim() === "") return null;
@@ -80,6 +100,7 @@ export function readConfig(env: Env): Config {
       partBytes: Math.max(5 * 1024 * 1024, positiveInt("EXPORT_PART_BYTES", env.EXPORT_PART_BYTES) ?? 8 * 1024 * 1024),
     },
     webhooks: { allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === "1" },
+    stripeApi: stripeApiBase(env.STRIPE_API_BASE),
     mail: {
       transport: env.MAIL_TRANSPORT === "cloudflare" ? "cloudflare" : "local",
       from: (env.MAIL_FROM ?? "").trim() || "tickets@localhost",

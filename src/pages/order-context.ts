@@ -10,6 +10,7 @@ import { lastPaymentTime } from "../rules/orders";
 import { orderPaymentRefusal, PAYMENT_ERRORS, type PaymentError } from "../rules/payments";
 import { effectiveSettings } from "../services/settings";
 import { EVENT_SETTINGS } from "../services/settings-keys";
+import { STRIPE_SECRET_KEY } from "../services/stripe-client";
 import { orderUrl } from "../rules/urls";
 import { publicBase } from "../http/context";
 import type { AppContext } from "../http/context";
@@ -38,6 +39,8 @@ export type OrderPage = {
   nav: Nav;
   /** The order's `url` (ends with a slash). */
   url: string;
+  /** The organizer set its Stripe secret key (card payments can be handed to Stripe). */
+  stripeReady: boolean;
 };
 
 /** Loads the order of the request; a Response (404 or 400 page) when it cannot be shown. */
@@ -72,7 +75,8 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
       { private: true },
     );
   }
-  return { org, event, record, settings, color, nav, url };
+  const stripeReady = levels.parent[STRIPE_SECRET_KEY] === true;
+  return { org, event, record, settings, color, nav, url, stripeReady };
 }
 
 /** A page of the order pages' look: event name and organizer in the header, legal links. */

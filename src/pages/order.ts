@@ -51,6 +51,7 @@ const PROVIDER_TEXT: Record<PaymentProvider, string> = {
   giftcard: "Pay with a gift card of the organizer.",
   manual: "Pay as agreed with the organizer, who confirms the payment when it has arrived.",
   free: "Nothing to pay: confirm the order.",
+  stripe: "Pay by card on Stripe's secure payment page.",
 };
 
 function statusText(ctx: OrderPage, refusal: PaymentError | null): Raw {
@@ -127,7 +128,12 @@ orderPages.get(ORDER_PATH, async (c) => {
       ? html`<p><a class="button" href="${withNav(`${ctx.url}pay/change`, nav)}">${open.length ? "Change payment method" : "Choose a payment method"}</a></p>`
       : "";
   const location = text(event.location, locale);
-  const body = html`${c.req.query("paid") === "yes" && o.status === "p" ? html`<p class="ok">Thank you! Your payment has been received.</p>` : ""}
+  const processing = c.req.query("paid") === "yes" && o.status === "n" && open.some((y) => y.provider === "stripe");
+  const body = html`${c.req.query("paid") === "yes" && o.status === "p" ? html`<p class="ok">Thank you! Your payment has been received.</p>` : ""}${
+    processing
+      ? html`<p class="note">Thank you! Your payment is being processed; this page shows the order as paid as soon as the payment is confirmed.</p>`
+      : ""
+  }
 <h2>Order ${o.code} <span class="status status-${o.status}">${ORDER_STATUS_WORDS[o.status]}</span></h2>
 <p>${text(event.name, locale)}<br><span class="muted">${
     event.hasSubevents ? "" : when(event.dateFrom, event.timezone)
@@ -225,6 +231,9 @@ ${offered.map(
 <p><a href="${orderLink(ctx)}">Back to the order</a></p>`;
 }
 
+/** Card payments are offered while the order is reserved (pending), never for an expired one. */
+const stripeOffered = (ctx: OrderPage) => ctx.stripeReady && ctx.record.order.status === "n";
+
 /** The order cannot be paid: leave for the return_url with the error, or say so. */
 function cannotPay(c: AppContext, ctx: OrderPage, error: PaymentError, status: 200 | 400): Response {
   if (ctx.nav.returnUrl !== null && status === 400) return leaveToReturnUrl(c, ctx, error, "");
@@ -237,7 +246,7 @@ orderPages.get(`${ORDER_PATH}/pay/change`, async (c) => {
   if (ctx instanceof Response) return ctx;
   const refusal = paymentRefusal(ctx);
   if (refusal) return cannotPay(c, ctx, refusal, 200);
-  const offered = offeredProviders(ctx.event.plugins, amountDue(ctx.record));
+  const offered = offeredProviders(ctx.event.plugins, amountDue(ctx.record), stripeOffered(ctx));
   return send(c, orderLayout(ctx, "Choose a payment method", changeForm(ctx, offered)), 200, { private: true });
 });
 
@@ -247,7 +256,7 @@ orderPages.post(`${ORDER_PATH}/pay/change`, async (c) => {
   const refusal = paymentRefusal(ctx);
   if (refusal) return cannotPay(c, ctx, refusal, 400);
   const due = amountDue(ctx.record);
-  const offered = offeredProviders(ctx.event.plugins, due);
+  const offered = offeredProviders(ctx.event.plugins, due, stripeOffered(ctx));
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const provider = typeof form.provider === "string" ? form.provider : "";
   if (!(offered as string[]).includes(provider)) {

@@ -7,6 +7,7 @@
  * - `free`: for orders with nothing to pay; the customer confirms and the order is paid.
  * - `giftcard`: the customer enters a gift card of the organizer (or one it accepts) and pays
  *   the whole amount with it.
+ * - `stripe`: the page hands the customer to Stripe's hosted checkout (./payment-stripe.ts).
  * After the payment step the customer goes to the `return_url` (with `error=<code>` on
  * failure), or back to the order page. A payment in a final state only shows that state; an
  * order that is paid, canceled or past its last payment date cannot be paid.
@@ -44,6 +45,7 @@ import {
   paymentRefusal,
 } from "./order-context";
 import { ORDER_PATH } from "./order";
+import { stripeHandOff } from "./payment-stripe";
 import { money, notFoundPage, pageError, returnTarget, seeOther, send, when, withNav } from "./storefront";
 
 export const paymentPages = new Hono<AppEnv>();
@@ -125,6 +127,8 @@ paymentPages.get(PAYMENT_PATH, async (c) => {
   if (ctx instanceof Response) return ctx;
   const y = findPaymentOf(c, ctx);
   if (!y) return notFoundPage(c, "payment");
+  if (y.provider === "stripe" && OPEN_PAYMENT_STATES.includes(y.state) && !paymentRefusal(ctx))
+    return stripeHandOff(c, ctx, y);
   return send(c, paymentPage(ctx, y), 200, { private: true });
 });
 
@@ -249,6 +253,8 @@ paymentPages.post(PAYMENT_PATH, async (c) => {
       const error = await payOrder(c, ctx, y, { giftCard: debit });
       return error ? fail(error) : succeed();
     }
+    case "stripe":
+      return stripeHandOff(c, ctx, y);
     default:
       return fail("provider");
   }

@@ -30,12 +30,15 @@ export function newPseudonymizationId(): string {
 /**
  * The built-in payment providers. `manual`: paid outside the service, confirmed through the
  * API (advised for imported and externally paid orders). `free`: orders of total 0.
- * `giftcard`: the buyer pays on the payment page with a gift card of the organizer.
+ * `giftcard`: the buyer pays on the payment page with a gift card of the organizer. `stripe`:
+ * the buyer pays by card on Stripe's hosted checkout, into the organizer's Stripe account;
+ * Stripe's webhooks confirm (docs/payments.md).
  */
 export const PAYMENT_PROVIDERS = {
   manual: { name: "Manual payment", online: false },
   free: { name: "Free of charge", online: false },
   giftcard: { name: "Gift card", online: true },
+  stripe: { name: "Credit card (Stripe)", online: true },
 } as const;
 export type PaymentProvider = keyof typeof PAYMENT_PROVIDERS;
 

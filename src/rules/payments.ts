@@ -30,6 +30,9 @@ export const PAYMENT_ERRORS = {
   changed: "The order changed while the payment was processed. Please try again.",
   busy: "The payment could not be processed right now. Please try again in a moment.",
   too_many_attempts: "Too many gift card codes were tried for this order. Please try again later.",
+  expired: "This order has expired. Card payments are only taken while the order is reserved.",
+  stripe_unavailable: "Card payments cannot be started right now. Please try again in a few minutes.",
+  payment_aborted: "The payment was not completed.",
 } as const;
 
 /**
@@ -92,10 +95,12 @@ export function giftCardRefusal(
 
 /**
  * The providers a customer can choose on `pay/change`: `free` when nothing is due; otherwise
- * `giftcard`, and `manual` when the event enabled pretix's manual payment plugin (the
+ * `giftcard`, `stripe` when the event enabled pretix's Stripe plugin and the organizer set its
+ * Stripe keys, and `manual` when the event enabled pretix's manual payment plugin (the
  * organizer then confirms the payment through the API).
  */
 export const MANUAL_PAYMENT_PLUGIN = "pretix.plugins.manualpayment";
+export const STRIPE_PLUGIN = "pretix.plugins.stripe";
 
 /** The placeholders the manual payment's texts may use (pretix's ManualPayment). */
 export const MANUAL_PAYMENT_PLACEHOLDERS = ["order", "total", "currency", "total_with_currency"] as const;
@@ -119,9 +124,12 @@ export function manualPaymentText(
   }).trim();
 }
 
-export function offeredProviders(plugins: string[], amountDue: number): PaymentProvider[] {
+export function offeredProviders(plugins: string[], amountDue: number, stripeReady = false): PaymentProvider[] {
   if (amountDue <= 0) return ["free"];
-  return plugins.includes(MANUAL_PAYMENT_PLUGIN) ? ["giftcard", "manual"] : ["giftcard"];
+  const offered: PaymentProvider[] = ["giftcard"];
+  if (stripeReady && plugins.includes(STRIPE_PLUGIN)) offered.push("stripe");
+  if (plugins.includes(MANUAL_PAYMENT_PLUGIN)) offered.push("manual");
+  return offered;
 }
 
 /** pretix's full payment id, used as the text of a gift card transaction that pays it. */

@@ -1,5 +1,6 @@
 /**
- * Mails about an order: placed, free (placed without anything to pay), paid, canceled. Composed for the outbox; a placed or
+ * Mails about an order: placed, free (placed without anything to pay), paid, canceled, a failed payment attempt.
+ * Composed for the outbox; a placed or
  * paid mail may carry the order's invoice (resolved when it is delivered, see mail-attachments.ts).
  * Each position is named as pretix's order details in its mails name it: the product, and its
  * variation after a dash ("T-Shirt – L").
@@ -41,17 +42,16 @@ function positionName(item: I18n, variation: I18n | null, locale: string): strin
   return variation ? `${name} – ${i18nText(variation, locale)}` : name;
 }
 
-export function orderMail(
-  kind: "order_placed" | "order_free" | "order_paid" | "order_canceled",
-  f: OrderMailFacts,
-  now: number,
-): MailInsert {
+export type OrderMailKind = "order_placed" | "order_free" | "order_paid" | "order_canceled" | "order_payment_failed";
+
+export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): MailInsert {
   const event = i18nText(f.eventName, f.locale);
   const subject = {
     order_placed: `Your order: ${f.code}`,
     order_free: `Your order: ${f.code}`,
     order_paid: `Payment received for your order: ${f.code}`,
     order_canceled: `Order canceled: ${f.code}`,
+    order_payment_failed: `Payment failed for your order: ${f.code}`,
   }[kind];
   const intro = {
     order_placed: f.paid
@@ -60,6 +60,7 @@ export function orderMail(
     order_free: `your order for ${event} was successful. As you only ordered free products, no payment is required. You can see your order here:`,
     order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
     order_canceled: `your order for ${event} has been canceled. You can see it here:`,
+    order_payment_failed: `your payment attempt for your order for ${event} has failed. Your order is still valid and you can try to pay again, with the same or another payment method, here:`,
   }[kind];
   const lines = f.lines
     .map((l) => `  ${positionName(l.item, l.variation, f.locale)}  ${formatMoney(l.price)} ${f.currency}`)
@@ -75,7 +76,10 @@ export function orderMail(
     text,
     fromName: f.fromName ?? f.organizerName,
     replyTo: f.replyTo,
-    attachments: f.attachInvoice && kind !== "order_canceled" ? [{ kind: "order_invoice", order: f.code }] : null,
+    attachments:
+      f.attachInvoice && (kind === "order_placed" || kind === "order_paid")
+        ? [{ kind: "order_invoice", order: f.code }]
+        : null,
     now,
   });
 }

@@ -12,6 +12,7 @@ import { eventById } from "../db/invoices";
 import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
 import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
+import type { EventClaim } from "../db/stripe";
 import type { TicketChange } from "../db/ticket-secrets";
 import type { OrderStatus } from "../db/schema";
 import { orderLabels } from "../db/storefront";
@@ -69,6 +70,8 @@ export type StatusChange = {
   cancelPayments?: boolean;
   force?: boolean;
   giftCard?: GiftCardDebit;
+  /** A payment provider's event that brings the change, recorded with it (services/stripe-events.ts). */
+  eventClaim?: EventClaim;
   /** Ticket changes written with the status (a cancellation's new secrets). */
   tickets?: TicketChange[];
 };
@@ -105,6 +108,7 @@ export async function changeOrderStatus(
       cancelPayments: change.cancelPayments ?? false,
       ignoreQuota: change.force ?? false,
       giftCard: change.giftCard ?? null,
+      eventClaim: change.eventClaim ?? null,
       tickets: change.tickets ?? [],
     }),
   );
@@ -255,7 +259,7 @@ export const confirmPayment = survivingD1Faults(async function confirmPayment(
  */
 export async function notifyOrder(
   ctx: OrderScope & { organizer: Pick<OrganizerRow, "id" | "name" | "slug">; baseUrl: string },
-  kind: "order_paid" | "order_canceled",
+  kind: "order_paid" | "order_canceled" | "order_payment_failed",
   r: OrderRecord,
   known?: Record<string, unknown>,
   liveInvoicesBefore = 0,

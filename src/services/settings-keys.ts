@@ -21,6 +21,11 @@ export type SettingDefinition = {
   inherit?: boolean;
   /** Event level: also readable by devices (box office and check-in apps need it). */
   device?: boolean;
+  /**
+   * A secret (organizer level): stored sealed (services/sealed-settings.ts), never read back;
+   * reads show only whether one is set (true / false).
+   */
+  writeOnly?: boolean;
 };
 
 export type SettingsCatalog = Record<string, SettingDefinition>;
@@ -35,6 +40,20 @@ const url = () =>
     .url({ protocol: /^https?$/ })
     .max(200)
     .nullable();
+
+/**
+ * A Stripe key as pretix's StripeKeyValidator accepts it: one of Stripe's prefixes. The message
+ * never repeats the value (a key must not come back in an answer).
+ */
+function stripeKey(prefixes: string[]) {
+  const names = prefixes.map((p) => `"${p}"`).join(" or ");
+  return z
+    .string()
+    .max(255)
+    .refine((v) => prefixes.some((p) => v.startsWith(p)) && /^[A-Za-z0-9_]+$/.test(v), {
+      message: `The provided key does not look valid. It should start with ${names}.`,
+    });
+}
 
 export const ORGANIZER_SETTINGS: Record<string, SettingDefinition> = {
   locales: {
@@ -98,6 +117,22 @@ export const ORGANIZER_SETTINGS: Record<string, SettingDefinition> = {
     default: null,
     label: "Validity of gift card in years",
     help_text: "Gift cards created without an expiry date expire after this many years. Empty: no expiry.",
+  },
+  payment_stripe_secret_key: {
+    schema: stripeKey(["sk_", "rk_"]),
+    default: false,
+    label: "Stripe secret key",
+    help_text:
+      "Card payments (provider stripe): the secret or restricted key of the organizer's Stripe account. Write-only: reads show whether one is set.",
+    writeOnly: true,
+  },
+  payment_stripe_webhook_secret: {
+    schema: stripeKey(["whsec_"]),
+    default: false,
+    label: "Stripe webhook signing secret",
+    help_text:
+      "The signing secret of the Stripe webhook endpoint that sends to /api/v1/organizers/{organizer}/stripe/webhook. Write-only: reads show whether one is set.",
+    writeOnly: true,
   },
 };
 

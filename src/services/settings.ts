@@ -11,6 +11,7 @@ import { Problems } from "../lib/failure";
 import type { Principal } from "../rules/permissions";
 import { DEVICE_EVENT_SETTING_KEYS, EVENT_SETTINGS, ORGANIZER_SETTINGS, type SettingsCatalog } from "./settings-keys";
 import { deploymentSecret, ensureSigningKey, GENERATOR_SETTING, NO_DEPLOYMENT_SECRET, SIG1 } from "./ticket-secrets";
+import { sealWriteOnly } from "./sealed-settings";
 
 export function isSettingKey(key: string, catalog: SettingsCatalog = ORGANIZER_SETTINGS): boolean {
   return Object.hasOwn(catalog, key);
@@ -28,7 +29,9 @@ export function effectiveSettings(
 ): Record<string, unknown> {
   const all: Record<string, unknown> = {};
   for (const [key, def] of Object.entries(catalog)) {
-    if (Object.hasOwn(stored, key)) all[key] = stored[key];
+    // a secret is never read back: only whether it is set
+    if (def.writeOnly) all[key] = Object.hasOwn(stored, key);
+    else if (Object.hasOwn(stored, key)) all[key] = stored[key];
     else if (def.inherit && Object.hasOwn(parent, key)) all[key] = parent[key];
     else all[key] = def.default;
   }
@@ -155,13 +158,17 @@ export async function eventSettingsFor(db: DB, organizerId: number, eventId: num
 
 // ---- services ----
 
-/** Changes the organizer's settings (PATCH); returns the effective settings after the change. */
+/**
+ * Changes the organizer's settings (PATCH); returns the effective settings after the change.
+ * Write-only keys (secrets) are stored sealed.
+ */
 export async function changeOrganizerSettings(
   ctx: OrganizerContext,
   body: SettingsPatch,
 ): Promise<Record<string, unknown>> {
   const { set, unset } = parseSettingsPatch(body, ORGANIZER_SETTINGS);
-  return effectiveSettings(await writeOrganizerSettings(ctx.db, ctx.organizer.id, set, unset));
+  const values = await sealWriteOnly(ctx.env, ctx.organizer.id, set);
+  return effectiveSettings(await writeOrganizerSettings(ctx.db, ctx.organizer.id, values, unset));
 }
 
 /**

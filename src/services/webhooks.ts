@@ -16,6 +16,7 @@ import {
   findWebhookBySecret,
   insertWebhook,
   ORDER_ACTIONS,
+  REFUND_ACTIONS,
   updateWebhook,
   type WebhookRecord,
   type WebhookValues,
@@ -38,6 +39,11 @@ export const WEBHOOK_ACTION_TYPES = [
   ORDER_ACTIONS.paid,
   ORDER_ACTIONS.canceled,
   ORDER_ACTIONS.expired,
+  REFUND_ACTIONS.created,
+  REFUND_ACTIONS.createdExternally,
+  REFUND_ACTIONS.done,
+  REFUND_ACTIONS.canceled,
+  REFUND_ACTIONS.failed,
   CHECKIN_ACTION,
 ] as const;
 

@@ -27,7 +27,7 @@ import {
   type Permission,
   type TeamPermission,
 } from "../../src/rules/permissions";
-import { type Client, db, seedDevice, seedEventRow, seedOrganizer, seedTeam, unique } from "../harness";
+import { Client, db, seedDevice, seedEventRow, seedOrganizer, seedTeam, unique } from "../harness";
 import type { MatrixRow, RowSetup, SetupWorld } from "../permissions/types";
 import { cart, cartsOf, eventIdOf, ordersOf, type Shop, shop, vouchersOf } from "../helpers/sales";
 
@@ -106,6 +106,8 @@ const isChange = (row: MatrixRow) => CHANGE_METHODS.has(split(row)[0]);
 const CHANGES_WITHOUT_PERMISSION: Record<string, string> = {
   "POST /api/v1/upload": "any credential uploads a file; the route that references it checks its own permission",
   "POST /api/v1/device/initialize": "no credentials: the initialization token is the proof",
+  "POST /api/v1/organizers/:organizer/stripe/webhook":
+    "no credentials: the Stripe-Signature header, checked with the organizer's webhook signing secret, is the proof",
   "POST /api/v1/device/update": "the device's own route: device keys only",
   "POST /api/v1/device/roll": "the device's own route: device keys only",
   "POST /api/v1/device/revoke": "the device's own route: device keys only",
@@ -261,7 +263,17 @@ describe("permission matrix", () => {
       });
     }
 
-    if (row.route.includes(":organizer")) {
+    if (row.route.includes(":organizer") && row.auth === "none") {
+      // credentials are no proof here: another organizer's key is refused as no key is
+      it(`${row.route}: another organizer's administrator and device are refused as without credentials`, async () => {
+        const anonymous = await call(new Client(null), row);
+        expect(anonymous.status).toBeGreaterThanOrEqual(400);
+        for (const client of [world.foreignAdmin, world.foreignDevice]) {
+          const res = await call(client, row);
+          expect({ status: res.status, body: res.body }).toEqual({ status: anonymous.status, body: anonymous.body });
+        }
+      });
+    } else if (row.route.includes(":organizer")) {
       it(`${row.route}: 403 for another organizer's administrator`, async () => {
         const res = await call(world.foreignAdmin, row);
         expect(res.status).toBe(403);

@@ -107,6 +107,9 @@ beforeAll(async () => {
   doc = await openApiDocument();
 });
 
+/** Routes whose body only counts with its signature over the exact bytes. */
+const SIGNED_BODIES = new Set(["POST /api/v1/organizers/:organizer/stripe/webhook"]);
+
 /** The routes whose description has a JSON request body. */
 const ROUTES = routeInfos(createApp(), API_PREFIX).filter((r) => r.hasBody && r.method !== "GET");
 
@@ -120,6 +123,9 @@ describe("request bodies: the description's `required` is what the service refus
       const op = doc.paths[r.docPath][r.method.toLowerCase()];
       const schema = op.requestBody?.content?.["application/json"]?.schema;
       if (!schema) return; // a body that is not JSON (the upload)
+      // a signed body (Stripe's webhook): a field left out breaks the signature first;
+      // stripe-webhooks.test.ts shows a signed body without them refused with field errors
+      if (SIGNED_BODIES.has(`${r.method} ${r.path}`)) return;
       const row = rowOf(r.method, r.path);
       const valid = (await prepareCall(world, row)).body;
       const disagreements: string[] = [];

@@ -97,6 +97,10 @@ export type StartOptions = {
   countRoundTrips?: boolean;
   /** Name prefix of the temporary state directory. */
   stateDirPrefix?: string;
+  /** Deployment variables set for this run (`--var NAME:value`), e.g. STRIPE_API_BASE of the card payment tests. */
+  vars?: Record<string, string>;
+  /** wrangler's `--log-level` (default `warn`); `log` also writes the Worker's own log lines to the log file. */
+  logLevel?: "log" | "warn";
   log: (line: string) => void;
 };
 
@@ -158,8 +162,9 @@ export async function startService(opts: StartOptions): Promise<Service> {
         stateDir,
         "--show-interactive-dev-session=false",
         "--log-level",
-        "warn",
+        opts.logLevel ?? "warn",
         ...(opts.countRoundTrips === false ? [] : ["--var", "DEBUG_D1_ROUND_TRIPS:1"]),
+        ...Object.entries(opts.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
       ],
       { cwd: projectRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );

@@ -6,8 +6,19 @@
 import { expect } from "vitest";
 import { eq } from "drizzle-orm";
 import { giftCardAcceptances, invoices, orders, teamMembers, users } from "../../src/db/schema";
-import { db, type Json, seedOrganizer, unique } from "../harness";
+import { BASE, db, type Json, seedOrganizer, unique } from "../harness";
 import { deliver, seedFonts } from "../helpers/documents";
+import {
+  deliver as deliverToStripeEndpoint,
+  lastEvent,
+  newSecretKey,
+  newWebhookSecret,
+  openPaymentPage,
+  payAtStripe,
+  signature,
+  type StripeShop,
+  stripeAs,
+} from "../helpers/stripe";
 import type { RowSetup, SetupWorld } from "./types";
 
 export type { RowSetup, SetupWorld };
@@ -109,6 +120,56 @@ export async function paidOrder(w: SetupWorld): Promise<Json> {
   const res = await w.admin.post(`${w.ev}/orders/${order.code}/mark_paid/`, { send_email: false });
   expect(res.status, `setup mark_paid: ${JSON.stringify(res.body)}`).toBe(200);
   return res.body;
+}
+
+/** The Stripe keys set on an organizer by `stripeReady` (once per organizer). */
+const stripeKeysOf = new Map<number, { secretKey: string; webhookSecret: string }>();
+
+/** The organizer takes card payments (keys set once) and the event has the Stripe plugin. */
+export async function stripeReady(w: SetupWorld): Promise<StripeShop> {
+  let keys = stripeKeysOf.get(w.orgId);
+  if (!keys) {
+    keys = { secretKey: newSecretKey(), webhookSecret: newWebhookSecret() };
+    const res = await w.admin.patch(`${w.org}/settings/`, {
+      payment_stripe_secret_key: keys.secretKey,
+      payment_stripe_webhook_secret: keys.webhookSecret,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    stripeKeysOf.set(w.orgId, keys);
+  }
+  const ev = await w.admin.patch(`${w.ev}/`, { plugins: ["pretix.plugins.stripe"] });
+  expect(ev.status, JSON.stringify(ev.body)).toBe(200);
+  return {
+    ...keys,
+    webhookUrl: `${BASE}${w.org}/stripe/webhook/`,
+    stripe: stripeAs(keys.secretKey),
+  } as StripeShop;
+}
+
+/** An order paid by card through Stripe's checkout and webhook; answers the order. */
+export async function stripePaidOrder(w: SetupWorld): Promise<Json> {
+  const s = await stripeReady(w);
+  const it = await saleableItem(w);
+  const order = await create(w, `${w.ev}/orders`, { payment_provider: "stripe", positions: [{ item: it.id }] });
+  await payAtStripe((await openPaymentPage(order.payments[0].payment_url)).location!);
+  const delivered = await deliverToStripeEndpoint(s, await lastEvent(s, "checkout.session.completed"));
+  expect(delivered.status).toBe(200);
+  return order;
+}
+
+/** A signed delivery of an event of no interest to the organizer's Stripe webhook endpoint. */
+export async function stripeWebhookDelivery(w: SetupWorld): Promise<{ body: string; headers: Record<string, string> }> {
+  const { webhookSecret } = await stripeReady(w);
+  const body = JSON.stringify({
+    id: unique("evt_test_"),
+    object: "event",
+    type: "customer.created",
+    data: { object: { id: "cus_test" } },
+  });
+  return {
+    body,
+    headers: { "Content-Type": "application/json", "Stripe-Signature": await signature(body, webhookSecret) },
+  };
 }
 
 export const checkinListBody = () => ({ name: unique("Entrance "), all_products: true });

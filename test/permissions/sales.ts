@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import {
   cartPosition,
   create,
@@ -9,6 +10,8 @@ import {
   quotaBody,
   renderedTickets,
   saleableItem,
+  stripePaidOrder,
+  stripeWebhookDelivery,
   type SetupWorld,
   voucherBody,
 } from "./fixtures";
@@ -158,6 +161,33 @@ export const rows: MatrixRow[] = [
   { route: `POST ${ev}/invoices/:number/reissue`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
   { route: `POST ${ev}/invoices/:number/regenerate`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
   { route: `POST ${ev}/orders/:code/regenerate_secrets`, permission: "can_change_orders", setup: order, status: 200 },
+  // refunds (pretix orders.rst): an order's refunds, the refund of a card payment
+  { route: `GET ${ev}/orders/:code/refunds`, permission: "can_view_orders", setup: order },
+  {
+    route: `GET ${ev}/orders/:code/refunds/:local`,
+    permission: "can_view_orders",
+    setup: async (w) => {
+      const o = await stripePaidOrder(w);
+      const res = await w.admin.post(`${w.ev}/orders/${o.code}/payments/1/refund/`, { amount: "1.00" });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return { params: { code: o.code, local: "1" } };
+    },
+  },
+  {
+    route: `POST ${ev}/orders/:code/payments/:local/refund`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ params: { code: (await stripePaidOrder(w)).code, local: "1" }, body: { amount: "1.00" } }),
+    status: 200,
+  },
+  // Stripe's webhooks: no credentials, the signature is the proof
+  {
+    route: "POST /api/v1/organizers/:organizer/stripe/webhook",
+    permission: null,
+    auth: "none",
+    device: "allow",
+    status: 200,
+    setup: async (w) => ({ raw: await stripeWebhookDelivery(w) }),
+  },
   // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
   { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
   {

@@ -17,3 +17,5 @@ export * from "./checkin";
 export * from "./ticket-secrets";
 export * from "./jobs";
 export * from "./webhooks";
+export * from "./refunds";
+export * from "./stripe";

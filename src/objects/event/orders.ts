@@ -205,6 +205,7 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     confirmPaymentId: req.confirmPaymentId ?? null,
     cancelPayments: req.cancelPayments ?? false,
     giftCard: req.giftCard ?? null,
+    ...(req.eventClaim ? { eventClaim: req.eventClaim } : {}),
     ...(req.tickets?.length ? { tickets: req.tickets } : {}),
   };
 

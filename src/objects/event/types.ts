@@ -6,6 +6,7 @@ import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { OrderWrite } from "../../db/inventory";
 import type { RawOrder } from "../../db/orders";
 import type { GiftCardDebit } from "../../db/payments";
+import type { EventClaim } from "../../db/stripe";
 import type { CheckinReason, cartPositions, vouchers } from "../../db/schema";
 import type { TicketChange } from "../../db/ticket-secrets";
 import type { ScanRequest } from "../../rules/checkin";
@@ -51,6 +52,8 @@ export type StatusChange = {
   cancelPayments?: boolean;
   ignoreQuota?: boolean;
   giftCard?: GiftCardDebit | null;
+  /** A payment provider's event that brings the change, recorded with it (db/stripe.ts). */
+  eventClaim?: EventClaim | null;
   /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
   tickets?: TicketChange[];
 };
