@@ -64,7 +64,7 @@ describe("order page", () => {
 
   it("names every status in words; paid, expired and canceled orders show no payment link", async () => {
     const s = await ticketShop();
-    const paid = await placeOrder(s, { status: "p" });
+    const paid = await placeOrder(s, { status: "p", payment_provider: "manual" });
     const expired = await placeOrder(s, { payment_provider: "giftcard" });
     await s.client.post(`${s.path}/orders/${expired.code}/mark_expired/`, {});
     const canceled = await placeOrder(s, { payment_provider: "giftcard" });
@@ -246,7 +246,7 @@ describe("pay/change", () => {
   it("paid and canceled orders cannot change their payment; with return_url the customer is sent back with the error", async () => {
     const s = await ticketShop();
     await allowReturnUrls(s, "https://shop.example.org/checkout/");
-    const paid = await placeOrder(s, { status: "p" });
+    const paid = await placeOrder(s, { status: "p", payment_provider: "manual" });
     const canceled = await placeOrder(s);
     await s.client.post(`${s.path}/orders/${canceled.code}/mark_canceled/`, {});
 
