@@ -219,19 +219,6 @@ describe("pay/change", () => {
     expect(textOf((await getPage(`${o.url}pay/1/`)).text)).toContain("This payment is canceled.");
   });
 
-  it("a pending order of total 0 is offered only the free provider", async () => {
-    const s = await ticketShop({ price: "0.00" });
-    const o = await placeOrder(s, { status: "n" });
-    expect(o.payments).toEqual([expect.objectContaining({ local_id: 1, provider: "free", state: "created" })]);
-    const page = await getPage(`${o.url}pay/change`);
-    expect(page.text).toContain('value="free"');
-    expect(page.text).not.toContain('value="giftcard"');
-    const res = await postForm(`${o.url}pay/change`, { provider: "free" });
-    expect(res.location).toBe(`${o.url}pay/2/`);
-    expect((await postForm(res.location!)).status).toBe(303);
-    expect((await readOrder(s, o.code)).status).toBe("p");
-  });
-
   it("an unknown or unavailable provider re-shows the form with 400 and creates nothing", async () => {
     const s = await ticketShop();
     const o = await placeOrder(s);

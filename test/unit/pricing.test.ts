@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MANUAL_PAYMENT_PLUGIN, offeredProviders, STRIPE_PLUGIN } from "../../src/rules/payments";
 import {
   applyDiscounts,
   applyVoucher,
@@ -149,5 +150,19 @@ describe("automatic discounts", () => {
     const first = rule({ ...base, id: 1, position: 1, benefitDiscountMatchingPercent: 5000 });
     const second = rule({ ...base, id: 2, position: 2, benefitDiscountMatchingPercent: 1000 });
     expect([...applyDiscounts([second, first], [line(0, 1000)], ctx)]).toEqual([[0, 500]]);
+  });
+});
+
+describe("payment providers offered on the payment page", () => {
+  it("nothing due: only free; else gift cards, and manual or Stripe where the event enables them", () => {
+    expect(offeredProviders([MANUAL_PAYMENT_PLUGIN, STRIPE_PLUGIN], 0, true)).toEqual(["free"]);
+    expect(offeredProviders([], 1000)).toEqual(["giftcard"]);
+    expect(offeredProviders([MANUAL_PAYMENT_PLUGIN], 1000)).toEqual(["giftcard", "manual"]);
+    expect(offeredProviders([STRIPE_PLUGIN], 1000, false)).toEqual(["giftcard"]);
+    expect(offeredProviders([STRIPE_PLUGIN, MANUAL_PAYMENT_PLUGIN], 1000, true)).toEqual([
+      "giftcard",
+      "stripe",
+      "manual",
+    ]);
   });
 });
