@@ -16,7 +16,10 @@ function expr(t: Text): SQL {
   return sql`${sql.identifier(getTableName(t.table))}.${sql.identifier(t.name)}`;
 }
 
-/** `text` contains `term` (case-insensitive for ASCII letters). */
+/**
+ * `text` contains `term` (case-insensitive for ASCII letters), matched literally whatever its length and
+ * characters (emoji and NUL included). An empty term matches everything: callers treat an empty filter as absent.
+ */
 export function containsText(text: Text, term: string | SQL): SQL {
   return sql`instr(lower(${expr(text)}), lower(${term})) > 0`;
 }
