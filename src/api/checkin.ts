@@ -1,17 +1,9 @@
 /**
- * pretix's check-in RPC for scanning apps (pretix docs checkin.rst; spec open point 10):
- * `POST /organizers/{o}/checkinrpc/redeem/`, `GET /organizers/{o}/checkinrpc/search/` and
- * `POST /organizers/{o}/checkinrpc/annul/`, and the answer of a scan shared with the per-list
- * redeem (api/checkinlists.ts).
- *
- * Statuses as pretix sends them: 201 `ok`; 400 `error` (with `reason`) or `incomplete` (with
- * `questions`); 404 for a code that is no ticket (`reason` `invalid`, and `detail` for older
- * clients); 400 with field errors for an invalid request (`lists` unknown or not the caller's),
- * or with pretix's bare list of messages for no list or two lists of one event. Any credential
- * of the organizer may call them: each list needs its event's check-in permission
- * (`checkin:scan`, `checkin:read`), lists without it are answered as unknown.
- * The service decides: it returns the answer of an `ok` scan and fails with the others
- * (`refused`, `not_found`), which carry the answer `scanAnswer` shapes.
+ * pretix's check-in RPC for scanning apps (pretix docs checkin.rst; spec open point 10): `checkinrpc/
+ * redeem/`, `search/` and `annul/` of an organizer, and the answer of a scan shared with the per-list
+ * redeem (api/checkinlists.ts). Statuses as pretix sends them: 201 `ok`; 400 `error` or `incomplete`;
+ * 404 `invalid` (with `detail` for older clients). Each list needs its event's check-in permission;
+ * lists without it are answered as unknown. `scanAnswer` shapes the answer the service's failures carry.
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,14 +1,8 @@
 /**
- * Acceptance of gift cards across organizers: the API form of pretix's "Gift cards →
- * Acceptance" page (services/giftcard-acceptance.ts). Needs can_change_organizer_settings, as the
- * pretix page does.
- *
- * - GET    /organizers/{o}/giftcard_acceptors/            organizers invited to accept o's cards
- * - POST   /organizers/{o}/giftcard_acceptors/            {"acceptor": "<slug>"}: invite (201)
- * - DELETE /organizers/{o}/giftcard_acceptors/{slug}/     withdraw the invitation / acceptance (204)
- * - GET    /organizers/{o}/giftcard_issuers/              organizers that invited o
- * - POST   /organizers/{o}/giftcard_issuers/{slug}/accept/ accept an invitation (200)
- * - DELETE /organizers/{o}/giftcard_issuers/{slug}/       decline / stop accepting (204)
+ * Acceptance of gift cards across organizers: the API form of pretix's "Gift cards → Acceptance" page
+ * (services/giftcard-acceptance.ts), under `giftcard_acceptors/` (the issuer's invitations) and
+ * `giftcard_issuers/` (the acceptor's side); can_change_organizer_settings, as pretix's page.
+ * Routes: docs/open-points.md "gift card acceptance".
  */
 import { Hono } from "hono";
 import { z } from "zod";

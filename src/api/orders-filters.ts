@@ -1,11 +1,8 @@
 /**
- * The query of the orders list and of the order detail as pretix documents them (orders.rst),
- * declared once (ORDER_LIST_PARAMS, ORDER_VIEW_PARAMS: read by the routes and shown in the API
- * description): the list's column matches of `orderWhere` (code, status, email, locale,
- * testmode, customer, modified_since) and the filters of src/db/order-filters.ts; on both, how
- * each order is shown — `include_canceled_positions` / `include_canceled_fees` (then every
- * position carries `canceled`), and `include` / `exclude` (repeatable field names, dotted for
- * nested fields such as `positions.downloads`; `include` is applied first, `exclude` wins).
+ * The query of the orders list and of the order detail as pretix documents them (orders.rst), declared
+ * once (ORDER_LIST_PARAMS, ORDER_VIEW_PARAMS) for the routes and the API description: the list's
+ * column matches and filters (src/db/order-filters.ts), and how each order is shown
+ * (`include_canceled_positions` / `_fees`, `include` / `exclude`: `include` first, `exclude` wins).
  * Parameters pretix does not document are ignored, as pretix (Django REST framework) does.
  */
 import { z } from "zod";

@@ -1,16 +1,8 @@
 /**
- * The lists of secrets that scanners download to refuse tickets offline (pretix docs orders.rst
- * "Revoked ticket secrets", "Blocked ticket secrets"; libpretixsync's
- * `RevokedTicketSecretSyncAdapter`, `BlockedTicketSecretSyncAdapter`):
- *
- * - `revokedsecrets/`: secrets tickets had before they were re-issued, changed or canceled with
- *   signed secrets; `ordering` `secret` / `created` (default `-created`), `created_since`;
- * - `blockedsecrets/`: secrets of tickets that are blocked, or were (`blocked` false); newest
- *   change first; `updated_since`, `blocked`.
- *
- * Both send `X-Page-Generated` (the time to pass back as `created_since` / `updated_since`),
- * accept the spec's `modified_since` for the same, and answer `If-Modified-Since` with 304 while
- * the list has not changed (`Last-Modified`).
+ * The lists of secrets that scanners download to refuse tickets offline: `revokedsecrets/` and
+ * `blockedsecrets/` (pretix docs orders.rst; libpretixsync's `RevokedTicketSecretSyncAdapter`,
+ * `BlockedTicketSecretSyncAdapter`). Filters, orderings and conditional fetching:
+ * docs/open-points.md "revoked and blocked secrets".
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,12 +1,9 @@
 /**
- * Ticket layouts (spec "Ticket layout"; pretix docs ticketoutputpdf.rst) and their
- * layout-item assignments. Reading needs access to the event; layouts are written with
- * can_change_event_settings (pretix's ticket design settings). `item_assignments` is read-only
- * on the layout; assignments are made at `.../ticketlayoutitems/`: pretix documents that
- * resource (id, layout, item, sales_channel) but assigns through its product form, which
- * this service does not have, so the resource also takes POST and DELETE (with
- * can_change_items, the permission of pretix's product form). The rules and services are in
- * services/ticketlayouts.ts; the background upload is stored through http/files.ts.
+ * Ticket layouts (spec "Ticket layout"; pretix docs ticketoutputpdf.rst) and their item assignments:
+ * read with access to the event, written with can_change_event_settings. `.../ticketlayoutitems/` also
+ * takes POST and DELETE (with can_change_items): pretix documents the resource but assigns through its
+ * product form, which this service lacks; `item_assignments` on a layout is read-only. Rules and
+ * services: services/ticketlayouts.ts; the background upload goes through http/files.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,18 +1,9 @@
 /**
- * Operator commands (run with `npm run --silent admin -- <command> ...`):
- *
- *   create-organizer --slug S --name N [--persist-to DIR | --remote]
- *       Creates the organizer, its team "Administrators" with every permission and access to
- *       all events, and an API token of that team. The last line of stdout is one JSON object:
- *       {"organizer": "S", "team": ID, "token": "TOKEN"}.
- *   list-mail [--persist-to DIR | --remote] [--limit N]
- *       Shows the newest mails of the outbox (what the service sent or will send).
- *
- * Without --remote the commands use the same local database as `npm start` (the same
- * --persist-to); they work while the server runs. They name the local state they used on
- * stderr, and warn when another local state exists in the project or (create-organizer) when
- * no server of this state answers (src/cli/local-state.ts). --remote targets the deployed D1.
- * `--config FILE` reads another wrangler configuration than the project's wrangler.toml.
+ * Operator commands (`npm run --silent admin -- <command> ...`): `create-organizer --slug S --name N`
+ * (the organizer, its "Administrators" team and an API token; the last stdout line is one JSON object
+ * `{"organizer", "team", "token"}`) and `list-mail [--limit N]` (the newest mails of the outbox). They
+ * use `npm start`'s local database (`--persist-to`), or the deployed one with `--remote`, and name the
+ * state they used on stderr (docs/running.md, src/cli/local-state.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,28 +1,8 @@
 /**
- * `npm run deploy [-- options]`: from nothing to the service running on Cloudflare, with the
- * project's own wrangler (docs/deploying.md). What it creates is read from
- * wrangler.toml, so a binding added there is deployed too:
- *
- *   1. preflight: logged in (`wrangler whoami`); the secrets wrangler.toml requires
- *      (`[secrets] required`) are set on the Worker already or given as environment variables
- *   2. the D1 database: created when missing; its id written into wrangler.toml (database_id)
- *   3. the R2 bucket: created when missing
- *   4. the queues and their dead-letter queues: created when missing
- *   5. the database migrations, applied to the remote database
- *   6. `wrangler deploy` (missing secrets go up with it, `--secrets-file`)
- *   7. the first organizer (`--organizer SLUG --organizer-name NAME`): created with the operator
- *      command (`admin create-organizer --remote`) unless it exists; its API token is printed
- *
- * Every step says what it finds and what it does. Running it again changes nothing that is
- * there already: it checks before it creates, and migrations and deploys are idempotent.
- * The first failing command stops it (exit code 1); run it again once the cause is fixed.
- *
- * Options:
- *   --dry-run                 print the commands (checks, and what would follow them) without
- *                             running any, and change no file
- *   --organizer SLUG          with --organizer-name NAME: the first organizer
- *   --location HINT           primary location of a new D1 database (weur, eeur, apac, oc, wnam, enam)
- *   --config FILE             another wrangler configuration file (default: wrangler.toml)
+ * `npm run deploy [-- options]`: from nothing to the service running on Cloudflare, with the project's
+ * own wrangler. It reads what to create from wrangler.toml (a binding added there is deployed too),
+ * checks before it creates, and stops at the first failing command; steps and options (`--dry-run`,
+ * `--organizer`, `--organizer-name`, `--location`, `--config`): docs/deploying.md.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,20 +1,9 @@
 /**
- * `npm start [-- --port P --persist-to DIR ...]`: applies the local D1 migrations and puts the
- * PDF fonts into the local bucket (src/cli/fonts.ts; once per state directory), then serves
- * the API with `wrangler dev` on http://127.0.0.1:8787. Every flag is passed to wrangler dev;
- * `--persist-to` also selects the database the migrations go to.
- *
- * Local secrets live in `.dev.vars` (git-ignored; wrangler dev reads it): on first start a random
- * TICKET_SIGNING_KEY_SECRET is written there, so that events can use signed ticket secrets
- * locally. Keep the file with the local state: keys sealed with it open only with it.
- *
- * Running locally, webhooks may
- * target the loopback interface (`WEBHOOK_ALLOW_LOOPBACK=1`, also over http) unless a
- * `--var WEBHOOK_ALLOW_LOOPBACK:...` says otherwise.
- *
- * While it serves, the state directory holds `server.json` (its address and process id), by
- * which the operator command tells whether a server of its state answers (local-state.ts).
- * `--help` prints this command's and wrangler dev's flags and does nothing else.
+ * `npm start [-- --port P --persist-to DIR ...]`: applies the local D1 migrations, puts the PDF fonts
+ * into the local bucket once per state directory, writes a random TICKET_SIGNING_KEY_SECRET into
+ * `.dev.vars` on first start, and serves the API with `wrangler dev` (every flag is passed on; webhooks
+ * may target loopback unless a `--var WEBHOOK_ALLOW_LOOPBACK:...` says otherwise). While it serves,
+ * `server.json` in the state directory tells the operator command it answers (docs/running.md).
  */
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";

@@ -1,11 +1,8 @@
 /**
- * Runs the project's own wrangler with the Node that runs this script (the `node`
- * devDependency under npm scripts), so nothing beyond `npm install` is needed.
- *
- * Two settings, for the operator scripts and their tests: `useWranglerConfig(path)` makes every
- * command read another configuration file (`--config`, default: wrangler.toml of the project);
- * the environment variable TICKETING_WRANGLER names a JavaScript file run instead of wrangler
- * (test/node/deploy.test.ts puts a stand-in there, so no test ever reaches Cloudflare).
+ * Runs the project's own wrangler with the Node that runs this script, so nothing beyond `npm install`
+ * is needed. For the operator scripts and their tests: `useWranglerConfig(path)` reads another
+ * configuration file, and TICKETING_WRANGLER names a JavaScript file run instead of wrangler
+ * (test/node/deploy.test.ts puts a stand-in there, so no test reaches Cloudflare).
  */
 import { spawn, type SpawnOptions } from "node:child_process";
 import { createRequire } from "node:module";

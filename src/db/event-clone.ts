@@ -1,29 +1,7 @@
 /**
- * Cloning an event (spec "Endpoints › Events": POST .../events/?clone_from=... and POST
- * .../events/{event}/clone/; pretix docs events.rst). The new event and every copied row are
- * written in ONE batch, i.e. one transaction: all rows or none.
- *
- * What is copied from the source (besides the event row the caller built): settings (which
- * include the plugins' settings such as `returnurl_prefix`), meta data values (unless the body
- * sets `meta_data`), tax rules, categories, items with their variations, add-ons, bundles and
- * required membership types, the quotas of the event itself (those of sub-events are not:
- * sub-events are not copied) with what they cover, questions with their options, items and
- * dependencies, and the seat category mapping (when the copy keeps the source's seating plan).
- * Nothing else: no sub-events, vouchers, discounts, orders, carts, ticket layouts or email
- * rules.
- *
- * How the copies find each other. Rows are copied with INSERT ... SELECT from the source rows,
- * so the batch does not grow with the catalog and no statement comes near D1's 100 bound
- * parameters. A copy must point at the other copies (an item at the copied category and tax
- * rule, a quota at the copied items, ...), whose ids exist only inside the transaction. Rows
- * without a natural key get one for the duration of the batch: each copied tax rule, category,
- * item, variation and quota first carries its source row's id in one of its integer columns
- * (tax rule `rate`, category / item / variation `position`, quota `size`) — unique among the
- * new event's rows of that table, since ids are unique — and references are resolved by
- * looking the copy up by (new event, source id). The last statements of the batch put the
- * real values back from the source rows. Questions have a natural key of their own
- * (`identifier`, unique per event). Nothing depends on the order or spacing of generated ids,
- * and no other request sees the intermediate state.
+ * Cloning an event (spec "Endpoints › Events": `clone_from` and `.../clone/`; pretix docs events.rst):
+ * the new event and every copied row in ONE batch, i.e. one transaction: all rows or none. What is
+ * copied and what is not: docs/open-points.md "event clone".
  */
 import { eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -88,7 +66,16 @@ function copyRows<T extends SQLiteTable>(
   return db.insert(table).select(sql`SELECT ${sql.join(list, sql`, `)} FROM ${from}`);
 }
 
-/** The statements of a clone; the first inserts the event and returns its id. */
+/**
+ * The statements of a clone; the first inserts the event and returns its id. Rows are copied with
+ * INSERT ... SELECT, so the batch does not grow with the catalog and no statement nears D1's 100
+ * bound parameters. A copy points at other copies whose ids exist only inside the transaction: each
+ * copied tax rule, category, item, variation and quota first carries its source row's id in an integer
+ * column (tax rule `rate`, category / item / variation `position`, quota `size`; unique among the new
+ * event's rows), references look the copy up by (new event, source id), and the last statements put
+ * the real values back. Questions have a natural key (`identifier`). Nothing depends on the order of
+ * generated ids, and no other request sees the intermediate state.
+ */
 export function cloneStatements(db: DB, organizerId: number, values: EventValues, o: CloneOptions) {
   // the new event, found by its natural key (organizer, slug) once the first statement ran
   const NEW = sql`(SELECT "id" FROM "events" WHERE "organizer_id" = ${organizerId} AND "slug" = ${values.slug})`;

@@ -1,12 +1,7 @@
 /**
- * Gift cards, their transactions and acceptance between organizers. Every query takes the
- * calling organizer: a card is reachable when that organizer issued it, or (with
- * `includeAccepted`) when its issuer has an active acceptance for the caller.
- *
- * Balance changes are one D1 batch of two statements carrying the same condition: the
- * transaction row is inserted only if the new balance stays within [0, MAX], and the balance
- * is updated under that very condition. A batch is one transaction, so both happen or
- * neither, and parallel debits can never push the balance below zero.
+ * Gift cards, their transactions and acceptance between organizers. Every query takes the calling
+ * organizer: a card is reachable when that organizer issued it, or (with `includeAccepted`) when its
+ * issuer has an active acceptance for the caller. Balance changes are conditional batches (`transact`).
  */
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { DB } from "./client";
@@ -188,7 +183,11 @@ export type TransactResult =
   | { ok: true; value: number }
   | { ok: false; reason: "insufficient" | "too_high" | "missing" };
 
-/** Adds a signed amount to a card's balance atomically; never below zero, never above the maximum. */
+/**
+ * Adds a signed amount to a card's balance atomically; never below zero, never above the maximum.
+ * One batch of two statements under the same condition (the new balance within [0, MAX]): the
+ * transaction row's insert and the balance update both happen or neither, whatever runs in parallel.
+ */
 export async function transact(
   db: DB,
   cardId: number,

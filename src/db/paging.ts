@@ -1,16 +1,9 @@
 /**
- * The one list helper: a page of a query, the total count and the client's ordering, in one
- * D1 batch (one round trip; statements of the caller's own may ride along). Every list of the
- * API goes through `fetchPage`; `src/http/pagination.ts` reads the request and builds the
- * envelope around the result.
- *
- * Lists that grow with an event's sales (orders, a check-in list's tickets) page by key
- * (`KeyedListing`): a narrow query over indexed columns picks the page's ids in order, and only
- * those rows are read with what they carry (positions, check-ins as JSON). A deep page then
- * walks an index instead of building every row it skips, and no ordering sorts the event's
- * rows. The total is counted in the same statement (a CTE), so that a page in the second half
- * is picked from the other end: no page steps over more than half of the list
- * (docs/scaling.md; test/api/large-event-plans.test.ts checks the query plans).
+ * The one list helper: a page of a query, the total count and the client's ordering in one D1 batch
+ * (`fetchPage`; statements of the caller's own may ride along); src/http/pagination.ts builds the
+ * envelope. Lists that grow with an event's sales page by key (`KeyedListing`), so that a deep page
+ * walks an index and none steps over more than half of the list (docs/routes.md, docs/scaling.md;
+ * test/api/large-event-plans.test.ts checks the query plans).
  */
 import { asc, count, desc, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";

@@ -1,12 +1,6 @@
 /**
- * Order status writes (the event object's D1 side of changeOrderStatus) and the payment rows
- * the customer-facing payment pages create.
- *
- * A status change is one D1 batch whose statements all carry the same precondition on the
- * order's status *before* the change (and, for a gift card payment, on the payment having been
- * claimed by this very request); the status update comes last. A batch is one transaction, so
- * every statement applies or none does, and a replay of the same change after it committed
- * finds the status moved on and changes nothing (outbox replays are safe to apply twice).
+ * Order status writes (the event object's D1 side of changeOrderStatus: one conditional batch per
+ * change, `statusWriteStatements`) and the payment rows the customer-facing payment pages create.
  */
 import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -90,7 +84,10 @@ function claimed(d: GiftCardDebit): SQL {
  * The statements of a status change; the last one is the status update, returning the id when
  * the order changed. `voucherUses` are the order's voucher redemptions (voucher id → count):
  * given back when the order stops holding capacity (to c/e), taken again when it starts
- * holding again (from c/e to n/p), untouched between n and p.
+ * holding again (from c/e to n/p), untouched between n and p. Every statement carries the same
+ * precondition on the status before the change (and, for a gift card payment, this request's claim
+ * on the payment), so the batch applies whole or not at all, and a replay after it committed finds
+ * the status moved on and changes nothing: outbox replays are safe.
  */
 export function statusWriteStatements(
   db: DB,

@@ -1,13 +1,8 @@
 /**
- * Refunds of an order's payments (pretix docs orders.rst, "Order refund endpoints"): the list of
- * an order's refunds, and the conditional statements that create a refund and move it on.
- *
- * What a payment has left to refund is its amount minus its refunds in `created`, `transit` and
- * `done` (pretix's `refunded_amount`); a refund is created only while it fits, in the same
- * statement that inserts it, so two refunds at once never take more than the payment has. Every
- * change is written with its webhook notification under the same condition, and touches the
- * order's `last_modified`; the changes Stripe's events bring are also conditional on the
- * event's claim (db/stripe.ts).
+ * Refunds of an order's payments (pretix docs orders.rst, "Order refund endpoints"): the list of an
+ * order's refunds, and the conditional statements that create a refund and move it on. Every change
+ * is written with its webhook notification under the same condition and touches the order's
+ * `last_modified`; the changes Stripe's events bring also hold to the event's claim (db/stripe.ts).
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -138,7 +133,8 @@ async function runInsert(db: DB, stmts: BatchItem<"sqlite">[]): Promise<{ id: nu
 
 /**
  * A refund the organizer starts (state `created`, source `admin`): only while the payment is
- * confirmed and has at least the amount left. Null: it did not fit (any more).
+ * confirmed and has at least the amount left. Null: it did not fit (any more). The check is part of
+ * the statement that inserts, so two refunds at once never take more than the payment has.
  */
 export function createRefund(db: DB, r: Omit<NewRefund, "source" | "state" | "reference" | "executionDate">) {
   const fits = sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.id = ${r.paymentId} AND y.state = 'confirmed') AND ${leftToRefund(r.paymentId)} >= ${r.amount}`;

@@ -1,16 +1,8 @@
 /**
- * D1 round-trip counting, a debugging aid (docs/configuration.md: DEBUG_D1_ROUND_TRIPS, off
- * by default; `npm run bench` turns it on). It lives at the edges only: when on, the Worker's
- * and the event object's D1 bindings are wrapped, and every round trip counts into the counter
- * of the async context it runs in (one per request in the Worker, one per call in the event
- * object, which the Worker asks for its count through `countedCall`). The response carries the
- * counts in `X-D1-Round-Trips` (all), `X-D1-Round-Trips-Worker` and `X-D1-Round-Trips-Object`.
- * One round trip is one call that reaches D1: a prepared statement's first/all/run/raw, one
- * batch (however many statements), one exec. The time from each call to its answer adds up in
- * `X-D1-Time-Ms` (all) and `X-D1-Time-Ms-Object` (milliseconds, as the runtime's clock gives
- * them: it advances with I/O). When off, nothing is wrapped. A request that sends
- * `X-D1-Round-Trips: off` is not counted in the Worker (no wrapper, no context, no headers):
- * the counting costs time of its own, and the benchmark times its samples without it.
+ * D1 round-trip counting, a debugging aid (`DEBUG_D1_ROUND_TRIPS`, docs/configuration.md): when on,
+ * the Worker's and the event object's D1 bindings are wrapped and every call that reaches D1 counts
+ * into the async context it runs in (the Worker asks the object for its count through `countedCall`),
+ * answered in the `X-D1-Round-Trips*` and `X-D1-Time-Ms*` headers. When off, nothing is wrapped.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

@@ -1,19 +1,9 @@
 /**
- * Matching a client's text, in one place: every `search` filter and every other substring or
- * prefix match of text a client sent is built with these helpers, and nothing else in the
- * service builds a LIKE or GLOB from client input.
- *
- * They use `instr()`, not LIKE: D1 (and the local SQLite) refuse LIKE and GLOB patterns over
- * 50 bytes ("LIKE or GLOB pattern too complex"), and LIKE gives `%`, `_` and `\` a meaning
- * the client's text would have to be escaped from. `instr()` has no length limit and no
- * wildcards: the text is matched literally, whatever its length and characters (emoji and NUL
- * included). Case is folded by SQLite's `lower()` on both sides: ASCII letters only, as LIKE
- * did. An empty text matches everything; callers treat an empty filter as absent.
- *
- * `instr()` cannot use an index: on its own it tests every row the rest of the query selects.
- * The searches of orders and tickets therefore first narrow their rows with `orderIdsMatching`
- * (FTS5 indexes with the trigram tokenizer, migrations/0012_text_search.sql) and test only
- * those candidates with `instr()`: the same rows as `instr()` alone, found from an index.
+ * Matching a client's text, in one place: nothing else builds a LIKE or GLOB from client input. The
+ * helpers use `instr()`, not LIKE: D1 refuses LIKE and GLOB patterns over 50 bytes, and LIKE gives `%`,
+ * `_` and `\` meanings; `instr()` matches literally, case folded by `lower()` (ASCII, as LIKE). The
+ * searches of orders and tickets first narrow their rows with FTS5 trigram indexes (`orderIdsMatching`,
+ * migrations/0012_text_search.sql): the same rows as `instr()` alone, found from an index (docs/limits.md).
  */
 import { Column, getTableName, is, type SQL, sql } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
@@ -26,7 +16,10 @@ function expr(t: Text): SQL {
   return sql`${sql.identifier(getTableName(t.table))}.${sql.identifier(t.name)}`;
 }
 
-/** `text` contains `term` (case-insensitive for ASCII letters). */
+/**
+ * `text` contains `term` (case-insensitive for ASCII letters), matched literally whatever its length and
+ * characters (emoji and NUL included). An empty term matches everything: callers treat an empty filter as absent.
+ */
 export function containsText(text: Text, term: string | SQL): SQL {
   return sql`instr(lower(${expr(text)}), lower(${term})) > 0`;
 }

@@ -1,30 +1,8 @@
 /**
- * D1 read replication through D1's Sessions API (docs/api.md, "Global read latency"). With read
- * replication enabled on the database, D1 keeps read-only copies near the clients; a session
- * says which copy may answer. Every request runs its queries in one session:
- *
- * - a write (any method but GET, HEAD, OPTIONS) starts at the primary (`first-primary`): its
- *   reads (credential, checks) see every committed write, and its writes go to the primary
- *   anyway;
- * - a read with the client's bookmark (header `x-d1-bookmark`, the name Cloudflare's own example
- *   uses) starts at a copy at least as new as that bookmark: the client reads its own writes;
- * - a read without one starts anywhere (`first-unconstrained`): the nearest copy;
- * - a read with `x-d1-bookmark: first-primary` starts at the primary (a client that must see
- *   what others wrote a moment ago); a read with a malformed bookmark too (never older than
- *   what the client may have seen, and never an error for something a client sent).
- *
- * A list that hands out `X-Page-Generated` (a time the client passes back as `modified_since`:
- * orders, sub-events, cart positions) reads its page at the primary, whatever the client sent
- * (`RequestSession.primary()`, http/conditional.ts): a replica lagging behind would leave out
- * changes older than that time, and the client's next incremental sync would skip them for good.
- *
- * The response carries the newest bookmark of the request's work in `x-d1-bookmark`: the
- * session's, or the event object's when the object wrote to D1 for the request (the object
- * runs its D1 work in sessions that start at the primary, and answers their
- * bookmark with its result; objects/client.ts hands it to the request's session). Queue
- * consumers and cron jobs use the binding as it is (always the primary).
- *
- * Sessions are local objects: they add no D1 round trip.
+ * One D1 session per request (D1's Sessions API): writes and synced lists start at the primary, reads
+ * at the client's `x-d1-bookmark` (the header name of Cloudflare's own example) or at the nearest copy,
+ * and the response hands back the newest bookmark, the event object's included. Who starts where and
+ * why: docs/api.md "Global read latency", docs/background-work.md. Sessions are local objects: no round trip.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

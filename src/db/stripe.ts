@@ -1,14 +1,8 @@
 /**
- * Stripe's side of card payments in D1: the events delivered to an organizer's webhook endpoint
- * (each recorded once), the Stripe objects that belong to a payment, a payment's Checkout
- * Session, and the payment changes Stripe's events bring.
- *
- * Stripe delivers an event at least once and in any order, so every change an event brings is
- * one D1 batch that also records the event, with every statement conditional on the record
- * being this delivery's own (`claimHeld`: the row carries the delivery's random claim). Of the
- * same event delivered ten times at once, exactly one delivery's record is written; the
- * others' batches change nothing. The statements are also conditional on the state they change
- * from, so a change that already happened (by another event) is not made again.
+ * Stripe's side of card payments in D1: the events delivered to an organizer's webhook (each recorded
+ * once), the Stripe objects of a payment, its Checkout Session, and the changes Stripe's events bring.
+ * Each change is one batch that records the event, every statement conditional on the record holding
+ * this delivery's claim (`claimHeld`) and on the state it changes from: it happens once, in any order.
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";

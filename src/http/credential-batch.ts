@@ -1,25 +1,9 @@
 /**
- * A list's page read in the credential's round trip. A request reads its credential (and the
- * path's organizer and event) from D1 before anything else (http/auth.ts); a list page then
- * costs a second round trip. The routes that opt in (`eventScope(permission, { pageWithCredential: true })`:
- * the orders list and a check-in list's tickets, which scanners page through) read their page
- * with the credential instead, in one batch, when this isolate has admitted the same
- * credential to the same event path before:
- *
- * - authentication leaves a `CredentialAhead` (the lookup's statements, the event id that
- *   path had) instead of reading the credential;
- * - the handler reads through `readInScope`: the page's statements are built for that event id
- *   and run behind the lookup's statements in one batch; the credential and the route's
- *   permission are checked on the lookup's results before the handler sees a row (a refused
- *   credential fails the batch with its 401 or 403, and the rows are dropped);
- * - the scope middleware checks again after the handler, so that no answer leaves unchecked
- *   whatever the handler did (a query parameter refused, an error before any batch): a check
- *   not yet made is then made alone, and its refusal replaces the answer;
- * - when the path's event is not the remembered one any more (deleted and created again under
- *   its slug), the page is read again for the right event (a second round trip, as without).
- *
- * Only credentials this isolate has admitted are remembered: an unknown key never gets a page
- * read, and a revoked or changed one gets one at most, answered 401 or 403 like any other.
+ * A list's page read in the credential's round trip (docs/routes.md "A page in the credential's round
+ * trip"): when this isolate admitted the same credential to the same event path before, authentication
+ * leaves a `CredentialAhead` and the page runs behind the credential's lookup in one batch, checked
+ * before the handler sees a row and again after it. Only credentials this isolate admitted are
+ * remembered: an unknown key never gets a page read.
  */
 import type { CredentialLookup, FoundCredential } from "../db/principals";
 import { type DB, withLeadingStatements } from "../db/client";

@@ -1,27 +1,8 @@
 /**
- * The API description (OpenAPI 3.1), generated from the routes themselves with hono-openapi:
- * nothing in it is written twice.
- *
- * - Each route declares its success answer with the family's `apiDocs(tag)` (route-docs.ts,
- *   re-exported here, with the route table the document is built from): `.list(item)`
- *   (the pagination envelope around the family's response schema, `page`, `page_size`, and
- *   `ordering` from the list's OrderingTable), `.ok(schema)`, `.created(schema)`,
- *   `.noContent()`, plus the failure codes it can answer beyond the defaults.
- * - The request body is the zod schema the route validates with (`jsonBody`), the query
- *   parameters are the ones it parses (`queryParams`, src/http/validation.ts), the path
- *   parameters come from the route's pattern (typed by PATH_PARAMETERS).
- * - Who may call it comes from the route's scope middleware (src/http/tenancy.ts): `Token`,
- *   `Device` (when the devices' fixed grant has the permission), or nothing (public routes).
- * - The error answers come from the failure table (src/http/errors.ts): 401 and 403 for
- *   routes with credentials, 400 for bodies and query parameters, 404 for paths with ids and
- *   for lists (a page past the end), 409 for writes (an idempotency key still in use), 429
- *   everywhere (rate limit), 503 with Retry-After for routes with credentials (the database
- *   could not be reached: src/services/faults.ts, the error boundary in src/app.ts), and the
- *   codes the route declares (`failures`; a public route that reads the database declares
- *   `unavailable` itself).
- *
- * The document is built on its first request and kept for the isolate's lifetime; no other
- * request does any of this work (a declaration is a pass-through middleware).
+ * The API description (OpenAPI 3.1), generated with hono-openapi from the routes' own declarations
+ * (`apiDocs(tag)` of route-docs.ts, re-exported here), their validators, scopes and the failure table:
+ * nothing in it is written twice (docs/routes.md "How a route describes itself"). Built on its first
+ * request and kept for the isolate's lifetime; a declaration is a pass-through middleware.
  */
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "./context";

@@ -1,11 +1,8 @@
 /**
- * The one permission layer. Every route declares its scope and the permission it needs; this
- * answers 403 when the organizer or event does not exist, is not the caller's, or the
- * permission is missing, and, for a device, when the call is outside its security profile
- * (rules/permissions.ts, matched by the route's registered pattern). It runs before the
- * handler, so no object is looked up for a caller without permission. The organizer and event
- * rows come from the one resolution of the path's slugs that authentication did in the
- * credential's round trip (http/auth.ts); nothing is looked up here.
+ * The one permission layer: every route declares its scope and permission, and this answers 403 before
+ * the handler when the organizer or event is missing or not the caller's, the permission is missing,
+ * or a device's call is outside its security profile (rules/permissions.ts). The organizer and event
+ * rows come from authentication's one resolution of the path (http/auth.ts); nothing is looked up here.
  */
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes, routePath } from "hono/route";

@@ -1,13 +1,9 @@
 /**
- * The one way anything in this service fails: a coded `Failure`, thrown by services, rules,
- * the event object's client and the HTTP plumbing alike (like pretix's coded reasons:
- * `unpaid`, `already_redeemed`, `quota`, ...). A failure says WHAT went wrong (its code), in
- * words (its message), and for invalid input WHERE (field errors in the request's shape); where
- * the answer is not a message, it carries its exact body. It knows nothing of HTTP:
- * `src/http/errors.ts` holds the one table that turns each code into a status, headers and the
- * spec's error body.
- *
- * Field errors are collected with `Problems` and thrown together.
+ * The one way anything in this service fails: a coded `Failure` (like pretix's coded reasons `unpaid`,
+ * `already_redeemed`, `quota`), thrown by services, rules, the event object's client and the HTTP
+ * plumbing alike. It says what went wrong (code), in words (message), for invalid input where (field
+ * errors, collected with `Problems`), or carries its exact body. It knows nothing of HTTP: the one
+ * table of src/http/errors.ts turns each code into a status, headers and the spec's error body.
  */
 
 /** Field errors in the shape of the request: `{"field": ["message"]}`, nested for nested input. */

@@ -1,12 +1,8 @@
 /**
- * Structured logs. Every line the service writes is ONE object, handed to the console as an
- * object (not a string): Workers Logs (`[observability]` in wrangler.toml) indexes its fields,
- * so the logs can be filtered by request, organizer, route, status, queue or cron run.
- *
- * Every line has `level` and `message`; the rest comes from the running context (the request
- * id, organizer and event of a request; the queue, message or cron run of a job), set once
- * where the work starts (`withLogContext`), plus the line's own fields. Field names are
- * snake_case. An error is logged as `{name, message, stack}` under `error`.
+ * Structured logs: every line is ONE object handed to the console, so Workers Logs (`[observability]`)
+ * indexes its fields. A line has `level`, `message`, the fields of the running context set once where
+ * the work starts (`withLogContext`: request id, organizer, event; queue, message or cron run) and its
+ * own; names are snake_case; an error is `{name, message, stack}` under `error`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 

@@ -1,29 +1,18 @@
 /**
- * "pretix signature scheme 1" (`pretix_sig1`): ticket secrets that carry what a scanner needs to
- * admit offline, signed with Ed25519. The format, as pretix generates it and its scanners
- * (libpretixsync) verify it:
- *
- * - the payload is a protobuf message `Ticket` (pretix `pretix_sig1.proto`): `string seed = 1`,
- *   `int64 item = 2`, `int64 variation = 3`, `int64 subevent = 4`, `optional int64
- *   validFromUnixTime = 5`, `optional int64 validUntilUnixTime = 6` — proto3: item, variation and
- *   subevent are left out when 0, the two optional times are always written (pretix sets them,
- *   0 meaning "none");
- * - the secret's bytes: version `0x01`, the payload's length (2 bytes, big-endian), the
- *   signature's length (2 bytes, big-endian), the payload, the Ed25519 signature of the payload;
- * - encoded with standard base64 (`A–Z a–z 0–9 + /`, `=` padding), and the resulting string
- *   reversed (so that secrets do not all begin alike);
- * - the public key goes to scanners (the event's `valid_keys`) as base64 of its PEM text (the
- *   SubjectPublicKeyInfo in a `-----BEGIN PUBLIC KEY-----` block).
- *
- * The private key never leaves the service: it is kept sealed with AES-256-GCM under a key
- * derived (HKDF-SHA-256) from a deployment secret. Everything here is WebCrypto and plain
- * bytes; nothing knows about events or the database.
+ * "pretix signature scheme 1" (`pretix_sig1`): ticket secrets that carry what a scanner needs to admit
+ * offline, signed with Ed25519, in the format pretix generates and its scanners (libpretixsync) verify
+ * (docs/selling-and-checkin.md "Signed tickets"); and the sealing of the private key (AES-256-GCM under
+ * a key derived with HKDF-SHA-256 from a deployment secret). WebCrypto and plain bytes only.
  */
 import { randomString } from "./crypto";
 
 export const SIG1_VERSION = 0x01;
 
-/** The payload of a signed secret (pretix `Ticket`). Times are Unix seconds, 0 = none. */
+/**
+ * The payload of a signed secret: the protobuf message `Ticket` of pretix's `pretix_sig1.proto`
+ * (`seed` = 1, `item` = 2, `variation` = 3, `subevent` = 4, optional `validFromUnixTime` = 5,
+ * `validUntilUnixTime` = 6). Times are Unix seconds, 0 = none; pretix always writes both.
+ */
 export type Sig1Ticket = {
   seed: string;
   item: number;
@@ -145,7 +134,10 @@ function fromBase64(text: string): Uint8Array | null {
 
 const reverse = (s: string) => [...s].reverse().join("");
 
-/** The secret of a payload and its signature: version, lengths, payload, signature; base64; reversed. */
+/**
+ * The secret of a payload and its signature: version `0x01`, the two lengths (2 bytes big-endian each),
+ * payload, signature; standard base64, reversed (so that secrets do not all begin alike).
+ */
 export function encodeSig1Secret(payload: Uint8Array, signature: Uint8Array): string {
   const raw = new Uint8Array(5 + payload.length + signature.length);
   raw[0] = SIG1_VERSION;

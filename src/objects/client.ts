@@ -1,11 +1,9 @@
 /**
- * The Worker's door to an event's Durable Object. Every call carries the inventory change
- * stamp the Worker has seen, so the object reloads its catalog when D1 changed. A fresh stub
- * is made per call (a stub is broken after it throws); a failed or overloaded object answers
- * 409 (vouchers: "retry later") or 503 to the client, never a 500. Inside a request, calls go
- * through the object's `countedCall`: its answer carries the D1 bookmark of the object's writes,
- * which the request hands to its client (src/db/sessions.ts), and, with the debugging aid
- * DEBUG_D1_ROUND_TRIPS on, its D1 round trips, added to the request's count (src/db/round-trips.ts).
+ * The Worker's door to an event's Durable Object. A call carries the inventory change stamp the Worker
+ * has seen (the object reloads its catalog when D1 changed) and uses a fresh stub (a stub is broken
+ * after it throws); a failed or overloaded object answers 409 (vouchers: "retry later") or 503, never
+ * 500. Inside a request, calls go through `countedCall`, whose answer brings the object's D1 bookmark
+ * and, with DEBUG_D1_ROUND_TRIPS, its round trips (src/db/sessions.ts, src/db/round-trips.ts).
  */
 import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";

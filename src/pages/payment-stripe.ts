@@ -1,14 +1,8 @@
 /**
- * The payment page of a `stripe` payment (`payment_url`): it hands the customer to Stripe's
- * hosted checkout (services/stripe-checkout.ts) with a 303, once per payment. Stripe sends the
- * customer back to the `return_url` (`error=payment_aborted` when they went back without
- * paying) or to the order page. Framed (`iframe=1`) the page offers a button that leaves the
- * frame for the checkout (Stripe's page cannot be framed): pretix's new-window workaround.
- *
- * Nothing is offered for an order that is not pending: paid and canceled orders are refused
- * by the payment page already, and an expired order has lost its reservation (the money would
- * be taken before the quota is decided). When Stripe cannot be reached the page says so
- * (503), nothing is stored, and the same link works again later.
+ * The payment page of a `stripe` payment: a 303 to Stripe's hosted checkout (services/stripe-checkout.ts),
+ * framed (`iframe=1`) a button that leaves the frame (pretix's new-window workaround: Stripe's page
+ * cannot be framed). Only a pending order is offered it: an expired one lost its reservation, and the
+ * money would be taken before the quota is decided (docs/customer-pages.md, docs/payments.md).
  */
 import type { PaymentJson } from "../db/orders";
 import type { AppContext } from "../http/context";

@@ -1,16 +1,9 @@
 /**
- * The payment page (`payment_url` = order `url` + `pay/{local_id}/`) for the built-in
- * providers (rules/orders.ts):
- * - `manual`: the amount and the order code as payment reference, and the organizer's
- *   instructions (event setting `payment_manual_pending_description`); the organizer confirms
- *   the payment through the API when it has arrived.
- * - `free`: for orders with nothing to pay; the customer confirms and the order is paid.
- * - `giftcard`: the customer enters a gift card of the organizer (or one it accepts) and pays
- *   the whole amount with it.
- * - `stripe`: the page hands the customer to Stripe's hosted checkout (./payment-stripe.ts).
- * After the payment step the customer goes to the `return_url` (with `error=<code>` on
- * failure), or back to the order page. A payment in a final state only shows that state; an
- * order that is paid, canceled or past its last payment date cannot be paid.
+ * The payment page (`payment_url` = order `url` + `pay/{local_id}/`) for the providers of
+ * rules/orders.ts: `manual` (amount, order code as reference, the event's
+ * `payment_manual_pending_description`), `free`, `giftcard`, and `stripe` (./payment-stripe.ts).
+ * Afterwards the customer goes to the `return_url` or the order page (docs/customer-pages.md). A
+ * payment in a final state only shows it; a paid, canceled or overdue order cannot be paid.
  */
 import { Hono } from "hono";
 import { findOrder, type PaymentJson } from "../db/orders";

@@ -1,13 +1,9 @@
 /**
  * The check-in decision: which ticket a scan means, and whether it may pass a check-in list now
- * (pretix docs checkin.rst, checkinlists.rst; the order of the checks follows pretix's
- * `perform_checkin`, which its scanners mirror offline). Everything here is pure and
- * synchronous: the event's Durable Object calls it between reading its state and recording the
- * check-in, without yielding (ARCHITECTURE invariant 1).
- *
- * pretix's reasons are the result codes: `canceled`, `blocked`, `unpaid`, `unapproved`, `invalid_time`,
- * `product`, `rules`, `already_redeemed`, `ambiguous`, `incomplete` (questions to answer first),
- * `invalid` (unknown code, decided by the caller).
+ * (pretix docs checkin.rst, checkinlists.rst; checks in the order of pretix's `perform_checkin`, which
+ * its scanners mirror offline). Pure and synchronous: the event object calls it between reading its
+ * state and recording the check-in, without yielding. pretix's reasons are the result codes
+ * (`canceled`, `blocked`, `unpaid`, ...); `invalid`, an unknown code, is decided by the caller.
  */
 import type { Answer, CheckinReason, CheckinType, OrderStatus } from "../db/schema";
 import { addDays, daysInMonth, zonedParts } from "../lib/datetime";

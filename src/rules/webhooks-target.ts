@@ -1,15 +1,8 @@
 /**
- * Where a webhook may send to. A target is an absolute `https` URL whose host is a public name
- * or a public address: never a private, loopback, link-local, shared, reserved, multicast or
- * documentation address, written as an IPv4 or IPv6 literal (the URL parser already turned
- * `127.1`, `0x7f000001` and `[::ffff:127.0.0.1]` into their plain forms), nor a name that
- * only resolves locally (`localhost`, `*.localhost`, names without a dot, `.local`,
- * `.internal`, ...), nor a name that spells out such an address (`10-0-0-1.sslip.io`,
- * `127.0.0.1.nip.io`). With WEBHOOK_ALLOW_LOOPBACK (local development), the loopback
- * interface is allowed too, over `http` or `https`; nothing else over `http`.
- *
- * Names are checked as written: what a name resolves to is not (the Workers runtime resolves
- * it and offers no hook to see the address), so DNS rebinding is out of scope here.
+ * Where a webhook may send to: an absolute `https` URL whose host is a public name or address, never
+ * a non-public address literal, a locally resolving name, or a name that spells such an address
+ * (docs/webhooks.md); loopback also over `http` with WEBHOOK_ALLOW_LOOPBACK. Names are checked as
+ * written: the Workers runtime resolves them and shows no address, so DNS rebinding is out of scope.
  */
 
 export type TargetRules = { allowLoopback: boolean };
@@ -116,6 +109,7 @@ function nameKind(host: string): Kind | "local" {
   return kind;
 }
 
+/** The kind of a URL's host; the URL parser has already turned `127.1`, `0x7f000001` and `[::ffff:127.0.0.1]` into their plain forms. */
 function hostKind(hostname: string): Kind | "local" | null {
   const host = hostname.toLowerCase().replace(/\.$/, "");
   if (host === "") return null;

@@ -1,12 +1,9 @@
 /**
- * Annulling a check-in (pretix docs checkin.rst "Annulment of a check-in",
- * `POST /organizers/{o}/checkinrpc/annul/`): an automated entry (a turnstile, pretixSCAN's kiosk
- * mode) takes back the check-in it made when the person did not get in. The check-in is named by
- * its scan's nonce on the given lists (of distinct events, as for a redeem); a device sees only its
- * own check-ins, and may annul one only within 15 minutes of its time (pretix's window, measured
- * to the `datetime` the scanner sends, so offline annulments count). The check-in then shows in
- * the history as failed, `annulled`, with the scanner's explanation; the ticket is no longer
- * inside. The event's Durable Object takes it back (objects/event/annul.ts).
+ * Annulling a check-in (pretix docs checkin.rst "Annulment of a check-in", `checkinrpc/annul/`): an
+ * automated entry (a turnstile, pretixSCAN's kiosk) takes back a check-in when the person did not get
+ * in. It is named by its scan's nonce on the given lists; a device sees only its own check-ins, within
+ * pretix's 15 minutes of the scanner's `datetime` (so offline annulments count). It then shows as
+ * failed, `annulled`; the event's Durable Object takes it back (objects/event/annul.ts).
  */
 import { z } from "zod";
 import { checkinsWithNonce } from "../db/checkin/passages";

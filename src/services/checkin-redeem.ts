@@ -1,17 +1,9 @@
 /**
- * Redeeming a scan (pretix docs checkin.rst: `POST /organizers/{o}/checkinrpc/redeem/`, and
- * checkinlists.rst: the per-list `.../positions/{id}/redeem/`), searching tickets across lists
- * (`checkinrpc/search`), and storing failed scans of offline scanners.
- *
- * Each list names its event; the scan goes to that event's Durable Object, which decides and
- * records it (objects/event/admission.ts `redeem`). A scan of several lists (of distinct events)
- * asks each event's object; the code is a ticket of at most one of them. The Worker needs no
- * D1 read of its own for this: which event a list belongs to never changes, so it is kept per
- * isolate once read (a deleted list is answered by the object as unknown).
- *
- * pretix's reasons are the results' codes (`ScanResult.reason`). A scan is recorded whatever
- * its outcome; only `ok` is returned: a refused scan (`error`, `incomplete`) fails with
- * `refused`, a code that is no ticket with `not_found`, each carrying the scan's answer.
+ * Redeeming a scan (pretix docs checkin.rst `checkinrpc/redeem/`, checkinlists.rst `.../redeem/`),
+ * searching tickets across lists, and storing failed scans of offline scanners. Each list's scan goes
+ * to its event's Durable Object, which decides and records it (objects/event/admission.ts); a list's
+ * event never changes, so it is kept per isolate once read. Only `ok` is returned: a refused scan
+ * fails with `refused`, a code that is no ticket with `not_found`, each carrying the scan's answer.
  */
 import { z } from "zod";
 import {

@@ -27,7 +27,7 @@ export function fontsMissing(face: FontFace): Failure {
   );
 }
 
-// Loaded font files per bucket, kept for the isolate's lifetime (Noto Sans SC is 10 MB; the rest ~3 MB).
+// Loaded font files per bucket, kept for the isolate's lifetime: a document loads only the faces its text needs.
 const fontCache = new WeakMap<R2Bucket, Map<FontFace, Promise<Uint8Array>>>();
 
 /** Loads a face from R2 (once per isolate). */

@@ -1,21 +1,9 @@
 /**
- * D1 faults on the Worker's own write paths (those that need no event object: gift cards,
- * customers, payments; and the reads around the object's calls). D1 can fail before a write
- * commits, or commit and lose the answer; neither may reach the client as a 500, and a retry
- * must never apply a change twice:
- *
- * - `survivingD1Faults` wraps a service: a D1 fault anywhere in it (a read, or an idempotent
- *   write that a retry repeats harmlessly) answers 503 with Retry-After.
- * - `readAfterWrite` reads the result of a write that took effect (through the event object):
- *   a fault there answers 503 saying so, never that nothing was changed.
- * - `confirmedWrite` runs a write that a retry would repeat (a gift card transaction, a new
- *   customer): after a fault it asks D1 whether the write is there (`check`, by what only
- *   this write can have written). There: the answer was lost, the write is a success. Not
- *   there: nothing was written, 503 to retry. Unknown (D1 still failing): 503 saying so.
- *
- * Constraint failures and programming errors are not faults and pass through unchanged. A
- * fault no service answered reaches the error boundary (src/app.ts), which answers 503 too:
- * a read with `D1_READ_FAILED`, a write with `D1_UNCONFIRMED` (it may have been applied).
+ * D1 faults on the Worker's own write paths (those without the event object: gift cards, customers,
+ * payments, and the reads around the object's calls). D1 can fail before a write commits, or commit
+ * and lose the answer; neither may reach the client as a 500, and a retry must never apply a change
+ * twice. The three wrappers and what each answers: docs/limits.md "Faults". Constraint failures and
+ * programming errors are not faults and pass through unchanged.
  */
 import { isDatabaseFault } from "../db/constraints";
 import { log } from "../lib/log";

@@ -1,16 +1,9 @@
 /**
  * When invoices come to exist, as pretix makes them (pretix docs invoices.rst, orders.rst
- * `create_invoice`; open point 26): the event setting `invoice_generate` says when — "True" when
- * an order is placed, "paid" when it is paid, "admin" / "user" only through the order action
- * `create_invoice` (./invoice-actions.ts; "False": never). Free orders, orders awaiting approval
- * and orders of sales channels outside `invoice_generate_sales_channels` get none automatically.
- * Canceling or expiring an order cancels its invoices with cancellation invoices
- * (`is_cancellation`, `refers`).
- *
- * Creation is idempotent: an invoice is only written while the order has none that is not
- * canceled, a cancellation only while its invoice has none. The order services call the hooks
- * right after an order is placed or changes status; the cron sweep (`sweepInvoices`) catches
- * any order a failed hook missed. The PDF is rendered on the documents queue (./invoice-files.ts).
+ * `create_invoice`; open point 26; docs/documents.md "Invoices and ticket PDFs"). Creation is
+ * idempotent: an invoice only while the order has none that is not canceled, a cancellation only
+ * while its invoice has none. The order services call the hooks after an order is placed or changes
+ * status; the cron (`sweepInvoices`) catches what a failed hook missed; PDFs: ./invoice-files.ts.
  */
 import type { DB } from "../db/client";
 import {

@@ -1,16 +1,9 @@
 /**
- * Refunds (pretix docs orders.rst, "Order refund endpoints"): an order's refunds, and the refund
- * of a confirmed payment for part or all of its amount, sent to the payment's provider.
- *
- * pretix's rules and answers: `amount` defaults to the payment's amount; it must be positive and
- * at most what the payment has left (`Invalid refund amount, only 23.00 are available to
- * refund.`); providers that cannot refund answer `Full refund not available for this payment
- * method.` (or `Partial …`); Stripe's own refusal is `External error: …`, the refund then
- * `failed`. The refund is recorded (`created`) before it goes to Stripe, which gets the
- * refund's id in its metadata and as idempotency key: Stripe's events find it, and a retried
- * request refunds once. Afterwards, when money is due again (pretix's `pending_sum`), the
- * order is canceled with `mark_canceled`, else a paid order goes back to pending with a new
- * payment term, as pretix does — both through the event object.
+ * Refunds (pretix docs orders.rst "Order refund endpoints"): an order's refunds, and the refund of a
+ * confirmed payment, sent to its provider with pretix's rules and messages (docs/payments.md). The
+ * refund is recorded before it goes to Stripe, which gets its id as metadata and idempotency key:
+ * Stripe's events find it, and a retried request refunds once. When money is due again (pretix's
+ * `pending_sum`) the order is canceled or pending again, through the event object.
  */
 import { z } from "zod";
 import { type OrderRecord, type PaymentJson, type RefundJson, findOrder } from "../db/orders";

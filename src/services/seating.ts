@@ -1,11 +1,8 @@
 /**
- * Seating plan layouts. The layout is stored and returned as sent (its schema is an open
- * point of the spec); only the part that selling needs is read, the way pretix defines its
- * seating plan JSON (src/pretix/static/seating/seating-plan.schema.json): `categories`
- * (objects with a `name`) and `zones` → `rows` → `seats`, each seat with a `seat_guid`
- * unique in the plan, a `seat_number` and a `category`. Rows carry `row_number` and
- * optional `row_label` / `seat_label` templates ("%s" stands for the number); positions
- * (`{x, y}`, relative to the enclosing zone and row) give each seat its coordinates.
+ * Seating plan layouts: stored and returned as sent (the schema is an open point of the spec); only
+ * what selling needs is read, as pretix's `seating-plan.schema.json` defines it: `categories` and
+ * `zones` → `rows` → `seats` (`seat_guid` unique in the plan, `seat_number`, `category`; a row's
+ * `row_number` and `row_label` / `seat_label` templates with "%s"; `{x, y}` relative to zone and row).
  * Everything else (size, areas, colours, uuids, ...) is left alone.
  */
 import { z } from "zod";

@@ -1,13 +1,8 @@
 /**
- * Automated email rules (spec "Automated email rule"; pretix docs sendmail_rules.rst): the
- * request bodies, the timing and product rules, and the services that create, change and
- * delete a rule.
- *
- * DELETE: the spec (copying pretix's documentation) names 403 "when the rule is in use".
- * pretix itself never refuses: its rule view deletes the rule together with its scheduled
- * sending records. So does this service: a rule that sent already is deleted with its records
- * of what it sent (`sendmail_rule_sends`); the mails stay in the outbox. Sending is in
- * services/sendmail-sending.ts.
+ * Automated email rules (spec "Automated email rule"; pretix docs sendmail_rules.rst): the request
+ * bodies, the timing and product rules, and the services that create, change and delete a rule. A
+ * rule that sent is deleted with its records, as pretix does, never refused with the spec's 403
+ * (docs/open-points.md, row `email rules "in use"`). Sending: services/sendmail-sending.ts.
  */
 import { z } from "zod";
 import { isForeignKeyError } from "../db/constraints";

@@ -1,29 +1,9 @@
 /**
- * Automated email rules at work (spec "Automated email rule"; pretix's sendmail plugin,
- * `plugins/sendmail/models.py` ScheduledMail and `signals.py` sendmail_run_rules), run by the
- * cron:
- *
- * - A rule is due for the event, or for each date of a series, at its send time: `send_date`,
- *   or `send_offset_days` before/after the start (or the end, falling back to the start) of
- *   the event or date, at `send_offset_time` in the event's timezone. It is sent when the cron
- *   runs within two days after that time (pretix: later it is "missed"), once: after it went
- *   through its recipients it is done for that event or date, and orders placed later do not
- *   get it.
- * - Recipients: paid orders, with `include_pending` also pending orders not awaiting approval;
- *   for a date only orders with a position of that date; with `all_products` false only orders
- *   with one of the rule's products. `send_to` `orders`: one mail per order to its email;
- *   `attendees`: one mail per position (of the date and products) with an attendee email,
- *   falling back to one mail to the order's email for positions without one; `both`: the
- *   order's mail and the attendees' (an attendee with the order's own address gets none
- *   besides the order's).
- * - Each mail is written with its record (rule × date × order / position) in one transaction,
- *   and only while that record does not exist: however often, or however overlapping, the
- *   cron runs, each mail goes out once.
- * - Placeholders in subject and body as pretix fills them (`get_email_context`): `{event}`,
- *   `{event_slug}`, `{code}`, `{total}`, `{currency}`, `{total_with_currency}`,
- *   `{expire_date}`, `{url}` (the order page, where the tickets are), `{order_email}`,
- *   `{invoice_name}`, `{invoice_company}`, `{name}` and `{name_<part>}`, and for attendee mails
- *   `{attendee_name}` and `{attendee_name_<part>}`. Unknown placeholders stay as written.
+ * Automated email rules at work, run by the cron (spec "Automated email rule"; pretix's sendmail plugin,
+ * `plugins/sendmail/models.py` ScheduledMail, `signals.py` sendmail_run_rules, placeholders of
+ * `get_email_context`). When a rule is due, to whom it goes and which placeholders it fills:
+ * docs/open-points.md "email rules: sending". Each mail is written with its record (rule × date ×
+ * order / position) in one transaction, only while that record does not exist: each mail goes out once.
  */
 import { dispatchMail } from "../lib/queues";
 import { runBatch, type Statement } from "../db/catalog-common";

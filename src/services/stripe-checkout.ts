@@ -1,17 +1,8 @@
 /**
- * The hand-off of a `stripe` payment to Stripe's hosted checkout: a Checkout Session for the
- * payment's amount and currency, made once per payment and reused while it is open.
- *
- * - Once per payment: the session is created with an idempotency key of the payment and the
- *   attempt (Stripe answers a repeated creation with the same session), stored on the payment
- *   and reused until shortly before it expires; an expired session is followed by the next
- *   attempt. Two requests at once get the same session from Stripe; only one attempt is stored.
- * - The order's reservation: the session expires with the order, where Stripe allows it
- *   (rules/stripe.ts `checkoutExpiresAt`).
- * - Nothing is written before Stripe answered: when Stripe cannot be reached the payment is as
- *   it was and can be started again later.
- * The PaymentIntent Stripe makes carries the payment's event, order code and local id in its
- * metadata, so that any later event (a refund in Stripe's dashboard) finds the payment.
+ * The hand-off of a `stripe` payment to Stripe's hosted checkout: one Checkout Session per payment
+ * (Stripe's idempotency key names the payment and the attempt), stored and reused until shortly before
+ * it expires, expiring with the order's reservation (rules/stripe.ts). Nothing is written before Stripe
+ * answered. The PaymentIntent's metadata names the payment, so later events (a dashboard refund) find it.
  */
 import type { DB } from "../db/client";
 import type { PaymentJson } from "../db/orders";
@@ -55,7 +46,11 @@ function liveSession(info: Record<string, unknown>, now: number): string | null 
   return typeof url === "string" && typeof expires === "number" && expires > now + REUSE_MARGIN_MS ? url : null;
 }
 
-/** Starts (or resumes) the payment's checkout; the caller checked that the order can be paid. */
+/**
+ * Starts (or resumes) the payment's checkout; the caller checked that the order can be paid. An
+ * expired session is followed by the next attempt; two requests at once get the same session from
+ * Stripe, and only one attempt is stored. When Stripe cannot be reached nothing changes.
+ */
 export async function startCheckout(
   scope: CheckoutScope,
   order: CheckoutOrder,

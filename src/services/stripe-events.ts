@@ -1,22 +1,9 @@
 /**
- * Stripe's webhook events for an organizer (`POST /api/v1/organizers/{o}/stripe/webhook`):
- * verified with the official SDK against the organizer's webhook signing secret, then acted on
- * once per event however often and in whatever order Stripe delivers.
- *
- * - Once: an event already recorded is answered and left alone; otherwise this delivery draws
- *   a random claim, and every change it makes is one D1 batch that records the event with the
- *   claim and holds each statement to the claim being the recorded one (db/stripe.ts). Of the
- *   same event delivered ten times at once, one delivery's changes are written.
- * - Any order: each change is also conditional on the state it changes from; a refund that
- *   arrives before its payment's completion asks Stripe for the PaymentIntent, confirms the
- *   payment as its completion would, then records the refund.
- * - A completed payment confirms the payment and marks the order paid through the event
- *   object, exactly as the API's `confirm` does, with the paid mail. When the order cannot
- *   become paid — it is paid or canceled already, or it expired and its quota is gone — the
- *   payment is confirmed and the order left as it is, as pretix does (docs/open-points.md).
- * - Failed payments are recorded (with pretix's "payment failed" mail), canceled ones (the
- *   Checkout Session expired) too; refunds move on as Stripe reports them, and refunds made in
- *   Stripe's dashboard are recorded as external refunds.
+ * Stripe's webhook events for an organizer (`POST /api/v1/organizers/{o}/stripe/webhook`), verified
+ * with the official SDK and acted on once however often and in whatever order Stripe delivers
+ * (docs/payments.md "What happens"). Once: each delivery draws a claim, and its one D1 batch records
+ * the event and holds every statement to that claim (db/stripe.ts). Any order: each change is also
+ * conditional on the state it changes from; a refund before its payment's completion confirms it first.
  */
 import { findOrder } from "../db/orders";
 import type { DB } from "../db/client";

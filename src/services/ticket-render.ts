@@ -1,16 +1,8 @@
 /**
- * Ticket PDFs from pretix's layout format (the `layout` list of a ticket layout; pretix
- * `src/pretix/base/pdf.py` and its `pdf-layout.schema.json`; open point 12). Rendered:
- * `textarea` (content variable or `other` / `other_i18n` text with {variable} placeholders,
- * width, fontsize, lineheight, bold, italic, align, color, downward, rotation, locale, page),
- * `textcontainer` (the same in a box of `height`, with verticalalign and autoresize),
- * `barcodearea` (a QR code of the ticket secret or of any variable, size, nowhitespace),
- * `imagearea` (a grey placeholder box, as pretix draws an image variable without an image:
- * this service has no image variables). Ignored: `poweredby` (pretix's own logo), unknown
- * element types, `fontfamily` (the Noto fonts cover every script the fonts cover; see
- * src/lib/pdf/fonts.ts). Elements are placed in millimetres from the page's lower left
- * corner. The pages are those of the layout's background PDF (A4 without one). The variables
- * are ticket-variables.ts; the layout of events without one is ticket-default-layout.ts.
+ * Ticket PDFs from pretix's layout format (pretix `src/pretix/base/pdf.py`, `pdf-layout.schema.json`;
+ * open point 12): which elements and properties are drawn and which ignored is docs/open-points.md;
+ * positions in millimetres from the page's lower left corner, on the pages of the layout's background
+ * PDF (A4 without one). Variables: ticket-variables.ts; the default layout: ticket-default-layout.ts.
  */
 import { PDFDocument, type PDFPage } from "@cantoo/pdf-lib";
 import { A4, type FontLoader, MM, PdfWriter, type TextStyle } from "../lib/pdf/document";

@@ -1,17 +1,9 @@
 /**
- * Ticket secret generators (pretix docs "Ticket secret generators"; pretix `secrets.py`), chosen
- * per event by the setting `ticket_secret_generator`:
- *
- * - `random` (the default): 32 random characters; a secret never has to change when the ticket
- *   does, and nothing is revoked (an old secret simply stops existing);
- * - `pretix_sig1`: signed secrets (lib/ticket-signing.ts) that carry product, variation, date and
- *   validity, so that a scanner with the event's `valid_keys` can admit offline. Whenever what a
- *   secret encodes changes, or the ticket is canceled or re-issued, it gets a new one and the
- *   old one goes onto the revocation list.
- *
- * The key pair is made by the service on first need (WebCrypto Ed25519), per event; its private
- * key is kept sealed with the deployment secret TICKET_SIGNING_KEY_SECRET and never leaves the
- * service.
+ * Ticket secret generators (pretix docs "Ticket secret generators"; pretix `secrets.py`), per event by
+ * `ticket_secret_generator`: `random` (32 characters; never revoked, an old secret simply stops
+ * existing) or `pretix_sig1` (signed, lib/ticket-signing.ts; a changed, canceled or re-issued ticket
+ * gets a new secret and the old one is revoked). The event's key pair is made on first need and its
+ * private key kept sealed (docs/selling-and-checkin.md "Signed tickets").
  */
 import { log } from "../lib/log";
 import type { DB } from "../db/client";

@@ -1,16 +1,8 @@
 /**
- * Ticket downloads as pretix offers them (pretix docs orders.rst: `downloads` of orders and
- * positions, `.../orders/{code}/download/pdf/`, `.../orderpositions/{id}/download/pdf/`): the
- * only output is `pdf`. Downloads exist for paid orders, and for pending orders that await no
- * approval when the event setting `ticket_download_pending` is on; a position has a ticket
- * unless its item says otherwise (`generate_tickets`), it is an add-on
- * (`ticket_download_addons` off) or not an admission product (`ticket_download_nonadm` off).
- *
- * The PDF is rendered on the documents queue and cached in R2 under a fingerprint of
- * everything it is drawn from (the order's data, the layout and its background), as pretix
- * caches its tickets: a download answers 409 while the file for the current data does not
- * exist yet, then 200; changed data gets a new file. A layout the renderer cannot use answers
- * 400 with the reason (recorded by the renderer beside the file's key).
+ * Ticket downloads as pretix offers them (pretix docs orders.rst: `downloads`, `.../download/pdf/` of
+ * orders and positions; only `pdf`): which orders and positions have tickets, and the PDF rendered on
+ * the documents queue and cached in R2 under a fingerprint of what it is drawn from, as pretix caches
+ * its tickets: 409 until the file exists, 400 for a layout the renderer cannot use (docs/documents.md).
  */
 import { dispatchDocuments } from "../lib/queues";
 import type { DB } from "../db/client";

@@ -1,19 +1,8 @@
 /**
- * Delivery of webhook calls (pretix docs api/webhooks.rst "Responding to a webhook"): an HTTP
- * POST of the JSON body to the webhook's target, signed; a 2xx answer within 30 seconds
- * delivers it, anything else (including redirects, which are not followed) is retried with
- * pretix's back-off for up to three days; 410 Gone disables the webhook.
- *
- * Order: the calls of one webhook about one order are a sequence. Only its first pending call
- * is ever attempted, and a claim on it (db/webhooks.ts `claimSequenceHead`, one conditional
- * UPDATE) lets exactly one delivery hold it, however often the queue hands out a message; so
- * a receiver gets an order's notifications in the order they happened, each once it answered
- * 2xx for the one before (or that one was given up). Sequences of different orders or
- * webhooks proceed independently.
- *
- * At least once: a delivery that dies after the receiver answered but before the outcome was
- * recorded is repeated once its claim runs out, so a receiver may see a notification twice
- * (with the same `notification_id`), as pretix warns too.
+ * Delivery of webhook calls (pretix docs api/webhooks.rst "Responding to a webhook"): a signed POST
+ * of the JSON body to the target, retried with pretix's back-off, in order per order and at least once
+ * (docs/webhooks.md "Delivery"). Only a sequence's first pending call is
+ * attempted, and a claim on it (db/webhooks.ts `claimSequenceHead`) lets one delivery hold it.
  */
 import type { WebhookMessage } from "../lib/queues";
 import { log } from "../lib/log";

@@ -1,12 +1,8 @@
 /**
- * Webhooks of an organizer (pretix docs api/resources/webhooks.rst and api/webhooks.rst): the
- * request bodies, pretix's rules for them, the services that create, change, disable and
- * re-key them. New notifications go to the webhook queue with `dispatchWebhooks` (lib/queues.ts).
- *
- * A notification is written as one call per matching webhook in the same D1 transaction as the
- * change it reports (db/webhooks.ts, called from the order writes), so none is lost; the queue
- * message that follows only says "look now" (webhooks-delivery.ts delivers, the cron sweep finds
- * what a lost message left behind).
+ * Webhooks of an organizer (pretix docs api/resources/webhooks.rst, api/webhooks.rst): the request
+ * bodies, pretix's rules for them, and the services that create, change, disable and re-key them. A
+ * notification is written with the change it reports in one D1 transaction (db/webhooks.ts), so none
+ * is lost; the queue message (`dispatchWebhooks`) only says "look now" (docs/webhooks.md "Delivery").
  */
 import { z } from "zod";
 import { eventIdsBySlug } from "../db/teams";

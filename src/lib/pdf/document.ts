@@ -4,7 +4,7 @@
  * (right-to-left names are drawn right to left; fontkit shapes and orders the glyphs of each
  * run), word wrapping, QR codes as vector modules, rectangles. Every face is embedded as a
  * subset of the glyphs the document uses, so a ticket with one Chinese name carries a few
- * glyphs of the 10 MB CJK font, not the font.
+ * glyphs of the large CJK font, not the font.
  */
 import {
   degrees,

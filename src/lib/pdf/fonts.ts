@@ -1,12 +1,8 @@
 /**
- * The fonts of generated PDFs (tickets, invoices): Noto Sans for Latin, Greek and Cyrillic
- * (regular, bold, italic, bold italic; Noto Sans also draws Devanagari and Vietnamese), Noto
- * Sans Hebrew, IBM Plex Sans Arabic (also Persian and Urdu), Noto Sans SC (Chinese, Japanese kana),
- * Noto Sans KR (Korean Hangul) and Noto Sans Thai, in regular and bold. They are not bundled
- * with the Worker (Noto Sans SC alone is 10 MB): `npm run fonts` (src/cli/fonts.ts) copies the
- * TTF files from their npm packages into the R2 bucket under `fonts/`, and a document loads the
- * faces its text needs and embeds a subset of each (only the glyphs used). A character no face
- * has (emoji, scripts not listed) is drawn as the face's empty box.
+ * The fonts of generated PDFs (tickets, invoices), by script. They are not bundled with the Worker
+ * (too large): `npm run fonts` (src/cli/fonts.ts) copies the TTF files from their npm packages into
+ * R2 under `fonts/`; a document loads the faces its text needs and embeds a subset of each. A
+ * character no face has (emoji, scripts not listed) is drawn as the face's empty box (docs/documents.md).
  */
 
 /** A font face: a family in a style. */

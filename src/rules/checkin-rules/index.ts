@@ -1,18 +1,9 @@
 /**
- * Check-in rules: pretix's rule language for check-in lists (the list's `rules` field), evaluated
- * as pretix's server evaluates it when a ticket is redeemed, and explained as pretix explains a
- * refusal (`reason_explanation`). Pure and synchronous; docs/checkin-rules.md lists what is and
- * what is not evaluated.
- *
- * The language is JsonLogic as pretix's server runs it (its Python port of json-logic-js) plus
- * pretix's own operations and scan variables. Where the server's evaluation would fail (a Python
- * exception: pretix then refuses the scan with "Evaluation of custom rules has failed."), and
- * wherever a rule uses something this module does not know, the outcome is `unsupported`: the
- * caller refuses the scan. Nothing unknown is ever admitted.
- *
- * The parts: values.ts and value-ops.ts (Python's values and operations), clock.ts (the event's
- * timezone), variables.ts (what a rule reads of the scan), validate.ts (a rule's structure),
- * evaluate.ts, explain.ts.
+ * Check-in rules: pretix's rule language for check-in lists (JsonLogic as pretix's server runs it, plus
+ * pretix's operations and scan variables), evaluated when a ticket is redeemed and explained as pretix
+ * explains a refusal. Pure and synchronous. Whatever would fail in pretix or is unknown here is
+ * `unsupported`, and the caller refuses the scan: nothing unknown is admitted (docs/checkin-rules.md).
+ * Parts: values.ts, value-ops.ts, clock.ts, variables.ts, validate.ts, evaluate.ts, explain.ts.
  */
 import { evaluate, TOP } from "./evaluate";
 import { explain } from "./explain";

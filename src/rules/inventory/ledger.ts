@@ -1,13 +1,9 @@
 /**
- * The inventory ledger of one event: who holds which capacity, and the decisions on it.
- *
- * Holds are positions of pending and paid orders (the order book: until the order is canceled or
- * expires), cart positions (until they expire) and the units blocked by vouchers with
- * `block_quota`. A quota's availability is
- *   size − paid − pending − unexpired carts − blocked by vouchers (+ paid tickets that left, with
- *   `release_after_exit`)
- * (pretix docs quotas.rst). Every method here is synchronous: the event's Durable Object calls
- * them without yielding between check and record (ARCHITECTURE invariant 1).
+ * The inventory ledger of one event: who holds which capacity, and the decisions on it. Holds are
+ * positions of pending and paid orders, unexpired cart positions and vouchers' `block_quota` units;
+ * a quota's availability is size − paid − pending − carts − voucher blocks (+ paid tickets that left,
+ * with `release_after_exit`; pretix docs quotas.rst). Synchronous: the event object checks and records
+ * without yielding between them (docs/event-object.md).
  */
 import { type CartHold, CartHolds, type Credit, NO_CREDIT } from "./cart-holds";
 import {

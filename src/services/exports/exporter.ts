@@ -1,11 +1,9 @@
 /**
- * What an exporter is (spec "Exporter"; pretix docs exporters.rst): its identifier, name,
- * inputs and sheets, the context one run of it reads in, and the `_format` choices pretix's
- * list exporters share. The exporters themselves are in `./exporters/`, one file each.
- *
- * Each sheet is read in pages by keyset, so a job step reads only the rows it writes. What must
- * stay the same over all steps of one export (the tax rate columns, the questions, the
- * payment providers) is fixed when the export starts (`facts`).
+ * What an exporter is (spec "Exporter"; pretix docs exporters.rst): identifier, name, inputs, sheets,
+ * the context a run reads in, and the `_format` choices of pretix's list exporters; the exporters are
+ * in `./exporters/`, one file each. Sheets are read in pages by keyset, so a job step reads only the
+ * rows it writes; what must stay the same over all steps (tax rate columns, questions, payment
+ * providers) is fixed when the export starts (`facts`).
  */
 import type { DB } from "../../db/client";
 import { addDays, parseDate, zonedTimeToUtc } from "../../lib/datetime";

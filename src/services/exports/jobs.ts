@@ -1,19 +1,9 @@
 /**
- * Data exports (spec "Exporter", the export rows of "States and transitions", "Limits";
- * pretix docs exporters.rst): the exporter list, starting an export, its state behind the
- * download URL, and the job that writes the file on the exports queue.
- *
- * An export is a row of `export_jobs` and a file in R2. The job runs in steps, one queue
- * message each: a step reads the next `EXPORT_STEP_ROWS` rows (by keyset), appends them to the
- * file (./upload.ts) and records where it stopped and how far it got (`percentage`), then
- * sends the message of the next step. A step is taken with a conditional update on the job's
- * step counter and a lease, so a message delivered twice, or two deliveries at once, write
- * each step once. A step that keeps failing ends the export as failed (410 with `message`);
- * the cron sends the message again for a job that stopped moving (a lost message) and removes
- * expired exports with their files.
- *
- * At most two exports of a credential run at once (spec "Limits"); a third is refused with 429
- * (see docs/open-points.md, row 13).
+ * Data exports (spec "Exporter", "States and transitions", "Limits"; pretix docs exporters.rst): the
+ * exporter list, starting an export, its state behind the download URL, and the queue job that writes
+ * the file in steps (one message each, `EXPORT_STEP_ROWS` rows by keyset, taken with a conditional
+ * update and a lease so each step is written once; docs/documents.md). At most two exports of a
+ * credential run at once; a third is refused with 429 (docs/open-points.md).
  */
 import type { DB } from "../../db/client";
 import {

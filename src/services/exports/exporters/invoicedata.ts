@@ -1,13 +1,9 @@
 /**
- * `invoicedata` "Invoice data" (pretix's `InvoiceDataExporter`, `base/exporters/invoices.py`),
- * event and organizer level: a sheet with a row per invoice and one with a row per invoice
- * line, of the export's events, ordered by invoice number. Inputs as pretix's
- * `InvoiceExporterMixin`: the date range the invoices were issued in (`date_from`, `date_to`:
- * the invoice date, inclusive) and `payment_provider` (orders with at least one payment attempt
- * of that provider). Columns as pretix's as far as the service's invoices carry them (no
- * reverse charge flag, no payment matching ids: the service's payment providers have none); the
- * foreign currency columns stay empty (the service converts no currencies, as the invoices'
- * `foreign_currency_*` say).
+ * `invoicedata` "Invoice data" (pretix's `InvoiceDataExporter`, `base/exporters/invoices.py`), event
+ * and organizer level: a sheet of invoices and one of invoice lines, by invoice number. Inputs as
+ * pretix's `InvoiceExporterMixin` (`date_from`, `date_to`: invoice date, inclusive; `payment_provider`).
+ * Columns as pretix's where the invoices carry them: no reverse charge flag, no payment matching ids,
+ * the foreign currency columns empty (the service converts no currencies).
  */
 import {
   countInvoiceLines,
