@@ -2398,6 +2398,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/refunds/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an order's refunds
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventOrdersByCodeRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/refunds/{local}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Refund detail
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/{local}/refund/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a payment
+         * @description Refunds a confirmed payment, all of it or `amount`, through its provider (Stripe); answers the refund. When money is due again afterwards, `mark_canceled` cancels the order, else a paid order is pending again.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/stripe/webhook/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Stripe webhook
+         * @description The endpoint of the organizer's Stripe webhook (events `checkout.session.completed`, `checkout.session.async_payment_succeeded`, `checkout.session.async_payment_failed`, `checkout.session.expired`, `refund.created`, `refund.updated`, `refund.failed`). No credentials: the `Stripe-Signature` header must sign the exact body with the organizer's `payment_stripe_webhook_secret` within five minutes, else 400 and nothing changes. Each event acts once, however often it is delivered.
+         *
+         *     No credentials needed.
+         */
+        post: operations["postOrganizersByOrganizerStripeWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizers/{organizer}/events/{event}/invoices/": {
         parameters: {
             query?: never;
@@ -2794,6 +2878,28 @@ export interface paths {
          *     Any credential of the organizer; each list needs `checkin:scan` (`can_change_orders` or `can_checkin_orders`) for its event (the others are refused as unknown). Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerCheckinrpcRedeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/checkinrpc/annul/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Annul a check-in made in error
+         * @description The check-in with the nonce on one of the lists (one per event) becomes a failed one, `annulled`, with the explanation; a device may annul only its own check-ins, within 15 minutes of their time.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerCheckinrpcAnnul"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3237,6 +3343,10 @@ export interface components {
             customer_accounts?: boolean;
             giftcard_length?: number;
             giftcard_expiry_years?: number | null;
+            /** @description Stripe secret key: write-only, true when set. */
+            payment_stripe_secret_key?: boolean;
+            /** @description Stripe webhook signing secret: write-only, true when set. */
+            payment_stripe_webhook_secret?: boolean;
         };
         OrganizerSettingsExplained: {
             locales?: {
@@ -3286,6 +3396,18 @@ export interface components {
             };
             giftcard_expiry_years?: {
                 value: number | null;
+                label: string;
+                help_text: string;
+            };
+            payment_stripe_secret_key?: {
+                /** @description Stripe secret key: write-only, true when set. */
+                value: boolean;
+                label: string;
+                help_text: string;
+            };
+            payment_stripe_webhook_secret?: {
+                /** @description Stripe webhook signing secret: write-only, true when set. */
+                value: boolean;
                 label: string;
                 help_text: string;
             };
@@ -4373,9 +4495,7 @@ export interface components {
                 url: string;
             }[];
             payments: components["schemas"]["OrderPayment"][];
-            refunds: {
-                [key: string]: unknown;
-            }[];
+            refunds: components["schemas"]["OrderRefund"][];
             /**
              * Format: date-time
              * @description ISO 8601, UTC
@@ -4436,6 +4556,8 @@ export interface components {
             pseudonymization_id: string;
             seat: components["schemas"]["Seat"] | null;
             is_bundled: boolean;
+            valid_from: string | null;
+            valid_until: string | null;
             blocked: string[] | null;
             checkins: {
                 id: number;
@@ -4501,6 +4623,31 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        OrderRefund: {
+            local_id: number;
+            /** @enum {string} */
+            state: "created" | "transit" | "external" | "canceled" | "failed" | "done";
+            /** @enum {string} */
+            source: "buyer" | "admin" | "external";
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            amount: string;
+            /** @description The `local_id` of the refunded payment. */
+            payment: number | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            created: string;
+            execution_date: string | null;
+            comment: string | null;
+            provider: string;
+            details: {
+                [key: string]: unknown;
+            };
+        };
         /** @description An order's detail: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too. */
         OrderDetail: {
             code: string;
@@ -4537,9 +4684,7 @@ export interface components {
                 url: string;
             }[];
             payments: components["schemas"]["OrderPayment"][];
-            refunds: {
-                [key: string]: unknown;
-            }[];
+            refunds: components["schemas"]["OrderRefund"][];
             /**
              * Format: date-time
              * @description ISO 8601, UTC
@@ -4584,9 +4729,7 @@ export interface components {
                 url: string;
             }[];
             payments: components["schemas"]["OrderPayment"][];
-            refunds: {
-                [key: string]: unknown;
-            }[];
+            refunds: components["schemas"]["OrderRefund"][];
             /**
              * Format: date-time
              * @description ISO 8601, UTC
@@ -4630,6 +4773,8 @@ export interface components {
             pseudonymization_id: string;
             seat: components["schemas"]["Seat"] | null;
             is_bundled: boolean;
+            valid_from: string | null;
+            valid_until: string | null;
             blocked: string[] | null;
             checkins: {
                 id: number;
@@ -4651,6 +4796,23 @@ export interface components {
                 /** Format: uri */
                 url: string;
             }[];
+        };
+        StripeWebhookReceived: {
+            /** @constant */
+            received: true;
+        };
+        StripeEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            type: string;
+            data: {
+                object: {
+                    [key: string]: unknown;
+                };
+            };
+        } & {
+            [key: string]: unknown;
         };
         Invoice: {
             number: string;
@@ -4823,6 +4985,8 @@ export interface components {
             pseudonymization_id: string;
             seat: components["schemas"]["Seat"] | null;
             is_bundled: boolean;
+            valid_from: string | null;
+            valid_until: string | null;
             blocked: string[] | null;
             checkins: {
                 id: number;
@@ -4899,6 +5063,10 @@ export interface components {
         };
         /** @description pretix's bare list of messages: `["No check-in list passed."]`, two lists of one event. */
         ListMessages: string[];
+        AnnulAnswer: {
+            /** @constant */
+            status: "ok";
+        };
         EventSelection: {
             event: {
                 slug: string;
@@ -13874,6 +14042,9 @@ export interface operations {
                         positionid?: number;
                         addon_to?: number | null;
                         secret?: string;
+                        valid_from?: string | null;
+                        valid_until?: string | null;
+                        requested_valid_from?: string | null;
                     }[];
                     fees?: {
                         /** @enum {string} */
@@ -14228,6 +14399,166 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventOrdersByCodeRefunds: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["OrderRefund"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The refund's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRefund"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The payment's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    amount?: string | number;
+                    mark_canceled?: boolean;
+                    mark_refunded?: boolean;
+                    comment?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRefund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerStripeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StripeEvent"];
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeWebhookReceived"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
@@ -15166,7 +15497,7 @@ export interface operations {
                 /** @description scanned before then */
                 datetime_before?: string;
                 successful?: boolean;
-                error_reason?: "canceled" | "invalid" | "unpaid" | "product" | "rules" | "revoked" | "incomplete" | "already_redeemed" | "ambiguous" | "blocked" | "unapproved" | "invalid_time" | "error";
+                error_reason?: "canceled" | "invalid" | "unpaid" | "product" | "rules" | "revoked" | "incomplete" | "already_redeemed" | "ambiguous" | "blocked" | "unapproved" | "invalid_time" | "error" | "annulled";
                 /** @description the check-in list's id */
                 list?: number;
                 type?: "entry" | "exit";
@@ -15276,6 +15607,56 @@ export interface operations {
                     "application/json": components["schemas"]["RedeemAnswer"];
                 };
             };
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerCheckinrpcAnnul: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    lists: number[];
+                    nonce: string;
+                    datetime?: string | null;
+                    error_explanation?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnulAnswer"];
+                };
+            };
+            /** @description Refused: `["Multiple check-ins found based on nonce"]` or `["Cannot annul an unsuccessful checkin"]` (a bare list, as pretix answers), the time or device as `non_field_errors`, or field errors. Otherwise the failure answer (`BadRequest`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string[] | components["schemas"]["BadRequestBody"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
