@@ -448,6 +448,8 @@ const KIOSK = [
   "POST /api/v1/upload",
   `POST ${O}/checkinrpc/redeem`,
   `GET ${O}/checkinrpc/search`,
+  // pretix 2025: turnstiles and pretixSCAN's kiosk mode take back a check-in that did not pass
+  `POST ${O}/checkinrpc/annul`,
 ];
 const NOORDERS = [...KIOSK, `GET ${E}/checkinlists/:/positions`];
 const PRETIXSCAN = [...NOORDERS, `GET ${E}/orders`];

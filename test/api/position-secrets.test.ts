@@ -22,6 +22,7 @@ const place = (v: Venue, secrets: (string | undefined)[]) =>
   v.client.post(`${v.path}/orders/`, {
     email: "a@example.org",
     status: "p",
+    payment_provider: "manual",
     positions: secrets.map((secret) => ({ item: v.ticket.id, ...(secret === undefined ? {} : { secret }) })),
   });
 

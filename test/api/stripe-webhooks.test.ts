@@ -150,7 +150,11 @@ describe("payments that cannot make the order paid (pretix: the payment is confi
     const s = await shopWithWebhook({ size: 1 });
     const { order, completed } = await paidAtStripe(s, "late@example.org");
     expect((await s.client.post(`${s.path}/orders/${order.code}/mark_expired/`)).status).toBe(200);
-    const other = await s.client.post(`${s.path}/orders/`, { positions: [{ item: s.ticket.id }], status: "p" });
+    const other = await s.client.post(`${s.path}/orders/`, {
+      positions: [{ item: s.ticket.id }],
+      status: "p",
+      payment_provider: "manual",
+    });
     expect(other.status).toBe(201);
     expect((await deliver(s, completed)).status).toBe(200);
     const after = await readOrder(s, order.code);

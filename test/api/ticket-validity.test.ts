@@ -25,6 +25,7 @@ async function validityVenue(item: Record<string, unknown>, event: Record<string
     const res = await v.client.post(`${v.path}/orders/`, {
       email: "a@example.org",
       status: "p",
+      payment_provider: "manual",
       positions: [{ item: product.id, ...position }],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
