@@ -172,7 +172,7 @@ const annulResponse = z.object({ status: z.literal("ok") }).meta({ id: "AnnulAns
  */
 checkinRoutes.post(
   `${base}/annul`,
-  organizerScope("can_change_orders"),
+  organizerScope("checkin:scan", { perObject: true }),
   doc.ok(annulResponse, {
     summary: "Annul a check-in made in error",
     description:

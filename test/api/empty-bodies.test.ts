@@ -10,7 +10,14 @@ import { API_PREFIX, createApp } from "../../src/app";
 import { routeInfos } from "../../src/http/openapi";
 import type { Json } from "../harness";
 import { openApiDocument } from "../helpers/contract";
-import { newRouteWorld, prepareCall, type RouteWorld, rowOf, successStatus } from "../helpers/route-calls";
+import {
+  newRouteWorld,
+  prepareCall,
+  type RouteWorld,
+  rowOf,
+  SIGNED_BODIES,
+  successStatus,
+} from "../helpers/route-calls";
 
 let world: RouteWorld;
 let doc: Json;
@@ -52,6 +59,7 @@ describe("an empty JSON body", () => {
     it(`${r.method} ${r.docPath}`, async () => {
       const body = doc.paths[r.docPath][r.method.toLowerCase()].requestBody;
       if (!body?.content?.["application/json"]) return; // not a JSON body (the upload)
+      if (SIGNED_BODIES.has(`${r.method} ${r.path}`)) return; // the signature is checked first
       const row = rowOf(r.method, r.path);
       const params = OPTIONAL_BODY_CALLS[`${r.method} ${r.path}`];
       // at most two exports of a caller run at once: each export on an organizer of its own

@@ -14,7 +14,7 @@ import { routeInfos } from "../../src/http/openapi";
 import { MESSAGES } from "../../src/lib/failure";
 import type { Json } from "../harness";
 import { openApiDocument } from "../helpers/contract";
-import { newRouteWorld, prepareCall, type RouteWorld, rowOf } from "../helpers/route-calls";
+import { newRouteWorld, prepareCall, type RouteWorld, rowOf, SIGNED_BODIES } from "../helpers/route-calls";
 
 type Path = (string | number)[];
 
@@ -106,9 +106,6 @@ beforeAll(async () => {
   world = await newRouteWorld();
   doc = await openApiDocument();
 });
-
-/** Routes whose body only counts with its signature over the exact bytes. */
-const SIGNED_BODIES = new Set(["POST /api/v1/organizers/:organizer/stripe/webhook"]);
 
 /** The routes whose description has a JSON request body. */
 const ROUTES = routeInfos(createApp(), API_PREFIX).filter((r) => r.hasBody && r.method !== "GET");

@@ -105,3 +105,10 @@ export function successStatus(row: MatrixRow): number {
   const method = row.route.slice(0, row.route.indexOf(" "));
   return method === "POST" ? 201 : method === "DELETE" ? 204 : 200;
 }
+
+/**
+ * Routes whose body only counts with its signature over the exact bytes (Stripe's webhook): a
+ * changed or empty body fails the signature before anything reads it; stripe-webhooks.test.ts
+ * shows what such a route answers.
+ */
+export const SIGNED_BODIES = new Set(["POST /api/v1/organizers/:organizer/stripe/webhook"]);

@@ -79,7 +79,7 @@ export const rows: MatrixRow[] = [
   {
     // the caller annuls a check-in it made itself (a device may annul only its own)
     route: `POST ${org}/checkinrpc/annul`,
-    permission: "can_change_orders",
+    permission: "checkin:scan",
     status: 200,
     setup: async (w) => {
       const t = await ticket(w);
@@ -93,6 +93,10 @@ export const rows: MatrixRow[] = [
         },
       };
     },
+    refusal: (s) => ({
+      status: 400,
+      body: { lists: [`Invalid pk "${(s.body as { lists: number[] }).lists[0]}" - object does not exist.`] },
+    }),
   },
   {
     route: `GET ${org}/checkinrpc/search`,
