@@ -223,39 +223,6 @@ describe("customer pages in Chromium, JavaScript off", () => {
     await page.close();
   });
 
-  it("confirms a free order through pay/change and the free payment page", async () => {
-    const order = await shop.order({ positions: [{ item: shop.freeEntry.id }], status: "n" });
-    expect(order.total).toBe("0.00");
-    expect(order.status).toBe("n");
-    expect(order.payments).toEqual([expect.objectContaining({ local_id: 1, provider: "free", state: "created" })]);
-    const page = await newPage();
-    await visit(page, order.url);
-    expect(await mainText(page)).toMatch(/Free of charge open EUR 0\.00 Pay now/);
-    await inspect(page, "order-free");
-
-    await follow(page, page.getByRole("link", { name: "Change payment method" }));
-    expect(page.url()).toBe(`${order.url}pay/change`);
-    expect(await page.getByRole("radio").count()).toBe(1);
-    expect(await page.getByLabel(/Free of charge/).isChecked()).toBe(true);
-    await inspect(page, "pay-change-free");
-
-    await follow(page, page.getByRole("button", { name: "Continue" }));
-    expect(page.url()).toBe(`${order.url}pay/2/`);
-    expect(await mainText(page)).toContain("This order is free of charge.");
-    await inspect(page, "payment-free");
-
-    await follow(page, page.getByRole("button", { name: "Confirm the order" }));
-    expect(page.url()).toBe(`${order.url}?paid=yes`);
-    expect(await mainText(page)).toContain("Thank you! Your payment has been received.");
-    const after = await shop.readOrder(order.code);
-    expect(after.status).toBe("p");
-    expect(after.payments).toEqual([
-      expect.objectContaining({ local_id: 1, provider: "free", state: "canceled" }),
-      expect.objectContaining({ local_id: 2, provider: "free", state: "confirmed", amount: "0.00" }),
-    ]);
-    await page.close();
-  });
-
   it("shows a manual payment's instructions: amount and the order code as reference", async () => {
     const order = await shop.order({ payment_provider: "manual" });
     const page = await newPage();
