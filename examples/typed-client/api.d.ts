@@ -2897,7 +2897,7 @@ export interface paths {
          * Annul a check-in made in error
          * @description The check-in with the nonce on one of the lists (one per event) becomes a failed one, `annulled`, with the explanation; a device may annul only its own check-ins, within 15 minutes of their time.
          *
-         *     Needs `can_change_orders`. Team tokens and devices.
+         *     Any credential of the organizer; each list needs `checkin:scan` (`can_change_orders` or `can_checkin_orders`) for its event (the others are refused as unknown). Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerCheckinrpcAnnul"];
         delete?: never;
