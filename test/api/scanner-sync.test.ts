@@ -303,6 +303,19 @@ describe("pretixSCAN's sync against this service", () => {
       nonce: "f-1",
     });
     expect(failed.status).toBe(201);
+
+    // kiosk mode and turnstiles: a check-in whose gate did not open is annulled by its nonce
+    const turnstile = sold[6].positions[0];
+    const gate = { ...body, secret: turnstile.secret, nonce: "turnstile-1" };
+    expect((await scan.post(`${org}/checkinrpc/redeem/`, gate)).body.status).toBe("ok");
+    const annul = await scan.post(`${org}/checkinrpc/annul/`, {
+      nonce: "turnstile-1",
+      lists: [list.id],
+      error_explanation: "Turnstile did not turn",
+    });
+    expect([annul.status, annul.body]).toEqual([200, { status: "ok" }]);
+    // the ticket is not used: the next scan admits it
+    expect((await scan.post(`${org}/checkinrpc/redeem/`, { ...gate, nonce: "turnstile-2" })).body.status).toBe("ok");
   });
 });
 
