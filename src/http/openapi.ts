@@ -24,7 +24,7 @@ export {
   type RouteDoc,
   type RouteInfo,
   routeInfos,
-  toDocPath,
+  openApiPathOf,
   undescribedRoutes,
 } from "./route-docs";
 

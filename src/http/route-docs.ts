@@ -270,7 +270,7 @@ type Marked = {
 };
 
 /** `:name` and `:name{regex}` segments → `{name}`; pretix's trailing slash under /organizers/. */
-export function toDocPath(path: string): string {
+export function openApiPathOf(path: string): string {
   const p = path.replace(/:(\w+)(\{[^/]*\})?/g, "{$1}");
   return /\/organizers(\/|$)/.test(p) && !p.endsWith("/") ? `${p}/` : p;
 }
@@ -287,7 +287,7 @@ export function routeInfos(app: Hono<AppEnv>, prefix: string): RouteInfo[] {
       info = {
         method: r.method,
         path: r.path,
-        docPath: toDocPath(r.path),
+        docPath: openApiPathOf(r.path),
         params,
         meta: undefined,
         scope: undefined,
