@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Json } from "../harness";
+import { otherEvent, seated } from "../helpers/pretix-fixtures";
 import { type Shop, shop } from "../helpers/sales";
 
 const QUOTA_TEXT = 'There is not enough quota available on quota "Budget Quota" to perform the operation.';
@@ -32,58 +33,6 @@ async function budget(opts: { series?: boolean } = {}) {
 }
 
 const count = async (s: Shop) => (await s.client.get(`${s.path}/cartpositions/`)).body.count as number;
-
-/** Another event of the same organizer, with an item, a date and a question of its own. */
-async function otherEvent(s: Shop) {
-  const slug = `other${Math.floor(Math.random() * 1e9)}`;
-  const created = await s.client.post(`/api/v1/organizers/${s.orgSlug}/events/`, {
-    name: { en: "Other" },
-    slug,
-    currency: "EUR",
-    date_from: "2030-06-01T19:00:00Z",
-    has_subevents: true,
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const path = `/api/v1/organizers/${s.orgSlug}/events/${slug}`;
-  const post = async (p: string, body: unknown) => {
-    const r = await s.client.post(`${path}${p}`, body);
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body as Json;
-  };
-  const item = await post("/items/", { name: { en: "Budget Ticket" }, default_price: "23.00" });
-  const date = await post("/subevents/", { name: { en: "Date" }, date_from: "2030-07-01T19:00:00Z", active: true });
-  const question = await post("/questions/", { question: { en: "T-Shirt size" }, type: "S", items: [item.id] });
-  return { item, date, question };
-}
-
-/** A seating plan with the seats "A1" and "A2" (named "Seat A1", as pretix names it) for the item. */
-async function seated(s: Shop, itemId: number) {
-  const plan = await s.client.post(`/api/v1/organizers/${s.orgSlug}/seatingplans/`, {
-    name: "Plan",
-    layout: {
-      categories: [{ name: "Stalls" }],
-      zones: [
-        {
-          rows: [
-            {
-              row_number: "",
-              seats: [
-                { seat_guid: "A1", seat_number: "A1", category: "Stalls" },
-                { seat_guid: "A2", seat_number: "A2", category: "Stalls" },
-              ],
-            },
-          ],
-        },
-      ],
-    },
-  });
-  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
-  const patched = await s.client.patch(`${s.path}/`, {
-    seating_plan: plan.body.id,
-    seat_category_mapping: { Stalls: itemId },
-  });
-  expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-}
 
 describe("cart positions as pretix answers them", () => {
   it("test_cartpos_create / _name_optional / _legacy_name: name parts kept as sent", async () => {
