@@ -13,6 +13,7 @@ import {
   keyOf,
   Ledger,
   type QuotaDef,
+  type Refusal,
   seatKey,
   type VoucherDef,
 } from "../../src/rules/inventory";
@@ -54,6 +55,23 @@ function demand(over: Partial<Demand> = {}): Demand {
   return { itemId: TICKET, variationId: null, subeventId: null, seat: null, voucherId: null, ...over };
 }
 
+type QuotaRefusal = Extract<Refusal, { code: "quota" }>;
+
+/** A quota refusal as `check` reports it; unnamed fields as for one ticket on no date. */
+function quotaRefusal(over: Partial<QuotaRefusal>): QuotaRefusal {
+  return {
+    code: "quota",
+    quotaId: null,
+    quotaName: null,
+    itemId: TICKET,
+    variationId: null,
+    subeventId: null,
+    available: 0,
+    indices: [0],
+    ...over,
+  };
+}
+
 function ledger(quotas: QuotaDef[], vouchers: VoucherDef[] = []): Ledger {
   const l = new Ledger();
   l.setCatalog({ stamp: 1, quotas, vouchers });
@@ -66,31 +84,11 @@ describe("Ledger.check: quotas", () => {
     const l = ledger([q]);
     expect(l.check([demand(), demand()], NOW)).toEqual([]);
     expect(l.check([demand(), demand(), demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 7,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 2,
-        indices: [2],
-      },
+      quotaRefusal({ quotaId: 7, available: 2, indices: [2] }),
     ]);
     l.addOrder("A", [demand()], false);
     expect(l.check([demand()], NOW)).toEqual([]);
-    expect(l.check([demand(), demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 7,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 1,
-        indices: [1],
-      },
-    ]);
+    expect(l.check([demand(), demand()], NOW)).toEqual([quotaRefusal({ quotaId: 7, available: 1, indices: [1] })]);
   });
 
   it("counts pending and paid orders alike, and a removed order frees its unit", () => {
@@ -110,30 +108,8 @@ describe("Ledger.check: quotas", () => {
       quota({ id: 1, size: 5 }),
       quota({ id: 2, size: 5, closed: true, keys: [keyOf(SHIRT, null, null)] }),
     ]);
-    expect(l.check([demand({ itemId: 99 })], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: null,
-        quotaName: null,
-        itemId: 99,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
-    ]);
-    expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 2,
-        quotaName: null,
-        itemId: SHIRT,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
-    ]);
+    expect(l.check([demand({ itemId: 99 })], NOW)).toEqual([quotaRefusal({ itemId: 99 })]);
+    expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([quotaRefusal({ quotaId: 2, itemId: SHIRT })]);
   });
 
   it("names the demands beyond a quota's room, in request order, and the quota by its name", () => {
@@ -144,16 +120,7 @@ describe("Ledger.check: quotas", () => {
         NOW,
       );
     expect(refused(3)).toEqual([
-      {
-        code: "quota",
-        quotaId: 7,
-        quotaName: "Budget Quota",
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 1,
-        indices: [1, 2],
-      },
+      quotaRefusal({ quotaId: 7, quotaName: "Budget Quota", available: 1, indices: [1, 2] }),
     ]);
     l.addOrder("A", [demand()], false);
     expect(refused(2).map((r) => r.indices)).toEqual([[0, 1]]);
@@ -184,16 +151,7 @@ describe("Ledger.check: quotas", () => {
     expect(l.check([demand({ subeventId: 11 })], NOW)).toEqual([]);
     expect(l.check([demand({ itemId: SHIRT, variationId: 5 })], NOW)).toEqual([]);
     expect(l.check([demand({ itemId: SHIRT, variationId: 6 })], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: null,
-        quotaName: null,
-        itemId: SHIRT,
-        variationId: 6,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
+      quotaRefusal({ itemId: SHIRT, variationId: 6 }),
     ]);
   });
 
@@ -213,18 +171,7 @@ describe("Ledger.check: quotas", () => {
     const l = ledger([quota({ id: 1, size: 1 })], [voucher({ id: 5, maxUsages: 3, allowIgnoreQuota: true })]);
     l.addOrder("A", [demand()], false);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
-    expect(l.check([demand({ voucherId: 5 }), demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [1],
-      },
-    ]);
+    expect(l.check([demand({ voucherId: 5 }), demand()], NOW)).toEqual([quotaRefusal({ quotaId: 1, indices: [1] })]);
   });
 });
 
@@ -232,18 +179,7 @@ describe("Ledger.check: carts and credits", () => {
   it("an unexpired cart holds its unit; an expired one holds nothing", () => {
     const l = ledger([quota({ id: 1, size: 1 })]);
     l.addCart("h1", "cart1", demand(), LATER);
-    expect(l.check([demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
-    ]);
+    expect(l.check([demand()], NOW)).toEqual([quotaRefusal({ quotaId: 1 })]);
     // the same cart, seen after its expiry
     expect(l.check([demand()], LATER)).toEqual([]);
     const expired = ledger([quota({ id: 1, size: 1 })]);
@@ -342,18 +278,7 @@ describe("Ledger.check: vouchers", () => {
     const q = quota({ id: 1, size: 2 });
     const l = ledger([q], [voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: TICKET })]);
     expect(l.availability(q, NOW)).toMatchObject({ available_number: 0, blocking_vouchers: 2 });
-    expect(l.check([demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
-    ]);
+    expect(l.check([demand()], NOW)).toEqual([quotaRefusal({ quotaId: 1 })]);
     expect(l.check([demand({ voucherId: 5 }), demand({ voucherId: 5 })], NOW)).toEqual([]);
     l.addOrder("A", [demand({ voucherId: 5 })], false);
     expect(l.availability(q, NOW)).toMatchObject({ available_number: 0, blocking_vouchers: 1, pending_orders: 1 });
@@ -584,16 +509,7 @@ describe("Ledger.checkVoucherBlock", () => {
     const v = voucher({ id: 5, maxUsages: 2, blockQuota: true, itemId: TICKET });
     expect(l.checkVoucherBlock(v, NOW)).toEqual([]);
     expect(l.checkVoucherBlock({ ...v, maxUsages: 3 }, NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 2,
-        indices: [],
-      },
+      quotaRefusal({ quotaId: 1, available: 2, indices: [] }),
     ]);
     l.upsertVoucher(v);
     expect(l.availability(q, NOW).available_number).toBe(0);
@@ -602,16 +518,7 @@ describe("Ledger.checkVoucherBlock", () => {
     expect(l.checkVoucherBlock({ ...v, maxUsages: 3 }, NOW)).toHaveLength(1);
     // another voucher finds nothing free
     expect(l.checkVoucherBlock({ ...v, id: 6, maxUsages: 1 }, NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [],
-      },
+      quotaRefusal({ quotaId: 1, indices: [] }),
     ]);
     l.removeVoucher(5);
     expect(l.checkVoucherBlock({ ...v, id: 6, maxUsages: 2 }, NOW)).toEqual([]);
@@ -686,16 +593,7 @@ describe("Ledger: holds of carts and their expiry", () => {
     expect(l.check([demand({ seat: "s1" })], NOW)).toEqual([]);
     expect(l.check([demand({ seat: "s1" })], NOW - 1)).toEqual([
       { code: "seat_taken", seat: "s1", indices: [0] },
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
+      quotaRefusal({ quotaId: 1 }),
     ]);
     expect(l.expiredCarts(NOW)).toEqual(["h1"]);
     expect(l.expiredCarts(NOW - 1)).toEqual([]);
@@ -789,16 +687,7 @@ describe("Ledger: quotas shared by items", () => {
     expect(l.availability(q, NOW)).toMatchObject({ paid_orders: 1, cart_positions: 1, available_number: 1 });
     expect(l.check([demand({ itemId: SHIRT })], NOW)).toEqual([]);
     expect(l.check([demand(), demand({ itemId: SHIRT })], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 1,
-        indices: [1],
-      },
+      quotaRefusal({ quotaId: 1, available: 1, indices: [1] }),
     ]);
   });
 
@@ -808,31 +697,11 @@ describe("Ledger: quotas shared by items", () => {
     const l = ledger([q, tickets]);
     expect(l.quotasFor(demand()).map((x) => x.id)).toEqual([1, 2]);
     expect(l.check([demand(), demand({ itemId: SHIRT })], NOW)).toEqual([]);
-    expect(l.check([demand(), demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 2,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 1,
-        indices: [1],
-      },
-    ]);
+    expect(l.check([demand(), demand()], NOW)).toEqual([quotaRefusal({ quotaId: 2, available: 1, indices: [1] })]);
     l.addOrder("A", [demand({ itemId: SHIRT }), demand({ itemId: SHIRT })], false);
     expect(l.check([demand()], NOW)).toEqual([]);
     expect(l.check([demand({ itemId: SHIRT }), demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: SHIRT,
-        variationId: null,
-        subeventId: null,
-        available: 1,
-        indices: [1],
-      },
+      quotaRefusal({ quotaId: 1, itemId: SHIRT, available: 1, indices: [1] }),
     ]);
     expect(l.touchedQuotas([demand(), demand({ itemId: SHIRT }), demand({ itemId: 99 })]).map((x) => x.id)).toEqual([
       1, 2,
@@ -881,36 +750,14 @@ describe("Ledger: sizes and coverage changed", () => {
     expect(l.availability(l.quota(1)!, NOW)).toMatchObject({ pending_orders: 2, available_number: 1 });
     l.setCatalog({ stamp: 3, quotas: [quota({ id: 2, size: 10, keys: [keyOf(SHIRT, null, null)] })], vouchers: [] });
     expect(l.quota(1)).toBeUndefined();
-    expect(l.check([demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: null,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
-    ]);
+    expect(l.check([demand()], NOW)).toEqual([quotaRefusal({})]);
   });
 
   it("markQuotaClosed closes a quota for every later check until a new catalog says otherwise", () => {
     const l = ledger([quota({ id: 1, size: 5 })]);
     l.markQuotaClosed(1);
     l.markQuotaClosed(99);
-    expect(l.check([demand()], NOW)).toEqual([
-      {
-        code: "quota",
-        quotaId: 1,
-        quotaName: null,
-        itemId: TICKET,
-        variationId: null,
-        subeventId: null,
-        available: 0,
-        indices: [0],
-      },
-    ]);
+    expect(l.check([demand()], NOW)).toEqual([quotaRefusal({ quotaId: 1 })]);
     expect(l.availability(l.quota(1)!, NOW)).toMatchObject({ available: false, available_number: 5 });
     l.setCatalog({ stamp: 2, quotas: [quota({ id: 1, size: 5 })], vouchers: [] });
     expect(l.check([demand()], NOW)).toEqual([]);
