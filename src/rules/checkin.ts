@@ -350,14 +350,6 @@ export function decideScan(input: {
   return refuse("already_redeemed", null, given);
 }
 
-/** Passages in the order the decision reads them: by time of the scan, then as recorded. */
-export function orderPassages<P extends { datetime: number }>(passages: P[]): P[] {
-  return passages
-    .map((p, i) => [p, i] as const)
-    .sort((a, b) => a[0].datetime - b[0].datetime || a[1] - b[1])
-    .map(([p]) => p);
-}
-
 /** Whether the last passage (at or before `at`) is an entry: the ticket is inside. */
 export function insideAt(passages: readonly Passage[], at: number): boolean {
   let inside = false;

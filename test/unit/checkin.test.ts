@@ -16,7 +16,6 @@ import {
   mergeAnswers,
   type OrderFacts,
   onList,
-  orderPassages,
   type Passage,
   type RulesFacts,
   type RulesVerdict,
@@ -587,14 +586,7 @@ describe("checkinAnswers and mergeAnswers: answers given at the door", () => {
   });
 });
 
-describe("passages: order and who is inside", () => {
-  it("orderPassages sorts by the scan's time, keeping the recorded order for equal times", () => {
-    const a = passage("entry", NOW, { nonce: "a" });
-    const b = passage("exit", NOW - HOUR, { nonce: "b" });
-    const c = passage("exit", NOW, { nonce: "c" });
-    expect(orderPassages([a, b, c])).toEqual([b, a, c]);
-  });
-
+describe("passages: who is inside", () => {
   it("insideAt: the last passage at or before the time is an entry", () => {
     const ps = [passage("entry", NOW - HOUR), passage("exit", NOW)];
     expect(insideAt(ps, NOW - 2 * HOUR)).toBe(false);
