@@ -12,7 +12,7 @@ import type { EventObject } from "../../src/objects/event/object";
 import { BASE, seedOrganizer, unique } from "../harness";
 import { eventIdOf, ordersOf, shop } from "../helpers/sales";
 
-const RTT = 120;
+const RTT = 300;
 
 /** Milliseconds `fn` took (the runtime's clock advances with I/O; timers are I/O). */
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -93,7 +93,7 @@ describe("simulatedPrimary", () => {
   });
 
   it("a database takes one write at a time, for the write time of each write statement; another database is apart", async () => {
-    const writeMs = 60;
+    const writeMs = 150;
     const a = simulatedPrimary(env.DB, name(), { roundTripMs: 0, writeMs });
     const write = (d1: D1Database) => d1.prepare("DELETE FROM sweep_marks WHERE rowid = -1");
     // one statement: one write time; a batch of three writes: three
@@ -146,7 +146,7 @@ describe("simulateRemotePrimary", () => {
 });
 
 describe("the service under a simulated remote primary", () => {
-  const SLOW = 400;
+  const SLOW = 600;
 
   it("the Worker: a read request goes to a replica, a write request pays the primary for its credential and its write", async () => {
     const org = await seedOrganizer();
