@@ -6,6 +6,10 @@ import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { runHousekeeping } from "../../src/jobs/housekeeping";
+import { handleQueueBatch } from "../../src/jobs/queue";
+import type { Env } from "../../src/lib/env";
+import type { QueueMessage } from "../../src/lib/queues";
 import { isWrite, simulatedPrimary, simulateRemotePrimary } from "../../src/db/remote-primary";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event/object";
@@ -187,5 +191,22 @@ describe("the service under a simulated remote primary", () => {
     expect(status).toBe(201);
     expect(took).toBeGreaterThanOrEqual(SLOW);
     expect(await ordersOf(eventId)).toHaveLength(2);
+  });
+
+  it("the queue consumer: its reads on the binding go to the primary", async () => {
+    let acked = 0;
+    const message = { id: "m1", attempts: 1, body: { kind: "mail", mailId: -1 }, ack: () => acked++, retry: () => {} };
+    const batch = { queue: "ticketing-mail", messages: [message] } as unknown as MessageBatch<QueueMessage>;
+    const simulated = { ...env, SIMULATE_D1_PRIMARY_MS: String(SLOW) } as Env;
+    // a mail that does not exist: one read, then the message is done
+    expect(await timed(() => handleQueueBatch(batch, simulated))).toBeGreaterThanOrEqual(SLOW);
+    expect(acked).toBe(1);
+  });
+
+  it("the cron: each of its D1 calls goes to the primary", async () => {
+    const rtt = 300;
+    const simulated = { ...env, SIMULATE_D1_PRIMARY_MS: String(rtt) } as Env;
+    // idempotency keys, uploads, mails, carts, overdue orders, ...: more than three calls
+    expect(await timed(() => runHousekeeping(simulated, Date.now()))).toBeGreaterThanOrEqual(3 * rtt);
   });
 });
