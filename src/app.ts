@@ -56,6 +56,7 @@ import {
   roundTripsEnabled,
   withRoundTripCounting,
 } from "./db/round-trips";
+import { simulateRemotePrimary } from "./db/remote-primary";
 import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { readConfig } from "./lib/env";
 import { log, withLogContext } from "./lib/log";
@@ -136,6 +137,8 @@ export function createApp() {
     const requestId = crypto.randomUUID();
     const started = Date.now();
     c.set("requestId", requestId);
+    // Debugging aid (off by default): D1 as a remote primary (src/db/remote-primary.ts)
+    c.env = simulateRemotePrimary(c.env);
     // Debugging aid (off by default): count this request's D1 round trips, unless it asks not to
     // be counted (the benchmark's latency samples: the counting costs time of its own)
     const counts =

@@ -8,6 +8,7 @@ import { dispatchMail } from "../lib/queues";
 import { log } from "../lib/log";
 import { deleteExpiredCarts } from "../db/carts";
 import { createDb } from "../db/client";
+import { simulateRemotePrimary } from "../db/remote-primary";
 import { deleteUploads, expiredUploads } from "../db/files";
 import { purgeIdempotencyKeys } from "../db/idempotency";
 import { staleQueuedMails } from "../db/mail";
@@ -18,7 +19,9 @@ import { sendDueRuleMails } from "../services/sendmail-sending";
 import { expireOverdueOrders } from "../services/order-status";
 import { sweepWebhooks } from "./webhooks";
 
-export async function runHousekeeping(env: Env, now: number): Promise<void> {
+export async function runHousekeeping(given: Env, now: number): Promise<void> {
+  // a debugging aid, off by default: D1 as a remote primary (src/db/remote-primary.ts)
+  const env = simulateRemotePrimary(given);
   const db = createDb(env.DB);
   await purgeIdempotencyKeys(db, now);
   for (;;) {

@@ -1,6 +1,7 @@
 /** Queue consumer: outgoing mail, webhooks, exports, invoice and ticket PDFs. Messages are delivered at least once. */
 import type { ExportMessage, QueueMessage } from "../lib/queues";
 import { createDb } from "../db/client";
+import { simulateRemotePrimary } from "../db/remote-primary";
 import type { Env } from "../lib/env";
 import { handleDocumentMessage } from "./documents";
 import { handleExportMessage } from "./exports";
@@ -8,7 +9,9 @@ import { log } from "../lib/log";
 import { deliverMail } from "./mail";
 import { deliverWebhooks } from "./webhooks";
 
-export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
+export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, given: Env): Promise<void> {
+  // a debugging aid, off by default: D1 as a remote primary (src/db/remote-primary.ts)
+  const env = simulateRemotePrimary(given);
   const db = createDb(env.DB);
   for (const message of batch.messages) {
     const body = message.body;

@@ -23,6 +23,10 @@
  *     restarted against warm orders (goal: ≤ 10 ×).
  *  6. On-sales at once (./rushes.ts): one event sells out alone, then `--onsale-events`
  *     events at the same moment: does one slow the others?
+ *  7. A remote D1 primary (./remote-primary.ts; only when named: `--scenario primary`): orders
+ *     and redeems on a fresh service with D1 local, then on one whose D1 acts as a primary
+ *     `--simulate-primary-ms` away; p50/p99 of both and their ratio. The two simulation flags
+ *     also apply to the other scenarios named with them (their service gets the same vars).
  *
  * Besides the table and the JSON, each run draws an SVG chart (./chart.ts): per scenario,
  * answers per second and p50/p99 latency second by second, the trivial endpoint beside them.
@@ -49,6 +53,13 @@ import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.t
 import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
 import { benchLarge, fileBytes, type LargeSummary, summarizeLarge } from "./large.ts";
 import { benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
+import {
+  benchRemotePrimary,
+  type PrimarySummary,
+  primaryPhases,
+  printRemotePrimary,
+  summarizeRemotePrimary,
+} from "./remote-primary.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -59,6 +70,12 @@ const USAGE = `usage: npm run bench -- [flags]
   --trivial-seconds S   trivial endpoint, measured (half before, half after)     default 10
   --warmup-seconds S    trivial endpoint, before measuring                       default 3
   --scenario S          orders, checkin, large, onsales or all (comma-separated)  default all
+                        primary: the remote-primary scenario (never part of all)
+  --simulate-primary-ms MS  D1 as a primary this far away (SIMULATE_D1_PRIMARY_MS) default off; primary: 100
+  --simulate-write-ms MS    writer time per D1 write statement (SIMULATE_D1_WRITE_MS) default off
+  --primary-clients N   primary: parallel buyers and devices (measured)          default 1
+  --primary-orders N    primary: orders measured per run                         default 200
+  --primary-tickets N   primary: tickets redeemed per run                        default 200
   --large-positions N   large: order positions of the one large event            default 100000
   --large-samples N     large: measured requests per list request                default 45
   --onsale-events N     onsales: events selling out at once                      default 4
@@ -75,6 +92,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --verbose             show wrangler's output`;
 
 const SCENARIOS = ["orders", "checkin", "large", "onsales"] as const;
+/** Scenarios that run only when named. */
+const NAMED_ONLY = ["primary"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -95,6 +114,11 @@ function options() {
       "onsale-events": { type: "string", default: "4" },
       "onsale-quota": { type: "string", default: "300" },
       "onsale-buyers": { type: "string", default: "16" },
+      "simulate-primary-ms": { type: "string" },
+      "simulate-write-ms": { type: "string" },
+      "primary-clients": { type: "string", default: "1" },
+      "primary-orders": { type: "string", default: "200" },
+      "primary-tickets": { type: "string", default: "200" },
       chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
@@ -135,6 +159,15 @@ function options() {
     onsaleEvents: int("onsale-events", values["onsale-events"], 2),
     onsaleQuota: int("onsale-quota", values["onsale-quota"], 2),
     onsaleBuyers: int("onsale-buyers", values["onsale-buyers"], 1),
+    simulatePrimaryMs:
+      values["simulate-primary-ms"] === undefined
+        ? undefined
+        : int("simulate-primary-ms", values["simulate-primary-ms"], 0),
+    simulateWriteMs:
+      values["simulate-write-ms"] === undefined ? undefined : int("simulate-write-ms", values["simulate-write-ms"], 0),
+    primaryClients: int("primary-clients", values["primary-clients"], 1),
+    primaryOrders: int("primary-orders", values["primary-orders"], 1),
+    primaryTickets: int("primary-tickets", values["primary-tickets"], 1),
     chart: values.chart,
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
@@ -143,8 +176,8 @@ function options() {
   };
   if (o.warmupOrders >= o.quota) throw new Error("--warmup-orders must be smaller than --quota");
   for (const x of o.scenarios)
-    if (!(SCENARIOS as readonly string[]).includes(x))
-      throw new Error(`--scenario: ${x} is not one of ${SCENARIOS.join(", ")}, all`);
+    if (![...SCENARIOS, ...NAMED_ONLY].includes(x as never))
+      throw new Error(`--scenario: ${x} is not one of ${[...SCENARIOS, ...NAMED_ONLY].join(", ")}, all`);
   return o;
 }
 
@@ -634,9 +667,16 @@ function printRushes(r: RushSummary, loadBefore: number, loadAfter: number) {
 
 let exitCode = 1;
 try {
-  log("starting the service (migrations, organizer, wrangler dev)");
-  service = await startService({ port: opts.port, keep: opts.keep, verbose: opts.verbose, log });
-  log(`listening on ${service.base}`);
+  // the simulation flags, as the service's vars (none without them: the service as always)
+  const simulation = {
+    ...(opts.simulatePrimaryMs === undefined ? {} : { SIMULATE_D1_PRIMARY_MS: String(opts.simulatePrimaryMs) }),
+    ...(opts.simulateWriteMs === undefined ? {} : { SIMULATE_D1_WRITE_MS: String(opts.simulateWriteMs) }),
+  };
+  if (SCENARIOS.some((x) => opts.scenarios.has(x))) {
+    log("starting the service (migrations, organizer, wrangler dev)");
+    service = await startService({ port: opts.port, keep: opts.keep, verbose: opts.verbose, log, vars: simulation });
+    log(`listening on ${service.base}`);
+  }
   const panels: Panel[] = [];
   const ok200 = (s: Sample) => s.status === 200;
   let summary: ReturnType<typeof summarize> | null = null;
@@ -670,7 +710,7 @@ try {
       trivialSeconds: opts.trivialSeconds,
       warmupSeconds: opts.warmupSeconds,
     };
-    const r = await benchCheckin(service, api, o, log);
+    const r = await benchCheckin(service!, api, o, log);
     checkin = summarizeCheckin(r, o);
     printCheckin(checkin, loadBefore, os.loadavg()[0]!);
     const origin = r.trivialBefore.startedAt;
@@ -704,7 +744,7 @@ try {
   if (opts.scenarios.has("large")) {
     const loadBefore = os.loadavg()[0]!;
     const o = { positions: opts.largePositions, samples: opts.largeSamples };
-    const r = await benchLarge(service, api, o, log);
+    const r = await benchLarge(service!, api, o, log);
     large = summarizeLarge(r, o);
     printLarge(large, loadBefore, os.loadavg()[0]!);
     const origin = r.phases.trivial.startedAt;
@@ -727,7 +767,7 @@ try {
       buyers: opts.onsaleBuyers,
       extra: Math.ceil(opts.onsaleQuota / 5),
     };
-    const r = await benchRushes(service, api, o, log);
+    const r = await benchRushes(service!, api, o, log);
     onsales = summarizeRushes(r, o);
     printRushes(onsales, loadBefore, os.loadavg()[0]!);
     const origin = r.trivialBefore.startedAt;
@@ -749,12 +789,43 @@ try {
       ],
     });
   }
+  let primary: PrimarySummary | null = null;
+  if (opts.scenarios.has("primary")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = {
+      primaryMs: opts.simulatePrimaryMs ?? 100,
+      writeMs: opts.simulateWriteMs ?? 0,
+      clients: opts.primaryClients,
+      orders: opts.primaryOrders,
+      tickets: opts.primaryTickets,
+      warmupOrders: 20,
+      verbose: opts.verbose,
+    };
+    const r = await benchRemotePrimary(o, log);
+    primary = summarizeRemotePrimary(r, o);
+    process.stdout.write(printRemotePrimary(primary, loadBefore, os.loadavg()[0]!));
+    panels.push({
+      title: `A remote D1 primary: orders and redeems with D1 local, then ${o.primaryMs} ms away`,
+      note: `${o.clients} clients; ${o.writeMs} ms writer time per write statement in both; each run on its own clock`,
+      series: primaryPhases(r).map((p, i) => ({
+        name: p.name,
+        color: COLORS[i % COLORS.length]!,
+        points: pointsOf(p.phase, p.ok, p.phase.startedAt),
+      })),
+    });
+  }
   const result = {
     orders: summary,
     checkin,
     large,
     onsales,
-    ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) && (onsales?.ok ?? true),
+    ...(primary ? { primary } : {}),
+    ok:
+      (summary?.ok ?? true) &&
+      (checkin?.ok ?? true) &&
+      (large?.ok ?? true) &&
+      (onsales?.ok ?? true) &&
+      (primary?.ok ?? true),
   };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);

@@ -5,6 +5,7 @@
  */
 import { createDb, type DB } from "../../db/client";
 import { readCheckinCatalog, readInventoryCatalog } from "../../db/inventory";
+import { simulateRemotePrimary } from "../../db/remote-primary";
 import { countRoundTripsInContext, roundTripsEnabled } from "../../db/round-trips";
 import { primarySession } from "../../db/sessions";
 import type { Env } from "../../lib/env";
@@ -50,9 +51,12 @@ export class EventState {
     return this.currentEnv();
   }
 
-  /** D1 in a session at the primary, counted when the debugging aid is on (src/db/round-trips.ts). */
+  /**
+   * D1 in a session at the primary, counted when the debugging aid is on (src/db/round-trips.ts),
+   * as a remote primary when that one is (src/db/remote-primary.ts).
+   */
   db(): DB {
-    const env = this.currentEnv();
+    const env = simulateRemotePrimary(this.currentEnv());
     return createDb(primarySession(roundTripsEnabled(env) ? countRoundTripsInContext(env.DB) : env.DB));
   }
 
