@@ -49,6 +49,7 @@ import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.t
 import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
 import { benchLarge, fileBytes, type LargeSummary, summarizeLarge } from "./large.ts";
 import { benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
+import { benchLive, type LiveSummary, liveReport, summarizeLive } from "./live.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -64,6 +65,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --onsale-events N     onsales: events selling out at once                      default 4
   --onsale-quota N      onsales: each event's quota                               default 300
   --onsale-buyers N     onsales: parallel buyers per event                        default 16
+  --live-subscribers N  live: subscribers of the live availability                default 1000
+  --live-quota N        live: the quota the buyers sell out                      default 300
   --chart FILE          also write the SVG chart to FILE (default: beside the JSON)
   --tickets N           check-in: distinct tickets redeemed                       default 1000
   --devices N           check-in: scanning devices (parallel clients)             default 64
@@ -74,7 +77,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --keep                keep the temporary state directory
   --verbose             show wrangler's output`;
 
-const SCENARIOS = ["orders", "checkin", "large", "onsales"] as const;
+const SCENARIOS = ["orders", "checkin", "large", "onsales", "live"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -95,6 +98,8 @@ function options() {
       "onsale-events": { type: "string", default: "4" },
       "onsale-quota": { type: "string", default: "300" },
       "onsale-buyers": { type: "string", default: "16" },
+      "live-subscribers": { type: "string", default: "1000" },
+      "live-quota": { type: "string", default: "300" },
       chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
@@ -135,6 +140,8 @@ function options() {
     onsaleEvents: int("onsale-events", values["onsale-events"], 2),
     onsaleQuota: int("onsale-quota", values["onsale-quota"], 2),
     onsaleBuyers: int("onsale-buyers", values["onsale-buyers"], 1),
+    liveSubscribers: int("live-subscribers", values["live-subscribers"], 1),
+    liveQuota: int("live-quota", values["live-quota"], 2),
     chart: values.chart,
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
@@ -749,12 +756,26 @@ try {
       ],
     });
   }
+  let live: LiveSummary | null = null;
+  if (opts.scenarios.has("live")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = { subscribers: opts.liveSubscribers, quota: opts.liveQuota, buyers: opts.concurrency, extra: 50 };
+    const r = await benchLive(service, api, o, log);
+    live = summarizeLive(r, o, summary?.orders.orders_per_second ?? null);
+    process.stdout.write(liveReport(live, loadBefore, os.loadavg()[0]!));
+  }
   const result = {
     orders: summary,
     checkin,
     large,
     onsales,
-    ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) && (onsales?.ok ?? true),
+    live,
+    ok:
+      (summary?.ok ?? true) &&
+      (checkin?.ok ?? true) &&
+      (large?.ok ?? true) &&
+      (onsales?.ok ?? true) &&
+      (live?.ok ?? true),
   };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
