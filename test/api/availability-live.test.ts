@@ -207,6 +207,20 @@ describe("live availability", () => {
     }
     const hub = env.AVAILABILITY_HUB.getByName(String(await eventIdOf(s)));
     expect(await hub.subscriberCount()).toBe(4);
+    // subscribers that left are dropped at the next state; then the object stops pushing
     await Promise.all(subs.map((sub) => sub.close()));
+    const sold = results.find((r) => r.status === 201)!;
+    const canceled = await s.client.post(`${s.path}/orders/${sold.body.code}/mark_canceled/`, { send_email: false });
+    expect(canceled.status).toBe(200);
+    await expect.poll(() => hub.subscriberCount(), { timeout: 10_000 }).toBe(0);
+    // a new subscriber starts again from the current state
+    const late = await LiveSubscriber.open(livePath(s));
+    expect(productOf((await late.next()).data, ticket.id)).toEqual({
+      item: ticket.id,
+      variation: null,
+      availability_state: 100,
+      available_number: 1,
+    });
+    await late.close();
   });
 });
