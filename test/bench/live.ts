@@ -8,7 +8,7 @@
 import { latency, type Phase, type RequestSpec, round, runPhase, statusCounts } from "./load.ts";
 import type { Service } from "./server.ts";
 
-export type LiveOptions = { subscribers: number; quota: number; buyers: number; extra: number };
+export type LiveOptions = { subscribers: number; quota: number; buyers: number };
 
 type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
@@ -18,7 +18,13 @@ type Shop = { slug: string; path: string; item: number; quota: number };
  * One subscriber: when it read its first state, when it first read the ticket as sold out (any
  * state below 100: the benchmark's orders stay pending, so 10), how many events it read.
  */
-type Listener = { connectedAt: number | null; soldOutAt: number | null; events: number; lastState: number | null };
+type Listener = {
+  connectedAt: number | null;
+  soldOutAt: number | null;
+  events: number;
+  lastState: number | null;
+  lastLeft: number | null;
+};
 
 /** Reads one subscriber's stream until `signal` aborts it, noting when the sell-out arrives. */
 async function listen(url: string, item: number, signal: AbortSignal, l: Listener): Promise<void> {
@@ -42,10 +48,11 @@ async function listen(url: string, item: number, signal: AbortSignal, l: Listene
           l.events++;
           l.connectedAt ??= now;
           const state = JSON.parse(data.slice(6)) as {
-            dates: { products: { item: number; availability_state: number }[] }[];
+            dates: { products: { item: number; availability_state: number; available_number: number | null }[] }[];
           };
           const p = state.dates[0]?.products.find((x) => x.item === item);
           l.lastState = p?.availability_state ?? null;
+          l.lastLeft = p?.available_number ?? null;
           if (l.lastState !== null && l.lastState < 100) l.soldOutAt ??= now;
         }
         end = buffer.indexOf("\n\n");
@@ -99,10 +106,20 @@ export async function benchLive(service: Service, api: Api, o: LiveOptions, log:
     const w = await runPhase({ concurrency: 1, count: 1, make: (i) => order(s, -1 - i) });
     if (w.samples[0]!.status !== 201) throw new Error(`warming ${s.slug} answered ${w.samples[0]!.status}`);
   }
-  const attempts = o.quota - 1 + o.extra;
+  // the rush takes all but the last unit; the last order then comes alone, so that the order
+  // that sold out is known and each subscriber's delay is measured from its answer
+  const rushCount = o.quota - 2;
+  const last = async (s: Shop) => {
+    const sent = performance.now();
+    const res = await fetch(`${service.base}${s.path}/orders/`, order(s, 9_999_999).init);
+    await res.text();
+    if (res.status !== 201) throw new Error(`the last order of ${s.slug} answered ${res.status}`);
+    return { sent, answered: performance.now() };
+  };
 
-  log(`live: the rush with nobody listening, ${o.buyers} buyers, ${attempts} attempts`);
-  const alone = await runPhase({ concurrency: o.buyers, count: attempts, make: (i) => order(unwatched, i) });
+  log(`live: the rush with nobody listening, ${o.buyers} buyers, ${rushCount} orders, then the last one`);
+  const alone = await runPhase({ concurrency: o.buyers, count: rushCount, make: (i) => order(unwatched, i) });
+  await last(unwatched);
 
   log(`live: ${o.subscribers} subscribers connect`);
   const abort = new AbortController();
@@ -111,21 +128,26 @@ export async function benchLive(service: Service, api: Api, o: LiveOptions, log:
     soldOutAt: null,
     events: 0,
     lastState: null,
+    lastLeft: null,
   }));
   const url = `${service.base}${watched.path}/availability/live/`;
   const streams = listeners.map((l) => listen(url, watched.item, abort.signal, l));
-  const connectStart = performance.now();
-  while (listeners.some((l) => l.connectedAt === null) && performance.now() - connectStart < 60_000)
-    await new Promise((r) => setTimeout(r, 100));
+  const until = async (done: () => boolean, ms: number) => {
+    const end = performance.now() + ms;
+    while (!done() && performance.now() < end) await new Promise((r) => setTimeout(r, 20));
+  };
+  await until(() => listeners.every((l) => l.connectedAt !== null), 60_000);
   const connected = listeners.filter((l) => l.connectedAt !== null).length;
   log(`live: ${connected} subscribers read the first state; the rush with them listening`);
-  const rush = await runPhase({ concurrency: o.buyers, count: attempts, make: (i) => order(watched, 1_000_000 + i) });
-  // the answer of the order that sold out: the last success to come back
-  const ok = rush.samples.filter((s) => s.status === 201);
-  const soldOutAnswer = rush.startedAt + Math.max(...ok.map((s) => s.at));
-  const waitUntil = performance.now() + 10_000;
-  while (listeners.some((l) => l.connectedAt !== null && l.soldOutAt === null) && performance.now() < waitUntil)
-    await new Promise((r) => setTimeout(r, 50));
+  const rush = await runPhase({ concurrency: o.buyers, count: rushCount, make: (i) => order(watched, 1_000_000 + i) });
+  // the subscribers catch up with the rush (one unit left), then the last order
+  const caughtUpStart = performance.now();
+  await until(() => listeners.every((l) => l.lastLeft === 1), 30_000);
+  const caughtUpMs = performance.now() - caughtUpStart;
+  const caughtUp = listeners.filter((l) => l.lastLeft === 1).length;
+  log(`live: ${caughtUp} subscribers at one unit left after ${Math.round(caughtUpMs)} ms; the last order`);
+  const soldOut = await last(watched);
+  await until(() => listeners.every((l) => l.connectedAt === null || l.soldOutAt !== null), 10_000);
   abort.abort();
   await Promise.all(streams);
 
@@ -138,7 +160,7 @@ export async function benchLive(service: Service, api: Api, o: LiveOptions, log:
     };
     availability.push({ sold: a.pending_orders + a.paid_orders, available: a.available_number });
   }
-  return { alone, rush, listeners, soldOutAnswer, availability, attempts, connected };
+  return { alone, rush, listeners, soldOut, availability, rushCount, connected, caughtUp, caughtUpMs };
 }
 
 const created = (p: Phase) => p.samples.filter((s) => s.status === 201);
@@ -154,8 +176,11 @@ export function summarizeLive(
   o: LiveOptions,
   ordersScenarioRate: number | null,
 ) {
-  const delays = r.listeners.filter((l) => l.soldOutAt !== null).map((l) => l.soldOutAt! - r.soldOutAnswer);
-  const delay = latency(delays.map((ms) => ({ status: 200, ms, at: 0, trips: null })));
+  const reached = r.listeners.filter((l) => l.soldOutAt !== null);
+  const asLatency = (values: number[]) => latency(values.map((ms) => ({ status: 200, ms, at: 0, trips: null })));
+  const delays = reached.map((l) => l.soldOutAt! - r.soldOut.answered);
+  const delay = asLatency(delays);
+  const fromSent = asLatency(reached.map((l) => l.soldOutAt! - r.soldOut.sent));
   const unwatchedRate = soldRate(r.alone);
   const watchedRate = soldRate(r.rush);
   const serverErrors = [...r.alone.samples, ...r.rush.samples].filter((s) => s.status >= 500);
@@ -170,8 +195,12 @@ export function summarizeLive(
   };
   return {
     scenario: `live availability: ${o.subscribers} subscribers while ${o.buyers} buyers sell a quota of ${o.quota} out`,
-    settings: { subscribers: o.subscribers, quota: o.quota, buyers: o.buyers, attempts: r.attempts },
+    settings: { subscribers: o.subscribers, quota: o.quota, buyers: o.buyers, rush_orders: r.rushCount },
     delay_after_sold_out_answer_ms: delay,
+    delay_after_sold_out_sent_ms: fromSent,
+    last_order_ms: round(r.soldOut.answered - r.soldOut.sent, 1),
+    subscribers_caught_up_after_rush: r.caughtUp,
+    catch_up_after_rush_ms: round(r.caughtUpMs, 0),
     delay_goal_ms: 1000,
     within_goal: delays.length > 0 && delay.max_ms <= 1000,
     subscribers_not_reached: notReached,
@@ -198,7 +227,9 @@ export function liveReport(s: LiveSummary, loadBefore: number, loadAfter: number
     `Benchmark: ${s.scenario}`,
     `load average ${round(loadBefore, 2)} before, ${round(loadAfter, 2)} after`,
     "",
+    `rush of ${s.settings.rush_orders} orders, then the last one alone (${s.last_order_ms} ms); ${s.subscribers_caught_up_after_rush} subscribers had caught up with the rush after ${s.catch_up_after_rush_ms} ms`,
     `delay from the sold-out order's answer to each subscriber's sell-out (state < 100): p50 ${d.p50_ms} ms, p99 ${d.p99_ms} ms, max ${d.max_ms} ms (goal ≤ ${s.delay_goal_ms}: ${s.within_goal ? "met" : "MISSED"}); not reached: ${s.subscribers_not_reached}`,
+    `… from the moment it was sent: p50 ${s.delay_after_sold_out_sent_ms.p50_ms} ms, p99 ${s.delay_after_sold_out_sent_ms.p99_ms} ms, max ${s.delay_after_sold_out_sent_ms.max_ms} ms`,
     `events read per subscriber: p50 ${s.events_per_subscriber.p50_ms}, max ${s.events_per_subscriber.max_ms}`,
     `orders/s until sold out: ${s.orders_per_second_watched} with subscribers, ${s.orders_per_second_unwatched} without (ratio ${s.ratio_watched_to_unwatched}); ÷ orders scenario: ${s.ratio_watched_to_orders_scenario ?? "not run"}`,
     `created p50/p99 ms: ${s.latency_created_watched.p50_ms}/${s.latency_created_watched.p99_ms} with, ${s.latency_created_unwatched.p50_ms}/${s.latency_created_unwatched.p99_ms} without`,

@@ -759,7 +759,7 @@ try {
   let live: LiveSummary | null = null;
   if (opts.scenarios.has("live")) {
     const loadBefore = os.loadavg()[0]!;
-    const o = { subscribers: opts.liveSubscribers, quota: opts.liveQuota, buyers: opts.concurrency, extra: 50 };
+    const o = { subscribers: opts.liveSubscribers, quota: opts.liveQuota, buyers: opts.concurrency };
     const r = await benchLive(service, api, o, log);
     live = summarizeLive(r, o, summary?.orders.orders_per_second ?? null);
     process.stdout.write(liveReport(live, loadBefore, os.loadavg()[0]!));

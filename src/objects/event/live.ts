@@ -12,7 +12,7 @@ import type { LiveDate, LiveProduct, LiveSnapshot } from "../live/snapshot";
 import type { EventState } from "./state";
 
 /** The shortest time between two pushes: changes within it go out together, as one state. */
-export const PUSH_INTERVAL_MS = 100;
+export const PUSH_INTERVAL_MS = 250;
 /** What the event page shows is read again when the catalog changed, or when it is this old. */
 const SHOWCASE_MAX_AGE_MS = 60_000;
 
