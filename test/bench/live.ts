@@ -1,9 +1,9 @@
 /**
  * Live availability under a rush (issue 27, docs/live-availability.md): `--live-subscribers`
- * clients listen to an event's availability (server-sent events) while `--live-buyers` buyers
- * sell its quota of `--live-quota` out. Reported: the delay from the answer of the order that
- * sold out to each subscriber's receipt of the sell-out (goal: within 1 s), and orders/s with the
- * subscribers against the same rush on an event nobody listens to (and the orders scenario's).
+ * clients listen to an event's availability (server-sent events) while `--concurrency` buyers
+ * take all but the last unit of its quota of `--live-quota`; then the last order, alone, sells it
+ * out. Reported: the delay from that order's answer to each subscriber's receipt of the sell-out
+ * (goal: within 1 s), and orders/s against the same rush on an event nobody listens to.
  */
 import { latency, type Phase, type RequestSpec, round, runPhase, statusCounts } from "./load.ts";
 import type { Service } from "./server.ts";

@@ -23,6 +23,8 @@
  *     restarted against warm orders (goal: ≤ 10 ×).
  *  6. On-sales at once (./rushes.ts): one event sells out alone, then `--onsale-events`
  *     events at the same moment: does one slow the others?
+ *  7. Live availability (./live.ts): `--live-subscribers` listen while buyers sell an event out:
+ *     the delay to each subscriber, and orders/s with them against without.
  *
  * Besides the table and the JSON, each run draws an SVG chart (./chart.ts): per scenario,
  * answers per second and p50/p99 latency second by second, the trivial endpoint beside them.
