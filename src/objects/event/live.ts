@@ -58,6 +58,8 @@ export class LiveAvailability {
   }
 
   private async push(): Promise<void> {
+    // a timer set for a cart's expiry may outlive the last subscriber
+    if (!this.watching) return;
     if (this.pushing) {
       this.again = true;
       return;
