@@ -7,6 +7,7 @@ import { type ErrorHandler, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
+import { LIVE_AVAILABILITY_PATH, liveAvailabilityRoutes } from "./api/availability-live";
 import { customerRoutes } from "./api/customers";
 import { deviceAuthRoutes } from "./api/device-auth";
 import { deviceRoutes } from "./api/devices";
@@ -88,6 +89,7 @@ const PUBLIC_API_PATHS: RegExp[] = [
   /^\/api\/v1\/device\/initialize\/?$/,
   /^\/api\/v1\/openapi\.json\/?$/,
   STRIPE_WEBHOOK_PATH,
+  LIVE_AVAILABILITY_PATH,
 ];
 
 /** The description itself: loosely typed here (its own schema is OpenAPI's). */
@@ -202,6 +204,7 @@ export function createApp() {
   app.route(API_PREFIX, eventSettingsRoutes);
   app.route(API_PREFIX, eventMetaRoutes);
   app.route(API_PREFIX, subeventRoutes);
+  app.route(API_PREFIX, liveAvailabilityRoutes);
   app.route(API_PREFIX, itemRoutes);
   app.route(API_PREFIX, variationRoutes);
   app.route(API_PREFIX, addonRoutes);

@@ -6,6 +6,7 @@ import { handleQueueBatch } from "./jobs/queue";
 import type { QueueMessage } from "./lib/queues";
 import { log, withLogContext } from "./lib/log";
 
+export { AvailabilityHub } from "./objects/availability-hub";
 export { EventObject } from "./objects/event/object";
 export { RateLimiter } from "./objects/rate-limiter";
 

@@ -1128,6 +1128,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizers/{organizer}/events/{event}/availability/live/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Availability, live
+         * @description The availability of each product the event page shows (and its variations), per date: a series reports its upcoming public dates (the first 100), or only `subevent`. No credentials; only live, public events (else 404). Send `Accept: text/event-stream` to subscribe (server-sent events), anything else answers the current state once.
+         *
+         *     No credentials needed.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventAvailabilityLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizers/{organizer}/events/{event}/items/": {
         parameters: {
             query?: never;
@@ -4066,6 +4088,22 @@ export interface components {
              * @description ISO 8601, UTC
              */
             last_modified: string;
+        };
+        LiveAvailability: {
+            dates: components["schemas"]["LiveAvailabilityDate"][];
+        };
+        LiveAvailabilityDate: {
+            subevent: number | null;
+            best_availability_state: number | null;
+            products: components["schemas"]["LiveAvailabilityProduct"][];
+        };
+        LiveAvailabilityProduct: {
+            item: number;
+            variation: number | null;
+            /** @description 100 available, 20 reserved in carts, 10 in pending orders, 0 gone. */
+            availability_state: number;
+            /** @description Units left, when the product shows them (`show_quota_left`) and they are limited; else null. */
+            available_number: number | null;
         };
         Item: {
             id: number;
@@ -8960,6 +8998,39 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventAvailabilityLive: {
+        parameters: {
+            query?: {
+                /** @description One date of a series (its id): only that date is reported. */
+                subevent?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the state as JSON, or with `Accept: text/event-stream` a stream of server-sent events. Each event is `event: availability`, `id:` a version that grows with every change, and `data:` the state as JSON (the schema of the JSON answer). The first event is the current state, sent at once; then one whenever it changes (an order placed or canceled, carts reserved or expired, a quota or the catalog changed). A client that reads slowly gets the latest state, never a backlog. Comment lines (`: keep-alive`) come every 20 seconds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveAvailability"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];

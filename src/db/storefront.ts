@@ -4,6 +4,7 @@
  */
 import { and, asc, desc, eq, gte, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { disabledOnDates } from "./availability";
 import type { DB } from "./client";
 import {
   events,
@@ -77,6 +78,8 @@ export type ShopItem = {
   price: number;
   freePrice: boolean;
   requireVoucher: boolean;
+  /** pretix `show_quota_left`: the shop shows how many are left (null: the event's default, off). */
+  showQuotaLeft: boolean;
   category: { id: number; name: I18n; position: number } | null;
   variations: { id: number; value: I18n; price: number }[];
 };
@@ -171,6 +174,7 @@ export async function shopItems(db: DB, eventId: number, now: number, series: bo
       price: item.defaultPrice,
       freePrice: item.freePrice,
       requireVoucher: item.requireVoucher,
+      showQuotaLeft: item.showQuotaLeft === true,
       category: category ? { id: category.id, name: category.name, position: category.position } : null,
       variations: byItem.get(item.id) ?? [],
     }));
@@ -184,6 +188,15 @@ export async function publicSubevents(db: DB, eventId: number, now: number) {
     .where(and(eq(subevents.eventId, eventId), dateShown(now)))
     .orderBy(asc(subevents.dateFrom), asc(subevents.id))
     .limit(100);
+}
+
+/** One date of a series if customers see it (active, public, not over). */
+export async function publicSubevent(db: DB, eventId: number, id: number, now: number) {
+  return db
+    .select({ id: subevents.id })
+    .from(subevents)
+    .where(and(eq(subevents.eventId, eventId), eq(subevents.id, id), dateShown(now)))
+    .get();
 }
 
 /**
@@ -237,4 +250,43 @@ export async function orderLabels(
     variations: new Map(variationRows.map((r) => [r.id, r.name])),
     subevents: new Map(subeventRows.map((r) => [r.id, r])),
   };
+}
+
+/** A product of the event page as the live availability reports it, with the dates it is switched off on. */
+export type ShowcaseProduct = {
+  item: number;
+  variation: number | null;
+  showQuotaLeft: boolean;
+  requireVoucher: boolean;
+  disabledOn: Set<number>;
+};
+
+/**
+ * What the event page shows, for the live availability: its products and variations
+ * (`shopItems`) and, for a series, its dates (`publicSubevents`; `[null]` for a single event).
+ */
+export async function eventShowcase(db: DB, eventId: number, now: number) {
+  const event = await db.select({ series: events.hasSubevents }).from(events).where(eq(events.id, eventId)).get();
+  const series = event?.series ?? false;
+  const [shown, dates] = await Promise.all([
+    event ? shopItems(db, eventId, now, series) : Promise.resolve([]),
+    series ? publicSubevents(db, eventId, now) : Promise.resolve([]),
+  ]);
+  const disabled = series
+    ? await disabledOnDates(
+        db,
+        dates.map((d) => d.id),
+      )
+    : new Set<string>();
+  const products: ShowcaseProduct[] = [];
+  const off = (tag: string) => new Set(dates.filter((d) => disabled.has(`${d.id}:${tag}`)).map((d) => d.id));
+  for (const i of shown) {
+    const base = { item: i.id, showQuotaLeft: i.showQuotaLeft, requireVoucher: i.requireVoucher };
+    if (i.variations.length === 0) products.push({ ...base, variation: null, disabledOn: off(`i${i.id}`) });
+    for (const v of i.variations) {
+      const itemOff = off(`i${i.id}`);
+      products.push({ ...base, variation: v.id, disabledOn: new Set([...itemOff, ...off(`v${v.id}`)]) });
+    }
+  }
+  return { dates: series ? dates.map((d) => d.id) : [null], products };
 }

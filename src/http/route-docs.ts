@@ -177,6 +177,24 @@ export function apiDocs(tag: string) {
         responses: responses(doc, { 200: { description: "OK.", content: json(schema) } }),
       });
     },
+    /**
+     * 200 with `schema` as JSON, or, when the client asks for `text/event-stream` (`Accept`),
+     * a stream of server-sent events whose `data` is `schema` as JSON (`events` describes them).
+     */
+    okOrEvents(schema: z.ZodType, doc: RouteDoc & { events: string }): MiddlewareHandler {
+      return declare(meta(200, doc), {
+        ...base(doc),
+        responses: responses(doc, {
+          200: {
+            description: `OK: the state as JSON, or with \`Accept: text/event-stream\` a stream of server-sent events. ${doc.events}`,
+            content: {
+              ...json(schema),
+              "text/event-stream": { schema: { type: "string", contentMediaType: "text/event-stream" } },
+            },
+          },
+        }),
+      });
+    },
     /** 201 with `schema` (the created object). */
     created(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
       return declare(meta(201, doc), {

@@ -23,7 +23,9 @@
  *     restarted against warm orders (goal: ≤ 10 ×).
  *  6. On-sales at once (./rushes.ts): one event sells out alone, then `--onsale-events`
  *     events at the same moment: does one slow the others?
- *  7. A remote D1 primary (./remote-primary.ts; only when named: `--scenario primary`): orders
+ *  7. Live availability (./live.ts): `--live-subscribers` listen while buyers sell an event out:
+ *     the delay to each subscriber, and orders/s with them against without.
+ *  8. A remote D1 primary (./remote-primary.ts; only when named: `--scenario primary`): orders
  *     and redeems on a fresh service with D1 local, then on one whose D1 acts as a primary
  *     `--simulate-primary-ms` away; p50/p99 of both and their ratio. The two simulation flags
  *     also apply to the other scenarios named with them (their service gets the same vars).
@@ -60,6 +62,7 @@ import {
   printRemotePrimary,
   summarizeRemotePrimary,
 } from "./remote-primary.ts";
+import { benchLive, type LiveSummary, liveReport, summarizeLive } from "./live.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -81,6 +84,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --onsale-events N     onsales: events selling out at once                      default 4
   --onsale-quota N      onsales: each event's quota                               default 300
   --onsale-buyers N     onsales: parallel buyers per event                        default 16
+  --live-subscribers N  live: subscribers of the live availability                default 1000
+  --live-quota N        live: the quota the buyers sell out                      default 300
   --chart FILE          also write the SVG chart to FILE (default: beside the JSON)
   --tickets N           check-in: distinct tickets redeemed                       default 1000
   --devices N           check-in: scanning devices (parallel clients)             default 64
@@ -91,7 +96,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --keep                keep the temporary state directory
   --verbose             show wrangler's output`;
 
-const SCENARIOS = ["orders", "checkin", "large", "onsales"] as const;
+const SCENARIOS = ["orders", "checkin", "large", "onsales", "live"] as const;
 /** Scenarios that run only when named. */
 const NAMED_ONLY = ["primary"] as const;
 
@@ -119,6 +124,8 @@ function options() {
       "primary-clients": { type: "string", default: "1" },
       "primary-orders": { type: "string", default: "200" },
       "primary-tickets": { type: "string", default: "200" },
+      "live-subscribers": { type: "string", default: "1000" },
+      "live-quota": { type: "string", default: "300" },
       chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
@@ -168,6 +175,8 @@ function options() {
     primaryClients: int("primary-clients", values["primary-clients"], 1),
     primaryOrders: int("primary-orders", values["primary-orders"], 1),
     primaryTickets: int("primary-tickets", values["primary-tickets"], 1),
+    liveSubscribers: int("live-subscribers", values["live-subscribers"], 1),
+    liveQuota: int("live-quota", values["live-quota"], 2),
     chart: values.chart,
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
@@ -789,6 +798,14 @@ try {
       ],
     });
   }
+  let live: LiveSummary | null = null;
+  if (opts.scenarios.has("live")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = { subscribers: opts.liveSubscribers, quota: opts.liveQuota, buyers: opts.concurrency };
+    const r = await benchLive(service, api, o, log);
+    live = summarizeLive(r, o, summary?.orders.orders_per_second ?? null);
+    process.stdout.write(liveReport(live, loadBefore, os.loadavg()[0]!));
+  }
   let primary: PrimarySummary | null = null;
   if (opts.scenarios.has("primary")) {
     const loadBefore = os.loadavg()[0]!;
@@ -819,13 +836,15 @@ try {
     checkin,
     large,
     onsales,
+    live,
     ...(primary ? { primary } : {}),
     ok:
       (summary?.ok ?? true) &&
       (checkin?.ok ?? true) &&
       (large?.ok ?? true) &&
       (onsales?.ok ?? true) &&
-      (primary?.ok ?? true),
+      (primary?.ok ?? true) &&
+      (live?.ok ?? true),
   };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);

@@ -1,4 +1,14 @@
-import { create, eventBody, id, metaPropertyBody, seriesWorld, subeventBody, type SetupWorld } from "./fixtures";
+import { expect } from "vitest";
+import {
+  create,
+  eventBody,
+  id,
+  itemBody,
+  metaPropertyBody,
+  seriesWorld,
+  subeventBody,
+  type SetupWorld,
+} from "./fixtures";
 import type { MatrixRow, RowSetup } from "./types";
 
 const events = "/api/v1/organizers/:organizer/events";
@@ -15,6 +25,17 @@ const subevent = async (w: SetupWorld): Promise<RowSetup> => {
   const series = await seriesWorld(w);
   const date = await create(w, `${series.ev}/subevents`, subeventBody());
   return { event: series.eventSlug, params: { id: id(date) } };
+};
+
+/** A new event on sale, live and public: its live availability is open to anyone. */
+const liveEvent = async (w: SetupWorld): Promise<RowSetup> => {
+  const ev = await create(w, `${w.org}/events`, eventBody());
+  const path = `${w.org}/events/${ev.slug}`;
+  const item = await create(w, `${path}/items`, itemBody());
+  await create(w, `${path}/quotas`, { name: "Tickets", size: 5, items: [item.id] });
+  const res = await w.admin.patch(`${path}/`, { live: true, plugins: ["pretix.plugins.manualpayment"] });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { event: ev.slug };
 };
 
 export const rows: MatrixRow[] = [
@@ -76,4 +97,12 @@ export const rows: MatrixRow[] = [
   },
   { route: `DELETE ${sub}/:id`, permission: "can_change_event_settings", setup: subevent },
   { route: "GET /api/v1/organizers/:organizer/subevents", permission: null, device: "allow", setup: subevent },
+  // the live availability: public, no credentials (a key sent along changes nothing)
+  {
+    route: `GET ${event}/availability/live`,
+    permission: null,
+    auth: "none",
+    device: "allow",
+    setup: liveEvent,
+  },
 ];

@@ -13,6 +13,8 @@ import * as annulment from "./annul";
 import { runAlarm } from "./alarm";
 import * as availability from "./availability";
 import * as carts from "./carts";
+import { LiveAvailability } from "./live";
+import type { LiveSnapshot } from "../live/snapshot";
 import { CallCounting, type CountedAnswer, type CountedMethod } from "./counting";
 import * as orders from "./orders";
 import { countStartReads, createTables, loadAndWake, restoreHolds } from "./start";
@@ -42,6 +44,8 @@ import * as vouchers from "./vouchers";
 export class EventObject extends DurableObject<Env> {
   private readonly s: EventState;
   private readonly counting = new CallCounting();
+  /** Live availability: pushes the state to the event's hub after changes (live.ts). */
+  private readonly live: LiveAvailability;
   /** What this instance read from its storage when it started. */
   private started: ObjectStart = { rowsRead: 0, heldPositions: 0 };
 
@@ -49,6 +53,7 @@ export class EventObject extends DurableObject<Env> {
     super(ctx, env);
     const reads = countStartReads(ctx.storage.sql);
     this.s = new EventState(ctx, reads.sql, () => this.env);
+    this.live = new LiveAvailability(this.s);
     ctx.blockConcurrencyWhile(async () => {
       createTables(this.s);
       const now = Date.now();
@@ -75,7 +80,7 @@ export class EventObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- sales
 
   quotaAvailability(stamp: number, quotaIds: number[]): Promise<Record<number, Availability>> {
-    return availability.quotaAvailability(this.s, stamp, quotaIds);
+    return this.changing(availability.quotaAvailability(this.s, stamp, quotaIds));
   }
 
   /** Availability states (100/20/10/0, null: not counted) of products on dates. */
@@ -83,50 +88,50 @@ export class EventObject extends DurableObject<Env> {
     stamp: number,
     demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
   ): Promise<(number | null)[]> {
-    return availability.availabilityStates(this.s, stamp, demands);
+    return this.changing(availability.availabilityStates(this.s, stamp, demands));
   }
 
   /** Reserves cart positions, each group decided on its own. */
   reserveCarts(stamp: number, groups: CartGroup[]): Promise<Decision[]> {
-    return carts.reserveCarts(this.s, stamp, groups);
+    return this.changing(carts.reserveCarts(this.s, stamp, groups));
   }
 
   /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
   deleteCarts(holdKeys: string[]): Promise<string[]> {
-    return carts.deleteCarts(this.s, holdKeys);
+    return this.changing(carts.deleteCarts(this.s, holdKeys));
   }
 
   placeOrder(stamp: number, req: OrderRequest): Promise<OrderDecision> {
-    return orders.placeOrder(this.s, stamp, req);
+    return this.changing(orders.placeOrder(this.s, stamp, req));
   }
 
   changeOrderStatus(stamp: number, req: StatusChange): Promise<StatusDecision> {
-    return orders.changeOrderStatus(this.s, stamp, req);
+    return this.changing(orders.changeOrderStatus(this.s, stamp, req));
   }
 
   // ---------------------------------------------------------------- vouchers
 
   createVouchers(stamp: number, rows: VoucherRow[]): Promise<CreateVouchersResult> {
-    return vouchers.createVouchers(this.s, stamp, rows);
+    return this.changing(vouchers.createVouchers(this.s, stamp, rows));
   }
 
   updateVoucher(stamp: number, id: number, values: VoucherColumns): Promise<UpdateVoucherResult> {
-    return vouchers.updateVoucher(this.s, stamp, id, values);
+    return this.changing(vouchers.updateVoucher(this.s, stamp, id, values));
   }
 
   deleteVoucher(stamp: number, id: number): Promise<DeleteVoucherResult> {
-    return vouchers.deleteVoucher(this.s, stamp, id);
+    return this.changing(vouchers.deleteVoucher(this.s, stamp, id));
   }
 
   // ---------------------------------------------------------------- admission
 
   redeem(req: RedeemRequest): Promise<RedeemOutcome> {
-    return admission.redeem(this.s, req);
+    return this.changing(admission.redeem(this.s, req));
   }
 
   /** Takes back a successful check-in (pretix `checkinrpc/annul`): the ticket is no longer inside. */
   annul(req: AnnulRequest): Promise<AnnulOutcome> {
-    return annulment.annul(this.s, req);
+    return this.changing(annulment.annul(this.s, req));
   }
 
   checkinListChanged(listId: number, deleted: boolean): Promise<null> {
@@ -146,7 +151,7 @@ export class EventObject extends DurableObject<Env> {
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
   async catalogChanged(stamp: number): Promise<null> {
-    await this.s.ensureCatalog(stamp);
+    await this.changing(this.s.ensureCatalog(stamp));
     return null;
   }
 
@@ -160,6 +165,18 @@ export class EventObject extends DurableObject<Env> {
 
   /** Replays the outbox, prunes expired carts, fires automatic exits (alarm.ts). */
   override alarm(): Promise<void> {
-    return runAlarm(this.s);
+    return this.changing(runAlarm(this.s));
+  }
+
+  // ---------------------------------------------------------------- live availability
+
+  /** The state the live availability shows now; with `watch`, the object pushes it to the hub after changes. */
+  watchLive(watch: boolean): Promise<LiveSnapshot> {
+    return this.live.watch(watch);
+  }
+
+  /** `work` changes what the ledger counts: once it is done (or failed), the live state is due. */
+  private changing<T>(work: Promise<T>): Promise<T> {
+    return work.finally(() => this.live.changed());
   }
 }

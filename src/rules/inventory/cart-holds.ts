@@ -67,6 +67,13 @@ export class CartHolds {
     return min;
   }
 
+  /** The earliest expiry of a hold after `now` (when a cart next stops counting). */
+  nextExpiryAfter(now: number): number | null {
+    let min: number | null = null;
+    for (const c of this.holds.values()) if (c.expires > now && (min === null || c.expires < min)) min = c.expires;
+    return min;
+  }
+
   /** Unexpired holds of a capacity key, the request's own credit not counted. */
   activeOfKey(key: Key, now: number, credit: Credit): number {
     return this.active(this.byKey.get(key), now, credit);

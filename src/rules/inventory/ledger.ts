@@ -211,6 +211,27 @@ export class Ledger {
     return Math.min(...counted.map((q) => this.stateOf(q, now)));
   }
 
+  /**
+   * A product on a date as its shop shows it: the state (as `stateOf`, the lowest over all its
+   * quotas) and the units left (the lowest over its quotas; null: unlimited). null: no quota
+   * covers it there, so it is not on sale.
+   */
+  productAvailability(
+    d: Pick<Demand, "itemId" | "variationId" | "subeventId">,
+    now: number,
+  ): { state: number; left: number | null } | null {
+    const quotas = this.quotasFor(d);
+    if (quotas.length === 0) return null;
+    let state = 100;
+    let left: number | null = null;
+    for (const q of quotas) {
+      state = Math.min(state, this.stateOf(q, now));
+      const n = q.closed ? 0 : this.availability(q, now).available_number;
+      if (n !== null) left = left === null ? n : Math.min(left, n);
+    }
+    return { state, left };
+  }
+
   quotasFor(d: Pick<Demand, "itemId" | "variationId" | "subeventId">): QuotaDef[] {
     return this.quotasByKey.get(keyOf(d.itemId, d.variationId, d.subeventId)) ?? [];
   }
@@ -439,6 +460,11 @@ export class Ledger {
   /** The earliest expiry of a cart, for scheduling the pruning alarm. */
   nextCartExpiry(): number | null {
     return this.carts.nextExpiry();
+  }
+
+  /** The next time after `now` a cart expires, and the availability changes by itself. */
+  nextCartExpiryAfter(now: number): number | null {
+    return this.carts.nextExpiryAfter(now);
   }
 
   /**
