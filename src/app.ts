@@ -79,6 +79,7 @@ import { invitePages } from "./pages/invite";
 import { orderPages } from "./pages/order";
 import { paymentPages } from "./pages/payment";
 import { publicPages } from "./pages/public";
+import { queuePages } from "./pages/queue";
 
 export const API_PREFIX = "/api/v1";
 
@@ -243,7 +244,9 @@ export function createApp() {
   app.route("/", customerActivationPages);
   // Customer pages under organizer and event slugs: after every fixed path above, so they
   // never shadow /api/, /media/, /invite/, /customer/ (reserved first segments answer 404).
-  // pay/change is registered before pay/{local_id}.
+  // pay/change is registered before pay/{local_id}; the waiting page's script (/static/) before
+  // the event page's two segments.
+  app.route("/", queuePages);
   app.route("/", orderPages);
   app.route("/", paymentPages);
   app.route("/", publicPages);
