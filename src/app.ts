@@ -41,6 +41,7 @@ import { ticketSecretRoutes } from "./api/ticket-secrets";
 import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
+import { queueRoutes } from "./api/queue";
 import { teamRoutes } from "./api/teams";
 import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
@@ -88,6 +89,8 @@ const PUBLIC_API_PATHS: RegExp[] = [
   /^\/api\/v1\/device\/initialize\/?$/,
   /^\/api\/v1\/openapi\.json\/?$/,
   STRIPE_WEBHOOK_PATH,
+  // the on-sale queue's join, status and live socket: the queue ticket is the visitor's identity
+  /^\/api\/v1\/organizers\/[^/]+\/events\/[^/]+\/queue\/(join|status|live)\/?$/,
 ];
 
 /** The description itself: loosely typed here (its own schema is OpenAPI's). */
@@ -217,6 +220,7 @@ export function createApp() {
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, queueRoutes);
   app.route(API_PREFIX, refundRoutes);
   app.route(API_PREFIX, stripeWebhookRoutes);
   app.route(API_PREFIX, invoiceRoutes);

@@ -49,6 +49,7 @@ import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.t
 import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
 import { benchLarge, fileBytes, type LargeSummary, summarizeLarge } from "./large.ts";
 import { benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
+import { benchQueue, type QueueSummary, queueLines, summarizeQueue } from "./queue.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -64,6 +65,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --onsale-events N     onsales: events selling out at once                      default 4
   --onsale-quota N      onsales: each event's quota                               default 300
   --onsale-buyers N     onsales: parallel buyers per event                        default 16
+  --queue-visitors N    queue: visitors joining (half first come, half shuffled)  default 20000
+  --queue-rate N        queue: admissions per minute of each queue                default 5000
   --chart FILE          also write the SVG chart to FILE (default: beside the JSON)
   --tickets N           check-in: distinct tickets redeemed                       default 1000
   --devices N           check-in: scanning devices (parallel clients)             default 64
@@ -74,7 +77,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --keep                keep the temporary state directory
   --verbose             show wrangler's output`;
 
-const SCENARIOS = ["orders", "checkin", "large", "onsales"] as const;
+const SCENARIOS = ["orders", "checkin", "large", "onsales", "queue"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -95,6 +98,8 @@ function options() {
       "onsale-events": { type: "string", default: "4" },
       "onsale-quota": { type: "string", default: "300" },
       "onsale-buyers": { type: "string", default: "16" },
+      "queue-visitors": { type: "string", default: "20000" },
+      "queue-rate": { type: "string", default: "5000" },
       chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
@@ -135,6 +140,8 @@ function options() {
     onsaleEvents: int("onsale-events", values["onsale-events"], 2),
     onsaleQuota: int("onsale-quota", values["onsale-quota"], 2),
     onsaleBuyers: int("onsale-buyers", values["onsale-buyers"], 1),
+    queueVisitors: int("queue-visitors", values["queue-visitors"], 200),
+    queueRate: int("queue-rate", values["queue-rate"], 60),
     chart: values.chart,
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
@@ -749,12 +756,30 @@ try {
       ],
     });
   }
+  let queue: QueueSummary | null = null;
+  if (opts.scenarios.has("queue")) {
+    const o = {
+      visitors: opts.queueVisitors,
+      clients: opts.concurrency,
+      rate: opts.queueRate,
+      quota: 100,
+      buyers: 150,
+    };
+    queue = summarizeQueue(await benchQueue(service, api, o, log), o);
+    process.stdout.write(`${queueLines(queue).join("\n")}\n`);
+  }
   const result = {
     orders: summary,
     checkin,
     large,
     onsales,
-    ok: (summary?.ok ?? true) && (checkin?.ok ?? true) && (large?.ok ?? true) && (onsales?.ok ?? true),
+    queue,
+    ok:
+      (summary?.ok ?? true) &&
+      (checkin?.ok ?? true) &&
+      (large?.ok ?? true) &&
+      (onsales?.ok ?? true) &&
+      (queue?.ok ?? true),
   };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
