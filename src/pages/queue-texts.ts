@@ -10,7 +10,7 @@ export const QUEUE_TEXTS = {
     title: "Waiting room",
     intro:
       "Many people want tickets for this event right now, so the shop lets visitors in a few at a time. You have a place in the queue: keep this page open. It updates by itself and takes you on when it is your turn.",
-    opens: "The sale opens {time}.",
+    opens: "The sale opens on {time}.",
     noScript:
       "This waiting page needs JavaScript to keep your place in the queue. Please turn JavaScript on, or come back later through the event page.",
     joining: "Taking your place in the queue…",
@@ -45,7 +45,7 @@ export const QUEUE_TEXTS = {
     title: "Warteraum",
     intro:
       "Gerade möchten sehr viele Menschen Tickets für diese Veranstaltung, deshalb lässt der Shop Besucher nach und nach herein. Sie haben einen Platz in der Warteschlange: Lassen Sie diese Seite geöffnet. Sie aktualisiert sich selbst und leitet Sie weiter, sobald Sie an der Reihe sind.",
-    opens: "Der Verkauf beginnt {time}.",
+    opens: "Der Verkauf beginnt am {time}.",
     noScript:
       "Diese Warteseite braucht JavaScript, um Ihren Platz in der Warteschlange zu halten. Bitte schalten Sie JavaScript ein oder kommen Sie später über die Veranstaltungsseite wieder.",
     joining: "Ihr Platz in der Warteschlange wird vergeben …",

@@ -4,37 +4,55 @@
  * (scripts of this origin only), framing, return_url and the script itself. What the script
  * does in a browser is test/browser/queue-page.test.ts.
  */
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Json } from "../harness";
+import { onsaleQueues } from "../../src/db/schema";
+import { db } from "../harness";
 import { fetchPage, getPage } from "../helpers/pages";
-import { type Shop, shop } from "../helpers/sales";
+import { eventIdOf, type Shop, shop } from "../helpers/sales";
 
-/** A live event with a queue in front of its sales (opening in an hour unless given). */
-async function queuedShop(
-  queue: Record<string, unknown> = {},
-  opts: { series?: boolean } = {},
-): Promise<Shop & { queue: Json }> {
+type QueueRow = typeof onsaleQueues.$inferSelect;
+
+/** A queue row of the shop's event, straight in D1 (the resource is tested with its routes). */
+async function addQueue(s: Shop, values: Partial<typeof onsaleQueues.$inferInsert>): Promise<QueueRow> {
+  const now = Date.now();
+  const [row] = await db()
+    .insert(onsaleQueues)
+    .values({
+      organizerId: s.org.id,
+      eventId: await eventIdOf(s),
+      opensAt: Date.parse("2030-03-01T09:00:00Z"),
+      admissionsPerMinute: 100,
+      bypassSalesChannels: [],
+      bypassTeams: [],
+      createdAt: now,
+      updatedAt: now,
+      ...values,
+    })
+    .returning();
+  return row!;
+}
+
+/** A live event (redirection to shop.example.org allowed) with a queue in front of its sales. */
+async function queuedShop(opts: { series?: boolean } = {}): Promise<Shop & { queue: QueueRow }> {
   const s = await shop({ series: opts.series, event: { timezone: "Europe/Berlin" } });
   const ticket = await s.item();
-  await s.quota({ size: 10, items: [ticket.id] });
+  // a series sells by date: its quota is a date's
+  const first = opts.series ? await s.subevent() : null;
+  await s.quota({ size: 10, items: [ticket.id], ...(first ? { subevent: first.id } : {}) });
   const live = await s.client.patch(`${s.path}/`, {
     live: true,
     plugins: ["pretix.plugins.manualpayment", "pretix.plugins.returnurl"],
   });
   expect(live.status, JSON.stringify(live.body)).toBe(200);
   await s.client.patch(`${s.path}/settings/`, { returnurl_prefix: "https://shop.example.org/" });
-  const created = await s.post("/onsale_queues/", {
-    opens_at: "2030-03-01T09:00:00Z",
-    admissions_per_minute: 100,
-    ...queue,
-  });
-  return { ...s, queue: created };
+  return { ...s, queue: await addQueue(s, {}) };
 }
 
 const pageOf = (s: Shop, query = "") => `/${s.orgSlug}/${s.eventSlug}/queue/${query}`;
 
 /** The settings the page hands its script (`data-config`, HTML-escaped JSON). */
-function configOf(text: string): Json {
+function configOf(text: string): any {
   const attr = /data-config="([^"]*)"/.exec(text)?.[1];
   expect(attr, "the page's data-config").toBeDefined();
   const json = attr!
@@ -56,7 +74,7 @@ describe("the waiting page", () => {
     expect(res.text).toContain('<html lang="en">');
     expect(res.text).toContain("<h2>Waiting room</h2>");
     // 09:00 UTC is 10:00 in Berlin (winter time)
-    expect(res.text).toContain("The sale opens on Fri, 1 March 2030, 10:00 CET.");
+    expect(res.text).toContain("The sale opens on Fri, 1 March 2030 at 10:00 CET.");
     expect(res.text).toMatch(/<p id="queue-status" class="note" role="status" aria-live="polite" aria-atomic="true">/);
     expect(res.text).toContain('<script type="module" src="/static/queue-page.js"></script>');
     expect(res.text).toContain("<noscript>");
@@ -73,7 +91,6 @@ describe("the waiting page", () => {
       timeZone: "Europe/Berlin",
       texts: expect.objectContaining({ place: "Your place", continue: "Continue to the shop" }),
     });
-    expect(s.queue.waiting_page_url).toBe(`http://ticketing.test${pageOf(s)}`);
   });
 
   it("allows scripts and connections of this origin only, and refuses framing unless iframe=1", async () => {
@@ -111,7 +128,7 @@ describe("the waiting page", () => {
     const byLocale = await getPage(pageOf(s, "?locale=de-AT"));
     expect(byLocale.text).toContain('<html lang="de">');
     expect(byLocale.text).toContain("<h2>Warteraum</h2>");
-    expect(byLocale.text).toContain("Der Verkauf beginnt am Fr., 1. März 2030, 10:00 MEZ.");
+    expect(byLocale.text).toContain("Der Verkauf beginnt am Fr., 1. März 2030 um 10:00 MEZ.");
     expect(configOf(byLocale.text)).toMatchObject({
       locale: "de-DE",
       texts: expect.objectContaining({ place: "Ihr Platz" }),
@@ -141,8 +158,7 @@ describe("the waiting page", () => {
     expect((await getPage(pageOf(none))).status).toBe(404);
 
     const off = await queuedShop();
-    const patched = await off.client.patch(`${off.path}/onsale_queues/${off.queue.id}/`, { active: false });
-    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    await db().update(onsaleQueues).set({ active: false }).where(eq(onsaleQueues.id, off.queue.id));
     const offPage = await getPage(pageOf(off));
     expect(offPage.status).toBe(404);
     expect(offPage.text).toContain("This queue does not exist.");
@@ -159,17 +175,21 @@ describe("the waiting page", () => {
   });
 
   it("for a series: the date's own queue or the event-wide one, by ?subevent", async () => {
-    const s = await queuedShop({}, { series: true });
+    const s = await queuedShop({ series: true });
     const date = await s.subevent();
     const other = await s.subevent();
-    await s.post("/onsale_queues/", { subevent: date.id, opens_at: "2030-04-01T09:00:00Z", admissions_per_minute: 50 });
+    const closed = await s.subevent();
+    await addQueue(s, { subeventId: date.id, opensAt: Date.parse("2030-04-01T09:00:00Z") });
+    await addQueue(s, { subeventId: closed.id, active: false });
     const own = await getPage(pageOf(s, `?subevent=${date.id}`));
     expect(own.status).toBe(200);
-    expect(own.text).toContain("The sale opens on Mon, 1 April 2030, 11:00 CEST.");
+    expect(own.text).toContain("The sale opens on Mon, 1 April 2030 at 11:00 CEST.");
     expect(configOf(own.text)).toMatchObject({ subevent: date.id });
     const wide = await getPage(pageOf(s, `?subevent=${other.id}`));
     expect(wide.status).toBe(200);
-    expect(wide.text).toContain("The sale opens on Fri, 1 March 2030, 10:00 CET.");
+    expect(wide.text).toContain("The sale opens on Fri, 1 March 2030 at 10:00 CET.");
+    // a date whose own queue is inactive has none, whatever the event-wide one
+    expect((await getPage(pageOf(s, `?subevent=${closed.id}`))).status).toBe(404);
   });
 
   it("serves its script with an entity tag, and 304 for the same tag", async () => {
