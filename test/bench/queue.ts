@@ -34,7 +34,7 @@ export async function benchQueue(service: Service, api: Api, o: QueueBenchOption
   // both queues open a little after the joins should be done (joins after that queue behind)
   const joinBudgetMs = Math.max(10_000, o.visitors / 2);
   const opensAt = Date.now() + 20_000 + joinBudgetMs;
-  const shops = [];
+  const shops: { path: string; item: number; queue: number }[] = [];
   for (const [slug, order] of [
     ["queue-first-come", "first_come"],
     ["queue-shuffle", "shuffle"],
@@ -86,7 +86,7 @@ export async function benchQueue(service: Service, api: Api, o: QueueBenchOption
         headers: { "Content-Type": "application/json", "X-D1-Round-Trips": "off" },
         body: "{}",
       }).catch(() => null);
-      const body = res ? await res.json().catch(() => null) : null;
+      const body: any = res ? await res.json().catch(() => null) : null;
       const end = performance.now();
       joinSamples.push({ status: res?.status ?? 0, ms: end - start, at: end - j0, trips: null });
       if (res?.status === 201 && body?.ticket) {
@@ -128,7 +128,7 @@ export async function benchQueue(service: Service, api: Api, o: QueueBenchOption
       };
       const start = performance.now();
       const res = await fetch(spec.url, spec.init).catch(() => null);
-      const body = res ? await res.json().catch(() => null) : null;
+      const body: any = res ? await res.json().catch(() => null) : null;
       const end = performance.now();
       pollSamples.push({ status: res?.status ?? 0, ms: end - start, at: end - t0, trips: null });
       if (body?.state === "admitted") {
