@@ -75,6 +75,23 @@ const queuePage = (params: Record<string, string> = {}) => {
 /** The words of the page's live region (the place, the wait, what happens next). */
 const statusOf = async (page: Page | Frame) => (await page.locator("#queue-status").innerText()).trim();
 
+/** Waits until the live region's words match `pattern`; they are returned, or the last ones named in the failure. */
+async function untilStatus(page: Page | Frame, pattern: RegExp, timeout = 30_000): Promise<string> {
+  const deadline = Date.now() + timeout;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = await statusOf(page);
+    if (pattern.test(last)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the page's status did not come to ${pattern} within ${timeout} ms; it says: "${last}"`);
+}
+
+/** Waits until the element's text matches `pattern`. */
+async function untilText(page: Page, selector: string, pattern: RegExp, timeout = 30_000): Promise<void> {
+  await page.locator(selector).filter({ hasText: pattern }).waitFor({ timeout });
+}
+
 /** An order of one festival pass, with the admission token when given: status and body. */
 async function orderWith(admission: string | null): Promise<{ status: number; body: Json }> {
   const res = await fetch(`${need(service).base}${shop.path}/orders/`, {
@@ -112,7 +129,7 @@ describe("the waiting page of an on-sale queue, in Chromium", () => {
   });
 
   it("before the opening a visitor sees its place; at the opening the page moves on to return_url with an admission the API accepts for an order — over the WebSocket and, with it blocked, by polling", async () => {
-    const opensAt = Date.now() + 20_000;
+    const opensAt = Date.now() + 30_000;
     queue = await shop.api.ok("POST", `${shop.path}/onsale_queues/`, {
       opens_at: new Date(opensAt).toISOString(),
       arrival_order: "first_come",
@@ -121,10 +138,6 @@ describe("the waiting page of an on-sale queue, in Chromium", () => {
       orders_per_admission: 1,
     });
     expect(queue.waiting_page_url).toBe(queuePage());
-    // behind the queue, no sale without an admission
-    const refused = await orderWith(null);
-    expect(refused.status).toBe(403);
-    expect(refused.body.queue).toBe(queue.id);
 
     const live = await need(visitors).newPage();
     const frames = liveMessages(live);
@@ -143,19 +156,15 @@ describe("the waiting page of an on-sale queue, in Chromium", () => {
       });
 
       await live.goto(queuePage({ return_url: `${need(site).base}/return/live?visit=1` }), { waitUntil: "load" });
-      await expect
-        .poll(() => statusOf(live))
-        .toMatch(/^You are in the queue\. Your place: 1\. People ahead of you: 0\./);
-      expect(await live.locator("#queue-place").innerText()).toBe("1");
-      await expect.poll(() => live.locator("#queue-channel").innerText()).toBe("Updates arrive live.");
       expect(await live.title()).toBe(`Waiting room – ${shop.eventName}`);
+      await untilStatus(live, /^You are in the queue\. Your place: 1\. People ahead of you: 0\./);
+      expect(await live.locator("#queue-place").innerText()).toBe("1");
+      await untilText(live, "#queue-channel", /^Updates arrive live\.$/);
       await need(browsing).inspect(live, "queue-waiting");
 
       await poller.goto(queuePage({ return_url: `${need(site).base}/return/polled` }), { waitUntil: "load" });
-      await expect.poll(() => statusOf(poller)).toMatch(/Your place: 2\. People ahead of you: 1\./);
-      await expect
-        .poll(() => poller.locator("#queue-channel").innerText())
-        .toMatch(/^Updates are checked every \d+ seconds\.$/);
+      await untilStatus(poller, /Your place: 2\. People ahead of you: 1\./);
+      await untilText(poller, "#queue-channel", /^Updates are checked every \d+ seconds\.$/);
       expect(blocked).toBeGreaterThanOrEqual(1);
       expect(Date.now()).toBeLessThan(opensAt);
 
@@ -177,7 +186,11 @@ describe("the waiting page of an on-sale queue, in Chromium", () => {
       expect(new Set(statusCalls).size).toBe(1);
       expect(statusCalls[0]).toMatch(/^qt1\./);
 
-      // the shop's backend places the order with the admission: once, as the queue allows
+      // behind the queue, no sale without an admission; the shop's backend places the order
+      // with the admission: once, as the queue allows
+      const refused = await orderWith(null);
+      expect(refused.status).toBe(403);
+      expect(refused.body.queue).toBe(queue.id);
       const sold = await orderWith(admission);
       expect(sold.status, JSON.stringify(sold.body)).toBe(201);
       const again = await orderWith(admission);
@@ -230,9 +243,7 @@ describe("the waiting page of an on-sale queue, in Chromium", () => {
       await page.goto(queuePage(), { waitUntil: "load" });
       expect(await page.locator("html").getAttribute("lang")).toBe("de");
       expect(await page.locator("h2").innerText()).toBe("Warteraum");
-      await expect
-        .poll(() => statusOf(page), { timeout: 60_000 })
-        .toMatch(/^Sie sind an der Reihe! Ihr Zutritt gilt bis .+ und erlaubt 1 Bestellung\(en\)\.$/);
+      await untilStatus(page, /^Sie sind an der Reihe! Ihr Zutritt gilt bis .+ und erlaubt 1 Bestellung\(en\)\.$/);
       const admission = await page.locator("#queue-admission").innerText();
       expect(admission).toMatch(/^qa1\./);
       expect(await page.getByRole("link", { name: "Zur Veranstaltungsseite" }).getAttribute("href")).toBe(
@@ -246,7 +257,7 @@ describe("the waiting page of an on-sale queue, in Chromium", () => {
         if (r.url().includes("/queue/join/")) joins.push(r.url());
       });
       await page.goto(queuePage({ locale: "en" }), { waitUntil: "load" });
-      await expect.poll(() => statusOf(page)).toMatch(/^It is your turn! Your admission is valid until /);
+      await untilStatus(page, /^It is your turn! Your admission is valid until /);
       expect(await page.locator("#queue-admission").innerText()).toBe(admission);
       expect(joins).toEqual([]);
     } finally {
