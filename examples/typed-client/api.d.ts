@@ -2398,6 +2398,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizers/{organizer}/events/{event}/queue/join/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join the event's on-sale queue
+         * @description No credential. Joins the active queue of the event (or of the date `subevent`); the answer carries the queue ticket. 404 when no active queue applies.
+         *
+         *     No credentials needed.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventQueueJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/queue/status/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A visitor's place in the on-sale queue
+         * @description No credential; the queue ticket in the header `X-Queue-Ticket`. 400 for a missing, malformed or forged ticket, 404 for another event's.
+         *
+         *     No credentials needed.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventQueueStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/queue/live/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A visitor's place, pushed live (WebSocket)
+         * @description No credential; a WebSocket upgrade with the queue ticket in `ticket`. Each message is a `QueueStatus`, sent on connecting and whenever the queue moves; the socket closes once the visitor is admitted (or the admission expired, or the queue closed). A message sent by the client asks for the status again.
+         *
+         *     No credentials needed.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventQueueLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/refunds/": {
         parameters: {
             query?: never;
@@ -4796,6 +4862,62 @@ export interface components {
                 /** Format: uri */
                 url: string;
             }[];
+        };
+        QueueJoin: {
+            queue: number;
+            /** @enum {string} */
+            state: "waiting" | "admitted" | "expired" | "closed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            opens_at: string;
+            /** @description 1-based place; null before the opening of a shuffled queue */
+            position: number | null;
+            /** @description visitors ahead not yet admitted */
+            ahead: number | null;
+            estimated_wait_seconds: number | null;
+            /** @description when to ask again */
+            poll_seconds: number;
+            /** @description the admission token (header `X-Queue-Admission` of carts and orders) once admitted */
+            admission: {
+                token: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                expires: string;
+                orders_allowed: number;
+            } | null;
+            /** @description the queue ticket: send it as `X-Queue-Ticket` */
+            ticket: string;
+        };
+        QueueStatus: {
+            queue: number;
+            /** @enum {string} */
+            state: "waiting" | "admitted" | "expired" | "closed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            opens_at: string;
+            /** @description 1-based place; null before the opening of a shuffled queue */
+            position: number | null;
+            /** @description visitors ahead not yet admitted */
+            ahead: number | null;
+            estimated_wait_seconds: number | null;
+            /** @description when to ask again */
+            poll_seconds: number;
+            /** @description the admission token (header `X-Queue-Admission` of carts and orders) once admitted */
+            admission: {
+                token: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                expires: string;
+                orders_allowed: number;
+            } | null;
         };
         StripeWebhookReceived: {
             /** @constant */
@@ -14401,6 +14523,113 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventQueueJoin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    subevent?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueJoin"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventQueueStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventQueueLive: {
+        parameters: {
+            query?: {
+                /** @description the queue ticket */
+                ticket?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the WebSocket is open. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
