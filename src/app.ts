@@ -29,6 +29,7 @@ import { organizerRoutes } from "./api/organizers";
 import { questionOptionRoutes } from "./api/question-options";
 import { questionRoutes } from "./api/questions";
 import { seatingPlanRoutes } from "./api/seatingplans";
+import { onsaleQueueRoutes } from "./api/onsale-queues";
 import { sendmailRuleRoutes } from "./api/sendmail-rules";
 import { taxRuleRoutes } from "./api/taxrules";
 import { ticketLayoutRoutes } from "./api/ticketlayouts";
@@ -213,6 +214,7 @@ export function createApp() {
   app.route(API_PREFIX, questionOptionRoutes);
   app.route(API_PREFIX, discountRoutes);
   app.route(API_PREFIX, sendmailRuleRoutes);
+  app.route(API_PREFIX, onsaleQueueRoutes);
   app.route(API_PREFIX, ticketLayoutRoutes);
   app.route(API_PREFIX, seatingPlanRoutes);
   app.route(API_PREFIX, quotaRoutes);

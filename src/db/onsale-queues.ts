@@ -2,10 +2,12 @@
  * On-sale queues of an event; every query is scoped by the event. The queue that applies to a sale
  * of a date is the date's own queue when it has one, else the event-wide one (docs/onsale-queue.md).
  */
-import { and, asc, eq, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNull, ne, or, type SQL } from "drizzle-orm";
+import { runBatch } from "./catalog-common";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest } from "./paging";
-import { onsaleQueues } from "./schema";
+import { events, onsaleQueues, subevents, teams } from "./schema";
+import { inIntegers } from "./util";
 
 export type OnsaleQueueRow = typeof onsaleQueues.$inferSelect;
 export type OnsaleQueueValues = Omit<typeof onsaleQueues.$inferInsert, "id" | "eventId" | "organizerId">;
@@ -39,7 +41,7 @@ export function findOnsaleQueue(db: DB, eventId: number, id: number): Promise<On
 export function queuesOfDatesQuery(db: DB, eventId: number, subeventIds: readonly (number | null)[]) {
   const dates = [...new Set(subeventIds.filter((s): s is number => s !== null))];
   const dateCondition = dates.length
-    ? or(isNull(onsaleQueues.subeventId), sql`${onsaleQueues.subeventId} IN (${sql.join(dates, sql`, `)})`)
+    ? or(isNull(onsaleQueues.subeventId), inIntegers(onsaleQueues.subeventId, dates))
     : isNull(onsaleQueues.subeventId);
   return db
     .select()
@@ -65,6 +67,50 @@ export async function applicableQueue(
   subeventId: number | null,
 ): Promise<OnsaleQueueRow | undefined> {
   return applicableOf(await queuesOfDatesQuery(db, eventId, [subeventId]), subeventId);
+}
+
+/** What a queue's input refers to, as found: the date's event, the organizer's teams among `teamIds`, another queue of the same event and date. */
+export type QueueReferences = {
+  subeventEventId: number | null | undefined;
+  teamIds: Set<number>;
+  otherQueue: number | null;
+};
+
+/**
+ * The facts a queue's input is checked against, in one batch: the event of `subeventId` (undefined:
+ * no such date of the organizer), which of `teamIds` are the organizer's teams, and the id of a queue of the event
+ * for the same date (null: the whole event) other than `exceptId`.
+ */
+export async function queueReferences(
+  db: DB,
+  organizerId: number,
+  eventId: number,
+  subeventId: number | null,
+  teamIds: readonly number[],
+  exceptId: number | null,
+): Promise<QueueReferences> {
+  const sameDate = and(
+    eq(onsaleQueues.eventId, eventId),
+    subeventId === null ? isNull(onsaleQueues.subeventId) : eq(onsaleQueues.subeventId, subeventId),
+    exceptId === null ? undefined : ne(onsaleQueues.id, exceptId),
+  );
+  const [dates, found, others] = (await runBatch(db, [
+    db
+      .select({ eventId: subevents.eventId })
+      .from(subevents)
+      .innerJoin(events, eq(events.id, subevents.eventId))
+      .where(and(eq(subevents.id, subeventId ?? 0), eq(events.organizerId, organizerId))),
+    db
+      .select({ id: teams.id })
+      .from(teams)
+      .where(and(eq(teams.organizerId, organizerId), inIntegers(teams.id, teamIds))),
+    db.select({ id: onsaleQueues.id }).from(onsaleQueues).where(sameDate).limit(1),
+  ])) as [{ eventId: number }[], { id: number }[], { id: number }[]];
+  return {
+    subeventEventId: subeventId === null ? null : dates[0]?.eventId,
+    teamIds: new Set(found.map((t) => t.id)),
+    otherQueue: others[0]?.id ?? null,
+  };
 }
 
 /** Creates a queue and reads it back; a second queue for the same event and date throws a UNIQUE error. */
