@@ -238,7 +238,8 @@ function sendsMail(input: OrderInput, channel: string): boolean {
 /**
  * Creates an order, atomically: the positions are checked against the catalog and priced
  * (services/positions.ts, pricing.ts), the event object decides on quota, seats and vouchers and
- * writes the whole order in one D1 transaction, or nothing. Not checked, as the spec says:
+ * writes the whole order in one D1 transaction, or nothing. Behind an active on-sale queue only
+ * with an admission (onsale-gate.ts), counted by the object. Not checked, as the spec says:
  * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
  * are taken from the input).
  */

@@ -6,11 +6,12 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { Env } from "../../src/lib/env";
 import { type Admission, signAdmission } from "../../src/lib/queue-tokens";
 import { type Client, seedDevice, seedTeam } from "../harness";
 import { cartsOf, eventIdOf, ordersOf, type Shop, shop } from "../helpers/sales";
 
-const SECRET = env.TICKET_SIGNING_KEY_SECRET!;
+const SECRET = (env as Env).TICKET_SIGNING_KEY_SECRET!;
 const HEADER = "X-Queue-Admission";
 const HOUR = 3_600_000;
 

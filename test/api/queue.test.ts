@@ -45,7 +45,9 @@ describe("joining", () => {
       admission: null,
       ticket: expect.stringMatching(/^qt1\.[\w-]+\.[\w-]+$/),
     });
-    expect(first.joined.estimated_wait_seconds).toBeGreaterThanOrEqual(600);
+    // the time until the opening (less what the join took) and a place at 30 a minute
+    expect(first.joined.estimated_wait_seconds).toBeGreaterThan(570);
+    expect(first.joined.estimated_wait_seconds).toBeLessThanOrEqual(602);
     expect(first.ticket).toMatchObject({ q: q.queue.id, e: q.eventId, n: expect.stringMatching(/^[A-Za-z0-9]{16}$/) });
     expect(first.ticket.s).toBeGreaterThanOrEqual(0);
     expect(first.ticket.s).toBeLessThan(16);
@@ -253,5 +255,38 @@ describe("a closed queue", () => {
     await db().delete(onsaleQueues).where(eq(onsaleQueues.id, q.queue.id));
     await q.step();
     expect((await q.status(v.token)).body).toMatchObject({ state: "closed" });
+  });
+});
+
+describe("end to end with the sales gate", () => {
+  it("join → admitted → order with X-Queue-Admission → 201; without it, or twice, refused", async () => {
+    const q = await queuedShop({ admissionsPerMinute: 10 });
+    const ticket = await q.item();
+    await q.quota({ size: 5, items: [ticket.id] });
+    const visitors = byArrival(await joinMany(q, 12));
+    const order = (admission?: string) =>
+      q.client.post(
+        `${q.path}/orders/`,
+        { positions: [{ item: ticket.id }] },
+        admission ? { headers: { "X-Queue-Admission": admission } } : {},
+      );
+    const refused = await order();
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ queue: q.queue.id });
+    await q.change({ opensAt: Date.now() - MINUTE });
+    const states = await statesOf(q, visitors);
+    const tokens = states.filter((s) => s.state === "admitted").map((s) => s.admission.token as string);
+    expect(tokens).toHaveLength(10);
+    // ten admitted buyers, each sending its order twice at once, on the last five tickets
+    const results = await Promise.all([...tokens, ...tokens].map((t) => order(t)));
+    const created = results.filter((r) => r.status === 201);
+    expect(created).toHaveLength(5);
+    expect(results.every((r) => r.status === 201 || r.status === 400 || r.status === 403)).toBe(true);
+    const quotas = await q.client.get(`${q.path}/quotas/`);
+    const availability = await q.client.get(`${q.path}/quotas/${quotas.body.results[0].id}/availability/`);
+    expect(availability.body).toMatchObject({ available_number: 0, pending_orders: 5 });
+    // a waiting visitor has no token to send: still refused
+    expect(states[11].state).toBe("waiting");
+    expect((await order()).status).toBe(403);
   });
 });

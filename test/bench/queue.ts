@@ -31,9 +31,8 @@ export async function benchQueue(service: Service, api: Api, o: QueueBenchOption
     if (r.status !== 201) throw new Error(`POST ${url} answered ${r.status}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  // both queues open a little after the joins should be done (joins after that queue behind)
-  const joinBudgetMs = Math.max(10_000, o.visitors / 2);
-  const opensAt = Date.now() + 20_000 + joinBudgetMs;
+  // both queues open once every visitor has joined (set then): all shuffled visitors come early
+  const farAhead = Date.now() + 24 * 3_600_000;
   const shops: { path: string; item: number; queue: number }[] = [];
   for (const [slug, order] of [
     ["queue-first-come", "first_come"],
@@ -49,7 +48,7 @@ export async function benchQueue(service: Service, api: Api, o: QueueBenchOption
     const item = await create(`${path}/items/`, { name: { en: "Ticket" }, default_price: "40.00", admission: true });
     await create(`${path}/quotas/`, { name: "Tickets", size: o.quota, items: [item.id] });
     const queue = await create(`${path}/onsale_queues/`, {
-      opens_at: new Date(opensAt).toISOString(),
+      opens_at: new Date(farAhead).toISOString(),
       arrival_order: order,
       admissions_per_minute: o.rate,
       admission_minutes: ADMISSION_MINUTES,
@@ -97,7 +96,16 @@ export async function benchQueue(service: Service, api: Api, o: QueueBenchOption
   };
   await Promise.all(Array.from({ length: o.clients }, joiner));
   const joins: Phase = { samples: joinSamples, elapsedMs: performance.now() - j0, startedAt: j0 };
-  log(`queue: ${visitors.length} joined in ${round(joins.elapsedMs / 1000, 1)} s; polling until admitted`);
+  const opensAt = Date.now() + 3000;
+  for (const shop of shops) {
+    const r = await api("PATCH", `${shop.path}/onsale_queues/${shop.queue}/`, {
+      opens_at: new Date(opensAt).toISOString(),
+    });
+    if (r.status !== 200) throw new Error(`PATCH of the queue answered ${r.status}: ${JSON.stringify(r.body)}`);
+  }
+  log(
+    `queue: ${visitors.length} joined in ${round(joins.elapsedMs / 1000, 1)} s; the queues open in 3 s; polling until admitted`,
+  );
 
   // ---- polling as poll_seconds says (a visitor is due again then), one in ten requests trivial
   const pollSamples: Sample[] = [];
@@ -168,8 +176,16 @@ export async function benchQueue(service: Service, api: Api, o: QueueBenchOption
     ...buyers.map((b) => b.admission),
     ...Array<string | null>(o.buyers).fill(null),
   ].sort(() => Math.random() - 0.5);
-  const sales = await runPhase({ concurrency: 32, count: plan.length, make: (i) => orderSpec(i, plan[i]!) });
-  const outcomes = sales.samples.map((s, i) => ({ status: s.status, admitted: plan[i] !== null }));
+  const outcomes: { status: number; admitted: boolean }[] = [];
+  let nextSale = 0;
+  const buyer = async () => {
+    while (nextSale < plan.length) {
+      const i = nextSale++;
+      const sample = await send(orderSpec(i, plan[i]!), performance.now());
+      outcomes.push({ status: sample.status, admitted: plan[i] !== null });
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, buyer));
   const quota = (await api("GET", `${shop.path}/quotas/`)).body.results[0];
   const availability = (await api("GET", `${shop.path}/quotas/${quota.id}/availability/`)).body;
   const counters = await Promise.all(shops.map((s) => api("GET", `${s.path}/onsale_queues/${s.queue}/`)));
@@ -243,7 +259,11 @@ export function summarizeQueue(r: Awaited<ReturnType<typeof benchQueue>>, o: Que
     first_come_exact: outOfOrder === 0,
     shuffle_uniform: shuffle !== null && shuffle.p > 0.01,
     shuffle_early_before_late: lateBeforeEarly === 0,
-    rate_within_5_percent: firstMinute.every((n) => Math.abs(n - o.rate) <= 0.05 * o.rate),
+    // a queue with fewer visitors than a minute's rate runs dry: then all of them
+    rate_within_5_percent: firstMinute.every((n, i) => {
+      const expected = Math.min(o.rate, [fc, sh][i]!.length);
+      return Math.abs(n - expected) <= 0.05 * expected;
+    }),
     none_admitted_twice: twice === 0 && wrongId === 0,
     none_skipped: skipped === 0,
     join_p99_within_3x_trivial: (ratio(join.p99_ms) ?? Infinity) <= 3,

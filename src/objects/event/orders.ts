@@ -1,10 +1,10 @@
 /**
- * Sales: order placement and order status changes. An acquisition (new holds) is decided and
- * recorded with its outbox entry without yielding, then written to D1; a release is written to
- * D1 first and then taken from the ledger, so an in-flight write never frees capacity twice. A D1
- * write that fails is asked about: not written gives the capacity back, unknown leaves it to the
- * alarm. The orders' holds live in the ledger's book (order-book.ts); the object writes every
- * order, so it indexes the new tickets for check-in too.
+ * Sales: order placement and order status changes. An acquisition (new holds, and an on-sale
+ * queue admission's order count: queue-admissions.ts) is decided and recorded with its outbox
+ * entry without yielding, then written to D1; a release is written to D1 first, then taken from
+ * the ledger, so an in-flight write never frees capacity twice. A failed D1 write is asked about:
+ * not written gives the capacity back, unknown leaves it to the alarm. The object writes every
+ * order (holds: order-book.ts), so it indexes the new tickets for check-in too.
  */
 import { eq, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../../db/catalog-common";
