@@ -30,6 +30,7 @@ import { organizerRoutes } from "./api/organizers";
 import { questionOptionRoutes } from "./api/question-options";
 import { questionRoutes } from "./api/questions";
 import { seatingPlanRoutes } from "./api/seatingplans";
+import { onsaleQueueRoutes } from "./api/onsale-queues";
 import { sendmailRuleRoutes } from "./api/sendmail-rules";
 import { taxRuleRoutes } from "./api/taxrules";
 import { ticketLayoutRoutes } from "./api/ticketlayouts";
@@ -42,6 +43,7 @@ import { ticketSecretRoutes } from "./api/ticket-secrets";
 import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";
 import { quotaRoutes } from "./api/quotas";
+import { queueRoutes } from "./api/queue";
 import { teamRoutes } from "./api/teams";
 import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
@@ -81,6 +83,7 @@ import { invitePages } from "./pages/invite";
 import { orderPages } from "./pages/order";
 import { paymentPages } from "./pages/payment";
 import { publicPages } from "./pages/public";
+import { queuePages } from "./pages/queue";
 
 export const API_PREFIX = "/api/v1";
 
@@ -90,6 +93,8 @@ const PUBLIC_API_PATHS: RegExp[] = [
   /^\/api\/v1\/openapi\.json\/?$/,
   STRIPE_WEBHOOK_PATH,
   LIVE_AVAILABILITY_PATH,
+  // the on-sale queue's join, status and live socket: the queue ticket is the visitor's identity
+  /^\/api\/v1\/organizers\/[^/]+\/events\/[^/]+\/queue\/(join|status|live)\/?$/,
 ];
 
 /** The description itself: loosely typed here (its own schema is OpenAPI's). */
@@ -216,12 +221,14 @@ export function createApp() {
   app.route(API_PREFIX, questionOptionRoutes);
   app.route(API_PREFIX, discountRoutes);
   app.route(API_PREFIX, sendmailRuleRoutes);
+  app.route(API_PREFIX, onsaleQueueRoutes);
   app.route(API_PREFIX, ticketLayoutRoutes);
   app.route(API_PREFIX, seatingPlanRoutes);
   app.route(API_PREFIX, quotaRoutes);
   app.route(API_PREFIX, voucherRoutes);
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
+  app.route(API_PREFIX, queueRoutes);
   app.route(API_PREFIX, refundRoutes);
   app.route(API_PREFIX, stripeWebhookRoutes);
   app.route(API_PREFIX, invoiceRoutes);
@@ -249,7 +256,9 @@ export function createApp() {
   app.route("/", customerActivationPages);
   // Customer pages under organizer and event slugs: after every fixed path above, so they
   // never shadow /api/, /media/, /invite/, /customer/ (reserved first segments answer 404).
-  // pay/change is registered before pay/{local_id}.
+  // pay/change is registered before pay/{local_id}; the waiting page's script (/static/) before
+  // the event page's two segments.
+  app.route("/", queuePages);
   app.route("/", orderPages);
   app.route("/", paymentPages);
   app.route("/", publicPages);

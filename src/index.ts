@@ -9,6 +9,8 @@ import { log, withLogContext } from "./lib/log";
 export { AvailabilityHub } from "./objects/availability-hub";
 export { EventObject } from "./objects/event/object";
 export { RateLimiter } from "./objects/rate-limiter";
+export { QueueCoordinator } from "./objects/queue/coordinator";
+export { QueueShard } from "./objects/queue/shard";
 
 const app = createApp();
 

@@ -1818,6 +1818,66 @@ export interface paths {
         patch: operations["patchOrganizersByOrganizerEventsByEventSendmailRulesById"];
         trace?: never;
     };
+    "/api/v1/organizers/{organizer}/events/{event}/onsale_queues/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List on-sale queues
+         * @description While an active queue applies to the event (or its date), creating cart positions and orders needs the header `X-Queue-Admission` with an admission token the queue gave (docs/onsale-queue.md).
+         *
+         *     Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventOnsaleQueues"];
+        put?: never;
+        /**
+         * Create an on-sale queue
+         * @description While an active queue applies to the event (or its date), creating cart positions and orders needs the header `X-Queue-Admission` with an admission token the queue gave (docs/onsale-queue.md).
+         *
+         *     Needs `can_change_event_settings`. Team tokens only.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOnsaleQueues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/onsale_queues/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * On-sale queue detail
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventOnsaleQueuesById"];
+        /**
+         * Replace an on-sale queue
+         * @description Needs `can_change_event_settings`. Team tokens only.
+         */
+        put: operations["putOrganizersByOrganizerEventsByEventOnsaleQueuesById"];
+        post?: never;
+        /**
+         * Delete an on-sale queue
+         * @description Needs `can_change_event_settings`. Team tokens only.
+         */
+        delete: operations["deleteOrganizersByOrganizerEventsByEventOnsaleQueuesById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an on-sale queue
+         * @description Needs `can_change_event_settings`. Team tokens only.
+         */
+        patch: operations["patchOrganizersByOrganizerEventsByEventOnsaleQueuesById"];
+        trace?: never;
+    };
     "/api/v1/organizers/{organizer}/events/{event}/ticketlayouts/": {
         parameters: {
             query?: never;
@@ -2221,7 +2281,7 @@ export interface paths {
         put?: never;
         /**
          * Create several cart positions
-         * @description Each entry succeeds or fails on its own: one result per entry, in order.
+         * @description Each entry succeeds or fails on its own: one result per entry, in order. Behind an on-sale queue the request as a whole needs an admission (403 otherwise, nothing created).
          *
          *     Needs `can_change_orders`. Team tokens and devices.
          */
@@ -2414,6 +2474,72 @@ export interface paths {
          * @description Needs `can_change_orders`. Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeMarkExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/queue/join/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join the event's on-sale queue
+         * @description No credential. Joins the active queue of the event (or of the date `subevent`); the answer carries the queue ticket. 404 when no active queue applies.
+         *
+         *     No credentials needed.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventQueueJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/queue/status/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A visitor's place in the on-sale queue
+         * @description No credential; the queue ticket in the header `X-Queue-Ticket`. 400 for a missing, malformed or forged ticket, 404 for another event's.
+         *
+         *     No credentials needed.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventQueueStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/queue/live/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A visitor's place, pushed live (WebSocket)
+         * @description No credential; a WebSocket upgrade with the queue ticket in `ticket`. Each message is a `QueueStatus`, sent on connecting and whenever the queue moves; the socket closes once the visitor is admitted (or the admission expired, or the queue closed). A message sent by the client asks for the status again.
+         *
+         *     No credentials needed.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventQueueLive"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4373,6 +4499,26 @@ export interface components {
             /** @enum {string} */
             send_to: "orders" | "attendees" | "both";
         };
+        OnsaleQueue: {
+            id: number;
+            subevent: number | null;
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            opens_at: string;
+            /** @enum {string} */
+            arrival_order: "shuffle" | "first_come";
+            admissions_per_minute: number;
+            admission_minutes: number;
+            orders_per_admission: number;
+            bypass_sales_channels: string[];
+            bypass_devices: boolean;
+            bypass_teams: number[];
+            /** Format: uri */
+            waiting_page_url: string;
+        };
         TicketLayout: {
             id: number;
             name: string;
@@ -4496,6 +4642,11 @@ export interface components {
             question_identifier: string;
             options: number[];
             option_identifiers: string[];
+        };
+        /** @description A sale behind an on-sale queue without a valid admission: `{"detail": "...", "queue": 5}`. */
+        QueueRequired: {
+            detail: string;
+            queue: number;
         };
         /** @description An order of the orders list: the Order, its positions with `canceled` when `include_canceled_positions` asks for the canceled ones too. */
         OrderInList: {
@@ -4834,6 +4985,62 @@ export interface components {
                 /** Format: uri */
                 url: string;
             }[];
+        };
+        QueueJoin: {
+            queue: number;
+            /** @enum {string} */
+            state: "waiting" | "admitted" | "expired" | "closed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            opens_at: string;
+            /** @description 1-based place; null before the opening of a shuffled queue */
+            position: number | null;
+            /** @description visitors ahead not yet admitted */
+            ahead: number | null;
+            estimated_wait_seconds: number | null;
+            /** @description when to ask again */
+            poll_seconds: number;
+            /** @description the admission token (header `X-Queue-Admission` of carts and orders) once admitted */
+            admission: {
+                token: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                expires: string;
+                orders_allowed: number;
+            } | null;
+            /** @description the queue ticket: send it as `X-Queue-Ticket` */
+            ticket: string;
+        };
+        QueueStatus: {
+            queue: number;
+            /** @enum {string} */
+            state: "waiting" | "admitted" | "expired" | "closed";
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            opens_at: string;
+            /** @description 1-based place; null before the opening of a shuffled queue */
+            position: number | null;
+            /** @description visitors ahead not yet admitted */
+            ahead: number | null;
+            estimated_wait_seconds: number | null;
+            /** @description when to ask again */
+            poll_seconds: number;
+            /** @description the admission token (header `X-Queue-Admission` of carts and orders) once admitted */
+            admission: {
+                token: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                expires: string;
+                orders_allowed: number;
+            } | null;
         };
         StripeWebhookReceived: {
             /** @constant */
@@ -5182,7 +5389,7 @@ export interface components {
                 "application/json": components["schemas"]["Detail"];
             };
         };
-        /** @description `forbidden`: the organizer or event does not exist for the caller, a permission is missing, or a device's security profile does not allow the call. `in_use`: the object is protected: in use, or already used. */
+        /** @description `forbidden`: the organizer or event does not exist for the caller, a permission is missing, or a device's security profile does not allow the call. `in_use`: the object is protected: in use, or already used. `queue_required`: the event's sales are behind an active on-sale queue and the request has no valid admission token in `X-Queue-Admission` (the body names the queue: `queue`). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -12323,6 +12530,269 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getOrganizersByOrganizerEventsByEventOnsaleQueues: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["OnsaleQueue"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOnsaleQueues: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subevent?: number | null;
+                    active?: boolean;
+                    opens_at: string;
+                    /** @enum {string} */
+                    arrival_order?: "shuffle" | "first_come";
+                    admissions_per_minute: number;
+                    admission_minutes?: number;
+                    orders_per_admission?: number;
+                    bypass_sales_channels?: string[];
+                    bypass_devices?: boolean;
+                    bypass_teams?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnsaleQueue"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventOnsaleQueuesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnsaleQueue"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putOrganizersByOrganizerEventsByEventOnsaleQueuesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subevent?: number | null;
+                    active?: boolean;
+                    opens_at: string;
+                    /** @enum {string} */
+                    arrival_order?: "shuffle" | "first_come";
+                    admissions_per_minute: number;
+                    admission_minutes?: number;
+                    orders_per_admission?: number;
+                    bypass_sales_channels?: string[];
+                    bypass_devices?: boolean;
+                    bypass_teams?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnsaleQueue"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOrganizersByOrganizerEventsByEventOnsaleQueuesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchOrganizersByOrganizerEventsByEventOnsaleQueuesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    subevent?: number | null;
+                    active?: boolean;
+                    opens_at?: string;
+                    /** @enum {string} */
+                    arrival_order?: "shuffle" | "first_come";
+                    admissions_per_minute?: number;
+                    admission_minutes?: number;
+                    orders_per_admission?: number;
+                    bypass_sales_channels?: string[];
+                    bypass_devices?: boolean;
+                    bypass_teams?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnsaleQueue"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getOrganizersByOrganizerEventsByEventTicketlayouts: {
         parameters: {
             query?: {
@@ -13778,7 +14248,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            /** @description The event's sales (or the date's) are behind an active on-sale queue and the request has no valid admission token in `X-Queue-Admission` (missing, forged, of another queue, expired, or it has placed all its orders); `queue` names the queue. Otherwise the failure answer (`Forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueRequired"] | components["schemas"]["Detail"];
+                };
+            };
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
@@ -13947,7 +14425,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            /** @description The event's sales (or the date's) are behind an active on-sale queue and the request has no valid admission token in `X-Queue-Admission` (missing, forged, of another queue, expired, or it has placed all its orders); `queue` names the queue. Otherwise the failure answer (`Forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueRequired"] | components["schemas"]["Detail"];
+                };
+            };
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
@@ -14140,7 +14626,15 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
+            /** @description The event's sales (or the date's) are behind an active on-sale queue and the request has no valid admission token in `X-Queue-Admission` (missing, forged, of another queue, expired, or it has placed all its orders); `queue` names the queue. Otherwise the failure answer (`Forbidden`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueRequired"] | components["schemas"]["Detail"];
+                };
+            };
             409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
@@ -14472,6 +14966,113 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventQueueJoin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    subevent?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueJoin"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventQueueStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventQueueLive: {
+        parameters: {
+            query?: {
+                /** @description the queue ticket */
+                ticket?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the WebSocket is open. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };

@@ -17,8 +17,8 @@ import {
 import { Failure, notFound, validationError } from "../lib/failure";
 import { buildName } from "../rules/person-names";
 import { setPageGenerated } from "../http/conditional";
-import { type AppEnv, eventContext } from "../http/context";
-import { errorResponse } from "../http/errors";
+import { type AppEnv, eventContext, saleCaller } from "../http/context";
+import { errorResponse, QUEUE_ANSWERS } from "../http/errors";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { dateTime, id, money, object } from "../http/responses";
@@ -117,9 +117,14 @@ cartRoutes.get(`${base}/:id`, read, doc.ok(cartPositionResponse, { summary: "Car
 cartRoutes.post(
   base,
   write,
-  doc.created(cartPositionResponse, { summary: "Create a cart position", failures: ["unavailable"] }),
+  doc.created(cartPositionResponse, {
+    summary: "Create a cart position",
+    failures: ["unavailable"],
+    answers: QUEUE_ANSWERS,
+  }),
   jsonBody(cartInput),
-  async (c) => c.json(serializeCart(await createCartPosition(eventContext(c), c.req.valid("json"))), 201),
+  async (c) =>
+    c.json(serializeCart(await createCartPosition(eventContext(c), c.req.valid("json"), saleCaller(c))), 201),
 );
 
 cartRoutes.post(
@@ -127,8 +132,10 @@ cartRoutes.post(
   write,
   doc.ok(cartBulkResponse, {
     summary: "Create several cart positions",
-    description: "Each entry succeeds or fails on its own: one result per entry, in order.",
+    description:
+      "Each entry succeeds or fails on its own: one result per entry, in order. Behind an on-sale queue the request as a whole needs an admission (403 otherwise, nothing created).",
     failures: ["unavailable"],
+    answers: QUEUE_ANSWERS,
   }),
   jsonBody(z.array(z.unknown()).max(1000), { describeAs: z.array(cartInput).max(1000) }),
   async (c) => {
@@ -138,7 +145,7 @@ cartRoutes.post(
       return parsed.success ? parsed.data : validationError(issuesToFieldErrors(parsed.error.issues));
     });
     const valid = entries.filter((e): e is CartInput => !(e instanceof Failure));
-    const created = valid.length ? await createCartPositions(eventContext(c), valid) : [];
+    const created = valid.length ? await createCartPositions(eventContext(c), valid, saleCaller(c)) : [];
     let v = 0;
     const results = entries.map((e) => {
       const r = e instanceof Failure ? e : created[v++]!;

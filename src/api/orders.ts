@@ -19,8 +19,9 @@ import {
 } from "../services/order-status";
 import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
 import { setPageGenerated } from "../http/conditional";
-import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { type AppContext, type AppEnv, eventContext, saleCaller } from "../http/context";
 import { readInScope } from "../http/tenancy";
+import { QUEUE_ANSWERS } from "../http/errors";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
@@ -108,10 +109,14 @@ orderRoutes.get(
 orderRoutes.post(
   base,
   write,
-  doc.created(orderResponse, { summary: "Create an order", failures: ["unavailable", "insufficient_credit"] }),
+  doc.created(orderResponse, {
+    summary: "Create an order",
+    failures: ["unavailable", "insufficient_credit"],
+    answers: QUEUE_ANSWERS,
+  }),
   jsonBody(orderInput),
   async (c) => {
-    const r = await createOrder(eventContext(c), c.req.valid("json"));
+    const r = await createOrder(eventContext(c), c.req.valid("json"), saleCaller(c));
     return c.json(serializeOrder(location(c), r), 201);
   },
 );

@@ -1,15 +1,15 @@
 /**
- * Everything a cart or order request needs from the catalog, read in ONE D1 batch: items,
- * variations, sub-events with their price overrides, tax rules, vouchers by code, questions
- * with options, seats, discounts, settings, the inventory stamp, the customer. (The hot path
- * of a rush of buyers: one read round trip before the event object decides.) Items, dates,
- * questions and tax rules are looked up in all of the organizer's events, so that one of another
- * event is told apart from one that does not exist (pretix answers each differently).
+ * Everything a cart or order request needs, read in ONE D1 batch (the hot path of a rush: one read
+ * round trip before the event object decides): items, variations, dates with their overrides, tax
+ * rules, vouchers, questions, seats, discounts, settings, the inventory stamp, the customer, the
+ * on-sale queues. Items, dates, questions and tax rules are looked up in all of the organizer's
+ * events, so that one of another event is told apart from one that does not exist (as pretix does).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
+import { type OnsaleQueueRow, queuesOfDatesQuery } from "./onsale-queues";
 import {
   customers,
   discountItems,
@@ -92,6 +92,8 @@ export type SalesCatalogRows = {
   takenSecrets: Set<string>;
   /** The event's signing key of `signingKeyScheme` (null: none yet; undefined: not asked for). */
   signingKey: SigningKeyRow | null | undefined;
+  /** The on-sale queues that can apply to the sale: the event-wide one and the named dates' own. */
+  queues: OnsaleQueueRow[];
 };
 
 const part = <T>(xs: T[]) => chunks([...new Set(xs)], MAX_PARAMS - 10);
@@ -237,6 +239,7 @@ export async function readSalesCatalog(
         .from(customers)
         .where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, refs.customer))),
     );
+  add("queues", queuesOfDatesQuery(db, eventId, refs.subeventIds));
   if (refs.signingKeyScheme) add("signingKey", signingKeyQuery(db, eventId, refs.signingKeyScheme));
   if (refs.orderCodes?.length) {
     add(
@@ -324,6 +327,7 @@ export async function readSalesCatalog(
     },
     takenSecrets: new Set(rows<{ secret: string }>("secrets").map((r) => r.secret)),
     signingKey: refs.signingKeyScheme ? (rows<SigningKeyRow>("signingKey")[0] ?? null) : undefined,
+    queues: rows<OnsaleQueueRow>("queues"),
   };
 }
 

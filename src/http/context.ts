@@ -4,6 +4,7 @@ import type { PrefetchedTenancy } from "../db/principals";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Principal } from "../rules/permissions";
 import type { EventContext, OrganizerContext } from "../services/context";
+import { ADMISSION_HEADER, type SaleCaller } from "../services/onsale-gate";
 import type { Env } from "../lib/env";
 import type { CredentialAhead } from "./credential-batch";
 import { readConfig } from "../lib/env";
@@ -40,4 +41,10 @@ export function eventContext(c: AppContext): EventContext {
 /** Base of customer-facing URLs (rules/urls.ts): PUBLIC_BASE_URL, or the origin the request came to. */
 export function publicBase(c: AppContext): string {
   return readConfig(c.env).publicBaseUrl ?? new URL(c.req.url).origin;
+}
+
+/** Who asks for a sale (services/onsale-gate.ts): the credential, and the queue admission it sent. */
+export function saleCaller(c: AppContext): SaleCaller {
+  const p = c.var.principal;
+  return { kind: p.kind, teamId: p.teamId, admission: c.req.header(ADMISSION_HEADER)?.trim() || null };
 }

@@ -28,6 +28,7 @@ export const FAILURE_STATUS: Record<FailureCode, Mapping> = {
   changed: { status: 400 },
   not_ready: { status: 409, headers: retryAfter(2) },
   gone: { status: 410 },
+  queue_required: { status: 403 },
   rate_limited: { status: 429, headers: retryAfter(1) },
   unavailable: { status: 503, headers: retryAfter(1) },
 };
@@ -54,6 +55,21 @@ export const detailBody = z
   .object({ detail: z.string() })
   .catchall(z.array(z.string()))
   .meta({ id: "Detail", description: 'One message: `{"detail": "..."}`.' });
+
+/** A sale refused by an on-sale queue (`queue_required`): the message and the queue's id. */
+export const queueRequiredBody = z.object({ detail: z.string(), queue: z.number().int() }).meta({
+  id: "QueueRequired",
+  description: 'A sale behind an on-sale queue without a valid admission: `{"detail": "...", "queue": 5}`.',
+});
+
+/** The 403 of the routes that sell (orders, cart positions) while an on-sale queue applies. */
+export const QUEUE_ANSWERS = {
+  403: {
+    description:
+      "The event's sales (or the date's) are behind an active on-sale queue and the request has no valid admission token in `X-Queue-Admission` (missing, forged, of another queue, expired, or it has placed all its orders); `queue` names the queue.",
+    schema: queueRequiredBody,
+  },
+};
 
 /** Field errors in the shape of the request: messages per field, nested objects for nested input, a list for list input. */
 export const fieldErrorsBody: z.ZodType<FieldErrors> = z

@@ -64,6 +64,8 @@ const FAILURE_TEXT: Record<FailureCode, string> = {
   changed: "the object changed meanwhile; read it again",
   not_ready: "the file is not yet ready and is being prepared; retry after `Retry-After` seconds",
   gone: "what was asked for failed for good",
+  queue_required:
+    "the event's sales are behind an active on-sale queue and the request has no valid admission token in `X-Queue-Admission` (the body names the queue: `queue`)",
 };
 
 function statusOf(code: FailureCode): number {

@@ -41,6 +41,11 @@ export const FAILURE_CODES = [
   "not_ready",
   /** What was asked for failed for good and will not come (an export that failed). */
   "gone",
+  /**
+   * A sale behind an active on-sale queue without a valid admission (missing, forged, of another
+   * event or date, expired, or used up); the failure carries the body that names the queue.
+   */
+  "queue_required",
 ] as const;
 
 export type FailureCode = (typeof FAILURE_CODES)[number];

@@ -2,7 +2,8 @@
  * The security headers of every customer-facing page (order and payment pages, organizer and
  * event pages, team invitations, customer activation), through hono/secure-headers. Pages refuse
  * to be framed (X-Frame-Options DENY, CSP frame-ancestors 'none') unless `iframe=1` asks for
- * embedding; the Referer stays on this site (order URLs carry the order's secret).
+ * embedding; the Referer stays on this site (order URLs carry the order's secret). A page that
+ * runs the service's own script (the waiting page) may load scripts and connect to this origin only.
  */
 import type { MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
@@ -10,19 +11,38 @@ import type { AppEnv } from "../http/context";
 
 const common = { referrerPolicy: "same-origin", xContentTypeOptions: "nosniff" } as const;
 
-const standalone = secureHeaders({
-  ...common,
-  xFrameOptions: "DENY",
-  contentSecurityPolicy: { frameAncestors: ["'none'"] },
-});
+/** Scripts from this origin only (no inline ones), requests and WebSockets to it only; the style sheet is inline. */
+const SCRIPT_POLICY = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'unsafe-inline'"],
+  imgSrc: ["'self'", "data:"],
+  connectSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'self'"],
+};
+
+const standaloneOptions = { ...common, xFrameOptions: "DENY" } as const;
 
 /** Embedded by an integrator's site: no framing refusal, and the page may be loaded into another origin's frame. */
-const framed = secureHeaders({
+const framedOptions = {
   ...common,
   xFrameOptions: false,
   crossOriginResourcePolicy: "cross-origin",
   crossOriginOpenerPolicy: false,
+} as const;
+
+const standalone = secureHeaders({ ...standaloneOptions, contentSecurityPolicy: { frameAncestors: ["'none'"] } });
+const framed = secureHeaders(framedOptions);
+const standaloneScripted = secureHeaders({
+  ...standaloneOptions,
+  contentSecurityPolicy: { ...SCRIPT_POLICY, frameAncestors: ["'none'"] },
 });
+const framedScripted = secureHeaders({ ...framedOptions, contentSecurityPolicy: SCRIPT_POLICY });
+
+/** Pages that run the service's script: the waiting page of an on-sale queue (pages/queue.ts). */
+const SCRIPTED_PAGES = /^\/[^/]+\/[^/]+\/queue\/?$/;
 
 /** Paths that are the API's or stored files, never pages. */
 const NOT_PAGES = /^\/(api|media)(\/|$)/;
@@ -30,6 +50,8 @@ const NOT_PAGES = /^\/(api|media)(\/|$)/;
 export function pageSecurityHeaders(): MiddlewareHandler<AppEnv> {
   return async function pageSecurityHeaders(c, next) {
     if (NOT_PAGES.test(c.req.path)) return next();
-    return c.req.query("iframe") === "1" ? framed(c, next) : standalone(c, next);
+    const embedded = c.req.query("iframe") === "1";
+    if (SCRIPTED_PAGES.test(c.req.path)) return embedded ? framedScripted(c, next) : standaloneScripted(c, next);
+    return embedded ? framed(c, next) : standalone(c, next);
   };
 }

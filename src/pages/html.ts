@@ -71,6 +71,8 @@ td.amount,th.amount{text-align:right;white-space:nowrap}
 ul.plain{list-style:none;padding:0}ul.plain li{padding:.4rem 0;border-bottom:1px solid #eee}
 footer{max-width:40rem;margin:0 auto 2rem;padding:0 1.5rem;color:#595959;font-size:.85rem}
 footer a{color:#444;margin-right:1rem;display:inline-block;padding:.2rem 0}
+main.bare{margin:0 auto;box-shadow:none}main.bare h1{margin:0 0 1rem;font-size:1.3rem}
+dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem;margin:1rem 0}dl.facts dt{color:#595959}dl.facts dd{margin:0;font-weight:600}
 `;
 
 export type PageOptions = {
@@ -81,6 +83,15 @@ export type PageOptions = {
   /** A line under the heading (e.g. the organizer of an event). */
   subheading?: string;
   footer?: Raw;
+  /** The document's language (`lang`); English when not given. */
+  lang?: string;
+  /**
+   * Without the page chrome (header band and footer): for a page framed by an integrator's
+   * site, which has its own; the heading then opens the main content.
+   */
+  bare?: boolean;
+  /** Scripts of the service itself, by path, run as modules (the page's policy allows no others). */
+  scripts?: string[];
 };
 
 export function page(title: string, body: Raw, opts: PageOptions = {}): string {
@@ -88,9 +99,14 @@ export function page(title: string, body: Raw, opts: PageOptions = {}): string {
   const sub = opts.subheading ? html`<p>${opts.subheading}</p>` : "";
   const footer = opts.footer ? html`<footer>${opts.footer}</footer>` : "";
   const style = raw(STYLE.replace(/\{(accent|onAccent|link)\}/g, (_, k: keyof typeof colors) => colors[k]));
+  const scripts = (opts.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>`);
+  const heading = opts.heading ?? title;
+  const content = opts.bare
+    ? html`<main class="bare"><h1>${heading}</h1>${body}</main>`
+    : html`<header><h1>${heading}</h1>${sub}</header><main>${body}</main>${footer}`;
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${opts.lang ?? "en"}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<style>${style}</style></head>
-<body><header><h1>${opts.heading ?? title}</h1>${sub}</header><main>${body}</main>${footer}</body></html>`.toString();
+<style>${style}</style>${scripts}</head>
+<body>${content}</body></html>`.toString();
 }

@@ -26,3 +26,14 @@ export function paymentUrl(orderUrl: string, localId: number): string {
 export function mediaUrl(base: string, key: string | null): string | null {
   return key === null ? null : `${base}/media/${key.split("/").map(encodeURIComponent).join("/")}`;
 }
+
+/** The hosted waiting page of an event's on-sale queue (`waiting_page_url`); a date's queue names its date. */
+export function queuePageUrl(
+  base: string,
+  organizerSlug: string,
+  eventSlug: string,
+  subeventId: number | null,
+): string {
+  const page = `${eventPublicUrl(base, organizerSlug, eventSlug)}queue/`;
+  return subeventId === null ? page : `${page}?subevent=${subeventId}`;
+}

@@ -27,6 +27,7 @@ import { cartRefusalErrors } from "../rules/refusals";
 import type { Refusal } from "../rules/inventory";
 import { i18nText, type I18n } from "../lib/i18n";
 import { loadSalesCatalog, type SalesCatalog } from "./sales-catalog";
+import { passSaleGate, type SaleCaller } from "./onsale-gate";
 
 /** A cart position names its price, nested ones too: nothing prices a cart (see above). */
 const cartPositionFields = { ...positionFields, price: money() };
@@ -156,6 +157,7 @@ function cartRefusal(group: PreparedGroup, refusals: Refusal[], single: boolean)
 export const createCartPositions = survivingD1Faults(async function createCartPositions(
   ctx: EventContext,
   inputs: CartInput[],
+  caller: SaleCaller,
   opts: { single?: boolean } = {},
 ): Promise<(CartRecord | Failure)[]> {
   const { event, db } = ctx;
@@ -170,6 +172,14 @@ export const createCartPositions = survivingD1Faults(async function createCartPo
     ...refs,
     eventSeatingPlanId: event.seatingPlanId,
   });
+  // behind an active on-sale queue the whole request needs an admission (carts count no orders)
+  const sales = inputs.flatMap((i) =>
+    [i, ...(i.addons ?? []), ...(i.bundled ?? [])].map((p) => ({
+      subeventId: p.subevent ?? i.subevent ?? null,
+      channel: i.sales_channel ?? "web",
+    })),
+  );
+  await passSaleGate(ctx, catalog.queues, sales, caller);
   const seatsAsked = new Set<string>();
   const prepared = inputs.map((input) => {
     const problems = new Problems();
@@ -208,8 +218,9 @@ export const createCartPositions = survivingD1Faults(async function createCartPo
 export const createCartPosition = survivingD1Faults(async function createCartPosition(
   ctx: EventContext,
   input: CartInput,
+  caller: SaleCaller,
 ): Promise<CartRecord> {
-  const [result] = await createCartPositions(ctx, [input], { single: true });
+  const [result] = await createCartPositions(ctx, [input], caller, { single: true });
   if (result instanceof Failure) throw result;
   return result!;
 });

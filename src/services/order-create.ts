@@ -47,6 +47,7 @@ import { tax } from "../rules/pricing";
 import { secretGenerator, SIG1 } from "./ticket-secrets";
 import { orderRefusalErrors } from "../rules/refusals";
 import { loadSalesCatalog } from "./sales-catalog";
+import { admissionUsedUp, passSaleGate, type SaleCaller } from "./onsale-gate";
 import { orderUrl } from "../rules/urls";
 
 /** pretix's PRETIX_MAX_ORDER_SIZE. */
@@ -237,13 +238,15 @@ function sendsMail(input: OrderInput, channel: string): boolean {
 /**
  * Creates an order, atomically: the positions are checked against the catalog and priced
  * (services/positions.ts, pricing.ts), the event object decides on quota, seats and vouchers and
- * writes the whole order in one D1 transaction, or nothing. Not checked, as the spec says:
+ * writes the whole order in one D1 transaction, or nothing. Behind an active on-sale queue only
+ * with an admission (onsale-gate.ts), counted by the object. Not checked, as the spec says:
  * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
  * are taken from the input).
  */
 export const createOrder = survivingD1Faults(async function createOrder(
   ctx: EventContext,
   input: OrderInput,
+  caller: SaleCaller,
 ): Promise<OrderRecord> {
   const { event, organizer: org, db, now } = ctx;
   const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
@@ -258,6 +261,9 @@ export const createOrder = survivingD1Faults(async function createOrder(
     signingKeyScheme: SIG1,
   });
   const settings = catalog.settings;
+  const channel = input.sales_channel ?? "web";
+  const gate = input.positions.map((p) => ({ subeventId: p.subevent ?? null, channel }));
+  const admission = await passSaleGate(ctx, catalog.queues, gate, caller);
   const errors = new Problems();
 
   // a preview would be written as a real order here: refused rather than done silently
@@ -265,7 +271,6 @@ export const createOrder = survivingD1Faults(async function createOrder(
   const locales = (settings.locales as string[] | undefined) ?? ["en"];
   const locale = input.locale ?? (settings.locale as string | undefined) ?? locales[0] ?? "en";
   if (!locales.includes(locale)) errors.add("locale", `"${locale}" is not a valid choice.`);
-  const channel = input.sales_channel ?? "web";
   if (!Object.hasOwn(SALES_CHANNELS, channel))
     errors.add("sales_channel", `Object with identifier=${channel} does not exist.`);
   const provider = input.payment_provider ?? null;
@@ -479,6 +484,7 @@ export const createOrder = survivingD1Faults(async function createOrder(
       consumeCartIds: write.consumeCartIds,
       ignoreQuota: input.force ?? false,
       write,
+      admission,
     }),
   ).catch(async (e: unknown) => {
     // D1 refuses a secret another order took since the catalog was read (its unique index): the
@@ -490,6 +496,7 @@ export const createOrder = survivingD1Faults(async function createOrder(
     }
     throw e;
   });
+  if (!decision.ok && decision.admissionUsed) throw admissionUsedUp(admission!);
   if (!decision.ok)
     throw validationError(
       orderRefusalErrors(decision.refusals, prepared.length, {

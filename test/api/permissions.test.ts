@@ -125,7 +125,7 @@ async function call(client: Client, row: MatrixRow, eventSlug = world.eventSlug,
   const url = setup.query ? `${path}/?${setup.query}` : `${path}/`;
   if (setup.raw) return client.request(method, url, undefined, { raw: setup.raw.body, headers: setup.raw.headers });
   const body = method === "GET" || method === "DELETE" ? undefined : (setup.body ?? row.body ?? {});
-  return client.request(method, url, body);
+  return client.request(method, url, body, { headers: setup.headers });
 }
 
 /** The status of a call the permission layer let through: the route's success. */
@@ -255,7 +255,7 @@ describe("permission matrix", () => {
       }
     });
 
-    // a public route has no team to limit
+    // a public route (live availability, the on-sale queue's visitors) has no team to limit
     if (isEventRoute && row.auth !== "none") {
       it(`${row.route}: 403 for a team limited to another event`, async () => {
         const res = await call(world.limitedElsewhere, row);

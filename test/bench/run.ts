@@ -29,6 +29,8 @@
  *     and redeems on a fresh service with D1 local, then on one whose D1 acts as a primary
  *     `--simulate-primary-ms` away; p50/p99 of both and their ratio. The two simulation flags
  *     also apply to the other scenarios named with them (their service gets the same vars).
+ *  9. An on-sale queue (./queue.ts): `--queue-visitors` visitors join a first-come and a
+ *     shuffled queue, then wait until admitted; order, rate, nobody twice or skipped, p99s.
  *
  * Besides the table and the JSON, each run draws an SVG chart (./chart.ts): per scenario,
  * answers per second and p50/p99 latency second by second, the trivial endpoint beside them.
@@ -63,6 +65,7 @@ import {
   summarizeRemotePrimary,
 } from "./remote-primary.ts";
 import { benchLive, type LiveSummary, liveReport, summarizeLive } from "./live.ts";
+import { benchQueue, type QueueSummary, queueLines, summarizeQueue } from "./queue.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -86,6 +89,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --onsale-buyers N     onsales: parallel buyers per event                        default 16
   --live-subscribers N  live: subscribers of the live availability                default 1000
   --live-quota N        live: the quota the buyers sell out                      default 300
+  --queue-visitors N    queue: visitors joining (half first come, half shuffled)  default 20000
+  --queue-rate N        queue: admissions per minute of each queue                default 5000
   --chart FILE          also write the SVG chart to FILE (default: beside the JSON)
   --tickets N           check-in: distinct tickets redeemed                       default 1000
   --devices N           check-in: scanning devices (parallel clients)             default 64
@@ -96,7 +101,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --keep                keep the temporary state directory
   --verbose             show wrangler's output`;
 
-const SCENARIOS = ["orders", "checkin", "large", "onsales", "live"] as const;
+const SCENARIOS = ["orders", "checkin", "large", "onsales", "live", "queue"] as const;
 /** Scenarios that run only when named. */
 const NAMED_ONLY = ["primary"] as const;
 
@@ -126,6 +131,8 @@ function options() {
       "primary-tickets": { type: "string", default: "200" },
       "live-subscribers": { type: "string", default: "1000" },
       "live-quota": { type: "string", default: "300" },
+      "queue-visitors": { type: "string", default: "20000" },
+      "queue-rate": { type: "string", default: "5000" },
       chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
@@ -177,6 +184,8 @@ function options() {
     primaryTickets: int("primary-tickets", values["primary-tickets"], 1),
     liveSubscribers: int("live-subscribers", values["live-subscribers"], 1),
     liveQuota: int("live-quota", values["live-quota"], 2),
+    queueVisitors: int("queue-visitors", values["queue-visitors"], 200),
+    queueRate: int("queue-rate", values["queue-rate"], 60),
     chart: values.chart,
     port: values.port === undefined ? undefined : int("port", values.port, 1),
     json: values.json,
@@ -831,6 +840,18 @@ try {
       })),
     });
   }
+  let queue: QueueSummary | null = null;
+  if (opts.scenarios.has("queue")) {
+    const o = {
+      visitors: opts.queueVisitors,
+      clients: opts.concurrency,
+      rate: opts.queueRate,
+      quota: 100,
+      buyers: 150,
+    };
+    queue = summarizeQueue(await benchQueue(service, api, o, log), o);
+    process.stdout.write(`${queueLines(queue).join("\n")}\n`);
+  }
   const result = {
     orders: summary,
     checkin,
@@ -838,13 +859,15 @@ try {
     onsales,
     live,
     ...(primary ? { primary } : {}),
+    queue,
     ok:
       (summary?.ok ?? true) &&
       (checkin?.ok ?? true) &&
       (large?.ok ?? true) &&
       (onsales?.ok ?? true) &&
       (primary?.ok ?? true) &&
-      (live?.ok ?? true),
+      (live?.ok ?? true) &&
+      (queue?.ok ?? true),
   };
   const file = opts.json ?? path.join(os.tmpdir(), `ticketing-bench-${Date.now()}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);

@@ -4,8 +4,10 @@
  * README's block (the same commands, bodies and answers; only the values an answer hands out,
  * tokens, codes and secrets, differ between runs). Then the typed client of
  * examples/typed-client/: its generated types must be what openapi-typescript makes of this
- * server's description, and it must run.
+ * server's description, and it must run. Last, the README's queued on-sale: its commands, run
+ * with bash and curl against the same server, queue the quickstart's event and sell with an admission.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -55,6 +57,27 @@ function normalized(lines: string[]): string {
     text = text.split(value).join(`$${name}`);
   }
   return text;
+}
+
+/** The commands of the README's "A queued on-sale" block: continuation lines joined, comments left out. */
+function queuedOnSaleCommands(): string[] {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8");
+  const section = readme.split(/^## A queued on-sale$/m)[1]?.split(/^## /m)[0] ?? "";
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  expect(block, 'README.md: the ```sh block of "A queued on-sale"').toBeDefined();
+  return block!
+    .replace(/\\\n\s*/g, "")
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !l.startsWith("#"));
+}
+
+/** A command line run by bash (curl as the README's reader runs it), with the shell variables given. */
+function bash(command: string, vars: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("bash", ["-c", command], { env: { ...process.env, ...vars } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${command}\n${stderr}`)) : resolve(stdout),
+    );
+  });
 }
 
 describe("README quickstart", () => {
@@ -160,5 +183,61 @@ describe("README quickstart", () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe(`${code} 25.00 ada@example.org\n`);
+  });
+
+  it("the README's queued on-sale: a queue in front of the event, its waiting page, an order with an admission", async () => {
+    expect(token, "the organizer's token (first test)").not.toBe("");
+    const commands = queuedOnSaleCommands().map((c) => c.replaceAll("http://127.0.0.1:8787", server!.base));
+    expect(commands).toHaveLength(3);
+    const api = `${server!.base}/api/v1`;
+    const vars = { API: api, AUTH: `Authorization: Token ${token}`, JSON: "Content-Type: application/json" };
+    const event = `${api}/organizers/demo/events/democon`;
+    const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const res = await fetch(url, {
+        method,
+        headers: { Authorization: `Token ${token}`, "Content-Type": "application/json", ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
+    };
+
+    const queue = JSON.parse(await bash(commands[0]!, vars));
+    expect(queue).toMatchObject({
+      opens_at: "2030-05-01T10:00:00Z",
+      admissions_per_minute: 100,
+      arrival_order: "shuffle",
+      active: true,
+      waiting_page_url: `${server!.base}/demo/democon/queue/`,
+    });
+    expect(commands[1]).toContain(`"${queue.waiting_page_url}"`);
+    expect(await bash(commands[1]!, vars)).toBe("200 text/html; charset=UTF-8\n");
+
+    // behind the queue: no order without an admission
+    const refused = await call("POST", `${event}/orders/`, { email: "x@example.org", positions: [{ item: 1 }] });
+    expect(refused.status).toBe(403);
+    expect(refused.body.queue).toBe(queue.id);
+    // a visitor's admission: the queue opened now rather than in 2030, the visitor joins and waits its turn
+    const opened = await call("PATCH", `${event}/onsale_queues/${queue.id}/`, { opens_at: new Date().toISOString() });
+    expect(opened.status).toBe(200);
+    const joined = await call("POST", `${event}/queue/join/`, {});
+    expect(joined.status).toBe(201);
+    let status = joined.body;
+    for (let i = 0; status.state === "waiting" && i < 60; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      status = (await call("GET", `${event}/queue/status/`, undefined, { "X-Queue-Ticket": joined.body.ticket })).body;
+    }
+    expect(status.state).toBe("admitted");
+
+    const order = JSON.parse(await bash(commands[2]!, { ...vars, ADMISSION: status.admission.token }));
+    expect(order).toMatchObject({
+      status: "n",
+      email: "grace@example.org",
+      positions: [expect.objectContaining({ item: 1 })],
+    });
+    // the on-sale is over: without the queue, orders need no admission again
+    expect((await call("DELETE", `${event}/onsale_queues/${queue.id}/`)).status).toBe(204);
+    const free = await call("POST", `${event}/orders/`, { email: "x@example.org", positions: [{ item: 1 }] });
+    expect(free.status).toBe(201);
   });
 });

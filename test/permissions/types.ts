@@ -23,6 +23,8 @@ export type RowSetup = {
   event?: string;
   /** A query string for the call (without `?`). */
   query?: string;
+  /** Request headers of the call (a queue ticket). */
+  headers?: Record<string, string>;
   /** A raw body with its own headers instead of JSON (uploads). */
   raw?: { body: BodyInit; headers: Record<string, string> };
   /** What the caller itself does first (a check-in it then annuls: only the device that made one may). */

@@ -19,3 +19,4 @@ export * from "./jobs";
 export * from "./webhooks";
 export * from "./refunds";
 export * from "./stripe";
+export * from "./onsale-queues";

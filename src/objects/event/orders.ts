@@ -1,10 +1,10 @@
 /**
- * Sales: order placement and order status changes. An acquisition (new holds) is decided and
- * recorded with its outbox entry without yielding, then written to D1; a release is written to
- * D1 first and then taken from the ledger, so an in-flight write never frees capacity twice. A D1
- * write that fails is asked about: not written gives the capacity back, unknown leaves it to the
- * alarm. The orders' holds live in the ledger's book (order-book.ts); the object writes every
- * order, so it indexes the new tickets for check-in too.
+ * Sales: order placement and order status changes. An acquisition (new holds, and an on-sale
+ * queue admission's order count: queue-admissions.ts) is decided and recorded with its outbox
+ * entry without yielding, then written to D1; a release is written to D1 first, then taken from
+ * the ledger, so an in-flight write never frees capacity twice. A failed D1 write is asked about:
+ * not written gives the capacity back, unknown leaves it to the alarm. The object writes every
+ * order (holds: order-book.ts), so it indexes the new tickets for check-in too.
  */
 import { eq, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../../db/catalog-common";
@@ -21,6 +21,7 @@ import type { Refusal } from "../../rules/inventory";
 import { releaseCartHold, restoreCartHolds } from "./carts";
 import { type AutoCheckin, clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
 import type { EventState } from "./state";
+import { admissionHasRoom, countAdmissionOrder, uncountAdmissionOrder } from "./queue-admissions";
 import { applyTicketChanges } from "./tickets";
 import type { OrderDecision, OrderRequest, StatusChange, StatusDecision } from "./types";
 
@@ -35,11 +36,18 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
   let consumed: string[] = [];
   let autoCheckins: AutoCheckin[] = [];
   const voucherUses = voucherUsesOf(req.demands);
+  const admission = req.admission ?? null;
+  let admissionUsed = false;
 
   s.storage.transactionSync(() => {
+    if (admission && !admissionHasRoom(s, admission, now)) {
+      admissionUsed = true;
+      return;
+    }
     consumed = s.ledger.cartHoldKeysOf(req.consumeCartIds);
     refusals = s.ledger.check(req.demands, now, { cartHoldKeys: new Set(consumed) }, { ignoreQuota: req.ignoreQuota });
     if (refusals.length) return;
+    if (admission) countAdmissionOrder(s, admission, now);
     for (const hk of consumed) releaseCartHold(s, hk);
     s.ledger.addOrder(req.code, req.demands, req.paid);
     for (const q of s.ledger.touchedQuotas(req.demands)) {
@@ -55,6 +63,7 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
       now,
     );
   });
+  if (admissionUsed) return { ok: false, refusals: [], admissionUsed };
   if (refusals.length) return { ok: false, refusals };
 
   s.inflight.add(outboxId);
@@ -92,6 +101,7 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
     if (!exists) {
       s.storage.transactionSync(() => {
         s.ledger.removeOrder(req.code);
+        if (admission) uncountAdmissionOrder(s, admission);
         clearOutbox(s, outboxId);
       });
       // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.

@@ -8,6 +8,7 @@ import { keyOf } from "../../rules/inventory";
 import type { CallCounting } from "./counting";
 import { createOrderBookTables } from "./order-book";
 import { createOutboxTable, outboxSize } from "./outbox";
+import { createAdmissionTables } from "./queue-admissions";
 import type { EventState } from "./state";
 import type { ObjectStart } from "./types";
 
@@ -40,6 +41,7 @@ export function countStartReads(storage: SqlStorage): StartReads {
 export function createTables(s: EventState): void {
   createOrderBookTables(s.sql);
   createOutboxTable(s.sql);
+  createAdmissionTables(s.sql);
   s.ci.createTables();
 }
 

@@ -28,6 +28,9 @@ export type CartGroup = {
 
 export type Decision = { ok: true } | { ok: false; refusals: Refusal[] };
 
+/** An on-sale queue's admission an order is placed with (its token checked by the Worker). */
+export type AdmissionClaim = { queueId: number; admissionId: string; ordersAllowed: number; expires: number };
+
 /** An order to place: its positions' demands, the carts it consumes, and its D1 rows. */
 export type OrderRequest = {
   code: string;
@@ -36,10 +39,17 @@ export type OrderRequest = {
   consumeCartIds: string[];
   ignoreQuota: boolean;
   write: OrderWrite;
+  /** The queue admission the order counts against (queue-admissions.ts); none outside a queue. */
+  admission?: AdmissionClaim | null;
 };
 
-/** A placed order comes back as the API reads it, from the same D1 batch that wrote it. */
-export type OrderDecision = { ok: true; order: RawOrder | null } | { ok: false; refusals: Refusal[] };
+/**
+ * A placed order comes back as the API reads it, from the same D1 batch that wrote it.
+ * `admissionUsed`: refused because the admission has placed all its orders, or expired.
+ */
+export type OrderDecision =
+  | { ok: true; order: RawOrder | null }
+  | { ok: false; refusals: Refusal[]; admissionUsed?: boolean };
 
 /** An order's status change (`changeOrderStatus`). */
 export type StatusChange = {

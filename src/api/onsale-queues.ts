@@ -1,0 +1,129 @@
+/**
+ * On-sale queues of an event (docs/onsale-queue.md "Configuring a queue"): reading needs
+ * can_view_orders, changing can_change_event_settings. The checks are in services/onsale-queues.ts.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { listOnsaleQueues, type OnsaleQueueRow } from "../db/onsale-queues";
+import { ARRIVAL_ORDERS } from "../db/schema";
+import {
+  createOnsaleQueue,
+  loadOnsaleQueue,
+  onsaleQueueInput,
+  onsaleQueuePatch,
+  removeOnsaleQueue,
+  updateOnsaleQueueOf,
+} from "../services/onsale-queues";
+import { type AppEnv, eventContext } from "../http/context";
+import { listRequest, respondPage } from "../http/pagination";
+import { apiDocs } from "../http/openapi";
+import { dateTime, id, url } from "../http/responses";
+import { eventScope } from "../http/tenancy";
+import { jsonBody, pathId } from "../http/validation";
+import { toIso } from "../lib/datetime";
+import { queuePageUrl } from "../rules/urls";
+
+export const onsaleQueueResponse = z
+  .object({
+    id: id(),
+    subevent: id().nullable(),
+    active: z.boolean(),
+    opens_at: dateTime(),
+    arrival_order: z.enum(ARRIVAL_ORDERS),
+    admissions_per_minute: z.number().int(),
+    admission_minutes: z.number().int(),
+    orders_per_admission: z.number().int(),
+    bypass_sales_channels: z.array(z.string()),
+    bypass_devices: z.boolean(),
+    bypass_teams: z.array(id()),
+    waiting_page_url: url(),
+  })
+  .meta({ id: "OnsaleQueue" });
+export type OnsaleQueueResponse = z.infer<typeof onsaleQueueResponse>;
+
+/** Where the hosted waiting page of a queue is: below the event's public URL. */
+export type QueuePlace = { baseUrl: string; organizerSlug: string; eventSlug: string };
+
+export function serializeOnsaleQueue(q: OnsaleQueueRow, place: QueuePlace): OnsaleQueueResponse {
+  return {
+    id: q.id,
+    subevent: q.subeventId,
+    active: q.active,
+    opens_at: toIso(q.opensAt)!,
+    arrival_order: q.arrivalOrder,
+    admissions_per_minute: q.admissionsPerMinute,
+    admission_minutes: q.admissionMinutes,
+    orders_per_admission: q.ordersPerAdmission,
+    bypass_sales_channels: q.bypassSalesChannels,
+    bypass_devices: q.bypassDevices,
+    bypass_teams: q.bypassTeams,
+    waiting_page_url: queuePageUrl(place.baseUrl, place.organizerSlug, place.eventSlug, q.subeventId),
+  };
+}
+
+export const onsaleQueueRoutes = new Hono<AppEnv>();
+const doc = apiDocs("On-sale queues");
+const read = eventScope("can_view_orders");
+const write = eventScope("can_change_event_settings");
+const base = "/organizers/:organizer/events/:event/onsale_queues";
+
+const DESCRIPTION =
+  "While an active queue applies to the event (or its date), creating cart positions and orders needs the header `X-Queue-Admission` with an admission token the queue gave (docs/onsale-queue.md).";
+
+/** The route's serializer, with the place of the waiting page taken from the request. */
+function serializer(c: Parameters<typeof eventContext>[0]) {
+  const ctx = eventContext(c);
+  const place = { baseUrl: ctx.baseUrl, organizerSlug: ctx.organizer.slug, eventSlug: ctx.event.slug };
+  return (q: OnsaleQueueRow) => serializeOnsaleQueue(q, place);
+}
+
+onsaleQueueRoutes.get(
+  base,
+  read,
+  doc.list(onsaleQueueResponse, { summary: "List on-sale queues", description: DESCRIPTION }),
+  async (c) => {
+    const req = listRequest(c);
+    return respondPage(c, req, await listOnsaleQueues(c.var.db, c.var.event.id, req), serializer(c));
+  },
+);
+
+onsaleQueueRoutes.get(
+  `${base}/:id`,
+  read,
+  doc.ok(onsaleQueueResponse, { summary: "On-sale queue detail" }),
+  async (c) => c.json(serializer(c)(await loadOnsaleQueue(eventContext(c), pathId(c, "id")))),
+);
+
+onsaleQueueRoutes.post(
+  base,
+  write,
+  doc.created(onsaleQueueResponse, {
+    summary: "Create an on-sale queue",
+    description: DESCRIPTION,
+  }),
+  jsonBody(onsaleQueueInput),
+  async (c) => c.json(serializer(c)(await createOnsaleQueue(eventContext(c), c.req.valid("json"))), 201),
+);
+
+onsaleQueueRoutes.put(
+  `${base}/:id`,
+  write,
+  doc.ok(onsaleQueueResponse, { summary: "Replace an on-sale queue" }),
+  jsonBody(onsaleQueueInput),
+  async (c) =>
+    c.json(serializer(c)(await updateOnsaleQueueOf(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put"))),
+);
+
+onsaleQueueRoutes.patch(
+  `${base}/:id`,
+  write,
+  doc.ok(onsaleQueueResponse, { summary: "Change an on-sale queue" }),
+  jsonBody(onsaleQueuePatch),
+  async (c) =>
+    c.json(serializer(c)(await updateOnsaleQueueOf(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch"))),
+);
+
+onsaleQueueRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete an on-sale queue" }), async (c) => {
+  await removeOnsaleQueue(eventContext(c), pathId(c, "id"));
+  return c.body(null, 204);
+});
