@@ -811,7 +811,7 @@ try {
   if (opts.scenarios.has("live")) {
     const loadBefore = os.loadavg()[0]!;
     const o = { subscribers: opts.liveSubscribers, quota: opts.liveQuota, buyers: opts.concurrency };
-    const r = await benchLive(service, api, o, log);
+    const r = await benchLive(service!, api, o, log);
     live = summarizeLive(r, o, summary?.orders.orders_per_second ?? null);
     process.stdout.write(liveReport(live, loadBefore, os.loadavg()[0]!));
   }
@@ -849,7 +849,7 @@ try {
       quota: 100,
       buyers: 150,
     };
-    queue = summarizeQueue(await benchQueue(service, api, o, log), o);
+    queue = summarizeQueue(await benchQueue(service!, api, o, log), o);
     process.stdout.write(`${queueLines(queue).join("\n")}\n`);
   }
   const result = {
