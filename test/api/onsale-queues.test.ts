@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { onsaleQueueResponse } from "../../src/api/onsale-queues";
 import { events, onsaleQueues, organizers } from "../../src/db/schema";
+import { applicableQueue } from "../../src/db/onsale-queues";
 import { createOnsaleQueue } from "../../src/services/onsale-queues";
 import { db, seedOrganizer, seedTeam } from "../harness";
 import { eventIdOf, shop } from "../helpers/sales";
@@ -256,5 +257,21 @@ describe("on-sale queues: the resource", () => {
       active: false,
     });
     expect(inactive.active).toBe(false);
+  });
+
+  it("the queue that applies to a date: its own (active or not) before the event-wide one; none without either", async () => {
+    const s = await shop({ series: true });
+    const eventId = await eventIdOf(s);
+    const [d1, d2] = [await s.subevent(), await s.subevent()];
+    expect(await applicableQueue(db(), eventId, d1.id)).toBeUndefined();
+    expect(await applicableQueue(db(), eventId, null)).toBeUndefined();
+    const wide = (await s.client.post(`${s.path}/onsale_queues/`, QUEUE)).body;
+    const own = (await s.client.post(`${s.path}/onsale_queues/`, { ...QUEUE, subevent: d1.id, active: false })).body;
+    expect((await applicableQueue(db(), eventId, d1.id))?.id).toBe(own.id);
+    expect((await applicableQueue(db(), eventId, d2.id))?.id).toBe(wide.id);
+    expect((await applicableQueue(db(), eventId, null))?.id).toBe(wide.id);
+    // another event's queues never apply here
+    const other = await shop({ series: true });
+    expect(await applicableQueue(db(), await eventIdOf(other), d1.id)).toBeUndefined();
   });
 });
