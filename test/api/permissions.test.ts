@@ -108,6 +108,8 @@ const CHANGES_WITHOUT_PERMISSION: Record<string, string> = {
   "POST /api/v1/device/initialize": "no credentials: the initialization token is the proof",
   "POST /api/v1/organizers/:organizer/stripe/webhook":
     "no credentials: the Stripe-Signature header, checked with the organizer's webhook signing secret, is the proof",
+  "POST /api/v1/organizers/:organizer/events/:event/queue/join":
+    "no credentials: a visitor joins the on-sale queue; the signed queue ticket it gets is its identity",
   "POST /api/v1/device/update": "the device's own route: device keys only",
   "POST /api/v1/device/roll": "the device's own route: device keys only",
   "POST /api/v1/device/revoke": "the device's own route: device keys only",
