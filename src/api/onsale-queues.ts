@@ -7,12 +7,14 @@ import { z } from "zod";
 import { listOnsaleQueues, type OnsaleQueueRow } from "../db/onsale-queues";
 import { ARRIVAL_ORDERS } from "../db/schema";
 import {
+  type CountedQueue,
   createOnsaleQueue,
   loadOnsaleQueue,
   onsaleQueueInput,
   onsaleQueuePatch,
   removeOnsaleQueue,
   updateOnsaleQueueOf,
+  withCounters,
 } from "../services/onsale-queues";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
@@ -37,6 +39,11 @@ export const onsaleQueueResponse = z
     bypass_devices: z.boolean(),
     bypass_teams: z.array(id()),
     waiting_page_url: url(),
+    joined: z
+      .number()
+      .int()
+      .meta({ description: "Visitors who joined, as of the queue's last step (about a second)." }),
+    admitted: z.number().int().meta({ description: "Visitors admitted, as of the queue's last step." }),
   })
   .meta({ id: "OnsaleQueue" });
 export type OnsaleQueueResponse = z.infer<typeof onsaleQueueResponse>;
@@ -44,7 +51,7 @@ export type OnsaleQueueResponse = z.infer<typeof onsaleQueueResponse>;
 /** Where the hosted waiting page of a queue is: below the event's public URL. */
 export type QueuePlace = { baseUrl: string; organizerSlug: string; eventSlug: string };
 
-export function serializeOnsaleQueue(q: OnsaleQueueRow, place: QueuePlace): OnsaleQueueResponse {
+export function serializeOnsaleQueue(q: CountedQueue, place: QueuePlace): OnsaleQueueResponse {
   return {
     id: q.id,
     subevent: q.subeventId,
@@ -58,6 +65,8 @@ export function serializeOnsaleQueue(q: OnsaleQueueRow, place: QueuePlace): Onsa
     bypass_devices: q.bypassDevices,
     bypass_teams: q.bypassTeams,
     waiting_page_url: queuePageUrl(place.baseUrl, place.organizerSlug, place.eventSlug, q.subeventId),
+    joined: q.joined,
+    admitted: q.admitted,
   };
 }
 
@@ -70,11 +79,19 @@ const base = "/organizers/:organizer/events/:event/onsale_queues";
 const DESCRIPTION =
   "While an active queue applies to the event (or its date), creating cart positions and orders needs the header `X-Queue-Admission` with an admission token the queue gave (docs/onsale-queue.md).";
 
+type RouteContext = Parameters<typeof eventContext>[0];
+
 /** The route's serializer, with the place of the waiting page taken from the request. */
-function serializer(c: Parameters<typeof eventContext>[0]) {
+function serializer(c: RouteContext) {
   const ctx = eventContext(c);
   const place = { baseUrl: ctx.baseUrl, organizerSlug: ctx.organizer.slug, eventSlug: ctx.event.slug };
-  return (q: OnsaleQueueRow) => serializeOnsaleQueue(q, place);
+  return (q: CountedQueue) => serializeOnsaleQueue(q, place);
+}
+
+/** A queue as the resource answers it, its counters read from its coordinator. */
+async function answer(c: RouteContext, row: OnsaleQueueRow) {
+  const [counted] = await withCounters(eventContext(c), [row]);
+  return serializer(c)(counted!);
 }
 
 onsaleQueueRoutes.get(
@@ -83,7 +100,8 @@ onsaleQueueRoutes.get(
   doc.list(onsaleQueueResponse, { summary: "List on-sale queues", description: DESCRIPTION }),
   async (c) => {
     const req = listRequest(c);
-    return respondPage(c, req, await listOnsaleQueues(c.var.db, c.var.event.id, req), serializer(c));
+    const page = await listOnsaleQueues(c.var.db, c.var.event.id, req);
+    return respondPage(c, req, { ...page, rows: await withCounters(eventContext(c), page.rows) }, serializer(c));
   },
 );
 
@@ -91,7 +109,7 @@ onsaleQueueRoutes.get(
   `${base}/:id`,
   read,
   doc.ok(onsaleQueueResponse, { summary: "On-sale queue detail" }),
-  async (c) => c.json(serializer(c)(await loadOnsaleQueue(eventContext(c), pathId(c, "id")))),
+  async (c) => c.json(await answer(c, await loadOnsaleQueue(eventContext(c), pathId(c, "id")))),
 );
 
 onsaleQueueRoutes.post(
@@ -102,7 +120,7 @@ onsaleQueueRoutes.post(
     description: DESCRIPTION,
   }),
   jsonBody(onsaleQueueInput),
-  async (c) => c.json(serializer(c)(await createOnsaleQueue(eventContext(c), c.req.valid("json"))), 201),
+  async (c) => c.json(await answer(c, await createOnsaleQueue(eventContext(c), c.req.valid("json"))), 201),
 );
 
 onsaleQueueRoutes.put(
@@ -111,7 +129,7 @@ onsaleQueueRoutes.put(
   doc.ok(onsaleQueueResponse, { summary: "Replace an on-sale queue" }),
   jsonBody(onsaleQueueInput),
   async (c) =>
-    c.json(serializer(c)(await updateOnsaleQueueOf(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put"))),
+    c.json(await answer(c, await updateOnsaleQueueOf(eventContext(c), pathId(c, "id"), c.req.valid("json"), "put"))),
 );
 
 onsaleQueueRoutes.patch(
@@ -120,7 +138,7 @@ onsaleQueueRoutes.patch(
   doc.ok(onsaleQueueResponse, { summary: "Change an on-sale queue" }),
   jsonBody(onsaleQueuePatch),
   async (c) =>
-    c.json(serializer(c)(await updateOnsaleQueueOf(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch"))),
+    c.json(await answer(c, await updateOnsaleQueueOf(eventContext(c), pathId(c, "id"), c.req.valid("json"), "patch"))),
 );
 
 onsaleQueueRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete an on-sale queue" }), async (c) => {

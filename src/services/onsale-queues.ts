@@ -16,11 +16,14 @@ import {
   updateOnsaleQueue,
 } from "../db/onsale-queues";
 import { ARRIVAL_ORDERS } from "../db/schema";
-import { invalidPk, notFound, Problems } from "../lib/failure";
+import { Failure, invalidPk, notFound, Problems } from "../lib/failure";
+import { log } from "../lib/log";
+import type { QueueCounters } from "../objects/queue/types";
 import { SALES_CHANNELS } from "../rules/events";
 import { dateTime } from "../rules/fields";
 import { idList, salesChannel } from "./catalog-fields";
 import type { ChangeMode, EventContext, WriteMode } from "./context";
+import { queueChanged, queueCounters } from "./onsale-queue";
 import { deploymentSecret } from "./ticket-secrets";
 
 const queueFields = z.object({
@@ -137,9 +140,35 @@ export async function updateOnsaleQueueOf(
   await checkQueue(ctx, { ...current, ...values }, current.id);
   const row = await updateOnsaleQueue(ctx.db, ctx.event.id, current.id, values).catch(secondQueue);
   if (!row) throw notFound();
+  await tellCoordinator(ctx, row);
   return row;
 }
 
 export async function removeOnsaleQueue(ctx: EventContext, id: number): Promise<void> {
+  const row = await loadOnsaleQueue(ctx, id);
   if (!(await deleteOnsaleQueue(ctx.db, ctx.event.id, id))) throw notFound();
+  await tellCoordinator(ctx, row);
+}
+
+/**
+ * The queue's coordinator steps now: a deactivated or deleted queue is closed for its visitors at
+ * once, a new opening or rate takes effect at once. The change is in D1 already; should the call
+ * fail, a running coordinator reads the row at its next step and a sleeping one at the next join.
+ */
+async function tellCoordinator(ctx: EventContext, row: OnsaleQueueRow): Promise<void> {
+  await queueChanged(ctx.env, row).catch((error: unknown) =>
+    log.error("the queue's coordinator was not told of a change", { queue_id: row.id, error }),
+  );
+}
+
+/** A queue with its counters: visitors who joined and who were admitted, as of its coordinator's last step. */
+export type CountedQueue = OnsaleQueueRow & QueueCounters;
+
+/** The counters of each queue, from its coordinator (all at once). */
+export async function withCounters(ctx: EventContext, rows: OnsaleQueueRow[]): Promise<CountedQueue[]> {
+  const counters = await Promise.all(rows.map((r) => queueCounters(ctx.env, r))).catch((error: unknown) => {
+    log.error("a queue's counters could not be read", { event_id: ctx.event.id, error });
+    throw new Failure("unavailable", "The queue's counters cannot be read right now; try again.");
+  });
+  return rows.map((r, i) => ({ ...r, ...counters[i]! }));
 }

@@ -10,7 +10,8 @@ import { onsaleQueueResponse } from "../../src/api/onsale-queues";
 import { events, onsaleQueues, organizers } from "../../src/db/schema";
 import { applicableQueue } from "../../src/db/onsale-queues";
 import { createOnsaleQueue } from "../../src/services/onsale-queues";
-import { db, seedOrganizer, seedTeam } from "../harness";
+import { anonymous, db, seedOrganizer, seedTeam } from "../harness";
+import { queuedShop } from "../helpers/queue";
 import { eventIdOf, shop } from "../helpers/sales";
 
 const QUEUE = { opens_at: "2030-05-01T10:00:00Z", admissions_per_minute: 600 };
@@ -35,6 +36,8 @@ describe("on-sale queues: the resource", () => {
       bypass_devices: true,
       bypass_teams: [],
       waiting_page_url: `http://ticketing.test/${s.orgSlug}/${s.eventSlug}/queue/`,
+      joined: 0,
+      admitted: 0,
     });
     expect(onsaleQueueResponse.strict().parse(res.body)).toEqual(res.body);
     expect((await s.client.get(`${s.path}/onsale_queues/${res.body.id}/`)).body).toEqual(res.body);
@@ -105,6 +108,31 @@ describe("on-sale queues: the resource", () => {
     expect((await s.client.get(url)).status).toBe(404);
     expect((await s.client.delete(url)).status).toBe(404);
     expect(await queuesOf(await eventIdOf(s))).toEqual([]);
+  });
+
+  it("joined and admitted: the visitors of the queue as its coordinator counted them", async () => {
+    const q = await queuedShop({ admissionsPerMinute: 2 });
+    for (let i = 0; i < 5; i++) await q.join();
+    const url = `${q.path}/onsale_queues/${q.queue.id}/`;
+    // opened a minute ago at 2 a minute: the step that the change makes admits 2 of the 5
+    const opened = await q.client.patch(url, { opens_at: new Date(Date.now() - 60_000).toISOString() });
+    expect(opened.status, JSON.stringify(opened.body)).toBe(200);
+    expect(opened.body).toMatchObject({ joined: 5, admitted: 2 });
+    expect((await q.client.get(url)).body).toMatchObject({ joined: 5, admitted: 2 });
+    expect((await q.client.get(`${q.path}/onsale_queues/`)).body.results).toMatchObject([{ joined: 5, admitted: 2 }]);
+  });
+
+  it("deactivated or deleted through the resource: its visitors see the queue closed at once", async () => {
+    const q = await queuedShop();
+    const v = await q.join();
+    const url = `${q.path}/onsale_queues/${q.queue.id}/`;
+    expect((await q.client.patch(url, { active: false })).status).toBe(200);
+    expect((await q.status(v.token)).body).toMatchObject({ state: "closed", admission: null });
+    expect((await q.client.patch(url, { active: true })).status).toBe(200);
+    expect((await q.status(v.token)).body).toMatchObject({ state: "waiting", position: 1 });
+    expect((await q.client.delete(url)).status).toBe(204);
+    expect((await q.status(v.token)).body).toMatchObject({ state: "closed" });
+    expect((await anonymous.post(`${q.base}/join/`, {})).status).toBe(404);
   });
 
   it("every bad field has its field error, and nothing is stored", async () => {

@@ -53,6 +53,8 @@ export function settingsOf(row: OnsaleQueueRow): QueueSettings {
 export class QueueCoordinator extends DurableObject<Env> {
   private state: CoordinatorState | null = null;
   private summaries: ShardSummary[] = [];
+  /** The step under way (the alarm's or a change's). */
+  private stepping: Promise<void> = Promise.resolve();
 
   private async load(queueId: number, eventId: number): Promise<CoordinatorState> {
     this.state ??= (await this.ctx.storage.get<CoordinatorState>("state")) ?? null;
@@ -86,10 +88,14 @@ export class QueueCoordinator extends DurableObject<Env> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
   }
 
-  /** The queue was changed, deactivated or deleted: step now (a closed queue tells its shards). */
+  /**
+   * The queue was changed, deactivated or deleted: one step now, done before this returns (a
+   * closed queue has told its shards). Should it fail, the alarm set first steps again.
+   */
   async changed(queueId: number, eventId: number): Promise<void> {
     await this.load(queueId, eventId);
-    await this.ctx.storage.setAlarm(Date.now());
+    await this.ctx.storage.setAlarm(Date.now() + STEP_MS);
+    await this.stepInTurn();
   }
 
   /** The organizer resource's counters (as of the last step). */
@@ -98,7 +104,18 @@ export class QueueCoordinator extends DurableObject<Env> {
     return { joined: s?.joined ?? 0, admitted: s?.admitted ?? 0 };
   }
 
-  override async alarm(): Promise<void> {
+  override alarm(): Promise<void> {
+    return this.stepInTurn();
+  }
+
+  /** Runs a step after the one under way, if any: steps never interleave at their awaits. */
+  private stepInTurn(): Promise<void> {
+    const run = this.stepping.then(() => this.stepAndSave());
+    this.stepping = run.catch(() => undefined);
+    return run;
+  }
+
+  private async stepAndSave(): Promise<void> {
     const s = this.state ?? (await this.ctx.storage.get<CoordinatorState>("state"));
     if (!s) return;
     this.state = s;
