@@ -4518,6 +4518,10 @@ export interface components {
             bypass_teams: number[];
             /** Format: uri */
             waiting_page_url: string;
+            /** @description Visitors who joined, as of the queue's last step (about a second). */
+            joined: number;
+            /** @description Visitors admitted, as of the queue's last step. */
+            admitted: number;
         };
         TicketLayout: {
             id: number;
