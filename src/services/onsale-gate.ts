@@ -9,7 +9,7 @@ import { Failure } from "../lib/failure";
 import { readAdmission } from "../lib/queue-tokens";
 import type { AdmissionClaim } from "../objects/event/types";
 import type { EventContext } from "./context";
-import { NO_QUEUE_SECRET } from "./onsale-queues";
+import { NO_QUEUE_SECRET } from "./onsale-queue";
 import { deploymentSecret } from "./ticket-secrets";
 
 /** The request header that carries the admission token. */

@@ -15,6 +15,7 @@ import { settingsOf } from "../objects/queue/coordinator";
 import { queueCoordinator, queueShard, queueShardCount } from "../objects/queue/names";
 import { type QueueStatusBody, queueStatusBody } from "../objects/queue/status";
 import type { QueueCounters } from "../objects/queue/types";
+import { deploymentSecret } from "./ticket-secrets";
 
 /** How long the Worker trusts what it read of an event's queue (a closed queue's shards refuse joins at once). */
 const REMEMBER_MS = 2_000;
@@ -37,9 +38,13 @@ async function remembered<T>(map: Map<string, Remembered<T>>, key: string, now: 
 
 const NO_QUEUE = "No on-sale queue is open for this event.";
 
+export const NO_QUEUE_SECRET =
+  "An active on-sale queue needs the deployment secret TICKET_SIGNING_KEY_SECRET (at least 32 characters), which is not configured: its tokens are signed with it.";
+
+/** The secret the queue's tokens are signed with: the deployment secret, as signed ticket secrets take it. */
 function secretOf(env: Env): string {
-  const secret = env.TICKET_SIGNING_KEY_SECRET;
-  if (!secret) throw new Failure("unavailable", "The queue cannot sign tickets: the deployment has no signing secret.");
+  const secret = deploymentSecret(env);
+  if (!secret) throw new Failure("unavailable", NO_QUEUE_SECRET);
   return secret;
 }
 

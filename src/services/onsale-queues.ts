@@ -23,7 +23,7 @@ import { SALES_CHANNELS } from "../rules/events";
 import { dateTime } from "../rules/fields";
 import { idList, salesChannel } from "./catalog-fields";
 import type { ChangeMode, EventContext, WriteMode } from "./context";
-import { queueChanged, queueCounters } from "./onsale-queue";
+import { NO_QUEUE_SECRET, queueChanged, queueCounters } from "./onsale-queue";
 import { deploymentSecret } from "./ticket-secrets";
 
 const queueFields = z.object({
@@ -49,9 +49,6 @@ export const onsaleQueueInput = queueFields.partial().required({ opens_at: true,
 /** The body of PATCH: any field. */
 export const onsaleQueuePatch = queueFields.partial();
 export type OnsaleQueueInput = z.output<typeof onsaleQueuePatch>;
-
-export const NO_QUEUE_SECRET =
-  "An active on-sale queue needs the deployment secret TICKET_SIGNING_KEY_SECRET (at least 32 characters), which is not configured: its tokens are signed with it.";
 
 /** Column values; omitted fields take their defaults unless the mode is `patch`. */
 function queueValues(input: OnsaleQueueInput, mode: WriteMode): Partial<OnsaleQueueValues> {
