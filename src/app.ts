@@ -61,7 +61,9 @@ import {
 } from "./db/round-trips";
 import { simulateRemotePrimary } from "./db/remote-primary";
 import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
+import { groupEnv } from "./lib/data-groups";
 import { readConfig } from "./lib/env";
+import { refuseWritesWhileMoving, requestGroupRoute } from "./http/organizer-group";
 import { log, withLogContext } from "./lib/log";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
@@ -150,11 +152,17 @@ export function createApp() {
     // be counted (the benchmark's latency samples: the counting costs time of its own)
     const counts =
       roundTripsEnabled(c.env) && c.req.header(ROUND_TRIP_HEADERS.total) !== "off" ? newRoundTrips() : null;
+    const counted = <T>(fn: () => Promise<T>) => (counts ? withRoundTripCounting(counts, fn) : fn());
+    if (counts) c.env = { ...c.env, DIRECTORY: countRoundTripsInContext(c.env.DIRECTORY) };
+    // the organizer's group: its database becomes the request's DB (lib/data-groups.ts)
+    const route = await counted(() => requestGroupRoute(c, PUBLIC_API_PATHS));
+    c.set("groupRoute", route);
+    c.env = groupEnv(c.env, route?.group ?? 1);
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
     // D1 read replication: one session per request, started as the client's bookmark allows.
     const session = new RequestSession(c.env.DB, sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER)));
     c.set("db", createDb(session.session));
-    const rest = () => withRequestSession(session, () => (counts ? withRoundTripCounting(counts, next) : next()));
+    const rest = () => withRequestSession(session, () => counted(next));
     await withLogContext(() => requestLogFields(c), rest);
     c.res.headers.set("X-Request-Id", requestId);
     const bookmark = session.bookmark();
@@ -180,6 +188,8 @@ export function createApp() {
         );
     }
   });
+
+  app.use("*", refuseWritesWhileMoving);
 
   app.use(`${API_PREFIX}/*`, async function knownPath(c, next) {
     // Unknown paths are 404 whatever the credentials; known paths go through the chain.

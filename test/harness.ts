@@ -18,11 +18,29 @@ import {
 } from "../src/db/schema";
 import { TEAM_FLAG_COLUMNS } from "../src/db/teams";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../src/rules/permissions";
-import { newApiToken, randomString, sha256Hex } from "../src/lib/crypto";
+import { randomString, sha256Hex } from "../src/lib/crypto";
+import { groupDatabase, groupEnv } from "../src/lib/data-groups";
+import type { Env } from "../src/lib/env";
+import { newApiToken, organizerSecret } from "../src/lib/organizer-credentials";
+import { organizerRoute } from "../src/services/organizer-groups";
+import { directoryOrganizers } from "../src/db/directory/schema";
+import { drizzle } from "drizzle-orm/d1";
 import { checkContract } from "./helpers/contract";
 
 export const BASE = "http://ticketing.test";
-export const db = () => createDb(env.DB);
+
+/**
+ * The organizer group the harness seeds into unless a test names another: group 2 (`DB_2`), so
+ * every test through the API also shows that requests reach an organizer's own group's
+ * database, not the first one.
+ */
+export const HARNESS_GROUP = 2;
+
+/** The D1 database of an organizer group (the harness's unless named). */
+export const groupD1 = (group: number = HARNESS_GROUP) => groupDatabase(env, group);
+export const db = (group: number = HARNESS_GROUP) => createDb(groupD1(group));
+/** The environment of an organizer group (the harness's unless named), for services called directly. */
+export const groupTestEnv = (group: number = HARNESS_GROUP) => groupEnv(env as unknown as Env, group);
 
 let counter = 0;
 export function unique(prefix: string): string {
@@ -100,34 +118,53 @@ export type TeamSpec = {
 };
 
 /** A team with one API token in the organizer; returns the team id and a client. */
-export async function seedTeam(organizerId: number, spec: TeamSpec = {}) {
+export async function seedTeam(organizerId: number, spec: TeamSpec = {}, group: number = HARNESS_GROUP) {
   const perms = spec.permissions === "all" || spec.permissions === undefined ? TEAM_PERMISSIONS : spec.permissions;
   const flags: Record<string, boolean> = {};
   for (const p of TEAM_PERMISSIONS) flags[TEAM_FLAG_COLUMNS[p]] = perms.includes(p);
-  const [team] = await db()
+  const [team] = await db(group)
     .insert(teams)
     .values({ organizerId, name: spec.name ?? unique("team"), allEvents: spec.allEvents ?? true, ...flags })
     .returning();
   if (spec.events?.length)
-    await db()
+    await db(group)
       .insert(teamEvents)
       .values(spec.events.map((eventId) => ({ teamId: team!.id, eventId })));
-  const token = newApiToken();
-  await db()
+  const token = newApiToken(organizerId);
+  await db(group)
     .insert(teamApiTokens)
     .values({ teamId: team!.id, name: "test", tokenHash: await sha256Hex(token), active: true, createdAt: Date.now() });
   return { teamId: team!.id, token, client: tokenClient(token) };
 }
 
-/** An organizer with an all-permission team (like the operator command creates). */
-export async function seedOrganizer(opts: { slug?: string; name?: string } = {}) {
+/**
+ * An organizer with an all-permission team (like the operator command creates): its id from the
+ * directory, its rows in its group's database (the harness's group unless named).
+ */
+export async function seedOrganizer(opts: { slug?: string; name?: string; group?: number } = {}) {
   const slug = opts.slug ?? unique("org");
-  const [org] = await db()
-    .insert(organizers)
-    .values({ slug, name: opts.name ?? `Organizer ${slug}`, createdAt: Date.now() })
+  const group = opts.group ?? HARNESS_GROUP;
+  const now = Date.now();
+  const [entry] = await drizzle(env.DIRECTORY)
+    .insert(directoryOrganizers)
+    .values({ slug, dataGroup: group, createdAt: now })
     .returning();
-  const admin = await seedTeam(org!.id, { permissions: "all", allEvents: true, name: "Administrators" });
-  return { id: org!.id, slug, ...admin };
+  const [org] = await db(group)
+    .insert(organizers)
+    .values({ id: entry!.id, slug, name: opts.name ?? `Organizer ${slug}`, createdAt: now })
+    .returning();
+  const admin = await seedTeam(org!.id, { permissions: "all", allEvents: true, name: "Administrators" }, group);
+  return { id: org!.id, slug, group, ...admin };
+}
+
+/**
+ * An organizer whose group this isolate knows already (as after its first request): for tests
+ * that count a request's D1 round trips (the directory's answer is the first request's own).
+ */
+export async function seedKnownOrganizer(opts: { slug?: string; name?: string; group?: number } = {}) {
+  const org = await seedOrganizer(opts);
+  await organizerRoute(env as unknown as Env, { organizerId: org.id });
+  return org;
 }
 
 /** An event row straight in D1 (for foundation tests that need one before the events API). */
@@ -155,11 +192,12 @@ export async function seedEventRow(organizerId: number, opts: { slug?: string } 
 /** An initialized device with an API token. */
 export async function seedDevice(
   organizerId: number,
-  opts: { allEvents?: boolean; events?: number[]; securityProfile?: string } = {},
+  opts: { allEvents?: boolean; events?: number[]; securityProfile?: string; group?: number } = {},
 ) {
-  const token = randomString(64);
-  const existing = await db().select({ id: devices.id }).from(devices);
-  const [dev] = await db()
+  const group = opts.group ?? HARNESS_GROUP;
+  const token = newApiToken(organizerId);
+  const existing = await db(group).select({ id: devices.id }).from(devices);
+  const [dev] = await db(group)
     .insert(devices)
     .values({
       organizerId,
@@ -169,13 +207,13 @@ export async function seedDevice(
       allEvents: opts.allEvents ?? true,
       createdAt: Date.now(),
       initialized: Date.now(),
-      initializationToken: randomString(16),
+      initializationToken: organizerSecret(16, organizerId),
       apiTokenHash: await sha256Hex(token),
       securityProfile: opts.securityProfile ?? "full",
     })
     .returning();
   if (opts.events?.length)
-    await db()
+    await db(group)
       .insert(deviceEvents)
       .values(opts.events.map((eventId) => ({ deviceId: dev!.id, eventId })));
   return { id: dev!.id, token, client: deviceClient(token) };

@@ -25,6 +25,7 @@ async function serveFont(request: { url: string }) {
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
+  const directoryMigrations = await readD1Migrations(path.join(root, "migrations", "directory"));
   // the local stand-in of Stripe's HTTP API the service's Stripe SDK talks to (STRIPE_API_BASE)
   const stripe = await startStripeStandin();
   return {
@@ -39,6 +40,7 @@ export default defineConfig(async () => {
                 // a deployment secret of the tests (signed ticket secrets seal their keys with it)
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  TEST_DIRECTORY_MIGRATIONS: directoryMigrations,
                   TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET,
                   STRIPE_API_BASE: stripe.base,
                 },
@@ -77,6 +79,7 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  TEST_DIRECTORY_MIGRATIONS: directoryMigrations,
                   TICKET_SIGNING_KEY_SECRET: TEST_SIGNING_SECRET,
                   STRIPE_API_BASE: stripe.base,
                   RATE_LIMIT_REQUESTS: "100",

@@ -1,7 +1,8 @@
 /**
- * Operator commands (`npm run --silent admin -- <command> ...`): `create-organizer --slug S --name N`
- * (the organizer, its "Administrators" team and an API token; the last stdout line is one JSON object
- * `{"organizer", "team", "token"}`) and `list-mail [--limit N]` (the newest mails of the outbox). They
+ * Operator commands (`npm run --silent admin -- <command> ...`): `create-organizer --slug S --name N
+ * [--group G]` (the organizer in the emptiest organizer group or G, its "Administrators" team and an
+ * API token; the last stdout line is one JSON object `{"organizer", "team", "token"}`) and `list-mail
+ * [--limit N]` (the newest mails of every group's outbox). They
  * use `npm start`'s local database (`--persist-to`), or the deployed one with `--remote`, and name the
  * state they used on stderr (docs/running.md, src/cli/local-state.ts).
  */
@@ -9,31 +10,25 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { TEAM_PERMISSIONS } from "../rules/permissions.ts";
-import { newApiToken, sha256Hex } from "../lib/crypto.ts";
+import { sha256Hex } from "../lib/crypto.ts";
+import { newApiToken } from "../lib/organizer-credentials.ts";
+import { groupBinding } from "../lib/group-names.ts";
+import { RESERVED_SEGMENTS } from "../lib/reserved-segments.ts";
 import { localStateDir, reportLocalState } from "./local-state.ts";
-import { applyMigrations, runDatabaseCommand, takeFlag, takeOption, useWranglerConfig } from "./wrangler.ts";
+import {
+  applyMigrations,
+  databaseBindings,
+  runDatabaseCommand,
+  takeFlag,
+  takeOption,
+  useWranglerConfig,
+} from "./wrangler.ts";
 
 /** The teams table's permission columns are named like the API's flags. */
 const PERMISSION_COLUMNS = TEAM_PERMISSIONS;
 
-/**
- * Same rule as the API's slugs; plus names that customer-facing URLs use themselves (keep in
- * step with RESERVED_SEGMENTS in src/pages/storefront.ts).
- */
+/** Same rule as the API's slugs; names that the service's own URLs use are refused too. */
 const SLUG = /^[a-z0-9][a-z0-9.-]*$/;
-const RESERVED = new Set([
-  "api",
-  "media",
-  "invite",
-  "customer",
-  "static",
-  "admin",
-  "control",
-  "pay",
-  "order",
-  "favicon.ico",
-  "robots.txt",
-]);
 
 class UsageError extends Error {}
 
@@ -45,12 +40,16 @@ function sqlString(value: string): string {
 
 type D1Result = { results?: Record<string, unknown>[]; success?: boolean };
 
-async function execute(target: { remote: boolean; persistTo?: string }, sql: string): Promise<D1Result[]> {
+async function execute(
+  target: { remote: boolean; persistTo?: string },
+  sql: string,
+  binding = "DB",
+): Promise<D1Result[]> {
   const dir = mkdtempSync(path.join(tmpdir(), "ticketing-admin-"));
   const file = path.join(dir, "statements.sql");
   writeFileSync(file, sql);
   try {
-    const args = ["d1", "execute", "DB", target.remote ? "--remote" : "--local", "--json", "--file", file];
+    const args = ["d1", "execute", binding, target.remote ? "--remote" : "--local", "--json", "--file", file];
     if (target.persistTo && !target.remote) args.push("--persist-to", target.persistTo);
     const result = await runDatabaseCommand(args);
     if (result.code !== 0) {
@@ -71,6 +70,7 @@ async function createOrganizer(args: string[]) {
   const persistTo = takeOption(args, "--persist-to");
   const slug = takeOption(args, "--slug");
   const name = takeOption(args, "--name");
+  const groupOption = takeOption(args, "--group");
   if (args.length) throw new UsageError(`unexpected arguments: ${args.join(" ")}`);
   if (!slug) throw new UsageError("--slug is required");
   if (!name?.trim()) throw new UsageError("--name is required");
@@ -79,33 +79,65 @@ async function createOrganizer(args: string[]) {
       `invalid slug "${slug}": use 1 to 50 lowercase letters, digits, dots and dashes, starting with a letter or digit`,
     );
   }
-  if (RESERVED.has(slug)) throw new UsageError(`invalid slug "${slug}": it is reserved for the service's own URLs`);
+  if (RESERVED_SEGMENTS.has(slug))
+    throw new UsageError(`invalid slug "${slug}": it is reserved for the service's own URLs`);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refuses control characters in a name
   if (/[\u0000-\u001f]/.test(name) || name.length > 200)
     throw new UsageError("invalid name: at most 200 characters, no control characters");
 
+  const groups = (await databaseBindings()).flatMap((d) => (d.group === null ? [] : [d.group]));
+  const named = groupOption === undefined ? null : Number(groupOption);
+  if (named !== null && !groups.includes(named))
+    throw new UsageError(`--group must be one of the organizer groups of the configuration: ${groups.join(", ")}`);
+
   const target = { remote, persistTo };
   await applyMigrations(target);
-  const existing = await execute(target, `SELECT id FROM organizers WHERE slug = ${sqlString(slug)};`);
-  if (existing[0]?.results?.length) throw new UsageError(`an organizer with the slug "${slug}" exists already`);
+  const s = sqlString(slug);
+  const rows = async (sql: string, binding: string) =>
+    (await execute(target, sql, binding)).flatMap((r) => r.results ?? []);
+  // the directory first: the organizer's id and group. A row left by an earlier attempt that
+  // failed before the organizer's own rows were written is taken up again.
+  const [found, counted] = await execute(
+    target,
+    `SELECT id, data_group FROM directory_organizers WHERE slug = ${s};\nSELECT data_group AS g, count(*) AS n FROM directory_organizers GROUP BY data_group;`,
+    "DIRECTORY",
+  );
+  let [entry] = found?.results ?? [];
+  if (entry) {
+    const binding = groupBinding(Number(entry.data_group));
+    if ((await rows(`SELECT id FROM organizers WHERE slug = ${s};`, binding)).length)
+      throw new UsageError(`an organizer with the slug "${slug}" exists already`);
+  } else {
+    const sizes = new Map((counted?.results ?? []).map((r) => [Number(r.g), Number(r.n)]));
+    // the group named, else the one with the fewest organizers (the lowest number of those)
+    const group = named ?? [...groups].sort((a, b) => (sizes.get(a) ?? 0) - (sizes.get(b) ?? 0) || a - b)[0]!;
+    [entry] = await rows(
+      `INSERT INTO directory_organizers (slug, data_group, created_at) VALUES (${s}, ${group}, ${Date.now()}) RETURNING id, data_group;`,
+      "DIRECTORY",
+    );
+  }
+  const id = Number(entry!.id);
+  const group = Number(entry!.data_group);
 
   // the same tokens and hashes as the API's (POST .../teams/{id}/tokens/)
-  const secret = newApiToken();
+  const secret = newApiToken(id);
   const hash = await sha256Hex(secret);
   const now = Date.now();
-  const s = sqlString(slug);
   const results = await execute(
     target,
     [
-      `INSERT INTO organizers (slug, name, created_at) VALUES (${s}, ${sqlString(name.trim())}, ${now});`,
-      `INSERT INTO teams (organizer_id, name, all_events, ${PERMISSION_COLUMNS.join(", ")}) SELECT id, 'Administrators', 1, ${PERMISSION_COLUMNS.map(() => "1").join(", ")} FROM organizers WHERE slug = ${s};`,
-      `INSERT INTO team_api_tokens (team_id, name, token_hash, active, created_at) SELECT max(t.id), 'Operator', ${sqlString(hash)}, 1, ${now} FROM teams t JOIN organizers o ON o.id = t.organizer_id WHERE o.slug = ${s};`,
-      `SELECT max(t.id) AS team FROM teams t JOIN organizers o ON o.id = t.organizer_id WHERE o.slug = ${s};`,
+      `INSERT INTO organizers (id, slug, name, created_at) VALUES (${id}, ${s}, ${sqlString(name.trim())}, ${now});`,
+      `INSERT INTO teams (organizer_id, name, all_events, ${PERMISSION_COLUMNS.join(", ")}) VALUES (${id}, 'Administrators', 1, ${PERMISSION_COLUMNS.map(() => "1").join(", ")});`,
+      `INSERT INTO team_api_tokens (team_id, name, token_hash, active, created_at) SELECT max(id), 'Operator', ${sqlString(hash)}, 1, ${now} FROM teams WHERE organizer_id = ${id};`,
+      `SELECT max(id) AS team FROM teams WHERE organizer_id = ${id};`,
     ].join("\n"),
+    groupBinding(group),
   );
   const team = results.flatMap((r) => r.results ?? []).find((row) => row.team !== undefined)?.team;
   if (typeof team !== "number") throw new Error("the organizer was created, but its team could not be read back");
-  process.stderr.write(`Created organizer "${slug}" with team "Administrators" (id ${team}) and an API token.\n`);
+  process.stderr.write(
+    `Created organizer "${slug}" in organizer group ${group} with team "Administrators" (id ${team}) and an API token.\n`,
+  );
   if (!remote) await reportLocalState(localStateDir(persistTo), warn, { organizer: slug, token: secret });
   process.stdout.write(`${JSON.stringify({ organizer: slug, team, token: secret })}\n`);
 }
@@ -119,11 +151,24 @@ async function listMail(args: string[]) {
   const target = { remote, persistTo };
   await applyMigrations(target);
   if (!remote) await reportLocalState(localStateDir(persistTo), warn);
-  const [result] = await execute(
-    target,
-    `SELECT id, kind, to_address, subject, state, created_at, text_body, attachments FROM mail_outbox ORDER BY id DESC LIMIT ${limit};`,
-  );
-  for (const m of result?.results ?? []) {
+  // every organizer group's outbox, newest first
+  const groups = (await databaseBindings()).flatMap((d) => (d.group === null ? [] : [d.group]));
+  const mails = (
+    await Promise.all(
+      groups.map(async (g) => {
+        const [result] = await execute(
+          target,
+          `SELECT id, kind, to_address, subject, state, created_at, text_body, attachments FROM mail_outbox ORDER BY created_at DESC, id DESC LIMIT ${limit};`,
+          groupBinding(g),
+        );
+        return result?.results ?? [];
+      }),
+    )
+  )
+    .flat()
+    .sort((a, b) => Number(b.created_at) - Number(a.created_at))
+    .slice(0, limit);
+  for (const m of mails) {
     // attachments: references until the mail is delivered, then the files in R2 it carried
     const attached = m.attachments
       ? (JSON.parse(String(m.attachments)) as { kind: string; filename?: string; key?: string; order?: string }[])
@@ -138,7 +183,7 @@ async function listMail(args: string[]) {
 }
 
 const USAGE = `usage:
-  npm run --silent admin -- create-organizer --slug SLUG --name NAME [--persist-to DIR | --remote]
+  npm run --silent admin -- create-organizer --slug SLUG --name NAME [--group N] [--persist-to DIR | --remote]
   npm run --silent admin -- list-mail [--limit N] [--persist-to DIR | --remote]`;
 
 const [command, ...rest] = process.argv.slice(2);

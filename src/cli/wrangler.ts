@@ -7,6 +7,8 @@
 import { spawn, type SpawnOptions } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { idRangeSql } from "../db/id-ranges.ts";
+import { bindingGroup } from "../lib/group-names.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const require = createRequire(import.meta.url);
@@ -115,15 +117,48 @@ export function takeFlag(args: string[], name: string): boolean {
   return true;
 }
 
-/** `wrangler d1 migrations apply` for the local database (or the deployed one). */
+/** The D1 bindings of the configuration: the directory, then each organizer group's database. */
+export async function databaseBindings(): Promise<{ binding: string; group: number | null }[]> {
+  const wrangler = (await import("wrangler")) as unknown as {
+    experimental_readRawConfig(args: { config: string }): { rawConfig: { d1_databases?: { binding: string }[] } };
+  };
+  const raw = wrangler.experimental_readRawConfig({ config: wranglerConfigPath() }).rawConfig;
+  return (raw.d1_databases ?? []).map((d) => ({ binding: d.binding, group: bindingGroup(d.binding) }));
+}
+
+/**
+ * `wrangler d1 migrations apply` for every local database (or the deployed ones): the directory
+ * and each organizer group's; then each group's id range (src/db/id-ranges.ts).
+ */
 export async function applyMigrations(target: { remote: boolean; persistTo?: string }): Promise<void> {
-  const args = ["d1", "migrations", "apply", "DB", target.remote ? "--remote" : "--local"];
-  if (target.persistTo && !target.remote) args.push("--persist-to", target.persistTo);
-  const result = await runDatabaseCommand(args);
-  if (result.code !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    throw new Error("applying the database migrations failed");
-  }
-  const applied = /(\d+) commands? executed successfully/.exec(result.stdout);
-  process.stderr.write(applied ? "Database migrations applied.\n" : "Database is up to date.\n");
+  const where = [target.remote ? "--remote" : "--local"];
+  if (target.persistTo && !target.remote) where.push("--persist-to", target.persistTo);
+  // each database on its own: the commands run side by side
+  const applied = await Promise.all(
+    (await databaseBindings()).map(async ({ binding, group }) => {
+      const result = await runDatabaseCommand(["d1", "migrations", "apply", binding, ...where]);
+      if (result.code !== 0) {
+        process.stderr.write(result.stdout + result.stderr);
+        throw new Error(`applying the database migrations of ${binding} failed`);
+      }
+      if (!/(\d+) commands? executed successfully/.test(result.stdout)) return false;
+      // new tables start in the group's id range (none for group 1)
+      const range = group === null ? "" : idRangeSql(group);
+      if (range === "") return true;
+      const ids = await runDatabaseCommand([
+        "d1",
+        "execute",
+        binding,
+        ...where,
+        "--command",
+        range.replace(/\n/g, " "),
+      ]);
+      if (ids.code !== 0) {
+        process.stderr.write(ids.stdout + ids.stderr);
+        throw new Error(`setting the id range of ${binding} failed`);
+      }
+      return true;
+    }),
+  );
+  process.stderr.write(applied.some(Boolean) ? "Database migrations applied.\n" : "Databases are up to date.\n");
 }

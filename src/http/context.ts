@@ -3,6 +3,7 @@ import type { DB } from "../db/client";
 import type { PrefetchedTenancy } from "../db/principals";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Principal } from "../rules/permissions";
+import type { GroupRoute } from "../services/organizer-groups";
 import type { EventContext, OrganizerContext } from "../services/context";
 import { ADMISSION_HEADER, type SaleCaller } from "../services/onsale-gate";
 import type { Env } from "../lib/env";
@@ -15,6 +16,8 @@ export type AppEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
+    /** The request's organizer group (http/organizer-group.ts); null: group 1, no organizer known. */
+    groupRoute: GroupRoute | null;
     db: DB;
     principal: Principal;
     /** The path's organizer and event, looked up with the credential (http/auth.ts). */

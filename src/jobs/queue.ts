@@ -2,6 +2,7 @@
 import type { ExportMessage, QueueMessage } from "../lib/queues";
 import { createDb } from "../db/client";
 import { simulateRemotePrimary } from "../db/remote-primary";
+import { groupEnv } from "../lib/data-groups";
 import type { Env } from "../lib/env";
 import { handleDocumentMessage } from "./documents";
 import { handleExportMessage } from "./exports";
@@ -11,10 +12,12 @@ import { deliverWebhooks } from "./webhooks";
 
 export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, given: Env): Promise<void> {
   // a debugging aid, off by default: D1 as a remote primary (src/db/remote-primary.ts)
-  const env = simulateRemotePrimary(given);
-  const db = createDb(env.DB);
+  const simulated = simulateRemotePrimary(given);
   for (const message of batch.messages) {
     const body = message.body;
+    // the message's organizer group: its database, and the queues of its follow-up messages
+    const env = groupEnv(simulated, body.group ?? 1);
+    const db = createDb(env.DB);
     try {
       switch (body.kind) {
         case "mail":

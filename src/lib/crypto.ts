@@ -21,11 +21,6 @@ export function randomString(length: number, alphabet: string = ALPHANUMERIC_LOW
   return out;
 }
 
-/** An API token as pretix issues them: 64 lowercase alphanumerics (~330 bits). */
-export function newApiToken(): string {
-  return randomString(64);
-}
-
 export async function sha256Hex(value: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");

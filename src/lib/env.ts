@@ -18,6 +18,8 @@ export type Env = Omit<Cloudflare.Env, QueueBinding> & {
   /** Rendering of invoice and ticket PDFs (src/jobs/documents.ts). */
   DOCUMENTS_QUEUE: Queue<DocumentMessage>;
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
+  /** The organizer group this environment works on (lib/data-groups.ts `groupEnv`); absent: group 1. */
+  DATA_GROUP?: number;
 };
 type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE" | "DOCUMENTS_QUEUE" | "WEBHOOK_QUEUE";
 
@@ -27,6 +29,8 @@ export type Config = {
   maxBodyBytes: number | null;
   upload: { maxBytes: number | null; allowedTypes: string[] | null };
   mail: { transport: "local" | "cloudflare"; from: string };
+  /** How long an isolate keeps the directory's answer of an organizer's group (0: not at all). */
+  directoryCacheMs: number;
   /** How long a request waits for the event object before answering 409 / 503. */
   eventObjectTimeoutMs: number;
   exports: {
@@ -71,6 +75,16 @@ function positiveInt(name: string, raw: string | undefined): number | null {
   return n;
 }
 
+function nonNegativeInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    log.warn("configuration: not a non-negative integer; the default is used", { variable: name, value: raw });
+    return fallback;
+  }
+  return n;
+}
+
 const configCache = new WeakMap<object, Config>();
 
 /** Reads the deployment configuration from the environment (documented in docs/configuration.md). */
@@ -92,6 +106,7 @@ export function readConfig(env: Env): Config {
       maxBytes: positiveInt("UPLOAD_MAX_BYTES", env.UPLOAD_MAX_BYTES),
       allowedTypes: types.length ? types : null,
     },
+    directoryCacheMs: nonNegativeInt("DIRECTORY_CACHE_SECONDS", env.DIRECTORY_CACHE_SECONDS, 30) * 1000,
     eventObjectTimeoutMs: positiveInt("EVENT_OBJECT_TIMEOUT_MS", env.EVENT_OBJECT_TIMEOUT_MS) ?? 20_000,
     exports: {
       retentionMs: (positiveInt("EXPORT_RETENTION_HOURS", env.EXPORT_RETENTION_HOURS) ?? 24) * 3_600_000,

@@ -8,19 +8,24 @@ import { waitUntil } from "cloudflare:workers";
 import { chunks } from "./chunks";
 import { log } from "./log";
 
+/** Every message says its organizer group (lib/data-groups.ts `groupEnv` adds it; absent: group 1). */
+type Grouped = { group?: number };
+
 /** Deliver the outbox mail `mailId` (jobs/mail.ts). */
-export type MailMessage = { kind: "mail"; mailId: number };
+export type MailMessage = Grouped & { kind: "mail"; mailId: number };
 
 /** Deliver what is due of an order's webhook calls (of one webhook, or all; jobs/webhooks.ts). */
-export type WebhookMessage = { kind: "webhook"; eventId: number; code: string; webhookId?: number };
+export type WebhookMessage = Grouped & { kind: "webhook"; eventId: number; code: string; webhookId?: number };
 
 /** Render an invoice's or a ticket's PDF into R2 (jobs/documents.ts). */
-export type DocumentMessage =
-  | { kind: "invoice-pdf"; invoiceId: number; version: number }
-  | { kind: "ticket-pdf"; eventId: number; code: string; positionId: number | null };
+export type DocumentMessage = Grouped &
+  (
+    | { kind: "invoice-pdf"; invoiceId: number; version: number }
+    | { kind: "ticket-pdf"; eventId: number; code: string; positionId: number | null }
+  );
 
 /** Do step `step` of an export job (each step one message; jobs/exports.ts). */
-export type ExportMessage = { kind: "export"; exportId: string; step: number };
+export type ExportMessage = Grouped & { kind: "export"; exportId: string; step: number };
 
 export type QueueMessage = MailMessage | ExportMessage | DocumentMessage | WebhookMessage;
 

@@ -2,13 +2,15 @@
  * The Worker's door to an event's Durable Object. A call carries the inventory change stamp the Worker
  * has seen (the object reloads its catalog when D1 changed) and uses a fresh stub (a stub is broken
  * after it throws); a failed or overloaded object answers 409 (vouchers: "retry later") or 503, never
- * 500. Inside a request, calls go through `countedCall`, whose answer brings the object's D1 bookmark
- * and, with DEBUG_D1_ROUND_TRIPS, its round trips (src/db/sessions.ts, src/db/round-trips.ts).
+ * 500. Calls go through `countedCall`, which tells the object its organizer's group and whose answer
+ * brings the object's D1 bookmark and, with DEBUG_D1_ROUND_TRIPS, its round trips
+ * (src/db/sessions.ts, src/db/round-trips.ts).
  */
 import type { DB } from "../db/client";
 import { inventoryStampQuery } from "../db/inventory";
 import { type ContextRoundTrips, currentRoundTrips } from "../db/round-trips";
 import { currentRequestSession, type RequestSession } from "../db/sessions";
+import { currentGroup } from "../lib/data-groups";
 import { readConfig, type Env } from "../lib/env";
 import { Failure } from "../lib/failure";
 import { locationHintFor } from "../rules/location-hint";
@@ -38,11 +40,13 @@ export async function inventoryStamp(db: DB, eventId: number): Promise<number> {
 class TimedOut extends Error {}
 
 /**
- * The stub, with every method called through `countedCall`: the bookmark of the object's D1
- * writes goes to the request's session, its round trips (when counting) to `counts`.
+ * The stub, with every method called through `countedCall` with the organizer's group: the
+ * bookmark of the object's D1 writes goes to the request's session, its round trips (when
+ * counting) to `counts`.
  */
 function countingStub(
   stub: DurableObjectStub<EventObject>,
+  group: number,
   counts: ContextRoundTrips | undefined,
   session: RequestSession | undefined,
 ): DurableObjectStub<EventObject> {
@@ -51,7 +55,7 @@ function countingStub(
       if (typeof name !== "string" || name === "then") return Reflect.get(target, name);
       return async (...args: unknown[]) => {
         const counted = target as unknown as Pick<EventObject, "countedCall">;
-        const r = await counted.countedCall(name as Parameters<EventObject["countedCall"]>[0], args);
+        const r = await counted.countedCall(name as Parameters<EventObject["countedCall"]>[0], args, group);
         if (counts) {
           counts.object.n += r.trips;
           counts.object.ms += r.ms;
@@ -82,7 +86,7 @@ export async function withEventObject<T>(
     });
     const counts = currentRoundTrips();
     const session = currentRequestSession();
-    const stub = counts || session ? countingStub(eventObject(env, event), counts, session) : eventObject(env, event);
+    const stub = countingStub(eventObject(env, event), currentGroup(env), counts, session);
     // RPC results come back as plain structured clones of the declared result type
     return (await Promise.race([fn(stub), timeout])) as T;
   } catch (e) {

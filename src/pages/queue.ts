@@ -61,7 +61,7 @@ queuePages.get("/:organizer/:event/queue", async (c) => {
   const language = queueLanguage(c.req.query("locale"), c.req.header("Accept-Language"));
   const t = QUEUE_TEXTS[language];
   const subeventParam = c.req.query("subevent");
-  if (subeventParam !== undefined && !/^[0-9]{1,9}$/.test(subeventParam)) return notFoundPage(c, "queue");
+  if (subeventParam !== undefined && !/^[0-9]{1,15}$/.test(subeventParam)) return notFoundPage(c, "queue");
   const subevent = subeventParam === undefined ? null : Number(subeventParam);
 
   const db = c.var.db;

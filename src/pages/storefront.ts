@@ -14,23 +14,7 @@ import { log } from "../lib/log";
 import { formatMoney } from "../lib/money";
 import { html, page, type Raw } from "./html";
 
-/**
- * First path segments that belong to the service itself, never to an organizer (the operator
- * command refuses them as organizer slugs): requests there fall through to the JSON 404.
- */
-export const RESERVED_SEGMENTS = new Set([
-  "api",
-  "media",
-  "invite",
-  "customer",
-  "static",
-  "admin",
-  "control",
-  "pay",
-  "order",
-  "favicon.ico",
-  "robots.txt",
-]);
+export { RESERVED_SEGMENTS } from "../lib/reserved-segments";
 
 // ---- return_url and iframe ----
 

@@ -16,6 +16,7 @@ import {
 } from "../db/customers";
 import { mailInsertStatement } from "../db/mail";
 import { storedOrganizerSettings } from "../db/settings";
+import { organizerSecret } from "../lib/organizer-credentials";
 import { randomString, sha256Hex } from "../lib/crypto";
 import { hashPassword } from "../lib/password";
 import type { ChangeMode, OrganizerContext, WriteMode } from "./context";
@@ -149,7 +150,7 @@ export const createCustomer = survivingD1Faults(async function createCustomer(
 
   let activation: { tokenHash: string; link: string } | null = null;
   if (input.send_email) {
-    const token = randomString(48);
+    const token = organizerSecret(48, org.id);
     activation = { tokenHash: await sha256Hex(token), link: `${ctx.baseUrl}/customer/activate/${token}` };
   }
   const mail = activation

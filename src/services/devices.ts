@@ -24,7 +24,8 @@ import {
 } from "../db/devices";
 import type { DB } from "../db/client";
 import { eventIdsBySlug } from "../db/teams";
-import { newApiToken, randomString, sha256Hex } from "../lib/crypto";
+import { randomString, sha256Hex } from "../lib/crypto";
+import { newApiToken, organizerSecret, secretOrganizer } from "../lib/organizer-credentials";
 import type { OrganizerContext } from "./context";
 import { Failure, fieldError, MESSAGES, notFound } from "../lib/failure";
 import { DEVICE_SECURITY_PROFILES } from "../rules/permissions";
@@ -68,7 +69,7 @@ export async function createDevice(ctx: OrganizerContext, input: DeviceInput): P
       allEvents: input.all_events ?? false,
       securityProfile: input.security_profile ?? "full",
       uniqueSerial: randomString(16, SERIAL_ALPHABET),
-      initializationToken: randomString(16),
+      initializationToken: organizerSecret(16, ctx.organizer.id),
       createdAt: ctx.now,
     },
     eventIds,
@@ -158,7 +159,9 @@ const stale = () => new Failure("unauthenticated", MESSAGES.invalidToken);
  * unknown, used or revoked token is a field error of `token` (pretix's messages).
  */
 export async function initializeDevice(db: DB, now: number, input: InitializeInput): Promise<DeviceCredential> {
-  const key = newApiToken();
+  // the key names the organizer the token names (a token made before organizer groups names none)
+  const organizerId = secretOrganizer(input.token);
+  const key = organizerId === null ? randomString(64) : newApiToken(organizerId);
   const done = await initializeDeviceRow(db, input.token, hardware(input), await sha256Hex(key), now);
   if (done) return { ...done, apiToken: key };
   const found = await deviceByInitializationToken(db, input.token);
@@ -181,7 +184,7 @@ export async function deviceInfo(s: DeviceSession): Promise<DeviceCredential> {
 
 /** A new key for the device; the presented one is invalid from now on. */
 export async function rollDeviceKey(s: DeviceSession): Promise<DeviceCredential> {
-  const key = newApiToken();
+  const key = newApiToken(s.organizerId);
   const after = await replaceDeviceKey(s.db, s.deviceRowId, s.organizerId, s.keyHash, await sha256Hex(key));
   if (!after) throw stale();
   return { ...after, apiToken: key };

@@ -8,6 +8,7 @@
 import type { DB } from "../db/client";
 import { applicableQueue, type OnsaleQueueRow } from "../db/onsale-queues";
 import { organizerEventBySlugs } from "../db/storefront";
+import { currentGroup } from "../lib/data-groups";
 import type { Env } from "../lib/env";
 import { Failure } from "../lib/failure";
 import { type QueueTicket, readQueueTicket, signQueueTicket } from "../lib/queue-tokens";
@@ -136,5 +137,5 @@ export function queueCounters(env: Env, queue: Pick<OnsaleQueueRow, "id" | "even
 
 /** A queue was changed, deactivated or deleted: its coordinator steps now and tells the shards. */
 export async function queueChanged(env: Env, queue: Pick<OnsaleQueueRow, "id" | "eventId">): Promise<void> {
-  await queueCoordinator(env, queue.id).changed(queue.id, queue.eventId);
+  await queueCoordinator(env, queue.id).changed(queue.id, queue.eventId, currentGroup(env));
 }

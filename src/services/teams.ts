@@ -25,7 +25,8 @@ import {
   type TokenRecord,
   updateTeam,
 } from "../db/teams";
-import { newApiToken, randomString, sha256Hex } from "../lib/crypto";
+import { sha256Hex } from "../lib/crypto";
+import { newApiToken, organizerSecret } from "../lib/organizer-credentials";
 import type { ChangeMode, OrganizerContext, WriteMode } from "./context";
 import { fieldError, notFound } from "../lib/failure";
 import { email } from "../rules/fields";
@@ -142,7 +143,7 @@ export async function inviteToTeam(
     return { added: { email: user.email } };
   }
   if (alreadyInvited) throw fieldError("email", ALREADY_INVITED);
-  const token = randomString(32);
+  const token = organizerSecret(32, org.id);
   const settings = effectiveSettings(stored);
   const link = `${ctx.baseUrl}/invite/${token}`;
   const mail = composeMail({
@@ -179,7 +180,7 @@ export async function createTeamToken(
   input: z.output<typeof teamTokenInput>,
 ): Promise<{ token: TokenRecord; secret: string }> {
   await requireTeam(ctx, teamId);
-  const secret = newApiToken();
+  const secret = newApiToken(ctx.organizer.id);
   const token = await insertToken(ctx.db, teamId, input.name, await sha256Hex(secret), ctx.now);
   return { token, secret };
 }

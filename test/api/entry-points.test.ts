@@ -17,7 +17,7 @@ import { mailOutbox } from "../../src/db/schema";
 import entry from "../../src/index";
 import type { Env } from "../../src/lib/env";
 import type { QueueMessage } from "../../src/lib/queues";
-import { db, seedOrganizer } from "../harness";
+import { db, HARNESS_GROUP, seedOrganizer } from "../harness";
 import { shop } from "../helpers/sales";
 
 /** The Worker as the platform sees it: every entry point called with (input, env, ctx). */
@@ -59,7 +59,12 @@ async function queuedMail(organizerId: number) {
 async function deliver(messages: { id: string; body: QueueMessage; attempts?: number }[]) {
   const batch = createMessageBatch<QueueMessage>(
     "ticketing-mail",
-    messages.map((m) => ({ id: m.id, timestamp: new Date(), attempts: m.attempts ?? 1, body: m.body })),
+    messages.map((m) => ({
+      id: m.id,
+      timestamp: new Date(),
+      attempts: m.attempts ?? 1,
+      body: { group: HARNESS_GROUP, ...m.body },
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch, env, ctx);
@@ -133,7 +138,7 @@ describe("queue entry point", () => {
         message: "queue message of unknown kind dropped",
         queue: "ticketing-mail",
         message_id: "x",
-        body: { kind: "bogus" },
+        body: { group: HARNESS_GROUP, kind: "bogus" },
       },
     ]);
   });

@@ -500,7 +500,7 @@ describe("atomicity", () => {
   it("a clone that fails midway leaves no partial event", async () => {
     // make the copy of question options (late in the batch, after the event, items and
     // quotas) fail
-    await env.DB.prepare(
+    await env.DB_2.prepare(
       "CREATE TRIGGER clone_test_fail BEFORE INSERT ON question_options WHEN NEW.identifier = 'size-m' AND NEW.event_id <> " +
         String(src.id) +
         " BEGIN SELECT RAISE(ABORT, 'injected failure'); END",
@@ -517,7 +517,7 @@ describe("atomicity", () => {
       expect(viaQuery.status).toBe(500);
       expect(await totals()).toEqual(before);
     } finally {
-      await env.DB.prepare("DROP TRIGGER clone_test_fail").run();
+      await env.DB_2.prepare("DROP TRIGGER clone_test_fail").run();
     }
     // the same request succeeds once nothing is in the way
     expect((await org.client.post(`${src.path}/clone/`, body())).status).toBe(201);

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { exportJobs } from "../../src/db/schema";
 import { D1_UNAVAILABLE } from "../../src/services/faults";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
-import { db } from "../harness";
+import { db, HARNESS_GROUP } from "../harness";
 import { injectD1Fault } from "../helpers/faults";
 import { captureExportMessages, deliver, drain, exportEnv } from "../helpers/exports";
 import { type Shop, shop } from "../helpers/sales";
@@ -76,7 +76,7 @@ describe("export faults", () => {
     expect(lost.status, JSON.stringify(lost.body)).toBe(202);
     const jobs = await jobsOf(s);
     expect(jobs.map((j) => j.id)).toEqual([lost.body.download.split("/").at(-2)]);
-    expect(sent).toEqual([{ kind: "export", exportId: jobs[0]!.id, step: 0 }]);
+    expect(sent).toEqual([{ kind: "export", exportId: jobs[0]!.id, step: 0, group: HARNESS_GROUP }]);
     await drain(sent);
     expect(await lines(s, lost.body.download)).toHaveLength(6);
   });
@@ -119,7 +119,7 @@ describe("export faults", () => {
     vi.useFakeTimers({ now: Date.now() + 11 * 60_000, toFake: ["Date"] });
     await runHousekeeping(env as never, Date.now());
     vi.useRealTimers();
-    expect(sent).toEqual([{ kind: "export", exportId: first.exportId, step: 1 }]);
+    expect(sent).toEqual([{ kind: "export", exportId: first.exportId, step: 1, group: HARNESS_GROUP }]);
     await drain(sent, SMALL_STEPS);
     const rows = await lines(s, res.body.download);
     expect(rows).toHaveLength(6);

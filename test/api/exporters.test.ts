@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { events, exportJobs } from "../../src/db/schema";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
-import { db, type Json, seedOrganizer, seedTeam, tokenClient } from "../harness";
+import { db, HARNESS_GROUP, type Json, seedOrganizer, seedTeam, tokenClient } from "../harness";
 import { appendToUpload, newUpload } from "../../src/services/exports/upload";
 import { captureExportMessages, deliver, drain, exportEnv, sheetRows, unzip } from "../helpers/exports";
 import { venue, type Venue } from "../helpers/checkin";
@@ -343,7 +343,7 @@ describe("the job and the download URL", () => {
         new RegExp(`^http://ticketing\\.test${s.path}/exporters/orderlist/download/[0-9a-f-]{36}/$`),
       ),
     });
-    expect(sent).toEqual([{ kind: "export", exportId: expect.any(String), step: 0 }]);
+    expect(sent).toEqual([{ kind: "export", exportId: expect.any(String), step: 0, group: HARNESS_GROUP }]);
 
     const waiting = await s.client.get(res.body.download);
     expect(waiting.status).toBe(409);
@@ -430,13 +430,13 @@ describe("the job and the download URL", () => {
     await deliver(first, SMALL_STEPS);
     const again = await deliver(first, SMALL_STEPS);
     expect(again.explicitAcks).toHaveLength(1);
-    expect(sent).toEqual([{ kind: "export", exportId: first.exportId, step: 1 }]);
+    expect(sent).toEqual([{ kind: "export", exportId: first.exportId, step: 1, group: HARNESS_GROUP }]);
     // the next step delivered twice at the same moment: one runs it, the other comes back later
     const second = sent.shift()!;
     const both = await Promise.all([deliver(second, SMALL_STEPS), deliver(second, SMALL_STEPS)]);
     expect(both.flatMap((r) => r.explicitAcks)).toHaveLength(1);
     expect(both.flatMap((r) => r.retryMessages)).toEqual([expect.objectContaining({ msgId: expect.any(String) })]);
-    expect(sent).toEqual([{ kind: "export", exportId: first.exportId, step: 2 }]);
+    expect(sent).toEqual([{ kind: "export", exportId: first.exportId, step: 2, group: HARNESS_GROUP }]);
     await drain(sent, SMALL_STEPS);
     // the retried copy of step 1 finds the step done and does nothing
     expect((await deliver(second, SMALL_STEPS)).explicitAcks).toHaveLength(1);
@@ -512,7 +512,9 @@ describe("the job and the download URL", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 11 * 60_000);
     await runHousekeeping(env as never, Date.now());
-    expect(sent).toEqual([{ kind: "export", exportId: res.body.download.split("/").at(-2), step: 0 }]);
+    expect(sent).toEqual([
+      { kind: "export", exportId: res.body.download.split("/").at(-2), step: 0, group: HARNESS_GROUP },
+    ]);
     vi.useRealTimers();
     await drain(sent);
     expect((await s.client.get(res.body.download)).status).toBe(200);

@@ -13,7 +13,7 @@ import type { Env } from "../../src/lib/env";
 import { deliverMail } from "../../src/jobs/mail";
 import { mailInsertStatement } from "../../src/db/mail";
 import { composeMail } from "../../src/services/mail";
-import { db, type Json } from "../harness";
+import { db, HARNESS_GROUP, type Json, groupTestEnv } from "../harness";
 import { deliver as deliverDocuments, pdfText, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { getPage } from "../helpers/pages";
 import { type Shop, shop } from "../helpers/sales";
@@ -108,7 +108,9 @@ describe("invoice_email_attachment", () => {
     // the outbox row holds a reference, not the file
     expect(mail!.attachments).toEqual([{ kind: "order_invoice", order: o.code }]);
     // the PDF has not been rendered (the documents queue did not run): delivery renders it
-    expect(documents).toEqual([{ kind: "invoice-pdf", invoiceId: expect.any(Number), version: 1 }]);
+    expect(documents).toEqual([
+      { kind: "invoice-pdf", invoiceId: expect.any(Number), version: 1, group: HARNESS_GROUP },
+    ]);
     const row = await db().select().from(invoices).where(eq(invoices.number, inv.number)).get();
     expect(row!.file).toBeNull();
 
@@ -163,7 +165,7 @@ describe("invoice_email_attachment", () => {
     expect(paid).toMatchObject({ kind: "order_paid", attachments: [{ kind: "order_invoice", order: o.code }] });
     // the documents queue rendered the PDF first this time
     await deliverDocuments(documents.splice(0));
-    await deliverMail(env as unknown as Env, db(), paid!.id);
+    await deliverMail(groupTestEnv(), db(), paid!.id);
     const [, after] = await mailsTo("payer@example.org");
     expect(after!.state).toBe("sent");
     expect(after!.attachments).toEqual([
@@ -209,7 +211,7 @@ describe("invoice_email_attachment", () => {
         now: Date.now(),
       }),
     );
-    await deliverMail(env as unknown as Env, db(), row!.id);
+    await deliverMail(groupTestEnv(), db(), row!.id);
     const [inv] = await invoicesOf(w);
     expect(inv.order).toBe(o.code);
     const [mail] = await mailsTo("early2@example.org");
@@ -255,7 +257,7 @@ describe("the order page's invoices", () => {
     expect(waiting.status).toBe(409);
     expect(waiting.headers.get("Refresh")).toBe("2");
     expect(waiting.text).toContain("Your invoice is being prepared.");
-    expect(documents).toEqual([{ kind: "invoice-pdf", invoiceId: idOf(inv.number), version: 1 }]);
+    expect(documents).toEqual([{ kind: "invoice-pdf", invoiceId: idOf(inv.number), version: 1, group: HARNESS_GROUP }]);
     await deliverDocuments(documents.splice(0));
     const { exports } = await import("cloudflare:workers");
     const pdf = await exports.default.fetch(new Request(`${o.url}invoice/${idOf(inv.number)}`));

@@ -4,12 +4,11 @@
  * parallel payment), every field, list filters and ordering, the PDF (409 then 200), reissue
  * and regenerate, cancellations, the sweep.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { events, invoices, orders as orderRows } from "../../src/db/schema";
 import { type InvoiceInsert, invoiceConditions, insertInvoices } from "../../src/db/invoices";
 import { sweepInvoices } from "../../src/services/invoices";
-import { db, type Json, seedOrganizer, seedOrderRow, unique } from "../harness";
+import { db, type Json, seedOrganizer, seedOrderRow, unique, groupTestEnv } from "../harness";
 import { deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
 import { and, eq, inArray, isNull } from "drizzle-orm";
@@ -243,7 +242,7 @@ describe("when invoices come to exist", () => {
     ]);
     expect(cancellation.invoice_to).toBe(inv.invoice_to);
     // canceling is idempotent: the sweep finds nothing left to do
-    expect(await sweepInvoices(env, db(), Date.now())).toBe(0);
+    expect(await sweepInvoices(groupTestEnv(), db(), Date.now())).toBe(0);
     expect(await list(w)).toHaveLength(2);
   });
 
@@ -304,8 +303,8 @@ describe("invoice numbers under parallel payment", () => {
     // the cron sweep runs at the same time: it may create the invoices the payments' hooks are about to create
     const [results] = await Promise.all([
       Promise.all(orders.map((o) => w.s.client.post(`${w.s.path}/orders/${o.code}/mark_paid/`, {}))),
-      sweepInvoices(env, db(), Date.now()),
-      sweepInvoices(env, db(), Date.now()),
+      sweepInvoices(groupTestEnv(), db(), Date.now()),
+      sweepInvoices(groupTestEnv(), db(), Date.now()),
     ]);
     expect(results.map((r) => r.status)).toEqual(orders.map(() => 200));
     const all = [...(await list(w, "?page_size=50"))];
@@ -560,8 +559,8 @@ describe("the sweep", () => {
     const row = await seedOrderRow(eventId, { status: "p" });
     await db().update(orderRows).set({ total: 1000 }).where(eq(orderRows.id, row.id));
     expect(await list(w)).toEqual([]);
-    expect(await sweepInvoices(env, db(), Date.now())).toBe(1);
-    expect(await sweepInvoices(env, db(), Date.now())).toBe(0);
+    expect(await sweepInvoices(groupTestEnv(), db(), Date.now())).toBe(1);
+    expect(await sweepInvoices(groupTestEnv(), db(), Date.now())).toBe(0);
     expect((await list(w)).map((i: Json) => [i.number, i.order])).toEqual([["SW-00001", row.code]]);
   });
 });

@@ -25,7 +25,7 @@ import { venue } from "../helpers/checkin";
 type Recorded = { sql: string; params: unknown[] };
 type PlanRow = { id: number; parent: number; detail: string };
 
-/** env.DB, recording every statement that reaches D1 (batched or not; in a session or not). */
+/** The harness group's database (DB_2), recording every statement that reaches D1 (batched or not; in a session or not). */
 function recordingDb(d1: D1Database, log: Recorded[]): D1Database {
   return recording(d1, log) as unknown as D1Database;
 }
@@ -73,7 +73,7 @@ async function recorded(client: { authorization: string | null }, path: string) 
   const headers: Record<string, string> = client.authorization ? { Authorization: client.authorization } : {};
   const res = await app.fetch(
     new Request(`${BASE}${path}`, { headers }),
-    { ...env, DB: recordingDb(env.DB, log) },
+    { ...env, DB_2: recordingDb(env.DB_2, log) },
     ctx,
   );
   await waitOnExecutionContext(ctx);
@@ -82,7 +82,7 @@ async function recorded(client: { authorization: string | null }, path: string) 
 }
 
 async function planOf(r: Recorded): Promise<PlanRow[]> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${r.sql}`)
+  const { results } = await env.DB_2.prepare(`EXPLAIN QUERY PLAN ${r.sql}`)
     .bind(...r.params)
     .all<PlanRow>();
   return results;

@@ -110,7 +110,7 @@ describe("access line", () => {
     const { lines } = captureLogs();
     const res = await createApp().fetch(
       new Request(`${BASE}/api/v1/organizers/${org.slug}/`, { headers: { Authorization: org.client.authorization! } }),
-      { ...env, DB: brokenDb },
+      { ...env, DB_2: brokenDb },
       createExecutionContext(),
     );
     expect(res.status).toBe(500);
@@ -152,7 +152,7 @@ describe("access line", () => {
     const { lines } = captureLogs();
     const res = await createApp().fetch(
       new Request(`${BASE}/api/v1/organizers/${org.slug}/`, { headers: { Authorization: org.client.authorization! } }),
-      { ...env, DB: brokenDb },
+      { ...env, DB_2: brokenDb },
       createExecutionContext(),
     );
     expect(res.status).toBe(503);

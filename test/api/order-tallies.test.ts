@@ -13,12 +13,12 @@ type Tally = { status: string; testmode: number; n: number };
 
 /** The event's tallies (rows of 0 left out) and what counting its orders gives. */
 async function tallies(eventId: number): Promise<{ kept: Tally[]; counted: Tally[] }> {
-  const kept = await env.DB.prepare(
+  const kept = await env.DB_2.prepare(
     "SELECT status, testmode, n FROM order_tallies WHERE event_id = ? AND n <> 0 ORDER BY status, testmode",
   )
     .bind(eventId)
     .all<Tally>();
-  const counted = await env.DB.prepare(
+  const counted = await env.DB_2.prepare(
     "SELECT status, testmode, count(*) AS n FROM orders WHERE event_id = ? GROUP BY status, testmode ORDER BY status, testmode",
   )
     .bind(eventId)

@@ -73,7 +73,8 @@ beforeAll(async () => {
     only.set(p, only.get(by.at(-1)!)!);
     allBut.set(p, (await seedTeam(org.id, { permissions: TEAM_PERMISSIONS.filter((q) => !by.includes(q)) })).client);
   }
-  const foreign = await seedOrganizer();
+  // another organizer, in another organizer group: refused all the same
+  const foreign = await seedOrganizer({ group: 1 });
   world = {
     orgId: org.id,
     orgSlug: org.slug,
@@ -86,7 +87,7 @@ beforeAll(async () => {
     all: org.client,
     limitedElsewhere: (await seedTeam(org.id, { permissions: "all", allEvents: false, events: [other.id] })).client,
     device: (await seedDevice(org.id)).client,
-    foreignDevice: (await seedDevice(foreign.id)).client,
+    foreignDevice: (await seedDevice(foreign.id, { group: 1 })).client,
     foreignAdmin: foreign.client,
   };
 });

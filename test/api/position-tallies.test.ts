@@ -14,12 +14,12 @@ type Tally = { event_id: number; item_id: number; subevent_id: number; order_sta
 
 /** The event's tallies (rows of 0 left out) and what counting its positions gives. */
 async function tallies(eventId: number): Promise<{ kept: Tally[]; counted: Tally[] }> {
-  const kept = await env.DB.prepare(
+  const kept = await env.DB_2.prepare(
     "SELECT event_id, item_id, subevent_id, order_status, n FROM position_tallies WHERE event_id = ? AND n <> 0 ORDER BY item_id, subevent_id, order_status",
   )
     .bind(eventId)
     .all<Tally>();
-  const counted = await env.DB.prepare(
+  const counted = await env.DB_2.prepare(
     `SELECT event_id, item_id, coalesce(subevent_id, 0) AS subevent_id, order_status, count(*) AS n FROM order_positions
      WHERE event_id = ? AND canceled = 0 GROUP BY item_id, coalesce(subevent_id, 0), order_status ORDER BY item_id, subevent_id, order_status`,
   )

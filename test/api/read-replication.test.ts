@@ -17,7 +17,7 @@ const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
 /** The database's newest bookmark, as a fresh session at the primary sees it. */
 async function currentBookmark(): Promise<string> {
-  const session = env.DB.withSession("first-primary");
+  const session = env.DB_2.withSession("first-primary");
   await session.prepare("SELECT 1").first();
   return session.getBookmark()!;
 }
@@ -75,10 +75,10 @@ describe("where a request's session starts", () => {
     const org = await seedOrganizer();
     const seen: (string | undefined)[] = [];
     const spying = {
-      ...env.DB,
+      ...env.DB_2,
       withSession: (c?: string) => {
         seen.push(c);
-        return env.DB.withSession(c);
+        return env.DB_2.withSession(c);
       },
     } as unknown as D1Database;
     const app = createApp();
@@ -93,7 +93,7 @@ describe("where a request's session starts", () => {
           },
           body: body ? JSON.stringify(body) : undefined,
         }),
-        { ...env, DB: spying },
+        { ...env, DB_2: spying },
         createExecutionContext(),
       );
     const write = await send(
@@ -130,7 +130,7 @@ describe("lists a client syncs from (X-Page-Generated, passed back as modified_s
         const prepared: { constraint: string | undefined; sql: string }[] = [];
         const spying = {
           withSession: (constraint?: string) => {
-            const session = env.DB.withSession(constraint);
+            const session = env.DB_2.withSession(constraint);
             return {
               prepare: (sql: string) => {
                 prepared.push({ constraint, sql });
@@ -143,7 +143,7 @@ describe("lists a client syncs from (X-Page-Generated, passed back as modified_s
         } as unknown as D1Database;
         const res = await createApp().fetch(
           new Request(`${BASE}${s.path}/${list}/`, { headers: { Authorization: s.client.authorization!, ...header } }),
-          { ...env, DB: spying },
+          { ...env, DB_2: spying },
           createExecutionContext(),
         );
         expect(res.status, list).toBe(200);
@@ -170,13 +170,13 @@ describe("lists a client syncs from (X-Page-Generated, passed back as modified_s
     const spying = {
       withSession: (c?: string) => {
         constraints.push(c);
-        return env.DB.withSession(c);
+        return env.DB_2.withSession(c);
       },
     } as unknown as D1Database;
     for (const path of ["/categories/", "/items/", "/quotas/", "/checkinlists/"]) {
       const res = await createApp().fetch(
         new Request(`${BASE}${s.path}${path}`, { headers: { Authorization: s.client.authorization! } }),
-        { ...env, DB: spying },
+        { ...env, DB_2: spying },
         createExecutionContext(),
       );
       expect(res.status, path).toBe(200);
@@ -214,14 +214,14 @@ describe("the bookmark round trip", () => {
     await s.quota({ size: 5, items: [ticket.id] });
     // the Worker's session, to compare its own bookmark with the one handed out
     let workerSession: D1DatabaseSession | undefined;
-    const spying = { withSession: (c?: string) => (workerSession = env.DB.withSession(c)) } as unknown as D1Database;
+    const spying = { withSession: (c?: string) => (workerSession = env.DB_2.withSession(c)) } as unknown as D1Database;
     const placed = await createApp().fetch(
       new Request(`${BASE}${s.path}/orders/`, {
         method: "POST",
         headers: { Authorization: s.client.authorization!, "Content-Type": "application/json" },
         body: JSON.stringify({ positions: [{ item: ticket.id }] }),
       }),
-      { ...env, DB: spying },
+      { ...env, DB_2: spying },
       createExecutionContext(),
     );
     expect(placed.status).toBe(201);
@@ -254,14 +254,16 @@ describe("the bookmark round trip", () => {
     ];
     for (const scan of scans) {
       let workerSession: D1DatabaseSession | undefined;
-      const spying = { withSession: (c?: string) => (workerSession = env.DB.withSession(c)) } as unknown as D1Database;
+      const spying = {
+        withSession: (c?: string) => (workerSession = env.DB_2.withSession(c)),
+      } as unknown as D1Database;
       const res = await createApp().fetch(
         new Request(`${BASE}${scan.path}`, {
           method: "POST",
           headers: { Authorization: v.scanner.authorization!, "Content-Type": "application/json" },
           body: JSON.stringify(scan.body),
         }),
-        { ...env, DB: spying },
+        { ...env, DB_2: spying },
         createExecutionContext(),
       );
       expect(res.status, scan.path).toBe(201);

@@ -11,7 +11,7 @@ import { mailOutbox, sendmailRuleSends } from "../../src/db/schema";
 import { fillPlaceholders } from "../../src/lib/placeholders";
 import { ruleSendTime, sendDueRuleMails } from "../../src/services/sendmail-sending";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
-import { db, type Json } from "../harness";
+import { db, type Json, groupTestEnv } from "../harness";
 import { type Shop, shop } from "../helpers/sales";
 
 const HOUR = 3_600_000;
@@ -34,7 +34,7 @@ async function ruleMails(organizerId: number) {
     .orderBy(mailOutbox.id);
 }
 
-const send = (now: number) => sendDueRuleMails(env as never, db(), now, "https://tickets.example");
+const send = (now: number) => sendDueRuleMails(groupTestEnv(), db(), now, "https://tickets.example");
 
 async function order(s: Shop, body: Record<string, unknown>): Promise<Json> {
   const res = await s.client.post(`${s.path}/orders/`, { payment_provider: "manual", ...body });

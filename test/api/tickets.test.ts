@@ -72,7 +72,7 @@ async function renderTickets(url: string, attempts = 1) {
 }
 
 async function codeOfPosition(id: number): Promise<string> {
-  const row = await env.DB.prepare(
+  const row = await env.DB_2.prepare(
     "SELECT o.code AS code FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE p.id = ?",
   )
     .bind(id)
@@ -80,7 +80,7 @@ async function codeOfPosition(id: number): Promise<string> {
   return row!.code;
 }
 async function eventIdOfCode(code: string): Promise<number> {
-  const row = await env.DB.prepare("SELECT event_id AS id FROM orders WHERE code = ?")
+  const row = await env.DB_2.prepare("SELECT event_id AS id FROM orders WHERE code = ?")
     .bind(code)
     .first<{ id: number }>();
   return row!.id;

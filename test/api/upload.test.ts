@@ -110,7 +110,7 @@ function fileFieldApp(identity: string) {
   const app = new Hono<AppEnv>();
   app.onError(errorBoundary);
   app.use(async (c, next) => {
-    c.set("db", createDb(env.DB));
+    c.set("db", createDb(env.DB_2));
     c.set("principal", { identity } as AppEnv["Variables"]["principal"]);
     await next();
   });

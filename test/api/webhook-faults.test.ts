@@ -4,7 +4,6 @@
  * never a 500, and a retry never makes a second webhook; a queue message whose D1 work fails is
  * retried, and the notification is delivered (never lost; at least once, as pretix delivers).
  */
-import type { WebhookMessage } from "../../src/lib/queues";
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { asc, eq } from "drizzle-orm";
@@ -14,7 +13,7 @@ import { notificationStatement, ORDER_ACTIONS } from "../../src/db/webhooks";
 import { LEASE_MS } from "../../src/services/webhooks-delivery";
 import { handleQueueBatch } from "../../src/jobs/queue";
 import type { QueueMessage } from "../../src/lib/queues";
-import { db, seedEventRow, seedOrganizer } from "../harness";
+import { db, HARNESS_GROUP, seedEventRow, seedOrganizer } from "../harness";
 import { injectD1Fault } from "../helpers/faults";
 import { deliverAt, receiver, useReceivers } from "../helpers/receivers";
 
@@ -118,7 +117,7 @@ describe("delivery when D1 fails", () => {
       await org.client.post(hooksUrl(org.slug), { target_url: r.url, action_types: [ORDER_ACTIONS.placed] })
     ).body;
     await notificationStatement(db(), { eventId: ev.id, code, actions: [ORDER_ACTIONS.placed], now: Date.now() });
-    const message = { kind: "webhook", eventId: ev.id, code } satisfies WebhookMessage;
+    const message = { kind: "webhook", eventId: ev.id, code, group: HARNESS_GROUP } satisfies QueueMessage;
     const deliver = async () => {
       const batch = createMessageBatch<QueueMessage>("ticketing-webhooks", [
         { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: message },

@@ -10,7 +10,6 @@
  * attempts are counted exactly are written at a simulated time ahead of the real clock, so the
  * queue consumer running in the background (with the real clock) never finds them due.
  */
-import type { WebhookMessage } from "../../src/lib/queues";
 import { breakObjectWrites } from "../helpers/faults";
 import {
   abortAllDurableObjects,
@@ -30,7 +29,7 @@ import { handleQueueBatch } from "../../src/jobs/queue";
 import type { QueueMessage } from "../../src/lib/queues";
 import { eventObject } from "../../src/objects/client";
 import { sweepWebhooks } from "../../src/jobs/webhooks";
-import { db, type Json, seedEventRow, seedOrganizer } from "../harness";
+import { db, HARNESS_GROUP, type Json, seedEventRow, seedOrganizer, groupTestEnv } from "../harness";
 import { venue } from "../helpers/checkin";
 import { type Behaviour, deliverAt, receiver, useReceivers } from "../helpers/receivers";
 import { shop } from "../helpers/sales";
@@ -110,7 +109,7 @@ describe("notifications of order changes", () => {
     expect((await s.client.post(`${s.path}/orders/${b.code}/mark_expired/`, {})).status).toBe(400);
     // automatic expiry (cron)
     const e = await s.post("/orders/", { payment_provider: "manual", positions: [{ item: ticket.id }] });
-    expect(await expireOverdueOrders(env, db(), Date.parse(e.expires) + 60_000)).toBe(1);
+    expect(await expireOverdueOrders(groupTestEnv(), db(), Date.parse(e.expires) + 60_000)).toBe(1);
 
     const calls = await callsOf(hook.id);
     expect(calls.map((x) => [x.code, x.actionType])).toEqual([
@@ -551,7 +550,7 @@ describe("the queue", () => {
       action_types: ["pretix.event.order.placed"],
     });
     await notify(ev.id, "TWICE1", [ORDER_ACTIONS.placed], Date.now());
-    const message = { kind: "webhook", eventId: ev.id, code: "TWICE1" } satisfies WebhookMessage;
+    const message = { kind: "webhook", eventId: ev.id, code: "TWICE1", group: HARNESS_GROUP } satisfies QueueMessage;
     const batch = () =>
       createMessageBatch<QueueMessage>("ticketing-webhooks", [
         { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: message },
@@ -584,7 +583,7 @@ describe("the queue", () => {
       .update(webhookCalls)
       .set({ state: "delivered", nextAttemptAt: null })
       .where(and(eq(webhookCalls.webhookId, hook.id), eq(webhookCalls.code, "OLD1")));
-    await sweepWebhooks(env, db(), now);
+    await sweepWebhooks(groupTestEnv(), db(), now);
     expect((await callsOf(hook.id)).map((c) => c.code)).toEqual(["LOST1"]);
     // the message goes through the real queue to its consumer
     for (let i = 0; i < 200 && (await callsOf(hook.id))[0]!.state !== "delivered"; i++)

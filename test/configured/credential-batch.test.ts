@@ -15,7 +15,7 @@ import {
   seedEventRow,
   seedOrderPosition,
   seedOrderRow,
-  seedOrganizer,
+  seedKnownOrganizer,
   seedTeam,
 } from "../harness";
 import { seedItem } from "../helpers/catalog";
@@ -23,7 +23,7 @@ import { seedItem } from "../helpers/catalog";
 const trips = (res: ApiResponse) => res.headers.get("X-D1-Round-Trips");
 
 async function sellingEvent() {
-  const org = await seedOrganizer();
+  const org = await seedKnownOrganizer();
   const ev = await seedEventRow(org.id);
   const item = await seedItem(ev.id);
   for (const status of ["p", "p", "n"] as const)

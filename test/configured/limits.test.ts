@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { idempotencyKeys } from "../../src/db/schema";
-import { db, seedOrganizer } from "../harness";
+import { db, seedOrganizer, groupTestEnv } from "../harness";
 
 const PNG = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13]);
 
@@ -94,9 +94,8 @@ describe("mail through the configured transport", () => {
     const { mailOutbox } = await import("../../src/db/schema");
     const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.organizerId, org.id));
     expect(mail!.state).toBe("queued");
-    const { env } = await import("cloudflare:workers");
     const { deliverMail } = await import("../../src/jobs/mail");
-    await deliverMail(env, db(), mail!.id);
+    await deliverMail(groupTestEnv(), db(), mail!.id);
     const [after] = await db().select().from(mailOutbox).where(eq(mailOutbox.id, mail!.id));
     expect(after!.state).toBe("sent");
     expect(after!.sentAt).not.toBeNull();

@@ -6,7 +6,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkinLists } from "../../src/db/schema";
-import { db, seedDevice, seedEventRow, seedOrderPosition, seedOrderRow, seedOrganizer, seedTeam } from "../harness";
+import { forgetOrganizerRoute } from "../../src/services/organizer-groups";
+import {
+  db,
+  seedDevice,
+  seedEventRow,
+  seedOrderPosition,
+  seedOrderRow,
+  seedKnownOrganizer,
+  seedOrganizer,
+  seedTeam,
+} from "../harness";
 import { seedItem } from "../helpers/catalog";
 
 function trips(headers: Headers) {
@@ -18,8 +28,18 @@ function trips(headers: Headers) {
 }
 
 describe("D1 round trips per request", () => {
-  it("a cheap authenticated read: the credential and the organizer, in one batch", async () => {
+  it("an isolate's first request of an organizer asks the directory for its group, once: later ones do not", async () => {
     const org = await seedOrganizer();
+    forgetOrganizerRoute(org.id);
+    const first = await org.client.get(`/api/v1/organizers/${org.slug}/`);
+    expect(first.status).toBe(200);
+    expect(trips(first.headers)).toEqual({ total: "2", worker: "2", object: "0" });
+    const again = await org.client.get(`/api/v1/organizers/${org.slug}/`);
+    expect(trips(again.headers)).toEqual({ total: "1", worker: "1", object: "0" });
+  });
+
+  it("a cheap authenticated read: the credential and the organizer, in one batch", async () => {
+    const org = await seedKnownOrganizer();
     const res = await org.client.get(`/api/v1/organizers/${org.slug}/`);
     expect(res.status).toBe(200);
     expect(res.body.slug).toBe(org.slug);
@@ -27,7 +47,7 @@ describe("D1 round trips per request", () => {
   });
 
   it("a request that says X-D1-Round-Trips: off is answered the same, without counts", async () => {
-    const org = await seedOrganizer();
+    const org = await seedKnownOrganizer();
     const res = await org.client.get(`/api/v1/organizers/${org.slug}/`, { headers: { "X-D1-Round-Trips": "off" } });
     expect(res.status).toBe(200);
     expect(res.body.slug).toBe(org.slug);
@@ -39,7 +59,7 @@ describe("D1 round trips per request", () => {
   });
 
   it("a percent-encoded slug resolves as the router reads it, in the same batch", async () => {
-    const org = await seedOrganizer();
+    const org = await seedKnownOrganizer();
     const encoded = `%${org.slug.charCodeAt(0).toString(16)}${org.slug.slice(1)}`;
     const res = await org.client.get(`/api/v1/organizers/${encoded}/`);
     expect(res.status).toBe(200);
@@ -48,7 +68,7 @@ describe("D1 round trips per request", () => {
   });
 
   it("order creation: credential with organizer and event, catalog; the object's write, which reads the order back", async () => {
-    const org = await seedOrganizer();
+    const org = await seedKnownOrganizer();
     const ev = await seedEventRow(org.id);
     const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
     const item = await org.client.post(`${path}/items/`, {
@@ -81,7 +101,7 @@ describe("D1 round trips per request", () => {
   });
 
   it("invoices: none read while invoicing is off; invoice_generate True adds the invoice's facts and its numbered write to order creation", async () => {
-    const org = await seedOrganizer();
+    const org = await seedKnownOrganizer();
     const ev = await seedEventRow(org.id);
     const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
     const item = await org.client.post(`${path}/items/`, {
@@ -99,7 +119,7 @@ describe("D1 round trips per request", () => {
     expect(paid.status).toBe(200);
     expect(trips(paid.headers)).toEqual({ total: "9", worker: "8", object: "1" });
 
-    const org2 = await seedOrganizer();
+    const org2 = await seedKnownOrganizer();
     const ev2 = await seedEventRow(org2.id);
     const path2 = `/api/v1/organizers/${org2.slug}/events/${ev2.slug}`;
     expect((await org2.client.patch(`${path2}/settings/`, { invoice_generate: "True" })).status).toBe(200);
@@ -120,7 +140,7 @@ describe("D1 round trips per request", () => {
   });
 
   it("a redeem: the credential's batch and the object's one write batch (which reads the ticket back)", async () => {
-    const org = await seedOrganizer();
+    const org = await seedKnownOrganizer();
     const ev = await seedEventRow(org.id);
     const path = `/api/v1/organizers/${org.slug}/events/${ev.slug}`;
     const item = await org.client.post(`${path}/items/`, {
@@ -153,14 +173,14 @@ describe("D1 round trips per request", () => {
   });
 
   it("counts on error responses too", async () => {
-    const org = await seedOrganizer();
+    const org = await seedKnownOrganizer();
     const res = await org.client.get(`/api/v1/organizers/${org.slug}/events/nope/`);
     expect(res.status).toBe(403);
     expect(trips(res.headers)).toEqual({ total: "1", worker: "1", object: "0" });
   });
 
   it("a list page: the credential's batch and the page's (count, ids, rows), or one batch once the credential was admitted; a list's tickets with the list itself", async () => {
-    const org = await seedOrganizer();
+    const org = await seedKnownOrganizer();
     const ev = await seedEventRow(org.id);
     const item = await seedItem(ev.id);
     const order = await seedOrderRow(ev.id, { status: "p" });

@@ -19,13 +19,13 @@ export type Venue = Shop & {
 };
 
 export async function venue(
-  opts: { series?: boolean; quota?: Record<string, unknown>; event?: Record<string, unknown> } = {},
+  opts: { series?: boolean; quota?: Record<string, unknown>; event?: Record<string, unknown>; group?: number } = {},
 ): Promise<Venue> {
-  const s = await shop({ series: opts.series, event: opts.event });
+  const s = await shop({ series: opts.series, event: opts.event, group: opts.group });
   const ticket = await s.item({ admission: true });
   if (!opts.series) await s.quota({ size: 1000, items: [ticket.id], ...opts.quota });
-  const eventId = (await db().query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
-  const device = await seedDevice(s.org.id);
+  const eventId = (await db(s.org.group).query.events.findFirst({ where: (e, { eq }) => eq(e.slug, s.eventSlug) }))!.id;
+  const device = await seedDevice(s.org.id, { group: s.org.group });
   const order = async (body: Record<string, unknown> = {}) => {
     const order = { email: "a@example.org", status: "p", positions: [{ item: ticket.id }], ...body };
     // a paid order names its payment provider (pretix refuses one without)

@@ -11,7 +11,7 @@ import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFRef } 
 import jsQR from "jsqr";
 import { extractText, getDocumentProxy } from "unpdf";
 import { handleQueueBatch } from "../../src/jobs/queue";
-import { BASE, type Client, type Json } from "../harness";
+import { BASE, type Client, HARNESS_GROUP, type Json } from "../harness";
 import { checkFileContract } from "./contract";
 import { FONT_FACES, type FontFace, fontObjectKey } from "../../src/lib/pdf/fonts";
 
@@ -37,11 +37,19 @@ export const SEED_FONTS_TIMEOUT = 120_000;
 
 let messageCounter = 0;
 
-/** Delivers messages to the worker's queue handler as the documents queue would (attempt `attempts`). */
+/**
+ * Delivers messages to the worker's queue handler as the documents queue would (attempt
+ * `attempts`); a message that names no organizer group is of the harness's.
+ */
 export async function deliver(messages: DocumentMessage[], attempts = 1) {
   const batch = createMessageBatch<DocumentMessage>(
     "ticketing-documents",
-    messages.map((body) => ({ id: `m${++messageCounter}`, timestamp: Date.now(), attempts, body })),
+    messages.map((body) => ({
+      id: `m${++messageCounter}`,
+      timestamp: Date.now(),
+      attempts,
+      body: { group: HARNESS_GROUP, ...body },
+    })),
   );
   const ctx = createExecutionContext();
   await handleQueueBatch(batch as MessageBatch<never>, env);

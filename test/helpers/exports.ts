@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import type { Env } from "../../src/lib/env";
 import worker from "../../src/index";
+import { HARNESS_GROUP } from "../harness";
 
 export function captureExportMessages(): ExportMessage[] {
   const sent: ExportMessage[] = [];
@@ -29,7 +30,7 @@ export function exportEnv(
 /** Delivers one message; the batch's ack / retry outcome. */
 export async function deliver(body: ExportMessage, to: Env = env as unknown as Env, attempts = 1) {
   const batch = createMessageBatch<ExportMessage>("ticketing-exports", [
-    { id: crypto.randomUUID(), timestamp: Date.now(), attempts, body },
+    { id: crypto.randomUUID(), timestamp: Date.now(), attempts, body: { group: HARNESS_GROUP, ...body } },
   ]);
   const ctx = createExecutionContext();
   const queue = worker.queue as (b: MessageBatch<never>, e: Env, c: ExecutionContext) => Promise<void>;

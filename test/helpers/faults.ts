@@ -18,6 +18,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { dataGroups, groupBinding, groupDatabase } from "../../src/lib/data-groups";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event/object";
 
@@ -126,7 +127,10 @@ function faultyBinding(real: D1Database, f: Fault): D1Database {
 export async function breakObjectWrites(eventId: number, mode: D1FaultMode): Promise<InjectedFault> {
   const { f, handle } = fault(mode, Number.POSITIVE_INFINITY);
   await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
-    (instance as unknown as { env: typeof env }).env = { ...env, DB: faultyBinding(env.DB, f) };
+    // every organizer group's database: the object works on its event's group
+    const broken: Record<string, D1Database> = {};
+    for (const g of dataGroups(env)) broken[groupBinding(g)] = faultyBinding(groupDatabase(env, g), f);
+    (instance as unknown as { env: typeof env }).env = { ...env, ...broken };
   });
   return handle;
 }

@@ -10,7 +10,7 @@ import { events, onsaleQueues } from "../../src/db/schema";
 import type { Env } from "../../src/lib/env";
 import { readQueueTicket } from "../../src/lib/queue-tokens";
 import { queueCoordinator } from "../../src/objects/queue/names";
-import { anonymous, db, type Json } from "../harness";
+import { anonymous, db, HARNESS_GROUP, type Json } from "../harness";
 import { shop } from "./sales";
 
 export type QueueValues = Partial<typeof onsaleQueues.$inferInsert>;
@@ -67,7 +67,7 @@ export async function queuedShop(values: QueueValues = {}, opts: Parameters<type
     /** One coordinator step, now. */
     async step() {
       const stub = queueCoordinator(env, queue.id);
-      await stub.changed(queue.id, eventId);
+      await stub.changed(queue.id, eventId, HARNESS_GROUP);
       await runDurableObjectAlarm(stub);
     },
     counters() {

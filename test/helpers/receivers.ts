@@ -10,8 +10,7 @@
  * of calls it found due by the real clock.
  */
 import type { WebhookMessage } from "../../src/lib/queues";
-import { env } from "cloudflare:workers";
-import { db } from "../harness";
+import { db, groupTestEnv } from "../harness";
 import { deliverWebhookMessage, type DeliveryOptions } from "../../src/services/webhooks-delivery";
 
 export type Received = {
@@ -101,5 +100,10 @@ export function useReceivers(): void {
 
 /** Delivers an order's due notifications at the simulated time `now`, as the queue consumer does, to the receivers. */
 export function deliverAt(now: number, m: Omit<WebhookMessage, "kind">, opts: Omit<DeliveryOptions, "now"> = {}) {
-  return deliverWebhookMessage(env, db(), { kind: "webhook", ...m }, { fetch: receiverFetch, ...opts, now: () => now });
+  return deliverWebhookMessage(
+    groupTestEnv(),
+    db(),
+    { kind: "webhook", ...m },
+    { fetch: receiverFetch, ...opts, now: () => now },
+  );
 }

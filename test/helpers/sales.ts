@@ -21,8 +21,10 @@ export type Shop = {
   subevent(body?: Record<string, unknown>): Promise<Json>;
 };
 
-export async function shop(opts: { series?: boolean; event?: Record<string, unknown> } = {}): Promise<Shop> {
-  const org = await seedOrganizer();
+export async function shop(
+  opts: { series?: boolean; event?: Record<string, unknown>; group?: number } = {},
+): Promise<Shop> {
+  const org = await seedOrganizer({ group: opts.group });
   const eventSlug = unique("ev");
   const res = await org.client.post(`/api/v1/organizers/${org.slug}/events/`, {
     name: { en: "Concert" },

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { isConstraintError, isDatabaseFault, isLimitError } from "../../src/db/constraints";
 import { confirmedWrite, D1_UNAVAILABLE, D1_UNCONFIRMED, survivingD1Faults } from "../../src/services/faults";
 import { Failure } from "../../src/lib/failure";
-import { seedOrganizer } from "../harness";
+import { groupD1, seedOrganizer } from "../harness";
 import { INJECTED_D1_ERROR } from "../helpers/faults";
 
 const wrapped = (e: Error) => Object.assign(new Error(`Failed query: insert ...`), { cause: e });
@@ -34,7 +34,7 @@ describe("D1 faults", () => {
   it("constraints, limit violations and other errors are not", async () => {
     const org = await seedOrganizer();
     const unique = await caught(
-      env.DB.prepare("INSERT INTO organizers (slug, name, created_at) VALUES (?, 'x', 0)").bind(org.slug).run(),
+      groupD1().prepare("INSERT INTO organizers (slug, name, created_at) VALUES (?, 'x', 0)").bind(org.slug).run(),
     );
     expect(String(unique), String(unique)).toMatch(/constraint failed/);
     expect(isConstraintError(unique)).toBe(true);

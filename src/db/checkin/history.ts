@@ -43,7 +43,8 @@ export async function checkinHistory(db: DB, eventId: number, f: HistoryFilter, 
   const rows = db
     .select({
       ...getTableColumns(checkins),
-      deviceNumber: sql<number | null>`(SELECT d.device_id FROM devices d WHERE d.id = ${checkins.deviceId})`,
+      // qualified: an unqualified "device_id" in the subquery would be the device's own column
+      deviceNumber: sql<number | null>`(SELECT d.device_id FROM devices d WHERE d.id = "checkins"."device_id")`,
     })
     .from(checkins)
     .where(where)

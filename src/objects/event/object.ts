@@ -65,9 +65,11 @@ export class EventObject extends DurableObject<Env> {
   /**
    * Runs one of the methods below and answers its result with the D1 bookmark of its work and
    * its round trips (counting.ts). The Worker's door (objects/client.ts) calls every method
-   * through this inside a request.
+   * through this, saying the organizer group whose database holds the event.
    */
-  countedCall(method: CountedMethod, args: unknown[]): Promise<CountedAnswer> {
+  async countedCall(method: CountedMethod, args: unknown[], group: number): Promise<CountedAnswer> {
+    // the organizer moved to another group: the catalog is read again from its database
+    if (this.s.useGroup(group)) this.s.ledger.setCatalog(await this.s.loadCatalog());
     const fn = () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args);
     return this.counting.call(method, fn, this.started);
   }

@@ -8,10 +8,13 @@ import { readCheckinCatalog, readInventoryCatalog } from "../../db/inventory";
 import { simulateRemotePrimary } from "../../db/remote-primary";
 import { countRoundTripsInContext, roundTripsEnabled } from "../../db/round-trips";
 import { primarySession } from "../../db/sessions";
+import { groupEnv, groupOfId } from "../../lib/data-groups";
 import type { Env } from "../../lib/env";
 import { type Catalog, catalogFromRows, Ledger } from "../../rules/inventory";
 import { type CheckinConfig, CheckinState, checkinConfigFromRows, EMPTY_CONFIG } from "./checkin-state";
 import { SqlOrderBook } from "./order-book";
+
+const GROUP_KEY = "data_group";
 
 export class EventState {
   readonly eventId: number;
@@ -30,6 +33,11 @@ export class EventState {
   readonly inflight = new Set<number>();
   /** Voucher codes (lower case) whose creation is running in this instance. */
   readonly codesInFlight = new Map<string, Promise<void>>();
+  /**
+   * The organizer group whose database holds the event: as a caller last said it (kept in the
+   * object's storage), else the group whose id range the event id is in (where it was created).
+   */
+  private group: number;
   private catalogLoad: Promise<void> | null = null;
   private configLoad: Promise<void> | null = null;
 
@@ -42,13 +50,15 @@ export class EventState {
     this.storage = ctx.storage;
     this.sql = sql;
     this.eventId = Number(ctx.id.name);
+    this.group = ctx.storage.kv.get<number>(GROUP_KEY) ?? groupOfId(this.eventId);
     this.ci = new CheckinState(sql);
     this.book = new SqlOrderBook(sql);
     this.ledger = new Ledger(this.book);
   }
 
+  /** The bindings of the event's organizer group (its database as `DB`, queues that say the group). */
   get env(): Env {
-    return this.currentEnv();
+    return groupEnv(this.currentEnv(), this.group);
   }
 
   /**
@@ -56,8 +66,19 @@ export class EventState {
    * as a remote primary when that one is (src/db/remote-primary.ts).
    */
   db(): DB {
-    const env = simulateRemotePrimary(this.currentEnv());
+    const env = groupEnv(simulateRemotePrimary(this.currentEnv()), this.group);
     return createDb(primarySession(roundTripsEnabled(env) ? countRoundTripsInContext(env.DB) : env.DB));
+  }
+
+  /**
+   * The group a caller says the event's organizer is in. True when that is news (the organizer
+   * was moved): the object works on that group's database from now on.
+   */
+  useGroup(group: number): boolean {
+    if (group === this.group) return false;
+    this.group = group;
+    this.storage.kv.put(GROUP_KEY, group);
+    return true;
   }
 
   /** The event was deleted: what the object holds in memory goes (its storage is emptied by the caller). */

@@ -9,6 +9,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../../db/client";
 import { findOnsaleQueue, type OnsaleQueueRow } from "../../db/onsale-queues";
+import { groupDatabase, groupOfId } from "../../lib/data-groups";
 import type { Env } from "../../lib/env";
 import { log } from "../../lib/log";
 import { admissionsDue, nextAnchor, type Schedule, type ShardSummary, takeSmallest } from "../../rules/queue-order";
@@ -26,6 +27,8 @@ const IDLE_MS = 60_000;
 type CoordinatorState = {
   queueId: number;
   eventId: number;
+  /** The organizer group whose database holds the queue (as the last change said; else its id's range). */
+  group?: number;
   shards: number;
   admitted: number;
   joined: number;
@@ -92,8 +95,12 @@ export class QueueCoordinator extends DurableObject<Env> {
    * The queue was changed, deactivated or deleted: one step now, done before this returns (a
    * closed queue has told its shards). Should it fail, the alarm set first steps again.
    */
-  async changed(queueId: number, eventId: number): Promise<void> {
-    await this.load(queueId, eventId);
+  async changed(queueId: number, eventId: number, group: number): Promise<void> {
+    const s = await this.load(queueId, eventId);
+    if (s.group !== group) {
+      s.group = group;
+      await this.ctx.storage.put("state", s);
+    }
     await this.ctx.storage.setAlarm(Date.now() + STEP_MS);
     await this.stepInTurn();
   }
@@ -126,7 +133,8 @@ export class QueueCoordinator extends DurableObject<Env> {
 
   /** One step; returns when the next is due (null: none until woken). */
   private async step(s: CoordinatorState, now: number): Promise<number | null> {
-    const row = await findOnsaleQueue(createDb(this.env.DB), s.eventId, s.queueId);
+    const d1 = groupDatabase(this.env, s.group ?? groupOfId(s.queueId));
+    const row = await findOnsaleQueue(createDb(d1), s.eventId, s.queueId);
     if (!row?.active) {
       s.closed = true;
       if (row) await this.push(s, settingsOf(row), now);
