@@ -84,6 +84,19 @@ describe("organizer groups", () => {
     expect(listed).toEqual([a.slug]);
   });
 
+  it("gift card acceptance joins organizers of one group: another group's organizer is as one that does not exist", async () => {
+    const issuer = await seedOrganizer({ group: 2 });
+    const sameGroup = await seedOrganizer({ group: 2 });
+    const otherGroup = await seedOrganizer({ group: 1 });
+    const invite = (acceptor: string) =>
+      issuer.client.post(`/api/v1/organizers/${issuer.slug}/giftcard_acceptors/`, { acceptor });
+    expect((await invite(sameGroup.slug)).status).toBe(201);
+    const missing = await invite("no-such-organizer");
+    const elsewhere = await invite(otherGroup.slug);
+    expect(missing.status).toBe(400);
+    expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({ status: missing.status, body: missing.body });
+  });
+
   it("a device of a group 1 organizer is set up with its initialization token and scans there", async () => {
     const a = await seedOrganizer({ group: 1 });
     const created = await a.client.post(`/api/v1/organizers/${a.slug}/devices/`, { name: "Gate", all_events: true });
