@@ -59,11 +59,35 @@ function sqliteFiles(dir: string): string[] {
   }
 }
 
-/** The local D1 database's SQLite file (wrangler dev --persist-to DIR keeps it under DIR/v3/d1). */
-function d1File(stateDir: string): string {
-  const files = sqliteFiles(path.join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject"));
-  if (files.length !== 1) throw new Error(`expected one local D1 database in ${stateDir}, found ${files.length}`);
-  return files[0]!;
+/**
+ * The local organizer groups' D1 databases (wrangler dev --persist-to DIR keeps them under
+ * DIR/v3/d1; the directory, which has no orders table, is not one of them).
+ */
+function dataFiles(stateDir: string): string[] {
+  return sqliteFiles(path.join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject")).filter((f) => {
+    const db = new DatabaseSync(f, { readOnly: true });
+    try {
+      return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'orders'").get() !== undefined;
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/** The group database that holds an organizer's event. */
+function d1File(stateDir: string, organizer: string, event: string): string {
+  for (const f of dataFiles(stateDir)) {
+    const db = new DatabaseSync(f, { readOnly: true });
+    try {
+      const row = db
+        .prepare("SELECT 1 FROM events e JOIN organizers o ON o.id = e.organizer_id WHERE o.slug = ? AND e.slug = ?")
+        .get(organizer, event);
+      if (row) return f;
+    } finally {
+      db.close();
+    }
+  }
+  throw new Error(`event ${organizer}/${event} not in a local database of ${stateDir}`);
 }
 
 /** The event object's SQLite file: the one whose holds include the orders placed through the API. */
@@ -138,8 +162,8 @@ function fixtureSql(
 }
 
 /** The event's id (the API does not show it). */
-function eventIdOf(stateDir: string, organizer: string, event: string): number {
-  const db = new DatabaseSync(d1File(stateDir), { readOnly: true });
+function eventIdOf(d1: string, organizer: string, event: string): number {
+  const db = new DatabaseSync(d1, { readOnly: true });
   try {
     const row = db
       .prepare(
@@ -156,12 +180,12 @@ function eventIdOf(stateDir: string, organizer: string, event: string): number {
 /** Writes the fixture into D1 and the matching holds into the event object's storage (wrangler dev stopped). */
 function writeFixture(
   stateDir: string,
+  d1: string,
   ev: { eventId: number; items: [number, number]; listId: number },
   positions: number,
   seedCodes: string[],
   log: (l: string) => void,
 ) {
-  const d1 = d1File(stateDir);
   const object = objectFile(stateDir, seedCodes);
   const started = performance.now();
   const db = new DatabaseSync(d1);
@@ -202,8 +226,8 @@ function writeFixture(
 /** Counts of the fixture as D1 has them (read through the API's own answers afterwards). */
 export type LargeCounts = { orders: number; positions: number; heldPositions: number; checkins: number };
 
-function countFixture(stateDir: string, eventId: number): LargeCounts {
-  const db = new DatabaseSync(d1File(stateDir), { readOnly: true });
+function countFixture(d1: string, eventId: number): LargeCounts {
+  const db = new DatabaseSync(d1, { readOnly: true });
   try {
     const one = (q: string) => Number((db.prepare(q).get() as { n: number }).n);
     return {
@@ -219,17 +243,21 @@ function countFixture(stateDir: string, eventId: number): LargeCounts {
   }
 }
 
-/** Bytes of D1's file in use (the capacity model's bytes per order: the file before and after); readable while wrangler dev runs. */
+/** Bytes in use of the groups' D1 files (the capacity model's bytes per order: before and after); readable while wrangler dev runs. */
 export function fileBytes(stateDir: string): number {
-  const db = new DatabaseSync(d1File(stateDir), { readOnly: true });
-  try {
-    const pages = Number((db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count);
-    const size = Number((db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
-    const free = Number((db.prepare("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count);
-    return (pages - free) * size;
-  } finally {
-    db.close();
+  let bytes = 0;
+  for (const f of dataFiles(stateDir)) {
+    const db = new DatabaseSync(f, { readOnly: true });
+    try {
+      const pages = Number((db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count);
+      const size = Number((db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
+      const free = Number((db.prepare("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count);
+      bytes += (pages - free) * size;
+    } finally {
+      db.close();
+    }
   }
+  return bytes;
 }
 
 /**
@@ -332,15 +360,17 @@ export async function benchLarge(service: Service, api: Api, o: LargeOptions, lo
   log(`large: writing ${o.positions} positions into D1 and the event object's storage (restarting wrangler dev)`);
   let counts: LargeCounts | null = null;
   await service.restart(() => {
-    const eventId = eventIdOf(service.stateDir, org, slug);
+    const d1 = d1File(service.stateDir, org, slug);
+    const eventId = eventIdOf(d1, org, slug);
     writeFixture(
       service.stateDir,
+      d1,
       { eventId, items: [ticket.id, vip.id], listId: list.id },
       o.positions,
       seedCodes,
       log,
     );
-    counts = countFixture(service.stateDir, eventId);
+    counts = countFixture(d1, eventId);
   });
   const fixture = counts! as LargeCounts;
   const bytesAfter = fileBytes(service.stateDir);
