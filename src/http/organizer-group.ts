@@ -43,32 +43,41 @@ async function initializationToken(c: AppContext): Promise<string | null> {
 }
 
 /**
- * Which organizer the request is about, as far as the request itself tells. An API route that
- * takes credentials goes by the credential (another organizer's path is then refused there as
- * ever); a public one (`publicApiPaths`) and a customer page go by their path.
+ * Which organizers the request is about, as far as the request itself tells, first what decides.
+ * An API route that takes credentials goes by the credential (another organizer's path is then
+ * refused there as ever), then by its path; a public one (`publicApiPaths`) and a customer page go
+ * by their path.
  */
-async function organizerOfRequest(c: AppContext, publicApiPaths: RegExp[]): Promise<OrganizerKey | null> {
+async function organizersOfRequest(c: AppContext, publicApiPaths: RegExp[]): Promise<OrganizerKey[]> {
   const path = c.req.path;
+  const keys: OrganizerKey[] = [];
   const [scheme, credential, ...rest] = (c.req.header("Authorization") ?? "").trim().split(/\s+/);
   const takesCredentials = path.startsWith("/api/") && !publicApiPaths.some((re) => re.test(path));
   if (takesCredentials && credential && rest.length === 0 && /^(token|device)$/i.test(scheme ?? "")) {
     const key = named(credential);
-    if (key) return key;
+    if (key) keys.push(key);
   }
   const api = API_ORGANIZER.exec(path);
-  if (api) return { slug: decoded(api[1]!) };
-  if (DEVICE_INITIALIZE.test(path) && c.req.method === "POST") return named(await initializationToken(c));
-  if (path.startsWith("/api/")) return null;
-  const link = LINK_TOKEN.exec(path);
-  if (link) return named(decoded(link[1]!));
-  const first = decoded(path.split("/")[1] ?? "");
-  return first === "" || RESERVED_SEGMENTS.has(first) ? null : { slug: first };
+  if (api) keys.push({ slug: decoded(api[1]!) });
+  else if (DEVICE_INITIALIZE.test(path) && c.req.method === "POST") {
+    const key = named(await initializationToken(c));
+    if (key) keys.push(key);
+  } else if (!path.startsWith("/api/")) {
+    const link = LINK_TOKEN.exec(path);
+    const first = decoded(path.split("/")[1] ?? "");
+    const key = link ? named(decoded(link[1]!)) : first === "" || RESERVED_SEGMENTS.has(first) ? null : { slug: first };
+    if (key) keys.push(key);
+  }
+  return keys;
 }
 
-/** The group route of the request's organizer (null: group 1, no organizer known). */
+/** The group route of the request's organizer: the first the directory knows (null: group 1). */
 export async function requestGroupRoute(c: AppContext, publicApiPaths: RegExp[]): Promise<GroupRoute | null> {
-  const key = await organizerOfRequest(c, publicApiPaths);
-  return key ? organizerRoute(c.env, key) : null;
+  for (const key of await organizersOfRequest(c, publicApiPaths)) {
+    const route = await organizerRoute(c.env, key);
+    if (route) return route;
+  }
+  return null;
 }
 
 /** Refuses writes to an organizer that is being moved to another group (503, retry shortly). */

@@ -11,7 +11,8 @@ import { directoryOrganizers } from "../../src/db/directory/schema";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { groupEnv, ID_RANGE } from "../../src/lib/data-groups";
 import type { Env } from "../../src/lib/env";
-import { secretOrganizer } from "../../src/lib/organizer-credentials";
+import { randomString } from "../../src/lib/crypto";
+import { organizerSecret, secretOrganizer } from "../../src/lib/organizer-credentials";
 import { forgetOrganizerRoute } from "../../src/services/organizer-groups";
 import { anonymous, groupD1, type Json, seedOrganizer } from "../harness";
 import { venue } from "../helpers/checkin";
@@ -69,6 +70,21 @@ describe("organizer groups", () => {
       ).toBe(1);
       expect(await count(other, "SELECT count(*) AS n FROM organizers WHERE slug = ?", v.orgSlug)).toBe(0);
     }
+  });
+
+  it("a secret names its organizer; a random one almost never reads as naming one", () => {
+    for (const id of [1, 35, 36, 1295, 46_656, 2 ** 40]) {
+      for (const length of [16, 32, 64]) {
+        const secret = organizerSecret(length, id);
+        expect(secret).toMatch(new RegExp(`^[a-z0-9]{${length}}$`));
+        expect(secretOrganizer(secret)).toBe(id);
+      }
+    }
+    // 64 random hex characters, as keys made before organizer groups: the check characters refuse them
+    const named = Array.from({ length: 5000 }, () => randomString(64, "0123456789abcdef")).filter(
+      (s) => secretOrganizer(s) !== null,
+    );
+    expect(named.length).toBeLessThan(25);
   });
 
   it("credentials name their organizer; another group's organizer is refused like any other one", async () => {

@@ -8,11 +8,13 @@
  * Devices are inserted into the local database the way the operator command writes its rows
  * (SHA-256 of the token), since the device API belongs to another part of the service.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runDatabaseCommand } from "../../src/cli/wrangler.ts";
+import { groupBinding } from "../../src/lib/group-names.ts";
+import { newApiToken, secretOrganizer } from "../../src/lib/organizer-credentials.ts";
 import {
   latency,
   type Phase,
@@ -36,9 +38,14 @@ export type CheckinOptions = {
 
 type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
-/** Devices of the organizer, straight into the local D1 (as `npm run admin` writes rows). */
+/**
+ * Devices of the organizer, straight into its group's local D1 (as `npm run admin` writes rows),
+ * with keys that name the organizer as the service's own do (src/lib/organizer-credentials.ts).
+ */
 export async function seedDevices(service: Service, n: number): Promise<string[]> {
-  const tokens = Array.from({ length: n }, () => randomBytes(32).toString("hex"));
+  const organizerId = secretOrganizer(service.token);
+  if (organizerId === null) throw new Error("the operator's token names no organizer");
+  const tokens = Array.from({ length: n }, () => newApiToken(organizerId));
   const now = Date.now();
   const org = `(SELECT id FROM organizers WHERE slug = '${service.organizer}')`;
   const rows = tokens.map((t, i) => {
@@ -53,7 +60,7 @@ export async function seedDevices(service: Service, n: number): Promise<string[]
     const r = await runDatabaseCommand([
       "d1",
       "execute",
-      "DB",
+      groupBinding(await organizerGroup(service)),
       "--local",
       "--json",
       "--file",
@@ -66,6 +73,27 @@ export async function seedDevices(service: Service, n: number): Promise<string[]
     rmSync(dir, { recursive: true, force: true });
   }
   return tokens;
+}
+
+/** The organizer group of the benchmark's organizer, from the local directory. */
+async function organizerGroup(service: Service): Promise<number> {
+  const r = await runDatabaseCommand([
+    "d1",
+    "execute",
+    "DIRECTORY",
+    "--local",
+    "--json",
+    "--command",
+    `SELECT data_group AS g FROM directory_organizers WHERE slug = '${service.organizer}'`,
+    "--persist-to",
+    service.stateDir,
+  ]);
+  const rows =
+    r.code === 0 ? (JSON.parse(r.stdout.slice(r.stdout.indexOf("["))) as { results: { g: number }[] }[]) : [];
+  const group = rows[0]?.results[0]?.g;
+  if (typeof group !== "number")
+    throw new Error(`the directory has no group of ${service.organizer}:\n${r.stdout}${r.stderr}`);
+  return group;
 }
 
 export async function benchCheckin(service: Service, api: Api, o: CheckinOptions, log: (l: string) => void) {
