@@ -29,7 +29,10 @@
  *     and redeems on a fresh service with D1 local, then on one whose D1 acts as a primary
  *     `--simulate-primary-ms` away; p50/p99 of both and their ratio. The two simulation flags
  *     also apply to the other scenarios named with them (their service gets the same vars).
- *  9. An on-sale queue (./queue.ts): `--queue-visitors` visitors join a first-come and a
+ *  9. Organizer groups (./groups.ts; only when named: `--scenario groups`): four organizers'
+ *     on-sales at once with a simulated writer time per D1 write, all in one organizer group and
+ *     then in four; total orders/s of both and their ratio.
+ * 10. An on-sale queue (./queue.ts): `--queue-visitors` visitors join a first-come and a
  *     shuffled queue, then wait until admitted; order, rate, nobody twice or skipped, p99s.
  *
  * Besides the table and the JSON, each run draws an SVG chart (./chart.ts): per scenario,
@@ -64,6 +67,7 @@ import {
   printRemotePrimary,
   summarizeRemotePrimary,
 } from "./remote-primary.ts";
+import { benchGroups, type GroupsSummary, groupsPhases, printGroups, summarizeGroups } from "./groups.ts";
 import { benchLive, type LiveSummary, liveReport, summarizeLive } from "./live.ts";
 import { benchQueue, type QueueSummary, queueLines, summarizeQueue } from "./queue.ts";
 import { type Service, startService } from "./server.ts";
@@ -77,11 +81,17 @@ const USAGE = `usage: npm run bench -- [flags]
   --warmup-seconds S    trivial endpoint, before measuring                       default 3
   --scenario S          orders, checkin, large, onsales or all (comma-separated)  default all
                         primary: the remote-primary scenario (never part of all)
+                        groups: on-sales in one organizer group and in four (never part of all)
   --simulate-primary-ms MS  D1 as a primary this far away (SIMULATE_D1_PRIMARY_MS) default off; primary: 100
   --simulate-write-ms MS    writer time per D1 write statement (SIMULATE_D1_WRITE_MS) default off
   --primary-clients N   primary: parallel buyers and devices (measured)          default 1
   --primary-orders N    primary: orders measured per run                         default 200
   --primary-tickets N   primary: tickets redeemed per run                        default 200
+  --groups-organizers N groups: organizers selling at once (and groups)       default 4
+  --groups-quota N      groups: each organizer's quota                           default 1000
+  --groups-buyers N     groups: parallel buyers per organizer                    default 16
+  --groups-seconds S    groups: each layout's on-sales, at most                  default 20
+                        (groups: --simulate-write-ms default 2, --simulate-primary-ms default 0)
   --large-positions N   large: order positions of the one large event            default 100000
   --large-samples N     large: measured requests per list request                default 45
   --onsale-events N     onsales: events selling out at once                      default 4
@@ -103,7 +113,7 @@ const USAGE = `usage: npm run bench -- [flags]
 
 const SCENARIOS = ["orders", "checkin", "large", "onsales", "live", "queue"] as const;
 /** Scenarios that run only when named. */
-const NAMED_ONLY = ["primary"] as const;
+const NAMED_ONLY = ["primary", "groups"] as const;
 
 function options() {
   const { values } = parseArgs({
@@ -129,6 +139,10 @@ function options() {
       "primary-clients": { type: "string", default: "1" },
       "primary-orders": { type: "string", default: "200" },
       "primary-tickets": { type: "string", default: "200" },
+      "groups-organizers": { type: "string", default: "4" },
+      "groups-quota": { type: "string", default: "1000" },
+      "groups-buyers": { type: "string", default: "16" },
+      "groups-seconds": { type: "string", default: "20" },
       "live-subscribers": { type: "string", default: "1000" },
       "live-quota": { type: "string", default: "300" },
       "queue-visitors": { type: "string", default: "20000" },
@@ -182,6 +196,10 @@ function options() {
     primaryClients: int("primary-clients", values["primary-clients"], 1),
     primaryOrders: int("primary-orders", values["primary-orders"], 1),
     primaryTickets: int("primary-tickets", values["primary-tickets"], 1),
+    groupsOrganizers: int("groups-organizers", values["groups-organizers"], 2),
+    groupsQuota: int("groups-quota", values["groups-quota"], 2),
+    groupsBuyers: int("groups-buyers", values["groups-buyers"], 1),
+    groupsSeconds: seconds("groups-seconds", values["groups-seconds"]),
     liveSubscribers: int("live-subscribers", values["live-subscribers"], 1),
     liveQuota: int("live-quota", values["live-quota"], 2),
     queueVisitors: int("queue-visitors", values["queue-visitors"], 200),
@@ -840,6 +858,32 @@ try {
       })),
     });
   }
+  let groups: GroupsSummary | null = null;
+  if (opts.scenarios.has("groups")) {
+    const loadBefore = os.loadavg()[0]!;
+    const o = {
+      organizers: opts.groupsOrganizers,
+      quota: opts.groupsQuota,
+      buyers: opts.groupsBuyers,
+      seconds: opts.groupsSeconds,
+      extra: Math.ceil(opts.groupsQuota / 10),
+      writeMs: opts.simulateWriteMs ?? 2,
+      primaryMs: opts.simulatePrimaryMs ?? 0,
+      verbose: opts.verbose,
+    };
+    const r = await benchGroups(o, log);
+    groups = summarizeGroups(r, o);
+    process.stdout.write(printGroups(groups, loadBefore, os.loadavg()[0]!));
+    panels.push({
+      title: `Organizer groups: ${o.organizers} on-sales at once in one group, then in ${o.organizers}`,
+      note: `${o.buyers} buyers per organizer; ${o.writeMs} ms writer time per write statement; each layout on its own clock`,
+      series: groupsPhases(r).map((p, i) => ({
+        name: p.name,
+        color: COLORS[i % COLORS.length]!,
+        points: pointsOf(p.phase, (s) => s.status === 201, p.phase.startedAt),
+      })),
+    });
+  }
   let queue: QueueSummary | null = null;
   if (opts.scenarios.has("queue")) {
     const o = {
@@ -859,6 +903,7 @@ try {
     onsales,
     live,
     ...(primary ? { primary } : {}),
+    ...(groups ? { groups } : {}),
     queue,
     ok:
       (summary?.ok ?? true) &&
@@ -866,6 +911,7 @@ try {
       (large?.ok ?? true) &&
       (onsales?.ok ?? true) &&
       (primary?.ok ?? true) &&
+      (groups?.ok ?? true) &&
       (live?.ok ?? true) &&
       (queue?.ok ?? true),
   };

@@ -25,41 +25,81 @@ import type { Service } from "./server.ts";
 
 export type RushOptions = { events: number; quota: number; buyers: number; extra: number };
 
-type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
+export type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
 
-type Shop = { slug: string; path: string; item: number; quota: number };
+/** An event on sale: one item, one quota. */
+export type Shop = { slug: string; path: string; item: number; quota: number };
 
-export async function benchRushes(service: Service, api: Api, o: RushOptions, log: (l: string) => void) {
-  const org = service.organizer;
-  const auth = { Authorization: `Token ${service.token}` };
+/** The API as `token`'s holder sees it at `base` (JSON in, JSON out when it is JSON). */
+export function apiFor(base: string, token: string): Api {
+  return async (method, url, body) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: {
+        Authorization: `Token ${token}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body: parsed };
+  };
+}
+
+/** Creates an event of `org` with one admission item and one quota of `size` on it. */
+export async function openShop(api: Api, org: string, slug: string, name: string, size: number): Promise<Shop> {
   const create = async (url: string, body: unknown) => {
     const r = await api("POST", url, body);
     if (r.status !== 201) throw new Error(`POST ${url} answered ${r.status}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const shops: Shop[] = [];
-  for (let i = 0; i <= o.events; i++) {
-    const slug = `onsale-${i}`;
-    const path = `/api/v1/organizers/${org}/events/${slug}`;
-    await create(`/api/v1/organizers/${org}/events/`, {
-      name: { en: `On-sale ${i}` },
-      slug,
-      currency: "EUR",
-      date_from: "2030-08-01T19:00:00Z",
-    });
-    const item = await create(`${path}/items/`, { name: { en: "Ticket" }, default_price: "30.00", admission: true });
-    const quota = await create(`${path}/quotas/`, { name: "Tickets", size: o.quota, items: [item.id] });
-    shops.push({ slug, path, item: item.id, quota: quota.id });
-  }
-  const order = (s: Shop, i: number): RequestSpec => ({
-    url: `${service.base}${s.path}/orders/`,
+  const path = `/api/v1/organizers/${org}/events/${slug}`;
+  await create(`/api/v1/organizers/${org}/events/`, {
+    name: { en: name },
+    slug,
+    currency: "EUR",
+    date_from: "2030-08-01T19:00:00Z",
+  });
+  const item = await create(`${path}/items/`, { name: { en: "Ticket" }, default_price: "30.00", admission: true });
+  const quota = await create(`${path}/quotas/`, { name: "Tickets", size, items: [item.id] });
+  return { slug, path, item: item.id, quota: quota.id };
+}
+
+/** A buyer's one-position order at `shop` (201 sold, 400 sold out). */
+export function shopOrder(base: string, token: string, s: Shop, i: number): RequestSpec {
+  return {
+    url: `${base}${s.path}/orders/`,
     init: {
       method: "POST",
-      headers: { ...auth, "Content-Type": "application/json" },
+      headers: { Authorization: `Token ${token}`, "Content-Type": "application/json" },
       body: JSON.stringify({ email: `fan${i}@example.org`, positions: [{ item: s.item }] }),
     },
     expected: (st) => st === 201 || st === 400,
-  });
+  };
+}
+
+/** What a shop's quota says it sold (pending and paid) and has left. */
+export async function shopSold(api: Api, s: Shop): Promise<{ sold: number; available: number | null }> {
+  const a = (await api("GET", `${s.path}/quotas/${s.quota}/availability/`)).body as {
+    pending_orders: number;
+    paid_orders: number;
+    available_number: number | null;
+  };
+  return { sold: a.pending_orders + a.paid_orders, available: a.available_number };
+}
+
+export async function benchRushes(service: Service, api: Api, o: RushOptions, log: (l: string) => void) {
+  const org = service.organizer;
+  const auth = { Authorization: `Token ${service.token}` };
+  const shops: Shop[] = [];
+  for (let i = 0; i <= o.events; i++) shops.push(await openShop(api, org, `onsale-${i}`, `On-sale ${i}`, o.quota));
+  const order = (s: Shop, i: number): RequestSpec => shopOrder(service.base, service.token, s, i);
   const trivial = (): RequestSpec => ({
     url: `${service.base}/api/v1/organizers/${org}/`,
     init: { headers: auth },
@@ -98,21 +138,14 @@ export async function benchRushes(service: Service, api: Api, o: RushOptions, lo
 
   // what each event sold, according to its quota
   const availability: { sold: number; available: number | null }[] = [];
-  for (const s of shops) {
-    const a = (await api("GET", `${s.path}/quotas/${s.quota}/availability/`)).body as {
-      pending_orders: number;
-      paid_orders: number;
-      available_number: number | null;
-    };
-    availability.push({ sold: a.pending_orders + a.paid_orders, available: a.available_number });
-  }
+  for (const s of shops) availability.push(await shopSold(api, s));
   return { shops, alone, rushes, trivialBefore, trivialDuring, availability, attempts };
 }
 
-const created = (p: Phase) => p.samples.filter((s) => s.status === 201);
+export const created = (p: Phase) => p.samples.filter((s) => s.status === 201);
 
 /** Orders per second until sold out (the successes over the time until the last of them came back). */
-function soldRate(p: Phase): number {
+export function soldRate(p: Phase): number {
   const ok = created(p);
   const until = ok.length ? Math.max(...ok.map((s) => s.at)) : p.elapsedMs;
   return until > 0 ? round((ok.length * 1000) / until, 1) : 0;

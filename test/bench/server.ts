@@ -14,7 +14,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { projectRoot } from "../../src/cli/wrangler.ts";
+import { applyMigrations, projectRoot, useWranglerConfig } from "../../src/cli/wrangler.ts";
 
 export type Service = {
   base: string;
@@ -61,6 +61,32 @@ export function runNode(script: string, args: string[]): Promise<{ code: number;
   });
 }
 
+export type Organizer = { organizer: string; token: string; team: number };
+
+/**
+ * Makes an organizer with the operator command (`npm run admin -- create-organizer`) in the
+ * local state `stateDir`, in `group` when given, with the configuration file `config` when given.
+ */
+export async function createOrganizer(
+  stateDir: string,
+  org: { slug: string; name: string; group?: number },
+  config?: string,
+): Promise<Organizer> {
+  const admin = await runNode("src/cli/admin.ts", [
+    "create-organizer",
+    "--slug",
+    org.slug,
+    "--name",
+    org.name,
+    ...(org.group === undefined ? [] : ["--group", String(org.group)]),
+    ...(config === undefined ? [] : ["--config", config]),
+    "--persist-to",
+    stateDir,
+  ]);
+  if (admin.code !== 0) throw new Error(`the operator command failed:\n${admin.stderr}`);
+  return JSON.parse(admin.stdout.trim().split("\n").pop()!) as Organizer;
+}
+
 /** Ends a process group: SIGTERM, then SIGKILL after `graceMs`. */
 async function endGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
   const pid = child.pid;
@@ -101,6 +127,13 @@ export type StartOptions = {
   vars?: Record<string, string>;
   /** wrangler's `--log-level` (default `warn`); `log` also writes the Worker's own log lines to the log file. */
   logLevel?: "log" | "warn";
+  /**
+   * Another wrangler configuration file (in the project's folder, so its relative paths hold),
+   * e.g. with more organizer groups: its databases are migrated, then `wrangler dev --config` it.
+   */
+  config?: string;
+  /** The organizer group of the organizer made at the start (default: the emptiest). */
+  group?: number;
   log: (line: string) => void;
 };
 
@@ -145,6 +178,15 @@ export async function startService(opts: StartOptions): Promise<Service> {
     const inspectorPort = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const out = createWriteStream(logFile, { flags: "a" });
+    if (opts.config) {
+      // start.ts migrates the databases of wrangler.toml; those only the other file has, here
+      useWranglerConfig(opts.config);
+      try {
+        await applyMigrations({ remote: false, persistTo: stateDir });
+      } finally {
+        useWranglerConfig(null);
+      }
+    }
     // `npm start -- ...`: start.ts applies the migrations, then runs wrangler dev (which
     // inherits its output streams); its own process group, so stop() ends all of it.
     const proc = spawn(
@@ -163,6 +205,7 @@ export async function startService(opts: StartOptions): Promise<Service> {
         "--show-interactive-dev-session=false",
         "--log-level",
         opts.logLevel ?? "warn",
+        ...(opts.config ? ["--config", opts.config] : []),
         ...(opts.countRoundTrips === false ? [] : ["--var", "DEBUG_D1_ROUND_TRIPS:1"]),
         ...Object.entries(opts.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
       ],
@@ -175,7 +218,7 @@ export async function startService(opts: StartOptions): Promise<Service> {
       let seen = "";
       const watch = (d: Buffer) => {
         seen += d.toString();
-        if (/Database migrations applied\.|Database is up to date\./.test(seen)) {
+        if (/Database migrations applied\.|Databases? (?:is|are) up to date\./.test(seen)) {
           proc.stderr!.off("data", watch);
           resolve();
         }
@@ -214,21 +257,7 @@ export async function startService(opts: StartOptions): Promise<Service> {
     const answering = await launch(port);
     // The operator command works while the server boots; it starts once start.ts has applied
     // the migrations (both would apply them to the fresh database at once otherwise).
-    const admin = await runNode("src/cli/admin.ts", [
-      "create-organizer",
-      "--slug",
-      org.slug,
-      "--name",
-      org.name,
-      "--persist-to",
-      stateDir,
-    ]);
-    if (admin.code !== 0) throw new Error(`the operator command failed:\n${admin.stderr}`);
-    const { organizer, token, team } = JSON.parse(admin.stdout.trim().split("\n").pop()!) as {
-      organizer: string;
-      token: string;
-      team: number;
-    };
+    const { organizer, token, team } = await createOrganizer(stateDir, { ...org, group: opts.group }, opts.config);
     await answering(token);
     const restart = async (between?: () => Promise<void> | void) => {
       if (child) await endGroup(child);
