@@ -33,7 +33,7 @@ type World = { s: Shop; vat: Json; ticket: Json };
  * files of the project share it, test/vitest.config.ts): a run first leaves it nothing of theirs
  * to do, so what the sweep counts afterwards is the test's own.
  */
-const sweepOtherFiles = () => sweepInvoices(env, db(), Date.now());
+const sweepOtherFiles = () => sweepInvoices(groupTestEnv(), db(), Date.now());
 
 async function world(settings: Record<string, unknown>, event: Record<string, unknown> = {}): Promise<World> {
   const s = await shop({ event: { location: { en: "Heidelberg" }, timezone: "Europe/Berlin", ...event } });
