@@ -58,6 +58,9 @@ export default defineConfig(async () => {
               ...(process.env.EXPORT_BENCH === "1" ? ["test/measure/**/*.test.ts"] : []),
             ],
             setupFiles: ["test/setup.ts"],
+            // One workerd runs the files one after another, and they share its D1 and Durable
+            // Object storage (docs/testing.md, "One runtime per project").
+            isolate: false,
             // the fuzz test's size and seed (test/api/fuzz.test.ts, docs/testing.md, "Fuzz test")
             provide: {
               fuzzRuns: process.env.FUZZ_RUNS ?? "",
@@ -101,6 +104,7 @@ export default defineConfig(async () => {
             root,
             include: ["test/configured/**/*.test.ts"],
             setupFiles: ["test/setup.ts"],
+            isolate: false,
             // a hundred requests in a row: slow when the machine is busy
             testTimeout: 30_000,
             silent: "passed-only",

@@ -11,11 +11,19 @@ import { anonymous, BASE, seedEventRow, seedOrganizer } from "../harness";
 
 type Line = Record<string, unknown>;
 
+/**
+ * A line of the queue consumer or a cron run (their context names the queue or the cron). They
+ * run in the background of the isolate the project's test files share, for the other files'
+ * messages too: not the lines of the requests a test makes.
+ */
+const background = (line: unknown) => typeof line === "object" && line !== null && ("queue" in line || "cron" in line);
+
 function captureLogs(): { lines: Line[]; calls: { method: string; args: unknown[] }[] } {
   const lines: Line[] = [];
   const calls: { method: string; args: unknown[] }[] = [];
   for (const method of ["log", "info", "warn", "error", "debug"] as const) {
     vi.spyOn(console, method).mockImplementation((...args: unknown[]) => {
+      if (background(args[0])) return;
       calls.push({ method, args });
       lines.push(args[0] as Line);
     });

@@ -6,8 +6,8 @@
  */
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { mailOutbox, sendmailRuleSends } from "../../src/db/schema";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { mailOutbox, sendmailRuleSends, sendmailRules } from "../../src/db/schema";
 import { fillPlaceholders } from "../../src/lib/placeholders";
 import { ruleSendTime, sendDueRuleMails } from "../../src/services/sendmail-sending";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
@@ -17,6 +17,12 @@ import { type Shop, shop } from "../helpers/sales";
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
+beforeAll(async () => {
+  // The cron sends the rules of every organizer, and the files of the project share the
+  // database (test/vitest.config.ts): the rules the other files left are switched off, so what
+  // a run here sends and counts are this file's rules only, as in a database of its own.
+  await db().update(sendmailRules).set({ enabled: false });
+});
 beforeEach(() => {
   // the mail queue's consumer is not what these tests look at: keep the outbox rows as written
   vi.spyOn(env.MAIL_QUEUE, "sendBatch").mockResolvedValue(undefined as never);

@@ -37,6 +37,9 @@ describe("rate limiting", () => {
 
   it("does not store a 429 under an idempotency key", async () => {
     const org = await seedOrganizer();
+    // the project's files share the database: the keys the others stored stay as they are
+    const stored = async () => (await db().select().from(idempotencyKeys)).length;
+    const before = await stored();
     for (let i = 0; i < 100; i++) await org.client.get("/api/v1/organizers/");
     const res = await org.client.post(
       `/api/v1/organizers/${org.slug}/teams/`,
@@ -44,7 +47,7 @@ describe("rate limiting", () => {
       { headers: { "X-Idempotency-Key": "k-429" } },
     );
     expect(res.status).toBe(429);
-    expect(await db().select().from(idempotencyKeys)).toHaveLength(0);
+    expect(await stored()).toBe(before);
   });
 });
 

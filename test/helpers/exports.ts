@@ -20,6 +20,16 @@ export function captureExportMessages(): ExportMessage[] {
   return sent;
 }
 
+/**
+ * Leaves in `sent` only the messages of one export. The cron sends again for every stopped
+ * export of the database, the other test files' too (the files of a project share it): theirs
+ * are dropped.
+ */
+export function keepMessagesOf(sent: ExportMessage[], exportId: string): void {
+  const mine = sent.filter((m) => m.exportId === exportId);
+  sent.splice(0, sent.length, ...mine);
+}
+
 /** The environment with other export settings (small steps and parts for the tests). */
 export function exportEnv(
   vars: Partial<Record<"EXPORT_STEP_ROWS" | "EXPORT_PART_BYTES" | "EXPORT_RETENTION_HOURS", string>>,

@@ -10,6 +10,7 @@
  * of calls it found due by the real clock.
  */
 import type { WebhookMessage } from "../../src/lib/queues";
+import { afterAll } from "vitest";
 import { db, groupTestEnv } from "../harness";
 import { deliverWebhookMessage, type DeliveryOptions } from "../../src/services/webhooks-delivery";
 
@@ -89,13 +90,28 @@ async function route(input: RequestInfo | URL, init: RequestInit | undefined, ba
 export const receiverFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
   route(input, init, false)) as typeof fetch;
 
+const realFetch = globalThis.fetch;
+
+/** What the background gets after a file with receivers: their URLs stay unreachable, the rest is the real fetch. */
+const afterReceivers = ((input: RequestInfo | URL, init?: RequestInit) => {
+  const href = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  const url = href.replace(/\?.*$/, "");
+  if (receivers.has(url)) return Promise.reject(new TypeError(`no route to ${url} after its test file`));
+  return realFetch(input, init);
+}) as typeof fetch;
+
 /**
- * Installs the fake global fetch (the background consumer's) for the test file. It stays for
- * the isolate's life: queue messages sent during the tests (delayed retries among them) may
- * still be consumed after the last test, and must not reach the network either.
+ * Installs the fake global fetch (the background consumer's) for the test file. The files of a
+ * project share one isolate (test/vitest.config.ts): after the file's tests the real fetch is
+ * back for the next files (the Stripe stand-in is reached through it), but queue messages sent
+ * during the tests (delayed retries among them) may still be consumed later, and their calls
+ * to this file's receivers must not reach the network either.
  */
 export function useReceivers(): void {
   globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => route(input, init, true)) as typeof fetch;
+  afterAll(() => {
+    globalThis.fetch = afterReceivers;
+  });
 }
 
 /** Delivers an order's due notifications at the simulated time `now`, as the queue consumer does, to the receivers. */
