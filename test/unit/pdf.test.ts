@@ -56,6 +56,16 @@ describe("the writer", () => {
     expect((await bytesOf("cjk")).length).toBeGreaterThan(5_000_000);
   });
 
+  it("a letter drawn after its accented form (a composite glyph), in that document or a later one, keeps its place in the text layer", async () => {
+    for (const lines of [["Žofie Zeman"], ["Žaneta"], ["Zuzana Z. Zajíc"]]) {
+      const w = await writer();
+      const page = w.doc.addPage([A4.width, A4.height]);
+      for (const [i, line] of lines.entries()) await w.drawLine(page, line, { x: 40, y: 700 - 20 * i }, { size: 14 });
+      const { text } = await pdfText(await w.save());
+      for (const line of lines) expect(text).toContain(line);
+    }
+  });
+
   it("draws Korean, Thai, Devanagari and Persian from their faces; a character no face has does not stop the document", async () => {
     expect(linePieces("김민준 สมชาย नमस्ते", {})).toEqual([
       { text: "김민준 ", face: "korean" },

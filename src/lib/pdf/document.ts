@@ -45,15 +45,36 @@ type Piece = { text: string; face: FontFace };
 const parsedFonts = new WeakMap<Uint8Array, ReturnType<typeof fontkit.create>>();
 const cachingFontkit: Parameters<PDFDocument["registerFontkit"]>[0] = {
   create(bytes: Uint8Array, postscriptName?: string) {
-    if (postscriptName !== undefined) return fontkit.create(bytes, postscriptName);
+    if (postscriptName !== undefined) return withCodePoints(fontkit.create(bytes, postscriptName));
     let font = parsedFonts.get(bytes);
     if (!font) {
-      font = fontkit.create(bytes);
+      font = withCodePoints(fontkit.create(bytes));
       parsedFonts.set(bytes, font);
     }
     return font;
   },
 };
+
+type Glyph = { codePoints: number[] };
+
+/**
+ * fontkit keeps a glyph as it first made it: a letter first met as a part of a composite glyph
+ * ("Z" inside "Ž") has no code points, and the text layer (the subset's ToUnicode map) would
+ * leave it out of every later text that uses it. A lookup that brings the code points gives
+ * them to such a glyph.
+ */
+function withCodePoints<F>(font: F): F {
+  if (typeof font !== "object" || font === null) return font;
+  const f = font as F & { getGlyph?: (id: number, characters?: number[]) => Glyph | null };
+  const original = f.getGlyph;
+  if (typeof original !== "function") return font;
+  f.getGlyph = function getGlyph(id: number, characters: number[] = []) {
+    const glyph = original.call(this, id, characters);
+    if (glyph && characters.length > 0 && glyph.codePoints.length === 0) glyph.codePoints = characters;
+    return glyph;
+  };
+  return font;
+}
 
 // QR codes carry the content as UTF-8 (the library's default is Latin-1).
 qrcode.stringToBytes = (s: string) => Array.from(new TextEncoder().encode(s));
