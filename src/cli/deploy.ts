@@ -8,6 +8,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { idRangeSql } from "../db/id-ranges.ts";
+import { bindingGroup, groupBinding, ID_RANGE } from "../lib/group-names.ts";
 import {
   type Captured,
   projectRoot,
@@ -190,9 +192,24 @@ function writeDatabaseId(toml: string, binding: string, id: string): string {
   return updated.join("");
 }
 
+/** What a database is for: the organizer directory, an organizer group's data, or another binding. */
+function databaseRole(binding: string): string {
+  if (binding === "DIRECTORY") return "the organizer directory";
+  const group = bindingGroup(binding);
+  return group === null ? "" : `organizer group ${group}`;
+}
+
 async function databases(plan: Plan, location: string | undefined): Promise<void> {
+  if (dryRun && plan.databases.length) {
+    step("D1 databases");
+    for (const db of plan.databases) {
+      const role = databaseRole(db.binding);
+      say(`${db.name} (binding ${db.binding}${role ? `: ${role}` : ""}): created if it is missing`);
+    }
+  }
   for (const db of plan.databases) {
-    step(`D1 database "${db.name}" (binding ${db.binding})`);
+    const role = databaseRole(db.binding);
+    step(`D1 database "${db.name}" (binding ${db.binding}${role ? `, ${role}` : ""})`);
     const create = ["d1", "create", db.name, ...(location ? ["--location", location] : [])];
     if (dryRun) {
       say(`$ ${commandLine(["d1", "list", "--json"])}`);
@@ -264,6 +281,16 @@ async function migrations(plan: Plan): Promise<void> {
   for (const db of plan.databases.filter((d) => d.migrations)) {
     step(`Database migrations on the remote database (binding ${db.binding})`);
     await act(["d1", "migrations", "apply", db.binding, "--remote"], "applying the migrations");
+    // an organizer group's tables hand out ids in the group's own range (src/db/id-ranges.ts);
+    // the statements only ever raise a sequence, so every deploy runs them again
+    const group = bindingGroup(db.binding);
+    const range = group === null ? "" : idRangeSql(group);
+    if (range === "") continue;
+    say(`the ids of organizer group ${group} start above ${(group! - 1) * ID_RANGE}:`);
+    await act(
+      ["d1", "execute", db.binding, "--remote", "--command", range.replace(/\n/g, " ")],
+      `setting the id range of ${db.binding}`,
+    );
   }
 }
 
@@ -308,36 +335,46 @@ function admin(args: string[]): Promise<Captured> {
   });
 }
 
+/** The rows a `d1 execute --remote --json --command` answers (the check is shown, never skipped). */
+async function query(binding: string, sql: string): Promise<Record<string, unknown>[]> {
+  const r = await check(["d1", "execute", binding, "--remote", "--json", "--command", sql]);
+  if (r.code !== 0) throw failed("looking up the organizer", r);
+  return jsonOf<{ results?: Record<string, unknown>[] }[]>(r.stdout).flatMap((x) => x.results ?? []);
+}
+
+/**
+ * The organizer exists when the directory names its group and that group's database has it; a
+ * directory row alone (an earlier create-organizer that stopped halfway) is completed by the
+ * operator command, which takes such a row up again.
+ */
 async function firstOrganizer(plan: Plan, slug: string | undefined, name: string | undefined): Promise<void> {
   step("First organizer");
-  const db = plan.databases[0];
+  const directory = plan.databases.find((d) => d.binding === "DIRECTORY");
   const create = ["create-organizer", "--remote", "--slug", slug ?? "SLUG", "--name", name ?? "NAME"];
   const adminLine = `npm run --silent admin -- ${create.map(shellQuote).join(" ")}`;
-  if (!slug || !db) {
-    say(`none asked for (--organizer SLUG --organizer-name NAME); create one later with:`);
+  if (!slug || !directory) {
+    if (slug) say("the configuration has no DIRECTORY database, so no organizer can be created");
+    else say(`none asked for (--organizer SLUG --organizer-name NAME); create one later with:`);
     say(`  ${adminLine}`);
     return;
   }
-  const query = [
-    "d1",
-    "execute",
-    db.binding,
-    "--remote",
-    "--json",
-    "--command",
-    `SELECT slug FROM organizers WHERE slug = ${sqlString(slug)}`,
-  ];
+  const lookup = `SELECT data_group FROM directory_organizers WHERE slug = ${sqlString(slug)}`;
   if (dryRun) {
-    say(`$ ${commandLine(query)}`);
+    say(`$ ${commandLine(["d1", "execute", directory.binding, "--remote", "--json", "--command", lookup])}`);
     say(`if it is missing: $ ${adminLine}`);
     return;
   }
-  const r = await check(query);
-  if (r.code !== 0) throw failed("looking up the organizer", r);
-  const rows = jsonOf<{ results?: unknown[] }[]>(r.stdout).flatMap((x) => x.results ?? []);
-  if (rows.length) {
-    say(`"${slug}" exists: nothing to do (its first API token was printed when it was created)`);
-    return;
+  const [entry] = await query(directory.binding, lookup);
+  if (entry) {
+    const binding = groupBinding(Number(entry.data_group));
+    const rows = await query(binding, `SELECT slug FROM organizers WHERE slug = ${sqlString(slug)}`);
+    if (rows.length) {
+      say(
+        `"${slug}" exists in organizer group ${entry.data_group}: nothing to do (its first API token was printed when it was created)`,
+      );
+      return;
+    }
+    say(`"${slug}" is in the directory but not in ${binding} yet: the operator command completes it`);
   }
   say(`$ ${adminLine}`);
   const made = await admin(create);

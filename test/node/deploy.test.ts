@@ -9,11 +9,15 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { idRangeSql } from "../../src/db/id-ranges.ts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const fake = path.join(root, "test", "node", "fake-wrangler.ts");
 
-/** A configuration shaped like the project's: one database with migrations, a bucket, two queues with their dead-letter queues. */
+/**
+ * A configuration shaped like the project's: the organizer directory and two organizer groups'
+ * databases, each with its migrations, a bucket, two queues with their dead-letter queues.
+ */
 const FIXTURE = `name = "ticketing"
 main = "src/index.ts"
 compatibility_date = "2026-11-01"
@@ -25,9 +29,21 @@ enabled = true
 MAIL_TRANSPORT = "local"
 
 [[d1_databases]]
+binding = "DIRECTORY"
+database_name = "ticketing-directory"
+database_id = "00000000-0000-4000-8000-000000000100"
+migrations_dir = "migrations/directory"
+
+[[d1_databases]]
 binding = "DB"
 database_name = "ticketing"
 database_id = "00000000-0000-4000-8000-000000000000"
+migrations_dir = "migrations"
+
+[[d1_databases]]
+binding = "DB_2"
+database_name = "ticketing-2"
+database_id = "00000000-0000-4000-8000-000000000002"
 migrations_dir = "migrations"
 
 [[r2_buckets]]
@@ -118,6 +134,23 @@ function calls(): Call[] {
 
 const lines = () => calls().map((c) => c.args.join(" "));
 
+/** lines(), with the operator command's migrations (run side by side, in any order) sorted. */
+function linesSortingFrom(start: number, count: number): string[] {
+  const all = lines();
+  return [...all.slice(0, start), ...all.slice(start, start + count).sort(), ...all.slice(start + count)];
+}
+
+/** The deploy's own migrations, each group's id range after its database's. */
+const MIGRATIONS = [
+  "d1 migrations apply DIRECTORY --remote",
+  "d1 migrations apply DB --remote",
+  "d1 migrations apply DB_2 --remote",
+  `d1 execute DB_2 --remote --command ${idRangeSql(2).replace(/\n/g, " ")}`,
+];
+const DATABASES_CHECKED = ["d1 list --json", "d1 list --json", "d1 list --json"];
+const LOOKUP =
+  "d1 execute DIRECTORY --remote --json --command SELECT data_group FROM directory_organizers WHERE slug = 'acme'";
+
 function account(): Record<string, unknown> {
   return JSON.parse(readFileSync(stateFile, "utf8")) as Record<string, unknown>;
 }
@@ -125,7 +158,13 @@ function account(): Record<string, unknown> {
 const FIRST_RUN = [
   "whoami",
   "d1 list --json",
+  "d1 create ticketing-directory",
+  "d1 list --json",
+  "d1 list --json",
   "d1 create ticketing",
+  "d1 list --json",
+  "d1 list --json",
+  "d1 create ticketing-2",
   "d1 list --json",
   "r2 bucket list",
   "r2 bucket create ticketing-files",
@@ -137,42 +176,64 @@ const FIRST_RUN = [
   "queues create ticketing-exports-dlq",
   "queues info ticketing-mail-dlq",
   "queues create ticketing-mail-dlq",
-  "d1 migrations apply DB --remote",
+  ...MIGRATIONS,
   "deploy",
-  "d1 execute DB --remote --json --command SELECT slug FROM organizers WHERE slug = 'acme'",
-  // the operator command (admin create-organizer --remote): migrations, its slug check, the inserts
+  LOOKUP,
+  // the operator command (admin create-organizer --remote): migrations of every database (sorted
+  // here), the directory's slug check and group sizes, its row, then the group's inserts
   "d1 migrations apply DB --remote",
-  "d1 execute DB --remote --json --file <file>",
+  "d1 migrations apply DB_2 --remote",
+  "d1 migrations apply DIRECTORY --remote",
+  "d1 execute DIRECTORY --remote --json --file <file>",
+  "d1 execute DIRECTORY --remote --json --file <file>",
   "d1 execute DB --remote --json --file <file>",
 ];
+/** Where the operator command's migrations start in FIRST_RUN. */
+const ADMIN_MIGRATIONS = FIRST_RUN.indexOf(LOOKUP) + 1;
 
 describe("npm run deploy", () => {
   it("from nothing: creates every resource, writes the database id, migrates, deploys, creates the first organizer; run again, creates nothing", async () => {
     const out = await deploy(["--config", config, "--organizer", "acme", "--organizer-name", "Acme Events"]);
     expect(out.code, out.stderr).toBe(0);
-    expect(lines()).toEqual(FIRST_RUN);
+    expect(linesSortingFrom(ADMIN_MIGRATIONS, 3)).toEqual(FIRST_RUN);
 
-    // the new database's id is in the configuration, nothing else in it changed
-    const id = "00000001-aaaa-4bbb-8ccc-dddddddddddd";
+    // the new databases' ids are in the configuration, nothing else in it changed
+    const id = "00000002-aaaa-4bbb-8ccc-dddddddddddd";
     expect(readFileSync(config, "utf8")).toBe(
-      FIXTURE.replace('database_id = "00000000-0000-4000-8000-000000000000"', `database_id = "${id}"`),
+      FIXTURE.replace(
+        'database_id = "00000000-0000-4000-8000-000000000100"',
+        'database_id = "00000001-aaaa-4bbb-8ccc-dddddddddddd"',
+      )
+        .replace('database_id = "00000000-0000-4000-8000-000000000000"', `database_id = "${id}"`)
+        .replace(
+          'database_id = "00000000-0000-4000-8000-000000000002"',
+          'database_id = "00000003-aaaa-4bbb-8ccc-dddddddddddd"',
+        ),
     );
     expect(account()).toMatchObject({
-      databases: [{ uuid: id, name: "ticketing" }],
+      databases: [
+        { uuid: "00000001-aaaa-4bbb-8ccc-dddddddddddd", name: "ticketing-directory" },
+        { uuid: id, name: "ticketing" },
+        { uuid: "00000003-aaaa-4bbb-8ccc-dddddddddddd", name: "ticketing-2" },
+      ],
       buckets: ["ticketing-files"],
       queues: ["ticketing-exports", "ticketing-mail", "ticketing-exports-dlq", "ticketing-mail-dlq"],
-      migrated: true,
+      migrated: ["DIRECTORY", "DB", "DB_2"],
       workerDeployed: true,
-      organizers: [{ id: 1, slug: "acme", team: 1 }],
+      // the directory first (its id), then the organizer in the emptiest group (both empty: group 1)
+      directory: [{ id: 1, slug: "acme", group: 1 }],
+      organizers: [{ id: 1, slug: "acme", team: 1, group: 1 }],
     });
-    // the organizer went in through the operator command's statements
-    expect(calls()[19]!.sql).toContain(
-      "INSERT INTO organizers (slug, name, created_at) VALUES ('acme', 'Acme Events', ",
+    // the organizer went in through the operator command's statements, with the directory's id
+    expect(calls().at(-1)!.sql).toContain(
+      "INSERT INTO organizers (id, slug, name, created_at) VALUES (1, 'acme', 'Acme Events', ",
     );
 
     // every step says what it did; the token comes last, as the operator command prints it
     expect(out.stdout).toContain("missing: creating it");
     expect(out.stdout).toContain(`database_id of DB set to ${id} (was 00000000-0000-4000-8000-000000000000)`);
+    expect(out.stdout).toContain('D1 database "ticketing-2" (binding DB_2, organizer group 2)');
+    expect(out.stdout).toContain("the ids of organizer group 2 start above 1000000000000:");
     expect(out.stdout).toContain("ticketing-mail-dlq: missing, creating it");
     const last = JSON.parse(
       out.stdout
@@ -192,21 +253,22 @@ describe("npm run deploy", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(lines()).toEqual([
       "whoami",
-      "d1 list --json",
+      ...DATABASES_CHECKED,
       "r2 bucket list",
       "queues info ticketing-exports",
       "queues info ticketing-mail",
       "queues info ticketing-exports-dlq",
       "queues info ticketing-mail-dlq",
-      "d1 migrations apply DB --remote",
+      ...MIGRATIONS,
       "deploy",
+      LOOKUP,
       "d1 execute DB --remote --json --command SELECT slug FROM organizers WHERE slug = 'acme'",
     ]);
     expect(readFileSync(config, "utf8")).toBe(afterFirst);
     expect(account()).toEqual(accountAfterFirst);
-    expect(again.stdout).toContain("exists (id 00000001-aaaa-4bbb-8ccc-dddddddddddd)");
+    expect(again.stdout).toContain(`exists (id ${id})`);
     expect(again.stdout).toContain("wrangler.toml has its id already");
-    expect(again.stdout).toContain('"acme" exists: nothing to do');
+    expect(again.stdout).toContain('"acme" exists in organizer group 1: nothing to do');
     // no token printed the second time (the first one's JSON line is not repeated)
     expect(again.stdout).not.toContain('"token"');
     expect(again.stdout).not.toContain(last.token);
@@ -226,6 +288,12 @@ describe("npm run deploy", () => {
     expect(lines()).toEqual([
       "whoami",
       "d1 list --json",
+      "d1 create ticketing-directory",
+      "d1 list --json",
+      "d1 list --json",
+      "d1 list --json",
+      "d1 create ticketing-2",
+      "d1 list --json",
       "r2 bucket list",
       "queues info ticketing-exports",
       "queues create ticketing-exports",
@@ -234,7 +302,7 @@ describe("npm run deploy", () => {
       "queues create ticketing-exports-dlq",
       "queues info ticketing-mail-dlq",
       "queues create ticketing-mail-dlq",
-      "d1 migrations apply DB --remote",
+      ...MIGRATIONS,
       "deploy",
     ]);
     expect(readFileSync(config, "utf8")).toContain('database_id = "0000000f-1111-4222-8333-444444444444"');
@@ -264,7 +332,11 @@ describe("npm run deploy", () => {
     expect(shown).toEqual([
       "wrangler whoami",
       "wrangler d1 list --json",
+      "wrangler d1 create ticketing-directory",
+      "wrangler d1 list --json",
       "wrangler d1 create ticketing",
+      "wrangler d1 list --json",
+      "wrangler d1 create ticketing-2",
       "wrangler r2 bucket list",
       "wrangler r2 bucket create ticketing-files",
       "wrangler queues info ticketing-exports",
@@ -275,12 +347,59 @@ describe("npm run deploy", () => {
       "wrangler queues create ticketing-exports-dlq",
       "wrangler queues info ticketing-mail-dlq",
       "wrangler queues create ticketing-mail-dlq",
+      "wrangler d1 migrations apply DIRECTORY --remote",
       "wrangler d1 migrations apply DB --remote",
+      "wrangler d1 migrations apply DB_2 --remote",
+      `wrangler d1 execute DB_2 --remote --command "${idRangeSql(2).replace(/\n/g, " ")}"`,
       "wrangler deploy",
-      `wrangler d1 execute DB --remote --json --command "SELECT slug FROM organizers WHERE slug = 'acme'"`,
+      `wrangler d1 execute DIRECTORY --remote --json --command "SELECT data_group FROM directory_organizers WHERE slug = 'acme'"`,
       "npm run --silent admin -- create-organizer --remote --slug acme --name 'Acme Events'",
     ]);
     expect(out.stdout).toContain("Dry run");
+    // the databases it would create, each with what it holds
+    expect(out.stdout).toContain(
+      "ticketing-directory (binding DIRECTORY: the organizer directory): created if it is missing",
+    );
+    expect(out.stdout).toContain("ticketing (binding DB: organizer group 1): created if it is missing");
+    expect(out.stdout).toContain("ticketing-2 (binding DB_2: organizer group 2): created if it is missing");
+  });
+
+  it("an organizer in the directory but not in its group's database: the operator command completes it", async () => {
+    writeFileSync(
+      stateFile,
+      JSON.stringify({
+        databases: [
+          { uuid: "00000001-aaaa-4bbb-8ccc-dddddddddddd", name: "ticketing-directory" },
+          { uuid: "00000002-aaaa-4bbb-8ccc-dddddddddddd", name: "ticketing" },
+          { uuid: "00000003-aaaa-4bbb-8ccc-dddddddddddd", name: "ticketing-2" },
+        ],
+        buckets: ["ticketing-files"],
+        queues: ["ticketing-exports", "ticketing-mail", "ticketing-exports-dlq", "ticketing-mail-dlq"],
+        migrated: ["DIRECTORY", "DB", "DB_2"],
+        directory: [{ id: 7, slug: "acme", group: 2 }],
+      }),
+    );
+    const out = await deploy(["--config", config, "--organizer", "acme", "--organizer-name", "Acme Events"]);
+    expect(out.code, out.stderr).toBe(0);
+    const deployed = lines().indexOf("deploy");
+    expect(linesSortingFrom(deployed + 3, 3).slice(deployed)).toEqual([
+      "deploy",
+      LOOKUP,
+      "d1 execute DB_2 --remote --json --command SELECT slug FROM organizers WHERE slug = 'acme'",
+      "d1 migrations apply DB --remote",
+      "d1 migrations apply DB_2 --remote",
+      "d1 migrations apply DIRECTORY --remote",
+      // the directory's row (found), its group's slug check, the group's inserts
+      "d1 execute DIRECTORY --remote --json --file <file>",
+      "d1 execute DB_2 --remote --json --file <file>",
+      "d1 execute DB_2 --remote --json --file <file>",
+    ]);
+    expect(out.stdout).toContain('"acme" is in the directory but not in DB_2 yet: the operator command completes it');
+    // the directory's row is kept (its id and group), the organizer's rows go to its group
+    expect(account()).toMatchObject({
+      directory: [{ id: 7, slug: "acme", group: 2 }],
+      organizers: [{ id: 7, slug: "acme", group: 2 }],
+    });
   });
 
   it("not logged in: stops at once, says how to log in, changes nothing", async () => {
@@ -296,12 +415,7 @@ describe("npm run deploy", () => {
     const out = await deploy(["--config", config], { FAKE_WRANGLER_FAIL: "queues info" });
     expect(out.code).toBe(1);
     expect(lines()).toEqual([
-      "whoami",
-      "d1 list --json",
-      "d1 create ticketing",
-      "d1 list --json",
-      "r2 bucket list",
-      "r2 bucket create ticketing-files",
+      ...FIRST_RUN.slice(0, FIRST_RUN.indexOf("r2 bucket create ticketing-files") + 1),
       "queues info ticketing-exports",
     ]);
     expect(out.stderr).toContain("looking up the queue ticketing-exports failed");
@@ -312,7 +426,7 @@ describe("npm run deploy", () => {
     expect(next.code, next.stderr).toBe(0);
     expect(lines()).toEqual([
       "whoami",
-      "d1 list --json",
+      ...DATABASES_CHECKED,
       "r2 bucket list",
       "queues info ticketing-exports",
       "queues create ticketing-exports",
@@ -322,7 +436,7 @@ describe("npm run deploy", () => {
       "queues create ticketing-exports-dlq",
       "queues info ticketing-mail-dlq",
       "queues create ticketing-mail-dlq",
-      "d1 migrations apply DB --remote",
+      ...MIGRATIONS,
       "deploy",
     ]);
   });
@@ -370,8 +484,15 @@ describe("npm run deploy", () => {
     expect(calls()).toEqual([]);
     for (const q of queues) expect(out.stdout).toContain(`$ wrangler queues create ${q}`);
     expect(out.stdout).toContain("$ wrangler d1 create ticketing");
+    expect(out.stdout).toContain("$ wrangler d1 create ticketing-directory");
+    expect(out.stdout).toContain("$ wrangler d1 create ticketing-2");
     expect(out.stdout).toContain("$ wrangler r2 bucket create ticketing-files");
     expect(out.stdout).toContain("$ wrangler d1 migrations apply DB --remote");
+    expect(out.stdout).toContain("$ wrangler d1 migrations apply DIRECTORY --remote");
+    expect(out.stdout).toContain("$ wrangler d1 migrations apply DB_2 --remote");
+    expect(out.stdout).toContain(
+      `$ wrangler d1 execute DB_2 --remote --command "${idRangeSql(2).replace(/\n/g, " ")}"`,
+    );
     expect(readFileSync(real, "utf8")).toBe(toml);
   });
 });

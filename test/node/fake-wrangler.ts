@@ -5,11 +5,15 @@
  * JSON file (FAKE_WRANGLER_STATE), answers the commands the deploy script and the operator
  * command use with wrangler's own output shapes, and appends every call to FAKE_WRANGLER_LOG
  * (one JSON line: the arguments, and the secrets file's content for `deploy --secrets-file`).
- * FAKE_WRANGLER_FAIL names a command (e.g. "queues info") that fails with an API error.
+ * FAKE_WRANGLER_FAIL names a command (e.g. "queues info") that fails with an API error. Each
+ * database is migrated on its own (by binding); the directory and the organizer groups' databases
+ * answer the operator command's statements. The state file is written only when a command changed
+ * it, as the operator command runs its migrations side by side.
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 
-type Organizer = { id: number; slug: string; team: number };
+type Organizer = { id: number; slug: string; team: number; group: number };
+type Listed = { id: number; slug: string; group: number };
 type State = {
   loggedIn: boolean;
   databases: { uuid: string; name: string }[];
@@ -17,7 +21,11 @@ type State = {
   queues: string[];
   workerDeployed: boolean;
   secrets: string[];
-  migrated: boolean;
+  /** The bindings whose migrations were applied. */
+  migrated: string[];
+  /** directory_organizers of the DIRECTORY database. */
+  directory: Listed[];
+  /** The organizers rows of the groups' databases. */
   organizers: Organizer[];
 };
 
@@ -30,12 +38,12 @@ const initial: State = {
   queues: [],
   workerDeployed: false,
   secrets: [],
-  migrated: false,
+  migrated: [],
+  directory: [],
   organizers: [],
 };
-const state: State = existsSync(statePath)
-  ? { ...initial, ...(JSON.parse(readFileSync(statePath, "utf8")) as Partial<State>) }
-  : initial;
+const stored = existsSync(statePath) ? readFileSync(statePath, "utf8") : null;
+const state: State = stored ? { ...initial, ...(JSON.parse(stored) as Partial<State>) } : initial;
 
 const args = process.argv.slice(2);
 const record: Record<string, unknown> = { args };
@@ -64,7 +72,8 @@ const command = COMMANDS.find((c) => words.join(" ").startsWith(c)) ?? words.joi
 
 function done(code: number, stdout = "", stderr = ""): never {
   appendFileSync(logPath, `${JSON.stringify(record)}\n`);
-  writeFileSync(statePath, JSON.stringify(state));
+  const now = JSON.stringify(state);
+  if (now !== stored) writeFileSync(statePath, now);
   if (stdout) process.stdout.write(stdout);
   if (stderr) process.stderr.write(stderr);
   process.exit(code);
@@ -76,31 +85,59 @@ if (process.env.FAKE_WRANGLER_FAIL && command.startsWith(process.env.FAKE_WRANGL
   done(1, banner, "✘ [ERROR] A request to the Cloudflare API failed. Authentication error [code: 10000]\n");
 }
 
+/** The organizer group of a data binding (DB: 1, DB_<n>: n). */
+const groupOf = (binding: string) => (binding === "DB" ? 1 : Number(/^DB_(\d+)$/.exec(binding)?.[1] ?? Number.NaN));
+
+const answer = (results: Record<string, unknown>[]) => ({ results, success: true, meta: {} });
+
 /** Answers of `d1 execute` for the statements the operator command and the deploy script send. */
-function execute(sql: string): Record<string, unknown>[] {
+function execute(binding: string, sql: string): Record<string, unknown>[] {
   const slug = /slug = '([^']*)'/.exec(sql)?.[1];
   const statements = sql
     .split(";")
     .map((s) => s.trim())
     .filter(Boolean);
-  if (!state.migrated) throw new Error("no such table: organizers: SQLITE_ERROR");
+  if (!state.migrated.includes(binding))
+    throw new Error(`no such table: ${binding === "DIRECTORY" ? "directory_organizers" : "organizers"}: SQLITE_ERROR`);
+  if (binding === "DIRECTORY") {
+    return statements.map((s) => {
+      if (/^SELECT (id, )?data_group FROM directory_organizers WHERE slug =/.test(s))
+        return answer(
+          state.directory
+            .filter((o) => o.slug === slug)
+            .map((o) => (s.startsWith("SELECT id") ? { id: o.id, data_group: o.group } : { data_group: o.group })),
+        );
+      if (s.startsWith("SELECT data_group AS g, count(*) AS n")) {
+        const groups = [...new Set(state.directory.map((o) => o.group))];
+        return answer(groups.map((g) => ({ g, n: state.directory.filter((o) => o.group === g).length })));
+      }
+      if (s.startsWith("INSERT INTO directory_organizers")) {
+        if (state.directory.some((o) => s.includes(`VALUES ('${o.slug}',`)))
+          throw new Error("UNIQUE constraint failed: directory_organizers.slug");
+        const [, named, group] = /VALUES \('([^']*)', (\d+),/.exec(s)!;
+        const row = { id: state.directory.length + 1, slug: named!, group: Number(group) };
+        state.directory.push(row);
+        return answer([{ id: row.id, data_group: row.group }]);
+      }
+      throw new Error(`the fake directory does not know: ${s}`);
+    });
+  }
+  const group = groupOf(binding);
   return statements.map((s) => {
     if (/^SELECT (slug|id) FROM organizers WHERE slug =/.test(s)) {
-      const found = state.organizers.filter((o) => o.slug === slug);
-      return {
-        results: found.map((o) => (s.startsWith("SELECT slug") ? { slug: o.slug } : { id: o.id })),
-        success: true,
-        meta: {},
-      };
+      const found = state.organizers.filter((o) => o.slug === slug && o.group === group);
+      return answer(found.map((o) => (s.startsWith("SELECT slug") ? { slug: o.slug } : { id: o.id })));
     }
     if (s.startsWith("INSERT INTO organizers")) {
-      if (state.organizers.some((o) => o.slug === slug)) throw new Error("UNIQUE constraint failed: organizers.slug");
-      state.organizers.push({ id: state.organizers.length + 1, slug: slug!, team: state.organizers.length + 1 });
-      return { results: [], success: true, meta: {} };
+      const [, id, named] = /VALUES \((\d+), '([^']*)'/.exec(s)!;
+      if (state.organizers.some((o) => o.slug === named && o.group === group))
+        throw new Error("UNIQUE constraint failed: organizers.slug");
+      state.organizers.push({ id: Number(id), slug: named!, team: state.organizers.length + 1, group });
+      return answer([]);
     }
-    if (s.startsWith("SELECT max(t.id) AS team"))
-      return { results: [{ team: state.organizers.find((o) => o.slug === slug)!.team }], success: true, meta: {} };
-    return { results: [], success: true, meta: {} };
+    const team = /^SELECT max\(id\) AS team FROM teams WHERE organizer_id = (\d+)/.exec(s);
+    if (team) return answer([{ team: state.organizers.find((o) => o.id === Number(team[1]))!.team }]);
+    return answer([]);
   });
 }
 
@@ -166,8 +203,9 @@ switch (command) {
   }
   case "d1 migrations apply": {
     if (!args.includes("--remote")) done(1, banner, "✘ [ERROR] the deploy test expects remote migrations only\n");
-    const first = !state.migrated;
-    state.migrated = true;
+    const binding = words[3]!;
+    const first = !state.migrated.includes(binding);
+    if (first) state.migrated.push(binding);
     done(
       0,
       first
@@ -180,7 +218,7 @@ switch (command) {
     const sql = file ? readFileSync(file, "utf8") : option("--command")!;
     record.sql = sql;
     try {
-      done(0, JSON.stringify(execute(sql), null, 2));
+      done(0, JSON.stringify(execute(words[2]!, sql), null, 2));
     } catch (e) {
       done(1, banner, `✘ [ERROR] ${(e as Error).message}\n`);
     }
