@@ -195,6 +195,25 @@ describe("moving an organizer to another group", () => {
     }
   });
 
+  it("a copy that lost rows fails its verify: no switch, the organizer stays in its group; a rerun completes it", async () => {
+    const v = await organizerWithData();
+    const rows = await rowsIn(1, v.org.id);
+    const plain = executor();
+    // the target never receives the organizer's check-ins
+    const lossy: Executor = async (binding, statements) => {
+      const kept = binding === "DB_2" ? statements.filter((s) => !s.startsWith('INSERT INTO "checkins"')) : statements;
+      return kept.length ? plain(binding, kept) : [];
+    };
+    await expect(move(v.orgSlug, 2, lossy)).rejects.toThrow(
+      "verify: checkins differs between DB (1 rows) and DB_2 (0 rows)",
+    );
+    expect(await directoryRow(v.org.id)).toEqual({ data_group: 1, moving_to: 2 });
+    expect(await rowsIn(1, v.org.id)).toEqual(rows);
+    await move(v.orgSlug, 2, executor());
+    expect(await directoryRow(v.org.id)).toEqual({ data_group: 2, moving_to: null });
+    expect(await rowsIn(2, v.org.id)).toEqual(rows);
+  });
+
   it("a user of the same email under another id in the target: refused before the freeze, nothing changed", async () => {
     const v = await venue({ group: 1 });
     const email = `clash-${v.org.id}@example.com`;

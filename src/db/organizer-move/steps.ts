@@ -131,18 +131,6 @@ async function copyUsers(o: MoveOptions, id: number, from: string, to: string): 
   for (const part of chunked(missing.map((u) => insertStatement("users", u)))) await o.execute(to, part);
 }
 
-/** Sets each AUTOINCREMENT counter of a group's database back to the highest id inside its own range. */
-export async function restoreIdRange(execute: Executor, group: number): Promise<void> {
-  const base = (group - 1) * ID_RANGE;
-  const binding = groupBinding(group);
-  const [names = []] = await execute(binding, ["SELECT name FROM sqlite_sequence ORDER BY name"]);
-  const statements = names.map(
-    ({ name }) =>
-      `UPDATE sqlite_sequence SET seq = (SELECT max(${base}, coalesce(max(rowid), 0)) FROM ${quoted(String(name))} WHERE rowid > ${base} AND rowid <= ${base + ID_RANGE}) WHERE name = ${sqlValue(name)}`,
-  );
-  for (const part of chunked(statements)) await execute(binding, part);
-}
-
 /**
  * SQLite gives a new row of an AUTOINCREMENT table the larger of its counter and the table's
  * highest id, plus one: rows copied in with ids above the target group's range would make the
@@ -183,7 +171,6 @@ async function copy(o: MoveOptions, id: number, from: number, to: number): Promi
     for (const part of chunked(rows.map((r) => insertStatement(rule.table, r)))) await o.execute(target, part);
     total += rows.length;
   }
-  await restoreIdRange(o.execute, to);
   o.log?.(`copied: ${total} rows from ${source} to ${target}`);
 }
 
