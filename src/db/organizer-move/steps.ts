@@ -155,22 +155,24 @@ async function refuseIdsAboveRange(o: MoveOptions, id: number, from: number, to:
     );
 }
 
+/** Each rule's rows of the organizer in one database, read in as few calls as the size limit allows. */
+async function readAll(o: MoveOptions, binding: string, rules: TableRule[], id: number): Promise<Row[][]> {
+  const out: Row[][] = [];
+  for (const part of chunked(rules.map((r) => selectRows(r, id)))) out.push(...(await o.execute(binding, part)));
+  return out;
+}
+
 async function copy(o: MoveOptions, id: number, from: number, to: number): Promise<void> {
   const source = groupBinding(from);
   const target = groupBinding(to);
   o.log?.(`copy: removing what an earlier attempt left in ${target}`);
   await deleteOrganizerRows(o.execute, to, id);
-  let total = 0;
-  for (const rule of MOVED_TABLES) {
-    if (rule.kind === "derived") continue;
-    if (rule.kind === "shared") {
-      await copyUsers(o, id, source, target);
-      continue;
-    }
-    const [rows = []] = await o.execute(source, [selectRows(rule, id)]);
-    for (const part of chunked(rows.map((r) => insertStatement(rule.table, r)))) await o.execute(target, part);
-    total += rows.length;
-  }
+  await copyUsers(o, id, source, target);
+  const owned = MOVED_TABLES.filter((r) => r.kind === "owned");
+  const read = await readAll(o, source, owned, id);
+  const inserts = owned.flatMap((rule, i) => (read[i] ?? []).map((r) => insertStatement(rule.table, r)));
+  for (const part of chunked(inserts)) await o.execute(target, part);
+  const total = inserts.length;
   o.log?.(`copied: ${total} rows from ${source} to ${target}`);
 }
 
@@ -179,10 +181,12 @@ async function verify(o: MoveOptions, id: number, from: number, to: number): Pro
   const source = groupBinding(from);
   const target = groupBinding(to);
   o.log?.(`verify: comparing the organizer's rows in ${source} and ${target}`);
-  for (const rule of MOVED_TABLES) {
-    if (rule.kind === "derived") continue;
-    const [a = []] = await o.execute(source, [selectRows(rule, id)]);
-    const [b = []] = await o.execute(target, [selectRows(rule, id)]);
+  const rules = MOVED_TABLES.filter((r) => r.kind !== "derived");
+  const inSource = await readAll(o, source, rules, id);
+  const inTarget = await readAll(o, target, rules, id);
+  for (const [i, rule] of rules.entries()) {
+    const a = inSource[i] ?? [];
+    const b = inTarget[i] ?? [];
     const same =
       rule.kind === "shared"
         ? a.every((row) => b.some((t) => canonical(t) === canonical(row)))
