@@ -1,10 +1,9 @@
 /**
  * Operator commands (`npm run --silent admin -- <command> ...`): `create-organizer --slug S --name N
- * [--group G]` (the organizer in the emptiest organizer group or G, its "Administrators" team and an
- * API token; the last stdout line is one JSON object `{"organizer", "team", "token"}`) and `list-mail
- * [--limit N]` (the newest mails of every group's outbox). They
- * use `npm start`'s local database (`--persist-to`), or the deployed one with `--remote`, and name the
- * state they used on stderr (docs/running.md, src/cli/local-state.ts).
+ * [--group G]` (the organizer in the emptiest group or G, its "Administrators" team and an API token;
+ * the last stdout line is `{"organizer", "team", "token"}`), `list-mail [--limit N]` (every group's
+ * newest mails), `move-organizer --slug S --to N` (src/cli/move-organizer.ts). They use `npm start`'s
+ * local database (`--persist-to`) or the deployed one (`--remote`) (docs/running.md).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +14,7 @@ import { newApiToken } from "../lib/organizer-credentials.ts";
 import { groupBinding } from "../lib/group-names.ts";
 import { RESERVED_SEGMENTS } from "../lib/reserved-segments.ts";
 import { localStateDir, reportLocalState } from "./local-state.ts";
+import { moveOrganizerCommand } from "./move-organizer.ts";
 import {
   applyMigrations,
   databaseBindings,
@@ -184,13 +184,15 @@ async function listMail(args: string[]) {
 
 const USAGE = `usage:
   npm run --silent admin -- create-organizer --slug SLUG --name NAME [--group N] [--persist-to DIR | --remote]
-  npm run --silent admin -- list-mail [--limit N] [--persist-to DIR | --remote]`;
+  npm run --silent admin -- list-mail [--limit N] [--persist-to DIR | --remote]
+  npm run --silent admin -- move-organizer --slug SLUG --to N [--wait-seconds W] [--persist-to DIR | --remote]`;
 
 const [command, ...rest] = process.argv.slice(2);
 useWranglerConfig(takeOption(rest, "--config") ?? null);
 try {
   if (command === "create-organizer") await createOrganizer(rest);
   else if (command === "list-mail") await listMail(rest);
+  else if (command === "move-organizer") await moveOrganizerCommand(rest, (m) => new UsageError(m));
   else throw new UsageError(command ? `unknown command "${command}"` : "no command given");
 } catch (e) {
   if (e instanceof UsageError) {
