@@ -59,7 +59,7 @@ import {
 import { benchCheckin, type CheckinSummary, summarizeCheckin } from "./checkin.ts";
 import { chartSvg, COLORS, type Panel, pointsOf, TRIVIAL_COLOR } from "./chart.ts";
 import { benchLarge, fileBytes, type LargeSummary, summarizeLarge } from "./large.ts";
-import { benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
+import { apiFor, benchRushes, type RushSummary, summarizeRushes } from "./rushes.ts";
 import {
   benchRemotePrimary,
   type PrimarySummary,
@@ -243,23 +243,9 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
 
 class SetupError extends Error {}
 
-async function api(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${service!.base}${url}`, {
-    method,
-    headers: {
-      Authorization: `Token ${service!.token}`,
-      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body: parsed };
+/** The API as the benchmark's organizer sees it (the service started first). */
+function api(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
+  return apiFor(service!.base, service!.token)(method, url, body);
 }
 
 async function create(url: string, body: unknown): Promise<any> {
