@@ -90,6 +90,10 @@ import { queuePages } from "./pages/queue";
 export const API_PREFIX = "/api/v1";
 
 /** Paths that take no credentials (a Stripe webhook's signature is its credential). */
+
+/** The scans (`checkinrpc/redeem`, a list's `positions/{code}/redeem`): the event object decides and writes them. */
+const SCAN_PATH =
+  /^\/api\/v1\/organizers\/[^/]+\/(checkinrpc\/redeem|events\/[^/]+\/checkinlists\/\d+\/positions\/[^/]+\/redeem)\/?$/;
 const PUBLIC_API_PATHS: RegExp[] = [
   /^\/api\/v1\/device\/initialize\/?$/,
   /^\/api\/v1\/openapi\.json\/?$/,
@@ -160,7 +164,10 @@ export function createApp() {
     c.env = groupEnv(c.env, route?.group ?? 1);
     if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
     // D1 read replication: one session per request, started as the client's bookmark allows.
-    const session = new RequestSession(c.env.DB, sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER)));
+    const session = new RequestSession(
+      c.env.DB,
+      sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER), SCAN_PATH.test(c.req.path)),
+    );
     c.set("db", createDb(session.session));
     const rest = () => withRequestSession(session, () => counted(next));
     await withLogContext(() => requestLogFields(c), rest);

@@ -80,6 +80,11 @@ function writerOf(name: string): Writer {
   return w;
 }
 
+/** Until when the named database's writer is taken by the writes queued so far (this process's clock; tests). */
+export function writerBusyUntil(name: string): number {
+  return writerOf(name).freeAt;
+}
+
 function sleep(ms: number): Promise<void> {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }

@@ -27,9 +27,14 @@ export function isBookmark(value: string): boolean {
   return BOOKMARK.test(value);
 }
 
-/** The session start for a request with this method and `x-d1-bookmark` header. */
-export function sessionStart(method: string, header: string | null | undefined): SessionStart {
-  if (!READS.has(method.toUpperCase())) return PRIMARY;
+/**
+ * The session start for a request with this method and `x-d1-bookmark` header. `objectDecides`:
+ * a write whose Worker only reads (the credential, which event a list is of) and whose event
+ * object decides and writes (a scan): it starts at the nearest copy like a read, so that it
+ * waits for no round trip to the primary (docs/scaling.md "Scans answered at the event's object").
+ */
+export function sessionStart(method: string, header: string | null | undefined, objectDecides = false): SessionStart {
+  if (!READS.has(method.toUpperCase()) && !objectDecides) return PRIMARY;
   const value = (header ?? "").trim();
   if (value === "" || value === "first-unconstrained") return ANYWHERE;
   if (isBookmark(value)) return { kind: "bookmark", constraint: value };

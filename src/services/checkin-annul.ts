@@ -37,12 +37,25 @@ export const annulCheckin = survivingD1Faults(async function annulCheckin(
   input: AnnulInput,
 ): Promise<{ status: "ok" }> {
   const lists = await resolveLists(ctx, scanner, input.lists);
-  const found = await checkinsWithNonce(
-    ctx.db,
-    lists.map((l) => l.listId),
-    input.nonce,
-    scanner.deviceId,
-  );
+  const read = () =>
+    checkinsWithNonce(
+      ctx.db,
+      lists.map((l) => l.listId),
+      input.nonce,
+      scanner.deviceId,
+    );
+  let found = await read();
+  if (found.length === 0) {
+    // a scan answered moments ago may not be in D1 yet: its event's object writes what it holds first
+    await Promise.all(
+      lists.map((l) =>
+        withEventObject(ctx.env, { id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon }, (s) =>
+          s.settle(),
+        ),
+      ),
+    );
+    found = await read();
+  }
   if (found.length === 0) throw notFound("No check-in found based on nonce");
   if (found.length > 1) throw refused("Multiple check-ins found based on nonce");
   const ci = found[0]!;

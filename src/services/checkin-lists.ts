@@ -112,6 +112,23 @@ async function check(ctx: EventContext, input: CheckinListInput): Promise<void> 
     throw nonFieldError("The subevent does not belong to this event.");
 }
 
+/**
+ * Tells the event's object that what its scans decide on changed in D1 besides a list (a question
+ * asked at check-in): it reads the check-in configuration again, so the next scan it answers from
+ * its storage decides on the new one. A failure is left to the object's own check: the stamps its
+ * next write batch reads.
+ */
+export async function checkinConfigChanged(ctx: EventContext): Promise<void> {
+  try {
+    await withEventObject(ctx.env, ctx.event, (s) => s.checkinConfigChanged());
+  } catch (e) {
+    log.error("the event object did not take a change of its check-in configuration", {
+      event_id: ctx.event.id,
+      error: e,
+    });
+  }
+}
+
 /** Tells the event's object that a list changed; the D1 write is done, so a failure here is left to the object's own checks. */
 async function tellObject(ctx: EventContext, listId: number, deleted: boolean): Promise<void> {
   try {

@@ -29,6 +29,7 @@ import {
 } from "../db/questions";
 import { QUESTION_IDENTIFIER_INDEX, QUESTION_TYPES, type QuestionType } from "../db/schema";
 import { checkEventItems, identifier, idList, position, randomIdentifier } from "./catalog-fields";
+import { checkinConfigChanged } from "./checkin-lists";
 import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { fieldError, invalidPk, notFound, Problems } from "../lib/failure";
 import { date, dateTime, i18n, i18nRequired } from "../rules/fields";
@@ -392,11 +393,14 @@ export async function createQuestion(ctx: EventContext, input: QuestionInput): P
     while (checked.identifiers.has(ident.toLowerCase()));
     values.identifier = ident;
   }
+  let record: QuestionRecord;
   try {
-    return await insertQuestion(ctx.db, ctx.event.id, values as QuestionValues, itemIds, optionValues, ctx.now);
+    record = await insertQuestion(ctx.db, ctx.event.id, values as QuestionValues, itemIds, optionValues, ctx.now);
   } catch (e) {
     throw await writeFailure(ctx, e, { question: null });
   }
+  if (record.question.askDuringCheckin) await checkinConfigChanged(ctx);
+  return record;
 }
 
 /** PUT (`put`) or PATCH (`patch`), checked on the merged state; options are refused (pretix). */
@@ -429,6 +433,7 @@ export async function updateQuestion(
     throw await writeFailure(ctx, e, { question: current.id });
   }
   if (!record) throw notFound();
+  if (current.askDuringCheckin || record.question.askDuringCheckin) await checkinConfigChanged(ctx);
   return record;
 }
 
@@ -436,6 +441,7 @@ export async function updateQuestion(
 export async function deleteQuestion(ctx: EventContext, id: number): Promise<void> {
   const { question } = await loadQuestion(ctx, id);
   await deleteQuestionRow(ctx.db, ctx.event.id, question.id, ctx.now);
+  if (question.askDuringCheckin) await checkinConfigChanged(ctx);
 }
 
 // ---- services: options ----

@@ -562,13 +562,15 @@ describe("check-in", LOADED, () => {
   const CHECKIN_WRITE = /^INSERT INTO checkins /;
   const CHECKIN_CHECK = /^select "id" from "checkins" where "checkins"\."uid" = \?$/;
 
-  /** A venue with a list, one paid ticket, and the object warmed up by a first scan of another ticket. */
+  /**
+   * A venue with a list and one paid ticket. The object has leased no check-in ids yet, so its
+   * first scan is answered after D1 (`writeScan`); the scans it answers from its own storage
+   * meet the same faults in test/api/checkin-at-object.test.ts.
+   */
   async function door() {
     const v = await venue();
     const list = await v.list();
     const ticket = await v.sell();
-    const warm = await v.sell();
-    expect((await v.redeem({ secret: warm.secret, lists: [list.id] })).status).toBe(201);
     const scan = (nonce: string | null = "n-1") => v.redeem({ secret: ticket.secret, lists: [list.id], nonce });
     const stored = async () =>
       (await db().select().from(checkins).where(eq(checkins.positionId, ticket.id))).filter((c) => c.successful);

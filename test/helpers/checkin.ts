@@ -2,7 +2,9 @@
  * A venue for the check-in tests, built through the API: a shop with an admission item and a
  * quota, check-in lists, paid orders (tickets), and a scanner device of the organizer.
  */
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { eventObject } from "../../src/objects/client";
 import { type Client, db, type Json, seedDevice } from "../harness";
 import { shop, type Shop } from "./sales";
 
@@ -16,6 +18,7 @@ export type Venue = Shop & {
   /** A paid order of one ticket; its position. */
   sell(body?: Record<string, unknown>): Promise<Json>;
   redeem(body: Record<string, unknown>, client?: Client, query?: string): ReturnType<Client["post"]>;
+  settle(): Promise<void>;
 };
 
 export async function venue(
@@ -47,6 +50,8 @@ export async function venue(
     sell: async (body = {}) => (await order(body)).positions[0],
     redeem: (body, client = device.client, query = "") =>
       client.post(`/api/v1/organizers/${s.orgSlug}/checkinrpc/redeem/${query}`, body),
+    /** Waits until D1 has every scan the event object answered from its storage (its outbox is written). */
+    settle: async () => expect(await eventObject(env, eventId).settle()).toBe(true),
   };
 }
 

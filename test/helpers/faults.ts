@@ -134,3 +134,10 @@ export async function breakObjectWrites(eventId: number, mode: D1FaultMode): Pro
   });
   return handle;
 }
+
+/** The event's running object writes to D1 again (undoes `breakObjectWrites`). */
+export async function mendObjectWrites(eventId: number): Promise<void> {
+  await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
+    (instance as unknown as { env: typeof env }).env = env;
+  });
+}

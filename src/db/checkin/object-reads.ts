@@ -28,10 +28,7 @@ export function configUnchangedSql(eventId: number, stamps: Record<string, numbe
  * secret (or, for the legacy per-list redeem, an id): the object's fallback on a miss.
  */
 export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: number | null) {
-  // the ticket of the secret, of a revoked secret of it, or of the id
-  const revoked = sql`id IN (SELECT position_id FROM revoked_secrets WHERE event_id = ${eventId} AND secret = ${secret})`;
-  const match =
-    id === null ? sql`(secret = ${secret} OR ${revoked})` : sql`(secret = ${secret} OR ${revoked} OR id = ${id})`;
+  const match = ticketMatchSql(eventId, secret, id);
   return rawRows<TicketOrderRow>(
     db,
     sql`SELECT o.code AS code, o.status AS status, o.require_approval AS requireApproval, o.checkin_attention AS checkinAttention,
@@ -41,11 +38,17 @@ export function ticketOrderQuery(db: DB, eventId: number, secret: string, id: nu
           'validUntil', p.valid_until, 'answers', json(p.answers),
           'blocked', CASE WHEN p.blocked IS NULL OR p.blocked = '[]' THEN 0 ELSE 1 END))
         FROM order_positions p WHERE p.order_id = o.id) AS positions,
-      (SELECT json_group_array(json_object('uid', c.uid, 'listId', c.list_id, 'positionId', c.position_id, 'type', c.type,
+      (SELECT json_group_array(json_object('id', c.id, 'uid', c.uid, 'listId', c.list_id, 'positionId', c.position_id, 'type', c.type,
           'datetime', c.datetime, 'nonce', c.nonce, 'deviceId', c.device_id, 'auto', c.auto_checked_in))
         FROM checkins c JOIN order_positions p2 ON p2.id = c.position_id WHERE p2.order_id = o.id AND c.successful = 1) AS passages
     FROM orders o WHERE o.event_id = ${eventId} AND o.id IN (SELECT order_id FROM order_positions WHERE event_id = ${eventId} AND ${match})`,
   );
+}
+
+/** The ticket of the secret, of a revoked secret of it, or of the id (a condition on `order_positions`). */
+export function ticketMatchSql(eventId: number, secret: string, id: number | null): SQL {
+  const revoked = sql`id IN (SELECT position_id FROM revoked_secrets WHERE event_id = ${eventId} AND secret = ${secret})`;
+  return id === null ? sql`(secret = ${secret} OR ${revoked})` : sql`(secret = ${secret} OR ${revoked} OR id = ${id})`;
 }
 
 export type TicketOrderRow = {

@@ -56,9 +56,11 @@ const CHECKIN_COLUMNS = [
   "raw_subevent",
 ] as const;
 
-/** A check-in written only while `condition` holds (and once per uid). */
+/** A check-in written only while `condition` holds (and once per uid); with the id the event object gave it, if any. */
 export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
+  const columns: readonly string[] = r.id == null ? CHECKIN_COLUMNS : ["id", ...CHECKIN_COLUMNS];
   const values = [
+    ...(r.id == null ? [] : [r.id]),
     r.uid,
     r.eventId,
     r.listId,
@@ -82,7 +84,7 @@ export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
   ];
   return statement(
     db,
-    sql`INSERT INTO checkins (${sql.raw(CHECKIN_COLUMNS.join(", "))}) SELECT ${sql.join(
+    sql`INSERT INTO checkins (${sql.raw(columns.join(", "))}) SELECT ${sql.join(
       values.map((v) => sql`${v}`),
       sql`, `,
     )} WHERE ${condition} ON CONFLICT (uid) DO NOTHING`,
@@ -98,11 +100,12 @@ export function autoCheckinStatement(
   uid: string,
   listId: number,
   now: number,
+  id: number | null = null,
 ) {
   return statement(
     db,
-    sql`INSERT INTO checkins (uid, event_id, list_id, position_id, type, datetime, created, successful, auto_checked_in, forced)
-    SELECT ${uid}, ${eventId}, ${listId}, p.id, 'entry', ${now}, ${now}, 1, 1, 0
+    sql`INSERT INTO checkins (id, uid, event_id, list_id, position_id, type, datetime, created, successful, auto_checked_in, forced)
+    SELECT ${id}, ${uid}, ${eventId}, ${listId}, p.id, 'entry', ${now}, ${now}, 1, 1, 0
     FROM order_positions p JOIN orders o ON o.id = p.order_id WHERE o.event_id = ${eventId} AND o.code = ${orderCode} AND p.positionid = ${positionid}
     ON CONFLICT (uid) DO NOTHING`,
   );

@@ -9,9 +9,16 @@ import { runBatch, type Statement } from "../../db/catalog-common";
 import {
   checkinStampsQuery,
   configUnchangedSql,
+  ticketMatchSql,
   ticketOrderQuery,
   type TicketOrderRow,
 } from "../../db/checkin/object-reads";
+import {
+  checkinIdsOfTickets,
+  leaseCheckinIdsStatements,
+  scanRowsMatching,
+  scanRowsOfTickets,
+} from "../../db/checkin/scan-rows";
 import { checkinExists, insertCheckinIf, setPositionAnswers } from "../../db/checkin/passages";
 import { type CheckinPositionRow, checkinPositionsByIds } from "../../db/checkin/ticket-rows";
 import type { Answer, CheckinReason } from "../../db/schema";
@@ -28,10 +35,19 @@ import {
   type TicketFacts,
 } from "../../rules/checkin";
 import { evaluateRules } from "../../rules/checkin-rules";
-import { clearOutbox, handToAlarm, type OutboxKind, type PassageWrite, writeOutbox } from "./outbox";
+import { clearOutbox, handToAlarm, type PassageWrite, writeOutbox } from "./outbox";
 import { passageStatements, trackExit } from "./passages";
+import {
+  LEASE_SIZE,
+  leaseRunningLow,
+  localPosition,
+  rememberCheckinIds,
+  rememberRows,
+  storeLease,
+  takeCheckinId,
+} from "./scan-answers";
 import type { EventState } from "./state";
-import type { MiniList, RedeemOutcome, RedeemRequest } from "./types";
+import type { RedeemOutcome, RedeemRequest } from "./types";
 
 /** What `decideAndRecord` decided and recorded, for writing (or undoing) it. */
 type ScanDecision = {
@@ -68,16 +84,24 @@ export async function redeem(s: EventState, req: RedeemRequest): Promise<RedeemO
   // a ticket the index has never seen, or whose order's language it lacks when the scan asks for it
   if (known === null || (req.useOrderLocale && known.tickets.some((t) => s.ci.order(t.orderCode)?.locale === null))) {
     const db = s.db();
-    const [rows, revoked] = (await runBatch(db, [
+    const lease = leaseRunningLow(s);
+    const results = await runBatch(db, [
       ticketOrderQuery(db, s.eventId, req.raw, req.id),
       revokedSecretQuery(db, s.eventId, req.raw),
-    ])) as [TicketOrderRow[], { positionId: number }[]];
+      scanRowsMatching(db, s.eventId, ticketMatchSql(s.eventId, req.raw, req.id)),
+      ...(lease ? leaseCheckinIdsStatements(db, LEASE_SIZE) : []),
+    ]);
+    const [rows, revoked, scanRows] = results as [TicketOrderRow[], { positionId: number }[], CheckinPositionRow[]];
     if (rows.length || revoked.length)
       indexFallback(
         s,
         rows,
         revoked.map((r) => ({ secret: req.raw, ticketId: r.positionId })),
       );
+    s.storage.transactionSync(() => {
+      rememberRows(s, scanRows);
+      if (lease) storeLeaseFrom(s, results);
+    });
   }
   // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
   // statements carry the condition); it is undone and taken again on the new configuration.
@@ -87,6 +111,8 @@ export async function redeem(s: EventState, req: RedeemRequest): Promise<RedeemO
     const found = candidates(s, req, list.addonMatch);
     if (found === null) return { kind: "unknown" };
     const d = decideAndRecord(s, req, list, found);
+    const here = answerHere(s, req, list, d);
+    if (here) return here;
     const outcome = await writeScan(s, req, list, d, attempt < 2);
     if (outcome !== "stale") return outcome;
     await s.reloadCheckinConfig();
@@ -129,6 +155,7 @@ export function indexFallback(
   s.storage.transactionSync(() => {
     for (const r of revoked) s.ci.addRevoked(r.secret, r.ticketId);
     for (const row of rows) {
+      rememberCheckinIds(s, JSON.parse(row.passages) as { uid: string; id: number }[]);
       const added = s.ci.indexFromD1(row);
       for (const tid of new Set(added.map((p) => p.ticketId))) {
         const t = s.ci.ticketById(tid);
@@ -234,6 +261,8 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
       case "pass":
         d.status = "ok";
         d.passage = {
+          // its D1 id from the object's leased block (none left: D1 gives it one)
+          id: takeCheckinId(s),
           // pretix's `first_checkin`: the ticket's first passage on this list
           report: { code: d.ticket.orderCode, first: s.ci.passages(d.ticket.id, list.id).length === 0 },
           uid: crypto.randomUUID(),
@@ -251,6 +280,7 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
           rawSourceType: req.sourceType,
         };
         s.ci.addPassage(d.passage);
+        if (d.passage.id != null) rememberCheckinIds(s, [{ uid: d.passage.uid, id: d.passage.id }]);
         trackExit(s, d.ticket);
         d.outboxId = writeOutbox(s, { kind: "checkin", passage: d.passage, answers: d.answers }, now);
     }
@@ -268,6 +298,42 @@ function undoScan(s: EventState, d: ScanDecision): void {
       clearOutbox(s, d.outboxId);
     }
   });
+}
+
+/**
+ * The answer of a scan from the object's storage alone (scan-answers.ts), its D1 write left to
+ * the outbox's writer (scan-writes.ts), which the object starts once the answer is on its way.
+ * null when the object lacks a piece of the answer: the scan is then written and answered
+ * after D1 (`writeScan`).
+ */
+function answerHere(s: EventState, req: RedeemRequest, list: ListConfig, d: ScanDecision): RedeemOutcome | null {
+  if (d.passage && d.passage.id == null) return null;
+  const position = localPosition(s, d.ticket, list.id, d.answers);
+  if (!position) return null;
+  const failed =
+    d.status === "error" ? failedScan(s, d.ticket.id, list.id, req, d.reason ?? "error", d.explanation, d.now) : null;
+  if (!d.passage && (failed || d.answers))
+    writeOutbox(s, { kind: "scan", ticketId: d.ticket.id, failed, answers: d.answers }, d.now);
+  return decided(list, d, position);
+}
+
+/** The answer of a decided scan. */
+function decided(list: ListConfig, d: ScanDecision, position: CheckinPositionRow | null): RedeemOutcome {
+  return {
+    kind: "decided",
+    status: d.status,
+    reason: d.status === "error" ? (d.reason ?? "error") : null,
+    explanation: d.explanation,
+    questions: d.questions,
+    list: { id: list.id, name: list.name, subevent: list.subeventId, include_pending: list.includePending },
+    position,
+  };
+}
+
+/** Keeps the block of check-in ids a batch leased (its last statement). */
+function storeLeaseFrom(s: EventState, results: unknown[]): void {
+  const [leased] = results[results.length - 1] as { seq: number }[];
+  if (leased) storeLease(s, leased.seq);
 }
 
 /**
@@ -298,6 +364,11 @@ async function writeScan(
     if (d.answers) stmts.push(setPositionAnswers(db, d.ticket.id, d.answers, unchanged));
   }
   stmts.push(checkinPositionsByIds(db, s.eventId, [d.ticket.id], list.id));
+  // what the next scans of the order's tickets are answered from
+  const readBack = stmts.length;
+  stmts.push(scanRowsOfTickets(db, s.eventId, [d.ticket.id]), checkinIdsOfTickets(db, s.eventId, [d.ticket.id]));
+  let lease = leaseRunningLow(s);
+  if (lease) stmts.push(...leaseCheckinIdsStatements(db, LEASE_SIZE));
   if (d.passage) s.inflight.add(d.outboxId);
   let results: unknown[];
   // whether the scan's webhook notification wrote calls (its statement follows the stamps)
@@ -323,8 +394,21 @@ async function writeScan(
       throw e;
     }
     clearOutbox(s, d.outboxId);
-    results = [[], ...(await runBatch(s.db(), [checkinPositionsByIds(s.db(), s.eventId, [d.ticket.id], list.id)]))];
+    // the reads after the writes, again (the statements before them answer nothing that is still needed)
+    const again = s.db();
+    const reads = await runBatch(again, [
+      checkinPositionsByIds(again, s.eventId, [d.ticket.id], list.id),
+      scanRowsOfTickets(again, s.eventId, [d.ticket.id]),
+      checkinIdsOfTickets(again, s.eventId, [d.ticket.id]),
+    ]);
+    results = [...Array.from({ length: readBack - 1 }, () => []), ...reads];
+    lease = false;
   }
+  s.storage.transactionSync(() => {
+    rememberRows(s, results[readBack] as CheckinPositionRow[]);
+    rememberCheckinIds(s, results[readBack + 1] as { uid: string; id: number }[]);
+    if (lease) storeLeaseFrom(s, results);
+  });
   const stamps = results[0] as { resource: string; modifiedAt: number }[];
   if (mayRetry && stamps.some((st) => st.modifiedAt > (d.stamps[st.resource] ?? 0))) {
     undoScan(s, d);
@@ -333,22 +417,8 @@ async function writeScan(
   if (d.passage) clearOutbox(s, d.outboxId);
   // the scan's webhook notification was written with it; the queue delivers it
   if (notified && d.passage?.report) dispatchWebhooks(s.env, [{ eventId: s.eventId, code: d.passage.report.code }]);
-  const [position] = results[results.length - 1] as CheckinPositionRow[];
-  const mini: MiniList = {
-    id: list.id,
-    name: list.name,
-    subevent: list.subeventId,
-    include_pending: list.includePending,
-  };
-  return {
-    kind: "decided",
-    status: d.status,
-    reason: d.status === "error" ? (d.reason ?? "error") : null,
-    explanation: d.explanation,
-    questions: d.questions,
-    list: mini,
-    position: position ?? null,
-  };
+  const [position] = results[readBack - 1] as CheckinPositionRow[];
+  return decided(list, d, position ?? null);
 }
 
 /** A refused scan as D1 keeps it (statistics). */
@@ -387,11 +457,4 @@ export async function checkinListChanged(s: EventState, listId: number, deleted:
   await s.reloadCheckinConfig();
   await s.scheduleAlarm();
   return null;
-}
-
-/** The alarm's replay of a check-in (written once, by its uid), with its webhook notification. */
-export async function replayCheckin(s: EventState, entry: OutboxKind<"checkin">): Promise<void> {
-  const db = s.db();
-  await runBatch(db, passageStatements(s, db, entry.passage, entry.answers));
-  if (entry.passage.report) dispatchWebhooks(s.env, [{ eventId: s.eventId, code: entry.passage.report.code }]);
 }

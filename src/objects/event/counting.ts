@@ -25,8 +25,10 @@ export const COUNTED_METHODS = [
   "redeem",
   "annul",
   "checkinListChanged",
+  "checkinConfigChanged",
   "checkinCounts",
   "changeTickets",
+  "settle",
 ] as const;
 export type CountedMethod = (typeof COUNTED_METHODS)[number];
 

@@ -17,6 +17,9 @@ import { LiveAvailability } from "./live";
 import type { LiveSnapshot } from "../live/snapshot";
 import { CallCounting, type CountedAnswer, type CountedMethod } from "./counting";
 import * as orders from "./orders";
+import { outboxSize } from "./outbox";
+import { drainOutbox, RETRY_MS } from "./outbox-drain";
+import { dropLease } from "./scan-answers";
 import { countStartReads, createTables, loadAndWake, restoreHolds } from "./start";
 import { EventState } from "./state";
 import * as tickets from "./tickets";
@@ -69,9 +72,15 @@ export class EventObject extends DurableObject<Env> {
    */
   async countedCall(method: CountedMethod, args: unknown[], group: number): Promise<CountedAnswer> {
     // the organizer moved to another group: the catalog is read again from its database
-    if (this.s.useGroup(group)) this.s.ledger.setCatalog(await this.s.loadCatalog());
+    if (this.s.useGroup(group)) {
+      dropLease(this.s);
+      this.s.ledger.setCatalog(await this.s.loadCatalog());
+    }
     const fn = () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args);
-    return this.counting.call(method, fn, this.started);
+    const answer = await this.counting.call(method, fn, this.started);
+    // a scan answered from storage: D1 gets it after the answer, outside the call's counting and bookmarks
+    if (method === "redeem") await this.writeBehind();
+    return answer;
   }
 
   /** What this instance read from its storage when it started (tests). */
@@ -127,8 +136,27 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- admission
 
+  /** Decides a scan; one answered from the object's storage is written to D1 after its answer (`writeBehind`). */
   redeem(req: RedeemRequest): Promise<RedeemOutcome> {
     return this.changing(admission.redeem(this.s, req));
+  }
+
+  /**
+   * Starts the outbox's writer for what no request holds (the scans answered from storage):
+   * its D1 batch is sent before the answer leaves. The alarm, set no later than `RETRY_MS`
+   * from now, takes over should the write fail or this instance end first.
+   */
+  private async writeBehind(): Promise<void> {
+    if (outboxSize(this.s) <= this.s.inflight.size) return;
+    void drainOutbox(this.s);
+    const due = Date.now() + RETRY_MS;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > due) await this.ctx.storage.setAlarm(due);
+  }
+
+  /** Waits until D1 has what the outbox holds (tests; a reader that must see the latest scans). True when it does. */
+  async settle(): Promise<boolean> {
+    return (await drainOutbox(this.s)) && outboxSize(this.s) === 0;
   }
 
   /** Takes back a successful check-in (pretix `checkinrpc/annul`): the ticket is no longer inside. */
@@ -138,6 +166,12 @@ export class EventObject extends DurableObject<Env> {
 
   checkinListChanged(listId: number, deleted: boolean): Promise<null> {
     return admission.checkinListChanged(this.s, listId, deleted);
+  }
+
+  /** Something else its scans decide on changed in D1 (a question asked at check-in): the configuration is read again. */
+  async checkinConfigChanged(): Promise<null> {
+    await this.s.reloadCheckinConfig();
+    return null;
   }
 
   /** What the object holds of check-in (tests). */

@@ -9,6 +9,8 @@
 import { eq, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../../db/catalog-common";
 import { autoCheckinStatement } from "../../db/checkin/passages";
+import { checkinIdsOfOrder, scanRowsOfOrder } from "../../db/checkin/scan-rows";
+import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { DB } from "../../db/client";
 import { type OrderWrite, orderExists, orderWriteStatements } from "../../db/inventory";
 import { orderByCode, type PositionJson, type RawOrder } from "../../db/orders";
@@ -22,6 +24,7 @@ import { releaseCartHold, restoreCartHolds } from "./carts";
 import { type AutoCheckin, clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
 import type { EventState } from "./state";
 import { admissionHasRoom, countAdmissionOrder, uncountAdmissionOrder } from "./queue-admissions";
+import { forgetRowsOfOrder, rememberCheckinIds, rememberRows } from "./scan-answers";
 import { applyTicketChanges } from "./tickets";
 import type { OrderDecision, OrderRequest, StatusChange, StatusDecision } from "./types";
 
@@ -69,6 +72,8 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
   s.inflight.add(outboxId);
   let mailIds: number[] = [];
   let written: RawOrder | null = null;
+  let scanRows: CheckinPositionRow[] = [];
+  let checkinIds: { uid: string; id: number }[] = [];
   try {
     const db = s.db();
     // the write, then the order read back in the same transaction (saves the caller a round trip)
@@ -82,13 +87,18 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
         autoCheckinStatements(s, db, req.write, autoCheckins, now),
       ),
       orderByCode(db, req.write.order.eventId, req.code),
+      // what scans of its tickets are answered from (scan-answers.ts)
+      scanRowsOfOrder(db, s.eventId, req.code),
+      checkinIdsOfOrder(db, s.eventId, req.code),
     ];
     const results = await runBatch(db, stmts);
-    const last = results.length - 1;
+    const last = results.length - 3;
     mailIds = results
       .slice(last - req.write.mails.length, last)
       .flatMap((r) => (r as { id: number }[]).map((m) => m.id));
     written = (results[last] as RawOrder[])[0] ?? null;
+    scanRows = results[last + 1] as CheckinPositionRow[];
+    checkinIds = results[last + 2] as { uid: string; id: number }[];
   } catch (e) {
     // A batch is one transaction, but a failed call does not always say whether it committed:
     // ask D1. Written → it is a success after all; not written → give the capacity back;
@@ -112,6 +122,8 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
   }
   s.storage.transactionSync(() => {
     if (written) indexWrittenOrder(s, written, autoCheckins, now);
+    rememberRows(s, scanRows);
+    rememberCheckinIds(s, checkinIds);
     clearOutbox(s, outboxId);
   });
   if (mailIds.length) await dispatchMail(s.env, mailIds);
@@ -264,6 +276,7 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     if (changed) {
       s.ci.setOrderStatus(req.code, req.to);
       applyTicketChanges(s, req.tickets ?? []);
+      forgetRowsOfOrder(s, req.code);
     }
     clearOutbox(s, outboxId);
   });
@@ -310,6 +323,7 @@ export async function replayStatus(s: EventState, entry: OutboxKind<"status">): 
     if (status === "n" || status === "p") s.ledger.setOrderPaid(entry.code, status === "p");
     else s.ledger.removeOrder(entry.code);
     if (status !== undefined) s.ci.setOrderStatus(entry.code, status as OrderStatus);
+    forgetRowsOfOrder(s, entry.code);
     // the tickets changed if the status did (changeSecret changes only from the old secret)
     if (status === entry.to) applyTicketChanges(s, entry.tickets ?? []);
   });

@@ -4,6 +4,7 @@
  * made it clears it once D1 answered; an entry whose request died, or could not tell whether D1
  * took it, is replayed by the alarm (alarm.ts). Every entry is safe to write twice.
  */
+import type { CheckinInsert } from "../../db/checkin/passages";
 import type { OrderWrite } from "../../db/inventory";
 import type { StatusWrite } from "../../db/payments";
 import type { Answer } from "../../db/schema";
@@ -18,6 +19,8 @@ import type { CartRow } from "./types";
  * and exits have none (pretix does not log them).
  */
 export type PassageWrite = StoredPassage & {
+  /** Its D1 id, when the object gave it one from its leased block (scan-answers.ts). */
+  id?: number | null;
   created: number;
   forced: boolean;
   forceSent?: boolean;
@@ -41,6 +44,8 @@ export type OutboxEntry =
   | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)
   | { kind: "tickets"; orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null; now: number }
   | { kind: "checkin"; passage: PassageWrite; answers: Answer[] | null }
+  /** A scan answered at the object that admitted no one: the refused scan's row, answers given at the door. */
+  | { kind: "scan"; ticketId: number; failed: CheckinInsert | null; answers: Answer[] | null }
   | { kind: "annul"; uid: string; positionId: number; explanation: string | null; created: number }
   | { kind: "exit_all"; listId: number; fired: number; next: number; passages: PassageWrite[] };
 
@@ -73,6 +78,11 @@ export function clearOutbox(s: EventState, id: number): void {
 export async function handToAlarm(s: EventState, id: number): Promise<void> {
   s.inflight.delete(id);
   await s.storage.setAlarm(Date.now() + 5_000);
+}
+
+/** Whether an entry is the object's to write (no running request holds it). */
+export function unheldEntries(s: EventState): { id: number; payload: string }[] {
+  return outboxEntries(s).filter((e) => !s.inflight.has(e.id));
 }
 
 /** All stored entries, oldest first (each payload an `OutboxEntry` as JSON). */

@@ -50,6 +50,7 @@ export function passageStatements(
     insertCheckinIf(
       db,
       {
+        id: p.id ?? undefined,
         uid: p.uid,
         eventId: s.eventId,
         listId: p.listId,

@@ -9,6 +9,7 @@ import type { CallCounting } from "./counting";
 import { createOrderBookTables } from "./order-book";
 import { createOutboxTable, outboxSize } from "./outbox";
 import { createAdmissionTables } from "./queue-admissions";
+import { createScanAnswerTables } from "./scan-answers";
 import type { EventState } from "./state";
 import type { ObjectStart } from "./types";
 
@@ -42,6 +43,7 @@ export function createTables(s: EventState): void {
   createOrderBookTables(s.sql);
   createOutboxTable(s.sql);
   createAdmissionTables(s.sql);
+  createScanAnswerTables(s.sql);
   s.ci.createTables();
 }
 

@@ -7,6 +7,7 @@ import { positionSecretsQuery, type TicketChange, ticketChangeStatements } from 
 import { runBatch } from "../../db/catalog-common";
 import type { SecretUndo } from "./checkin-state";
 import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
+import { forgetRow } from "./scan-answers";
 import type { EventState } from "./state";
 import type { TicketsChange } from "./types";
 
@@ -16,6 +17,7 @@ type TicketUndo = { secret: SecretUndo; blocked: boolean | null };
 /** Puts ticket changes into the index (caller: inside transactionSync). Returns what it takes to undo them. */
 export function applyTicketChanges(s: EventState, changes: readonly TicketChange[]): TicketUndo[] {
   return changes.map((c) => {
+    forgetRow(s, c.positionId);
     const wasBlocked = s.ci.ticketById(c.positionId)?.blocked;
     const secret = s.ci.changeSecret(c.positionId, c.secret, c.newSecret, c.revoke);
     if (c.blocked !== undefined) s.ci.setBlocked(c.positionId, c.blockedAfter);
