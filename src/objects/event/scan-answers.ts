@@ -11,9 +11,13 @@ import type { Answer } from "../../db/schema";
 import type { TicketFacts } from "../../rules/checkin";
 import type { EventState } from "./state";
 
-/** How many check-in ids one lease takes from D1, and below how many left the next is taken. */
-export const LEASE_SIZE = 200;
-const LEASE_LOW = 50;
+/**
+ * How many check-in ids one lease takes from D1, and below how many left the next is taken: a
+ * gate keeps answering from storage through a D1 outage for as many check-ins as are left (at
+ * least 500; ids are plenty: a group's range is 10¹²).
+ */
+export const LEASE_SIZE = 1_000;
+const LEASE_LOW = 500;
 
 export function createScanAnswerTables(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS scan_rows (ticket_id INTEGER PRIMARY KEY, order_code TEXT NOT NULL,
