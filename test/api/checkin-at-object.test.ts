@@ -13,7 +13,7 @@ import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event/object";
 import { RETRY_MS } from "../../src/objects/event/outbox-drain";
 import { db } from "../harness";
-import { venue, type Venue } from "../helpers/checkin";
+import { venue } from "../helpers/checkin";
 import { breakObjectWrites, injectD1Fault, mendObjectWrites } from "../helpers/faults";
 
 const LOADED = { timeout: 60_000 };
@@ -44,17 +44,12 @@ async function door(n: number) {
   for (let i = 0; i < n; i++) tickets.push(await v.sell());
   const warm = await v.sell();
   expect((await v.redeem({ secret: warm.secret, lists: [list.id] })).status).toBe(201);
-  await settle(v);
+  await v.settle();
   const stored = async (positionId?: number) =>
     (await db(v.org.group).select().from(checkins).where(eq(checkins.eventId, v.eventId))).filter(
       (c) => c.successful && c.positionId !== warm.id && (positionId === undefined || c.positionId === positionId),
     );
   return { v, list, tickets, stored };
-}
-
-/** Waits until the object's outbox is written (D1 has every scan it answered). */
-async function settle(v: Venue) {
-  expect(await eventObject(env, v.eventId).settle()).toBe(true);
 }
 
 describe("a scan is answered from the event object's storage", LOADED, () => {
@@ -77,7 +72,7 @@ describe("a scan is answered from the event object's storage", LOADED, () => {
     // the instance ends with its write unanswered; the next one's alarm writes what it had answered
     await endInstance(v.eventId);
     expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
-    await settle(v);
+    await v.settle();
     const rows = await stored();
     expect(rows.map((r) => r.positionId).sort()).toEqual(tickets.map((t) => t.id).sort());
   });
@@ -86,7 +81,7 @@ describe("a scan is answered from the event object's storage", LOADED, () => {
     const { v, list, tickets } = await door(1);
     const res = await v.redeem({ secret: tickets[0].secret, lists: [list.id] });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    await settle(v);
+    await v.settle();
     const shown = await v.client.get(`${v.path}/checkinlists/${list.id}/positions/${tickets[0].id}/`);
     expect(shown.status).toBe(200);
     expect(res.body.position).toEqual(shown.body);
@@ -128,7 +123,7 @@ describe("a scan is answered from the event object's storage", LOADED, () => {
     ).filter((c) => !c.successful);
     expect(refused.map((c) => c.errorReason)).toEqual(["already_redeemed"]);
     // nothing is left to write, nothing was written twice
-    await settle(v);
+    await v.settle();
     expect(await stored()).toHaveLength(tickets.length);
   });
 
@@ -198,7 +193,7 @@ describe("a scan is answered from the event object's storage", LOADED, () => {
       expect(mine.filter((r) => r.body.reason === "already_redeemed")).toHaveLength(4);
       void t;
     }
-    await settle(v);
+    await v.settle();
     const rows = await stored();
     expect(rows).toHaveLength(tickets.length);
     const ids = results.filter((r) => r.status === 201).map((r) => r.body.position.checkins[0].id);
@@ -225,7 +220,7 @@ describe("the faults of a check-in's D1 write, after its answer", LOADED, () => 
     expect((await v.redeem({ secret: tickets[0].secret, lists: [list.id], nonce: "l-2" })).body.reason).toBe(
       "already_redeemed",
     );
-    await settle(v);
+    await v.settle();
     expect(await stored()).toHaveLength(1);
   });
 
@@ -239,7 +234,7 @@ describe("the faults of a check-in's D1 write, after its answer", LOADED, () => 
     );
     await vi.waitFor(async () => expect(await alarmAt(v.eventId)).not.toBeNull());
     expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
-    await settle(v);
+    await v.settle();
     expect(await stored()).toHaveLength(1);
   });
 
@@ -256,7 +251,7 @@ describe("the faults of a check-in's D1 write, after its answer", LOADED, () => 
     expect((await v.redeem({ secret: tickets[0].secret, lists: [list.id], nonce: "d-2" })).body.reason).toBe(
       "already_redeemed",
     );
-    await settle(v);
+    await v.settle();
     expect(await stored()).toHaveLength(1);
   });
 

@@ -100,7 +100,7 @@ export async function redeem(s: EventState, req: RedeemRequest): Promise<RedeemO
       );
     s.storage.transactionSync(() => {
       rememberRows(s, scanRows);
-      if (lease) storeLeaseFrom(s, results);
+      if (lease) storeLease(s, results);
     });
   }
   // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
@@ -330,12 +330,6 @@ function decided(list: ListConfig, d: ScanDecision, position: CheckinPositionRow
   };
 }
 
-/** Keeps the block of check-in ids a batch leased (its last statement). */
-function storeLeaseFrom(s: EventState, results: unknown[]): void {
-  const [leased] = results[results.length - 1] as { seq: number }[];
-  if (leased) storeLease(s, leased.seq);
-}
-
 /**
  * Makes a decision durable: one D1 batch writes it (conditionally on an unchanged
  * configuration) and reads the ticket back for the answer. "stale": the configuration changed,
@@ -407,7 +401,7 @@ async function writeScan(
   s.storage.transactionSync(() => {
     rememberRows(s, results[readBack] as CheckinPositionRow[]);
     rememberCheckinIds(s, results[readBack + 1] as { uid: string; id: number }[]);
-    if (lease) storeLeaseFrom(s, results);
+    if (lease) storeLease(s, results);
   });
   const stamps = results[0] as { resource: string; modifiedAt: number }[];
   if (mayRetry && stamps.some((st) => st.modifiedAt > (d.stamps[st.resource] ?? 0))) {

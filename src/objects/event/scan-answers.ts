@@ -76,9 +76,18 @@ export function leaseRunningLow(s: EventState): boolean {
   return !lease || lease.last - lease.next + 1 < LEASE_LOW;
 }
 
-/** A block of ids D1 leased, ending at `last` (`LEASE_SIZE` long): it replaces what is left of the old one. */
-export function storeLease(s: EventState, last: number): void {
-  s.sql.exec("INSERT OR REPLACE INTO checkin_lease (one, next, last) VALUES (1, ?, ?)", last - LEASE_SIZE + 1, last);
+/**
+ * Keeps the block of check-in ids a batch leased: its last statement answered the counter, the
+ * block's last id (`LEASE_SIZE` long). It replaces what is left of the old block.
+ */
+export function storeLease(s: EventState, results: readonly unknown[]): void {
+  const [leased] = results[results.length - 1] as { seq: number }[];
+  if (!leased) return;
+  s.sql.exec(
+    "INSERT OR REPLACE INTO checkin_lease (one, next, last) VALUES (1, ?, ?)",
+    leased.seq - LEASE_SIZE + 1,
+    leased.seq,
+  );
 }
 
 /** The organizer moved to another database: ids leased from the old one are not used there. */

@@ -55,8 +55,7 @@ export async function writeScans(s: EventState, entries: readonly ScanEntry[], n
   s.storage.transactionSync(() => {
     rememberRows(s, results[reads + 1] as CheckinPositionRow[]);
     rememberCheckinIds(s, results[reads + 2] as { uid: string; id: number }[]);
-    const leased = lease ? (results[results.length - 1] as { seq: number }[])[0] : undefined;
-    if (leased) storeLease(s, leased.seq);
+    if (lease) storeLease(s, results);
   });
   if (reported.length) dispatchWebhooks(s.env, reported);
   // items, questions or lists changed in D1 without the object being told: later scans decide on the new ones
