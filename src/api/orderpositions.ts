@@ -30,7 +30,10 @@ orderPositionRoutes.get(
   doc.ok(positionResponse, { summary: "An order position (ticket)" }),
   queryParams({ include_canceled_positions: q.bool("also a canceled position (else 404)") }),
   async (c) =>
-    respond(c, await loadPosition(c.var, pathId(c, "id"), c.req.valid("query").include_canceled_positions ?? false)),
+    respond(
+      c,
+      await loadPosition(eventContext(c), pathId(c, "id"), c.req.valid("query").include_canceled_positions ?? false),
+    ),
 );
 
 orderPositionRoutes.post(

@@ -7,11 +7,11 @@
  * services/tickets.ts.
  */
 import { Hono } from "hono";
-import { findOrder } from "../db/orders";
-import { orderCodeOfPosition } from "../db/tickets";
 import { notFound } from "../lib/failure";
+import { loadOrder } from "../services/order-status";
+import { loadPosition } from "../services/ticket-changes";
 import { ticketPdf } from "../services/tickets";
-import type { AppContext, AppEnv } from "../http/context";
+import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { apiDocs, type RouteDoc } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
 import { pathId } from "../http/validation";
@@ -46,8 +46,7 @@ ticketRoutes.get(
   doc.file(download("Download an order's tickets (one PDF)")),
   async (c) => {
     output(c);
-    const r = await findOrder(c.var.db, c.var.event.id, c.req.param("code"));
-    if (!r) throw notFound();
+    const r = await loadOrder(eventContext(c), c.req.param("code"));
     return pdf(c, await ticketPdf(c.env, c.var.db, c.var.event, r, null));
   },
 );
@@ -59,9 +58,7 @@ ticketRoutes.get(
   async (c) => {
     output(c);
     const id = pathId(c, "id");
-    const code = await orderCodeOfPosition(c.var.db, c.var.event.id, id);
-    const r = code !== undefined ? await findOrder(c.var.db, c.var.event.id, code) : undefined;
-    if (!r) throw notFound();
-    return pdf(c, await ticketPdf(c.env, c.var.db, c.var.event, r, id));
+    const { record } = await loadPosition(eventContext(c), id, true);
+    return pdf(c, await ticketPdf(c.env, c.var.db, c.var.event, record, id));
   },
 );

@@ -14,8 +14,6 @@ import {
   itemCategories,
   itemVariations,
   items,
-  orderPositions,
-  orders,
   organizerSettings,
   organizers,
   seatingPlanSeats,
@@ -181,14 +179,3 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
   };
 }
 export type TicketRenderFacts = Awaited<ReturnType<typeof ticketRenderFacts>>;
-
-/** The code of the order of a position of the event (positions are addressed by id in the API). */
-export async function orderCodeOfPosition(db: DB, eventId: number, positionId: number): Promise<string | undefined> {
-  const row = await db
-    .select({ code: orders.code })
-    .from(orderPositions)
-    .innerJoin(orders, eq(orders.id, orderPositions.orderId))
-    .where(and(eq(orderPositions.eventId, eventId), eq(orderPositions.id, positionId)))
-    .get();
-  return row?.code;
-}

@@ -3,6 +3,7 @@
  * found by organizer, event, code and secret together — the secret in the URL is the
  * customer's only credential — the event's settings, and a checked `return_url`.
  */
+import { readSettled } from "../services/settled-reads";
 import { eventSettingsLevels } from "../services/settings";
 import { findOrderBySecret, type OrderRecord } from "../db/orders";
 import { organizerEventBySlugs, type EventRecord, type OrganizerRecord } from "../db/storefront";
@@ -54,7 +55,13 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
   const code = c.req.param("code") ?? "";
   const secret = c.req.param("secret") ?? "";
   const [record, levels] = await Promise.all([
-    findOrderBySecret(db, event.id, code, secret),
+    // an order the event's object answered moments ago is found too (services/settled-reads.ts)
+    readSettled(
+      { env: c.env, db },
+      [event],
+      (d) => findOrderBySecret(d, event.id, code, secret),
+      (r) => r !== undefined,
+    ),
     eventSettingsLevels(db, org.id, event.id),
   ]);
   if (!record) return notFoundPage(c, "order");

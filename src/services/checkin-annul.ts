@@ -8,12 +8,13 @@
 import { z } from "zod";
 import { checkinsWithNonce } from "../db/checkin/passages";
 import { Failure, nonFieldError, notFound } from "../lib/failure";
-import { withEventObject } from "../objects/client";
 import type { AnnulOutcome } from "../objects/event/types";
 import { dateTime } from "../rules/fields";
 import { resolveLists, type Scanner } from "./checkin-redeem";
 import type { OrganizerContext } from "./context";
+import { withEventObject } from "../objects/client";
 import { survivingD1Faults } from "./faults";
+import { readSettled } from "./settled-reads";
 
 /** pretix's window for an annulment after the check-in's time. */
 export const ANNUL_WINDOW_MS = 15 * 60_000;
@@ -37,25 +38,19 @@ export const annulCheckin = survivingD1Faults(async function annulCheckin(
   input: AnnulInput,
 ): Promise<{ status: "ok" }> {
   const lists = await resolveLists(ctx, scanner, input.lists);
-  const read = () =>
-    checkinsWithNonce(
-      ctx.db,
-      lists.map((l) => l.listId),
-      input.nonce,
-      scanner.deviceId,
-    );
-  let found = await read();
-  if (found.length === 0) {
-    // a scan answered moments ago may not be in D1 yet: its event's object writes what it holds first
-    await Promise.all(
-      lists.map((l) =>
-        withEventObject(ctx.env, { id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon }, (s) =>
-          s.settle(),
-        ),
+  // a scan answered moments ago may not be in D1 yet: its event's object writes what it holds first
+  const found = await readSettled(
+    ctx,
+    lists.map((l) => ({ id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon })),
+    (db) =>
+      checkinsWithNonce(
+        db,
+        lists.map((l) => l.listId),
+        input.nonce,
+        scanner.deviceId,
       ),
-    );
-    found = await read();
-  }
+    (rows) => rows.length > 0,
+  );
   if (found.length === 0) throw notFound("No check-in found based on nonce");
   if (found.length > 1) throw refused("Multiple check-ins found based on nonce");
   const ci = found[0]!;

@@ -69,7 +69,7 @@ export function mailCarriesInvoice(
 }
 
 /** Whether an invoice should exist now without anyone asking (the automatic modes). */
-function wantsAutomaticInvoice(status: OrderStatus, settings: Record<string, unknown>): boolean {
+export function wantsAutomaticInvoice(status: OrderStatus, settings: Record<string, unknown>): boolean {
   const mode = settings.invoice_generate;
   return (mode === "True" && (status === "n" || status === "p")) || (mode === "paid" && status === "p");
 }

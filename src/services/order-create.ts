@@ -27,7 +27,8 @@ import {
   validationError,
 } from "../lib/failure";
 import { dateTime, email, money } from "../rules/fields";
-import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
+import { invoiceQualified, invoicesAfterOrderChange, mailCarriesInvoice, wantsAutomaticInvoice } from "./invoices";
+import { answeredOrderRecord, scanRowTemplates } from "./order-answer";
 import type { Demand } from "../rules/inventory";
 import { orderMail, type OrderMailFacts } from "./order-mails";
 import { isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, orderExpiry } from "../rules/orders";
@@ -476,6 +477,15 @@ export const createOrder = survivingD1Faults(async function createOrder(
     mails,
   };
   const demands: Demand[] = prepared.map((p) => p.demand);
+  // answered by the event object before D1 has it, unless D1 must decide on the client's code or
+  // secrets, or an invoice follows the order in this request (docs/scaling.md)
+  const answerHere =
+    !input.code &&
+    secrets.every((x) => x === undefined) &&
+    !(
+      wantsAutomaticInvoice(status, settings) &&
+      invoiceQualified({ total, requireApproval: false, salesChannel: channel }, settings)
+    );
   const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
     s.placeOrder(catalog.stamp, {
       code,
@@ -485,6 +495,8 @@ export const createOrder = survivingD1Faults(async function createOrder(
       ignoreQuota: input.force ?? false,
       write,
       admission,
+      answerHere,
+      ...(answerHere ? { scanRows: scanRowTemplates(write, catalog, event.slug) } : {}),
     }),
   ).catch(async (e: unknown) => {
     // D1 refuses a secret another order took since the catalog was read (its unique index): the
@@ -508,6 +520,9 @@ export const createOrder = survivingD1Faults(async function createOrder(
         voucher: (i) => input.positions[i]!.voucher ?? "",
       }),
     );
+  // answered by the object: D1, the mails and the webhook calls follow it there
+  if (decision.answered)
+    return answeredOrderRecord(decision.answered, catalog, catalog.customerId ? (input.customer ?? null) : null);
   // the order's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
   const record = decision.order

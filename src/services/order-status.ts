@@ -21,6 +21,7 @@ import type { Env } from "../lib/env";
 import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
 import type { Decision } from "../objects/event/types";
+import { readSettled } from "./settled-reads";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "../lib/failure";
@@ -130,9 +131,17 @@ export async function changeOrderStatus(
 
 const CHANGED_MEANWHILE = "The order changed its status meanwhile; read it again.";
 
-/** The order of `code` in the context's event, or `not_found`. */
-export async function loadOrder(ctx: Pick<EventContext, "db" | "event">, code: string): Promise<OrderRecord> {
-  const r = await findOrder(ctx.db, ctx.event.id, code);
+/**
+ * The order of `code` in the context's event, or `not_found`; one the event's object answered
+ * moments ago is found too (settled-reads.ts).
+ */
+export async function loadOrder(ctx: Pick<EventContext, "db" | "event" | "env">, code: string): Promise<OrderRecord> {
+  const r = await readSettled(
+    ctx,
+    [ctx.event],
+    (db) => findOrder(db, ctx.event.id, code),
+    (x) => x !== undefined,
+  );
   if (!r) throw notFound();
   return r;
 }

@@ -7,7 +7,11 @@ import type { DB } from "../db/client";
 import { effectiveSettings } from "./settings";
 import { EVENT_SETTINGS } from "./settings-keys";
 
-export type SalesCatalog = Omit<SalesCatalogRows, "storedSettings"> & { settings: Record<string, unknown> };
+/** `storedEventSettings`: the settings stored on the event itself (what an order read from D1 shows of them). */
+export type SalesCatalog = Omit<SalesCatalogRows, "storedSettings"> & {
+  settings: Record<string, unknown>;
+  storedEventSettings: Record<string, unknown>;
+};
 export type { SalesRefs };
 
 export async function loadSalesCatalog(
@@ -20,5 +24,6 @@ export async function loadSalesCatalog(
   return {
     ...rows,
     settings: effectiveSettings(storedSettings.event, EVENT_SETTINGS, effectiveSettings(storedSettings.organizer)),
+    storedEventSettings: storedSettings.event,
   };
 }

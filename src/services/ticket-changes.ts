@@ -11,6 +11,7 @@ import { findOrder, findOrderOfPosition, type OrderRecord, type PositionJson } f
 import { secretGeneratorRows, type TicketChange } from "../db/ticket-secrets";
 import { withEventObject } from "../objects/client";
 import type { EventContext } from "./context";
+import { readSettled } from "./settled-reads";
 import { changedMeanwhile, notFound } from "../lib/failure";
 import { newOrderSecret } from "../rules/orders";
 import { effectiveSettings } from "./settings";
@@ -85,7 +86,12 @@ async function change(
  * event's generator keeps a revocation list. Returns the order afterwards.
  */
 export async function regenerateOrderSecrets(ctx: EventContext, code: string): Promise<OrderRecord> {
-  const r = await findOrder(ctx.db, ctx.event.id, code);
+  const r = await readSettled(
+    ctx,
+    [ctx.event],
+    (db) => findOrder(db, ctx.event.id, code),
+    (x) => x !== undefined,
+  );
   if (!r) throw notFound();
   const gen = await eventSecretGenerator(ctx);
   const changes = (await Promise.all(r.positions.map((p) => secretChange(gen, p, { forceInvalidate: true })))).filter(
@@ -97,11 +103,17 @@ export async function regenerateOrderSecrets(ctx: EventContext, code: string): P
 
 /** An order position of the context's event with its order (pretix `orderpositions/{id}`: canceled ones only when asked). */
 export async function loadPosition(
-  ctx: Pick<EventContext, "db" | "event">,
+  ctx: Pick<EventContext, "db" | "event" | "env">,
   id: number,
   includeCanceled = false,
 ): Promise<{ record: OrderRecord; position: PositionJson }> {
-  const record = await findOrderOfPosition(ctx.db, ctx.event.id, id);
+  // one the event's object answered moments ago is found too (settled-reads.ts)
+  const record = await readSettled(
+    ctx,
+    [ctx.event],
+    (db) => findOrderOfPosition(db, ctx.event.id, id),
+    (x) => x !== undefined,
+  );
   const position = record?.positions.find((p) => p.id === id);
   if (!record || !position || (position.canceled && !includeCanceled)) throw notFound();
   return { record, position };

@@ -4,37 +4,25 @@
  * follows through the outbox, in order, each check-in once. Shown by breaking the object's D1:
  * scans keep being answered while D1 is down and are all there, once, when it is back.
  */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { checkins, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event/object";
 import { RETRY_MS } from "../../src/objects/event/outbox-drain";
 import { db } from "../harness";
 import { venue } from "../helpers/checkin";
-import { breakObjectWrites, injectD1Fault, mendObjectWrites } from "../helpers/faults";
+import {
+  alarmAt,
+  breakObjectWrites,
+  endInstance,
+  injectD1Fault,
+  mendObjectWrites,
+  outboxSize,
+} from "../helpers/faults";
 
 const LOADED = { timeout: 60_000 };
-
-const outboxSize = (eventId: number) =>
-  runInDurableObject(
-    eventObject(env, eventId),
-    (_: EventObject, state: DurableObjectState) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
-  );
-const alarmAt = (eventId: number) =>
-  runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) =>
-    state.storage.getAlarm(),
-  );
-
-/** The event object's running instance ends (as on a restart); its storage stays. */
-async function endInstance(eventId: number) {
-  await runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) => {
-    state.abort("the instance ends");
-  }).catch(() => undefined);
-}
 
 /** A venue with a list and `n` paid tickets, the object warmed by a first scan (it has leased check-in ids). */
 async function door(n: number) {

@@ -4,10 +4,12 @@
  * parallel payment), every field, list filters and ordering, the PDF (409 then 200), reissue
  * and regenerate, cancellations, the sweep.
  */
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { events, invoices, orders as orderRows } from "../../src/db/schema";
 import { type InvoiceInsert, invoiceConditions, insertInvoices } from "../../src/db/invoices";
 import { sweepInvoices } from "../../src/services/invoices";
+import { eventObject } from "../../src/objects/client";
 import { db, type Json, seedOrganizer, seedOrderRow, unique, groupTestEnv } from "../harness";
 import { deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
@@ -65,9 +67,11 @@ function orderBody(w: World, extra: Record<string, unknown> = {}) {
   };
 }
 
+/** An order, in D1 once this resolves (the event's object may answer an order before D1 has it). */
 async function order(w: World, extra: Record<string, unknown> = {}): Promise<Json> {
   const res = await w.s.client.post(`${w.s.path}/orders/`, orderBody(w, extra));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  await w.s.settle();
   return res.body;
 }
 
@@ -99,7 +103,9 @@ async function eventOfSameOrganizer(w: World, settings: Record<string, unknown>)
     tax_rule: vat.id,
   });
   await post("/quotas/", { name: "Tickets", size: 500, items: [ticket.id] });
-  return { s: { ...w.s, eventSlug: slug, path, post }, vat, ticket };
+  const eventId = (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, slug) }))!.id;
+  const settle = async () => expect(await eventObject(env, eventId).settle()).toBe(true);
+  return { s: { ...w.s, eventSlug: slug, path, post, eventId, settle }, vat, ticket };
 }
 
 /**

@@ -48,6 +48,7 @@ async function world() {
       { item: ticket.id, subevent: august.id, attendee_name_parts: { full_name: "Zoë 🎸" } },
     ],
   });
+  await s.settle();
   return { s, ticket, shirt, july, august, anna, bob };
 }
 

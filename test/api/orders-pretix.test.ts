@@ -24,12 +24,15 @@ async function budget(opts: { series?: boolean } = {}) {
 }
 
 /** The organizer's mails to an address (other test files mail the same addresses: they share the database). */
-const mailsTo = (s: Shop, to: string) =>
-  db()
+/** The mails to `to`, once D1 has the orders the event's object answered (their mails are written with them). */
+const mailsTo = async (s: Shop, to: string) => {
+  await s.settle();
+  return db()
     .select()
     .from(mailOutbox)
     .where(and(eq(mailOutbox.organizerId, s.org.id), eq(mailOutbox.toAddress, to)))
     .orderBy(asc(mailOutbox.id));
+};
 
 const orderCount = async (s: Shop) => (await s.client.get(`${s.path}/orders/`)).body.count as number;
 

@@ -487,6 +487,7 @@ describe("free and manual payments", () => {
       `Überweisen Sie 23.50 EUR auf DE02 1203 0000 0000 2020 51, Verwendungszweck ${de.code}.`,
     );
 
+    await s.settle();
     const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "transfer@example.org"));
     expect(mail).toMatchObject({ kind: "order_placed" });
     expect(mail!.textBody).toContain(`${o.url}\n\nBank transfer: 23.50 EUR, reference ${o.code}.\n\nOrder ${o.code}\n`);
@@ -497,6 +498,7 @@ describe("free and manual payments", () => {
       email: "paid-transfer@example.org",
       send_mail: true,
     });
+    await s.settle();
     const paidMails = await db()
       .select()
       .from(mailOutbox)

@@ -110,6 +110,7 @@ describe("notifications of order changes", () => {
     // automatic expiry (cron): it expires every order overdue then, the other test files' too
     // (they share the database); of this event only e, as the calls below show
     const e = await s.post("/orders/", { payment_provider: "manual", positions: [{ item: ticket.id }] });
+    await s.settle();
     expect(await expireOverdueOrders(groupTestEnv(), db(), Date.parse(e.expires) + 60_000)).toBeGreaterThanOrEqual(1);
     expect((await s.client.get(`${s.path}/orders/${e.code}/`)).body.status).toBe("e");
 

@@ -6,36 +6,17 @@
  * status in D1. (This project answers for a hanging object after EVENT_OBJECT_TIMEOUT_MS =
  * 400 with 503, so no test waits on a clock.)
  */
-import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cartPositions, orderPayments, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import type { EventObject } from "../../src/objects/event/object";
 import { db } from "../harness";
-import { breakObjectWrites } from "../helpers/faults";
+import { breakObjectWrites, outboxEmptied as settled, outboxSize } from "../helpers/faults";
 import { shop, type Shop } from "../helpers/sales";
 
 type Mode = "fail" | "hang" | "commit-then-hang";
-
-/** The number of outbox entries in the object's own storage. */
-async function outboxSize(eventId: number): Promise<number> {
-  return runInDurableObject(
-    eventObject(env, eventId),
-    (_: EventObject, state: DurableObjectState) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
-  );
-}
-
-/**
- * Waits until the object finished handling a failed write (its outbox entry is cleared with
- * the release). Normally at once; under load the client's 503 may come from the timeout
- * (EVENT_OBJECT_TIMEOUT_MS) while the object is still handling the failure.
- */
-async function settled(eventId: number) {
-  await vi.waitFor(async () => expect(await outboxSize(eventId)).toBe(0), { timeout: 5_000, interval: 20 });
-}
 
 const availability = async (s: Shop, quotaId: number) => {
   const res = await s.client.get(`${s.path}/quotas/${quotaId}/availability/`);

@@ -29,7 +29,7 @@ import { FILE_STORE_UNAVAILABLE } from "../../src/http/files";
 import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event/object";
 import { db, type Json, seedOrganizer, unique } from "../harness";
-import { injectD1Fault } from "../helpers/faults";
+import { injectD1Fault, outboxEmptied as settled, outboxSize } from "../helpers/faults";
 import { venue, type Venue } from "../helpers/checkin";
 import { shop, type Shop } from "../helpers/sales";
 
@@ -43,15 +43,6 @@ const availability = async (s: Shop, quotaId: number) => {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 };
-const outboxSize = (eventId: number) =>
-  runInDurableObject(
-    eventObject(env, eventId),
-    (_: EventObject, state: DurableObjectState) =>
-      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
-  );
-/** The object has finished with the failed call (its outbox entry is gone). */
-const settled = (eventId: number) =>
-  vi.waitFor(async () => expect(await outboxSize(eventId)).toBe(0), { timeout: 5_000, interval: 20 });
 const cartsOf = async (eventId: number) => db().select().from(cartPositions).where(eq(cartPositions.eventId, eventId));
 
 function expectRetryable(res: { status: number; headers: Headers; body: Json }, status: 503 | 409 = 503) {

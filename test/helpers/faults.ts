@@ -17,6 +17,7 @@
  *   test read and write D1 normally. A restarted object has its real binding again.
  */
 import { runInDurableObject } from "cloudflare:test";
+import { expect, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { dataGroups, groupBinding, groupDatabase } from "../../src/lib/data-groups";
 import { eventObject } from "../../src/objects/client";
@@ -140,4 +141,31 @@ export async function mendObjectWrites(eventId: number): Promise<void> {
   await runInDurableObject(eventObject(env, eventId), (instance: EventObject) => {
     (instance as unknown as { env: typeof env }).env = env;
   });
+}
+
+// ---- what an event object holds ----
+
+/** How many entries the event object's outbox holds (decisions D1 does not have yet). */
+export const outboxSize = (eventId: number) =>
+  runInDurableObject(
+    eventObject(env, eventId),
+    (_: EventObject, state: DurableObjectState) =>
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM outbox").one().n,
+  );
+
+/** The event object's alarm time, or null. */
+export const alarmAt = (eventId: number) =>
+  runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) =>
+    state.storage.getAlarm(),
+  );
+
+/** The object has finished with a failed call: its outbox is empty (at once, or once its request's handling ends). */
+export const outboxEmptied = (eventId: number) =>
+  vi.waitFor(async () => expect(await outboxSize(eventId)).toBe(0), { timeout: 5_000, interval: 20 });
+
+/** The event object's running instance ends (as on a restart); its storage stays. */
+export async function endInstance(eventId: number): Promise<void> {
+  await runInDurableObject(eventObject(env, eventId), (_: EventObject, state: DurableObjectState) => {
+    state.abort("the instance ends");
+  }).catch(() => undefined);
 }

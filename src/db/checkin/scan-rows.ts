@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { DB } from "../client";
-import { rawRows, statement } from "../raw";
+import { rawRows } from "../raw";
 import { inIntegers } from "../util";
 import { type CheckinPositionRow, positionSelect } from "./ticket-rows";
 
@@ -53,23 +53,4 @@ export function checkinIdsOfTickets(db: DB, eventId: number, ticketIds: readonly
     sql`SELECT c.uid AS uid, c.id AS id FROM checkins c JOIN order_positions p ON p.id = c.position_id
       WHERE c.successful = 1 AND p.order_id IN (SELECT order_id FROM order_positions WHERE event_id = ${eventId} AND ${inIntegers(sql`id`, ticketIds)})`,
   );
-}
-
-/**
- * A block of `size` check-in ids no one else gets: the table's AUTOINCREMENT counter moves past
- * them (SQLite never hands out an id at or below it), and the statement returns the counter, the
- * block's last id. The first statement creates the counter where no check-in was ever written.
- */
-export function leaseCheckinIdsStatements(db: DB, size: number) {
-  return [
-    statement(
-      db,
-      sql`INSERT INTO sqlite_sequence (name, seq) SELECT 'checkins', coalesce((SELECT max(id) FROM checkins), 0)
-        WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'checkins')`,
-    ),
-    rawRows<{ seq: number }>(
-      db,
-      sql`UPDATE sqlite_sequence SET seq = seq + ${size} WHERE name = 'checkins' RETURNING seq`,
-    ),
-  ];
 }

@@ -13,12 +13,7 @@ import {
   ticketOrderQuery,
   type TicketOrderRow,
 } from "../../db/checkin/object-reads";
-import {
-  checkinIdsOfTickets,
-  leaseCheckinIdsStatements,
-  scanRowsMatching,
-  scanRowsOfTickets,
-} from "../../db/checkin/scan-rows";
+import { checkinIdsOfTickets, scanRowsMatching, scanRowsOfTickets } from "../../db/checkin/scan-rows";
 import { checkinExists, insertCheckinIf, setPositionAnswers } from "../../db/checkin/passages";
 import { type CheckinPositionRow, checkinPositionsByIds } from "../../db/checkin/ticket-rows";
 import type { Answer, CheckinReason } from "../../db/schema";
@@ -35,17 +30,11 @@ import {
   type TicketFacts,
 } from "../../rules/checkin";
 import { evaluateRules } from "../../rules/checkin-rules";
-import { clearOutbox, handToAlarm, type PassageWrite, writeOutbox } from "./outbox";
-import { passageStatements, trackExit } from "./passages";
-import {
-  LEASE_SIZE,
-  leaseRunningLow,
-  localPosition,
-  rememberCheckinIds,
-  rememberRows,
-  storeLease,
-  takeCheckinId,
-} from "./scan-answers";
+import { clearOutbox, handToAlarm, type PassageWrite, unheldEntries, writeOutbox } from "./outbox";
+import { drainOutbox } from "./outbox-drain";
+import { indexFallback, passageStatements, trackExit } from "./passages";
+import { leaseRefill, takeIds } from "./id-leases";
+import { localPosition, rememberCheckinIds, rememberRows } from "./scan-answers";
 import type { EventState } from "./state";
 import type { RedeemOutcome, RedeemRequest } from "./types";
 
@@ -84,12 +73,12 @@ export async function redeem(s: EventState, req: RedeemRequest): Promise<RedeemO
   // a ticket the index has never seen, or whose order's language it lacks when the scan asks for it
   if (known === null || (req.useOrderLocale && known.tickets.some((t) => s.ci.order(t.orderCode)?.locale === null))) {
     const db = s.db();
-    const lease = leaseRunningLow(s);
+    const lease = leaseRefill(s, db, ["checkins"]);
     const results = await runBatch(db, [
       ticketOrderQuery(db, s.eventId, req.raw, req.id),
       revokedSecretQuery(db, s.eventId, req.raw),
       scanRowsMatching(db, s.eventId, ticketMatchSql(s.eventId, req.raw, req.id)),
-      ...(lease ? leaseCheckinIdsStatements(db, LEASE_SIZE) : []),
+      ...lease.statements,
     ]);
     const [rows, revoked, scanRows] = results as [TicketOrderRow[], { positionId: number }[], CheckinPositionRow[]];
     if (rows.length || revoked.length)
@@ -100,7 +89,7 @@ export async function redeem(s: EventState, req: RedeemRequest): Promise<RedeemO
       );
     s.storage.transactionSync(() => {
       rememberRows(s, scanRows);
-      if (lease) storeLease(s, results);
+      lease.keep(results);
     });
   }
   // A decision taken on a configuration that D1 says changed meanwhile writes nothing (its
@@ -144,25 +133,6 @@ function candidates(s: EventState, req: RedeemRequest, addonMatch: boolean): Can
   if (addonMatch && base) for (const a of s.ci.addonsOf(base.id)) if (!out.some((t) => t.id === a.id)) out.push(a);
   // base tickets first (pretix orders candidates by addon_to, nulls first)
   return { tickets: out.sort((a, b) => (a.addonTo === null ? 0 : 1) - (b.addonTo === null ? 0 : 1)), revoked };
-}
-
-/** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
-export function indexFallback(
-  s: EventState,
-  rows: TicketOrderRow[],
-  revoked: { secret: string; ticketId: number }[],
-): void {
-  s.storage.transactionSync(() => {
-    for (const r of revoked) s.ci.addRevoked(r.secret, r.ticketId);
-    for (const row of rows) {
-      rememberCheckinIds(s, JSON.parse(row.passages) as { uid: string; id: number }[]);
-      const added = s.ci.indexFromD1(row);
-      for (const tid of new Set(added.map((p) => p.ticketId))) {
-        const t = s.ci.ticketById(tid);
-        if (t) trackExit(s, t);
-      }
-    }
-  });
 }
 
 /**
@@ -262,7 +232,7 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
         d.status = "ok";
         d.passage = {
           // its D1 id from the object's leased block (none left: D1 gives it one)
-          id: takeCheckinId(s),
+          id: takeIds(s, "checkins", 1)?.[0] ?? null,
           // pretix's `first_checkin`: the ticket's first passage on this list
           report: { code: d.ticket.orderCode, first: s.ci.passages(d.ticket.id, list.id).length === 0 },
           uid: crypto.randomUUID(),
@@ -361,9 +331,11 @@ async function writeScan(
   // what the next scans of the order's tickets are answered from
   const readBack = stmts.length;
   stmts.push(scanRowsOfTickets(db, s.eventId, [d.ticket.id]), checkinIdsOfTickets(db, s.eventId, [d.ticket.id]));
-  let lease = leaseRunningLow(s);
-  if (lease) stmts.push(...leaseCheckinIdsStatements(db, LEASE_SIZE));
+  let lease = leaseRefill(s, db, ["checkins"]);
+  stmts.push(...lease.statements);
   if (d.passage) s.inflight.add(d.outboxId);
+  // what the object answered before (an order whose ticket this is) reaches D1 first
+  if (unheldEntries(s).length) await drainOutbox(s);
   let results: unknown[];
   // whether the scan's webhook notification wrote calls (its statement follows the stamps)
   let notified = d.passage?.report !== undefined;
@@ -396,12 +368,12 @@ async function writeScan(
       checkinIdsOfTickets(again, s.eventId, [d.ticket.id]),
     ]);
     results = [...Array.from({ length: readBack - 1 }, () => []), ...reads];
-    lease = false;
+    lease = { statements: [], keep: () => {} };
   }
   s.storage.transactionSync(() => {
     rememberRows(s, results[readBack] as CheckinPositionRow[]);
     rememberCheckinIds(s, results[readBack + 1] as { uid: string; id: number }[]);
-    if (lease) storeLease(s, results);
+    lease.keep(results);
   });
   const stamps = results[0] as { resource: string; modifiedAt: number }[];
   if (mayRetry && stamps.some((st) => st.modifiedAt > (d.stamps[st.resource] ?? 0))) {

@@ -9,10 +9,9 @@
 import { runBatch } from "../../db/catalog-common";
 import { ticketOrderQuery, type TicketOrderRow } from "../../db/checkin/object-reads";
 import { annulCheckinStatements, checkinSuccessful } from "../../db/checkin/passages";
-import { indexFallback } from "./admission";
 import type { StoredPassage } from "./checkin-state";
 import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
-import { trackExit } from "./passages";
+import { indexFallback, trackExit } from "./passages";
 import type { EventState } from "./state";
 import type { AnnulOutcome, AnnulRequest } from "./types";
 

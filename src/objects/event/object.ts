@@ -19,7 +19,7 @@ import { CallCounting, type CountedAnswer, type CountedMethod } from "./counting
 import * as orders from "./orders";
 import { outboxSize } from "./outbox";
 import { drainOutbox, RETRY_MS } from "./outbox-drain";
-import { dropLease } from "./scan-answers";
+import { dropLeases } from "./id-leases";
 import { countStartReads, createTables, loadAndWake, restoreHolds } from "./start";
 import { EventState } from "./state";
 import * as tickets from "./tickets";
@@ -73,13 +73,13 @@ export class EventObject extends DurableObject<Env> {
   async countedCall(method: CountedMethod, args: unknown[], group: number): Promise<CountedAnswer> {
     // the organizer moved to another group: the catalog is read again from its database
     if (this.s.useGroup(group)) {
-      dropLease(this.s);
+      dropLeases(this.s);
       this.s.ledger.setCatalog(await this.s.loadCatalog());
     }
     const fn = () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args);
     const answer = await this.counting.call(method, fn, this.started);
-    // a scan answered from storage: D1 gets it after the answer, outside the call's counting and bookmarks
-    if (method === "redeem") await this.writeBehind();
+    // a scan or an order answered from storage: D1 gets it after the answer, outside the call's counting and bookmarks
+    if (method === "redeem" || method === "placeOrder") await this.writeBehind();
     return answer;
   }
 
@@ -154,9 +154,13 @@ export class EventObject extends DurableObject<Env> {
     if (current === null || current > due) await this.ctx.storage.setAlarm(due);
   }
 
-  /** Waits until D1 has what the outbox holds (tests; a reader that must see the latest scans). True when it does. */
-  async settle(): Promise<boolean> {
-    return (await drainOutbox(this.s)) && outboxSize(this.s) === 0;
+  /**
+   * Waits until D1 has what the object answered before D1 had it (a reader that must see the
+   * latest orders and scans, tests). True when it does; what running requests write before
+   * they answer is theirs to wait for.
+   */
+  settle(): Promise<boolean> {
+    return drainOutbox(this.s);
   }
 
   /** Takes back a successful check-in (pretix `checkinrpc/annul`): the ticket is no longer inside. */

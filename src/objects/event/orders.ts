@@ -21,12 +21,14 @@ import { dispatchMail } from "../../lib/queues";
 import { onList } from "../../rules/checkin";
 import type { Refusal } from "../../rules/inventory";
 import { releaseCartHold, restoreCartHolds } from "./carts";
-import { type AutoCheckin, clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
+import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
+import { leaseRefill, ORDER_TABLES } from "./id-leases";
+import { answerOrder } from "./orders-answered";
 import type { EventState } from "./state";
 import { admissionHasRoom, countAdmissionOrder, uncountAdmissionOrder } from "./queue-admissions";
 import { forgetRowsOfOrder, rememberCheckinIds, rememberRows } from "./scan-answers";
 import { applyTicketChanges } from "./tickets";
-import type { OrderDecision, OrderRequest, StatusChange, StatusDecision } from "./types";
+import type { AnsweredOrder, AutoCheckin, OrderDecision, OrderRequest, StatusChange, StatusDecision } from "./types";
 
 const STATUS_RELEASES = new Set(["c", "e"]);
 
@@ -38,6 +40,7 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
   const closed: number[] = [];
   let consumed: string[] = [];
   let autoCheckins: AutoCheckin[] = [];
+  let answered: AnsweredOrder | null = null;
   const voucherUses = voucherUsesOf(req.demands);
   const admission = req.admission ?? null;
   let admissionUsed = false;
@@ -60,24 +63,38 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
       }
     }
     autoCheckins = autoCheckinsOf(s, req.write);
+    // answered now when it can be (orders-answered.ts): the outbox's writer gives D1 the order after the answer
+    answered = req.answerHere ? answerOrder(s, req.write, autoCheckins, req.scanRows) : null;
     outboxId = writeOutbox(
       s,
-      { kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed, autoCheckins },
+      answered
+        ? {
+            kind: "order",
+            write: answered.write,
+            voucherUses: [...voucherUses],
+            closedQuotaIds: closed,
+            autoCheckins: answered.autoCheckins,
+            answered: true,
+          }
+        : { kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed, autoCheckins },
       now,
     );
   });
   if (admissionUsed) return { ok: false, refusals: [], admissionUsed };
   if (refusals.length) return { ok: false, refusals };
+  if (answered) return { ok: true, order: null, answered };
 
   s.inflight.add(outboxId);
   let mailIds: number[] = [];
   let written: RawOrder | null = null;
   let scanRows: CheckinPositionRow[] = [];
   let checkinIds: { uid: string; id: number }[] = [];
+  let lease: ReturnType<typeof leaseRefill> | null = null;
+  let results: unknown[] | null = null;
   try {
     const db = s.db();
     // the write, then the order read back in the same transaction (saves the caller a round trip)
-    const stmts = [
+    const stmts: Statement[] = [
       ...orderWriteStatements(
         db,
         req.write,
@@ -91,8 +108,11 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
       scanRowsOfOrder(db, s.eventId, req.code),
       checkinIdsOfOrder(db, s.eventId, req.code),
     ];
-    const results = await runBatch(db, stmts);
-    const last = results.length - 3;
+    const last = stmts.length - 3;
+    // the id blocks the next orders are answered from (orders-answered.ts)
+    lease = leaseRefill(s, db, ORDER_TABLES);
+    stmts.push(...lease.statements);
+    results = await runBatch(db, stmts);
     mailIds = results
       .slice(last - req.write.mails.length, last)
       .flatMap((r) => (r as { id: number }[]).map((m) => m.id));
@@ -124,6 +144,7 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
     if (written) indexWrittenOrder(s, written, autoCheckins, now);
     rememberRows(s, scanRows);
     rememberCheckinIds(s, checkinIds);
+    if (results) lease?.keep(results);
     clearOutbox(s, outboxId);
   });
   if (mailIds.length) await dispatchMail(s.env, mailIds);

@@ -1,8 +1,9 @@
 /**
  * The outbox's writer: it writes the entries no running request holds, oldest first, one
  * writer at a time per object, so D1 gets an event's decisions in the order they were taken.
- * Scans answered at the object are its everyday work (scan-writes.ts, several to a batch); the
- * other entries are those whose requests died or could not tell whether D1 took them. When a
+ * Scans and orders answered at the object are its everyday work (scan-writes.ts,
+ * orders-answered.ts, several to a batch); the other entries are those whose requests died or
+ * could not tell whether D1 took them. When a
  * write fails, the rest waits for the alarm, `RETRY_MS` later.
  */
 import { isDatabaseFault } from "../../db/constraints";
@@ -11,6 +12,7 @@ import { replayAnnul } from "./annul";
 import { writeCartRows } from "./carts";
 import { replayExitAll } from "./exits";
 import { replayOrder, replayStatus } from "./orders";
+import { type AnsweredEntry, answeredBatchLength, isAnswered, writeAnsweredOrders } from "./orders-answered";
 import { clearOutbox, type OutboxEntry, unheldEntries } from "./outbox";
 import { SCAN_BATCH, type ScanEntry, writeScans } from "./scan-writes";
 import type { EventState } from "./state";
@@ -76,22 +78,38 @@ async function drainOnce(s: EventState): Promise<boolean> {
   const entries = unheldEntries(s).map((e) => ({ id: e.id, entry: JSON.parse(e.payload) as OutboxEntry }));
   let ok = true;
   for (let i = 0; i < entries.length; ) {
-    const scans: Held<ScanEntry>[] = [];
-    while (i < entries.length && scans.length < SCAN_BATCH && isScan(entries[i]!.entry))
-      scans.push(entries[i++] as Held<ScanEntry>);
-    const outcome = scans.length ? await writeHeld(s, scans) : await writeHeld(s, [entries[i++]!]);
+    const batch = nextBatch(entries, i);
+    i += batch.length;
+    const outcome = await writeHeld(s, batch);
     if (outcome === "fault") return false;
-    if (outcome === "refused") {
-      if (scans.length === 0) ok = false;
-      else
-        for (const one of scans) {
-          const alone = scans.length === 1 ? outcome : await writeHeld(s, [one]);
-          if (alone === "fault") return false;
-          if (alone === "refused") dropScan(s, one);
-        }
+    if (outcome !== "refused") continue;
+    // one of them is refused for good: each alone, so that the others are not held up
+    for (const one of batch) {
+      const alone = batch.length === 1 ? outcome : await writeHeld(s, [one]);
+      if (alone === "fault") return false;
+      if (alone !== "refused") continue;
+      if (isScan(one.entry)) dropScan(s, one as Held<ScanEntry>);
+      else ok = false;
     }
   }
   return ok;
+}
+
+/** The entries from `i` that go into one D1 batch: consecutive scans, or consecutive orders answered at the object, or one other entry. */
+function nextBatch(entries: readonly Held[], i: number): Held[] {
+  const first = entries[i]!;
+  if (isScan(first.entry)) {
+    let j = i;
+    while (j < entries.length && j - i < SCAN_BATCH && isScan(entries[j]!.entry)) j++;
+    return entries.slice(i, j);
+  }
+  if (isAnswered(first.entry)) {
+    let j = i;
+    while (j < entries.length && isAnswered(entries[j]!.entry)) j++;
+    const run = entries.slice(i, j);
+    return run.slice(0, answeredBatchLength(run.map((e) => e.entry as AnsweredEntry)));
+  }
+  return [first];
 }
 
 type Held<E extends OutboxEntry = OutboxEntry> = { id: number; entry: E };
@@ -109,7 +127,13 @@ async function writeHeld(s: EventState, batch: Held[]): Promise<"written" | "fau
             batch.map((e) => e.entry as ScanEntry),
             now,
           )
-        : replay(s, first, now),
+        : isAnswered(first)
+          ? writeAnsweredOrders(
+              s,
+              batch.map((e) => e.entry as AnsweredEntry),
+              now,
+            )
+          : replay(s, first, now),
     );
     s.storage.transactionSync(() => {
       for (const e of batch) clearOutbox(s, e.id);

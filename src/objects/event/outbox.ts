@@ -11,7 +11,7 @@ import type { Answer } from "../../db/schema";
 import type { TicketChange } from "../../db/ticket-secrets";
 import type { StoredPassage } from "./checkin-state";
 import type { EventState } from "./state";
-import type { CartRow } from "./types";
+import type { AutoCheckin, CartRow } from "./types";
 
 /**
  * A check-in as the object writes it to D1 (its `uid` makes the write idempotent). `report`: a
@@ -29,9 +29,6 @@ export type PassageWrite = StoredPassage & {
   report?: { code: string; first: boolean };
 };
 
-/** An automatic check-in of a new order's position (known by its number in the order until D1 gives it an id). */
-export type AutoCheckin = { uid: string; listId: number; positionid: number };
-
 export type OutboxEntry =
   | {
       kind: "order";
@@ -39,6 +36,8 @@ export type OutboxEntry =
       voucherUses: [number, number][];
       closedQuotaIds: number[];
       autoCheckins?: AutoCheckin[];
+      /** Answered at the object (orders-answered.ts): D1 gets it with the ids the answer gave, stamped with the time D1 gets it. */
+      answered?: boolean;
     }
   | { kind: "carts"; rows: CartRow[] }
   | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)

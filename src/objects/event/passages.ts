@@ -15,7 +15,9 @@ import type { Answer } from "../../db/schema";
 import { checkinNotificationStatement } from "../../db/webhooks";
 import type { TicketFacts } from "../../rules/checkin";
 import { keyOf } from "../../rules/inventory";
+import type { TicketOrderRow } from "../../db/checkin/object-reads";
 import type { PassageWrite } from "./outbox";
+import { rememberCheckinIds } from "./scan-answers";
 import type { EventState } from "./state";
 
 /**
@@ -86,4 +88,23 @@ export function trackExit(
     t.orderCode,
     s.ci.lastTypeAnywhere(t.id) === "exit",
   );
+}
+
+/** Indexes what a D1 fallback read returned (orders, and the tickets of a revoked secret). */
+export function indexFallback(
+  s: EventState,
+  rows: TicketOrderRow[],
+  revoked: { secret: string; ticketId: number }[],
+): void {
+  s.storage.transactionSync(() => {
+    for (const r of revoked) s.ci.addRevoked(r.secret, r.ticketId);
+    for (const row of rows) {
+      rememberCheckinIds(s, JSON.parse(row.passages) as { uid: string; id: number }[]);
+      const added = s.ci.indexFromD1(row);
+      for (const tid of new Set(added.map((p) => p.ticketId))) {
+        const t = s.ci.ticketById(tid);
+        if (t) trackExit(s, t);
+      }
+    }
+  });
 }

@@ -1,8 +1,8 @@
 /**
  * What the object keeps to answer a scan from its own storage (docs/scaling.md "Scans answered
  * at the event's object"): each ticket as D1 last showed it to a scan, valid while the products'
- * stamp is the one it was read under; the D1 ids of the ticket's check-ins; and a block of
- * check-in ids leased from D1. The answer takes the order's status, the ticket's secret and
+ * stamp is the one it was read under; and the D1 ids of the ticket's check-ins (a new one comes
+ * from the object's leased block, id-leases.ts). The answer takes the order's status, the ticket's secret and
  * answers, and the check-ins from the object, which decides them.
  */
 import type { CheckinJson } from "../../db/checkin/passages";
@@ -11,22 +11,11 @@ import type { Answer } from "../../db/schema";
 import type { TicketFacts } from "../../rules/checkin";
 import type { EventState } from "./state";
 
-/**
- * How many check-in ids one lease takes from D1, and below how many left the next is taken: a
- * gate keeps answering from storage through a D1 outage for as many check-ins as are left (at
- * least 500; ids are plenty: a group's range is 10¹²).
- */
-export const LEASE_SIZE = 1_000;
-const LEASE_LOW = 500;
-
 export function createScanAnswerTables(sql: SqlStorage): void {
   sql.exec(`CREATE TABLE IF NOT EXISTS scan_rows (ticket_id INTEGER PRIMARY KEY, order_code TEXT NOT NULL,
     stamps TEXT NOT NULL, row TEXT NOT NULL)`);
   sql.exec("CREATE INDEX IF NOT EXISTS scan_rows_order ON scan_rows (order_code)");
   sql.exec("CREATE TABLE IF NOT EXISTS checkin_ids (uid TEXT PRIMARY KEY, id INTEGER NOT NULL)");
-  sql.exec(
-    "CREATE TABLE IF NOT EXISTS checkin_lease (one INTEGER PRIMARY KEY CHECK (one = 1), next INTEGER NOT NULL, last INTEGER NOT NULL)",
-  );
 }
 
 /** What a row depends on besides its order: the products (attention, texts, tickets), as D1's stamp says. */
@@ -60,39 +49,6 @@ export function forgetRow(s: EventState, ticketId: number): void {
 /** Keeps the D1 ids of check-ins (by uid). */
 export function rememberCheckinIds(s: EventState, ids: readonly { uid: string; id: number }[]): void {
   for (const c of ids) s.sql.exec("INSERT OR REPLACE INTO checkin_ids (uid, id) VALUES (?, ?)", c.uid, c.id);
-}
-
-/** A check-in id of the leased block, or null when none is left. */
-export function takeCheckinId(s: EventState): number | null {
-  const [lease] = [...s.sql.exec<{ next: number; last: number }>("SELECT next, last FROM checkin_lease")];
-  if (!lease || lease.next > lease.last) return null;
-  s.sql.exec("UPDATE checkin_lease SET next = next + 1");
-  return lease.next;
-}
-
-/** Whether the object should lease more check-in ids (few or none left). */
-export function leaseRunningLow(s: EventState): boolean {
-  const [lease] = [...s.sql.exec<{ next: number; last: number }>("SELECT next, last FROM checkin_lease")];
-  return !lease || lease.last - lease.next + 1 < LEASE_LOW;
-}
-
-/**
- * Keeps the block of check-in ids a batch leased: its last statement answered the counter, the
- * block's last id (`LEASE_SIZE` long). It replaces what is left of the old block.
- */
-export function storeLease(s: EventState, results: readonly unknown[]): void {
-  const [leased] = results[results.length - 1] as { seq: number }[];
-  if (!leased) return;
-  s.sql.exec(
-    "INSERT OR REPLACE INTO checkin_lease (one, next, last) VALUES (1, ?, ?)",
-    leased.seq - LEASE_SIZE + 1,
-    leased.seq,
-  );
-}
-
-/** The organizer moved to another database: ids leased from the old one are not used there. */
-export function dropLease(s: EventState): void {
-  s.sql.exec("DELETE FROM checkin_lease");
 }
 
 /**

@@ -10,12 +10,13 @@ import { sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../../db/catalog-common";
 import { checkinStampsQuery } from "../../db/checkin/object-reads";
 import { insertCheckinIf, setPositionAnswers } from "../../db/checkin/passages";
-import { checkinIdsOfTickets, leaseCheckinIdsStatements, scanRowsOfTickets } from "../../db/checkin/scan-rows";
+import { checkinIdsOfTickets, scanRowsOfTickets } from "../../db/checkin/scan-rows";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import { dispatchWebhooks } from "../../lib/queues";
 import type { OutboxKind } from "./outbox";
 import { passageStatements } from "./passages";
-import { LEASE_SIZE, leaseRunningLow, rememberCheckinIds, rememberRows, storeLease } from "./scan-answers";
+import { leaseRefill } from "./id-leases";
+import { rememberCheckinIds, rememberRows } from "./scan-answers";
 import type { EventState } from "./state";
 
 export type ScanEntry = OutboxKind<"checkin"> | OutboxKind<"scan">;
@@ -48,14 +49,14 @@ export async function writeScans(s: EventState, entries: readonly ScanEntry[], n
     scanRowsOfTickets(db, s.eventId, ids),
     checkinIdsOfTickets(db, s.eventId, ids),
   );
-  const lease = leaseRunningLow(s);
-  if (lease) stmts.push(...leaseCheckinIdsStatements(db, LEASE_SIZE));
+  const lease = leaseRefill(s, db, ["checkins"]);
+  stmts.push(...lease.statements);
   const results = await runBatch(db, stmts);
   const stamps = results[reads] as { resource: string; modifiedAt: number }[];
   s.storage.transactionSync(() => {
     rememberRows(s, results[reads + 1] as CheckinPositionRow[]);
     rememberCheckinIds(s, results[reads + 2] as { uid: string; id: number }[]);
-    if (lease) storeLease(s, results);
+    lease.keep(results);
   });
   if (reported.length) dispatchWebhooks(s.env, reported);
   // items, questions or lists changed in D1 without the object being told: later scans decide on the new ones

@@ -9,6 +9,7 @@ import type { CallCounting } from "./counting";
 import { createOrderBookTables } from "./order-book";
 import { createOutboxTable, outboxSize } from "./outbox";
 import { createAdmissionTables } from "./queue-admissions";
+import { createIdLeaseTable } from "./id-leases";
 import { createScanAnswerTables } from "./scan-answers";
 import type { EventState } from "./state";
 import type { ObjectStart } from "./types";
@@ -44,6 +45,7 @@ export function createTables(s: EventState): void {
   createOutboxTable(s.sql);
   createAdmissionTables(s.sql);
   createScanAnswerTables(s.sql);
+  createIdLeaseTable(s.sql);
   s.ci.createTables();
 }
 

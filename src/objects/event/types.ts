@@ -41,14 +41,34 @@ export type OrderRequest = {
   write: OrderWrite;
   /** The queue admission the order counts against (queue-admissions.ts); none outside a queue. */
   admission?: AdmissionClaim | null;
+  /**
+   * The order may be answered before D1 has it (orders-answered.ts): nothing in it is left for
+   * D1 to refuse (no code or secret the client chose) and nothing in the request reads it back.
+   */
+  answerHere?: boolean;
+  /** Its tickets as scans show them, but for the ids (aligned with `write.positions`): what their scans are answered from until D1 has them. */
+  scanRows?: ScanRowTemplate[];
 };
 
+/** A ticket of a new order as scans show it (db/checkin/ticket-rows.ts), before it has its ids. */
+export type ScanRowTemplate = Omit<CheckinPositionRow, "id" | "addonTo" | "checkins">;
+
 /**
- * A placed order comes back as the API reads it, from the same D1 batch that wrote it.
+ * An automatic check-in of a new order's position (known by its number in the order); `id`: its
+ * D1 id, when the object gave it one from its leased block (an order answered at the object).
+ */
+export type AutoCheckin = { uid: string; listId: number; positionid: number; id?: number | null };
+
+/** An order answered at the object: its write with the D1 ids it took, and its automatic check-ins with theirs. */
+export type AnsweredOrder = { write: OrderWrite; autoCheckins: AutoCheckin[] };
+
+/**
+ * A placed order comes back as the API reads it, from the same D1 batch that wrote it, or as
+ * the object answered it (`answered`: D1 gets it after the answer).
  * `admissionUsed`: refused because the admission has placed all its orders, or expired.
  */
 export type OrderDecision =
-  | { ok: true; order: RawOrder | null }
+  | { ok: true; order: RawOrder | null; answered?: AnsweredOrder }
   | { ok: false; refusals: Refusal[]; admissionUsed?: boolean };
 
 /** An order's status change (`changeOrderStatus`). */
