@@ -91,9 +91,13 @@ export const API_PREFIX = "/api/v1";
 
 /** Paths that take no credentials (a Stripe webhook's signature is its credential). */
 
-/** The scans (`checkinrpc/redeem`, a list's `positions/{code}/redeem`): the event object decides and writes them. */
-const SCAN_PATH =
-  /^\/api\/v1\/organizers\/[^/]+\/(checkinrpc\/redeem|events\/[^/]+\/checkinlists\/\d+\/positions\/[^/]+\/redeem)\/?$/;
+/**
+ * The writes the event object decides and writes, whose session starts like a read's
+ * (db/sessions.ts): the scans (`checkinrpc/redeem`, a list's `positions/{code}/redeem`) and
+ * order creation (a POST to an event's `orders/`).
+ */
+const OBJECT_DECIDES =
+  /^\/api\/v1\/organizers\/[^/]+\/(checkinrpc\/redeem|events\/[^/]+\/checkinlists\/\d+\/positions\/[^/]+\/redeem|events\/[^/]+\/orders)\/?$/;
 const PUBLIC_API_PATHS: RegExp[] = [
   /^\/api\/v1\/device\/initialize\/?$/,
   /^\/api\/v1\/openapi\.json\/?$/,
@@ -166,7 +170,7 @@ export function createApp() {
     // D1 read replication: one session per request, started as the client's bookmark allows.
     const session = new RequestSession(
       c.env.DB,
-      sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER), SCAN_PATH.test(c.req.path)),
+      sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER), OBJECT_DECIDES.test(c.req.path)),
     );
     c.set("db", createDb(session.session));
     const rest = () => withRequestSession(session, () => counted(next));

@@ -8,7 +8,8 @@ import { z } from "zod";
 import { orderFilterConditions } from "../db/order-filters";
 import { notFound } from "../lib/failure";
 import { decimal } from "../rules/fields";
-import { createOrder, orderInput } from "../services/order-create";
+import { createOrder } from "../services/order-create";
+import { orderInput } from "../services/order-input";
 import { regenerateOrderSecrets } from "../services/ticket-changes";
 import {
   confirmPayment,

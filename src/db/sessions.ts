@@ -29,9 +29,10 @@ export function isBookmark(value: string): boolean {
 
 /**
  * The session start for a request with this method and `x-d1-bookmark` header. `objectDecides`:
- * a write whose Worker only reads (the credential, which event a list is of) and whose event
- * object decides and writes (a scan): it starts at the nearest copy like a read, so that it
- * waits for no round trip to the primary (docs/scaling.md "Scans answered at the event's object").
+ * a write whose Worker only reads (the credential, the catalog) and whose event object decides
+ * and writes (a scan, an order): it starts at the client's bookmark or the nearest copy like a
+ * read, so that it waits for no round trip to the primary (docs/scaling.md "Scans answered at the
+ * event's object", "Orders answered at the event's object").
  */
 export function sessionStart(method: string, header: string | null | undefined, objectDecides = false): SessionStart {
   if (!READS.has(method.toUpperCase()) && !objectDecides) return PRIMARY;
@@ -86,6 +87,21 @@ export class RequestSession {
 }
 
 const requests = new AsyncLocalStorage<RequestSession>();
+
+/**
+ * The running request's session at the primary, when the request started elsewhere (the nearest
+ * copy, a bookmark): what is not found there may only not have reached that copy yet. null when
+ * the request reads at the primary already, or outside a request.
+ */
+export function primaryIfElsewhere(): D1DatabaseSession | null {
+  return startedElsewhere() ? requests.getStore()!.primary() : null;
+}
+
+/** Whether the running request's reads started away from the primary (the nearest copy, a bookmark). */
+export function startedElsewhere(): boolean {
+  const session = requests.getStore();
+  return session !== undefined && session.start.kind !== "primary";
+}
 
 /** Runs `fn` (the rest of the request) with `session` as its request's session. */
 export function withRequestSession<T>(session: RequestSession, fn: () => T): T {

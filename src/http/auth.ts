@@ -3,7 +3,8 @@
  * (initialized devices). Both are stored as SHA-256 hashes. The result is one Principal.
  */
 import type { MiddlewareHandler } from "hono";
-import type { DB } from "../db/client";
+import { createDb, type DB } from "../db/client";
+import { primaryIfElsewhere } from "../db/sessions";
 import { type CredentialKind, credentialLookup, findCredential, type FoundCredential } from "../db/principals";
 import { teamFlags } from "../db/teams";
 import type { TenancySlugs } from "../db/tenancy";
@@ -106,10 +107,14 @@ function admit(c: AppContext, found: FoundCredential, hash: string): void {
   c.set("principal", principalOf(found, hash));
 }
 
+/** Methods that only read: they may trail the primary anyway (docs/api.md "Global read latency"). */
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /**
  * Authenticates the request; paths in `publicPaths` pass without credentials. Every request
  * reads its credential from D1 (no cache), so a rolled or revoked device key and a deactivated
- * token are refused from the very next request on. A route that reads its page with the
+ * token are refused from the very next request on (a scan or an order reads it at the nearest
+ * copy: once that copy has the change; docs/scaling.md). A route that reads its page with the
  * credential gets the check ahead instead, when this isolate admitted the credential to the
  * path's event before (http/credential-batch.ts): the lookup then rides in the page's batch.
  */
@@ -130,7 +135,13 @@ export function authenticate(opts: { publicPaths: RegExp[] }): MiddlewareHandler
       );
       return next();
     }
-    admit(c, await findCredential(c.var.db, kind, hash, slugs), hash);
+    let found = await findCredential(c.var.db, kind, hash, slugs);
+    // a write read at the nearest copy (a scan, an order): a credential or event made a moment
+    // ago may not be there yet; the primary decides before a refusal (a read may trail anyway)
+    const missing = !found.row || (slugs?.event != null && !found.tenancy?.row?.event);
+    const primary = missing && !READS.has(c.req.method) ? primaryIfElsewhere() : null;
+    if (primary) found = await findCredential(createDb(primary), kind, hash, slugs);
+    admit(c, found, hash);
     await next();
   };
 }

@@ -5,16 +5,25 @@
  * object's D1: orders keep being answered while D1 is down and are all there, once, with the ids
  * the answers gave, when it is back; an order is readable by code as soon as it was answered.
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { checkins, mailOutbox, orderPositions, orders, vouchers } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import { RETRY_MS } from "../../src/objects/event/outbox-drain";
-import { db, type Json } from "../harness";
+import { BASE, db, type Json } from "../harness";
+import { ordersOf, shop } from "../helpers/sales";
+import { createApp } from "../../src/app";
 import { venue } from "../helpers/checkin";
-import { alarmAt, breakObjectWrites, endInstance, mendObjectWrites, outboxSize } from "../helpers/faults";
+import {
+  alarmAt,
+  breakObjectWrites,
+  endInstance,
+  injectD1Fault,
+  mendObjectWrites,
+  outboxSize,
+} from "../helpers/faults";
 
 const LOADED = { timeout: 60_000 };
 
@@ -176,6 +185,20 @@ describe("an order is answered at the event's object", LOADED, () => {
     expect(await stored()).toHaveLength(answers.length);
   });
 
+  it("D1 commits an answered order and its answer is lost: the retry finds it there and writes nothing twice", async () => {
+    const { v, stored, pending } = await boxOffice();
+    const fault = injectD1Fault(/^insert into "orders"/, "lost");
+    const res = await pending({ email: "lost@example.org", send_email: true, payment_provider: "manual" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    await fault.reached;
+    await vi.waitFor(async () => expect(await alarmAt(v.eventId)).not.toBeNull());
+    expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
+    expect(await outboxSize(v.eventId)).toBe(0);
+    expect((await stored()).map((o) => o.code)).toEqual([res.body.code]);
+    const mails = await db(v.org.group).select().from(mailOutbox).where(eq(mailOutbox.toAddress, "lost@example.org"));
+    expect(mails).toHaveLength(1);
+  });
+
   it("an incremental sync that read before D1 had the order finds it in its next run", async () => {
     const { v, pending } = await boxOffice();
     await breakObjectWrites(v.eventId, "fail");
@@ -210,5 +233,44 @@ describe("an order is answered at the event's object", LOADED, () => {
     await mendObjectWrites(v.eventId);
     expect((await pending({ code: "CHOSEN1" })).status).toBe(201);
     expect((await stored()).map((o) => o.code)).toEqual(["CHOSEN1"]);
+  });
+});
+
+describe("an order's reads start at the nearest copy", LOADED, () => {
+  it("a copy that lags behind entirely: the credential and the catalog are read again at the primary, and the order is taken", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 5, items: [ticket.id] });
+    // the organizer's "copy" is group 1's database, which has none of its rows
+    const lagging = {
+      withSession: (c?: string) => (c === "first-unconstrained" ? env.DB : env.DB_2).withSession(c),
+    } as unknown as D1Database;
+    const post = (authorization: string) =>
+      createApp().fetch(
+        new Request(`${BASE}${s.path}/orders/`, {
+          method: "POST",
+          headers: { Authorization: authorization, "Content-Type": "application/json" },
+          body: JSON.stringify({ email: "copy@example.org", positions: [{ item: ticket.id }] }),
+        }),
+        { ...env, DB_2: lagging },
+        createExecutionContext(),
+      );
+    const placed = await post(s.client.authorization!);
+    expect(placed.status, await placed.clone().text()).toBe(201);
+    expect(((await placed.json()) as Json).positions[0].item).toBe(ticket.id);
+    expect((await post("Token not-a-token")).status).toBe(401);
+    expect(await ordersOf(s.eventId)).toHaveLength(1);
+  });
+
+  it("a catalog older than the one the event's object holds is refused as stale (the service reads it again at the primary)", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 5, items: [ticket.id] });
+    expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).status).toBe(201);
+    const request = { code: "STALE1", demands: [], paid: false, consumeCartIds: [], ignoreQuota: false };
+    const object = eventObject(env, s.eventId);
+    const stale = await object.placeOrder(0, { ...request, write: {} as never, catalogFromReplica: true });
+    expect(stale).toEqual({ ok: false, refusals: [], staleCatalog: true });
+    expect(await ordersOf(s.eventId)).toHaveLength(1);
   });
 });

@@ -191,7 +191,16 @@ describe("organizer groups", () => {
       await two.order({ status: "n", email: "y@example.org" }),
     ];
     const later = Date.parse(pending[0].expires) + 3_600_000;
-    await runHousekeeping(env as never, Math.max(later, Date.parse(pending[1].expires) + 3_600_000));
+    // a run expires at most a page of overdue orders per group (the other test files' too): until ours are
+    const at = Math.max(later, Date.parse(pending[1].expires) + 3_600_000);
+    for (let run = 0; run < 10; run++) {
+      await runHousekeeping(env as never, at);
+      const statuses = await Promise.all([
+        one.client.get(`${one.path}/orders/${pending[0].code}/`),
+        two.client.get(`${two.path}/orders/${pending[1].code}/`),
+      ]);
+      if (statuses.every((r) => r.body.status === "e")) break;
+    }
     expect((await one.client.get(`${one.path}/orders/${pending[0].code}/`)).body.status).toBe("e");
     expect((await two.client.get(`${two.path}/orders/${pending[1].code}/`)).body.status).toBe("e");
   });

@@ -101,13 +101,18 @@ async function measure(service: Service, o: PrimaryOptions, log: (l: string) => 
     throw new Error(
       `selling the tickets failed: ${JSON.stringify(statusCounts([...warm.samples, ...selling.samples]))}`,
     );
-  const secrets: string[] = [];
-  let next: string | null = `${service.base}${ev}/orders/?status=p`;
-  while (next) {
-    const res: Response = await fetch(next, { headers: auth });
-    const page = (await res.json()) as { next: string | null; results: { positions: { secret: string }[] }[] };
-    for (const ord of page.results) secrets.push(ord.positions[0]!.secret);
-    next = page.next;
+  // the event object answered the orders; D1 (and so the list) has them one write later
+  let secrets: string[] = [];
+  for (const deadline = Date.now() + 60_000; secrets.length !== o.tickets && Date.now() < deadline; ) {
+    secrets = [];
+    let next: string | null = `${service.base}${ev}/orders/?status=p`;
+    while (next) {
+      const res: Response = await fetch(next, { headers: auth });
+      const page = (await res.json()) as { next: string | null; results: { positions: { secret: string }[] }[] };
+      for (const ord of page.results) secrets.push(ord.positions[0]!.secret);
+      next = page.next;
+    }
+    if (secrets.length !== o.tickets) await new Promise((r) => setTimeout(r, 250));
   }
   if (secrets.length !== o.tickets) throw new Error(`expected ${o.tickets} paid tickets, found ${secrets.length}`);
 

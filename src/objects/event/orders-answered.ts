@@ -106,6 +106,16 @@ export function answerOrder(
   return { write, autoCheckins };
 }
 
+/** Per instance: the outbox entries of orders it answered and has not tried to write yet (D1 cannot have those). */
+const untried = new WeakMap<EventState, Set<number>>();
+
+/** An order was answered with outbox entry `id` (this instance writes it first). */
+export function answeredUntried(s: EventState, id: number): void {
+  let set = untried.get(s);
+  if (!set) untried.set(s, (set = new Set()));
+  set.add(id);
+}
+
 export const isAnswered = (e: { kind: string; answered?: boolean }): boolean =>
   e.kind === "order" && e.answered === true;
 
@@ -128,18 +138,24 @@ export function answeredBatchLength(entries: readonly AnsweredEntry[]): number {
  */
 export async function writeAnsweredOrders(
   s: EventState,
-  entries: readonly AnsweredEntry[],
+  held: readonly { id: number; entry: AnsweredEntry }[],
   now: number,
 ): Promise<void> {
   const db = s.db();
-  const codes = entries.map((e) => e.write.order.code);
+  const entries = held.map((h) => h.entry);
+  // D1 may have an order only from an earlier try (whose answer was lost): asked then alone
+  const fresh = untried.get(s);
+  const tried = held.filter((h) => !fresh?.has(h.id)).map((h) => h.entry.write.order.code);
+  for (const h of held) fresh?.delete(h.id);
   const present = new Set(
-    (
-      await db
-        .select({ code: orders.code })
-        .from(orders)
-        .where(and(eq(orders.eventId, s.eventId), inArray(orders.code, codes)))
-    ).map((r) => r.code),
+    tried.length === 0
+      ? []
+      : (
+          await db
+            .select({ code: orders.code })
+            .from(orders)
+            .where(and(eq(orders.eventId, s.eventId), inArray(orders.code, tried)))
+        ).map((r) => r.code),
   );
   const stmts: Statement[] = [];
   const mailsAt: [number, number][] = [];

@@ -23,7 +23,7 @@ import type { Refusal } from "../../rules/inventory";
 import { releaseCartHold, restoreCartHolds } from "./carts";
 import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
 import { leaseRefill, ORDER_TABLES } from "./id-leases";
-import { answerOrder } from "./orders-answered";
+import { answeredUntried, answerOrder } from "./orders-answered";
 import type { EventState } from "./state";
 import { admissionHasRoom, countAdmissionOrder, uncountAdmissionOrder } from "./queue-admissions";
 import { forgetRowsOfOrder, rememberCheckinIds, rememberRows } from "./scan-answers";
@@ -34,6 +34,8 @@ const STATUS_RELEASES = new Set(["c", "e"]);
 
 export async function placeOrder(s: EventState, stamp: number, req: OrderRequest): Promise<OrderDecision> {
   await s.ensureCatalog(stamp);
+  // priced on a copy that had not seen what the object has: read again at the primary (services/replica-first.ts)
+  if (req.catalogFromReplica && stamp < s.ledger.stamp) return { ok: false, refusals: [], staleCatalog: true };
   const now = Date.now();
   let outboxId = 0;
   let refusals: Refusal[] = [];
@@ -82,7 +84,10 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
   });
   if (admissionUsed) return { ok: false, refusals: [], admissionUsed };
   if (refusals.length) return { ok: false, refusals };
-  if (answered) return { ok: true, order: null, answered };
+  if (answered) {
+    answeredUntried(s, outboxId);
+    return { ok: true, order: null, answered };
+  }
 
   s.inflight.add(outboxId);
   let mailIds: number[] = [];

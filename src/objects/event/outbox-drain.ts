@@ -128,11 +128,7 @@ async function writeHeld(s: EventState, batch: Held[]): Promise<"written" | "fau
             now,
           )
         : isAnswered(first)
-          ? writeAnsweredOrders(
-              s,
-              batch.map((e) => e.entry as AnsweredEntry),
-              now,
-            )
+          ? writeAnsweredOrders(s, batch as Held<AnsweredEntry>[], now)
           : replay(s, first, now),
     );
     s.storage.transactionSync(() => {

@@ -48,6 +48,8 @@ export type OrderRequest = {
   answerHere?: boolean;
   /** Its tickets as scans show them, but for the ids (aligned with `write.positions`): what their scans are answered from until D1 has them. */
   scanRows?: ScanRowTemplate[];
+  /** The catalog was read at the nearest copy: one older than the object's is refused as `staleCatalog`. */
+  catalogFromReplica?: boolean;
 };
 
 /** A ticket of a new order as scans show it (db/checkin/ticket-rows.ts), before it has its ids. */
@@ -69,7 +71,7 @@ export type AnsweredOrder = { write: OrderWrite; autoCheckins: AutoCheckin[] };
  */
 export type OrderDecision =
   | { ok: true; order: RawOrder | null; answered?: AnsweredOrder }
-  | { ok: false; refusals: Refusal[]; admissionUsed?: boolean };
+  | { ok: false; refusals: Refusal[]; admissionUsed?: boolean; staleCatalog?: boolean };
 
 /** An order's status change (`changeOrderStatus`). */
 export type StatusChange = {
