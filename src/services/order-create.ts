@@ -12,7 +12,7 @@ import { withEventObject } from "../objects/client";
 import type { OrderDecision } from "../objects/event/types";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
-import { replicaFirst, StaleCatalog } from "./replica-first";
+import { decidedByObject, replicaFirst, StaleCatalog } from "./replica-first";
 import { SALES_CHANNELS } from "../rules/events";
 import {
   badRequest,
@@ -395,15 +395,17 @@ async function placeOrderOnce(
   if (!decision.ok && decision.staleCatalog) throw new StaleCatalog();
   if (!decision.ok && decision.admissionUsed) throw admissionUsedUp(admission!);
   if (!decision.ok)
-    throw validationError(
-      orderRefusalErrors(decision.refusals, prepared.length, {
-        item: (i) => i18nText(catalog.items.get(prepared[i]!.itemId)?.name),
-        seat: (i) => {
-          const seat = prepared[i]!.seat;
-          return seat ? seatName(seat) : "";
-        },
-        voucher: (i) => input.positions[i]!.voucher ?? "",
-      }),
+    throw decidedByObject(
+      validationError(
+        orderRefusalErrors(decision.refusals, prepared.length, {
+          item: (i) => i18nText(catalog.items.get(prepared[i]!.itemId)?.name),
+          seat: (i) => {
+            const seat = prepared[i]!.seat;
+            return seat ? seatName(seat) : "";
+          },
+          voucher: (i) => input.positions[i]!.voucher ?? "",
+        }),
+      ),
     );
   // answered by the object: D1, the mails and the webhook calls follow it there
   if (decision.answered)

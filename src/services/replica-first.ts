@@ -1,8 +1,8 @@
 /**
  * A sale whose reads start at the nearest copy (docs/api.md "Global read latency"): what it is
  * checked and priced against may trail the primary by the replication lag, unless the client
- * sent its bookmark. A refusal, and a catalog older than the event object's, are therefore
- * decided again with reads at the primary before they are answered.
+ * sent its bookmark. A refusal on what was read, and a catalog older than the event object's,
+ * are therefore decided again with reads at the primary before they are answered.
  */
 import { createDb, type DB } from "../db/client";
 import { primaryIfElsewhere, startedElsewhere } from "../db/sessions";
@@ -15,6 +15,14 @@ export class StaleCatalog extends Error {
   }
 }
 
+const decided = new WeakSet<object>();
+
+/** A refusal the event object took on its own state (sold out, a voucher used up): final wherever the sale read. */
+export function decidedByObject<E extends object>(refusal: E): E {
+  decided.add(refusal);
+  return refusal;
+}
+
 /** `attempt` with the request's reads; again with reads at the primary when that one was refused or stale. */
 export async function replicaFirst<C extends { db: DB }, T>(
   ctx: C,
@@ -24,7 +32,7 @@ export async function replicaFirst<C extends { db: DB }, T>(
   try {
     return await attempt(ctx, true);
   } catch (e) {
-    if (!(e instanceof StaleCatalog) && !isFailure(e, "invalid")) throw e;
+    if (!(e instanceof StaleCatalog) && (!isFailure(e, "invalid") || decided.has(e))) throw e;
     return attempt({ ...ctx, db: createDb(primaryIfElsewhere()!) }, false);
   }
 }
