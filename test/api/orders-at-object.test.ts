@@ -5,12 +5,14 @@
  * object's D1: orders keep being answered while D1 is down and are all there, once, with the ids
  * the answers gave, when it is back; an order is readable by code as soon as it was answered.
  */
-import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { checkins, mailOutbox, orderPositions, orders, vouchers } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
+import type { EventObject } from "../../src/objects/event/object";
+import { AHEAD_LIMIT } from "../../src/objects/event/orders-answered";
 import { RETRY_MS } from "../../src/objects/event/outbox-drain";
 import { BASE, db, type Json } from "../harness";
 import { ordersOf, shop } from "../helpers/sales";
@@ -197,6 +199,28 @@ describe("an order is answered at the event's object", LOADED, () => {
     expect((await stored()).map((o) => o.code)).toEqual([res.body.code]);
     const mails = await db(v.org.group).select().from(mailOutbox).where(eq(mailOutbox.toAddress, "lost@example.org"));
     expect(mails).toHaveLength(1);
+  });
+
+  it("with D1 AHEAD_LIMIT decisions behind, an order waits for D1 again (D1 never falls further behind)", async () => {
+    const { v, stored, pending } = await boxOffice();
+    await breakObjectWrites(v.eventId, "fail");
+    // decisions D1 does not have yet, up to the limit (carts with nothing to write: they clear once D1 answers)
+    await runInDurableObject(eventObject(env, v.eventId), (_: EventObject, state: DurableObjectState) => {
+      for (let i = 0; i < AHEAD_LIMIT; i++)
+        state.storage.sql.exec(
+          "INSERT INTO outbox (payload, created) VALUES (?, ?)",
+          JSON.stringify({ kind: "carts", rows: [] }),
+          Date.now(),
+        );
+    });
+    expect((await pending()).status).toBe(503);
+    await mendObjectWrites(v.eventId);
+    const waited = await pending();
+    expect(waited.status).toBe(201);
+    // written before its answer: D1 has it without the object being asked
+    expect((await stored()).map((o) => o.code)).toEqual([waited.body.code]);
+    await v.settle();
+    expect(await outboxSize(v.eventId)).toBe(0);
   });
 
   it("an incremental sync that read before D1 had the order finds it in its next run", async () => {

@@ -15,7 +15,7 @@ import { type OrderWrite, orderWriteStatements } from "../../db/inventory";
 import { orders } from "../../db/schema";
 import { dispatchMail, dispatchWebhooks } from "../../lib/queues";
 import { idsLeft, leaseRefill, ORDER_TABLES, takeIds } from "./id-leases";
-import type { OutboxKind } from "./outbox";
+import { type OutboxKind, outboxSize } from "./outbox";
 import { rememberCheckinIds, rememberRows } from "./scan-answers";
 import type { EventState } from "./state";
 import type { AnsweredOrder, AutoCheckin, ScanRowTemplate } from "./types";
@@ -26,9 +26,16 @@ export type AnsweredEntry = OutboxKind<"order"> & { answered: true };
 const BATCH_STATEMENTS = 200;
 
 /**
+ * How many decisions D1 may be behind the object by before an order waits for D1 again: what
+ * D1 owes (lists, mails, webhooks) stays within what its writer clears in a few seconds, and a
+ * rush beyond the writer's pace is slowed to it instead of piling up.
+ */
+export const AHEAD_LIMIT = 200;
+
+/**
  * Inside the decision's transaction: the order with its D1 ids, its tickets indexed; null when
- * the object cannot answer it alone (a block lacks ids, or the code is one the index knows:
- * D1 then decides, before the answer).
+ * the object cannot answer it alone (a block lacks ids, the code is one the index knows, or D1
+ * is `AHEAD_LIMIT` decisions behind: D1 then decides, before the answer).
  */
 export function answerOrder(
   s: EventState,
@@ -36,7 +43,7 @@ export function answerOrder(
   auto: readonly AutoCheckin[],
   scanRows: readonly ScanRowTemplate[] | undefined,
 ): AnsweredOrder | null {
-  if (s.ci.order(w.order.code)) return null;
+  if (s.ci.order(w.order.code) || outboxSize(s) >= AHEAD_LIMIT) return null;
   const need: [LeasedTable, number][] = [
     ["orders", 1],
     ["order_positions", w.positions.length],
