@@ -144,7 +144,7 @@ describe("an order is answered at the event's object", LOADED, () => {
       const res = await pending({
         status: "p",
         payment_provider: "manual",
-        email: `buyer${i}@example.org`,
+        email: `${v.eventSlug}-${i}@example.org`,
         send_email: true,
         positions: [{ item: v.ticket.id, ...(i < 3 ? { voucher: voucher.code } : {}) }],
       });
@@ -190,14 +190,15 @@ describe("an order is answered at the event's object", LOADED, () => {
   it("D1 commits an answered order and its answer is lost: the retry finds it there and writes nothing twice", async () => {
     const { v, stored, pending } = await boxOffice();
     const fault = injectD1Fault(/^insert into "orders"/, "lost");
-    const res = await pending({ email: "lost@example.org", send_email: true, payment_provider: "manual" });
+    const email = `${v.eventSlug}-lost@example.org`;
+    const res = await pending({ email, send_email: true, payment_provider: "manual" });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     await fault.reached;
     await vi.waitFor(async () => expect(await alarmAt(v.eventId)).not.toBeNull());
     expect(await runDurableObjectAlarm(eventObject(env, v.eventId))).toBe(true);
     expect(await outboxSize(v.eventId)).toBe(0);
     expect((await stored()).map((o) => o.code)).toEqual([res.body.code]);
-    const mails = await db(v.org.group).select().from(mailOutbox).where(eq(mailOutbox.toAddress, "lost@example.org"));
+    const mails = await db(v.org.group).select().from(mailOutbox).where(eq(mailOutbox.toAddress, email));
     expect(mails).toHaveLength(1);
   });
 
