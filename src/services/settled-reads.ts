@@ -6,7 +6,7 @@
  */
 import type { DB } from "../db/client";
 import { createDb } from "../db/client";
-import { currentRequestSession } from "../db/sessions";
+import { primaryIfElsewhere } from "../db/sessions";
 import type { Env } from "../lib/env";
 import { Failure } from "../lib/failure";
 import { type EventRef, withEventObject } from "../objects/client";
@@ -20,8 +20,8 @@ export async function readSettled<T>(
   const first = await read(scope.db);
   if (found(first)) return first;
   const settled = await Promise.all(events.map((e) => withEventObject<boolean>(scope.env, e, (s) => s.settle())));
-  const session = currentRequestSession();
-  const again = await read(session ? createDb(session.primary()) : scope.db);
+  const primary = primaryIfElsewhere();
+  const again = await read(primary ? createDb(primary) : scope.db);
   // not there, and an object could not write all it holds: it may be among that
   if (!found(again) && settled.includes(false))
     throw new Failure("unavailable", "The event could not write its latest changes yet. Retry in a moment.");

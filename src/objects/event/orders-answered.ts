@@ -62,6 +62,8 @@ export function answerOrder(
   };
   const autoCheckins = auto.map((a, i) => ({ ...a, id: checkinIds![i]! }));
   const idOf = new Map(write.positions.map((p) => [p.positionid, p.id!]));
+  const baseOf = (p: OrderWrite["positions"][number]) =>
+    p.addonToPositionid === null ? null : (idOf.get(p.addonToPositionid) ?? null);
   s.ci.indexOrder(
     {
       code: write.order.code,
@@ -75,7 +77,7 @@ export function answerOrder(
     write.positions.map((p) => ({
       id: p.id!,
       secret: p.secret,
-      addonTo: p.addonToPositionid === null ? null : (idOf.get(p.addonToPositionid) ?? null),
+      addonTo: baseOf(p),
       itemId: p.itemId,
       variationId: p.variationId ?? null,
       subeventId: p.subeventId ?? null,
@@ -106,7 +108,7 @@ export function answerOrder(
       write.positions.map((p, i) => ({
         ...scanRows[i]!,
         id: p.id!,
-        addonTo: p.addonToPositionid === null ? null : (idOf.get(p.addonToPositionid) ?? null),
+        addonTo: baseOf(p),
         checkins: "[]",
       })),
     );
