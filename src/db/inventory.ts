@@ -5,6 +5,7 @@ import type { DB } from "./client";
 import { eventScopeKey, eventScopeKeySql, lastChangeQuery, touchStatement } from "./changes";
 import { checkinCatalogStatements } from "./checkin/object-reads";
 import { mailInsertStatement, type MailInsert } from "./mail";
+import { reconcileTransactions } from "./transactions";
 import { orderPlacedNotification } from "./webhooks";
 import {
   cartPositions,
@@ -151,6 +152,8 @@ export function orderWriteStatements(
     5,
   ))
     stmts.push(db.insert(orderFees).values(part));
+  // what the order owes, in the ledger (as of its placement)
+  stmts.push(reconcileTransactions(db, orderId, w.order.datetime, now));
   for (const p of w.payments) stmts.push(db.insert(orderPayments).values({ ...p, orderId }));
   for (const [voucherId, n] of voucherUses) {
     stmts.push(

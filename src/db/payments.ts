@@ -7,6 +7,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { grantMembershipsStatement } from "./inventory";
 import { claimHeld, claimStatement, type EventClaim } from "./stripe";
+import { reconcileTransactions } from "./transactions";
 import { statusNotification } from "./webhooks";
 import {
   type OrderStatus,
@@ -187,6 +188,8 @@ export function statusWriteStatements(
       .set({ orderStatus: sql`(SELECT o.status FROM orders o WHERE o.id = ${w.orderId})` })
       .where(eq(orderPositions.orderId, w.orderId)),
   );
+  // what the order owes after the change, in the ledger (idempotent: nothing when the status did not change)
+  stmts.push(reconcileTransactions(db, w.orderId, w.now, w.now));
   // paid now: the memberships its positions grant (after the status; idempotent per position).
   // Callers read the status update's result back; statusResultIndex says where it stands.
   if (w.to === "p") stmts.push(grantMembershipsStatement(db, w.orderId, w.now));
@@ -195,7 +198,7 @@ export function statusWriteStatements(
 
 /** Where the status update's result stands among the batch's results (from the end). */
 export function statusResultIndex(w: Pick<StatusWrite, "to">, resultCount: number): number {
-  return w.to === "p" ? resultCount - 3 : resultCount - 2;
+  return w.to === "p" ? resultCount - 4 : resultCount - 3;
 }
 
 /**

@@ -340,6 +340,23 @@ export const q = {
       return distinct;
     },
   }),
+  /** A list of decimal numbers from a repeated or comma-separated parameter (`tax_rate__in=7.00,19.00`), each in hundredths. */
+  decimalList: (description?: string): QueryParam<number[]> => ({
+    description,
+    schema: { type: "array", items: DECIMAL_PARAM, maxItems: MAX_QUERY_LIST_VALUES },
+    style: "form",
+    read(c, name) {
+      const values = c.req.queries(name);
+      if (!values || values.length === 0) return undefined;
+      const parts = values.flatMap((v) => v.split(",")).filter((v) => v !== "");
+      const parsed = parts.map((p) => parseDecimal(p));
+      if (parsed.some((n) => n === null)) throw fieldError(name, "Enter a number.");
+      const distinct = [...new Set(parsed as number[])];
+      if (distinct.length > MAX_QUERY_LIST_VALUES)
+        throw fieldError(name, `Ensure this filter has no more than ${MAX_QUERY_LIST_VALUES} values.`);
+      return distinct;
+    },
+  }),
   /**
    * Several strings from a repeated parameter (`exclude=a&exclude=b`); `commaSeparated`: also
    * `exclude=a,b` (values trimmed). No value → undefined.

@@ -188,6 +188,25 @@ export const rows: MatrixRow[] = [
     status: 200,
     setup: async (w) => ({ raw: await stripeWebhookDelivery(w) }),
   },
+  // the transactions ledger (pretix transactions.rst): the event's, one by id, the organizer's
+  { route: `GET ${ev}/transactions`, permission: "can_view_orders", setup: order },
+  {
+    route: `GET ${ev}/transactions/:id`,
+    permission: "can_view_orders",
+    setup: async (w) => {
+      const o = await pendingOrder(w);
+      const list = await w.admin.get(`${w.ev}/transactions/?order=${o.code}`);
+      expect(list.body.count, JSON.stringify(list.body)).toBeGreaterThan(0);
+      return { params: { id: String(list.body.results[0].id) } };
+    },
+  },
+  {
+    // any credential of the organizer; without can_view_orders an empty list (pretix test_organizer_list)
+    route: "GET /api/v1/organizers/:organizer/transactions",
+    permission: "can_view_orders",
+    setup: order,
+    refusal: () => ({ status: 200, body: { count: 0, next: null, previous: null, results: [] } }),
+  },
   // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
   { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
   {

@@ -86,6 +86,7 @@ export const MOVED_TABLES: TableRule[] = [
   owned("order_fees", `order_id IN (${ORDERS})`),
   owned("order_payments", `order_id IN (${ORDERS})`),
   owned("order_refunds", `order_id IN (${ORDERS})`),
+  ofEvents("order_transactions"),
   under("sendmail_rule_sends", "rule_id", "sendmail_rules"),
   ofEvents("checkins"),
   ofEvents("blocked_secrets"),

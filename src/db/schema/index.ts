@@ -20,3 +20,4 @@ export * from "./webhooks";
 export * from "./refunds";
 export * from "./stripe";
 export * from "./onsale-queues";
+export * from "./transactions";
