@@ -2608,6 +2608,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizers/{organizer}/events/{event}/transactions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event's transactions
+         * @description Every change to what an order owes, immutable: placed, changed, canceled, expired, reactivated. The sum of `price × count` of an order is its total while it is pending or paid, and zero otherwise.
+         *
+         *     Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/transactions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Transaction detail
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventTransactionsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/transactions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organizer's transactions
+         * @description Every change to what an order owes, immutable: placed, changed, canceled, expired, reactivated. The sum of `price × count` of an order is its total while it is pending or paid, and zero otherwise. Only of the events whose orders the credential may see (none without `can_view_orders`: an empty list).
+         *
+         *     Any credential of the organizer; each list needs `can_view_orders` for its event (the others are refused as unknown). Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizers/{organizer}/stripe/webhook/": {
         parameters: {
             query?: never;
@@ -5045,6 +5109,92 @@ export interface components {
                 expires: string;
                 orders_allowed: number;
             } | null;
+        };
+        Transaction: {
+            id: number;
+            /** @description The order's code. */
+            order: string;
+            /**
+             * Format: date-time
+             * @description When the row was written.
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the change is financially relevant.
+             */
+            datetime: string;
+            /** @description The position's number in the order; null for a fee. */
+            positionid: number | null;
+            /** @description Units; negative for what is no longer owed. */
+            count: number;
+            item: number | null;
+            variation: number | null;
+            subevent: number | null;
+            /**
+             * @description Gross price of one unit.
+             * @example 12.50
+             */
+            price: string;
+            /**
+             * @description decimal number as a string
+             * @example 19.00
+             */
+            tax_rate: string;
+            tax_rule: number | null;
+            /** @description Always null: the service's tax rules carry no tax code. */
+            tax_code: string | null;
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            tax_value: string;
+            fee_type: string | null;
+            internal_type: string | null;
+        };
+        OrganizerTransaction: {
+            id: number;
+            /** @description The order's code. */
+            order: string;
+            /**
+             * Format: date-time
+             * @description When the row was written.
+             */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the change is financially relevant.
+             */
+            datetime: string;
+            /** @description The position's number in the order; null for a fee. */
+            positionid: number | null;
+            /** @description Units; negative for what is no longer owed. */
+            count: number;
+            item: number | null;
+            variation: number | null;
+            subevent: number | null;
+            /**
+             * @description Gross price of one unit.
+             * @example 12.50
+             */
+            price: string;
+            /**
+             * @description decimal number as a string
+             * @example 19.00
+             */
+            tax_rate: string;
+            tax_rule: number | null;
+            /** @description Always null: the service's tax rules carry no tax code. */
+            tax_code: string | null;
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            tax_value: string;
+            fee_type: string | null;
+            internal_type: string | null;
+            /** @description The event's slug. */
+            event: string;
         };
         StripeWebhookReceived: {
             /** @constant */
@@ -15202,6 +15352,176 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventTransactions: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+                /** @description Comma-separated fields, `-` reverses: `datetime`, `created`, `id`. Default: `datetime`. */
+                ordering?: string;
+                /** @description order code */
+                order?: string;
+                /** @description transactions with a datetime at or after then */
+                datetime_since?: string;
+                /** @description transactions with a datetime before then */
+                datetime_before?: string;
+                /** @description transactions written at or after then */
+                created_since?: string;
+                /** @description transactions written before then */
+                created_before?: string;
+                item?: number;
+                item__in?: number[];
+                variation?: number;
+                variation__in?: number[];
+                subevent?: number;
+                subevent__in?: number[];
+                tax_rule?: number;
+                tax_rule__in?: number[];
+                /** @description the service keeps no tax codes: matches no transaction */
+                tax_code?: string;
+                /** @description the service keeps no tax codes: matches no transaction */
+                tax_code__in?: string[];
+                tax_rate?: string;
+                tax_rate__in?: string[];
+                fee_type?: string;
+                fee_type__in?: string[];
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["Transaction"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventTransactionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transaction"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerTransactions: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+                /** @description Comma-separated fields, `-` reverses: `datetime`, `created`, `id`. Default: `datetime`. */
+                ordering?: string;
+                /** @description order code */
+                order?: string;
+                /** @description transactions with a datetime at or after then */
+                datetime_since?: string;
+                /** @description transactions with a datetime before then */
+                datetime_before?: string;
+                /** @description transactions written at or after then */
+                created_since?: string;
+                /** @description transactions written before then */
+                created_before?: string;
+                item?: number;
+                item__in?: number[];
+                variation?: number;
+                variation__in?: number[];
+                subevent?: number;
+                subevent__in?: number[];
+                tax_rule?: number;
+                tax_rule__in?: number[];
+                /** @description the service keeps no tax codes: matches no transaction */
+                tax_code?: string;
+                /** @description the service keeps no tax codes: matches no transaction */
+                tax_code__in?: string[];
+                tax_rate?: string;
+                tax_rate__in?: string[];
+                fee_type?: string;
+                fee_type__in?: string[];
+                /** @description the event's slug */
+                event?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["OrganizerTransaction"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
