@@ -158,7 +158,12 @@ describe("what an order owes over its life", () => {
 
   it("the statement is idempotent: run again (a replay) it writes nothing", async () => {
     const { s, o } = await orderWithFee();
-    const row = (await db().select().from(orders).where(and(eq(orders.eventId, s.eventId), eq(orders.code, o.code))))[0]!;
+    const row = (
+      await db()
+        .select()
+        .from(orders)
+        .where(and(eq(orders.eventId, s.eventId), eq(orders.code, o.code)))
+    )[0]!;
     const before = await db().select().from(orderTransactions).where(eq(orderTransactions.orderId, row.id));
     await reconcileTransactions(db(), row.id, Date.now(), Date.now());
     await reconcileTransactions(db(), row.id, Date.now(), Date.now());
@@ -197,7 +202,11 @@ describe("the organizer's transactions", () => {
     const none = await limited.client.get(org);
     expect(none.status).toBe(200);
     expect(none.body.count).toBe(0);
-    const ofEvent = await seedTeam(s.org.id, { permissions: "all", allEvents: false, events: [s.eventId] }, s.org.group);
+    const ofEvent = await seedTeam(
+      s.org.id,
+      { permissions: "all", allEvents: false, events: [s.eventId] },
+      s.org.group,
+    );
     expect((await ofEvent.client.get(org)).body.count).toBe(2);
     const blind = await seedTeam(s.org.id, { permissions: ["can_view_vouchers"], allEvents: true }, s.org.group);
     const blindAnswer = await blind.client.get(org);
