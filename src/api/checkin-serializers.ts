@@ -15,7 +15,7 @@ import { apiDownloadUrls, positionDownloads } from "../services/tickets";
 import { dateTime, id, object } from "../http/responses";
 import { i18nText, type I18n } from "../lib/i18n";
 import { toIso } from "../lib/datetime";
-import { excludeFields, positionResponse, serializePosition } from "./orders-serializers";
+import { excludeFields, type PositionResponse, positionResponse, serializePosition } from "./orders-serializers";
 
 export { excludeFields };
 
@@ -175,28 +175,25 @@ export type Expanded = {
 export type DownloadBase = { baseUrl: string; organizerSlug: string };
 
 /**
- * A list's ticket: the order position with only the list's check-ins, `require_attention`
- * (order, product or variation flag), the order's status fields, and `attendee_name` with
- * `attendee_name_parts` falling back to the parent ticket's, then to the invoice address's
- * (pretix: the parts go with the name they come from).
+ * A ticket read as lists read it (db/checkin/ticket-rows.ts), as the order position resource:
+ * its `downloads` as its order's positions have them, `canceled` kept for the caller.
  */
-export function serializeCheckinPosition(
-  r: CheckinPositionRow,
-  at: DownloadBase,
-  expanded: Expanded = {},
-): CheckinPositionResponse {
-  const downloads = positionDownloads(
-    {
-      id: r.id,
-      addonTo: r.addonTo,
-      orderStatus: r.orderStatus,
-      orderRequireApproval: r.orderRequireApproval === 1,
-      item: JSON.parse(r.ticketItem) as [number, number | null],
-      settings: JSON.parse(r.ticketSettings) as Record<string, unknown>,
-    },
-    apiDownloadUrls(at.baseUrl, at.organizerSlug, r.eventSlug, r.orderCode),
-  );
-  const base = serializePosition(
+export function serializeListedPosition(r: CheckinPositionRow, at: DownloadBase): PositionResponse {
+  const downloads =
+    r.canceled === 1
+      ? []
+      : positionDownloads(
+          {
+            id: r.id,
+            addonTo: r.addonTo,
+            orderStatus: r.orderStatus,
+            orderRequireApproval: r.orderRequireApproval === 1,
+            item: JSON.parse(r.ticketItem) as [number, number | null],
+            settings: JSON.parse(r.ticketSettings) as Record<string, unknown>,
+          },
+          apiDownloadUrls(at.baseUrl, at.organizerSlug, r.eventSlug, r.orderCode),
+        );
+  return serializePosition(
     {
       id: r.id,
       positionid: r.positionid,
@@ -219,7 +216,7 @@ export function serializeCheckinPosition(
       seat_id: r.seatId,
       seat_name: r.seatName,
       answers: JSON.parse(r.answers) as Answer[],
-      canceled: 0,
+      canceled: r.canceled,
       valid_from: r.validFrom,
       valid_until: r.validUntil,
       blocked: r.blocked === null ? null : (JSON.parse(r.blocked) as string[]),
@@ -228,6 +225,20 @@ export function serializeCheckinPosition(
     r.orderCode,
     downloads,
   );
+}
+
+/**
+ * A list's ticket: the order position with only the list's check-ins, `require_attention`
+ * (order, product or variation flag), the order's status fields, and `attendee_name` with
+ * `attendee_name_parts` falling back to the parent ticket's, then to the invoice address's
+ * (pretix: the parts go with the name they come from).
+ */
+export function serializeCheckinPosition(
+  r: CheckinPositionRow,
+  at: DownloadBase,
+  expanded: Expanded = {},
+): CheckinPositionResponse {
+  const base = serializeListedPosition(r, at);
   let name = r.attendeeName || null;
   let nameParts = base.attendee_name_parts;
   if (!name && r.addonTo !== null) {

@@ -1,16 +1,23 @@
 /**
- * Order positions (pretix docs orders.rst "Fetching individual positions", "Generating new
- * secrets", "Manipulating individual positions"): one ticket by its id, a new secret for it
- * (the re-issue: with signed secrets the old one is revoked), and its blocks. The ticket's
- * resource is the order position of the orders family.
+ * Order positions (pretix docs orders.rst "List of all order positions", "Fetching individual
+ * positions", "Generating new secrets", "Manipulating individual positions"): an event's list,
+ * an organizer's over the events whose orders the credential may see, one ticket by its id, a
+ * new secret for it (with signed secrets the old one is revoked), and its blocks.
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/ticket-changes";
-import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { eventPositions, organizerPositions } from "../services/order-lists";
+import { type AppContext, type AppEnv, eventContext, organizerContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
-import { eventScope } from "../http/tenancy";
-import { jsonBody, pathId, q, queryParams } from "../http/validation";
+import { listRequest, respondPage } from "../http/pagination";
+import { eventScope, organizerScope } from "../http/tenancy";
+import { jsonBody, pathId, q, type QueryValues, queryParams } from "../http/validation";
 import type { OrderRecord, PositionJson } from "../db/orders";
+import { ORDER_POSITION_ORDERING, type OrderPositionFilter } from "../db/order-positions";
+import type { CheckinPositionRow } from "../db/checkin/ticket-rows";
+import { serializeListedPosition } from "./checkin-serializers";
+import { POSITION_FILTER_PARAMS, positionFilters } from "./checkin-expand";
 import { type PositionResponse, positionResponse, serializePosition } from "./orders-serializers";
 
 export { positionResponse } from "./orders-serializers";
@@ -23,6 +30,86 @@ const doc = apiDocs("Orders");
 
 const respond = (c: AppContext, r: { record: OrderRecord; position: PositionJson }) =>
   c.json(serializePosition(r.position, r.record.order.code) satisfies PositionResponse);
+
+const { ignore_status: _, ...filterParams } = POSITION_FILTER_PARAMS;
+
+/** pretix's filters of the order positions list (orders.rst), read and described by `queryParams`. */
+const LIST_PARAMS = {
+  ...filterParams,
+  has_checkin: q.bool("positions checked in (on any list) or not"),
+  search: q.string(
+    "the start of the secret or the order code, or text in an attendee name or email, the order's email or invoice name; matched literally",
+  ),
+  pseudonymization_id: q.string(),
+  customer: q.string("positions of orders of this customer (identifier)"),
+  include_canceled_positions: q.bool("also positions canceled on their own, each with `canceled`"),
+  pdf_data: q.ignored({ type: "boolean" }, "the service renders the ticket PDFs itself (`downloads`)."),
+};
+
+function listFilter(f: QueryValues<typeof LIST_PARAMS>): OrderPositionFilter {
+  const { ignoreStatus: _, ...filters } = positionFilters({ ...f, ignore_status: undefined });
+  return {
+    ...filters,
+    pseudonymizationId: f.pseudonymization_id,
+    customer: f.customer,
+    includeCanceled: f.include_canceled_positions,
+  };
+}
+
+export const positionListItemResponse = positionResponse
+  .extend({ canceled: z.boolean().optional().meta({ description: "only with `include_canceled_positions`" }) })
+  .meta({ id: "OrderPositionListed" });
+export const organizerPositionResponse = positionListItemResponse
+  .extend({ event: z.string().meta({ description: "The event's slug." }) })
+  .meta({ id: "OrganizerOrderPosition" });
+
+/** A listed position: `canceled` shown when canceled ones are asked for, as the orders list does. */
+function listed(c: AppContext, withCanceled: boolean) {
+  const at = { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
+  return (r: CheckinPositionRow) => {
+    const shown: z.infer<typeof positionListItemResponse> = serializeListedPosition(r, at);
+    if (withCanceled) shown.canceled = r.canceled === 1;
+    return shown;
+  };
+}
+
+const LIST_DESCRIPTION =
+  "Positions of canceled orders are listed (with `order__status` `c` they alone); a position canceled on its own only with `include_canceled_positions`.";
+
+orderPositionRoutes.get(
+  base,
+  read,
+  doc.list(positionListItemResponse, {
+    summary: "List an event's order positions",
+    description: LIST_DESCRIPTION,
+    ordering: ORDER_POSITION_ORDERING,
+  }),
+  queryParams(LIST_PARAMS),
+  async (c) => {
+    const req = listRequest(c);
+    const f = c.req.valid("query");
+    const page = await eventPositions(eventContext(c), listFilter(f), req);
+    return respondPage(c, req, page, listed(c, !!f.include_canceled_positions));
+  },
+);
+
+orderPositionRoutes.get(
+  "/organizers/:organizer/orderpositions",
+  organizerScope("can_view_orders", { perObject: true }),
+  doc.list(organizerPositionResponse, {
+    summary: "List an organizer's order positions",
+    description: `${LIST_DESCRIPTION} Only of the events whose orders the credential may see (none without \`can_view_orders\`: an empty list); each with its event's slug.`,
+    ordering: ORDER_POSITION_ORDERING,
+  }),
+  queryParams(LIST_PARAMS),
+  async (c) => {
+    const req = listRequest(c);
+    const f = c.req.valid("query");
+    const page = await organizerPositions(organizerContext(c), c.var.principal, listFilter(f), req);
+    const show = listed(c, !!f.include_canceled_positions);
+    return respondPage(c, req, page, (r) => ({ ...show(r), event: r.eventSlug }));
+  },
+);
 
 orderPositionRoutes.get(
   `${base}/:id`,

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { orderFilterConditions } from "../db/order-filters";
+import { type OrderConditions, orderFilterConditions } from "../db/order-filters";
 import { notFound } from "../lib/failure";
 import { decimal } from "../rules/fields";
 import { createOrder } from "../services/order-create";
@@ -18,16 +18,17 @@ import {
   markOrderExpired,
   markOrderPaid,
 } from "../services/order-status";
-import { listOrders, listPayments, ORDER_ORDERING } from "../db/orders";
+import { listOrders, listPayments, ORDER_ORDERING, type OrderFilter } from "../db/orders";
+import { organizerOrders } from "../services/order-lists";
 import { setPageGenerated } from "../http/conditional";
-import { type AppContext, type AppEnv, eventContext, saleCaller } from "../http/context";
+import { type AppContext, type AppEnv, eventContext, organizerContext, saleCaller } from "../http/context";
 import { readInScope } from "../http/tenancy";
 import { QUEUE_ANSWERS } from "../http/errors";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
-import { eventScope } from "../http/tenancy";
+import { eventScope, organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/context";
-import { jsonBody, pathId, queryParams } from "../http/validation";
+import { jsonBody, pathId, type QueryValues, queryParams } from "../http/validation";
 import {
   ORDER_LIST_PARAMS,
   ORDER_VIEW_PARAMS,
@@ -61,6 +62,20 @@ const write = eventScope("can_change_orders");
 
 const doc = apiDocs("Orders");
 
+/** The order list's column matches of the query (the documented further filters are `orderListQuery`'s). */
+function columnFilter(f: QueryValues<typeof ORDER_LIST_PARAMS>, extra: OrderConditions): OrderFilter {
+  return {
+    code: f.code,
+    status: f.status,
+    testmode: f.testmode,
+    email: f.email,
+    locale: f.locale,
+    modifiedSince: f.modified_since,
+    customer: f.customer,
+    extra,
+  };
+}
+
 orderRoutes.get(
   base,
   readList,
@@ -73,26 +88,33 @@ orderRoutes.get(
     const { filter, view } = orderListQuery(f);
     // the path's slug is the event's (slugs resolve exactly)
     const extra = orderFilterConditions(c.req.param("event"), filter);
-    const page = await readInScope(c, (db, eventId) =>
-      listOrders(
-        db,
-        eventId,
-        {
-          code: f.code,
-          status: f.status,
-          testmode: f.testmode,
-          email: f.email,
-          locale: f.locale,
-          modifiedSince: f.modified_since,
-          customer: f.customer,
-          extra,
-        },
-        req,
-      ),
-    );
+    const page = await readInScope(c, (db, eventId) => listOrders(db, eventId, columnFilter(f, extra), req));
     const at = location(c);
     // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
     return respondPage(c, req, page, (r) => presentOrder(at, r, view));
+  },
+);
+
+/** pretix's organizer-level orders list: the event's list's query and answer over the organizer's events. */
+orderRoutes.get(
+  "/organizers/:organizer/orders",
+  organizerScope("can_view_orders", { perObject: true }),
+  doc.list(orderListItemResponse, {
+    summary: "List an organizer's orders",
+    description:
+      "The orders list of every event whose orders the credential may see (none without `can_view_orders`: an empty list), with the same query and answer; `event` names each order's event.",
+    ordering: ORDER_ORDERING,
+  }),
+  queryParams(ORDER_LIST_PARAMS),
+  async (c) => {
+    const req = listRequest(c);
+    setPageGenerated(c, Date.now());
+    const f = c.req.valid("query");
+    const { filter, view } = orderListQuery(f);
+    const extra = orderFilterConditions(null, filter);
+    const page = await organizerOrders(organizerContext(c), c.var.principal, columnFilter(f, extra), req);
+    const base = { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
+    return respondPage(c, req, page, (r) => presentOrder({ ...base, eventSlug: r.eventSlug }, r, view));
   },
 );
 

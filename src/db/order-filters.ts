@@ -37,18 +37,25 @@ const invoiceAddress = sql`"orders"."invoice_address"`;
 const positionsWhere = (condition: SQL) =>
   sql`EXISTS (SELECT 1 FROM order_positions p WHERE p.order_id = ${orderId} AND ${condition})`;
 
-function searchCondition(eventSlug: string, term: string): { condition: SQL; byIds: boolean } {
+/** The event's slug of the order (an organizer's list spans events). */
+const eventSlugOfOrder = sql`(SELECT e.slug FROM events e WHERE e.id = "orders"."event_id")`;
+
+function searchCondition(eventSlug: string | null, term: string): { condition: SQL; byIds: boolean } {
   const parts: SQL[] = [];
-  // "<event slug>-<code>" as printed on tickets; the list is one event's, so the slug part is known
+  // "<event slug>-<code>" as printed on tickets; in one event's list the slug part is known, in
+  // an organizer's it is matched against each order's event (pretix: `event__slug__icontains`)
   const dash = term.lastIndexOf("-");
+  const prefix = dash < 0 ? "" : term.slice(0, dash);
   const codeTerm =
     dash < 0
       ? undefined
-      : eventSlug.toLowerCase().includes(term.slice(0, dash).toLowerCase())
+      : eventSlug === null || eventSlug.toLowerCase().includes(prefix.toLowerCase())
         ? term.slice(dash + 1)
         : null;
   if (codeTerm === undefined) parts.push(containsText(orders.code, term));
-  else if (codeTerm !== null) parts.push(containsText(orders.code, codeTerm));
+  else if (codeTerm !== null && eventSlug !== null) parts.push(containsText(orders.code, codeTerm));
+  else if (codeTerm !== null)
+    parts.push(and(containsText(orders.code, codeTerm), containsText(eventSlugOfOrder, prefix))!);
   parts.push(
     containsText(orders.email, term),
     containsText(orders.comment, term),
@@ -82,8 +89,8 @@ function searchCondition(eventSlug: string, term: string): { condition: SQL; byI
  */
 export type OrderConditions = { conditions: SQL[]; byIds: boolean };
 
-/** The conditions of `f` on the `orders` table of the event with slug `eventSlug`. */
-export function orderFilterConditions(eventSlug: string, f: OrderListFilter): OrderConditions {
+/** The conditions of `f` on the `orders` table of the event with slug `eventSlug` (null: an organizer's orders, of any event). */
+export function orderFilterConditions(eventSlug: string | null, f: OrderListFilter): OrderConditions {
   const c: SQL[] = [];
   let byIds = false;
   if (f.search !== undefined) {

@@ -6,11 +6,11 @@ import { and, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
 import type { OrderConditions } from "./order-filters";
 import { type CheckinJson, checkinsJsonSql } from "./checkin/passages";
 import { ticketSettingsSql } from "./settings";
-import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
+import { fetchPage, type ListRequest, type OrderingTable, type Page } from "./paging";
 import type { DB } from "./client";
 import { type Answer, customers, events, orderPayments, orderPositions, orders, type OrderStatus } from "./schema";
 import { chunks } from "../lib/chunks";
-import { MAX_PARAMS } from "./util";
+import { inIntegers, MAX_PARAMS } from "./util";
 
 export type OrderRow = typeof orders.$inferSelect;
 
@@ -163,7 +163,10 @@ export function toOrderRecord(r: RawOrder): OrderRecord {
   };
 }
 
-function selectOrders(db: Pick<DB, "select">, more: { __page_total?: SQL.Aliased<number> } = {}) {
+function selectOrders(
+  db: Pick<DB, "select">,
+  more: { __page_total?: SQL.Aliased<number>; eventSlug?: SQL.Aliased<string> } = {},
+) {
   return db
     .select({ order: orders, customer: customers.identifier, ...nested, ...more })
     .from(orders)
@@ -182,10 +185,26 @@ export type OrderFilter = {
   extra?: OrderConditions;
 };
 
-export function orderWhere(eventId: number, f: OrderFilter): SQL {
+/**
+ * Which orders a list covers: one event's (its id), or an organizer's across the events the
+ * credential may see (`eventIds`: all of them, or these).
+ */
+export type OrderScope = number | { organizerId: number; eventIds: readonly number[] | "all" };
+
+/** The scope's condition on `orders`; `byIds`: the orders are found by id, the scope's indexes not used (`+`). */
+function scopeWhere(scope: OrderScope, byIds: boolean): SQL {
   // orders found by id (a text search's candidates): the event is tested on each, its index not
   // used (`+`), or SQLite would visit every order of the event and look each up among them
-  const c: SQL[] = [f.extra?.byIds ? sql`+${orders.eventId} = ${eventId}` : eq(orders.eventId, eventId)];
+  if (typeof scope === "number") return byIds ? sql`+${orders.eventId} = ${scope}` : eq(orders.eventId, scope);
+  const organizer = byIds
+    ? sql`+${orders.organizerId} = ${scope.organizerId}`
+    : eq(orders.organizerId, scope.organizerId);
+  if (scope.eventIds === "all") return organizer;
+  return and(organizer, inIntegers(sql`${orders.eventId}`, scope.eventIds))!;
+}
+
+export function orderWhere(scope: OrderScope, f: OrderFilter): SQL {
+  const c: SQL[] = [scopeWhere(scope, !!f.extra?.byIds)];
   // codes are upper case (generated so, or validated so when a client gives one): the filter
   // folds only its own side, and the event's code index finds the order
   if (f.code !== undefined) c.push(sql`${orders.code} = upper(${f.code})`);
@@ -202,16 +221,23 @@ export function orderWhere(eventId: number, f: OrderFilter): SQL {
   return and(...c)!;
 }
 
+/** The events of a scope, as a condition on a table's `event_id` (the tallies'). */
+function scopeEvents(scope: OrderScope): SQL {
+  if (typeof scope === "number") return sql`event_id = ${scope}`;
+  const ofOrganizer = sql`event_id IN (SELECT id FROM events WHERE organizer_id = ${scope.organizerId})`;
+  return scope.eventIds === "all" ? ofOrganizer : sql`${ofOrganizer} AND ${inIntegers(sql`event_id`, scope.eventIds)}`;
+}
+
 /**
  * How many orders match: without filters, or with `status` and `testmode` only, a sum over the
- * event's tallies (`migrations/0019_order_tallies.sql`: at most eight rows, kept by triggers);
- * otherwise a count of the matching orders.
+ * tallies of the scope's events (`migrations/0019_order_tallies.sql`: at most eight rows an
+ * event, kept by triggers); otherwise a count of the matching orders.
  */
-function orderCount(eventId: number, f: OrderFilter, where: SQL): SQL {
+function orderCount(scope: OrderScope, f: OrderFilter, where: SQL): SQL {
   const { status, testmode, extra, ...others } = f;
   if (Object.values(others).some((v) => v !== undefined) || (extra?.conditions.length ?? 0) > 0)
     return sql`SELECT count(*) AS n FROM ${orders} WHERE ${where}`;
-  const c = [sql`event_id = ${eventId}`];
+  const c = [scopeEvents(scope)];
   if (status !== undefined) c.push(sql`status = ${status}`);
   if (testmode !== undefined) c.push(sql`testmode = ${testmode ? 1 : 0}`);
   return sql`SELECT coalesce(sum(n), 0) AS n FROM order_tallies WHERE ${sql.join(c, sql` AND `)}`;
@@ -237,29 +263,44 @@ export const ORDER_ORDERING: OrderingTable = {
  * of the matching orders is no better than of the event's), instead of seeking the address.
  * Not for a search's candidates (found by id, the event's indexes turned off).
  */
-function keysIndex(f: OrderFilter): SQL {
-  return f.email !== undefined && !f.extra?.byIds ? sql`INDEXED BY orders_event_email_lower_idx` : sql``;
+function keysIndex(scope: OrderScope, f: OrderFilter): SQL {
+  return typeof scope === "number" && f.email !== undefined && !f.extra?.byIds
+    ? sql`INDEXED BY orders_event_email_lower_idx`
+    : sql``;
 }
 
+/** An order of a list with its event's slug (an organizer's list spans events). */
+export type ListedOrder = OrderRecord & { eventSlug: string };
+
+const eventSlugOfOrder = sql<string>`(SELECT e.slug FROM events e WHERE e.id = "orders"."event_id")`;
+
 /**
- * A page of the event's orders matching the filter, read with their positions, fees and
- * payments: the page's ids from the orders' indexes, then only those orders in full.
+ * A page of the scope's orders matching the filter, read with their positions, fees and
+ * payments: the page's ids from the orders' indexes (the event's, or the organizer's across its
+ * events), then only those orders in full.
  */
-export async function listOrders(db: DB, eventId: number, filter: OrderFilter, req: ListRequest) {
-  const where = orderWhere(eventId, filter);
+export async function listOrders(
+  db: DB,
+  scope: OrderScope,
+  filter: OrderFilter,
+  req: ListRequest,
+): Promise<Page<ListedOrder>> {
+  const where = orderWhere(scope, filter);
   const page = await fetchPage(
     db,
     {
       keys: ({ order, limit, offset }) =>
-        sql`SELECT ${orders.id} AS id FROM ${orders} ${keysIndex(filter)} WHERE ${where} ORDER BY ${sql.join(order, sql`, `)} LIMIT ${limit} OFFSET ${offset}`,
+        sql`SELECT ${orders.id} AS id FROM ${orders} ${keysIndex(scope, filter)} WHERE ${where} ORDER BY ${sql.join(order, sql`, `)} LIMIT ${limit} OFFSET ${offset}`,
       rows: ({ ids, qb, total }) =>
-        selectOrders(qb, { __page_total: total }).where(sql`${orders.id} IN (${ids})`).$dynamic(),
-      count: orderCount(eventId, filter, where),
+        selectOrders(qb, { __page_total: total, eventSlug: eventSlugOfOrder.as("eventSlug") })
+          .where(sql`${orders.id} IN (${ids})`)
+          .$dynamic(),
+      count: orderCount(scope, filter, where),
       ordering: ORDER_ORDERING,
     },
     req,
   );
-  return { count: page.count, rows: page.rows.map(toOrderRecord) };
+  return { count: page.count, rows: page.rows.map((r) => ({ ...toOrderRecord(r), eventSlug: r.eventSlug! })) };
 }
 
 /** A page of an order's payments, by local id. */

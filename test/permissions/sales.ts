@@ -207,7 +207,22 @@ export const rows: MatrixRow[] = [
     setup: order,
     refusal: () => ({ status: 200, body: { count: 0, next: null, previous: null, results: [] } }),
   },
-  // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
+  // the organizer's orders and order positions (pretix orders.rst): any credential of the
+  // organizer; without can_view_orders an empty list (pretix test_orderposition_list_limited_read)
+  {
+    route: "GET /api/v1/organizers/:organizer/orders",
+    permission: "can_view_orders",
+    setup: order,
+    refusal: () => ({ status: 200, body: { count: 0, next: null, previous: null, results: [] } }),
+  },
+  {
+    route: "GET /api/v1/organizers/:organizer/orderpositions",
+    permission: "can_view_orders",
+    setup: order,
+    refusal: () => ({ status: 200, body: { count: 0, next: null, previous: null, results: [] } }),
+  },
+  // order positions (pretix orders.rst): the event's list, a ticket, its re-issue, its blocks
+  { route: `GET ${ev}/orderpositions`, permission: "can_view_orders", setup: ticket },
   { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
   {
     route: `POST ${ev}/orderpositions/:id/regenerate_secrets`,

@@ -45,6 +45,7 @@ export type CheckinPositionRow = {
   seatId: number | null;
   seatName: string | null;
   answers: string;
+  canceled: number;
   validFrom: number | null;
   validUntil: number | null;
   blocked: string | null;
@@ -77,7 +78,7 @@ export const p = alias(orderPositions, "p");
 const o = alias(orders, "o");
 
 /** A list's ticket, as the reading query selects it (distinct names: batched results are keyed by name). */
-function positionFields(listIds: readonly number[]) {
+function positionFields(listIds: readonly number[] | null) {
   const f = <T>(expr: SQL, name: string) => sql<T>`${expr}`.as(name);
   return {
     id: f<number>(sql`p.id`, "id"),
@@ -110,6 +111,7 @@ function positionFields(listIds: readonly number[]) {
     seatId: f<number | null>(sql`p.seat_id`, "seatId"),
     seatName: f<string | null>(sql`p.seat_name`, "seatName"),
     answers: f<string>(sql`p.answers`, "answers"),
+    canceled: f<number>(sql`p.canceled`, "canceled"),
     validFrom: f<number | null>(sql`p.valid_from`, "validFrom"),
     validUntil: f<number | null>(sql`p.valid_until`, "validUntil"),
     blocked: f<string | null>(sql`p.blocked`, "blocked"),
@@ -137,15 +139,15 @@ function positionFields(listIds: readonly number[]) {
 }
 
 /** A raw SELECT of the fields (for the statements the object batches with its writes). */
-export function positionSelect(listIds: readonly number[]) {
+export function positionSelect(listIds: readonly number[] | null) {
   return sql.join(
     Object.values(positionFields(listIds)).map((a) => sql`${a.getSQL()} AS ${sql.identifier(a.fieldAlias)}`),
     sql`, `,
   );
 }
 
-/** The tickets whose ids a page's key query picked, as lists show them. */
-export function ticketRows(listIds: readonly number[]) {
+/** The tickets whose ids a page's key query picked, as lists show them (`listIds` null: the check-ins on every list). */
+export function ticketRows(listIds: readonly number[] | null) {
   return ({ ids, qb, total }: KeyedRowsSource) =>
     qb
       .select({ ...positionFields(listIds), __page_total: total })

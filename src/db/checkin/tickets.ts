@@ -32,14 +32,18 @@ export type CheckinPositionFilter = {
   addonToIn?: number[];
   voucher?: number;
   voucherCode?: string;
+  /** pretix's order positions list (orders.rst) also filters by these. */
+  pseudonymizationId?: string;
+  customer?: string;
 };
 
 const invoiceNameSql = sql<
   string | null
 >`(SELECT group_concat(value, ' ') FROM json_each(o.invoice_address, '$.name_parts') WHERE type = 'text' AND substr(key, 1, 1) <> '_')`;
 
-const lastCheckedInSql = (listIds: readonly number[]) =>
-  sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1 AND ${inIntegers(sql`c.list_id`, listIds)})`;
+/** A ticket's last check-in on the lists (null: on any list). */
+const lastCheckedInSql = (listIds: readonly number[] | null) =>
+  sql`(SELECT max(c.datetime) FROM checkins c WHERE c.position_id = p.id AND c.successful = 1${listIds === null ? sql`` : sql` AND ${inIntegers(sql`c.list_id`, listIds)}`})`;
 
 /**
  * The name a ticket sorts by: its attendee's, or an add-on's base position's
@@ -209,7 +213,7 @@ function onListCondition(l: ListSource, ignoreStatus: boolean | undefined, byIds
  * ./search.ts): then the ticket's event is tested on each candidate, its indexes not used
  * (`+p.event_id`), or SQLite would visit every ticket of the event and look each up among them.
  */
-function foundByIds(f: CheckinPositionFilter): boolean {
+export function foundByIds(f: CheckinPositionFilter): boolean {
   return f.search !== undefined && indexedTerm(f.search);
 }
 
@@ -277,7 +281,7 @@ function ticketCount(lead: SQL, onLists: SQL, where: SQL, f: CheckinPositionFilt
  * otherwise walk the list's tickets in an index of the event (its estimate of the order's
  * subquery is no better than of the event's range) and test each.
  */
-const BY_ORDER = sql`INDEXED BY order_positions_order_positionid_uq`;
+export const BY_ORDER = sql`INDEXED BY order_positions_order_positionid_uq`;
 
 /** Tickets on the lists (`onLists`), not canceled, matching the filters. */
 function ticketWhere(
@@ -286,13 +290,25 @@ function ticketWhere(
   eventIds: readonly number[],
   f: CheckinPositionFilter,
 ): SQL {
-  const c: SQL[] = [sql`p.canceled = 0`, onLists];
+  const orderEvents = inIntegers(sql`event_id`, [...new Set(eventIds)]);
+  return sql.join([sql`p.canceled = 0`, onLists, ...positionFilterConditions(f, listIds, orderEvents)], sql` AND `);
+}
+
+/**
+ * What the filters ask of a position `p` (the order `o` joined where `filterNeedsOrder` says):
+ * `checkinLists` are the lists whose check-ins `has_checkin` looks at (null: any list),
+ * `orderEvents` a condition on `event_id` of the events the `order` filter's code is looked up in.
+ */
+export function positionFilterConditions(
+  f: CheckinPositionFilter,
+  checkinLists: readonly number[] | null,
+  orderEvents: SQL,
+): SQL[] {
+  const c: SQL[] = [];
   // the order by its code in the lists' events (codes are upper case, db/orders.ts orderWhere),
   // its tickets by their order: a seek, not a test of every ticket of the lists
   if (f.order !== undefined)
-    c.push(
-      sql`p.order_id IN (SELECT id FROM orders WHERE ${inIntegers(sql`event_id`, [...new Set(eventIds)])} AND code = upper(${f.order}))`,
-    );
+    c.push(sql`p.order_id IN (SELECT id FROM orders WHERE ${orderEvents} AND code = upper(${f.order}))`);
   if (f.search !== undefined) {
     // matched literally at any length (./search.ts)
     const term = sql`${f.search}`;
@@ -312,10 +328,15 @@ function ticketWhere(
     );
   }
   if (f.secret !== undefined) c.push(sql`p.secret = ${f.secret}`);
+  if (f.pseudonymizationId !== undefined) c.push(sql`p.pseudonymization_id = ${f.pseudonymizationId}`);
   if (f.orderStatus !== undefined) c.push(sql`p.order_status = ${f.orderStatus}`);
   if (f.orderStatusIn !== undefined) c.push(inList(sql`p.order_status`, f.orderStatusIn));
   if (f.hasCheckin !== undefined)
-    c.push(f.hasCheckin ? sql`${lastCheckedInSql(listIds)} IS NOT NULL` : sql`${lastCheckedInSql(listIds)} IS NULL`);
+    c.push(
+      f.hasCheckin
+        ? sql`${lastCheckedInSql(checkinLists)} IS NOT NULL`
+        : sql`${lastCheckedInSql(checkinLists)} IS NULL`,
+    );
   if (f.subevent !== undefined) c.push(sql`p.subevent_id = ${f.subevent}`);
   if (f.subeventIn !== undefined) c.push(inIntegers(sql`p.subevent_id`, f.subeventIn));
   if (f.addonTo !== undefined) c.push(sql`p.addon_to = ${f.addonTo}`);
@@ -325,7 +346,11 @@ function ticketWhere(
     c.push(
       sql`p.voucher_id IN (SELECT v.id FROM vouchers v WHERE v.event_id = p.event_id AND upper(v.code) = upper(${f.voucherCode}))`,
     );
-  return sql.join(c, sql` AND `);
+  if (f.customer !== undefined)
+    c.push(
+      sql`p.order_id IN (SELECT id FROM orders WHERE ${orderEvents} AND customer_id = (SELECT id FROM customers WHERE identifier = ${f.customer}))`,
+    );
+  return c;
 }
 
 /**

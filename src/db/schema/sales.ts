@@ -145,6 +145,11 @@ export const orders = sqliteTable(
     customerId: integer("customer_id").references(() => customers.id, { onDelete: "set null" }),
     cancellationDate: integer("cancellation_date"),
     lastModified: integer("last_modified").notNull(),
+    /**
+     * The event's organizer, kept with the order (set by a trigger on insert, migrations/0025):
+     * the organizer's orders list walks one index in each ordering across its events.
+     */
+    organizerId: integer("organizer_id"),
   },
   (t) => [
     uniqueIndex("orders_event_code_uq").on(t.eventId, t.code),
@@ -158,6 +163,12 @@ export const orders = sqliteTable(
     // the orders list's `email` filter (any case)
     index("orders_event_email_lower_idx").on(t.eventId, sql`lower(${t.email})`),
     index("orders_event_cancellation_idx").on(t.eventId, t.cancellationDate),
+    // the orderings of the organizer's orders list (and of its tickets by their orders), across its events
+    index("orders_organizer_datetime_idx").on(t.organizerId, t.datetime),
+    index("orders_organizer_code_idx").on(t.organizerId, t.code),
+    index("orders_organizer_status_idx").on(t.organizerId, t.status),
+    index("orders_organizer_modified_idx").on(t.organizerId, t.lastModified),
+    index("orders_organizer_cancellation_idx").on(t.organizerId, t.cancellationDate),
   ],
 );
 
@@ -253,6 +264,8 @@ export const orderPositions = sqliteTable(
     index("order_positions_subevent_idx").on(t.subeventId),
     index("order_positions_voucher_idx").on(t.voucherId),
     index("order_positions_tax_rule_idx").on(t.taxRuleId),
+    // the positions list's `pseudonymization_id` filter
+    index("order_positions_event_pseudonymization_idx").on(t.eventId, t.pseudonymizationId),
   ],
 );
 
