@@ -6,7 +6,8 @@
  */
 import { Hono } from "hono";
 import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/ticket-changes";
-import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { apiDownloadUrls, orderDownloads } from "../services/tickets";
+import { type AppContext, type AppEnv, eventContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
@@ -21,8 +22,12 @@ const read = eventScope("can_view_orders");
 const write = eventScope("can_change_orders");
 const doc = apiDocs("Orders");
 
-const respond = (c: AppContext, r: { record: OrderRecord; position: PositionJson }) =>
-  c.json(serializePosition(r.position, r.record.order.code) satisfies PositionResponse);
+/** A position with its own `downloads`: those its order lists for it (pretix orders.rst). */
+function respond(c: AppContext, r: { record: OrderRecord; position: PositionJson }) {
+  const urls = apiDownloadUrls(publicBase(c), c.var.organizer.slug, c.var.event.slug, r.record.order.code);
+  const downloads = orderDownloads(r.record, urls).positions.get(r.position.id) ?? [];
+  return c.json(serializePosition(r.position, r.record.order.code, downloads) satisfies PositionResponse);
+}
 
 orderPositionRoutes.get(
   `${base}/:id`,
