@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/ticket-changes";
 import { eventPositions, organizerPositions } from "../services/order-lists";
+import { apiDownloadUrls, orderDownloads } from "../services/tickets";
 import { type AppContext, type AppEnv, eventContext, organizerContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
@@ -28,8 +29,12 @@ const read = eventScope("can_view_orders");
 const write = eventScope("can_change_orders");
 const doc = apiDocs("Orders");
 
-const respond = (c: AppContext, r: { record: OrderRecord; position: PositionJson }) =>
-  c.json(serializePosition(r.position, r.record.order.code) satisfies PositionResponse);
+/** A position with its own `downloads`: those its order lists for it (pretix orders.rst). */
+function respond(c: AppContext, r: { record: OrderRecord; position: PositionJson }) {
+  const urls = apiDownloadUrls(publicBase(c), c.var.organizer.slug, c.var.event.slug, r.record.order.code);
+  const downloads = orderDownloads(r.record, urls).positions.get(r.position.id) ?? [];
+  return c.json(serializePosition(r.position, r.record.order.code, downloads) satisfies PositionResponse);
+}
 
 const { ignore_status: _, ...filterParams } = POSITION_FILTER_PARAMS;
 

@@ -62,6 +62,8 @@ export type PositionResponse = z.infer<typeof positionResponse>;
 
 export const feeResponse = z
   .object({
+    /** pretix: the fee's id (a change names the fee by it). */
+    id: id(),
     fee_type: z.string(),
     value: money(),
     description: z.string(),
@@ -183,6 +185,7 @@ export function serializePosition(p: PositionJson, orderCode: string, downloads:
 
 export function serializeFee(f: FeeJson): z.infer<typeof feeResponse> {
   return {
+    id: f.id,
     fee_type: f.fee_type,
     value: formatMoney(f.value),
     description: f.description,

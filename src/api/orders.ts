@@ -11,13 +11,8 @@ import { decimal } from "../rules/fields";
 import { createOrder } from "../services/order-create";
 import { orderInput } from "../services/order-input";
 import { regenerateOrderSecrets } from "../services/ticket-changes";
-import {
-  confirmPayment,
-  loadOrder,
-  markOrderCanceled,
-  markOrderExpired,
-  markOrderPaid,
-} from "../services/order-status";
+import { confirmPayment, loadOrder, markOrderExpired, markOrderPaid } from "../services/order-status";
+import { markOrderCanceled } from "../services/order-edits";
 import { listOrders, listPayments, ORDER_ORDERING, type OrderFilter } from "../db/orders";
 import { organizerOrders } from "../services/order-lists";
 import { setPageGenerated } from "../http/conditional";
@@ -206,7 +201,7 @@ orderRoutes.post(
   doc.ok(orderResponse, {
     summary: "Cancel an order",
     description:
-      "A pending, paid or expired order is canceled completely; a `cancellation_fee` other than zero is refused (400).",
+      "A pending, paid or expired order is canceled. With a `cancellation_fee`, a pending or paid order keeps its status: its positions and fees are canceled and the fee becomes its total (pretix).",
     failures: ["unavailable", "changed"],
   }),
   jsonBody(
@@ -215,7 +210,7 @@ orderRoutes.post(
       cancellation_fee: decimal({ min: 0 })
         .nullable()
         .optional()
-        .meta({ description: "pretix keeps the order with this fee; here only none or zero is accepted" }),
+        .meta({ description: "pretix: the order is kept with this fee as its total (at most the total)" }),
     }),
   ),
   async (c) => {

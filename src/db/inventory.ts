@@ -180,7 +180,13 @@ export function orderWriteStatements(
   stmts.push(grantMembershipsStatement(db, orderId, now));
   stmts.push(...extra);
   // the webhook calls reporting the order, in the same transaction (db/webhooks.ts)
-  stmts.push(orderPlacedNotification(db, { eventId, code: w.order.code, status: w.order.status }, now));
+  stmts.push(
+    orderPlacedNotification(
+      db,
+      { eventId, code: w.order.code, status: w.order.status, requireApproval: w.order.requireApproval ?? false },
+      now,
+    ),
+  );
   // mails last: the event object reads their ids from the end of the batch's results
   for (const m of w.mails) stmts.push(mailInsertStatement(db, m));
   return stmts;

@@ -7,6 +7,13 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
 import { grantMembershipsStatement } from "./inventory";
 import { claimHeld, claimStatement, type EventClaim } from "./stripe";
+import {
+  extraAfterStatements,
+  extraBeforeStatements,
+  extraGate,
+  extraOrderColumns,
+  type StatusExtra,
+} from "./order-actions";
 import { reconcileTransactions } from "./transactions";
 import { statusNotification } from "./webhooks";
 import {
@@ -51,6 +58,8 @@ export type StatusWrite = {
    * batch, and the whole change conditional on that record being this delivery's (db/stripe.ts).
    */
   eventClaim?: EventClaim | null;
+  /** What the change does besides the status (order-actions.ts): a new term, an approval, a cancellation fee. */
+  extra?: StatusExtra;
 };
 
 const HOLDING: OrderStatus[] = ["n", "p"];
@@ -98,6 +107,8 @@ export function statusWriteStatements(
 ): BatchItem<"sqlite">[] {
   const stmts: BatchItem<"sqlite">[] = [];
   let gate = statusIn(w.orderId, w.from);
+  const more = extraGate(w.orderId, w.extra);
+  if (more) gate = sql`${gate} AND ${more}`;
   if (w.eventClaim) {
     stmts.push(claimStatement(db, w.eventClaim));
     gate = sql`${gate} AND ${claimHeld(w.eventClaim)}`;
@@ -172,15 +183,23 @@ export function statusWriteStatements(
     );
   }
   // the webhook calls reporting the change, under the same precondition (db/webhooks.ts)
-  const notification = statusNotification(db, { eventId, code: w.code, to: w.to, now: w.now }, gate);
+  const notification = statusNotification(
+    db,
+    { eventId, code: w.code, to: w.to, now: w.now, actions: w.extra?.actions },
+    gate,
+  );
   if (notification) stmts.push(notification);
+  stmts.push(...extraBeforeStatements(db, eventId, w.orderId, w.extra, voucherUses, gate));
+  // canceled: since now; pending or paid again (reactivated): no cancellation date
+  const cancellation = w.to === "c" ? { cancellationDate: w.now } : toHolding ? { cancellationDate: null } : {};
   stmts.push(
     db
       .update(orders)
-      .set({ status: w.to, lastModified: w.now, ...(w.to === "c" ? { cancellationDate: w.now } : {}) })
+      .set({ status: w.to, lastModified: w.now, ...cancellation, ...extraOrderColumns(w.extra) })
       .where(and(eq(orders.id, w.orderId), eq(orders.eventId, eventId), inArray(orders.status, w.from), gate))
       .returning({ id: orders.id }),
   );
+  stmts.push(...extraAfterStatements(db, w.orderId, w.extra, w.now));
   // the positions' copy of the status follows whatever the order's is now (changed or not)
   stmts.push(
     db
@@ -192,13 +211,17 @@ export function statusWriteStatements(
   stmts.push(reconcileTransactions(db, w.orderId, w.now, w.now));
   // paid now: the memberships its positions grant (after the status; idempotent per position).
   // Callers read the status update's result back; statusResultIndex says where it stands.
-  if (w.to === "p") stmts.push(grantMembershipsStatement(db, w.orderId, w.now));
+  if (grantsMemberships(w)) stmts.push(grantMembershipsStatement(db, w.orderId, w.now));
   return stmts;
 }
 
+const grantsMemberships = (w: Pick<StatusWrite, "to" | "extra">) =>
+  w.to === "p" && w.extra?.cancellationFee === undefined;
+
 /** Where the status update's result stands among the batch's results (from the end). */
-export function statusResultIndex(w: Pick<StatusWrite, "to">, resultCount: number): number {
-  return w.to === "p" ? resultCount - 4 : resultCount - 3;
+export function statusResultIndex(w: Pick<StatusWrite, "to" | "extra">, resultCount: number): number {
+  const after = w.extra?.cancellationFee !== undefined ? 1 : 0;
+  return resultCount - 3 - after - (grantsMemberships(w) ? 1 : 0);
 }
 
 /**

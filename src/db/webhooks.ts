@@ -36,6 +36,14 @@ export const ORDER_ACTIONS = {
   paid: "pretix.event.order.paid",
   canceled: "pretix.event.order.canceled",
   expired: "pretix.event.order.expired",
+  placedRequireApproval: "pretix.event.order.placed.require_approval",
+  approved: "pretix.event.order.approved",
+  denied: "pretix.event.order.denied",
+  reactivated: "pretix.event.order.reactivated",
+  expiryChanged: "pretix.event.order.expirychanged",
+  modified: "pretix.event.order.modified",
+  contactChanged: "pretix.event.order.contact.changed",
+  deleted: "pretix.event.order.deleted",
 } as const;
 
 /** Refund notifications (pretix's names), written with the refund's change (db/refunds.ts). */
@@ -192,12 +200,21 @@ export function notificationStatement(
     ORDER BY a.key, w.id`);
 }
 
-/** The notifications of a new order: placed; placed paid also confirms its payment and is paid. */
-export function orderPlacedNotification(db: DB, order: { eventId: number; code: string; status: string }, now: number) {
+/**
+ * The notifications of a new order: placed; placed paid also confirms its payment and is paid;
+ * placed waiting for approval also `placed.require_approval` (pretix's webhook names).
+ */
+export function orderPlacedNotification(
+  db: DB,
+  order: { eventId: number; code: string; status: string; requireApproval?: boolean },
+  now: number,
+) {
   const actions =
     order.status === "p"
       ? [ORDER_ACTIONS.placed, ORDER_ACTIONS.paymentConfirmed, ORDER_ACTIONS.paid]
-      : [ORDER_ACTIONS.placed];
+      : order.requireApproval
+        ? [ORDER_ACTIONS.placed, ORDER_ACTIONS.placedRequireApproval]
+        : [ORDER_ACTIONS.placed];
   return notificationStatement(db, { eventId: order.eventId, code: order.code, actions, now });
 }
 
@@ -214,8 +231,12 @@ export function statusActions(to: string): string[] {
  * order's status before the batch, and whatever else the change requires), so they are written
  * exactly when the change is. Null when the change reports nothing.
  */
-export function statusNotification(db: DB, w: { eventId: number; code: string; to: string; now: number }, gate: SQL) {
-  const actions = statusActions(w.to);
+export function statusNotification(
+  db: DB,
+  w: { eventId: number; code: string; to: string; now: number; actions?: readonly string[] },
+  gate: SQL,
+) {
+  const actions = w.actions ?? statusActions(w.to);
   return actions.length
     ? notificationStatement(db, { eventId: w.eventId, code: w.code, actions, now: w.now, condition: gate })
     : null;

@@ -60,11 +60,13 @@ function newPayment(
   input: OrderInput,
   total: number,
   now: number,
+  requireApproval: boolean,
 ): { paid: boolean; payment: OrderWrite["payments"][number] | null } {
   let provider = input.payment_provider ?? null;
   const info = input.payment_info ?? {};
   if (total === 0 && input.status === "p" && !provider) provider = "free";
-  if (total === 0 && input.status !== "p")
+  // a free order waiting for approval stays pending: approving it pays it (services/order-actions.ts)
+  if (total === 0 && input.status !== "p" && !requireApproval)
     return {
       paid: true,
       payment: {
@@ -219,7 +221,10 @@ async function placeOrderOnce(
   });
   const total = prepared.reduce((s, p) => s + p.price.gross, 0) + fees.reduce((s, f) => s + (f.value ?? 0), 0);
   if (total < 0) throw badRequest("The order total may not be negative.");
-  const { paid, payment } = newPayment(input, total, now);
+  // pretix's shop asks for approval when a product requires it; its API takes `require_approval` as given
+  const requireApproval =
+    input.require_approval ?? prepared.some((p) => catalog.items.get(p.itemId)?.requireApproval === true);
+  const { paid, payment } = newPayment(input, total, now, requireApproval);
   const code = candidates.find((c) => !catalog.takenOrderCodes.has(c));
   if (!code) throw fieldError("code", "Could not find a free order code; please retry.");
   const secret = newOrderSecret();
@@ -308,16 +313,11 @@ async function placeOrderOnce(
     const free = paid && total === 0 && payment?.provider === "free";
     mails.push(
       orderMail(
-        free ? "order_free" : "order_placed",
+        requireApproval && !paid ? "order_placed_require_approval" : free ? "order_free" : "order_placed",
         {
           ...facts,
           paid,
-          attachInvoice: mailCarriesInvoice(
-            settings,
-            { total, requireApproval: false, salesChannel: channel },
-            status,
-            0,
-          ),
+          attachInvoice: mailCarriesInvoice(settings, { total, requireApproval, salesChannel: channel }, status, 0),
           paymentInfo:
             !paid && payment?.provider === "manual"
               ? manualPaymentText(settings.payment_manual_email_instructions as I18n | null, locale, {
@@ -348,7 +348,7 @@ async function placeOrderOnce(
       total,
       comment: input.comment ?? "",
       checkinAttention: input.checkin_attention ?? false,
-      requireApproval: false,
+      requireApproval,
       invoiceAddress,
       customerId: catalog.customerId ?? null,
       lastModified: now,
@@ -367,7 +367,7 @@ async function placeOrderOnce(
     secrets.every((x) => x === undefined) &&
     !(
       wantsAutomaticInvoice(status, settings) &&
-      invoiceQualified({ total, requireApproval: false, salesChannel: channel }, settings)
+      invoiceQualified({ total, requireApproval, salesChannel: channel }, settings)
     );
   const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
     s.placeOrder(catalog.stamp, {

@@ -29,7 +29,7 @@ const orderPositionInput = z.object({
   requested_valid_from: dateTime().nullable().optional(),
 });
 
-const invoiceAddressInput = z.object({
+export const invoiceAddressInput = z.object({
   is_business: z.boolean().optional(),
   company: z.string().max(255).optional(),
   name: z.string().max(255).optional(),
@@ -69,6 +69,8 @@ export const orderInput = z.object({
   force: z.boolean().optional(),
   comment: z.string().max(10000).optional(),
   checkin_attention: z.boolean().optional(),
+  /** pretix: the order waits for `approve` or `deny`; when left out, as any of its products requires (services/order-create.ts). */
+  require_approval: z.boolean().optional(),
   customer: z.string().max(100).nullable().optional(),
   invoice_address: invoiceAddressInput.nullable().optional(),
   positions: z

@@ -1,6 +1,6 @@
 /**
- * Mails about an order: placed, free (placed without anything to pay), paid, canceled, a failed payment attempt.
- * Composed for the outbox; a placed or
+ * Mails about an order: placed (or waiting for approval), free, paid, canceled, a failed payment
+ * attempt, approved, denied, its link sent again. Composed for the outbox; a placed or
  * paid mail may carry the order's invoice (resolved when it is delivered, see mail-attachments.ts).
  * Each position is named as pretix's order details in its mails name it: the product, and its
  * variation after a dash ("T-Shirt – L").
@@ -34,6 +34,8 @@ export type OrderMailFacts = {
   paymentInfo?: string;
   /** A placed order that is paid already (created paid): its mail asks for no payment. */
   paid?: boolean;
+  /** A comment for the customer (a denial's reason, pretix `deny` `comment`). */
+  comment?: string;
 };
 
 /** A position's name in a mail: "Product – Variation", or the product alone. */
@@ -42,12 +44,25 @@ function positionName(item: I18n, variation: I18n | null, locale: string): strin
   return variation ? `${name} – ${i18nText(variation, locale)}` : name;
 }
 
-export type OrderMailKind = "order_placed" | "order_free" | "order_paid" | "order_canceled" | "order_payment_failed";
+export type OrderMailKind =
+  | "order_placed"
+  | "order_placed_require_approval"
+  | "order_free"
+  | "order_paid"
+  | "order_canceled"
+  | "order_payment_failed"
+  | "order_approved"
+  | "order_denied"
+  | "order_resend";
 
 export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): MailInsert {
   const event = i18nText(f.eventName, f.locale);
   const subject = {
     order_placed: `Your order: ${f.code}`,
+    order_placed_require_approval: `Your order was received: ${f.code}`,
+    order_approved: `Your order was approved: ${f.code}`,
+    order_denied: `Your order was denied: ${f.code}`,
+    order_resend: `Your order: ${f.code}`,
     order_free: `Your order: ${f.code}`,
     order_paid: `Payment received for your order: ${f.code}`,
     order_canceled: `Order canceled: ${f.code}`,
@@ -57,6 +72,12 @@ export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): 
     order_placed: f.paid
       ? `thank you for your order for ${event}. You can see it here:`
       : `thank you for your order for ${event}. Please pay it before it expires; you can pay and see its state here:`,
+    order_placed_require_approval: `we received your order for ${event}. It needs to be approved by the organizer first; we will tell you when it is. You can see its state here:`,
+    order_approved: f.paid
+      ? `your order for ${event} was approved. As you only ordered free products, no payment is required. You can see your order here:`
+      : `your order for ${event} was approved. Please pay it before it expires; you can pay and see its state here:`,
+    order_denied: `unfortunately, your order for ${event} was denied by the organizer.${f.comment ? `\n\n${f.comment}` : ""}\n\nYou can see it here:`,
+    order_resend: `here is the link to your order for ${event}; you can see its state, pay it or download your tickets here:`,
     order_free: `your order for ${event} was successful. As you only ordered free products, no payment is required. You can see your order here:`,
     order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
     order_canceled: `your order for ${event} has been canceled. You can see it here:`,

@@ -13,6 +13,7 @@ import { mailInsertStatement } from "../db/mail";
 import { findOrder, orderDemands, overdueOrders, type OrderRecord, type PositionDemand } from "../db/orders";
 import { createPayment, deleteOpenPayment, type GiftCardDebit } from "../db/payments";
 import type { EventClaim } from "../db/stripe";
+import type { StatusExtra } from "../db/order-actions";
 import type { TicketChange } from "../db/ticket-secrets";
 import type { OrderStatus } from "../db/schema";
 import { orderLabels } from "../db/storefront";
@@ -26,12 +27,11 @@ import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { badRequest, changedMeanwhile, isFailure, notFound, validationError } from "../lib/failure";
 import type { Demand, Refusal } from "../rules/inventory";
-import { orderMail } from "./order-mails";
+import { orderMail, type OrderMailKind } from "./order-mails";
 import { OPEN_PAYMENT_STATES, ORDER_STATUS_WORDS } from "../rules/payments";
 import { refusalErrors } from "../rules/refusals";
 import { invoicesAfterOrderChange, mailCarriesInvoice } from "./invoices";
 import { eventSettingsFor } from "./settings";
-import { cancellationChanges } from "./ticket-changes";
 import { orderUrl } from "../rules/urls";
 
 /** What a status change needs: the bindings, the database and the event. */
@@ -75,6 +75,10 @@ export type StatusChange = {
   eventClaim?: EventClaim;
   /** Ticket changes written with the status (a cancellation's new secrets). */
   tickets?: TicketChange[];
+  /** What the change does besides the status (db/order-actions.ts). */
+  extra?: StatusExtra;
+  /** The invoices are the caller's to bring in line (a change that keeps the status). */
+  keepInvoices?: boolean;
 };
 
 /**
@@ -111,17 +115,19 @@ export async function changeOrderStatus(
       giftCard: change.giftCard ?? null,
       eventClaim: change.eventClaim ?? null,
       tickets: change.tickets ?? [],
+      ...(change.extra ? { extra: change.extra } : {}),
     }),
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
   if (!decision.changed) return { ok: false, reason: "unchanged" };
   // paid: the invoice of the automatic modes; canceled or expired: cancellations of its invoices
-  await invoicesAfterOrderChange(
-    { env: scope.env, db: scope.db, event: scope.event, now: Date.now() },
-    r.order.code,
-    change.to,
-    { invoicing: r.invoicing },
-  );
+  if (!change.keepInvoices)
+    await invoicesAfterOrderChange(
+      { env: scope.env, db: scope.db, event: scope.event, now: Date.now() },
+      r.order.code,
+      change.to,
+      { invoicing: r.invoicing },
+    );
   // the change's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
   return { ok: true };
@@ -146,7 +152,7 @@ export async function loadOrder(ctx: Pick<EventContext, "db" | "event" | "env">,
   return r;
 }
 
-function checkStatus(r: OrderRecord, from: OrderStatus[], to: OrderStatus): void {
+export function checkStatus(r: OrderRecord, from: OrderStatus[], to: OrderStatus): void {
   if (!from.includes(r.order.status)) {
     throw badRequest(
       `The order cannot be marked as ${ORDER_STATUS_WORDS[to]} in its current status (${r.order.status}).`,
@@ -155,7 +161,7 @@ function checkStatus(r: OrderRecord, from: OrderStatus[], to: OrderStatus): void
 }
 
 /** Moves an order from one of `from` to `to`; the order as it is afterwards. */
-async function transition(ctx: EventContext, r: OrderRecord, change: StatusChange): Promise<OrderRecord> {
+export async function transition(ctx: EventContext, r: OrderRecord, change: StatusChange): Promise<OrderRecord> {
   checkStatus(r, change.from, change.to);
   const result = await changeOrderStatus(ctx, r, change);
   if (!result.ok) {
@@ -205,31 +211,6 @@ export const markOrderPaid = survivingD1Faults(async function markOrderPaid(
   return after;
 });
 
-const NO_CANCELLATION_FEE =
-  "This service cancels orders completely: a cancellation fee (keeping the order with the fee as its total) is not offered.";
-
-/**
- * `mark_canceled` of a pending, paid or expired order (pretix cancels expired orders too): open
- * payments are canceled with the order; with signed ticket secrets the tickets get new secrets
- * and the old ones are revoked, in the same transaction. pretix's `cancellation_fee` (the order
- * stays, with the fee as its total) is outside the spec: a fee other than none or zero is
- * refused, never ignored.
- */
-export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(
-  ctx: EventContext,
-  code: string,
-  opts: { sendEmail?: boolean; cancellationFee?: number | null },
-): Promise<OrderRecord> {
-  if (opts.cancellationFee) throw validationError({ cancellation_fee: [NO_CANCELLATION_FEE] });
-  const r = await loadOrder(ctx, code);
-  const from: OrderStatus[] = ["n", "p", "e"];
-  checkStatus(r, from, "c");
-  const tickets = await cancellationChanges(ctx, r);
-  const after = await transition(ctx, r, { from, to: "c", cancelPayments: true, tickets });
-  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
-  return after;
-});
-
 /** `mark_expired`: a pending order expires and frees its capacity. */
 export const markOrderExpired = survivingD1Faults(async function markOrderExpired(
   ctx: EventContext,
@@ -268,10 +249,11 @@ export const confirmPayment = survivingD1Faults(async function confirmPayment(
  */
 export async function notifyOrder(
   ctx: OrderScope & { organizer: Pick<OrganizerRow, "id" | "name" | "slug">; baseUrl: string },
-  kind: "order_paid" | "order_canceled" | "order_payment_failed",
+  kind: OrderMailKind,
   r: OrderRecord,
   known?: Record<string, unknown>,
   liveInvoicesBefore = 0,
+  comment?: string,
 ): Promise<void> {
   if (!r.order.email) return;
   const { event, organizer: org, db } = ctx;
@@ -303,6 +285,8 @@ export async function notifyOrder(
         fromName: (settings.mail_from_name as string | null) ?? null,
         replyTo: (settings.contact_mail as string | null) ?? null,
         attachInvoice: kind === "order_paid" && mailCarriesInvoice(settings, r.order, "p", liveInvoicesBefore),
+        paid: r.order.status === "p",
+        comment,
       },
       Date.now(),
     );

@@ -17,7 +17,8 @@ import { orderExpiry } from "../rules/orders";
 import { COUNTED_REFUND_STATES, pendingSum, refundStateOf, toStripeAmount } from "../rules/stripe";
 import type { EventContext } from "./context";
 import { readAfterWrite } from "./faults";
-import { changeOrderStatus, loadOrder, markOrderCanceled } from "./order-status";
+import { markOrderCanceled } from "./order-edits";
+import { changeOrderStatus, loadOrder } from "./order-status";
 import { eventSettingsFor } from "./settings";
 import { logStripeError, Stripe, stripeClient, stripeKeys } from "./stripe-client";
 

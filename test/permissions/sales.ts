@@ -30,6 +30,26 @@ const cart = async (w: SetupWorld): Promise<RowSetup> => ({ params: { id: id(awa
 const order = async (w: SetupWorld): Promise<RowSetup> => ({
   params: { code: (await pendingOrder(w)).code, local: "1" },
 });
+/** A pending order waiting for approval. */
+const awaitingApproval = async (w: SetupWorld): Promise<RowSetup> => {
+  const it = await saleableItem(w);
+  const o = await create(w, `${w.ev}/orders`, { require_approval: true, positions: [{ item: it.id }] });
+  return { params: { code: o.code } };
+};
+/** A paid order. */
+const paid = async (w: SetupWorld): Promise<RowSetup> => ({ params: { code: (await paidOrder(w)).code } });
+/** A canceled order (its capacity free again). */
+const canceledOrder = async (w: SetupWorld): Promise<RowSetup> => {
+  const o = await pendingOrder(w);
+  expect((await w.admin.post(`${w.ev}/orders/${o.code}/mark_canceled/`, { send_email: false })).status).toBe(200);
+  return { params: { code: o.code } };
+};
+/** A pending order in test mode. */
+const testModeOrder = async (w: SetupWorld): Promise<RowSetup> => {
+  const it = await saleableItem(w);
+  const o = await create(w, `${w.ev}/orders`, { testmode: true, positions: [{ item: it.id }] });
+  return { params: { code: o.code } };
+};
 /** A ticket (the position of a pending order). */
 const ticket = async (w: SetupWorld): Promise<RowSetup> => ({
   params: { id: String((await pendingOrder(w)).positions[0].id) },
@@ -161,6 +181,26 @@ export const rows: MatrixRow[] = [
   { route: `POST ${ev}/invoices/:number/reissue`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
   { route: `POST ${ev}/invoices/:number/regenerate`, permission: "can_change_orders", setup: invoiceOf(), status: 200 },
   { route: `POST ${ev}/orders/:code/regenerate_secrets`, permission: "can_change_orders", setup: order, status: 200 },
+  // order state operations and edits (pretix orders.rst; src/api/order-actions.ts)
+  { route: `POST ${ev}/orders/:code/approve`, permission: "can_change_orders", setup: awaitingApproval, status: 200 },
+  { route: `POST ${ev}/orders/:code/deny`, permission: "can_change_orders", setup: awaitingApproval, status: 200 },
+  {
+    route: `POST ${ev}/orders/:code/extend`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await order(w)), body: { expires: "2035-01-01" } }),
+    status: 200,
+  },
+  { route: `POST ${ev}/orders/:code/reactivate`, permission: "can_change_orders", setup: canceledOrder, status: 200 },
+  { route: `POST ${ev}/orders/:code/mark_pending`, permission: "can_change_orders", setup: paid, status: 200 },
+  { route: `POST ${ev}/orders/:code/mark_refunded`, permission: "can_change_orders", setup: paid, status: 200 },
+  { route: `POST ${ev}/orders/:code/resend_link`, permission: "can_change_orders", setup: order, status: 204 },
+  {
+    route: `PATCH ${ev}/orders/:code`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await order(w)), body: { comment: "Checked." } }),
+    status: 200,
+  },
+  { route: `DELETE ${ev}/orders/:code`, permission: "can_change_orders", setup: testModeOrder, status: 204 },
   // refunds (pretix orders.rst): an order's refunds, the refund of a card payment
   { route: `GET ${ev}/orders/:code/refunds`, permission: "can_view_orders", setup: order },
   {

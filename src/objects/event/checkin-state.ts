@@ -233,6 +233,23 @@ export class CheckinState {
     this.sql.exec("UPDATE ci_orders SET status = ? WHERE code = ?", status, code);
   }
 
+  /** The order's approval changed (approve): the index follows, if it holds the order. */
+  setOrderApproval(code: string, requireApproval: boolean): void {
+    this.sql.exec("UPDATE ci_orders SET require_approval = ? WHERE code = ?", requireApproval ? 1 : 0, code);
+  }
+
+  /** The order's fields a scan reads changed (`PATCH`): its check-in attention and its language. */
+  setOrderFields(code: string, f: { checkinAttention?: boolean; locale?: string }): void {
+    if (f.checkinAttention !== undefined)
+      this.sql.exec("UPDATE ci_orders SET checkin_attention = ? WHERE code = ?", f.checkinAttention ? 1 : 0, code);
+    if (f.locale !== undefined) this.sql.exec("UPDATE ci_orders SET locale = ? WHERE code = ?", f.locale, code);
+  }
+
+  /** Every ticket of the order was canceled (a cancellation that keeps the order with a fee). */
+  cancelTicketsOfOrder(code: string): void {
+    this.sql.exec("UPDATE ci_tickets SET canceled = 1 WHERE order_code = ?", code);
+  }
+
   // ---- secrets and blocks ----
 
   /**

@@ -241,7 +241,8 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
   await s.ensureCatalog(stamp);
   const now = Date.now();
   const holding = s.ledger.orderHolds(req.code) !== undefined;
-  const wantHolding = !STATUS_RELEASES.has(req.to);
+  // a cancellation with a fee keeps the status but no position: its holds go too
+  const wantHolding = !STATUS_RELEASES.has(req.to) && req.extra?.cancellationFee === undefined;
   let outboxId = 0;
   const entry: OutboxKind<"status"> = {
     kind: "status",
@@ -255,6 +256,7 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     giftCard: req.giftCard ?? null,
     ...(req.eventClaim ? { eventClaim: req.eventClaim } : {}),
     ...(req.tickets?.length ? { tickets: req.tickets } : {}),
+    ...(req.extra ? { extra: req.extra } : {}),
   };
 
   if (wantHolding && !holding) {
@@ -301,6 +303,9 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     }
     if (changed) {
       s.ci.setOrderStatus(req.code, req.to);
+      if (req.extra?.requireApproval !== undefined) s.ci.setOrderApproval(req.code, req.extra.requireApproval);
+      if (req.extra?.cancellationFee !== undefined) s.ci.cancelTicketsOfOrder(req.code);
+      if (req.extra?.fields) s.ci.setOrderFields(req.code, req.extra.fields);
       applyTicketChanges(s, req.tickets ?? []);
       forgetRowsOfOrder(s, req.code);
     }
@@ -345,10 +350,15 @@ export async function replayOrder(s: EventState, entry: OutboxKind<"order">, now
 /** The alarm's replay of a status change (idempotent); the holds and the index follow what D1 then says. */
 export async function replayStatus(s: EventState, entry: OutboxKind<"status">): Promise<void> {
   const { status } = await writeStatus(s, entry);
+  const keptWithFee = entry.extra?.cancellationFee !== undefined;
   s.storage.transactionSync(() => {
-    if (status === "n" || status === "p") s.ledger.setOrderPaid(entry.code, status === "p");
+    if ((status === "n" || status === "p") && !keptWithFee) s.ledger.setOrderPaid(entry.code, status === "p");
     else s.ledger.removeOrder(entry.code);
     if (status !== undefined) s.ci.setOrderStatus(entry.code, status as OrderStatus);
+    if (keptWithFee) s.ci.cancelTicketsOfOrder(entry.code);
+    if (status === entry.to && entry.extra?.fields) s.ci.setOrderFields(entry.code, entry.extra.fields);
+    if (status === entry.to && entry.extra?.requireApproval !== undefined)
+      s.ci.setOrderApproval(entry.code, entry.extra.requireApproval);
     forgetRowsOfOrder(s, entry.code);
     // the tickets changed if the status did (changeSecret changes only from the old secret)
     if (status === entry.to) applyTicketChanges(s, entry.tickets ?? []);

@@ -2,6 +2,7 @@
  * What the event object's methods take and answer: the types the services use when they call it
  * through objects/client.ts.
  */
+import type { StatusExtra } from "../../db/order-actions";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { OrderWrite } from "../../db/inventory";
 import type { RawOrder } from "../../db/orders";
@@ -88,6 +89,8 @@ export type StatusChange = {
   eventClaim?: EventClaim | null;
   /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
   tickets?: TicketChange[];
+  /** What the change does besides the status (db/order-actions.ts): a new term, an approval, a cancellation fee. */
+  extra?: StatusExtra;
 };
 
 /** `changed`: D1 took the status change (its condition held). */
