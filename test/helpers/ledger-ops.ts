@@ -44,6 +44,7 @@ async function setup(w: LedgerWorld) {
     await w.s.item({ default_price: "23.00" }),
     await w.s.item({ default_price: "10.00", tax_rule: w.vat.id }),
     await w.s.item({ default_price: "0.00" }),
+    await w.s.item({ default_price: "15.00", require_approval: true }),
   ];
   await w.s.quota({ size: 40, items: w.items.map((i) => i.id) });
 }
