@@ -214,8 +214,15 @@ export function statusActions(to: string): string[] {
  * order's status before the batch, and whatever else the change requires), so they are written
  * exactly when the change is. Null when the change reports nothing.
  */
-export function statusNotification(db: DB, w: { eventId: number; code: string; to: string; now: number }, gate: SQL) {
-  const actions = statusActions(w.to);
+export function statusNotification(
+  db: DB,
+  w: { eventId: number; code: string; to: string; now: number; paymentConfirmed?: boolean },
+  gate: SQL,
+) {
+  // paid by payments confirmed before (pretix: the payment that completes them): only paid
+  const actions = statusActions(w.to).filter(
+    (a) => w.paymentConfirmed !== false || a !== ORDER_ACTIONS.paymentConfirmed,
+  );
   return actions.length
     ? notificationStatement(db, { eventId: w.eventId, code: w.code, actions, now: w.now, condition: gate })
     : null;

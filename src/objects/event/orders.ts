@@ -255,6 +255,7 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     giftCard: req.giftCard ?? null,
     ...(req.eventClaim ? { eventClaim: req.eventClaim } : {}),
     ...(req.tickets?.length ? { tickets: req.tickets } : {}),
+    ...(req.covered ? { covered: true } : {}),
   };
 
   if (wantHolding && !holding) {

@@ -88,6 +88,8 @@ export type StatusChange = {
   eventClaim?: EventClaim | null;
   /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
   tickets?: TicketChange[];
+  /** Paid only if the order's payments cover its total (db/payments.ts `coveredCondition`). */
+  covered?: boolean;
 };
 
 /** `changed`: D1 took the status change (its condition held). */
