@@ -270,7 +270,7 @@ export async function deleteOpenPayment(db: DB, paymentId: number): Promise<void
 
 /**
  * A payment recorded through the API (pretix's `POST .../payments/`) in any order status, with
- * the next local id; the order's `last_modified` follows. Its id and local id.
+ * the next local id; the order's `last_modified` follows. Its id and local id (null: no such order).
  */
 export async function insertPayment(
   db: DB,
@@ -283,7 +283,7 @@ export async function insertPayment(
     info: Record<string, unknown>;
     now: number;
   },
-): Promise<{ id: number; localId: number }> {
+): Promise<{ id: number; localId: number } | null> {
   const results = (await db.batch([
     // columns in table order: id, order_id, local_id, state, amount, provider, created, payment_date, info
     db
@@ -294,7 +294,7 @@ export async function insertPayment(
       .returning({ id: orderPayments.id, localId: orderPayments.localId }),
     db.update(orders).set({ lastModified: p.now }).where(eq(orders.id, p.orderId)),
   ])) as unknown[];
-  return (results[0] as { id: number; localId: number }[])[0]!;
+  return (results[0] as { id: number; localId: number }[])[0] ?? null;
 }
 
 /**

@@ -51,6 +51,13 @@ function dueWith(r: OrderRecord, y: PaymentJson | null): number {
   return pendingSum(r.order.total, payments, r.refunds);
 }
 
+/** The order as D1 has it after a write; `not_found` when it is gone meanwhile. */
+async function reread(ctx: EventContext, code: string): Promise<OrderRecord> {
+  const r = await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, code));
+  if (!r) throw notFound();
+  return r;
+}
+
 type ConfirmOptions = { force?: boolean; sendEmail?: boolean };
 
 /** Why the order may not become paid now (pretix's `_can_be_paid`), unless `force`. */
@@ -95,8 +102,8 @@ async function confirmOnce(
  * condition is checked again in the write). A refusal leaves the payment confirmed, as pretix.
  */
 async function completeIfCovered(ctx: EventContext, code: string, opts: ConfirmOptions): Promise<boolean> {
-  const after = await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, code));
-  if (!after || (after.order.status !== "n" && after.order.status !== "e") || dueWith(after, null) > 0) return false;
+  const after = await reread(ctx, code);
+  if ((after.order.status !== "n" && after.order.status !== "e") || dueWith(after, null) > 0) return false;
   if (await acceptance(ctx, after, opts.force)) return false;
   const result = await changeOrderStatus(ctx, after, {
     from: ["n", "e"],
@@ -117,14 +124,12 @@ async function confirmById(ctx: EventContext, first: OrderRecord, paymentId: num
     if (!y) throw notFound();
     const outcome = await confirmOnce(ctx, r, y, opts);
     if (outcome !== "again") {
-      const after = (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, r.order.code)))!;
+      const after = await reread(ctx, r.order.code);
       if (outcome === "paid" && (opts.sendEmail ?? true))
         await notifyOrder(ctx, "order_paid", after, undefined, r.invoicing.live);
       return after;
     }
-    const again = await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, r.order.code));
-    if (!again) throw notFound();
-    r = again;
+    r = await reread(ctx, r.order.code);
   }
   throw changedMeanwhile("The order changed while the payment was confirmed; read it again.");
 }
@@ -162,13 +167,14 @@ export const createPayment = survivingD1Faults(async function createPayment(
     info: input.info ?? {},
     now: ctx.now,
   });
-  let after = (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, code)))!;
+  if (!created) throw notFound();
+  let after = await reread(ctx, code);
   if (confirm) {
     try {
       after = await confirmById(ctx, after, created.id, { force: input.force, sendEmail: input.send_email });
     } catch (e) {
       if (!isFailure(e, "invalid") && !isFailure(e, "changed")) throw e;
-      after = (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, code)))!;
+      after = await reread(ctx, code);
     }
   }
   return { order: after, payment: after.payments.find((p) => p.id === created.id)! };
@@ -186,5 +192,5 @@ export const cancelPayment = survivingD1Faults(async function cancelPayment(
   const facts = { paymentId: y.id, orderId: r.order.id, eventId: ctx.event.id, code: r.order.code };
   if (!(await setPaymentState(ctx.db, { ...facts, from: ["created", "pending"], to: "canceled" }, ctx.now)))
     throw badRequest(INVALID_STATE);
-  return (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, code)))!;
+  return reread(ctx, code);
 });

@@ -54,8 +54,12 @@ function leftOf(r: OrderRecord, localId: number, amount: number): number {
   return amount - back;
 }
 
-const reread = async (ctx: EventContext, code: string) =>
-  (await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, code)))!;
+/** The order as D1 has it after a write; `not_found` when it is gone meanwhile. */
+async function reread(ctx: EventContext, code: string): Promise<OrderRecord> {
+  const r = await readAfterWrite(() => findOrder(ctx.db, ctx.event.id, code));
+  if (!r) throw notFound();
+  return r;
+}
 
 /** The order after a refund the organizer recorded: canceled (`mark_canceled`), or pending again (`mark_pending`). */
 async function follow(ctx: EventContext, code: string, how: "cancel" | "pending" | null): Promise<void> {
@@ -123,19 +127,13 @@ async function moveRefund(
   localId: number,
   from: RefundState[],
   to: RefundState,
-): Promise<RefundJson> {
+): Promise<void> {
   const x = refundOf(r, localId);
   if (!(from as string[]).includes(x.state)) throw badRequest(INVALID_STATE);
-  const facts = { id: x.id, orderId: r.order.id, eventId: ctx.event.id, code: r.order.code, paymentId: null };
   const paymentId = x.payment === null ? null : (r.payments.find((p) => p.local_id === x.payment)?.id ?? null);
-  const changed = await changeRefund(
-    ctx.db,
-    { ...facts, paymentId },
-    { from, to, reference: null, now: ctx.now },
-    null,
-  );
+  const facts = { id: x.id, orderId: r.order.id, eventId: ctx.event.id, code: r.order.code, paymentId };
+  const changed = await changeRefund(ctx.db, facts, { from, to, reference: null, now: ctx.now }, null);
   if (!changed) throw badRequest(INVALID_STATE);
-  return x;
 }
 
 /** Refund `done` (pretix: only from created or transit). The refund afterwards. */
