@@ -259,6 +259,24 @@ describe("at the same moment", () => {
     }
   });
 
+  it("a confirm racing the order's cancellation: never a paid order with a canceled payment, paid at most once", async () => {
+    for (let round = 0; round < 3; round++) {
+      const { s, o } = await pendingOrder();
+      const [c, x] = await Promise.all([
+        confirm(s, o.code, 1, { send_email: false }),
+        s.client.post(`${s.path}/orders/${o.code}/mark_canceled/`, { send_email: false }),
+      ]);
+      expect(x.status).toBe(200);
+      const after = await order(s, o.code);
+      expect(after.status).toBe("c");
+      // confirmed first (then the paid order canceled), or canceled first (the open payment with it)
+      expect(states(after)).toEqual([c.status === 200 ? "confirmed" : "canceled"]);
+      if (c.status !== 200) expect(c.body).toEqual({ detail: "Invalid state of payment" });
+      const paid = (await calls(o.code)).filter((a) => a === "pretix.event.order.paid");
+      expect(paid).toHaveLength(c.status === 200 ? 1 : 0);
+    }
+  });
+
   it("a late confirm of an expired order racing a sale of the last unit never oversells", async () => {
     for (let round = 0; round < 3; round++) {
       const { s, ticket, q, o } = await pendingOrder({ size: 1 });
