@@ -54,7 +54,8 @@ export type StatusWrite = {
   eventClaim?: EventClaim | null;
   /**
    * The order becomes paid only if its payments cover its total (pretix's `OrderPayment.confirm`):
-   * confirmed payments, and `confirmPaymentId` while it is still open, less the refunds that count.
+   * confirmed payments, and the payment this change confirms (`confirmPaymentId`, or the gift
+   * card's) while it is still open, less the refunds that count.
    */
   covered?: boolean;
 };
@@ -122,7 +123,8 @@ export function statusWriteStatements(
     stmts.push(claimStatement(db, w.eventClaim));
     gate = sql`${gate} AND ${claimHeld(w.eventClaim)}`;
   }
-  if (w.covered) gate = sql`${gate} AND ${coveredCondition(w.orderId, w.confirmPaymentId)}`;
+  if (w.covered)
+    gate = sql`${gate} AND ${coveredCondition(w.orderId, w.confirmPaymentId ?? w.giftCard?.paymentId ?? null)}`;
   const d = w.giftCard;
   if (d) {
     // 1. Claim the payment: only while it is open, the order can be paid and the card covers it.
