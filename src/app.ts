@@ -43,6 +43,7 @@ import { ticketSecretRoutes } from "./api/ticket-secrets";
 import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";
 import { orderActionRoutes } from "./api/order-actions";
+import { paymentRoutes } from "./api/payments";
 import { quotaRoutes } from "./api/quotas";
 import { queueRoutes } from "./api/queue";
 import { teamRoutes } from "./api/teams";
@@ -252,6 +253,7 @@ export function createApp() {
   app.route(API_PREFIX, cartRoutes);
   app.route(API_PREFIX, orderRoutes);
   app.route(API_PREFIX, orderActionRoutes);
+  app.route(API_PREFIX, paymentRoutes);
   app.route(API_PREFIX, queueRoutes);
   app.route(API_PREFIX, refundRoutes);
   app.route(API_PREFIX, transactionRoutes);

@@ -6,14 +6,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { type OrderConditions, orderFilterConditions } from "../db/order-filters";
-import { notFound } from "../lib/failure";
 import { decimal } from "../rules/fields";
 import { createOrder } from "../services/order-create";
 import { orderInput } from "../services/order-input";
 import { regenerateOrderSecrets } from "../services/ticket-changes";
-import { confirmPayment, loadOrder, markOrderExpired, markOrderPaid } from "../services/order-status";
+import { loadOrder, markOrderExpired, markOrderPaid } from "../services/order-status";
 import { markOrderCanceled } from "../services/order-edits";
-import { listOrders, listPayments, ORDER_ORDERING, type OrderFilter } from "../db/orders";
+import { listOrders, ORDER_ORDERING, type OrderFilter } from "../db/orders";
 import { organizerOrders } from "../services/order-lists";
 import { setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext, organizerContext, saleCaller } from "../http/context";
@@ -23,7 +22,7 @@ import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope, organizerScope } from "../http/tenancy";
 import { publicBase } from "../http/context";
-import { jsonBody, pathId, type QueryValues, queryParams } from "../http/validation";
+import { jsonBody, type QueryValues, queryParams } from "../http/validation";
 import {
   ORDER_LIST_PARAMS,
   ORDER_VIEW_PARAMS,
@@ -33,14 +32,7 @@ import {
   orderView,
   presentOrder,
 } from "./orders-filters";
-import {
-  type OrderLocation,
-  orderResponse,
-  orderUrlAt,
-  paymentResponse,
-  serializeOrder,
-  serializePayment,
-} from "./orders-serializers";
+import { type OrderLocation, orderResponse, serializeOrder } from "./orders-serializers";
 
 export * from "./orders-serializers";
 
@@ -136,47 +128,6 @@ orderRoutes.post(
   async (c) => {
     const r = await createOrder(eventContext(c), c.req.valid("json"), saleCaller(c));
     return c.json(serializeOrder(location(c), r), 201);
-  },
-);
-
-orderRoutes.get(
-  `${base}/:code/payments`,
-  read,
-  doc.list(paymentResponse, { summary: "List an order's payments" }),
-  async (c) => {
-    const req = listRequest(c);
-    const r = await loadOrder(eventContext(c), c.req.param("code"));
-    const url = orderUrlAt(location(c), r);
-    return respondPage(c, req, await listPayments(c.var.db, r.order.id, req), (y) => serializePayment(y, url));
-  },
-);
-
-orderRoutes.get(
-  `${base}/:code/payments/:local`,
-  read,
-  doc.ok(paymentResponse, { summary: "Payment detail" }),
-  async (c) => {
-    const r = await loadOrder(eventContext(c), c.req.param("code"));
-    const local = pathId(c, "local");
-    const y = r.payments.find((p) => p.local_id === local);
-    if (!y) throw notFound();
-    return c.json(serializePayment(y, orderUrlAt(location(c), r)));
-  },
-);
-
-orderRoutes.post(
-  `${base}/:code/payments/:local/confirm`,
-  write,
-  doc.ok(paymentResponse, { summary: "Confirm a payment", failures: ["unavailable", "changed"] }),
-  jsonBody(z.object({ force: z.boolean().optional(), send_email: z.boolean().optional() })),
-  async (c) => {
-    const local = pathId(c, "local");
-    const input = c.req.valid("json");
-    const after = await confirmPayment(eventContext(c), c.req.param("code"), local, {
-      force: input.force,
-      sendEmail: input.send_email,
-    });
-    return c.json(serializePayment(after.payments.find((p) => p.local_id === local)!, orderUrlAt(location(c), after)));
   },
 );
 

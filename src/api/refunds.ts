@@ -1,8 +1,9 @@
 /**
  * Refunds of an order's payments (pretix docs orders.rst, "Order refund endpoints"): the list
- * and detail of an order's refunds (`can_view_orders`), and the refund of a confirmed payment
- * (`POST .../payments/{local_id}/refund/`, `can_change_orders`), which answers the refund
- * (services/refunds.ts).
+ * and detail of an order's refunds (`can_view_orders`); the refund of a confirmed payment through
+ * its provider (`POST .../payments/{local_id}/refund/`, services/refunds.ts), a refund recorded
+ * directly (`POST .../refunds/`) and its `done`, `process` and `cancel` (services/refund-actions.ts),
+ * all `can_change_orders`, each answering the refund.
  */
 import { Hono } from "hono";
 import { type AppEnv, eventContext } from "../http/context";
@@ -10,6 +11,14 @@ import { apiDocs, PATH_PARAMETERS } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
+import {
+  createDirectRefund,
+  directRefundInput,
+  processInput,
+  refundCancel,
+  refundDone,
+  refundProcess,
+} from "../services/refund-actions";
 import { orderRefund, orderRefunds, refundInput, refundPayment } from "../services/refunds";
 import { refundResponse, serializeRefund } from "./refunds-serializers";
 
@@ -51,4 +60,64 @@ refundRoutes.post(
     const refund = await refundPayment(eventContext(c), c.req.param("code"), pathId(c, "local"), c.req.valid("json"));
     return c.json(serializeRefund(refund));
   },
+);
+
+refundRoutes.post(
+  `${base}/refunds`,
+  write,
+  doc.created(refundResponse, {
+    summary: "Record a refund",
+    description:
+      "Records a refund made outside the service (nothing is sent to a provider; card refunds go through " +
+      "`.../payments/{local_id}/refund/`). Of a `payment`, at most what it has left to refund. `mark_canceled` " +
+      "(or `mark_refunded`) cancels the order; `mark_pending` makes a paid order that owes money again pending.",
+    failures: ["unavailable"],
+  }),
+  jsonBody(directRefundInput),
+  async (c) => {
+    const refund = await createDirectRefund(eventContext(c), c.req.param("code"), c.req.valid("json"));
+    return c.json(serializeRefund(refund), 201);
+  },
+);
+
+refundRoutes.post(
+  `${base}/refunds/:local/done`,
+  write,
+  doc.ok(refundResponse, {
+    summary: "Mark a refund as done",
+    description: "Only a refund in state created or transit.",
+    pathParams: refundLocal,
+    failures: ["unavailable"],
+  }),
+  async (c) => c.json(serializeRefund(await refundDone(eventContext(c), c.req.param("code"), pathId(c, "local")))),
+);
+
+refundRoutes.post(
+  `${base}/refunds/:local/process`,
+  write,
+  doc.ok(refundResponse, {
+    summary: "Process an external refund",
+    description:
+      "Only a refund in state external, which becomes done. `mark_canceled` (or `mark_refunded`) cancels the " +
+      "order; otherwise a paid order that owes money again is pending again.",
+    pathParams: refundLocal,
+    failures: ["unavailable"],
+  }),
+  jsonBody(processInput),
+  async (c) => {
+    const refund = await refundProcess(eventContext(c), c.req.param("code"), pathId(c, "local"), c.req.valid("json"));
+    return c.json(serializeRefund(refund));
+  },
+);
+
+refundRoutes.post(
+  `${base}/refunds/:local/cancel`,
+  write,
+  doc.ok(refundResponse, {
+    summary: "Cancel a refund",
+    description: "Only a refund in state created, transit or external.",
+    pathParams: refundLocal,
+    failures: ["unavailable"],
+  }),
+  async (c) => c.json(serializeRefund(await refundCancel(eventContext(c), c.req.param("code"), pathId(c, "local")))),
 );

@@ -15,9 +15,10 @@ import {
   type StatusExtra,
 } from "./order-actions";
 import { reconcileTransactions } from "./transactions";
-import { statusNotification } from "./webhooks";
+import { notificationStatement, ORDER_ACTIONS, statusNotification } from "./webhooks";
 import {
   type OrderStatus,
+  type PaymentState,
   orderPayments,
   orderPositions,
   orders,
@@ -60,6 +61,12 @@ export type StatusWrite = {
   eventClaim?: EventClaim | null;
   /** What the change does besides the status (order-actions.ts): a new term, an approval, a cancellation fee. */
   extra?: StatusExtra;
+  /**
+   * The order becomes paid only if its payments cover its total (pretix's `OrderPayment.confirm`):
+   * confirmed payments, and the payment this change confirms (`confirmPaymentId`, or the gift
+   * card's) while it is still open, less the refunds that count.
+   */
+  covered?: boolean;
 };
 
 const HOLDING: OrderStatus[] = ["n", "p"];
@@ -82,6 +89,20 @@ function cardUsable(d: GiftCardDebit, now: number): SQL {
     AND gc.currency = ${d.currency} AND gc.testmode = ${d.testmode ? 1 : 0} AND (gc.expires IS NULL OR gc.expires >= ${now})
     AND (gc.issuer_id = ${d.organizerId} OR gc.issuer_id IN
       (SELECT a.issuer_id FROM gift_card_acceptances a WHERE a.acceptor_id = ${d.organizerId} AND a.active = 1)))`;
+}
+
+/**
+ * The order's payments cover its total (pretix: payment sum less refund sum not below the
+ * total): the confirmed and refunded payments, and `paymentId` while it is open (it is being
+ * confirmed in the same batch), less the refunds in state created, transit or done.
+ */
+export function coveredCondition(orderId: number, paymentId: number | null): SQL {
+  const open = paymentId === null ? sql`0` : sql`(y.id = ${paymentId} AND y.state IN ('created', 'pending'))`;
+  return sql`(SELECT coalesce(sum(y.amount), 0) FROM order_payments y WHERE y.order_id = ${orderId}
+      AND (y.state IN ('confirmed', 'refunded') OR ${open}))
+    - (SELECT coalesce(sum(r.amount), 0) FROM order_refunds r WHERE r.order_id = ${orderId}
+      AND r.state IN ('created', 'transit', 'done'))
+    >= (SELECT o.total FROM orders o WHERE o.id = ${orderId})`;
 }
 
 /** This request's claim on the payment is recorded. */
@@ -113,6 +134,8 @@ export function statusWriteStatements(
     stmts.push(claimStatement(db, w.eventClaim));
     gate = sql`${gate} AND ${claimHeld(w.eventClaim)}`;
   }
+  if (w.covered)
+    gate = sql`${gate} AND ${coveredCondition(w.orderId, w.confirmPaymentId ?? w.giftCard?.paymentId ?? null)}`;
   const d = w.giftCard;
   if (d) {
     // 1. Claim the payment: only while it is open, the order can be paid and the card covers it.
@@ -163,7 +186,7 @@ export function statusWriteStatements(
     stmts.push(
       db
         .update(orderPayments)
-        .set({ state: "confirmed", paymentDate: w.now })
+        .set({ state: "confirmed", paymentDate: sql`coalesce(${orderPayments.paymentDate}, ${w.now})` })
         .where(
           and(
             eq(orderPayments.id, w.confirmPaymentId),
@@ -183,9 +206,10 @@ export function statusWriteStatements(
     );
   }
   // the webhook calls reporting the change, under the same precondition (db/webhooks.ts)
+  const paymentConfirmed = w.confirmPaymentId !== null || w.giftCard !== null;
   const notification = statusNotification(
     db,
-    { eventId, code: w.code, to: w.to, now: w.now, actions: w.extra?.actions },
+    { eventId, code: w.code, to: w.to, now: w.now, actions: w.extra?.actions, paymentConfirmed },
     gate,
   );
   if (notification) stmts.push(notification);
@@ -267,4 +291,76 @@ export async function createPayment(
 /** Removes a payment that is still in state `created` (one made for a status change that was then refused). */
 export async function deleteOpenPayment(db: DB, paymentId: number): Promise<void> {
   await db.delete(orderPayments).where(and(eq(orderPayments.id, paymentId), eq(orderPayments.state, "created")));
+}
+
+/**
+ * A payment recorded through the API (pretix's `POST .../payments/`) in any order status, with
+ * the next local id; the order's `last_modified` follows. Its id and local id (null: no such order).
+ */
+export async function insertPayment(
+  db: DB,
+  p: {
+    orderId: number;
+    state: PaymentState;
+    amount: number;
+    provider: string;
+    paymentDate: number | null;
+    info: Record<string, unknown>;
+    now: number;
+  },
+): Promise<{ id: number; localId: number } | null> {
+  const results = (await db.batch([
+    // columns in table order: id, order_id, local_id, state, amount, provider, created, payment_date, info
+    db
+      .insert(orderPayments)
+      .select(
+        sql`SELECT NULL, o.id, (SELECT coalesce(max(y.local_id), 0) + 1 FROM order_payments y WHERE y.order_id = o.id), ${p.state}, ${p.amount}, ${p.provider}, ${p.now}, ${p.paymentDate}, ${JSON.stringify(p.info)} FROM orders o WHERE o.id = ${p.orderId}`,
+      )
+      .returning({ id: orderPayments.id, localId: orderPayments.localId }),
+    db.update(orders).set({ lastModified: p.now }).where(eq(orders.id, p.orderId)),
+  ])) as unknown[];
+  return (results[0] as { id: number; localId: number }[])[0] ?? null;
+}
+
+/**
+ * Moves a payment from one of `from` to `to` without a change of the order's status (pretix's
+ * payment `confirm` of an order that stays as it is, `cancel`): with the notification of a
+ * confirmation and the order's `last_modified`, written exactly when the payment changes.
+ * Whether it changed.
+ */
+export async function setPaymentState(
+  db: DB,
+  p: { paymentId: number; orderId: number; eventId: number; code: string; from: PaymentState[]; to: PaymentState },
+  now: number,
+): Promise<boolean> {
+  const changes = sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.id = ${p.paymentId} AND y.state IN (${list(p.from)}))`;
+  const stmts: BatchItem<"sqlite">[] = [];
+  if (p.to === "confirmed")
+    stmts.push(
+      notificationStatement(db, {
+        eventId: p.eventId,
+        code: p.code,
+        actions: [ORDER_ACTIONS.paymentConfirmed],
+        now,
+        condition: changes,
+      }),
+    );
+  stmts.push(
+    db
+      .update(orders)
+      .set({ lastModified: now })
+      .where(and(eq(orders.id, p.orderId), changes)),
+  );
+  stmts.push(
+    db
+      .update(orderPayments)
+      .set({
+        state: p.to,
+        ...(p.to === "confirmed" ? { paymentDate: sql`coalesce(${orderPayments.paymentDate}, ${now})` } : {}),
+      })
+      .where(and(eq(orderPayments.id, p.paymentId), inArray(orderPayments.state, p.from)))
+      .returning({ id: orderPayments.id }),
+  );
+  const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
+  return (results[results.length - 1] as unknown[]).length > 0;
 }

@@ -92,7 +92,7 @@ export type NewRefund = {
   orderId: number;
   eventId: number;
   code: string;
-  paymentId: number;
+  paymentId: number | null;
   amount: number;
   provider: string;
   source: RefundSource;
@@ -104,14 +104,14 @@ export type NewRefund = {
 };
 
 /**
- * Inserts a refund with the next local id, only where `condition` holds, with its notification
- * (`action`) under the same condition, and touches the order. The insert comes last and
+ * Inserts a refund with the next local id, only where `condition` holds, with its notifications
+ * (`actions`) under the same condition, and touches the order. The insert comes last and
  * returns the refund's id and local id (none: the condition did not hold).
  */
-function insertRefundStatements(db: DB, r: NewRefund, condition: SQL, action: string): BatchItem<"sqlite">[] {
+function insertRefundStatements(db: DB, r: NewRefund, condition: SQL, actions: string[]): BatchItem<"sqlite">[] {
   // columns in table order: id, order_id, local_id, payment_id, state, source, amount, provider, created, execution_date, comment, reference
   return [
-    notificationStatement(db, { eventId: r.eventId, code: r.code, actions: [action], now: r.now, condition }),
+    notificationStatement(db, { eventId: r.eventId, code: r.code, actions, now: r.now, condition }),
     db
       .update(orders)
       .set({ lastModified: r.now })
@@ -136,7 +136,10 @@ async function runInsert(db: DB, stmts: BatchItem<"sqlite">[]): Promise<{ id: nu
  * confirmed and has at least the amount left. Null: it did not fit (any more). The check is part of
  * the statement that inserts, so two refunds at once never take more than the payment has.
  */
-export function createRefund(db: DB, r: Omit<NewRefund, "source" | "state" | "reference" | "executionDate">) {
+export function createRefund(
+  db: DB,
+  r: Omit<NewRefund, "source" | "state" | "reference" | "executionDate"> & { paymentId: number },
+) {
   const fits = sql`EXISTS (SELECT 1 FROM order_payments y WHERE y.id = ${r.paymentId} AND y.state = 'confirmed') AND ${leftToRefund(r.paymentId)} >= ${r.amount}`;
   return runInsert(
     db,
@@ -144,7 +147,7 @@ export function createRefund(db: DB, r: Omit<NewRefund, "source" | "state" | "re
       db,
       { ...r, source: "admin", state: "created", reference: null, executionDate: null },
       fits,
-      REFUND_ACTIONS.created,
+      [REFUND_ACTIONS.created],
     ),
   );
 }
@@ -161,12 +164,31 @@ export async function recordExternalRefund(db: DB, c: EventClaim, r: NewRefund) 
       db,
       r,
       sql`${claimHeld(c)} AND NOT EXISTS (SELECT 1 FROM order_refunds x WHERE x.provider = ${r.provider} AND x.reference = ${r.reference})`,
-      REFUND_ACTIONS.createdExternally,
+      [REFUND_ACTIONS.createdExternally],
     ),
   ];
-  if (r.state === "done") stmts.push(paymentRefundedStatement(db, r.paymentId));
+  if (r.state === "done" && r.paymentId !== null) stmts.push(paymentRefundedStatement(db, r.paymentId));
   const results = (await db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
   return (results[3] as { id: number; localId: number }[])[0] ?? null;
+}
+
+/**
+ * A refund the organizer records directly (pretix's `POST .../refunds/`: any state and source),
+ * with `refund.created` and, for a refund created done, canceled or failed, that state's
+ * notification. Of a payment, and in a state that counts against it, only while the payment has
+ * at least the amount left (checked in the statement that inserts). Null: it did not fit.
+ */
+export function recordRefund(db: DB, r: NewRefund) {
+  const counts = r.paymentId !== null && ["created", "transit", "done"].includes(r.state);
+  const fits = counts ? sql`${leftToRefund(r.paymentId!)} >= ${r.amount}` : sql`1`;
+  const actions: string[] = [REFUND_ACTIONS.created];
+  const stateAction = REFUND_STATE_ACTION[r.state];
+  if (stateAction) actions.push(stateAction);
+  const stmts = insertRefundStatements(db, r, fits, actions);
+  if (r.state === "done" && r.paymentId !== null) stmts.push(paymentRefundedStatement(db, r.paymentId));
+  return db.batch(stmts as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]).then((results) => {
+    return ((results as unknown[])[2] as { id: number; localId: number }[])[0] ?? null;
+  });
 }
 
 const REFUND_STATE_ACTION: Partial<Record<RefundState, string>> = {

@@ -233,10 +233,20 @@ export function statusActions(to: string): string[] {
  */
 export function statusNotification(
   db: DB,
-  w: { eventId: number; code: string; to: string; now: number; actions?: readonly string[] },
+  w: {
+    eventId: number;
+    code: string;
+    to: string;
+    now: number;
+    actions?: readonly string[];
+    paymentConfirmed?: boolean;
+  },
   gate: SQL,
 ) {
-  const actions = w.actions ?? statusActions(w.to);
+  // paid by payments confirmed before (pretix: the payment that completes them): only paid
+  const actions = (w.actions ?? statusActions(w.to)).filter(
+    (a) => w.paymentConfirmed !== false || a !== ORDER_ACTIONS.paymentConfirmed,
+  );
   return actions.length
     ? notificationStatement(db, { eventId: w.eventId, code: w.code, actions, now: w.now, condition: gate })
     : null;

@@ -139,7 +139,8 @@ async function payOrder(
   const scope = { env: c.env, db: c.var.db, event: ctx.event };
   let result: Awaited<ReturnType<typeof changeOrderStatus>>;
   try {
-    result = await changeOrderStatus(scope, ctx.record, { from: ["n", "e"], to: "p", ...change });
+    // paid only where the payment covers what the order owes (pretix's OrderPayment.confirm)
+    result = await changeOrderStatus(scope, ctx.record, { from: ["n", "e"], to: "p", ...change, covered: true });
   } catch (e) {
     // the event object could not serve in time: the customer is asked to retry
     if (isFailure(e, "unavailable") || isFailure(e, "busy")) return "busy";

@@ -77,6 +77,31 @@ export function orderPaymentRefusal(
   return null;
 }
 
+/** pretix's `Order._can_be_paid` refusals, as the API answers them (none with `force`). */
+export const PAYMENT_ACCEPTANCE_ERRORS = {
+  require_approval: "This order is not yet approved by the event organizer.",
+  late_lastdate:
+    "The payment can not be accepted as the last date of payments configured in the payment settings is over.",
+  late: "The payment can not be accepted as the order is expired and you configured that no late payments should be accepted in the payment settings.",
+} as const;
+
+/**
+ * Whether a payment the organizer confirms may make the order paid (pretix's `_can_be_paid`
+ * without its quota check, which the event object does): not while the order awaits approval,
+ * not after the last date of payments, an expired order only when late payments are accepted.
+ */
+export function paymentAcceptanceRefusal(
+  order: { status: OrderStatus; requireApproval: boolean },
+  settings: Record<string, unknown>,
+  lastPayment: number | null,
+  now: number,
+): string | null {
+  if (order.requireApproval) return PAYMENT_ACCEPTANCE_ERRORS.require_approval;
+  if (lastPayment !== null && now > lastPayment) return PAYMENT_ACCEPTANCE_ERRORS.late_lastdate;
+  if (order.status === "e" && settings.payment_term_accept_late === false) return PAYMENT_ACCEPTANCE_ERRORS.late;
+  return null;
+}
+
 export type GiftCardFacts = { currency: string; testmode: boolean; expires: number | null; value: number };
 
 /** Whether a gift card (already known to be the organizer's or accepted by it) can pay `amount`. */

@@ -79,6 +79,8 @@ export type StatusChange = {
   extra?: StatusExtra;
   /** The invoices are the caller's to bring in line (a change that keeps the status). */
   keepInvoices?: boolean;
+  /** Paid only if the payments cover the total (pretix's payment `confirm`). */
+  covered?: boolean;
 };
 
 /**
@@ -116,6 +118,7 @@ export async function changeOrderStatus(
       eventClaim: change.eventClaim ?? null,
       tickets: change.tickets ?? [],
       ...(change.extra ? { extra: change.extra } : {}),
+      covered: change.covered ?? false,
     }),
   );
   if (!decision.ok) return { ok: false, reason: "refused", refusals: decision.refusals };
@@ -217,26 +220,6 @@ export const markOrderExpired = survivingD1Faults(async function markOrderExpire
   code: string,
 ): Promise<OrderRecord> {
   return transition(ctx, await loadOrder(ctx, code), { from: ["n"], to: "e" });
-});
-
-/**
- * Payment `confirm`: an open payment is confirmed and the order becomes paid; the paid mail goes
- * out unless `sendEmail` is false (as pretix's confirm). Returns the order afterwards.
- */
-export const confirmPayment = survivingD1Faults(async function confirmPayment(
-  ctx: EventContext,
-  code: string,
-  localId: number,
-  opts: { force?: boolean; sendEmail?: boolean },
-): Promise<OrderRecord> {
-  const r = await loadOrder(ctx, code);
-  const y = r.payments.find((p) => p.local_id === localId);
-  if (!y) throw notFound();
-  if (!OPEN_PAYMENT_STATES.includes(y.state))
-    throw badRequest("Only payments in state created or pending can be confirmed.");
-  const after = await transition(ctx, r, { from: ["n", "e"], to: "p", confirmPaymentId: y.id, force: opts.force });
-  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_paid", after, undefined, r.invoicing.live);
-  return after;
 });
 
 // ---- mails ----

@@ -166,15 +166,23 @@ async function afterRefund(ctx: EventContext, code: string, input: RefundInput):
     if (cancel && (r.order.status === "n" || r.order.status === "p")) {
       await markOrderCanceled(ctx, code, { sendEmail: false });
     } else if (!cancel && r.order.status === "p") {
-      const settings = await eventSettingsFor(ctx.db, ctx.organizer.id, ctx.event.id);
-      // the new term first, while the order is still paid (an expiry in the past would end it at once)
-      await setPaidOrderExpiry(ctx.db, r.order.id, orderExpiry(ctx.event, settings, ctx.now));
-      await changeOrderStatus(ctx, r, { from: ["p"], to: "n" });
+      await pendingAgain(ctx, r);
     }
   } catch (e) {
-    const expected =
-      isFailure(e, "unavailable") || isFailure(e, "busy") || isFailure(e, "changed") || isFailure(e, "invalid");
-    if (!expected) throw e;
+    if (!followFailed(e)) throw e;
     log.error("the order could not follow its refund", { order: code, error: e });
   }
+}
+
+/** The failures after which a refund stands and its order is left as it is (logged). */
+export function followFailed(e: unknown): boolean {
+  return isFailure(e, "unavailable") || isFailure(e, "busy") || isFailure(e, "changed") || isFailure(e, "invalid");
+}
+
+/** A paid order that owes money again after a refund is pending again, with a new payment term (pretix). */
+export async function pendingAgain(ctx: EventContext, r: OrderRecord): Promise<void> {
+  const settings = await eventSettingsFor(ctx.db, ctx.organizer.id, ctx.event.id);
+  // the new term first, while the order is still paid (an expiry in the past would end it at once)
+  await setPaidOrderExpiry(ctx.db, r.order.id, orderExpiry(ctx.event, settings, ctx.now));
+  await changeOrderStatus(ctx, r, { from: ["p"], to: "n" });
 }

@@ -151,6 +151,8 @@ async function paid(scope: WebhookScope, claim: EventClaim, p: StripePayment): P
         to: "p",
         confirmPaymentId: p.paymentId,
         eventClaim: claim,
+        // paid only where the payments cover the total (an order changed since: confirmed, not paid)
+        covered: true,
       });
       if (result.ok) {
         // the mail's facts are the order as read before: the status change did not touch them

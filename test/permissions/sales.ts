@@ -50,6 +50,17 @@ const testModeOrder = async (w: SetupWorld): Promise<RowSetup> => {
   const o = await create(w, `${w.ev}/orders`, { testmode: true, positions: [{ item: it.id }] });
   return { params: { code: o.code } };
 };
+/** A refund recorded by hand (pretix's `POST .../refunds/` body). */
+const refundBody = (state: string) => ({ state, source: "admin", amount: "1.00", provider: "manual" });
+/** A pending order with a refund recorded in `state` (local id 1). */
+const refundIn =
+  (state: string) =>
+  async (w: SetupWorld): Promise<RowSetup> => {
+    const o = await pendingOrder(w);
+    const res = await w.admin.post(`${w.ev}/orders/${o.code}/refunds/`, refundBody(state));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { params: { code: o.code, local: "1" } };
+  };
 /** A ticket (the position of a pending order). */
 const ticket = async (w: SetupWorld): Promise<RowSetup> => ({
   params: { id: String((await pendingOrder(w)).positions[0].id) },
@@ -142,6 +153,17 @@ export const rows: MatrixRow[] = [
     status: 200,
   },
   {
+    route: `POST ${ev}/orders/:code/payments`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await order(w)), body: { state: "pending", amount: "1.00", provider: "cash" } }),
+  },
+  {
+    route: `POST ${ev}/orders/:code/payments/:local/cancel`,
+    permission: "can_change_orders",
+    setup: order,
+    status: 200,
+  },
+  {
     route: `POST ${ev}/orders/:code/mark_paid`,
     permission: "can_change_orders",
     setup: async (w) => ({ ...(await order(w)), body: { send_email: false } }),
@@ -212,6 +234,29 @@ export const rows: MatrixRow[] = [
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return { params: { code: o.code, local: "1" } };
     },
+  },
+  {
+    route: `POST ${ev}/orders/:code/refunds`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await order(w)), body: refundBody("created") }),
+  },
+  {
+    route: `POST ${ev}/orders/:code/refunds/:local/done`,
+    permission: "can_change_orders",
+    setup: refundIn("transit"),
+    status: 200,
+  },
+  {
+    route: `POST ${ev}/orders/:code/refunds/:local/process`,
+    permission: "can_change_orders",
+    setup: refundIn("external"),
+    status: 200,
+  },
+  {
+    route: `POST ${ev}/orders/:code/refunds/:local/cancel`,
+    permission: "can_change_orders",
+    setup: refundIn("created"),
+    status: 200,
   },
   {
     route: `POST ${ev}/orders/:code/payments/:local/refund`,

@@ -257,6 +257,7 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     ...(req.eventClaim ? { eventClaim: req.eventClaim } : {}),
     ...(req.tickets?.length ? { tickets: req.tickets } : {}),
     ...(req.extra ? { extra: req.extra } : {}),
+    ...(req.covered ? { covered: true } : {}),
   };
 
   if (wantHolding && !holding) {

@@ -91,6 +91,8 @@ export type StatusChange = {
   tickets?: TicketChange[];
   /** What the change does besides the status (db/order-actions.ts): a new term, an approval, a cancellation fee. */
   extra?: StatusExtra;
+  /** Paid only if the order's payments cover its total (db/payments.ts `coveredCondition`). */
+  covered?: boolean;
 };
 
 /** `changed`: D1 took the status change (its condition held). */
