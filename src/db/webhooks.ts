@@ -36,6 +36,7 @@ export const ORDER_ACTIONS = {
   paid: "pretix.event.order.paid",
   canceled: "pretix.event.order.canceled",
   expired: "pretix.event.order.expired",
+  changed: "pretix.event.order.changed",
 } as const;
 
 /** Refund notifications (pretix's names), written with the refund's change (db/refunds.ts). */

@@ -268,7 +268,7 @@ export const confirmPayment = survivingD1Faults(async function confirmPayment(
  */
 export async function notifyOrder(
   ctx: OrderScope & { organizer: Pick<OrganizerRow, "id" | "name" | "slug">; baseUrl: string },
-  kind: "order_paid" | "order_canceled" | "order_payment_failed",
+  kind: "order_paid" | "order_canceled" | "order_payment_failed" | "order_changed",
   r: OrderRecord,
   known?: Record<string, unknown>,
   liveInvoicesBefore = 0,

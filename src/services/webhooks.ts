@@ -35,6 +35,7 @@ export const WEBHOOK_ACTION_TYPES = [
   ORDER_ACTIONS.paid,
   ORDER_ACTIONS.canceled,
   ORDER_ACTIONS.expired,
+  ORDER_ACTIONS.changed,
   REFUND_ACTIONS.created,
   REFUND_ACTIONS.createdExternally,
   REFUND_ACTIONS.done,

@@ -4,6 +4,7 @@
  */
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { OrderWrite } from "../../db/inventory";
+import type { ChangeWrite } from "../../db/order-changes";
 import type { RawOrder } from "../../db/orders";
 import type { GiftCardDebit } from "../../db/payments";
 import type { EventClaim } from "../../db/stripe";
@@ -89,6 +90,24 @@ export type StatusChange = {
   /** Ticket changes that come with the status (a cancellation's new secrets), written only if the status changes. */
   tickets?: TicketChange[];
 };
+
+/**
+ * An order change (`changeOrder`): the demands of the positions it keeps as they are, the
+ * demands it checks (new positions, and positions that change product, date or seat), its write.
+ */
+export type OrderChangeRequest = {
+  code: string;
+  kept: Demand[];
+  demands: Demand[];
+  ignoreQuota: boolean;
+  write: ChangeWrite;
+};
+
+/** `stale`: the order changed meanwhile (or is being changed, or holds nothing): nothing was written. */
+export type OrderChangeDecision =
+  | { ok: true; order: RawOrder | null }
+  | { ok: false; refusals: Refusal[] }
+  | { ok: false; stale: true };
 
 /** `changed`: D1 took the status change (its condition held). */
 export type StatusDecision = Decision & { changed?: boolean };

@@ -422,6 +422,17 @@ export class Ledger {
     this.exited.follow(code, paid);
   }
 
+  /** Replaces an order's holds (an order change: what it keeps and what it takes now). */
+  replaceOrder(code: string, holds: readonly Demand[] | readonly Hold[], paid: boolean): void {
+    this.book.remove(code);
+    this.book.add(
+      code,
+      holds.map((d) => ("key" in d ? d : holdOf(d))),
+      paid,
+    );
+    this.exited.follow(code, paid);
+  }
+
   orderHolds(code: string): OrderHold | undefined {
     return this.book.get(code);
   }
