@@ -7,6 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { mailOutbox, orderFees, orderTransactions, webhookCalls } from "../../src/db/schema";
 import { db, type Json, unique } from "../harness";
+import { venue } from "../helpers/checkin";
 import { receiver } from "../helpers/receivers";
 import { type Shop, shop } from "../helpers/sales";
 
@@ -252,5 +253,29 @@ describe("DELETE orderpositions/{id}/", () => {
     expect(last.status).toBe(400);
     expect(JSON.stringify(last.body)).toContain("empty");
     expect((await s.client.delete(`${s.path}/orderpositions/${p1.id}/`)).status).toBe(404);
+  });
+
+  it("the scanner follows: a canceled ticket is refused, a created one admitted, a ticket moved off the list's product refused", async () => {
+    const v = await venue();
+    const other = await v.item();
+    await v.quota({ size: 10, items: [other.id] });
+    const list = await v.list({ all_products: false, limit_products: [v.ticket.id] });
+    const o = await v.order({ positions: [{ item: v.ticket.id }, { item: v.ticket.id }, { item: v.ticket.id }] });
+    const [a, b, c] = o.positions as Json[];
+    expect((await v.redeem({ secret: a!.secret, lists: [list.id] })).status).toBe(201);
+    expect((await v.client.delete(`${v.path}/orderpositions/${b!.id}/`)).status).toBe(204);
+    const canceled = await v.redeem({ secret: b!.secret, lists: [list.id] });
+    expect(canceled.body).toMatchObject({ status: "error", reason: "canceled" });
+    const changed = await change(v, o.code, {
+      patch_positions: [{ position: c!.id, body: { item: other.id } }],
+      create_positions: [{ item: v.ticket.id }],
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const moved = await v.redeem({ secret: c!.secret, lists: [list.id] });
+    expect(moved.body).toMatchObject({ status: "error", reason: "product" });
+    const created = (changed.body.positions as Json[]).find((p) => p.positionid === 4)!;
+    const admitted = await v.redeem({ secret: created.secret, lists: [list.id] });
+    expect(admitted.status, JSON.stringify(admitted.body)).toBe(201);
+    expect(admitted.body.status).toBe("ok");
   });
 });
