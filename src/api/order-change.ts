@@ -8,10 +8,16 @@ import { type AppContext, type AppEnv, eventContext, publicBase } from "../http/
 import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
-import { cancelPosition, changeOrderContents } from "../services/order-change";
-import { orderChangeInput } from "../services/order-change-input";
+import { cancelPosition, changeOrderContents, changePosition } from "../services/order-change";
+import { orderChangeInput, positionPatchBody } from "../services/order-change-input";
 import { loadPosition } from "../services/ticket-changes";
-import { type OrderLocation, orderResponse, serializeOrder } from "./orders-serializers";
+import {
+  type OrderLocation,
+  orderResponse,
+  positionResponse,
+  serializeOrder,
+  serializePosition,
+} from "./orders-serializers";
 
 export const orderChangeRoutes = new Hono<AppEnv>();
 const write = eventScope("can_change_orders");
@@ -57,5 +63,28 @@ orderChangeRoutes.delete(
     const { record } = await loadPosition(ctx, pathId(c, "id"));
     await cancelPosition(ctx, record, pathId(c, "id"));
     return c.body(null, 204);
+  },
+);
+
+orderChangeRoutes.patch(
+  "/organizers/:organizer/events/:event/orderpositions/:id",
+  write,
+  doc.ok(positionResponse, {
+    summary: "Change a ticket",
+    description:
+      "Product, variation, date, seat, price, tax rule, validity, attendee and answers, as one entry of " +
+      "`patch_positions` of the order change; a new product, date or seat is decided by the event object.",
+    failures: ["unavailable", "changed"],
+  }),
+  queryParams({ check_quotas: checkQuotas }),
+  jsonBody(positionPatchBody),
+  async (c) => {
+    const ctx = eventContext(c);
+    const id = pathId(c, "id");
+    const { record } = await loadPosition(ctx, id);
+    const after = await changePosition(ctx, record, id, c.req.valid("json"), {
+      checkQuotas: c.req.valid("query").check_quotas ?? true,
+    });
+    return c.json(serializePosition(after.positions.find((p) => p.id === id)!, after.order.code));
   },
 );

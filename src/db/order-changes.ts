@@ -11,7 +11,7 @@ import type { DB } from "./client";
 import type { FeeInsert, PositionInsert } from "./inventory";
 import { sortNameOf } from "./inventory";
 import { statement } from "./raw";
-import { itemAddons, type NameParts, orderFees, orderPositions, orders, vouchers } from "./schema";
+import { type Answer, itemAddons, type NameParts, orderFees, orderPositions, orders, vouchers } from "./schema";
 import { reconcileTransactions } from "./transactions";
 import { notificationStatement, ORDER_ACTIONS } from "./webhooks";
 
@@ -32,6 +32,7 @@ export type PositionPatch = {
     attendeeName: string | null;
     attendeeNameParts: NameParts;
     attendeeEmail: string | null;
+    answers: Answer[];
     validFrom: number | null;
     validUntil: number | null;
   }>;

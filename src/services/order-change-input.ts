@@ -25,6 +25,8 @@ export const positionPatchBody = z.object({
   tax_rule: z.number().int().nullable().optional(),
   valid_from: dateTime().nullable().optional(),
   valid_until: dateTime().nullable().optional(),
+  /** All of the position's answers (pretix: given, they replace the answers it has). */
+  answers: z.array(answerInput).max(200).optional(),
   ...attendeeFields,
 });
 export type PositionPatchBody = z.output<typeof positionPatchBody>;

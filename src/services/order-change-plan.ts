@@ -82,6 +82,7 @@ function patchedInput(pos: PositionJson, b: PositionPatchBody): PositionInput {
     seat: b.seat !== undefined ? b.seat : pos.seat,
     price: b.price ?? pos.price,
     attendee_email: b.attendee_email !== undefined ? b.attendee_email : pos.attendee_email,
+    answers: b.answers ?? [],
   };
   if (b.attendee_name !== undefined || b.attendee_name_parts !== undefined) {
     input.attendee_name = b.attendee_name;
@@ -132,6 +133,7 @@ function planPatch(
   if (b.attendee_name !== undefined || b.attendee_name_parts !== undefined)
     Object.assign(set, { attendeeName: p.attendeeName, attendeeNameParts: p.attendeeNameParts });
   if (b.attendee_email !== undefined) set.attendeeEmail = p.attendeeEmail;
+  if (b.answers !== undefined) set.answers = p.answers;
   if (b.valid_from !== undefined) set.validFrom = b.valid_from;
   if (b.valid_until !== undefined) set.validUntil = b.valid_until;
   return { patch: { id: pos.id, set }, demand: moved ? { ...p.demand, voucherId: pos.voucher } : null };

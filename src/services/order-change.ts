@@ -17,7 +17,7 @@ import { refusalErrors } from "../rules/refusals";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
 import { invoicesAfterOrderChange, reissueInvoices } from "./invoices";
-import type { OrderChangeInput } from "./order-change-input";
+import type { OrderChangeInput, PositionPatchBody } from "./order-change-input";
 import { type ChangePlan, changeRefusal, checkReferences, planChange } from "./order-change-plan";
 import { loadOrder, notifyOrder } from "./order-status";
 import { loadSalesCatalog } from "./sales-catalog";
@@ -65,6 +65,28 @@ export const cancelPosition = survivingD1Faults(async function cancelPosition(
   await afterChange(ctx, r, after, input);
 });
 
+/**
+ * A position's PATCH (pretix "Manipulating individual positions"): the same change as a
+ * `patch_positions` entry of the order change, without a mail; the order afterwards.
+ */
+export const changePosition = survivingD1Faults(async function changePosition(
+  ctx: EventContext,
+  r: OrderRecord,
+  positionId: number,
+  body: PositionPatchBody,
+  opts: ChangeOptions,
+): Promise<OrderRecord> {
+  if (r.order.status !== "n" && r.order.status !== "p")
+    throw changeRefusal("Only pending or paid orders can be changed.");
+  const input: OrderChangeInput = { patch_positions: [{ position: positionId, body }] };
+  checkReferences(r, input);
+  const plan = await planFor(ctx, r, input);
+  if (plan.patches.every((p) => Object.keys(p.set).length === 0)) return r;
+  const after = await commitChange(ctx, r, plan, opts);
+  await afterChange(ctx, r, after, input);
+  return after;
+});
+
 /** Reads what the plan needs (the catalog of every product involved, add-on rules) and plans. */
 async function planFor(ctx: EventContext, r: OrderRecord, input: OrderChangeInput): Promise<ChangePlan> {
   const { db, event, organizer: org } = ctx;
@@ -77,7 +99,7 @@ async function planFor(ctx: EventContext, r: OrderRecord, input: OrderChangeInpu
       variationIds: ids([...bodies.map((b) => b.variation), ...live.map((p) => p.variation)]),
       subeventIds: ids([...bodies.map((b) => b.subevent), ...live.map((p) => p.subevent)]),
       voucherCodes: [],
-      questionIds: (input.create_positions ?? []).flatMap((b) => (b.answers ?? []).map((a) => a.question)),
+      questionIds: bodies.flatMap((b) => (b.answers ?? []).map((a) => a.question)),
       seatGuids: [...new Set([...bodies.map((b) => b.seat), ...live.map((p) => p.seat)])].filter(
         (x): x is string => typeof x === "string",
       ),

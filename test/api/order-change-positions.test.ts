@@ -124,3 +124,49 @@ describe("patch_positions", () => {
     });
   });
 });
+
+describe("PATCH orderpositions/{id}/", () => {
+  it("changes the product (quota checked unless check_quotas=false) and answers the position", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const other = await s.item({ default_price: "30.00" });
+    await s.quota({ size: 5, items: [ticket.id] });
+    const o = await s.post("/orders/", { positions: [{ item: ticket.id }] });
+    const url = `${s.path}/orderpositions/${o.positions[0].id}/`;
+    const refused = await s.client.patch(url, { item: other.id });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("quota");
+    const res = await s.client.patch(`${url}?check_quotas=false`, { item: other.id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ id: o.positions[0].id, order: o.code, item: other.id, price: "20.00" });
+    // fields it does not change are ignored (pretix test_position_update_ignore_fields)
+    const ignored = await s.client.patch(url, { tax_rate: "99.99" });
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.tax_rate).toBe("0.00");
+  });
+
+  it("replaces the answers (each question once), and keeps them when none are given", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 5, items: [ticket.id] });
+    const question = await s.post("/questions/", { question: { en: "T-Shirt size" }, type: "S", items: [ticket.id] });
+    const o = await s.post("/orders/", {
+      positions: [{ item: ticket.id, answers: [{ question: question.id, answer: "S" }] }],
+    });
+    const url = `${s.path}/orderpositions/${o.positions[0].id}/`;
+    const twice = await s.client.patch(url, {
+      answers: [
+        { question: question.id, answer: "M" },
+        { question: question.id, answer: "L" },
+      ],
+    });
+    expect(twice.status).toBe(400);
+    const one = await s.client.patch(url, { answers: [{ question: question.id, answer: "FOOBAR" }] });
+    expect(one.status, JSON.stringify(one.body)).toBe(200);
+    expect(one.body.answers).toMatchObject([{ question: question.id, answer: "FOOBAR" }]);
+    const named = await s.client.patch(url, { attendee_name: "Max Mustermann" });
+    expect(named.body).toMatchObject({ attendee_name: "Max Mustermann", answers: [{ answer: "FOOBAR" }] });
+    const none = await s.client.patch(url, { answers: [] });
+    expect(none.body.answers).toEqual([]);
+  });
+});

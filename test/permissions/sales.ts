@@ -229,6 +229,11 @@ export const rows: MatrixRow[] = [
       return { params: { id: String(o.positions[1].id) } };
     },
   },
+  {
+    route: `PATCH ${ev}/orderpositions/:id`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await ticket(w)), body: { attendee_name: "Max Mustermann" } }),
+  },
   // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
   { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
   {
