@@ -143,6 +143,15 @@ describe("PATCH orderpositions/{id}/", () => {
     const ignored = await s.client.patch(url, { tax_rate: "99.99" });
     expect(ignored.status).toBe(200);
     expect(ignored.body.tax_rate).toBe("0.00");
+    // only partial updates (pretix test_position_update_only_partial)
+    expect((await s.client.put(url, { price: "99.99" })).status).toBe(405);
+    // the validity window (pretix test_position_update_validity)
+    const valid = await s.client.patch(url, {
+      valid_from: "2022-12-12T12:12:12+00:00",
+      valid_until: "2022-12-12T13:12:12+00:00",
+    });
+    expect(valid.status, JSON.stringify(valid.body)).toBe(200);
+    expect(valid.body).toMatchObject({ valid_from: "2022-12-12T12:12:12Z", valid_until: "2022-12-12T13:12:12Z" });
   });
 
   it("replaces the answers (each question once), and keeps them when none are given", async () => {

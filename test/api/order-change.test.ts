@@ -89,6 +89,11 @@ describe("POST orders/{code}/change/", () => {
   it("cancels a position and creates one, creates and cancels fees (pretix test_order_change_cancel_and_create)", async () => {
     const { s, ticket, q, o } = await pendingOrder({ positions: 2 });
     const [p1] = o.positions;
+    // as pretix's test: the quota is full (size 0 now); a change that gives back what it takes passes
+    expect((await s.client.patch(`${s.path}/quotas/${q.id}/`, { size: 0 })).status).toBe(200);
+    const grows = await change(s, o.code, { create_positions: [{ item: ticket.id }] });
+    expect(grows.status).toBe(400);
+    expect(JSON.stringify(grows.body)).toContain("quota");
     const res = await change(s, o.code, {
       cancel_positions: [{ position: p1.id }],
       create_positions: [{ item: ticket.id, price: "99.99" }],
@@ -103,7 +108,7 @@ describe("POST orders/{code}/change/", () => {
       expect.objectContaining({ fee_type: "service", value: "5.99", description: "Service fee", internal_type: "" }),
     ]);
     expect(res.body.total).toBe("128.98");
-    expect(await availability(s, q)).toMatchObject({ pending_orders: 2 });
+    expect(await availability(s, q)).toMatchObject({ pending_orders: 2, available_number: 0 });
     expect(await ledgerSum(await orderIdOf(s, o.code))).toBe(12898);
     const canceled = await s.client.get(`${s.path}/orderpositions/${p1.id}/?include_canceled_positions=true`);
     expect(canceled.status).toBe(200);

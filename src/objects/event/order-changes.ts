@@ -9,7 +9,7 @@
 import { runBatch } from "../../db/catalog-common";
 import { changeWriteStatements, orderModified } from "../../db/order-changes";
 import { orderByCode, type RawOrder } from "../../db/orders";
-import type { Hold, Refusal } from "../../rules/inventory";
+import { type Demand, type Hold, keyOf, type Refusal } from "../../rules/inventory";
 import { indexWrittenOrder } from "./orders";
 import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
 import { forgetRowsOfOrder } from "./scan-answers";
@@ -25,6 +25,21 @@ function inFlight(s: EventState): Set<string> {
   return set;
 }
 
+/**
+ * pretix checks a change against a quota only where the change takes more of it than it gives
+ * back (its positions added less those removed or moved away): a quota refusal elsewhere, a
+ * quota already over its size that the change does not grow, is no refusal.
+ */
+function growsQuotas(s: EventState, before: readonly Hold[], kept: readonly Demand[], demands: readonly Demand[]) {
+  const net = new Map<number, number>();
+  const count = (key: string, d: number) => {
+    for (const q of s.ledger.quotasOfKey(key)) net.set(q.id, (net.get(q.id) ?? 0) + d);
+  };
+  for (const h of before) count(h.key, -1);
+  for (const d of [...kept, ...demands]) count(keyOf(d.itemId, d.variationId, d.subeventId), 1);
+  return (r: Refusal) => r.code !== "quota" || r.quotaId === null || (net.get(r.quotaId) ?? 0) > 0;
+}
+
 /** Takes the decision and records it (sync); the outbox entry's id, or why not. */
 function decide(
   s: EventState,
@@ -37,9 +52,10 @@ function decide(
     if (!before) return;
     s.ledger.replaceOrder(req.code, req.kept, before.paid);
     // pretix does not check a kept voucher's validity again when its position changes
+    const grows = growsQuotas(s, before.positions, req.kept, req.demands);
     const refusals = s.ledger
       .check(req.demands, now, undefined, { ignoreQuota: req.ignoreQuota })
-      .filter((r) => r.code !== "voucher_expired");
+      .filter((r) => r.code !== "voucher_expired" && grows(r));
     if (refusals.length) {
       s.ledger.replaceOrder(req.code, before.positions, before.paid);
       out = { refusals };

@@ -233,7 +233,12 @@ export class Ledger {
   }
 
   quotasFor(d: Pick<Demand, "itemId" | "variationId" | "subeventId">): QuotaDef[] {
-    return this.quotasByKey.get(keyOf(d.itemId, d.variationId, d.subeventId)) ?? [];
+    return this.quotasOfKey(keyOf(d.itemId, d.variationId, d.subeventId));
+  }
+
+  /** The quotas counting a capacity key. */
+  quotasOfKey(key: Key): QuotaDef[] {
+    return this.quotasByKey.get(key) ?? [];
   }
 
   // ---- decisions ----
