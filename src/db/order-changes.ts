@@ -50,6 +50,8 @@ export type ChangeWrite = {
   /** The change's time (the order's new `last_modified`; greater than `expectedModified`). */
   now: number;
   total: number;
+  /** A paid order whose new total is more than it was paid becomes pending, expiring then (pretix's order change). */
+  pendingExpires: number;
   patches: PositionPatch[];
   cancelPositionIds: number[];
   creates: (PositionInsert & { baseName: string | null })[];
@@ -65,13 +67,25 @@ function applied(w: ChangeWrite): SQL {
   return sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${w.orderId} AND o.last_modified = ${w.now})`;
 }
 
+/** What an order was paid, as pretix's `payment_refund_sum`: payments received less refunds made or under way. */
+function paidSum(orderId: number): SQL {
+  return sql`(SELECT coalesce(sum(y.amount), 0) FROM order_payments y WHERE y.order_id = ${orderId} AND y.state IN ('confirmed', 'refunded'))
+    - (SELECT coalesce(sum(r.amount), 0) FROM order_refunds r WHERE r.order_id = ${orderId} AND r.state IN ('done', 'transit', 'created'))`;
+}
+
 /** The statements of a change; the first returns the order's id when the change applies. */
 export function changeWriteStatements(db: DB, w: ChangeWrite): Statement[] {
   const done = applied(w);
+  const underpaid = sql`${orders.status} = 'p' AND ${w.total} > ${paidSum(w.orderId)}`;
   const stmts: Statement[] = [
     db
       .update(orders)
-      .set({ total: w.total, lastModified: w.now })
+      .set({
+        total: w.total,
+        lastModified: w.now,
+        status: sql`CASE WHEN ${underpaid} THEN 'n' ELSE ${orders.status} END`,
+        expires: sql`CASE WHEN ${underpaid} THEN max(${orders.expires}, ${w.pendingExpires}) ELSE ${orders.expires} END`,
+      })
       .where(
         and(
           eq(orders.id, w.orderId),
@@ -87,6 +101,13 @@ export function changeWriteStatements(db: DB, w: ChangeWrite): Statement[] {
     if (Object.keys(p.set).length) stmts.push(db.update(orderPositions).set(p.set).where(mine(p.id)));
   }
   for (const id of w.cancelPositionIds) stmts.push(db.update(orderPositions).set({ canceled: true }).where(mine(id)));
+  // the positions' copy of the order's status (a paid order may be pending now)
+  stmts.push(
+    db
+      .update(orderPositions)
+      .set({ orderStatus: sql`(SELECT o.status FROM orders o WHERE o.id = ${w.orderId})` })
+      .where(and(eq(orderPositions.orderId, w.orderId), done)),
+  );
   for (const c of w.creates) stmts.push(positionInsert(db, w, c, done));
   const fee = (id: number) => and(eq(orderFees.id, id), eq(orderFees.orderId, w.orderId), done);
   for (const f of w.feePatches) {
@@ -147,10 +168,9 @@ function positionInsert(db: DB, w: ChangeWrite, c: ChangeWrite["creates"][number
   );
 }
 
-/** The order's `last_modified` now (after a write whose outcome is unknown); undefined: no such order. */
-export async function orderModified(db: DB, orderId: number): Promise<number | undefined> {
-  const row = await db.select({ m: orders.lastModified }).from(orders).where(eq(orders.id, orderId)).get();
-  return row?.m;
+/** The order's `last_modified` and status now (after a write whose outcome is unknown); undefined: no such order. */
+export async function orderVersion(db: DB, orderId: number): Promise<{ m: number; status: string } | undefined> {
+  return db.select({ m: orders.lastModified, status: orders.status }).from(orders).where(eq(orders.id, orderId)).get();
 }
 
 /** Which of `categories` the base item allows as add-ons (pretix item add-ons). */

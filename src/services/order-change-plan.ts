@@ -26,10 +26,15 @@ export const ORDER_EMPTY = "An order cannot be empty.";
 /** What the event object is asked about, each demand with what it stands for (the request's entry). */
 export type PlannedDemand = { demand: Demand; label: { item: number; seat: string | null } };
 
-export type ChangePlan = Omit<ChangeWrite, "orderId" | "eventId" | "code" | "expectedModified" | "now" | "total"> & {
+export type ChangePlan = Omit<
+  ChangeWrite,
+  "orderId" | "eventId" | "code" | "expectedModified" | "now" | "total" | "pendingExpires"
+> & {
   total: number;
   /** The inventory stamp of the catalog the plan was made on. */
   stamp: number;
+  /** The event's effective settings (the payment term of an order that becomes pending). */
+  settings: Record<string, unknown>;
   kept: Demand[];
   demands: PlannedDemand[];
   /** New positions before their secrets and validity (the service adds them). */
@@ -324,6 +329,7 @@ export function planChange(ctx: Ctx, r: OrderRecord, input: OrderChangeInput, st
   return {
     total,
     stamp,
+    settings: ctx.catalog.settings,
     kept: pos.kept,
     demands: pos.demands,
     prepared: pos.prepared,

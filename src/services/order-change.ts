@@ -12,7 +12,7 @@ import { dispatchWebhooks } from "../lib/queues";
 import { withEventObject } from "../objects/client";
 import type { OrderChangeDecision } from "../objects/event/types";
 import { ticketValidity, validityStart } from "../rules/checkin";
-import { newPseudonymizationId } from "../rules/orders";
+import { newPseudonymizationId, orderExpiry } from "../rules/orders";
 import { refusalErrors } from "../rules/refusals";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
@@ -186,6 +186,7 @@ async function commitChange(
         expectedModified: r.order.lastModified,
         now,
         total: plan.total,
+        pendingExpires: orderExpiry(event, plan.settings, now),
         patches: plan.patches,
         cancelPositionIds: plan.cancelPositionIds,
         creates: plan.creates,

@@ -231,6 +231,23 @@ describe("POST orders/{code}/change/", () => {
     expect((await calls()).map((c) => [c.actionType, c.code])).toEqual([["pretix.event.order.changed", o.code]]);
   });
 
+  it("a paid order whose total grows beyond what was paid is pending again (pretix); one that shrinks stays paid", async () => {
+    const { s, ticket, q, o } = await pendingOrder({ positions: 2 });
+    expect((await s.client.post(`${s.path}/orders/${o.code}/mark_paid/`, { send_email: false })).status).toBe(200);
+    expect(await availability(s, q)).toMatchObject({ paid_orders: 2, pending_orders: 0 });
+    const cheaper = await change(s, o.code, { cancel_positions: [{ position: o.positions[1].id }] });
+    expect(cheaper.body).toMatchObject({ status: "p", total: "23.25" });
+    expect(await availability(s, q)).toMatchObject({ paid_orders: 1, pending_orders: 0 });
+    // 46.25 was paid: back to that is still paid, beyond it is pending
+    const same = await change(s, o.code, { create_positions: [{ item: ticket.id }] });
+    expect(same.body).toMatchObject({ status: "p", total: "46.25" });
+    const more = await change(s, o.code, { create_positions: [{ item: ticket.id }] });
+    expect(more.status, JSON.stringify(more.body)).toBe(200);
+    expect(more.body).toMatchObject({ status: "n", total: "69.25" });
+    expect(more.body.expires).not.toBeNull();
+    expect(await availability(s, q)).toMatchObject({ paid_orders: 0, pending_orders: 3 });
+  });
+
   it("refuses a change of a canceled order (400)", async () => {
     const { s, o } = await pendingOrder();
     await s.client.post(`${s.path}/orders/${o.code}/mark_canceled/`, { send_email: false });

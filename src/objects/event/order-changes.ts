@@ -7,7 +7,7 @@
  * a time: a second one while the first is written is stale.
  */
 import { runBatch } from "../../db/catalog-common";
-import { changeWriteStatements, orderModified } from "../../db/order-changes";
+import { changeWriteStatements, orderVersion } from "../../db/order-changes";
 import { orderByCode, type RawOrder } from "../../db/orders";
 import { type Demand, type Hold, keyOf, type Refusal } from "../../rules/inventory";
 import { indexWrittenOrder } from "./orders";
@@ -88,6 +88,7 @@ export async function changeOrder(s: EventState, stamp: number, req: OrderChange
   try {
     let took: boolean;
     let raw: RawOrder | null = null;
+    let status: string | null = null;
     try {
       const db = s.db();
       const results = await runBatch(db, [
@@ -96,14 +97,15 @@ export async function changeOrder(s: EventState, stamp: number, req: OrderChange
       ]);
       took = (results[0] as { id: number }[]).length > 0;
       raw = (results[results.length - 1] as RawOrder[])[0] ?? null;
+      status = raw?.order.status ?? null;
     } catch (e) {
       // did the batch commit? The order's version tells; unknown → the alarm replays it
-      const modified = await orderModified(s.db(), req.write.orderId).catch(() => null);
-      if (modified === null) {
+      const version = await orderVersion(s.db(), req.write.orderId).catch(() => null);
+      if (version === null) {
         await handToAlarm(s, outboxId);
         throw e;
       }
-      if (modified !== req.write.now) {
+      if (version?.m !== req.write.now) {
         s.storage.transactionSync(() => {
           undo(s, req.code, before);
           clearOutbox(s, outboxId);
@@ -111,10 +113,13 @@ export async function changeOrder(s: EventState, stamp: number, req: OrderChange
         throw e;
       }
       took = true;
+      status = version.status;
     }
     s.storage.transactionSync(() => {
       if (!took) undo(s, req.code, before);
       else if (raw) indexWrittenOrder(s, raw, [], req.write.now);
+      // a paid order whose total grew beyond what was paid is pending now
+      if (took && status !== null) s.ledger.setOrderPaid(req.code, status === "p");
       forgetRowsOfOrder(s, req.code);
       clearOutbox(s, outboxId);
     });
@@ -128,7 +133,10 @@ export async function changeOrder(s: EventState, stamp: number, req: OrderChange
 export async function replayChange(s: EventState, entry: OutboxKind<"change">): Promise<void> {
   const db = s.db();
   await runBatch(db, changeWriteStatements(db, entry.write));
-  const modified = await orderModified(db, entry.write.orderId);
-  if (modified !== entry.write.now) s.storage.transactionSync(() => undo(s, entry.write.code, entry.before));
+  const version = await orderVersion(db, entry.write.orderId);
+  s.storage.transactionSync(() => {
+    if (version?.m !== entry.write.now) undo(s, entry.write.code, entry.before);
+    else s.ledger.setOrderPaid(entry.write.code, version.status === "p");
+  });
   forgetRowsOfOrder(s, entry.write.code);
 }
