@@ -41,7 +41,7 @@ export const changeOrderContents = survivingD1Faults(async function changeOrderC
   checkReferences(r, input);
   const plan = await planFor(ctx, r, input);
   const after = await commitChange(ctx, r, plan, opts);
-  await afterChange(ctx, r, after, input);
+  await afterChange(ctx, r, after, input, plan);
   return after;
 });
 
@@ -62,7 +62,7 @@ export const cancelPosition = survivingD1Faults(async function cancelPosition(
   const input: OrderChangeInput = { cancel_positions: [{ position: positionId }] };
   const plan = await planFor(ctx, r, input);
   const after = await commitChange(ctx, r, plan, { checkQuotas: true });
-  await afterChange(ctx, r, after, input);
+  await afterChange(ctx, r, after, input, plan);
 });
 
 /**
@@ -83,7 +83,7 @@ export const changePosition = survivingD1Faults(async function changePosition(
   const plan = await planFor(ctx, r, input);
   if (plan.patches.every((p) => Object.keys(p.set).length === 0)) return r;
   const after = await commitChange(ctx, r, plan, opts);
-  await afterChange(ctx, r, after, input);
+  await afterChange(ctx, r, after, input, plan);
   return after;
 });
 
@@ -206,9 +206,31 @@ async function commitChange(
 }
 
 /** The invoice (reissued: a cancellation and a new one, as pretix) and the mail. */
-async function afterChange(ctx: EventContext, r: OrderRecord, after: OrderRecord, input: OrderChangeInput) {
+async function afterChange(
+  ctx: EventContext,
+  r: OrderRecord,
+  after: OrderRecord,
+  input: OrderChangeInput,
+  plan: ChangePlan,
+) {
   const scope = { env: ctx.env, db: ctx.db, event: ctx.event, now: Date.now() };
-  if ((input.reissue_invoice ?? true) && r.invoicing.live > 0) await reissueInvoices(scope, after);
+  if ((input.reissue_invoice ?? true) && r.invoicing.live > 0 && invoiceDirty(plan))
+    await reissueInvoices(scope, after);
   else await invoicesAfterOrderChange(scope, after.order.code, after.order.status, { invoicing: after.invoicing });
   if (input.send_email ?? false) await notifyOrder(ctx, "order_changed", after);
+}
+
+/** Columns of a position an invoice shows (pretix reissues only when the change touches one of them). */
+const INVOICED = new Set(["itemId", "variationId", "subeventId", "price", "taxRate", "taxValue", "taxRuleId"]);
+
+/** Whether the change alters what the order's invoice says (pretix's `_invoice_dirty`). */
+function invoiceDirty(plan: ChangePlan): boolean {
+  return (
+    plan.creates.length > 0 ||
+    plan.cancelPositionIds.length > 0 ||
+    plan.feePatches.length > 0 ||
+    plan.cancelFeeIds.length > 0 ||
+    plan.feeCreates.length > 0 ||
+    plan.patches.some((p) => Object.keys(p.set).some((k) => INVOICED.has(k)))
+  );
 }

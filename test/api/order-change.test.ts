@@ -207,6 +207,16 @@ describe("POST orders/{code}/change/", () => {
     expect(loud.status).toBe(200);
     expect((await mails()).filter((k) => k === "order_changed")).toHaveLength(1);
     expect(await invoices()).toHaveLength(3);
+    // the attendee is not on what the invoice charges: no new invoice; a new price is
+    const p = o.positions[0].id;
+    expect(
+      (await change(s, o.code, { patch_positions: [{ position: p, body: { attendee_name: "Max" } }] })).status,
+    ).toBe(200);
+    expect(await invoices()).toHaveLength(3);
+    expect((await change(s, o.code, { patch_positions: [{ position: p, body: { price: "10.00" } }] })).status).toBe(
+      200,
+    );
+    expect((await invoices()).map((i) => i.is_cancellation)).toEqual([false, true, false, true, false]);
   });
 
   it("writes the webhook call pretix.event.order.changed with the change, and none for a refused change", async () => {
