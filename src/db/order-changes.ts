@@ -12,6 +12,7 @@ import type { FeeInsert, PositionInsert } from "./inventory";
 import { sortNameOf } from "./inventory";
 import { statement } from "./raw";
 import { type Answer, itemAddons, type NameParts, orderFees, orderPositions, orders, vouchers } from "./schema";
+import { type TicketChange, ticketChangeStatements } from "./ticket-secrets";
 import { reconcileTransactions } from "./transactions";
 import { notificationStatement, ORDER_ACTIONS } from "./webhooks";
 
@@ -60,6 +61,8 @@ export type ChangeWrite = {
   feeCreates: FeeInsert[];
   /** Voucher uses given back by canceled positions (voucher id → count). */
   voucherReleases: [number, number][];
+  /** New secrets of tickets whose product, date or validity changed (signed secrets encode them). */
+  tickets: TicketChange[];
 };
 
 /** The order is at the change's version: the first statement of the batch moved it there. */
@@ -133,6 +136,8 @@ export function changeWriteStatements(db: DB, w: ChangeWrite): Statement[] {
         .where(and(eq(vouchers.id, voucherId), eq(vouchers.eventId, w.eventId), done)),
     );
   }
+  if (w.tickets.length)
+    stmts.push(...ticketChangeStatements(db, w.eventId, w.orderId, w.tickets, w.now, { condition: done }));
   stmts.push(
     notificationStatement(db, {
       eventId: w.eventId,

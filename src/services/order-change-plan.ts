@@ -340,5 +340,6 @@ export function planChange(ctx: Ctx, r: OrderRecord, input: OrderChangeInput, st
     cancelFeeIds: fee.cancelFeeIds,
     feeCreates: fee.feeCreates,
     voucherReleases: [...released],
+    tickets: [],
   };
 }

@@ -5,7 +5,8 @@
  * in one conditional D1 batch; a stale change answers 409. Then the invoice follows (a
  * cancellation and a new invoice), the mail (`send_email`) and the webhook `pretix.event.order.changed`.
  */
-import { addonCategoriesOf } from "../db/order-changes";
+import { addonCategoriesOf, type PositionPatch } from "../db/order-changes";
+import type { TicketChange } from "../db/ticket-secrets";
 import { findOrder, type OrderRecord, toOrderRecord } from "../db/orders";
 import { changedMeanwhile, validationError } from "../lib/failure";
 import { dispatchWebhooks } from "../lib/queues";
@@ -22,7 +23,8 @@ import { type ChangePlan, changeRefusal, checkReferences, planChange } from "./o
 import { loadOrder, notifyOrder } from "./order-status";
 import { loadSalesCatalog } from "./sales-catalog";
 import { seatName } from "./positions";
-import { secretGenerator, SIG1 } from "./ticket-secrets";
+import { eventSecretGenerator, secretFacts } from "./ticket-changes";
+import { assignSecret, secretGenerator, SIG1 } from "./ticket-secrets";
 
 const CHANGED_MEANWHILE = "The order was changed meanwhile; read it again and repeat the change.";
 
@@ -110,6 +112,7 @@ async function planFor(ctx: EventContext, r: OrderRecord, input: OrderChangeInpu
   ]);
   const plan = planChange({ event, catalog, now: ctx.now, addonCategories }, r, input, catalog.stamp);
   await addCreates(ctx, r, plan, catalog);
+  plan.tickets = await newSecrets(ctx, r, plan);
   return plan;
 }
 
@@ -164,6 +167,45 @@ async function addCreates(
   }
 }
 
+/**
+ * The new secrets of changed tickets, as pretix's `assign_ticket_secret`: a signed secret encodes
+ * the product, date and validity, so it is reissued when they change (the old one revoked); a
+ * random secret stays.
+ */
+async function newSecrets(ctx: EventContext, r: OrderRecord, plan: ChangePlan): Promise<TicketChange[]> {
+  const touched = plan.patches.filter((p) =>
+    ["itemId", "variationId", "subeventId", "validFrom", "validUntil"].some((k) => k in p.set),
+  );
+  if (touched.length === 0) return [];
+  const gen = await eventSecretGenerator(ctx);
+  const out: TicketChange[] = [];
+  for (const { id, set } of touched) {
+    const pos = r.positions.find((x) => x.id === id)!;
+    const facts = { ...secretFacts(pos), ...pick(set) };
+    const a = await assignSecret(gen, facts, pos.secret);
+    if (a.changed)
+      out.push({
+        positionId: id,
+        secret: pos.secret,
+        newSecret: a.secret,
+        revoke: a.revoke,
+        blockedAfter: (pos.blocked?.length ?? 0) > 0,
+      });
+  }
+  return out;
+}
+
+/** The secret's facts among a patch's columns. */
+function pick(set: PositionPatch["set"]) {
+  const out: Partial<ReturnType<typeof secretFacts>> = {};
+  if (set.itemId !== undefined) out.itemId = set.itemId;
+  if (set.variationId !== undefined) out.variationId = set.variationId;
+  if (set.subeventId !== undefined) out.subeventId = set.subeventId;
+  if (set.validFrom !== undefined) out.validFrom = set.validFrom;
+  if (set.validUntil !== undefined) out.validUntil = set.validUntil;
+  return out;
+}
+
 /** The event object decides the whole change and writes it; refusals become 400, a stale change 409. */
 async function commitChange(
   ctx: EventContext,
@@ -194,6 +236,7 @@ async function commitChange(
         cancelFeeIds: plan.cancelFeeIds,
         feeCreates: plan.feeCreates,
         voucherReleases: plan.voucherReleases,
+        tickets: plan.tickets,
       },
     }),
   );

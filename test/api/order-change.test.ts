@@ -7,7 +7,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { mailOutbox, orderFees, orderTransactions, webhookCalls } from "../../src/db/schema";
 import { db, type Json, unique } from "../harness";
-import { venue } from "../helpers/checkin";
+import { signedVenue, venue } from "../helpers/checkin";
 import { receiver } from "../helpers/receivers";
 import { type Shop, shop } from "../helpers/sales";
 
@@ -286,7 +286,9 @@ describe("DELETE orderpositions/{id}/", () => {
     expect(JSON.stringify(last.body)).toContain("empty");
     expect((await s.client.delete(`${s.path}/orderpositions/${p1.id}/`)).status).toBe(404);
   });
+});
 
+describe("the scanner follows a change", () => {
   it("the scanner follows: a canceled ticket is refused, a created one admitted, a ticket moved off the list's product refused", async () => {
     const v = await venue();
     const other = await v.item();
@@ -309,5 +311,30 @@ describe("DELETE orderpositions/{id}/", () => {
     const admitted = await v.redeem({ secret: created.secret, lists: [list.id] });
     expect(admitted.status, JSON.stringify(admitted.body)).toBe(201);
     expect(admitted.body.status).toBe("ok");
+  });
+
+  it("with signed secrets a ticket moved to another product gets a new secret; the old one is revoked", async () => {
+    const v = await signedVenue();
+    const other = await v.item();
+    await v.quota({ size: 10, items: [other.id] });
+    const list = await v.list();
+    const o = await v.order({ positions: [{ item: v.ticket.id }, { item: v.ticket.id }] });
+    const [a, b] = o.positions as Json[];
+    const res = await change(v, o.code, {
+      patch_positions: [
+        { position: a!.id, body: { item: other.id } },
+        { position: b!.id, body: { attendee_name: "Max" } },
+      ],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [a2, b2] = res.body.positions as Json[];
+    expect(a2!.secret).not.toBe(a!.secret);
+    expect(b2!.secret).toBe(b!.secret);
+    const old = await v.redeem({ secret: a!.secret, lists: [list.id] });
+    expect(old.body).toMatchObject({ status: "error", reason: "revoked" });
+    const revoked = await v.client.get(`${v.path}/revokedsecrets/`);
+    expect((revoked.body.results as Json[]).map((r) => r.secret)).toContain(a!.secret);
+    const fresh = await v.redeem({ secret: a2!.secret, lists: [list.id] });
+    expect(fresh.body).toMatchObject({ status: "ok", position: { id: a!.id, item: other.id } });
   });
 });

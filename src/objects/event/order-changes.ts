@@ -13,6 +13,7 @@ import { type Demand, type Hold, keyOf, type Refusal } from "../../rules/invento
 import { indexWrittenOrder } from "./orders";
 import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
 import { forgetRowsOfOrder } from "./scan-answers";
+import { applyTicketChanges } from "./tickets";
 import type { EventState } from "./state";
 import type { OrderChangeDecision, OrderChangeRequest } from "./types";
 
@@ -117,7 +118,8 @@ export async function changeOrder(s: EventState, stamp: number, req: OrderChange
     }
     s.storage.transactionSync(() => {
       if (!took) undo(s, req.code, before);
-      else if (raw) indexWrittenOrder(s, raw, [], req.write.now);
+      else applyTicketChanges(s, req.write.tickets);
+      if (took && raw) indexWrittenOrder(s, raw, [], req.write.now);
       // a paid order whose total grew beyond what was paid is pending now
       if (took && status !== null) s.ledger.setOrderPaid(req.code, status === "p");
       forgetRowsOfOrder(s, req.code);
@@ -136,7 +138,10 @@ export async function replayChange(s: EventState, entry: OutboxKind<"change">): 
   const version = await orderVersion(db, entry.write.orderId);
   s.storage.transactionSync(() => {
     if (version?.m !== entry.write.now) undo(s, entry.write.code, entry.before);
-    else s.ledger.setOrderPaid(entry.write.code, version.status === "p");
+    else {
+      s.ledger.setOrderPaid(entry.write.code, version.status === "p");
+      applyTicketChanges(s, entry.write.tickets);
+    }
   });
   forgetRowsOfOrder(s, entry.write.code);
 }
