@@ -286,6 +286,19 @@ describe("DELETE orderpositions/{id}/", () => {
     expect(JSON.stringify(last.body)).toContain("empty");
     expect((await s.client.delete(`${s.path}/orderpositions/${p1.id}/`)).status).toBe(404);
   });
+  it("a canceled ticket gives its voucher use back, in D1 and to the next sale", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    await s.quota({ size: 10, items: [ticket.id] });
+    const v = await s.voucher({ max_usages: 1 });
+    const o = await s.post("/orders/", { positions: [{ item: ticket.id, voucher: v.code }, { item: ticket.id }] });
+    const refused = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: v.code }] });
+    expect(refused.status).toBe(400);
+    expect((await s.client.delete(`${s.path}/orderpositions/${o.positions[0].id}/`)).status).toBe(204);
+    expect((await s.client.get(`${s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(0);
+    const sold = await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id, voucher: v.code }] });
+    expect(sold.status, JSON.stringify(sold.body)).toBe(201);
+  });
 });
 
 describe("the scanner follows a change", () => {
