@@ -179,3 +179,36 @@ describe("PATCH orderpositions/{id}/", () => {
     expect(none.body.answers).toEqual([]);
   });
 });
+
+describe("create_positions", () => {
+  it("in a series a new ticket needs its date; with one it takes that date's quota", async () => {
+    const s = await shop({ series: true });
+    const ticket = await s.item();
+    const d1 = await s.subevent();
+    const q = await s.quota({ size: 5, items: [ticket.id], subevent: d1.id });
+    const o = await s.post("/orders/", { positions: [{ item: ticket.id, subevent: d1.id }] });
+    const url = `${s.path}/orders/${o.code}/change/`;
+    const missing = await s.client.post(url, { create_positions: [{ item: ticket.id }] });
+    expect(missing.body).toEqual({ create_positions: [{ subevent: ["You need to set a subevent."] }] });
+    const ok = await s.client.post(url, { create_positions: [{ item: ticket.id, subevent: d1.id }] });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.positions[1]).toMatchObject({ positionid: 2, subevent: d1.id, price: "20.00" });
+    expect(await availability(s, q)).toMatchObject({ pending_orders: 2 });
+  });
+
+  it("a product with seats needs a free seat", async () => {
+    const { s, ticket } = await seatedShop();
+    const o = await s.post("/orders/", { positions: [{ item: ticket.id, seat: "s1" }] });
+    const url = `${s.path}/orders/${o.code}/change/`;
+    const missing = await s.client.post(url, { create_positions: [{ item: ticket.id }] });
+    expect(missing.body).toEqual({
+      create_positions: [{ seat: ["The specified product requires to choose a seat."] }],
+    });
+    const taken = await s.client.post(url, { create_positions: [{ item: ticket.id, seat: "s1" }] });
+    expect(taken.status).toBe(400);
+    expect(JSON.stringify(taken.body)).toContain("s1");
+    const ok = await s.client.post(url, { create_positions: [{ item: ticket.id, seat: "s2" }] });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.positions[1].seat).toMatchObject({ seat_guid: "s2" });
+  });
+});
