@@ -40,6 +40,7 @@ import { checkinListRoutes } from "./api/checkinlists";
 import { deviceEventSelectionRoutes } from "./api/device-eventselection";
 import { scannerCompatRoutes } from "./api/scanner-sync";
 import { ticketSecretRoutes } from "./api/ticket-secrets";
+import { orderChangeRoutes } from "./api/order-change";
 import { orderPositionRoutes } from "./api/orderpositions";
 import { orderRoutes } from "./api/orders";
 import { orderActionRoutes } from "./api/order-actions";
@@ -266,6 +267,7 @@ export function createApp() {
   app.route(API_PREFIX, scannerCompatRoutes);
   app.route(API_PREFIX, ticketSecretRoutes);
   app.route(API_PREFIX, orderPositionRoutes);
+  app.route(API_PREFIX, orderChangeRoutes);
   app.route(API_PREFIX, exporterRoutes);
   app.post(`${API_PREFIX}/upload`, authenticatedScope(), uploadDoc, handleUpload);
   app.get(

@@ -44,6 +44,7 @@ export const ORDER_ACTIONS = {
   modified: "pretix.event.order.modified",
   contactChanged: "pretix.event.order.contact.changed",
   deleted: "pretix.event.order.deleted",
+  changed: "pretix.event.order.changed",
 } as const;
 
 /** Refund notifications (pretix's names), written with the refund's change (db/refunds.ts). */

@@ -134,6 +134,40 @@ export async function ensureOrderInvoices(
   return created;
 }
 
+/**
+ * An order's contents changed and its invoice is reissued (pretix's order change with
+ * `reissue_invoice`): every live invoice gets its cancellation and the order a new invoice, in
+ * one transaction (each only while its condition holds). Returns the invoices created.
+ */
+export async function reissueInvoices(scope: InvoiceScope, r: OrderRecord): Promise<InvoiceRecord[]> {
+  try {
+    const facts = await invoiceFacts(scope.db, scope.event.organizerId, scope.event.id, r.order.id, subeventsOf(r));
+    const settings = invoiceSettings(facts);
+    const live = liveInvoices(facts.orderInvoices);
+    if (live.length === 0) return [];
+    const writes: InvoiceInsert[] = live.map((inv) =>
+      insertOf(scope, r, settings, cancellationContent(inv), {
+        isCancellation: true,
+        refers: inv.id,
+        when: when.notCanceled(inv.id),
+      }),
+    );
+    writes.push(
+      insertOf(scope, r, settings, buildInvoiceContent(scope.event, r, facts, settings), {
+        isCancellation: false,
+        refers: null,
+        when: when.all(when.noLiveInvoice(r.order.id), when.orderStatusIn(r.order.id, ["n", "p"])),
+      }),
+    );
+    const created = await insertInvoices(scope.db, writes);
+    await renderLater(scope.env, created);
+    return created;
+  } catch (e) {
+    log.error("invoices of a changed order could not be reissued", { order: r.order.code, error: e });
+    return [];
+  }
+}
+
 /** The dates of an order's positions (`invoiceFacts` reads their names and times). */
 export function subeventsOf(r: OrderRecord): number[] {
   return r.positions.map((p) => p.subevent).filter((x): x is number => x !== null);

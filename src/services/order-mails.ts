@@ -53,7 +53,8 @@ export type OrderMailKind =
   | "order_payment_failed"
   | "order_approved"
   | "order_denied"
-  | "order_resend";
+  | "order_resend"
+  | "order_changed";
 
 export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): MailInsert {
   const event = i18nText(f.eventName, f.locale);
@@ -67,6 +68,7 @@ export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): 
     order_paid: `Payment received for your order: ${f.code}`,
     order_canceled: `Order canceled: ${f.code}`,
     order_payment_failed: `Payment failed for your order: ${f.code}`,
+    order_changed: `Your order has been changed: ${f.code}`,
   }[kind];
   const intro = {
     order_placed: f.paid
@@ -82,6 +84,7 @@ export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): 
     order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
     order_canceled: `your order for ${event} has been canceled. You can see it here:`,
     order_payment_failed: `your payment attempt for your order for ${event} has failed. Your order is still valid and you can try to pay again, with the same or another payment method, here:`,
+    order_changed: `your order for ${event} has been changed. You can see it as it is now here:`,
   }[kind];
   const lines = f.lines
     .map((l) => `  ${positionName(l.item, l.variation, f.locale)}  ${formatMoney(l.price)} ${f.currency}`)

@@ -43,6 +43,7 @@ export const WEBHOOK_ACTION_TYPES = [
   ORDER_ACTIONS.modified,
   ORDER_ACTIONS.contactChanged,
   ORDER_ACTIONS.deleted,
+  ORDER_ACTIONS.changed,
   REFUND_ACTIONS.created,
   REFUND_ACTIONS.createdExternally,
   REFUND_ACTIONS.done,

@@ -308,6 +308,34 @@ export const rows: MatrixRow[] = [
   },
   // order positions (pretix orders.rst): the event's list, a ticket, its re-issue, its blocks
   { route: `GET ${ev}/orderpositions`, permission: "can_view_orders", setup: ticket },
+  // an order's contents changed (pretix orders.rst "Changing order contents"), one ticket canceled
+  {
+    route: `POST ${ev}/orders/:code/change`,
+    permission: "can_change_orders",
+    setup: async (w) => {
+      const o = await pendingOrder(w);
+      return {
+        params: { code: o.code },
+        body: { patch_positions: [{ position: o.positions[0].id, body: { price: "1.00" } }] },
+      };
+    },
+    status: 200,
+  },
+  {
+    route: `DELETE ${ev}/orderpositions/:id`,
+    permission: "can_change_orders",
+    setup: async (w) => {
+      const it = await saleableItem(w);
+      const o = await create(w, `${w.ev}/orders`, { positions: [{ item: it.id }, { item: it.id }] });
+      return { params: { id: String(o.positions[1].id) } };
+    },
+  },
+  {
+    route: `PATCH ${ev}/orderpositions/:id`,
+    permission: "can_change_orders",
+    setup: async (w) => ({ ...(await ticket(w)), body: { attendee_name: "Max Mustermann" } }),
+  },
+  // order positions (pretix orders.rst): a ticket, its re-issue, its blocks
   { route: `GET ${ev}/orderpositions/:id`, permission: "can_view_orders", setup: ticket },
   {
     route: `POST ${ev}/orderpositions/:id/regenerate_secrets`,

@@ -17,6 +17,7 @@ export const COUNTED_METHODS = [
   "deleteCarts",
   "placeOrder",
   "changeOrderStatus",
+  "changeOrder",
   "createVouchers",
   "updateVoucher",
   "deleteVoucher",

@@ -16,6 +16,7 @@ import * as carts from "./carts";
 import { LiveAvailability } from "./live";
 import type { LiveSnapshot } from "../live/snapshot";
 import { CallCounting, type CountedAnswer, type CountedMethod } from "./counting";
+import * as orderChanges from "./order-changes";
 import * as orders from "./orders";
 import { outboxSize } from "./outbox";
 import { drainOutbox, RETRY_MS } from "./outbox-drain";
@@ -31,6 +32,8 @@ import type {
   Decision,
   DeleteVoucherResult,
   ObjectStart,
+  OrderChangeDecision,
+  OrderChangeRequest,
   OrderDecision,
   OrderRequest,
   RedeemOutcome,
@@ -118,6 +121,11 @@ export class EventObject extends DurableObject<Env> {
 
   changeOrderStatus(stamp: number, req: StatusChange): Promise<StatusDecision> {
     return this.changing(orders.changeOrderStatus(this.s, stamp, req));
+  }
+
+  /** Changes an order's contents in one decision (order-changes.ts). */
+  changeOrder(stamp: number, req: OrderChangeRequest): Promise<OrderChangeDecision> {
+    return this.changing(orderChanges.changeOrder(this.s, stamp, req));
   }
 
   // ---------------------------------------------------------------- vouchers

@@ -182,7 +182,7 @@ function autoCheckinStatements(
 }
 
 /** Indexes an order the object just wrote (read back from D1 with its ids), with its automatic check-ins. */
-function indexWrittenOrder(s: EventState, raw: RawOrder, auto: readonly AutoCheckin[], now: number): void {
+export function indexWrittenOrder(s: EventState, raw: RawOrder, auto: readonly AutoCheckin[], now: number): void {
   const positions = JSON.parse(raw.positions) as PositionJson[];
   s.ci.indexOrder(
     {

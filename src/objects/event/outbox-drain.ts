@@ -11,6 +11,7 @@ import { log } from "../../lib/log";
 import { replayAnnul } from "./annul";
 import { writeCartRows } from "./carts";
 import { replayExitAll } from "./exits";
+import { replayChange } from "./order-changes";
 import { replayOrder, replayStatus } from "./orders";
 import { type AnsweredEntry, answeredBatchLength, isAnswered, writeAnsweredOrders } from "./orders-answered";
 import { clearOutbox, type OutboxEntry, unheldEntries } from "./outbox";
@@ -168,5 +169,7 @@ function replay(s: EventState, entry: OutboxEntry, now: number): Promise<void> {
       return replayTickets(s, entry);
     case "status":
       return replayStatus(s, entry);
+    case "change":
+      return replayChange(s, entry);
   }
 }

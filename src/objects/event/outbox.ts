@@ -6,6 +6,8 @@
  */
 import type { CheckinInsert } from "../../db/checkin/passages";
 import type { OrderWrite } from "../../db/inventory";
+import type { ChangeWrite } from "../../db/order-changes";
+import type { Hold } from "../../rules/inventory";
 import type { StatusWrite } from "../../db/payments";
 import type { Answer } from "../../db/schema";
 import type { TicketChange } from "../../db/ticket-secrets";
@@ -39,6 +41,8 @@ export type OutboxEntry =
       /** Answered at the object (orders-answered.ts): D1 gets it with the ids the answer gave, stamped with the time D1 gets it. */
       answered?: boolean;
     }
+  /** An order change (order-changes.ts): its write, and the holds the order had before it. */
+  | { kind: "change"; write: ChangeWrite; before: Hold[] }
   | { kind: "carts"; rows: CartRow[] }
   | ({ kind: "status"; tickets?: TicketChange[] } & StatusWrite)
   | { kind: "tickets"; orderId: number; code: string; changes: TicketChange[]; orderSecret: string | null; now: number }

@@ -5,6 +5,7 @@
 import type { StatusExtra } from "../../db/order-actions";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { OrderWrite } from "../../db/inventory";
+import type { ChangeWrite } from "../../db/order-changes";
 import type { RawOrder } from "../../db/orders";
 import type { GiftCardDebit } from "../../db/payments";
 import type { EventClaim } from "../../db/stripe";
@@ -94,6 +95,24 @@ export type StatusChange = {
   /** Paid only if the order's payments cover its total (db/payments.ts `coveredCondition`). */
   covered?: boolean;
 };
+
+/**
+ * An order change (`changeOrder`): the demands of the positions it keeps as they are, the
+ * demands it checks (new positions, and positions that change product, date or seat), its write.
+ */
+export type OrderChangeRequest = {
+  code: string;
+  kept: Demand[];
+  demands: Demand[];
+  ignoreQuota: boolean;
+  write: ChangeWrite;
+};
+
+/** `stale`: the order changed meanwhile (or is being changed, or holds nothing): nothing was written. */
+export type OrderChangeDecision =
+  | { ok: true; order: RawOrder | null }
+  | { ok: false; refusals: Refusal[] }
+  | { ok: false; stale: true };
 
 /** `changed`: D1 took the status change (its condition held). */
 export type StatusDecision = Decision & { changed?: boolean };

@@ -233,7 +233,12 @@ export class Ledger {
   }
 
   quotasFor(d: Pick<Demand, "itemId" | "variationId" | "subeventId">): QuotaDef[] {
-    return this.quotasByKey.get(keyOf(d.itemId, d.variationId, d.subeventId)) ?? [];
+    return this.quotasOfKey(keyOf(d.itemId, d.variationId, d.subeventId));
+  }
+
+  /** The quotas counting a capacity key. */
+  quotasOfKey(key: Key): QuotaDef[] {
+    return this.quotasByKey.get(key) ?? [];
   }
 
   // ---- decisions ----
@@ -417,6 +422,17 @@ export class Ledger {
     this.book.add(
       code,
       demands.map((d) => ("key" in d ? d : holdOf(d))),
+      paid,
+    );
+    this.exited.follow(code, paid);
+  }
+
+  /** Replaces an order's holds (an order change: what it keeps and what it takes now). */
+  replaceOrder(code: string, holds: readonly Demand[] | readonly Hold[], paid: boolean): void {
+    this.book.remove(code);
+    this.book.add(
+      code,
+      holds.map((d) => ("key" in d ? d : holdOf(d))),
       paid,
     );
     this.exited.follow(code, paid);
