@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/ticket-changes";
-import { eventPositions, organizerPositions } from "../services/order-lists";
+import { eventPositions, organizerPosition, organizerPositions } from "../services/order-lists";
 import { type AppContext, type AppEnv, eventContext, organizerContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
@@ -157,4 +157,20 @@ orderPositionRoutes.post(
   }),
   jsonBody(blockInput),
   async (c) => respond(c, await changeBlock(eventContext(c), pathId(c, "id"), c.req.valid("json"), false)),
+);
+
+orderPositionRoutes.get(
+  "/organizers/:organizer/orderpositions/:id",
+  organizerScope("can_view_orders", { perObject: true }),
+  doc.ok(organizerPositionResponse, {
+    summary: "An order position of any of the organizer's events",
+    description:
+      "A position of an event whose orders the credential may see (else 404), as the organizer's list shows it; a canceled one only with `include_canceled_positions`.",
+  }),
+  queryParams({ include_canceled_positions: q.bool("also a canceled position (else 404)") }),
+  async (c) => {
+    const withCanceled = !!c.req.valid("query").include_canceled_positions;
+    const row = await organizerPosition(organizerContext(c), c.var.principal, pathId(c, "id"), withCanceled);
+    return c.json({ ...listed(c, withCanceled)(row), event: row.eventSlug });
+  },
 );
