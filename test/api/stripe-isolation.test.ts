@@ -3,12 +3,20 @@
  * (issue 36 point 6): a Stripe event of one organizer's account whose PaymentIntent names
  * another organizer's order changes nothing (both in one database group); a Checkout Session
  * made while its payment was canceled or paid is stored on it in no way; a sealed Stripe key
- * copied to another organizer's row does not open there.
+ * copied to another organizer's row does not open there; two different events about one refund
+ * processed at once record one refund.
  */
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { orderPayments, orders, organizerSettings, stripeObjects } from "../../src/db/schema";
+import {
+  orderPayments,
+  orderRefunds,
+  orders,
+  organizerSettings,
+  stripeObjects,
+  webhookCalls,
+} from "../../src/db/schema";
 import { storeCheckout } from "../../src/db/stripe";
 import { stripeKeys } from "../../src/services/stripe-client";
 import { db, type Json } from "../harness";
@@ -17,6 +25,7 @@ import {
   deliver,
   lastEvent,
   openPaymentPage,
+  paidByCard,
   payAtStripe,
   type StripeShop,
   stripeOrder,
@@ -109,5 +118,35 @@ describe("a sealed Stripe key", () => {
     expect(
       (await deliver(other, { id: "evt_x", object: "event", type: "customer.created", data: { object: {} } })).status,
     ).not.toBe(200);
+  });
+});
+
+describe("one refund, told by several events", () => {
+  it("two different events about one dashboard refund processed at once record one refund", async () => {
+    const s = await stripeShop();
+    const hook = await s.client.post(`/api/v1/organizers/${s.orgSlug}/webhooks/`, {
+      target_url: "https://hooks.example.org/tickets",
+      action_types: ["pretix.event.order.refund.created.externally"],
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const order = await paidByCard(s);
+    expect(order.status).toBe("p");
+    const intent = (await lastEvent(s, "payment_intent.succeeded")).data.object as { id: string };
+    await s.stripe.refunds.create({ payment_intent: intent.id, amount: 700 });
+    const created = await lastEvent(s, "refund.created");
+    // the same refund as Stripe's other event types carry it, each an event of its own
+    const others = ["refund.updated", "charge.refund.updated", "refund.updated"].map((type, i) => ({
+      ...created,
+      id: `${created.id}_${i}`,
+      type,
+    }));
+    const answers = await Promise.all([created, ...others, created].map((e) => deliver(s, e)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    const after = await readOrder(s, order.code);
+    expect(after.refunds).toEqual([expect.objectContaining({ local_id: 1, amount: "7.00", source: "external" })]);
+    const orderId = (await db().select({ id: orders.id }).from(orders).where(eq(orders.code, order.code)))[0]!.id;
+    expect(await db().select().from(orderRefunds).where(eq(orderRefunds.orderId, orderId))).toHaveLength(1);
+    const calls = await db().select().from(webhookCalls).where(eq(webhookCalls.code, order.code));
+    expect(calls.filter((c) => c.actionType === "pretix.event.order.refund.created.externally")).toHaveLength(1);
   });
 });
