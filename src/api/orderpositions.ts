@@ -74,7 +74,7 @@ function listed(c: AppContext, withCanceled: boolean) {
 }
 
 const LIST_DESCRIPTION =
-  "Positions of canceled orders are listed (with `order__status` `c` they alone); a position canceled on its own only with `include_canceled_positions`.";
+  "Positions of canceled orders are listed (`order__status=c` finds them); a position canceled on its own only with `include_canceled_positions`.";
 
 orderPositionRoutes.get(
   base,
