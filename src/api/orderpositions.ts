@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/ticket-changes";
-import { eventPositions, organizerPositions } from "../services/order-lists";
+import { eventPositions, organizerPosition, organizerPositions } from "../services/order-lists";
 import { apiDownloadUrls, orderDownloads } from "../services/tickets";
 import { type AppContext, type AppEnv, eventContext, organizerContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
@@ -79,7 +79,7 @@ function listed(c: AppContext, withCanceled: boolean) {
 }
 
 const LIST_DESCRIPTION =
-  "Positions of canceled orders are listed (with `order__status` `c` they alone); a position canceled on its own only with `include_canceled_positions`.";
+  "Positions of canceled orders are listed (`order__status=c` finds them); a position canceled on its own only with `include_canceled_positions`.";
 
 orderPositionRoutes.get(
   base,
@@ -162,4 +162,20 @@ orderPositionRoutes.post(
   }),
   jsonBody(blockInput),
   async (c) => respond(c, await changeBlock(eventContext(c), pathId(c, "id"), c.req.valid("json"), false)),
+);
+
+orderPositionRoutes.get(
+  "/organizers/:organizer/orderpositions/:id",
+  organizerScope("can_view_orders", { perObject: true }),
+  doc.ok(organizerPositionResponse, {
+    summary: "An order position of any of the organizer's events",
+    description:
+      "A position of an event whose orders the credential may see (else 404), as the organizer's list shows it; a canceled one only with `include_canceled_positions`.",
+  }),
+  queryParams({ include_canceled_positions: q.bool("also a canceled position (else 404)") }),
+  async (c) => {
+    const withCanceled = !!c.req.valid("query").include_canceled_positions;
+    const row = await organizerPosition(organizerContext(c), c.var.principal, pathId(c, "id"), withCanceled);
+    return c.json({ ...listed(c, withCanceled)(row), event: row.eventSlug });
+  },
 );

@@ -15,7 +15,8 @@ import {
   foundByIds,
   positionFilterConditions,
 } from "./checkin/tickets";
-import { type CheckinPositionRow, p, ticketRows } from "./checkin/ticket-rows";
+import { type CheckinPositionRow, p, positionSelect, ticketRows } from "./checkin/ticket-rows";
+import { rawRows } from "./raw";
 import { fetchPage, type KeyedListing, type ListRequest, type OrderingTable, type Page } from "./paging";
 import { inIntegers } from "./util";
 
@@ -121,4 +122,20 @@ export async function listOrderPositions(
     req,
   );
   return { count: page.count, rows: page.rows as CheckinPositionRow[] };
+}
+
+/** One position of the scope by id (canceled ones only with `includeCanceled`), read as the list reads it. */
+export async function findOrderPosition(
+  db: DB,
+  scope: PositionScope,
+  id: number,
+  includeCanceled: boolean,
+): Promise<CheckinPositionRow | undefined> {
+  const canceled = includeCanceled ? sql`` : sql` AND p.canceled = 0`;
+  const [row] = await rawRows<CheckinPositionRow>(
+    db,
+    sql`SELECT ${positionSelect(null)} FROM order_positions p JOIN orders o ON o.id = p.order_id
+      WHERE p.id = ${id} AND ${eventsOf(scope, "p.event_id", false)}${canceled}`,
+  );
+  return row;
 }

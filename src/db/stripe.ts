@@ -128,7 +128,8 @@ export type CheckoutInfo = { session: string; url: string; expires: number; atte
 
 /**
  * Stores a new Checkout Session of an open payment (unless a later attempt stored one
- * meanwhile) and links the session to it. Returns whether the payment took it.
+ * meanwhile) and links the session to it, both in one batch and only when the payment took it:
+ * a payment canceled or paid while Stripe made the session keeps neither. Returns whether it did.
  */
 export async function storeCheckout(
   db: DB,
@@ -151,7 +152,25 @@ export async function storeCheckout(
         ),
       )
       .returning({ id: orderPayments.id }),
-    referenceStatement(db, organizerId, info.session, paymentId, now),
+    db
+      .insert(stripeObjects)
+      .select(
+        db
+          .select({
+            organizerId: sql<number>`${organizerId}`.as("organizer_id"),
+            reference: sql<string>`${info.session}`.as("reference"),
+            paymentId: orderPayments.id,
+            created: sql<number>`${now}`.as("created"),
+          })
+          .from(orderPayments)
+          .where(
+            and(
+              eq(orderPayments.id, paymentId),
+              sql`json_extract(${orderPayments.info}, '$.checkout_session') = ${info.session}`,
+            ),
+          ),
+      )
+      .onConflictDoNothing(),
   ])) as [{ id: number }[], unknown];
   return updated.length > 0;
 }

@@ -4,7 +4,8 @@
  * the credential may see (as the organizer's transactions, services/transactions.ts). Reads only.
  */
 import { listOrders, type OrderFilter } from "../db/orders";
-import { listOrderPositions, type OrderPositionFilter } from "../db/order-positions";
+import { findOrderPosition, listOrderPositions, type OrderPositionFilter } from "../db/order-positions";
+import { notFound } from "../lib/failure";
 import type { ListRequest } from "../db/paging";
 import { hasPermission, type Principal } from "../rules/permissions";
 import type { EventContext, OrganizerContext } from "./context";
@@ -40,4 +41,16 @@ export function organizerPositions(
   req: ListRequest,
 ) {
   return listOrderPositions(ctx.db, visibleEvents(ctx, principal), f, req);
+}
+
+/** One position of an event the credential may see orders of (pretix: 404 otherwise, and when canceled unless asked). */
+export async function organizerPosition(
+  ctx: OrganizerContext,
+  principal: Principal,
+  id: number,
+  includeCanceled: boolean,
+) {
+  const row = await findOrderPosition(ctx.db, visibleEvents(ctx, principal), id, includeCanceled);
+  if (!row) throw notFound();
+  return row;
 }

@@ -214,6 +214,29 @@ describe("moving an organizer to another group", () => {
     expect(await rowsIn(2, v.org.id)).toEqual(rows);
   });
 
+  it("a copy that changed a value with the same row count fails its verify: no switch; a rerun completes it", async () => {
+    const v = await organizerWithData();
+    const rows = await rowsIn(1, v.org.id);
+    const plain = executor();
+    // the target receives every row, one voucher's code changed on the way
+    const altering: Executor = async (binding, statements) => {
+      const sent =
+        binding === "DB_2"
+          ? statements.map((s) => (s.startsWith('INSERT INTO "vouchers"') ? s.replace("'MOVE-ME'", "'MOVE-MX'") : s))
+          : statements;
+      return plain(binding, sent);
+    };
+    await expect(move(v.orgSlug, 2, altering)).rejects.toThrow(
+      "verify: vouchers differs between DB (1 rows) and DB_2 (1 rows)",
+    );
+    expect(await directoryRow(v.org.id)).toEqual({ data_group: 1, moving_to: 2 });
+    expect(await rowsIn(1, v.org.id)).toEqual(rows);
+    expect((await v.client.get(`${v.path}/vouchers/?code=MOVE-ME`)).body.count).toBe(1);
+    await move(v.orgSlug, 2, executor());
+    expect(await directoryRow(v.org.id)).toEqual({ data_group: 2, moving_to: null });
+    expect(await rowsIn(2, v.org.id)).toEqual(rows);
+  });
+
   it("a user of the same email under another id in the target: refused before the freeze, nothing changed", async () => {
     const v = await venue({ group: 1 });
     const email = `clash-${v.org.id}@example.com`;

@@ -5,9 +5,9 @@
  * organizer's orders and an event the credential may not see never appear.
  */
 import { env } from "cloudflare:workers";
-import { inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { orders } from "../../src/db/schema";
+import { orderPositions, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
 import { db, type Json, seedDevice, seedTeam, unique } from "../harness";
 import { type Venue, venue } from "../helpers/checkin";
@@ -161,5 +161,37 @@ describe("the organizer's order positions", () => {
         paged.push(...(await get(v.client, `${orgPositions}?page_size=2&page=${page}${q}`)).results.map((p) => p.id));
       expect(paged, f).toEqual(whole);
     }
+  });
+
+  it("shows one position of a visible event by id; canceled only when asked; another event's or organizer's 404 or 403", async () => {
+    const v = await venue();
+    const a = await v.order({ positions: [{ item: v.ticket.id }, { item: v.ticket.id }] });
+    const other = await otherEvent(v);
+    const b = await other.order();
+    const [first, second] = a.positions as Json[];
+    const one = (id: number, client = v.client, q = "") =>
+      client.get(`/api/v1/organizers/${v.orgSlug}/orderpositions/${id}/${q}`);
+    const shown = await one(first.id);
+    expect(shown.status).toBe(200);
+    const listed = (await get(v.client, `${v.path}/orderpositions/?order=${a.code}`)).results[0];
+    expect(shown.body).toEqual({ ...listed, event: v.eventSlug });
+    expect(shown.body.downloads).toHaveLength(1);
+    await db(v.org.group).update(orderPositions).set({ canceled: true }).where(eq(orderPositions.id, second.id));
+    expect((await one(second.id)).status).toBe(404);
+    const canceled = await one(second.id, v.client, "?include_canceled_positions=true");
+    expect(canceled.status).toBe(200);
+    expect(canceled.body.canceled).toBe(true);
+    const ofOther = await seedTeam(
+      v.org.id,
+      { permissions: ["can_view_orders"], allEvents: false, events: [other.eventId] },
+      v.org.group,
+    );
+    expect((await one(first.id, ofOther.client)).status).toBe(404);
+    expect((await one(b.positions[0].id, ofOther.client)).body.event).toBe(other.slug);
+    const stranger = await venue();
+    expect((await one(first.id, stranger.client)).status).toBe(403);
+    expect(
+      (await stranger.client.get(`/api/v1/organizers/${stranger.orgSlug}/orderpositions/${first.id}/`)).status,
+    ).toBe(404);
   });
 });

@@ -306,6 +306,13 @@ export const rows: MatrixRow[] = [
     setup: order,
     refusal: () => ({ status: 200, body: { count: 0, next: null, previous: null, results: [] } }),
   },
+  {
+    // pretix: a position of an event the credential may not see orders of is not found
+    route: "GET /api/v1/organizers/:organizer/orderpositions/:id",
+    permission: "can_view_orders",
+    setup: ticket,
+    refusal: () => ({ status: 404, body: { detail: "Not found." } }),
+  },
   // order positions (pretix orders.rst): the event's list, a ticket, its re-issue, its blocks
   { route: `GET ${ev}/orderpositions`, permission: "can_view_orders", setup: ticket },
   // an order's contents changed (pretix orders.rst "Changing order contents"), one ticket canceled
