@@ -14,6 +14,7 @@ import {
   updateQuota,
 } from "../db/quotas";
 import { inventoryStamp, withEventObject } from "../objects/client";
+import { offerFreedCapacity } from "./waitinglist-assign";
 import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { invalidPk, notFound, Problems } from "../lib/failure";
 import type { Availability } from "../rules/inventory";
@@ -95,13 +96,17 @@ function quotaValues(input: QuotaPatch, mode: WriteMode): Partial<QuotaValues> {
   return v;
 }
 
-/** Tells the event object that its catalog changed. Best effort: its next decision reloads anyway on the newer stamp. */
+/**
+ * Tells the event object that its catalog changed. Best effort: its next decision reloads anyway
+ * on the newer stamp. Capacity may have become free: the waiting list's next entries may get vouchers.
+ */
 async function notifyCatalog(ctx: EventContext): Promise<void> {
   try {
     await withEventObject(ctx.env, ctx.event.id, (s) => s.catalogChanged(ctx.now));
   } catch {
     /* reloaded on the next call */
   }
+  await offerFreedCapacity(ctx);
 }
 
 async function loadQuota(ctx: EventContext, id: number): Promise<QuotaRecord> {

@@ -20,6 +20,8 @@ export const COUNTED_METHODS = [
   "createVouchers",
   "updateVoucher",
   "deleteVoucher",
+  "assignWaitingList",
+  "productRooms",
   "catalogChanged",
   "eventDeleted",
   "redeem",
