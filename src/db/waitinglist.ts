@@ -168,6 +168,12 @@ export function waitingInOrder(db: DB, eventId: number, limit: number, ids?: rea
     .limit(limit);
 }
 
+/** Events with entries still waiting (the cron offers them what vouchers that expired freed). */
+export async function eventsWithWaitingEntries(db: DB): Promise<number[]> {
+  const rows = await db.selectDistinct({ eventId: wl.eventId }).from(wl).where(isNull(wl.voucherId));
+  return rows.map((r) => r.eventId);
+}
+
 /** Of `ids`, the entries that still wait (no voucher); read by the event object before it decides. */
 export async function stillWaiting(db: DB, eventId: number, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();

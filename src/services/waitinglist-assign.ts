@@ -6,10 +6,11 @@
  * (objects/event/waitinglist.ts); this prepares the vouchers and their mails.
  */
 import type { DB } from "../db/client";
+import { eventById } from "../db/invoices";
 import type { MailInsert } from "../db/mail";
 import { findOrganizerById } from "../db/organizers";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
-import { findWaitingEntry, waitingInOrder } from "../db/waitinglist";
+import { eventsWithWaitingEntries, findWaitingEntry, waitingInOrder } from "../db/waitinglist";
 import { readConfig, type Env } from "../lib/env";
 import { badRequest, notFound } from "../lib/failure";
 import { i18nText } from "../lib/i18n";
@@ -133,6 +134,20 @@ export async function offerFreedCapacity(scope: WaitingScope): Promise<number> {
     });
     return 0;
   }
+}
+
+/**
+ * The cron's pass (pretix's periodic assignment): every event with entries still waiting is
+ * offered what is free, so that a voucher that expired unused passes its unit on. Returns how
+ * many vouchers were given.
+ */
+export async function offerToWaitingLists(env: Env, db: DB): Promise<number> {
+  let given = 0;
+  for (const eventId of await eventsWithWaitingEntries(db)) {
+    const event = await eventById(db, eventId);
+    if (event) given += await offerFreedCapacity({ env, db, event });
+  }
+  return given;
 }
 
 const HAS_VOUCHER = "A voucher has already been sent to this person.";
