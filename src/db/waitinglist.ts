@@ -3,7 +3,7 @@
  * event. An entry that was sent a voucher is never changed or deleted here (the conditions say
  * `voucher_id IS NULL`); the event object gives vouchers with the statements at the end.
  */
-import { and, asc, count, desc, eq, isNotNull, isNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNotNull, isNull, ne, sql } from "drizzle-orm";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
@@ -168,6 +168,25 @@ export function waitingInOrder(db: DB, eventId: number, limit: number, ids?: rea
     .limit(limit);
 }
 
+/** Entries still waiting for what each of `quotaIds` covers (its products on its date), by quota. */
+export async function waitingPerQuota(
+  db: DB,
+  eventId: number,
+  quotaIds: readonly number[],
+): Promise<Map<number, number>> {
+  if (quotaIds.length === 0) return new Map();
+  const rows = await rawRows<{ quota: number; n: number }>(
+    db,
+    sql`SELECT qi.quota_id AS quota, count(*) AS n FROM quota_items qi
+      JOIN quotas q ON q.id = qi.quota_id
+      JOIN waitinglist_entries w ON w.event_id = q.event_id AND w.item_id = qi.item_id
+        AND w.variation_id IS qi.variation_id AND w.subevent_id IS q.subevent_id AND w.voucher_id IS NULL
+      WHERE q.event_id = ${eventId} AND ${inIntegers(sql`qi.quota_id`, quotaIds)}
+      GROUP BY qi.quota_id`,
+  );
+  return new Map(rows.map((r) => [r.quota, r.n]));
+}
+
 /** Events with entries still waiting (the cron offers them what vouchers that expired freed). */
 export async function eventsWithWaitingEntries(db: DB): Promise<number[]> {
   const rows = await db.selectDistinct({ eventId: wl.eventId }).from(wl).where(isNull(wl.voucherId));
@@ -243,5 +262,3 @@ export function entriesWithVoucher(
     .from(wl)
     .where(and(eq(wl.eventId, eventId), isNotNull(wl.voucherId), inIntegers(wl.id, ids)));
 }
-
-export type { SQL };

@@ -101,6 +101,20 @@ describe("listing and reading entries (test_wle_list, test_wle_detail)", () => {
   });
 });
 
+describe("the quota's waiting_list", () => {
+  it("counts the entries still waiting for what the quota covers, on its date", async () => {
+    const w = await world();
+    await create(w.s, { email: "second@example.org", item: w.item.id });
+    const other = await w.s.item({ name: { en: "Other" } });
+    await w.s.quota({ name: "Other", size: 0, items: [other.id] });
+    await create(w.s, { email: "third@example.org", item: other.id });
+    const a = await w.s.client.get(`${w.s.path}/quotas/${w.quota.id}/availability/`);
+    expect(a.body).toMatchObject({ waiting_list: 2, available_number: 0 });
+    await giveVoucher(w);
+    expect((await w.s.client.get(`${w.s.path}/quotas/${w.quota.id}/availability/`)).body.waiting_list).toBe(1);
+  });
+});
+
 describe("creating entries (test_wle_create_*, test_wle_require_fields)", () => {
   it("creates an entry for a sold-out product (201) with pretix's defaults", async () => {
     const w = await world();
