@@ -21,6 +21,7 @@ import type { WaitingCandidate, WaitingOutcome } from "../objects/event/waitingl
 import { eventPublicUrl } from "../rules/urls";
 import { autoAssignmentOpen } from "../rules/waitinglist";
 import type { EventContext } from "./context";
+import { survivingD1Faults } from "./faults";
 import { composeMail } from "./mail";
 import { eventSettingsFor } from "./settings";
 import { generatedCode } from "./vouchers";
@@ -56,7 +57,8 @@ function candidate(r: Ready, row: EntryRow, now: number): WaitingCandidate {
   const product = row.variationName
     ? `${i18nText(row.itemName, e.locale)} – ${i18nText(row.variationName, e.locale)}`
     : i18nText(row.itemName, e.locale);
-  const url = `${eventPublicUrl(scope.baseUrl, scope.organizer.slug, scope.event.slug)}redeem?voucher=${code}`;
+  // the event's page with the code (pretix links its shop's `redeem` page; the service has no shop page)
+  const url = `${eventPublicUrl(scope.baseUrl, scope.organizer.slug, scope.event.slug)}?voucher=${code}`;
   const text =
     `Hello,\n\nwe are happy to tell you that a ticket for ${product} for ${eventName} is available for you now.\n\n` +
     `Please redeem it within the next ${hours} hours with the voucher code\n\n  ${code}\n\nor by following this link:\n${url}\n\n` +
@@ -154,11 +156,14 @@ const HAS_VOUCHER = "A voucher has already been sent to this person.";
 const UNAVAILABLE = "This product is currently not available.";
 
 /** `send_voucher`: the entry gets its voucher now if its product has a unit left (400 otherwise). */
-export async function sendWaitingListVoucher(ctx: EventContext, entryId: number): Promise<void> {
+export const sendWaitingListVoucher = survivingD1Faults(async function sendWaitingListVoucher(
+  ctx: EventContext,
+  entryId: number,
+): Promise<void> {
   const [row] = await waitingInOrder(ctx.db, ctx.event.id, 1, [entryId]);
   if (!row) throw (await findWaitingEntry(ctx.db, ctx.event.id, entryId)) ? badRequest(HAS_VOUCHER) : notFound();
   const r = (await prepare(ctx))!;
   const outcome = await assign(r, [candidate(r, row, Date.now())], true);
   if (outcome.assigned.length) return;
   throw badRequest(outcome.refused === "has_voucher" ? HAS_VOUCHER : UNAVAILABLE);
-}
+});
