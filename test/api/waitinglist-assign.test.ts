@@ -11,6 +11,7 @@ import { events, mailOutbox, orders, vouchers, waitinglistEntries } from "../../
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { offerFreedCapacity } from "../../src/services/waitinglist-assign";
 import { db, type Json } from "../harness";
+import { injectD1Fault } from "../helpers/faults";
 import { type Shop, shop } from "../helpers/sales";
 
 const entries = async (s: Shop) =>
@@ -234,5 +235,44 @@ describe("under contention", () => {
     expect(new Set(withVoucher.map((e) => e.id)).size).toBe(4);
     expect(new Set(withVoucher.map((e) => e.voucherId)).size).toBe(4);
     expect(await availability(w.s, w.q)).toMatchObject({ available_number: 0, blocking_vouchers: 4 });
+  });
+});
+
+describe("when D1 fails the assignment's batch", () => {
+  const ASSIGNMENT = /UPDATE waitinglist_entries SET voucher_id/;
+
+  async function roomForOne() {
+    const w = await soldOut({ sold: 0, waiting: 1 });
+    await w.s.client.patch(`${w.s.path}/settings/`, { waiting_list_auto: false });
+    await w.s.client.patch(`${w.s.path}/quotas/${w.q.id}/`, { size: 1 });
+    const send = () => w.s.client.post(`${w.s.path}/waitinglistentries/${w.waiting[0].id}/send_voucher/`, {});
+    return { ...w, send };
+  }
+
+  it("refused: nothing written, the unit is free again, a retry sends the voucher", async () => {
+    const w = await roomForOne();
+    injectD1Fault(ASSIGNMENT, "fail");
+    const res = await w.send();
+    expect([409, 503]).toContain(res.status);
+    expect(await waitingVouchers(w.s)).toHaveLength(0);
+    expect((await entries(w.s))[0]!.voucherId).toBeNull();
+    expect(await availability(w.s, w.q)).toMatchObject({ available_number: 1, blocking_vouchers: 0 });
+    expect((await w.send()).status).toBe(204);
+    expect(await waitingVouchers(w.s)).toHaveLength(1);
+  });
+
+  it("answer lost after the commit: the voucher blocks its unit, no sale takes it, a retry sends no second", async () => {
+    const w = await roomForOne();
+    injectD1Fault(ASSIGNMENT, "lost");
+    const res = await w.send();
+    expect([409, 503]).toContain(res.status);
+    expect(await waitingVouchers(w.s)).toHaveLength(1);
+    expect(await availability(w.s, w.q)).toMatchObject({ available_number: 0, blocking_vouchers: 1 });
+    const sale = await w.s.client.post(`${w.s.path}/orders/`, { positions: [{ item: w.ticket.id }] });
+    expect(sale.status).toBe(400);
+    const again = await w.send();
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ detail: "A voucher has already been sent to this person." });
+    expect(await waitingVouchers(w.s)).toHaveLength(1);
   });
 });
