@@ -150,20 +150,31 @@ export async function deleteWaitingEntry(db: DB, eventId: number, id: number): P
 
 /**
  * Entries still waiting, in the order they get vouchers (priority first, then the oldest), with
- * what their mail names; `ids`: only these. At most `limit`.
+ * what their mail names; only the entries `ids`, or of active products. At most `limit`.
  */
-export function waitingInOrder(db: DB, eventId: number, limit: number, ids?: readonly number[]) {
+export function waitingInOrder(
+  db: DB,
+  eventId: number,
+  limit: number,
+  only: { ids?: readonly number[]; activeItems?: boolean } = {},
+) {
   return db
     .select({
       entry: wl,
       itemName: items.name,
-      itemActive: items.active,
       variationName: itemVariations.value,
     })
     .from(wl)
     .innerJoin(items, eq(items.id, wl.itemId))
     .leftJoin(itemVariations, eq(itemVariations.id, wl.variationId))
-    .where(and(eq(wl.eventId, eventId), isNull(wl.voucherId), ids ? inIntegers(wl.id, ids) : undefined))
+    .where(
+      and(
+        eq(wl.eventId, eventId),
+        isNull(wl.voucherId),
+        only.ids ? inIntegers(wl.id, only.ids) : undefined,
+        only.activeItems ? eq(items.active, true) : undefined,
+      ),
+    )
     .orderBy(desc(wl.priority), asc(wl.createdAt), asc(wl.id))
     .limit(limit);
 }

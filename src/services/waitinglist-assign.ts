@@ -114,7 +114,7 @@ export async function offerFreedCapacity(scope: WaitingScope): Promise<number> {
     let given = 0;
     for (let round = 0; round < ROUNDS; round++) {
       // nobody waiting (the common case): one read, nothing else
-      const rows = (await waitingInOrder(scope.db, scope.event.id, CANDIDATES)).filter((x) => x.itemActive);
+      const rows = await waitingInOrder(scope.db, scope.event.id, CANDIDATES, { activeItems: true });
       if (rows.length === 0) break;
       r ??= await prepare(scope);
       const ready = r;
@@ -160,7 +160,7 @@ export const sendWaitingListVoucher = survivingD1Faults(async function sendWaiti
   ctx: EventContext,
   entryId: number,
 ): Promise<void> {
-  const [row] = await waitingInOrder(ctx.db, ctx.event.id, 1, [entryId]);
+  const [row] = await waitingInOrder(ctx.db, ctx.event.id, 1, { ids: [entryId] });
   if (!row) throw (await findWaitingEntry(ctx.db, ctx.event.id, entryId)) ? badRequest(HAS_VOUCHER) : notFound();
   const r = (await prepare(ctx))!;
   const outcome = await assign(r, [candidate(r, row, Date.now())], true);

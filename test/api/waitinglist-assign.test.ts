@@ -155,6 +155,14 @@ describe("vouchers when capacity frees", () => {
     expect(await waitingVouchers(w.s)).toHaveLength(1);
   });
 
+  it("entries of an inactive product get no automatic voucher", async () => {
+    const w = await soldOut({ sold: 1, waiting: 1 });
+    expect((await w.s.client.patch(`${w.s.path}/items/${w.ticket.id}/`, { active: false })).status).toBe(200);
+    await cancel(w.s, w.sold[0].code);
+    expect(await waitingVouchers(w.s)).toHaveLength(0);
+    expect((await entries(w.s))[0]!.voucherId).toBeNull();
+  });
+
   it("an expiry (mark_expired) frees for the waiting list too", async () => {
     const w = await soldOut({ sold: 1, waiting: 1 });
     expect((await w.s.client.post(`${w.s.path}/orders/${w.sold[0].code}/mark_expired/`)).status).toBe(200);
