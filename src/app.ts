@@ -53,6 +53,7 @@ import { voucherRoutes } from "./api/vouchers";
 import { webhookRoutes } from "./api/webhooks";
 import { refundRoutes } from "./api/refunds";
 import { transactionRoutes } from "./api/transactions";
+import { waitinglistRoutes } from "./api/waitinglist";
 import { STRIPE_WEBHOOK_PATH, stripeWebhookRoutes } from "./api/stripe-webhooks";
 import { createDb } from "./db/client";
 import { isDatabaseFault } from "./db/constraints";
@@ -258,6 +259,7 @@ export function createApp() {
   app.route(API_PREFIX, queueRoutes);
   app.route(API_PREFIX, refundRoutes);
   app.route(API_PREFIX, transactionRoutes);
+  app.route(API_PREFIX, waitinglistRoutes);
   app.route(API_PREFIX, stripeWebhookRoutes);
   app.route(API_PREFIX, invoiceRoutes);
   app.route(API_PREFIX, ticketRoutes);

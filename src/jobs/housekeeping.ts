@@ -1,5 +1,5 @@
 /**
- * Cron: expired idempotency keys, uploads and carts; overdue orders; mails whose queue message
+ * Cron: expired idempotency keys, uploads and carts; overdue orders; waiting lists; mails whose queue message
  * was lost; the mails of email rules that are due; expired exports and exports whose queue
  * message was lost; invoices a failed hook missed and invoice PDFs whose queue message was lost;
  * webhook calls whose queue message was lost, and old ones.
@@ -18,6 +18,7 @@ import { sweepExports } from "../services/exports/jobs";
 import { sweepInvoices } from "../services/invoices";
 import { sendDueRuleMails } from "../services/sendmail-sending";
 import { expireOverdueOrders } from "../services/order-status";
+import { offerToWaitingLists } from "../services/waitinglist-assign";
 import { sweepWebhooks } from "./webhooks";
 
 /** One run: each organizer group in turn, each on its own database (a failed group does not stop the others). */
@@ -53,6 +54,10 @@ async function housekeepGroup(env: Env, now: number): Promise<void> {
   // Expired carts stopped counting already; their rows only take space.
   await deleteExpiredCarts(db, now);
   await expireOverdueOrders(env, db, now);
+  // waiting-list vouchers that expired unused pass their unit on (pretix's periodic assignment)
+  await offerToWaitingLists(env, db).catch((e) =>
+    log.error("waiting lists: run failed; the next run retries", { error: e }),
+  );
   // Email rules need absolute links: PUBLIC_BASE_URL (there is no request to take an origin from).
   await sendDueRuleMails(env, db, now, readConfig(env).publicBaseUrl ?? "").catch((e) =>
     log.error("email rules: run failed; the next run continues", { error: e }),

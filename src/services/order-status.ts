@@ -21,6 +21,7 @@ import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../lib/env";
 import { log } from "../lib/log";
 import { inventoryStamp, withEventObject } from "../objects/client";
+import { offerFreedCapacity } from "./waitinglist-assign";
 import type { Decision } from "../objects/event/types";
 import { readSettled } from "./settled-reads";
 import type { EventContext } from "./context";
@@ -133,6 +134,8 @@ export async function changeOrderStatus(
     );
   // the change's webhook calls were written with it; the queue delivers them
   dispatchWebhooks(scope.env, [{ eventId: scope.event.id, code: r.order.code }]);
+  // capacity freed: the waiting list's next entries may get vouchers
+  if (change.to === "c" || change.to === "e") await offerFreedCapacity(scope);
   return { ok: true };
 }
 
@@ -325,5 +328,10 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
   }
   // the expiries' webhook calls were written with them; the queue delivers them
   dispatchWebhooks(env, changed);
+  // capacity freed: the waiting lists' next entries may get vouchers
+  for (const eventId of new Set(changed.map((c) => c.eventId))) {
+    const event = await eventById(db, eventId);
+    if (event) await offerFreedCapacity({ env, db, event });
+  }
   return changed.length;
 }

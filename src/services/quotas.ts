@@ -14,6 +14,8 @@ import {
   updateQuota,
 } from "../db/quotas";
 import { inventoryStamp, withEventObject } from "../objects/client";
+import { offerFreedCapacity } from "./waitinglist-assign";
+import { waitingPerQuota } from "../db/waitinglist";
 import type { ChangeMode, EventContext, WriteMode } from "./context";
 import { invalidPk, notFound, Problems } from "../lib/failure";
 import type { Availability } from "../rules/inventory";
@@ -95,13 +97,17 @@ function quotaValues(input: QuotaPatch, mode: WriteMode): Partial<QuotaValues> {
   return v;
 }
 
-/** Tells the event object that its catalog changed. Best effort: its next decision reloads anyway on the newer stamp. */
+/**
+ * Tells the event object that its catalog changed. Best effort: its next decision reloads anyway
+ * on the newer stamp. Capacity may have become free: the waiting list's next entries may get vouchers.
+ */
 async function notifyCatalog(ctx: EventContext): Promise<void> {
   try {
     await withEventObject(ctx.env, ctx.event.id, (s) => s.catalogChanged(ctx.now));
   } catch {
     /* reloaded on the next call */
   }
+  await offerFreedCapacity(ctx);
 }
 
 async function loadQuota(ctx: EventContext, id: number): Promise<QuotaRecord> {
@@ -160,5 +166,11 @@ export async function deleteQuota(ctx: EventContext, id: number): Promise<void> 
 export async function quotaAvailability(ctx: EventContext, ids: number[]): Promise<Record<number, Availability>> {
   if (ids.length === 0) return {};
   const stamp = await inventoryStamp(ctx.db, ctx.event.id);
-  return withEventObject<Record<number, Availability>>(ctx.env, ctx.event.id, (s) => s.quotaAvailability(stamp, ids));
+  const [counted, waiting] = await Promise.all([
+    withEventObject<Record<number, Availability>>(ctx.env, ctx.event.id, (s) => s.quotaAvailability(stamp, ids)),
+    waitingPerQuota(ctx.db, ctx.event.id, ids),
+  ]);
+  // pretix's `waiting_list`: the entries still waiting for what the quota covers
+  for (const [id, a] of Object.entries(counted)) a.waiting_list = waiting.get(Number(id)) ?? 0;
+  return counted;
 }

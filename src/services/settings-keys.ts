@@ -5,7 +5,7 @@
  * value when not set. Reading and writing settings is settings.ts.
  */
 import { z } from "zod";
-import { i18n, i18nWithPlaceholders, relativeDate } from "../rules/fields";
+import { i18n, i18nWithPlaceholders, relativeDate, relativeDateTime } from "../rules/fields";
 import { MANUAL_PAYMENT_PLACEHOLDERS } from "../rules/payments";
 import { NAME_SCHEMES } from "../rules/person-names";
 import { TICKET_SECRET_GENERATORS } from "./ticket-secrets";
@@ -242,6 +242,45 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     label: "Reservation period",
     help_text: "Minutes for which the items in a cart stay reserved.",
   },
+  waiting_list_enabled: flag(
+    false,
+    "Enable waiting list",
+    "Customers can join a waiting list for sold-out products whose allow_waitinglist is on.",
+  ),
+  waiting_list_auto: flag(
+    true,
+    "Automatic waiting list assignments",
+    "When capacity becomes free, the next entries on the waiting list get a voucher by mail automatically.",
+  ),
+  waiting_list_hours: {
+    schema: z.number().int().min(1).max(1_000_000),
+    default: 48,
+    label: "Waiting list response time",
+    help_text: "Hours a waiting list voucher is valid; afterwards its unit goes to the next entry.",
+  },
+  waiting_list_auto_disable: {
+    schema: relativeDateTime().nullable(),
+    default: null,
+    label: "Disable waiting list",
+    help_text:
+      "From this time on (a datetime, or RELDATE/... relative to the event), no vouchers are given out automatically.",
+  },
+  waiting_list_names_asked: flag(false, "Ask for a name", "Ask for a name when joining the waiting list."),
+  waiting_list_names_required: flag(
+    false,
+    "Require name",
+    "A name must be given to join the waiting list. Needs waiting_list_names_asked.",
+  ),
+  waiting_list_phones_asked: flag(
+    false,
+    "Ask for a phone number",
+    "Ask for a phone number when joining the waiting list.",
+  ),
+  waiting_list_phones_required: flag(
+    false,
+    "Require phone number",
+    "A phone number must be given to join the waiting list. Needs waiting_list_phones_asked.",
+  ),
   attendee_names_asked: flag(
     true,
     "Ask for attendee names",

@@ -69,10 +69,10 @@ export type VoucherCreateInput = z.output<typeof voucherCreateInput>;
 export type VoucherInput = z.output<typeof voucherInput>;
 export type VoucherPatch = z.output<typeof voucherPatch>;
 
-/** pretix's generated voucher codes: 16 characters of capitals and digits without look-alikes (no I, J, O, 0, 1). */
+/** pretix's generated voucher codes (also the waiting list's): 16 characters of capitals and digits without look-alikes (no I, J, O, 0, 1). */
 const CODE_ALPHABET = "ABCDEFGHKLMNPQRSTUVWXYZ23456789";
 const CODE_LENGTH = 16;
-const generatedCode = () => randomString(CODE_LENGTH, CODE_ALPHABET);
+export const generatedCode = () => randomString(CODE_LENGTH, CODE_ALPHABET);
 
 type FullVoucher = z.output<typeof voucherFields>;
 

@@ -68,6 +68,7 @@ export const MOVED_TABLES: TableRule[] = [
   ofEvents("discounts"),
   under("discount_items", "discount_id", "discounts"),
   ofEvents("vouchers"),
+  ofEvents("waitinglist_entries"),
   ofEvents("ticket_layouts"),
   under("ticket_layout_items", "layout_id", "ticket_layouts"),
   ofEvents("ticket_signing_keys"),

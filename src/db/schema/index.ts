@@ -21,3 +21,4 @@ export * from "./refunds";
 export * from "./stripe";
 export * from "./onsale-queues";
 export * from "./transactions";
+export * from "./waitinglist";

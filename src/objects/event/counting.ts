@@ -21,6 +21,8 @@ export const COUNTED_METHODS = [
   "createVouchers",
   "updateVoucher",
   "deleteVoucher",
+  "assignWaitingList",
+  "productRooms",
   "catalogChanged",
   "eventDeleted",
   "redeem",

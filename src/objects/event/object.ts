@@ -46,6 +46,7 @@ import type {
   VoucherRow,
 } from "./types";
 import * as vouchers from "./vouchers";
+import * as waitinglist from "./waitinglist";
 
 export class EventObject extends DurableObject<Env> {
   private readonly s: EventState;
@@ -140,6 +141,21 @@ export class EventObject extends DurableObject<Env> {
 
   deleteVoucher(stamp: number, id: number): Promise<DeleteVoucherResult> {
     return this.changing(vouchers.deleteVoucher(this.s, stamp, id));
+  }
+
+  // ---------------------------------------------------------------- waiting list
+
+  /** Gives waiting entries vouchers, as many as fit, in order (waitinglist.ts). */
+  assignWaitingList(stamp: number, req: waitinglist.WaitingAssignment): Promise<waitinglist.WaitingOutcome> {
+    return this.changing(waitinglist.assignWaitingList(this.s, stamp, req));
+  }
+
+  /** What is left of products on dates (a waiting entry may only wait for what is not available). */
+  productRooms(
+    stamp: number,
+    demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
+  ): Promise<waitinglist.ProductRoom[]> {
+    return waitinglist.productRooms(this.s, stamp, demands);
   }
 
   // ---------------------------------------------------------------- admission
