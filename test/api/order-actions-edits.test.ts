@@ -150,6 +150,21 @@ describe("PATCH of an order", () => {
     expect(await availability(w)).toMatchObject({ pending_orders: 1 });
     expect((await w.s.client.patch(`${w.s.path}/orders/NOPE1/`, { comment: "x" })).status).toBe(404);
   });
+
+  it("a canceled order's fields change without touching its cancellation or its capacity", async () => {
+    const w = await world();
+    const o = await place(w);
+    const canceled = (await act(w, o.code, "mark_canceled", { send_email: false })).body;
+    const res = await w.s.client.patch(`${w.s.path}/orders/${o.code}/`, { comment: "Refunded by hand." });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      status: "c",
+      comment: "Refunded by hand.",
+      cancellation_date: canceled.cancellation_date,
+    });
+    expect(await availability(w)).toMatchObject({ pending_orders: 0, available_number: 1 });
+    expect(await owed(o.code)).toBe(0);
+  });
 });
 
 describe("resend_link", () => {
@@ -202,6 +217,19 @@ describe("DELETE of an order", () => {
     expect((await w.s.client.delete(`${w.s.path}/orders/${o.code}/`)).status).toBe(204);
     expect((await w.s.client.get(`${w.s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(1);
     expect((await read(w, other.code)).body.status).toBe("n");
+  });
+
+  it("a test mode order kept with a fee (its positions canceled) goes without giving a voucher use back twice", async () => {
+    const w = await world();
+    const v = await w.s.voucher({ max_usages: 5 });
+    const o = await place(w, { testmode: true, positions: [{ item: w.ticket.id, voucher: v.code }] });
+    const kept = await act(w, o.code, "mark_canceled", { cancellation_fee: "1.00", send_email: false });
+    expect(kept.body).toMatchObject({ status: "n", total: "1.00" });
+    expect((await w.s.client.get(`${w.s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(0);
+    await place(w, { positions: [{ item: w.ticket.id, voucher: v.code }] });
+    expect((await w.s.client.delete(`${w.s.path}/orders/${o.code}/`)).status).toBe(204);
+    expect((await w.s.client.get(`${w.s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(1);
+    expect(await availability(w)).toMatchObject({ pending_orders: 1, available_number: 0 });
   });
 });
 
