@@ -4,10 +4,14 @@
  * orders.rst "Updating order fields", `resend_link`): a cancellation that keeps the order with a
  * fee, PATCH, resend_link, deleting test mode orders, fees with their id, a position's downloads.
  */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { eventObject } from "../../src/objects/client";
 import { mailOutbox, orders, orderTransactions } from "../../src/db/schema";
 import { db, type Json, unique } from "../harness";
+import { breakObjectWrites, mendObjectWrites, outboxSize } from "../helpers/faults";
 import { type Shop, shop } from "../helpers/sales";
 
 type World = { s: Shop; ticket: Json; q: Json };
@@ -93,6 +97,23 @@ describe("mark_canceled with a cancellation_fee", () => {
     expect(above.body).toEqual({
       detail: "The cancellation fee cannot be higher than the total amount of this order.",
     });
+  });
+
+  it("a write D1 took but the object did not hear is replayed once: one fee, the capacity freed", async () => {
+    const w = await world();
+    const o = await place(w);
+    await breakObjectWrites(w.s.eventId, "lost");
+    const res = await act(w, o.code, "mark_canceled", { cancellation_fee: "5.00", send_email: false });
+    expect(res.status).toBe(503);
+    await mendObjectWrites(w.s.eventId);
+    expect(await runDurableObjectAlarm(eventObject(env, w.s.eventId))).toBe(true);
+    expect(await outboxSize(w.s.eventId)).toBe(0);
+    const after = (await read(w, o.code, "?include_canceled_fees=true")).body;
+    expect(after).toMatchObject({ status: "n", total: "5.00", positions: [] });
+    expect(after.fees.map((f: Json) => f.fee_type)).toEqual(["payment", "cancellation"]);
+    expect(await owed(o.code)).toBe(500);
+    expect(await availability(w)).toMatchObject({ pending_orders: 0, available_number: 1 });
+    expect((await w.s.client.post(`${w.s.path}/orders/`, { positions: [{ item: w.ticket.id }] })).status).toBe(201);
   });
 
   it("racing sales for the last unit: the freed unit is sold at most once", async () => {
