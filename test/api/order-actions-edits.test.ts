@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { eventObject } from "../../src/objects/client";
 import { mailOutbox, orders, orderTransactions } from "../../src/db/schema";
 import { db, type Json, unique } from "../harness";
+import { venue } from "../helpers/checkin";
 import { breakObjectWrites, mendObjectWrites, outboxSize } from "../helpers/faults";
 import { type Shop, shop } from "../helpers/sales";
 
@@ -269,5 +270,32 @@ describe("fees and positions as pretix reads them", () => {
     const pending = await place(w, { status: undefined });
     const p = (await read(w, pending.code)).body.positions[0];
     expect((await w.s.client.get(`${w.s.path}/orderpositions/${p.id}/`)).body.downloads).toEqual([]);
+  });
+});
+
+describe("what scans read follows the order at once (the event object's index)", () => {
+  it("PATCH checkin_attention: the next scan asks for attention", async () => {
+    const v = await venue();
+    const list = await v.list({ allow_multiple_entries: true });
+    const order = await v.order();
+    const secret = order.positions[0].secret;
+    expect((await v.redeem({ secret, lists: [list.id] })).body.require_attention).toBe(false);
+    const res = await v.client.patch(`${v.path}/orders/${order.code}/`, { checkin_attention: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const scan = await v.redeem({ secret, lists: [list.id] });
+    expect(scan.status).toBe(201);
+    expect(scan.body.require_attention).toBe(true);
+  });
+
+  it("approve: a ticket refused as unapproved enters once its order is approved and paid", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const order = await v.order({ status: "n", require_approval: true });
+    const secret = order.positions[0].secret;
+    expect((await v.redeem({ secret, lists: [list.id] })).body.reason).toBe("unapproved");
+    expect((await v.client.post(`${v.path}/orders/${order.code}/approve/`, { send_email: false })).status).toBe(200);
+    expect((await v.client.post(`${v.path}/orders/${order.code}/mark_paid/`, { send_email: false })).status).toBe(200);
+    const scan = await v.redeem({ secret, lists: [list.id] });
+    expect(scan.status, JSON.stringify(scan.body)).toBe(201);
   });
 });
