@@ -71,6 +71,8 @@ describe("mark_canceled with a cancellation_fee", () => {
       },
     ]);
     expect(await mails(o.email)).toEqual(["order_placed", "order_canceled"]);
+    const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.kind, "order_canceled"));
+    expect(mail!.textBody).not.toContain("undefined");
     expect(await availability(w)).toMatchObject({ pending_orders: 0, available_number: 1 });
     expect(await owed(o.code)).toBe(700);
     // the canceled ones are still there, marked
