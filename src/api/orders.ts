@@ -158,6 +158,7 @@ orderRoutes.post(
   jsonBody(
     z.object({
       send_email: z.boolean().optional(),
+      comment: z.string().max(10000).optional().meta({ description: "pretix: shown to the customer in the mail" }),
       cancellation_fee: decimal({ min: 0 })
         .nullable()
         .optional()
@@ -169,6 +170,7 @@ orderRoutes.post(
     const after = await markOrderCanceled(eventContext(c), c.req.param("code"), {
       sendEmail: input.send_email,
       cancellationFee: input.cancellation_fee,
+      comment: input.comment,
     });
     return c.json(serializeOrder(location(c), after));
   },

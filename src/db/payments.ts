@@ -214,8 +214,13 @@ export function statusWriteStatements(
   );
   if (notification) stmts.push(notification);
   stmts.push(...extraBeforeStatements(db, eventId, w.orderId, w.extra, voucherUses, gate));
-  // canceled: since now; pending or paid again (reactivated): no cancellation date
-  const cancellation = w.to === "c" ? { cancellationDate: w.now } : toHolding ? { cancellationDate: null } : {};
+  // canceled: since now (a canceled order's fields changed: as it was); reactivated: no cancellation date
+  const cancellation =
+    w.to === "c" && !w.from.includes("c")
+      ? { cancellationDate: w.now }
+      : toHolding && w.from.includes("c")
+        ? { cancellationDate: null }
+        : {};
   stmts.push(
     db
       .update(orders)

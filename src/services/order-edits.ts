@@ -121,7 +121,7 @@ export const deleteTestOrder = survivingD1Faults(async function deleteTestOrder(
 export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(
   ctx: EventContext,
   code: string,
-  opts: { sendEmail?: boolean; cancellationFee?: number | null },
+  opts: { sendEmail?: boolean; cancellationFee?: number | null; comment?: string },
 ): Promise<OrderRecord> {
   const r = await loadOrder(ctx, code);
   const from: OrderStatus[] = ["n", "p", "e"];
@@ -129,7 +129,7 @@ export const markOrderCanceled = survivingD1Faults(async function markOrderCance
   if (opts.cancellationFee) return cancelKeepingFee(ctx, r, opts.cancellationFee, opts);
   const tickets = await cancellationChanges(ctx, r);
   const after = await transition(ctx, r, { from, to: "c", cancelPayments: true, tickets });
-  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
+  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after, undefined, 0, opts.comment || undefined);
   return after;
 });
 
@@ -145,7 +145,7 @@ export async function cancelKeepingFee(
   ctx: EventContext,
   r: OrderRecord,
   fee: number,
-  opts: { sendEmail?: boolean },
+  opts: { sendEmail?: boolean; comment?: string },
 ): Promise<OrderRecord> {
   if (fee > r.order.total) throw badRequest(FEE_ABOVE_TOTAL);
   if (r.order.status !== "n" && r.order.status !== "p")
@@ -159,7 +159,7 @@ export async function cancelKeepingFee(
     keepInvoices: true,
   });
   await reissueLiveInvoices(ctx, r.order.id);
-  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after);
+  if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after, undefined, 0, opts.comment || undefined);
   return (await loadOrder(ctx, r.order.code)) ?? after;
 }
 

@@ -82,7 +82,7 @@ export function orderMail(kind: OrderMailKind, f: OrderMailFacts, now: number): 
     order_resend: `here is the link to your order for ${event}; you can see its state, pay it or download your tickets here:`,
     order_free: `your order for ${event} was successful. As you only ordered free products, no payment is required. You can see your order here:`,
     order_paid: `we received your payment for ${event}. Your order is complete; you can see it here:`,
-    order_canceled: `your order for ${event} has been canceled. You can see it here:`,
+    order_canceled: `your order for ${event} has been canceled.${f.comment ? `\n\n${f.comment}\n\n` : " "}You can see it here:`,
     order_payment_failed: `your payment attempt for your order for ${event} has failed. Your order is still valid and you can try to pay again, with the same or another payment method, here:`,
     order_changed: `your order for ${event} has been changed. You can see it as it is now here:`,
   }[kind];

@@ -4,10 +4,15 @@
  * orders.rst "Updating order fields", `resend_link`): a cancellation that keeps the order with a
  * fee, PATCH, resend_link, deleting test mode orders, fees with their id, a position's downloads.
  */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { eventObject } from "../../src/objects/client";
 import { mailOutbox, orders, orderTransactions } from "../../src/db/schema";
 import { db, type Json, unique } from "../harness";
+import { venue } from "../helpers/checkin";
+import { breakObjectWrites, mendObjectWrites, outboxSize } from "../helpers/faults";
 import { type Shop, shop } from "../helpers/sales";
 
 type World = { s: Shop; ticket: Json; q: Json };
@@ -66,6 +71,8 @@ describe("mark_canceled with a cancellation_fee", () => {
       },
     ]);
     expect(await mails(o.email)).toEqual(["order_placed", "order_canceled"]);
+    const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.kind, "order_canceled"));
+    expect(mail!.textBody).not.toContain("undefined");
     expect(await availability(w)).toMatchObject({ pending_orders: 0, available_number: 1 });
     expect(await owed(o.code)).toBe(700);
     // the canceled ones are still there, marked
@@ -93,6 +100,23 @@ describe("mark_canceled with a cancellation_fee", () => {
     expect(above.body).toEqual({
       detail: "The cancellation fee cannot be higher than the total amount of this order.",
     });
+  });
+
+  it("a write D1 took but the object did not hear is replayed once: one fee, the capacity freed", async () => {
+    const w = await world();
+    const o = await place(w);
+    await breakObjectWrites(w.s.eventId, "lost");
+    const res = await act(w, o.code, "mark_canceled", { cancellation_fee: "5.00", send_email: false });
+    expect(res.status).toBe(503);
+    await mendObjectWrites(w.s.eventId);
+    expect(await runDurableObjectAlarm(eventObject(env, w.s.eventId))).toBe(true);
+    expect(await outboxSize(w.s.eventId)).toBe(0);
+    const after = (await read(w, o.code, "?include_canceled_fees=true")).body;
+    expect(after).toMatchObject({ status: "n", total: "5.00", positions: [] });
+    expect(after.fees.map((f: Json) => f.fee_type)).toEqual(["payment", "cancellation"]);
+    expect(await owed(o.code)).toBe(500);
+    expect(await availability(w)).toMatchObject({ pending_orders: 0, available_number: 1 });
+    expect((await w.s.client.post(`${w.s.path}/orders/`, { positions: [{ item: w.ticket.id }] })).status).toBe(201);
   });
 
   it("racing sales for the last unit: the freed unit is sold at most once", async () => {
@@ -150,6 +174,21 @@ describe("PATCH of an order", () => {
     expect(await availability(w)).toMatchObject({ pending_orders: 1 });
     expect((await w.s.client.patch(`${w.s.path}/orders/NOPE1/`, { comment: "x" })).status).toBe(404);
   });
+
+  it("a canceled order's fields change without touching its cancellation or its capacity", async () => {
+    const w = await world();
+    const o = await place(w);
+    const canceled = (await act(w, o.code, "mark_canceled", { send_email: false })).body;
+    const res = await w.s.client.patch(`${w.s.path}/orders/${o.code}/`, { comment: "Refunded by hand." });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      status: "c",
+      comment: "Refunded by hand.",
+      cancellation_date: canceled.cancellation_date,
+    });
+    expect(await availability(w)).toMatchObject({ pending_orders: 0, available_number: 1 });
+    expect(await owed(o.code)).toBe(0);
+  });
 });
 
 describe("resend_link", () => {
@@ -203,6 +242,19 @@ describe("DELETE of an order", () => {
     expect((await w.s.client.get(`${w.s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(1);
     expect((await read(w, other.code)).body.status).toBe("n");
   });
+
+  it("a test mode order kept with a fee (its positions canceled) goes without giving a voucher use back twice", async () => {
+    const w = await world();
+    const v = await w.s.voucher({ max_usages: 5 });
+    const o = await place(w, { testmode: true, positions: [{ item: w.ticket.id, voucher: v.code }] });
+    const kept = await act(w, o.code, "mark_canceled", { cancellation_fee: "1.00", send_email: false });
+    expect(kept.body).toMatchObject({ status: "n", total: "1.00" });
+    expect((await w.s.client.get(`${w.s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(0);
+    await place(w, { positions: [{ item: w.ticket.id, voucher: v.code }] });
+    expect((await w.s.client.delete(`${w.s.path}/orders/${o.code}/`)).status).toBe(204);
+    expect((await w.s.client.get(`${w.s.path}/vouchers/${v.id}/`)).body.redeemed).toBe(1);
+    expect(await availability(w)).toMatchObject({ pending_orders: 1, available_number: 0 });
+  });
 });
 
 describe("fees and positions as pretix reads them", () => {
@@ -220,5 +272,32 @@ describe("fees and positions as pretix reads them", () => {
     const pending = await place(w, { status: undefined });
     const p = (await read(w, pending.code)).body.positions[0];
     expect((await w.s.client.get(`${w.s.path}/orderpositions/${p.id}/`)).body.downloads).toEqual([]);
+  });
+});
+
+describe("what scans read follows the order at once (the event object's index)", () => {
+  it("PATCH checkin_attention: the next scan asks for attention", async () => {
+    const v = await venue();
+    const list = await v.list({ allow_multiple_entries: true });
+    const order = await v.order();
+    const secret = order.positions[0].secret;
+    expect((await v.redeem({ secret, lists: [list.id] })).body.require_attention).toBe(false);
+    const res = await v.client.patch(`${v.path}/orders/${order.code}/`, { checkin_attention: true });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const scan = await v.redeem({ secret, lists: [list.id] });
+    expect(scan.status).toBe(201);
+    expect(scan.body.require_attention).toBe(true);
+  });
+
+  it("approve: a ticket refused as unapproved enters once its order is approved and paid", async () => {
+    const v = await venue();
+    const list = await v.list();
+    const order = await v.order({ status: "n", require_approval: true });
+    const secret = order.positions[0].secret;
+    expect((await v.redeem({ secret, lists: [list.id] })).body.reason).toBe("unapproved");
+    expect((await v.client.post(`${v.path}/orders/${order.code}/approve/`, { send_email: false })).status).toBe(200);
+    expect((await v.client.post(`${v.path}/orders/${order.code}/mark_paid/`, { send_email: false })).status).toBe(200);
+    const scan = await v.redeem({ secret, lists: [list.id] });
+    expect(scan.status, JSON.stringify(scan.body)).toBe(201);
   });
 });

@@ -140,6 +140,7 @@ describe("approve and deny", () => {
     ]);
     expect(await ledger(o.code, w.s.eventId)).toEqual({ owed: 0, rows: 2 });
     expect((await act(w, o.code, "deny")).status).toBe(400);
+    expect((await act(w, o.code, "approve")).body).toEqual({ detail: "This order is not pending approval." });
     // an order that never needed approval cannot be denied
     const other = await world();
     const plain = await place(other);

@@ -54,8 +54,14 @@ describe("mark_canceled", () => {
 
   it("sends the cancellation mail by default and none with send_email false", async () => {
     const a = await pendingOrder();
-    expect((await a.s.client.post(`${a.s.path}/orders/${a.o.code}/mark_canceled/`)).body.status).toBe("c");
+    const canceled = await a.s.client.post(`${a.s.path}/orders/${a.o.code}/mark_canceled/`, {
+      comment: "The event was canceled.",
+    });
+    expect(canceled.body.status).toBe("c");
     expect(await mails(a.email)).toEqual(["order_canceled"]);
+    const [mail] = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, a.email));
+    // pretix's `comment` reaches the customer in the mail
+    expect(mail!.textBody).toContain("has been canceled.\n\nThe event was canceled.\n\nYou can see it here:");
     const b = await pendingOrder();
     const quiet = await b.s.client.post(`${b.s.path}/orders/${b.o.code}/mark_canceled/`, { send_email: false });
     expect(quiet.body.status).toBe("c");

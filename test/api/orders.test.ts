@@ -164,6 +164,7 @@ describe("order creation", () => {
     expect(withFee.body).toMatchObject({ status: "n", total: "0.25" });
     expect(withFee.body.fees).toEqual([
       {
+        id: expect.any(Number),
         fee_type: "payment",
         value: "0.25",
         description: "Card",

@@ -114,11 +114,11 @@ describe("webhooks: validation as pretix does it", () => {
     const org = await seedOrganizer();
     const res = await org.client.post(
       url(org),
-      body({ action_types: ["foo", "pretix.event.order.paid", "pretix.event.order.modified"] }),
+      body({ action_types: ["foo", "pretix.event.order.paid", "pretix.event.order.changed.item"] }),
     );
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      action_types: ['Invalid action type "foo".', 'Invalid action type "pretix.event.order.modified".'],
+      action_types: ['Invalid action type "foo".', 'Invalid action type "pretix.event.order.changed.item".'],
     });
     expect(await rowCount(org.id)).toBe(0);
   });

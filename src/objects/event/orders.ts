@@ -283,7 +283,8 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     const row = await orderStatusQuery(s.db(), req.orderId)
       .get()
       .catch(() => undefined);
-    if (row === undefined || (row.status !== req.to && !req.from.includes(row.status))) {
+    // a change that keeps the status cannot be told from the status: the alarm replays it (idempotent)
+    if (row === undefined || req.from.includes(req.to) || (row.status !== req.to && !req.from.includes(row.status))) {
       await handToAlarm(s, outboxId);
       throw e;
     }
@@ -323,7 +324,7 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
 async function writeStatus(
   s: EventState,
   e: OutboxKind<"status">,
-): Promise<{ changed: boolean; status: string | undefined }> {
+): Promise<{ changed: boolean; status: string | undefined; open: number }> {
   const db = s.db();
   const stmts = statusWriteStatements(db, s.eventId, e, voucherUsesOf(s.ledger.orderHolds(e.code)?.positions ?? []));
   // the tickets change with the status only: in this batch the order got the new status at `now`
@@ -335,6 +336,7 @@ async function writeStatus(
   return {
     changed: (results[statusResultIndex(e, stmts.length)] as { id: number }[]).length > 0,
     status: (results[results.length - 1] as { status: string }[])[0]?.status,
+    open: (results[results.length - 1] as { open: number }[])[0]?.open ?? 0,
   };
 }
 
@@ -350,8 +352,9 @@ export async function replayOrder(s: EventState, entry: OutboxKind<"order">, now
 
 /** The alarm's replay of a status change (idempotent); the holds and the index follow what D1 then says. */
 export async function replayStatus(s: EventState, entry: OutboxKind<"status">): Promise<void> {
-  const { status } = await writeStatus(s, entry);
-  const keptWithFee = entry.extra?.cancellationFee !== undefined;
+  const { status, open } = await writeStatus(s, entry);
+  // kept with a fee: no position holds anything any more (D1 says whether the cancellation landed)
+  const keptWithFee = entry.extra?.cancellationFee !== undefined && open === 0;
   s.storage.transactionSync(() => {
     if ((status === "n" || status === "p") && !keptWithFee) s.ledger.setOrderPaid(entry.code, status === "p");
     else s.ledger.removeOrder(entry.code);
@@ -366,8 +369,15 @@ export async function replayStatus(s: EventState, entry: OutboxKind<"status">): 
   });
 }
 
+/** The order's status, and how many of its positions are not canceled. */
 const orderStatusQuery = (db: DB, orderId: number) =>
-  db.select({ status: orders.status }).from(orders).where(eq(orders.id, orderId));
+  db
+    .select({
+      status: orders.status,
+      open: sql<number>`(SELECT count(*) FROM order_positions p WHERE p.order_id = ${orderId} AND p.canceled = 0)`,
+    })
+    .from(orders)
+    .where(eq(orders.id, orderId));
 
 /** Uses per voucher among positions (demands or holds). */
 function voucherUsesOf(positions: readonly { voucherId: number | null }[]): Map<number, number> {
