@@ -25,6 +25,7 @@ import { loadSalesCatalog } from "./sales-catalog";
 import { seatName } from "./positions";
 import { eventSecretGenerator, secretFacts } from "./ticket-changes";
 import { assignSecret, secretGenerator, SIG1 } from "./ticket-secrets";
+import { offerFreedCapacity } from "./waitinglist-assign";
 
 const CHANGED_MEANWHILE = "The order was changed meanwhile; read it again and repeat the change.";
 
@@ -207,6 +208,14 @@ function pick(set: PositionPatch["set"]) {
 }
 
 /** The event object decides the whole change and writes it; refusals become 400, a stale change 409. */
+/** Whether a change may free a unit the waiting list waits for: a ticket canceled or moved. */
+function freesCapacity(plan: ChangePlan): boolean {
+  return (
+    plan.cancelPositionIds.length > 0 ||
+    plan.patches.some((p) => "itemId" in p.set || "variationId" in p.set || "subeventId" in p.set)
+  );
+}
+
 async function commitChange(
   ctx: EventContext,
   r: OrderRecord,
@@ -243,6 +252,7 @@ async function commitChange(
   if (!decision.ok && "refusals" in decision) throw validationError(refusalErrors(decision.refusals));
   if (!decision.ok) throw changedMeanwhile(CHANGED_MEANWHILE);
   dispatchWebhooks(ctx.env, [{ eventId: event.id, code: r.order.code }]);
+  if (freesCapacity(plan)) await offerFreedCapacity(ctx);
   return decision.order
     ? toOrderRecord(decision.order)
     : (await readAfterWrite(() => findOrder(db, event.id, r.order.code)))!;

@@ -5,6 +5,7 @@
  * holds for the order (check-in attention, language, capacity) changes through it, as a status
  * change that keeps the status (order-status.ts `transition`), in one step with the D1 write.
  */
+import { offerFreedCapacity } from "./waitinglist-assign";
 import { z } from "zod";
 import type { InvoiceAddress, OrderStatus } from "../db/schema";
 import { orderInvoices } from "../db/invoices";
@@ -159,6 +160,7 @@ export async function cancelKeepingFee(
     keepInvoices: true,
   });
   await reissueLiveInvoices(ctx, r.order.id);
+  await offerFreedCapacity(ctx);
   if (opts.sendEmail ?? true) await notifyOrder(ctx, "order_canceled", after, undefined, 0, opts.comment || undefined);
   return (await loadOrder(ctx, r.order.code)) ?? after;
 }

@@ -169,6 +169,45 @@ describe("vouchers when capacity frees", () => {
     expect((await entries(w.s))[0]!.voucherId).not.toBeNull();
   });
 
+  it("a ticket canceled on its own (DELETE, cancel_positions, moved away, a cancellation fee) frees for the waiting list", async () => {
+    const s = await shop();
+    const ticket = await s.item();
+    const other = await s.item();
+    await s.quota({ size: 4, items: [ticket.id] });
+    await s.quota({ size: 10, items: [other.id] });
+    const o = await s.client.post(`${s.path}/orders/`, {
+      email: "buyer@example.org",
+      positions: [
+        { item: ticket.id },
+        { item: ticket.id },
+        { item: ticket.id },
+        { item: ticket.id },
+        { item: other.id },
+      ],
+    });
+    expect(o.status, JSON.stringify(o.body)).toBe(201);
+    for (let i = 0; i < 5; i++) {
+      const r = await s.client.post(`${s.path}/waitinglistentries/`, { email: `w${i}@example.org`, item: ticket.id });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+    }
+    const given = async () => (await entries(s)).filter((e) => e.voucherId !== null).length;
+    const [p1, p2, p3] = o.body.positions;
+    expect((await s.client.delete(`${s.path}/orderpositions/${p1.id}/`)).status).toBe(204);
+    expect(await given()).toBe(1);
+    const change = (body: unknown) => s.client.post(`${s.path}/orders/${o.body.code}/change/`, body);
+    expect((await change({ cancel_positions: [{ position: p2.id }] })).status).toBe(200);
+    expect(await given()).toBe(2);
+    expect((await change({ patch_positions: [{ position: p3.id, body: { item: other.id } }] })).status).toBe(200);
+    expect(await given()).toBe(3);
+    const fee = await s.client.post(`${s.path}/orders/${o.body.code}/mark_canceled/`, {
+      cancellation_fee: "1.00",
+      send_email: false,
+    });
+    expect(fee.status, JSON.stringify(fee.body)).toBe(200);
+    expect(await given()).toBe(4);
+    expect((await waitingVouchers(s)).length).toBe(4);
+  });
+
   it("the cron passes the unit of a waiting-list voucher that expired unused to the next entry", async () => {
     const w = await soldOut({ sold: 1, waiting: 2 });
     await cancel(w.s, w.sold[0].code);
