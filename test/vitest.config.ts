@@ -66,6 +66,9 @@ export default defineConfig(async () => {
               fuzzRuns: process.env.FUZZ_RUNS ?? "",
               fuzzSeed: process.env.FUZZ_SEED ?? "",
               fuzzOnly: process.env.FUZZ_ONLY ?? "",
+              // the ledger's random walk (test/api/transactions-ledger.test.ts)
+              ledgerRuns: process.env.LEDGER_RUNS ?? "",
+              ledgerSeed: process.env.LEDGER_SEED ?? "",
             },
             // parallel-load tests share two cores with the rest of the suite
             testTimeout: 30_000,

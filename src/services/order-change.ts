@@ -227,6 +227,7 @@ async function commitChange(
   const decision = await withEventObject<OrderChangeDecision>(ctx.env, event, (s) =>
     s.changeOrder(plan.stamp, {
       code: r.order.code,
+      paid: r.order.status === "p",
       kept: plan.kept,
       demands: plan.demands.map((d) => d.demand),
       ignoreQuota: !opts.checkQuotas,

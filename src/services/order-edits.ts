@@ -134,6 +134,8 @@ export const markOrderCanceled = survivingD1Faults(async function markOrderCance
   return after;
 });
 
+const NOTHING_LEFT =
+  "The order has no ticket left to cancel: cancel it without a fee, or change its fees with the order change.";
 const FEE_ABOVE_TOTAL = "The cancellation fee cannot be higher than the total amount of this order.";
 
 /**
@@ -149,6 +151,7 @@ export async function cancelKeepingFee(
   opts: { sendEmail?: boolean; comment?: string },
 ): Promise<OrderRecord> {
   if (fee > r.order.total) throw badRequest(FEE_ABOVE_TOTAL);
+  if (r.positions.every((p) => p.canceled)) throw badRequest(NOTHING_LEFT);
   if (r.order.status !== "n" && r.order.status !== "p")
     throw badRequest("Only a pending or paid order can be kept with a cancellation fee.");
   const tickets = await cancellationChanges(ctx, r);

@@ -137,6 +137,28 @@ describe("mark_canceled with a cancellation_fee", () => {
   });
 });
 
+describe("an order kept with a cancellation fee afterwards", () => {
+  it("takes an order change (a new ticket, the capacity taken again), is paid and canceled; a second fee is 400", async () => {
+    const w = await world(1);
+    const o = await place(w);
+    expect((await act(w, o.code, "mark_canceled", { cancellation_fee: "3.00", send_email: false })).status).toBe(200);
+    const again = await act(w, o.code, "mark_canceled", { cancellation_fee: "2.00" });
+    expect(again.status).toBe(400);
+    expect(again.body.detail).toContain("no ticket left to cancel");
+    expect((await read(w, o.code)).body.total).toBe("3.00");
+    // the order holds nothing: an order change gives it a ticket again, and takes the unit
+    const changed = await act(w, o.code, "change", { create_positions: [{ item: w.ticket.id }] });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ status: "n", total: "26.00" });
+    expect(await availability(w)).toMatchObject({ available_number: 0, pending_orders: 1 });
+    expect((await w.s.client.post(`${w.s.path}/orders/`, { positions: [{ item: w.ticket.id }] })).status).toBe(400);
+    expect((await act(w, o.code, "mark_paid")).body.status).toBe("p");
+    expect((await act(w, o.code, "mark_canceled", { send_email: false })).body.status).toBe("c");
+    expect(await availability(w)).toMatchObject({ available_number: 1, paid_orders: 0 });
+    expect(await owed(o.code)).toBe(0);
+  });
+});
+
 describe("PATCH of an order", () => {
   it("changes pretix's editable fields and answers the order; bad values are 400 and change nothing", async () => {
     const w = await world();

@@ -49,8 +49,8 @@ function decide(
 ): { outboxId: number } | { refusals: Refusal[] } | { stale: true } {
   let out: { outboxId: number } | { refusals: Refusal[] } | { stale: true } = { stale: true };
   s.storage.transactionSync(() => {
-    const before = s.ledger.orderHolds(req.code);
-    if (!before) return;
+    // an order kept with a cancellation fee holds nothing: its change starts from no holds
+    const before = s.ledger.orderHolds(req.code) ?? { positions: [], paid: req.paid };
     s.ledger.replaceOrder(req.code, req.kept, before.paid);
     // pretix does not check a kept voucher's validity again when its position changes
     const grows = growsQuotas(s, before.positions, req.kept, req.demands);
@@ -69,10 +69,11 @@ function decide(
   return out;
 }
 
-/** Gives the order its old holds back (the change did not reach D1); not when it holds nothing any more (canceled meanwhile). */
+/** Gives the order its old holds back (the change did not reach D1; none: it holds nothing again); not when it holds nothing any more (canceled meanwhile). */
 function undo(s: EventState, code: string, before: readonly Hold[]): void {
   const now = s.ledger.orderHolds(code);
-  if (now) s.ledger.replaceOrder(code, before, now.paid);
+  if (now && before.length === 0) s.ledger.removeOrder(code);
+  else if (now) s.ledger.replaceOrder(code, before, now.paid);
 }
 
 export async function changeOrder(s: EventState, stamp: number, req: OrderChangeRequest): Promise<OrderChangeDecision> {

@@ -102,6 +102,8 @@ export type StatusChange = {
  */
 export type OrderChangeRequest = {
   code: string;
+  /** Whether the order was paid when the service read it (for an order that holds nothing yet). */
+  paid: boolean;
   kept: Demand[];
   demands: Demand[];
   ignoreQuota: boolean;
