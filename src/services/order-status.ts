@@ -212,7 +212,7 @@ const NO_CANCELLATION_FEE =
  * `mark_canceled` of a pending, paid or expired order (pretix cancels expired orders too): open
  * payments are canceled with the order; with signed ticket secrets the tickets get new secrets
  * and the old ones are revoked, in the same transaction. pretix's `cancellation_fee` (the order
- * stays, with the fee as its total) is outside the spec: a fee other than none or zero is
+ * stays, with the fee as its total) is outside docs/api.md: a fee other than none or zero is
  * refused, never ignored.
  */
 export const markOrderCanceled = survivingD1Faults(async function markOrderCanceled(
