@@ -2,15 +2,16 @@
  * `npm start [-- --port P --persist-to DIR ...]`: applies the local D1 migrations, puts the PDF fonts
  * into the local bucket once per state directory, writes a random TICKET_SIGNING_KEY_SECRET into
  * `.dev.vars` on first start, and serves the API with `wrangler dev` (every flag is passed on; webhooks
- * may target loopback unless a `--var WEBHOOK_ALLOW_LOOPBACK:...` says otherwise). While it serves,
- * `server.json` in the state directory tells the operator command it answers (docs/running.md).
+ * may target loopback unless a `--var WEBHOOK_ALLOW_LOOPBACK:...` says otherwise; offline it fetches
+ * nothing). While it serves, `server.json` in the state directory tells the operator command it answers.
  */
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { seedFonts } from "./fonts.ts";
 import { forgetServer, localStateDir, recordServer } from "./local-state.ts";
-import { applyMigrations, projectRoot, runWrangler, spawnWrangler, takeOption } from "./wrangler.ts";
+import { applyMigrations, projectRoot, runWrangler, spawnWrangler, takeOption, wranglerEnv } from "./wrangler.ts";
 
 const args = process.argv.slice(2);
 
@@ -53,13 +54,28 @@ try {
   process.exit(1);
 }
 
+/**
+ * wrangler dev's environment: no fetch of the `Request.cf` placeholder from workers.cloudflare.com
+ * (offline it printed a stack trace; the service reads nothing of `request.cf`), and its output
+ * without the bindings table repeated at every start (./dev-output.ts).
+ */
+function devEnv(): NodeJS.ProcessEnv {
+  const filter = `--import=${pathToFileURL(path.join(import.meta.dirname, "dev-output.ts")).href}`;
+  return {
+    ...wranglerEnv,
+    CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    TICKETING_DEV_OUTPUT_FILTER: "1",
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, filter].filter(Boolean).join(" "),
+  };
+}
+
 const stateDir = localStateDir(persistTo);
 /** Where the server answers, for the operator command on the same machine. */
 const host = ip === "0.0.0.0" || ip === "*" ? "127.0.0.1" : ip === "::" ? "[::1]" : ip.includes(":") ? `[${ip}]` : ip;
 mkdirSync(stateDir, { recursive: true });
 recordServer(stateDir, { url: `http://${host}:${port}`, pid: process.pid });
 
-const child = spawnWrangler(["dev", ...args]);
+const child = spawnWrangler(["dev", ...args], { env: devEnv() });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => child.kill(signal));
 }
