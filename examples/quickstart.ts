@@ -221,35 +221,40 @@ gave the first time, or create another organizer and name it with --organizer).
   --api URL         the API (default http://127.0.0.1:8787/api/v1)
   --out DIR         where ticket.pdf is written (default: the current directory)`;
 
-/** A GET's status (for the choices before the first step). */
-async function statusOf(url: string, token: string): Promise<number> {
+/** The JSON of a GET (for the choices before the first step). */
+async function getJson(url: string, token: string): Promise<unknown> {
   const res = await fetch(url, { headers: { Authorization: `Token ${token}` } });
-  await res.arrayBuffer();
-  return res.status;
+  const text = await res.text();
+  if (res.status !== 200) throw new Unexpected(`GET ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
 }
 
 /** The organizer: the one named, else the only one the token sees. */
 async function organizerOf(api: string, token: string, named: string | undefined): Promise<string> {
   if (named) return named;
-  const res = await fetch(`${api}/organizers/`, { headers: { Authorization: `Token ${token}` } });
-  const text = await res.text();
-  if (res.status !== 200) throw new Unexpected(`the token was refused (${res.status}): ${text.slice(0, 300)}`);
-  const slugs = ((JSON.parse(text) as { results: { slug: string }[] }).results ?? []).map((o) => o.slug);
+  const page = (await getJson(`${api}/organizers/`, token)) as { results: { slug: string }[] };
+  const slugs = page.results.map((o) => o.slug);
   if (slugs.length !== 1) throw new Unexpected(`the token sees ${slugs.length} organizers: name one with --organizer`);
   return slugs[0]!;
 }
 
 /** The event's slug: the one named (refused when taken), else democon or the first free democon-N. */
 async function eventOf(api: string, token: string, organizer: string, named: string | undefined): Promise<string> {
-  const taken = async (slug: string) =>
-    (await statusOf(`${api}/organizers/${organizer}/events/${slug}/`, token)) !== 404;
+  // the organizer's events, every page (an event the token cannot see answers 403, like one that does not exist)
+  const existing = new Set<string>();
+  for (let url: string | null = `${api}/organizers/${organizer}/events/`; url !== null; ) {
+    const page = (await getJson(url, token)) as { next: string | null; results: { slug: string }[] };
+    for (const e of page.results) existing.add(e.slug);
+    url = page.next;
+  }
+  const taken = (slug: string) => existing.has(slug);
   if (named) {
-    if (await taken(named)) throw new Unexpected(`the event ${named} exists already: choose another --event`);
+    if (taken(named)) throw new Unexpected(`the event ${named} exists already: choose another --event`);
     return named;
   }
   for (let n = 1; n < 100; n++) {
     const slug = n === 1 ? "democon" : `democon-${n}`;
-    if (!(await taken(slug))) {
+    if (!taken(slug)) {
       if (n > 1) process.stderr.write(`the event democon exists already (an earlier run): this run uses ${slug}\n`);
       return slug;
     }
@@ -284,66 +289,69 @@ async function main(): Promise<void> {
     `$ API=${api} AUTH="Authorization: Token $TOKEN" JSON="Content-Type: application/json"`,
   ]);
 
-  for (const step of steps) {
-    print(["", `# ${step.note}`]);
-    printCommand(command(step));
-    const send = () =>
-      fetch(`${api}${expand(step.path, vars)}`, {
-        method: step.method,
-        headers: {
-          ...(step.auth === "token" ? { Authorization: `Token ${vars.get("TOKEN")}` } : {}),
-          ...(step.auth === "device" ? { Authorization: `Device ${vars.get("DEVICE")}` } : {}),
-          ...(step.body === undefined ? {} : { "Content-Type": "application/json" }),
-        },
-        body: step.body === undefined ? undefined : JSON.stringify(JSON.parse(expand(step.body, vars))),
-      });
-    let res = await send();
+  for (const step of steps) await runStep(step, api, vars, values.out);
+}
 
-    if (step.file) {
-      // a file still being prepared: 409 with Retry-After; shown once, then asked again until it is there
-      if (res.status === 409 && res.headers.has("retry-after")) {
-        const seconds = Number(res.headers.get("retry-after"));
-        print([`${res.status} ${shown((await res.json()) as Json, true)}`]);
-        printCommand([`sleep ${seconds}`]);
-        printCommand(command(step));
-        for (let attempt = 0; res.status === 409 && attempt < 60; attempt++) {
-          await new Promise((r) => setTimeout(r, seconds * 1000));
-          res = await send();
-        }
-      }
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      const type = res.headers.get("content-type") ?? "";
-      if (res.status !== step.status || type !== step.file.type) {
-        throw new Unexpected(
-          `expected ${step.status} ${step.file.type}, got ${res.status} ${type}: ${new TextDecoder().decode(bytes.slice(0, 500))}`,
-        );
-      }
-      const file = path.join(values.out, step.file.name);
-      writeFileSync(file, bytes);
-      print([`${res.status} ${type}, saved as ${step.file.name}: ${new TextDecoder().decode(bytes.slice(0, 8))}…`]);
-      process.stderr.write(`${step.file.name} written to ${file}\n`);
-      continue;
-    }
+/** One step: its command printed, the request sent, the answer checked and printed, its variables taken. */
+async function runStep(step: Step, api: string, vars: Map<string, string>, out: string): Promise<void> {
+  print(["", `# ${step.note}`]);
+  printCommand(command(step));
+  const send = () =>
+    fetch(`${api}${expand(step.path, vars)}`, {
+      method: step.method,
+      headers: {
+        ...(step.auth === "token" ? { Authorization: `Token ${vars.get("TOKEN")}` } : {}),
+        ...(step.auth === "device" ? { Authorization: `Device ${vars.get("DEVICE")}` } : {}),
+        ...(step.body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      body: step.body === undefined ? undefined : JSON.stringify(JSON.parse(expand(step.body, vars))),
+    });
+  let res = await send();
 
-    const text = await res.text();
-    let answer: Json;
-    try {
-      answer = JSON.parse(text) as Json;
-    } catch {
-      throw new Unexpected(`expected ${step.status} with JSON, got ${res.status}: ${text.slice(0, 500)}`);
+  if (step.file) {
+    // a file still being prepared: 409 with Retry-After; shown once, then asked again until it is there
+    if (res.status === 409 && res.headers.has("retry-after")) {
+      const seconds = Number(res.headers.get("retry-after"));
+      print([`${res.status} ${shown((await res.json()) as Json, true)}`]);
+      printCommand([`sleep ${seconds}`]);
+      printCommand(command(step));
+      for (let attempt = 0; res.status === 409 && attempt < 60; attempt++) {
+        await new Promise((r) => setTimeout(r, seconds * 1000));
+        res = await send();
+      }
     }
-    if (res.status !== step.status) {
-      throw new Unexpected(`expected ${step.status}, got ${res.status}: ${text}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const type = res.headers.get("content-type") ?? "";
+    if (res.status !== step.status || type !== step.file.type) {
+      throw new Unexpected(
+        `expected ${step.status} ${step.file.type}, got ${res.status} ${type}: ${new TextDecoder().decode(bytes.slice(0, 500))}`,
+      );
     }
-    print([`${res.status} ${shown(answer, step.show)}`]);
-    if (step.take) {
-      const taken = Object.entries(step.take).map(([name, where]) => {
-        const value = at(answer, where);
-        vars.set(name, value);
-        return `${name}=${value}`;
-      });
-      print([`$ ${taken.join(" ")}`]);
-    }
+    const file = path.join(out, step.file.name);
+    writeFileSync(file, bytes);
+    print([`${res.status} ${type}, saved as ${step.file.name}: ${new TextDecoder().decode(bytes.slice(0, 8))}…`]);
+    process.stderr.write(`${step.file.name} written to ${file}\n`);
+    return;
+  }
+
+  const text = await res.text();
+  let answer: Json;
+  try {
+    answer = JSON.parse(text) as Json;
+  } catch {
+    throw new Unexpected(`expected ${step.status} with JSON, got ${res.status}: ${text.slice(0, 500)}`);
+  }
+  if (res.status !== step.status) {
+    throw new Unexpected(`expected ${step.status}, got ${res.status}: ${text}`);
+  }
+  print([`${res.status} ${shown(answer, step.show)}`]);
+  if (step.take) {
+    const taken = Object.entries(step.take).map(([name, where]) => {
+      const value = at(answer, where);
+      vars.set(name, value);
+      return `${name}=${value}`;
+    });
+    print([`$ ${taken.join(" ")}`]);
   }
 }
 
