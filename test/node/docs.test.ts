@@ -2,7 +2,8 @@
  * The README and docs/ against what they describe: links that resolve, a README that stays a
  * quickstart, the deploy guide and the configuration table against wrangler.toml, the webhook
  * targets as the local default has them, the typed client's code as the example compiles it;
- * nothing cites a file a clone does not hold; no command shown needs a Node newer than 20.
+ * nothing cites a file a clone does not hold; no command shown needs a Node newer than 20;
+ * what the walkthroughs leave in the project is git-ignored.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -160,5 +161,12 @@ describe("README and docs/", () => {
       }
     }
     expect(served).toEqual([]);
+  });
+
+  it("what the walkthroughs leave in the project is ignored by git: local states, ticket.pdf, .dev.vars", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const paths = [".wrangler/state/v3/d1/x.sqlite", "state/v3/d1/x.sqlite", "ticket.pdf", ".dev.vars"];
+    const ignored = execFileSync("git", ["check-ignore", "--no-index", ...paths], { cwd: root, encoding: "utf8" });
+    expect(ignored.trim().split("\n")).toEqual(paths);
   });
 });
