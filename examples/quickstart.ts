@@ -1,17 +1,10 @@
 /**
- * The README's first sale, run against a server: an event, a product, a quota, on sale, an
- * order, paid, its ticket PDF, a check-in list, a scanning device, a scan and a second scan.
- *
- *   npm run --silent quickstart -- --token TOKEN [--api http://127.0.0.1:8787/api/v1] [--out DIR]
- *
- * TOKEN is what `npm run --silent admin -- create-organizer --slug demo --name "Demo Events"`
- * printed; the server runs on a state without the event `democon` yet (a fresh one).
- *
- * It prints each step as the command a person types — curl, with shell variables for what
- * earlier answers handed out (`$ ITEM=1` takes a value from the answer above) — and the
- * answer: its status and the fields that matter (`…` where fields are left out). The README's
- * quickstart block is this transcript; test/node/quickstart.test.ts runs the script against a
- * fresh server and holds the README to it. Exit code 1 when an answer is not the expected one.
+ * The README's first sale, run against a server: an event, a product, a quota, on sale, an order,
+ * paid, its ticket PDF, a check-in list, a scanning device, a scan and a second scan. It prints
+ * each step as the command a person types and the answer (the README's block is this transcript;
+ * test/node/quickstart.test.ts holds the README to it). `--help` says how to run it; the event's
+ * slug is `democon`, or the first free one of `democon-2`, `democon-3`, ... when an earlier run
+ * took it (`--event` names one). Exit code 1 when an answer is not the expected one.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -37,16 +30,17 @@ type Step = {
   file?: { name: string; type: string };
 };
 
-const ORG = "/organizers/demo";
-const EVENT = `${ORG}/events/democon`;
+const ORG = "/organizers/$ORGANIZER";
+const EVENT = `${ORG}/events/$EVENT`;
 
+/** The steps; `$ORGANIZER` and `$EVENT` are the slugs chosen, written out in what is printed. */
 const STEPS: Step[] = [
   {
     note: "an event, not on sale yet; manual payment (the organizer confirms payments) as its payment method",
     method: "POST",
     path: `${ORG}/events/`,
     auth: "token",
-    body: '{"name": {"en": "Demo Conference"}, "slug": "democon", "currency": "EUR", "date_from": "2030-06-01T09:00:00Z", "plugins": ["pretix.plugins.manualpayment"]}',
+    body: '{"name": {"en": "Demo Conference"}, "slug": "$EVENT", "currency": "EUR", "date_from": "2030-06-01T09:00:00Z", "plugins": ["pretix.plugins.manualpayment"]}',
     status: 201,
     show: { slug: true, live: true, currency: true, date_from: true },
   },
@@ -216,86 +210,148 @@ function printCommand(lines: string[]): void {
   print(lines.map((line, i) => (i === 0 ? `$ ${line}` : `> ${line}`)));
 }
 
+const USAGE = `usage: npm run --silent quickstart -- --token TOKEN [--organizer SLUG] [--event SLUG] [--api URL] [--out DIR]
+
+Runs the README's first sale against a running server (npm start) and prints it as commands and
+answers. TOKEN: what \`npm run --silent admin -- create-organizer --slug demo --name "Demo Events"\`
+printed (run again on the same state, that command refuses the taken slug: use the token it
+gave the first time, or create another organizer and name it with --organizer).
+  --organizer SLUG  the organizer (default: the one the token belongs to)
+  --event SLUG      the new event's slug (default: democon, or the first free democon-N)
+  --api URL         the API (default http://127.0.0.1:8787/api/v1)
+  --out DIR         where ticket.pdf is written (default: the current directory)`;
+
+/** The JSON of a GET (for the choices before the first step). */
+async function getJson(url: string, token: string): Promise<unknown> {
+  const res = await fetch(url, { headers: { Authorization: `Token ${token}` } });
+  const text = await res.text();
+  if (res.status !== 200) throw new Unexpected(`GET ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** The organizer: the one named, else the only one the token sees. */
+async function organizerOf(api: string, token: string, named: string | undefined): Promise<string> {
+  if (named) return named;
+  const page = (await getJson(`${api}/organizers/`, token)) as { results: { slug: string }[] };
+  const slugs = page.results.map((o) => o.slug);
+  if (slugs.length !== 1) throw new Unexpected(`the token sees ${slugs.length} organizers: name one with --organizer`);
+  return slugs[0]!;
+}
+
+/** The event's slug: the one named (refused when taken), else democon or the first free democon-N. */
+async function eventOf(api: string, token: string, organizer: string, named: string | undefined): Promise<string> {
+  // the organizer's events, every page (an event the token cannot see answers 403, like one that does not exist)
+  const existing = new Set<string>();
+  for (let url: string | null = `${api}/organizers/${organizer}/events/`; url !== null; ) {
+    const page = (await getJson(url, token)) as { next: string | null; results: { slug: string }[] };
+    for (const e of page.results) existing.add(e.slug);
+    url = page.next;
+  }
+  const taken = (slug: string) => existing.has(slug);
+  if (named) {
+    if (taken(named)) throw new Unexpected(`the event ${named} exists already: choose another --event`);
+    return named;
+  }
+  for (let n = 1; n < 100; n++) {
+    const slug = n === 1 ? "democon" : `democon-${n}`;
+    if (!taken(slug)) {
+      if (n > 1) process.stderr.write(`the event democon exists already (an earlier run): this run uses ${slug}\n`);
+      return slug;
+    }
+  }
+  throw new Unexpected("democon to democon-99 are all taken: choose an event slug with --event");
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       token: { type: "string" },
+      organizer: { type: "string" },
+      event: { type: "string" },
       api: { type: "string", default: "http://127.0.0.1:8787/api/v1" },
       out: { type: "string", default: process.env.INIT_CWD ?? process.cwd() },
+      help: { type: "boolean", short: "h" },
     },
   });
-  if (!values.token) {
-    throw new Unexpected(
-      'no --token: create the organizer first (npm run --silent admin -- create-organizer --slug demo --name "Demo Events") and pass the token it printed',
-    );
+  if (values.help) {
+    print([USAGE]);
+    return;
   }
+  if (!values.token) throw new Unexpected(`no --token\n${USAGE}`);
   const api = values.api.replace(/\/+$/, "");
+  const organizer = await organizerOf(api, values.token, values.organizer);
+  const event = await eventOf(api, values.token, organizer, values.event);
+  const slugs = (text: string) => text.replaceAll("$ORGANIZER", organizer).replaceAll("$EVENT", event);
+  const steps = STEPS.map((step) => ({ ...step, path: slugs(step.path), body: step.body && slugs(step.body) }));
   const vars = new Map<string, string>([["TOKEN", values.token]]);
   print([
     `$ TOKEN=${values.token}`,
     `$ API=${api} AUTH="Authorization: Token $TOKEN" JSON="Content-Type: application/json"`,
   ]);
 
-  for (const step of STEPS) {
-    print(["", `# ${step.note}`]);
-    printCommand(command(step));
-    const send = () =>
-      fetch(`${api}${expand(step.path, vars)}`, {
-        method: step.method,
-        headers: {
-          ...(step.auth === "token" ? { Authorization: `Token ${vars.get("TOKEN")}` } : {}),
-          ...(step.auth === "device" ? { Authorization: `Device ${vars.get("DEVICE")}` } : {}),
-          ...(step.body === undefined ? {} : { "Content-Type": "application/json" }),
-        },
-        body: step.body === undefined ? undefined : JSON.stringify(JSON.parse(expand(step.body, vars))),
-      });
-    let res = await send();
+  for (const step of steps) await runStep(step, api, vars, values.out);
+}
 
-    if (step.file) {
-      // a file still being prepared: 409 with Retry-After; shown once, then asked again until it is there
-      if (res.status === 409 && res.headers.has("retry-after")) {
-        const seconds = Number(res.headers.get("retry-after"));
-        print([`${res.status} ${shown((await res.json()) as Json, true)}`]);
-        printCommand([`sleep ${seconds}`]);
-        printCommand(command(step));
-        for (let attempt = 0; res.status === 409 && attempt < 60; attempt++) {
-          await new Promise((r) => setTimeout(r, seconds * 1000));
-          res = await send();
-        }
-      }
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      const type = res.headers.get("content-type") ?? "";
-      if (res.status !== step.status || type !== step.file.type) {
-        throw new Unexpected(
-          `expected ${step.status} ${step.file.type}, got ${res.status} ${type}: ${new TextDecoder().decode(bytes.slice(0, 500))}`,
-        );
-      }
-      const file = path.join(values.out, step.file.name);
-      writeFileSync(file, bytes);
-      print([`${res.status} ${type}, saved as ${step.file.name}: ${new TextDecoder().decode(bytes.slice(0, 8))}…`]);
-      process.stderr.write(`${step.file.name} written to ${file}\n`);
-      continue;
-    }
+/** One step: its command printed, the request sent, the answer checked and printed, its variables taken. */
+async function runStep(step: Step, api: string, vars: Map<string, string>, out: string): Promise<void> {
+  print(["", `# ${step.note}`]);
+  printCommand(command(step));
+  const send = () =>
+    fetch(`${api}${expand(step.path, vars)}`, {
+      method: step.method,
+      headers: {
+        ...(step.auth === "token" ? { Authorization: `Token ${vars.get("TOKEN")}` } : {}),
+        ...(step.auth === "device" ? { Authorization: `Device ${vars.get("DEVICE")}` } : {}),
+        ...(step.body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      body: step.body === undefined ? undefined : JSON.stringify(JSON.parse(expand(step.body, vars))),
+    });
+  let res = await send();
 
-    const text = await res.text();
-    let answer: Json;
-    try {
-      answer = JSON.parse(text) as Json;
-    } catch {
-      throw new Unexpected(`expected ${step.status} with JSON, got ${res.status}: ${text.slice(0, 500)}`);
+  if (step.file) {
+    // a file still being prepared: 409 with Retry-After; shown once, then asked again until it is there
+    if (res.status === 409 && res.headers.has("retry-after")) {
+      const seconds = Number(res.headers.get("retry-after"));
+      print([`${res.status} ${shown((await res.json()) as Json, true)}`]);
+      printCommand([`sleep ${seconds}`]);
+      printCommand(command(step));
+      for (let attempt = 0; res.status === 409 && attempt < 60; attempt++) {
+        await new Promise((r) => setTimeout(r, seconds * 1000));
+        res = await send();
+      }
     }
-    if (res.status !== step.status) {
-      throw new Unexpected(`expected ${step.status}, got ${res.status}: ${text}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const type = res.headers.get("content-type") ?? "";
+    if (res.status !== step.status || type !== step.file.type) {
+      throw new Unexpected(
+        `expected ${step.status} ${step.file.type}, got ${res.status} ${type}: ${new TextDecoder().decode(bytes.slice(0, 500))}`,
+      );
     }
-    print([`${res.status} ${shown(answer, step.show)}`]);
-    if (step.take) {
-      const taken = Object.entries(step.take).map(([name, where]) => {
-        const value = at(answer, where);
-        vars.set(name, value);
-        return `${name}=${value}`;
-      });
-      print([`$ ${taken.join(" ")}`]);
-    }
+    const file = path.join(out, step.file.name);
+    writeFileSync(file, bytes);
+    print([`${res.status} ${type}, saved as ${step.file.name}: ${new TextDecoder().decode(bytes.slice(0, 8))}…`]);
+    process.stderr.write(`${step.file.name} written to ${file}\n`);
+    return;
+  }
+
+  const text = await res.text();
+  let answer: Json;
+  try {
+    answer = JSON.parse(text) as Json;
+  } catch {
+    throw new Unexpected(`expected ${step.status} with JSON, got ${res.status}: ${text.slice(0, 500)}`);
+  }
+  if (res.status !== step.status) {
+    throw new Unexpected(`expected ${step.status}, got ${res.status}: ${text}`);
+  }
+  print([`${res.status} ${shown(answer, step.show)}`]);
+  if (step.take) {
+    const taken = Object.entries(step.take).map(([name, where]) => {
+      const value = at(answer, where);
+      vars.set(name, value);
+      return `${name}=${value}`;
+    });
+    print([`$ ${taken.join(" ")}`]);
   }
 }
 

@@ -120,7 +120,7 @@ const openApiDocumentResponse = z.looseObject({
   components: z.record(z.string(), z.unknown()),
 });
 
-/** The error boundary: every failure leaves as the spec's JSON error body. */
+/** The error boundary: every failure leaves as the JSON error body of docs/api.md. */
 export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   if (isFailure(err)) {
     const { status, body, headers } = errorResponse(err);

@@ -4,7 +4,7 @@
  * `npm run generate` in this folder), the calls go through openapi-fetch. Paths, parameters,
  * bodies and answers are checked by the compiler (`npm run typecheck` compiles this file).
  *
- *   node examples/typed-client/paid-orders.ts --token TOKEN --organizer demo --event democon [--base http://127.0.0.1:8787]
+ *   npm run --silent paid-orders -w examples/typed-client -- --token TOKEN --organizer demo --event democon [--base URL]
  *
  * Prints the event's paid orders, one a line: code, total, email.
  */

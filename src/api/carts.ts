@@ -1,5 +1,5 @@
 /**
- * Cart positions (spec "Cart positions"; experimental there). The routes parse, scope, call the
+ * Cart positions (docs/api.md; experimental there). The routes parse, scope, call the
  * cart services (services/carts.ts: the event object decides on quota, seats and vouchers) and
  * serialize.
  */
@@ -28,7 +28,7 @@ import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
 import { answerResponse, seatResponse, serializeAnswer, serializeSeat } from "./orders-position-parts";
 
-/** A cart position (spec "Cart position"), with its add-ons and bundled positions nested. */
+/** A cart position (docs/api.md), with its add-ons and bundled positions nested. */
 export const cartPositionResponse = z
   .object({
     id: id(),

@@ -1,5 +1,5 @@
 /**
- * Item categories (spec "Item category"; pretix docs categories.rst). Reading needs access to
+ * Item categories (docs/api.md; pretix docs categories.rst). Reading needs access to
  * the event (devices too); changing needs can_change_items. The list supports `is_addon`,
  * `ordering` (`id`, `position`; default `position`) and Last-Modified / If-Modified-Since.
  * DELETE is accepted on the plural and the singular path (`.../category/{id}/`). The rules

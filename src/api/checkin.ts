@@ -1,5 +1,5 @@
 /**
- * pretix's check-in RPC for scanning apps (pretix docs checkin.rst; spec open point 10): `checkinrpc/
+ * pretix's check-in RPC for scanning apps (pretix docs checkin.rst; docs/open-points.md row 10): `checkinrpc/
  * redeem/`, `search/` and `annul/` of an organizer, and the answer of a scan shared with the per-list
  * redeem (api/checkinlists.ts). Statuses as pretix sends them: 201 `ok`; 400 `error` or `incomplete`;
  * 404 `invalid` (with `detail` for older clients). Each list needs its event's check-in permission;

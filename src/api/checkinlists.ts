@@ -1,5 +1,5 @@
 /**
- * Check-in lists (spec "Check-in lists"; pretix docs checkinlists.rst, open points 9 and 10):
+ * Check-in lists (docs/api.md; pretix docs checkinlists.rst, docs/open-points.md rows 9 and 10):
  * CRUD (DELETE also on the singular path, deleting the list's check-ins), `status`, the list's
  * tickets (`positions`) with pretix's filters and orderings, the per-list redeem, failed scans,
  * and the event's check-in history (pretix checkin.rst), where failed scans show.

@@ -1,5 +1,5 @@
 /**
- * Customers (spec "Customers and memberships", pretix docs customers.rst): list (`email`
+ * Customers (docs/api.md, pretix docs customers.rst): list (`email`
  * filter), detail by `identifier`, create (with `password`, hashed and never returned, and
  * `send_email`, the activation mail), PUT/PATCH, and `anonymize`. Needs can_manage_customers.
  * The routes parse, scope, call the customer services (services/customers.ts) and serialize.
@@ -24,7 +24,7 @@ import { organizerScope } from "../http/tenancy";
 import { jsonBody, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
-/** A customer (spec "Customer"; `password` is never sent). */
+/** A customer (docs/api.md; `password` is never sent). */
 export const customerResponse = z
   .object({
     identifier: z.string(),

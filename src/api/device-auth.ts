@@ -1,5 +1,5 @@
 /**
- * Device authentication (spec "Device authentication"; pretix docs deviceauth.rst):
+ * Device authentication (docs/api.md; pretix docs deviceauth.rst):
  * `initialize` takes no credentials (it is one of the app's public paths); `update`, `info`,
  * `roll` and `revoke` take a device key only (a team key: 401, as pretix answers).
  */
@@ -26,7 +26,7 @@ import { jsonBody } from "../http/validation";
 import { deviceResponse } from "./devices";
 
 /**
- * The device credential response (spec "Device"): plus `security_profile`, which pretix sends
+ * The device credential response (docs/api.md): plus `security_profile`, which pretix sends
  * too and pretixSCAN reads at setup to switch off order sync and search for the online-only
  * profiles. `gate` is always null (docs/open-points.md).
  */

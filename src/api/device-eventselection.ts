@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/device/eventselection` (spec "Device authentication"; pretix docs devices.rst):
+ * `GET /api/v1/device/eventselection` (docs/api.md; pretix docs devices.rst):
  * 200 with a suggested event, date and check-in list, 304 when the device's current selection
  * is fine, 404 when there is nothing to suggest (the service's `not_found`). Devices only (a
  * team key is refused with 401, as pretix authenticates this endpoint by device alone).

@@ -1,5 +1,5 @@
 /**
- * Devices, the organizer's side (spec "Devices"; pretix docs devices.rst): list, detail,
+ * Devices, the organizer's side (docs/api.md; pretix docs devices.rst): list, detail,
  * create, PATCH, and the setup content of a new device's QR code. Everything needs
  * can_change_organizer_settings, as in pretix; devices never manage devices.
  */
@@ -16,7 +16,7 @@ import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
-/** The device resource (spec "Device"). */
+/** The device resource (docs/api.md). */
 export const deviceResponse = z
   .object({
     device_id: id(),

@@ -1,5 +1,5 @@
 /**
- * Automatic discounts (spec "Discount"; pretix docs discounts.rst). Reading needs access to
+ * Automatic discounts (docs/api.md; pretix docs discounts.rst). Reading needs access to
  * the event; writing needs can_change_items. The rules and services are in
  * services/discounts.ts (the forbidden combinations of pretix's model are field errors).
  */
@@ -130,7 +130,7 @@ async function removeDiscount(c: AppContext) {
 }
 
 discountRoutes.delete(`${base}/:id`, write, doc.noContent({ summary: "Delete a discount" }), removeDiscount);
-// the spec also writes the delete path in the singular
+// the singular delete path is accepted too
 discountRoutes.delete(
   "/organizers/:organizer/events/:event/discount/:id",
   write,

@@ -1,5 +1,5 @@
 /**
- * Event meta properties (spec open point 27; pretix docs event_meta_properties.rst): the keys
+ * Event meta properties (docs/open-points.md row 27; pretix docs event_meta_properties.rst): the keys
  * an organizer defines for the `meta_data` of events and sub-events. Reading needs access to
  * the organizer; changes need the permission to change organizer settings. The rules are in
  * services/event-meta.ts.

@@ -1,5 +1,5 @@
 /**
- * Event settings (spec open point 2; pretix docs events.rst "Event settings"): GET with
+ * Event settings (docs/open-points.md row 2; pretix docs events.rst "Event settings"): GET with
  * `explain`, PATCH with `null` unsetting a key; PUT is not allowed (405). Keys and their
  * documentation: EVENT_SETTINGS in services/settings. Keys not set on the event show the
  * organizer's value (for keys the organizer has) or the global default. Devices read the keys

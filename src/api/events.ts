@@ -1,5 +1,5 @@
 /**
- * Events (spec "Event", "Endpoints › Events"; pretix docs events.rst): list with filters,
+ * Events (docs/api.md; pretix docs events.rst): list with filters,
  * detail with `valid_keys`, create (also as a clone: `clone_from`, `.../clone/`), PATCH, DELETE.
  * The routes parse, scope, call the event services (services/event-changes.ts) and serialize.
  * `with_availability_for` adds `best_availability_state` (./events-availability.ts).

@@ -1,5 +1,5 @@
 /**
- * Exporters (spec "Exporters"; pretix docs exporters.rst): the list at event and organizer
+ * Exporters (docs/api.md; pretix docs exporters.rst): the list at event and organizer
  * level, `run` (202 with the download URL), and the download URL itself: 409 with `status`
  * and `percentage` while the export is waiting or running, 200 with the file, 410 with
  * `status` `failed` and `message`, 404 when unknown or expired. Event level needs

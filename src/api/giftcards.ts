@@ -1,5 +1,5 @@
 /**
- * Gift cards (spec "Gift cards", pretix docs giftcards.rst): list, detail, create, update,
+ * Gift cards (docs/api.md, pretix docs giftcards.rst): list, detail, create, update,
  * `transact` and the transaction list. Needs can_manage_gift_cards (devices have it).
  * `include_accepted=true` also reaches cards of issuers whose cards this organizer accepts
  * (see api/giftcard-acceptance.ts); such cards can be read and transacted on, not edited. The
@@ -33,7 +33,7 @@ import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
 
-/** A gift card (spec "Gift card and transaction"). */
+/** A gift card (docs/api.md). */
 export const giftCardResponse = z
   .object({
     id: id(),
@@ -47,7 +47,7 @@ export const giftCardResponse = z
   .meta({ id: "GiftCard" });
 export type GiftCardResponse = z.infer<typeof giftCardResponse>;
 
-/** A transaction of a gift card (spec "Gift card and transaction"). */
+/** A transaction of a gift card (docs/api.md). */
 export const giftCardTransactionResponse = z
   .object({
     id: id(),

@@ -1,5 +1,5 @@
 /**
- * Invoices (spec "Invoice", endpoints "Invoices"; pretix docs invoices.rst, orders.rst
+ * Invoices (docs/api.md; pretix docs invoices.rst, orders.rst
  * `create_invoice`): list with filters and ordering, detail by number, the PDF (409 while it
  * is rendered on the documents queue), reissue and regenerate, and the order action that
  * creates an invoice. Reading needs can_view_orders, the actions can_change_orders (pretix's

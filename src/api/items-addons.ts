@@ -1,5 +1,5 @@
 /**
- * Nested add-on and bundle endpoints of an item (spec open point 5; pretix docs
+ * Nested add-on and bundle endpoints of an item (docs/open-points.md row 5; pretix docs
  * item_add-ons.rst and item_bundles.rst): list, detail, POST (201), PATCH / PUT (every field
  * but `id`), DELETE (204). Reading needs access to the event; writing needs can_change_items.
  * One set of routes serves both kinds (`itemPartRoutes`); the rules live in

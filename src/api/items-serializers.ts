@@ -1,5 +1,5 @@
 /**
- * The items resource as the spec and pretix's docs (items.rst, item_variations.rst,
+ * The items resource as pretix's docs (items.rst, item_variations.rst,
  * item_add-ons.rst, item_bundles.rst) shape it: one response schema per resource (item,
  * variation, add-on, bundle; add-ons and bundles appear inside the item without `id`) and the
  * serializers typed by them, field names and order as the docs show them.

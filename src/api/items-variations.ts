@@ -1,5 +1,5 @@
 /**
- * Variations of an item (spec "Item variation"; pretix docs item_variations.rst). `id` and
+ * Variations of an item (docs/api.md; pretix docs item_variations.rst). `id` and
  * `price` (the effective price: the variation's `default_price`, else the item's) are
  * read-only. Only items created with variations take new ones; the last variation of an item
  * and variations that were ordered cannot be deleted (403). The rules live in

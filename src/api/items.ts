@@ -1,5 +1,5 @@
 /**
- * Items (spec "Item (product)", "Endpoints › Items, variations, categories"; pretix docs
+ * Items (docs/api.md; pretix docs
  * items.rst). Reading needs access to the event (devices too); writing needs can_change_items.
  * Items are created with nested `variations`, `addons` and `bundles`; afterwards those change
  * only through their nested endpoints (items-variations.ts, items-addons.ts). An item that was

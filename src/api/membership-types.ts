@@ -1,5 +1,5 @@
 /**
- * Membership types (organizer level; pretix docs membershiptypes.rst, spec open point 25).
+ * Membership types (organizer level; pretix docs membershiptypes.rst, docs/open-points.md row 25).
  * Reading needs access to the organizer; changing needs can_change_organizer_settings. The
  * routes parse, scope, call the services (services/membership-types.ts) and serialize.
  */

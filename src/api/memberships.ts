@@ -1,5 +1,5 @@
 /**
- * Memberships (spec "Customers and memberships", pretix docs memberships.rst): list with the
+ * Memberships (docs/api.md, pretix docs memberships.rst): list with the
  * `customer`, `membership_type` and `testmode` filters, detail, create, PUT/PATCH. Needs
  * can_manage_customers. The routes parse, scope, call the membership services
  * (services/memberships.ts) and serialize.
@@ -23,7 +23,7 @@ import { organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 
-/** A membership (spec "Membership"). */
+/** A membership (docs/api.md). */
 export const membershipResponse = z
   .object({
     id: id(),

@@ -1,5 +1,5 @@
 /**
- * The order resource as pretix's orders.rst shapes it (the part the spec and the service use):
+ * The order resource as pretix's orders.rst shapes it (the part the service uses):
  * one response schema per resource (order, position, fee, payment, invoice address) and the
  * serializers typed by them.
  */

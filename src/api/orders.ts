@@ -1,6 +1,6 @@
 /**
- * Orders (spec "Orders and external checkout"; reading and state changes: pretix docs
- * orders.rst, spec open points 15, 16, 28). The routes parse, scope, call the order services
+ * Orders (docs/api.md; reading and state changes: pretix docs
+ * orders.rst, docs/open-points.md rows 15, 16, 28). The routes parse, scope, call the order services
  * (services/order-create.ts, services/order-status.ts) and serialize (./orders-serializers.ts).
  */
 import { Hono } from "hono";

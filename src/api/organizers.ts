@@ -1,5 +1,5 @@
 /**
- * Organizers and organizer settings (spec "Organizers"). Organizers are created only by the
+ * Organizers and organizer settings (docs/api.md). Organizers are created only by the
  * operator command. Settings are PATCHed through the settings service (services/settings.ts).
  */
 import { Hono } from "hono";
@@ -33,7 +33,7 @@ export function serializeOrganizer(baseUrl: string, org: OrganizerRow): Organize
 /**
  * The response of a settings endpoint: every key of the catalog with its value (`partial`:
  * a caller may be shown only some keys, as devices are for events). The key list is not
- * stable (spec "Organizer": discovered from the output).
+ * stable (docs/api.md: discovered from the output).
  */
 export function settingsResponse(catalog: SettingsCatalog) {
   return z.object(Object.fromEntries(Object.entries(catalog).map(([key, def]) => [key, readSchema(def)]))).partial();

@@ -1,5 +1,5 @@
 /**
- * Questions (spec "Question"; pretix docs questions.rst). Reading needs access to the event;
+ * Questions (docs/api.md; pretix docs questions.rst). Reading needs access to the event;
  * writing needs can_change_items. The rules and services are in services/questions.ts; options
  * are written inline only on creation, afterwards through the nested endpoints
  * (api/question-options.ts).

@@ -1,5 +1,5 @@
 /**
- * Quotas (spec open point 14: pretix docs quotas.rst), with real availability from the event
+ * Quotas (docs/open-points.md row 14: pretix docs quotas.rst), with real availability from the event
  * object. The routes parse, scope, call the quota services (services/quotas.ts) and serialize.
  */
 import { Hono } from "hono";

@@ -1,5 +1,5 @@
 /**
- * Seating plans of an organizer (spec "Seating plan"; pretix docs seatingplans.rst). Reading
+ * Seating plans of an organizer (docs/api.md; pretix docs seatingplans.rst). Reading
  * and writing need can_change_organizer_settings, as in pretix. `layout` is stored and
  * returned exactly as sent; its seats are read as pretix defines them and kept for selling
  * (services/seating.ts). A plan used by an event or sub-event cannot be changed or deleted (403).
@@ -26,7 +26,7 @@ export const seatingPlanResponse = z
   .object({
     id: id(),
     name: z.string(),
-    /** The layout exactly as sent (its schema is an open point of the spec). */
+    /** The layout exactly as sent (its schema is an open point (docs/open-points.md)). */
     layout: object(),
   })
   .meta({ id: "SeatingPlan" });

@@ -1,5 +1,5 @@
 /**
- * Automated email rules (spec "Automated email rule"; pretix docs sendmail_rules.rst).
+ * Automated email rules (docs/api.md; pretix docs sendmail_rules.rst).
  * Reading and writing need can_change_event_settings, as in pretix. The rules and services
  * are in services/sendmail-rules.ts (including why DELETE never answers "in use").
  */

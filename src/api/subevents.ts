@@ -1,5 +1,5 @@
 /**
- * Sub-events, the dates of an event series (spec "Sub-event", "Endpoints › Sub-events";
+ * Sub-events, the dates of an event series (docs/api.md;
  * pretix docs subevents.rst): list with filters and list-level conditional fetching, CRUD with
  * item and variation overrides and meta data (services/subevents.ts), and the organizer-level
  * list across all series. `with_availability_for` adds `best_availability_state`

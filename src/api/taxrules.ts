@@ -1,5 +1,5 @@
 /**
- * Tax rules (spec "Tax rule"; pretix docs taxrules.rst). Reading needs access to the event;
+ * Tax rules (docs/api.md; pretix docs taxrules.rst). Reading needs access to the event;
  * writing needs can_change_event_settings. The rules and services are in services/taxrules.ts
  * (a rule in use by products or orders cannot be deleted: 403).
  */

@@ -1,5 +1,5 @@
 /**
- * Teams (spec "Teams"): CRUD, members, invites and API tokens. Needs can_change_teams. The
+ * Teams (docs/api.md): CRUD, members, invites and API tokens. Needs can_change_teams. The
  * routes parse, scope, call the team services (services/teams.ts) and serialize.
  */
 import { Hono } from "hono";
@@ -59,7 +59,7 @@ const teamFlagFields = {
   can_checkin_orders: z.boolean(),
 } satisfies Record<TeamPermission, z.ZodBoolean>;
 
-/** A team (spec "Team"). */
+/** A team (docs/api.md). */
 export const teamResponse = z
   .object({
     id: id(),
@@ -71,13 +71,13 @@ export const teamResponse = z
   .meta({ id: "Team" });
 export type TeamResponse = z.infer<typeof teamResponse>;
 
-/** A team member (spec "Team"). */
+/** A team member (docs/api.md). */
 export const teamMemberResponse = z
   .object({ id: id(), email: z.string(), fullname: z.string().nullable(), require_2fa: z.boolean() })
   .meta({ id: "TeamMember" });
 export type TeamMemberResponse = z.infer<typeof teamMemberResponse>;
 
-/** A team invite (spec "Team"). */
+/** A team invite (docs/api.md). */
 export const teamInviteResponse = z.object({ id: id(), email: z.string() }).meta({ id: "TeamInvite" });
 export type TeamInviteResponse = z.infer<typeof teamInviteResponse>;
 
@@ -85,7 +85,7 @@ export type TeamInviteResponse = z.infer<typeof teamInviteResponse>;
 export const teamInviteCreatedResponse = z.union([teamInviteResponse, teamInviteResponse.pick({ email: true })]);
 export type TeamInviteCreatedResponse = z.infer<typeof teamInviteCreatedResponse>;
 
-/** A team API token (spec "Team"); the secret only in the answer that creates it. */
+/** A team API token (docs/api.md); the secret only in the answer that creates it. */
 export const teamTokenResponse = z
   .object({ id: id(), name: z.string(), active: z.boolean() })
   .meta({ id: "TeamToken" });

@@ -38,7 +38,7 @@ export function serializeBlockedSecret(r: BlockedSecretRow): z.infer<typeof bloc
   return { id: r.id, secret: r.secret, updated: toIso(r.updated), blocked: r.blocked };
 }
 
-/** The later of pretix's `…_since` filter and the spec's `modified_since` (both: entries at or after). */
+/** The later of pretix's `…_since` filter and the service's `modified_since` (both: entries at or after). */
 function since(...values: (number | undefined)[]): number | undefined {
   const given = values.filter((v): v is number => v !== undefined);
   return given.length ? Math.max(...given) : undefined;

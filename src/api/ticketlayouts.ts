@@ -1,5 +1,5 @@
 /**
- * Ticket layouts (spec "Ticket layout"; pretix docs ticketoutputpdf.rst) and their item assignments:
+ * Ticket layouts (docs/api.md; pretix docs ticketoutputpdf.rst) and their item assignments:
  * read with access to the event, written with can_change_event_settings. `.../ticketlayoutitems/` also
  * takes POST and DELETE (with can_change_items): pretix documents the resource but assigns through its
  * product form, which this service lacks; `item_assignments` on a layout is read-only. Rules and

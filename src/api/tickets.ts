@@ -1,6 +1,6 @@
 /**
  * Ticket downloads (pretix docs orders.rst: order and order position ticket download; the
- * spec's positions' `downloads`): `.../orders/{code}/download/pdf/` (all tickets of the order
+ * positions' `downloads`): `.../orders/{code}/download/pdf/` (all tickets of the order
  * in one PDF) and `.../orderpositions/{id}/download/pdf/`, with can_view_orders. 409 while
  * the file is rendered on the documents queue, 403 when the order's tickets cannot be
  * downloaded (status, product), 404 for another output than `pdf`. The rules are in

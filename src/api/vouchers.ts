@@ -1,5 +1,5 @@
 /**
- * Vouchers (spec "Voucher", pretix docs vouchers.rst). The routes parse, scope, call the
+ * Vouchers (docs/api.md, pretix docs vouchers.rst). The routes parse, scope, call the
  * voucher services (services/vouchers.ts: rules, and every write through the event object) and
  * serialize.
  */
@@ -27,7 +27,7 @@ import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { formatDecimal } from "../lib/money";
 
-/** A voucher (spec "Voucher"). */
+/** A voucher (docs/api.md). */
 export const voucherResponse = z
   .object({
     id: id(),

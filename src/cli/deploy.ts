@@ -117,6 +117,21 @@ function jsonOf<T>(text: string): T {
 
 // ---- the steps
 
+/** Secrets that wrangler.toml does not require (a deploy works without them) but features need. */
+const FEATURE_SECRETS: Record<string, string> = {
+  TICKET_SIGNING_KEY_SECRET:
+    "on-sale queues, card payments (organizers' Stripe keys are sealed with it) and signed ticket secrets",
+};
+
+function sayFeatureSecrets(plan: Plan): void {
+  for (const [name, features] of Object.entries(FEATURE_SECRETS)) {
+    if (plan.secrets.includes(name)) continue;
+    say(
+      `${name}: required for ${features}; unless the Worker has it already, set it once with \`npm exec -- wrangler secret put ${name}\` (at least 32 random characters; docs/configuration.md)`,
+    );
+  }
+}
+
 async function preflight(plan: Plan): Promise<Record<string, string>> {
   step("Cloudflare account");
   if (dryRun) {
@@ -131,6 +146,7 @@ async function preflight(plan: Plan): Promise<Record<string, string>> {
   }
 
   step(`Secrets of the Worker "${plan.worker}"`);
+  sayFeatureSecrets(plan);
   if (plan.secrets.length === 0) {
     say("wrangler.toml requires none ([secrets] required)");
     return {};

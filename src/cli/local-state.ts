@@ -110,9 +110,11 @@ async function answers(url: string, pathname: string, token?: string): Promise<n
 }
 
 /**
- * What the operator command tells on stderr about the local state it used: the directory, the
- * other local states of the project, and — with `check` — whether the server of this state
- * answers (and accepts the new token).
+ * What the operator command tells on stderr about the local state it used: the directory, whether
+ * the server of this state answers (with `check`: and accepts the new token), and — only when no
+ * server of this state serves it — the other local states of the project, where the server in use
+ * probably runs. A server of this state that answers makes the others irrelevant, so they are not
+ * mentioned then (no warning beside "accepts the token").
  */
 export async function reportLocalState(
   stateDir: string,
@@ -121,19 +123,23 @@ export async function reportLocalState(
 ): Promise<void> {
   const isDefault = startCommand(stateDir) === "npm start";
   write(`Local state: ${shownPath(stateDir)}${isDefault ? " (the default, without --persist-to)" : ""}`);
-  for (const other of otherLocalStates(path.dirname(wranglerConfigPath()), stateDir)) {
-    const server = recordedServer(other);
-    write(
-      `warning: another local state exists: ${shownPath(other)}` +
-        `${server ? ` (npm start serves it at ${server.url})` : ""}; \`${startCommand(other)}\` ` +
-        "would not see what this command writes: give the server and this command the same --persist-to.",
-    );
+  const server = recordedServer(stateDir);
+  const status =
+    server && check
+      ? await answers(server.url, `/api/v1/organizers/${encodeURIComponent(check.organizer)}/`, check.token)
+      : null;
+  const served = server !== null && (check ? status === 200 : true);
+  if (!served) {
+    for (const other of otherLocalStates(path.dirname(wranglerConfigPath()), stateDir)) {
+      const otherServer = recordedServer(other);
+      write(
+        `warning: another local state exists: ${shownPath(other)}` +
+          `${otherServer ? ` (npm start serves it at ${otherServer.url})` : ""}; \`${startCommand(other)}\` ` +
+          "would not see what this command writes: give the server and this command the same --persist-to.",
+      );
+    }
   }
   if (!check) return;
-  const server = recordedServer(stateDir);
-  const status = server
-    ? await answers(server.url, `/api/v1/organizers/${encodeURIComponent(check.organizer)}/`, check.token)
-    : null;
   if (server && status === 200) {
     write(`The server of this state (npm start at ${server.url}) accepts the token.`);
   } else if (server && status !== null) {

@@ -1,5 +1,5 @@
 /**
- * Devices (spec "Device"; pretix docs devices.rst, deviceauth.rst): the organizer's devices with
+ * Devices (docs/api.md; pretix docs devices.rst, deviceauth.rst): the organizer's devices with
  * the slugs of the events they are limited to, and the conditional writes of device
  * authentication. Every organizer-side statement is scoped by the organizer; every write of a
  * device's own routes is conditional on the key it presented, so a key that was rolled or

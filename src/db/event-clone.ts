@@ -1,5 +1,5 @@
 /**
- * Cloning an event (spec "Endpoints › Events": `clone_from` and `.../clone/`; pretix docs events.rst):
+ * Cloning an event (docs/api.md: `clone_from` and `.../clone/`; pretix docs events.rst):
  * the new event and every copied row in ONE batch, i.e. one transaction: all rows or none. What is
  * copied and what is not: docs/open-points.md "event clone".
  */

@@ -110,7 +110,7 @@ function eventConditions(organizerId: number, principal: EventAccess, f: EventFi
   if (f.isPublic !== undefined) conds.push(eq(events.isPublic, f.isPublic));
   if (f.live !== undefined) conds.push(eq(events.live, f.live));
   if (f.hasSubevents !== undefined) conds.push(eq(events.hasSubevents, f.hasSubevents));
-  // Series are never returned by is_future, is_past and ends_after (spec "Events").
+  // Series are never returned by is_future, is_past and ends_after (docs/api.md).
   if (f.isFuture !== undefined || f.isPast !== undefined || f.endsAfter !== undefined)
     conds.push(eq(events.hasSubevents, false));
   if (f.isFuture !== undefined)
@@ -143,7 +143,7 @@ const eventWithMeta = { event: events, metaData: eventMetaJson, sig1Key: sig1Key
 
 export type EventWithMeta = { event: EventRecord; metaData: string | null; sig1Key: string | null };
 
-/** The orderings of the events list (spec "Events": `date_from`, `slug`; default `slug`). */
+/** The orderings of the events list (docs/api.md: `date_from`, `slug`; default `slug`). */
 export const EVENT_ORDERING: OrderingTable = {
   fields: { date_from: events.dateFrom, slug: events.slug },
   default: "slug",

@@ -3,7 +3,7 @@ import type { DB } from "./client";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { organizers } from "./schema";
 
-/** The orderings of the organizers list (spec "Organizers": `slug`, `name`; default `slug`). */
+/** The orderings of the organizers list (docs/api.md: `slug`, `name`; default `slug`). */
 export const ORGANIZER_ORDERING: OrderingTable = {
   fields: { slug: organizers.slug, name: organizers.name },
   default: "slug",

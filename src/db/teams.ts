@@ -11,7 +11,7 @@ import { MAX_PARAMS } from "./util";
 
 export type TeamValues = Omit<typeof teams.$inferInsert, "id" | "organizerId">;
 
-/** The teams table's column for each permission flag of the API (the flags' names are the spec's). */
+/** The teams table's column for each permission flag of the API (the flags' names are pretix's). */
 export const TEAM_FLAG_COLUMNS = {
   can_create_events: "canCreateEvents",
   can_change_teams: "canChangeTeams",

@@ -52,7 +52,7 @@ export function voucherWhere(eventId: number, f: VoucherFilter): SQL {
   return and(...c)!;
 }
 
-/** The orderings of the vouchers list (spec: `id`, `code`, `max_usages`, `valid_until`, `value`; default `id`). */
+/** The orderings of the vouchers list (pretix docs vouchers.rst: `id`, `code`, `max_usages`, `valid_until`, `value`; default `id`). */
 export const VOUCHER_ORDERING: OrderingTable = {
   fields: {
     id: vouchers.id,

@@ -1,6 +1,6 @@
 /**
  * How failures leave the service: the one table from a failure's code (src/lib/failure.ts)
- * to its HTTP status and headers, and the spec's error bodies — `{"detail": "..."}`, or field
+ * to its HTTP status and headers, and the error bodies of docs/api.md — `{"detail": "..."}`, or field
  * errors `{"field": ["message", ...]}` (nested for nested input, a list for list input,
  * `non_field_errors` for the object as a whole), or the body a failure carries.
  */
@@ -14,7 +14,7 @@ type Mapping = { status: ContentfulStatusCode; headers?: (f: Failure) => Record<
 
 const retryAfter = (seconds: number) => (f: Failure) => ({ "Retry-After": String(f.params.retryAfter ?? seconds) });
 
-/** Each code's status (spec "Errors": status codes by condition). */
+/** Each code's status (docs/api.md: status codes by condition). */
 export const FAILURE_STATUS: Record<FailureCode, Mapping> = {
   invalid: { status: 400 },
   unauthenticated: { status: 401, headers: () => ({ "WWW-Authenticate": 'Token realm="api"' }) },

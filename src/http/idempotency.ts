@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (spec "Limits"): a POST, PUT, PATCH or DELETE with `X-Idempotency-Key`
+ * Idempotency keys (docs/api.md): a POST, PUT, PATCH or DELETE with `X-Idempotency-Key`
  * acts once; a repeat with the same key and the same Authorization and Cookie headers gets
  * the stored status, headers and body. While the first is still running a repeat gets 409
  * (retry after five seconds). 409, 429, 500 and 503 are not stored. Keys live 24 hours.

@@ -1,6 +1,6 @@
 /**
- * Building blocks of the response schemas: the spec's data types as they appear on the wire.
- * Each resource family declares one zod schema of its response (the spec's field table) next
+ * Building blocks of the response schemas: the data types of docs/api.md as they appear on the wire.
+ * Each resource family declares one zod schema of its response (its field table in docs/api.md) next
  * to its serializer, which is typed by it; the API description is generated from these.
  */
 import { z } from "zod";
@@ -27,5 +27,5 @@ export const i18n = () =>
 /** An absolute URL. */
 export const url = () => z.string().meta({ format: "uri" });
 
-/** Free-form JSON object (opaque where the spec only stores it). */
+/** Free-form JSON object (opaque where the service only stores it). */
 export const object = () => z.record(z.string(), z.unknown());

@@ -1,6 +1,6 @@
 /**
  * Request input: JSON bodies validated with zod, and query parameters. Failures become the
- * spec's field-error bodies with DRF-style messages, so pretix clients see familiar texts.
+ * field-error bodies (docs/api.md) with DRF-style messages, so pretix clients see familiar texts.
  */
 import type { MiddlewareHandler } from "hono";
 import { validator } from "hono/validator";

@@ -3,7 +3,7 @@
  * `already_redeemed`, `quota`), thrown by services, rules, the event object's client and the HTTP
  * plumbing alike. It says what went wrong (code), in words (message), for invalid input where (field
  * errors, collected with `Problems`), or carries its exact body. It knows nothing of HTTP: the one
- * table of src/http/errors.ts turns each code into a status, headers and the spec's error body.
+ * table of src/http/errors.ts turns each code into a status, headers and the error body of docs/api.md.
  */
 
 /** Field errors in the shape of the request: `{"field": ["message"]}`, nested for nested input. */

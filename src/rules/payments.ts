@@ -1,5 +1,5 @@
 /**
- * Rules of the customer-facing payment pages (spec "Orders and external checkout": payment
+ * Rules of the customer-facing payment pages (docs/api.md: payment
  * page, `pay/change`): whether an order can be paid now, whether a gift card can pay a
  * payment, which built-in providers a customer may choose, and the coded reasons a payment
  * step fails. The codes double as the `error` query parameter appended to a `return_url`

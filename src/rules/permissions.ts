@@ -3,7 +3,7 @@
  * Routes declare the permission they need; http/tenancy.ts enforces it.
  */
 
-/** The team permission flags of the spec (the operator command reads this list too, under Node). */
+/** The team permission flags (pretix docs teams.rst) (the operator command reads this list too, under Node). */
 export const TEAM_PERMISSIONS = [
   "can_create_events",
   "can_change_teams",

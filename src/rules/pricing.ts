@@ -1,7 +1,7 @@
 /**
  * Prices: the listed price of an item / variation (with sub-event overrides), vouchers
  * (`price_mode` none / set / subtract / percent, pretix docs vouchers.rst), automatic
- * discounts (spec "Discount") and taxes (spec "Tax rule"). All amounts are integer
+ * discounts (docs/api.md) and taxes (docs/api.md). All amounts are integer
  * hundredths; every step rounds to what the currency can express. No floats.
  */
 import { divRound, percentOf, roundToCurrency, type Cents } from "../lib/money";

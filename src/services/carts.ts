@@ -1,7 +1,7 @@
 /**
- * Cart positions (spec "Cart positions"; experimental there): the input and the services that
+ * Cart positions (docs/api.md; experimental there): the input and the services that
  * reserve and release them. Reservations are decided by the event object: quota, seats and
- * vouchers; an expired cart stops blocking by itself. Not validated, as the spec says: sales
+ * vouchers; an expired cart stops blocking by itself. Not validated, as docs/api.md says: sales
  * time frames, whether sales started or ended, add-on constraints, prices (any sent price is
  * accepted) or voucher-only items.
  */

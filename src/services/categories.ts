@@ -1,5 +1,5 @@
 /**
- * Item categories (spec "Item category"; pretix docs categories.rst): the input and the
+ * Item categories (docs/api.md; pretix docs categories.rst): the input and the
  * services that create, change and delete a category of the event.
  */
 import { z } from "zod";

@@ -1,7 +1,7 @@
 /**
- * Check-in lists (spec "Check-in list"; pretix docs checkinlists.rst): the input and the
+ * Check-in lists (docs/api.md; pretix docs checkinlists.rst): the input and the
  * services that create, change and delete a list. The event's object decides admission with
- * the lists' configuration, so every change tells it (ARCHITECTURE invariant 4, one door).
+ * the lists' configuration, so every change tells it (the one-door invariant, docs/event-object.md).
  */
 import { z } from "zod";
 import {
@@ -32,7 +32,7 @@ const fields = {
   allow_multiple_entries: z.boolean(),
   allow_entry_after_exit: z.boolean(),
   addon_match: z.boolean(),
-  /** Opaque: validated as an object and returned exactly as sent (spec open point 9). */
+  /** Opaque: validated as an object and returned exactly as sent (docs/open-points.md row 9). */
   rules: z.record(z.string(), z.unknown()),
   exit_all_at: dateTime().nullable(),
   auto_checkin_sales_channels: z.array(salesChannel()).max(100),

@@ -466,7 +466,7 @@ const decideOnList = survivingD1Faults(async function decideOnList(
 
 // ---- failed scans of offline scanners ----
 
-/** Body of `.../checkinlists/{list}/failed_checkins/` (spec; pretix checkinlists.rst). */
+/** Body of `.../checkinlists/{list}/failed_checkins/` (pretix docs checkinlists.rst). */
 export const failedCheckinInput = z.object({
   error_reason: z.enum([
     "canceled",

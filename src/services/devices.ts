@@ -1,6 +1,5 @@
 /**
- * Devices and device authentication (spec "Device", "Authentication", endpoints "Devices" and
- * "Device authentication"; pretix docs devices.rst, deviceauth.rst). The organizer creates a
+ * Devices and device authentication (docs/api.md; pretix docs devices.rst, deviceauth.rst). The organizer creates a
  * device and gets its initialization token (also as the QR setup content); the device trades
  * the token once for a key, which is stored only as its SHA-256; it reports its hardware,
  * rolls its key and revokes itself. What a device may call is its fixed grant, its events and
@@ -114,7 +113,7 @@ export async function deviceSetup(ctx: OrganizerContext, deviceId: number): Prom
  * The server version device info reports (`server.version`, pretix's numbering). pretix's
  * clients choose endpoints by it: 4.12.0.dev1 or later makes pretixSCAN redeem through
  * `checkinrpc/redeem` (several lists at once); 3.9 or later offers exit scans. The service
- * claims 4.17.0, the last version whose fields the spec records.
+ * claims 4.17.0, the last version whose fields docs/api.md records.
  */
 export const SERVER_VERSION = { pretix: "4.17.0", pretix_numeric: 40170005000 } as const;
 
@@ -123,7 +122,7 @@ const hardwareFields = {
   hardware_model: text190(),
   software_brand: text190(),
   software_version: text190(),
-  /** Free object describing the device (spec); pretix stores it, nothing reads it. */
+  /** Free object describing the device (docs/api.md); pretix stores it, nothing reads it. */
   info: z.record(z.string(), z.unknown()).nullable().optional(),
 };
 
@@ -145,7 +144,7 @@ function hardware(input: DeviceUpdateInput): DeviceHardware {
   };
 }
 
-/** A device with its organizer and the key it holds (the credential response of the spec). */
+/** A device with its organizer and the key it holds (the credential response, docs/api.md). */
 export type DeviceCredential = DeviceCredentialRow & { apiToken: string };
 
 /** The device calling its own routes: the device, its organizer, and the key it presented. */

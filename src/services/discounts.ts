@@ -1,5 +1,5 @@
 /**
- * Automatic discounts (spec "Discount"; pretix docs discounts.rst): the request bodies, the
+ * Automatic discounts (docs/api.md; pretix docs discounts.rst): the request bodies, the
  * combinations pretix forbids, and the services that create, change and delete a discount.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Creating, cloning, changing and deleting events (spec "Endpoints › Events"; pretix docs
+ * Creating, cloning, changing and deleting events (docs/api.md; pretix docs
  * events.rst): the request schemas, the defaults of a new event (and what a clone takes from
  * its source), the checks of related objects, the conditions for going live, and the
  * protection of events with orders. Routes parse, call these and serialize.
@@ -138,7 +138,7 @@ function eventValues(input: EventPatchInput): Partial<EventValues> {
 /**
  * The columns of a new event: the body's fields with creation defaults; with a source (a
  * clone), fields the body leaves out that the copy covers come from the source: `is_public`,
- * `testmode`, `has_subevents`, `plugins` (spec), the `timezone` (a setting in pretix),
+ * `testmode`, `has_subevents`, `plugins` (docs/api.md), the `timezone` (a setting in pretix),
  * `sales_channels`, `item_meta_properties` (the copied items' meta data refer to them), the
  * seating plan (not for a series) and `date_admission` at the same distance from the new
  * `date_from` as in the source (as pretix copies it).

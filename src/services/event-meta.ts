@@ -1,5 +1,5 @@
 /**
- * Event meta properties (spec open point 27; pretix docs event_meta_properties.rst): the keys
+ * Event meta properties (docs/open-points.md row 27; pretix docs event_meta_properties.rst): the keys
  * an organizer defines for the `meta_data` of events and sub-events, with default, required
  * flag and optional list of permitted values (`choices`; the older form `allowed_values`, a
  * list of strings, is accepted too). The request schemas, the defaults of POST and PUT, the

@@ -1,5 +1,5 @@
 /**
- * A device's event selection (spec "Device authentication" `eventselection`; pretix docs
+ * A device's event selection (docs/api.md `eventselection`; pretix docs
  * devices.rst and pretix's own choice): which event (or date of a series) and check-in list a
  * kiosk-like scanner should work with now. The event that is running; else, between the one
  * that last started and the next one, the one of today, switching over halfway between them.

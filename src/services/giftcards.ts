@@ -178,7 +178,7 @@ export const transactGiftCard = survivingD1Faults(async function transactGiftCar
   if (!result.ok) {
     if (result.reason === "missing") throw notFound();
     if (result.reason === "too_high") throw fieldError("value", VALUE_TOO_HIGH);
-    // pretix answers {"value": [...]}; `detail` is the spec's general error form.
+    // pretix answers {"value": [...]}; `detail` is the general error form (docs/api.md).
     throw new Failure("insufficient_credit", INSUFFICIENT_CREDIT, { field: "value" });
   }
   return { ...card, value: result.value };

@@ -1,6 +1,6 @@
 /**
  * When invoices come to exist, as pretix makes them (pretix docs invoices.rst, orders.rst
- * `create_invoice`; open point 26; docs/documents.md "Invoices and ticket PDFs"). Creation is
+ * `create_invoice`; docs/open-points.md row 26; docs/documents.md "Invoices and ticket PDFs"). Creation is
  * idempotent: an invoice only while the order has none that is not canceled, a cancellation only
  * while its invoice has none. The order services call the hooks after an order is placed or changes
  * status; the cron (`sweepInvoices`) catches what a failed hook missed; PDFs: ./invoice-files.ts.

@@ -1,5 +1,5 @@
 /**
- * Add-ons and bundles of an item (spec open point 5; pretix docs item_add-ons.rst and
+ * Add-ons and bundles of an item (docs/open-points.md row 5; pretix docs item_add-ons.rst and
  * item_bundles.rst): the services behind the nested endpoints, one implementation for both
  * kinds. A kind brings its queries, how its input becomes values, and its checks. An add-on
  * offers a category of the same event, once per item; a bundle includes an item (and

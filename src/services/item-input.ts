@@ -1,6 +1,6 @@
 /**
  * Input of the product catalog: the request schemas of items, variations, add-ons and bundles
- * (categories: categories.ts), and the values they become. Wire names as the spec and pretix's
+ * (categories: categories.ts), and the values they become. Wire names as docs/api.md and pretix's
  * docs write them; money arrives as hundredths, datetimes as epoch ms (./fields.ts). Schemas
  * carry no defaults (they serve PATCH too): the value builders here apply the defaults for
  * POST and PUT and merge PATCH into the stored object.

@@ -1,5 +1,5 @@
 /**
- * Variations of an item (spec "Item variation"; pretix docs item_variations.rst): the services
+ * Variations of an item (docs/api.md; pretix docs item_variations.rst): the services
  * behind the nested endpoint. Only items created with variations take new ones; the last
  * variation of an item, and variations that were ordered or are reserved in a cart, are kept.
  */

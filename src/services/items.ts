@@ -1,5 +1,5 @@
 /**
- * Items (spec "Item (product)"; pretix docs items.rst): the services that create an item with
+ * Items (docs/api.md; pretix docs items.rst): the services that create an item with
  * its nested variations, add-ons and bundles, change it (PUT, PATCH) and delete it. Each
  * builds the would-be item (defaults for POST and PUT, the stored item merged for PATCH),
  * checks it against the rules (item-rules.ts) and the event's objects (one batch), and writes

@@ -1,5 +1,5 @@
 /**
- * Membership types of an organizer (pretix docs membershiptypes.rst, spec open point 25): the
+ * Membership types of an organizer (pretix docs membershiptypes.rst, docs/open-points.md row 25): the
  * request bodies and the services that create, change and delete them. A type that items
  * require or grant, or that memberships have, is in use and cannot be deleted.
  */

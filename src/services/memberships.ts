@@ -1,5 +1,5 @@
 /**
- * Memberships of customers (spec "Customers and memberships", pretix docs memberships.rst): the
+ * Memberships of customers (docs/api.md, pretix docs memberships.rst): the
  * request bodies and the services that create and change memberships. `customer` and
  * `testmode` are fixed after creation: sent values are ignored, as pretix does.
  */

@@ -1,6 +1,6 @@
 /**
- * Order creation (spec "Orders and external checkout"; pretix docs orders.rst for what the spec
- * leaves open, open point 28): the one service that creates an order (its input: order-input.ts).
+ * Order creation (docs/api.md; pretix docs orders.rst for what docs/api.md
+ * leaves open, docs/open-points.md row 28): the one service that creates an order (its input: order-input.ts).
  */
 import { dispatchWebhooks } from "../lib/queues";
 import type { FeeInsert, OrderWrite, PositionInsert } from "../db/inventory";
@@ -118,7 +118,7 @@ function sendsMail(input: OrderInput, channel: string): boolean {
  * Creates an order, atomically: the positions are checked against the catalog and priced
  * (services/positions.ts, pricing.ts), the event object decides on quota, seats and vouchers and
  * writes the whole order in one D1 transaction, or nothing. Behind an active on-sale queue only
- * with an admission (onsale-gate.ts), counted by the object. Not checked, as the spec says:
+ * with an admission (onsale-gate.ts), counted by the object. Not checked, as docs/api.md says:
  * time frames, minimum and maximum amounts, adding bundled products, fee calculation (fees
  * are taken from the input).
  */

@@ -1,6 +1,6 @@
 /**
- * The body of order creation (spec "Order"; pretix docs orders.rst for the fields the spec
- * leaves open, open point 28) and the checks pretix makes of it outside its serializers' fields:
+ * The body of order creation (docs/api.md; pretix docs orders.rst for the fields docs/api.md
+ * leaves open, docs/open-points.md row 28) and the checks pretix makes of it outside its serializers' fields:
  * position ids and add-ons, the invoice address.
  */
 import { z } from "zod";
@@ -44,7 +44,7 @@ export const invoiceAddressInput = z.object({
   vat_id_validated: z.boolean().optional(),
 });
 
-/** The body of order creation (spec "Order"; pretix docs orders.rst for the fields the spec leaves open). */
+/** The body of order creation (docs/api.md; pretix docs orders.rst for the fields docs/api.md leaves open). */
 export const orderInput = z.object({
   code: z
     .string()
@@ -135,7 +135,7 @@ export function checkPositionIds(positions: OrderInput["positions"]): {
 
 /**
  * The invoice address's errors, field by field (null: none). `vat_id_validated` is refused when
- * true: the service applies no reverse charge (the spec's order input has no validated VAT ID),
+ * true: the service applies no reverse charge (the order input of docs/api.md has no validated VAT ID),
  * so an order that pretix would price net is not silently priced gross.
  */
 export function invoiceAddressErrors(ia: OrderInput["invoice_address"]): FieldErrors | null {

@@ -1,5 +1,5 @@
 /**
- * Questions (spec "Question"; pretix docs questions.rst) and their options (pretix docs
+ * Questions (docs/api.md; pretix docs questions.rst) and their options (pretix docs
  * question_options.rst): the request bodies, pretix's model and serializer checks (validation
  * ranges by type, dependencies), and the services. Options are written inline only on
  * creation; afterwards through the nested endpoints. Question identifiers are unique within

@@ -1,5 +1,5 @@
 /**
- * Quotas (spec open point 14: pretix docs quotas.rst): the input, the coverage rules, the
+ * Quotas (docs/open-points.md row 14: pretix docs quotas.rst): the input, the coverage rules, the
  * services that create, change and delete quotas (each tells the event object that its catalog
  * changed), and availability as the event object computes it.
  */

@@ -1,5 +1,5 @@
 /**
- * Seating plan layouts: stored and returned as sent (the schema is an open point of the spec); only
+ * Seating plan layouts: stored and returned as sent (the schema is an open point (docs/open-points.md)); only
  * what selling needs is read, as pretix's `seating-plan.schema.json` defines it: `categories` and
  * `zones` → `rows` → `seats` (`seat_guid` unique in the plan, `seat_number`, `category`; a row's
  * `row_number` and `row_label` / `seat_label` templates with "%s"; `{x, y}` relative to zone and row).
@@ -143,7 +143,7 @@ export function readSeatingLayout(layout: unknown, problems: Problems, field = "
   return { seats, categories };
 }
 
-// ---- seating plans of an organizer (spec "Seating plan"; pretix docs seatingplans.rst) ----
+// ---- seating plans of an organizer (docs/api.md; pretix docs seatingplans.rst) ----
 
 const planFields = z.object({
   name: name(190),

@@ -1,7 +1,7 @@
 /**
- * Automated email rules (spec "Automated email rule"; pretix docs sendmail_rules.rst): the request
+ * Automated email rules (docs/api.md; pretix docs sendmail_rules.rst): the request
  * bodies, the timing and product rules, and the services that create, change and delete a rule. A
- * rule that sent is deleted with its records, as pretix does, never refused with the spec's 403
+ * rule that sent is deleted with its records, as pretix does, never refused with a 403
  * (docs/open-points.md, row `email rules "in use"`). Sending: services/sendmail-sending.ts.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Automated email rules at work, run by the cron (spec "Automated email rule"; pretix's sendmail plugin,
+ * Automated email rules at work, run by the cron (docs/api.md; pretix's sendmail plugin,
  * `plugins/sendmail/models.py` ScheduledMail, `signals.py` sendmail_run_rules, placeholders of
  * `get_email_context`). When a rule is due, to whom it goes and which placeholders it fills:
  * docs/open-points.md "email rules: sending". Each mail is written with its record (rule × date ×

@@ -1,6 +1,6 @@
 /**
- * The settings keys: the service's own documented key lists for organizers (spec open point 1)
- * and events (open point 2, keys as pretix's event settings name them). Each key has a type, a
+ * The settings keys: the service's own documented key lists for organizers (docs/open-points.md row 1)
+ * and events (docs/open-points.md row 2, keys as pretix's event settings name them). Each key has a type, a
  * global default, a label and a help text; event keys marked `inherit` take the organizer's
  * value when not set. Reading and writing settings is settings.ts.
  */

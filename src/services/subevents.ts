@@ -1,5 +1,5 @@
 /**
- * Sub-events, the dates of an event series (spec "Sub-event"; pretix docs subevents.rst):
+ * Sub-events, the dates of an event series (docs/api.md; pretix docs subevents.rst):
  * the request schemas, the defaults of POST and PUT and the merge of PATCH, the checks of
  * related objects (items and variations of the event, seating plan, meta properties), and the
  * protection of dates used in orders. Routes parse, call these and serialize.

@@ -1,5 +1,5 @@
 /**
- * Tax rules (spec "Tax rule"; pretix docs taxrules.rst): the request bodies and the services
+ * Tax rules (docs/api.md; pretix docs taxrules.rst): the request bodies and the services
  * that create, change and delete a rule. A rule in use by products or orders is protected.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Teams (spec "Teams"): the request bodies and the services that change teams, their members,
+ * Teams (docs/api.md): the request bodies and the services that change teams, their members,
  * invites and API tokens. Every team id from a path is checked to be the organizer's.
  */
 import { dispatchMail } from "../lib/queues";
@@ -104,7 +104,7 @@ export async function changeTeam(
   return (await updateTeam(ctx.db, ctx.organizer.id, found.team.id, teamValues(input, mode), eventIds))!;
 }
 
-/** Deletes a team (also the caller's own, which locks the caller out, as the spec permits). */
+/** Deletes a team (also the caller's own, which locks the caller out, as docs/api.md permits). */
 export async function deleteTeam(ctx: OrganizerContext, teamId: number): Promise<void> {
   if (!(await deleteTeamRow(ctx.db, ctx.organizer.id, teamId))) throw notFound();
 }

@@ -1,7 +1,7 @@
 /**
- * Ticket layouts (spec "Ticket layout"; pretix docs ticketoutputpdf.rst) and their
+ * Ticket layouts (docs/api.md; pretix docs ticketoutputpdf.rst) and their
  * layout-item assignments: the request bodies and the services. `layout` is stored as sent
- * and only checked to be a list of objects (open point 12). One layout of the event is the
+ * and only checked to be a list of objects (docs/open-points.md row 12). One layout of the event is the
  * default; one layout per item and sales channel.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Vouchers (spec "Voucher", pretix docs vouchers.rst; `price_mode` none / set / subtract /
+ * Vouchers (docs/api.md, pretix docs vouchers.rst; `price_mode` none / set / subtract /
  * percent): the input, pretix's validation rules, and the services that create, change and
  * delete vouchers. A voucher created without `code` gets one as pretix makes them. Every write
  * goes through the event object, which checks that a quota-blocking voucher fits into its

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- flags]`: the benchmark (ARCHITECTURE.md "Performance: what is measured";
+ * `npm run bench [-- flags]`: the benchmark (what it measures:
  * docs/benchmark.md). Not a test: it starts the service locally (wrangler dev on a fresh
  * temporary state directory), loads it from this process and prints a table plus one JSON
  * line. Scenarios: many parallel buyers on one quota of one event; many devices redeeming

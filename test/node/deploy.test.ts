@@ -356,6 +356,10 @@ describe("npm run deploy", () => {
       "npm run --silent admin -- create-organizer --remote --slug acme --name 'Acme Events'",
     ]);
     expect(out.stdout).toContain("Dry run");
+    // no secret is required by the configuration, but queues and card payments need the signing secret
+    expect(out.stdout).toContain(
+      "TICKET_SIGNING_KEY_SECRET: required for on-sale queues, card payments (organizers' Stripe keys are sealed with it) and signed ticket secrets; unless the Worker has it already, set it once with `npm exec -- wrangler secret put TICKET_SIGNING_KEY_SECRET`",
+    );
     // the databases it would create, each with what it holds
     expect(out.stdout).toContain(
       "ticketing-directory (binding DIRECTORY: the organizer directory): created if it is missing",

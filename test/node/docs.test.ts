@@ -1,7 +1,9 @@
 /**
  * The README and docs/ against what they describe: links that resolve, a README that stays a
  * quickstart, the deploy guide and the configuration table against wrangler.toml, the webhook
- * targets as the local default has them, the typed client's code as the example compiles it.
+ * targets as the local default has them, the typed client's code as the example compiles it;
+ * nothing cites a file a clone does not hold; no command shown needs a Node newer than 20;
+ * what the walkthroughs leave in the project is git-ignored.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -113,5 +115,58 @@ describe("README and docs/", () => {
     const blocks = [...read("docs/typed-client.md").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks).toHaveLength(1);
     expect(read("examples/typed-client/paid-orders.ts")).toContain(blocks[0]!);
+  });
+
+  it("nothing points outside the repository: no ../shared/ design files, no 'the spec' in the code", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(`${dir}/${e.name}`) : /\.(ts|md)$/.test(e.name) ? [`${dir}/${e.name}`] : [],
+      );
+    const outside: string[] = [];
+    for (const file of [
+      ...documents,
+      ...files("src"),
+      ...files("test"),
+      ...files("examples/typed-client").filter((f) => !f.includes("node_modules")),
+    ]) {
+      if (file === "test/node/docs.test.ts") continue;
+      const text = read(file);
+      if (/\.\.\/shared\/|ARCHITECTURE(\.md| invariant)/.test(text))
+        outside.push(`${file}: ../shared/ or ARCHITECTURE`);
+      if (file.startsWith("src/") && /\bthe spec\b|\bspec "|\bspec open point|\(spec[ ;]/.test(text))
+        outside.push(`${file}: "the spec"`);
+    }
+    expect(outside).toEqual([]);
+  });
+
+  it("every command the docs show runs on Node 20: TypeScript files run through npm scripts (the project's Node), never a bare `node x.ts`", () => {
+    const bare: string[] = [];
+    for (const doc of documents) {
+      for (const [line] of read(doc).matchAll(/^.*\bnode [^\s`]*\.ts\b.*$/gm)) bare.push(`${doc}: ${line}`);
+    }
+    for (const file of ["examples/quickstart.ts", "examples/typed-client/paid-orders.ts"]) {
+      for (const [line] of read(file).matchAll(/^.*\bnode [^\s`]*\.ts\b.*$/gm)) bare.push(`${file}: ${line}`);
+    }
+    expect(bare).toEqual([]);
+  });
+
+  it("docs/open-points.md offers nothing as 'not offered' that a route serves", () => {
+    const routes = readdirSync(path.join(root, "src/api"))
+      .map((f) => read(`src/api/${f}`))
+      .join("\n");
+    const served: string[] = [];
+    for (const [, list] of read("docs/open-points.md").matchAll(/Not offered(?: \(404 or 405\))?: ([^.]*)\./g)) {
+      for (const [, name] of list!.matchAll(/`([a-z_]+\/[a-z_]+)`/g)) {
+        if (routes.includes(`/${name}/`)) served.push(name!);
+      }
+    }
+    expect(served).toEqual([]);
+  });
+
+  it("what the walkthroughs leave in the project is ignored by git: local states, ticket.pdf, .dev.vars", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const paths = [".wrangler/state/v3/d1/x.sqlite", "state/v3/d1/x.sqlite", "ticket.pdf", ".dev.vars"];
+    const ignored = execFileSync("git", ["check-ignore", "--no-index", ...paths], { cwd: root, encoding: "utf8" });
+    expect(ignored.trim().split("\n")).toEqual(paths);
   });
 });

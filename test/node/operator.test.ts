@@ -41,6 +41,8 @@ describe("operator command and npm start", () => {
     expect(out.stderr).toContain(`Local state: ${state}\n`);
     expect(out.stderr).toContain(`The server of this state (npm start at ${base}) accepts the token.`);
     expect(out.stderr).not.toContain("warning: no server");
+    // the server of its state took the token: another local state of the project is no concern then
+    expect(out.stderr).not.toContain("warning");
     const lines = out.stdout.trim().split("\n");
     const result = JSON.parse(lines[lines.length - 1]!);
     expect(Object.keys(result)).toEqual(["organizer", "team", "token"]);

@@ -14,7 +14,15 @@ export const root = path.resolve(import.meta.dirname, "..", "..");
 /** How long a start may take on a busy two-core machine (migrations, fonts, wrangler's build). */
 export const START_TIMEOUT_MS = 300_000;
 
-export type Server = { base: string; state: string; stop(): void; output(): string };
+export type Server = {
+  base: string;
+  state: string;
+  stop(): void;
+  /** The last 30 lines of its output. */
+  output(): string;
+  /** Its whole output so far (stdout and stderr, the last 200,000 characters). */
+  log(): string;
+};
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -44,18 +52,18 @@ export function runScript(
   });
 }
 
-/** Starts the server and resolves once it answers HTTP. */
-export async function startServer(statePrefix: string): Promise<Server> {
+/** Starts the server (`args`: more flags of npm start) and resolves once it answers HTTP. */
+export async function startServer(statePrefix: string, args: string[] = []): Promise<Server> {
   const state = mkdtempSync(path.join(tmpdir(), statePrefix));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let log = "";
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(root, "src/cli/start.ts"), "--port", String(port), "--persist-to", state],
+    [path.join(root, "src/cli/start.ts"), "--port", String(port), "--persist-to", state, ...args],
     { cwd: root, detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
-  for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (d) => (log = (log + d).slice(-20_000)));
+  for (const stream of [child.stdout!, child.stderr!]) stream.on("data", (d) => (log = (log + d).slice(-200_000)));
   let exited = false;
   child.once("exit", () => (exited = true));
   const stop = () => {
@@ -77,7 +85,7 @@ export async function startServer(statePrefix: string): Promise<Server> {
     }
     try {
       await (await fetch(`${base}/api/v1/organizers/`)).arrayBuffer();
-      return { base, state, stop, output };
+      return { base, state, stop, output, log: () => log };
     } catch {
       /* not listening yet */
     }

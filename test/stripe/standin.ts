@@ -15,6 +15,7 @@
  *   processing payment, a refund's later state.
  * Events go to the account's webhook endpoints (`POST /v1/webhook_endpoints`), signed with the
  * SDK's own test helper: before the checkout page redirects, and shortly after an API call.
+ * `npm start -- --stripe standin` runs it beside the local server (docs/payments.md).
  */
 import http from "node:http";
 import type net from "node:net";
@@ -64,7 +65,16 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-export function startStripeStandin(): Promise<StripeStandin> {
+/** The API key of a request: Stripe takes it as a Bearer token or as Basic auth's user (`curl -u KEY:`). */
+function apiKey(header: string): string {
+  const bearer = /^Bearer (\S+)$/.exec(header)?.[1];
+  if (bearer) return bearer;
+  const basic = /^Basic (\S+)$/.exec(header)?.[1];
+  return basic ? Buffer.from(basic, "base64").toString("utf8").split(":")[0]! : "";
+}
+
+/** Starts the stand-in on 127.0.0.1 (`port` 0: a free one; `npm start -- --stripe standin` gives one). */
+export function startStripeStandin(port = 0): Promise<StripeStandin> {
   const accounts = new Map<string, Account>();
   const stripe = new Stripe("sk_test_standin_signing_only");
   let base = "";
@@ -432,7 +442,7 @@ ${s.cancel_url ? `<p><a href="${escapeHtml(s.cancel_url)}">Back</a></p>` : ""}`
       return;
     }
 
-    const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    const auth = apiKey(req.headers.authorization ?? "");
     if (!/^(sk|rk)_test_\w+$/.test(auth)) {
       json(401, { error: { type: "invalid_request_error", message: `Invalid API Key provided: ${masked(auth)}` } });
       return;
@@ -497,7 +507,7 @@ ${s.cancel_url ? `<p><a href="${escapeHtml(s.cancel_url)}">Back</a></p>` : ""}`
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
       resolve({
         base,

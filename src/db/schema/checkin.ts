@@ -24,7 +24,7 @@ export const checkinLists = sqliteTable(
     allowMultipleEntries: integer("allow_multiple_entries", { mode: "boolean" }).notNull().default(false),
     allowEntryAfterExit: integer("allow_entry_after_exit", { mode: "boolean" }).notNull().default(true),
     addonMatch: integer("addon_match", { mode: "boolean" }).notNull().default(false),
-    /** Opaque JSON logic, stored and returned as sent (spec: not a stable interface). */
+    /** Opaque JSON logic, stored and returned as sent (not a stable interface, docs/open-points.md row 9). */
     rules: text("rules", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     /** Next automatic exit of everyone inside; moved one day ahead each time it happens. */
     exitAllAt: integer("exit_all_at"),

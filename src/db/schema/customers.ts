@@ -5,7 +5,7 @@ import { organizers } from "./organizers";
 /** Components of a person's name (`_scheme` names the scheme, see rules/person-names). */
 export type NameParts = Record<string, string>;
 
-/** Customer accounts of an organizer (spec "Customer", pretix docs customers.rst). */
+/** Customer accounts of an organizer (docs/api.md, pretix docs customers.rst). */
 export const customers = sqliteTable(
   "customers",
   {
@@ -41,7 +41,7 @@ export const customers = sqliteTable(
   ],
 );
 
-/** Memberships of customers (spec "Membership", pretix docs memberships.rst). */
+/** Memberships of customers (docs/api.md, pretix docs memberships.rst). */
 export const memberships = sqliteTable(
   "memberships",
   {

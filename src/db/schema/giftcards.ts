@@ -4,7 +4,7 @@ import { organizers } from "./organizers";
 import { orders } from "./sales";
 
 /**
- * Gift cards (spec "Gift card and transaction", pretix docs giftcards.rst), issued by an
+ * Gift cards (docs/api.md, pretix docs giftcards.rst), issued by an
  * organizer. `value` is the current balance in hundredths; it changes only together with a
  * row in gift_card_transactions (same D1 batch), so it always equals their sum.
  */

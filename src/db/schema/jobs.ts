@@ -1,5 +1,5 @@
 /**
- * Background work: data exports (spec "Exporter", pretix docs exporters.rst) and the record of
+ * Background work: data exports (docs/api.md, pretix docs exporters.rst) and the record of
  * what automated email rules sent (pretix's sendmail plugin).
  */
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";

@@ -1,6 +1,6 @@
 /**
  * The event's Durable Object (one per event, named by the event id): the single place where
- * capacity and admission decisions are taken. Its invariants (ARCHITECTURE.md): decide without
+ * capacity and admission decisions are taken. Its invariants (docs/event-object.md): decide without
  * yielding, durable before acknowledged (outbox.ts), no lost capacity, one door (every change of
  * a decision's input is a method here, or bumps the inventory stamp every call carries). This
  * class is its door: each method hands its work to the job's module, on the state they share.

@@ -1,5 +1,5 @@
 /**
- * What an exporter is (spec "Exporter"; pretix docs exporters.rst): identifier, name, inputs, sheets,
+ * What an exporter is (docs/api.md; pretix docs exporters.rst): identifier, name, inputs, sheets,
  * the context a run reads in, and the `_format` choices of pretix's list exporters; the exporters are
  * in `./exporters/`, one file each. Sheets are read in pages by keyset, so a job step reads only the
  * rows it writes; what must stay the same over all steps (tax rate columns, questions, payment

@@ -1,5 +1,5 @@
 /**
- * Data exports (spec "Exporter", "States and transitions", "Limits"; pretix docs exporters.rst): the
+ * Data exports (docs/api.md; pretix docs exporters.rst): the
  * exporter list, starting an export, its state behind the download URL, and the queue job that writes
  * the file in steps (one message each, `EXPORT_STEP_ROWS` rows by keyset, taken with a conditional
  * update and a lease so each step is written once; docs/documents.md). At most two exports of a

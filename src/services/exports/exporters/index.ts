@@ -1,5 +1,5 @@
 /**
- * Every exporter the service offers (spec "Exporter"), in pretix's order of the list (by verbose
+ * Every exporter the service offers (docs/api.md), in pretix's order of the list (by verbose
  * name). Each is in its own file, with pretix's identifier, name, inputs and columns as far as
  * the service holds the data.
  */
