@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MM } from "../../src/lib/pdf/document";
+import { TICKETS_NOT_OFFERED } from "../../src/pages/order";
 import { BASE, type Json, seedOrganizer } from "../harness";
 import { decodeQr, deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
@@ -478,11 +479,17 @@ describe("the customer's order page", () => {
   it("offers no downloads while ticket_download is off; links and files once it is on", async () => {
     const w = await world();
     const o = await paid(w);
-    const off = await rawGet(null, o.url);
-    expect(new TextDecoder().decode(off.bytes)).not.toContain("download/pdf");
+    const off = new TextDecoder().decode((await rawGet(null, o.url)).bytes);
+    expect(off).not.toContain("download/pdf");
+    // the buyer is told that the tickets are not offered here, rather than left looking for them
+    expect(off).toContain(`<p class="note">${TICKETS_NOT_OFFERED}</p>`);
     expect((await rawGet(null, `${o.url}download/pdf/`)).status).toBe(404);
+    // a pending order has no tickets yet: nothing said about downloads
+    const pending = new TextDecoder().decode((await rawGet(null, (await order(w)).url)).bytes);
+    expect(pending).not.toContain(TICKETS_NOT_OFFERED);
     await w.s.client.patch(`${w.s.path}/settings/`, { ticket_download: true });
     const on = new TextDecoder().decode((await rawGet(null, o.url)).bytes);
+    expect(on).not.toContain(TICKETS_NOT_OFFERED);
     expect(on).toContain(`href="${o.url}download/pdf/"`);
     expect(on).toContain(`href="${o.url}download/pdf/${o.positions[0].id}/"`);
     const url = `${o.url}download/pdf/${o.positions[0].id}/`;
