@@ -3,7 +3,7 @@
  * fills in the changing ones): the language asked for with `locale`, else the browser's
  * (Accept-Language), else English. Placeholders are `{name}`.
  */
-import { type TextLanguage, textLanguage } from "../rules/checkin-texts";
+import { type TextLanguage, textLanguage } from "../rules/checkin-texts.ts";
 
 export const QUEUE_TEXTS = {
   en: {

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { QUEUE_TEXTS } from "../../src/pages/queue-texts";
+import { QUEUE_TEXTS } from "../../src/pages/queue-texts.ts";
 
 const SCRIPT = readFileSync(path.resolve(import.meta.dirname, "../../src/pages/queue-page.browser.js"), "utf8");
 const TOKEN = `qa1.${"x".repeat(146)}`;
@@ -26,7 +26,10 @@ class El {
   dataset: Record<string, string> = {};
   style: Record<string, string> = {};
   private own = "";
-  constructor(readonly tagName: string) {}
+  readonly tagName: string;
+  constructor(tagName: string) {
+    this.tagName = tagName;
+  }
   get textContent(): string {
     return this.own + this.children.map((c) => c.textContent).join("");
   }
