@@ -39,9 +39,9 @@ export const DEFAULT_LAYOUT: Record<string, unknown>[] = [
   {
     type: "textcontainer",
     left: 15,
-    bottom: 250,
+    bottom: 256,
     width: 180,
-    height: 32,
+    height: 26,
     fontsize: 26,
     lineheight: 1,
     bold: true,
@@ -52,8 +52,8 @@ export const DEFAULT_LAYOUT: Record<string, unknown>[] = [
     color: [0, 0, 0, 1],
     content: "event_name",
   },
-  text("other", { left: 15, top: 245, width: 180 }, { size: 14 }, { text: "{event_begin} ({event_timezone})" }),
-  text("event_location", { left: 15, top: 237, width: 180 }, { size: 14 }),
+  text("other", { left: 15, top: 250, width: 180 }, { size: 14 }, { text: "{event_begin} ({event_timezone})" }),
+  text("event_location", { left: 15, top: 242, width: 180 }, { size: 14 }),
   // the QR code of the secret, in the middle of the page, and the secret for reading out
   { type: "barcodearea", left: 65, bottom: 125, size: 80, content: "secret" },
   text("secret", { left: 30, top: 122, width: 150 }, { size: 8, color: GREY, align: "center" }),
