@@ -176,6 +176,8 @@ describe("the waiting page", () => {
     );
     expect(res.text).not.toMatch(/<p[^>]*>The sale opens on/);
     expect(res.text).toMatch(/<p id="queue-intro">[^<]*keep this page open/);
+    // what the script hides stays hidden whatever the page's style says of the element (dl.facts is a grid)
+    expect(res.text).toContain("[hidden]{display:none!important}");
     const texts = configOf(res.text).texts;
     expect(texts.admission).toBeUndefined();
     expect(texts.admittedHere).toBe(

@@ -251,6 +251,8 @@ describe("the waiting page of an on-sale queue, in Chromium", () => {
       expect(await page.locator("body").innerText()).not.toMatch(/qa1\./);
       expect(await page.locator("#queue-intro").isVisible()).toBe(false);
       expect(await page.locator("#queue-opens").isVisible()).toBe(false);
+      // nor the place and the wait (the page's style must not show what the script hid)
+      expect(await page.locator("#queue-facts").isVisible()).toBe(false);
       expect(await page.getByRole("link", { name: "Zur Veranstaltungsseite" }).getAttribute("href")).toBe(
         `${need(service).base}/${shop.org}/${shop.event}/`,
       );
