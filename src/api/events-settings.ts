@@ -5,7 +5,7 @@
  * organizer's value (for keys the organizer has) or the global default. Devices read the keys
  * box office and check-in apps need.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import {
   changeEventSettings,
@@ -16,6 +16,7 @@ import {
   settingsPatchInput,
 } from "../services/settings";
 import { EVENT_SETTINGS } from "../services/settings-keys";
+import { issuerWarning } from "../rules/invoice-issuer";
 import { type AppEnv, eventContext } from "../http/context";
 import { eventScope } from "../http/tenancy";
 import { apiDocs } from "../http/openapi";
@@ -29,6 +30,15 @@ export const eventSettingsExplainResponse = settingsExplainResponse(EVENT_SETTIN
 type EventSettingsResponse = z.infer<typeof eventSettingsResponse>;
 
 export const eventSettingsRoutes = new Hono<AppEnv>();
+
+const WARNING_TEXT =
+  '`Warning: 199 - "…"` while invoices are issued without the issuer\'s name or address (`invoice_address_from_name`, `invoice_address_from`; docs/documents.md).';
+
+/** The settings' warning (an invoice issuer without name or address) as the answer's `Warning` header. */
+function warnAbout(c: Context<AppEnv>, settings: Record<string, unknown>): void {
+  const warning = issuerWarning(settings);
+  if (warning) c.header("Warning", `199 - "${warning}"`);
+}
 const doc = apiDocs("Event settings");
 const settingsQuery = queryParams({ explain: q.bool("each key with its value, label and help text") });
 const path = "/organizers/:organizer/events/:event/settings";
@@ -38,12 +48,13 @@ eventSettingsRoutes.get(
   eventScope("event:read"),
   doc.ok(z.union([eventSettingsResponse, eventSettingsExplainResponse]), {
     summary: "Event settings",
-    description: "With `explain=true`, each key's value, label and help text.",
+    description: `With \`explain=true\`, each key's value, label and help text. ${WARNING_TEXT}`,
   }),
   settingsQuery,
   async (c) => {
     const { stored, parent } = await eventSettingsLevels(c.var.db, c.var.organizer.id, c.var.event.id);
     const keys = eventSettingKeysFor(c.var.principal);
+    warnAbout(c, effectiveSettings(stored, EVENT_SETTINGS, parent, keys));
     if (c.req.valid("query").explain)
       return c.json<z.infer<typeof eventSettingsExplainResponse>>(
         explainSettings(stored, EVENT_SETTINGS, parent, keys),
@@ -57,8 +68,12 @@ eventSettingsRoutes.patch(
   eventScope("can_change_event_settings"),
   doc.ok(eventSettingsResponse, {
     summary: "Change event settings",
-    description: "`null` unsets a key (the organizer's value or the default shows again).",
+    description: `\`null\` unsets a key (the organizer's value or the default shows again). ${WARNING_TEXT}`,
   }),
   jsonBody(settingsPatchInput),
-  async (c) => c.json<EventSettingsResponse>(await changeEventSettings(eventContext(c), c.req.valid("json"))),
+  async (c) => {
+    const changed = await changeEventSettings(eventContext(c), c.req.valid("json"));
+    warnAbout(c, changed);
+    return c.json<EventSettingsResponse>(changed);
+  },
 );

@@ -175,6 +175,23 @@ export async function storeCheckout(
   return updated.length > 0;
 }
 
+/**
+ * Records that an attempt to create the payment's Checkout Session failed, so that the next one
+ * sends a new idempotency key (Stripe keeps a 500 answer under its key for 24 hours).
+ */
+export async function recordFailedCheckout(db: DB, paymentId: number, attempt: number): Promise<void> {
+  await db
+    .update(orderPayments)
+    .set({ info: sql`json_set(${orderPayments.info}, '$.checkout_failed_attempt', ${attempt})` })
+    .where(
+      and(
+        eq(orderPayments.id, paymentId),
+        inArray(orderPayments.state, OPEN),
+        sql`coalesce(json_extract(${orderPayments.info}, '$.checkout_failed_attempt'), 0) < ${attempt}`,
+      ),
+    );
+}
+
 /** The payment's stored info (its Checkout Session), read again. */
 export async function paymentInfo(
   db: DB,

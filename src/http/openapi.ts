@@ -4,6 +4,7 @@
  * nothing in it is written twice (docs/routes.md "How a route describes itself"). Built on its first
  * request and kept for the isolate's lifetime; a declaration is a pass-through middleware.
  */
+import { withBodyExample } from "./openapi-examples";
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "./context";
 import { generateSpecs, resolver } from "hono-openapi";
@@ -270,7 +271,7 @@ export async function buildOpenApiDocument(app: Hono<AppEnv>, prefix: string): P
         ...query,
         ...headers,
       ],
-      ...(op.requestBody ? { requestBody: op.requestBody } : {}),
+      ...(op.requestBody ? { requestBody: withBodyExample(op.requestBody, generated.components?.schemas ?? {}) } : {}),
       responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
     };
     (paths[r.docPath] ??= {})[r.method.toLowerCase()] = operation;

@@ -34,7 +34,8 @@ const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;
 /**
  * Scalar's settings: its default fonts would come from Scalar's font host (off: the system's
  * fonts), and its telemetry, its AI agent and its developer toolbar (shown on localhost) would
- * talk to Scalar's services: off.
+ * talk to Scalar's services: off. The Token and Device schemes are prefilled with their word, so
+ * that a copied curl example sends `Authorization: Token …`.
  */
 const SETTINGS = {
   withDefaultFonts: false,
@@ -42,6 +43,11 @@ const SETTINGS = {
   agent: { disabled: true },
   mcp: { disabled: true },
   showDeveloperTools: "never",
+  // Scalar's curl and "try it" send an apiKey's value as the whole header: with the scheme's word
+  authentication: {
+    preferredSecurityScheme: "Token",
+    securitySchemes: { Token: { value: "Token YOUR_SECRET_TOKEN" }, Device: { value: "Device YOUR_DEVICE_TOKEN" } },
+  },
 };
 
 /**

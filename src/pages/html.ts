@@ -73,6 +73,7 @@ footer{max-width:40rem;margin:0 auto 2rem;padding:0 1.5rem;color:#595959;font-si
 footer a{color:#444;margin-right:1rem;display:inline-block;padding:.2rem 0}
 main.bare{margin:0 auto;box-shadow:none}main.bare h1{margin:0 0 1rem;font-size:1.3rem}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem;margin:1rem 0}dl.facts dt{color:#595959}dl.facts dd{margin:0;font-weight:600}
+[hidden]{display:none!important}
 `;
 
 export type PageOptions = {

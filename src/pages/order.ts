@@ -71,6 +71,10 @@ function statusText(ctx: OrderPage, refusal: PaymentError | null): Raw {
   }
 }
 
+/** A paid order of an event without `ticket_download`: its tickets exist but are not offered on the page. */
+export const TICKETS_NOT_OFFERED =
+  "Your tickets cannot be downloaded on this page: the organizer has not made ticket downloads available. Please contact the organizer for your tickets.";
+
 orderPages.get(ORDER_PATH, async (c) => {
   const ctx = await loadOrderPage(c);
   if (ctx instanceof Response) return ctx;
@@ -93,9 +97,11 @@ orderPages.get(ORDER_PATH, async (c) => {
   const locale = o.locale;
   const cur = event.currency;
 
-  const downloads = customerDownloadsEnabled(r)
-    ? orderDownloads(r, pageDownloadUrls(ctx.url))
-    : { order: [], positions: new Map<number, Download[]>() };
+  // the order's tickets; shown only with ticket_download, otherwise the page says they are not offered here
+  const available = orderDownloads(r, pageDownloadUrls(ctx.url));
+  const offered = customerDownloadsEnabled(r);
+  const downloads = offered ? available : { order: [], positions: new Map<number, Download[]>() };
+  const withheld = !offered && available.order.length > 0;
   const lines = positions.map((p) => {
     const variation = p.variation !== null ? labels.variations.get(p.variation) : undefined;
     const sub = p.subevent !== null ? labels.subevents.get(p.subevent) : undefined;
@@ -142,6 +148,7 @@ ${statusText(ctx, refusal)}
 <h2>Products</h2>
 <table>${lines}${feeLines}<tr><th>Total</th><th class="amount">${money(o.total, cur)}</th></tr></table>
 ${downloads.order[0] ? html`<p><a class="button" href="${downloads.order[0].url}">Download your tickets (PDF)</a></p>` : ""}
+${withheld ? html`<p class="note">${TICKETS_NOT_OFFERED}</p>` : ""}
 ${
   invoices.length
     ? html`<h2>Invoices</h2>

@@ -102,6 +102,17 @@ function itemRows(items: ShopItem[], currency: string): Raw {
   return html`<table>${rows}</table>`;
 }
 
+/** Where the event's tickets are sold: the shop (event setting `shop_url`), else who to ask. */
+function whereToBuy(settings: Record<string, unknown>) {
+  const shop = typeof settings.shop_url === "string" ? settings.shop_url : null;
+  if (shop) return html`<p><a class="button" href="${shop}">Buy tickets</a></p>`;
+  const contact = typeof settings.contact_mail === "string" ? settings.contact_mail : null;
+  return html`<p class="note">${WHERE_TO_BUY}${contact ? html` Questions: <a href="${`mailto:${contact}`}">${contact}</a>` : ""}</p>`;
+}
+
+/** The event page without a shop URL: tickets are not sold on it. */
+export const WHERE_TO_BUY = "Tickets are sold through the organizer's own shop, not on this page.";
+
 publicPages.get("/:organizer/:event", async (c) => {
   const orgSlug = c.req.param("organizer");
   if (RESERVED_SEGMENTS.has(orgSlug)) return c.notFound();
@@ -134,7 +145,8 @@ ${
     : ""
 }
 <h2>Tickets and products</h2>
-${items.length ? itemRows(items, event.currency) : html`<p class="muted">Nothing is on sale at the moment.</p>`}`;
+${items.length ? itemRows(items, event.currency) : html`<p class="muted">Nothing is on sale at the moment.</p>`}
+${whereToBuy(settings)}`;
   return send(
     c,
     page(text(event.name), body, {

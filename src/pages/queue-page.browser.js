@@ -3,7 +3,8 @@
  * pages/queue.ts renders the page and hands its settings over in `data-config`). It joins the
  * queue or resumes with the ticket kept in sessionStorage, follows the place over the WebSocket
  * `live/`, polls `status/` every `poll_seconds` when the WebSocket is not available, and when
- * admitted moves on to the `return_url` with `admission=<token>` appended.
+ * admitted moves on to the `return_url` (else the event's `shop_url`) with `admission=<token>`
+ * appended, or, with neither, leads to the event page.
  */
 (() => {
   const root = document.getElementById("queue");
@@ -140,9 +141,18 @@
     }
   }
 
-  function showAdmitted(admission) {
+  /** Once the wait is over: no more "keep this page open", nor when the sale opens. */
+  function endWaiting() {
     facts.hidden = true;
     setText(channel, "");
+    for (const id of ["queue-intro", "queue-opens"]) {
+      const node = el(id);
+      if (node) node.hidden = true;
+    }
+  }
+
+  function showAdmitted(admission) {
+    endWaiting();
     if (config.returnUrl) {
       const target = new URL(config.returnUrl);
       target.searchParams.set("admission", admission.token);
@@ -154,21 +164,13 @@
       else window.location.replace(target.toString());
       return;
     }
+    // no shop to take the admission to: the event page says where tickets are sold
     say(fill(t.admittedHere, { time: moment(admission.expires), orders: admission.orders_allowed }), "ok");
-    const label = document.createElement("span");
-    label.textContent = `${t.admission}: `;
-    const code = document.createElement("code");
-    code.id = "queue-admission";
-    code.style.wordBreak = "break-all";
-    code.textContent = admission.token;
-    const codeLine = document.createElement("span");
-    codeLine.append(label, code);
-    showActions(codeLine, link(t.eventPage, config.eventUrl, { button: true }));
+    showActions(link(t.eventPage, config.eventUrl, { button: true, top: config.iframe }));
   }
 
   function showExpired() {
-    facts.hidden = true;
-    setText(channel, "");
+    endWaiting();
     say(t.expired, "error");
     const again = document.createElement("button");
     again.type = "button";
@@ -184,8 +186,7 @@
   }
 
   function showClosed(text) {
-    facts.hidden = true;
-    setText(channel, "");
+    endWaiting();
     say(text, "error");
     showActions(link(t.eventPage, config.eventUrl, {}));
   }

@@ -3,7 +3,7 @@
  * fills in the changing ones): the language asked for with `locale`, else the browser's
  * (Accept-Language), else English. Placeholders are `{name}`.
  */
-import { type TextLanguage, textLanguage } from "../rules/checkin-texts";
+import { type TextLanguage, textLanguage } from "../rules/checkin-texts.ts";
 
 export const QUEUE_TEXTS = {
   en: {
@@ -11,6 +11,7 @@ export const QUEUE_TEXTS = {
     intro:
       "Many people want tickets for this event right now, so the shop lets visitors in a few at a time. You have a place in the queue: keep this page open. It updates by itself and takes you on when it is your turn.",
     opens: "The sale opens on {time}.",
+    opened: "The sale opened on {time}.",
     noScript:
       "This waiting page needs JavaScript to keep your place in the queue. Please turn JavaScript on, or come back later through the event page.",
     joining: "Taking your place in the queue…",
@@ -28,8 +29,8 @@ export const QUEUE_TEXTS = {
     waitingDraw:
       "You are in the queue. Everyone who joins before the sale opens gets a place drawn at random at {time}, so there is no need to hurry.",
     admittedGo: "It is your turn! Taking you to the shop…",
-    admittedHere: "It is your turn! Your admission is valid until {time} and allows {orders} order(s).",
-    admission: "Your admission code",
+    admittedHere:
+      "It is your turn! Your admission is valid until {time} and allows {orders} order(s). The event page says where tickets are sold.",
     continue: "Continue to the shop",
     eventPage: "Go to the event page",
     expired: "Your admission has expired: its time ran out before an order was placed.",
@@ -46,6 +47,7 @@ export const QUEUE_TEXTS = {
     intro:
       "Gerade möchten sehr viele Menschen Tickets für diese Veranstaltung, deshalb lässt der Shop Besucher nach und nach herein. Sie haben einen Platz in der Warteschlange: Lassen Sie diese Seite geöffnet. Sie aktualisiert sich selbst und leitet Sie weiter, sobald Sie an der Reihe sind.",
     opens: "Der Verkauf beginnt am {time}.",
+    opened: "Der Verkauf hat am {time} begonnen.",
     noScript:
       "Diese Warteseite braucht JavaScript, um Ihren Platz in der Warteschlange zu halten. Bitte schalten Sie JavaScript ein oder kommen Sie später über die Veranstaltungsseite wieder.",
     joining: "Ihr Platz in der Warteschlange wird vergeben …",
@@ -64,8 +66,8 @@ export const QUEUE_TEXTS = {
     waitingDraw:
       "Sie sind in der Warteschlange. Wer vor Verkaufsbeginn kommt, erhält um {time} einen ausgelosten Platz – Sie müssen sich also nicht beeilen.",
     admittedGo: "Sie sind an der Reihe! Sie werden zum Shop weitergeleitet …",
-    admittedHere: "Sie sind an der Reihe! Ihr Zutritt gilt bis {time} und erlaubt {orders} Bestellung(en).",
-    admission: "Ihr Zutrittscode",
+    admittedHere:
+      "Sie sind an der Reihe! Ihr Zutritt gilt bis {time} und erlaubt {orders} Bestellung(en). Auf der Veranstaltungsseite steht, wo es Tickets gibt.",
     continue: "Weiter zum Shop",
     eventPage: "Zur Veranstaltungsseite",
     expired: "Ihr Zutritt ist abgelaufen: Die Zeit war um, bevor eine Bestellung aufgegeben wurde.",

@@ -104,7 +104,8 @@ queuePages.get("/:organizer/:event/queue", async (c) => {
     live: `${api}live/`,
     subevent,
     storageKey: `onsale-queue:${org.slug}/${event.slug}/${subevent ?? ""}`,
-    returnUrl: nav.returnUrl,
+    // where an admitted visitor goes on to: the shop's return_url, else the event's shop
+    returnUrl: nav.returnUrl ?? (typeof settings.shop_url === "string" ? settings.shop_url : null),
     iframe: nav.iframe,
     eventUrl,
     locale: LANGUAGE_TAGS[language],
@@ -113,8 +114,8 @@ queuePages.get("/:organizer/:event/queue", async (c) => {
   };
   const body = html`<div id="queue" data-config="${JSON.stringify(config)}">
 <h2>${t.title}</h2>
-<p>${t.intro}</p>
-<p class="muted">${fill(t.opens, { time: momentText(queue.opensAt, language, event.timezone) })}</p>
+<p id="queue-intro">${t.intro}</p>
+<p id="queue-opens" class="muted">${fill(queue.opensAt > Date.now() ? t.opens : t.opened, { time: momentText(queue.opensAt, language, event.timezone) })}</p>
 <p id="queue-status" class="note" role="status" aria-live="polite" aria-atomic="true">${t.joining}</p>
 <dl class="facts" id="queue-facts" hidden>
 <dt>${t.place}</dt><dd id="queue-place"></dd>

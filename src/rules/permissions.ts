@@ -23,8 +23,8 @@ export type TeamPermission = (typeof TEAM_PERMISSIONS)[number];
 
 /**
  * What a route may require: a team flag, or one that several flags give:
- * - `event:read`: reading an event's own metadata (teams need can_change_event_settings per the
- *   spec; devices have it by their fixed grant);
+ * - `event:read`: reading an event's own metadata (teams need can_change_event_settings (docs/api.md,
+ *   "Permissions"); devices have it by their fixed grant);
  * - `checkin:read`: reading check-in lists and their tickets (pretix: can_view_orders or
  *   can_checkin_orders);
  * - `checkin:scan`: scanning and reporting failed scans (pretix: can_change_orders or

@@ -9,7 +9,9 @@ import type { InvoiceLine, InvoiceTexts } from "../db/schema";
 import type { EventRow } from "../db/tenancy";
 import { countryName, formatRangeFor } from "../lib/format";
 import { i18nText } from "../lib/i18n";
+import { log } from "../lib/log";
 import { feeName } from "../rules/fees";
+import { issuerIncomplete, missingIssuer } from "../rules/invoice-issuer";
 import { buildName } from "../rules/person-names";
 
 /** The texts and lines of an invoice for the order as it is now (pretix's build_invoice). */
@@ -20,6 +22,11 @@ export function buildInvoiceContent(
   settings: Record<string, unknown>,
 ): { locale: string; texts: InvoiceTexts; lines: InvoiceLine[] } {
   const locale = r.order.locale;
+  if (issuerIncomplete(settings))
+    log.warn("an invoice is issued without the issuer's name or address (event settings invoice_address_from*)", {
+      order: r.order.code,
+      missing: missingIssuer(settings),
+    });
   const text = (key: string) => i18nText(settings[key] as Record<string, string> | null, locale);
   const ia = r.order.invoiceAddress;
   const name = ia ? (buildName(ia.name_parts) ?? "") : "";

@@ -229,6 +229,13 @@ export const EVENT_SETTINGS: SettingsCatalog = {
     "privacy_url",
     "Linked from the event's pages and mails. Not set: the organizer's privacy policy URL.",
   ),
+  shop_url: {
+    schema: url(),
+    default: null,
+    label: "Shop URL",
+    help_text:
+      "Where this event's tickets are sold (the organizer's shop; this service's own setting, not pretix's). The event page links to it, and the waiting page of an on-sale queue sends admitted visitors there (with admission=<token>) when the shop passed no return_url.",
+  },
   max_items_per_order: {
     schema: z.number().int().min(1).max(1_000_000),
     default: 10,

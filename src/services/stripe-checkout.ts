@@ -1,12 +1,12 @@
 /**
  * The hand-off of a `stripe` payment to Stripe's hosted checkout: one Checkout Session per payment
- * (Stripe's idempotency key names the payment and the attempt), stored and reused until shortly before
- * it expires, expiring with the order's reservation (rules/stripe.ts). Nothing is written before Stripe
- * answered. The PaymentIntent's metadata names the payment, so later events (a dashboard refund) find it.
+ * (Stripe's idempotency key names the payment and the attempt; a failed attempt is counted, so the next
+ * one sends a new key), stored and reused until shortly before it expires, expiring with the order's
+ * reservation (rules/stripe.ts). The PaymentIntent's metadata names the payment, so later events find it.
  */
 import type { DB } from "../db/client";
 import type { PaymentJson } from "../db/orders";
-import { paymentInfo, storeCheckout } from "../db/stripe";
+import { paymentInfo, recordFailedCheckout, storeCheckout } from "../db/stripe";
 import type { Env } from "../lib/env";
 import { i18nText, type I18n } from "../lib/i18n";
 import { log } from "../lib/log";
@@ -28,7 +28,7 @@ export type CheckoutOrder = { code: string; email: string | null; locale: string
 
 /**
  * `url`: Stripe's checkout page for the customer. `unavailable`: Stripe could not be reached
- * or refused (nothing changed). `not_configured`: the organizer has no Stripe key. `changed`:
+ * or refused (the order and payment unchanged). `not_configured`: the organizer has no Stripe key. `changed`:
  * the payment closed meanwhile, or another request started it differently.
  */
 export type CheckoutStart =
@@ -40,6 +40,13 @@ export function paymentMetadata(eventId: number, code: string, localId: number):
   return { event: String(eventId), order: code, payment: String(localId) };
 }
 
+/** The attempt after the last stored session and the last failed attempt (each attempt its own key). */
+function nextAttempt(info: Record<string, unknown>): number {
+  const stored = typeof info.checkout_attempt === "number" ? info.checkout_attempt : 0;
+  const failed = typeof info.checkout_failed_attempt === "number" ? info.checkout_failed_attempt : 0;
+  return Math.max(stored, failed) + 1;
+}
+
 function liveSession(info: Record<string, unknown>, now: number): string | null {
   const url = info.checkout_url;
   const expires = info.checkout_expires;
@@ -49,7 +56,7 @@ function liveSession(info: Record<string, unknown>, now: number): string | null 
 /**
  * Starts (or resumes) the payment's checkout; the caller checked that the order can be paid. An
  * expired session is followed by the next attempt; two requests at once get the same session from
- * Stripe, and only one attempt is stored. When Stripe cannot be reached nothing changes.
+ * Stripe, and only one attempt is stored. When Stripe cannot be reached only the failed attempt is counted.
  */
 export async function startCheckout(
   scope: CheckoutScope,
@@ -62,7 +69,7 @@ export async function startCheckout(
   if (live) return { ok: true, url: live };
   const { secretKey } = await stripeKeys(scope.env, scope.db, scope.organizerId);
   if (!secretKey) return { ok: false, reason: "not_configured" };
-  const attempt = (typeof payment.info.checkout_attempt === "number" ? payment.info.checkout_attempt : 0) + 1;
+  const attempt = nextAttempt(payment.info);
   const metadata = paymentMetadata(scope.event.id, order.code, payment.local_id);
   const currency = scope.event.currency.toLowerCase();
   const expiresAt = checkoutExpiresAt(order.expires, now);
@@ -96,6 +103,8 @@ export async function startCheckout(
     logStripeError("a Stripe Checkout Session could not be created", e, fields);
     // the same attempt started with other parameters (another return_url, at another minute)
     if (e instanceof Stripe.errors.StripeIdempotencyError) return resumeStored(scope.db, payment.id, now);
+    // Stripe keeps a 500 answer under its key: the next attempt must not send this key again
+    await recordFailedCheckout(scope.db, payment.id, attempt);
     return { ok: false, reason: "unavailable" };
   }
   if (!session.url) {

@@ -152,6 +152,9 @@ export function variableValue(
       return date(ev.dateAdmission, "time");
     case "event_location":
       return t(ev.location);
+    case "event_timezone":
+      // this service's own: the time zone the event's times are given in (not one of pretix's)
+      return tz;
     case "telephone":
       return o.phone ?? "";
     case "email":
@@ -260,7 +263,7 @@ export function elementText(
 }
 
 const KNOWN = new Set(
-  "secret order positionid order_positionid item variation item_description itemvar itemvar_description item_category price price_with_addons attendee_name attendee_name_for_salutation attendee_company attendee_address attendee_street attendee_zipcode attendee_city attendee_state attendee_country attendee_email pseudonymization_id event_name event_series_name event_date event_date_range event_begin event_begin_date event_begin_time event_begin_weekday event_end event_end_date event_end_time event_end_weekday event_admission event_admission_time event_location telephone email invoice_name invoice_name_for_salutation invoice_company invoice_street invoice_zipcode invoice_city invoice_state invoice_country addons organizer organizer_info_text event_info_text now_date now_datetime now_time purchase_date purchase_datetime purchase_time valid_from_date valid_from_datetime valid_from_time valid_until_date valid_until_datetime valid_until_time medium_identifier seat seat_zone seat_row seat_number first_scan giftcard_issuance_date giftcard_expiry_date".split(
+  "secret order positionid order_positionid item variation item_description itemvar itemvar_description item_category price price_with_addons attendee_name attendee_name_for_salutation attendee_company attendee_address attendee_street attendee_zipcode attendee_city attendee_state attendee_country attendee_email pseudonymization_id event_name event_series_name event_date event_date_range event_begin event_begin_date event_begin_time event_begin_weekday event_end event_end_date event_end_time event_end_weekday event_admission event_admission_time event_location event_timezone telephone email invoice_name invoice_name_for_salutation invoice_company invoice_street invoice_zipcode invoice_city invoice_state invoice_country addons organizer organizer_info_text event_info_text now_date now_datetime now_time purchase_date purchase_datetime purchase_time valid_from_date valid_from_datetime valid_from_time valid_until_date valid_until_datetime valid_until_time medium_identifier seat seat_zone seat_row seat_number first_scan giftcard_issuance_date giftcard_expiry_date".split(
     " ",
   ),
 );

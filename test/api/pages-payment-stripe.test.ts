@@ -176,9 +176,9 @@ describe("Stripe down", () => {
       expect(down.status).toBe(503);
       expect(textOf(down.text)).toContain(PAYMENT_ERRORS.stripe_unavailable);
       expect(down.text).toContain(`href="${paymentUrl}">Try again</a>`);
-      // asked (once, then once more), and nothing kept
+      // asked (once, then once more), and only the failed attempt counted (the next one sends a new key)
       expect((await sessionsCreated(s.secretKey)).length).toBeGreaterThanOrEqual(1);
-      expect(await storedInfo(order.code)).toEqual({});
+      expect(await storedInfo(order.code)).toEqual({ checkout_failed_attempt: 1 });
       const unchanged = await readOrder(s, order.code);
       expect(unchanged.status).toBe("n");
       expect(unchanged.payments[0]).toMatchObject({ state: "created", details: { id: null, checkout_session: null } });
@@ -189,6 +189,49 @@ describe("Stripe down", () => {
       expect(later.location).toMatch(/\/c\/pay\/cs_test_/);
     });
   }
+});
+
+describe("after Stripe's 500 (kept by Stripe under its idempotency key for 24 hours)", () => {
+  it("the next attempt sends a new key and gets a session; the failed key is never sent again", async () => {
+    const s = await stripeShop();
+    const { order, paymentUrl } = await stripeOrder(s);
+    await standin(s.secretKey, "POST", "/__standin/outage", { mode: "error_once" });
+    const down = await openPaymentPage(paymentUrl);
+    expect(down.status).toBe(503);
+    expect(textOf(down.text)).toContain(PAYMENT_ERRORS.stripe_unavailable);
+
+    const later = await openPaymentPage(paymentUrl);
+    expect(later.status).toBe(303);
+    expect(later.location).toMatch(/\/c\/pay\/cs_test_/);
+    const again = await openPaymentPage(paymentUrl);
+    expect(again.location).toBe(later.location);
+
+    const sent = await sessionsCreated(s.secretKey);
+    const eventId = sent[0]!.params.metadata.event;
+    const base = `checkout-${eventId}-${order.code}-1`;
+    expect(sent.map((r) => r.idempotencyKey)).toEqual([`${base}-1`, `${base}-2`]);
+    expect(await storedInfo(order.code)).toMatchObject({ checkout_failed_attempt: 1, checkout_attempt: 2 });
+    expect((await readOrder(s, order.code)).payments[0]).toMatchObject({
+      state: "created",
+      details: { checkout_session: later.location!.split("/").at(-1) },
+    });
+  });
+
+  it("the stand-in, as Stripe, answers the stored 500 again for the same key, and a new key normally", async () => {
+    const s = await stripeShop();
+    await standin(s.secretKey, "POST", "/__standin/outage", { mode: "error_once" });
+    const stripe = s.stripe;
+    const params = {
+      mode: "payment" as const,
+      success_url: "https://x.example/",
+      line_items: [{ quantity: 1, price_data: { currency: "eur", unit_amount: 100, product_data: { name: "T" } } }],
+    };
+    const first = await stripe.checkout.sessions.create(params, { idempotencyKey: "k-1" }).catch((e) => e);
+    const replay = await stripe.checkout.sessions.create(params, { idempotencyKey: "k-1" }).catch((e) => e);
+    const fresh = await stripe.checkout.sessions.create(params, { idempotencyKey: "k-2" }).catch((e) => e);
+    expect([first.statusCode, replay.statusCode]).toEqual([500, 500]);
+    expect(fresh.statusCode).toBeUndefined();
+  });
 });
 
 describe("pay/change", () => {

@@ -8,7 +8,8 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { onsaleQueues } from "../../src/db/schema";
 import { db } from "../harness";
-import { fetchPage, getPage } from "../helpers/pages";
+import { WHERE_TO_BUY } from "../../src/pages/public";
+import { fetchPage, getPage, textOf } from "../helpers/pages";
 import { eventIdOf, type Shop, shop } from "../helpers/sales";
 
 type QueueRow = typeof onsaleQueues.$inferSelect;
@@ -151,6 +152,55 @@ describe("the waiting page", () => {
     expect(foreign.status).toBe(400);
     expect(foreign.text).toContain("The return_url parameter does not lie below a base URL configured for this event.");
     expect(foreign.text).not.toContain("data-config");
+  });
+
+  it("without a return_url, the event's shop_url is where an admitted visitor goes on to; a return_url wins", async () => {
+    const s = await queuedShop();
+    expect(configOf((await getPage(pageOf(s))).text).returnUrl).toBeNull();
+    const set = await s.client.patch(`${s.path}/settings/`, { shop_url: "https://shop.example.org/tickets" });
+    expect(set.status).toBe(200);
+    expect(configOf((await getPage(pageOf(s))).text).returnUrl).toBe("https://shop.example.org/tickets");
+    const given = await getPage(pageOf(s, `?return_url=${encodeURIComponent("https://shop.example.org/checkout")}`));
+    expect(configOf(given.text).returnUrl).toBe("https://shop.example.org/checkout");
+  });
+
+  it("once the opening passed it says the sale opened; what the script hides once admitted has its ids; no admission code texts", async () => {
+    const s = await queuedShop();
+    await db()
+      .update(onsaleQueues)
+      .set({ opensAt: Date.parse("2026-01-05T09:00:00Z") })
+      .where(eq(onsaleQueues.id, s.queue.id));
+    const res = await getPage(pageOf(s));
+    expect(res.text).toContain(
+      '<p id="queue-opens" class="muted">The sale opened on Mon, 5 January 2026 at 10:00 CET.</p>',
+    );
+    expect(res.text).not.toMatch(/<p[^>]*>The sale opens on/);
+    expect(res.text).toMatch(/<p id="queue-intro">[^<]*keep this page open/);
+    // what the script hides stays hidden whatever the page's style says of the element (dl.facts is a grid)
+    expect(res.text).toContain("[hidden]{display:none!important}");
+    const texts = configOf(res.text).texts;
+    expect(texts.admission).toBeUndefined();
+    expect(texts.admittedHere).toBe(
+      "It is your turn! Your admission is valid until {time} and allows {orders} order(s). The event page says where tickets are sold.",
+    );
+  });
+
+  it("the event page says where to buy: the shop_url's button, else that the organizer's shop sells the tickets", async () => {
+    const s = await queuedShop();
+    const without = await getPage(`/${s.orgSlug}/${s.eventSlug}/`);
+    expect(without.status).toBe(200);
+    expect(textOf(without.text)).toContain(WHERE_TO_BUY);
+    await s.client.patch(`${s.path}/settings/`, {
+      shop_url: "https://shop.example.org/tickets",
+      contact_mail: "hi@example.org",
+    });
+    const withShop = await getPage(`/${s.orgSlug}/${s.eventSlug}/`);
+    expect(withShop.text).toContain('<a class="button" href="https://shop.example.org/tickets">Buy tickets</a>');
+    expect(withShop.text).not.toContain(WHERE_TO_BUY);
+    await s.client.patch(`${s.path}/settings/`, { shop_url: null });
+    expect(textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text)).toContain(
+      `${WHERE_TO_BUY} Questions: hi@example.org`,
+    );
   });
 
   it("answers 404 where no active queue applies: no queue, a deactivated one, an event not live, unknown slugs, a malformed date", async () => {

@@ -8,9 +8,22 @@ import { env } from "cloudflare:workers";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MM } from "../../src/lib/pdf/document";
+import { TICKETS_NOT_OFFERED } from "../../src/pages/order";
 import { BASE, type Json, seedOrganizer } from "../harness";
-import { decodeQr, deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
+import {
+  decodeQr,
+  deliver,
+  objectKeys,
+  pdfText,
+  pdfTextItems,
+  rawGet,
+  SEED_FONTS_TIMEOUT,
+  seedFonts,
+} from "../helpers/documents";
 import { type Shop, shop } from "../helpers/sales";
+
+/** Where the default layout draws the QR code: 80 mm square at (65 mm, 125 mm). */
+const QR = { x: 65 * MM, y: 125 * MM, size: 80 * MM };
 
 const NAMES = "Ζωή Łukasz 王小明 Олег שרה";
 
@@ -176,7 +189,7 @@ describe("downloads in check-in positions", () => {
     expect(scan.body.position.downloads).toEqual(o.positions[0].downloads);
     // the URL the list gives is the one that serves the ticket
     const { bytes } = await downloadPdf(w, listed.find((p) => p.id === o.positions[0].id)!.downloads[0].url);
-    expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(o.positions[0].secret);
+    expect(await decodeQr(bytes, QR)).toBe(o.positions[0].secret);
     // the event's settings count for lists too: pending orders offer tickets once ticket_download_pending is on
     await w.s.client.patch(`${w.s.path}/settings/`, { ticket_download_pending: true });
     const again = (await w.s.client.get(`${w.s.path}/checkinlists/${list.id}/positions/${pending.positions[0].id}/`))
@@ -205,19 +218,20 @@ describe("the ticket PDF", () => {
     expect(pages).toBe(1);
     for (const s of [NAMES, "Konzert-Ticket", "Concert", "Kraków", o.code, p.secret, "€49.90"])
       expect(text, s).toContain(s);
-    // the default layout's QR code: 55 mm square at (140 mm, 195 mm)
-    expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(p.secret);
+    // the default layout's QR code
+    expect(await decodeQr(bytes, QR)).toBe(p.secret);
     // fonts are subset: the 10 MB CJK font contributes a few glyphs
     expect(bytes.length).toBeLessThan(150_000);
   });
 
-  it("the default layout shows the start date and time in the event's timezone; in a series the date's", async () => {
+  it("the default layout shows the start date and time with the event's time zone and the venue; in a series the date's", async () => {
     // 19:00 UTC on 1 June 2030 is 21:00 in Warsaw
     const w = await world();
     const o = await paid(w);
     const { text } = await pdfText((await downloadPdf(w, o.positions[0].downloads[0].url)).bytes);
-    expect(text).toMatch(/Jun 1, 2030, 9:00\sPM/);
+    expect(text).toMatch(/Jun 1, 2030, 9:00\sPM \(Europe\/Warsaw\)/);
     expect(text).not.toMatch(/7:00\sPM/);
+    expect(text).toContain("Kraków");
 
     // a series: the position's date (23:30 UTC on 4 July 2030 is 19:30 in New York), not the series' own
     const s = await shop({ series: true, event: { timezone: "America/New_York" } });
@@ -231,9 +245,32 @@ describe("the ticket PDF", () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const series = (await pdfText((await downloadPdf({ ...w, s }, res.body.positions[0].downloads[0].url)).bytes)).text;
-    expect(series).toMatch(/Jul 4, 2030, 7:30\sPM/);
+    expect(series).toMatch(/Jul 4, 2030, 7:30\sPM \(America\/New_York\)/);
     expect(series).toContain("Fireworks");
     expect(series).not.toContain("Jun 1, 2030");
+  });
+
+  it("the default layout uses the page: the event at the top, the QR code in the middle, the holder below, no wide empty band", async () => {
+    const w = await world();
+    const o = await paid(w, { positions: [{ item: w.ticket.id, attendee_name_parts: { full_name: "Ada Lovelace" } }] });
+    const { bytes } = await downloadPdf(w, o.positions[0].downloads[0].url);
+    const items = await pdfTextItems(bytes);
+    const y = (s: string) => items.find((i) => i.str.includes(s))!.y / MM;
+    const PAGE = 297;
+    // top third: the event, when and where; below the QR code (125 mm to 205 mm): the holder and the order
+    expect(y("Concert")).toBeGreaterThan((PAGE * 2) / 3);
+    expect(y("Kraków")).toBeGreaterThan((PAGE * 2) / 3);
+    expect(y("Ada Lovelace")).toBeLessThan(125);
+    expect(y("Konzert-Ticket")).toBeLessThan(125);
+    expect(y(`${o.code}-1`)).toBeLessThan(125);
+    expect(y("Show this ticket at the entrance")).toBeLessThan(PAGE / 4);
+    expect(await decodeQr(bytes, QR)).toBe(o.positions[0].secret);
+    // no band of the page wider than 45 mm is empty (the QR code counts as content)
+    const filled = [...items.map((i) => i.y / MM), 125, 145, 165, 185, 205].sort((a, b) => a - b);
+    const gaps = filled.slice(1).map((v, k) => v - filled[k]!);
+    expect(Math.max(...gaps)).toBeLessThan(45);
+    expect(filled[0]).toBeLessThan(25);
+    expect(filled.at(-1)).toBeGreaterThan(250);
   });
 
   it("a non-admission product gets a ticket while ticket_download_nonadm is on (pretix's default), none once it is off", async () => {
@@ -242,7 +279,7 @@ describe("the ticket PDF", () => {
     const all = (await downloadPdf(on, both.downloads[0].url)).bytes;
     expect((await pdfText(all)).pages).toBe(2);
     expect((await pdfText(all)).text).toContain("T-Shirt");
-    expect(await decodeQr(all, { x: 140 * MM, y: 195 * MM, size: 55 * MM }, 1)).toBe(both.positions[1].secret);
+    expect(await decodeQr(all, QR, 1)).toBe(both.positions[1].secret);
 
     const off = await world({ ticket_download_nonadm: false });
     const o = await paid(off, { positions: [{ item: off.ticket.id }, { item: off.shirt.id }] });
@@ -253,7 +290,7 @@ describe("the ticket PDF", () => {
     expect(pages).toBe(1);
     expect(text).toContain("Konzert-Ticket");
     expect(text).not.toContain("T-Shirt");
-    expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(o.positions[0].secret);
+    expect(await decodeQr(bytes, QR)).toBe(o.positions[0].secret);
     // the shirt's own download is refused
     const shirt = await rawGet(off.s.client, `${off.s.path}/orderpositions/${o.positions[1].id}/download/pdf/`);
     expect(shirt.status).toBe(403);
@@ -279,7 +316,7 @@ describe("the ticket PDF", () => {
     expect(pages).toBe(2);
     expect(text).toContain("Anna");
     expect(text).toContain("Bert");
-    expect(await decodeQr(bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM }, 1)).toBe(o.positions[1].secret);
+    expect(await decodeQr(bytes, QR, 1)).toBe(o.positions[1].secret);
   });
 
   it("changed data gets a new file; the old one is removed", async () => {
@@ -478,11 +515,17 @@ describe("the customer's order page", () => {
   it("offers no downloads while ticket_download is off; links and files once it is on", async () => {
     const w = await world();
     const o = await paid(w);
-    const off = await rawGet(null, o.url);
-    expect(new TextDecoder().decode(off.bytes)).not.toContain("download/pdf");
+    const off = new TextDecoder().decode((await rawGet(null, o.url)).bytes);
+    expect(off).not.toContain("download/pdf");
+    // the buyer is told that the tickets are not offered here, rather than left looking for them
+    expect(off).toContain(`<p class="note">${TICKETS_NOT_OFFERED}</p>`);
     expect((await rawGet(null, `${o.url}download/pdf/`)).status).toBe(404);
+    // a pending order has no tickets yet: nothing said about downloads
+    const pending = new TextDecoder().decode((await rawGet(null, (await order(w)).url)).bytes);
+    expect(pending).not.toContain(TICKETS_NOT_OFFERED);
     await w.s.client.patch(`${w.s.path}/settings/`, { ticket_download: true });
     const on = new TextDecoder().decode((await rawGet(null, o.url)).bytes);
+    expect(on).not.toContain(TICKETS_NOT_OFFERED);
     expect(on).toContain(`href="${o.url}download/pdf/"`);
     expect(on).toContain(`href="${o.url}download/pdf/${o.positions[0].id}/"`);
     const url = `${o.url}download/pdf/${o.positions[0].id}/`;
@@ -493,7 +536,7 @@ describe("the customer's order page", () => {
     const file = await rawGet(null, url);
     expect(file.status).toBe(200);
     expect(file.headers.get("Content-Type")).toBe("application/pdf");
-    expect(await decodeQr(file.bytes, { x: 140 * MM, y: 195 * MM, size: 55 * MM })).toBe(o.positions[0].secret);
+    expect(await decodeQr(file.bytes, QR)).toBe(o.positions[0].secret);
     // the order's secret is the credential
     expect((await rawGet(null, url.replace(o.secret, "wrongsecret123"))).status).toBe(404);
   });

@@ -126,6 +126,37 @@ describe("GET /api/docs, with no network but the service", () => {
   );
 
   it(
+    "an operation's curl example sends the Token scheme and the description's example body (no testmode, no code)",
+    async () => {
+      const { context } = await offline();
+      const page = await context.newPage();
+      try {
+        await page.goto(`${need(service).base}/api/docs`, { waitUntil: "load", timeout: RENDER_MS });
+        const sidebar = page.getByRole("complementary").first();
+        await sidebar.getByText("Orders", { exact: true }).first().click({ timeout: RENDER_MS });
+        await sidebar.getByText("Create an order", { exact: true }).first().click({ timeout: RENDER_MS });
+        // every curl example sends the Token scheme; the order's carries the description's example body
+        const curls = page.locator("pre").filter({ hasText: "curl" });
+        await curls.first().waitFor({ state: "visible", timeout: RENDER_MS });
+        const order = curls.filter({ hasText: '"positions"' }).first();
+        await order.waitFor({ state: "visible", timeout: RENDER_MS });
+        await order.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, "api-docs-order-example.desktop.png") });
+        const code = (await order.innerText()).replace(/\s+/g, " ");
+        process.stderr.write(`api reference: the order's curl example: ${code}\n`);
+        expect(code).toContain("Authorization: Token YOUR_SECRET_TOKEN");
+        expect(code).not.toContain("testmode");
+        expect(code).not.toContain('"code"');
+        for (const text of await curls.allInnerTexts())
+          expect(text).toContain("Authorization: Token YOUR_SECRET_TOKEN");
+      } finally {
+        await context.close();
+      }
+    },
+    2 * RENDER_MS,
+  );
+
+  it(
     "keeps the plain link to the description when the script cannot load, and without JavaScript",
     async () => {
       for (const opts of [{ block: ["/api/docs/api-reference.js"] }, { javaScript: false }]) {

@@ -173,6 +173,10 @@ describe("customer pages in Chromium, JavaScript off", () => {
     expect(text).toContain("Lakeside Park, North Shore");
     expect(text).toMatch(/Festival pass All three days, all stages\. EUR 20\.00/);
     expect(text).toContain("Children's entry EUR 0.00");
+    // where to buy: the shop has no shop_url set, so the page says who sells and whom to ask
+    expect(text).toContain(
+      "Tickets are sold through the organizer's own shop, not on this page. Questions: hello@festival.example.org",
+    );
     await inspect(page, "event");
     await page.close();
   });

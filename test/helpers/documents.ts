@@ -69,6 +69,15 @@ export async function pdfText(bytes: Uint8Array): Promise<{ text: string; pages:
   return { text, pages: totalPages };
 }
 
+/** The text items of a page (its text layer) with where each starts, in PDF points from the bottom left. */
+export async function pdfTextItems(bytes: Uint8Array, pageIndex = 0): Promise<{ str: string; x: number; y: number }[]> {
+  const pdf = await getDocumentProxy(bytes.slice());
+  const content = await (await pdf.getPage(pageIndex + 1)).getTextContent();
+  return (content.items as { str?: string; transform?: number[] }[])
+    .filter((i) => typeof i.str === "string" && i.str.trim() !== "" && i.transform)
+    .map((i) => ({ str: i.str!, x: i.transform![4]!, y: i.transform![5]! }));
+}
+
 /** A GET through the worker keeping the raw body (PDFs); the answer is held to the API description like every other. */
 export async function rawGet(
   client: Client | null,

@@ -11,7 +11,8 @@
  *   that pay (`outcome=paid`), start a payment that settles later (`outcome=processing`) or go
  *   back (the Session's `cancel_url`); the form POST answers 303 to the `success_url`;
  * - `/__standin/…` (with the account's key): the requests recorded, an outage of the account's
- *   API (`error`: Stripe's 500, `drop`: the connection is cut), how new refunds end, settling a
+ *   API (`error`: Stripe's 500, `error_once`: one 500 kept under its idempotency key as Stripe keeps
+ *   it, `drop`: the connection is cut), how new refunds end, settling a
  *   processing payment, a refund's later state.
  * Events go to the account's webhook endpoints (`POST /v1/webhook_endpoints`), signed with the
  * SDK's own test helper: before the checkout page redirects, and shortly after an API call.
@@ -24,6 +25,8 @@ import Stripe from "stripe";
 import { parseForm } from "./forms.ts";
 
 type Obj = Record<string, any>;
+
+const INTERNAL_ERROR = { error: { type: "api_error", message: "An unknown error occurred" } };
 
 export type RecordedRequest = {
   method: string;
@@ -42,7 +45,7 @@ type Account = {
   events: Obj[];
   endpoints: Obj[];
   idempotency: Map<string, { params: string; status: number; body: Obj }>;
-  outage: "error" | "drop" | null;
+  outage: "error" | "error_once" | "drop" | null;
   refundStatus: "succeeded" | "pending" | "failed";
   deliveries: { url: string; event: string; type: string; status: number | string }[];
 };
@@ -381,7 +384,7 @@ ${s.cancel_url ? `<p><a href="${escapeHtml(s.cancel_url)}">Back</a></p>` : ""}`
     if (method === "GET" && path === "/__standin/deliveries")
       return { status: 200, body: { deliveries: a.deliveries } };
     if (method === "POST" && path === "/__standin/outage") {
-      a.outage = p.mode === "error" || p.mode === "drop" ? p.mode : null;
+      a.outage = ["error", "error_once", "drop"].includes(p.mode) ? p.mode : null;
       return { status: 200, body: { outage: a.outage } };
     }
     if (method === "POST" && path === "/__standin/refund_status") {
@@ -467,16 +470,18 @@ ${s.cancel_url ? `<p><a href="${escapeHtml(s.cancel_url)}">Back</a></p>` : ""}`
       return;
     }
     if (a.outage === "error") {
-      json(
-        500,
-        { error: { type: "api_error", message: "An unknown error occurred" } },
-        { "Stripe-Should-Retry": "false" },
-      );
+      json(500, INTERNAL_ERROR, { "Stripe-Should-Retry": "false" });
       return;
     }
     if (method === "POST" && idempotencyKey) {
       const stored = a.idempotency.get(idempotencyKey);
       const key = JSON.stringify([url.pathname, params]);
+      if (a.outage === "error_once" && !stored) {
+        a.outage = null;
+        a.idempotency.set(idempotencyKey, { params: key, status: 500, body: INTERNAL_ERROR });
+        json(500, INTERNAL_ERROR, { "Stripe-Should-Retry": "false", "Idempotency-Key": idempotencyKey });
+        return;
+      }
       if (stored && stored.params !== key) {
         const e = stripeError(
           400,
@@ -487,7 +492,12 @@ ${s.cancel_url ? `<p><a href="${escapeHtml(s.cancel_url)}">Back</a></p>` : ""}`
         return;
       }
       if (stored) {
-        json(stored.status, stored.body, { "Idempotent-Replayed": "true", "Idempotency-Key": idempotencyKey });
+        const retry: Record<string, string> = stored.status >= 500 ? { "Stripe-Should-Retry": "false" } : {};
+        json(stored.status, stored.body, {
+          "Idempotent-Replayed": "true",
+          "Idempotency-Key": idempotencyKey,
+          ...retry,
+        });
         return;
       }
       const r = await api(a, method, url.pathname, params, idempotencyKey);
