@@ -975,7 +975,7 @@ export interface paths {
         };
         /**
          * Event settings
-         * @description With `explain=true`, each key's value, label and help text.
+         * @description With `explain=true`, each key's value, label and help text. `Warning: 199 - "…"` while invoices are issued without the issuer's name or address (`invoice_address_from_name`, `invoice_address_from`; docs/documents.md).
          *
          *     Needs `event:read` (`can_change_event_settings`). Team tokens and devices.
          */
@@ -987,7 +987,7 @@ export interface paths {
         head?: never;
         /**
          * Change event settings
-         * @description `null` unsets a key (the organizer's value or the default shows again).
+         * @description `null` unsets a key (the organizer's value or the default shows again). `Warning: 199 - "…"` while invoices are issued without the issuer's name or address (`invoice_address_from_name`, `invoice_address_from`; docs/documents.md).
          *
          *     Needs `can_change_event_settings`. Team tokens only.
          */
@@ -2316,6 +2316,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizers/{organizer}/orders/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organizer's orders
+         * @description The orders list of every event whose orders the credential may see (none without `can_view_orders`: an empty list), with the same query and answer; `event` names each order's event.
+         *
+         *     Any credential of the organizer; each list needs `can_view_orders` for its event (the others are refused as unknown). Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/": {
         parameters: {
             query?: never;
@@ -2330,70 +2352,20 @@ export interface paths {
         get: operations["getOrganizersByOrganizerEventsByEventOrdersByCode"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
         /**
-         * List an order's payments
-         * @description Needs `can_view_orders`. Team tokens and devices.
-         */
-        get: operations["getOrganizersByOrganizerEventsByEventOrdersByCodePayments"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/{local}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Payment detail
-         * @description Needs `can_view_orders`. Team tokens and devices.
-         */
-        get: operations["getOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocal"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/{local}/confirm/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Confirm a payment
+         * Delete an order in test mode
          * @description Needs `can_change_orders`. Team tokens and devices.
          */
-        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalConfirm"];
-        delete?: never;
+        delete: operations["deleteOrganizersByOrganizerEventsByEventOrdersByCode"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update an order's fields
+         * @description `email`, `phone`, `locale`, `comment`, `checkin_attention`, `invoice_address` (the whole object, or null) and `expires`.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        patch: operations["patchOrganizersByOrganizerEventsByEventOrdersByCode"];
         trace?: never;
     };
     "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/mark_paid/": {
@@ -2427,7 +2399,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order
-         * @description A pending, paid or expired order is canceled completely; a `cancellation_fee` other than zero is refused (400).
+         * @description A pending, paid or expired order is canceled. With a `cancellation_fee`, a pending or paid order keeps its status: its positions and fees are canceled and the fee becomes its total (pretix).
          *
          *     Needs `can_change_orders`. Team tokens and devices.
          */
@@ -2474,6 +2446,246 @@ export interface paths {
          * @description Needs `can_change_orders`. Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeMarkExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/approve/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an order
+         * @description An order pending approval may be paid now (`require_approval` false); a free one becomes paid.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/deny/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny an order
+         * @description An order pending approval is canceled and frees its capacity; `require_approval` stays true.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeDeny"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/extend/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend an order's payment term
+         * @description `expires` is a date: the term ends at 23:59:59 of that day in the event's time zone. An expired order is pending again only if its capacity can be taken again (or with `force`).
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeExtend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/reactivate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a canceled order
+         * @description Pending again (paid, when its confirmed payments cover its total), only if its capacity can be taken again.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeReactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/mark_pending/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a paid order as unpaid
+         * @description Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeMarkPending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/mark_refunded/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a paid order as refunded
+         * @description The order is canceled (pretix) and frees its capacity; no mail.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeMarkRefunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/resend_link/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the link to the order's page again
+         * @description Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeResendLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an order's payments
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventOrdersByCodePayments"];
+        put?: never;
+        /**
+         * Record a payment
+         * @description Records a payment made outside the service (the provider is not called). With `state` `confirmed` it is confirmed at once: the order becomes paid when its payments cover the total, unless that is refused (no capacity for an expired order, awaiting approval, late; none with `force`), in which case it stays pending.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodePayments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/{local}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Payment detail
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/{local}/confirm/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a payment
+         * @description Only a payment in state created or pending. The order becomes paid when its payments cover the total (an expired order needs its capacity again, unless `force`); the paid mail unless `send_email` is false.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/payments/{local}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment
+         * @description Only a payment in state created or pending; the order's status stays as it is.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2559,7 +2771,13 @@ export interface paths {
          */
         get: operations["getOrganizersByOrganizerEventsByEventOrdersByCodeRefunds"];
         put?: never;
-        post?: never;
+        /**
+         * Record a refund
+         * @description Records a refund made outside the service (nothing is sent to a provider; card refunds go through `.../payments/{local_id}/refund/`). Of a `payment`, at most what it has left to refund. `mark_canceled` (or `mark_refunded`) cancels the order; `mark_pending` makes a paid order that owes money again pending.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeRefunds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2602,6 +2820,72 @@ export interface paths {
          *     Needs `can_change_orders`. Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/refunds/{local}/done/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a refund as done
+         * @description Only a refund in state created or transit.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocalDone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/refunds/{local}/process/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Process an external refund
+         * @description Only a refund in state external, which becomes done. `mark_canceled` (or `mark_refunded`) cancels the order; otherwise a paid order that owes money again is pending again.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocalProcess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/refunds/{local}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a refund
+         * @description Only a refund in state created, transit or external.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocalCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2666,6 +2950,92 @@ export interface paths {
         get: operations["getOrganizersByOrganizerTransactions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/waitinglistentries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List waiting list entries
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventWaitinglistentries"];
+        put?: never;
+        /**
+         * Put someone on the waiting list
+         * @description Refused (400) for a product that is available, and for an address already waiting for it.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventWaitinglistentries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/waitinglistentries/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Waiting list entry detail
+         * @description Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventWaitinglistentriesById"];
+        /**
+         * Replace a waiting list entry
+         * @description An entry that was sent a voucher cannot be changed (403).
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        put: operations["putOrganizersByOrganizerEventsByEventWaitinglistentriesById"];
+        post?: never;
+        /**
+         * Delete a waiting list entry
+         * @description An entry that was sent a voucher cannot be deleted (403).
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        delete: operations["deleteOrganizersByOrganizerEventsByEventWaitinglistentriesById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a waiting list entry
+         * @description An entry that was sent a voucher cannot be changed (403).
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        patch: operations["patchOrganizersByOrganizerEventsByEventWaitinglistentriesById"];
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/waitinglistentries/{id}/send_voucher/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a waiting list voucher
+         * @description Creates a single-use voucher for the entry's product (blocking one unit of quota, valid for the event setting waiting_list_hours) and mails it. 400 when the entry has a voucher already or the product has no unit left.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventWaitinglistentriesByIdSendVoucher"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3270,6 +3640,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizers/{organizer}/events/{event}/orderpositions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event's order positions
+         * @description Positions of canceled orders are listed (`order__status=c` finds them); a position canceled on its own only with `include_canceled_positions`.
+         *
+         *     Needs `can_view_orders`. Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerEventsByEventOrderpositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/orderpositions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an organizer's order positions
+         * @description Positions of canceled orders are listed (`order__status=c` finds them); a position canceled on its own only with `include_canceled_positions`. Only of the events whose orders the credential may see (none without `can_view_orders`: an empty list); each with its event's slug.
+         *
+         *     Any credential of the organizer; each list needs `can_view_orders` for its event (the others are refused as unknown). Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerOrderpositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizers/{organizer}/events/{event}/orderpositions/{id}/": {
         parameters: {
             query?: never;
@@ -3284,10 +3698,22 @@ export interface paths {
         get: operations["getOrganizersByOrganizerEventsByEventOrderpositionsById"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Cancel a ticket
+         * @description The position (and its add-ons) is canceled; the order's last position cannot be (400).
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        delete: operations["deleteOrganizersByOrganizerEventsByEventOrderpositionsById"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a ticket
+         * @description Product, variation, date, seat, price, tax rule, validity, attendee and answers, as one entry of `patch_positions` of the order change; a new product, date or seat is decided by the event object.
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        patch: operations["patchOrganizersByOrganizerEventsByEventOrderpositionsById"];
         trace?: never;
     };
     "/api/v1/organizers/{organizer}/events/{event}/orderpositions/{id}/regenerate_secrets/": {
@@ -3350,6 +3776,50 @@ export interface paths {
          *     Needs `can_change_orders`. Team tokens and devices.
          */
         post: operations["postOrganizersByOrganizerEventsByEventOrderpositionsByIdRemoveBlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/orderpositions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order position of any of the organizer's events
+         * @description A position of an event whose orders the credential may see (else 404), as the organizer's list shows it; a canceled one only with `include_canceled_positions`.
+         *
+         *     Any credential of the organizer; each list needs `can_view_orders` for its event (the others are refused as unknown). Team tokens and devices.
+         */
+        get: operations["getOrganizersByOrganizerOrderpositionsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizers/{organizer}/events/{event}/orders/{code}/change/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change an order's contents
+         * @description Patches, cancels and creates positions (add-ons by `addon_to`), creates, patches and cancels fees, recalculates taxes; the event object decides the whole change at once. A change of an order changed meanwhile is refused (400). `split_positions` is not offered (400).
+         *
+         *     Needs `can_change_orders`. Team tokens and devices.
+         */
+        post: operations["postOrganizersByOrganizerEventsByEventOrdersByCodeChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3876,8 +4346,17 @@ export interface components {
             mail_from_name?: string | null;
             imprint_url?: string | null;
             privacy_url?: string | null;
+            shop_url?: string | null;
             max_items_per_order?: number;
             reservation_time?: number;
+            waiting_list_enabled?: boolean;
+            waiting_list_auto?: boolean;
+            waiting_list_hours?: number;
+            waiting_list_auto_disable?: string | null;
+            waiting_list_names_asked?: boolean;
+            waiting_list_names_required?: boolean;
+            waiting_list_phones_asked?: boolean;
+            waiting_list_phones_required?: boolean;
             attendee_names_asked?: boolean;
             attendee_names_required?: boolean;
             attendee_emails_asked?: boolean;
@@ -3964,6 +4443,11 @@ export interface components {
                 label: string;
                 help_text: string;
             };
+            shop_url?: {
+                value: string | null;
+                label: string;
+                help_text: string;
+            };
             max_items_per_order?: {
                 value: number;
                 label: string;
@@ -3971,6 +4455,46 @@ export interface components {
             };
             reservation_time?: {
                 value: number;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_enabled?: {
+                value: boolean;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_auto?: {
+                value: boolean;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_hours?: {
+                value: number;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_auto_disable?: {
+                value: string | null;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_names_asked?: {
+                value: boolean;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_names_required?: {
+                value: boolean;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_phones_asked?: {
+                value: boolean;
+                label: string;
+                help_text: string;
+            };
+            waiting_list_phones_required?: {
+                value: boolean;
                 label: string;
                 help_text: string;
             };
@@ -4840,6 +5364,7 @@ export interface components {
             canceled?: boolean;
         };
         OrderFee: {
+            id: number;
             fee_type: string;
             /**
              * @description decimal number as a string
@@ -5196,6 +5721,26 @@ export interface components {
             /** @description The event's slug. */
             event: string;
         };
+        WaitingListEntry: {
+            id: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC
+             */
+            created: string;
+            name: string | null;
+            name_parts: {
+                [key: string]: string;
+            };
+            email: string;
+            phone: string | null;
+            voucher: number | null;
+            item: number;
+            variation: number | null;
+            locale: string;
+            priority: number;
+            subevent: number | null;
+        };
         StripeWebhookReceived: {
             /** @constant */
             received: true;
@@ -5512,6 +6057,128 @@ export interface components {
             updated: string;
             blocked: boolean;
         };
+        OrderPositionListed: {
+            id: number;
+            order: string;
+            positionid: number;
+            item: number;
+            variation: number | null;
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            price: string;
+            attendee_name: string | null;
+            attendee_name_parts: {
+                [key: string]: string;
+            };
+            attendee_email: string | null;
+            voucher: number | null;
+            /**
+             * @description decimal number as a string
+             * @example 19.00
+             */
+            tax_rate: string;
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            tax_value: string;
+            tax_rule: number | null;
+            secret: string;
+            addon_to: number | null;
+            subevent: number | null;
+            pseudonymization_id: string;
+            seat: components["schemas"]["Seat"] | null;
+            is_bundled: boolean;
+            valid_from: string | null;
+            valid_until: string | null;
+            blocked: string[] | null;
+            checkins: {
+                id: number;
+                list: number;
+                /** @enum {string} */
+                type: "entry" | "exit";
+                gate: number | null;
+                device: number | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                datetime: string;
+                auto_checked_in: boolean;
+            }[];
+            answers: components["schemas"]["Answer"][];
+            downloads: {
+                output: string;
+                /** Format: uri */
+                url: string;
+            }[];
+            /** @description only with `include_canceled_positions` */
+            canceled?: boolean;
+        };
+        OrganizerOrderPosition: {
+            id: number;
+            order: string;
+            positionid: number;
+            item: number;
+            variation: number | null;
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            price: string;
+            attendee_name: string | null;
+            attendee_name_parts: {
+                [key: string]: string;
+            };
+            attendee_email: string | null;
+            voucher: number | null;
+            /**
+             * @description decimal number as a string
+             * @example 19.00
+             */
+            tax_rate: string;
+            /**
+             * @description decimal number as a string
+             * @example 12.50
+             */
+            tax_value: string;
+            tax_rule: number | null;
+            secret: string;
+            addon_to: number | null;
+            subevent: number | null;
+            pseudonymization_id: string;
+            seat: components["schemas"]["Seat"] | null;
+            is_bundled: boolean;
+            valid_from: string | null;
+            valid_until: string | null;
+            blocked: string[] | null;
+            checkins: {
+                id: number;
+                list: number;
+                /** @enum {string} */
+                type: "entry" | "exit";
+                gate: number | null;
+                device: number | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC
+                 */
+                datetime: string;
+                auto_checked_in: boolean;
+            }[];
+            answers: components["schemas"]["Answer"][];
+            downloads: {
+                output: string;
+                /** Format: uri */
+                url: string;
+            }[];
+            /** @description only with `include_canceled_positions` */
+            canceled?: boolean;
+            /** @description The event's slug. */
+            event: string;
+        };
         Exporter: {
             identifier: string;
             verbose_name: string;
@@ -5722,6 +6389,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     [key: string]: unknown;
                 };
@@ -5799,6 +6467,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     all_events?: boolean;
@@ -5883,6 +6556,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     all_events?: boolean;
@@ -5970,6 +6648,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string;
                     all_events?: boolean;
@@ -6173,6 +6852,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "buyer@example.org"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -6324,6 +7008,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -6475,6 +7164,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     all_events?: boolean;
@@ -6549,6 +7243,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string;
                     all_events?: boolean;
@@ -6625,6 +7320,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "example",
+                 *       "hardware_brand": "example",
+                 *       "hardware_model": "example",
+                 *       "software_brand": "example",
+                 *       "software_version": "example"
+                 *     }
+                 */
                 "application/json": {
                     token: string;
                     hardware_brand: string;
@@ -6665,6 +7369,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hardware_brand": "example",
+                 *       "hardware_model": "example",
+                 *       "software_brand": "example",
+                 *       "software_version": "example"
+                 *     }
+                 */
                 "application/json": {
                     hardware_brand: string;
                     hardware_model: string;
@@ -6838,6 +7550,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "target_url": "https://example.org/",
+                 *       "action_types": []
+                 *     }
+                 */
                 "application/json": {
                     enabled?: boolean;
                     target_url: string;
@@ -6913,6 +7631,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "target_url": "https://example.org/",
+                 *       "action_types": []
+                 *     }
+                 */
                 "application/json": {
                     enabled?: boolean;
                     target_url: string;
@@ -6991,6 +7715,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     enabled?: boolean;
                     target_url?: string;
@@ -7194,6 +7919,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "secret": "example",
+                 *       "currency": "EUR",
+                 *       "value": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     secret: string;
                     currency: string;
@@ -7276,6 +8008,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     value: string | number;
                     expires?: string | null;
@@ -7322,6 +8059,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     value?: string | number;
                     expires?: string | null;
@@ -7368,6 +8106,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     value: string | number;
                     text?: string | null;
@@ -7490,6 +8233,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "acceptor": "example"
+                 *     }
+                 */
                 "application/json": {
                     acceptor: string;
                 };
@@ -7706,6 +8454,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     external_identifier?: string | null;
                     email?: string | null;
@@ -7786,6 +8535,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     external_identifier?: string | null;
                     email?: string | null;
@@ -7835,6 +8585,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     external_identifier?: string | null;
                     email?: string | null;
@@ -7961,6 +8712,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "membership_type": 1,
+                 *       "date_start": "2030-06-01T18:00:00Z",
+                 *       "date_end": "2030-06-01T18:00:00Z",
+                 *       "customer": "example"
+                 *     }
+                 */
                 "application/json": {
                     membership_type: number;
                     date_start: string;
@@ -8038,6 +8797,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "membership_type": 1,
+                 *       "date_start": "2030-06-01T18:00:00Z",
+                 *       "date_end": "2030-06-01T18:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     membership_type: number;
                     date_start: string;
@@ -8084,6 +8850,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     membership_type?: number;
                     date_start?: string;
@@ -8230,6 +8997,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "slug": "example",
+                 *       "date_from": "2030-06-01T18:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -8361,6 +9135,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string | {
                         [key: string]: string;
@@ -8432,6 +9207,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "slug": "example",
+                 *       "date_from": "2030-06-01T18:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -8536,6 +9318,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     [key: string]: unknown;
                 };
@@ -8613,6 +9396,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     default?: string | null;
@@ -8698,6 +9486,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     default?: string | null;
@@ -8786,6 +9579,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string;
                     default?: string | null;
@@ -8964,6 +9758,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "date_from": "2030-06-01T18:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -9076,6 +9876,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "date_from": "2030-06-01T18:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -9191,6 +9997,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string | {
                         [key: string]: string;
@@ -9474,6 +10281,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "default_price": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -9640,6 +10453,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "default_price": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -9773,6 +10592,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string | {
                         [key: string]: string;
@@ -9918,6 +10738,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "example"
+                 *     }
+                 */
                 "application/json": {
                     value: string | {
                         [key: string]: string;
@@ -10019,6 +10844,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "example"
+                 *     }
+                 */
                 "application/json": {
                     value: string | {
                         [key: string]: string;
@@ -10122,6 +10952,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     value?: string | {
                         [key: string]: string;
@@ -10232,6 +11063,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "addon_category": 1
+                 *     }
+                 */
                 "application/json": {
                     addon_category: number;
                     min_count?: number;
@@ -10316,6 +11152,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "addon_category": 1
+                 *     }
+                 */
                 "application/json": {
                     addon_category: number;
                     min_count?: number;
@@ -10402,6 +11243,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     addon_category?: number;
                     min_count?: number;
@@ -10495,6 +11337,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "bundled_item": 1
+                 *     }
+                 */
                 "application/json": {
                     bundled_item: number;
                     bundled_variation?: number | null;
@@ -10577,6 +11424,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "bundled_item": 1
+                 *     }
+                 */
                 "application/json": {
                     bundled_item: number;
                     bundled_variation?: number | null;
@@ -10661,6 +11513,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     bundled_item?: number;
                     bundled_variation?: number | null;
@@ -10759,6 +11612,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -10841,6 +11699,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -10926,6 +11789,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string | {
                         [key: string]: string;
@@ -11046,6 +11910,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -11121,6 +11990,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -11199,6 +12073,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string | {
                         [key: string]: string;
@@ -11296,6 +12171,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "rate": "19.00"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -11378,6 +12259,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "rate": "19.00"
+                 *     }
+                 */
                 "application/json": {
                     name: string | {
                         [key: string]: string;
@@ -11463,6 +12350,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string | {
                         [key: string]: string;
@@ -11568,6 +12456,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "question": "example",
+                 *       "type": "N"
+                 *     }
+                 */
                 "application/json": {
                     question: string | {
                         [key: string]: string;
@@ -11674,6 +12568,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "question": "example",
+                 *       "type": "N"
+                 *     }
+                 */
                 "application/json": {
                     question: string | {
                         [key: string]: string;
@@ -11777,6 +12677,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     question?: string | {
                         [key: string]: string;
@@ -11889,6 +12790,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answer": "example"
+                 *     }
+                 */
                 "application/json": {
                     answer: string | {
                         [key: string]: string;
@@ -11972,6 +12878,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answer": "example"
+                 *     }
+                 */
                 "application/json": {
                     answer: string | {
                         [key: string]: string;
@@ -12057,6 +12968,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     answer?: string | {
                         [key: string]: string;
@@ -12146,6 +13058,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "internal_name": "example"
+                 *     }
+                 */
                 "application/json": {
                     active?: boolean;
                     internal_name: string;
@@ -12235,6 +13152,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "internal_name": "example"
+                 *     }
+                 */
                 "application/json": {
                     active?: boolean;
                     internal_name: string;
@@ -12327,6 +13249,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     active?: boolean;
                     internal_name?: string;
@@ -12458,6 +13381,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": "example",
+                 *       "template": "example"
+                 *     }
+                 */
                 "application/json": {
                     enabled?: boolean;
                     subject: string | {
@@ -12549,6 +13478,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": "example",
+                 *       "template": "example"
+                 *     }
+                 */
                 "application/json": {
                     enabled?: boolean;
                     subject: string | {
@@ -12643,6 +13578,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     enabled?: boolean;
                     subject?: string | {
@@ -12742,6 +13678,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "opens_at": "2030-06-01T18:00:00Z",
+                 *       "admissions_per_minute": 1
+                 *     }
+                 */
                 "application/json": {
                     subevent?: number | null;
                     active?: boolean;
@@ -12826,6 +13768,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "opens_at": "2030-06-01T18:00:00Z",
+                 *       "admissions_per_minute": 1
+                 *     }
+                 */
                 "application/json": {
                     subevent?: number | null;
                     active?: boolean;
@@ -12913,6 +13861,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     subevent?: number | null;
                     active?: boolean;
@@ -13005,6 +13954,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     default?: boolean;
@@ -13084,6 +14038,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     default?: boolean;
@@ -13166,6 +14125,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string;
                     default?: boolean;
@@ -13253,6 +14213,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "layout": 1,
+                 *       "item": 1
+                 *     }
+                 */
                 "application/json": {
                     layout: number;
                     item: number;
@@ -13398,6 +14364,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "layout": {}
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     layout: {
@@ -13471,6 +14443,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example",
+                 *       "layout": {}
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     layout: {
@@ -13547,6 +14525,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string;
                     layout?: {
@@ -13648,6 +14627,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     size?: number | null;
@@ -13734,6 +14718,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     size?: number | null;
@@ -13819,6 +14808,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string;
                     size?: number | null;
@@ -13993,6 +14983,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     code?: string;
                     max_usages?: number;
@@ -14083,6 +15074,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "example"
+                 *     }
+                 */
                 "application/json": {
                     code: string;
                     max_usages?: number;
@@ -14176,6 +15172,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     code?: string;
                     max_usages?: number;
@@ -14233,6 +15230,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {}
+                 *     ]
+                 */
                 "application/json": {
                     code?: string;
                     max_usages?: number;
@@ -14330,6 +15332,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "item": 1,
+                 *       "price": "10.00"
+                 *     }
+                 */
                 "application/json": {
                     item: number;
                     variation?: number | null;
@@ -14499,6 +15507,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example [] */
                 "application/json": {
                     item: number;
                     variation?: number | null;
@@ -14694,6 +15703,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "positions": [
+                 *         {
+                 *           "item": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     code?: string;
                     /** @enum {string} */
@@ -14716,6 +15734,7 @@ export interface operations {
                     force?: boolean;
                     comment?: string;
                     checkin_attention?: boolean;
+                    require_approval?: boolean;
                     customer?: string | null;
                     invoice_address?: {
                         is_business?: boolean;
@@ -14794,6 +15813,88 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getOrganizersByOrganizerOrders: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+                /** @description Comma-separated fields, `-` reverses: `datetime`, `code`, `status`, `last_modified`, `cancellation_date`. Default: `datetime`. */
+                ordering?: string;
+                /** @description n pending, p paid, e expired, c canceled */
+                status?: "n" | "p" | "e" | "c";
+                /** @description order code */
+                code?: string;
+                testmode?: boolean;
+                email?: string;
+                locale?: string;
+                /** @description only objects changed since then (the X-Page-Generated of an earlier answer) */
+                modified_since?: string;
+                /** @description customer identifier */
+                customer?: string;
+                /** @description order code (also `<event slug>-<code>`), email, invoice name and company, comment, attendee names and emails, start of a ticket secret; matched literally */
+                search?: string;
+                /** @description orders with a position of this product */
+                item?: number;
+                /** @description orders with a position of this variation */
+                variation?: number;
+                /** @description orders with a position of this date (event series) */
+                subevent?: number;
+                require_approval?: boolean;
+                /** @description orders placed at or after then */
+                created_since?: string;
+                /** @description orders placed before then */
+                created_before?: string;
+                /** @description orders with a ticket for a date ending after then */
+                subevent_after?: string;
+                /** @description orders with a ticket for a date starting before then */
+                subevent_before?: string;
+                sales_channel?: string;
+                /** @description orders with a payment (in any state) of this provider */
+                payment_provider?: string;
+                /** @description also the canceled positions, each with `canceled` */
+                include_canceled_positions?: boolean;
+                /** @description also the canceled fees */
+                include_canceled_fees?: boolean;
+                /** @description a field to keep in each order (repeatable, dotted for nested fields: `positions.secret`); the others are left out */
+                include?: string[];
+                /** @description a field to leave out of each order (repeatable); `positions.downloads` reaches into the positions */
+                exclude?: string[];
+                /** @description Accepted and ignored: the service renders the ticket PDFs itself (`downloads`, open point 12). */
+                pdf_data?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["OrderInList"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getOrganizersByOrganizerEventsByEventOrdersByCode: {
         parameters: {
             query?: {
@@ -14838,84 +15939,7 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
-    getOrganizersByOrganizerEventsByEventOrdersByCodePayments: {
-        parameters: {
-            query?: {
-                /** @description 1-based page number; a page past the end is 404. */
-                page?: number;
-                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
-                page_size?: number;
-            };
-            header?: never;
-            path: {
-                /** @description The organizer's slug. */
-                organizer: string;
-                /** @description The event's slug. */
-                event: string;
-                /** @description The order code. */
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of the list. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        count: number;
-                        next: string | null;
-                        previous: string | null;
-                        results: components["schemas"]["OrderPayment"][];
-                    };
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    getOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocal: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The organizer's slug. */
-                organizer: string;
-                /** @description The event's slug. */
-                event: string;
-                /** @description The order code. */
-                code: string;
-                /** @description The payment's `local_id`. */
-                local: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrderPayment"];
-                };
-            };
-            401: components["responses"]["Unauthenticated"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Unavailable"];
-        };
-    };
-    postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalConfirm: {
+    deleteOrganizersByOrganizerEventsByEventOrdersByCode: {
         parameters: {
             query?: never;
             header?: {
@@ -14929,16 +15953,70 @@ export interface operations {
                 event: string;
                 /** @description The order code. */
                 code: string;
-                /** @description The payment's `local_id`. */
-                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchOrganizersByOrganizerEventsByEventOrdersByCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
-                    force?: boolean;
-                    send_email?: boolean;
+                    email?: string | null;
+                    phone?: string | null;
+                    locale?: string;
+                    comment?: string;
+                    checkin_attention?: boolean;
+                    invoice_address?: {
+                        is_business?: boolean;
+                        company?: string;
+                        name?: string;
+                        name_parts?: {
+                            [key: string]: string;
+                        };
+                        street?: string;
+                        zipcode?: string;
+                        city?: string;
+                        country?: string;
+                        state?: string;
+                        internal_reference?: string;
+                        vat_id?: string;
+                        vat_id_validated?: boolean;
+                    } | null;
+                    expires?: string;
                 };
             };
         };
@@ -14949,7 +16027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["OrderPayment"];
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14980,6 +16058,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     force?: boolean;
                     send_email?: boolean;
@@ -15024,9 +16103,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     send_email?: boolean;
-                    /** @description pretix keeps the order with this fee; here only none or zero is accepted */
+                    /** @description pretix: shown to the customer in the mail */
+                    comment?: string;
+                    /** @description pretix: the order is kept with this fee as its total (at most the total) */
                     cancellation_fee?: string | number | null;
                 };
             };
@@ -15124,6 +16206,512 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeApprove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    send_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeDeny: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    send_email?: boolean;
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeExtend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires": "example"
+                 *     }
+                 */
+                "application/json": {
+                    expires: string;
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeReactivate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeMarkPending: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeMarkRefunded: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeResendLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventOrdersByCodePayments: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["OrderPayment"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodePayments: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "created",
+                 *       "amount": "10.00",
+                 *       "provider": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    state: "created" | "pending" | "confirmed" | "canceled" | "failed" | "refunded";
+                    amount: string | number;
+                    provider: string;
+                    payment_date?: string | null;
+                    info?: {
+                        [key: string]: unknown;
+                    };
+                    send_email?: boolean;
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPayment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The payment's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPayment"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalConfirm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The payment's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    force?: boolean;
+                    send_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPayment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodePaymentsByLocalCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The payment's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPayment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     postOrganizersByOrganizerEventsByEventQueueJoin: {
         parameters: {
             query?: never;
@@ -15141,6 +16729,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     subevent?: number | null;
                 };
@@ -15274,6 +16863,71 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeRefunds: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "created",
+                 *       "source": "buyer",
+                 *       "amount": "10.00",
+                 *       "provider": "example"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    state: "created" | "transit" | "external" | "canceled" | "failed" | "done";
+                    /** @enum {string} */
+                    source: "buyer" | "admin" | "external";
+                    amount: string | number;
+                    payment?: number | null;
+                    execution_date?: string | null;
+                    provider: string;
+                    info?: {
+                        [key: string]: unknown;
+                    };
+                    comment?: string | null;
+                    mark_canceled?: boolean;
+                    mark_refunded?: boolean;
+                    mark_pending?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRefund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocal: {
         parameters: {
             query?: never;
@@ -15329,6 +16983,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     amount?: string | number;
                     mark_canceled?: boolean;
@@ -15337,6 +16992,131 @@ export interface operations {
                 };
             };
         };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRefund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocalDone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The refund's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRefund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocalProcess: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The refund's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    mark_canceled?: boolean;
+                    mark_refunded?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderRefund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeRefundsByLocalCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+                /** @description The refund's `local_id`. */
+                local: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             /** @description OK. */
             200: {
@@ -15526,6 +17306,328 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getOrganizersByOrganizerEventsByEventWaitinglistentries: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+                /** @description Comma-separated fields, `-` reverses: `id`, `created`, `email`, `item`. Default: `created`. */
+                ordering?: string;
+                email?: string;
+                locale?: string;
+                has_voucher?: boolean;
+                item?: number;
+                variation?: number;
+                subevent?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["WaitingListEntry"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventWaitinglistentries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "buyer@example.org",
+                 *       "item": 1
+                 *     }
+                 */
+                "application/json": {
+                    name?: string | null;
+                    name_parts?: {
+                        [key: string]: string;
+                    } | null;
+                    /** Format: email */
+                    email: string;
+                    phone?: string | null;
+                    item: number;
+                    variation?: number | null;
+                    locale?: string;
+                    subevent?: number | null;
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerEventsByEventWaitinglistentriesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListEntry"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putOrganizersByOrganizerEventsByEventWaitinglistentriesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "buyer@example.org",
+                 *       "item": 1
+                 *     }
+                 */
+                "application/json": {
+                    name?: string | null;
+                    name_parts?: {
+                        [key: string]: string;
+                    } | null;
+                    /** Format: email */
+                    email: string;
+                    phone?: string | null;
+                    item: number;
+                    variation?: number | null;
+                    locale?: string;
+                    subevent?: number | null;
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOrganizersByOrganizerEventsByEventWaitinglistentriesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchOrganizersByOrganizerEventsByEventWaitinglistentriesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    name?: string | null;
+                    name_parts?: {
+                        [key: string]: string;
+                    } | null;
+                    /** Format: email */
+                    email?: string;
+                    phone?: string | null;
+                    item?: number;
+                    variation?: number | null;
+                    locale?: string;
+                    subevent?: number | null;
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingListEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventWaitinglistentriesByIdSendVoucher: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     postOrganizersByOrganizerStripeWebhook: {
         parameters: {
             query?: never;
@@ -15541,6 +17643,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "example",
+                 *       "object": "event",
+                 *       "type": "example",
+                 *       "data": {
+                 *         "object": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["StripeEvent"];
             };
         };
@@ -15945,6 +18057,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     all_products?: boolean;
@@ -16042,6 +18159,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     all_products?: boolean;
@@ -16136,6 +18258,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     name?: string;
                     all_products?: boolean;
@@ -16257,6 +18380,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "error_reason": "canceled",
+                 *       "raw_barcode": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     error_reason: "canceled" | "invalid" | "unpaid" | "product" | "rules" | "revoked" | "incomplete" | "already_redeemed" | "blocked" | "invalid_time" | "error";
@@ -16427,6 +18556,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     type?: ("entry" | "exit") | null;
                     datetime?: string | null;
@@ -16555,6 +18685,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "secret": "example",
+                 *       "lists": []
+                 *     }
+                 */
                 "application/json": {
                     secret: string;
                     source_type?: string;
@@ -16623,6 +18759,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "lists": [
+                 *         1
+                 *       ],
+                 *       "nonce": "example"
+                 *     }
+                 */
                 "application/json": {
                     lists: number[];
                     nonce: string;
@@ -17010,6 +19154,146 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getOrganizersByOrganizerEventsByEventOrderpositions: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+                /** @description Comma-separated fields, `-` reverses: `order__code`, `order__datetime`, `positionid`, `attendee_name`, `order__status`. Default: `order__datetime,positionid`. */
+                ordering?: string;
+                /** @description order code */
+                order?: string;
+                /** @description the start of the secret or the order code, or text in an attendee name or email, the order's email or invoice name; matched literally */
+                search?: string;
+                item?: number;
+                item__in?: number[];
+                variation?: number;
+                variation__in?: number[];
+                attendee_name?: string;
+                secret?: string;
+                order__status?: "n" | "p" | "e" | "c";
+                /** @description comma-separated order statuses (`n`, `p`, `e`, `c`) */
+                order__status__in?: ("n" | "p" | "e" | "c")[];
+                /** @description positions checked in (on any list) or not */
+                has_checkin?: boolean;
+                subevent?: number;
+                subevent__in?: number[];
+                addon_to?: number;
+                addon_to__in?: number[];
+                voucher?: number;
+                voucher__code?: string;
+                pseudonymization_id?: string;
+                /** @description positions of orders of this customer (identifier) */
+                customer?: string;
+                /** @description also positions canceled on their own, each with `canceled` */
+                include_canceled_positions?: boolean;
+                /** @description Accepted and ignored: the service renders the ticket PDFs itself (`downloads`). */
+                pdf_data?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["OrderPositionListed"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerOrderpositions: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number; a page past the end is 404. */
+                page?: number;
+                /** @description Results per page: at most 50 (the default); larger values are lowered to it. */
+                page_size?: number;
+                /** @description Comma-separated fields, `-` reverses: `order__code`, `order__datetime`, `positionid`, `attendee_name`, `order__status`. Default: `order__datetime,positionid`. */
+                ordering?: string;
+                /** @description order code */
+                order?: string;
+                /** @description the start of the secret or the order code, or text in an attendee name or email, the order's email or invoice name; matched literally */
+                search?: string;
+                item?: number;
+                item__in?: number[];
+                variation?: number;
+                variation__in?: number[];
+                attendee_name?: string;
+                secret?: string;
+                order__status?: "n" | "p" | "e" | "c";
+                /** @description comma-separated order statuses (`n`, `p`, `e`, `c`) */
+                order__status__in?: ("n" | "p" | "e" | "c")[];
+                /** @description positions checked in (on any list) or not */
+                has_checkin?: boolean;
+                subevent?: number;
+                subevent__in?: number[];
+                addon_to?: number;
+                addon_to__in?: number[];
+                voucher?: number;
+                voucher__code?: string;
+                pseudonymization_id?: string;
+                /** @description positions of orders of this customer (identifier) */
+                customer?: string;
+                /** @description also positions canceled on their own, each with `canceled` */
+                include_canceled_positions?: boolean;
+                /** @description Accepted and ignored: the service renders the ticket PDFs itself (`downloads`). */
+                pdf_data?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        next: string | null;
+                        previous: string | null;
+                        results: components["schemas"]["OrganizerOrderPosition"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getOrganizersByOrganizerEventsByEventOrderpositionsById: {
         parameters: {
             query?: {
@@ -17042,6 +19326,105 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOrganizersByOrganizerEventsByEventOrderpositionsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchOrganizersByOrganizerEventsByEventOrderpositionsById: {
+        parameters: {
+            query?: {
+                /** @description false: the change may exceed quotas (pretix `check_quotas`, default true) */
+                check_quotas?: boolean;
+            };
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    item?: number;
+                    variation?: number | null;
+                    subevent?: number | null;
+                    seat?: string | null;
+                    price?: string | number;
+                    tax_rule?: number | null;
+                    valid_from?: string | null;
+                    valid_until?: string | null;
+                    answers?: {
+                        question: number;
+                        answer?: string;
+                        options?: number[];
+                    }[];
+                    attendee_name?: string | null;
+                    attendee_name_parts?: {
+                        [key: string]: string;
+                    };
+                    attendee_email?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPosition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["Unavailable"];
         };
@@ -17102,6 +19485,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -17145,6 +19533,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "example"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -17158,6 +19551,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderPosition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOrganizersByOrganizerOrderpositionsById: {
+        parameters: {
+            query?: {
+                /** @description also a canceled position (else 404) */
+                include_canceled_positions?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The object's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizerOrderPosition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postOrganizersByOrganizerEventsByEventOrdersByCodeChange: {
+        parameters: {
+            query?: {
+                /** @description false: the change may exceed quotas (pretix `check_quotas`, default true) */
+                check_quotas?: boolean;
+            };
+            header?: {
+                /** @description A repeat with the same key and credential gets the stored answer instead of acting again (kept 24 hours). */
+                "X-Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The organizer's slug. */
+                organizer: string;
+                /** @description The event's slug. */
+                event: string;
+                /** @description The order code. */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    patch_positions?: {
+                        position: number;
+                        body: {
+                            item?: number;
+                            variation?: number | null;
+                            subevent?: number | null;
+                            seat?: string | null;
+                            price?: string | number;
+                            tax_rule?: number | null;
+                            valid_from?: string | null;
+                            valid_until?: string | null;
+                            answers?: {
+                                question: number;
+                                answer?: string;
+                                options?: number[];
+                            }[];
+                            attendee_name?: string | null;
+                            attendee_name_parts?: {
+                                [key: string]: string;
+                            };
+                            attendee_email?: string | null;
+                        };
+                    }[];
+                    cancel_positions?: {
+                        position: number;
+                    }[];
+                    create_positions?: {
+                        item: number;
+                        variation?: number | null;
+                        subevent?: number | null;
+                        seat?: string | null;
+                        price?: string | number | null;
+                        addon_to?: number | null;
+                        answers?: {
+                            question: number;
+                            answer?: string;
+                            options?: number[];
+                        }[];
+                        valid_from?: string | null;
+                        valid_until?: string | null;
+                        attendee_name?: string | null;
+                        attendee_name_parts?: {
+                            [key: string]: string;
+                        };
+                        attendee_email?: string | null;
+                    }[];
+                    split_positions?: {
+                        position: number;
+                    }[];
+                    create_fees?: {
+                        /** @enum {string} */
+                        fee_type: "payment" | "shipping" | "service" | "cancellation" | "insurance" | "late" | "other" | "giftcard";
+                        value: string | number;
+                        description?: string;
+                        internal_type?: string;
+                        tax_rule?: number | null;
+                    }[];
+                    patch_fees?: {
+                        fee: number;
+                        body: {
+                            value?: string | number;
+                        };
+                    }[];
+                    cancel_fees?: {
+                        fee: number;
+                    }[];
+                    recalculate_taxes?: ("keep_net" | "keep_gross") | null;
+                    send_email?: boolean;
+                    reissue_invoice?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17225,6 +19767,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "_format": "example"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The file format: one of the `choices` of the exporter's `_format`. */
                     _format: string;
@@ -17375,6 +19922,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     [key: string]: unknown;
                 };
