@@ -44,7 +44,7 @@ async function patchFields(ctx: EventContext, r: OrderRecord, p: OrderPatch): Pr
   if (p.locale !== undefined) {
     const settings = await eventSettingsFor(ctx.db, ctx.organizer.id, ctx.event.id);
     const locales = (settings.locales as string[] | undefined) ?? ["en"];
-    if (!locales.includes(p.locale)) problems.add("locale", `"${p.locale}" is not a valid choice.`);
+    if (!locales.includes(p.locale)) problems.add("locale", `"${p.locale}" is not a supported locale for this event.`);
   }
   if (p.invoice_address) {
     const errors = invoiceAddressErrors(p.invoice_address);

@@ -189,12 +189,23 @@ describe("PATCH of an order", () => {
     });
     const bad = await w.s.client.patch(`${w.s.path}/orders/${o.code}/`, { locale: "xx", comment: "Bar" });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ locale: ['"xx" is not a valid choice.'] });
+    expect(bad.body).toEqual({ locale: ['"xx" is not a supported locale for this event.'] });
     expect((await w.s.client.patch(`${w.s.path}/orders/${o.code}/`, { email: "nope" })).status).toBe(400);
     expect((await read(w, o.code)).body).toMatchObject({ comment: "Foo", locale: "en" });
     // the capacity stays as it was
     expect(await availability(w)).toMatchObject({ pending_orders: 1 });
     expect((await w.s.client.patch(`${w.s.path}/orders/NOPE1/`, { comment: "x" })).status).toBe(404);
+  });
+
+  it("email to null, a locale the event does not offer (pretix test_order_update_email_to_none, _locale_to_invalid)", async () => {
+    const w = await world();
+    const o = await place(w);
+    const none = await w.s.client.patch(`${w.s.path}/orders/${o.code}/`, { email: null });
+    expect(none.status, JSON.stringify(none.body)).toBe(200);
+    expect((await read(w, o.code)).body.email).toBeNull();
+    const de = await w.s.client.patch(`${w.s.path}/orders/${o.code}/`, { locale: "de" });
+    expect(de.status).toBe(400);
+    expect(de.body).toEqual({ locale: ['"de" is not a supported locale for this event.'] });
   });
 
   it("a canceled order's fields change without touching its cancellation or its capacity", async () => {

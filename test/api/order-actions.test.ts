@@ -226,6 +226,21 @@ describe("extend", () => {
     expect(back.body.status).toBe("n");
     expect(await ledger(o.code, w.s.eventId)).toMatchObject({ owed: 2000 });
   });
+
+  it("an entry waiting for the product does not keep an expired order from coming back (pretix test_order_extend_expired_quota_waiting_list)", async () => {
+    const w = await world();
+    expect((await w.s.client.patch(`${w.s.path}/settings/`, { waiting_list_auto: false })).status).toBe(200);
+    const o = await place(w);
+    const entry = await w.s.client.post(`${w.s.path}/waitinglistentries/`, {
+      email: "foo@example.org",
+      item: w.ticket.id,
+    });
+    expect(entry.status, JSON.stringify(entry.body)).toBe(201);
+    expect((await act(w, o.code, "mark_expired")).status).toBe(200);
+    const back = await act(w, o.code, "extend", { expires: inDays(20) });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body.status).toBe("n");
+  });
 });
 
 describe("reactivate", () => {
