@@ -156,6 +156,8 @@ export const changeWaitingEntry = survivingD1Faults(async function changeWaiting
   const next = { ...current, ...values };
   const productTouched = input.item !== undefined || input.variation !== undefined;
   await checkEntry(ctx, next, productTouched, current.id);
+  // an empty PATCH changes nothing: the entry as it is
+  if (Object.values(values).every((v) => v === undefined)) return current;
   const row = await orDuplicate(() => updateWaitingEntry(ctx.db, ctx.event.id, current.id, values));
   if (!row) throw forbidden(HAS_VOUCHER_CHANGE);
   return row;

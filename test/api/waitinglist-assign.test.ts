@@ -71,7 +71,10 @@ describe("vouchers when capacity frees", () => {
       blocking_vouchers: 1,
       pending_orders: 1,
     });
-    const mails = await db().select().from(mailOutbox).where(eq(mailOutbox.toAddress, "w0@example.org"));
+    const mails = await db()
+      .select()
+      .from(mailOutbox)
+      .where(and(eq(mailOutbox.eventId, w.s.eventId), eq(mailOutbox.toAddress, "w0@example.org")));
     expect(mails.map((m) => m.kind)).toEqual(["waiting_list_voucher"]);
     expect(mails[0]!.textBody).toContain(v!.code);
     // the voucher sells the unit it blocks

@@ -315,7 +315,13 @@ describe("send_voucher (test_wle_send_voucher*)", () => {
     const mails = await db()
       .select()
       .from(mailOutbox)
-      .where(and(eq(mailOutbox.toAddress, "waiting@example.org"), eq(mailOutbox.kind, "waiting_list_voucher")));
+      .where(
+        and(
+          eq(mailOutbox.eventId, w.s.eventId),
+          eq(mailOutbox.toAddress, "waiting@example.org"),
+          eq(mailOutbox.kind, "waiting_list_voucher"),
+        ),
+      );
     expect(mails).toHaveLength(1);
     expect(mails[0]!.textBody).toContain(v.code);
     expect(mails[0]!.textBody).toContain("6 hours");

@@ -68,7 +68,8 @@ const CART_DELETE = /^delete from "cart_positions"/;
 const ORDER_INSERT = /^insert into "orders"/;
 const ORDER_EXISTS = /^select "id" from "orders" where/;
 const STATUS_WRITE = /^update "orders" set "status"/;
-const STATUS_READ = /^select "status" from "orders" where "orders"\."id" = \?$/;
+const STATUS_READ =
+  /^select "status", \(SELECT count\(\*\) FROM order_positions p WHERE p\.order_id = \? AND p\.canceled = 0\) from "orders" where "orders"\."id" = \?$/;
 
 describe("carts", LOADED, () => {
   it("D1 refuses the write: 503, the unit is free, no row; the retry sells it", async () => {
