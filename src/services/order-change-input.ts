@@ -6,8 +6,7 @@
 import { z } from "zod";
 import { dateTime, email, money } from "../rules/fields";
 import { answerInput } from "./positions";
-
-const FEE_TYPES = ["payment", "shipping", "service", "cancellation", "insurance", "late", "other", "giftcard"] as const;
+import { feeInput } from "./order-input";
 
 const attendeeFields = {
   attendee_name: z.string().max(255).nullable().optional(),
@@ -57,18 +56,7 @@ export const orderChangeInput = z.object({
   cancel_positions: z.array(positionRef).max(500).optional(),
   create_positions: z.array(positionCreateBody).max(500).optional(),
   split_positions: z.array(positionRef).max(500).optional(),
-  create_fees: z
-    .array(
-      z.object({
-        fee_type: z.enum(FEE_TYPES),
-        value: money(),
-        description: z.string().max(255).optional(),
-        internal_type: z.string().max(255).optional(),
-        tax_rule: z.number().int().nullable().optional(),
-      }),
-    )
-    .max(100)
-    .optional(),
+  create_fees: z.array(feeInput).max(100).optional(),
   patch_fees: z
     .array(feeRef.extend({ body: z.object({ value: money().optional() }) }))
     .max(100)

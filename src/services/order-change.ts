@@ -13,7 +13,7 @@ import { dispatchWebhooks } from "../lib/queues";
 import { withEventObject } from "../objects/client";
 import type { OrderChangeDecision } from "../objects/event/types";
 import { ticketValidity, validityStart } from "../rules/checkin";
-import { newPseudonymizationId, orderExpiry } from "../rules/orders";
+import { orderExpiry } from "../rules/orders";
 import { refusalErrors } from "../rules/refusals";
 import type { EventContext } from "./context";
 import { readAfterWrite, survivingD1Faults } from "./faults";
@@ -22,7 +22,7 @@ import type { OrderChangeInput, PositionPatchBody } from "./order-change-input";
 import { type ChangePlan, changeRefusal, checkReferences, planChange } from "./order-change-plan";
 import { loadOrder, notifyOrder } from "./order-status";
 import { loadSalesCatalog } from "./sales-catalog";
-import { seatName } from "./positions";
+import { positionInsert } from "./positions";
 import { eventSecretGenerator, secretFacts } from "./ticket-changes";
 import { assignSecret, secretGenerator, SIG1 } from "./ticket-secrets";
 import { offerFreedCapacity } from "./waitinglist-assign";
@@ -140,30 +140,8 @@ async function addCreates(
     );
     const base = addonTo === null ? undefined : r.positions.find((x) => x.positionid === addonTo);
     plan.creates.push({
-      eventId: event.id,
-      positionid,
-      itemId: p.itemId,
-      variationId: p.variationId,
-      subeventId: p.subeventId,
-      price: p.price.gross,
-      attendeeName: p.attendeeName,
-      attendeeNameParts: p.attendeeNameParts,
-      attendeeEmail: p.attendeeEmail,
-      voucherId: null,
-      taxRate: p.price.taxRate,
-      taxValue: p.price.taxValue,
-      taxRuleId: p.price.taxRuleId,
-      secret,
-      addonToPositionid: addonTo,
-      isBundled: false,
-      pseudonymizationId: newPseudonymizationId(),
-      seat: p.seat?.seatGuid ?? null,
-      seatId: p.seat?.id ?? null,
-      seatName: p.seat ? seatName(p.seat) : null,
-      answers: p.answers,
-      canceled: false,
+      ...positionInsert(p, event.id, { positionid, secret, addonToPositionid: addonTo, voucherId: null, validity }),
       baseName: base?.attendee_name ?? null,
-      ...validity,
     });
   }
 }

@@ -29,11 +29,12 @@ import { answeredOrderRecord, scanRowTemplates } from "./order-answer";
 import { checkPositionIds, invoiceAddressErrors, invoiceAddressOf, type OrderInput } from "./order-input";
 import type { Demand } from "../rules/inventory";
 import { orderMail, type OrderMailFacts } from "./order-mails";
-import { isPaymentProvider, newOrderCode, newOrderSecret, newPseudonymizationId, orderExpiry } from "../rules/orders";
+import { isPaymentProvider, newOrderCode, newOrderSecret, orderExpiry } from "../rules/orders";
 import { manualPaymentText } from "../rules/payments";
 import {
   collectRefs,
   discountPositions,
+  positionInsert,
   preparePosition,
   type PositionInput,
   type PreparedPosition,
@@ -259,31 +260,15 @@ async function placeOrderOnce(
     ),
   );
 
-  const positions: PositionInsert[] = prepared.map((p, i) => ({
-    eventId: event.id,
-    positionid: i + 1,
-    itemId: p.itemId,
-    variationId: p.variationId,
-    subeventId: p.subeventId,
-    price: p.price.gross,
-    attendeeName: p.attendeeName,
-    attendeeNameParts: p.attendeeNameParts,
-    attendeeEmail: p.attendeeEmail,
-    voucherId: p.voucher?.id ?? null,
-    taxRate: p.price.taxRate,
-    taxValue: p.price.taxValue,
-    taxRuleId: p.price.taxRuleId,
-    secret: ticketSecrets[i]!,
-    addonToPositionid: addonTo[i] === null ? null : addonTo[i]! + 1,
-    isBundled: false,
-    pseudonymizationId: newPseudonymizationId(),
-    seat: p.seat?.seatGuid ?? null,
-    seatId: p.seat?.id ?? null,
-    seatName: p.seat ? seatName(p.seat) : null,
-    answers: p.answers,
-    canceled: false,
-    ...validity[i]!,
-  }));
+  const positions: PositionInsert[] = prepared.map((p, i) =>
+    positionInsert(p, event.id, {
+      positionid: i + 1,
+      secret: ticketSecrets[i]!,
+      addonToPositionid: addonTo[i] === null ? null : addonTo[i]! + 1,
+      voucherId: p.voucher?.id ?? null,
+      validity: validity[i]!,
+    }),
+  );
   const url = orderUrl(ctx.baseUrl, org.slug, event.slug, code, secret);
   const status = paid ? "p" : "n";
   const mails: MailInsert[] = [];

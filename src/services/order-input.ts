@@ -45,6 +45,15 @@ export const invoiceAddressInput = z.object({
 });
 
 /** The body of order creation (docs/api.md; pretix docs orders.rst for the fields docs/api.md leaves open). */
+/** An order fee as sent (pretix orders.rst): at order creation and in an order change's `create_fees`. */
+export const feeInput = z.object({
+  fee_type: z.enum(FEE_TYPES),
+  value: money(),
+  description: z.string().max(255).optional(),
+  internal_type: z.string().max(255).optional(),
+  tax_rule: z.number().int().nullable().optional(),
+});
+
 export const orderInput = z.object({
   code: z
     .string()
@@ -77,18 +86,7 @@ export const orderInput = z.object({
     .array(orderPositionInput)
     .min(1, { message: "An order cannot be empty." })
     .max(MAX_ORDER_SIZE, { message: `Orders cannot have more than ${MAX_ORDER_SIZE} positions.` }),
-  fees: z
-    .array(
-      z.object({
-        fee_type: z.enum(FEE_TYPES),
-        value: money(),
-        description: z.string().max(255).optional(),
-        internal_type: z.string().max(255).optional(),
-        tax_rule: z.number().int().nullable().optional(),
-      }),
-    )
-    .max(100)
-    .optional(),
+  fees: z.array(feeInput).max(100).optional(),
 });
 export type OrderInput = z.output<typeof orderInput>;
 

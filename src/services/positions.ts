@@ -6,6 +6,9 @@
  */
 import { z } from "zod";
 import type { SeatRow, VoucherRow } from "../db/sales-catalog";
+import type { PositionInsert } from "../db/inventory";
+import type { Validity } from "../rules/checkin";
+import { newPseudonymizationId } from "../rules/orders";
 import { email, money } from "../rules/fields";
 import type { SalesCatalog } from "./sales-catalog";
 import type { Answer } from "../db/schema";
@@ -74,6 +77,45 @@ export type PreparedPosition = {
 };
 
 /** The seat's display name, as pretix builds it from zone, row and seat labels. */
+/** The row of a prepared position; what differs between order creation and an order change is `at`. */
+export function positionInsert(
+  p: PreparedPosition,
+  eventId: number,
+  at: {
+    positionid: number;
+    secret: string;
+    addonToPositionid: number | null;
+    voucherId: number | null;
+    validity: Validity;
+  },
+): PositionInsert {
+  return {
+    eventId,
+    positionid: at.positionid,
+    itemId: p.itemId,
+    variationId: p.variationId,
+    subeventId: p.subeventId,
+    price: p.price.gross,
+    attendeeName: p.attendeeName,
+    attendeeNameParts: p.attendeeNameParts,
+    attendeeEmail: p.attendeeEmail,
+    voucherId: at.voucherId,
+    taxRate: p.price.taxRate,
+    taxValue: p.price.taxValue,
+    taxRuleId: p.price.taxRuleId,
+    secret: at.secret,
+    addonToPositionid: at.addonToPositionid,
+    isBundled: false,
+    pseudonymizationId: newPseudonymizationId(),
+    seat: p.seat?.seatGuid ?? null,
+    seatId: p.seat?.id ?? null,
+    seatName: p.seat ? seatName(p.seat) : null,
+    answers: p.answers,
+    canceled: false,
+    ...at.validity,
+  };
+}
+
 export function seatName(s: SeatRow): string {
   const parts: string[] = [];
   if (s.zoneName) parts.push(s.zoneName);
