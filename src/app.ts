@@ -46,7 +46,7 @@ import { orderRoutes } from "./api/orders";
 import { orderActionRoutes } from "./api/order-actions";
 import { paymentRoutes } from "./api/payments";
 import { quotaRoutes } from "./api/quotas";
-import { queueRoutes } from "./api/queue";
+import { queueRoutes } from "./api/waiting-room";
 import { teamRoutes } from "./api/teams";
 import { ticketRoutes } from "./api/tickets";
 import { voucherRoutes } from "./api/vouchers";
@@ -90,7 +90,7 @@ import { invitePages } from "./pages/invite";
 import { orderPages } from "./pages/order";
 import { paymentPages } from "./pages/payment";
 import { publicPages } from "./pages/public";
-import { queuePages } from "./pages/queue";
+import { queuePages } from "./pages/waiting-room";
 
 export const API_PREFIX = "/api/v1";
 

@@ -9,8 +9,8 @@ import { log, withLogContext } from "./lib/log";
 export { AvailabilityHub } from "./objects/availability-hub";
 export { EventObject } from "./objects/event/object";
 export { RateLimiter } from "./objects/rate-limiter";
-export { QueueCoordinator } from "./objects/queue/coordinator";
-export { QueueShard } from "./objects/queue/shard";
+export { QueueCoordinator } from "./objects/waiting-room/coordinator";
+export { QueueShard } from "./objects/waiting-room/shard";
 
 const app = createApp();
 

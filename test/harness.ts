@@ -22,7 +22,7 @@ import { randomString, sha256Hex } from "../src/lib/crypto";
 import { groupDatabase, groupEnv } from "../src/lib/data-groups";
 import type { Env } from "../src/lib/env";
 import { newApiToken, organizerSecret } from "../src/lib/organizer-credentials";
-import { organizerRoute } from "../src/services/organizer-groups";
+import { organizerRoute } from "../src/services/organizers/organizer-groups";
 import { directoryOrganizers } from "../src/db/directory/schema";
 import { drizzle } from "drizzle-orm/d1";
 import { checkContract } from "./helpers/contract";

@@ -2,7 +2,7 @@
  * `GET /api/v1/organizers/{organizer}/events/{event}/availability/live/`: the availability of
  * the event's public products, per date, pushed live (server-sent events, `Accept:
  * text/event-stream`) or as one JSON answer (polling). No credentials: app.ts lists the path as
- * public; unknown, unpublished and private events are 404. services/availability-live.ts,
+ * public; unknown, unpublished and private events are 404. services/events/availability-live.ts,
  * docs/live-availability.md.
  */
 import { Hono } from "hono";
@@ -12,7 +12,7 @@ import { apiDocs } from "../http/openapi";
 import { id } from "../http/responses";
 import { publicScope } from "../http/tenancy";
 import { q, queryParams } from "../http/validation";
-import { liveAvailability, type LiveState } from "../services/availability-live";
+import { liveAvailability, type LiveState } from "../services/events/availability-live";
 
 export const liveAvailabilityRoutes = new Hono<AppEnv>();
 

@@ -1,6 +1,6 @@
 /**
  * Cart positions (docs/api.md; experimental there). The routes parse, scope, call the
- * cart services (services/carts.ts: the event object decides on quota, seats and vouchers) and
+ * cart services (services/orders/carts.ts: the event object decides on quota, seats and vouchers) and
  * serialize.
  */
 import { Hono } from "hono";
@@ -13,7 +13,7 @@ import {
   createCartPosition,
   createCartPositions,
   deleteCartPosition,
-} from "../services/carts";
+} from "../services/orders/carts";
 import { Failure, notFound, validationError } from "../lib/failure";
 import { buildName } from "../rules/person-names";
 import { setPageGenerated } from "../http/conditional";

@@ -3,12 +3,18 @@
  * the event (devices too); changing needs can_change_items. The list supports `is_addon`,
  * `ordering` (`id`, `position`; default `position`) and Last-Modified / If-Modified-Since.
  * DELETE is accepted on the plural and the singular path (`.../category/{id}/`). The rules
- * live in src/services/categories.ts.
+ * live in src/services/catalog/categories.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { CATEGORY_ORDERING, type CategoryRow, findCategory, listCategories } from "../db/categories";
-import { categoryFull, categoryPatch, changeCategory, createCategory, deleteCategory } from "../services/categories";
+import {
+  categoryFull,
+  categoryPatch,
+  changeCategory,
+  createCategory,
+  deleteCategory,
+} from "../services/catalog/categories";
 import { notFound } from "../lib/failure";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";

@@ -11,7 +11,7 @@ import type { ScanCounts } from "../db/checkin/status";
 import type { CheckinPositionRow } from "../db/checkin/ticket-rows";
 import type { Answer, checkins } from "../db/schema";
 import { buildName, type NameParts } from "../rules/person-names";
-import { apiDownloadUrls, positionDownloads } from "../services/tickets";
+import { apiDownloadUrls, positionDownloads } from "../services/tickets/tickets";
 import { dateTime, id, object } from "../http/responses";
 import { i18nText, type I18n } from "../lib/i18n";
 import { toIso } from "../lib/datetime";

@@ -10,11 +10,11 @@ import { z } from "zod";
 import { checkinAddonsOf } from "../db/checkin/ticket-rows";
 import { listCheckinPositions, positionOrdering } from "../db/checkin/tickets";
 import { questionRecordsByIds } from "../db/questions";
-import type { StoreUpload } from "../services/catalog-fields";
+import type { StoreUpload } from "../services/catalog/catalog-fields";
 import { resolveFileField } from "../http/files";
 import { hasPermission } from "../rules/permissions";
-import { annulCheckin, annulInput } from "../services/checkin-annul";
-import { redeemInput, redeemScan, type ScanAnswer, searchableLists } from "../services/checkin-redeem";
+import { annulCheckin, annulInput } from "../services/checkin/checkin-annul";
+import { redeemInput, redeemScan, type ScanAnswer, searchableLists } from "../services/checkin/checkin-redeem";
 import { badRequest, MESSAGES } from "../lib/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { apiDocs, type OwnAnswer } from "../http/openapi";
@@ -168,7 +168,7 @@ const annulResponse = z.object({ status: z.literal("ok") }).meta({ id: "AnnulAns
 
 /**
  * Takes back a check-in the scanner made (pretix 2025: turnstiles and pretixSCAN's kiosk mode),
- * named by its nonce; refusals as pretix words them (services/checkin-annul.ts).
+ * named by its nonce; refusals as pretix words them (services/checkin/checkin-annul.ts).
  */
 checkinRoutes.post(
   `${base}/annul`,

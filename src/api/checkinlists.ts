@@ -17,10 +17,15 @@ import {
   createList,
   deleteList,
   loadCheckinList,
-} from "../services/checkin-lists";
-import { failedCheckinInput, listRedeemInput, redeemOnList, storeFailedCheckin } from "../services/checkin-redeem";
+} from "../services/checkin/checkin-lists";
+import {
+  failedCheckinInput,
+  listRedeemInput,
+  redeemOnList,
+  storeFailedCheckin,
+} from "../services/checkin/checkin-redeem";
 import { notFound } from "../lib/failure";
-import { eventSettingsFor } from "../services/settings";
+import { eventSettingsFor } from "../services/events/settings";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { readInScope } from "../http/tenancy";

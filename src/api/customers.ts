@@ -2,7 +2,7 @@
  * Customers (docs/api.md, pretix docs customers.rst): list (`email`
  * filter), detail by `identifier`, create (with `password`, hashed and never returned, and
  * `send_email`, the activation mail), PUT/PATCH, and `anonymize`. Needs can_manage_customers.
- * The routes parse, scope, call the customer services (services/customers.ts) and serialize.
+ * The routes parse, scope, call the customer services (services/organizers/customers.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   customerCreateInput,
   customerInput,
   customerPatch,
-} from "../services/customers";
+} from "../services/organizers/customers";
 import { notFound } from "../lib/failure";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

@@ -16,7 +16,7 @@ import {
   rollDeviceKey,
   SERVER_VERSION,
   updateDeviceInfo,
-} from "../services/devices";
+} from "../services/checkin/devices";
 import { parseAuthorization } from "../http/auth";
 import type { AppContext, AppEnv } from "../http/context";
 import { id } from "../http/responses";

@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { eventSelection } from "../services/event-selection";
+import { eventSelection } from "../services/checkin/event-selection";
 import { Failure } from "../lib/failure";
 import type { AppEnv } from "../http/context";
 import { apiDocs } from "../http/openapi";

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { listDevices, findDevice, type DeviceRecord } from "../db/devices";
-import { changeDevice, createDevice, deviceChangeInput, deviceInput, deviceSetup } from "../services/devices";
+import { changeDevice, createDevice, deviceChangeInput, deviceInput, deviceSetup } from "../services/checkin/devices";
 import { notFound } from "../lib/failure";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

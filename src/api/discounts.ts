@@ -1,7 +1,7 @@
 /**
  * Automatic discounts (docs/api.md; pretix docs discounts.rst). Reading needs access to
  * the event; writing needs can_change_items. The rules and services are in
- * services/discounts.ts (the forbidden combinations of pretix's model are field errors).
+ * services/catalog/discounts.ts (the forbidden combinations of pretix's model are field errors).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   discountPatch,
   loadDiscount,
   updateDiscount,
-} from "../services/discounts";
+} from "../services/catalog/discounts";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -1,7 +1,7 @@
 /**
  * `with_availability_for=<sales channel>` on the event and date lists: the query parameter and
  * the `best_availability_state` field those lists then carry (computed by
- * services/availability.ts through the event object).
+ * services/events/availability.ts through the event object).
  */
 import { z } from "zod";
 import {
@@ -9,7 +9,7 @@ import {
   bestAvailability,
   checkAvailabilityChannel,
   targetKey,
-} from "../services/availability";
+} from "../services/events/availability";
 import type { OrganizerContext } from "../services/context";
 import { SALES_CHANNELS } from "../rules/events";
 import { q, type QueryParam } from "../http/validation";

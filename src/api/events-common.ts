@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { AttrFilter } from "../db/events";
 import type { OrganizerContext } from "../services/context";
-import { resolveAttrFilters } from "../services/event-common";
+import { resolveAttrFilters } from "../services/events/event-common";
 import { fieldError } from "../lib/failure";
 import { id } from "../http/responses";
 import type { QueryParam } from "../http/validation";

@@ -2,7 +2,7 @@
  * Event meta properties (docs/open-points.md row 27; pretix docs event_meta_properties.rst): the keys
  * an organizer defines for the `meta_data` of events and sub-events. Reading needs access to
  * the organizer; changes need the permission to change organizer settings. The rules are in
- * services/event-meta.ts.
+ * services/events/event-meta.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   loadMetaProperty,
   metaPropertyFullInput,
   metaPropertyPatchInput,
-} from "../services/event-meta";
+} from "../services/events/event-meta";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -14,8 +14,8 @@ import {
   eventSettingsLevels,
   explainSettings,
   settingsPatchInput,
-} from "../services/settings";
-import { EVENT_SETTINGS } from "../services/settings-keys";
+} from "../services/events/settings";
+import { EVENT_SETTINGS } from "../services/events/settings-keys";
 import { issuerWarning } from "../rules/invoice-issuer";
 import { type AppEnv, eventContext } from "../http/context";
 import { eventScope } from "../http/tenancy";

@@ -1,7 +1,7 @@
 /**
  * Events (docs/api.md; pretix docs events.rst): list with filters,
  * detail with `valid_keys`, create (also as a clone: `clone_from`, `.../clone/`), PATCH, DELETE.
- * The routes parse, scope, call the event services (services/event-changes.ts) and serialize.
+ * The routes parse, scope, call the event services (services/events/event-changes.ts) and serialize.
  * `with_availability_for` adds `best_availability_state` (./events-availability.ts).
  */
 import { Hono } from "hono";
@@ -14,7 +14,7 @@ import {
   deleteEvent,
   eventCreateInput,
   eventPatchInput,
-} from "../services/event-changes";
+} from "../services/events/event-changes";
 import { eventPublicUrl } from "../rules/urls";
 import { type AppContext, type AppEnv, eventContext, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

@@ -1,6 +1,6 @@
 /**
  * Acceptance of gift cards across organizers: the API form of pretix's "Gift cards → Acceptance" page
- * (services/giftcard-acceptance.ts), under `giftcard_acceptors/` (the issuer's invitations) and
+ * (services/payments/giftcard-acceptance.ts), under `giftcard_acceptors/` (the issuer's invitations) and
  * `giftcard_issuers/` (the acceptor's side); can_change_organizer_settings, as pretix's page.
  * Routes: docs/open-points.md "gift card acceptance".
  */
@@ -15,7 +15,7 @@ import {
   type IssuerRecord,
   removeGiftCardAcceptor,
   removeGiftCardIssuer,
-} from "../services/giftcard-acceptance";
+} from "../services/payments/giftcard-acceptance";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

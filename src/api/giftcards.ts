@@ -3,7 +3,7 @@
  * `transact` and the transaction list. Needs can_manage_gift_cards (devices have it).
  * `include_accepted=true` also reaches cards of issuers whose cards this organizer accepts
  * (see api/giftcard-acceptance.ts); such cards can be read and transacted on, not edited. The
- * routes parse, scope, call the gift card services (services/giftcards.ts) and serialize.
+ * routes parse, scope, call the gift card services (services/payments/giftcards.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -23,7 +23,7 @@ import {
   giftCardPut,
   giftCardTransactInput,
   transactGiftCard,
-} from "../services/giftcards";
+} from "../services/payments/giftcards";
 import { type AppContext, type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

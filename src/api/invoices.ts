@@ -3,13 +3,18 @@
  * `create_invoice`): list with filters and ordering, detail by number, the PDF (409 while it
  * is rendered on the documents queue), reissue and regenerate, and the order action that
  * creates an invoice. Reading needs can_view_orders, the actions can_change_orders (pretix's
- * order permissions). The rules are in services/invoices.ts and its invoice-* siblings.
+ * order permissions). The rules are in services/invoices/invoices.ts and its invoice-* siblings.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { INVOICE_ORDERING, type InvoiceRecord, listInvoices } from "../db/invoices";
-import { createInvoiceForOrder, loadInvoice, regenerateInvoice, reissueInvoice } from "../services/invoice-actions";
-import { invoicePdf } from "../services/invoice-files";
+import {
+  createInvoiceForOrder,
+  loadInvoice,
+  regenerateInvoice,
+  reissueInvoice,
+} from "../services/invoices/invoice-actions";
+import { invoicePdf } from "../services/invoices/invoice-files";
 import { type AppEnv, eventContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";

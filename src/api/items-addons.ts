@@ -3,14 +3,14 @@
  * item_add-ons.rst and item_bundles.rst): list, detail, POST (201), PATCH / PUT (every field
  * but `id`), DELETE (204). Reading needs access to the event; writing needs can_change_items.
  * One set of routes serves both kinds (`itemPartRoutes`); the rules live in
- * src/services/item-addons.ts.
+ * src/services/catalog/item-addons.ts.
  */
 import { Hono } from "hono";
 import type { z } from "zod";
 import { addonQueries, bundleQueries, type ItemPartQueries } from "../db/item-addons-bundles";
-import { addonServices, bundleServices, type ItemPartServices } from "../services/item-addons";
-import { addonFull, addonPatch, bundleFull, bundlePatch } from "../services/item-input";
-import { loadItemRow } from "../services/items";
+import { addonServices, bundleServices, type ItemPartServices } from "../services/catalog/item-addons";
+import { addonFull, addonPatch, bundleFull, bundlePatch } from "../services/catalog/item-input";
+import { loadItemRow } from "../services/catalog/items";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -3,13 +3,13 @@
  * `price` (the effective price: the variation's `default_price`, else the item's) are
  * read-only. Only items created with variations take new ones; the last variation of an item
  * and variations that were ordered cannot be deleted (403). The rules live in
- * src/services/item-variations.ts.
+ * src/services/catalog/item-variations.ts.
  */
 import { Hono } from "hono";
 import { listVariations, VARIATION_ORDERING } from "../db/item-variations";
-import { variationFull, variationPatch } from "../services/item-input";
-import { changeVariation, createVariation, deleteVariation, loadVariation } from "../services/item-variations";
-import { loadItemRow } from "../services/items";
+import { variationFull, variationPatch } from "../services/catalog/item-input";
+import { changeVariation, createVariation, deleteVariation, loadVariation } from "../services/catalog/item-variations";
+import { loadItemRow } from "../services/catalog/items";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -4,12 +4,12 @@
  * Items are created with nested `variations`, `addons` and `bundles`; afterwards those change
  * only through their nested endpoints (items-variations.ts, items-addons.ts). An item that was
  * ordered cannot be deleted (403). The routes parse, scope, call the item services
- * (src/services/items.ts) and serialize (./items-serializers.ts).
+ * (src/services/catalog/items.ts) and serialize (./items-serializers.ts).
  */
 import { Hono } from "hono";
 import { ITEM_ORDERING, listItems } from "../db/items";
-import { itemCreate, itemPatch, itemPut } from "../services/item-input";
-import { changeItem, createItem, deleteItem, type FileResolver, loadItem } from "../services/items";
+import { itemCreate, itemPatch, itemPut } from "../services/catalog/item-input";
+import { changeItem, createItem, deleteItem, type FileResolver, loadItem } from "../services/catalog/items";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { resolveFileField } from "../http/files";

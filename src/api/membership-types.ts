@@ -1,7 +1,7 @@
 /**
  * Membership types (organizer level; pretix docs membershiptypes.rst, docs/open-points.md row 25).
  * Reading needs access to the organizer; changing needs can_change_organizer_settings. The
- * routes parse, scope, call the services (services/membership-types.ts) and serialize.
+ * routes parse, scope, call the services (services/organizers/membership-types.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -13,7 +13,7 @@ import {
   deleteMembershipType,
   membershipTypeInput,
   membershipTypePatch,
-} from "../services/membership-types";
+} from "../services/organizers/membership-types";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

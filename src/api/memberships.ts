@@ -2,7 +2,7 @@
  * Memberships (docs/api.md, pretix docs memberships.rst): list with the
  * `customer`, `membership_type` and `testmode` filters, detail, create, PUT/PATCH. Needs
  * can_manage_customers. The routes parse, scope, call the membership services
- * (services/memberships.ts) and serialize.
+ * (services/organizers/memberships.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   membershipCreateInput,
   membershipInput,
   membershipPatch,
-} from "../services/memberships";
+} from "../services/organizers/memberships";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

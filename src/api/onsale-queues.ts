@@ -1,6 +1,6 @@
 /**
  * On-sale queues of an event (docs/onsale-queue.md "Configuring a queue"): reading needs
- * can_view_orders, changing can_change_event_settings. The checks are in services/onsale-queues.ts.
+ * can_view_orders, changing can_change_event_settings. The checks are in services/waiting-room/rooms.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -15,7 +15,7 @@ import {
   removeOnsaleQueue,
   updateOnsaleQueueOf,
   withCounters,
-} from "../services/onsale-queues";
+} from "../services/waiting-room/rooms";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

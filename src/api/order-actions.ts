@@ -2,7 +2,7 @@
  * Order state operations and edits (pretix docs orders.rst "Order state operations", "Updating
  * order fields", "Sending e-mails", "Deleting orders"): approve, deny, extend, reactivate,
  * mark_pending, mark_refunded, resend_link, PATCH and DELETE of an order. The routes parse,
- * scope, call the services (services/order-actions.ts, services/order-edits.ts) and serialize.
+ * scope, call the services (services/orders/order-actions.ts, services/orders/order-edits.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -13,8 +13,8 @@ import {
   markOrderPending,
   markOrderRefunded,
   reactivateOrder,
-} from "../services/order-actions";
-import { deleteTestOrder, orderPatchInput, patchOrder, resendLink } from "../services/order-edits";
+} from "../services/orders/order-actions";
+import { deleteTestOrder, orderPatchInput, patchOrder, resendLink } from "../services/orders/order-edits";
 import { type AppContext, type AppEnv, eventContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";

@@ -1,16 +1,16 @@
 /**
  * Changing an order's contents (pretix docs orders.rst "Changing order contents") and canceling
  * one ticket (a position's DELETE, "Manipulating individual positions"). The routes parse,
- * scope, call services/order-change.ts and answer the order as it is afterwards.
+ * scope, call services/orders/order-change.ts and answer the order as it is afterwards.
  */
 import { Hono } from "hono";
 import { type AppContext, type AppEnv, eventContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
-import { cancelPosition, changeOrderContents, changePosition } from "../services/order-change";
-import { orderChangeInput, positionPatchBody } from "../services/order-change-input";
-import { loadPosition } from "../services/ticket-changes";
+import { cancelPosition, changeOrderContents, changePosition } from "../services/orders/order-change";
+import { orderChangeInput, positionPatchBody } from "../services/orders/order-change-input";
+import { loadPosition } from "../services/tickets/ticket-changes";
 import {
   type OrderLocation,
   orderResponse,

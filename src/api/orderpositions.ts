@@ -6,9 +6,9 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/ticket-changes";
-import { eventPositions, organizerPosition, organizerPositions } from "../services/order-lists";
-import { apiDownloadUrls, orderDownloads } from "../services/tickets";
+import { blockInput, changeBlock, loadPosition, regeneratePositionSecret } from "../services/tickets/ticket-changes";
+import { eventPositions, organizerPosition, organizerPositions } from "../services/orders/order-lists";
+import { apiDownloadUrls, orderDownloads } from "../services/tickets/tickets";
 import { type AppContext, type AppEnv, eventContext, organizerContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";

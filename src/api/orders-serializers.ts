@@ -8,7 +8,7 @@ import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orde
 import type { InvoiceAddress } from "../db/schema";
 import { OPEN_PAYMENT_STATES } from "../rules/payments";
 import { buildName } from "../rules/person-names";
-import { apiDownloadUrls, type Download, orderDownloads } from "../services/tickets";
+import { apiDownloadUrls, type Download, orderDownloads } from "../services/tickets/tickets";
 import { orderUrl, paymentUrl } from "../rules/urls";
 import { dateTime, decimalString, id, money, object, url } from "../http/responses";
 import { toIso } from "../lib/datetime";
@@ -144,7 +144,7 @@ export function orderUrlAt(at: OrderLocation, r: OrderRecord): string {
   return orderUrl(at.baseUrl, at.organizerSlug, at.eventSlug, r.order.code, r.order.secret);
 }
 
-/** A position; `downloads` as the order's download options give them (orderDownloads, services/tickets.ts). */
+/** A position; `downloads` as the order's download options give them (orderDownloads, services/tickets/tickets.ts). */
 export function serializePosition(p: PositionJson, orderCode: string, downloads: Download[] = []): PositionResponse {
   return {
     id: p.id,

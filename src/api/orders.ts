@@ -1,19 +1,19 @@
 /**
  * Orders (docs/api.md; reading and state changes: pretix docs
  * orders.rst, docs/open-points.md rows 15, 16, 28). The routes parse, scope, call the order services
- * (services/order-create.ts, services/order-status.ts) and serialize (./orders-serializers.ts).
+ * (services/orders/order-create.ts, services/orders/order-status.ts) and serialize (./orders-serializers.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { type OrderConditions, orderFilterConditions } from "../db/order-filters";
 import { decimal } from "../rules/fields";
-import { createOrder } from "../services/order-create";
-import { orderInput } from "../services/order-input";
-import { regenerateOrderSecrets } from "../services/ticket-changes";
-import { loadOrder, markOrderExpired, markOrderPaid } from "../services/order-status";
-import { markOrderCanceled } from "../services/order-edits";
+import { createOrder } from "../services/orders/order-create";
+import { orderInput } from "../services/orders/order-input";
+import { regenerateOrderSecrets } from "../services/tickets/ticket-changes";
+import { loadOrder, markOrderExpired, markOrderPaid } from "../services/orders/order-status";
+import { markOrderCanceled } from "../services/orders/order-edits";
 import { listOrders, ORDER_ORDERING, type OrderFilter } from "../db/orders";
-import { organizerOrders } from "../services/order-lists";
+import { organizerOrders } from "../services/orders/order-lists";
 import { setPageGenerated } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext, organizerContext, saleCaller } from "../http/context";
 import { readInScope } from "../http/tenancy";

@@ -1,13 +1,18 @@
 /**
  * Organizers and organizer settings (docs/api.md). Organizers are created only by the
- * operator command. Settings are PATCHed through the settings service (services/settings.ts).
+ * operator command. Settings are PATCHed through the settings service (services/events/settings.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { listAccessibleOrganizers, ORGANIZER_ORDERING } from "../db/organizers";
 import { storedOrganizerSettings } from "../db/settings";
-import { changeOrganizerSettings, effectiveSettings, explainSettings, settingsPatchInput } from "../services/settings";
-import { ORGANIZER_SETTINGS, type SettingsCatalog } from "../services/settings-keys";
+import {
+  changeOrganizerSettings,
+  effectiveSettings,
+  explainSettings,
+  settingsPatchInput,
+} from "../services/events/settings";
+import { ORGANIZER_SETTINGS, type SettingsCatalog } from "../services/events/settings-keys";
 import { organizerPublicUrl } from "../rules/urls";
 import { type AppEnv, organizerContext, type OrganizerRow } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

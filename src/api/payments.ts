@@ -1,7 +1,7 @@
 /**
  * An order's payments (pretix docs orders.rst, "Order payment endpoints"): list and detail
  * (`can_view_orders`); a payment recorded by hand, `confirm` and `cancel` (`can_change_orders`),
- * answering the payment (services/payments.ts). The refund of a payment is in ./refunds.ts.
+ * answering the payment (services/payments/payments.ts). The refund of a payment is in ./refunds.ts.
  */
 import { Hono } from "hono";
 import { listPayments } from "../db/orders";
@@ -11,8 +11,14 @@ import { listRequest, respondPage } from "../http/pagination";
 import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId } from "../http/validation";
 import { notFound } from "../lib/failure";
-import { loadOrder } from "../services/order-status";
-import { cancelPayment, confirmInput, confirmPayment, createPayment, paymentInput } from "../services/payments";
+import { loadOrder } from "../services/orders/order-status";
+import {
+  cancelPayment,
+  confirmInput,
+  confirmPayment,
+  createPayment,
+  paymentInput,
+} from "../services/payments/payments";
 import type { OrderRecord } from "../db/orders";
 import { orderUrlAt, paymentResponse, serializePayment } from "./orders-serializers";
 

@@ -1,13 +1,20 @@
 /**
  * Options of choice questions (pretix docs question_options.rst): the nested endpoints under
  * a question. Reading needs access to the event; writing needs can_change_items. The rules
- * and services are in services/questions.ts (option identifiers are unique within the event;
+ * and services are in services/catalog/questions.ts (option identifiers are unique within the event;
  * without a position a new option goes last).
  */
 import { Hono } from "hono";
 import { listOptions } from "../db/questions";
 import { notFound } from "../lib/failure";
-import { createOption, deleteOption, loadOption, optionInput, optionPatch, updateOption } from "../services/questions";
+import {
+  createOption,
+  deleteOption,
+  loadOption,
+  optionInput,
+  optionPatch,
+  updateOption,
+} from "../services/catalog/questions";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

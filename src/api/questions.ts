@@ -1,6 +1,6 @@
 /**
  * Questions (docs/api.md; pretix docs questions.rst). Reading needs access to the event;
- * writing needs can_change_items. The rules and services are in services/questions.ts; options
+ * writing needs can_change_items. The rules and services are in services/catalog/questions.ts; options
  * are written inline only on creation, afterwards through the nested endpoints
  * (api/question-options.ts).
  */
@@ -16,7 +16,7 @@ import {
   questionPatch,
   questionPut,
   updateQuestion,
-} from "../services/questions";
+} from "../services/catalog/questions";
 import { notModified } from "../http/conditional";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

@@ -1,13 +1,20 @@
 /**
  * Quotas (docs/open-points.md row 14: pretix docs quotas.rst), with real availability from the event
- * object. The routes parse, scope, call the quota services (services/quotas.ts) and serialize.
+ * object. The routes parse, scope, call the quota services (services/catalog/quotas.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { findQuota, listQuotas, QUOTA_ORDERING, type QuotaRecord } from "../db/quotas";
 import { notFound } from "../lib/failure";
 import type { Availability } from "../rules/inventory";
-import { changeQuota, createQuota, deleteQuota, quotaAvailability, quotaInput, quotaPatch } from "../services/quotas";
+import {
+  changeQuota,
+  createQuota,
+  deleteQuota,
+  quotaAvailability,
+  quotaInput,
+  quotaPatch,
+} from "../services/catalog/quotas";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

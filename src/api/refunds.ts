@@ -1,8 +1,8 @@
 /**
  * Refunds of an order's payments (pretix docs orders.rst, "Order refund endpoints"): the list
  * and detail of an order's refunds (`can_view_orders`); the refund of a confirmed payment through
- * its provider (`POST .../payments/{local_id}/refund/`, services/refunds.ts), a refund recorded
- * directly (`POST .../refunds/`) and its `done`, `process` and `cancel` (services/refund-actions.ts),
+ * its provider (`POST .../payments/{local_id}/refund/`, services/payments/refunds.ts), a refund recorded
+ * directly (`POST .../refunds/`) and its `done`, `process` and `cancel` (services/payments/refund-actions.ts),
  * all `can_change_orders`, each answering the refund.
  */
 import { Hono } from "hono";
@@ -18,8 +18,8 @@ import {
   refundCancel,
   refundDone,
   refundProcess,
-} from "../services/refund-actions";
-import { orderRefund, orderRefunds, refundInput, refundPayment } from "../services/refunds";
+} from "../services/payments/refund-actions";
+import { orderRefund, orderRefunds, refundInput, refundPayment } from "../services/payments/refunds";
 import { refundResponse, serializeRefund } from "./refunds-serializers";
 
 export const refundRoutes = new Hono<AppEnv>();

@@ -2,7 +2,7 @@
  * Seating plans of an organizer (docs/api.md; pretix docs seatingplans.rst). Reading
  * and writing need can_change_organizer_settings, as in pretix. `layout` is stored and
  * returned exactly as sent; its seats are read as pretix defines them and kept for selling
- * (services/seating.ts). A plan used by an event or sub-event cannot be changed or deleted (403).
+ * (services/catalog/seating.ts). A plan used by an event or sub-event cannot be changed or deleted (403).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   loadSeatingPlan,
   seatingPlanFullInput,
   seatingPlanPatchInput,
-} from "../services/seating";
+} from "../services/catalog/seating";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -1,7 +1,7 @@
 /**
  * Automated email rules (docs/api.md; pretix docs sendmail_rules.rst).
  * Reading and writing need can_change_event_settings, as in pretix. The rules and services
- * are in services/sendmail-rules.ts (including why DELETE never answers "in use").
+ * are in services/mail/sendmail-rules.ts (including why DELETE never answers "in use").
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import {
   sendmailRuleInput,
   sendmailRulePatch,
   updateSendmailRule,
-} from "../services/sendmail-rules";
+} from "../services/mail/sendmail-rules";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

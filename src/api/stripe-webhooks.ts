@@ -4,7 +4,7 @@
  * `Stripe-Signature` header, checked with the organizer's webhook signing secret, is the
  * credential. A forged, tampered or stale delivery is refused with 400 and changes nothing;
  * an accepted one answers 200 `{"received": true}` (also when it was delivered before, or is
- * of no interest), and 503 when it must be delivered again later (services/stripe-events.ts).
+ * of no interest), and 503 when it must be delivered again later (services/payments/stripe-events.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -14,7 +14,7 @@ import { apiDocs } from "../http/openapi";
 import { object } from "../http/responses";
 import { publicScope } from "../http/tenancy";
 import { notFound } from "../lib/failure";
-import { receiveStripeWebhook } from "../services/stripe-events";
+import { receiveStripeWebhook } from "../services/payments/stripe-events";
 
 export const stripeWebhookRoutes = new Hono<AppEnv>();
 

@@ -1,7 +1,7 @@
 /**
  * Sub-events, the dates of an event series (docs/api.md;
  * pretix docs subevents.rst): list with filters and list-level conditional fetching, CRUD with
- * item and variation overrides and meta data (services/subevents.ts), and the organizer-level
+ * item and variation overrides and meta data (services/events/subevents.ts), and the organizer-level
  * list across all series. `with_availability_for` adds `best_availability_state`
  * (./events-availability.ts).
  */
@@ -22,7 +22,7 @@ import {
   loadSubevent,
   subeventFullInput,
   subeventPatchInput,
-} from "../services/subevents";
+} from "../services/events/subevents";
 import { modifiedSinceParam, notModified, setPageGenerated } from "../http/conditional";
 import { type AppEnv, eventContext, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

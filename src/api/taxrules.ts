@@ -1,6 +1,6 @@
 /**
  * Tax rules (docs/api.md; pretix docs taxrules.rst). Reading needs access to the event;
- * writing needs can_change_event_settings. The rules and services are in services/taxrules.ts
+ * writing needs can_change_event_settings. The rules and services are in services/catalog/taxrules.ts
  * (a rule in use by products or orders cannot be deleted: 403).
  */
 import { Hono } from "hono";
@@ -13,7 +13,7 @@ import {
   taxRuleInput,
   taxRulePatch,
   updateTaxRule,
-} from "../services/taxrules";
+} from "../services/catalog/taxrules";
 import { notModified } from "../http/conditional";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";

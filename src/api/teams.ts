@@ -1,6 +1,6 @@
 /**
  * Teams (docs/api.md): CRUD, members, invites and API tokens. Needs can_change_teams. The
- * routes parse, scope, call the team services (services/teams.ts) and serialize.
+ * routes parse, scope, call the team services (services/organizers/teams.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -35,7 +35,7 @@ import {
   teamInviteInput,
   teamPatch,
   teamTokenInput,
-} from "../services/teams";
+} from "../services/organizers/teams";
 import { type AppEnv, organizerContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

@@ -3,12 +3,12 @@
  * read with access to the event, written with can_change_event_settings. `.../ticketlayoutitems/` also
  * takes POST and DELETE (with can_change_items): pretix documents the resource but assigns through its
  * product form, which this service lacks; `item_assignments` on a layout is read-only. Rules and
- * services: services/ticketlayouts.ts; the background upload goes through http/files.ts.
+ * services: services/tickets/ticketlayouts.ts; the background upload goes through http/files.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { type LayoutItemRow, listLayoutItems, listTicketLayouts, type TicketLayoutRecord } from "../db/ticketlayouts";
-import type { StoreUpload } from "../services/catalog-fields";
+import type { StoreUpload } from "../services/catalog/catalog-fields";
 import {
   assignLayoutItem,
   createTicketLayout,
@@ -20,7 +20,7 @@ import {
   ticketLayoutPatch,
   unassignLayoutItem,
   updateTicketLayout,
-} from "../services/ticketlayouts";
+} from "../services/tickets/ticketlayouts";
 import { mediaUrl } from "../rules/urls";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { resolveFileField } from "../http/files";

@@ -4,13 +4,13 @@
  * in one PDF) and `.../orderpositions/{id}/download/pdf/`, with can_view_orders. 409 while
  * the file is rendered on the documents queue, 403 when the order's tickets cannot be
  * downloaded (status, product), 404 for another output than `pdf`. The rules are in
- * services/tickets.ts.
+ * services/tickets/tickets.ts.
  */
 import { Hono } from "hono";
 import { notFound } from "../lib/failure";
-import { loadOrder } from "../services/order-status";
-import { loadPosition } from "../services/ticket-changes";
-import { ticketPdf } from "../services/tickets";
+import { loadOrder } from "../services/orders/order-status";
+import { loadPosition } from "../services/tickets/ticket-changes";
+import { ticketPdf } from "../services/tickets/tickets";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
 import { apiDocs, type RouteDoc } from "../http/openapi";
 import { eventScope } from "../http/tenancy";

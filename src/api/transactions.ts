@@ -2,7 +2,7 @@
  * The transactions ledger (pretix docs transactions.rst): every change to what an order owes,
  * immutable, listed per event (`.../events/{event}/transactions/`, one by id) and per organizer
  * (`.../transactions/`, over the events whose orders the credential may see). The routes parse,
- * scope, call services/transactions.ts and serialize.
+ * scope, call services/orders/transactions.ts and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -21,7 +21,7 @@ import {
   organizerTransactions,
   type TransactionFilter,
   type TransactionRow,
-} from "../services/transactions";
+} from "../services/orders/transactions";
 
 const fields = {
   id: id(),

@@ -1,6 +1,6 @@
 /**
  * Vouchers (docs/api.md, pretix docs vouchers.rst). The routes parse, scope, call the
- * voucher services (services/vouchers.ts: rules, and every write through the event object) and
+ * voucher services (services/catalog/vouchers.ts: rules, and every write through the event object) and
  * serialize.
  */
 import { Hono } from "hono";
@@ -17,7 +17,7 @@ import {
   voucherCreateInput,
   voucherInput,
   voucherPatch,
-} from "../services/vouchers";
+} from "../services/catalog/vouchers";
 import { type AppEnv, eventContext } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";

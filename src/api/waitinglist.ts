@@ -1,8 +1,8 @@
 /**
  * Waiting list entries (pretix docs waitinglist.rst): list with pretix's filters, detail,
  * create, PUT / PATCH, delete, and `send_voucher`. Reading needs can_view_orders, writing
- * can_change_orders (pretix's). The checks are services/waitinglist.ts; vouchers, manual and
- * automatic, services/waitinglist-assign.ts.
+ * can_change_orders (pretix's). The checks are services/waitinglist/waitinglist.ts; vouchers, manual and
+ * automatic, services/waitinglist/waitinglist-assign.ts.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -21,8 +21,8 @@ import {
   removeWaitingEntry,
   waitingEntryInput,
   waitingEntryPatch,
-} from "../services/waitinglist";
-import { sendWaitingListVoucher } from "../services/waitinglist-assign";
+} from "../services/waitinglist/waitinglist";
+import { sendWaitingListVoucher } from "../services/waitinglist/waitinglist-assign";
 
 export const waitingEntryResponse = z
   .object({

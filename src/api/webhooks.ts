@@ -3,7 +3,7 @@
  * (which disables, as pretix does), all with can_change_organizer_settings as in pretix. Beyond
  * pretix: the signing secret, shown on creation and by `rotate_secret/`, and the delivery log
  * `calls/` (pretix shows its log only in its web interface). The routes parse, scope, call the
- * services (services/webhooks.ts) and serialize.
+ * services (services/organizers/webhooks.ts) and serialize.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -26,8 +26,8 @@ import {
   webhookInput,
   webhookPatch,
   type WebhookWithSecret,
-} from "../services/webhooks";
-import { callBody } from "../services/webhooks-delivery";
+} from "../services/organizers/webhooks";
+import { callBody } from "../services/organizers/webhooks-delivery";
 import { type AppEnv, organizerContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";

@@ -1,4 +1,4 @@
-/** What a device's event selection chooses among (services/event-selection.ts): an organizer's events, dates and lists. */
+/** What a device's event selection chooses among (services/checkin/event-selection.ts): an organizer's events, dates and lists. */
 import { eq } from "drizzle-orm";
 import { subeventDateFrom } from "./checkin/lists";
 import type { DB } from "./client";

@@ -80,7 +80,7 @@ export type RefundJson = {
 };
 
 /**
- * What deciding the order's ticket downloads needs (services/tickets.ts), read with the order:
+ * What deciding the order's ticket downloads needs (services/tickets/tickets.ts), read with the order:
  * per position id its item's `admission` and `generate_tickets`, and the event's stored
  * `ticket_download*` settings.
  */
@@ -98,7 +98,7 @@ export type OrderRecord = {
 };
 
 /**
- * What deciding whether an order's invoices must follow a change needs (services/invoices.ts),
+ * What deciding whether an order's invoices must follow a change needs (services/invoices/invoices.ts),
  * read with the order: the event's stored `invoice_generate` (null: the default) and how many
  * of the order's invoices are not canceled.
  */

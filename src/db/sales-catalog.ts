@@ -69,7 +69,7 @@ export type SalesRefs = {
   signingKeyScheme?: string;
 };
 
-/** The catalog rows of a sale; the domain's `loadSalesCatalog` (services/sales-catalog.ts) adds the effective settings. */
+/** The catalog rows of a sale; the domain's `loadSalesCatalog` (services/orders/sales-catalog.ts) adds the effective settings. */
 export type SalesCatalogRows = {
   items: Map<number, ItemRow>;
   variations: Map<number, VariationRow>;

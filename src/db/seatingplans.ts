@@ -11,7 +11,7 @@ import { seatingPlanSeats, seatingPlans } from "./schema";
 import { chunks } from "../lib/chunks";
 import { MAX_PARAMS } from "./util";
 
-/** A seat of a plan, as read from its layout (services/seating.ts). */
+/** A seat of a plan, as read from its layout (services/catalog/seating.ts). */
 export type PlanSeat = {
   seatGuid: string;
   zoneName: string;

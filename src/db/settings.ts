@@ -1,6 +1,6 @@
 /**
  * Stored settings of organizers and events: one row per key that is set (a key not stored
- * takes the level above or its default, services/settings.ts).
+ * takes the level above or its default, services/events/settings.ts).
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";

@@ -3,9 +3,9 @@ import type { DB } from "../db/client";
 import type { PrefetchedTenancy } from "../db/principals";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Principal } from "../rules/permissions";
-import type { GroupRoute } from "../services/organizer-groups";
+import type { GroupRoute } from "../services/organizers/organizer-groups";
 import type { EventContext, OrganizerContext } from "../services/context";
-import { ADMISSION_HEADER, type SaleCaller } from "../services/onsale-gate";
+import { ADMISSION_HEADER, type SaleCaller } from "../services/waiting-room/gate";
 import type { Env } from "../lib/env";
 import type { CredentialAhead } from "./credential-batch";
 import { readConfig } from "../lib/env";
@@ -46,7 +46,7 @@ export function publicBase(c: AppContext): string {
   return readConfig(c.env).publicBaseUrl ?? new URL(c.req.url).origin;
 }
 
-/** Who asks for a sale (services/onsale-gate.ts): the credential, and the queue admission it sent. */
+/** Who asks for a sale (services/waiting-room/gate.ts): the credential, and the queue admission it sent. */
 export function saleCaller(c: AppContext): SaleCaller {
   const p = c.var.principal;
   return { kind: p.kind, teamId: p.teamId, admission: c.req.header(ADMISSION_HEADER)?.trim() || null };

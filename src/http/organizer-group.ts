@@ -9,7 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import { Failure } from "../lib/failure";
 import { secretOrganizer } from "../lib/organizer-credentials";
 import { RESERVED_SEGMENTS } from "../lib/reserved-segments";
-import { type GroupRoute, type OrganizerKey, organizerRoute } from "../services/organizer-groups";
+import { type GroupRoute, type OrganizerKey, organizerRoute } from "../services/organizers/organizer-groups";
 import type { AppContext, AppEnv } from "./context";
 
 const API_ORGANIZER = /^\/api\/v1\/organizers\/([^/]+)/;

@@ -1,8 +1,8 @@
 /** The documents queue's consumer: renders invoice and ticket PDFs into R2 (idempotent per file). */
 import type { DocumentMessage } from "../lib/queues";
 import type { DB } from "../db/client";
-import { renderInvoiceFile } from "../services/invoice-files";
-import { renderTicketFile } from "../services/tickets";
+import { renderInvoiceFile } from "../services/invoices/invoice-files";
+import { renderTicketFile } from "../services/tickets/tickets";
 import type { Env } from "../lib/env";
 
 /** The last delivery of a message: the first and wrangler.toml's max_retries (5) retries. */

@@ -15,10 +15,10 @@ import { staleQueuedMails } from "../db/mail";
 import { dataGroups, groupEnv } from "../lib/data-groups";
 import { readConfig, type Env } from "../lib/env";
 import { sweepExports } from "../services/exports/jobs";
-import { sweepInvoices } from "../services/invoices";
-import { sendDueRuleMails } from "../services/sendmail-sending";
-import { expireOverdueOrders } from "../services/order-status";
-import { offerToWaitingLists } from "../services/waitinglist-assign";
+import { sweepInvoices } from "../services/invoices/invoices";
+import { sendDueRuleMails } from "../services/mail/sendmail-sending";
+import { expireOverdueOrders } from "../services/orders/order-status";
+import { offerToWaitingLists } from "../services/waitinglist/waitinglist-assign";
 import { sweepWebhooks } from "./webhooks";
 
 /** One run: each organizer group in turn, each on its own database (a failed group does not stop the others). */

@@ -3,7 +3,7 @@ import { findMail, markMailAttemptFailed, markMailSent } from "../db/mail";
 import type { DB } from "../db/client";
 import { readConfig, type Env } from "../lib/env";
 import { log } from "../lib/log";
-import { mailFileBytes, mailFiles } from "../services/mail-attachments";
+import { mailFileBytes, mailFiles } from "../services/mail/mail-attachments";
 
 const MAX_ATTEMPTS = 5;
 

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery jobs: the webhook queue's messages (services/webhooks-delivery.ts delivers)
+ * Webhook delivery jobs: the webhook queue's messages (services/organizers/webhooks-delivery.ts delivers)
  * and the cron sweep, which hands on what a lost message left behind and what waits longer
  * than a queue message can (the last retry interval is a day), and trims the call log.
  */
@@ -7,7 +7,7 @@ import type { WebhookMessage } from "../lib/queues";
 import { log } from "../lib/log";
 import type { DB } from "../db/client";
 import { dueSequences, purgeWebhookCalls } from "../db/webhooks";
-import { deliverWebhookMessage } from "../services/webhooks-delivery";
+import { deliverWebhookMessage } from "../services/organizers/webhooks-delivery";
 import type { Env } from "../lib/env";
 
 /** Calls are kept this long after they were written (pretix shows its log for 30 days). */

@@ -1,12 +1,12 @@
 /**
  * The page behind the link of a customer activation mail (POST .../customers/ with
  * `send_email`): the customer chooses a password, which also verifies the email address.
- * The link works once and for a limited time (services/customers.ts).
+ * The link works once and for a limited time (services/organizers/customers.ts).
  */
 import { Hono } from "hono";
 import { activateCustomer, findCustomerByActivationToken } from "../db/customers";
 import { findOrganizerById } from "../db/organizers";
-import { MIN_PASSWORD_LENGTH } from "../services/customers";
+import { MIN_PASSWORD_LENGTH } from "../services/organizers/customers";
 import type { AppEnv } from "../http/context";
 import { sha256Hex } from "../lib/crypto";
 import { hashPassword } from "../lib/password";

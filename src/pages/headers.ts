@@ -41,7 +41,7 @@ const standaloneScripted = secureHeaders({
 });
 const framedScripted = secureHeaders({ ...framedOptions, contentSecurityPolicy: SCRIPT_POLICY });
 
-/** Pages that run the service's script: the waiting page of an on-sale queue (pages/queue.ts). */
+/** Pages that run the service's script: the waiting page of an on-sale queue (pages/waiting-room.ts). */
 const SCRIPTED_PAGES = /^\/[^/]+\/[^/]+\/queue\/?$/;
 
 /** Paths that are the API's or stored files, never pages. */

@@ -3,15 +3,15 @@
  * found by organizer, event, code and secret together — the secret in the URL is the
  * customer's only credential — the event's settings, and a checked `return_url`.
  */
-import { readSettled } from "../services/settled-reads";
-import { eventSettingsLevels } from "../services/settings";
+import { readSettled } from "../services/orders/settled-reads";
+import { eventSettingsLevels } from "../services/events/settings";
 import { findOrderBySecret, type OrderRecord } from "../db/orders";
 import { organizerEventBySlugs, type EventRecord, type OrganizerRecord } from "../db/storefront";
 import { lastPaymentTime } from "../rules/orders";
 import { orderPaymentRefusal, PAYMENT_ERRORS, type PaymentError } from "../rules/payments";
-import { effectiveSettings } from "../services/settings";
-import { EVENT_SETTINGS } from "../services/settings-keys";
-import { STRIPE_SECRET_KEY } from "../services/stripe-client";
+import { effectiveSettings } from "../services/events/settings";
+import { EVENT_SETTINGS } from "../services/events/settings-keys";
+import { STRIPE_SECRET_KEY } from "../services/payments/stripe-client";
 import { orderUrl } from "../rules/urls";
 import { publicBase } from "../http/context";
 import type { AppContext } from "../http/context";
@@ -55,7 +55,7 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
   const code = c.req.param("code") ?? "";
   const secret = c.req.param("secret") ?? "";
   const [record, levels] = await Promise.all([
-    // an order the event's object answered moments ago is found too (services/settled-reads.ts)
+    // an order the event's object answered moments ago is found too (services/orders/settled-reads.ts)
     readSettled(
       { env: c.env, db },
       [event],

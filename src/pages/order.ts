@@ -9,7 +9,7 @@ import { paymentUrl } from "../rules/urls";
 import { createPayment } from "../db/payments";
 import { orderInvoices } from "../db/invoices";
 import { orderLabels } from "../db/storefront";
-import { orderInvoicePdf } from "../services/invoice-files";
+import { orderInvoicePdf } from "../services/invoices/invoice-files";
 import { PAYMENT_PROVIDERS, type PaymentProvider } from "../rules/orders";
 import {
   OPEN_PAYMENT_STATES,
@@ -28,7 +28,7 @@ import {
   orderDownloads,
   pageDownloadUrls,
   ticketPdf,
-} from "../services/tickets";
+} from "../services/tickets/tickets";
 import type { AppContext, AppEnv } from "../http/context";
 import { html, type Raw } from "./html";
 import {

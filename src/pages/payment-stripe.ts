@@ -1,5 +1,5 @@
 /**
- * The payment page of a `stripe` payment: a 303 to Stripe's hosted checkout (services/stripe-checkout.ts),
+ * The payment page of a `stripe` payment: a 303 to Stripe's hosted checkout (services/payments/stripe-checkout.ts),
  * framed (`iframe=1`) a button that leaves the frame (pretix's new-window workaround: Stripe's page
  * cannot be framed). Only a pending order is offered it: an expired one lost its reservation, and the
  * money would be taken before the quota is decided (docs/customer-pages.md, docs/payments.md).
@@ -8,7 +8,7 @@ import type { PaymentJson } from "../db/orders";
 import type { AppContext } from "../http/context";
 import { PAYMENT_ERRORS, type PaymentError } from "../rules/payments";
 import { paymentUrl } from "../rules/urls";
-import { startCheckout } from "../services/stripe-checkout";
+import { startCheckout } from "../services/payments/stripe-checkout";
 import { html } from "./html";
 import { orderLayout, orderLink, type OrderPage } from "./order-context";
 import { money, returnTarget, seeOther, send, withNav } from "./storefront";

@@ -25,7 +25,7 @@ import type { I18n } from "../lib/i18n";
 import type { AppContext, AppEnv } from "../http/context";
 import { isFailure } from "../lib/failure";
 import { randomString } from "../lib/crypto";
-import { changeOrderStatus, notifyOrder, type StatusChange } from "../services/order-status";
+import { changeOrderStatus, notifyOrder, type StatusChange } from "../services/orders/order-status";
 import { paymentUrl } from "../rules/urls";
 import { publicBase } from "../http/context";
 import { html, type Raw } from "./html";

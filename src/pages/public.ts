@@ -5,7 +5,7 @@
  * `primary_color`; the footer shows the contact address and the imprint and privacy links.
  */
 import { Hono } from "hono";
-import { eventSettingsLevels } from "../services/settings";
+import { eventSettingsLevels } from "../services/events/settings";
 import { storedOrganizerSettings } from "../db/settings";
 import {
   organizerBySlug,
@@ -15,8 +15,8 @@ import {
   shopItems,
   type ShopItem,
 } from "../db/storefront";
-import { effectiveSettings } from "../services/settings";
-import { EVENT_SETTINGS } from "../services/settings-keys";
+import { effectiveSettings } from "../services/events/settings";
+import { EVENT_SETTINGS } from "../services/events/settings-keys";
 import type { AppContext, AppEnv } from "../http/context";
 import { eventPublicUrl } from "../rules/urls";
 import { publicBase } from "../http/context";

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkinLists, events, subevents } from "../../src/db/schema";
-import { eventSelection } from "../../src/services/event-selection";
+import { eventSelection } from "../../src/services/checkin/event-selection";
 import { db, seedDevice, seedOrganizer, unique } from "../harness";
 
 const H = 3_600_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { eventSettings } from "../../src/db/schema";
-import { EVENT_SETTINGS } from "../../src/services/settings-keys";
+import { EVENT_SETTINGS } from "../../src/services/events/settings-keys";
 import { returnUrlAllowed } from "../../src/rules/events";
 import { db, seedDevice, seedOrganizer, seedTeam } from "../harness";
 import { createEvent, eventId } from "../helpers/events";

@@ -12,7 +12,7 @@ import { invoices, mailOutbox } from "../../src/db/schema";
 import type { Env } from "../../src/lib/env";
 import { deliverMail } from "../../src/jobs/mail";
 import { mailInsertStatement } from "../../src/db/mail";
-import { composeMail } from "../../src/services/mail";
+import { composeMail } from "../../src/services/mail/mail";
 import { db, HARNESS_GROUP, type Json, groupTestEnv } from "../harness";
 import { deliver as deliverDocuments, pdfText, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
 import { getPage } from "../helpers/pages";

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { events, invoices, orders as orderRows } from "../../src/db/schema";
 import { type InvoiceInsert, invoiceConditions, insertInvoices } from "../../src/db/invoices";
-import { sweepInvoices } from "../../src/services/invoices";
+import { sweepInvoices } from "../../src/services/invoices/invoices";
 import { eventObject } from "../../src/objects/client";
 import { db, type Json, seedOrganizer, seedOrderRow, unique, groupTestEnv } from "../harness";
 import { deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";

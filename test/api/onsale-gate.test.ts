@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/lib/env";
-import { type Admission, signAdmission } from "../../src/lib/queue-tokens";
+import { type Admission, signAdmission } from "../../src/lib/waiting-room-tokens";
 import { type Client, seedDevice, seedTeam } from "../harness";
 import { cartsOf, eventIdOf, ordersOf, type Shop, shop } from "../helpers/sales";
 

@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import { onsaleQueueResponse } from "../../src/api/onsale-queues";
 import { events, onsaleQueues, organizers } from "../../src/db/schema";
 import { applicableQueue } from "../../src/db/onsale-queues";
-import { createOnsaleQueue } from "../../src/services/onsale-queues";
+import { createOnsaleQueue } from "../../src/services/waiting-room/rooms";
 import { anonymous, db, seedOrganizer, seedTeam } from "../harness";
-import { queuedShop } from "../helpers/queue";
+import { queuedShop } from "../helpers/waiting-room";
 import { eventIdOf, shop } from "../helpers/sales";
 
 const QUEUE = { opens_at: "2030-05-01T10:00:00Z", admissions_per_minute: 600 };

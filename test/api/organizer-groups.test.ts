@@ -13,7 +13,7 @@ import { groupEnv, ID_RANGE } from "../../src/lib/data-groups";
 import type { Env } from "../../src/lib/env";
 import { randomString } from "../../src/lib/crypto";
 import { organizerSecret, secretOrganizer } from "../../src/lib/organizer-credentials";
-import { forgetOrganizerRoute } from "../../src/services/organizer-groups";
+import { forgetOrganizerRoute } from "../../src/services/organizers/organizer-groups";
 import { anonymous, groupD1, type Json, seedOrganizer } from "../harness";
 import { venue } from "../helpers/checkin";
 

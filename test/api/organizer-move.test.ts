@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ID_RANGE } from "../../src/lib/data-groups";
 import { isIndexShadow, MOVED_TABLES, NOT_MOVED, whereOf } from "../../src/db/organizer-move/registry.ts";
 import { type Executor, MoveRefused, moveOrganizer } from "../../src/db/organizer-move/steps.ts";
-import { forgetOrganizerRoute } from "../../src/services/organizer-groups";
+import { forgetOrganizerRoute } from "../../src/services/organizers/organizer-groups";
 import { groupD1, type Json } from "../harness";
 import { venue } from "../helpers/checkin";
 

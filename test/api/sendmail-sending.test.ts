@@ -9,7 +9,7 @@ import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { mailOutbox, sendmailRuleSends, sendmailRules } from "../../src/db/schema";
 import { fillPlaceholders } from "../../src/lib/placeholders";
-import { ruleSendTime, sendDueRuleMails } from "../../src/services/sendmail-sending";
+import { ruleSendTime, sendDueRuleMails } from "../../src/services/mail/sendmail-sending";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
 import { db, type Json, groupTestEnv } from "../harness";
 import { type Shop, shop } from "../helpers/sales";

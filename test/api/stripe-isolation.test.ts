@@ -18,7 +18,7 @@ import {
   webhookCalls,
 } from "../../src/db/schema";
 import { storeCheckout } from "../../src/db/stripe";
-import { stripeKeys } from "../../src/services/stripe-client";
+import { stripeKeys } from "../../src/services/payments/stripe-client";
 import { db, type Json } from "../harness";
 import { readOrder } from "../helpers/pages";
 import {

@@ -8,7 +8,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { mailOutbox, orders, stripeEvents, webhookCalls } from "../../src/db/schema";
-import { BAD_SIGNATURE, NO_WEBHOOK_SECRET } from "../../src/services/stripe-events";
+import { BAD_SIGNATURE, NO_WEBHOOK_SECRET } from "../../src/services/payments/stripe-events";
 import { BASE, db, seedOrganizer } from "../harness";
 import { readOrder } from "../helpers/pages";
 import {

@@ -9,7 +9,7 @@ import { and, eq, isNotNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { events, mailOutbox, orders, vouchers, waitinglistEntries } from "../../src/db/schema";
 import { runHousekeeping } from "../../src/jobs/housekeeping";
-import { offerFreedCapacity } from "../../src/services/waitinglist-assign";
+import { offerFreedCapacity } from "../../src/services/waitinglist/waitinglist-assign";
 import { db, type Json } from "../harness";
 import { injectD1Fault } from "../helpers/faults";
 import { type Shop, shop } from "../helpers/sales";

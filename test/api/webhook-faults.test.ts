@@ -10,7 +10,7 @@ import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { webhookCalls, webhooks } from "../../src/db/schema";
 import { notificationStatement, ORDER_ACTIONS } from "../../src/db/webhooks";
-import { LEASE_MS } from "../../src/services/webhooks-delivery";
+import { LEASE_MS } from "../../src/services/organizers/webhooks-delivery";
 import { handleQueueBatch } from "../../src/jobs/queue";
 import type { QueueMessage } from "../../src/lib/queues";
 import { db, HARNESS_GROUP, seedEventRow, seedOrganizer } from "../harness";

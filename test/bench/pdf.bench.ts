@@ -4,7 +4,7 @@
  * with Latin, Greek, Cyrillic, Chinese, Hebrew, Arabic and Korean names (every font family is loaded and subset).
  * "cold": the first document of an isolate, whose fonts are parsed anew (fresh copies of the
  * font files, as an isolate reads them from R2); "warm": later documents of the same isolate
- * (fonts cached per isolate, src/services/documents.ts). Not part of `npm test` (nothing there
+ * (fonts cached per isolate, src/services/tickets/documents.ts). Not part of `npm test` (nothing there
  * is timed): it prints the figures docs/documents.md quotes.
  */
 /// <reference types="node" />
@@ -13,9 +13,9 @@ import path from "node:path";
 import { describe, it } from "vitest";
 import type { InvoiceRecord } from "../../src/db/invoices";
 import type { EventRow } from "../../src/db/tenancy";
-import { renderInvoicePdf } from "../../src/services/invoice-render";
-import { DEFAULT_LAYOUT } from "../../src/services/ticket-default-layout";
-import { renderTicketPdf, type TicketDocument } from "../../src/services/ticket-render";
+import { renderInvoicePdf } from "../../src/services/invoices/invoice-render";
+import { DEFAULT_LAYOUT } from "../../src/services/tickets/ticket-default-layout";
+import { renderTicketPdf, type TicketDocument } from "../../src/services/tickets/ticket-render";
 import { FONT_FACES, type FontFace } from "../../src/lib/pdf/fonts";
 
 const root = path.resolve(import.meta.dirname, "..", "..");

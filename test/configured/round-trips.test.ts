@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkinLists } from "../../src/db/schema";
-import { forgetOrganizerRoute } from "../../src/services/organizer-groups";
+import { forgetOrganizerRoute } from "../../src/services/organizers/organizer-groups";
 import {
   db,
   seedDevice,

@@ -12,7 +12,7 @@
 import type { WebhookMessage } from "../../src/lib/queues";
 import { afterAll } from "vitest";
 import { db, groupTestEnv } from "../harness";
-import { deliverWebhookMessage, type DeliveryOptions } from "../../src/services/webhooks-delivery";
+import { deliverWebhookMessage, type DeliveryOptions } from "../../src/services/organizers/webhooks-delivery";
 
 export type Received = {
   url: string;

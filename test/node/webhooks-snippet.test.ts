@@ -13,11 +13,11 @@ const dir = mkdtempSync(path.join(tmpdir(), "webhooks-snippet-"));
 type Verify = (secret: string, header: string | null, rawBody: string, toleranceSeconds?: number) => Promise<boolean>;
 type Sign = (secret: string, body: string, unixSeconds: number) => Promise<string>;
 let verifyWebhook: Verify;
-/** The service's signing code (src/services/webhooks-delivery.ts; loaded through vitest, which resolves the worker's imports). */
+/** The service's signing code (src/services/organizers/webhooks-delivery.ts; loaded through vitest, which resolves the worker's imports). */
 let signatureHeader: Sign;
 
 beforeAll(async () => {
-  const service = path.join(root, "src/services/webhooks-delivery.ts");
+  const service = path.join(root, "src/services/organizers/webhooks-delivery.ts");
   ({ signatureHeader } = (await import(service)) as { signatureHeader: Sign });
   const doc = readFileSync(path.join(root, "docs/webhooks.md"), "utf8");
   const blocks = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);

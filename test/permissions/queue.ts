@@ -33,6 +33,6 @@ async function withTicket(w: SetupWorld): Promise<RowSetup> {
 export const rows: MatrixRow[] = [
   { route: `POST ${queuePath}/join`, permission: null, auth: "none", device: "allow", setup: queued },
   { route: `GET ${queuePath}/status`, permission: null, auth: "none", device: "allow", setup: withTicket },
-  // a plain GET is refused: the route answers a WebSocket upgrade only (test/api/queue.test.ts)
+  // a plain GET is refused: the route answers a WebSocket upgrade only (test/api/waiting-room.test.ts)
   { route: `GET ${queuePath}/live`, permission: null, auth: "none", device: "allow", setup: withTicket, status: 400 },
 ];

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { generateCustomerIdentifier } from "../../src/services/customers";
-import { defaultGiftCardExpiry, GIFT_CARD_SECRET_PATTERN, generateGiftCardSecret } from "../../src/services/giftcards";
+import { generateCustomerIdentifier } from "../../src/services/organizers/customers";
+import {
+  defaultGiftCardExpiry,
+  GIFT_CARD_SECRET_PATTERN,
+  generateGiftCardSecret,
+} from "../../src/services/payments/giftcards";
 import { buildName, withScheme } from "../../src/rules/person-names";
 import { hashPassword, verifyPassword } from "../../src/lib/password";
 

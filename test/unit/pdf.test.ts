@@ -3,7 +3,7 @@
  * right-to-left runs, subset fonts, QR codes; the fonts' loader.
  */
 import { describe, expect, it } from "vitest";
-import { fontsMissing, loadFont } from "../../src/services/documents";
+import { fontsMissing, loadFont } from "../../src/services/tickets/documents";
 import { isFailure } from "../../src/lib/failure";
 import type { Env } from "../../src/lib/env";
 import { A4, linePieces, MM, PdfWriter } from "../../src/lib/pdf/document";

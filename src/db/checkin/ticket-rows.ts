@@ -57,7 +57,7 @@ export type CheckinPositionRow = {
   checkins: string;
   /** The event's slug (the ticket's download URL). */
   eventSlug: string;
-  /** What decides the ticket's `downloads` (services/tickets.ts): its item's [admission, generate_tickets] as JSON... */
+  /** What decides the ticket's `downloads` (services/tickets/tickets.ts): its item's [admission, generate_tickets] as JSON... */
   ticketItem: string;
   /** ... and the event's stored ticket_download settings as a JSON object. */
   ticketSettings: string;

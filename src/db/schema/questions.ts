@@ -56,7 +56,7 @@ export const questions = sqliteTable(
   },
   (t) => [
     index("questions_event_idx").on(t.eventId, t.position),
-    // unique in any case, as the API compares them (src/services/questions.ts)
+    // unique in any case, as the API compares them (src/services/catalog/questions.ts)
     uniqueIndex(QUESTION_IDENTIFIER_INDEX).on(t.eventId, sql`lower(${t.identifier})`),
     index("questions_dependency_idx").on(t.dependencyQuestionId),
   ],

@@ -39,7 +39,7 @@ type Piece = { text: string; face: FontFace };
 /**
  * fontkit for pdf-lib, keeping the parsed font of a font file for later documents: fontkit
  * parses a face's layout tables on its first layout (about half a second for Noto Sans), so a
- * warm Worker (fonts cached per isolate, src/services/documents.ts) renders without it. Fonts
+ * warm Worker (fonts cached per isolate, src/services/tickets/documents.ts) renders without it. Fonts
  * are only read after parsing; each document makes its own subset.
  */
 const parsedFonts = new WeakMap<Uint8Array, ReturnType<typeof fontkit.create>>();

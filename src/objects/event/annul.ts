@@ -4,7 +4,7 @@
  * the ticket index (who is inside, the quota a ticket that left frees) with its outbox entry,
  * without yielding, so an annulment and a scan of the same ticket happen one after the other;
  * D1 follows, turning the check-in into a failed one (`annulled`) only while it is successful.
- * Who may annul which check-in, and when, the Worker checks first (services/checkin-annul.ts).
+ * Who may annul which check-in, and when, the Worker checks first (services/checkin/checkin-annul.ts).
  */
 import { runBatch } from "../../db/catalog-common";
 import { ticketOrderQuery, type TicketOrderRow } from "../../db/checkin/object-reads";

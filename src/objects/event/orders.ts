@@ -1,6 +1,6 @@
 /**
  * Sales: order placement and order status changes. An acquisition (new holds, and an on-sale
- * queue admission's order count: queue-admissions.ts) is decided and recorded with its outbox
+ * queue admission's order count: waiting-room-admissions.ts) is decided and recorded with its outbox
  * entry without yielding, then written to D1; a release is written to D1 first, then taken from
  * the ledger, so an in-flight write never frees capacity twice. A failed D1 write is asked about:
  * not written gives the capacity back, unknown leaves it to the alarm. The object writes every
@@ -25,7 +25,7 @@ import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox
 import { leaseRefill, ORDER_TABLES } from "./id-leases";
 import { answeredUntried, answerOrder } from "./orders-answered";
 import type { EventState } from "./state";
-import { admissionHasRoom, countAdmissionOrder, uncountAdmissionOrder } from "./queue-admissions";
+import { admissionHasRoom, countAdmissionOrder, uncountAdmissionOrder } from "./waiting-room-admissions";
 import { forgetRowsOfOrder, rememberCheckinIds, rememberRows } from "./scan-answers";
 import { applyTicketChanges } from "./tickets";
 import type { AnsweredOrder, AutoCheckin, OrderDecision, OrderRequest, StatusChange, StatusDecision } from "./types";
@@ -34,7 +34,7 @@ const STATUS_RELEASES = new Set(["c", "e"]);
 
 export async function placeOrder(s: EventState, stamp: number, req: OrderRequest): Promise<OrderDecision> {
   await s.ensureCatalog(stamp);
-  // priced on a copy that had not seen what the object has: read again at the primary (services/replica-first.ts)
+  // priced on a copy that had not seen what the object has: read again at the primary (services/orders/replica-first.ts)
   if (req.catalogFromReplica && stamp < s.ledger.stamp) return { ok: false, refusals: [], staleCatalog: true };
   const now = Date.now();
   let outboxId = 0;

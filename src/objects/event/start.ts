@@ -8,7 +8,7 @@ import { keyOf } from "../../rules/inventory";
 import type { CallCounting } from "./counting";
 import { createOrderBookTables } from "./order-book";
 import { createOutboxTable, outboxSize } from "./outbox";
-import { createAdmissionTables } from "./queue-admissions";
+import { createAdmissionTables } from "./waiting-room-admissions";
 import { createIdLeaseTable } from "./id-leases";
 import { createScanAnswerTables } from "./scan-answers";
 import type { EventState } from "./state";

@@ -41,7 +41,7 @@ export type OrderRequest = {
   consumeCartIds: string[];
   ignoreQuota: boolean;
   write: OrderWrite;
-  /** The queue admission the order counts against (queue-admissions.ts); none outside a queue. */
+  /** The queue admission the order counts against (waiting-room-admissions.ts); none outside a queue. */
   admission?: AdmissionClaim | null;
   /**
    * The order may be answered before D1 has it (orders-answered.ts): nothing in it is left for

@@ -29,7 +29,7 @@ import { concatBytes } from "../../lib/zip";
 import { canAccessEvent, hasPermission, type Principal } from "../../rules/permissions";
 import type { OrganizerContext } from "../context";
 import { confirmedWrite, survivingD1Faults } from "../faults";
-import { eventSettingsFor } from "../settings";
+import { eventSettingsFor } from "../events/settings";
 import type { ExportContext, ExporterDef, ExportEvent, InputContext } from "./exporter";
 import { EXPORTERS } from "./exporters";
 import {
