@@ -56,15 +56,43 @@ export async function lookUpReferences(
     variations: new Map(),
     addonTaken: false,
   };
-  const statements: Statement[] = [];
-  const readers: ((rows: never[]) => void)[] = [];
-  const read = <T>(statement: Statement & PromiseLike<T[]>, reader: (rows: T[]) => void) => {
-    statements.push(statement);
-    readers.push(reader as (rows: never[]) => void);
-  };
-  const parts = (ids: readonly number[] | undefined) => chunks([...new Set(ids ?? [])], MAX_PARAMS - 5);
+  const reads = new Reads();
+  readCatalogRows(reads, db, eventId, organizerId, q, found);
+  readItemRows(reads, db, eventId, q, found);
+  await reads.run(db);
+  return found;
+}
+
+/** Statements to run in one batch, each with what reads its rows. */
+class Reads {
+  private readonly statements: Statement[] = [];
+  private readonly readers: ((rows: never[]) => void)[] = [];
+
+  add<T>(statement: Statement & PromiseLike<T[]>, reader: (rows: T[]) => void): void {
+    this.statements.push(statement);
+    this.readers.push(reader as (rows: never[]) => void);
+  }
+
+  async run(db: DB): Promise<void> {
+    const results = await runBatch(db, this.statements);
+    results.forEach((rows, i) => this.readers[i]!(rows as never[]));
+  }
+}
+
+/** The ids, without repeats, in parts that stay within D1's bound parameters. */
+const parts = (ids: readonly number[] | undefined) => chunks([...new Set(ids ?? [])], MAX_PARAMS - 5);
+
+/** Categories, tax rules and quotas of the event; membership types of the organizer. */
+function readCatalogRows(
+  reads: Reads,
+  db: DB,
+  eventId: number,
+  organizerId: number,
+  q: ReferenceQuery,
+  found: References,
+) {
   for (const part of parts(q.categories)) {
-    read(
+    reads.add(
       db
         .select({ id: itemCategories.id })
         .from(itemCategories)
@@ -73,7 +101,7 @@ export async function lookUpReferences(
     );
   }
   for (const part of parts(q.taxRules)) {
-    read(
+    reads.add(
       db
         .select({ id: taxRules.id, rate: taxRules.rate })
         .from(taxRules)
@@ -82,7 +110,7 @@ export async function lookUpReferences(
     );
   }
   for (const part of parts(q.quotas)) {
-    read(
+    reads.add(
       db
         .select({ id: quotas.id })
         .from(quotas)
@@ -91,7 +119,7 @@ export async function lookUpReferences(
     );
   }
   for (const part of parts(q.membershipTypes)) {
-    read(
+    reads.add(
       db
         .select({ id: membershipTypes.id })
         .from(membershipTypes)
@@ -99,8 +127,12 @@ export async function lookUpReferences(
       (rows) => rows.forEach((r) => found.membershipTypes.add(r.id)),
     );
   }
+}
+
+/** Items (with whether they have variations and bundles), variations, and whether an add-on slot is taken. */
+function readItemRows(reads: Reads, db: DB, eventId: number, q: ReferenceQuery, found: References) {
   for (const part of parts(q.items)) {
-    read(
+    reads.add(
       db
         .select({
           id: items.id,
@@ -116,13 +148,13 @@ export async function lookUpReferences(
     );
   }
   for (const part of parts(q.variations)) {
-    read(variationsOfEventQuery(db, eventId, part), (rows) => rows.forEach((r) => found.variations.set(r.id, r)));
+    reads.add(variationsOfEventQuery(db, eventId, part), (rows) => rows.forEach((r) => found.variations.set(r.id, r)));
   }
   if (q.addon) {
     const { itemId, categoryId, exceptId } = q.addon;
     const conds = [eq(itemAddons.itemId, itemId), eq(itemAddons.addonCategoryId, categoryId)];
     if (exceptId !== null) conds.push(ne(itemAddons.id, exceptId));
-    read(
+    reads.add(
       db
         .select({ id: itemAddons.id })
         .from(itemAddons)
@@ -131,9 +163,6 @@ export async function lookUpReferences(
       (rows) => (found.addonTaken = rows.length > 0),
     );
   }
-  const results = await runBatch(db, statements);
-  results.forEach((rows, i) => readers[i]!(rows as never[]));
-  return found;
 }
 
 function variationsOfEventQuery(db: DB, eventId: number, ids: number[]) {

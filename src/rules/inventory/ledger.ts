@@ -58,6 +58,22 @@ export type Availability = {
   waiting_list: number;
 };
 
+/** What a set of demands adds up to (`Ledger.check`): each one's own refusals, then what they need together. */
+type DemandTally = {
+  refusals: Refusal[];
+  /** Per quota: the demands counting it, in order, and the first of them (the refusal names its item). */
+  need: Map<number, { quota: QuotaDef; indices: number[]; first: Demand }>;
+  /** Per known voucher: the demands using it. */
+  voucherUses: Map<number, number[]>;
+  unknownVouchers: Map<number, number[]>;
+};
+
+function pushIndex(m: Map<number, number[]>, key: number, i: number): void {
+  const list = m.get(key);
+  if (list) list.push(i);
+  else m.set(key, [i]);
+}
+
 export class Ledger {
   private catalog: Catalog = { stamp: -1, quotas: [], vouchers: [] };
   private quotasByKey = new Map<Key, QuotaDef[]>();
@@ -255,64 +271,86 @@ export class Ledger {
     credit: Credit = NO_CREDIT,
     opts: { ignoreQuota?: boolean } = {},
   ): Refusal[] {
-    const refusals: Refusal[] = [];
-    const need = new Map<number, { quota: QuotaDef; indices: number[]; first: Demand }>();
-    const voucherUses = new Map<number, number[]>();
-    const unknownVouchers = new Map<number, number[]>();
-    const seatsWanted = new Set<string>();
+    const tally = this.tallyDemands(demands, now, credit, opts.ignoreQuota === true);
+    for (const [voucherId, indices] of tally.unknownVouchers)
+      tally.refusals.push({ code: "voucher_unknown", voucherId, indices });
+    this.refuseOverQuota(tally, now, credit);
+    this.refuseOverVoucher(tally, now, credit);
+    return tally.refusals;
+  }
 
+  /**
+   * The demands in order: the refusals each one earns alone (a seat wanted twice or taken, no
+   * quota), and what they need together: units of each quota, uses of each voucher.
+   */
+  private tallyDemands(demands: readonly Demand[], now: number, credit: Credit, ignoreQuota: boolean): DemandTally {
+    const tally: DemandTally = { refusals: [], need: new Map(), voucherUses: new Map(), unknownVouchers: new Map() };
+    const seatsWanted = new Set<string>();
     demands.forEach((d, i) => {
       const v = d.voucherId !== null ? this.voucherById.get(d.voucherId) : undefined;
       if (d.voucherId !== null) {
-        if (!v) {
-          const list = unknownVouchers.get(d.voucherId);
-          if (list) list.push(i);
-          else unknownVouchers.set(d.voucherId, [i]);
-          return;
-        }
-        const uses = voucherUses.get(v.id);
-        if (uses) uses.push(i);
-        else voucherUses.set(v.id, [i]);
+        if (!v) return pushIndex(tally.unknownVouchers, d.voucherId, i);
+        pushIndex(tally.voucherUses, v.id, i);
       }
-      if (d.seat !== null) {
-        const sk = seatKey(d.subeventId, d.seat);
-        if (seatsWanted.has(sk)) refusals.push({ code: "seat_twice", seat: d.seat, indices: [i] });
-        else if (!this.seatFree(sk, d.seat, d.subeventId, d.voucherId, now, credit))
-          refusals.push({ code: "seat_taken", seat: d.seat, indices: [i] });
-        seatsWanted.add(sk);
-      }
-      if (opts.ignoreQuota || v?.allowIgnoreQuota) return;
-      const quotas = this.quotasFor(d);
-      if (quotas.length === 0) {
-        refusals.push({
-          code: "quota",
-          quotaId: null,
-          quotaName: null,
-          itemId: d.itemId,
-          variationId: d.variationId,
-          subeventId: d.subeventId,
-          available: 0,
-          indices: [i],
-        });
-        return;
-      }
-      for (const q of quotas) {
-        // a voucher that blocks this quota brings its own unit
-        if (v && this.voucherAppliesToQuota(v, q) && this.blockedBy(v, now, credit) >= voucherUses.get(v.id)!.length)
-          continue;
-        const entry = need.get(q.id);
-        if (entry) entry.indices.push(i);
-        else need.set(q.id, { quota: q, indices: [i], first: d });
-      }
+      if (d.seat !== null) this.tallySeat(tally.refusals, seatsWanted, d, i, now, credit);
+      if (ignoreQuota || v?.allowIgnoreQuota) return;
+      this.tallyQuotas(tally, d, i, v, now, credit);
     });
+    return tally;
+  }
 
-    for (const [voucherId, indices] of unknownVouchers) refusals.push({ code: "voucher_unknown", voucherId, indices });
+  private tallySeat(refusals: Refusal[], seatsWanted: Set<string>, d: Demand, i: number, now: number, credit: Credit) {
+    const seat = d.seat!;
+    const sk = seatKey(d.subeventId, seat);
+    if (seatsWanted.has(sk)) refusals.push({ code: "seat_twice", seat, indices: [i] });
+    else if (!this.seatFree(sk, seat, d.subeventId, d.voucherId, now, credit))
+      refusals.push({ code: "seat_taken", seat, indices: [i] });
+    seatsWanted.add(sk);
+  }
 
-    for (const { quota, indices, first } of need.values()) {
+  private tallyQuotas(
+    tally: DemandTally,
+    d: Demand,
+    i: number,
+    v: VoucherDef | undefined,
+    now: number,
+    credit: Credit,
+  ) {
+    const quotas = this.quotasFor(d);
+    if (quotas.length === 0) {
+      tally.refusals.push({
+        code: "quota",
+        quotaId: null,
+        quotaName: null,
+        itemId: d.itemId,
+        variationId: d.variationId,
+        subeventId: d.subeventId,
+        available: 0,
+        indices: [i],
+      });
+      return;
+    }
+    for (const q of quotas) {
+      // a voucher that blocks this quota brings its own unit
+      if (
+        v &&
+        this.voucherAppliesToQuota(v, q) &&
+        this.blockedBy(v, now, credit) >= tally.voucherUses.get(v.id)!.length
+      )
+        continue;
+      const entry = tally.need.get(q.id);
+      if (entry) entry.indices.push(i);
+      else tally.need.set(q.id, { quota: q, indices: [i], first: d });
+    }
+  }
+
+  /** A quota with room for n of the demands counting it: the first n fit, the refusal names the others. */
+  private refuseOverQuota(tally: DemandTally, now: number, credit: Credit) {
+    for (const { quota, indices, first } of tally.need.values()) {
       const a = this.availability(quota, now, credit);
       const left = quota.closed ? 0 : a.available_number;
       if (left !== null && left < indices.length) {
-        refusals.push({
+        tally.refusals.push({
           code: "quota",
           quotaId: quota.id,
           quotaName: quota.name ?? null,
@@ -324,17 +362,18 @@ export class Ledger {
         });
       }
     }
+  }
 
-    // used up before expired: a voucher that is both is refused as used up (pretix's precedence)
-    for (const [id, indices] of voucherUses) {
+  /** Used up before expired: a voucher that is both is refused as used up (pretix's precedence). */
+  private refuseOverVoucher(tally: DemandTally, now: number, credit: Credit) {
+    for (const [id, indices] of tally.voucherUses) {
       const v = this.voucherById.get(id)!;
       const left = Math.max(0, v.maxUsages - this.redeemed(id) - this.carts.activeOfVoucher(id, now, credit));
       if (left < indices.length)
-        refusals.push({ code: "voucher_used_up", voucherId: id, indices: indices.slice(left) });
+        tally.refusals.push({ code: "voucher_used_up", voucherId: id, indices: indices.slice(left) });
       if (v.validUntil !== null && v.validUntil <= now && left > 0)
-        refusals.push({ code: "voucher_expired", voucherId: id, indices: indices.slice(0, left) });
+        tally.refusals.push({ code: "voucher_expired", voucherId: id, indices: indices.slice(0, left) });
     }
-    return refusals;
   }
 
   private seatFree(

@@ -30,12 +30,13 @@ import { canAccessEvent, hasPermission, type Principal } from "../../rules/permi
 import type { OrganizerContext } from "../context";
 import { confirmedWrite, survivingD1Faults } from "../faults";
 import { eventSettingsFor } from "../events/settings";
-import type { ExportContext, ExporterDef, ExportEvent, InputContext } from "./exporter";
+import type { ExportContext, ExporterDef, ExportEvent, InputContext, Sheet } from "./exporter";
 import { EXPORTERS } from "./exporters";
 import {
   CONTENT_TYPES,
   csvRows,
   type Cell,
+  type FileFormat,
   newXlsx,
   XLSX_MAX_ROWS,
   xlsxBeginSheet,
@@ -315,48 +316,65 @@ export async function runExportStep(
   }
 }
 
+/** One step of a job, as it runs: the exporter, its plan, the file, and the bytes the step appends. */
+type Step = {
+  job: ExportJobRow;
+  x: ExportContext;
+  def: ExporterDef;
+  plan: { format: FileFormat; sheets: string[] };
+  sheets: Sheet[];
+  kind: "csv" | "xlsx" | "json";
+  filename: string;
+  out: Uint8Array[];
+};
+
+const encoder = new TextEncoder();
+
+/** A step: start the file (the first), write up to a step's rows, append them to the upload, commit. */
 async function doStep(env: Env, db: DB, job: ExportJobRow, now: number): Promise<void> {
-  const config = readConfig(env).exports;
   const def = EXPORTERS.find((d) => d.identifier === job.identifier);
   if (!def) throw badRequest("This exporter no longer exists.");
   const x = await exportContext(db, job, now);
   const plan = def.plan(job.params);
   const sheets = plan.sheets.map((key) => def.sheets.find((s) => s.key === key)!);
   const kind = plan.format.kind;
-  const filename = `${def.filename(x)}.${kind}`;
-  const out: Uint8Array[] = [];
-  const encoder = new TextEncoder();
+  const step: Step = { job, x, def, plan, sheets, kind, filename: `${def.filename(x)}.${kind}`, out: [] };
+  const c = (job.cursor as Cursor | null) ?? (await startFile(step, now));
+  await writeSheetRows(step, c, readConfig(env).exports.stepRows);
+  await storeStep(env, db, step, c);
+}
 
-  let c = job.cursor as Cursor | null;
-  if (!c) {
-    const facts = await def.facts(x);
-    const counts = await Promise.all(sheets.map((s) => s.count(x, facts)));
-    if (kind === "xlsx" && counts.some((n) => n + 1 > XLSX_MAX_ROWS)) {
-      throw badRequest(
-        `This export has more rows than an Excel sheet can hold (${XLSX_MAX_ROWS}); choose a CSV format.`,
-      );
-    }
-    c = {
-      facts,
-      total: counts.reduce((a, b) => a + b, 0),
-      done: 0,
-      sheet: 0,
-      started: false,
-      after: null,
-      sheetRows: 0,
-      xlsx: kind === "xlsx" ? newXlsx(now) : null,
-      jsonRows: false,
-      upload: newUpload(`exports/${job.id}/${filename}`),
-    };
-    if (def.json) out.push(encoder.encode(await def.json.head(x, facts)));
+/** The first step: count the rows (refusing what a sheet cannot hold), start the upload and the document. */
+async function startFile(step: Step, now: number): Promise<Cursor> {
+  const { def, x, kind } = step;
+  const facts = await def.facts(x);
+  const counts = await Promise.all(step.sheets.map((s) => s.count(x, facts)));
+  if (kind === "xlsx" && counts.some((n) => n + 1 > XLSX_MAX_ROWS)) {
+    throw badRequest(`This export has more rows than an Excel sheet can hold (${XLSX_MAX_ROWS}); choose a CSV format.`);
   }
+  if (def.json) step.out.push(encoder.encode(await def.json.head(x, facts)));
+  return {
+    facts,
+    total: counts.reduce((a, b) => a + b, 0),
+    done: 0,
+    sheet: 0,
+    started: false,
+    after: null,
+    sheetRows: 0,
+    xlsx: kind === "xlsx" ? newXlsx(now) : null,
+    jsonRows: false,
+    upload: newUpload(`exports/${step.job.id}/${step.filename}`),
+  };
+}
 
-  let budget = config.stepRows;
+/** Up to `budget` rows, page by page, sheet after sheet; a sheet ends with its first short page. */
+async function writeSheetRows(step: Step, c: Cursor, budget: number): Promise<void> {
+  const { x, kind, out, sheets } = step;
   while (budget > 0 && c.sheet < sheets.length) {
     const sheet = sheets[c.sheet]!;
     if (!c.started) {
       if (c.xlsx) out.push(xlsxBeginSheet(c.xlsx, sheet.title));
-      if (kind !== "json") out.push(writeRows(c, kind, [sheet.header(x, c.facts)], plan.format));
+      if (kind !== "json") out.push(writeRows(c, kind, [sheet.header(x, c.facts)], step.plan.format));
       c.started = true;
     }
     const limit = Math.min(budget, PAGE_ROWS);
@@ -367,7 +385,7 @@ async function doStep(env: Env, db: DB, job: ExportJobRow, now: number): Promise
         out.push(encoder.encode(c.jsonRows ? `,${text}` : text));
         c.jsonRows = true;
       } else {
-        out.push(writeRows(c, kind, page.rows as Cell[][], plan.format));
+        out.push(writeRows(c, kind, page.rows as Cell[][], step.plan.format));
       }
     }
     c.done += page.rows.length;
@@ -380,23 +398,22 @@ async function doStep(env: Env, db: DB, job: ExportJobRow, now: number): Promise
       c.after = null;
     }
   }
-  const final = c.sheet >= sheets.length;
+}
+
+/** Appends the step's bytes (the last step closes the document), commits the cursor, and queues the next step. */
+async function storeStep(env: Env, db: DB, step: Step, c: Cursor): Promise<void> {
+  const { job, kind, filename, out } = step;
+  const final = c.sheet >= step.sheets.length;
   if (final) {
     if (c.xlsx) out.push(xlsxFinish(c.xlsx));
-    if (def.json) out.push(encoder.encode(def.json.tail));
+    if (step.def.json) out.push(encoder.encode(step.def.json.tail));
   }
   const contentType = CONTENT_TYPES[kind];
   const { state, obsolete } = await appendToUpload(
     env.FILES,
     c.upload,
     concatBytes(out.length ? out : [new Uint8Array(0)]),
-    {
-      step: job.step,
-      final,
-      partBytes: config.partBytes,
-      contentType,
-      filename,
-    },
+    { step: job.step, final, partBytes: readConfig(env).exports.partBytes, contentType, filename },
   );
   c.upload = state;
   const percentage = c.total === 0 ? 0 : Math.min(99, Math.floor((c.done * 100) / c.total));

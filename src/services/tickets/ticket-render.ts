@@ -70,82 +70,100 @@ export function readLayout(name: string, elements: unknown[]): LayoutElement[] {
     const o = raw as Record<string, unknown>;
     const type = o.type;
     if (type !== "textarea" && type !== "textcontainer" && type !== "barcodearea" && type !== "imagearea") return;
-    const where = `layout[${k}] (${type})`;
-    const num = (field: string, opts: { required?: boolean; min?: number; fallback?: number } = {}): number => {
-      const v = o[field];
-      if (v === undefined || v === null) {
-        if (opts.required ?? true) problems.push(`${where}: "${field}" is missing`);
-        return opts.fallback ?? 0;
-      }
-      const n =
-        typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(v.trim()) ? Number(v) : NaN;
-      if (!Number.isFinite(n) || (opts.min !== undefined && n < opts.min)) {
-        problems.push(
-          `${where}: "${field}" must be a number${opts.min !== undefined ? ` of at least ${opts.min}` : ""}`,
-        );
-        return opts.fallback ?? 0;
-      }
-      return n;
-    };
-    const page = num("page", { required: false, min: 1, fallback: 1 });
-    if (!Number.isInteger(page)) problems.push(`${where}: "page" must be a whole number`);
-    const left = num("left");
-    const bottom = num("bottom");
-    if (type === "barcodearea") {
-      out.push({
-        kind: "barcode",
-        page,
-        left,
-        bottom,
-        size: num("size", { min: 1 }),
-        nowhitespace: o.nowhitespace === true,
-        source: o,
-      });
-      return;
-    }
-    if (type === "imagearea") {
-      out.push({ kind: "box", page, left, bottom, width: num("width", { min: 0 }), height: num("height", { min: 0 }) });
-      return;
-    }
-    const align = o.align ?? "left";
-    if (align !== "left" && align !== "center" && align !== "right")
-      problems.push(`${where}: "align" must be left, center or right`);
-    let color: [number, number, number] = [0, 0, 0];
-    if (o.color !== undefined) {
-      const c = o.color;
-      if (!Array.isArray(c) || c.length < 3 || c.slice(0, 3).some((x) => typeof x !== "number" || x < 0 || x > 255)) {
-        problems.push(`${where}: "color" must be a list of three numbers from 0 to 255`);
-      } else {
-        color = [c[0] / 255, c[1] / 255, c[2] / 255];
-      }
-    }
-    const valign = o.verticalalign ?? "top";
-    if (valign !== "top" && valign !== "middle" && valign !== "bottom")
-      problems.push(`${where}: "verticalalign" must be top, middle or bottom`);
-    if (o.content !== undefined && typeof o.content !== "string") problems.push(`${where}: "content" must be a string`);
-    out.push({
-      kind: "text",
-      page,
-      left,
-      bottom,
-      width: num("width", { min: 0 }),
-      height: type === "textcontainer" ? num("height", { min: 0 }) : null,
-      fontsize: num("fontsize", { min: 0.5 }),
-      lineheight: o.lineheight === undefined ? null : num("lineheight", { min: 0.1 }),
-      bold: o.bold === true,
-      italic: o.italic === true,
-      align: align as TextElement["align"],
-      color,
-      downward: o.downward === true,
-      rotation: o.rotation === undefined ? 0 : num("rotation"),
-      verticalalign: valign as TextElement["verticalalign"],
-      autoresize: o.autoresize === true,
-      locale: typeof o.locale === "string" && o.locale !== "" ? o.locale : null,
-      source: o,
-    });
+    out.push(readElement(type, o, new FieldReader(o, `layout[${k}] (${type})`, problems)));
   });
   if (problems.length) throw unusable(name, problems);
   return out;
+}
+
+/** An element's fields, each problem noted (with the element named) and a harmless value given instead. */
+class FieldReader {
+  constructor(
+    readonly o: Record<string, unknown>,
+    private readonly where: string,
+    private readonly problems: string[],
+  ) {}
+
+  problem(text: string): void {
+    this.problems.push(`${this.where}: ${text}`);
+  }
+
+  num(field: string, opts: { required?: boolean; min?: number; fallback?: number } = {}): number {
+    const v = this.o[field];
+    if (v === undefined || v === null) {
+      if (opts.required ?? true) this.problem(`"${field}" is missing`);
+      return opts.fallback ?? 0;
+    }
+    const n =
+      typeof v === "number" ? v : typeof v === "string" && /^-?[0-9]+(\.[0-9]+)?$/.test(v.trim()) ? Number(v) : NaN;
+    if (!Number.isFinite(n) || (opts.min !== undefined && n < opts.min)) {
+      this.problem(`"${field}" must be a number${opts.min !== undefined ? ` of at least ${opts.min}` : ""}`);
+      return opts.fallback ?? 0;
+    }
+    return n;
+  }
+
+  /** A color as pretix writes it (three numbers 0–255), as fractions; black when not given. */
+  color(): [number, number, number] {
+    const c = this.o.color;
+    if (c === undefined) return [0, 0, 0];
+    if (!Array.isArray(c) || c.length < 3 || c.slice(0, 3).some((x) => typeof x !== "number" || x < 0 || x > 255)) {
+      this.problem(`"color" must be a list of three numbers from 0 to 255`);
+      return [0, 0, 0];
+    }
+    return [c[0] / 255, c[1] / 255, c[2] / 255];
+  }
+}
+
+function readElement(
+  type: "textarea" | "textcontainer" | "barcodearea" | "imagearea",
+  o: Record<string, unknown>,
+  f: FieldReader,
+): LayoutElement {
+  const page = f.num("page", { required: false, min: 1, fallback: 1 });
+  if (!Number.isInteger(page)) f.problem(`"page" must be a whole number`);
+  const left = f.num("left");
+  const bottom = f.num("bottom");
+  if (type === "barcodearea") {
+    const size = f.num("size", { min: 1 });
+    return { kind: "barcode", page, left, bottom, size, nowhitespace: o.nowhitespace === true, source: o };
+  }
+  if (type === "imagearea")
+    return { kind: "box", page, left, bottom, width: f.num("width", { min: 0 }), height: f.num("height", { min: 0 }) };
+  return readText(type, o, f, { page, left, bottom });
+}
+
+function readText(
+  type: "textarea" | "textcontainer",
+  o: Record<string, unknown>,
+  f: FieldReader,
+  at: { page: number; left: number; bottom: number },
+): TextElement {
+  const align = o.align ?? "left";
+  if (align !== "left" && align !== "center" && align !== "right") f.problem(`"align" must be left, center or right`);
+  const color = f.color();
+  const valign = o.verticalalign ?? "top";
+  if (valign !== "top" && valign !== "middle" && valign !== "bottom")
+    f.problem(`"verticalalign" must be top, middle or bottom`);
+  if (o.content !== undefined && typeof o.content !== "string") f.problem(`"content" must be a string`);
+  return {
+    kind: "text",
+    ...at,
+    width: f.num("width", { min: 0 }),
+    height: type === "textcontainer" ? f.num("height", { min: 0 }) : null,
+    fontsize: f.num("fontsize", { min: 0.5 }),
+    lineheight: o.lineheight === undefined ? null : f.num("lineheight", { min: 0.1 }),
+    bold: o.bold === true,
+    italic: o.italic === true,
+    align: align as TextElement["align"],
+    color,
+    downward: o.downward === true,
+    rotation: o.rotation === undefined ? 0 : f.num("rotation"),
+    verticalalign: valign as TextElement["verticalalign"],
+    autoresize: o.autoresize === true,
+    locale: typeof o.locale === "string" && o.locale !== "" ? o.locale : null,
+    source: o,
+  };
 }
 
 /** Where text starts relative to the element's anchor, rotated around it. */
