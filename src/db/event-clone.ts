@@ -77,41 +77,73 @@ function copyRows<T extends SQLiteTable>(
  * generated ids, and no other request sees the intermediate state.
  */
 export function cloneStatements(db: DB, organizerId: number, values: EventValues, o: CloneOptions) {
+  const c = cloneContext(db, organizerId, values.slug, o.sourceId);
+  const statements: BatchItem<"sqlite">[] = [
+    ...copyEventDetails(c, o.meta),
+    ...copyTaxRulesAndCategories(c),
+    ...copyItems(c),
+    ...copyItemParts(c),
+    ...copyQuotas(c),
+    ...copyQuestions(c),
+    ...(o.copySeatCategoryMapping ? [copySeatCategoryMapping(c)] : []),
+    ...restoreCarriedValues(c),
+    ...(o.addToTeam !== null ? [joinTeam(c, o.addToTeam)] : []),
+    ...touchCopiedResources(c, o.now),
+  ];
+  const insert = db
+    .insert(events)
+    .values({ ...values, organizerId })
+    .returning({ id: events.id });
+  return [insert, ...statements] as const;
+}
+
+type CloneContext = ReturnType<typeof cloneContext>;
+
+/** The new event, the source and the lookups of a copy by the source id it carries (see above). */
+function cloneContext(db: DB, organizerId: number, slug: string, sourceId: number) {
   // the new event, found by its natural key (organizer, slug) once the first statement ran
-  const NEW = sql`(SELECT "id" FROM "events" WHERE "organizer_id" = ${organizerId} AND "slug" = ${values.slug})`;
-  const SRC = sql`${o.sourceId}`;
+  const NEW = sql`(SELECT "id" FROM "events" WHERE "organizer_id" = ${organizerId} AND "slug" = ${slug})`;
+  const SRC = sql`${sourceId}`;
+  return {
+    db,
+    NEW,
+    SRC,
+    s: (column: string) => sql`"s".${sql.identifier(column)}`,
+    // the copy of a source row, by the source id it carries until the batch ends
+    newTaxRule: (old: SQL) =>
+      sql`(SELECT "mt"."id" FROM "tax_rules" "mt" WHERE "mt"."event_id" = ${NEW} AND "mt"."rate" = ${old})`,
+    newCategory: (old: SQL) =>
+      sql`(SELECT "mc"."id" FROM "item_categories" "mc" WHERE "mc"."event_id" = ${NEW} AND "mc"."position" = ${old})`,
+    newItem: (old: SQL) =>
+      sql`(SELECT "mi"."id" FROM "items" "mi" WHERE "mi"."event_id" = ${NEW} AND "mi"."position" = ${old})`,
+    newVariation: (old: SQL) =>
+      sql`(SELECT "mv"."id" FROM "item_variations" "mv" JOIN "items" "mvi" ON "mvi"."id" = "mv"."item_id" WHERE "mvi"."event_id" = ${NEW} AND "mv"."position" = ${old})`,
+    newQuota: (old: SQL) =>
+      sql`(SELECT "mq"."id" FROM "quotas" "mq" WHERE "mq"."event_id" = ${NEW} AND "mq"."subevent_id" IS NULL AND "mq"."size" = ${old})`,
+    newQuestion: (identifier: SQL) =>
+      sql`(SELECT "mqu"."id" FROM "questions" "mqu" WHERE "mqu"."event_id" = ${NEW} AND "mqu"."identifier" = ${identifier})`,
+    // a join keeping the source rows whose item (`column`) belongs to the source event
+    itemOfSource: (alias: string, column: SQL) =>
+      sql`JOIN "items" ${sql.identifier(alias)} ON ${sql.identifier(alias)}."id" = ${column} AND ${sql.identifier(alias)}."event_id" = ${SRC}`,
+    // no variation, or one of an item of the source event
+    variationOfSource: (column: SQL) =>
+      sql`(${column} IS NULL OR EXISTS (SELECT 1 FROM "item_variations" "xv" JOIN "items" "xi" ON "xi"."id" = "xv"."item_id" WHERE "xv"."id" = ${column} AND "xi"."event_id" = ${SRC}))`,
+  };
+}
 
-  // the copy of a source row, by the source id it carries until the batch ends (see above)
-  const newTaxRule = (old: SQL) =>
-    sql`(SELECT "mt"."id" FROM "tax_rules" "mt" WHERE "mt"."event_id" = ${NEW} AND "mt"."rate" = ${old})`;
-  const newCategory = (old: SQL) =>
-    sql`(SELECT "mc"."id" FROM "item_categories" "mc" WHERE "mc"."event_id" = ${NEW} AND "mc"."position" = ${old})`;
-  const newItem = (old: SQL) =>
-    sql`(SELECT "mi"."id" FROM "items" "mi" WHERE "mi"."event_id" = ${NEW} AND "mi"."position" = ${old})`;
-  const newVariation = (old: SQL) =>
-    sql`(SELECT "mv"."id" FROM "item_variations" "mv" JOIN "items" "mvi" ON "mvi"."id" = "mv"."item_id" WHERE "mvi"."event_id" = ${NEW} AND "mv"."position" = ${old})`;
-  const newQuota = (old: SQL) =>
-    sql`(SELECT "mq"."id" FROM "quotas" "mq" WHERE "mq"."event_id" = ${NEW} AND "mq"."subevent_id" IS NULL AND "mq"."size" = ${old})`;
-  const newQuestion = (identifier: SQL) =>
-    sql`(SELECT "mqu"."id" FROM "questions" "mqu" WHERE "mqu"."event_id" = ${NEW} AND "mqu"."identifier" = ${identifier})`;
-  const s = (column: string) => sql`"s".${sql.identifier(column)}`;
-
-  const statements: BatchItem<"sqlite">[] = [];
-
-  // event meta data and settings
-  if (o.meta === null) {
-    statements.push(
-      copyRows(db, eventMetaValues, { eventId: NEW }, sql`"event_meta_values" "s" WHERE "s"."event_id" = ${SRC}`),
-    );
-  } else {
-    statements.push(...metaValueStatements(db, NEW, o.meta, false));
-  }
-  statements.push(
+/** Event meta data (the given values, or the source's) and settings. */
+function copyEventDetails({ db, NEW, SRC }: CloneContext, meta: CloneOptions["meta"]) {
+  return [
+    ...(meta === null
+      ? [copyRows(db, eventMetaValues, { eventId: NEW }, sql`"event_meta_values" "s" WHERE "s"."event_id" = ${SRC}`)]
+      : metaValueStatements(db, NEW, meta, false)),
     copyRows(db, eventSettings, { eventId: NEW }, sql`"event_settings" "s" WHERE "s"."event_id" = ${SRC}`),
-  );
+  ];
+}
 
-  // tax rules and categories (carrying their source ids in `rate` / `position`)
-  statements.push(
+/** Tax rules and categories, carrying their source ids in `rate` / `position`. */
+function copyTaxRulesAndCategories({ db, NEW, SRC, s }: CloneContext) {
+  return [
     copyRows(
       db,
       taxRules,
@@ -124,10 +156,12 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
       { eventId: NEW, position: s("id") },
       sql`"item_categories" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`,
     ),
-  );
+  ];
+}
 
-  // items (carrying their source ids in `position`); hidden_if_available once quotas exist
-  statements.push(
+/** Items, carrying their source ids in `position`; hidden_if_available once quotas exist. */
+function copyItems({ db, NEW, SRC, s, newCategory, newTaxRule }: CloneContext) {
+  return [
     copyRows(
       db,
       items,
@@ -140,15 +174,13 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
       },
       sql`"items" "s" WHERE "s"."event_id" = ${SRC} ORDER BY "s"."id"`,
     ),
-  );
+  ];
+}
 
-  const itemOfSource = (alias: string, column: SQL) =>
-    sql`JOIN "items" ${sql.identifier(alias)} ON ${sql.identifier(alias)}."id" = ${column} AND ${sql.identifier(alias)}."event_id" = ${SRC}`;
-  const variationOfSource = (column: SQL) =>
-    sql`(${column} IS NULL OR EXISTS (SELECT 1 FROM "item_variations" "xv" JOIN "items" "xi" ON "xi"."id" = "xv"."item_id" WHERE "xv"."id" = ${column} AND "xi"."event_id" = ${SRC}))`;
-
-  // variations (carrying their source ids in `position`), add-ons, bundles, membership links
-  statements.push(
+/** Variations (carrying their source ids in `position`), add-ons, bundles, membership links. */
+function copyItemParts(c: CloneContext) {
+  const { db, SRC, s, newItem, newCategory, newVariation, itemOfSource, variationOfSource } = c;
+  return [
     copyRows(
       db,
       itemVariations,
@@ -183,10 +215,13 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
       { variationId: newVariation(s("variation_id")) },
       sql`"variation_membership_types" "s" JOIN "item_variations" "sv" ON "sv"."id" = "s"."variation_id" ${itemOfSource("si", sql`"sv"."item_id"`)}`,
     ),
-  );
+  ];
+}
 
-  // quotas of the event itself (carrying their source ids in `size`), reopened; what they cover
-  statements.push(
+/** Quotas of the event itself (carrying their source ids in `size`), reopened; what they cover. */
+function copyQuotas(c: CloneContext) {
+  const { db, NEW, SRC, s, newItem, newVariation, newQuota, itemOfSource, variationOfSource } = c;
+  return [
     copyRows(
       db,
       quotas,
@@ -207,10 +242,12 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
         hiddenIfAvailable: sql`${newQuota(sql`(SELECT "o"."hidden_if_available_id" FROM "items" "o" WHERE "o"."id" = "items"."position" AND "o"."event_id" = ${SRC})`)}`,
       })
       .where(eq(items.eventId, NEW)),
-  );
+  ];
+}
 
-  // questions (natural key: identifier) with their items, options and dependencies
-  statements.push(
+/** Questions (natural key: identifier) with their items, options and dependencies. */
+function copyQuestions({ db, NEW, SRC, s, newItem, newQuestion, itemOfSource }: CloneContext) {
+  return [
     copyRows(
       db,
       questions,
@@ -237,25 +274,25 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
         )}`,
       })
       .where(eq(questions.eventId, NEW)),
-  );
+  ];
+}
 
-  // seat category mapping: category → the copied item (null stays null)
-  if (o.copySeatCategoryMapping) {
-    statements.push(
-      db
-        .update(events)
-        .set({
-          seatCategoryMapping: sql`(SELECT json_group_object("jm"."key", ${newItem(sql`"jm"."value"`)}) FROM json_each((SELECT "se"."seat_category_mapping" FROM "events" "se" WHERE "se"."id" = ${SRC})) "jm")`,
-        })
-        .where(eq(events.id, NEW)),
-    );
-  }
+/** The seat category mapping: category → the copied item (null stays null). */
+function copySeatCategoryMapping({ db, NEW, SRC, newItem }: CloneContext) {
+  return db
+    .update(events)
+    .set({
+      seatCategoryMapping: sql`(SELECT json_group_object("jm"."key", ${newItem(sql`"jm"."value"`)}) FROM json_each((SELECT "se"."seat_category_mapping" FROM "events" "se" WHERE "se"."id" = ${SRC})) "jm")`,
+    })
+    .where(eq(events.id, NEW));
+}
 
-  // the carried source ids give way to the source rows' values: the `column` of the source
-  // row whose id the copy's `column` carries
+/** The carried source ids give way to the source rows' values. */
+function restoreCarriedValues({ db, NEW, SRC }: CloneContext) {
+  // the `column` of the source row whose id the copy's `column` carries
   const carried = (table: string, column: string) =>
     sql`(SELECT "o".${sql.identifier(column)} FROM ${sql.identifier(table)} "o" WHERE "o"."id" = ${sql.identifier(table)}.${sql.identifier(column)} AND "o"."event_id" = ${SRC})`;
-  statements.push(
+  return [
     db
       .update(taxRules)
       .set({ rate: carried("tax_rules", "rate") })
@@ -278,30 +315,26 @@ export function cloneStatements(db: DB, organizerId: number, values: EventValues
       .update(quotas)
       .set({ size: carried("quotas", "size") })
       .where(eq(quotas.eventId, NEW)),
-  );
+  ];
+}
 
-  if (o.addToTeam !== null)
-    statements.push(
-      db
-        .insert(teamEvents)
-        .values({ teamId: o.addToTeam, eventId: NEW as unknown as number })
-        .onConflictDoNothing(),
-    );
+/** A token's team limited to some events: the new event joins its list. */
+function joinTeam({ db, NEW }: CloneContext, teamId: number) {
+  return db
+    .insert(teamEvents)
+    .values({ teamId, eventId: NEW as unknown as number })
+    .onConflictDoNothing();
+}
 
-  // change stamps: the event object loads the copied quotas; lists get a Last-Modified
+/** Change stamps: the event object loads the copied quotas; lists get a Last-Modified. */
+function touchCopiedResources({ db, NEW }: CloneContext, now: number) {
   const scope = eventScopeKeySql(NEW);
-  statements.push(
-    touchInventory(db, NEW, o.now),
+  return [
+    touchInventory(db, NEW, now),
     ...[STAMP.items, STAMP.categories, STAMP.quotas, QUESTIONS_RESOURCE, TAX_RULES_RESOURCE].map((r) =>
-      touchStatement(db, scope, r, o.now),
+      touchStatement(db, scope, r, now),
     ),
-  );
-
-  const insert = db
-    .insert(events)
-    .values({ ...values, organizerId })
-    .returning({ id: events.id });
-  return [insert, ...statements] as const;
+  ];
 }
 
 /**

@@ -127,61 +127,106 @@ export function statusWriteStatements(
   voucherUses: Map<number, number>,
 ): BatchItem<"sqlite">[] {
   const stmts: BatchItem<"sqlite">[] = [];
-  let gate = statusIn(w.orderId, w.from);
-  const more = extraGate(w.orderId, w.extra);
-  if (more) gate = sql`${gate} AND ${more}`;
+  let gate = statusGate(w);
   if (w.eventClaim) {
     stmts.push(claimStatement(db, w.eventClaim));
     gate = sql`${gate} AND ${claimHeld(w.eventClaim)}`;
   }
   if (w.covered)
     gate = sql`${gate} AND ${coveredCondition(w.orderId, w.confirmPaymentId ?? w.giftCard?.paymentId ?? null)}`;
-  const d = w.giftCard;
-  if (d) {
-    // 1. Claim the payment: only while it is open, the order can be paid and the card covers it.
-    stmts.push(
-      db
-        .update(orderPayments)
-        .set({ state: "confirmed", paymentDate: w.now, info: { gift_card: d.cardId, reference: d.reference } })
-        .where(
-          and(
-            eq(orderPayments.id, d.paymentId),
-            eq(orderPayments.orderId, w.orderId),
-            inArray(orderPayments.state, ["created", "pending"]),
-            eq(orderPayments.provider, "giftcard"),
-            gate,
-            cardUsable(d, w.now),
-          ),
-        ),
-    );
-    gate = sql`${gate} AND ${claimed(d)}`;
-    // 2. + 3. The debit and its transaction, under the claim (same guard on the balance).
-    stmts.push(
-      db
-        .insert(giftCardTransactions)
-        .select(
-          sql`SELECT NULL, gc.id, ${w.now}, ${-d.amount}, ${w.orderId}, ${d.text}, ${d.organizerId} FROM gift_cards gc WHERE gc.id = ${d.cardId} AND gc.value >= ${d.amount} AND ${gate}`,
-        ),
-    );
-    stmts.push(
-      db
-        .update(giftCards)
-        .set({ value: sql`${giftCards.value} - ${d.amount}` })
-        .where(and(eq(giftCards.id, d.cardId), gte(giftCards.value, d.amount), gate)),
-    );
+  if (w.giftCard) {
+    stmts.push(...giftCardDebitStatements(db, w, w.giftCard, gate));
+    gate = sql`${gate} AND ${claimed(w.giftCard)}`;
   }
+  stmts.push(...voucherUseStatements(db, eventId, w, voucherUses, gate));
+  stmts.push(...paymentStatements(db, w, gate));
+  // the webhook calls reporting the change, under the same precondition (db/webhooks.ts)
+  const paymentConfirmed = w.confirmPaymentId !== null || w.giftCard !== null;
+  const notification = statusNotification(
+    db,
+    { eventId, code: w.code, to: w.to, now: w.now, actions: w.extra?.actions, paymentConfirmed },
+    gate,
+  );
+  if (notification) stmts.push(notification);
+  stmts.push(...extraBeforeStatements(db, eventId, w.orderId, w.extra, voucherUses, gate));
+  stmts.push(orderStatusUpdate(db, eventId, w, gate));
+  stmts.push(...extraAfterStatements(db, w.orderId, w.extra, w.now));
+  // the positions' copy of the status follows whatever the order's is now (changed or not)
+  stmts.push(
+    db
+      .update(orderPositions)
+      .set({ orderStatus: sql`(SELECT o.status FROM orders o WHERE o.id = ${w.orderId})` })
+      .where(eq(orderPositions.orderId, w.orderId)),
+  );
+  // what the order owes after the change, in the ledger (idempotent: nothing when the status did not change)
+  stmts.push(reconcileTransactions(db, w.orderId, w.now, w.now));
+  // paid now: the memberships its positions grant (after the status; idempotent per position).
+  // Callers read the status update's result back; statusResultIndex says where it stands.
+  if (grantsMemberships(w)) stmts.push(grantMembershipsStatement(db, w.orderId, w.now));
+  return stmts;
+}
+
+/** The precondition on the status before the change, and the extra one the change names. */
+function statusGate(w: StatusWrite): SQL {
+  const gate = statusIn(w.orderId, w.from);
+  const more = extraGate(w.orderId, w.extra);
+  return more ? sql`${gate} AND ${more}` : gate;
+}
+
+/**
+ * A gift card payment: 1. claim the payment, only while it is open, the order can be paid and
+ * the card covers it; 2. + 3. the debit and its transaction, under the claim (same guard on the balance).
+ */
+function giftCardDebitStatements(db: DB, w: StatusWrite, d: GiftCardDebit, gate: SQL): BatchItem<"sqlite">[] {
+  const underClaim = sql`${gate} AND ${claimed(d)}`;
+  return [
+    db
+      .update(orderPayments)
+      .set({ state: "confirmed", paymentDate: w.now, info: { gift_card: d.cardId, reference: d.reference } })
+      .where(
+        and(
+          eq(orderPayments.id, d.paymentId),
+          eq(orderPayments.orderId, w.orderId),
+          inArray(orderPayments.state, ["created", "pending"]),
+          eq(orderPayments.provider, "giftcard"),
+          gate,
+          cardUsable(d, w.now),
+        ),
+      ),
+    db
+      .insert(giftCardTransactions)
+      .select(
+        sql`SELECT NULL, gc.id, ${w.now}, ${-d.amount}, ${w.orderId}, ${d.text}, ${d.organizerId} FROM gift_cards gc WHERE gc.id = ${d.cardId} AND gc.value >= ${d.amount} AND ${underClaim}`,
+      ),
+    db
+      .update(giftCards)
+      .set({ value: sql`${giftCards.value} - ${d.amount}` })
+      .where(and(eq(giftCards.id, d.cardId), gte(giftCards.value, d.amount), underClaim)),
+  ];
+}
+
+/** The vouchers' redemptions given back or taken again when the order stops or starts holding capacity. */
+function voucherUseStatements(
+  db: DB,
+  eventId: number,
+  w: StatusWrite,
+  voucherUses: Map<number, number>,
+  gate: SQL,
+): BatchItem<"sqlite">[] {
   const toHolding = HOLDING.includes(w.to);
   const crossing = w.from.filter((s) => HOLDING.includes(s) !== toHolding);
-  if (crossing.length) {
-    for (const [voucherId, n] of voucherUses) {
-      stmts.push(
-        db
-          .update(vouchers)
-          .set({ redeemed: toHolding ? sql`${vouchers.redeemed} + ${n}` : sql`max(0, ${vouchers.redeemed} - ${n})` })
-          .where(and(eq(vouchers.id, voucherId), eq(vouchers.eventId, eventId), gate, statusIn(w.orderId, crossing))),
-      );
-    }
-  }
+  if (!crossing.length) return [];
+  return [...voucherUses].map(([voucherId, n]) =>
+    db
+      .update(vouchers)
+      .set({ redeemed: toHolding ? sql`${vouchers.redeemed} + ${n}` : sql`max(0, ${vouchers.redeemed} - ${n})` })
+      .where(and(eq(vouchers.id, voucherId), eq(vouchers.eventId, eventId), gate, statusIn(w.orderId, crossing))),
+  );
+}
+
+/** The payment the change confirms, and the open payments a cancellation cancels. */
+function paymentStatements(db: DB, w: StatusWrite, gate: SQL): BatchItem<"sqlite">[] {
+  const stmts: BatchItem<"sqlite">[] = [];
   if (w.confirmPaymentId !== null) {
     stmts.push(
       db
@@ -205,43 +250,24 @@ export function statusWriteStatements(
         .where(and(eq(orderPayments.orderId, w.orderId), inArray(orderPayments.state, ["created", "pending"]), gate)),
     );
   }
-  // the webhook calls reporting the change, under the same precondition (db/webhooks.ts)
-  const paymentConfirmed = w.confirmPaymentId !== null || w.giftCard !== null;
-  const notification = statusNotification(
-    db,
-    { eventId, code: w.code, to: w.to, now: w.now, actions: w.extra?.actions, paymentConfirmed },
-    gate,
-  );
-  if (notification) stmts.push(notification);
-  stmts.push(...extraBeforeStatements(db, eventId, w.orderId, w.extra, voucherUses, gate));
+  return stmts;
+}
+
+/** The status update itself, returning the id when the order changed. */
+function orderStatusUpdate(db: DB, eventId: number, w: StatusWrite, gate: SQL) {
   // canceled: since now (a canceled order's fields changed: as it was); reactivated: no cancellation date
+  const toHolding = HOLDING.includes(w.to);
   const cancellation =
     w.to === "c" && !w.from.includes("c")
       ? { cancellationDate: w.now }
       : toHolding && w.from.includes("c")
         ? { cancellationDate: null }
         : {};
-  stmts.push(
-    db
-      .update(orders)
-      .set({ status: w.to, lastModified: w.now, ...cancellation, ...extraOrderColumns(w.extra) })
-      .where(and(eq(orders.id, w.orderId), eq(orders.eventId, eventId), inArray(orders.status, w.from), gate))
-      .returning({ id: orders.id }),
-  );
-  stmts.push(...extraAfterStatements(db, w.orderId, w.extra, w.now));
-  // the positions' copy of the status follows whatever the order's is now (changed or not)
-  stmts.push(
-    db
-      .update(orderPositions)
-      .set({ orderStatus: sql`(SELECT o.status FROM orders o WHERE o.id = ${w.orderId})` })
-      .where(eq(orderPositions.orderId, w.orderId)),
-  );
-  // what the order owes after the change, in the ledger (idempotent: nothing when the status did not change)
-  stmts.push(reconcileTransactions(db, w.orderId, w.now, w.now));
-  // paid now: the memberships its positions grant (after the status; idempotent per position).
-  // Callers read the status update's result back; statusResultIndex says where it stands.
-  if (grantsMemberships(w)) stmts.push(grantMembershipsStatement(db, w.orderId, w.now));
-  return stmts;
+  return db
+    .update(orders)
+    .set({ status: w.to, lastModified: w.now, ...cancellation, ...extraOrderColumns(w.extra) })
+    .where(and(eq(orders.id, w.orderId), eq(orders.eventId, eventId), inArray(orders.status, w.from), gate))
+    .returning({ id: orders.id });
 }
 
 const grantsMemberships = (w: Pick<StatusWrite, "to" | "extra">) =>

@@ -5,7 +5,7 @@
  * on-sale queues. Items, dates, questions and tax rules are looked up in all of the organizer's
  * events, so that one of another event is told apart from one that does not exist (as pretix does).
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "./catalog-common";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
@@ -104,12 +104,36 @@ export async function readSalesCatalog(
   eventId: number,
   refs: SalesRefs,
 ): Promise<SalesCatalogRows> {
-  const stmts: Statement[] = [];
-  const slots: { kind: string; index: number }[] = [];
-  const add = (kind: string, s: Statement) => {
-    slots.push({ kind, index: stmts.length });
-    stmts.push(s);
+  const batch = new KindedBatch();
+  const add = batch.add;
+  const organizerEvents = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId})`;
+  addEventQueries(db, organizerId, eventId, add);
+  addReferencedQueries(db, eventId, organizerEvents, refs, add);
+  addSeatQueries(db, eventId, refs, add);
+  addCheckQueries(db, organizerId, eventId, organizerEvents, refs, add);
+  const rows = await batch.run(db);
+  return catalogOfRows(rows, eventId, refs);
+}
+
+type AddQuery = (kind: string, s: Statement) => void;
+type RowsOf = <T>(kind: string) => T[];
+
+/** Statements run as one batch, each under a kind; the rows of a kind, of all its statements. */
+class KindedBatch {
+  private stmts: Statement[] = [];
+  private slots: { kind: string; index: number }[] = [];
+  add: AddQuery = (kind, s) => {
+    this.slots.push({ kind, index: this.stmts.length });
+    this.stmts.push(s);
   };
+  async run(db: DB): Promise<RowsOf> {
+    const results = (await runBatch(db, this.stmts)) as unknown[][];
+    return <T>(kind: string): T[] => this.slots.filter((s) => s.kind === kind).flatMap((s) => results[s.index] as T[]);
+  }
+}
+
+/** The event's stamp, settings (its own and its organizer's), tax rules and active discounts. */
+function addEventQueries(db: DB, organizerId: number, eventId: number, add: AddQuery) {
   add("stamp", inventoryStampQuery(db, eventId));
   add("eventSettings", db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)));
   add("orgSettings", db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)));
@@ -135,7 +159,10 @@ export async function readSalesCatalog(
       .innerJoin(discounts, eq(discounts.id, discountItems.discountId))
       .where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))),
   );
-  const organizerEvents = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId})`;
+}
+
+/** The items, variations, dates, vouchers and questions the request names. */
+function addReferencedQueries(db: DB, eventId: number, organizerEvents: SQL, refs: SalesRefs, add: AddQuery) {
   for (const ids of part(refs.itemIds))
     add(
       "items",
@@ -194,7 +221,11 @@ export async function readSalesCatalog(
         .where(and(eq(questionOptions.eventId, eventId), inArray(questionOptions.questionId, ids))),
     );
   }
-  // seats of the event's plan and of the dates' plans; ≤ 20 dates × 2 + 40 guids + 1 parameters
+}
+
+/** The named seats, of the event's plan and of the dates' plans. */
+function addSeatQueries(db: DB, eventId: number, refs: SalesRefs, add: AddQuery) {
+  // ≤ 20 dates × 2 + 40 guids + 1 parameters per statement
   const subChunks = refs.subeventIds.length ? chunks([...new Set(refs.subeventIds)], 20) : [[]];
   for (const subIds of subChunks) {
     for (const guids of chunks([...new Set(refs.seatGuids)], 40)) {
@@ -217,6 +248,20 @@ export async function readSalesCatalog(
       );
     }
   }
+}
+
+/**
+ * What the request's other names are checked against: foreign tax rules, the customer, the
+ * on-sale queues, the signing key, taken order codes and ticket secrets.
+ */
+function addCheckQueries(
+  db: DB,
+  organizerId: number,
+  eventId: number,
+  organizerEvents: SQL,
+  refs: SalesRefs,
+  add: AddQuery,
+) {
   for (const ids of part(refs.taxRuleIds ?? []))
     add(
       "foreignTaxRules",
@@ -255,19 +300,13 @@ export async function readSalesCatalog(
         ),
     );
   }
-
   for (const secrets of part(refs.secrets ?? [])) add("secrets", secretsOfEventQuery(db, eventId, secrets));
+}
 
-  const results = (await runBatch(db, stmts)) as unknown[][];
-  const rows = <T>(kind: string): T[] => slots.filter((s) => s.kind === kind).flatMap((s) => results[s.index] as T[]);
-
-  const discountLinks = rows<{ discountId: number; itemId: number }>("discountItems");
-  const eventStored = Object.fromEntries(
-    rows<{ key: string; value: unknown }>("eventSettings").map((r) => [r.key, r.value]),
-  );
-  const orgStored = Object.fromEntries(
-    rows<{ key: string; value: unknown }>("orgSettings").map((r) => [r.key, r.value]),
-  );
+/** The catalog the rows describe; rows of another event of the organizer count as foreign. */
+function catalogOfRows(rows: RowsOf, eventId: number, refs: SalesRefs): SalesCatalogRows {
+  const settings = (kind: string) =>
+    Object.fromEntries(rows<{ key: string; value: unknown }>(kind).map((r) => [r.key, r.value]));
   const own = <T extends { id: number; eventId: number }>(kind: string) => {
     const all = rows<T>(kind);
     return { mine: all.filter((r) => r.eventId === eventId), others: all.filter((r) => r.eventId !== eventId) };
@@ -275,12 +314,6 @@ export async function readSalesCatalog(
   const itemRows = own<ItemRow>("items");
   const subeventRows = own<SubeventRow>("subevents");
   const questionRows = own<QuestionRow>("questions");
-  const questionMap: SalesCatalogRows["questions"] = new Map();
-  for (const q of questionRows.mine) questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
-  for (const l of rows<{ questionId: number; itemId: number }>("questionItems"))
-    questionMap.get(l.questionId)?.itemIds.add(l.itemId);
-  for (const o of rows<OptionRow>("options")) questionMap.get(o.questionId)?.options.set(o.id, o);
-
   return {
     items: new Map(itemRows.mine.map((i) => [i.id, i])),
     variations: new Map(rows<{ v: VariationRow }>("variations").map((r) => [r.v.id, r.v])),
@@ -296,26 +329,10 @@ export async function readSalesCatalog(
     ),
     taxRules: new Map(rows<TaxRuleRow>("taxRules").map((t) => [t.id, t])),
     vouchers: new Map(rows<VoucherRow>("vouchers").map((v) => [v.code.toLowerCase(), v])),
-    questions: questionMap,
+    questions: questionsOfRows(rows, questionRows.mine),
     seats: new Map(rows<SeatRow>("seats").map((s) => [`${s.planId}:${s.seatGuid}`, s])),
-    discounts: rows<typeof discounts.$inferSelect>("discounts").map((d) => ({
-      id: d.id,
-      active: d.active,
-      position: d.position,
-      salesChannels: d.salesChannels,
-      availableFrom: d.availableFrom,
-      availableUntil: d.availableUntil,
-      subeventMode: d.subeventMode,
-      conditionAllProducts: d.conditionAllProducts,
-      conditionLimitProducts: discountLinks.filter((l) => l.discountId === d.id).map((l) => l.itemId),
-      conditionApplyToAddons: d.conditionApplyToAddons,
-      conditionIgnoreVoucherDiscounted: d.conditionIgnoreVoucherDiscounted,
-      conditionMinCount: d.conditionMinCount,
-      conditionMinValue: d.conditionMinValue,
-      benefitDiscountMatchingPercent: d.benefitDiscountMatchingPercent,
-      benefitOnlyApplyToCheapestNMatches: d.benefitOnlyApplyToCheapestNMatches,
-    })),
-    storedSettings: { event: eventStored, organizer: orgStored },
+    discounts: discountRulesOfRows(rows),
+    storedSettings: { event: settings("eventSettings"), organizer: settings("orgSettings") },
     stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
     customerId: refs.customer ? (rows<{ id: number }>("customer")[0]?.id ?? null) : undefined,
     takenOrderCodes: new Set(rows<{ code: string }>("orderCodes").map((r) => r.code)),
@@ -329,6 +346,38 @@ export async function readSalesCatalog(
     signingKey: refs.signingKeyScheme ? (rows<SigningKeyRow>("signingKey")[0] ?? null) : undefined,
     queues: rows<OnsaleQueueRow>("queues"),
   };
+}
+
+/** The active discounts with the items each is limited to. */
+function discountRulesOfRows(rows: RowsOf): DiscountRuleRow[] {
+  const discountLinks = rows<{ discountId: number; itemId: number }>("discountItems");
+  return rows<typeof discounts.$inferSelect>("discounts").map((d) => ({
+    id: d.id,
+    active: d.active,
+    position: d.position,
+    salesChannels: d.salesChannels,
+    availableFrom: d.availableFrom,
+    availableUntil: d.availableUntil,
+    subeventMode: d.subeventMode,
+    conditionAllProducts: d.conditionAllProducts,
+    conditionLimitProducts: discountLinks.filter((l) => l.discountId === d.id).map((l) => l.itemId),
+    conditionApplyToAddons: d.conditionApplyToAddons,
+    conditionIgnoreVoucherDiscounted: d.conditionIgnoreVoucherDiscounted,
+    conditionMinCount: d.conditionMinCount,
+    conditionMinValue: d.conditionMinValue,
+    benefitDiscountMatchingPercent: d.benefitDiscountMatchingPercent,
+    benefitOnlyApplyToCheapestNMatches: d.benefitOnlyApplyToCheapestNMatches,
+  }));
+}
+
+/** The named questions of the event with the items they ask about and their options. */
+function questionsOfRows(rows: RowsOf, mine: QuestionRow[]): SalesCatalogRows["questions"] {
+  const questionMap: SalesCatalogRows["questions"] = new Map();
+  for (const q of mine) questionMap.set(q.id, { question: q, itemIds: new Set(), options: new Map() });
+  for (const l of rows<{ questionId: number; itemId: number }>("questionItems"))
+    questionMap.get(l.questionId)?.itemIds.add(l.itemId);
+  for (const o of rows<OptionRow>("options")) questionMap.get(o.questionId)?.options.set(o.id, o);
+  return questionMap;
 }
 
 /** Which of `secrets` tickets of the event have (pretix: a secret is unique within its event). */

@@ -35,38 +35,21 @@ export type TicketFactsRequest = {
 
 export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
   const part = (ids: number[]) => chunks([...new Set(ids)], MAX_PARAMS - 10);
-  const itemIds = [...new Set(r.itemIds)].slice(0, MAX_PARAMS - 10);
-  const subeventStatements = part(r.subeventIds).map((ids) =>
-    db
-      .select({
-        id: subevents.id,
-        name: subevents.name,
-        dateFrom: subevents.dateFrom,
-        dateTo: subevents.dateTo,
-        dateAdmission: subevents.dateAdmission,
-        location: subevents.location,
-      })
-      .from(subevents)
-      .where(and(eq(subevents.eventId, r.eventId), inArray(subevents.id, ids))),
-  );
-  const seatStatements = part(r.seatIds).map((ids) =>
-    db
-      .select({
-        id: seatingPlanSeats.id,
-        zoneName: seatingPlanSeats.zoneName,
-        rowName: seatingPlanSeats.rowName,
-        seatNumber: seatingPlanSeats.seatNumber,
-      })
-      .from(seatingPlanSeats)
-      .where(inArray(seatingPlanSeats.id, ids)),
-  );
-  const assigned = itemIds.length
-    ? sql`${ticketLayouts.id} IN (SELECT layout_id FROM ticket_layout_items WHERE sales_channel = ${r.salesChannel} AND item_id IN (${sql.join(
-        itemIds.map((i) => sql`${i}`),
-        sql`, `,
-      )}))`
-    : sql`0`;
+  const subeventStatements = part(r.subeventIds).map((ids) => subeventsQuery(db, r.eventId, ids));
+  const seatStatements = part(r.seatIds).map((ids) => seatsQuery(db, ids));
   const results = (await db.batch([
+    ...catalogQueries(db, r.eventId),
+    ...layoutQueries(db, r),
+    ...surroundingQueries(db, r),
+    ...subeventStatements,
+    ...seatStatements,
+  ])) as unknown[];
+  return factsOfRows(results, subeventStatements.length);
+}
+
+/** The event's items, variations and categories (9 first results: these 3, layouts 2, surroundings 4). */
+function catalogQueries(db: DB, eventId: number) {
+  return [
     db
       .select({
         id: items.id,
@@ -76,7 +59,7 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
         metaData: items.metaData,
       })
       .from(items)
-      .where(eq(items.eventId, r.eventId)),
+      .where(eq(items.eventId, eventId)),
     db
       .select({
         id: itemVariations.id,
@@ -85,11 +68,27 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
         metaData: itemVariations.metaData,
       })
       .from(itemVariations)
-      .where(sql`${itemVariations.itemId} IN (SELECT id FROM items WHERE event_id = ${r.eventId})`),
+      .where(sql`${itemVariations.itemId} IN (SELECT id FROM items WHERE event_id = ${eventId})`),
     db
       .select({ id: itemCategories.id, name: itemCategories.name })
       .from(itemCategories)
-      .where(eq(itemCategories.eventId, r.eventId)),
+      .where(eq(itemCategories.eventId, eventId)),
+  ] as const;
+}
+
+/**
+ * The layouts that may apply (the default, those assigned to the order's items on its sales
+ * channel) and the assignments.
+ */
+function layoutQueries(db: DB, r: TicketFactsRequest) {
+  const itemIds = [...new Set(r.itemIds)].slice(0, MAX_PARAMS - 10);
+  const assigned = itemIds.length
+    ? sql`${ticketLayouts.id} IN (SELECT layout_id FROM ticket_layout_items WHERE sales_channel = ${r.salesChannel} AND item_id IN (${sql.join(
+        itemIds.map((i) => sql`${i}`),
+        sql`, `,
+      )}))`
+    : sql`0`;
+  return [
     db
       .select({
         id: ticketLayouts.id,
@@ -109,6 +108,12 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
           itemIds.length ? inArray(ticketLayoutItems.itemId, itemIds) : sql`0`,
         ),
       ),
+  ] as const;
+}
+
+/** The organizer's name, the stored settings and the event's meta data with the organizer's defaults. */
+function surroundingQueries(db: DB, r: TicketFactsRequest) {
+  return [
     db.select({ name: organizers.name }).from(organizers).where(eq(organizers.id, r.organizerId)),
     db.select().from(eventSettings).where(eq(eventSettings.eventId, r.eventId)),
     db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, r.organizerId)),
@@ -124,9 +129,37 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
         and(eq(eventMetaValues.propertyId, eventMetaProperties.id), eq(eventMetaValues.eventId, r.eventId)),
       )
       .where(eq(eventMetaProperties.organizerId, r.organizerId)),
-    ...subeventStatements,
-    ...seatStatements,
-  ])) as unknown[];
+  ] as const;
+}
+
+function subeventsQuery(db: DB, eventId: number, ids: number[]) {
+  return db
+    .select({
+      id: subevents.id,
+      name: subevents.name,
+      dateFrom: subevents.dateFrom,
+      dateTo: subevents.dateTo,
+      dateAdmission: subevents.dateAdmission,
+      location: subevents.location,
+    })
+    .from(subevents)
+    .where(and(eq(subevents.eventId, eventId), inArray(subevents.id, ids)));
+}
+
+function seatsQuery(db: DB, ids: number[]) {
+  return db
+    .select({
+      id: seatingPlanSeats.id,
+      zoneName: seatingPlanSeats.zoneName,
+      rowName: seatingPlanSeats.rowName,
+      seatNumber: seatingPlanSeats.seatNumber,
+    })
+    .from(seatingPlanSeats)
+    .where(inArray(seatingPlanSeats.id, ids));
+}
+
+/** The facts the batch's results describe; after the 9 fixed results come the dates', then the seats'. */
+function factsOfRows(results: unknown[], subeventStatementCount: number) {
   const [
     itemRows,
     variationRows,
@@ -149,7 +182,7 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
     { name: string; defaultValue: string; value: string | null }[],
   ];
   const rest = results.slice(9);
-  const subeventRows = rest.slice(0, subeventStatements.length).flat() as {
+  const subeventRows = rest.slice(0, subeventStatementCount).flat() as {
     id: number;
     name: I18n;
     dateFrom: number;
@@ -157,7 +190,7 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
     dateAdmission: number | null;
     location: I18n | null;
   }[];
-  const seatRows = rest.slice(subeventStatements.length).flat() as {
+  const seatRows = rest.slice(subeventStatementCount).flat() as {
     id: number;
     zoneName: string;
     rowName: string;
@@ -178,4 +211,5 @@ export async function ticketRenderFacts(db: DB, r: TicketFactsRequest) {
     seats: new Map(seatRows.map((x) => [x.id, x])),
   };
 }
+
 export type TicketRenderFacts = Awaited<ReturnType<typeof ticketRenderFacts>>;

@@ -203,17 +203,33 @@ export async function voucherChecks(
   input: { codes: string[]; exceptId?: number; ids: VoucherRefIds },
 ): Promise<{ taken: Set<string>; refs: VoucherRefs; stamp: number }> {
   const stmts: Statement[] = [inventoryStampQuery(db, eventId)];
-  const kinds: (keyof VoucherRefs | "codes" | "stamp")[] = ["stamp"];
-  const add = (kind: keyof VoucherRefs | "codes", queries: Statement[]) => {
+  const kinds: CheckKind[] = ["stamp"];
+  const add: AddChecks = (kind, queries) => {
     for (const q of queries) {
       kinds.push(kind);
       stmts.push(q);
     }
   };
+  add("codes", codeQueries(db, eventId, input.codes));
+  addCatalogChecks(db, eventId, input.ids, add);
+  addSeatChecks(db, eventId, input.ids.seatGuids, add);
+  const results = (await runBatch(db, stmts)) as unknown[][];
+  const rows: CheckRows = <T>(kind: CheckKind) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
+  return {
+    taken: takenCodes(rows<{ id: number; code: string }>("codes"), input.exceptId),
+    refs: refsOfRows(rows),
+    stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
+  };
+}
+
+type CheckKind = keyof VoucherRefs | "codes" | "stamp";
+type AddChecks = (kind: keyof VoucherRefs | "codes", queries: Statement[]) => void;
+type CheckRows = <T>(kind: CheckKind) => T[];
+
+/** The event's items, variations, quotas and dates among the given ids. */
+function addCatalogChecks(db: DB, eventId: number, ids: VoucherRefIds, add: AddChecks) {
   const per = (list: number[], query: (part: number[]) => Statement) =>
     chunks([...new Set(list)], MAX_PARAMS - 5).map(query);
-  const { ids } = input;
-  add("codes", codeQueries(db, eventId, input.codes));
   add(
     "items",
     per(ids.itemIds, (part) =>
@@ -261,11 +277,18 @@ export async function voucherChecks(
         .where(and(eq(subevents.eventId, eventId), inArray(subevents.id, part))),
     ),
   );
+}
+
+/**
+ * The seats with the given guids of the plans the event and its dates use, and the products
+ * their categories map to.
+ */
+function addSeatChecks(db: DB, eventId: number, seatGuids: string[], add: AddChecks) {
   // the plans in use by the event or one of its dates (assigned only from the organizer's plans)
   const plansInUse = sql`(SELECT seating_plan_id FROM events WHERE id = ${eventId} UNION SELECT seating_plan_id FROM subevents WHERE event_id = ${eventId})`;
   add(
     "seats",
-    chunks([...new Set(ids.seatGuids)], MAX_PARAMS - 5).map((part) =>
+    chunks([...new Set(seatGuids)], MAX_PARAMS - 5).map((part) =>
       db
         .select({
           planId: seatingPlanSeats.planId,
@@ -276,7 +299,7 @@ export async function voucherChecks(
         .where(and(inArray(seatingPlanSeats.seatGuid, part), sql`${seatingPlanSeats.planId} IN ${plansInUse}`)),
     ),
   );
-  if (ids.seatGuids.length > 0)
+  if (seatGuids.length > 0)
     add("seatProducts", [
       db
         .select({ id: items.id, name: items.name })
@@ -288,32 +311,30 @@ export async function voucherChecks(
           ),
         ),
     ]);
-  const results = (await runBatch(db, stmts)) as unknown[][];
-  const rows = <T>(kind: (typeof kinds)[number]) => results.filter((_, i) => kinds[i] === kind).flat() as T[];
+}
+
+/** The checked rows by kind and id. */
+function refsOfRows(rows: CheckRows): VoucherRefs {
   return {
-    taken: takenCodes(rows<{ id: number; code: string }>("codes"), input.exceptId),
-    refs: {
-      items: new Map(
-        rows<{ id: number; hasVariations: boolean; name: I18n; onlyAddOn: number }>("items").map((r) => [
-          r.id,
-          { ...r, onlyAddOn: Boolean(r.onlyAddOn) },
-        ]),
-      ),
-      variations: new Map(rows<{ id: number; itemId: number }>("variations").map((r) => [r.id, r])),
-      quotas: new Map(rows<{ id: number; subeventId: number | null }>("quotas").map((r) => [r.id, r])),
-      subevents: new Map(
-        rows<{ id: number; seatingPlanId: number | null; seatCategoryMapping: Record<string, number | null> }>(
-          "subevents",
-        ).map((r) => [r.id, r]),
-      ),
-      seats: new Map(
-        rows<{ planId: number; seatGuid: string; category: string }>("seats").map((r) => [
-          `${r.planId}:${r.seatGuid}`,
-          r,
-        ]),
-      ),
-      seatProducts: new Map(rows<{ id: number; name: I18n }>("seatProducts").map((r) => [r.id, r.name])),
-    },
-    stamp: rows<{ modifiedAt: number }>("stamp")[0]?.modifiedAt ?? 0,
+    items: new Map(
+      rows<{ id: number; hasVariations: boolean; name: I18n; onlyAddOn: number }>("items").map((r) => [
+        r.id,
+        { ...r, onlyAddOn: Boolean(r.onlyAddOn) },
+      ]),
+    ),
+    variations: new Map(rows<{ id: number; itemId: number }>("variations").map((r) => [r.id, r])),
+    quotas: new Map(rows<{ id: number; subeventId: number | null }>("quotas").map((r) => [r.id, r])),
+    subevents: new Map(
+      rows<{ id: number; seatingPlanId: number | null; seatCategoryMapping: Record<string, number | null> }>(
+        "subevents",
+      ).map((r) => [r.id, r]),
+    ),
+    seats: new Map(
+      rows<{ planId: number; seatGuid: string; category: string }>("seats").map((r) => [
+        `${r.planId}:${r.seatGuid}`,
+        r,
+      ]),
+    ),
+    seatProducts: new Map(rows<{ id: number; name: I18n }>("seatProducts").map((r) => [r.id, r.name])),
   };
 }

@@ -108,16 +108,9 @@ const PAGE_PARAMETERS: OpenAPIV3_1.ParameterObject[] = [
   },
 ];
 
-/**
- * The declarations of one resource family (`tag` groups its routes in the description). Put
- * one in every route's chain, after the scope middleware:
- *
- *     const doc = apiDocs("Vouchers");
- *     routes.get(base, read, doc.list(voucherResponse, { summary: "List vouchers", ordering: VOUCHER_ORDERING }), voucherFilters, handler);
- *     routes.post(base, write, doc.created(voucherResponse, { summary: "Create a voucher", failures: ["busy"] }), jsonBody(voucherInput), handler);
- */
-export function apiDocs(tag: string) {
-  const meta = (success: number, doc: RouteDoc, list = false): RouteMeta => ({
+/** What the description and the checks know of a route. */
+function routeMeta(tag: string, success: number, doc: RouteDoc, list = false): RouteMeta {
+  return {
     tag,
     success,
     list,
@@ -125,8 +118,12 @@ export function apiDocs(tag: string) {
     conditional: doc.conditional ?? false,
     pathParams: doc.pathParams ?? {},
     deviceOnly: doc.deviceOnly ?? false,
-  });
-  const base = (doc: RouteDoc) => ({
+  };
+}
+
+/** The operation's tag, summary, description and request body. */
+function operationBase(tag: string, doc: RouteDoc) {
+  return {
     tags: [tag],
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
@@ -139,42 +136,56 @@ export function apiDocs(tag: string) {
           },
         }
       : {}),
-  });
-  /** The success answer and the route's own answers. */
-  const responses = (doc: RouteDoc, success: Record<number, unknown>) => {
-    const own = Object.entries(doc.answers ?? {}).map(([status, a]) => [
-      status,
-      {
-        description: a.description,
-        ...(a.headers
-          ? {
-              headers: Object.fromEntries(
-                Object.entries(a.headers).map(([name, text]) => [
-                  name,
-                  { description: text, schema: { type: "string" } },
-                ]),
-              ),
-            }
-          : {}),
-        ...(a.schema ? { content: json(a.schema) } : {}),
-      },
-    ]);
-    return { ...Object.fromEntries(own), ...success };
   };
+}
+
+/** The success answer and the route's own answers. */
+function operationResponses(doc: RouteDoc, success: Record<number, unknown>) {
+  const own = Object.entries(doc.answers ?? {}).map(([status, a]) => [
+    status,
+    {
+      description: a.description,
+      ...(a.headers
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(a.headers).map(([name, text]) => [
+                name,
+                { description: text, schema: { type: "string" } },
+              ]),
+            ),
+          }
+        : {}),
+      ...(a.schema ? { content: json(a.schema) } : {}),
+    },
+  ]);
+  return { ...Object.fromEntries(own), ...success };
+}
+
+/**
+ * The declarations of one resource family (`tag` groups its routes in the description). Put
+ * one in every route's chain, after the scope middleware:
+ *
+ *     const doc = apiDocs("Vouchers");
+ *     routes.get(base, read, doc.list(voucherResponse, { summary: "List vouchers", ordering: VOUCHER_ORDERING }), voucherFilters, handler);
+ *     routes.post(base, write, doc.created(voucherResponse, { summary: "Create a voucher", failures: ["busy"] }), jsonBody(voucherInput), handler);
+ */
+export function apiDocs(tag: string) {
   return {
     /** A list: 200 with the pagination envelope around `item`. */
     list(item: z.ZodType, doc: ListDoc): MiddlewareHandler {
-      return declare(meta(200, doc, true), {
-        ...base(doc),
+      return declare(routeMeta(tag, 200, doc, true), {
+        ...operationBase(tag, doc),
         parameters: doc.ordering ? [...PAGE_PARAMETERS, orderingParameter(doc.ordering)] : PAGE_PARAMETERS,
-        responses: responses(doc, { 200: { description: "A page of the list.", content: json(envelopeSchema(item)) } }),
+        responses: operationResponses(doc, {
+          200: { description: "A page of the list.", content: json(envelopeSchema(item)) },
+        }),
       });
     },
     /** 200 with `schema`. */
     ok(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(200, doc), {
-        ...base(doc),
-        responses: responses(doc, { 200: { description: "OK.", content: json(schema) } }),
+      return declare(routeMeta(tag, 200, doc), {
+        ...operationBase(tag, doc),
+        responses: operationResponses(doc, { 200: { description: "OK.", content: json(schema) } }),
       });
     },
     /**
@@ -182,9 +193,9 @@ export function apiDocs(tag: string) {
      * a stream of server-sent events whose `data` is `schema` as JSON (`events` describes them).
      */
     okOrEvents(schema: z.ZodType, doc: RouteDoc & { events: string }): MiddlewareHandler {
-      return declare(meta(200, doc), {
-        ...base(doc),
-        responses: responses(doc, {
+      return declare(routeMeta(tag, 200, doc), {
+        ...operationBase(tag, doc),
+        responses: operationResponses(doc, {
           200: {
             description: `OK: the state as JSON, or with \`Accept: text/event-stream\` a stream of server-sent events. ${doc.events}`,
             content: {
@@ -197,23 +208,25 @@ export function apiDocs(tag: string) {
     },
     /** 201 with `schema` (the created object). */
     created(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(201, doc), {
-        ...base(doc),
-        responses: responses(doc, { 201: { description: "Created.", content: json(schema) } }),
+      return declare(routeMeta(tag, 201, doc), {
+        ...operationBase(tag, doc),
+        responses: operationResponses(doc, { 201: { description: "Created.", content: json(schema) } }),
       });
     },
     /** 202 with `schema` (the work is queued). */
     accepted(schema: z.ZodType, doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(202, doc), {
-        ...base(doc),
-        responses: responses(doc, { 202: { description: "Accepted; the work is queued.", content: json(schema) } }),
+      return declare(routeMeta(tag, 202, doc), {
+        ...operationBase(tag, doc),
+        responses: operationResponses(doc, {
+          202: { description: "Accepted; the work is queued.", content: json(schema) },
+        }),
       });
     },
     /** 204 without a body. */
     noContent(doc: RouteDoc): MiddlewareHandler {
-      return declare(meta(204, doc), {
-        ...base(doc),
-        responses: responses(doc, { 204: { description: "Done; no content." } }),
+      return declare(routeMeta(tag, 204, doc), {
+        ...operationBase(tag, doc),
+        responses: operationResponses(doc, { 204: { description: "Done; no content." } }),
       });
     },
     /**
@@ -222,9 +235,9 @@ export function apiDocs(tag: string) {
      */
     file(doc: RouteDoc & { contentType?: string }): MiddlewareHandler {
       const type = doc.contentType ?? "*/*";
-      return declare(meta(200, doc), {
-        ...base(doc),
-        responses: responses(doc, {
+      return declare(routeMeta(tag, 200, doc), {
+        ...operationBase(tag, doc),
+        responses: operationResponses(doc, {
           200: {
             description: `The file, with ${doc.contentType ? `\`Content-Type: ${doc.contentType}\`` : "its `Content-Type`"} and \`Content-Disposition: attachment; filename=...\`.`,
             content: {

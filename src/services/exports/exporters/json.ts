@@ -76,6 +76,55 @@ const JSON_ORDERS: Sheet = {
   },
 };
 
+type Catalog = Awaited<ReturnType<typeof eventCatalog>>;
+
+/** An item of the event as the JSON export shows it, with its variations. */
+function jsonItem(i: Catalog["items"][number], variations: Catalog["variations"], l: string) {
+  return {
+    id: i.id,
+    position: i.position,
+    name: i18n(i.name, l),
+    internal_name: i.internal_name ?? null,
+    category: i.category_id ?? null,
+    price: formatDecimal(Number(i.default_price)),
+    tax_rate: formatDecimal(Number(i.tax_rate_value ?? 0)),
+    tax_name: i.tax_name === null ? null : i18n(i.tax_name, l),
+    admission: Boolean(i.admission),
+    personalized: Boolean(i.personalized),
+    active: Boolean(i.active),
+    sales_channels: json<string[]>(i.sales_channels),
+    description: i18n(i.description, l),
+    available_from: jsonDate(i.available_from),
+    available_until: jsonDate(i.available_until),
+    require_voucher: Boolean(i.require_voucher),
+    hide_without_voucher: Boolean(i.hide_without_voucher),
+    allow_cancel: Boolean(i.allow_cancel),
+    require_bundling: Boolean(i.require_bundling),
+    min_per_order: i.min_per_order ?? null,
+    max_per_order: i.max_per_order ?? null,
+    checkin_attention: Boolean(i.checkin_attention),
+    original_price: i.original_price === null ? null : formatDecimal(Number(i.original_price)),
+    issue_giftcard: Boolean(i.issue_giftcard),
+    meta_data: json<Record<string, string>>(i.meta_data),
+    require_membership: Boolean(i.require_membership),
+    variations: variations
+      .filter((v) => v.item_id === i.id)
+      .map((v) => ({
+        id: v.id,
+        active: Boolean(v.active),
+        price: formatDecimal(Number(v.default_price ?? i.default_price)),
+        name: i18n(v.value, l),
+        description: i18n(v.description, l),
+        position: v.position,
+        require_membership: Boolean(v.require_membership),
+        sales_channels: json<string[]>(v.sales_channels),
+        available_from: jsonDate(v.available_from),
+        available_until: jsonDate(v.available_until),
+        hide_without_voucher: Boolean(v.hide_without_voucher),
+      })),
+  };
+}
+
 export const jsonExporter: ExporterDef = {
   identifier: "json",
   verboseName: "Order data (JSON)",
@@ -106,49 +155,7 @@ export const jsonExporter: ExporterDef = {
           position: c.position,
           internal_name: c.internal_name ?? null,
         })),
-        items: items.map((i) => ({
-          id: i.id,
-          position: i.position,
-          name: i18n(i.name, l),
-          internal_name: i.internal_name ?? null,
-          category: i.category_id ?? null,
-          price: formatDecimal(Number(i.default_price)),
-          tax_rate: formatDecimal(Number(i.tax_rate_value ?? 0)),
-          tax_name: i.tax_name === null ? null : i18n(i.tax_name, l),
-          admission: Boolean(i.admission),
-          personalized: Boolean(i.personalized),
-          active: Boolean(i.active),
-          sales_channels: json<string[]>(i.sales_channels),
-          description: i18n(i.description, l),
-          available_from: jsonDate(i.available_from),
-          available_until: jsonDate(i.available_until),
-          require_voucher: Boolean(i.require_voucher),
-          hide_without_voucher: Boolean(i.hide_without_voucher),
-          allow_cancel: Boolean(i.allow_cancel),
-          require_bundling: Boolean(i.require_bundling),
-          min_per_order: i.min_per_order ?? null,
-          max_per_order: i.max_per_order ?? null,
-          checkin_attention: Boolean(i.checkin_attention),
-          original_price: i.original_price === null ? null : formatDecimal(Number(i.original_price)),
-          issue_giftcard: Boolean(i.issue_giftcard),
-          meta_data: json<Record<string, string>>(i.meta_data),
-          require_membership: Boolean(i.require_membership),
-          variations: variations
-            .filter((v) => v.item_id === i.id)
-            .map((v) => ({
-              id: v.id,
-              active: Boolean(v.active),
-              price: formatDecimal(Number(v.default_price ?? i.default_price)),
-              name: i18n(v.value, l),
-              description: i18n(v.description, l),
-              position: v.position,
-              require_membership: Boolean(v.require_membership),
-              sales_channels: json<string[]>(v.sales_channels),
-              available_from: jsonDate(v.available_from),
-              available_until: jsonDate(v.available_until),
-              hide_without_voucher: Boolean(v.hide_without_voucher),
-            })),
-        })),
+        items: items.map((i) => jsonItem(i, variations, l)),
         questions: questions.map((q) => ({
           id: q.id,
           identifier: q.identifier,
