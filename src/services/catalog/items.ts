@@ -194,10 +194,7 @@ async function prepareItem(
   current: ItemRecord | null,
   resolveFile: FileResolver,
 ): Promise<PreparedItem> {
-  const { db, event } = ctx;
   const errors = new Problems();
-  const report = reportTo(errors);
-
   if (mode !== "create") {
     const nested = input as ItemUpdateInput;
     if (nested.variations !== undefined || nested.addons !== undefined || nested.bundles !== undefined) {
@@ -205,27 +202,47 @@ async function prepareItem(
       errors.throwIfAny();
     }
   }
-
   const created = mode === "create" ? (input as ItemCreateInput) : null;
-  const variationInputs = created?.variations ?? [];
-  const addonInputs = created?.addons ?? [];
-  const bundleInputs = created?.bundles ?? [];
+  const hasVariations = hasVariationsOf(input, created, current, errors);
+  const next = wouldBeItem(input, mode, current);
+  const isSent = (key: string) => mode !== "patch" || (input as Record<string, unknown>)[key] !== undefined;
+  const found = await checkReferences(ctx, input, { next, created, current, isSent }, errors);
+  const nested = nestedLists(ctx.event, next, created, found, errors);
+  errors.throwIfAny();
 
-  // has_variations: declared at creation, fixed afterwards
-  let hasVariations: boolean;
+  // the picture: copied to its permanent place only once everything else is valid
+  next.picture = await pictureOf(ctx, input.picture, { mode, current, unchanged: next.picture }, resolveFile);
+  next.hasVariations = hasVariations;
+  const values = columnsToWrite(mode, next, current?.item, ["id", "eventId"]);
+  const membershipTypeIds = isSent("require_membership_types")
+    ? [...new Set(input.require_membership_types ?? [])]
+    : undefined;
+  return { values, membershipTypeIds, ...nested };
+}
+
+/** has_variations: declared at creation, fixed afterwards. */
+function hasVariationsOf(
+  input: ItemCreateInput | ItemUpdateInput,
+  created: ItemCreateInput | null,
+  current: ItemRecord | null,
+  errors: Problems,
+): boolean {
   if (created) {
-    hasVariations = variationInputs.length > 0;
-    if (created.has_variations === true && variationInputs.length === 0)
+    const variations = created.variations ?? [];
+    if (created.has_variations === true && variations.length === 0)
       errors.add("variations", MESSAGES.variationsRequired);
-    if (created.has_variations === false && variationInputs.length > 0)
+    if (created.has_variations === false && variations.length > 0)
       errors.add("has_variations", MESSAGES.variationsWithout);
-  } else {
-    hasVariations = current!.item.hasVariations;
-    if (input.has_variations !== undefined && input.has_variations !== hasVariations)
-      errors.add("has_variations", MESSAGES.hasVariationsFixed);
+    return variations.length > 0;
   }
+  const hasVariations = current!.item.hasVariations;
+  if (input.has_variations !== undefined && input.has_variations !== hasVariations)
+    errors.add("has_variations", MESSAGES.hasVariationsFixed);
+  return hasVariations;
+}
 
-  // the would-be state
+/** The would-be item: the input over the defaults (POST, PUT) or over the stored item (PATCH). */
+function wouldBeItem(input: ItemCreateInput | ItemUpdateInput, mode: WriteMode, current: ItemRecord | null) {
   const base: Record<string, unknown> = mode === "patch" ? { ...current!.item } : { ...ITEM_DEFAULTS };
   const sent = input as Record<string, unknown>;
   for (const [key, col] of Object.entries(ITEM_COLUMNS)) {
@@ -235,22 +252,40 @@ async function prepareItem(
     if (mode !== "patch") base.personalized = defaultPersonalized(Boolean(base.admission));
     else if (input.admission === false) base.personalized = false;
   }
-  const next = base as unknown as ItemValues;
-  const isSent = (key: string) => mode !== "patch" || sent[key] !== undefined;
+  return base as unknown as ItemValues;
+}
 
-  // references: objects of the same event / organizer, in one batch
+type References = Awaited<ReturnType<typeof lookUpReferences>>;
+
+/**
+ * The item's references (objects of the same event / organizer, in one batch) and its rules
+ * (item-rules.ts), checked into `errors`; returns what was found, for the nested lists.
+ */
+async function checkReferences(
+  ctx: EventContext,
+  input: ItemCreateInput | ItemUpdateInput,
+  item: {
+    next: ItemValues;
+    created: ItemCreateInput | null;
+    current: ItemRecord | null;
+    isSent: (key: string) => boolean;
+  },
+  errors: Problems,
+): Promise<References> {
+  const { next, created, current, isSent } = item;
   const itemTypeIds = isSent("require_membership_types") ? (input.require_membership_types ?? []) : [];
   const grantId = isSent("grant_membership_type") ? (next.grantMembershipTypeId ?? null) : null;
   const categoryId = isSent("category") ? (next.categoryId ?? null) : null;
   const taxRuleId = next.taxRuleId != null && (isSent("tax_rule") || next.issueGiftcard) ? next.taxRuleId : null;
   const quotaId = isSent("hidden_if_available") ? (next.hiddenIfAvailable ?? null) : null;
-  const found = await lookUpReferences(db, event.id, event.organizerId, {
-    categories: [...(categoryId !== null ? [categoryId] : []), ...addonInputs.map((a) => a.addon_category)],
+  const bundleInputs = created?.bundles ?? [];
+  const found = await lookUpReferences(ctx.db, ctx.event.id, ctx.event.organizerId, {
+    categories: [...(categoryId !== null ? [categoryId] : []), ...(created?.addons ?? []).map((a) => a.addon_category)],
     taxRules: taxRuleId !== null ? [taxRuleId] : [],
     quotas: quotaId !== null ? [quotaId] : [],
     membershipTypes: [
       ...itemTypeIds,
-      ...variationInputs.flatMap((v) => v.require_membership_types ?? []),
+      ...(created?.variations ?? []).flatMap((v) => v.require_membership_types ?? []),
       ...(grantId !== null ? [grantId] : []),
     ],
     items: bundleInputs.map((b) => b.bundled_item),
@@ -266,8 +301,8 @@ async function prepareItem(
     errors.add("grant_membership_type", MESSAGES.objectMissing(grantId));
   for (const id of new Set(itemTypeIds))
     if (!found.membershipTypes.has(id)) errors.add("require_membership_types", MESSAGES.objectMissing(id));
-  if (isSent("meta_data")) checkMetaData(next.metaData, metaProperties(event), report);
-
+  const report = reportTo(errors);
+  if (isSent("meta_data")) checkMetaData(next.metaData, metaProperties(ctx.event), report);
   const taxRate = next.taxRuleId == null ? null : taxRule ? taxRule.rate : (current?.taxRate ?? null);
   checkItem(
     {
@@ -284,8 +319,20 @@ async function prepareItem(
     },
     report,
   );
+  return found;
+}
 
-  // nested lists (creation only)
+/** The nested lists of a new item (creation only): variations, add-ons and bundles, each checked. */
+function nestedLists(
+  event: EventContext["event"],
+  next: ItemValues,
+  created: ItemCreateInput | null,
+  found: References,
+  errors: Problems,
+): Pick<PreparedItem, "variations" | "addons" | "bundles"> {
+  const variationInputs = created?.variations ?? [];
+  const addonInputs = created?.addons ?? [];
+  const bundleInputs = created?.bundles ?? [];
   const variations: NewVariation[] = variationInputs.map((v, i) => {
     const at = reportAt(errors, "variations", i, variationInputs.length);
     const values = variationState(event, next, v, "create", null, at) as VariationValues;
@@ -320,31 +367,24 @@ async function prepareItem(
     );
     return values;
   });
+  return { variations, addons, bundles };
+}
 
-  errors.throwIfAny();
-
-  // the picture: copied to its permanent place only once everything else is valid
-  if (input.picture !== undefined) {
-    if (input.picture === null) next.picture = null;
-    else if (current?.item.picture && input.picture === mediaUrl(ctx.baseUrl, current.item.picture))
-      next.picture = current.item.picture;
-    else
-      next.picture = await resolveFile("picture", input.picture, {
-        allowedTypes: IMAGE_TYPES,
-        scope: `events/${event.id}/items`,
-      });
-  } else if (mode === "put") {
-    next.picture = null;
-  } else if (mode === "patch") {
-    next.picture = current!.item.picture;
+/** The item's picture: the sent one copied to its permanent place, kept (its own URL sent back, or PATCH without it) or none. */
+async function pictureOf(
+  ctx: EventContext,
+  picture: string | null | undefined,
+  { mode, current, unchanged }: { mode: WriteMode; current: ItemRecord | null; unchanged: ItemValues["picture"] },
+  resolveFile: FileResolver,
+): Promise<ItemValues["picture"]> {
+  if (picture !== undefined) {
+    if (picture === null) return null;
+    if (current?.item.picture && picture === mediaUrl(ctx.baseUrl, current.item.picture)) return current.item.picture;
+    return resolveFile("picture", picture, { allowedTypes: IMAGE_TYPES, scope: `events/${ctx.event.id}/items` });
   }
-
-  next.hasVariations = hasVariations;
-  const values = columnsToWrite(mode, next, current?.item, ["id", "eventId"]);
-  const membershipTypeIds = isSent("require_membership_types")
-    ? [...new Set(input.require_membership_types ?? [])]
-    : undefined;
-  return { values, membershipTypeIds, variations, addons, bundles };
+  if (mode === "put") return null;
+  if (mode === "patch") return current!.item.picture;
+  return unchanged;
 }
 
 /** Creates an item with its nested variations, add-ons and bundles, atomically. */

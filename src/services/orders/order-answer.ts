@@ -4,7 +4,7 @@
  * ids the object gave, so that the creation's answer and a later read agree (but for
  * `last_modified`, the time D1 got the order); and its tickets as scans show them.
  */
-import type { OrderWrite } from "../../db/inventory";
+import type { OrderWrite, PositionInsert } from "../../db/inventory";
 import type { OrderRecord, PositionJson } from "../../db/orders";
 import type { AnsweredOrder, ScanRowTemplate } from "../../objects/event/types";
 import type { SalesCatalog } from "./sales-catalog";
@@ -31,15 +31,9 @@ const ticketItemOf = (
   return [bit(item?.admission), generate === null ? null : bit(generate)];
 };
 
-export function answeredOrderRecord(
-  a: AnsweredOrder,
-  catalog: Pick<SalesCatalog, "items" | "storedEventSettings">,
-  customer: string | null,
-): OrderRecord {
-  const { order: o, positions, fees, payments } = a.write;
-  const idOf = new Map(positions.map((p) => [p.positionid, p.id!]));
-  const stored = catalog.storedEventSettings;
-  const positionJson = (p: (typeof positions)[number]): PositionJson => ({
+/** A position of an answered order as D1 reads it; `idOf` gives each position number its id (for `addon_to`). */
+function answeredPosition(a: AnsweredOrder, p: PositionInsert, idOf: Map<number, number>): PositionJson {
+  return {
     id: p.id!,
     positionid: p.positionid,
     item: p.itemId,
@@ -71,12 +65,23 @@ export function answeredOrderRecord(
         id: c.id!,
         list: c.listId,
         type: "entry" as const,
-        datetime: o.datetime,
+        datetime: a.write.order.datetime,
         device: null,
         auto_checked_in: 1,
       }))
       .sort((x, y) => x.id - y.id),
-  });
+  };
+}
+
+export function answeredOrderRecord(
+  a: AnsweredOrder,
+  catalog: Pick<SalesCatalog, "items" | "storedEventSettings">,
+  customer: string | null,
+): OrderRecord {
+  const { order: o, positions, fees, payments } = a.write;
+  const idOf = new Map(positions.map((p) => [p.positionid, p.id!]));
+  const stored = catalog.storedEventSettings;
+  const positionJson = (p: PositionInsert) => answeredPosition(a, p, idOf);
   return {
     order: {
       id: o.id!,

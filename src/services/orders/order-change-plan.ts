@@ -14,6 +14,7 @@ import { tax, type Taxed } from "../../rules/pricing";
 import type { OrderChangeInput, PositionCreateBody, PositionPatchBody } from "./order-change-input";
 import { preparePosition, type PositionInput, type PreparedPosition, seatName } from "./positions";
 import type { SalesCatalog } from "./sales-catalog";
+import { feeInsert } from "./order-input";
 
 /** pretix answers an order change it cannot make with a bare list of messages. */
 export const changeRefusal = (message: string) => new Failure("invalid", message, { body: [message] });
@@ -257,19 +258,9 @@ function planFees(ctx: Ctx, r: OrderRecord, input: OrderChangeInput, errors: Pro
       f.tax_rule != null && !ctx.catalog.taxRules.has(f.tax_rule) ? { tax_rule: [invalidPk(f.tax_rule)] } : {},
   );
   if (feeErrors.some((e) => Object.keys(e).length)) errors.nest("create_fees", feeErrors);
-  const feeCreates: FeeInsert[] = (input.create_fees ?? []).map((f) => {
-    const t = taxedFee(ctx, f.value, f.tax_rule ?? null);
-    return {
-      feeType: f.fee_type,
-      value: t.gross,
-      description: f.description ?? "",
-      internalType: f.internal_type ?? "",
-      taxRate: t.taxRate,
-      taxValue: t.taxValue,
-      taxRuleId: t.taxRuleId,
-      canceled: false,
-    };
-  });
+  const feeCreates: FeeInsert[] = (input.create_fees ?? []).map((f) =>
+    feeInsert(f, taxRule(ctx.catalog, f.tax_rule ?? null), ctx.event.currency),
+  );
   return { fees, feePatches, cancelFeeIds: (input.cancel_fees ?? []).map((f) => f.fee), feeCreates };
 }
 

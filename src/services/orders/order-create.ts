@@ -9,7 +9,7 @@ import { secretsTakenByOthers } from "../../db/sales-catalog";
 import { i18nText, type I18n } from "../../lib/i18n";
 import type { MailInsert } from "../../db/mail";
 import { withEventObject } from "../../objects/client";
-import type { OrderDecision } from "../../objects/event/types";
+import type { AdmissionClaim, OrderDecision } from "../../objects/event/types";
 import type { EventContext } from "../context";
 import { readAfterWrite, survivingD1Faults } from "../faults";
 import { decidedByObject, replicaFirst, StaleCatalog } from "./replica-first";
@@ -31,8 +31,7 @@ import {
   wantsAutomaticInvoice,
 } from "../invoices/invoices";
 import { answeredOrderRecord, scanRowTemplates } from "./order-answer";
-import { checkPositionIds, invoiceAddressErrors, invoiceAddressOf, type OrderInput } from "./order-input";
-import type { Demand } from "../../rules/inventory/index";
+import { checkPositionIds, feeInsert, invoiceAddressErrors, invoiceAddressOf, type OrderInput } from "./order-input";
 import { orderMail, type OrderMailFacts } from "../mail/order-mails";
 import { isPaymentProvider, newOrderCode, newOrderSecret, orderExpiry } from "../../rules/orders";
 import { manualPaymentText } from "../../rules/payments";
@@ -46,10 +45,9 @@ import {
   seatName,
 } from "./positions";
 import { ticketValidity, type Validity, validityStart } from "../../rules/checkin";
-import { tax } from "../../rules/pricing";
 import { secretGenerator, SIG1 } from "../tickets/ticket-secrets";
 import { orderRefusalErrors } from "../../rules/refusals";
-import { loadSalesCatalog } from "./sales-catalog";
+import { loadSalesCatalog, type SalesCatalog } from "./sales-catalog";
 import { admissionUsedUp, passSaleGate, type SaleCaller } from "../waiting-room/gate";
 import { orderUrl } from "../../rules/urls";
 
@@ -133,31 +131,82 @@ export const createOrder = survivingD1Faults(
     replicaFirst(ctx, (c, fromReplica) => placeOrderOnce(c, input, caller, fromReplica)),
 );
 
-/** One attempt of `createOrder`; `fromReplica`: its reads may trail the primary (replica-first.ts). */
+/**
+ * One attempt of `createOrder`, in the phases of pretix's `_perform_order`: read, check, price,
+ * build the order, let the event object decide on quota (and write), then what follows a placed
+ * order. `fromReplica`: its reads may trail the primary (replica-first.ts).
+ */
 async function placeOrderOnce(
   ctx: EventContext,
   input: OrderInput,
   caller: SaleCaller,
   fromReplica: boolean,
 ): Promise<OrderRecord> {
-  const { event, organizer: org, db, now } = ctx;
-  const candidates = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
-  const refs = collectRefs(input.positions as PositionInput[]);
-  const catalog = await loadSalesCatalog(db, org.id, event.id, {
-    ...refs,
+  const codes = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
+  const catalog = await readCatalog(ctx, input, codes);
+  const gate = input.positions.map((p) => ({ subeventId: p.subevent ?? null, channel: channelOf(input) }));
+  const admission = await passSaleGate(ctx, catalog.queues, gate, caller);
+  const checked = checkOrder(ctx, input, catalog);
+  const priced = priceOrder(ctx, input, catalog, checked);
+  const write = await buildOrder(ctx, input, catalog, checked, priced, codes);
+  const placed = { catalog, checked, priced, write, admission, fromReplica };
+  const decision = await decideAtObject(ctx, input, placed);
+  return afterPlacement(ctx, input, placed, decision);
+}
+
+/** The sales channel of the order (pretix's default: `web`). */
+const channelOf = (input: OrderInput) => input.sales_channel ?? "web";
+
+/** Read: everything the order is checked and priced against, in one batch (sales-catalog.ts). */
+function readCatalog(ctx: EventContext, input: OrderInput, codes: string[]): Promise<SalesCatalog> {
+  return loadSalesCatalog(ctx.db, ctx.organizer.id, ctx.event.id, {
+    ...collectRefs(input.positions as PositionInput[]),
     taxRuleIds: (input.fees ?? []).map((f) => f.tax_rule).filter((x): x is number => typeof x === "number"),
-    eventSeatingPlanId: event.seatingPlanId,
+    eventSeatingPlanId: ctx.event.seatingPlanId,
     customer: input.customer ?? null,
-    orderCodes: candidates,
+    orderCodes: codes,
     secrets: input.positions.flatMap((p) => (p.secret === undefined ? [] : [p.secret])),
     signingKeyScheme: SIG1,
   });
-  const settings = catalog.settings;
-  const channel = input.sales_channel ?? "web";
-  const gate = input.positions.map((p) => ({ subeventId: p.subevent ?? null, channel }));
-  const admission = await passSaleGate(ctx, catalog.queues, gate, caller);
-  const errors = new Problems();
+}
 
+/** An order that passed its checks: its channel, locale and prepared positions (with their bases). */
+type CheckedOrder = {
+  channel: string;
+  locale: string;
+  prepared: PreparedPosition[];
+  addonTo: (number | null)[];
+};
+
+/** Check: the order's fields, its fees and each position; every error at once, in the request's shape. */
+function checkOrder(ctx: EventContext, input: OrderInput, catalog: SalesCatalog): CheckedOrder {
+  const errors = new Problems();
+  const channel = channelOf(input);
+  const locale = checkOrderFields(ctx, input, catalog, errors);
+  const { addonTo, errors: idErrors } = checkPositionIds(input.positions);
+  const prepared: PreparedPosition[] = [];
+  const at = { event: ctx.event, catalog, kind: "order" as const, isBundled: false, now: ctx.now };
+  const positionErrors = input.positions.map((p, i) => {
+    const own = new Problems();
+    own.merge(idErrors[i]!);
+    const r = preparePosition(p as PositionInput, i, { ...at, isAddon: addonTo[i] !== null }, own);
+    if (r) prepared.push(r);
+    if (p.secret !== undefined && catalog.takenSecrets.has(p.secret)) own.add("secret", SECRET_TAKEN);
+    return own.errors;
+  });
+  const secrets = input.positions.map((p) => p.secret);
+  if (secrets.some((s, i) => s !== undefined && secrets.indexOf(s) !== i))
+    errors.add("positions", "Two positions have the same secret.");
+  errors.nest("positions", positionErrors);
+  errors.nest("fees", feeErrors(input, catalog));
+  errors.throwIfAny();
+  return { channel, locale, prepared, addonTo };
+}
+
+/** The order's own fields, checked into `errors`; returns the order's locale. */
+function checkOrderFields(ctx: EventContext, input: OrderInput, catalog: SalesCatalog, errors: Problems): string {
+  const settings = catalog.settings;
+  const channel = channelOf(input);
   // a preview would be written as a real order here: refused rather than done silently
   if (input.simulate) errors.add("simulate", "This service does not simulate orders: send the order without simulate.");
   const locales = (settings.locales as string[] | undefined) ?? ["en"];
@@ -168,78 +217,108 @@ async function placeOrderOnce(
   const provider = input.payment_provider ?? null;
   if (provider !== null && !isPaymentProvider(provider))
     errors.add("payment_provider", "The given payment provider is not known.");
-  if (input.expires !== undefined && input.expires <= now)
+  if (input.expires !== undefined && input.expires <= ctx.now)
     errors.add("expires", "Expiration date must be in the future.");
   if (input.code && catalog.takenOrderCodes.has(input.code)) errors.add("code", "This order code is already in use.");
   if (input.customer && catalog.customerId === null) errors.add("customer", "No customer with this identifier exists.");
   const addressErrors = invoiceAddressErrors(input.invoice_address);
   if (addressErrors) errors.nest("invoice_address", addressErrors);
-  const feeErrors: FieldErrors[] = [];
-  for (const f of input.fees ?? []) {
-    const e: FieldErrors = {};
-    if (f.tax_rule != null && !catalog.taxRules.has(f.tax_rule))
-      e.tax_rule = [
-        catalog.foreign.taxRules.has(f.tax_rule)
-          ? "The specified tax rate does not belong to this event."
-          : invalidPk(f.tax_rule),
-      ];
-    feeErrors.push(e);
-  }
-  const { addonTo, errors: idErrors } = checkPositionIds(input.positions);
+  return locale;
+}
 
-  const prepared: PreparedPosition[] = [];
-  const positionErrors: FieldErrors[] = [];
-  input.positions.forEach((p, i) => {
-    const own = new Problems();
-    own.merge(idErrors[i]!);
-    const r = preparePosition(
-      p as PositionInput,
-      i,
-      { event, catalog, kind: "order", isAddon: addonTo[i] !== null, isBundled: false, now },
-      own,
-    );
-    if (r) prepared.push(r);
-    if (p.secret !== undefined && catalog.takenSecrets.has(p.secret)) own.add("secret", SECRET_TAKEN);
-    positionErrors.push(own.errors);
+/** Each fee's errors: its tax rule must be one of the event's. */
+function feeErrors(input: OrderInput, catalog: SalesCatalog): FieldErrors[] {
+  return (input.fees ?? []).map((f): FieldErrors => {
+    if (f.tax_rule == null || catalog.taxRules.has(f.tax_rule)) return {};
+    const foreign = catalog.foreign.taxRules.has(f.tax_rule);
+    return { tax_rule: [foreign ? "The specified tax rate does not belong to this event." : invalidPk(f.tax_rule)] };
   });
-  const secrets = input.positions.map((p) => p.secret);
-  const dupSecret = secrets.filter((s, i) => s !== undefined && secrets.indexOf(s) !== i);
-  if (dupSecret.length) errors.add("positions", "Two positions have the same secret.");
+}
 
-  errors.nest("positions", positionErrors);
-  errors.nest("fees", feeErrors);
-  errors.throwIfAny();
+/** What the order costs and how it is paid. */
+type PricedOrder = {
+  fees: FeeInsert[];
+  total: number;
+  requireApproval: boolean;
+  paid: boolean;
+  payment: OrderWrite["payments"][number] | null;
+};
 
+/** Price: automatic discounts, the fees with their taxes, the total, approval and the first payment. */
+function priceOrder(ctx: EventContext, input: OrderInput, catalog: SalesCatalog, checked: CheckedOrder): PricedOrder {
+  const { event, now } = ctx;
+  const { prepared, channel } = checked;
   discountPositions(prepared, catalog, { now, salesChannel: channel, currency: event.currency });
-  const fees: FeeInsert[] = (input.fees ?? []).map((f) => {
-    const rule = f.tax_rule != null ? catalog.taxRules.get(f.tax_rule)! : null;
-    const t = tax(f.value, rule, event.currency, true);
-    return {
-      feeType: f.fee_type,
-      value: t.gross,
-      description: f.description ?? "",
-      internalType: f.internal_type ?? "",
-      taxRate: t.taxRate,
-      taxValue: t.taxValue,
-      taxRuleId: t.taxRuleId,
-      canceled: false,
-    };
-  });
+  const fees = (input.fees ?? []).map((f) =>
+    feeInsert(f, f.tax_rule != null ? catalog.taxRules.get(f.tax_rule)! : null, event.currency),
+  );
   const total = prepared.reduce((s, p) => s + p.price.gross, 0) + fees.reduce((s, f) => s + (f.value ?? 0), 0);
   if (total < 0) throw badRequest("The order total may not be negative.");
   // pretix's shop asks for approval when a product requires it; its API takes `require_approval` as given
   const requireApproval =
     input.require_approval ?? prepared.some((p) => catalog.items.get(p.itemId)?.requireApproval === true);
   const { paid, payment } = newPayment(input, total, now, requireApproval);
-  const code = candidates.find((c) => !catalog.takenOrderCodes.has(c));
+  return { fees, total, requireApproval, paid, payment };
+}
+
+/** Build: the order as it will be written: its code and secret, tickets, mails and payment. */
+async function buildOrder(
+  ctx: EventContext,
+  input: OrderInput,
+  catalog: SalesCatalog,
+  checked: CheckedOrder,
+  priced: PricedOrder,
+  codes: string[],
+): Promise<OrderWrite> {
+  const { event, now } = ctx;
+  const code = codes.find((c) => !catalog.takenOrderCodes.has(c));
   if (!code) throw fieldError("code", "Could not find a free order code; please retry.");
   const secret = newOrderSecret();
-  const expires = input.expires ?? orderExpiry(event, settings, now);
+  const positions = await positionRows(ctx, input, catalog, checked);
+  const status = priced.paid ? "p" : "n";
+  const url = orderUrl(ctx.baseUrl, ctx.organizer.slug, event.slug, code, secret);
+  const mails =
+    sendsMail(input, checked.channel) && input.email
+      ? newOrderMails(ctx, input.email, catalog, checked, priced, { code, url })
+      : [];
+  return {
+    order: {
+      eventId: event.id,
+      code,
+      status,
+      testmode: input.testmode ?? false,
+      secret,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      locale: checked.locale,
+      salesChannel: checked.channel,
+      datetime: now,
+      expires: input.expires ?? orderExpiry(event, catalog.settings, now),
+      total: priced.total,
+      comment: input.comment ?? "",
+      checkinAttention: input.checkin_attention ?? false,
+      requireApproval: priced.requireApproval,
+      invoiceAddress: invoiceAddressOf(input.invoice_address, now),
+      customerId: catalog.customerId ?? null,
+      lastModified: now,
+    },
+    positions,
+    fees: priced.fees,
+    payments: priced.payment ? [priced.payment] : [],
+    consumeCartIds: input.consume_carts ?? [],
+    mails,
+  };
+}
 
-  const invoiceAddress = invoiceAddressOf(input.invoice_address, now);
-
-  // every ticket gets its secret from the event's generator (a secret given in the input is kept)
-  const generator = await secretGenerator(ctx.env, db, event.id, settings, now, catalog.signingKey);
+/** The positions' rows: every ticket gets its validity and its secret from the event's generator (a secret given in the input is kept). */
+async function positionRows(
+  ctx: EventContext,
+  input: OrderInput,
+  catalog: SalesCatalog,
+  { prepared, addonTo }: CheckedOrder,
+): Promise<PositionInsert[]> {
+  const { event, now } = ctx;
+  const generator = await secretGenerator(ctx.env, ctx.db, event.id, catalog.settings, now, catalog.signingKey);
   const validity = prepared.map((p, i): Validity => {
     const given = input.positions[i]!;
     if (given.valid_from !== undefined || given.valid_until !== undefined)
@@ -247,7 +326,7 @@ async function placeOrderOnce(
     const item = catalog.items.get(p.itemId)!;
     return ticketValidity(item, validityStart(item, now, given.requested_valid_from ?? null), event.timezone);
   });
-  const ticketSecrets = await Promise.all(
+  const secrets = await Promise.all(
     prepared.map(
       (p, i) =>
         input.positions[i]!.secret ??
@@ -264,106 +343,108 @@ async function placeOrderOnce(
         ),
     ),
   );
-
-  const positions: PositionInsert[] = prepared.map((p, i) =>
+  return prepared.map((p, i) =>
     positionInsert(p, event.id, {
       positionid: i + 1,
-      secret: ticketSecrets[i]!,
+      secret: secrets[i]!,
       addonToPositionid: addonTo[i] === null ? null : addonTo[i]! + 1,
       voucherId: p.voucher?.id ?? null,
       validity: validity[i]!,
     }),
   );
-  const url = orderUrl(ctx.baseUrl, org.slug, event.slug, code, secret);
-  const status = paid ? "p" : "n";
-  const mails: MailInsert[] = [];
-  if (sendsMail(input, channel) && input.email) {
-    const facts: OrderMailFacts = {
-      organizerId: org.id,
-      organizerName: org.name,
-      eventId: event.id,
-      eventName: event.name,
-      locale,
-      code,
-      email: input.email,
-      url,
-      total,
-      currency: event.currency,
-      lines: prepared.map((p) => ({
-        item: catalog.items.get(p.itemId)!.name,
-        variation: p.variationId !== null ? (catalog.variations.get(p.variationId)?.value ?? null) : null,
-        price: p.price.gross,
-      })),
-      fromName: (settings.mail_from_name as string | null) ?? null,
-      replyTo: (settings.contact_mail as string | null) ?? null,
-    };
-    // as pretix's order creation: the order mail ("free" for a free order paid by `free`), and
-    // for an order created paid otherwise the payment mail after it; a new order has no invoice
-    // yet, the order mail carries the one placing it creates
-    const free = paid && total === 0 && payment?.provider === "free";
-    mails.push(
-      orderMail(
-        requireApproval && !paid ? "order_placed_require_approval" : free ? "order_free" : "order_placed",
-        {
-          ...facts,
-          paid,
-          attachInvoice: mailCarriesInvoice(settings, { total, requireApproval, salesChannel: channel }, status, 0),
-          paymentInfo:
-            !paid && payment?.provider === "manual"
-              ? manualPaymentText(settings.payment_manual_email_instructions as I18n | null, locale, {
-                  code,
-                  total,
-                  currency: event.currency,
-                })
-              : undefined,
-        },
-        now,
-      ),
-    );
-    if (paid && !free) mails.push(orderMail("order_paid", facts, now));
-  }
-  const write: OrderWrite = {
-    order: {
-      eventId: event.id,
-      code,
-      status,
-      testmode: input.testmode ?? false,
-      secret,
-      email: input.email ?? null,
-      phone: input.phone ?? null,
-      locale,
-      salesChannel: channel,
-      datetime: now,
-      expires,
-      total,
-      comment: input.comment ?? "",
-      checkinAttention: input.checkin_attention ?? false,
-      requireApproval,
-      invoiceAddress,
-      customerId: catalog.customerId ?? null,
-      lastModified: now,
-    },
-    positions,
-    fees,
-    payments: payment ? [payment] : [],
-    consumeCartIds: input.consume_carts ?? [],
-    mails,
+}
+
+/**
+ * The mails of a new order, as pretix's order creation sends them: the order mail ("free" for a
+ * free order paid by `free`), and for an order created paid otherwise the payment mail after it;
+ * a new order has no invoice yet, the order mail carries the one placing it creates.
+ */
+function newOrderMails(
+  ctx: EventContext,
+  email: string,
+  catalog: SalesCatalog,
+  { prepared, locale, channel }: CheckedOrder,
+  { total, paid, payment, requireApproval }: PricedOrder,
+  { code, url }: { code: string; url: string },
+): MailInsert[] {
+  const { organizer: org, event, now } = ctx;
+  const settings = catalog.settings;
+  const facts: OrderMailFacts = {
+    organizerId: org.id,
+    organizerName: org.name,
+    eventId: event.id,
+    eventName: event.name,
+    locale,
+    code,
+    email,
+    url,
+    total,
+    currency: event.currency,
+    lines: prepared.map((p) => ({
+      item: catalog.items.get(p.itemId)!.name,
+      variation: p.variationId !== null ? (catalog.variations.get(p.variationId)?.value ?? null) : null,
+      price: p.price.gross,
+    })),
+    fromName: (settings.mail_from_name as string | null) ?? null,
+    replyTo: (settings.contact_mail as string | null) ?? null,
   };
-  const demands: Demand[] = prepared.map((p) => p.demand);
+  const free = paid && total === 0 && payment?.provider === "free";
+  const status = paid ? "p" : "n";
+  const placed = orderMail(
+    requireApproval && !paid ? "order_placed_require_approval" : free ? "order_free" : "order_placed",
+    {
+      ...facts,
+      paid,
+      attachInvoice: mailCarriesInvoice(settings, { total, requireApproval, salesChannel: channel }, status, 0),
+      paymentInfo:
+        !paid && payment?.provider === "manual"
+          ? manualPaymentText(settings.payment_manual_email_instructions as I18n | null, locale, {
+              code,
+              total,
+              currency: event.currency,
+            })
+          : undefined,
+    },
+    now,
+  );
+  return paid && !free ? [placed, orderMail("order_paid", facts, now)] : [placed];
+}
+
+/** What the event object is asked to place. */
+type Placement = {
+  catalog: SalesCatalog;
+  checked: CheckedOrder;
+  priced: PricedOrder;
+  write: OrderWrite;
+  admission: AdmissionClaim | null;
+  fromReplica: boolean;
+};
+
+/**
+ * Quota: the event object decides on quota, seats, vouchers and the admission, and records the
+ * order; a refusal becomes the field errors pretix answers.
+ */
+async function decideAtObject(
+  ctx: EventContext,
+  input: OrderInput,
+  { catalog, checked, priced, write, admission, fromReplica }: Placement,
+): Promise<Extract<OrderDecision, { ok: true }>> {
+  const { event } = ctx;
+  const { prepared } = checked;
+  const code = write.order.code;
+  const given = input.positions.flatMap((p) => (p.secret === undefined ? [] : [p.secret]));
   // answered by the event object before D1 has it, unless D1 must decide on the client's code or
   // secrets, or an invoice follows the order in this request (docs/scaling.md)
+  const order = { total: priced.total, requireApproval: priced.requireApproval, salesChannel: checked.channel };
   const answerHere =
     !input.code &&
-    secrets.every((x) => x === undefined) &&
-    !(
-      wantsAutomaticInvoice(status, settings) &&
-      invoiceQualified({ total, requireApproval, salesChannel: channel }, settings)
-    );
+    given.length === 0 &&
+    !(wantsAutomaticInvoice(write.order.status, catalog.settings) && invoiceQualified(order, catalog.settings));
   const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
     s.placeOrder(catalog.stamp, {
       code,
-      demands,
-      paid,
+      demands: prepared.map((p) => p.demand),
+      paid: priced.paid,
       consumeCartIds: write.consumeCartIds,
       ignoreQuota: input.force ?? false,
       write,
@@ -375,38 +456,47 @@ async function placeOrderOnce(
   ).catch(async (e: unknown) => {
     // D1 refuses a secret another order took since the catalog was read (its unique index): the
     // client's input, answered as the check above answers it
-    const given = secrets.filter((x): x is string => x !== undefined);
     if (isFailure(e, "unavailable") && given.length) {
-      const taken = await secretsTakenByOthers(db, event.id, given, code);
+      const taken = await secretsTakenByOthers(ctx.db, event.id, given, code);
       if (taken.size) throw secretsTaken(input.positions, taken);
     }
     throw e;
   });
-  if (!decision.ok && decision.staleCatalog) throw new StaleCatalog();
-  if (!decision.ok && decision.admissionUsed) throw admissionUsedUp(admission!);
-  if (!decision.ok)
-    throw decidedByObject(
-      validationError(
-        orderRefusalErrors(decision.refusals, prepared.length, {
-          item: (i) => i18nText(catalog.items.get(prepared[i]!.itemId)?.name),
-          seat: (i) => {
-            const seat = prepared[i]!.seat;
-            return seat ? seatName(seat) : "";
-          },
-          voucher: (i) => input.positions[i]!.voucher ?? "",
-        }),
-      ),
-    );
-  // answered by the object: D1, the mails and the webhook calls follow it there
+  if (decision.ok) return decision;
+  if (decision.staleCatalog) throw new StaleCatalog();
+  if (decision.admissionUsed) throw admissionUsedUp(admission!);
+  const refusals = orderRefusalErrors(decision.refusals, prepared.length, {
+    item: (i) => i18nText(catalog.items.get(prepared[i]!.itemId)?.name),
+    seat: (i) => {
+      const seat = prepared[i]!.seat;
+      return seat ? seatName(seat) : "";
+    },
+    voucher: (i) => input.positions[i]!.voucher ?? "",
+  });
+  throw decidedByObject(validationError(refusals));
+}
+
+/**
+ * What follows a placed order: answered by the object, D1, the mails and the webhook calls follow
+ * it there; written before its answer, its webhook calls are dispatched here and its invoice follows.
+ */
+async function afterPlacement(
+  ctx: EventContext,
+  input: OrderInput,
+  { catalog, write }: Placement,
+  decision: Extract<OrderDecision, { ok: true }>,
+): Promise<OrderRecord> {
+  const { env, db, event, now } = ctx;
+  const code = write.order.code;
   if (decision.answered)
     return answeredOrderRecord(decision.answered, catalog, catalog.customerId ? (input.customer ?? null) : null);
   // the order's webhook calls were written with it; the queue delivers them
-  dispatchWebhooks(ctx.env, [{ eventId: event.id, code }]);
+  dispatchWebhooks(env, [{ eventId: event.id, code }]);
   const record = decision.order
     ? toOrderRecord(decision.order)
     : (await readAfterWrite(() => findOrder(db, event.id, code)))!;
   // invoice_generate "True" (or "paid" for an order created paid): the invoice follows the order
-  await invoicesAfterOrderChange({ env: ctx.env, db, event, now }, code, record.order.status, {
+  await invoicesAfterOrderChange({ env, db, event, now }, code, record.order.status, {
     invoicing: record.invoicing,
     record,
   });

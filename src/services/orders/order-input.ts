@@ -4,10 +4,12 @@
  * position ids and add-ons, the invoice address.
  */
 import { z } from "zod";
+import type { FeeInsert } from "../../db/inventory";
 import type { InvoiceAddress } from "../../db/schema/index";
 import { isCountryCode } from "../../lib/countries";
 import type { FieldErrors } from "../../lib/failure";
 import { withScheme } from "../../rules/person-names";
+import { tax, type TaxRule } from "../../rules/pricing";
 import { dateTime, email, money } from "../../rules/fields";
 import { positionFields } from "./positions";
 
@@ -53,6 +55,23 @@ export const feeInput = z.object({
   internal_type: z.string().max(255).optional(),
   tax_rule: z.number().int().nullable().optional(),
 });
+
+export type FeeInput = z.output<typeof feeInput>;
+
+/** The row of a fee as sent: its value is gross, taxed by its rule (order creation and an order change's `create_fees`). */
+export function feeInsert(f: FeeInput, rule: TaxRule | null, currency: string): FeeInsert {
+  const t = tax(f.value, rule, currency, true);
+  return {
+    feeType: f.fee_type,
+    value: t.gross,
+    description: f.description ?? "",
+    internalType: f.internal_type ?? "",
+    taxRate: t.taxRate,
+    taxValue: t.taxValue,
+    taxRuleId: t.taxRuleId,
+    canceled: false,
+  };
+}
 
 export const orderInput = z.object({
   code: z

@@ -5,7 +5,7 @@
  * collected per position and field, in the shape of the request.
  */
 import { z } from "zod";
-import type { SeatRow, VoucherRow } from "../../db/sales-catalog";
+import type { ItemRow, SeatRow, SubeventRow, VariationRow, VoucherRow } from "../../db/sales-catalog";
 import type { PositionInsert } from "../../db/inventory";
 import type { Validity } from "../../rules/checkin";
 import { newPseudonymizationId } from "../../rules/orders";
@@ -13,14 +13,13 @@ import { email, money } from "../../rules/fields";
 import type { SalesCatalog } from "./sales-catalog";
 import type { Answer } from "../../db/schema/index";
 import type { EventRow } from "../../db/tenancy";
-import { type FieldErrors, invalidPk, Problems } from "../../lib/failure";
-import { formatDate, parseDate, parseDateTime } from "../../lib/datetime";
+import { invalidPk, Problems } from "../../lib/failure";
 import { i18nText } from "../../lib/i18n";
-import { parseDecimal, type Cents } from "../../lib/money";
+import type { Cents } from "../../lib/money";
 import type { Demand } from "../../rules/inventory/index";
 import { buildName, withScheme, type NameParts } from "../../rules/person-names";
 import { applyDiscounts, applyVoucher, listedPrice, tax, type Taxed } from "../../rules/pricing";
-import { isCountryCode } from "../../lib/countries";
+import { type AnswerInput, validateAnswers } from "./position-answers";
 
 /** Input of an answer to a question (carts and orders). */
 export const answerInput = z.object({
@@ -42,8 +41,6 @@ export const positionFields = {
   voucher: z.string().trim().max(255).nullable().optional(),
   answers: z.array(answerInput).max(200).optional(),
 };
-
-export type AnswerInput = { question: number; answer?: string; options?: number[] };
 
 export type PositionInput = {
   item: number;
@@ -76,7 +73,6 @@ export type PreparedPosition = {
   demand: Demand;
 };
 
-/** The seat's display name, as pretix builds it from zone, row and seat labels. */
 /** The row of a prepared position; what differs between order creation and an order change is `at`. */
 export function positionInsert(
   p: PreparedPosition,
@@ -116,6 +112,7 @@ export function positionInsert(
   };
 }
 
+/** The seat's display name, as pretix builds it from zone, row and seat labels. */
 export function seatName(s: SeatRow): string {
   const parts: string[] = [];
   if (s.zoneName) parts.push(s.zoneName);
@@ -136,181 +133,6 @@ function seating(
   return null;
 }
 
-/** What pretix's answer serializer says about a value of the wrong form. */
-const ANSWER_FORMATS = {
-  date: "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.",
-  datetime:
-    "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
-  time: "Time has wrong format. Use one of these formats instead: hh:mm[:ss[.uuuuuu]].",
-};
-const TRUE_ANSWERS = new Set(["true", "True", "1", "TRUE"]);
-const FALSE_ANSWERS = new Set(["false", "False", "0", "FALSE"]);
-const TIME = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6}))?)?$/;
-
-/** A datetime answer as pretix stores it: Python's text of the moment in UTC ("2018-05-14 13:00:00+00:00"). */
-function storedDateTime(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  const micro = ms % 1000 === 0 ? "" : `.${String(ms % 1000).padStart(3, "0")}000`;
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${micro}+00:00`;
-}
-
-/** A time answer as pretix stores it ("13:00" → "13:00:00"); null when it is none. */
-function storedTime(text: string): string | null {
-  const m = TIME.exec(text);
-  if (!m) return null;
-  const [, h, mi, sec, frac] = m;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(sec ?? 0) > 59) return null;
-  const fraction = frac && Number(frac) !== 0 ? `.${frac.padEnd(6, "0")}` : "";
-  return `${h!.padStart(2, "0")}:${mi}:${sec ?? "00"}${fraction}`;
-}
-
-/**
- * Checks the answers of one position as pretix's answer serializer does, one error object per
- * answer (`{"question": [...]}` or `{"non_field_errors": [...]}`), and normalizes them as pretix
- * stores them (booleans as "True"/"False", choices as their options' texts, dates and times in
- * their canonical form).
- */
-function validateAnswers(answers: AnswerInput[], itemId: number, catalog: SalesCatalog, errors: Problems): Answer[] {
-  const out: Answer[] = [];
-  const seen = new Set<number>();
-  const perAnswer: FieldErrors[] = [];
-  for (const a of answers) {
-    const own: Record<string, string[]> = {};
-    perAnswer.push(own);
-    const refuse = (m: string, field = "non_field_errors") => {
-      own[field] = [m];
-    };
-    const q = catalog.questions.get(a.question);
-    if (!q) {
-      refuse(
-        catalog.foreign.questions.has(a.question)
-          ? "The specified question does not belong to this event."
-          : invalidPk(a.question),
-        "question",
-      );
-      continue;
-    }
-    if (!q.itemIds.has(itemId)) {
-      refuse("The specified question is not asked for this product.", "question");
-      continue;
-    }
-    if (seen.has(a.question)) {
-      refuse("The specified question was answered more than once.", "question");
-      continue;
-    }
-    seen.add(a.question);
-    const t = q.question.type;
-    const text = (a.answer ?? "").trim();
-    const opts = a.options ?? [];
-    const answer = (value: string, options: number[] = [], identifiers: string[] = []) =>
-      out.push({
-        question: a.question,
-        answer: value,
-        options,
-        question_identifier: q.question.identifier,
-        option_identifiers: identifiers,
-      });
-    if (t === "C" || t === "M") {
-      if (opts.length === 0) {
-        refuse("You need to specify options if the question is of a choice type.");
-        continue;
-      }
-      if (t === "C" && opts.length > 1) {
-        refuse("You can specify at most one option for this question.");
-        continue;
-      }
-      const chosen = opts.map((id) => q.options.get(id));
-      if (chosen.some((o) => !o)) {
-        refuse("The specified option does not belong to this question.");
-        continue;
-      }
-      answer(
-        chosen.map((o) => i18nText(o!.answer)).join(", "),
-        opts,
-        chosen.map((o) => o!.identifier),
-      );
-      continue;
-    }
-    if (opts.length) {
-      refuse("You should not specify options if the question is not of a choice type.");
-      continue;
-    }
-    switch (t) {
-      case "F":
-        refuse("File upload questions cannot be answered through this endpoint.");
-        continue;
-      case "N": {
-        const n = parseDecimal(text, 6);
-        if (n === null) {
-          refuse("A valid number is required.");
-          continue;
-        }
-        const min = q.question.validNumberMin !== null ? parseDecimal(q.question.validNumberMin, 6) : null;
-        const max = q.question.validNumberMax !== null ? parseDecimal(q.question.validNumberMax, 6) : null;
-        if ((min !== null && n < min) || (max !== null && n > max)) {
-          refuse("The number is out of the allowed range.");
-          continue;
-        }
-        answer(text);
-        continue;
-      }
-      case "B":
-        if (TRUE_ANSWERS.has(text)) answer("True");
-        else if (FALSE_ANSWERS.has(text)) answer("False");
-        else refuse('Please specify "true" or "false" for boolean questions.');
-        continue;
-      case "D": {
-        const d = parseDate(text);
-        if (!d) {
-          refuse(ANSWER_FORMATS.date);
-          continue;
-        }
-        const iso = formatDate(d);
-        if (
-          (q.question.validDateMin && iso < q.question.validDateMin) ||
-          (q.question.validDateMax && iso > q.question.validDateMax)
-        ) {
-          refuse("The date is out of the allowed range.");
-          continue;
-        }
-        answer(iso);
-        continue;
-      }
-      case "H": {
-        const time = storedTime(text);
-        if (time === null) refuse(ANSWER_FORMATS.time);
-        else answer(time);
-        continue;
-      }
-      case "W": {
-        const ms = parseDateTime(text);
-        if (ms === null) {
-          refuse(ANSWER_FORMATS.datetime);
-          continue;
-        }
-        if (
-          (q.question.validDatetimeMin !== null && ms < q.question.validDatetimeMin) ||
-          (q.question.validDatetimeMax !== null && ms > q.question.validDatetimeMax)
-        ) {
-          refuse("The datetime is out of the allowed range.");
-          continue;
-        }
-        answer(storedDateTime(ms));
-        continue;
-      }
-      case "CC":
-        if (!isCountryCode(text.toUpperCase())) refuse("Enter a valid country code.");
-        else answer(text.toUpperCase());
-        continue;
-      default:
-        if (text === "" && q.question.required) refuse("This field may not be blank.");
-        else answer(text);
-    }
-  }
-  errors.nest("answers", perAnswer);
-  return out;
-}
-
 /** The texts pretix's order and cart serializers use for a voucher that does not fit the position. */
 const ORDER_TEXTS = {
   voucherUnknown: (code: string) => `Object with code=${code} does not exist.`,
@@ -325,172 +147,198 @@ const CART_TEXTS: typeof ORDER_TEXTS = {
   voucherSeat: "The specified voucher is not valid for this seat.",
 };
 
+/** What a position is prepared with: `kind` says whether the price is required (carts) or computed when missing (orders). */
+type PrepareContext = {
+  event: EventRow;
+  catalog: SalesCatalog;
+  kind: "cart" | "order";
+  isAddon: boolean;
+  isBundled: boolean;
+  now: number;
+};
+
 /**
- * Prepares one position. `kind` says whether the price is required (carts) or computed when
- * missing (orders). Returns the prepared position, or null after adding this position's field
- * errors to `problems` (the collector of the position's object: an order nests one per
+ * Prepares one position. Returns the prepared position, or null after adding this position's
+ * field errors to `problems` (the collector of the position's object: an order nests one per
  * position under "positions", a cart collects its base position's at the top level).
  */
 export function preparePosition(
   input: PositionInput,
   index: number,
-  ctx: {
-    event: EventRow;
-    catalog: SalesCatalog;
-    kind: "cart" | "order";
-    isAddon: boolean;
-    isBundled: boolean;
-    now: number;
-  },
+  ctx: PrepareContext,
   problems: Problems,
 ): PreparedPosition | null {
   const { event, catalog } = ctx;
-  const texts = ctx.kind === "order" ? ORDER_TEXTS : CART_TEXTS;
   // this position's own errors, taken over by `problems` when there are any
   const errors = new Problems();
-  const fail = () => {
-    problems.merge(errors.errors);
-    return null;
-  };
   const item = catalog.items.get(input.item);
   if (!item) {
-    errors.add(
-      "item",
-      catalog.foreign.items.has(input.item)
-        ? "The specified item does not belong to this event."
-        : invalidPk(input.item),
-    );
-    return fail();
+    const foreign = catalog.foreign.items.has(input.item);
+    errors.add("item", foreign ? "The specified item does not belong to this event." : invalidPk(input.item));
+    problems.merge(errors.errors);
+    return null;
   }
   if (!item.active) errors.add("item", "The specified item is not active.");
-  const itemName = i18nText(item.name);
-  // variation (a cart reports these for the position as a whole, as pretix's cart serializer does)
-  const variationField = ctx.kind === "order" ? "variation" : "non_field_errors";
-  let variation = null;
-  if (item.hasVariations) {
-    if (input.variation === undefined || input.variation === null)
-      errors.add(variationField, "You should specify a variation for this item.");
-    else {
-      variation = catalog.variations.get(input.variation) ?? null;
-      if (!variation || variation.itemId !== item.id)
-        errors.add(variationField, "The specified variation does not belong to the specified item.");
-    }
-  } else if (input.variation !== undefined && input.variation !== null) {
-    errors.add(variationField, "You cannot specify a variation for this item.");
-  }
-  // date
-  let sub = null;
-  if (event.hasSubevents) {
-    if (input.subevent === undefined || input.subevent === null) errors.add("subevent", "You need to set a subevent.");
-    else {
-      sub = catalog.subevents.get(input.subevent) ?? null;
-      if (!sub)
-        errors.add(
-          "subevent",
-          catalog.foreign.subevents.has(input.subevent)
-            ? "The specified subevent does not belong to this event."
-            : invalidPk(input.subevent),
-        );
-    }
-  } else if (input.subevent !== undefined && input.subevent !== null) {
-    errors.add("subevent", "You cannot set a subevent for this event.");
-  }
-  const subOverride = sub ? catalog.subeventItemPrice.get(`${sub.id}:${item.id}`) : undefined;
-  const subVarOverride = sub && variation ? catalog.subeventVariationPrice.get(`${sub.id}:${variation.id}`) : undefined;
-  if (sub && (subOverride?.disabled || subVarOverride?.disabled))
-    errors.add("item", `The product "${itemName}" is not available on this date.`);
-  // seat
-  let seat: SeatRow | null = null;
-  const plan = seating(event, sub);
-  const categories = plan
-    ? Object.entries(plan.mapping)
-        .filter(([, id]) => id === item.id)
-        .map(([cat]) => cat)
-    : [];
-  const seatRequired = categories.length > 0;
-  if (seatRequired) {
-    if (!input.seat) errors.add("seat", "The specified product requires to choose a seat.");
-    else {
-      seat = catalog.seats.get(`${plan!.planId}:${input.seat}`) ?? null;
-      if (!seat) errors.add("seat", "The specified seat does not exist.");
-      else if (!categories.includes(seat.category))
-        errors.add("seat", "The specified seat ID is not available for the given product.");
-    }
-  } else if (input.seat) {
-    errors.add("seat", "The specified product does not allow to choose a seat.");
-  }
-  // voucher (its usages and expiry are the event object's decision, at the moment it decides)
-  let voucher: VoucherRow | null = null;
-  if (input.voucher) {
-    voucher = catalog.vouchers.get(input.voucher.toLowerCase()) ?? null;
-    if (!voucher) errors.add("voucher", texts.voucherUnknown(input.voucher));
-    else if (
-      (voucher.itemId !== null && voucher.itemId !== item.id) ||
-      (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null))
-    )
-      errors.add("voucher", texts.voucherProduct);
-    else if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null))
-      errors.add("voucher", texts.voucherDate);
-    else if (voucher.seat !== null && voucher.seat !== (input.seat ?? null)) errors.add("voucher", texts.voucherSeat);
-  }
-  // attendee: pretix adds the name scheme to an order's name parts, and keeps a cart's as sent
-  if (input.attendee_name && input.attendee_name_parts && Object.keys(input.attendee_name_parts).length) {
-    errors.add("attendee_name", "Do not specify attendee_name if you specified attendee_name_parts.");
-  }
-  const parts: NameParts =
-    input.attendee_name_parts && Object.keys(input.attendee_name_parts).length
-      ? ctx.kind === "order"
-        ? withScheme(input.attendee_name_parts)
-        : input.attendee_name_parts
-      : input.attendee_name
-        ? { _legacy: input.attendee_name }
-        : {};
-  // answers
+  const variation = variationOf(input, item, ctx, errors);
+  const sub = subeventOf(input, ctx, errors);
+  const overrides = {
+    item: sub ? catalog.subeventItemPrice.get(`${sub.id}:${item.id}`) : undefined,
+    variation: sub && variation ? catalog.subeventVariationPrice.get(`${sub.id}:${variation.id}`) : undefined,
+  };
+  if (sub && (overrides.item?.disabled || overrides.variation?.disabled))
+    errors.add("item", `The product "${i18nText(item.name)}" is not available on this date.`);
+  const seat = seatOf(input, item, sub, ctx, errors);
+  const voucher = voucherOf(input, { item, variation, sub }, ctx, errors);
+  const parts = namePartsOf(input, ctx.kind, errors);
   const answers = validateAnswers(input.answers ?? [], item.id, catalog, errors);
-  // price
   if (ctx.kind === "cart" && (input.price === undefined || input.price === null))
     errors.add("price", "This field is required.");
-  if (errors.has()) return fail();
-
-  const rule = item.taxRuleId !== null ? (catalog.taxRules.get(item.taxRuleId) ?? null) : null;
-  let price: Taxed;
-  const explicitPrice = input.price !== undefined && input.price !== null;
-  if (explicitPrice) {
-    price = tax(input.price!, rule, event.currency, true);
-  } else {
-    let base = listedPrice({
-      itemPrice: item.defaultPrice,
-      variationPrice: variation?.defaultPrice ?? null,
-      subeventItemPrice: subOverride?.price ?? null,
-      subeventVariationPrice: subVarOverride?.price ?? null,
-      hasVariation: variation !== null,
-    });
-    if (voucher) base = applyVoucher(base, voucher.priceMode, voucher.value, event.currency);
-    price = tax(base, rule, event.currency, false);
+  if (errors.has()) {
+    problems.merge(errors.errors);
+    return null;
   }
+  const explicitPrice = input.price !== undefined && input.price !== null;
+  const ids = { itemId: item.id, variationId: variation?.id ?? null, subeventId: sub?.id ?? null };
   return {
     index,
-    itemId: item.id,
-    variationId: variation?.id ?? null,
-    subeventId: sub?.id ?? null,
+    ...ids,
     seat,
     voucher,
     attendeeNameParts: parts,
     attendeeName: buildName(parts),
     attendeeEmail: input.attendee_email ?? null,
     answers,
-    price,
+    price: priceOf(input.price ?? null, { item, variation, voucher, overrides }, event, catalog),
     explicitPrice,
     isAddon: ctx.isAddon,
     isBundled: ctx.isBundled,
-    demand: {
-      itemId: item.id,
-      variationId: variation?.id ?? null,
-      subeventId: sub?.id ?? null,
-      seat: seat?.seatGuid ?? null,
-      voucherId: voucher?.id ?? null,
-    },
+    demand: { ...ids, seat: seat?.seatGuid ?? null, voucherId: voucher?.id ?? null },
   };
+}
+
+/** The position's variation (a cart reports its errors for the position as a whole, as pretix's cart serializer does). */
+function variationOf(input: PositionInput, item: ItemRow, ctx: PrepareContext, errors: Problems): VariationRow | null {
+  const field = ctx.kind === "order" ? "variation" : "non_field_errors";
+  const given = input.variation !== undefined && input.variation !== null;
+  if (!item.hasVariations) {
+    if (given) errors.add(field, "You cannot specify a variation for this item.");
+    return null;
+  }
+  if (!given) {
+    errors.add(field, "You should specify a variation for this item.");
+    return null;
+  }
+  const variation = ctx.catalog.variations.get(input.variation!) ?? null;
+  if (!variation || variation.itemId !== item.id)
+    errors.add(field, "The specified variation does not belong to the specified item.");
+  return variation;
+}
+
+/** The position's date: required in an event series, refused otherwise. */
+function subeventOf(input: PositionInput, { event, catalog }: PrepareContext, errors: Problems): SubeventRow | null {
+  const given = input.subevent !== undefined && input.subevent !== null;
+  if (!event.hasSubevents) {
+    if (given) errors.add("subevent", "You cannot set a subevent for this event.");
+    return null;
+  }
+  if (!given) {
+    errors.add("subevent", "You need to set a subevent.");
+    return null;
+  }
+  const sub = catalog.subevents.get(input.subevent!) ?? null;
+  if (!sub) {
+    const foreign = catalog.foreign.subevents.has(input.subevent!);
+    errors.add(
+      "subevent",
+      foreign ? "The specified subevent does not belong to this event." : invalidPk(input.subevent!),
+    );
+  }
+  return sub;
+}
+
+/** The position's seat: required when the product is mapped to a category of the seating plan, refused otherwise. */
+function seatOf(
+  input: PositionInput,
+  item: ItemRow,
+  sub: SubeventRow | null,
+  { event, catalog }: PrepareContext,
+  errors: Problems,
+): SeatRow | null {
+  const plan = seating(event, sub);
+  const categories = plan
+    ? Object.entries(plan.mapping)
+        .filter(([, id]) => id === item.id)
+        .map(([cat]) => cat)
+    : [];
+  if (categories.length === 0) {
+    if (input.seat) errors.add("seat", "The specified product does not allow to choose a seat.");
+    return null;
+  }
+  if (!input.seat) {
+    errors.add("seat", "The specified product requires to choose a seat.");
+    return null;
+  }
+  const seat = catalog.seats.get(`${plan!.planId}:${input.seat}`) ?? null;
+  if (!seat) errors.add("seat", "The specified seat does not exist.");
+  else if (!categories.includes(seat.category))
+    errors.add("seat", "The specified seat ID is not available for the given product.");
+  return seat;
+}
+
+/** The position's voucher, if it fits the product, date and seat (its usages and expiry are the event object's decision, at the moment it decides). */
+function voucherOf(
+  input: PositionInput,
+  { item, variation, sub }: { item: ItemRow; variation: VariationRow | null; sub: SubeventRow | null },
+  ctx: PrepareContext,
+  errors: Problems,
+): VoucherRow | null {
+  if (!input.voucher) return null;
+  const texts = ctx.kind === "order" ? ORDER_TEXTS : CART_TEXTS;
+  const voucher = ctx.catalog.vouchers.get(input.voucher.toLowerCase()) ?? null;
+  if (!voucher) errors.add("voucher", texts.voucherUnknown(input.voucher));
+  else if (
+    (voucher.itemId !== null && voucher.itemId !== item.id) ||
+    (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null))
+  )
+    errors.add("voucher", texts.voucherProduct);
+  else if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null))
+    errors.add("voucher", texts.voucherDate);
+  else if (voucher.seat !== null && voucher.seat !== (input.seat ?? null)) errors.add("voucher", texts.voucherSeat);
+  return voucher;
+}
+
+/** The attendee's name parts: pretix adds the name scheme to an order's, and keeps a cart's as sent. */
+function namePartsOf(input: PositionInput, kind: "cart" | "order", errors: Problems): NameParts {
+  const sentParts = input.attendee_name_parts && Object.keys(input.attendee_name_parts).length > 0;
+  if (input.attendee_name && sentParts)
+    errors.add("attendee_name", "Do not specify attendee_name if you specified attendee_name_parts.");
+  if (sentParts) return kind === "order" ? withScheme(input.attendee_name_parts!) : input.attendee_name_parts!;
+  return input.attendee_name ? { _legacy: input.attendee_name } : {};
+}
+
+/** The position's price with its tax: the given price (gross), else the listed price after the voucher. */
+function priceOf(
+  given: Cents | null,
+  p: {
+    item: ItemRow;
+    variation: VariationRow | null;
+    voucher: VoucherRow | null;
+    overrides: { item?: { price: Cents | null }; variation?: { price: Cents | null } };
+  },
+  event: EventRow,
+  catalog: SalesCatalog,
+): Taxed {
+  const rule = p.item.taxRuleId !== null ? (catalog.taxRules.get(p.item.taxRuleId) ?? null) : null;
+  if (given !== null) return tax(given, rule, event.currency, true);
+  let base = listedPrice({
+    itemPrice: p.item.defaultPrice,
+    variationPrice: p.variation?.defaultPrice ?? null,
+    subeventItemPrice: p.overrides.item?.price ?? null,
+    subeventVariationPrice: p.overrides.variation?.price ?? null,
+    hasVariation: p.variation !== null,
+  });
+  if (p.voucher) base = applyVoucher(base, p.voucher.priceMode, p.voucher.value, event.currency);
+  return tax(base, rule, event.currency, false);
 }
 
 /** Applies automatic discounts to the computed (not client-given) prices of an order. */
