@@ -28,7 +28,8 @@ async function connect(inspectorPort: number) {
   if (!listed) throw new Error(`the inspector on ${inspectorPort} lists no target`);
   // the listed host may be `localhost`, which Node may resolve to ::1 where the inspector does not listen
   const url = listed.replace(/^ws:\/\/[^/]+/, `ws://127.0.0.1:${inspectorPort}`);
-  const ws = new WebSocket(url);
+  // the inspector takes a debugger of a local origin only (Node's WebSocket sends none unless told; undici's `headers`)
+  const ws = new WebSocket(url, { headers: { Origin: "http://127.0.0.1" } } as unknown as string[]);
   await new Promise((resolve, reject) => {
     ws.onopen = resolve;
     ws.onerror = (e) =>
