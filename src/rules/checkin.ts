@@ -232,13 +232,8 @@ export function mergeAnswers(
 const fmt = (ms: number, timeZone: string, locale: string) =>
   shortDateTime(wallLocal(ms, timeZone), textLanguage(locale));
 
-/**
- * Whether the scan passes: pretix's checks in pretix's order. `force` (offline scans that
- * already happened) passes every check but the ones that cannot be forced, and marks the
- * check-in as forced. `passages` are the ticket's successful check-ins on this list, oldest
- * first.
- */
-export function decideScan(input: {
+/** What `decideScan` reads. */
+export type ScanInput = {
   list: ListConfig;
   ticket: TicketFacts;
   order: OrderFacts;
@@ -251,103 +246,149 @@ export function decideScan(input: {
   rules: (facts: RulesFacts) => RulesVerdict;
   /** The scanned code is a revoked secret of the ticket (only forced scans get this far). */
   fromRevokedSecret?: boolean;
-}): ScanVerdict {
-  const { list, ticket, order, scan } = input;
-  const dt = scan.datetime;
-  let forcedPast = false;
-  // optional questions the door answered empty (set with the door's answers below)
-  let cleared: number[] = [];
-  const door = (answers: Answer[]): DoorChange => ({ answers, ...(cleared.length ? { cleared } : {}) });
-  const refuse = (reason: CheckinReason, explanation: string | null = null, answers: Answer[] = []): ScanVerdict => ({
-    kind: "refuse",
-    reason,
-    explanation,
-    ...door(answers),
-  });
+};
 
-  if (ticket.canceled || (order.status !== "p" && order.status !== "n")) {
-    if (!scan.force) return refuse(scan.canceledSupported ? "canceled" : "unpaid");
-    forcedPast = true;
-  }
-  if (ticket.blocked) {
-    if (!scan.force) return refuse("blocked");
-    forcedPast = true;
-  }
-  // the window as `chooseTicket` reads it (`validAt`): both bounds belong to it
-  const language = textLanguage(input.locale);
-  if (scan.type !== "exit" && !validAt({ validFrom: ticket.validFrom, validUntil: null }, dt)) {
-    const datetime = fmt(ticket.validFrom!, input.timezone, input.locale);
-    if (!scan.force)
-      return refuse("invalid_time", text(language, "This ticket is only valid after {datetime}.", { datetime }));
-    forcedPast = true;
-  }
-  if (scan.type !== "exit" && !validAt({ validFrom: null, validUntil: ticket.validUntil }, dt)) {
-    const datetime = fmt(ticket.validUntil!, input.timezone, input.locale);
-    if (!scan.force)
-      return refuse("invalid_time", text(language, "This ticket was only valid before {datetime}.", { datetime }));
-    forcedPast = true;
-  }
+/** A check the scan fails: its reason and explanation. */
+type Refusal = { reason: CheckinReason; explanation: string | null };
 
+/** A check of `decideScan`: null when the scan passes it. */
+type Check = () => Refusal | null;
+
+/**
+ * Whether the scan passes: pretix's checks in pretix's order. `force` (offline scans that
+ * already happened) passes every check but the ones that cannot be forced, and marks the
+ * check-in as forced. `passages` are the ticket's successful check-ins on this list, oldest
+ * first.
+ */
+export function decideScan(input: ScanInput): ScanVerdict {
+  const { scan } = input;
+  const ticketChecks = checksOfTicket(input);
+  if (ticketChecks.refusal) return refusal(ticketChecks.refusal, { answers: [] });
   // questions asked at the door: answers given now are kept even if the scan fails later
-  let given: Answer[] = [];
-  const missing: number[] = [];
-  if (scan.type !== "exit") {
-    const asked = input.questions.filter((q) => q.items.includes(ticket.itemId));
-    given = checkinAnswers(asked, scan.answers, input.locale, scan.files);
-    cleared = clearedAtDoor(asked, scan.answers).filter((id) => !given.some((a) => a.question === id));
-    const answered = new Set([...ticket.answers.map((a) => a.question), ...given.map((a) => a.question), ...cleared]);
-    for (const q of asked) if (!answered.has(q.id)) missing.push(q.id);
-  }
-
-  if (!list.allProducts && !list.limitProducts.includes(ticket.itemId)) {
-    if (!scan.force) return refuse("product", null, given);
-    forcedPast = true;
-  }
-  if (list.subeventId !== null && ticket.subeventId !== list.subeventId) {
-    if (!scan.force) return refuse("product", null, given);
-    forcedPast = true;
-  }
-  if (order.status !== "p" && order.requireApproval) {
-    if (!scan.force) return refuse("unapproved", null, given);
-    forcedPast = true;
-  } else if (
-    order.status !== "p" &&
-    !order.validIfPending &&
-    !(scan.ignoreUnpaid && list.includePending && order.status === "n")
-  ) {
-    if (!scan.force) return refuse("unpaid", null, given);
-    forcedPast = true;
-  }
-  if (scan.type === "entry" && Object.keys(list.rules).length > 0) {
-    const verdict = input.rules({ list, ticket, passages: input.passages, now: dt, locale: input.locale });
-    if (!verdict.ok) {
-      if (!scan.force) return refuse("rules", verdict.explanation, given);
-      forcedPast = true;
-    }
-  }
+  const { door, missing } = doorAnswers(input);
+  const listChecks = checksOfList(input);
+  if (listChecks.refusal) return refusal(listChecks.refusal, door);
   if (missing.length && !scan.force && scan.questionsSupported)
-    return { kind: "incomplete", questions: missing, ...door(given) };
+    return { kind: "incomplete", questions: missing, ...door };
+  return admission(input, door, ticketChecks.forced || listChecks.forced);
+}
 
-  const last = input.passages.at(-1);
+const refusal = (r: Refusal, door: DoorChange): ScanVerdict => ({ kind: "refuse", ...r, ...door });
+
+/**
+ * Runs `checks` in order: the first the scan fails refuses it, unless the scan is forced, which
+ * runs them all and is `forced` when any failed.
+ */
+function runChecks(checks: Check[], force: boolean): { refusal: Refusal | null; forced: boolean } {
+  let forced = false;
+  for (const check of checks) {
+    const failed = check();
+    if (!failed) continue;
+    if (!force) return { refusal: failed, forced };
+    forced = true;
+  }
+  return { refusal: null, forced };
+}
+
+/** The checks of the ticket itself: canceled, blocked, its validity window. */
+function checksOfTicket(input: ScanInput) {
+  const { ticket, order, scan } = input;
+  const dt = scan.datetime;
+  const language = textLanguage(input.locale);
+  return runChecks(
+    [
+      () =>
+        ticket.canceled || (order.status !== "p" && order.status !== "n")
+          ? { reason: scan.canceledSupported ? "canceled" : "unpaid", explanation: null }
+          : null,
+      () => (ticket.blocked ? { reason: "blocked", explanation: null } : null),
+      // the window as `chooseTicket` reads it (`validAt`): both bounds belong to it
+      () => {
+        if (scan.type === "exit" || validAt({ validFrom: ticket.validFrom, validUntil: null }, dt)) return null;
+        const datetime = fmt(ticket.validFrom!, input.timezone, input.locale);
+        const explanation = text(language, "This ticket is only valid after {datetime}.", { datetime });
+        return { reason: "invalid_time", explanation };
+      },
+      () => {
+        if (scan.type === "exit" || validAt({ validFrom: null, validUntil: ticket.validUntil }, dt)) return null;
+        const datetime = fmt(ticket.validUntil!, input.timezone, input.locale);
+        const explanation = text(language, "This ticket was only valid before {datetime}.", { datetime });
+        return { reason: "invalid_time", explanation };
+      },
+    ],
+    scan.force,
+  );
+}
+
+/** The door's answers to the questions asked during check-in, and the questions still unanswered. */
+function doorAnswers(input: ScanInput): { door: DoorChange; missing: number[] } {
+  const { ticket, scan } = input;
+  if (scan.type === "exit") return { door: { answers: [] }, missing: [] };
+  const asked = input.questions.filter((q) => q.items.includes(ticket.itemId));
+  const given = checkinAnswers(asked, scan.answers, input.locale, scan.files);
+  // optional questions the door answered empty
+  const cleared = clearedAtDoor(asked, scan.answers).filter((id) => !given.some((a) => a.question === id));
+  const answered = new Set([...ticket.answers.map((a) => a.question), ...given.map((a) => a.question), ...cleared]);
+  const missing = asked.filter((q) => !answered.has(q.id)).map((q) => q.id);
+  return { door: { answers: given, ...(cleared.length ? { cleared } : {}) }, missing };
+}
+
+/** The checks of the ticket on the list: its product and date, its order's status, the list's rules. */
+function checksOfList(input: ScanInput) {
+  const { list, ticket, order, scan } = input;
+  const refused = (reason: CheckinReason): Refusal => ({ reason, explanation: null });
+  return runChecks(
+    [
+      () => (!list.allProducts && !list.limitProducts.includes(ticket.itemId) ? refused("product") : null),
+      () => (list.subeventId !== null && ticket.subeventId !== list.subeventId ? refused("product") : null),
+      () => {
+        if (order.status !== "p" && order.requireApproval) return refused("unapproved");
+        const pendingAdmitted =
+          order.validIfPending || (scan.ignoreUnpaid && list.includePending && order.status === "n");
+        return order.status !== "p" && !pendingAdmitted ? refused("unpaid") : null;
+      },
+      () => {
+        if (scan.type !== "entry" || Object.keys(list.rules).length === 0) return null;
+        const verdict = input.rules({
+          list,
+          ticket,
+          passages: input.passages,
+          now: scan.datetime,
+          locale: input.locale,
+        });
+        return verdict.ok ? null : { reason: "rules", explanation: verdict.explanation };
+      },
+    ],
+    scan.force,
+  );
+}
+
+/**
+ * A scan past the checks: a repeat of a recorded one (its nonce), an entry the list allows, or
+ * one already redeemed; `forcedPast`: a forced scan failed a check.
+ */
+function admission(input: ScanInput, door: DoorChange, forcedPast: boolean): ScanVerdict {
+  const { list, scan, passages } = input;
+  const last = passages.at(-1);
   if (scan.nonce !== null) {
     const seen =
       (last !== undefined && last.nonce === scan.nonce) ||
-      input.passages.some((p) => p.type === scan.type && p.deviceId === scan.deviceId && p.nonce === scan.nonce);
-    if (seen) return { kind: "repeat", ...door(given) };
+      passages.some((p) => p.type === scan.type && p.deviceId === scan.deviceId && p.nonce === scan.nonce);
+    if (seen) return { kind: "repeat", ...door };
   }
   const entryAllowed =
     scan.type === "exit" ||
     list.allowMultipleEntries ||
-    input.passages.length === 0 ||
-    input.passages.every((p) => p.type === "exit") ||
+    passages.length === 0 ||
+    passages.every((p) => p.type === "exit") ||
     (list.allowEntryAfterExit && last?.type === "exit");
   if (entryAllowed || scan.force)
     return {
       kind: "pass",
       forced: scan.force && (!entryAllowed || forcedPast || (input.fromRevokedSecret ?? false)),
-      ...door(given),
+      ...door,
     };
-  return refuse("already_redeemed", null, given);
+  return refusal({ reason: "already_redeemed", explanation: null }, door);
 }
 
 /** Whether the last passage (at or before `at`) is an entry: the ticket is inside. */

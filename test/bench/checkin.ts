@@ -25,6 +25,7 @@ import {
   type Sample,
   statusCounts,
 } from "./load.ts";
+import { type ProfileSummary, profiled, profileFile, summarizeProfile } from "./profile.ts";
 import type { Service } from "./server.ts";
 
 export type CheckinOptions = {
@@ -34,6 +35,8 @@ export type CheckinOptions = {
   stormWidth: number;
   trivialSeconds: number;
   warmupSeconds: number;
+  /** A folder for a CPU profile of the gates (profile.ts): where a scan's time goes. */
+  profile?: string;
 };
 
 type Api = (method: string, url: string, body?: unknown) => Promise<{ status: number; body: any }>;
@@ -181,11 +184,17 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
 
   const distinct = secrets.slice(0, o.tickets);
   log(`check-in: ${o.devices} devices redeem ${distinct.length} distinct tickets`);
-  const gates = await runPhase({
-    concurrency: o.devices,
-    count: distinct.length,
-    make: (i) => redeem(i, distinct[i]!, `n${i}`),
-  });
+  const gatesPhase = () =>
+    runPhase({ concurrency: o.devices, count: distinct.length, make: (i) => redeem(i, distinct[i]!, `n${i}`) });
+  let profile: ProfileSummary | null = null;
+  let gates: Phase;
+  if (o.profile) {
+    const file = profileFile(o.profile, "checkin-gates");
+    const run = await profiled(service.inspectorPort(), file, gatesPhase);
+    gates = run.value;
+    profile = run.profile && summarizeProfile(run.profile, ["countedCall"]);
+    log(run.profile ? `check-in: CPU profile of the gates in ${file}` : `check-in: no CPU profile: ${run.error}`);
+  } else gates = await gatesPhase();
 
   const stormSecrets = secrets.slice(o.tickets);
   log(`check-in: ${stormSecrets.length} storms of ${o.stormWidth} parallel scans of one ticket`);
@@ -216,7 +225,7 @@ export async function benchCheckin(service: Service, api: Api, o: CheckinOptions
     checkin_count: number;
     inside_count: number;
   };
-  return { trivialBefore, trivialAfter, gates, storms, entriesPerTicket, status, distinct: distinct.length };
+  return { trivialBefore, trivialAfter, gates, storms, entriesPerTicket, status, distinct: distinct.length, profile };
 }
 
 const perSecond = (n: number, ms: number) => (ms > 0 ? round((n * 1000) / ms, 1) : 0);
@@ -277,6 +286,7 @@ export function summarizeCheckin(r: Awaited<ReturnType<typeof benchCheckin>>, o:
       statuses: statusCounts(stormSamples),
     },
     double_entries: { by_answers: doubleByAnswers, by_list_positions: doubleByList },
+    profile: profilePerScan(r.profile, r.gates.samples.length),
     ratio_redemptions_to_trivial: trivialRate > 0 ? round(rate / trivialRate, 3) : null,
     ratio_p99_to_trivial_p99: trivialLatency.p99_ms > 0 ? round(gateLatency.p99_ms / trivialLatency.p99_ms, 2) : null,
     goals:
@@ -286,6 +296,26 @@ export function summarizeCheckin(r: Awaited<ReturnType<typeof benchCheckin>>, o:
     unexpected_samples: unexpected.slice(0, 5).map((s) => ({ status: s.status, body: s.body ?? "" })),
     checks,
     ok: Object.values(checks).every(Boolean),
+  };
+}
+
+/**
+ * The gates' CPU profile per scan: the event object's own CPU time per scan (its code and what
+ * it calls), the Worker's, the runtime's, and the decisions per second one event's object could
+ * make with nothing else to do (1,000 ÷ its milliseconds per scan).
+ */
+function profilePerScan(p: ProfileSummary | null, scans: number) {
+  if (!p || scans === 0) return null;
+  const per = (ms: number) => round(ms / scans, 3);
+  const objectMs = p.sides.object_ms / scans;
+  return {
+    scans,
+    busy_ms_per_scan: per(p.busy_ms),
+    object_ms_per_scan: per(p.sides.object_ms),
+    worker_ms_per_scan: per(p.sides.worker_ms),
+    runtime_ms_per_scan: per(p.sides.runtime_ms),
+    object_decisions_per_second: objectMs > 0 ? round(1000 / objectMs, 0) : null,
+    ...p,
   };
 }
 

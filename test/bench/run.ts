@@ -106,6 +106,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --devices N           check-in: scanning devices (parallel clients)             default 64
   --storms N            check-in: tickets scanned by a storm of parallel scans    default 20
   --storm-width N       check-in: parallel scans per storm                        default 64
+  --profile DIR         check-in: a V8 CPU profile of the gates into DIR (where a scan's time goes)
   --port P              port for wrangler dev                                    default a free one
   --json FILE           also write the JSON result to FILE (default: a temporary file)
   --keep                keep the temporary state directory
@@ -150,6 +151,7 @@ function options() {
       chart: { type: "string" },
       port: { type: "string" },
       json: { type: "string" },
+      profile: { type: "string" },
       keep: { type: "boolean", default: false },
       verbose: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -209,6 +211,7 @@ function options() {
     json: values.json,
     keep: values.keep,
     verbose: values.verbose,
+    profile: values.profile,
   };
   if (o.warmupOrders >= o.quota) throw new Error("--warmup-orders must be smaller than --quota");
   for (const x of o.scenarios)
@@ -594,6 +597,15 @@ function printCheckin(c: CheckinSummary, loadBefore: number, loadAfter: number) 
     "",
     `ratio redemptions/s ÷ trivial requests/s: ${c.ratio_redemptions_to_trivial} · p99 ÷ trivial p99: ${c.ratio_p99_to_trivial_p99} (${c.goals})`,
     `double entries: ${c.double_entries.by_answers} by the answers, ${c.double_entries.by_list_positions} by the list's positions · list status: ${c.list_status.checkin_count} checked in, ${c.list_status.inside_count} inside`,
+    ...(c.profile
+      ? [
+          `CPU per scan (profile of the gates): ${c.profile.busy_ms_per_scan} ms busy = event object ${c.profile.object_ms_per_scan} + Worker ${c.profile.worker_ms_per_scan} + runtime ${c.profile.runtime_ms_per_scan} · one event's object: ${c.profile.object_decisions_per_second} decisions/s at most`,
+          `heaviest places: ${c.profile.by_place
+            .slice(0, 8)
+            .map((x) => `${x.place} ${x.share}%`)
+            .join(", ")}`,
+        ]
+      : []),
     `checks: ${Object.entries(c.checks)
       .map(([k, v]) => `${k} ${v ? "ok" : "FAILED"}`)
       .join(", ")}`,
@@ -731,6 +743,7 @@ try {
       stormWidth: opts.stormWidth,
       trivialSeconds: opts.trivialSeconds,
       warmupSeconds: opts.warmupSeconds,
+      profile: opts.profile,
     };
     const r = await benchCheckin(service!, api, o, log);
     checkin = summarizeCheckin(r, o);

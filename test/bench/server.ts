@@ -23,6 +23,8 @@ export type Service = {
   token: string;
   /** The id of the organizer's team "Administrators" (made by the operator command). */
   team: number;
+  /** The port of wrangler's inspector (CPU profiles, test/bench/profile.ts); a restart changes it. */
+  inspectorPort(): number;
   /** The last lines wrangler wrote (for error messages). */
   logTail(lines?: number): string;
   /**
@@ -174,8 +176,9 @@ export async function startService(opts: StartOptions): Promise<Service> {
    * Starts `npm start`'s script on the state directory. Resolves once start.ts has applied the
    * migrations, with a function that waits until the server answers `token`.
    */
+  let inspectorPort = 0;
   const launch = async (port: number) => {
-    const inspectorPort = await freePort();
+    inspectorPort = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const out = createWriteStream(logFile, { flags: "a" });
     if (opts.config) {
@@ -264,7 +267,17 @@ export async function startService(opts: StartOptions): Promise<Service> {
       await between?.();
       await (await launch(port))(token);
     };
-    return { base: `http://127.0.0.1:${port}`, stateDir, organizer, token, team, logTail, restart, stop };
+    return {
+      base: `http://127.0.0.1:${port}`,
+      stateDir,
+      organizer,
+      token,
+      team,
+      inspectorPort: () => inspectorPort,
+      logTail,
+      restart,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;

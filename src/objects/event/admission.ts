@@ -25,8 +25,10 @@ import {
   decideScan,
   type ListConfig,
   mergeAnswers,
+  type OrderFacts,
   type RulesFacts,
   type RulesVerdict,
+  type ScanVerdict,
   type TicketFacts,
 } from "../../rules/checkin";
 import { evaluateRules } from "../../rules/checkin-rules";
@@ -166,11 +168,10 @@ function judgeRules(s: EventState, facts: RulesFacts): RulesVerdict {
 /** Decides a scan and records a passing one, without yielding (the object's own storage and the outbox). */
 function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, found: Candidates): ScanDecision {
   const now = Date.now();
-  const candidates = found.tickets;
   const d: ScanDecision = {
     now,
     stamps: { ...s.config.stamps },
-    ticket: candidates[0]!,
+    ticket: found.tickets[0]!,
     status: "error",
     reason: null,
     explanation: null,
@@ -186,76 +187,123 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
     return d;
   }
   s.storage.transactionSync(() => {
-    const choice = chooseTicket(req.raw, candidates, list, req.scan.datetime);
-    if (choice.kind === "none") return;
-    d.ticket = choice.ticket;
-    d.previousAnswers = d.ticket.answers;
-    if (choice.kind === "ambiguous") {
-      d.reason = "ambiguous";
-      return;
-    }
-    const order = s.ci.order(d.ticket.orderCode);
-    if (!order) {
-      d.reason = "error";
-      return;
-    }
-    const verdict = decideScan({
-      list,
-      ticket: d.ticket,
-      order,
-      questions: s.config.questions,
-      passages: s.ci.passages(d.ticket.id, list.id),
-      scan: req.scan,
-      timezone: s.config.timezone,
-      // pretix writes a scan's texts in the event's language, or in the order's on request
-      locale: (req.useOrderLocale ? order.locale : null) ?? s.config.locale,
-      rules: (facts) => judgeRules(s, facts),
-      fromRevokedSecret: found.revoked,
-    });
+    const order = chosenOrder(s, req, list, found, d);
+    if (!order) return;
+    const verdict = judgeScan(s, req, list, found, d.ticket, order);
     if (verdict.answers.length || verdict.cleared) {
       d.answers = mergeAnswers(d.ticket.answers, verdict.answers, verdict.cleared);
       s.ci.setAnswers(d.ticket.id, d.answers);
     }
-    switch (verdict.kind) {
-      case "refuse":
-        d.reason = verdict.reason;
-        d.explanation = verdict.explanation;
-        return;
-      case "incomplete":
-        d.status = "incomplete";
-        d.questions = verdict.questions;
-        return;
-      case "repeat":
-        d.status = "ok";
-        return;
-      case "pass":
-        d.status = "ok";
-        d.passage = {
-          // its D1 id from the object's leased block (none left: D1 gives it one)
-          id: takeIds(s, "checkins", 1)?.[0] ?? null,
-          // pretix's `first_checkin`: the ticket's first passage on this list
-          report: { code: d.ticket.orderCode, first: s.ci.passages(d.ticket.id, list.id).length === 0 },
-          uid: crypto.randomUUID(),
-          listId: list.id,
-          ticketId: d.ticket.id,
-          type: req.scan.type,
-          datetime: req.scan.datetime,
-          nonce: req.scan.nonce,
-          deviceId: req.scan.deviceId,
-          auto: false,
-          created: now,
-          forced: verdict.forced,
-          forceSent: req.scan.force,
-          rawBarcode: req.raw,
-          rawSourceType: req.sourceType,
-        };
-        s.ci.addPassage(d.passage);
-        if (d.passage.id != null) rememberCheckinIds(s, [{ uid: d.passage.uid, id: d.passage.id }]);
-        trackExit(s, d.ticket);
-        d.outboxId = writeOutbox(s, { kind: "checkin", passage: d.passage, answers: d.answers }, now);
-    }
+    applyVerdict(s, req, list, d, verdict);
   });
   return d;
+}
+
+/**
+ * Which ticket the scan means (set on `d`) and its order; null, with `d`'s reason where there
+ * is one, when the scan is decided here: no ticket on the list, several, or an order the index lacks.
+ */
+function chosenOrder(
+  s: EventState,
+  req: RedeemRequest,
+  list: ListConfig,
+  found: Candidates,
+  d: ScanDecision,
+): OrderFacts | null {
+  const choice = chooseTicket(req.raw, found.tickets, list, req.scan.datetime);
+  if (choice.kind === "none") return null;
+  d.ticket = choice.ticket;
+  d.previousAnswers = d.ticket.answers;
+  if (choice.kind === "ambiguous") {
+    d.reason = "ambiguous";
+    return null;
+  }
+  const order = s.ci.order(d.ticket.orderCode);
+  if (!order) d.reason = "error";
+  return order ?? null;
+}
+
+/** pretix's checks of the scan (rules/checkin.ts) on the ticket, its order and its passages on the list. */
+function judgeScan(
+  s: EventState,
+  req: RedeemRequest,
+  list: ListConfig,
+  found: Candidates,
+  ticket: TicketFacts,
+  order: OrderFacts,
+): ScanVerdict {
+  return decideScan({
+    list,
+    ticket,
+    order,
+    questions: s.config.questions,
+    passages: s.ci.passages(ticket.id, list.id),
+    scan: req.scan,
+    timezone: s.config.timezone,
+    // pretix writes a scan's texts in the event's language, or in the order's on request
+    locale: (req.useOrderLocale ? order.locale : null) ?? s.config.locale,
+    rules: (facts) => judgeRules(s, facts),
+    fromRevokedSecret: found.revoked,
+  });
+}
+
+/** The verdict on `d`; a passage is recorded in the index with its outbox entry. */
+function applyVerdict(
+  s: EventState,
+  req: RedeemRequest,
+  list: ListConfig,
+  d: ScanDecision,
+  verdict: ScanVerdict,
+): void {
+  switch (verdict.kind) {
+    case "refuse":
+      d.reason = verdict.reason;
+      d.explanation = verdict.explanation;
+      return;
+    case "incomplete":
+      d.status = "incomplete";
+      d.questions = verdict.questions;
+      return;
+    case "repeat":
+      d.status = "ok";
+      return;
+    case "pass":
+      d.status = "ok";
+      d.passage = newPassage(s, req, list, d, verdict.forced);
+      s.ci.addPassage(d.passage);
+      if (d.passage.id != null) rememberCheckinIds(s, [{ uid: d.passage.uid, id: d.passage.id }]);
+      trackExit(s, d.ticket);
+      d.outboxId = writeOutbox(s, { kind: "checkin", passage: d.passage, answers: d.answers }, d.now);
+  }
+}
+
+/** The passage of a passing scan, as the index and the outbox keep it. */
+function newPassage(
+  s: EventState,
+  req: RedeemRequest,
+  list: ListConfig,
+  d: ScanDecision,
+  forced: boolean,
+): PassageWrite {
+  return {
+    // its D1 id from the object's leased block (none left: D1 gives it one)
+    id: takeIds(s, "checkins", 1)?.[0] ?? null,
+    // pretix's `first_checkin`: the ticket's first passage on this list
+    report: { code: d.ticket.orderCode, first: s.ci.passages(d.ticket.id, list.id).length === 0 },
+    uid: crypto.randomUUID(),
+    listId: list.id,
+    ticketId: d.ticket.id,
+    type: req.scan.type,
+    datetime: req.scan.datetime,
+    nonce: req.scan.nonce,
+    deviceId: req.scan.deviceId,
+    auto: false,
+    created: d.now,
+    forced,
+    forceSent: req.scan.force,
+    rawBarcode: req.raw,
+    rawSourceType: req.sourceType,
+  };
 }
 
 /** Takes back what `decideAndRecord` recorded (D1 did not take it). */

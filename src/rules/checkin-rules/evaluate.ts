@@ -153,7 +153,21 @@ function isBefore(t1: Val, t2: Val, tolerance: Val, c: RuleVars): boolean {
   return richLess(t1, t2);
 }
 
+/** An operator a group of operations does not have. */
+const OTHER = Symbol("another group's operator");
+type Operations = (op: string, args: Val[], scope: Scope, c: RuleVars) => Val | typeof OTHER;
+
+/** An operation on evaluated operands, looked up in its group. */
 function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
+  for (const group of [variables, comparisons, logic, arithmetic, sequences, pretixOperations]) {
+    const value = group(op, args, scope, c);
+    if (value !== OTHER) return value;
+  }
+  return fail(`unknown operator ${JSON.stringify(op)}`);
+}
+
+/** `var`, `missing`, `missing_some`: the scope's data. */
+const variables: Operations = (op, args, scope, c) => {
   const a = args[0] ?? null;
   const b = args[1] ?? null;
   switch (op) {
@@ -178,6 +192,16 @@ function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
       }
       return missing;
     }
+    default:
+      return OTHER;
+  }
+};
+
+/** Equality, order, `in`. */
+const comparisons: Operations = (op, args) => {
+  const a = args[0] ?? null;
+  const b = args[1] ?? null;
+  switch (op) {
     case "==":
       arity(op, args, 2);
       return softEquals(a, b);
@@ -202,16 +226,25 @@ function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
     case "<=":
       arity(op, args, 2, Infinity);
       return lessOrEqual(a, b, args.slice(2));
+    case "in":
+      arity(op, args, 2);
+      return pyIn(a, b, true);
+    default:
+      return OTHER;
+  }
+};
+
+/** Truth, `and`/`or` (their operands already evaluated), conditionals, `log`. */
+const logic: Operations = (op, args) => {
+  const a = args[0] ?? null;
+  const b = args[1] ?? null;
+  switch (op) {
     case "!":
       arity(op, args, 1);
       return !truthy(a);
     case "!!":
       arity(op, args, 0, 1);
       return args.length === 0 ? false : truthy(a);
-    case "%":
-      arity(op, args, 2);
-      if (typeof a === "string") fail(`"%": text formatting is not supported`);
-      return pyMod(a, b);
     case "and": {
       let result: Val = true;
       for (const x of args) {
@@ -238,11 +271,20 @@ function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
     case "log":
       arity(op, args, 1);
       return a;
-    case "in":
+    default:
+      return OTHER;
+  }
+};
+
+/** Numbers: `%`, `+`, `-`, `*`, `/`, `min`, `max`. */
+const arithmetic: Operations = (op, args) => {
+  const a = args[0] ?? null;
+  const b = args[1] ?? null;
+  switch (op) {
+    case "%":
       arity(op, args, 2);
-      return pyIn(a, b, true);
-    case "cat":
-      return args.map(pyStr).join("");
+      if (typeof a === "string") fail(`"%": text formatting is not supported`);
+      return pyMod(a, b);
     case "+": {
       let sum: Val = 0;
       for (const x of args) sum = arith(sum, toNumeric(x), "+", '"+"');
@@ -271,6 +313,18 @@ function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
       for (const x of args.slice(1)) if (op === "min" ? richLess(x, best) : richLess(best, x)) best = x;
       return best;
     }
+    default:
+      return OTHER;
+  }
+};
+
+/** Texts and lists: `cat`, `merge`, `count`, `substr`. */
+const sequences: Operations = (op, args) => {
+  const a = args[0] ?? null;
+  const b = args[1] ?? null;
+  switch (op) {
+    case "cat":
+      return args.map(pyStr).join("");
     case "merge":
       return args.flatMap((x) => (Array.isArray(x) ? x : [x]));
     case "count":
@@ -287,7 +341,16 @@ function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
       }
       return typeof a === "string" ? part.join("") : part;
     }
-    // pretix's operations
+    default:
+      return OTHER;
+  }
+};
+
+/** pretix's own operations: lists, lookups, times, entries. */
+const pretixOperations: Operations = (op, args, _scope, c) => {
+  const a = args[0] ?? null;
+  const b = args[1] ?? null;
+  switch (op) {
     case "objectList":
       return args;
     case "lookup":
@@ -312,6 +375,6 @@ function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
       if (!(a instanceof Instant)) return fail(`${JSON.stringify(op)} needs a datetime, got ${pyType(a)}`);
       return c.entriesOperation(op, a.ms);
     default:
-      return fail(`unknown operator ${JSON.stringify(op)}`);
+      return OTHER;
   }
-}
+};

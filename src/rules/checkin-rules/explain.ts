@@ -137,16 +137,53 @@ export function explain(rules: Obj, c: RuleVars): string {
   }
 }
 
+/** A false variable of the rule's first step: the comparison, by the variable on its left. */
+type Failed = { operator: string; variable: Json; rhs: Json[] };
+
+/** What the explanation needs of each false variable: its weight (rigidness, size of the miss) and its text. */
+type Weighed = { weight: Weight; text?: string };
+
 function explainOrFail(rules: Obj, c: RuleVars): string {
-  const { now, timezone } = c.f;
-  const language = textLanguage(c.f.locale);
+  // Step 1: every operation that is not "and"/"or" becomes a variable holding its result.
+  const { tree, values, failed } = variablesOf(rules, c);
+  // Step 2: disjunctive normal form.
+  const dnf = convertToDnf(tree, { left: 10_000 });
+  // Step 3: the paths to admission.
+  const paths = pathsOf(dnf, values);
+  // Step 4: weight and text of every false variable.
+  const weighed = new Map<string, Weighed>([
+    ["False", { weight: [100000, 0], text: "Always false" }],
+    ["True", { weight: [100000, 0], text: "Always true" }],
+  ]);
+  for (const [name, f] of failed) weighed.set(name, weigh(f, c));
+  // Steps 5-7: the path whose heaviest false variable is lightest; all equal, the shortest.
+  const falseIn = (path: string[]) => path.filter((v) => !values.get(v));
+  const pathWeights = paths.map((path) => {
+    let max: Weight = [0, 0];
+    let any = false;
+    for (const v of falseIn(path)) {
+      const w = weighed.get(v)?.weight ?? explainFail();
+      if (!any || heavier(w, max)) max = w;
+      any = true;
+    }
+    return max;
+  });
+  let min = pathWeights[0]!;
+  for (const w of pathWeights) if (heavier(min, w)) min = w;
+  const candidates = paths.filter((_, i) => sameWeight(pathWeights[i]!, min));
+  candidates.sort((x, y) => falseIn(x).length - falseIn(y).length);
+  return falseIn(candidates[0]!)
+    .map((v) => weighed.get(v)?.text ?? explainFail())
+    .join(", ");
+}
+
+/** Step 1: the rule with its operations as variables (`v0`, `v1`, ...), their values, and the false ones' comparisons. */
+function variablesOf(rules: Obj, c: RuleVars) {
   const values = new Map<string, boolean>([
     ["False", false],
     ["True", true],
   ]);
-  const explanations = new Map<string, { operator: string; variable: Json; rhs: Json[] }>();
-
-  // Step 1: every operation that is not "and"/"or" becomes a variable holding its result.
+  const failed = new Map<string, Failed>();
   const inner = (r: Json): Json => {
     if (r === true) return { var: "True" };
     if (r === false) return { var: "False" };
@@ -170,19 +207,20 @@ function explainOrFail(rules: Obj, c: RuleVars): string {
           if (variable.length === 0) return explainFail();
           variable = variable[0];
         }
-        explanations.set(name, { operator: op, variable, rhs: operandsRaw.slice(1) });
+        failed.set(name, { operator: op, variable, rhs: operandsRaw.slice(1) });
       } else if (ENTRIES_OPERATIONS.some((t) => t in left)) {
-        explanations.set(name, { operator: op, variable: left, rhs: operandsRaw.slice(1) });
+        failed.set(name, { operator: op, variable: left, rhs: operandsRaw.slice(1) });
       } else {
         return explainFail();
       }
     }
     return { var: name };
   };
-  // Step 2: disjunctive normal form.
-  const dnf = convertToDnf(inner(rules), { left: 10_000 });
+  return { tree: inner(rules), values, failed };
+}
 
-  // Step 3: the paths to admission.
+/** Step 3: the paths to admission of a rule in disjunctive normal form, each as its variables. */
+function pathsOf(dnf: Json, values: Map<string, boolean>): string[][] {
   const varOf = (v: Json): string => {
     if (!isObj(v) || typeof v.var !== "string" || !values.has(v.var)) return explainFail();
     return v.var;
@@ -200,120 +238,109 @@ function explainOrFail(rules: Obj, c: RuleVars): string {
     paths.push([varOf(dnf)]);
   }
   if (paths.length === 0) return explainFail();
+  return paths;
+}
 
-  // Step 4: weight (rigidness, size of the miss) and text of every false variable.
-  const weights = new Map<string, Weight>([
-    ["False", [100000, 0]],
-    ["True", [100000, 0]],
-  ]);
-  const texts = new Map<string, string>([
-    ["False", "Always false"],
-    ["True", "Always true"],
-  ]);
-  for (const [name, { operator, variable, rhs }] of explanations) {
-    if (variable === "now") {
-      if (rhs.length === 0) return explainFail();
-      // pretix converts the time into the event's zone first, so a tolerance moves it on the wall
-      // clock there and the text shows that wall time (on the day of a DST change it can differ
-      // from the moment the rule compares with by an hour)
-      let { wall, ms: compareTo } = rawBuildTime(rhs[0], c);
-      const tolerance = rhs.length > 1 ? rawValue(rhs[1]) : null;
-      if (truthy(tolerance)) {
-        const minutes = pyFloat(tolerance);
-        if (minutes === undefined || !Number.isFinite(minutes)) return explainFail();
-        const ms = minutesToMs(minutes);
-        wall += operator === "isBefore" ? ms : -ms;
-        compareTo = wallToInstant(timezone, wall, 0);
-      }
-      weights.set(name, [200, Math.abs(now - compareTo) / 1000]);
-      const datetime = formatNear(wall, compareTo, now, language);
-      if (operator === "isBefore") texts.set(name, text(language, "Only allowed before {datetime}", { datetime }));
-      else if (operator === "isAfter") texts.set(name, text(language, "Only allowed after {datetime}", { datetime }));
-    } else if (variable === "entry_status") {
-      weights.set(name, [20, 0]);
-      const right = operator === "==" ? (rhs.length > 0 ? rhs[0] : explainFail()) : undefined;
-      if (operator === "==" && right === "present") texts.set(name, text(language, "Attendee is checked out"));
-      else if (operator === "==" && right === "absent")
-        texts.set(name, text(language, "Attendee is already checked in"));
-      else texts.set(name, `entry_status not ${operator} ${pyRepr(rhs.map(rawRepresentable))}`);
-    } else if (variable === "product" || variable === "variation") {
-      weights.set(name, [1000, 0]);
-      texts.set(name, text(language, "Ticket type not allowed"));
-    } else if (variable === "gate") {
-      weights.set(name, [500, 0]);
-      texts.set(name, text(language, "Wrong entrance gate"));
-    } else {
-      let key: string;
-      let label: string;
-      let result: number;
-      if (isObj(variable) && ENTRIES_OPERATIONS.some((t) => t in variable)) {
-        key = firstKey(variable);
-        if (!(ENTRIES_OPERATIONS as readonly string[]).includes(key)) return explainFail();
-        const arg = variable[key];
-        if (!Array.isArray(arg) || arg.length === 0) return explainFail();
-        const cutoff = rawBuildTime(arg[0], c);
-        label = text(language, LABEL[key]!, { datetime: formatNear(cutoff.wall, cutoff.ms, now, language) });
-        result = c.entriesOperation(key as EntriesOperation, cutoff.ms);
-      } else if (typeof variable === "string" && variable in NUMERIC_WEIGHT && VARIABLE_SET.has(variable)) {
-        key = variable;
-        label = text(language, LABEL[key]!);
-        result = numOf(c.variable(variable as Variable)) ?? explainFail();
-      } else {
-        return explainFail(); // pretix: "Unknown variable"
-      }
-      if (rhs.length === 0) return explainFail();
-      const compareRaw = rawValue(rhs[0]);
-      const compareTo = numOf(compareRaw);
-      if (compareTo === undefined) return explainFail();
-      let penalty = 0;
-      if (key === "minutes_since_last_entry" || key === "minutes_since_first_entry") {
-        const technical =
-          (operator === "<" && compareTo <= 0) ||
-          (operator === "<=" && compareTo < 0) ||
-          (operator === ">=" && compareTo < 0) ||
-          (operator === ">" && compareTo <= 0) ||
-          (operator === "==" && compareTo === -1) ||
-          (operator === "!=" && compareTo === -1);
-        // comparisons with -1 ("no entry yet") are technical and explained last
-        if (technical) penalty = 1000;
-      }
-      weights.set(name, [
-        NUMERIC_WEIGHT[key]! + (OPERATOR_WEIGHT[operator] ?? 0) + penalty,
-        Math.abs(compareTo - result),
-      ]);
-      const value =
-        key === "now_isoweekday" && Number.isInteger(compareTo) && compareTo >= 1 && compareTo <= 7
-          ? weekdayName(compareTo, language)
-          : pyStr(compareRaw);
-      const parts = { variable: label, value };
-      if (operator === "==") texts.set(name, text(language, "{variable} is not {value}", parts));
-      else if (operator === "<" || operator === "<=")
-        texts.set(name, text(language, "Maximum {variable} exceeded", parts));
-      else if (operator === ">" || operator === ">=")
-        texts.set(name, text(language, "Minimum {variable} exceeded", parts));
-      else if (operator === "!=") texts.set(name, text(language, "{variable} is {value}", parts));
-    }
+/** Step 4 for one false variable, by what it compared. */
+function weigh(f: Failed, c: RuleVars): Weighed {
+  const { operator, variable, rhs } = f;
+  const language = textLanguage(c.f.locale);
+  if (variable === "now") return weighTime(f, c);
+  if (variable === "entry_status") {
+    const right = operator === "==" ? (rhs.length > 0 ? rhs[0] : explainFail()) : undefined;
+    if (operator === "==" && right === "present")
+      return { weight: [20, 0], text: text(language, "Attendee is checked out") };
+    if (operator === "==" && right === "absent")
+      return { weight: [20, 0], text: text(language, "Attendee is already checked in") };
+    return { weight: [20, 0], text: `entry_status not ${operator} ${pyRepr(rhs.map(rawRepresentable))}` };
   }
+  if (variable === "product" || variable === "variation")
+    return { weight: [1000, 0], text: text(language, "Ticket type not allowed") };
+  if (variable === "gate") return { weight: [500, 0], text: text(language, "Wrong entrance gate") };
+  return weighNumber(f, c);
+}
 
-  // Steps 5-7: the path whose heaviest false variable is lightest; all equal, the shortest.
-  const falseIn = (path: string[]) => path.filter((v) => !values.get(v));
-  const pathWeights = paths.map((path) => {
-    let max: Weight = [0, 0];
-    let any = false;
-    for (const v of falseIn(path)) {
-      const w = weights.get(v) ?? explainFail();
-      if (!any || heavier(w, max)) max = w;
-      any = true;
-    }
-    return max;
-  });
-  let min = pathWeights[0]!;
-  for (const w of pathWeights) if (heavier(min, w)) min = w;
-  const candidates = paths.filter((_, i) => sameWeight(pathWeights[i]!, min));
-  candidates.sort((x, y) => falseIn(x).length - falseIn(y).length);
-  return falseIn(candidates[0]!)
-    .map((v) => texts.get(v) ?? explainFail())
-    .join(", ");
+/** A comparison of `now` with a time (`isBefore`, `isAfter`, with a tolerance). */
+function weighTime({ operator, rhs }: Failed, c: RuleVars): Weighed {
+  const { now, timezone } = c.f;
+  const language = textLanguage(c.f.locale);
+  if (rhs.length === 0) return explainFail();
+  // pretix converts the time into the event's zone first, so a tolerance moves it on the wall
+  // clock there and the text shows that wall time (on the day of a DST change it can differ
+  // from the moment the rule compares with by an hour)
+  let { wall, ms: compareTo } = rawBuildTime(rhs[0], c);
+  const tolerance = rhs.length > 1 ? rawValue(rhs[1]) : null;
+  if (truthy(tolerance)) {
+    const minutes = pyFloat(tolerance);
+    if (minutes === undefined || !Number.isFinite(minutes)) return explainFail();
+    const ms = minutesToMs(minutes);
+    wall += operator === "isBefore" ? ms : -ms;
+    compareTo = wallToInstant(timezone, wall, 0);
+  }
+  const weight: Weight = [200, Math.abs(now - compareTo) / 1000];
+  const datetime = formatNear(wall, compareTo, now, language);
+  if (operator === "isBefore") return { weight, text: text(language, "Only allowed before {datetime}", { datetime }) };
+  if (operator === "isAfter") return { weight, text: text(language, "Only allowed after {datetime}", { datetime }) };
+  return { weight };
+}
+
+/** A comparison of a numeric variable (or an entries operation) with a number. */
+function weighNumber({ operator, variable, rhs }: Failed, c: RuleVars): Weighed {
+  const language = textLanguage(c.f.locale);
+  const { key, label, result } = numericVariable(variable, c);
+  if (rhs.length === 0) return explainFail();
+  const compareRaw = rawValue(rhs[0]);
+  const compareTo = numOf(compareRaw);
+  if (compareTo === undefined) return explainFail();
+  let penalty = 0;
+  if (key === "minutes_since_last_entry" || key === "minutes_since_first_entry") {
+    const technical =
+      (operator === "<" && compareTo <= 0) ||
+      (operator === "<=" && compareTo < 0) ||
+      (operator === ">=" && compareTo < 0) ||
+      (operator === ">" && compareTo <= 0) ||
+      (operator === "==" && compareTo === -1) ||
+      (operator === "!=" && compareTo === -1);
+    // comparisons with -1 ("no entry yet") are technical and explained last
+    if (technical) penalty = 1000;
+  }
+  const weight: Weight = [
+    NUMERIC_WEIGHT[key]! + (OPERATOR_WEIGHT[operator] ?? 0) + penalty,
+    Math.abs(compareTo - result),
+  ];
+  const value =
+    key === "now_isoweekday" && Number.isInteger(compareTo) && compareTo >= 1 && compareTo <= 7
+      ? weekdayName(compareTo, language)
+      : pyStr(compareRaw);
+  const parts = { variable: label, value };
+  if (operator === "==") return { weight, text: text(language, "{variable} is not {value}", parts) };
+  if (operator === "<" || operator === "<=")
+    return { weight, text: text(language, "Maximum {variable} exceeded", parts) };
+  if (operator === ">" || operator === ">=")
+    return { weight, text: text(language, "Minimum {variable} exceeded", parts) };
+  if (operator === "!=") return { weight, text: text(language, "{variable} is {value}", parts) };
+  return { weight };
+}
+
+/** The numeric variable (or entries operation) a comparison reads: its key, its label and its value. */
+function numericVariable(variable: Json, c: RuleVars): { key: string; label: string; result: number } {
+  const language = textLanguage(c.f.locale);
+  if (isObj(variable) && ENTRIES_OPERATIONS.some((t) => t in variable)) {
+    const key = firstKey(variable);
+    if (!(ENTRIES_OPERATIONS as readonly string[]).includes(key)) return explainFail();
+    const arg = variable[key];
+    if (!Array.isArray(arg) || arg.length === 0) return explainFail();
+    const cutoff = rawBuildTime(arg[0], c);
+    const label = text(language, LABEL[key]!, { datetime: formatNear(cutoff.wall, cutoff.ms, c.f.now, language) });
+    return { key, label, result: c.entriesOperation(key as EntriesOperation, cutoff.ms) };
+  }
+  if (typeof variable === "string" && variable in NUMERIC_WEIGHT && VARIABLE_SET.has(variable))
+    return {
+      key: variable,
+      label: text(language, LABEL[variable]!),
+      result: numOf(c.variable(variable as Variable)) ?? explainFail(),
+    };
+  return explainFail(); // pretix: "Unknown variable"
 }
 
 /** A raw operand for Python's repr, with logic objects shown as dicts. */
