@@ -4,7 +4,7 @@
  * object runs too, while one phase runs; the profile is written as a `.cpuprofile` (Chrome's
  * DevTools, speedscope) and summarized by the project's source files and by the object's calls.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,16 +89,31 @@ function selfTimes(p: CpuProfile): Map<number, number> {
   return self;
 }
 
+/** The map of a bundle workerd names by its file name only: wrangler's newest `.wrangler/tmp/dev-*` (or PROFILE_BUNDLE_DIR). */
+function bundleMap(name: string): string | null {
+  const tmp = path.join(import.meta.dirname, "../../.wrangler/tmp");
+  const dirs = process.env.PROFILE_BUNDLE_DIR
+    ? [process.env.PROFILE_BUNDLE_DIR]
+    : existsSync(tmp)
+      ? readdirSync(tmp)
+          .filter((d) => d.startsWith("dev-"))
+          .map((d) => path.join(tmp, d))
+          .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
+      : [];
+  const found = dirs.map((d) => path.join(d, `${name}.map`)).find((f) => existsSync(f));
+  return found ?? null;
+}
+
 /** The source maps of wrangler's bundles, by the bundle's URL (null: none). */
 const maps = new Map<string, SourceMap | null>();
 function mapOf(url: string): SourceMap | null {
   if (!maps.has(url)) {
     let map: SourceMap | null = null;
     try {
-      const file = `${fileURLToPath(url)}.map`;
-      if (existsSync(file)) map = new SourceMap(JSON.parse(readFileSync(file, "utf8")));
+      const file = url.startsWith("file:") ? `${fileURLToPath(url)}.map` : bundleMap(url);
+      if (file && existsSync(file)) map = new SourceMap(JSON.parse(readFileSync(file, "utf8")));
     } catch {
-      /* not a file URL, or no map */
+      /* no map */
     }
     maps.set(url, map);
   }
