@@ -57,14 +57,6 @@ import { waitinglistRoutes } from "./api/waitinglist";
 import { STRIPE_WEBHOOK_PATH, stripeWebhookRoutes } from "./api/stripe-webhooks";
 import { createDb } from "./db/client";
 import { isDatabaseFault } from "./db/constraints";
-import {
-  countRoundTripsInContext,
-  newRoundTrips,
-  ROUND_TRIP_HEADERS,
-  roundTripsEnabled,
-  withRoundTripCounting,
-} from "./db/round-trips";
-import { simulateRemotePrimary } from "./db/remote-primary";
 import { BOOKMARK_HEADER, RequestSession, sessionStart, withRequestSession } from "./db/sessions";
 import { groupEnv } from "./lib/data-groups";
 import { readConfig } from "./lib/env";
@@ -159,26 +151,17 @@ export function createApp() {
     const requestId = crypto.randomUUID();
     const started = Date.now();
     c.set("requestId", requestId);
-    // Debugging aid (off by default): D1 as a remote primary (src/db/remote-primary.ts)
-    c.env = simulateRemotePrimary(c.env);
-    // Debugging aid (off by default): count this request's D1 round trips, unless it asks not to
-    // be counted (the benchmark's latency samples: the counting costs time of its own)
-    const counts =
-      roundTripsEnabled(c.env) && c.req.header(ROUND_TRIP_HEADERS.total) !== "off" ? newRoundTrips() : null;
-    const counted = <T>(fn: () => Promise<T>) => (counts ? withRoundTripCounting(counts, fn) : fn());
-    if (counts) c.env = { ...c.env, DIRECTORY: countRoundTripsInContext(c.env.DIRECTORY) };
     // the organizer's group: its database becomes the request's DB (lib/data-groups.ts)
-    const route = await counted(() => requestGroupRoute(c, PUBLIC_API_PATHS));
+    const route = await requestGroupRoute(c, PUBLIC_API_PATHS);
     c.set("groupRoute", route);
     c.env = groupEnv(c.env, route?.group ?? 1);
-    if (counts) c.env = { ...c.env, DB: countRoundTripsInContext(c.env.DB) };
     // D1 read replication: one session per request, started as the client's bookmark allows.
     const session = new RequestSession(
       c.env.DB,
       sessionStart(c.req.method, c.req.header(BOOKMARK_HEADER), OBJECT_DECIDES.test(c.req.path)),
     );
     c.set("db", createDb(session.session));
-    const rest = () => withRequestSession(session, () => counted(next));
+    const rest = () => withRequestSession(session, next);
     await withLogContext(() => requestLogFields(c), rest);
     c.res.headers.set("X-Request-Id", requestId);
     const bookmark = session.bookmark();
@@ -190,19 +173,6 @@ export function createApp() {
       duration_ms: Date.now() - started,
       d1_session: session.start.kind,
     });
-    if (counts) {
-      c.res.headers.set(ROUND_TRIP_HEADERS.total, String(counts.own.n + counts.object.n));
-      c.res.headers.set(ROUND_TRIP_HEADERS.worker, String(counts.own.n));
-      c.res.headers.set(ROUND_TRIP_HEADERS.object, String(counts.object.n));
-      c.res.headers.set(ROUND_TRIP_HEADERS.time, String(counts.own.ms + counts.object.ms));
-      c.res.headers.set(ROUND_TRIP_HEADERS.timeObject, String(counts.object.ms));
-      const start = counts.objectStart;
-      if (start)
-        c.res.headers.set(
-          ROUND_TRIP_HEADERS.objectStart,
-          `rows_read=${start.rowsRead}; held_positions=${start.heldPositions}`,
-        );
-    }
   });
 
   app.use("*", refuseWritesWhileMoving);

@@ -359,8 +359,8 @@ async function placeOrderOnce(
       wantsAutomaticInvoice(status, settings) &&
       invoiceQualified({ total, requireApproval, salesChannel: channel }, settings)
     );
-  const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
-    s.placeOrder(catalog.stamp, {
+  const decision = await withEventObject<OrderDecision>(ctx.env, event, (s, call) =>
+    s.placeOrder(call, catalog.stamp, {
       code,
       demands,
       paid,
