@@ -1,5 +1,9 @@
-/** Worker entry: HTTP (the API and the few customer pages), queues and cron. */
+/**
+ * Worker entry: HTTP (the API and the few customer pages), queues and cron. The debugging and
+ * simulation aids (db/debug-aids.ts) are entered here, and only when their variables are set.
+ */
 import { createApp } from "./app";
+import { debugAidsAsked, debugEnv, fetchWithDebugAids } from "./db/debug-aids";
 import type { Env } from "./lib/env";
 import { runHousekeeping } from "./jobs/housekeeping";
 import { handleQueueBatch } from "./jobs/queue";
@@ -15,8 +19,12 @@ export { QueueShard } from "./objects/waiting-room/shard";
 const app = createApp();
 
 export default {
-  fetch: app.fetch,
-  async queue(batch, env) {
+  fetch(request, env, ctx) {
+    if (debugAidsAsked(env)) return fetchWithDebugAids(request, env, (aided) => app.fetch(request, aided, ctx));
+    return app.fetch(request, env, ctx);
+  },
+  async queue(batch, given) {
+    const env = debugAidsAsked(given) ? debugEnv(given) : given;
     const started = Date.now();
     await withLogContext({ queue: batch.queue }, () => handleQueueBatch(batch, env));
     log.info("queue batch handled", {
@@ -25,7 +33,8 @@ export default {
       duration_ms: Date.now() - started,
     });
   },
-  async scheduled(controller, env, ctx) {
+  async scheduled(controller, given, ctx) {
+    const env = debugAidsAsked(given) ? debugEnv(given) : given;
     const run = { cron: controller.cron, scheduled_time: new Date(controller.scheduledTime).toISOString() };
     const started = Date.now();
     ctx.waitUntil(

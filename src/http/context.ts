@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { DB } from "../db/client";
+import type { RequestSession } from "../db/sessions";
 import type { PrefetchedTenancy } from "../db/principals";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Principal } from "../rules/permissions";
@@ -18,6 +19,8 @@ export type AppEnv = {
     requestId: string;
     /** The request's organizer group (http/organizer-group.ts); null: group 1, no organizer known. */
     groupRoute: GroupRoute | null;
+    /** The request's D1 session (http/request-context.ts); `db` works in it. */
+    session: RequestSession;
     db: DB;
     principal: Principal;
     /** The path's organizer and event, looked up with the credential (http/auth.ts). */

@@ -1,12 +1,16 @@
 /**
- * How failures leave the service: the one table from a failure's code (src/lib/failure.ts)
- * to its HTTP status and headers, and the error bodies of docs/api.md — `{"detail": "..."}`, or field
- * errors `{"field": ["message", ...]}` (nested for nested input, a list for list input,
- * `non_field_errors` for the object as a whole), or the body a failure carries.
+ * How errors leave the service: the one table from a failure's code (src/lib/failure.ts) to its
+ * HTTP status and headers, the error bodies of docs/api.md (`{"detail": "..."}`, field errors
+ * `{"field": ["message", ...]}`, or the body a failure carries), and `errorAnswer`, which answers
+ * whatever was thrown (a Failure, hono's exception, a D1 fault, anything else) and a 405.
  */
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
-import type { Failure, FailureCode, FieldErrors } from "../lib/failure";
+import { isDatabaseFault } from "../db/constraints";
+import { Failure, type FailureCode, type FieldErrors, isFailure } from "../lib/failure";
+import { log } from "../lib/log";
+import { D1_READ_FAILED, D1_UNCONFIRMED } from "../services/faults";
 
 export { type FieldErrors, MESSAGES } from "../lib/failure";
 
@@ -46,6 +50,31 @@ export function errorResponse(f: Failure): ErrorResponse {
     body = mapping.status === 400 ? { [f.field]: [f.message] } : { detail: f.message, [f.field]: [f.message] };
   else body = { detail: f.message };
   return { status: mapping.status, body, headers };
+}
+
+/** A known path asked with a method it does not take. */
+export function methodNotAllowed(method: string, allowed: string[]): ErrorResponse {
+  return { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { Allow: allowed.join(", ") } };
+}
+
+/**
+ * The answer to whatever a request threw: a Failure from the table; hono's own exception (a
+ * body it cannot parse, ...) with its status; a D1 fault where no service answered it itself,
+ * 503 to retry (a read changed nothing, a write may or may not have been applied); anything
+ * else a 500 naming the request, logged.
+ */
+export function errorAnswer(err: unknown, request: { method: string; id: string }): ErrorResponse {
+  if (isFailure(err)) return errorResponse(err);
+  if (err instanceof HTTPException) {
+    return { status: err.status as ContentfulStatusCode, body: { detail: err.message || "Bad request." }, headers: {} };
+  }
+  if (isDatabaseFault(err)) {
+    log.error("D1 fault", { error: err });
+    const read = request.method === "GET" || request.method === "HEAD";
+    return errorResponse(new Failure("unavailable", read ? D1_READ_FAILED : D1_UNCONFIRMED));
+  }
+  log.error("unhandled error", { error: err });
+  return { status: 500, body: { detail: `Internal server error (request ${request.id}).` }, headers: {} };
 }
 
 // ---- the bodies' schemas (for the API description, src/http/openapi.ts) ----

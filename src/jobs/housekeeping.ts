@@ -8,7 +8,6 @@ import { dispatchMail } from "../lib/queues";
 import { log } from "../lib/log";
 import { deleteExpiredCarts } from "../db/carts";
 import { createDb } from "../db/client";
-import { simulateRemotePrimary } from "../db/remote-primary";
 import { deleteUploads, expiredUploads } from "../db/files";
 import { purgeIdempotencyKeys } from "../db/idempotency";
 import { staleQueuedMails } from "../db/mail";
@@ -22,12 +21,10 @@ import { offerToWaitingLists } from "../services/waitinglist/waitinglist-assign"
 import { sweepWebhooks } from "./webhooks";
 
 /** One run: each organizer group in turn, each on its own database (a failed group does not stop the others). */
-export async function runHousekeeping(given: Env, now: number): Promise<void> {
-  // a debugging aid, off by default: D1 as a remote primary (src/db/remote-primary.ts)
-  const simulated = simulateRemotePrimary(given);
+export async function runHousekeeping(env: Env, now: number): Promise<void> {
   const failed: unknown[] = [];
-  for (const group of dataGroups(simulated)) {
-    await housekeepGroup(groupEnv(simulated, group), now).catch((e: unknown) => {
+  for (const group of dataGroups(env)) {
+    await housekeepGroup(groupEnv(env, group), now).catch((e: unknown) => {
       log.error("housekeeping: a group's run failed; the next run retries", { group, error: e });
       failed.push(e);
     });

@@ -1,7 +1,6 @@
 /** Queue consumer: outgoing mail, webhooks, exports, invoice and ticket PDFs. Messages are delivered at least once. */
 import type { ExportMessage, QueueMessage } from "../lib/queues";
 import { createDb } from "../db/client";
-import { simulateRemotePrimary } from "../db/remote-primary";
 import { groupEnv } from "../lib/data-groups";
 import type { Env } from "../lib/env";
 import { handleDocumentMessage } from "./documents";
@@ -11,12 +10,10 @@ import { deliverMail } from "./mail";
 import { deliverWebhooks } from "./webhooks";
 
 export async function handleQueueBatch(batch: MessageBatch<QueueMessage>, given: Env): Promise<void> {
-  // a debugging aid, off by default: D1 as a remote primary (src/db/remote-primary.ts)
-  const simulated = simulateRemotePrimary(given);
   for (const message of batch.messages) {
     const body = message.body;
     // the message's organizer group: its database, and the queues of its follow-up messages
-    const env = groupEnv(simulated, body.group ?? 1);
+    const env = groupEnv(given, body.group ?? 1);
     const db = createDb(env.DB);
     try {
       switch (body.kind) {

@@ -20,6 +20,14 @@ export type Env = Omit<Cloudflare.Env, QueueBinding> & {
   WEBHOOK_QUEUE: Queue<WebhookMessage>;
   /** The organizer group this environment works on (lib/data-groups.ts `groupEnv`); absent: group 1. */
   DATA_GROUP?: number;
+  /**
+   * Only under the debugging aid DEBUG_D1_ROUND_TRIPS (db/debug-aids.ts): the running request's
+   * D1 round trips, to which the event objects' answers add theirs (objects/client.ts).
+   */
+  ROUND_TRIPS?: {
+    object: { n: number; ms: number };
+    objectStart?: { rowsRead: number; heldPositions: number };
+  };
 };
 type QueueBinding = "EXPORTS_QUEUE" | "MAIL_QUEUE" | "DOCUMENTS_QUEUE" | "WEBHOOK_QUEUE";
 

@@ -10,7 +10,7 @@ import type { Env } from "../lib/env";
 import { log } from "../lib/log";
 import { eventObject } from "./client";
 import { LatestSlot } from "./live/slot";
-import { KEEP_ALIVE, liveEvent, liveView, type LiveSnapshot } from "./live/snapshot";
+import { KEEP_ALIVE, type LiveDate, liveEvent, liveView, type LiveSnapshot } from "./live/snapshot";
 
 /** How often subscribers get a keep-alive, and the hub reminds the event object that it listens. */
 const KEEP_ALIVE_MS = 20_000;
@@ -27,15 +27,15 @@ export class AvailabilityHub extends DurableObject<Env> {
   private readonly asking = new Map<boolean, Promise<LiveSnapshot>>();
   private keepAlive: ReturnType<typeof setInterval> | null = null;
 
-  /**
-   * `GET /subscribe?subevent=`: a stream of server-sent events, the current state first;
-   * `GET /snapshot?subevent=`: the current state as JSON (the polling fallback).
-   */
+  /** The current state of the event, or of one date (the polling fallback). */
+  async snapshot(subevent: number | null): Promise<{ dates: LiveDate[] }> {
+    return liveView(await this.current(), subevent);
+  }
+
+  /** `GET /subscribe?subevent=`: a stream of server-sent events, the current state first. */
   override async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const raw = url.searchParams.get("subevent");
+    const raw = new URL(request.url).searchParams.get("subevent");
     const subevent = raw ? Number(raw) : null;
-    if (url.pathname === "/snapshot") return Response.json(liveView(await this.current(), subevent));
     const snapshot = await this.watched();
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const writer = writable.getWriter();

@@ -7,10 +7,9 @@ import type { ErrorHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { returnUrlAllowed, RETURNURL_PLUGIN } from "../rules/events";
 import type { AppContext, AppEnv } from "../http/context";
-import { isFailure } from "../lib/failure";
-import { errorResponse } from "../http/errors";
+import { isFailure, notFound } from "../lib/failure";
+import { errorAnswer } from "../http/errors";
 import { type I18n, i18nText } from "../lib/i18n";
-import { log } from "../lib/log";
 import { formatMoney } from "../lib/money";
 import { html, page, type Raw } from "./html";
 
@@ -114,8 +113,9 @@ export function seeOther(c: AppContext, location: string): Response {
   return c.redirect(location, 303);
 }
 
-export function notFoundPage(c: AppContext, what = "page"): Response {
-  return send(c, page("Not found", html`<p class="error">This ${what} does not exist.</p>`), 404, { private: true });
+/** A page that does not exist: the 404 leaves through the page family's error exit (`pageError`). */
+export function notFoundPage(_c: AppContext, what = "page"): never {
+  throw notFound(`This ${what} does not exist.`);
 }
 
 // ---- layout ----
@@ -164,33 +164,19 @@ export function text(value: I18n | null | undefined, locale = "en"): string {
 }
 
 /**
- * Errors on customer pages become HTML pages (the API keeps its JSON error boundary): an
- * overloaded event object asks to retry; anything unexpected is logged with the request id.
+ * Errors on customer pages: the status and headers of the API's one exit (`errorAnswer`,
+ * http/errors.ts), the body an HTML page: a failure's message; an overloaded event object or
+ * database asks to retry; anything unexpected names the request id.
  */
 export const pageError: ErrorHandler<AppEnv> = (err, c) => {
-  if (isFailure(err)) {
-    const { status, headers } = errorResponse(err);
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    if (status < 500)
-      return send(c, page("Error", html`<p class="error">${err.message}</p>`), status, { private: true });
-    return send(
-      c,
-      page(
-        "Please try again",
-        html`<p class="error">The page could not be processed right now. Please try again in a moment.</p>`,
-      ),
-      status,
-      { private: true },
-    );
-  }
-  log.error("unhandled error", { error: err });
-  return send(
-    c,
-    page(
-      "Error",
-      html`<p class="error">Something went wrong (request ${c.get("requestId")}). Please try again later.</p>`,
-    ),
-    500,
-    { private: true },
-  );
+  const requestId = c.get("requestId");
+  const { status, headers } = errorAnswer(err, { method: c.req.method, id: requestId });
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  const title = status === 404 ? "Not found" : status > 500 ? "Please try again" : "Error";
+  const message = !isFailure(err)
+    ? `Something went wrong (request ${requestId}). Please try again later.`
+    : status < 500
+      ? err.message
+      : "The page could not be processed right now. Please try again in a moment.";
+  return send(c, page(title, html`<p class="error">${message}</p>`), status, { private: true });
 };

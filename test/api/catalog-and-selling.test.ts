@@ -3,7 +3,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eventObject } from "../../src/objects/client";
-import { db } from "../harness";
+import { db, HARNESS_GROUP } from "../harness";
 import { shop, type Shop } from "../helpers/sales";
 
 const availability = async (s: Shop, quotaId: number) =>
@@ -77,7 +77,9 @@ describe("catalog edits and the event object", () => {
       (_instance, state) => [...state.storage.sql.exec("SELECT count(*) AS n FROM holds")][0],
     );
     expect(holds).toEqual({ n: 0 });
-    const quota = await runInDurableObject(eventObject(env, id), (instance) => instance.quotaAvailability(0, [q.id]));
-    expect(quota).toEqual({});
+    const quota = await runInDurableObject(eventObject(env, id), (instance) =>
+      instance.quotaAvailability({ group: HARNESS_GROUP }, 0, [q.id]),
+    );
+    expect(quota.value).toEqual({});
   });
 });

@@ -4,15 +4,13 @@
  * parallel payment), every field, list filters and ordering, the PDF (409 then 200), reissue
  * and regenerate, cancellations, the sweep.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { events, invoices, orders as orderRows } from "../../src/db/schema";
 import { type InvoiceInsert, invoiceConditions, insertInvoices } from "../../src/db/invoices";
 import { sweepInvoices } from "../../src/services/invoices/invoices";
-import { eventObject } from "../../src/objects/client";
 import { db, type Json, seedOrganizer, seedOrderRow, unique, groupTestEnv } from "../harness";
 import { deliver, objectKeys, pdfText, rawGet, SEED_FONTS_TIMEOUT, seedFonts } from "../helpers/documents";
-import { type Shop, shop } from "../helpers/sales";
+import { settleObject, type Shop, shop } from "../helpers/sales";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 
 const ISSUER = {
@@ -104,7 +102,7 @@ async function eventOfSameOrganizer(w: World, settings: Record<string, unknown>)
   });
   await post("/quotas/", { name: "Tickets", size: 500, items: [ticket.id] });
   const eventId = (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, slug) }))!.id;
-  const settle = async () => expect(await eventObject(env, eventId).settle()).toBe(true);
+  const settle = async () => expect(await settleObject(eventId)).toBe(true);
   return { s: { ...w.s, eventSlug: slug, path, post, eventId, settle }, vat, ticket };
 }
 

@@ -14,7 +14,7 @@ import { eventObject } from "../../src/objects/client";
 import type { EventObject } from "../../src/objects/event/object";
 import { AHEAD_LIMIT } from "../../src/objects/event/orders-answered";
 import { RETRY_MS } from "../../src/objects/event/outbox-drain";
-import { BASE, db, type Json } from "../harness";
+import { BASE, db, HARNESS_GROUP, type Json } from "../harness";
 import { ordersOf, shop } from "../helpers/sales";
 import { createApp } from "../../src/app";
 import { venue } from "../helpers/checkin";
@@ -294,7 +294,11 @@ describe("an order's reads start at the nearest copy", LOADED, () => {
     expect((await s.client.post(`${s.path}/orders/`, { positions: [{ item: ticket.id }] })).status).toBe(201);
     const request = { code: "STALE1", demands: [], paid: false, consumeCartIds: [], ignoreQuota: false };
     const object = eventObject(env, s.eventId);
-    const stale = await object.placeOrder(0, { ...request, write: {} as never, catalogFromReplica: true });
+    const { value: stale } = await object.placeOrder({ group: HARNESS_GROUP }, 0, {
+      ...request,
+      write: {} as never,
+      catalogFromReplica: true,
+    });
     expect(stale).toEqual({ ok: false, refusals: [], staleCatalog: true });
     expect(await ordersOf(s.eventId)).toHaveLength(1);
   });

@@ -4,12 +4,11 @@
  * credential may see, with the event lists' query and answer and each row's event; another
  * organizer's orders and an event the credential may not see never appear.
  */
-import { env } from "cloudflare:workers";
 import { eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { orderPositions, orders } from "../../src/db/schema";
-import { eventObject } from "../../src/objects/client";
 import { db, type Json, seedDevice, seedTeam, unique } from "../harness";
+import { settleObject } from "../helpers/sales";
 import { type Venue, venue } from "../helpers/checkin";
 
 /** Another event of the venue's organizer, with a ticket on sale and a way to sell it. */
@@ -36,7 +35,7 @@ async function otherEvent(v: Venue) {
       ...body,
     });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect(await eventObject(env, eventId).settle()).toBe(true);
+    expect(await settleObject(eventId)).toBe(true);
     return r.body as Json;
   };
   return { slug, path, eventId, order };

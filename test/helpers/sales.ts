@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { cartPositions, orders, vouchers } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import { type Client, db, type Json, seedOrganizer, unique } from "../harness";
+import { type Client, db, HARNESS_GROUP, type Json, seedOrganizer, unique } from "../harness";
 
 export type Shop = {
   org: Awaited<ReturnType<typeof seedOrganizer>>;
@@ -63,7 +63,7 @@ export async function shop(
     voucher: (body) => post("/vouchers/", { code: unique("VOUCHER").toUpperCase(), ...body }),
     subevent: (body = {}) =>
       post("/subevents/", { name: { en: "Date" }, date_from: "2030-07-01T19:00:00Z", active: true, ...body }),
-    settle: async () => expect(await eventObject(env, eventId).settle()).toBe(true),
+    settle: async () => expect(await settleObject(eventId)).toBe(true),
   };
 }
 
@@ -109,11 +109,15 @@ export async function cart(s: Shop, body: Record<string, unknown>) {
   return res.body;
 }
 
+/** The event object writes to D1 what it answered before D1 had it (true: D1 has all of it). */
+export const settleObject = async (eventId: number) =>
+  (await eventObject(env, eventId).settle({ group: HARNESS_GROUP })).value;
+
 export const eventIdOf = async (s: Shop) =>
   (await db().query.events.findFirst({ where: (e, { eq: is }) => is(e.slug, s.eventSlug) }))!.id;
 /** The event's orders in D1, once D1 has those the event's object answered before it had them. */
 export const ordersOf = async (eventId: number) => {
-  expect(await eventObject(env, eventId).settle()).toBe(true);
+  expect(await settleObject(eventId)).toBe(true);
   return db().select().from(orders).where(eq(orders.eventId, eventId));
 };
 export const cartsOf = async (eventId: number) =>

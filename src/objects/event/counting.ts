@@ -1,43 +1,29 @@
 /**
- * The calls the Worker makes inside a request (objects/client.ts calls every method through the
- * object's `countedCall`): each answers its value with the D1 bookmark of its writes (null: it
- * wrote nothing to D1, src/db/sessions.ts) and, with the debugging aid DEBUG_D1_ROUND_TRIPS on,
- * its D1 round trips (src/db/round-trips.ts); the object's start counts with its first call.
+ * The calls the Worker makes inside a request (objects/client.ts): each says the organizer group
+ * whose database holds the event, and each answers its value with the D1 bookmark of its writes
+ * (null: it wrote nothing to D1, src/db/sessions.ts). Only when the request counts its D1 round
+ * trips (the debugging aid DEBUG_D1_ROUND_TRIPS, src/db/debug-aids.ts) does a call count its own,
+ * the object's start counting with its first call.
  */
 import { type ContextRoundTrips, newRoundTrips, roundTripsEnabled, withRoundTripCounting } from "../../db/round-trips";
-import { withBookmarks } from "../../db/sessions";
 import type { Env } from "../../lib/env";
 import type { ObjectStart } from "./types";
 
-/** The methods the Worker may call through `countedCall`. */
-export const COUNTED_METHODS = [
-  "quotaAvailability",
-  "availabilityStates",
-  "reserveCarts",
-  "deleteCarts",
-  "placeOrder",
-  "changeOrderStatus",
-  "changeOrder",
-  "createVouchers",
-  "updateVoucher",
-  "deleteVoucher",
-  "assignWaitingList",
-  "productRooms",
-  "catalogChanged",
-  "eventDeleted",
-  "redeem",
-  "annul",
-  "checkinListChanged",
-  "checkinConfigChanged",
-  "checkinCounts",
-  "changeTickets",
-  "settle",
-] as const;
-export type CountedMethod = (typeof COUNTED_METHODS)[number];
+/** What the Worker tells the object with a call. */
+export type ObjectCall = {
+  /** The organizer group whose database holds the event (lib/data-groups.ts). */
+  group: number;
+  /** The request counts its D1 round trips (debugging aid): the answer carries the call's. */
+  countTrips?: boolean;
+};
 
-/** A counted call's answer: the method's value, its round trips and their time, its bookmark; `start` with the first call. */
-export type CountedAnswer = { value: unknown; trips: number; ms: number; bookmark: string | null; start?: ObjectStart };
+/** A call's D1 round trips and their time; `start` with the first call after the object started. */
+export type ObjectTrips = { n: number; ms: number; start?: ObjectStart };
 
+/** A call's answer: the method's value and the bookmark of its D1 writes; `trips` when counted. */
+export type Answer<T> = { value: T; bookmark: string | null; trips?: ObjectTrips };
+
+/** The round-trip counting of the debugging aid, in the object. */
 export class CallCounting {
   /** The start's round trips, until the first counted call reports them. */
   private startTrips: ContextRoundTrips | null = null;
@@ -48,9 +34,8 @@ export class CallCounting {
     return this.startTrips ? withRoundTripCounting(this.startTrips, load) : load();
   }
 
-  /** Runs `method` (by `run`), counting; `started`: what the start read, reported with the start's round trips. */
-  async call(method: CountedMethod, run: () => Promise<unknown>, started: ObjectStart): Promise<CountedAnswer> {
-    if (!COUNTED_METHODS.includes(method)) throw new Error(`not a method of the event object: ${method}`);
+  /** Runs `run`, counting its round trips; `started`: what the start read, reported with the start's round trips. */
+  async call<T>(run: () => Promise<{ value: T; bookmark: string | null }>, started: ObjectStart): Promise<Answer<T>> {
     const counts = newRoundTrips();
     let start: ObjectStart | undefined;
     if (this.startTrips) {
@@ -59,8 +44,8 @@ export class CallCounting {
       this.startTrips = null;
       start = started;
     }
-    const { value, bookmark } = await withRoundTripCounting(counts, () => withBookmarks(run));
-    const out = { value, trips: counts.own.n, ms: counts.own.ms, bookmark };
-    return start ? { ...out, start } : out;
+    const answer = await withRoundTripCounting(counts, run);
+    const trips: ObjectTrips = { n: counts.own.n, ms: counts.own.ms };
+    return { ...answer, trips: start ? { ...trips, start } : trips };
   }
 }

@@ -15,7 +15,9 @@ import * as availability from "./availability";
 import * as carts from "./carts";
 import { LiveAvailability } from "./live";
 import type { LiveSnapshot } from "../live/snapshot";
-import { CallCounting, type CountedAnswer, type CountedMethod } from "./counting";
+import { type Answer, CallCounting, type ObjectCall } from "./counting";
+import { debugAidsAsked, objectDebugEnv } from "../../db/debug-aids";
+import { withBookmarks } from "../../db/sessions";
 import * as orderChanges from "./order-changes";
 import * as orders from "./orders";
 import { outboxSize } from "./outbox";
@@ -55,11 +57,13 @@ export class EventObject extends DurableObject<Env> {
   private readonly live: LiveAvailability;
   /** What this instance read from its storage when it started. */
   private started: ObjectStart = { rowsRead: 0, heldPositions: 0 };
+  /** The bindings the jobs work on, for the `env` they were made from (`bindings`). */
+  private bound: { given: Env; env: Env } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const reads = countStartReads(ctx.storage.sql);
-    this.s = new EventState(ctx, reads.sql, () => this.env);
+    this.s = new EventState(ctx, reads.sql, () => this.bindings());
     this.live = new LiveAvailability(this.s);
     ctx.blockConcurrencyWhile(async () => {
       createTables(this.s);
@@ -70,20 +74,31 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /**
-   * Runs one of the methods below and answers its result with the D1 bookmark of its work and
-   * its round trips (counting.ts). The Worker's door (objects/client.ts) calls every method
-   * through this, saying the organizer group whose database holds the event.
+   * The bindings: `this.env`, or what the debugging aids make of it when one is asked
+   * (db/debug-aids.ts); asked again only when `this.env` is another (tests give a running object
+   * other bindings).
    */
-  async countedCall(method: CountedMethod, args: unknown[], group: number): Promise<CountedAnswer> {
+  private bindings(): Env {
+    if (this.bound?.given !== this.env)
+      this.bound = { given: this.env, env: debugAidsAsked(this.env) ? objectDebugEnv(this.env) : this.env };
+    return this.bound.env;
+  }
+
+  /**
+   * A call of the Worker (objects/client.ts): in the organizer group `call` names, `work`'s value
+   * with the D1 bookmark of its writes (and its round trips when the request counts them);
+   * `writeBehind`: D1 gets what it answered from storage after the answer.
+   */
+  private async answer<T>(call: ObjectCall, work: () => Promise<T>, writeBehind = false): Promise<Answer<T>> {
     // the organizer moved to another group: the catalog is read again from its database
-    if (this.s.useGroup(group)) {
+    if (this.s.useGroup(call.group)) {
       dropLeases(this.s);
       this.s.ledger.setCatalog(await this.s.loadCatalog());
     }
-    const fn = () => (this[method] as (...a: unknown[]) => Promise<unknown>).apply(this, args);
-    const answer = await this.counting.call(method, fn, this.started);
-    // a scan or an order answered from storage: D1 gets it after the answer, outside the call's counting and bookmarks
-    if (method === "redeem" || method === "placeOrder") await this.writeBehind();
+    const run = () => withBookmarks(work);
+    const answer = call.countTrips ? await this.counting.call(run, this.started) : await run();
+    // outside the call's bookmarks and counting
+    if (writeBehind) await this.writeBehind();
     return answer;
   }
 
@@ -94,75 +109,91 @@ export class EventObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- sales
 
-  quotaAvailability(stamp: number, quotaIds: number[]): Promise<Record<number, Availability>> {
-    return this.changing(availability.quotaAvailability(this.s, stamp, quotaIds));
+  quotaAvailability(
+    call: ObjectCall,
+    stamp: number,
+    quotaIds: number[],
+  ): Promise<Answer<Record<number, Availability>>> {
+    return this.answer(call, () => this.changing(availability.quotaAvailability(this.s, stamp, quotaIds)));
   }
 
   /** Availability states (100/20/10/0, null: not counted) of products on dates. */
   availabilityStates(
+    call: ObjectCall,
     stamp: number,
     demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
-  ): Promise<(number | null)[]> {
-    return this.changing(availability.availabilityStates(this.s, stamp, demands));
+  ): Promise<Answer<(number | null)[]>> {
+    return this.answer(call, () => this.changing(availability.availabilityStates(this.s, stamp, demands)));
   }
 
   /** Reserves cart positions, each group decided on its own. */
-  reserveCarts(stamp: number, groups: CartGroup[]): Promise<Decision[]> {
-    return this.changing(carts.reserveCarts(this.s, stamp, groups));
+  reserveCarts(call: ObjectCall, stamp: number, groups: CartGroup[]): Promise<Answer<Decision[]>> {
+    return this.answer(call, () => this.changing(carts.reserveCarts(this.s, stamp, groups)));
   }
 
   /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
-  deleteCarts(holdKeys: string[]): Promise<string[]> {
-    return this.changing(carts.deleteCarts(this.s, holdKeys));
+  deleteCarts(call: ObjectCall, holdKeys: string[]): Promise<Answer<string[]>> {
+    return this.answer(call, () => this.changing(carts.deleteCarts(this.s, holdKeys)));
   }
 
-  placeOrder(stamp: number, req: OrderRequest): Promise<OrderDecision> {
-    return this.changing(orders.placeOrder(this.s, stamp, req));
+  /** Places an order; one answered from storage is written to D1 after its answer (`writeBehind`). */
+  placeOrder(call: ObjectCall, stamp: number, req: OrderRequest): Promise<Answer<OrderDecision>> {
+    return this.answer(call, () => this.changing(orders.placeOrder(this.s, stamp, req)), true);
   }
 
-  changeOrderStatus(stamp: number, req: StatusChange): Promise<StatusDecision> {
-    return this.changing(orders.changeOrderStatus(this.s, stamp, req));
+  changeOrderStatus(call: ObjectCall, stamp: number, req: StatusChange): Promise<Answer<StatusDecision>> {
+    return this.answer(call, () => this.changing(orders.changeOrderStatus(this.s, stamp, req)));
   }
 
   /** Changes an order's contents in one decision (order-changes.ts). */
-  changeOrder(stamp: number, req: OrderChangeRequest): Promise<OrderChangeDecision> {
-    return this.changing(orderChanges.changeOrder(this.s, stamp, req));
+  changeOrder(call: ObjectCall, stamp: number, req: OrderChangeRequest): Promise<Answer<OrderChangeDecision>> {
+    return this.answer(call, () => this.changing(orderChanges.changeOrder(this.s, stamp, req)));
   }
 
   // ---------------------------------------------------------------- vouchers
 
-  createVouchers(stamp: number, rows: VoucherRow[]): Promise<CreateVouchersResult> {
-    return this.changing(vouchers.createVouchers(this.s, stamp, rows));
+  createVouchers(call: ObjectCall, stamp: number, rows: VoucherRow[]): Promise<Answer<CreateVouchersResult>> {
+    return this.answer(call, () => this.changing(vouchers.createVouchers(this.s, stamp, rows)));
   }
 
-  updateVoucher(stamp: number, id: number, values: VoucherColumns): Promise<UpdateVoucherResult> {
-    return this.changing(vouchers.updateVoucher(this.s, stamp, id, values));
+  updateVoucher(
+    call: ObjectCall,
+    stamp: number,
+    id: number,
+    values: VoucherColumns,
+  ): Promise<Answer<UpdateVoucherResult>> {
+    return this.answer(call, () => this.changing(vouchers.updateVoucher(this.s, stamp, id, values)));
   }
 
-  deleteVoucher(stamp: number, id: number): Promise<DeleteVoucherResult> {
-    return this.changing(vouchers.deleteVoucher(this.s, stamp, id));
+  deleteVoucher(call: ObjectCall, stamp: number, id: number): Promise<Answer<DeleteVoucherResult>> {
+    return this.answer(call, () => this.changing(vouchers.deleteVoucher(this.s, stamp, id)));
   }
 
   // ---------------------------------------------------------------- waiting list
 
   /** Gives waiting entries vouchers, as many as fit, in order (waitinglist.ts). */
-  assignWaitingList(stamp: number, req: waitinglist.WaitingAssignment): Promise<waitinglist.WaitingOutcome> {
-    return this.changing(waitinglist.assignWaitingList(this.s, stamp, req));
+  assignWaitingList(
+    call: ObjectCall,
+    stamp: number,
+    req: waitinglist.WaitingAssignment,
+  ): Promise<Answer<waitinglist.WaitingOutcome>> {
+    return this.answer(call, () => this.changing(waitinglist.assignWaitingList(this.s, stamp, req)));
   }
 
   /** What is left of products on dates (a waiting entry may only wait for what is not available). */
   productRooms(
+    call: ObjectCall,
     stamp: number,
     demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
-  ): Promise<waitinglist.ProductRoom[]> {
-    return waitinglist.productRooms(this.s, stamp, demands);
+  ): Promise<Answer<waitinglist.ProductRoom[]>> {
+    return this.answer(call, () => waitinglist.productRooms(this.s, stamp, demands));
   }
 
   // ---------------------------------------------------------------- admission
 
   /** Decides a scan; one answered from the object's storage is written to D1 after its answer (`writeBehind`). */
-  redeem(req: RedeemRequest): Promise<RedeemOutcome> {
-    return this.changing(admission.redeem(this.s, req));
+  redeem(call: ObjectCall, req: RedeemRequest): Promise<Answer<RedeemOutcome>> {
+    return this.answer(call, () => this.changing(admission.redeem(this.s, req)), true);
   }
 
   /**
@@ -183,23 +214,25 @@ export class EventObject extends DurableObject<Env> {
    * latest orders and scans, tests). True when it does; what running requests write before
    * they answer is theirs to wait for.
    */
-  settle(): Promise<boolean> {
-    return drainOutbox(this.s);
+  settle(call: ObjectCall): Promise<Answer<boolean>> {
+    return this.answer(call, () => drainOutbox(this.s));
   }
 
   /** Takes back a successful check-in (pretix `checkinrpc/annul`): the ticket is no longer inside. */
-  annul(req: AnnulRequest): Promise<AnnulOutcome> {
-    return this.changing(annulment.annul(this.s, req));
+  annul(call: ObjectCall, req: AnnulRequest): Promise<Answer<AnnulOutcome>> {
+    return this.answer(call, () => this.changing(annulment.annul(this.s, req)));
   }
 
-  checkinListChanged(listId: number, deleted: boolean): Promise<null> {
-    return admission.checkinListChanged(this.s, listId, deleted);
+  checkinListChanged(call: ObjectCall, listId: number, deleted: boolean): Promise<Answer<null>> {
+    return this.answer(call, () => admission.checkinListChanged(this.s, listId, deleted));
   }
 
   /** Something else its scans decide on changed in D1 (a question asked at check-in): the configuration is read again. */
-  async checkinConfigChanged(): Promise<null> {
-    await this.s.reloadCheckinConfig();
-    return null;
+  checkinConfigChanged(call: ObjectCall): Promise<Answer<null>> {
+    return this.answer(call, async () => {
+      await this.s.reloadCheckinConfig();
+      return null;
+    });
   }
 
   /** What the object holds of check-in (tests). */
@@ -207,16 +240,18 @@ export class EventObject extends DurableObject<Env> {
     return this.s.ci.counts();
   }
 
-  changeTickets(req: TicketsChange): Promise<{ ok: boolean }> {
-    return tickets.changeTickets(this.s, req);
+  changeTickets(call: ObjectCall, req: TicketsChange): Promise<Answer<{ ok: boolean }>> {
+    return this.answer(call, () => tickets.changeTickets(this.s, req));
   }
 
   // ---------------------------------------------------------------- housekeeping
 
   /** The catalog changed in D1 (quotas, seats): reload now. */
-  async catalogChanged(stamp: number): Promise<null> {
-    await this.changing(this.s.ensureCatalog(stamp));
-    return null;
+  catalogChanged(call: ObjectCall, stamp: number): Promise<Answer<null>> {
+    return this.answer(call, async () => {
+      await this.changing(this.s.ensureCatalog(stamp));
+      return null;
+    });
   }
 
   /** The event was deleted: forget everything (storage and memory). */

@@ -5,8 +5,6 @@
  */
 import { createDb, type DB } from "../../db/client";
 import { readCheckinCatalog, readInventoryCatalog } from "../../db/inventory";
-import { simulateRemotePrimary } from "../../db/remote-primary";
-import { countRoundTripsInContext, roundTripsEnabled } from "../../db/round-trips";
 import { primarySession } from "../../db/sessions";
 import { groupEnv, groupOfId } from "../../lib/data-groups";
 import type { Env } from "../../lib/env";
@@ -61,13 +59,9 @@ export class EventState {
     return groupEnv(this.currentEnv(), this.group);
   }
 
-  /**
-   * D1 in a session at the primary, counted when the debugging aid is on (src/db/round-trips.ts),
-   * as a remote primary when that one is (src/db/remote-primary.ts).
-   */
+  /** D1 in a session at the primary (the bindings as the debugging aids make them, when asked: object.ts). */
   db(): DB {
-    const env = groupEnv(simulateRemotePrimary(this.currentEnv()), this.group);
-    return createDb(primarySession(roundTripsEnabled(env) ? countRoundTripsInContext(env.DB) : env.DB));
+    return createDb(primarySession(this.env.DB));
   }
 
   /**

@@ -103,7 +103,7 @@ function quotaValues(input: QuotaPatch, mode: WriteMode): Partial<QuotaValues> {
  */
 async function notifyCatalog(ctx: EventContext): Promise<void> {
   try {
-    await withEventObject(ctx.env, ctx.event.id, (s) => s.catalogChanged(ctx.now));
+    await withEventObject(ctx.env, ctx.event.id, (s, call) => s.catalogChanged(call, ctx.now));
   } catch {
     /* reloaded on the next call */
   }
@@ -167,7 +167,9 @@ export async function quotaAvailability(ctx: EventContext, ids: number[]): Promi
   if (ids.length === 0) return {};
   const stamp = await inventoryStamp(ctx.db, ctx.event.id);
   const [counted, waiting] = await Promise.all([
-    withEventObject<Record<number, Availability>>(ctx.env, ctx.event.id, (s) => s.quotaAvailability(stamp, ids)),
+    withEventObject<Record<number, Availability>>(ctx.env, ctx.event.id, (s, call) =>
+      s.quotaAvailability(call, stamp, ids),
+    ),
     waitingPerQuota(ctx.db, ctx.event.id, ids),
   ]);
   // pretix's `waiting_list`: the entries still waiting for what the quota covers

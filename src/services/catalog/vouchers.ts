@@ -18,7 +18,7 @@ import {
   type VoucherRefs,
   type VoucherRow,
 } from "../../db/vouchers";
-import { withEventObject } from "../../objects/client";
+import { type Answer, withEventObject } from "../../objects/client";
 import type {
   CreateVouchersResult,
   DeleteVoucherResult,
@@ -287,12 +287,12 @@ function refusalErrors(refusals: Refusal[]): FieldErrors {
  * case are the same code (the index is on the event and the lower-cased code).
  */
 const CODE_RACE = { ok: false, codeTaken: true } as const;
-async function codeRace(call: () => PromiseLike<unknown>): Promise<unknown> {
+async function codeRace<T>(call: () => Promise<Answer<T>>): Promise<Answer<T | typeof CODE_RACE>> {
   try {
     return await call();
   } catch (e) {
     // the unique index is on the lower-cased code: SQLite names the index, not the column
-    if (isUniqueError(e, VOUCHER_CODE_INDEX)) return CODE_RACE;
+    if (isUniqueError(e, VOUCHER_CODE_INDEX)) return { value: CODE_RACE, bookmark: null };
     throw e;
   }
 }
@@ -334,7 +334,7 @@ async function create(
   const result = await withEventObject<CreateVouchersResult | typeof CODE_RACE>(
     ctx.env,
     event.id,
-    (s) => codeRace(() => s.createVouchers(stamp, rows)),
+    (s, call) => codeRace(() => s.createVouchers(call, stamp, rows)),
     409,
   );
   if ("codeTaken" in result) {
@@ -393,7 +393,7 @@ export const changeVoucher = survivingD1Faults(async function changeVoucher(
   const result = await withEventObject<UpdateVoucherResult | typeof CODE_RACE>(
     ctx.env,
     event.id,
-    (s) => codeRace(() => s.updateVoucher(stamp, current.id, columns(next))),
+    (s, call) => codeRace(() => s.updateVoucher(call, stamp, current.id, columns(next))),
     409,
   );
   if ("codeTaken" in result) throw validationError({ code: [CODE_TAKEN] });
@@ -415,7 +415,7 @@ export const deleteVoucher = survivingD1Faults(async function deleteVoucher(
   const result = await withEventObject<DeleteVoucherResult>(
     ctx.env,
     ctx.event.id,
-    (s) => s.deleteVoucher(stamp, voucher.id),
+    (s, call) => s.deleteVoucher(call, stamp, voucher.id),
     409,
   );
   if (!result.ok) throw inUse(REDEEMED);

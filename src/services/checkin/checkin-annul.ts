@@ -64,8 +64,8 @@ export const annulCheckin = survivingD1Faults(async function annulCheckin(
   const outcome = await withEventObject<AnnulOutcome>(
     ctx.env,
     { id: home.eventId, geoLat: home.geoLat, geoLon: home.geoLon },
-    (s) =>
-      s.annul({
+    (s, call) =>
+      s.annul(call, {
         uid: ci.uid,
         ticketId: ci.positionId!,
         secret: ci.secret!,

@@ -120,7 +120,7 @@ async function check(ctx: EventContext, input: CheckinListInput): Promise<void> 
  */
 export async function checkinConfigChanged(ctx: EventContext): Promise<void> {
   try {
-    await withEventObject(ctx.env, ctx.event, (s) => s.checkinConfigChanged());
+    await withEventObject(ctx.env, ctx.event, (s, call) => s.checkinConfigChanged(call));
   } catch (e) {
     log.error("the event object did not take a change of its check-in configuration", {
       event_id: ctx.event.id,
@@ -132,7 +132,7 @@ export async function checkinConfigChanged(ctx: EventContext): Promise<void> {
 /** Tells the event's object that a list changed; the D1 write is done, so a failure here is left to the object's own checks. */
 async function tellObject(ctx: EventContext, listId: number, deleted: boolean): Promise<void> {
   try {
-    await withEventObject(ctx.env, ctx.event, (s) => s.checkinListChanged(listId, deleted));
+    await withEventObject(ctx.env, ctx.event, (s, call) => s.checkinListChanged(call, listId, deleted));
   } catch (e) {
     // The object reads the configuration again when a scan names a list it does not know, and
     // when the change stamp its next write batch reads has moved.

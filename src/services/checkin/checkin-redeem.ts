@@ -278,8 +278,8 @@ async function decideOn(ctx: OrganizerContext, lists: readonly Decide[]): Promis
       withEventObject<RedeemOutcome>(
         ctx.env,
         { id: l.home.eventId, geoLat: l.home.geoLat, geoLon: l.home.geoLon },
-        (s) =>
-          s.redeem({
+        (s, call) =>
+          s.redeem(call, {
             listId: l.listId,
             raw: l.raw,
             id: l.id,

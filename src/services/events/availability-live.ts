@@ -25,7 +25,8 @@ export async function liveAvailability(ctx: { env: Env; db: DB; now: number }, r
   const query = req.subevent === undefined ? "" : `?subevent=${req.subevent}`;
   try {
     const hub = ctx.env.AVAILABILITY_HUB.getByName(String(event.id));
-    const res = await hub.fetch(`https://hub/${req.stream ? "subscribe" : "snapshot"}${query}`);
+    if (!req.stream) return Response.json(await hub.snapshot(req.subevent ?? null));
+    const res = await hub.fetch(`https://hub/subscribe${query}`);
     if (!res.ok) throw new Error(`hub answered ${res.status}`);
     return res;
   } catch (e) {

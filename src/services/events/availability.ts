@@ -73,8 +73,8 @@ export async function bestAvailability(
         }
       }
       const states = demands.length
-        ? await withEventObject<(number | null)[]>(ctx.env, eventId, (s) =>
-            s.availabilityStates(stamps.get(eventId) ?? 0, demands),
+        ? await withEventObject<(number | null)[]>(ctx.env, eventId, (s, call) =>
+            s.availabilityStates(call, stamps.get(eventId) ?? 0, demands),
           )
         : [];
       const bySub = new Map<number | null, number | null>();

@@ -194,7 +194,7 @@ export const createCartPositions = survivingD1Faults(async function createCartPo
   const accepted = prepared.filter((p): p is PreparedGroup => !(p instanceof Failure));
   const groups = accepted.map((p) => p.group);
   const decisions = groups.length
-    ? await withEventObject<Decision[]>(ctx.env, event.id, (s) => s.reserveCarts(catalog.stamp, groups))
+    ? await withEventObject<Decision[]>(ctx.env, event.id, (s, call) => s.reserveCarts(call, catalog.stamp, groups))
     : [];
   const rows = await readAfterWrite(() =>
     cartsByHoldKeys(
@@ -232,6 +232,6 @@ export const deleteCartPosition = survivingD1Faults(async function deleteCartPos
 ): Promise<void> {
   const { holdKeys, own } = await cartForDeletion(ctx.db, ctx.event.id, id);
   if (!own) throw notFound();
-  const deleted = await withEventObject<string[]>(ctx.env, ctx.event.id, (s) => s.deleteCarts(holdKeys));
+  const deleted = await withEventObject<string[]>(ctx.env, ctx.event.id, (s, call) => s.deleteCarts(call, holdKeys));
   if (!deleted.includes(own.holdKey)) throw notFound();
 });

@@ -202,8 +202,8 @@ async function commitChange(
 ): Promise<OrderRecord> {
   const { event, db } = ctx;
   const now = Math.max(Date.now(), r.order.lastModified + 1);
-  const decision = await withEventObject<OrderChangeDecision>(ctx.env, event, (s) =>
-    s.changeOrder(plan.stamp, {
+  const decision = await withEventObject<OrderChangeDecision>(ctx.env, event, (s, call) =>
+    s.changeOrder(call, plan.stamp, {
       code: r.order.code,
       paid: r.order.status === "p",
       kept: plan.kept,

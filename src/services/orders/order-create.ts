@@ -440,8 +440,8 @@ async function decideAtObject(
     !input.code &&
     given.length === 0 &&
     !(wantsAutomaticInvoice(write.order.status, catalog.settings) && invoiceQualified(order, catalog.settings));
-  const decision = await withEventObject<OrderDecision>(ctx.env, event, (s) =>
-    s.placeOrder(catalog.stamp, {
+  const decision = await withEventObject<OrderDecision>(ctx.env, event, (s, call) =>
+    s.placeOrder(call, catalog.stamp, {
       code,
       demands: prepared.map((p) => p.demand),
       paid: priced.paid,

@@ -105,8 +105,8 @@ export async function changeOrderStatus(
   change: StatusChange,
 ): Promise<StatusResult> {
   const stamp = await inventoryStamp(scope.db, scope.event.id);
-  const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event, (s) =>
-    s.changeOrderStatus(stamp, {
+  const decision = await withEventObject<Decision & { changed?: boolean }>(scope.env, scope.event, (s, call) =>
+    s.changeOrderStatus(call, stamp, {
       orderId: r.order.id,
       code: r.order.code,
       from: change.from,
@@ -306,8 +306,8 @@ export async function expireOverdueOrders(env: Env, db: DB, now: number): Promis
     let event: EventRow | undefined;
     for (const o of list) {
       try {
-        const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s) =>
-          s.changeOrderStatus(stamp, {
+        const r = await withEventObject<{ ok: boolean; changed?: boolean }>(env, eventId, (s, call) =>
+          s.changeOrderStatus(call, stamp, {
             orderId: o.id,
             code: o.code,
             from: ["n"],

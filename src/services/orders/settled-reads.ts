@@ -19,7 +19,9 @@ export async function readSettled<T>(
 ): Promise<T> {
   const first = await read(scope.db);
   if (found(first)) return first;
-  const settled = await Promise.all(events.map((e) => withEventObject<boolean>(scope.env, e, (s) => s.settle())));
+  const settled = await Promise.all(
+    events.map((e) => withEventObject<boolean>(scope.env, e, (s, call) => s.settle(call))),
+  );
   const primary = primaryIfElsewhere();
   const again = await read(primary ? createDb(primary) : scope.db);
   // not there, and an object could not write all it holds: it may be among that

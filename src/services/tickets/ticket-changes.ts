@@ -74,8 +74,8 @@ async function change(
   changes: TicketChange[],
   orderSecret: string | null,
 ): Promise<void> {
-  const result = await withEventObject<{ ok: boolean }>(ctx.env, ctx.event, (s) =>
-    s.changeTickets({ orderId: r.order.id, code: r.order.code, changes, orderSecret }),
+  const result = await withEventObject<{ ok: boolean }>(ctx.env, ctx.event, (s, call) =>
+    s.changeTickets(call, { orderId: r.order.id, code: r.order.code, changes, orderSecret }),
   );
   if (!result.ok) throw changedMeanwhile("A ticket of this order changed meanwhile; read it again.");
 }

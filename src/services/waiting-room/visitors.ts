@@ -126,8 +126,11 @@ export async function openLiveSocket(
   headers.set("X-Queue-Visitor", ticket.n);
   const answer = await shardOf(env, ticket).fetch(new Request(request.url, { headers }));
   if (answer.status === 404) throw new Failure("not_found", "The queue no longer knows this ticket.");
+  // only the socket is relayed: any other answer of the shard leaves as a failure
+  if (answer.status !== 101 || !answer.webSocket)
+    throw new Failure("unavailable", "The queue could not open the live socket. Retry in a moment.");
   // a new answer around the socket: the app's middleware adds its headers
-  return new Response(null, { status: answer.status, headers: answer.headers, webSocket: answer.webSocket });
+  return new Response(null, { status: 101, headers: answer.headers, webSocket: answer.webSocket });
 }
 
 /** The organizer resource's counters `joined` and `admitted` (as of the coordinator's last step). */

@@ -95,7 +95,7 @@ async function assign(r: Ready, candidates: WaitingCandidate[], manual: boolean)
   const outcome = await withEventObject<WaitingOutcome>(
     env,
     event.id,
-    (s) => s.assignWaitingList(stamp, { candidates, manual, limit: PER_CALL }),
+    (s, call) => s.assignWaitingList(call, stamp, { candidates, manual, limit: PER_CALL }),
     409,
   );
   const mails = outcome.assigned.map((a) => a.mailId).filter((x): x is number => x !== null);

@@ -105,8 +105,8 @@ async function checkEntry(ctx: EventContext, e: Full, productTouched: boolean, e
     if (!f.subevent) throw nonFieldError(SUBEVENT_FOREIGN);
   } else if (e.subeventId !== null) throw nonFieldError(SUBEVENT_FOREIGN);
   if (!productTouched) return;
-  const [room] = await withEventObject<ProductRoom[]>(ctx.env, ctx.event.id, (s) =>
-    s.productRooms(f.stamp, [{ itemId: e.itemId, variationId: e.variationId, subeventId: e.subeventId }]),
+  const [room] = await withEventObject<ProductRoom[]>(ctx.env, ctx.event.id, (s, call) =>
+    s.productRooms(call, f.stamp, [{ itemId: e.itemId, variationId: e.variationId, subeventId: e.subeventId }]),
   );
   if (room && room.state === 100 && (room.left === null || room.left > f.waiting)) throw nonFieldError(AVAILABLE);
 }
