@@ -24,6 +24,14 @@ module.exports = {
   forbidden: [
     ...layerRules,
     {
+      name: "routes-through-services",
+      comment:
+        "src/api/ and src/pages/ call services, never db/ (not even its types: a service re-exports the row types a route serializes)",
+      severity: "error",
+      from: { path: "^src/(api|pages)/" },
+      to: { path: "^src/db/" },
+    },
+    {
       name: "no-circular",
       comment: "no two files import each other, directly or around a circle (type imports count)",
       severity: "error",
