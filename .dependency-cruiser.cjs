@@ -45,6 +45,14 @@ module.exports = {
       to: { path: "^src/db/" },
     },
     {
+      name: "jobs-through-services",
+      comment:
+        "src/jobs/ (queue consumers, cron) call services; of db/ only the database itself (client.ts: the DB type, createDb; remote-primary.ts: the debugging seam)",
+      severity: "error",
+      from: { path: "^src/jobs/" },
+      to: { path: "^src/db/", pathNot: "^src/db/(client|remote-primary)\\.ts$" },
+    },
+    {
       name: "sql-stays-in-db",
       comment:
         "drizzle-orm (tables' SQL, its sql tag and operators, even as types) is db/'s: the layers above call db/ functions",
