@@ -20,9 +20,49 @@ const layerRules = LAYERS.flatMap((layer, rank) =>
   }),
 );
 
+/**
+ * The files outside db/ that still build D1 statements with drizzle (the event object's
+ * write-behind): exemption removed when the event object's statements live in db/.
+ */
+const SQL_OUTSIDE_DB = [
+  "^src/objects/event/carts\\.ts$",
+  "^src/objects/event/orders\\.ts$",
+  "^src/objects/event/orders-answered\\.ts$",
+  "^src/objects/event/passages\\.ts$",
+  "^src/objects/event/scan-writes\\.ts$",
+  "^src/objects/event/vouchers\\.ts$",
+];
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    {
+      name: "routes-through-services",
+      comment:
+        "src/api/ and src/pages/ call services, never db/ (not even its types: a service re-exports the row types a route serializes)",
+      severity: "error",
+      from: { path: "^src/(api|pages)/" },
+      to: { path: "^src/db/" },
+    },
+    {
+      name: "jobs-through-services",
+      comment:
+        "src/jobs/ (queue consumers, cron) call services; of db/ only the database itself (client.ts: the DB type, createDb; remote-primary.ts: the debugging seam)",
+      severity: "error",
+      from: { path: "^src/jobs/" },
+      to: { path: "^src/db/", pathNot: "^src/db/(client|remote-primary)\\.ts$" },
+    },
+    {
+      name: "sql-stays-in-db",
+      comment:
+        "drizzle-orm (tables' SQL, its sql tag and operators, even as types) is db/'s: the layers above call db/ functions",
+      severity: "error",
+      from: {
+        path: "^src/",
+        pathNot: ["^src/db/", ...SQL_OUTSIDE_DB],
+      },
+      to: { path: "(^|/)node_modules/drizzle-orm/" },
+    },
     {
       name: "no-circular",
       comment: "no two files import each other, directly or around a circle (type imports count)",

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { type CartRowRecord, findCartPosition, listCartPositions } from "../db/carts";
+import { type CartRowRecord, findCartPosition, listCartPositions } from "../services/orders/order-reads";
 import {
   cartInput,
   type CartInput,
@@ -104,12 +104,12 @@ const write = eventScope("can_change_orders");
 cartRoutes.get(base, read, doc.list(cartPositionResponse, { summary: "List cart positions" }), async (c) => {
   const req = listRequest(c);
   setPageGenerated(c, Date.now());
-  const page = await listCartPositions(c.var.db, c.var.event.id, req);
+  const page = await listCartPositions(eventContext(c), req);
   return respondPage(c, req, page, (r) => serializeCartPosition(r, page.children));
 });
 
 cartRoutes.get(`${base}/:id`, read, doc.ok(cartPositionResponse, { summary: "Cart position detail" }), async (c) => {
-  const found = await findCartPosition(c.var.db, c.var.event.id, pathId(c, "id"));
+  const found = await findCartPosition(eventContext(c), pathId(c, "id"));
   if (!found) throw notFound();
   return c.json(serializeCart(found));
 });

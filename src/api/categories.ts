@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { CATEGORY_ORDERING, type CategoryRow, findCategory, listCategories } from "../db/categories";
+import { CATEGORY_ORDERING, type CategoryRow, findCategory, listCategories } from "../services/catalog/catalog-reads";
 import {
   categoryFull,
   categoryPatch,
@@ -62,7 +62,7 @@ categoryRoutes.get(
   categoryFilters,
   async (c) => {
     const req = listRequest(c);
-    const page = await listCategories(c.var.db, c.var.event.id, c.req.valid("query").is_addon, req);
+    const page = await listCategories(eventContext(c), c.req.valid("query").is_addon, req);
     return notModified(c, page.lastModified) ?? respondPage(c, req, page, serializeCategory);
   },
 );
@@ -78,7 +78,7 @@ categoryRoutes.post(
 );
 
 categoryRoutes.get(`${base}/:id`, read, doc.ok(categoryResponse, { summary: "Category detail" }), async (c) => {
-  const row = await findCategory(c.var.db, c.var.event.id, pathId(c, "id"));
+  const row = await findCategory(eventContext(c), pathId(c, "id"));
   if (!row) throw notFound();
   return c.json(serializeCategory(row));
 });

@@ -3,16 +3,18 @@
  * scan's answer, the questions of answers) replaced by the full objects, each serialized by its
  * own family. Only read when a client asks for it.
  */
-import { questionRecordsByIds } from "../db/questions";
-import { findEvent } from "../db/events";
-import { findItem, findVariation } from "../db/items";
-import { findSubevent } from "../db/subevents";
-import { ORDER_STATUSES } from "../db/schema";
+import {
+  questionRecordsByIds,
+  findEvent,
+  findItem,
+  findVariation,
+  findSubevent,
+} from "../services/checkin/checkin-reads";
+import { ORDER_STATUSES } from "../services/stored-values";
 import { fieldError } from "../lib/failure";
-import type { AppContext } from "../http/context";
+import { type AppContext, publicBase } from "../http/context";
 import { q, type QueryParam, type QueryValues } from "../http/validation";
 import { itemView, serializeItem, serializeVariation } from "./items-serializers";
-import { publicBase } from "../http/context";
 import { serializeQuestion } from "./questions";
 import { serializeSubevent } from "./subevents";
 import type { Expanded } from "./checkin-serializers";
@@ -53,7 +55,7 @@ export async function expandSubevents(
   ids: Iterable<number | null>,
 ): Promise<Map<number, Record<string, unknown>>> {
   const unique = [...new Set([...ids].filter((x): x is number => x !== null))];
-  const rows = await Promise.all(unique.map((id) => findSubevent(c.var.db, eventId, id)));
+  const rows = await Promise.all(unique.map((id) => findSubevent(c.var, eventId, id)));
   const out = new Map<number, Record<string, unknown>>();
   rows.forEach((r, i) => r && out.set(unique[i]!, serializeSubevent(r)));
   return out;
@@ -67,7 +69,7 @@ export async function expandPositions(
   expand: Set<string>,
 ): Promise<Expanded> {
   const out: Expanded = {};
-  const db = c.var.db;
+  const db = c.var;
   if (expand.has("subevent"))
     out.subevents = await expandSubevents(
       c,
@@ -111,7 +113,7 @@ export async function expandAnswerQuestions(
   const questions = new Map(
     (
       await questionRecordsByIds(
-        c.var.db,
+        c.var,
         eventId,
         answers.map((a) => a.question),
       )

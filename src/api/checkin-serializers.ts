@@ -5,11 +5,14 @@
  * typed by them.
  */
 import { z } from "zod";
-import type { CheckinListRecord } from "../db/checkin/lists";
-import type { CheckinJson } from "../db/checkin/passages";
-import type { ScanCounts } from "../db/checkin/status";
-import type { CheckinPositionRow } from "../db/checkin/ticket-rows";
-import type { Answer, checkins } from "../db/schema";
+import type {
+  CheckinListRecord,
+  CheckinJson,
+  ScanCounts,
+  CheckinPositionRow,
+  CheckinRow,
+} from "../services/checkin/checkin-reads";
+import type { Answer } from "../services/stored-values";
 import { buildName, type NameParts } from "../rules/person-names";
 import { apiDownloadUrls, positionDownloads } from "../services/tickets/tickets";
 import { dateTime, id, object } from "../http/responses";
@@ -311,8 +314,6 @@ export const failedCheckinResponse = z
   })
   .meta({ id: "FailedCheckin" });
 export type FailedCheckinResponse = z.infer<typeof failedCheckinResponse>;
-
-type CheckinRow = typeof checkins.$inferSelect;
 
 /** A failed scan as stored (the row's fields the answer shows). */
 export type FailedCheckinRecord = Pick<

@@ -7,20 +7,22 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { checkinAddonsOf } from "../db/checkin/ticket-rows";
-import { listCheckinPositions, positionOrdering } from "../db/checkin/tickets";
-import { questionRecordsByIds } from "../db/questions";
+import {
+  checkinAddonsOf,
+  listCheckinPositions,
+  positionOrdering,
+  questionRecordsByIds,
+} from "../services/checkin/checkin-reads";
 import type { StoreUpload } from "../services/catalog/catalog-fields";
 import { resolveFileField } from "../http/files";
 import { hasPermission } from "../rules/permissions";
 import { annulCheckin, annulInput } from "../services/checkin/checkin-annul";
 import { redeemInput, redeemScan, type ScanAnswer, searchableLists } from "../services/checkin/checkin-redeem";
 import { badRequest, MESSAGES } from "../lib/failure";
-import { type AppContext, type AppEnv, organizerContext } from "../http/context";
+import { type AppContext, type AppEnv, organizerContext, publicBase } from "../http/context";
 import { apiDocs, type OwnAnswer } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { organizerScope } from "../http/tenancy";
-import { publicBase } from "../http/context";
 import { jsonBody, type QueryParam, queryParams } from "../http/validation";
 import {
   expandAnswerQuestions,
@@ -83,7 +85,7 @@ export const scanAnswer =
     const expand = expandOf(c);
     let position: Record<string, unknown> | undefined;
     if (r.position) {
-      const addons = expand.has("addons") ? await checkinAddonsOf(c.var.db, r.eventId, r.position.id, r.list.id) : [];
+      const addons = expand.has("addons") ? await checkinAddonsOf(c.var, r.eventId, r.position.id, r.list.id) : [];
       const expanded = await expandPositions(c, r.eventId, [r.position, ...addons], expand);
       position = serializeCheckinPosition(r.position, downloadBase(c), expanded);
       if (expand.has("answers.question")) position = await expandAnswerQuestions(c, r.eventId, position);
@@ -101,7 +103,7 @@ export const scanAnswer =
       list,
     };
     if (r.status === "incomplete") {
-      const records = await questionRecordsByIds(c.var.db, r.eventId, r.questions);
+      const records = await questionRecordsByIds(c.var, r.eventId, r.questions);
       const byId = new Map(records.map((q) => [q.question.id, q]));
       body.questions = r.questions.flatMap((id) => (byId.has(id) ? [serializeQuestion(byId.get(id)!)] : []));
     }
@@ -225,7 +227,7 @@ checkinRoutes.get(
     if (searchTooShort(c, f.search)) return respondPage(c, req, { count: 0, rows: [] }, (p: never) => p);
     // the lists' settings are read in the statement: one round trip for the page
     const lists = resolved.map((l) => ({ listId: l.listId, eventId: l.home.eventId }));
-    const page = await listCheckinPositions(c.var.db, lists, positionFilters(f), req);
+    const page = await listCheckinPositions(c.var, lists, positionFilters(f), req);
     const expand = expandOf(c);
     const byEvent = Map.groupBy(page.rows, (r) => r.eventId);
     const expanded = new Map(

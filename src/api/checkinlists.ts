@@ -5,11 +5,18 @@
  * and the event's check-in history (pretix checkin.rst), where failed scans show.
  */
 import { Hono } from "hono";
-import { checkinHistory, HISTORY_ORDERING } from "../db/checkin/history";
-import { CHECKIN_LIST_ORDERING, type CheckinListRecord, listCheckinLists } from "../db/checkin/lists";
-import { checkinListStatus } from "../db/checkin/status";
-import { findCheckinPosition, listTicketsOfList, positionOrdering } from "../db/checkin/tickets";
-import { CHECKIN_ERROR_REASONS } from "../db/schema";
+import {
+  checkinHistory,
+  HISTORY_ORDERING,
+  CHECKIN_LIST_ORDERING,
+  type CheckinListRecord,
+  listCheckinLists,
+  checkinListStatus,
+  findCheckinPosition,
+  listTicketsOfList,
+  positionOrdering,
+} from "../services/checkin/checkin-reads";
+import { CHECKIN_ERROR_REASONS } from "../services/stored-values";
 import {
   changeList,
   checkinListFull,
@@ -28,10 +35,9 @@ import { notFound } from "../lib/failure";
 import { eventSettingsFor } from "../services/events/settings";
 import { notModified } from "../http/conditional";
 import { type AppContext, type AppEnv, eventContext } from "../http/context";
-import { readInScope } from "../http/tenancy";
+import { readInScope, eventScope } from "../http/tenancy";
 import { apiDocs, type PathParam, type RouteDoc } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
-import { eventScope } from "../http/tenancy";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import {
   excludeOf,
@@ -124,8 +130,7 @@ checkinListRoutes.get(
     const f = c.req.valid("query");
     const exclude = f.exclude ?? [];
     const page = await listCheckinLists(
-      c.var.db,
-      c.var.event.id,
+      eventContext(c),
       { subevent: f.subevent, subeventMatch: f.subevent_match, endsAfter: f.ends_after },
       req,
       !(exclude.includes("checkin_count") && exclude.includes("position_count")),
@@ -161,7 +166,7 @@ checkinListRoutes.get(
   async (c) => {
     const r = await loadCheckinList(c.var, pathId(c, "id"), false);
     const [status, settings] = await Promise.all([
-      checkinListStatus(c.var.db, r.list),
+      checkinListStatus(c.var, r.list),
       eventSettingsFor(c.var.db, c.var.organizer.id, c.var.event.id),
     ]);
     return c.json(serializeCheckinListStatus(status, (settings.locale as string | undefined) ?? "en"));
@@ -248,7 +253,7 @@ checkinListRoutes.get(
     // the list and a page of its tickets in one round trip, with the credential when it rides along (404 when the event has no such list)
     const listId = pathId(c, "list");
     const filters = positionFilters(c.req.valid("query"));
-    const page = await readInScope(c, (db, eventId) => listTicketsOfList(db, eventId, listId, filters, req));
+    const page = await readInScope(c, (db, eventId) => listTicketsOfList({ db }, eventId, listId, filters, req));
     if (!page.list) throw notFound();
     if (searchTooShort(c, filters.search)) return respondPage(c, req, { count: 0, rows: [] }, (p: never) => p);
     const expanded = await expandPositions(c, c.var.event.id, page.rows, expandOf(c));
@@ -263,7 +268,7 @@ checkinListRoutes.get(
   queryParams({ expand: expandParam }),
   async (c) => {
     const r = await loadCheckinList(c.var, pathId(c, "list"), false);
-    const p = await findCheckinPosition(c.var.db, r.list, pathId(c, "id"));
+    const p = await findCheckinPosition(c.var, r.list, pathId(c, "id"));
     if (!p) throw notFound();
     return c.json(
       serializeCheckinPosition(p, downloadBase(c), await expandPositions(c, c.var.event.id, [p], expandOf(c))),
@@ -316,8 +321,7 @@ checkinListRoutes.get(
     const req = listRequest(c);
     const f = c.req.valid("query");
     const page = await checkinHistory(
-      c.var.db,
-      c.var.event.id,
+      eventContext(c),
       {
         createdSince: f.created_since,
         createdBefore: f.created_before,

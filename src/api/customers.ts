@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { type CustomerRow, findCustomer, listCustomers } from "../db/customers";
+import { type CustomerRow, findCustomer, listCustomers } from "../services/organizers/organizer-reads";
 import {
   anonymizeCustomer,
   changeCustomer,
@@ -76,7 +76,7 @@ customerRoutes.get(
   async (c) => {
     const { email } = c.req.valid("query");
     const req = listRequest(c);
-    return respondPage(c, req, await listCustomers(c.var.db, c.var.organizer.id, email, req), serializeCustomer);
+    return respondPage(c, req, await listCustomers(organizerContext(c), email, req), serializeCustomer);
   },
 );
 
@@ -89,7 +89,7 @@ customerRoutes.post(
 );
 
 customerRoutes.get(`${base}/:identifier`, perm, doc.ok(customerResponse, { summary: "Customer detail" }), async (c) => {
-  const customer = await findCustomer(c.var.db, c.var.organizer.id, identifierOf(c));
+  const customer = await findCustomer(organizerContext(c), identifierOf(c));
   if (!customer) throw notFound();
   return c.json(serializeCustomer(customer));
 });

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listDevices, findDevice, type DeviceRecord } from "../db/devices";
+import { listDevices, findDevice, type DeviceRecord } from "../services/checkin/checkin-reads";
 import { changeDevice, createDevice, deviceChangeInput, deviceInput, deviceSetup } from "../services/checkin/devices";
 import { notFound } from "../lib/failure";
 import { type AppEnv, organizerContext } from "../http/context";
@@ -67,7 +67,7 @@ const base = "/organizers/:organizer/devices";
 
 deviceRoutes.get(base, scope, doc.list(deviceResponse, { summary: "List devices" }), async (c) => {
   const req = listRequest(c);
-  return respondPage(c, req, await listDevices(c.var.db, c.var.organizer.id, req), serializeDevice);
+  return respondPage(c, req, await listDevices(organizerContext(c), req), serializeDevice);
 });
 
 deviceRoutes.post(
@@ -81,7 +81,7 @@ deviceRoutes.post(
 );
 
 deviceRoutes.get(`${base}/:device_id`, scope, doc.ok(deviceResponse, { summary: "Device detail" }), async (c) => {
-  const r = await findDevice(c.var.db, c.var.organizer.id, pathId(c, "device_id"));
+  const r = await findDevice(organizerContext(c), pathId(c, "device_id"));
   if (!r) throw notFound();
   return c.json(serializeDevice(r));
 });

@@ -5,8 +5,8 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { DISCOUNT_ORDERING, type DiscountRecord, listDiscounts } from "../db/discounts";
-import { DISCOUNT_SUBEVENT_MODES } from "../db/schema";
+import { DISCOUNT_ORDERING, type DiscountRecord, listDiscounts } from "../services/catalog/catalog-reads";
+import { DISCOUNT_SUBEVENT_MODES } from "../services/stored-values";
 import {
   createDiscount,
   deleteDiscount,
@@ -81,7 +81,7 @@ discountRoutes.get(
   discountFilters,
   async (c) => {
     const req = listRequest(c);
-    const page = await listDiscounts(c.var.db, c.var.event.id, { active: c.req.valid("query").active }, req);
+    const page = await listDiscounts(eventContext(c), { active: c.req.valid("query").active }, req);
     return respondPage(c, req, page, serializeDiscount);
   },
 );

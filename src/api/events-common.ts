@@ -3,7 +3,7 @@
  * an event's customer-facing pages are, and the response pieces of both.
  */
 import { z } from "zod";
-import type { AttrFilter } from "../db/events";
+import type { AttrFilter } from "../services/events/event-reads";
 import type { OrganizerContext } from "../services/context";
 import { resolveAttrFilters } from "../services/events/event-common";
 import { fieldError } from "../lib/failure";

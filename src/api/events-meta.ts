@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listMetaProperties, type MetaPropertyRecord } from "../db/event-meta";
+import { listMetaProperties, type MetaPropertyRecord } from "../services/events/event-reads";
 import {
   changeMetaProperty,
   createMetaProperty,
@@ -65,7 +65,7 @@ eventMetaRoutes.get(
   doc.list(metaPropertyResponse, { summary: "List event meta properties" }),
   async (c) => {
     const req = listRequest(c);
-    return respondPage(c, req, await listMetaProperties(c.var.db, c.var.organizer.id, req), serializeMetaProperty);
+    return respondPage(c, req, await listMetaProperties(organizerContext(c), req), serializeMetaProperty);
   },
 );
 

@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { EVENT_ORDERING, type EventWithMeta, findEvent, listEvents } from "../db/events";
+import { EVENT_ORDERING, type EventWithMeta, findEvent, listEvents } from "../services/events/event-reads";
 import {
   changeEvent,
   cloneEvent,
@@ -16,12 +16,11 @@ import {
   eventPatchInput,
 } from "../services/events/event-changes";
 import { eventPublicUrl } from "../rules/urls";
-import { type AppContext, type AppEnv, eventContext, organizerContext } from "../http/context";
+import { type AppContext, type AppEnv, eventContext, organizerContext, publicBase } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { dateTime, i18n, id, url } from "../http/responses";
 import { eventScope, organizerScope } from "../http/tenancy";
-import { publicBase } from "../http/context";
 import { jsonBody, q, queryParams } from "../http/validation";
 import { toIso } from "../lib/datetime";
 import { availabilityParam, bestAvailabilityState, withAvailability } from "./events-availability";
@@ -158,7 +157,7 @@ eventRoutes.get(
       now: ctx.now,
     };
     const channel = f.with_availability_for;
-    const page = await listEvents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
+    const page = await listEvents(ctx, c.var.principal, filter, req);
     const at = location(c);
     const serialize = await withAvailability(
       ctx,
@@ -176,7 +175,7 @@ eventRoutes.get(
   eventScope("event:read"),
   doc.ok(eventDetailResponse, { summary: "Event detail" }),
   async (c) => {
-    const record = await findEvent(c.var.db, c.var.organizer.id, c.var.event.id);
+    const record = await findEvent(organizerContext(c), c.var.event.id);
     return c.json(serializeEventDetail(location(c), record!));
   },
 );

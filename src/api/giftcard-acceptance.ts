@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listAcceptors, listIssuers } from "../db/giftcards";
+import { listAcceptors, listIssuers } from "../services/payments/payment-reads";
 import {
   acceptGiftCardIssuer,
   type AcceptorRecord,
@@ -60,7 +60,7 @@ giftCardAcceptanceRoutes.get(
   doc.list(giftCardAcceptorResponse, { summary: "List organizers invited to accept this organizer's gift cards" }),
   async (c) => {
     const req = listRequest(c);
-    return respondPage(c, req, await listAcceptors(c.var.db, c.var.organizer.id, req), serializeAcceptor);
+    return respondPage(c, req, await listAcceptors(organizerContext(c), req), serializeAcceptor);
   },
 );
 
@@ -88,7 +88,7 @@ giftCardAcceptanceRoutes.get(
   doc.list(giftCardIssuerResponse, { summary: "List organizers whose gift cards this organizer is invited to accept" }),
   async (c) => {
     const req = listRequest(c);
-    return respondPage(c, req, await listIssuers(c.var.db, c.var.organizer.id, req), serializeIssuer);
+    return respondPage(c, req, await listIssuers(organizerContext(c), req), serializeIssuer);
   },
 );
 

@@ -13,7 +13,7 @@ import {
   type GiftCardTransactionRecord,
   listGiftCards,
   listTransactions,
-} from "../db/giftcards";
+} from "../services/payments/payment-reads";
 import { notFound } from "../lib/failure";
 import {
   changeGiftCard,
@@ -84,7 +84,7 @@ export function serializeGiftCardTransaction(t: GiftCardTransactionRecord): Gift
 }
 
 async function loadCard(c: AppContext, accepted: boolean): Promise<GiftCardRow> {
-  const card = await findGiftCard(c.var.db, c.var.organizer.id, pathId(c, "id"), accepted);
+  const card = await findGiftCard(organizerContext(c), pathId(c, "id"), accepted);
   if (!card) throw notFound();
   return card;
 }
@@ -106,7 +106,7 @@ giftCardRoutes.get(
     const f = c.req.valid("query");
     const filters = { includeAccepted: f.include_accepted ?? false, secret: f.secret, testmode: f.testmode };
     const req = listRequest(c);
-    return respondPage(c, req, await listGiftCards(c.var.db, c.var.organizer.id, filters, req), serializeGiftCard);
+    return respondPage(c, req, await listGiftCards(organizerContext(c), filters, req), serializeGiftCard);
   },
 );
 
@@ -181,6 +181,6 @@ giftCardRoutes.get(
   async (c) => {
     const card = await loadCard(c, c.req.valid("query").include_accepted ?? false);
     const req = listRequest(c);
-    return respondPage(c, req, await listTransactions(c.var.db, card.id, req), serializeGiftCardTransaction);
+    return respondPage(c, req, await listTransactions(organizerContext(c), card.id, req), serializeGiftCardTransaction);
   },
 );

@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { INVOICE_ORDERING, type InvoiceRecord, listInvoices } from "../db/invoices";
+import { INVOICE_ORDERING, type InvoiceRecord, listInvoices } from "../services/invoices/invoice-reads";
 import {
   createInvoiceForOrder,
   loadInvoice,
@@ -163,8 +163,7 @@ invoiceRoutes.get(
     const req = listRequest(c);
     const f = c.req.valid("query");
     const page = await listInvoices(
-      c.var.db,
-      c.var.event.id,
+      eventContext(c),
       { isCancellation: f.is_cancellation, order: f.order, refers: f.refers, locale: f.locale },
       req,
     );

@@ -7,7 +7,6 @@
  */
 import { Hono } from "hono";
 import type { z } from "zod";
-import { addonQueries, bundleQueries, type ItemPartQueries } from "../db/item-addons-bundles";
 import { addonServices, bundleServices, type ItemPartServices } from "../services/catalog/item-addons";
 import { addonFull, addonPatch, bundleFull, bundlePatch } from "../services/catalog/item-input";
 import { loadItemRow } from "../services/catalog/items";
@@ -30,8 +29,6 @@ type ItemPartEndpoints<Row, Input, Res extends z.ZodType> = {
   tag: string;
   /** The kind's name in the summaries: one object with its article, the plural, the detail's title. */
   names: { one: string; many: string; title: string };
-  /** The list's page and orderings (a plain read of the item's objects). */
-  queries: ItemPartQueries<Row, unknown>;
   response: Res;
   serialize: (row: Row) => z.infer<Res>;
   /** The body of POST and PUT, and of PATCH. */
@@ -42,7 +39,7 @@ type ItemPartEndpoints<Row, Input, Res extends z.ZodType> = {
 
 /** The six routes of one kind under `.../items/{item}/<segment>/`. */
 function itemPartRoutes<Row, Input, Res extends z.ZodType>(kind: ItemPartEndpoints<Row, Input, Res>): Hono<AppEnv> {
-  const { names, queries, response, serialize, services } = kind;
+  const { names, response, serialize, services } = kind;
   const routes = new Hono<AppEnv>();
   const doc = apiDocs(kind.tag);
   const base = `${itemsBase}/:item/${kind.segment}`;
@@ -50,11 +47,11 @@ function itemPartRoutes<Row, Input, Res extends z.ZodType>(kind: ItemPartEndpoin
   routes.get(
     base,
     read,
-    doc.list(response, { summary: `List an item's ${names.many}`, ordering: queries.ordering }),
+    doc.list(response, { summary: `List an item's ${names.many}`, ordering: services.ordering }),
     async (c) => {
       const item = await loadItemRow(eventContext(c), pathId(c, "item"));
       const req = listRequest(c);
-      return respondPage(c, req, await queries.list(c.var.db, item.id, req), serialize);
+      return respondPage(c, req, await services.list(eventContext(c), item.id, req), serialize);
     },
   );
 
@@ -110,7 +107,6 @@ export const addonRoutes = itemPartRoutes({
   segment: "addons",
   tag: "Item add-ons",
   names: { one: "an add-on", many: "add-ons", title: "Add-on" },
-  queries: addonQueries,
   response: addonResponse,
   serialize: serializeAddon,
   full: addonFull,
@@ -122,7 +118,6 @@ export const bundleRoutes = itemPartRoutes({
   segment: "bundles",
   tag: "Item bundles",
   names: { one: "a bundle", many: "bundles", title: "Bundle" },
-  queries: bundleQueries,
   response: bundleResponse,
   serialize: serializeBundle,
   full: bundleFull,

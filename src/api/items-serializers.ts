@@ -5,10 +5,8 @@
  * serializers typed by them, field names and order as the docs show them.
  */
 import { z } from "zod";
-import type { AddonRow, BundleRow } from "../db/item-addons-bundles";
-import type { VariationRecord } from "../db/item-variations";
-import type { ItemRecord, ItemRow } from "../db/items";
-import type { EventRow } from "../db/tenancy";
+import type { AddonRow, BundleRow, VariationRecord, ItemRecord, ItemRow } from "../services/catalog/catalog-reads";
+import type { EventRow } from "../services/context";
 import { effectiveMetaData, metaProperties } from "../rules/item-rules";
 import { mediaUrl } from "../rules/urls";
 import { dateTime, decimalString, i18n, id, money, url } from "../http/responses";

@@ -6,7 +6,7 @@
  * src/services/catalog/item-variations.ts.
  */
 import { Hono } from "hono";
-import { listVariations, VARIATION_ORDERING } from "../db/item-variations";
+import { listVariations, VARIATION_ORDERING } from "../services/catalog/catalog-reads";
 import { variationFull, variationPatch } from "../services/catalog/item-input";
 import { changeVariation, createVariation, deleteVariation, loadVariation } from "../services/catalog/item-variations";
 import { loadItemRow } from "../services/catalog/items";
@@ -33,7 +33,7 @@ variationRoutes.get(
   async (c) => {
     const item = await loadItemRow(eventContext(c), pathId(c, "item"));
     const req = listRequest(c);
-    const page = await listVariations(c.var.db, item.id, c.req.valid("query").active, req);
+    const page = await listVariations(eventContext(c), item.id, c.req.valid("query").active, req);
     const view = viewOf(c);
     return respondPage(c, req, page, (v) => serializeVariation(view, item, v));
   },

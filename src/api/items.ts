@@ -7,16 +7,15 @@
  * (src/services/catalog/items.ts) and serialize (./items-serializers.ts).
  */
 import { Hono } from "hono";
-import { ITEM_ORDERING, listItems } from "../db/items";
+import { ITEM_ORDERING, listItems } from "../services/catalog/catalog-reads";
 import { itemCreate, itemPatch, itemPut } from "../services/catalog/item-input";
 import { changeItem, createItem, deleteItem, type FileResolver, loadItem } from "../services/catalog/items";
 import { notModified } from "../http/conditional";
-import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { type AppContext, type AppEnv, eventContext, publicBase } from "../http/context";
 import { resolveFileField } from "../http/files";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { eventScope } from "../http/tenancy";
-import { publicBase } from "../http/context";
 import { jsonBody, pathId, q, queryParams } from "../http/validation";
 import { type ItemView, itemResponse, itemView, serializeItem } from "./items-serializers";
 
@@ -63,7 +62,7 @@ itemRoutes.get(
       freePrice: f.free_price,
       taxRate: f.tax_rate,
     };
-    const page = await listItems(c.var.db, c.var.event.id, filters, req);
+    const page = await listItems(eventContext(c), filters, req);
     const view = viewOf(c);
     return notModified(c, page.lastModified) ?? respondPage(c, req, page, (r) => serializeItem(view, r));
   },

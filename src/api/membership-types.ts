@@ -5,7 +5,11 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { findMembershipType, listMembershipTypes, type MembershipTypeRow } from "../db/membership-types";
+import {
+  findMembershipType,
+  listMembershipTypes,
+  type MembershipTypeRow,
+} from "../services/organizers/organizer-reads";
 import { notFound } from "../lib/failure";
 import {
   changeMembershipType,
@@ -55,7 +59,7 @@ membershipTypeRoutes.get(
   doc.list(membershipTypeResponse, { summary: "List membership types" }),
   async (c) => {
     const req = listRequest(c);
-    return respondPage(c, req, await listMembershipTypes(c.var.db, c.var.organizer.id, req), serializeMembershipType);
+    return respondPage(c, req, await listMembershipTypes(organizerContext(c), req), serializeMembershipType);
   },
 );
 
@@ -73,7 +77,7 @@ membershipTypeRoutes.get(
   read,
   doc.ok(membershipTypeResponse, { summary: "Membership type detail" }),
   async (c) => {
-    const row = await findMembershipType(c.var.db, c.var.organizer.id, pathId(c, "id"));
+    const row = await findMembershipType(organizerContext(c), pathId(c, "id"));
     if (!row) throw notFound();
     return c.json(serializeMembershipType(row));
   },

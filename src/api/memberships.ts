@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { findMembership, listMemberships, type MembershipRecord } from "../db/memberships";
+import { findMembership, listMemberships, type MembershipRecord } from "../services/organizers/organizer-reads";
 import { notFound } from "../lib/failure";
 import {
   changeMembership,
@@ -68,7 +68,7 @@ membershipRoutes.get(
     const f = c.req.valid("query");
     const filters = { customer: f.customer, membershipType: f.membership_type, testmode: f.testmode };
     const req = listRequest(c);
-    return respondPage(c, req, await listMemberships(c.var.db, c.var.organizer.id, filters, req), serializeMembership);
+    return respondPage(c, req, await listMemberships(organizerContext(c), filters, req), serializeMembership);
   },
 );
 
@@ -81,7 +81,7 @@ membershipRoutes.post(
 );
 
 membershipRoutes.get(`${base}/:id`, perm, doc.ok(membershipResponse, { summary: "Membership detail" }), async (c) => {
-  const found = await findMembership(c.var.db, c.var.organizer.id, pathId(c, "id"));
+  const found = await findMembership(organizerContext(c), pathId(c, "id"));
   if (!found) throw notFound();
   return c.json(serializeMembership(found));
 });

@@ -4,8 +4,8 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listOnsaleQueues, type OnsaleQueueRow } from "../db/onsale-queues";
-import { ARRIVAL_ORDERS } from "../db/schema";
+import { listOnsaleQueues, type OnsaleQueueRow } from "../services/waiting-room/room-reads";
+import { ARRIVAL_ORDERS } from "../services/stored-values";
 import {
   type CountedQueue,
   createOnsaleQueue,
@@ -100,7 +100,7 @@ onsaleQueueRoutes.get(
   doc.list(onsaleQueueResponse, { summary: "List on-sale queues", description: DESCRIPTION }),
   async (c) => {
     const req = listRequest(c);
-    const page = await listOnsaleQueues(c.var.db, c.var.event.id, req);
+    const page = await listOnsaleQueues(eventContext(c), req);
     return respondPage(c, req, { ...page, rows: await withCounters(eventContext(c), page.rows) }, serializer(c));
   },
 );

@@ -14,9 +14,13 @@ import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { eventScope, organizerScope } from "../http/tenancy";
 import { jsonBody, pathId, q, type QueryValues, queryParams } from "../http/validation";
-import type { OrderRecord, PositionJson } from "../db/orders";
-import { ORDER_POSITION_ORDERING, type OrderPositionFilter } from "../db/order-positions";
-import type { CheckinPositionRow } from "../db/checkin/ticket-rows";
+import {
+  type OrderRecord,
+  type PositionJson,
+  ORDER_POSITION_ORDERING,
+  type OrderPositionFilter,
+} from "../services/orders/order-reads";
+import type { CheckinPositionRow } from "../services/checkin/checkin-reads";
 import { serializeListedPosition } from "./checkin-serializers";
 import { POSITION_FILTER_PARAMS, positionFilters } from "./checkin-expand";
 import { type PositionResponse, positionResponse, serializePosition } from "./orders-serializers";

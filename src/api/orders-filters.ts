@@ -6,9 +6,8 @@
  * Parameters pretix does not document are ignored, as pretix (Django REST framework) does.
  */
 import { z } from "zod";
-import type { OrderRecord } from "../db/orders";
-import type { OrderListFilter } from "../db/order-filters";
-import { ORDER_STATUSES } from "../db/schema";
+import type { OrderRecord, OrderListFilter } from "../services/orders/order-reads";
+import { ORDER_STATUSES } from "../services/stored-values";
 import { modifiedSinceParam } from "../http/conditional";
 import { q, type QueryValues } from "../http/validation";
 import {

@@ -1,6 +1,6 @@
 /** Response pieces shared by cart positions and order positions: answers and seats. */
 import { z } from "zod";
-import type { Answer } from "../db/schema";
+import type { Answer } from "../services/stored-values";
 import { id } from "../http/responses";
 
 export const answerResponse = z

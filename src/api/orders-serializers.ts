@@ -4,8 +4,8 @@
  * serializers typed by them.
  */
 import { z } from "zod";
-import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../db/orders";
-import type { InvoiceAddress } from "../db/schema";
+import type { FeeJson, OrderRecord, PaymentJson, PositionJson } from "../services/orders/order-reads";
+import type { InvoiceAddress } from "../services/stored-values";
 import { OPEN_PAYMENT_STATES } from "../rules/payments";
 import { buildName } from "../rules/person-names";
 import { apiDownloadUrls, type Download, orderDownloads } from "../services/tickets/tickets";

@@ -5,23 +5,20 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { type OrderConditions, orderFilterConditions } from "../db/order-filters";
 import { decimal } from "../rules/fields";
 import { createOrder } from "../services/orders/order-create";
 import { orderInput } from "../services/orders/order-input";
 import { regenerateOrderSecrets } from "../services/tickets/ticket-changes";
 import { loadOrder, markOrderExpired, markOrderPaid } from "../services/orders/order-status";
 import { markOrderCanceled } from "../services/orders/order-edits";
-import { listOrders, ORDER_ORDERING, type OrderFilter } from "../db/orders";
+import { listEventOrders, ORDER_ORDERING, type OrderColumns, orderListFilter } from "../services/orders/order-reads";
 import { organizerOrders } from "../services/orders/order-lists";
 import { setPageGenerated } from "../http/conditional";
-import { type AppContext, type AppEnv, eventContext, organizerContext, saleCaller } from "../http/context";
-import { readInScope } from "../http/tenancy";
+import { type AppContext, type AppEnv, eventContext, organizerContext, saleCaller, publicBase } from "../http/context";
+import { readInScope, eventScope, organizerScope } from "../http/tenancy";
 import { QUEUE_ANSWERS } from "../http/errors";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
-import { eventScope, organizerScope } from "../http/tenancy";
-import { publicBase } from "../http/context";
 import { jsonBody, type QueryValues, queryParams } from "../http/validation";
 import {
   ORDER_LIST_PARAMS,
@@ -50,7 +47,7 @@ const write = eventScope("can_change_orders");
 const doc = apiDocs("Orders");
 
 /** The order list's column matches of the query (the documented further filters are `orderListQuery`'s). */
-function columnFilter(f: QueryValues<typeof ORDER_LIST_PARAMS>, extra: OrderConditions): OrderFilter {
+function columnFilter(f: QueryValues<typeof ORDER_LIST_PARAMS>): OrderColumns {
   return {
     code: f.code,
     status: f.status,
@@ -59,7 +56,6 @@ function columnFilter(f: QueryValues<typeof ORDER_LIST_PARAMS>, extra: OrderCond
     locale: f.locale,
     modifiedSince: f.modified_since,
     customer: f.customer,
-    extra,
   };
 }
 
@@ -74,8 +70,8 @@ orderRoutes.get(
     const f = c.req.valid("query");
     const { filter, view } = orderListQuery(f);
     // the path's slug is the event's (slugs resolve exactly)
-    const extra = orderFilterConditions(c.req.param("event"), filter);
-    const page = await readInScope(c, (db, eventId) => listOrders(db, eventId, columnFilter(f, extra), req));
+    const orderFilter = orderListFilter(c.req.param("event"), columnFilter(f), filter);
+    const page = await readInScope(c, (db, eventId) => listEventOrders(db, eventId, orderFilter, req));
     const at = location(c);
     // `pdf_data` adds nothing here: tickets are printed from the PDFs the service renders (`downloads`)
     return respondPage(c, req, page, (r) => presentOrder(at, r, view));
@@ -98,8 +94,8 @@ orderRoutes.get(
     setPageGenerated(c, Date.now());
     const f = c.req.valid("query");
     const { filter, view } = orderListQuery(f);
-    const extra = orderFilterConditions(null, filter);
-    const page = await organizerOrders(organizerContext(c), c.var.principal, columnFilter(f, extra), req);
+    const orderFilter = orderListFilter(null, columnFilter(f), filter);
+    const page = await organizerOrders(organizerContext(c), c.var.principal, orderFilter, req);
     const base = { baseUrl: publicBase(c), organizerSlug: c.var.organizer.slug };
     return respondPage(c, req, page, (r) => presentOrder({ ...base, eventSlug: r.eventSlug }, r, view));
   },

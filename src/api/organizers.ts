@@ -4,8 +4,11 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listAccessibleOrganizers, ORGANIZER_ORDERING } from "../db/organizers";
-import { storedOrganizerSettings } from "../db/settings";
+import {
+  listAccessibleOrganizers,
+  ORGANIZER_ORDERING,
+  storedOrganizerSettings,
+} from "../services/organizers/organizer-reads";
 import {
   changeOrganizerSettings,
   effectiveSettings,
@@ -14,12 +17,11 @@ import {
 } from "../services/events/settings";
 import { ORGANIZER_SETTINGS, type SettingsCatalog } from "../services/events/settings-keys";
 import { organizerPublicUrl } from "../rules/urls";
-import { type AppEnv, organizerContext, type OrganizerRow } from "../http/context";
+import { type AppEnv, organizerContext, type OrganizerRow, publicBase } from "../http/context";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { url } from "../http/responses";
 import { authenticatedScope, organizerScope } from "../http/tenancy";
-import { publicBase } from "../http/context";
 import { jsonBody, q, queryParams } from "../http/validation";
 
 export const organizerResponse = z
@@ -73,7 +75,7 @@ organizerRoutes.get(
   doc.list(organizerResponse, { summary: "List the organizers of the credential", ordering: ORGANIZER_ORDERING }),
   async (c) => {
     const req = listRequest(c);
-    const page = await listAccessibleOrganizers(c.var.db, c.var.principal.organizerId, req);
+    const page = await listAccessibleOrganizers({ db: c.var.db }, c.var.principal.organizerId, req);
     const baseUrl = publicBase(c);
     return respondPage(c, req, page, (o) => serializeOrganizer(baseUrl, o));
   },
@@ -95,7 +97,7 @@ organizerRoutes.get(
   }),
   settingsQuery,
   async (c) => {
-    const stored = await storedOrganizerSettings(c.var.db, c.var.organizer.id);
+    const stored = await storedOrganizerSettings(organizerContext(c));
     if (c.req.valid("query").explain)
       return c.json<z.infer<typeof organizerSettingsExplainResponse>>(explainSettings(stored));
     return c.json<z.infer<typeof organizerSettingsResponse>>(effectiveSettings(stored));

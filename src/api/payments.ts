@@ -4,7 +4,7 @@
  * answering the payment (services/payments/payments.ts). The refund of a payment is in ./refunds.ts.
  */
 import { Hono } from "hono";
-import { listPayments } from "../db/orders";
+import { listPayments, type OrderRecord } from "../services/orders/order-reads";
 import { type AppContext, type AppEnv, eventContext, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
@@ -19,7 +19,6 @@ import {
   createPayment,
   paymentInput,
 } from "../services/payments/payments";
-import type { OrderRecord } from "../db/orders";
 import { orderUrlAt, paymentResponse, serializePayment } from "./orders-serializers";
 
 export const paymentRoutes = new Hono<AppEnv>();
@@ -44,7 +43,7 @@ paymentRoutes.get(base, read, doc.list(paymentResponse, { summary: "List an orde
   const req = listRequest(c);
   const r = await loadOrder(eventContext(c), c.req.param("code"));
   const url = orderPage(c, r);
-  return respondPage(c, req, await listPayments(c.var.db, r.order.id, req), (y) => serializePayment(y, url));
+  return respondPage(c, req, await listPayments(eventContext(c), r.order.id, req), (y) => serializePayment(y, url));
 });
 
 paymentRoutes.get(`${base}/:local`, read, doc.ok(paymentResponse, { summary: "Payment detail" }), async (c) => {

@@ -5,7 +5,7 @@
  * without a position a new option goes last).
  */
 import { Hono } from "hono";
-import { listOptions } from "../db/questions";
+import { listOptions } from "../services/catalog/catalog-reads";
 import { notFound } from "../lib/failure";
 import {
   createOption,
@@ -35,7 +35,7 @@ questionOptionRoutes.get(
   async (c) => {
     const questionId = pathId(c, "question");
     const req = listRequest(c);
-    const page = await listOptions(c.var.db, c.var.event.id, questionId, req);
+    const page = await listOptions(eventContext(c), questionId, req);
     if (!page.questionExists) throw notFound();
     return respondPage(c, req, page, serializeOption);
   },

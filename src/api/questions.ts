@@ -6,8 +6,13 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listQuestions, type OptionRow, QUESTION_ORDERING, type QuestionRecord } from "../db/questions";
-import { QUESTION_TYPES } from "../db/schema";
+import {
+  listQuestions,
+  type OptionRow,
+  QUESTION_ORDERING,
+  type QuestionRecord,
+} from "../services/catalog/catalog-reads";
+import { QUESTION_TYPES } from "../services/stored-values";
 import {
   createQuestion,
   deleteQuestion,
@@ -113,7 +118,7 @@ questionRoutes.get(
     const req = listRequest(c);
     const f = c.req.valid("query");
     const filters = { identifier: f.identifier, askDuringCheckin: f.ask_during_checkin, required: f.required };
-    const page = await listQuestions(c.var.db, c.var.event.id, filters, req);
+    const page = await listQuestions(eventContext(c), filters, req);
     const unchanged = notModified(c, page.lastModified);
     if (unchanged) return unchanged;
     return respondPage(c, req, page, serializeQuestion);

@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { findQuota, listQuotas, QUOTA_ORDERING, type QuotaRecord } from "../db/quotas";
+import { findQuota, listQuotas, QUOTA_ORDERING, type QuotaRecord } from "../services/catalog/catalog-reads";
 import { notFound } from "../lib/failure";
 import type { Availability } from "../rules/inventory";
 import {
@@ -88,7 +88,7 @@ export function serializeQuotaAvailability(a: Availability): QuotaAvailabilityRe
 }
 
 async function loadQuota(c: AppContext): Promise<QuotaRecord> {
-  const q = await findQuota(c.var.db, c.var.event.id, pathId(c, "id"));
+  const q = await findQuota(eventContext(c), pathId(c, "id"));
   if (!q) throw notFound();
   return q;
 }
@@ -117,7 +117,7 @@ quotaRoutes.get(
     const f = c.req.valid("query");
     const filter = { subeventId: f.subevent };
     const withAvailability = f.with_availability ?? false;
-    const page = await listQuotas(c.var.db, c.var.event.id, filter, req);
+    const page = await listQuotas(eventContext(c), filter, req);
     const cached = notModified(c, page.lastModified);
     if (cached && !withAvailability) return cached;
     const availability = withAvailability

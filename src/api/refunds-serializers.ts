@@ -4,8 +4,8 @@
  * pretix's newer API has it (empty: the service keeps no provider details of refunds).
  */
 import { z } from "zod";
-import type { RefundJson } from "../db/orders";
-import { REFUND_SOURCES, REFUND_STATES } from "../db/schema";
+import type { RefundJson } from "../services/orders/order-reads";
+import { REFUND_SOURCES, REFUND_STATES } from "../services/stored-values";
 import { toIso } from "../lib/datetime";
 import { formatMoney } from "../lib/money";
 import { dateTime, money, object } from "../http/responses";

@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listSeatingPlans, type SeatingPlanRow } from "../db/seatingplans";
+import { listSeatingPlans, type SeatingPlanRow } from "../services/catalog/catalog-reads";
 import {
   changeSeatingPlan,
   createSeatingPlan,
@@ -43,7 +43,7 @@ const base = "/organizers/:organizer/seatingplans";
 
 seatingPlanRoutes.get(base, perm, doc.list(seatingPlanResponse, { summary: "List seating plans" }), async (c) => {
   const req = listRequest(c);
-  return respondPage(c, req, await listSeatingPlans(c.var.db, c.var.organizer.id, req), serializeSeatingPlan);
+  return respondPage(c, req, await listSeatingPlans(organizerContext(c), req), serializeSeatingPlan);
 });
 
 seatingPlanRoutes.get(`${base}/:id`, perm, doc.ok(seatingPlanResponse, { summary: "Seating plan detail" }), async (c) =>

@@ -5,8 +5,8 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { SENDMAIL_SEND_TO } from "../db/schema";
-import { listSendmailRules, type SendmailRuleRecord } from "../db/sendmail";
+import { SENDMAIL_SEND_TO } from "../services/stored-values";
+import { listSendmailRules, type SendmailRuleRecord } from "../services/mail/mail-reads";
 import {
   createSendmailRule,
   deleteSendmailRule,
@@ -79,7 +79,7 @@ sendmailRuleRoutes.get(
   doc.list(sendmailRuleResponse, { summary: "List automated email rules" }),
   async (c) => {
     const req = listRequest(c);
-    return respondPage(c, req, await listSendmailRules(c.var.db, c.var.event.id, req), serializeSendmailRule);
+    return respondPage(c, req, await listSendmailRules(eventContext(c), req), serializeSendmailRule);
   },
 );
 

@@ -8,7 +8,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { organizerBySlug } from "../db/storefront";
+import { organizerBySlug } from "../services/events/storefront-reads";
 import { type AppEnv, publicBase } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { object } from "../http/responses";
@@ -42,7 +42,7 @@ stripeWebhookRoutes.post(
     serviceBody: stripeEventBody,
   }),
   async (c) => {
-    const organizer = await organizerBySlug(c.var.db, c.req.param("organizer"));
+    const organizer = await organizerBySlug(c.var, c.req.param("organizer"));
     if (!organizer) throw notFound();
     await receiveStripeWebhook(
       { env: c.env, db: c.var.db, organizer, baseUrl: publicBase(c), now: Date.now() },

@@ -13,7 +13,7 @@ import {
   SUBEVENT_ORDERING,
   type SubeventFilter,
   type SubeventWithDetails,
-} from "../db/subevents";
+} from "../services/events/event-reads";
 import type { OrganizerContext } from "../services/context";
 import {
   changeSubevent,
@@ -195,7 +195,7 @@ subeventRoutes.get(
     const ctx = eventContext(c);
     const f = c.req.valid("query");
     const filter: SubeventFilter = { ...(await subeventFilter(ctx, f)), modifiedSince: f.modified_since };
-    const page = await listSubevents(ctx.db, ctx.event.id, filter, req);
+    const page = await listSubevents(ctx, filter, req);
     const channel = f.with_availability_for;
     const unchanged = channel === undefined ? notModified(c, page.lastModified) : null;
     if (unchanged) return unchanged;
@@ -284,7 +284,7 @@ subeventRoutes.get(
       salesChannel: f.sales_channel,
     };
     const channel = f.with_availability_for;
-    const page = await listOrganizerSubevents(ctx.db, ctx.organizer.id, c.var.principal, filter, req);
+    const page = await listOrganizerSubevents(ctx, c.var.principal, filter, req);
     const serialize = await serializer(ctx, page.rows, channel);
     return respondPage(c, req, page, (r): SubeventListItem => serialize(r));
   },

@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listTaxRules, type TaxRuleRow } from "../db/taxrules";
+import { listTaxRules, type TaxRuleRow } from "../services/catalog/catalog-reads";
 import {
   createTaxRule,
   deleteTaxRule,
@@ -62,7 +62,7 @@ taxRuleRoutes.get(
   doc.list(taxRuleResponse, { summary: "List tax rules", conditional: true }),
   async (c) => {
     const req = listRequest(c);
-    const page = await listTaxRules(c.var.db, c.var.event.id, req);
+    const page = await listTaxRules(eventContext(c), req);
     const unchanged = notModified(c, page.lastModified);
     if (unchanged) return unchanged;
     return respondPage(c, req, page, serializeTaxRule);

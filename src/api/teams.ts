@@ -18,7 +18,7 @@ import {
   TEAM_FLAG_COLUMNS,
   type TeamRecord,
   type TokenRecord,
-} from "../db/teams";
+} from "../services/organizers/organizer-reads";
 import { notFound } from "../lib/failure";
 import { TEAM_PERMISSIONS, type TeamPermission } from "../rules/permissions";
 import {
@@ -130,7 +130,7 @@ const base = "/organizers/:organizer/teams";
 
 teamRoutes.get(base, perm, doc.list(teamResponse, { summary: "List teams" }), async (c) => {
   const req = listRequest(c);
-  return respondPage(c, req, await listTeams(c.var.db, c.var.organizer.id, req), serializeTeam);
+  return respondPage(c, req, await listTeams(organizerContext(c), req), serializeTeam);
 });
 
 teamRoutes.post(base, perm, doc.created(teamResponse, { summary: "Create a team" }), jsonBody(teamInput), async (c) =>
@@ -138,7 +138,7 @@ teamRoutes.post(base, perm, doc.created(teamResponse, { summary: "Create a team"
 );
 
 teamRoutes.get(`${base}/:team`, perm, doc.ok(teamResponse, { summary: "Team detail" }), async (c) => {
-  const team = await findTeam(c.var.db, c.var.organizer.id, pathId(c, "team"));
+  const team = await findTeam(organizerContext(c), pathId(c, "team"));
   if (!team) throw notFound();
   return c.json(serializeTeam(team));
 });
@@ -175,7 +175,7 @@ teamRoutes.get(
   async (c) => {
     const teamId = pathId(c, "team");
     const req = listRequest(c);
-    const page = await listMembers(c.var.db, c.var.organizer.id, teamId, req);
+    const page = await listMembers(organizerContext(c), teamId, req);
     if (!page.teamExists) throw notFound();
     return respondPage(c, req, page, serializeMember);
   },
@@ -186,7 +186,7 @@ teamRoutes.get(
   perm,
   doc.ok(teamMemberResponse, { summary: "Team member detail" }),
   async (c) => {
-    const member = await findMember(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
+    const member = await findMember(organizerContext(c), pathId(c, "team"), pathId(c, "id"));
     if (!member) throw notFound();
     return c.json(serializeMember(member));
   },
@@ -211,7 +211,7 @@ teamRoutes.get(
   async (c) => {
     const teamId = pathId(c, "team");
     const req = listRequest(c);
-    const page = await listInvites(c.var.db, c.var.organizer.id, teamId, req);
+    const page = await listInvites(organizerContext(c), teamId, req);
     if (!page.teamExists) throw notFound();
     return respondPage(c, req, page, serializeInvite);
   },
@@ -222,7 +222,7 @@ teamRoutes.get(
   perm,
   doc.ok(teamInviteResponse, { summary: "Team invite detail" }),
   async (c) => {
-    const invite = await findInvite(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
+    const invite = await findInvite(organizerContext(c), pathId(c, "team"), pathId(c, "id"));
     if (!invite) throw notFound();
     return c.json(serializeInvite(invite));
   },
@@ -257,7 +257,7 @@ teamRoutes.get(
   async (c) => {
     const teamId = pathId(c, "team");
     const req = listRequest(c);
-    const page = await listTokens(c.var.db, c.var.organizer.id, teamId, req);
+    const page = await listTokens(organizerContext(c), teamId, req);
     if (!page.teamExists) throw notFound();
     return respondPage(c, req, page, serializeToken);
   },
@@ -268,7 +268,7 @@ teamRoutes.get(
   perm,
   doc.ok(teamTokenResponse, { summary: "API token detail" }),
   async (c) => {
-    const token = await findToken(c.var.db, c.var.organizer.id, pathId(c, "team"), pathId(c, "id"));
+    const token = await findToken(organizerContext(c), pathId(c, "team"), pathId(c, "id"));
     if (!token) throw notFound();
     return c.json(serializeToken(token));
   },

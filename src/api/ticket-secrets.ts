@@ -13,9 +13,9 @@ import {
   listRevokedSecrets,
   REVOKED_ORDERING,
   type RevokedSecretRow,
-} from "../db/ticket-secrets";
+} from "../services/tickets/ticket-reads";
 import { modifiedSinceParam, notModified, setPageGenerated } from "../http/conditional";
-import type { AppEnv } from "../http/context";
+import { type AppEnv, eventContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
 import { dateTime, id } from "../http/responses";
@@ -69,8 +69,7 @@ ticketSecretRoutes.get(
     const f = c.req.valid("query");
     setPageGenerated(c, Date.now());
     const page = await listRevokedSecrets(
-      c.var.db,
-      c.var.event.id,
+      eventContext(c),
       { createdSince: since(f.created_since, f.modified_since) },
       req,
     );
@@ -98,8 +97,7 @@ ticketSecretRoutes.get(
     const f = c.req.valid("query");
     setPageGenerated(c, Date.now());
     const page = await listBlockedSecrets(
-      c.var.db,
-      c.var.event.id,
+      eventContext(c),
       { updatedSince: since(f.updated_since, f.modified_since), blocked: f.blocked },
       req,
     );

@@ -7,7 +7,12 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { type LayoutItemRow, listLayoutItems, listTicketLayouts, type TicketLayoutRecord } from "../db/ticketlayouts";
+import {
+  type LayoutItemRow,
+  listLayoutItems,
+  listTicketLayouts,
+  type TicketLayoutRecord,
+} from "../services/tickets/ticket-reads";
 import type { StoreUpload } from "../services/catalog/catalog-fields";
 import {
   assignLayoutItem,
@@ -22,13 +27,12 @@ import {
   updateTicketLayout,
 } from "../services/tickets/ticketlayouts";
 import { mediaUrl } from "../rules/urls";
-import { type AppContext, type AppEnv, eventContext } from "../http/context";
+import { type AppContext, type AppEnv, eventContext, publicBase } from "../http/context";
 import { resolveFileField } from "../http/files";
 import { listRequest, respondPage } from "../http/pagination";
 import { apiDocs } from "../http/openapi";
 import { id, object, url } from "../http/responses";
 import { eventScope } from "../http/tenancy";
-import { publicBase } from "../http/context";
 import { jsonBody, pathId } from "../http/validation";
 
 export const layoutItemResponse = z
@@ -88,9 +92,7 @@ const base = "/organizers/:organizer/events/:event/ticketlayouts";
 ticketLayoutRoutes.get(base, read, doc.list(ticketLayoutResponse, { summary: "List ticket layouts" }), async (c) => {
   const req = listRequest(c);
   const baseUrl = publicBase(c);
-  return respondPage(c, req, await listTicketLayouts(c.var.db, c.var.event.id, req), (r) =>
-    serializeTicketLayout(baseUrl, r),
-  );
+  return respondPage(c, req, await listTicketLayouts(eventContext(c), req), (r) => serializeTicketLayout(baseUrl, r));
 });
 
 ticketLayoutRoutes.get(
@@ -164,7 +166,7 @@ ticketLayoutRoutes.get(
   doc.list(layoutItemResponse, { summary: "List ticket layout assignments" }),
   async (c) => {
     const req = listRequest(c);
-    return respondPage(c, req, await listLayoutItems(c.var.db, c.var.event.id, req), serializeLayoutItem);
+    return respondPage(c, req, await listLayoutItems(eventContext(c), req), serializeLayoutItem);
   },
 );
 

@@ -6,7 +6,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { TRANSACTION_ORDERING } from "../db/transactions";
+import { TRANSACTION_ORDERING } from "../services/orders/order-reads";
 import { type AppContext, type AppEnv, eventContext, organizerContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";

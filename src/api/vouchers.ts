@@ -5,8 +5,8 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { PRICE_MODES } from "../db/schema";
-import { findVoucher, listVouchers, VOUCHER_ORDERING, type VoucherRow } from "../db/vouchers";
+import { PRICE_MODES } from "../services/stored-values";
+import { findVoucher, listVouchers, VOUCHER_ORDERING, type VoucherRow } from "../services/catalog/catalog-reads";
 import { notFound } from "../lib/failure";
 import {
   changeVoucher,
@@ -119,12 +119,12 @@ voucherRoutes.get(
       tag: f.tag,
       subeventId: f.subevent,
     };
-    return respondPage(c, req, await listVouchers(c.var.db, c.var.event.id, filter, req), serializeVoucher);
+    return respondPage(c, req, await listVouchers(eventContext(c), filter, req), serializeVoucher);
   },
 );
 
 voucherRoutes.get(`${base}/:id`, read, doc.ok(voucherResponse, { summary: "Voucher detail" }), async (c) => {
-  const v = await findVoucher(c.var.db, c.var.event.id, pathId(c, "id"));
+  const v = await findVoucher(eventContext(c), pathId(c, "id"));
   if (!v) throw notFound();
   return c.json(serializeVoucher(v));
 });

@@ -6,7 +6,11 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { listWaitingEntries, WAITINGLIST_ORDERING, type WaitingEntryRow } from "../db/waitinglist";
+import {
+  listWaitingEntries,
+  WAITINGLIST_ORDERING,
+  type WaitingEntryRow,
+} from "../services/waitinglist/waitinglist-reads";
 import { type AppEnv, eventContext } from "../http/context";
 import { apiDocs } from "../http/openapi";
 import { listRequest, respondPage } from "../http/pagination";
@@ -80,7 +84,7 @@ waitinglistRoutes.get(
   filters,
   async (c) => {
     const req = listRequest(c);
-    const page = await listWaitingEntries(c.var.db, c.var.event.id, c.req.valid("query"), req);
+    const page = await listWaitingEntries(eventContext(c), c.req.valid("query"), req);
     return respondPage(c, req, page, serializeWaitingEntry);
   },
 );

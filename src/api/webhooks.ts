@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { WEBHOOK_CALL_STATES } from "../db/schema";
+import { WEBHOOK_CALL_STATES } from "../services/stored-values";
 import {
   findWebhook,
   findWebhookCall,
@@ -16,7 +16,7 @@ import {
   WEBHOOK_CALL_ORDERING,
   type WebhookCallRow,
   type WebhookRecord,
-} from "../db/webhooks";
+} from "../services/organizers/organizer-reads";
 import { notFound } from "../lib/failure";
 import {
   changeWebhook,
@@ -128,7 +128,7 @@ const doc = apiDocs("Webhooks");
 
 webhookRoutes.get(base, scope, doc.list(webhookResponse, { summary: "List webhooks" }), async (c) => {
   const req = listRequest(c);
-  return respondPage(c, req, await listWebhooks(c.var.db, c.var.organizer.id, req), serializeWebhook);
+  return respondPage(c, req, await listWebhooks(organizerContext(c), req), serializeWebhook);
 });
 
 webhookRoutes.post(
@@ -143,7 +143,7 @@ webhookRoutes.post(
 );
 
 webhookRoutes.get(`${base}/:id`, scope, doc.ok(webhookResponse, { summary: "Webhook detail" }), async (c) => {
-  const r = await findWebhook(c.var.db, c.var.organizer.id, pathId(c, "id"));
+  const r = await findWebhook(organizerContext(c), pathId(c, "id"));
   if (!r) throw notFound();
   return c.json(serializeWebhook(r));
 });
@@ -206,8 +206,7 @@ webhookRoutes.get(
     const req = listRequest(c);
     const f = c.req.valid("query");
     const page = await listWebhookCalls(
-      c.var.db,
-      c.var.organizer.id,
+      organizerContext(c),
       pathId(c, "id"),
       { state: f.state, code: f.code, actionType: f.action_type },
       req,
@@ -222,7 +221,7 @@ webhookRoutes.get(
   scope,
   doc.ok(webhookCallResponse, { summary: "A call of a webhook" }),
   async (c) => {
-    const call = await findWebhookCall(c.var.db, c.var.organizer.id, pathId(c, "id"), pathId(c, "call_id"));
+    const call = await findWebhookCall(organizerContext(c), pathId(c, "id"), pathId(c, "call_id"));
     if (!call) throw notFound();
     return c.json(serializeWebhookCall(call));
   },

@@ -6,11 +6,14 @@
  */
 import { dispatchMail } from "../lib/queues";
 import { log } from "../lib/log";
-import { deleteExpiredCarts } from "../db/carts";
+import {
+  deleteExpiredCarts,
+  deleteUploads,
+  expiredUploads,
+  purgeIdempotencyKeys,
+  staleQueuedMails,
+} from "../services/sweeps";
 import { createDb } from "../db/client";
-import { deleteUploads, expiredUploads } from "../db/files";
-import { purgeIdempotencyKeys } from "../db/idempotency";
-import { staleQueuedMails } from "../db/mail";
 import { dataGroups, groupEnv } from "../lib/data-groups";
 import { readConfig, type Env } from "../lib/env";
 import { sweepExports } from "../services/exports/jobs";
@@ -34,22 +37,22 @@ export async function runHousekeeping(env: Env, now: number): Promise<void> {
 
 async function housekeepGroup(env: Env, now: number): Promise<void> {
   const db = createDb(env.DB);
-  await purgeIdempotencyKeys(db, now);
+  await purgeIdempotencyKeys({ db }, now);
   for (;;) {
-    const batch = await expiredUploads(db, now);
+    const batch = await expiredUploads({ db }, now);
     if (batch.length === 0) break;
     const ids = batch.map((u) => u.id);
     await env.FILES.delete(ids.map((id) => `uploads/${id}`));
-    await deleteUploads(db, ids);
+    await deleteUploads({ db }, ids);
     if (batch.length < 100) break;
   }
-  const stale = await staleQueuedMails(db, now - 5 * 60 * 1000);
+  const stale = await staleQueuedMails({ db }, now - 5 * 60 * 1000);
   await dispatchMail(
     env,
     stale.map((m) => m.id),
   );
   // Expired carts stopped counting already; their rows only take space.
-  await deleteExpiredCarts(db, now);
+  await deleteExpiredCarts({ db }, now);
   await expireOverdueOrders(env, db, now);
   // waiting-list vouchers that expired unused pass their unit on (pretix's periodic assignment)
   await offerToWaitingLists(env, db).catch((e) =>

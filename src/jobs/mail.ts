@@ -1,14 +1,14 @@
 /** Delivery of outbox mails (mail queue consumer and cron sweep), with their attachments. Idempotent per mail. */
-import { findMail, markMailAttemptFailed, markMailSent } from "../db/mail";
 import type { DB } from "../db/client";
 import { readConfig, type Env } from "../lib/env";
 import { log } from "../lib/log";
+import { findMail, markMailAttemptFailed, markMailSent } from "../services/sweeps";
 import { mailFileBytes, mailFiles } from "../services/mail/mail-attachments";
 
 const MAX_ATTEMPTS = 5;
 
 export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.now()): Promise<void> {
-  const mail = await findMail(db, mailId);
+  const mail = await findMail({ db }, mailId);
   if (mail?.state !== "queued") return;
   const { transport, from } = readConfig(env).mail;
   try {
@@ -48,11 +48,11 @@ export async function deliverMail(env: Env, db: DB, mailId: number, now = Date.n
         ...(files.length ? { attachments: files.map((f) => f.filename) } : {}),
       });
     }
-    await markMailSent(db, mail.id, messageId, now);
+    await markMailSent({ db }, mail.id, messageId, now);
   } catch (e) {
     const attempts = mail.attempts + 1;
     await markMailAttemptFailed(
-      db,
+      { db },
       mail.id,
       e instanceof Error ? e.message : String(e),
       attempts,

@@ -5,8 +5,8 @@
  */
 import type { WebhookMessage } from "../lib/queues";
 import { log } from "../lib/log";
+import { dueSequences, purgeWebhookCalls } from "../services/sweeps";
 import type { DB } from "../db/client";
-import { dueSequences, purgeWebhookCalls } from "../db/webhooks";
 import { deliverWebhookMessage } from "../services/organizers/webhooks-delivery";
 import type { Env } from "../lib/env";
 
@@ -22,7 +22,7 @@ export async function deliverWebhooks(env: Env, db: DB, message: WebhookMessage)
 
 /** Cron: a message for every sequence whose next call is overdue and held by nobody; old calls go. */
 export async function sweepWebhooks(env: Env, db: DB, now: number): Promise<void> {
-  const due = await dueSequences(db, now - SWEEP_GRACE_MS, now, SWEEP_LIMIT);
+  const due = await dueSequences({ db }, now - SWEEP_GRACE_MS, now, SWEEP_LIMIT);
   for (let i = 0; i < due.length; i += 100) {
     const part = due.slice(i, i + 100);
     try {
@@ -33,5 +33,5 @@ export async function sweepWebhooks(env: Env, db: DB, now: number): Promise<void
       log.error("webhook sweep: queue send failed; the next run retries", { error: e });
     }
   }
-  await purgeWebhookCalls(db, now - CALL_LOG_DAYS * 86_400_000, 1000);
+  await purgeWebhookCalls({ db }, now - CALL_LOG_DAYS * 86_400_000, 1000);
 }

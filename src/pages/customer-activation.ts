@@ -4,8 +4,7 @@
  * The link works once and for a limited time (services/organizers/customers.ts).
  */
 import { Hono } from "hono";
-import { activateCustomer, findCustomerByActivationToken } from "../db/customers";
-import { findOrganizerById } from "../db/organizers";
+import { activateCustomer, findCustomerByActivationToken, findOrganizerById } from "../services/organizers/link-tokens";
 import { MIN_PASSWORD_LENGTH } from "../services/organizers/customers";
 import type { AppEnv } from "../http/context";
 import { sha256Hex } from "../lib/crypto";
@@ -35,17 +34,17 @@ function form(accountName: string, organizerName: string, error?: string): Raw {
 }
 
 customerActivationPages.get("/customer/activate/:token", async (c) => {
-  const customer = await findCustomerByActivationToken(c.var.db, await sha256Hex(c.req.param("token")), Date.now());
+  const customer = await findCustomerByActivationToken(c.var, await sha256Hex(c.req.param("token")), Date.now());
   if (!customer?.isActive) return c.html(invalidPage(), 404);
-  const org = await findOrganizerById(c.var.db, customer.organizerId);
+  const org = await findOrganizerById(c.var, customer.organizerId);
   return c.html(page(TITLE, form(customer.email ?? customer.identifier, org?.name ?? "")));
 });
 
 customerActivationPages.post("/customer/activate/:token", async (c) => {
   const tokenHash = await sha256Hex(c.req.param("token"));
-  const customer = await findCustomerByActivationToken(c.var.db, tokenHash, Date.now());
+  const customer = await findCustomerByActivationToken(c.var, tokenHash, Date.now());
   if (!customer?.isActive) return c.html(invalidPage(), 404);
-  const org = await findOrganizerById(c.var.db, customer.organizerId);
+  const org = await findOrganizerById(c.var, customer.organizerId);
   const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const password = typeof body.password === "string" ? body.password : "";
   const repeat = typeof body.password_repeat === "string" ? body.password_repeat : "";
@@ -55,7 +54,7 @@ customerActivationPages.post("/customer/activate/:token", async (c) => {
   else if (password.length > 4096) error = "The password is too long.";
   else if (password !== repeat) error = "The two passwords do not match.";
   if (error) return c.html(page(TITLE, form(customer.email ?? customer.identifier, org?.name ?? "", error)), 400);
-  if (!(await activateCustomer(c.var.db, tokenHash, await hashPassword(password), Date.now())))
+  if (!(await activateCustomer(c.var, tokenHash, await hashPassword(password), Date.now())))
     return c.html(invalidPage(), 404);
   return c.html(
     page(

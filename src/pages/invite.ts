@@ -1,7 +1,6 @@
 /** The page behind a team invitation link: the invitee enters their name and joins. */
 import { Hono } from "hono";
-import { findOrganizerById } from "../db/organizers";
-import { acceptInvite, findInviteByToken } from "../db/teams";
+import { findOrganizerById, acceptInvite, findInviteByToken } from "../services/organizers/link-tokens";
 import type { AppEnv } from "../http/context";
 import { html, page } from "./html";
 
@@ -14,9 +13,9 @@ const notFoundPage = () =>
   );
 
 invitePages.get("/invite/:token", async (c) => {
-  const found = await findInviteByToken(c.var.db, c.req.param("token"));
+  const found = await findInviteByToken(c.var, c.req.param("token"));
   if (!found) return c.html(notFoundPage(), 404);
-  const org = await findOrganizerById(c.var.db, found.organizerId);
+  const org = await findOrganizerById(c.var, found.organizerId);
   return c.html(
     page(
       "Team invitation",
@@ -28,7 +27,7 @@ invitePages.get("/invite/:token", async (c) => {
 });
 
 invitePages.post("/invite/:token", async (c) => {
-  const found = await findInviteByToken(c.var.db, c.req.param("token"));
+  const found = await findInviteByToken(c.var, c.req.param("token"));
   if (!found) return c.html(notFoundPage(), 404);
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const fullname = typeof form.fullname === "string" ? form.fullname.trim().slice(0, 190) : "";
@@ -38,7 +37,7 @@ invitePages.post("/invite/:token", async (c) => {
       400,
     );
   }
-  await acceptInvite(c.var.db, found.invite.id, found.invite.teamId, found.invite.email, fullname, Date.now());
+  await acceptInvite(c.var, found.invite.id, found.invite.teamId, found.invite.email, fullname, Date.now());
   return c.html(
     page("Welcome", html`<p class="ok">You are now a member of the team <strong>${found.teamName}</strong>.</p>`),
   );

@@ -4,17 +4,16 @@
  * customer's only credential — the event's settings, and a checked `return_url`.
  */
 import { readSettled } from "../services/orders/settled-reads";
-import { eventSettingsLevels } from "../services/events/settings";
-import { findOrderBySecret, type OrderRecord } from "../db/orders";
-import { organizerEventBySlugs, type EventRecord, type OrganizerRecord } from "../db/storefront";
+import { eventSettingsLevels, effectiveSettings } from "../services/events/settings";
+import { findOrderBySecret } from "../services/payments/shop-payments";
+import type { OrderRecord } from "../services/orders/order-reads";
+import { organizerEventBySlugs, type EventRecord, type OrganizerRecord } from "../services/events/storefront-reads";
 import { lastPaymentTime } from "../rules/orders";
 import { orderPaymentRefusal, PAYMENT_ERRORS, type PaymentError } from "../rules/payments";
-import { effectiveSettings } from "../services/events/settings";
 import { EVENT_SETTINGS } from "../services/events/settings-keys";
 import { STRIPE_SECRET_KEY } from "../services/payments/stripe-client";
 import { orderUrl } from "../rules/urls";
-import { publicBase } from "../http/context";
-import type { AppContext } from "../http/context";
+import { publicBase, type AppContext } from "../http/context";
 import { html, page, type Raw } from "./html";
 import {
   legalFooter,
@@ -49,7 +48,7 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
   const orgSlug = c.req.param("organizer") ?? "";
   if (RESERVED_SEGMENTS.has(orgSlug)) return c.notFound();
   const db = c.var.db;
-  const found = await organizerEventBySlugs(db, orgSlug, c.req.param("event") ?? "");
+  const found = await organizerEventBySlugs({ db }, orgSlug, c.req.param("event") ?? "");
   if (!found) return notFoundPage(c, "order");
   const { organizer: org, event } = found;
   const code = c.req.param("code") ?? "";
@@ -59,7 +58,7 @@ export async function loadOrderPage(c: AppContext): Promise<OrderPage | Response
     readSettled(
       { env: c.env, db },
       [event],
-      (d) => findOrderBySecret(d, event.id, code, secret),
+      (d) => findOrderBySecret({ db: d }, event.id, code, secret),
       (r) => r !== undefined,
     ),
     eventSettingsLevels(db, org.id, event.id),

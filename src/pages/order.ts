@@ -6,9 +6,9 @@
  */
 import { Hono } from "hono";
 import { paymentUrl } from "../rules/urls";
-import { createPayment } from "../db/payments";
-import { orderInvoices } from "../db/invoices";
-import { orderLabels } from "../db/storefront";
+import { createPayment } from "../services/payments/shop-payments";
+import { orderInvoices } from "../services/invoices/invoice-reads";
+import { orderLabels } from "../services/events/storefront-reads";
 import { orderInvoicePdf } from "../services/invoices/invoice-files";
 import { PAYMENT_PROVIDERS, type PaymentProvider } from "../rules/orders";
 import {
@@ -20,7 +20,7 @@ import {
   type PaymentError,
   providerName,
 } from "../rules/payments";
-import type { PaymentState } from "../db/schema";
+import type { PaymentState } from "../services/stored-values";
 import { isFailure } from "../lib/failure";
 import {
   customerDownloadsEnabled,
@@ -85,13 +85,13 @@ orderPages.get(ORDER_PATH, async (c) => {
   const ids = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
   const [labels, invoices] = await Promise.all([
     orderLabels(
-      c.var.db,
+      c.var,
       event.id,
       ids(positions.map((p) => p.item)),
       ids(positions.map((p) => p.variation)),
       ids(positions.map((p) => p.subevent)),
     ),
-    orderInvoices(c.var.db, o.id),
+    orderInvoices(c.var, o.id),
   ]);
   const refusal = paymentRefusal(ctx);
   const locale = o.locale;
@@ -278,7 +278,7 @@ orderPages.post(`${ORDER_PATH}/pay/change`, async (c) => {
       { private: true },
     );
   }
-  const created = await createPayment(c.var.db, {
+  const created = await createPayment(c.var, {
     orderId: ctx.record.order.id,
     provider,
     amount: due,

@@ -4,7 +4,7 @@
  * cannot be framed). Only a pending order is offered it: an expired one lost its reservation, and the
  * money would be taken before the quota is decided (docs/customer-pages.md, docs/payments.md).
  */
-import type { PaymentJson } from "../db/orders";
+import type { PaymentJson } from "../services/orders/order-reads";
 import type { AppContext } from "../http/context";
 import { PAYMENT_ERRORS, type PaymentError } from "../rules/payments";
 import { paymentUrl } from "../rules/urls";

@@ -6,10 +6,9 @@
  * payment in a final state only shows it; a paid, canceled or overdue order cannot be paid.
  */
 import { Hono } from "hono";
-import { findOrder, type PaymentJson } from "../db/orders";
-import { findGiftCard, giftCardForPayment } from "../db/giftcards";
-import type { GiftCardDebit } from "../db/payments";
-import type { PaymentState } from "../db/schema";
+import { findOrder, findGiftCard, giftCardForPayment, type GiftCardDebit } from "../services/payments/shop-payments";
+import type { PaymentJson } from "../services/orders/order-reads";
+import type { PaymentState } from "../services/stored-values";
 import {
   GIFT_CARD_ATTEMPTS,
   giftCardRefusal,
@@ -22,12 +21,11 @@ import {
   providerName,
 } from "../rules/payments";
 import type { I18n } from "../lib/i18n";
-import type { AppContext, AppEnv } from "../http/context";
+import { type AppContext, type AppEnv, publicBase } from "../http/context";
 import { isFailure } from "../lib/failure";
 import { randomString } from "../lib/crypto";
 import { changeOrderStatus, notifyOrder, type StatusChange } from "../services/orders/order-status";
 import { paymentUrl } from "../rules/urls";
-import { publicBase } from "../http/context";
 import { html, type Raw } from "./html";
 import {
   leaveToReturnUrl,
@@ -149,14 +147,14 @@ async function payOrder(
   if (!result.ok) {
     if (result.reason === "refused") return "sold_out";
     // The conditional write did nothing: something changed since the page read the order.
-    const after = await findOrder(c.var.db, ctx.event.id, ctx.record.order.code);
+    const after = await findOrder(c.var, ctx.event.id, ctx.record.order.code);
     if (after?.order.status === "p") return "order_paid";
     if (after?.order.status === "c") return "order_canceled";
     const payment = after?.payments.find((p) => p.id === y.id);
     if (payment && !OPEN_PAYMENT_STATES.includes(payment.state)) return "payment_closed";
     const d = change.giftCard;
     if (d) {
-      const card = await findGiftCard(c.var.db, ctx.org.id, d.cardId, true);
+      const card = await findGiftCard(c.var, ctx.org.id, d.cardId, true);
       if (!card) return "card_unknown";
       return (
         giftCardRefusal(card, { currency: d.currency, testmode: d.testmode, amount: d.amount }, Date.now()) ?? "changed"
@@ -218,7 +216,7 @@ paymentPages.post(PAYMENT_PATH, async (c) => {
       );
       if (wait > 0) return fail("too_many_attempts");
       const now = Date.now();
-      const card = await giftCardForPayment(c.var.db, ctx.org.id, secret);
+      const card = await giftCardForPayment(c.var, ctx.org.id, secret);
       if (!card) return fail("card_unknown");
       const cardRefusal = giftCardRefusal(
         card,

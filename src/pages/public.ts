@@ -5,21 +5,19 @@
  * `primary_color`; the footer shows the contact address and the imprint and privacy links.
  */
 import { Hono } from "hono";
-import { eventSettingsLevels } from "../services/events/settings";
-import { storedOrganizerSettings } from "../db/settings";
+import { eventSettingsLevels, effectiveSettings } from "../services/events/settings";
 import {
+  storedOrganizerSettings,
   organizerBySlug,
   organizerEventBySlugs,
   publicEvents,
   publicSubevents,
   shopItems,
   type ShopItem,
-} from "../db/storefront";
-import { effectiveSettings } from "../services/events/settings";
+} from "../services/events/storefront-reads";
 import { EVENT_SETTINGS } from "../services/events/settings-keys";
-import type { AppContext, AppEnv } from "../http/context";
+import { type AppContext, type AppEnv, publicBase } from "../http/context";
 import { eventPublicUrl } from "../rules/urls";
-import { publicBase } from "../http/context";
 import { html, page, type Raw } from "./html";
 import {
   dateRange,
@@ -59,9 +57,12 @@ publicPages.get("/:organizer", async (c) => {
   const slug = c.req.param("organizer");
   if (RESERVED_SEGMENTS.has(slug)) return c.notFound();
   const db = c.var.db;
-  const org = await organizerBySlug(db, slug);
+  const org = await organizerBySlug({ db }, slug);
   if (!org) return notFoundPage(c, "organizer");
-  const [stored, list] = await Promise.all([storedOrganizerSettings(db, org.id), publicEvents(db, org.id, Date.now())]);
+  const [stored, list] = await Promise.all([
+    storedOrganizerSettings({ db }, org.id),
+    publicEvents({ db }, org.id, Date.now()),
+  ]);
   const settings = effectiveSettings(stored);
   const nav = readNav(c);
   const info = text(settings.organizer_info_text as Record<string, string> | null);
@@ -117,17 +118,17 @@ publicPages.get("/:organizer/:event", async (c) => {
   const orgSlug = c.req.param("organizer");
   if (RESERVED_SEGMENTS.has(orgSlug)) return c.notFound();
   const db = c.var.db;
-  const found = await organizerEventBySlugs(db, orgSlug, c.req.param("event"));
+  const found = await organizerEventBySlugs({ db }, orgSlug, c.req.param("event"));
   if (!found?.event.live || !found.event.isPublic) {
     // an unknown organizer, an unknown event, or one customers may not see: all look alike
-    return notFoundPage(c, found || (await organizerBySlug(db, orgSlug)) ? "event" : "organizer");
+    return notFoundPage(c, found || (await organizerBySlug({ db }, orgSlug)) ? "event" : "organizer");
   }
   const { organizer: org, event } = found;
   const now = Date.now();
   const [levels, items, dates] = await Promise.all([
     eventSettingsLevels(db, org.id, event.id),
-    shopItems(db, event.id, now, event.hasSubevents),
-    event.hasSubevents ? publicSubevents(db, event.id, now) : Promise.resolve([]),
+    shopItems({ db }, event.id, now, event.hasSubevents),
+    event.hasSubevents ? publicSubevents({ db }, event.id, now) : Promise.resolve([]),
   ]);
   const settings = effectiveSettings(levels.stored, EVENT_SETTINGS, levels.parent);
   const nav = readNav(c);

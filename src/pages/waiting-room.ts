@@ -5,10 +5,9 @@
  * the `return_url` with `admission=<token>` when admitted. 404 when no active queue applies.
  */
 import { Hono } from "hono";
-import { applicableQueue } from "../db/onsale-queues";
-import { organizerEventBySlugs } from "../db/storefront";
-import type { AppEnv } from "../http/context";
-import { publicBase } from "../http/context";
+import { applicableQueue } from "../services/waiting-room/room-reads";
+import { organizerEventBySlugs } from "../services/events/storefront-reads";
+import { type AppEnv, publicBase } from "../http/context";
 import { eventPublicUrl } from "../rules/urls";
 import { effectiveSettings, eventSettingsLevels } from "../services/events/settings";
 import { EVENT_SETTINGS } from "../services/events/settings-keys";
@@ -65,11 +64,11 @@ queuePages.get("/:organizer/:event/queue", async (c) => {
   const subevent = subeventParam === undefined ? null : Number(subeventParam);
 
   const db = c.var.db;
-  const found = await organizerEventBySlugs(db, orgSlug, c.req.param("event"));
+  const found = await organizerEventBySlugs({ db }, orgSlug, c.req.param("event"));
   if (!found?.event.live) return notFoundPage(c, "queue");
   const { organizer: org, event } = found;
   const [queue, levels] = await Promise.all([
-    applicableQueue(db, event.id, subevent),
+    applicableQueue({ db }, event.id, subevent),
     eventSettingsLevels(db, org.id, event.id),
   ]);
   // an inactive queue that applies means no queue for this event or date

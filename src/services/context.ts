@@ -8,6 +8,8 @@ import type { DB } from "../db/client";
 import type { EventRow, OrganizerRow } from "../db/tenancy";
 import type { Env } from "../lib/env";
 
+export type { EventRow, OrganizerRow };
+
 export type OrganizerContext = { env: Env; db: DB; organizer: OrganizerRow; now: number; baseUrl: string };
 
 export type EventContext = OrganizerContext & { event: EventRow };

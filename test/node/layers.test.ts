@@ -73,6 +73,39 @@ describe("the layers of src/ (dependency-cruiser)", () => {
     expect(cruise(dir).rules).toEqual(["jobs-imports-down", "pages-imports-down"]);
   });
 
+  it("a route or page that reaches db/ is found, also for a type only; through a service it is not", () => {
+    const dir = tree({
+      "src/db/rows.ts": "export type Row = { id: number };\nexport const findRow = () => ({ id: 1 });\n",
+      "src/services/reads.ts": 'export { findRow, type Row } from "../db/rows";\n',
+      "src/api/rows.ts": 'import type { Row } from "../db/rows";\nexport const show = (r: Row) => r.id;\n',
+      "src/pages/row.ts": 'import { findRow } from "../db/rows";\nexport const page = findRow;\n',
+      "src/api/ok.ts":
+        'import { findRow, type Row } from "../services/reads";\nexport const ok = (r: Row) => findRow().id + r.id;\n',
+    });
+    const found = cruise(dir);
+    expect(found.status).not.toBe(0);
+    expect(found.rules).toEqual(["routes-through-services", "routes-through-services"]);
+  });
+
+  it("drizzle outside db/ is found, also a type only", () => {
+    const dir = tree({
+      "node_modules/drizzle-orm/package.json": JSON.stringify({
+        name: "drizzle-orm",
+        main: "index.js",
+        types: "index.d.ts",
+      }),
+      "node_modules/drizzle-orm/index.js": "export const eq = () => 1;\n",
+      "node_modules/drizzle-orm/index.d.ts":
+        "export declare const eq: () => number;\nexport type SQL = { sql: string };\n",
+      "src/db/rows.ts": 'import { eq } from "drizzle-orm";\nexport const where = eq;\n',
+      "src/services/rows.ts": 'import type { SQL } from "drizzle-orm";\nexport type Where = SQL;\n',
+      "src/objects/rows.ts": 'import { eq } from "drizzle-orm";\nexport const byId = eq;\n',
+    });
+    const found = cruise(dir);
+    expect(found.status).not.toBe(0);
+    expect(found.rules).toEqual(["sql-stays-in-db", "sql-stays-in-db"]);
+  });
+
   it("a circle is found, also inside one layer", () => {
     const dir = tree({
       "src/services/a.ts": 'import type { B } from "./b";\nexport type A = { b: B };\n',

@@ -16,6 +16,7 @@ import {
   type ItemPartQueries,
 } from "../../db/item-addons-bundles";
 import type { ItemRow } from "../../db/items";
+import type { ListRequest, OrderingTable, Page } from "../../db/paging";
 import type { ChangeMode, EventContext, WriteMode } from "../context";
 import { notFound, Problems } from "../../lib/failure";
 import { type AddonInput, addonValues, type BundleInput, bundleValues } from "./item-input";
@@ -36,6 +37,10 @@ type ItemPartKind<Row, Values, Input> = {
 
 /** The services of one kind of an item's nested objects; each answers 404 for an item not of the event. */
 export type ItemPartServices<Row, Input> = {
+  /** The orderings of the item's list. */
+  ordering: OrderingTable;
+  /** A page of the item's objects (a plain read: the route has loaded the item of the event). */
+  list(ctx: EventContext, itemId: number, req: ListRequest): Promise<Page<Row>>;
   /** The object of the item, or 404. */
   get(ctx: EventContext, itemId: number, id: number): Promise<Row>;
   create(ctx: EventContext, itemId: number, input: Input): Promise<Row>;
@@ -54,6 +59,8 @@ function itemPartServices<Row extends { id: number }, Values, Input>(
     return row;
   };
   return {
+    ordering: queries.ordering,
+    list: (ctx, itemId, req) => queries.list(ctx.db, itemId, req),
     async get(ctx, itemId, id) {
       return find(ctx, await loadItemRow(ctx, itemId), id);
     },
