@@ -1,6 +1,6 @@
 /** Vouchers; every query is scoped by event. Writes go through the event object. */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Statement } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";

@@ -5,7 +5,7 @@
  * however many gates scan it at once; D1 then gets it, conditionally on the configuration the
  * decision was taken on.
  */
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import {
   checkinStampsQuery,
   configUnchangedSql,

@@ -6,7 +6,7 @@
  * D1 follows, turning the check-in into a failed one (`annulled`) only while it is successful.
  * Who may annul which check-in, and when, the Worker checks first (services/checkin-annul.ts).
  */
-import { runBatch } from "../../db/catalog-common";
+import { runBatch } from "../../db/batch";
 import { ticketOrderQuery, type TicketOrderRow } from "../../db/checkin/object-reads";
 import { annulCheckinStatements, checkinSuccessful } from "../../db/checkin/passages";
 import type { StoredPassage } from "./checkin-state";

@@ -6,7 +6,7 @@
  * alarm prunes them.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import { cartsByHoldKeys } from "../../db/carts";
 import { cartPositions } from "../../db/schema";
 import { MAX_PARAMS } from "../../db/util";

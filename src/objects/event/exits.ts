@@ -4,7 +4,7 @@
  * second alarm of the same firing finds it done), written to D1 from the outbox (idempotent by
  * `uid`, and the list's `exit_all_at` moves only from the fired value).
  */
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import { moveExitAllAt } from "../../db/checkin/lists";
 import type { DB } from "../../db/client";
 import { log } from "../../lib/log";

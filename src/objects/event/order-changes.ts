@@ -6,7 +6,7 @@
  * did not take (stale, or the order left n/p) gives the old holds back. One change per order at
  * a time: a second one while the first is written is stale.
  */
-import { runBatch } from "../../db/catalog-common";
+import { runBatch } from "../../db/batch";
 import { changeWriteStatements, orderVersion } from "../../db/order-changes";
 import { orderByCode, type RawOrder } from "../../db/orders";
 import { type Demand, type Hold, keyOf, type Refusal } from "../../rules/inventory";

@@ -7,12 +7,12 @@
  * order (holds: order-book.ts), so it indexes the new tickets for check-in too.
  */
 import { eq, sql } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import { autoCheckinStatement } from "../../db/checkin/passages";
 import { checkinIdsOfOrder, scanRowsOfOrder } from "../../db/checkin/scan-rows";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { DB } from "../../db/client";
-import { type OrderWrite, orderExists, orderWriteStatements } from "../../db/inventory";
+import { type OrderWrite, orderExists, orderWriteStatements } from "../../db/order-writes";
 import { orderByCode, type PositionJson, type RawOrder } from "../../db/orders";
 import { statusResultIndex, statusWriteStatements } from "../../db/payments";
 import { type OrderStatus, orders } from "../../db/schema";

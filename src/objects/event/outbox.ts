@@ -5,7 +5,7 @@
  * took it, is replayed by the alarm (alarm.ts). Every entry is safe to write twice.
  */
 import type { CheckinInsert } from "../../db/checkin/passages";
-import type { OrderWrite } from "../../db/inventory";
+import type { OrderWrite } from "../../db/order-writes";
 import type { ChangeWrite } from "../../db/order-changes";
 import type { Hold } from "../../rules/inventory";
 import type { StatusWrite } from "../../db/payments";

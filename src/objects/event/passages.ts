@@ -3,7 +3,7 @@
  * ledger counts it (a ticket whose last passage is an exit frees quota with `release_after_exit`).
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { Statement } from "../../db/catalog-common";
+import type { Statement } from "../../db/batch";
 import {
   checkinMissingSql,
   insertCheckinIf,

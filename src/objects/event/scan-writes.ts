@@ -7,7 +7,7 @@
  * idempotent (a check-in once per uid), so a batch may be written again after a failure.
  */
 import { sql } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import { checkinStampsQuery } from "../../db/checkin/object-reads";
 import { insertCheckinIf, setPositionAnswers } from "../../db/checkin/passages";
 import { checkinIdsOfTickets, scanRowsOfTickets } from "../../db/checkin/scan-rows";

@@ -4,7 +4,7 @@
  * follows, conditionally on the old secret; a change D1 did not take is undone in the index.
  */
 import { positionSecretsQuery, type TicketChange, ticketChangeStatements } from "../../db/ticket-secrets";
-import { runBatch } from "../../db/catalog-common";
+import { runBatch } from "../../db/batch";
 import type { SecretUndo } from "./checkin-state";
 import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
 import { forgetRow } from "./scan-answers";

@@ -4,7 +4,7 @@
  */
 import type { StatusExtra } from "../../db/order-actions";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
-import type { OrderWrite } from "../../db/inventory";
+import type { OrderWrite } from "../../db/order-writes";
 import type { ChangeWrite } from "../../db/order-changes";
 import type { RawOrder } from "../../db/orders";
 import type { GiftCardDebit } from "../../db/payments";

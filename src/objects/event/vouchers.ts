@@ -5,7 +5,7 @@
  * ledger first, so that no order redeems it meanwhile, and puts it back when D1 did not delete it.
  */
 import { and, eq } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import { isDatabaseFault } from "../../db/constraints";
 import { touchInventory } from "../../db/inventory";
 import { vouchers } from "../../db/schema";

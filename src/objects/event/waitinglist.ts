@@ -4,7 +4,7 @@
  * beside it never finds the unit twice. Assignments of one event run one after the other: each
  * reads from D1 which entries still wait, so no entry gets two vouchers.
  */
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import { touchInventory } from "../../db/inventory";
 import type { MailInsert } from "../../db/mail";
 import { assignmentStatements, stillWaiting, type WaitingVoucher } from "../../db/waitinglist";
