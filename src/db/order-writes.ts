@@ -159,3 +159,29 @@ export function grantMembershipsStatement(db: DB, orderId: SQL | number, now: nu
       AND i.grant_membership_type_id IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.granted_in = p.id)`);
 }
+
+/** The codes among `codes` of orders D1 has for the event. */
+export async function ordersPresent(db: DB, eventId: number, codes: readonly string[]): Promise<Set<string>> {
+  if (codes.length === 0) return new Set();
+  const rows = await db
+    .select({ code: orders.code })
+    .from(orders)
+    .where(and(eq(orders.eventId, eventId), inArray(orders.code, [...codes])));
+  return new Set(rows.map((r) => r.code));
+}
+
+/** The order's status, and how many of its positions are not canceled. */
+export function orderStatusQuery(db: DB, orderId: number) {
+  return db
+    .select({
+      status: orders.status,
+      open: sql<number>`(SELECT count(*) FROM order_positions p WHERE p.order_id = ${orderId} AND p.canceled = 0)`,
+    })
+    .from(orders)
+    .where(eq(orders.id, orderId));
+}
+
+/** The condition "the order got status `to` at `now`" (in the batch of that status change: its tickets change with it). */
+export function statusChangedAtSql(orderId: number, to: string, now: number): SQL {
+  return sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${orderId} AND o.status = ${to} AND o.last_modified = ${now})`;
+}

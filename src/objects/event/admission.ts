@@ -6,6 +6,7 @@
  * decision was taken on.
  */
 import { runBatch, type Statement } from "../../db/batch";
+import { passageStatements } from "../../db/checkin/passages";
 import {
   checkinStampsQuery,
   configUnchangedSql,
@@ -32,7 +33,7 @@ import {
 import { evaluateRules } from "../../rules/checkin-rules";
 import { clearOutbox, handToAlarm, type PassageWrite, unheldEntries, writeOutbox } from "./outbox";
 import { drainOutbox } from "./outbox-drain";
-import { indexFallback, passageStatements, trackExit } from "./passages";
+import { indexFallback, trackExit } from "./passages";
 import { leaseRefill, takeIds } from "./id-leases";
 import { localPosition, rememberCheckinIds, rememberRows } from "./scan-answers";
 import type { EventState } from "./state";
@@ -315,7 +316,7 @@ async function writeScan(
   const db = s.db();
   const unchanged = configUnchangedSql(s.eventId, d.stamps);
   const stmts: Statement[] = [checkinStampsQuery(db, s.eventId)];
-  if (d.passage) stmts.push(...passageStatements(s, db, d.passage, d.answers, unchanged));
+  if (d.passage) stmts.push(...passageStatements(db, s.eventId, d.passage, d.answers, unchanged));
   else {
     if (d.status === "error")
       stmts.push(

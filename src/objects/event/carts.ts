@@ -5,12 +5,8 @@
  * an in-flight write never frees capacity twice. Expired carts stop counting by themselves; the
  * alarm prunes them.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/batch";
-import { cartsByHoldKeys } from "../../db/carts";
-import { cartPositions } from "../../db/schema";
-import { MAX_PARAMS } from "../../db/util";
-import { chunks } from "../../lib/chunks";
+import { runBatch } from "../../db/batch";
+import { cartDeletes, cartRowInserts, cartsByHoldKeys } from "../../db/carts";
 import type { Demand } from "../../rules/inventory";
 import { clearOutbox, handToAlarm, writeOutbox } from "./outbox";
 import type { EventState } from "./state";
@@ -95,38 +91,16 @@ export async function reserveCarts(s: EventState, stamp: number, groups: CartGro
 /** Writes cart rows to D1 (once each, by hold key): a reservation's, or the alarm's replay of it. */
 export async function writeCartRows(s: EventState, rows: CartRow[]): Promise<void> {
   const db = s.db();
-  // bases come before their add-ons, which find the base's id by its hold key
-  const stmts: Statement[] = rows.map(({ addonToHoldKey, ...r }) =>
-    db
-      .insert(cartPositions)
-      .values({
-        ...r,
-        addonTo:
-          addonToHoldKey === null
-            ? null
-            : sql<number>`(SELECT c2.id FROM cart_positions c2 WHERE c2.hold_key = ${addonToHoldKey})`,
-      })
-      .onConflictDoNothing({ target: cartPositions.holdKey }),
-  );
-  await runBatch(db, stmts);
+  await runBatch(db, cartRowInserts(db, rows));
 }
 
 /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
 export async function deleteCarts(s: EventState, holdKeys: string[]): Promise<string[]> {
   if (holdKeys.length === 0) return [];
   const db = s.db();
-  // a position with its add-ons and bundled positions can exceed D1's parameter limit
   let deleted: { holdKey: string }[][];
   try {
-    deleted = (await runBatch(
-      db,
-      chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
-        db
-          .delete(cartPositions)
-          .where(and(eq(cartPositions.eventId, s.eventId), inArray(cartPositions.holdKey, part)))
-          .returning({ holdKey: cartPositions.holdKey }),
-      ),
-    )) as { holdKey: string }[][];
+    deleted = (await runBatch(db, cartDeletes(db, s.eventId, holdKeys))) as { holdKey: string }[][];
   } catch (e) {
     // the answer may be lost: rows gone from D1 were deleted, and their holds go too
     const left = await cartsByHoldKeys(db, s.eventId, holdKeys).catch(() => null);

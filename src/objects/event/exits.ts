@@ -5,12 +5,13 @@
  * `uid`, and the list's `exit_all_at` moves only from the fired value).
  */
 import { runBatch, type Statement } from "../../db/batch";
+import { passageStatements } from "../../db/checkin/passages";
 import { moveExitAllAt } from "../../db/checkin/lists";
 import type { DB } from "../../db/client";
 import { log } from "../../lib/log";
 import { nextExitAllAt, nextExitAllWall } from "../../rules/checkin";
 import { clearOutbox, type OutboxKind, type PassageWrite, writeOutbox } from "./outbox";
-import { passageStatements, trackExit } from "./passages";
+import { trackExit } from "./passages";
 import type { EventState } from "./state";
 
 /** Fires the automatic exits due at `now` (the alarm); a failed D1 write is left to the next alarm. */
@@ -67,7 +68,7 @@ export async function runExitAll(s: EventState, now: number): Promise<void> {
 
 function exitAllStatements(s: EventState, db: DB, e: OutboxKind<"exit_all">): Statement[] {
   return [
-    ...e.passages.flatMap((p) => passageStatements(s, db, p, null)),
+    ...e.passages.flatMap((p) => passageStatements(db, s.eventId, p, null)),
     moveExitAllAt(db, s.eventId, e.listId, e.fired, e.next),
   ];
 }

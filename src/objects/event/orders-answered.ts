@@ -5,14 +5,12 @@
  * once, with `last_modified` the time D1 gets it (so `modified_since` never misses it); its mails
  * and webhook calls are handed on then.
  */
-import { and, eq, inArray } from "drizzle-orm";
 import { autoCheckinStatement } from "../../db/checkin/passages";
 import { checkinIdsOfOrder, scanRowsOfOrder } from "../../db/checkin/scan-rows";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import { runBatch, type Statement } from "../../db/batch";
 import type { LeasedTable } from "../../db/id-leases";
-import { type OrderWrite, orderWriteStatements } from "../../db/order-writes";
-import { orders } from "../../db/schema";
+import { type OrderWrite, orderWriteStatements, ordersPresent } from "../../db/order-writes";
 import { dispatchMail, dispatchWebhooks } from "../../lib/queues";
 import { idsLeft, leaseRefill, ORDER_TABLES, takeIds } from "./id-leases";
 import { type OutboxKind, outboxSize } from "./outbox";
@@ -156,16 +154,7 @@ export async function writeAnsweredOrders(
   const fresh = untried.get(s);
   const tried = held.filter((h) => !fresh?.has(h.id)).map((h) => h.entry.write.order.code);
   for (const h of held) fresh?.delete(h.id);
-  const present = new Set(
-    tried.length === 0
-      ? []
-      : (
-          await db
-            .select({ code: orders.code })
-            .from(orders)
-            .where(and(eq(orders.eventId, s.eventId), inArray(orders.code, tried)))
-        ).map((r) => r.code),
-  );
+  const present = await ordersPresent(db, s.eventId, tried);
   const stmts: Statement[] = [];
   const mailsAt: [number, number][] = [];
   const readsAt: number[] = [];

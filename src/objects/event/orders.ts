@@ -6,16 +6,21 @@
  * not written gives the capacity back, unknown leaves it to the alarm. The object writes every
  * order (holds: order-book.ts), so it indexes the new tickets for check-in too.
  */
-import { eq, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "../../db/batch";
 import { autoCheckinStatement } from "../../db/checkin/passages";
 import { checkinIdsOfOrder, scanRowsOfOrder } from "../../db/checkin/scan-rows";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import type { DB } from "../../db/client";
-import { type OrderWrite, orderExists, orderWriteStatements } from "../../db/order-writes";
+import {
+  type OrderWrite,
+  orderExists,
+  orderStatusQuery,
+  orderWriteStatements,
+  statusChangedAtSql,
+} from "../../db/order-writes";
 import { orderByCode, type PositionJson, type RawOrder } from "../../db/orders";
 import { statusResultIndex, statusWriteStatements } from "../../db/payments";
-import { type OrderStatus, orders } from "../../db/schema";
+import type { OrderStatus } from "../../db/schema";
 import { ticketChangeStatements } from "../../db/ticket-secrets";
 import { dispatchMail } from "../../lib/queues";
 import { onList } from "../../rules/checkin";
@@ -328,7 +333,7 @@ async function writeStatus(
   const db = s.db();
   const stmts = statusWriteStatements(db, s.eventId, e, voucherUsesOf(s.ledger.orderHolds(e.code)?.positions ?? []));
   // the tickets change with the status only: in this batch the order got the new status at `now`
-  const changedNow = sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${e.orderId} AND o.status = ${e.to} AND o.last_modified = ${e.now})`;
+  const changedNow = statusChangedAtSql(e.orderId, e.to, e.now);
   const tickets = e.tickets?.length
     ? ticketChangeStatements(db, s.eventId, e.orderId, e.tickets, e.now, { condition: changedNow })
     : [];
@@ -368,16 +373,6 @@ export async function replayStatus(s: EventState, entry: OutboxKind<"status">): 
     if (status === entry.to) applyTicketChanges(s, entry.tickets ?? []);
   });
 }
-
-/** The order's status, and how many of its positions are not canceled. */
-const orderStatusQuery = (db: DB, orderId: number) =>
-  db
-    .select({
-      status: orders.status,
-      open: sql<number>`(SELECT count(*) FROM order_positions p WHERE p.order_id = ${orderId} AND p.canceled = 0)`,
-    })
-    .from(orders)
-    .where(eq(orders.id, orderId));
 
 /** Uses per voucher among positions (demands or holds). */
 function voucherUsesOf(positions: readonly { voucherId: number | null }[]): Map<number, number> {
