@@ -8,9 +8,10 @@
 import { runBatch } from "../../db/batch";
 import { cartDeletes, cartRowInserts, cartsByHoldKeys } from "../../db/carts";
 import type { Demand } from "../../rules/inventory";
-import { clearOutbox, handToAlarm, writeOutbox } from "./outbox";
+import { scheduleAlarm } from "./schedule";
 import type { EventState } from "./state";
 import type { CartGroup, CartRow, Decision } from "./types";
+import { writeOwn } from "./write-own";
 
 /** Holds a cart position (callers run it inside `transactionSync`). */
 export function holdCart(s: EventState, holdKey: string, cartId: string, d: Demand, expires: number): void {
@@ -54,41 +55,36 @@ export async function reserveCarts(s: EventState, stamp: number, groups: CartGro
       accepted.push(g);
       decisions.push({ ok: true });
     }
-    if (accepted.length) outboxId = writeOutbox(s, { kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
+    if (accepted.length) outboxId = s.outbox.write({ kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
   });
   if (!accepted.length) return decisions;
-  s.inflight.add(outboxId);
-  try {
-    await writeCartRows(
-      s,
-      accepted.flatMap((g) => g.rows),
-    );
-  } catch (e) {
-    // As for orders: the batch is one transaction, but a failed call does not always say
-    // whether it committed. Ask D1 (one of its rows tells): written → a success after all;
-    // not written → give the capacity back; unknown → keep the holds for the alarm, which
-    // writes the rows (idempotently), or they expire.
-    const written = await cartsByHoldKeys(s.db(), s.eventId, [accepted[0]!.holdKeys[0]!])
-      .then((rows) => rows.length > 0)
-      .catch(() => undefined);
-    if (written === undefined) {
-      await handToAlarm(s, outboxId);
-      throw e;
-    }
-    if (!written) {
-      s.storage.transactionSync(() => {
-        for (const g of accepted) for (const hk of g.holdKeys) releaseCartHold(s, hk);
-        clearOutbox(s, outboxId);
-      });
-      throw e;
-    }
+  // As for orders: the batch is one transaction, but a failed call does not always say
+  // whether it committed. D1 is asked (one of its rows tells): written → a success after all;
+  // not written → the capacity goes back; unknown → the holds stay for the alarm, which
+  // writes the rows (idempotently), or they expire.
+  const outcome = await writeOwn(
+    s,
+    outboxId,
+    () =>
+      writeCartRows(
+        s,
+        accepted.flatMap((g) => g.rows),
+      ),
+    () => cartsByHoldKeys(s.db(), s.eventId, [accepted[0]!.holdKeys[0]!]).then((rows) => rows.length > 0),
+  );
+  if (!("written" in outcome) && !outcome.asked) {
+    s.storage.transactionSync(() => {
+      for (const g of accepted) for (const hk of g.holdKeys) releaseCartHold(s, hk);
+      s.outbox.remove(outboxId);
+    });
+    throw outcome.error;
   }
-  clearOutbox(s, outboxId);
-  await s.scheduleAlarm();
+  if (!("written" in outcome)) s.outbox.remove(outboxId);
+  await scheduleAlarm(s);
   return decisions;
 }
 
-/** Writes cart rows to D1 (once each, by hold key): a reservation's, or the alarm's replay of it. */
+/** Writes cart rows to D1 (once each, by hold key): a reservation's, or the writer's replay of it. */
 export async function writeCartRows(s: EventState, rows: CartRow[]): Promise<void> {
   const db = s.db();
   await runBatch(db, cartRowInserts(db, rows));
