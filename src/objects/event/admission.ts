@@ -277,11 +277,12 @@ function undoScan(s: EventState, d: ScanDecision): void {
 /**
  * The answer of a scan from the object's storage alone (scan-answers.ts), its D1 write left to
  * the outbox's writer (scan-writes.ts), which the object starts once the answer is on its way.
- * null when the object lacks a piece of the answer: the scan is then written and answered
- * after D1 (`writeScan`).
+ * null when the object lacks a piece of the answer, or when the backpressure rule holds
+ * (outbox.ts `behind`): the scan is then written and answered after D1 (`writeScan`).
  */
 function answerHere(s: EventState, req: RedeemRequest, list: ListConfig, d: ScanDecision): RedeemOutcome | null {
-  if (d.passage && d.passage.id == null) return null;
+  // no leased id left, or D1 too far behind (outbox.ts `AHEAD_LIMIT`): D1 first
+  if ((d.passage && d.passage.id == null) || s.outbox.behind()) return null;
   const position = localPosition(s, d.ticket, list.id, d.answers);
   if (!position) return null;
   const failed =
