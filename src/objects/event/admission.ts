@@ -234,25 +234,7 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
         return;
       case "pass":
         d.status = "ok";
-        d.passage = {
-          // its D1 id from the object's leased block (none left: D1 gives it one)
-          id: takeIds(s, "checkins", 1)?.[0] ?? null,
-          // pretix's `first_checkin`: the ticket's first passage on this list
-          report: { code: d.ticket.orderCode, first: s.ci.passages(d.ticket.id, list.id).length === 0 },
-          uid: crypto.randomUUID(),
-          listId: list.id,
-          ticketId: d.ticket.id,
-          type: req.scan.type,
-          datetime: req.scan.datetime,
-          nonce: req.scan.nonce,
-          deviceId: req.scan.deviceId,
-          auto: false,
-          created: now,
-          forced: verdict.forced,
-          forceSent: req.scan.force,
-          rawBarcode: req.raw,
-          rawSourceType: req.sourceType,
-        };
+        d.passage = passageOf(s, req, list, d, verdict.forced);
         s.ci.addPassage(d.passage);
         if (d.passage.id != null) rememberCheckinIds(s, [{ uid: d.passage.uid, id: d.passage.id }]);
         trackExit(s, d.ticket);
@@ -260,6 +242,35 @@ function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, fo
     }
   });
   return d;
+}
+
+/** The passage of a passing scan (inside the decision's transaction). */
+function passageOf(
+  s: EventState,
+  req: RedeemRequest,
+  list: ListConfig,
+  d: ScanDecision,
+  forced: boolean,
+): PassageWrite {
+  return {
+    // its D1 id from the object's leased block (none left: D1 gives it one)
+    id: takeIds(s, "checkins", 1)?.[0] ?? null,
+    // pretix's `first_checkin`: the ticket's first passage on this list
+    report: { code: d.ticket.orderCode, first: s.ci.passages(d.ticket.id, list.id).length === 0 },
+    uid: crypto.randomUUID(),
+    listId: list.id,
+    ticketId: d.ticket.id,
+    type: req.scan.type,
+    datetime: req.scan.datetime,
+    nonce: req.scan.nonce,
+    deviceId: req.scan.deviceId,
+    auto: false,
+    created: d.now,
+    forced,
+    forceSent: req.scan.force,
+    rawBarcode: req.raw,
+    rawSourceType: req.sourceType,
+  };
 }
 
 /** Takes back what `decideAndRecord` recorded (D1 did not take it). */
