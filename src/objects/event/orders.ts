@@ -252,7 +252,7 @@ async function writeStatus(
   };
 }
 
-/** The alarm's replay of a status change (idempotent); the holds and the index follow what D1 then says. */
+/** The writer's replay of a status change (idempotent); the holds and the index follow what D1 then says. */
 export async function replayStatus(s: EventState, entry: OutboxKind<"status">): Promise<void> {
   const { status, open } = await writeStatus(s, entry);
   // kept with a fee: no position holds anything any more (D1 says whether the cancellation landed)
