@@ -20,19 +20,6 @@ const layerRules = LAYERS.flatMap((layer, rank) =>
   }),
 );
 
-/**
- * The files outside db/ that still build D1 statements with drizzle (the event object's
- * write-behind): exemption removed when the event object's statements live in db/.
- */
-const SQL_OUTSIDE_DB = [
-  "^src/objects/event/carts\\.ts$",
-  "^src/objects/event/orders\\.ts$",
-  "^src/objects/event/orders-answered\\.ts$",
-  "^src/objects/event/passages\\.ts$",
-  "^src/objects/event/scan-writes\\.ts$",
-  "^src/objects/event/vouchers\\.ts$",
-];
-
 module.exports = {
   forbidden: [
     ...layerRules,
@@ -47,10 +34,10 @@ module.exports = {
     {
       name: "jobs-through-services",
       comment:
-        "src/jobs/ (queue consumers, cron) call services; of db/ only the database itself (client.ts: the DB type, createDb; remote-primary.ts: the debugging seam)",
+        "src/jobs/ (queue consumers, cron) call services; of db/ only the database itself (client.ts: the DB type, createDb)",
       severity: "error",
       from: { path: "^src/jobs/" },
-      to: { path: "^src/db/", pathNot: "^src/db/(client|remote-primary)\\.ts$" },
+      to: { path: "^src/db/", pathNot: "^src/db/client\\.ts$" },
     },
     {
       name: "sql-stays-in-db",
@@ -59,7 +46,7 @@ module.exports = {
       severity: "error",
       from: {
         path: "^src/",
-        pathNot: ["^src/db/", ...SQL_OUTSIDE_DB],
+        pathNot: "^src/db/",
       },
       to: { path: "(^|/)node_modules/drizzle-orm/" },
     },

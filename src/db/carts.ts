@@ -1,5 +1,6 @@
 /** Cart positions; every query is scoped by event. Writes go through the event object. */
 import { and, eq, inArray, like, lt, sql } from "drizzle-orm";
+import type { Statement } from "./batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type Page } from "./paging";
 import { cartPositions } from "./schema";
@@ -97,4 +98,33 @@ export async function cartForDeletion(db: DB, eventId: number, id: number) {
 /** Expired cart rows (their holds stopped counting already); housekeeping deletes them. */
 export async function deleteExpiredCarts(db: DB, now: number) {
   await db.delete(cartPositions).where(lt(cartPositions.expires, now - 60_000));
+}
+
+/** A cart position as the event object writes it; `addonToHoldKey`: its base position's hold key. */
+export type CartRowInsert = Omit<typeof cartPositions.$inferInsert, "addonTo"> & { addonToHoldKey: string | null };
+
+/** The inserts of cart rows (once each, by hold key); bases before their add-ons, which find the base's id by its hold key. */
+export function cartRowInserts(db: DB, rows: readonly CartRowInsert[]): Statement[] {
+  return rows.map(({ addonToHoldKey, ...r }) =>
+    db
+      .insert(cartPositions)
+      .values({
+        ...r,
+        addonTo:
+          addonToHoldKey === null
+            ? null
+            : sql<number>`(SELECT c2.id FROM cart_positions c2 WHERE c2.hold_key = ${addonToHoldKey})`,
+      })
+      .onConflictDoNothing({ target: cartPositions.holdKey }),
+  );
+}
+
+/** The deletes of cart positions by hold key, returning the hold keys deleted (chunked: a position with its add-ons can exceed D1's parameter limit). */
+export function cartDeletes(db: DB, eventId: number, holdKeys: readonly string[]): Statement[] {
+  return chunks([...holdKeys], MAX_PARAMS - 5).map((part) =>
+    db
+      .delete(cartPositions)
+      .where(and(eq(cartPositions.eventId, eventId), inArray(cartPositions.holdKey, part)))
+      .returning({ holdKey: cartPositions.holdKey }),
+  );
 }

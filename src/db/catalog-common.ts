@@ -1,9 +1,9 @@
 /**
- * Pieces shared by the catalog query modules: batches, the catalog's change stamps, pages of
- * ids, grouping of child rows, item links and membership-type links.
+ * Pieces shared by the catalog query modules: the catalog's change stamps, pages of ids,
+ * grouping of child rows, item links and membership-type links (batches: batch.ts).
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import type { Statement } from "./batch";
 import { eventScopeKey, touchStatement } from "./changes";
 import type { DB } from "./client";
 import { type ListRequest, orderBy, type OrderingTable } from "./paging";
@@ -19,8 +19,6 @@ import {
 } from "./schema";
 import { chunks } from "../lib/chunks";
 import { MAX_PARAMS } from "./util";
-
-export type Statement = BatchItem<"sqlite">;
 
 /** Change-stamp resources the catalog modules touch (list-level conditional fetching). */
 export const STAMP = { items: "items", categories: "categories", quotas: "quotas", questions: "questions" } as const;
@@ -56,12 +54,6 @@ export function pageIdsOf(
     .orderBy(...orderBy(ordering, req.ordering))
     .limit(req.pageSize)
     .offset((req.page - 1) * req.pageSize);
-}
-
-/** Runs statements as one transaction (D1 batch); no-op for an empty list. */
-export async function runBatch(db: DB, statements: Statement[]): Promise<unknown[]> {
-  if (statements.length === 0) return [];
-  return db.batch(statements as [Statement, ...Statement[]]);
 }
 
 /** The subset of `ids` that are items of the event. */

@@ -3,7 +3,7 @@
  * looked up among the event's objects in one batch, and the event's variations by id.
  */
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
-import { runBatch, type Statement } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { itemAddons, itemCategories, items, itemVariations, membershipTypes, quotas, taxRules } from "./schema";
 import { chunks } from "../lib/chunks";

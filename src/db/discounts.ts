@@ -1,6 +1,7 @@
 /** Automatic discounts of an event; every query is scoped by event. */
 import { and, eq, type SQL } from "drizzle-orm";
-import { itemLinkInserts, lastInsertedId, linkedItemIdsJson, runBatch, type Statement } from "./catalog-common";
+import { itemLinkInserts, lastInsertedId, linkedItemIdsJson } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { discountItems, discounts } from "./schema";

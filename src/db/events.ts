@@ -5,7 +5,7 @@
 import { and, eq, exists, getTableName, not, or, sql, type SQL } from "drizzle-orm";
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { MetaProperty } from "./event-meta";
-import type { Statement } from "./catalog-common";
+import type { Statement } from "./batch";
 import type { DB } from "./client";
 import { organizerMetaPropertyRows, toMetaProperty } from "./event-meta";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";

@@ -3,7 +3,7 @@
  * of a date is the date's own queue when it has one, else the event-wide one (docs/onsale-queue.md).
  */
 import { and, asc, eq, isNull, ne, or, type SQL } from "drizzle-orm";
-import { runBatch } from "./catalog-common";
+import { runBatch } from "./batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest } from "./paging";
 import { events, onsaleQueues, subevents, teams } from "./schema";

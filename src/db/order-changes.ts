@@ -6,10 +6,10 @@
  * The ledger (`reconcileTransactions`) and the webhook call are written in the same batch.
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { Statement } from "./catalog-common";
+import type { Statement } from "./batch";
 import type { DB } from "./client";
-import type { FeeInsert, PositionInsert } from "./inventory";
-import { sortNameOf } from "./inventory";
+import type { FeeInsert, PositionInsert } from "./order-writes";
+import { sortNameOf } from "./order-writes";
 import { statement } from "./raw";
 import { type Answer, itemAddons, type NameParts, orderFees, orderPositions, orders, vouchers } from "./schema";
 import { type TicketChange, ticketChangeStatements } from "./ticket-secrets";

@@ -5,7 +5,7 @@
 import { and, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
-import { grantMembershipsStatement } from "./inventory";
+import { grantMembershipsStatement } from "./order-writes";
 import { claimHeld, claimStatement, type EventClaim } from "./stripe";
 import {
   extraAfterStatements,

@@ -1,14 +1,8 @@
 /** Questions of an event with their items and options; every query is scoped by event. */
 import { and, asc, eq, inArray, ne, type SQL, sql } from "drizzle-orm";
 import type { I18n } from "../lib/i18n";
-import {
-  itemLinkInserts,
-  lastInsertedId,
-  linkedItemIdsJson,
-  qualifiedId,
-  runBatch,
-  type Statement,
-} from "./catalog-common";
+import { itemLinkInserts, lastInsertedId, linkedItemIdsJson, qualifiedId } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";

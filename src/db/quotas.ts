@@ -1,6 +1,6 @@
 /** Quotas and what they cover; every query is scoped by event. */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Statement } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "./changes";

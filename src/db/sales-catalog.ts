@@ -6,7 +6,7 @@
  * events, so that one of another event is told apart from one that does not exist (as pretix does).
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { runBatch, type Statement } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
 import { type OnsaleQueueRow, queuesOfDatesQuery } from "./onsale-queues";

@@ -4,7 +4,8 @@
  * the condition is part of the writing statements, so a plan assigned meanwhile stays intact.
  */
 import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { lastInsertedId, runBatch, type Statement } from "./catalog-common";
+import { lastInsertedId } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest } from "./paging";
 import { seatingPlanSeats, seatingPlans } from "./schema";

@@ -1,6 +1,7 @@
 /** Automated email rules of an event; every query is scoped by event. */
 import { and, asc, eq, type SQL } from "drizzle-orm";
-import { itemLinkInserts, lastInsertedId, linkedItemIdsJson, runBatch, type Statement } from "./catalog-common";
+import { itemLinkInserts, lastInsertedId, linkedItemIdsJson } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest } from "./paging";
 import { sendmailRuleItems, sendmailRules } from "./schema";

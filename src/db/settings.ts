@@ -4,7 +4,7 @@
  */
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { runBatch, type Statement } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
 import { eventSettings, organizerSettings } from "./schema";
 import { chunks } from "../lib/chunks";

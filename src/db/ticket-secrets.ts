@@ -4,7 +4,7 @@
  * a ticket's secret or blocks (written by the event object, which decides scans on them).
  */
 import { and, desc, eq, gte, max, type SQL, sql } from "drizzle-orm";
-import type { Statement } from "./catalog-common";
+import type { Statement } from "./batch";
 import { statement } from "./raw";
 import type { DB } from "./client";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";

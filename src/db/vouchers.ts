@@ -1,8 +1,8 @@
 /** Vouchers; every query is scoped by event. Writes go through the event object. */
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Statement } from "./catalog-common";
+import { runBatch, type Statement } from "./batch";
 import type { DB } from "./client";
-import { inventoryStampQuery } from "./inventory";
+import { inventoryStampQuery, touchInventory } from "./inventory";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import {
   itemCategories,
@@ -337,4 +337,58 @@ function refsOfRows(rows: CheckRows): VoucherRefs {
     ),
     seatProducts: new Map(rows<{ id: number; name: I18n }>("seatProducts").map((r) => [r.id, r.name])),
   };
+}
+
+// ---- the event object's voucher writes (it decides whether a voucher's block fits) ----
+
+/** Inserts vouchers and bumps the inventory stamp, in one batch; their ids. */
+export async function insertVoucherRows(
+  db: DB,
+  eventId: number,
+  rows: readonly (typeof vouchers.$inferInsert)[],
+  now: number,
+): Promise<number[]> {
+  const stmts: Statement[] = rows.map((r) => db.insert(vouchers).values(r).returning({ id: vouchers.id }));
+  stmts.push(touchInventory(db, eventId, now));
+  const results = await runBatch(db, stmts);
+  return results.slice(0, rows.length).map((r) => (r as { id: number }[])[0]!.id);
+}
+
+/** Changes a voucher's columns and bumps the inventory stamp; false when the voucher does not exist. */
+export async function updateVoucherRow(
+  db: DB,
+  eventId: number,
+  id: number,
+  values: Partial<typeof vouchers.$inferInsert>,
+  now: number,
+): Promise<boolean> {
+  const [updated] = await db.batch([
+    db
+      .update(vouchers)
+      .set(values)
+      .where(and(eq(vouchers.id, id), eq(vouchers.eventId, eventId)))
+      .returning({ id: vouchers.id }),
+    touchInventory(db, eventId, now),
+  ]);
+  return updated.length > 0;
+}
+
+/** Deletes a voucher unless it was redeemed (in D1's count), bumping the inventory stamp; whether it is still there. */
+export async function deleteUnredeemedVoucher(db: DB, eventId: number, id: number, now: number): Promise<boolean> {
+  const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, eventId));
+  const [, , kept] = await db.batch([
+    db.delete(vouchers).where(and(ofEvent, eq(vouchers.redeemed, 0))),
+    touchInventory(db, eventId, now),
+    db.select({ id: vouchers.id }).from(vouchers).where(ofEvent),
+  ]);
+  return kept.length > 0;
+}
+
+/** Whether the event has no voucher `id` (any more). */
+export async function voucherGone(db: DB, eventId: number, id: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: vouchers.id })
+    .from(vouchers)
+    .where(and(eq(vouchers.id, id), eq(vouchers.eventId, eventId)));
+  return rows.length === 0;
 }

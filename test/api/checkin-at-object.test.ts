@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { checkins, orders } from "../../src/db/schema";
 import { eventObject } from "../../src/objects/client";
-import { RETRY_MS } from "../../src/objects/event/outbox-drain";
+import { RETRY_MS } from "../../src/objects/event/schedule";
 import { db } from "../harness";
 import { venue } from "../helpers/checkin";
 import {

@@ -6,7 +6,7 @@
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { chunks } from "../../lib/chunks";
-import type { Statement } from "../catalog-common";
+import type { Statement } from "../batch";
 import { eventScopeKey, lastChangeQuery, touchStatement } from "../changes";
 import type { DB } from "../client";
 import { fetchPage, type ListRequest, type OrderingTable } from "../paging";

@@ -7,6 +7,8 @@ import type { DB } from "../client";
 import { rawRows, statement } from "../raw";
 import { type Answer, type CheckinType, checkins, orderPositions, orders } from "../schema";
 import { inIntegers } from "../util";
+import type { Statement } from "../batch";
+import { checkinNotificationStatement } from "../webhooks";
 
 export type CheckinInsert = typeof checkins.$inferInsert;
 
@@ -57,7 +59,7 @@ const CHECKIN_COLUMNS = [
 ] as const;
 
 /** A check-in written only while `condition` holds (and once per uid); with the id the event object gave it, if any. */
-export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL) {
+export function insertCheckinIf(db: DB, r: CheckinInsert, condition: SQL = sql`1`) {
   const columns: readonly string[] = r.id == null ? CHECKIN_COLUMNS : ["id", ...CHECKIN_COLUMNS];
   const values = [
     ...(r.id == null ? [] : [r.id]),
@@ -230,4 +232,84 @@ export function annulCheckinStatements(
 /** Whether a check-in is (still) successful in D1; undefined: no such row. */
 export function checkinSuccessful(db: DB, uid: string) {
   return db.select({ successful: checkins.successful }).from(checkins).where(eq(checkins.uid, uid));
+}
+
+/**
+ * A successful passage (an entry or an exit, scanned or automatic) as the event object writes
+ * it (its `uid` makes the write idempotent; `id` when the object gave it one from its leased
+ * block). `report`: a scan, reported to webhooks (`pretix.event.checkin`) in the same batch.
+ */
+export type PassageRow = {
+  id?: number | null;
+  uid: string;
+  listId: number;
+  ticketId: number;
+  type: CheckinType;
+  datetime: number;
+  nonce: string | null;
+  deviceId: number | null;
+  auto: boolean;
+  created: number;
+  forced: boolean;
+  forceSent?: boolean;
+  rawBarcode: string | null;
+  rawSourceType: string | null;
+  report?: { code: string; first: boolean };
+};
+
+/**
+ * The D1 statements of a check-in: its webhook notification (a scan's; only while the row is
+ * not stored yet, so a replay reports nothing twice), the row (once, by uid), answers given
+ * at the door, and the order's last_modified (other scanners' incremental sync).
+ */
+export function passageStatements(
+  db: DB,
+  eventId: number,
+  p: PassageRow,
+  answers: Answer[] | null,
+  condition: SQL = sql`1`,
+): Statement[] {
+  const stmts: Statement[] = [];
+  if (p.report) {
+    const c = p.report;
+    stmts.push(
+      checkinNotificationStatement(db, {
+        eventId,
+        code: c.code,
+        positionId: p.ticketId,
+        listId: p.listId,
+        type: p.type,
+        firstCheckin: c.first,
+        now: p.created,
+        condition: sql`${condition} AND ${checkinMissingSql(p.uid)}`,
+      }),
+    );
+  }
+  stmts.push(
+    insertCheckinIf(
+      db,
+      {
+        id: p.id ?? undefined,
+        uid: p.uid,
+        eventId,
+        listId: p.listId,
+        positionId: p.ticketId,
+        type: p.type,
+        datetime: p.datetime,
+        created: p.created,
+        successful: true,
+        autoCheckedIn: p.auto,
+        forced: p.forced,
+        forceSent: p.forceSent ?? false,
+        deviceId: p.deviceId,
+        nonce: p.nonce,
+        rawBarcode: p.rawBarcode,
+        rawSourceType: p.rawSourceType,
+      },
+      condition,
+    ),
+    touchOrderOfPosition(db, p.ticketId, p.created, condition),
+  );
+  if (answers) stmts.push(setPositionAnswers(db, p.ticketId, answers, condition));
+  return stmts;
 }

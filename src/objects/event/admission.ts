@@ -5,7 +5,8 @@
  * however many gates scan it at once; D1 then gets it, conditionally on the configuration the
  * decision was taken on.
  */
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
+import { passageStatements } from "../../db/checkin/passages";
 import {
   checkinStampsQuery,
   configUnchangedSql,
@@ -16,6 +17,7 @@ import {
 import { checkinIdsOfTickets, scanRowsMatching, scanRowsOfTickets } from "../../db/checkin/scan-rows";
 import { checkinExists, insertCheckinIf, setPositionAnswers } from "../../db/checkin/passages";
 import { type CheckinPositionRow, checkinPositionsByIds } from "../../db/checkin/ticket-rows";
+import type { DB } from "../../db/client";
 import type { Answer, CheckinReason } from "../../db/schema";
 import { revokedSecretQuery } from "../../db/ticket-secrets";
 import { log } from "../../lib/log";
@@ -32,9 +34,11 @@ import {
   type TicketFacts,
 } from "../../rules/checkin";
 import { evaluateRules } from "../../rules/checkin-rules";
-import { clearOutbox, handToAlarm, type PassageWrite, unheldEntries, writeOutbox } from "./outbox";
-import { drainOutbox } from "./outbox-drain";
-import { indexFallback, passageStatements, trackExit } from "./passages";
+import type { PassageWrite } from "./outbox";
+import { scheduleAlarm } from "./schedule";
+import { drainOutbox } from "./writer";
+import { writeOwn } from "./write-own";
+import { indexFallback, trackExit } from "./passages";
 import { leaseRefill, takeIds } from "./id-leases";
 import { localPosition, rememberCheckinIds, rememberRows } from "./scan-answers";
 import type { EventState } from "./state";
@@ -273,7 +277,7 @@ function applyVerdict(
       s.ci.addPassage(d.passage);
       if (d.passage.id != null) rememberCheckinIds(s, [{ uid: d.passage.uid, id: d.passage.id }]);
       trackExit(s, d.ticket);
-      d.outboxId = writeOutbox(s, { kind: "checkin", passage: d.passage, answers: d.answers }, d.now);
+      d.outboxId = s.outbox.write({ kind: "checkin", passage: d.passage, answers: d.answers }, d.now);
   }
 }
 
@@ -313,7 +317,7 @@ function undoScan(s: EventState, d: ScanDecision): void {
     if (d.passage) {
       s.ci.removePassage(d.passage.uid);
       trackExit(s, d.ticket);
-      clearOutbox(s, d.outboxId);
+      s.outbox.remove(d.outboxId);
     }
   });
 }
@@ -321,17 +325,18 @@ function undoScan(s: EventState, d: ScanDecision): void {
 /**
  * The answer of a scan from the object's storage alone (scan-answers.ts), its D1 write left to
  * the outbox's writer (scan-writes.ts), which the object starts once the answer is on its way.
- * null when the object lacks a piece of the answer: the scan is then written and answered
- * after D1 (`writeScan`).
+ * null when the object lacks a piece of the answer, or when the backpressure rule holds
+ * (outbox.ts `behind`): the scan is then written and answered after D1 (`writeScan`).
  */
 function answerHere(s: EventState, req: RedeemRequest, list: ListConfig, d: ScanDecision): RedeemOutcome | null {
-  if (d.passage && d.passage.id == null) return null;
+  // no leased id left, or D1 too far behind (outbox.ts `AHEAD_LIMIT`): D1 first
+  if ((d.passage && d.passage.id == null) || s.outbox.behind()) return null;
   const position = localPosition(s, d.ticket, list.id, d.answers);
   if (!position) return null;
   const failed =
     d.status === "error" ? failedScan(s, d.ticket.id, list.id, req, d.reason ?? "error", d.explanation, d.now) : null;
   if (!d.passage && (failed || d.answers))
-    writeOutbox(s, { kind: "scan", ticketId: d.ticket.id, failed, answers: d.answers }, d.now);
+    s.outbox.write({ kind: "scan", ticketId: d.ticket.id, failed, answers: d.answers }, d.now);
   return decided(list, d, position);
 }
 
@@ -361,9 +366,37 @@ async function writeScan(
   mayRetry: boolean,
 ): Promise<RedeemOutcome | "stale"> {
   const db = s.db();
+  const stmts = scanStatements(s, db, req, list, d);
+  // what the next scans of the order's tickets are answered from
+  const readBack = stmts.length;
+  stmts.push(scanRowsOfTickets(db, s.eventId, [d.ticket.id]), checkinIdsOfTickets(db, s.eventId, [d.ticket.id]));
+  const lease = leaseRefill(s, db, ["checkins"]);
+  stmts.push(...lease.statements);
+  const { results, again } = await (d.passage
+    ? writePassage(s, list, d, stmts, readBack)
+    : writeRefused(s, d, stmts).then((results) => ({ results, again: false })));
+  s.storage.transactionSync(() => {
+    rememberRows(s, results[readBack] as CheckinPositionRow[]);
+    rememberCheckinIds(s, results[readBack + 1] as { uid: string; id: number }[]);
+    if (!again) lease.keep(results);
+  });
+  const stamps = results[0] as { resource: string; modifiedAt: number }[];
+  if (mayRetry && stamps.some((st) => st.modifiedAt > (d.stamps[st.resource] ?? 0))) {
+    undoScan(s, d);
+    return "stale";
+  }
+  // the scan's webhook notification was written with it (its statement follows the stamps): the queue delivers it
+  if (d.passage?.report && (again || (results[1] as unknown[]).length > 0))
+    dispatchWebhooks(s.env, [{ eventId: s.eventId, code: d.passage.report.code }]);
+  const [position] = results[readBack - 1] as CheckinPositionRow[];
+  return decided(list, d, position ?? null);
+}
+
+/** The statements of a decided scan, after the configuration's stamps and before the ticket's reads. */
+function scanStatements(s: EventState, db: DB, req: RedeemRequest, list: ListConfig, d: ScanDecision): Statement[] {
   const unchanged = configUnchangedSql(s.eventId, d.stamps);
   const stmts: Statement[] = [checkinStampsQuery(db, s.eventId)];
-  if (d.passage) stmts.push(...passageStatements(s, db, d.passage, d.answers, unchanged));
+  if (d.passage) stmts.push(...passageStatements(db, s.eventId, d.passage, d.answers, unchanged));
   else {
     if (d.status === "error")
       stmts.push(
@@ -376,63 +409,55 @@ async function writeScan(
     if (d.answers) stmts.push(setPositionAnswers(db, d.ticket.id, d.answers, unchanged));
   }
   stmts.push(checkinPositionsByIds(db, s.eventId, [d.ticket.id], list.id));
-  // what the next scans of the order's tickets are answered from
-  const readBack = stmts.length;
-  stmts.push(scanRowsOfTickets(db, s.eventId, [d.ticket.id]), checkinIdsOfTickets(db, s.eventId, [d.ticket.id]));
-  let lease = leaseRefill(s, db, ["checkins"]);
-  stmts.push(...lease.statements);
-  if (d.passage) s.inflight.add(d.outboxId);
-  // what the object answered before (an order whose ticket this is) reaches D1 first
-  if (unheldEntries(s).length) await drainOutbox(s);
-  let results: unknown[];
-  // whether the scan's webhook notification wrote calls (its statement follows the stamps)
-  let notified = d.passage?.report !== undefined;
-  try {
-    results = await runBatch(db, stmts);
-    if (notified) notified = (results[1] as unknown[]).length > 0;
-  } catch (e) {
-    if (!d.passage) {
-      undoScan(s, d);
-      throw e;
-    }
-    // Did the check-in commit? D1 tells; unknown → the alarm finishes the write.
-    const row = await checkinExists(s.db(), d.passage.uid)
-      .get()
-      .catch(() => null);
-    if (row === null) {
-      await handToAlarm(s, d.outboxId);
-      throw e;
-    }
-    if (row === undefined) {
-      undoScan(s, d);
-      throw e;
-    }
-    clearOutbox(s, d.outboxId);
-    // the reads after the writes, again (the statements before them answer nothing that is still needed)
-    const again = s.db();
-    const reads = await runBatch(again, [
-      checkinPositionsByIds(again, s.eventId, [d.ticket.id], list.id),
-      scanRowsOfTickets(again, s.eventId, [d.ticket.id]),
-      checkinIdsOfTickets(again, s.eventId, [d.ticket.id]),
-    ]);
-    results = [...Array.from({ length: readBack - 1 }, () => []), ...reads];
-    lease = { statements: [], keep: () => {} };
-  }
-  s.storage.transactionSync(() => {
-    rememberRows(s, results[readBack] as CheckinPositionRow[]);
-    rememberCheckinIds(s, results[readBack + 1] as { uid: string; id: number }[]);
-    lease.keep(results);
-  });
-  const stamps = results[0] as { resource: string; modifiedAt: number }[];
-  if (mayRetry && stamps.some((st) => st.modifiedAt > (d.stamps[st.resource] ?? 0))) {
+  return stmts;
+}
+
+/**
+ * A passing scan waits for its own entry (write-own.ts), after what the object answered before
+ * (an order whose ticket this is). Should the write fail, D1 is asked whether it has the
+ * check-in: no → the decision is undone; yes → the reads after the writes are made again
+ * (their results, and nothing of the statements before them, which answer nothing still needed).
+ */
+async function writePassage(
+  s: EventState,
+  list: ListConfig,
+  d: ScanDecision,
+  stmts: Statement[],
+  readBack: number,
+): Promise<{ results: unknown[]; again: boolean }> {
+  const outcome = await writeOwn(
+    s,
+    d.outboxId,
+    async () => {
+      if (s.outbox.hasWaiting()) await drainOutbox(s);
+      return runBatch(s.db(), stmts);
+    },
+    () => checkinExists(s.db(), d.passage!.uid).get(),
+  );
+  if ("written" in outcome) return { results: outcome.written, again: false };
+  if (outcome.asked === undefined) {
     undoScan(s, d);
-    return "stale";
+    throw outcome.error;
   }
-  if (d.passage) clearOutbox(s, d.outboxId);
-  // the scan's webhook notification was written with it; the queue delivers it
-  if (notified && d.passage?.report) dispatchWebhooks(s.env, [{ eventId: s.eventId, code: d.passage.report.code }]);
-  const [position] = results[readBack - 1] as CheckinPositionRow[];
-  return decided(list, d, position ?? null);
+  s.outbox.remove(d.outboxId);
+  const again = s.db();
+  const reads = await runBatch(again, [
+    checkinPositionsByIds(again, s.eventId, [d.ticket.id], list.id),
+    scanRowsOfTickets(again, s.eventId, [d.ticket.id]),
+    checkinIdsOfTickets(again, s.eventId, [d.ticket.id]),
+  ]);
+  return { results: [...Array.from({ length: readBack - 1 }, () => []), ...reads], again: true };
+}
+
+/** A scan that admitted no one (no entry: nothing to keep but statistics): written after what the object answered before. */
+async function writeRefused(s: EventState, d: ScanDecision, stmts: Statement[]): Promise<unknown[]> {
+  if (s.outbox.hasWaiting()) await drainOutbox(s);
+  try {
+    return await runBatch(s.db(), stmts);
+  } catch (e) {
+    undoScan(s, d);
+    throw e;
+  }
 }
 
 /** A refused scan as D1 keeps it (statistics). */
@@ -469,6 +494,6 @@ function failedScan(
 export async function checkinListChanged(s: EventState, listId: number, deleted: boolean): Promise<null> {
   if (deleted) s.storage.transactionSync(() => s.ci.forgetList(listId));
   await s.reloadCheckinConfig();
-  await s.scheduleAlarm();
+  await scheduleAlarm(s);
   return null;
 }

@@ -1,21 +1,18 @@
 /**
- * The object's alarm: it replays the outbox entries no running request holds (their requests
- * died, or could not tell whether D1 took the write), prunes expired carts, fires due automatic
- * exits, and sets the next alarm: soon while an entry is left, else at the next cart expiry or
- * automatic exit.
+ * The object's alarm: it prunes expired carts, fires due automatic exits (their entries join
+ * the outbox), has the writer write what waits (entries whose requests died or could not tell
+ * whether D1 took them, and what a failed write left), and lets the scheduler set the next one.
  */
 import { releaseExpiredCarts } from "./carts";
 import { runExitAll } from "./exits";
-import { drainOutbox, RETRY_MS } from "./outbox-drain";
-import { outboxSize } from "./outbox";
+import { scheduleAlarm } from "./schedule";
 import type { EventState } from "./state";
+import { drainOutbox } from "./writer";
 
 export async function runAlarm(s: EventState): Promise<void> {
   const now = Date.now();
-  let failed = !(await drainOutbox(s));
   releaseExpiredCarts(s, now);
-  await runExitAll(s, now);
-  if (outboxSize(s) > s.inflight.size) failed = true;
-  if (failed) await s.storage.setAlarm(Date.now() + RETRY_MS);
-  else await s.scheduleAlarm();
+  runExitAll(s, now);
+  await drainOutbox(s);
+  await scheduleAlarm(s, true);
 }

@@ -6,14 +6,15 @@
  * D1 follows, turning the check-in into a failed one (`annulled`) only while it is successful.
  * Who may annul which check-in, and when, the Worker checks first (services/checkin/checkin-annul.ts).
  */
-import { runBatch } from "../../db/catalog-common";
+import { runBatch } from "../../db/batch";
 import { ticketOrderQuery, type TicketOrderRow } from "../../db/checkin/object-reads";
 import { annulCheckinStatements, checkinSuccessful } from "../../db/checkin/passages";
 import type { StoredPassage } from "./checkin-state";
-import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
+import type { OutboxKind } from "./outbox";
 import { indexFallback, trackExit } from "./passages";
 import type { EventState } from "./state";
 import type { AnnulOutcome, AnnulRequest } from "./types";
+import { writeOwn } from "./write-own";
 
 export async function annul(s: EventState, req: AnnulRequest): Promise<AnnulOutcome> {
   if (s.configLoading) await s.configLoading;
@@ -35,32 +36,27 @@ export async function annul(s: EventState, req: AnnulRequest): Promise<AnnulOutc
     s.ci.removePassage(req.uid);
     untrack(s, passage.ticketId);
     entry = { kind: "annul", uid: req.uid, positionId: passage.ticketId, explanation: req.explanation, created: now };
-    outboxId = writeOutbox(s, entry, now);
+    outboxId = s.outbox.write(entry, now);
   });
   if (!passage || !entry) return "not_successful";
   const taken: StoredPassage = passage;
-  s.inflight.add(outboxId);
-  try {
-    await writeAnnul(s, entry);
-  } catch (e) {
-    // Did D1 take it? Still successful → undo; unknown → the alarm finishes the write.
-    const row = await checkinSuccessful(s.db(), req.uid)
-      .get()
-      .catch(() => null);
-    if (row === null) {
-      await handToAlarm(s, outboxId);
-      throw e;
-    }
-    if (row?.successful) {
-      s.storage.transactionSync(() => {
-        s.ci.addPassage(taken);
-        untrack(s, taken.ticketId);
-        clearOutbox(s, outboxId);
-      });
-      throw e;
-    }
+  // Did D1 take it? Still successful → undo; unknown → the alarm finishes the write.
+  const outcome = await writeOwn(
+    s,
+    outboxId,
+    () => writeAnnul(s, entry!),
+    () => checkinSuccessful(s.db(), req.uid).get(),
+  );
+  if ("written" in outcome) return "annulled";
+  if (outcome.asked?.successful) {
+    s.storage.transactionSync(() => {
+      s.ci.addPassage(taken);
+      untrack(s, taken.ticketId);
+      s.outbox.remove(outboxId);
+    });
+    throw outcome.error;
   }
-  clearOutbox(s, outboxId);
+  s.outbox.remove(outboxId);
   return "annulled";
 }
 
@@ -75,7 +71,7 @@ function writeAnnul(s: EventState, e: OutboxKind<"annul">): Promise<unknown> {
   return runBatch(db, [...annulCheckinStatements(db, e.uid, e.positionId, e.explanation, e.created)]);
 }
 
-/** The alarm's replay of an annulment (it changes a successful check-in only). */
+/** The writer's replay of an annulment (it changes a successful check-in only). */
 export async function replayAnnul(s: EventState, entry: OutboxKind<"annul">): Promise<void> {
   await writeAnnul(s, entry);
 }

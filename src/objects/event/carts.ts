@@ -5,16 +5,13 @@
  * an in-flight write never frees capacity twice. Expired carts stop counting by themselves; the
  * alarm prunes them.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
-import { cartsByHoldKeys } from "../../db/carts";
-import { cartPositions } from "../../db/schema";
-import { MAX_PARAMS } from "../../db/util";
-import { chunks } from "../../lib/chunks";
+import { runBatch } from "../../db/batch";
+import { cartDeletes, cartRowInserts, cartsByHoldKeys } from "../../db/carts";
 import type { Demand } from "../../rules/inventory";
-import { clearOutbox, handToAlarm, writeOutbox } from "./outbox";
+import { scheduleAlarm } from "./schedule";
 import type { EventState } from "./state";
 import type { CartGroup, CartRow, Decision } from "./types";
+import { writeOwn } from "./write-own";
 
 /** Holds a cart position (callers run it inside `transactionSync`). */
 export function holdCart(s: EventState, holdKey: string, cartId: string, d: Demand, expires: number): void {
@@ -58,75 +55,48 @@ export async function reserveCarts(s: EventState, stamp: number, groups: CartGro
       accepted.push(g);
       decisions.push({ ok: true });
     }
-    if (accepted.length) outboxId = writeOutbox(s, { kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
+    if (accepted.length) outboxId = s.outbox.write({ kind: "carts", rows: accepted.flatMap((g) => g.rows) }, now);
   });
   if (!accepted.length) return decisions;
-  s.inflight.add(outboxId);
-  try {
-    await writeCartRows(
-      s,
-      accepted.flatMap((g) => g.rows),
-    );
-  } catch (e) {
-    // As for orders: the batch is one transaction, but a failed call does not always say
-    // whether it committed. Ask D1 (one of its rows tells): written → a success after all;
-    // not written → give the capacity back; unknown → keep the holds for the alarm, which
-    // writes the rows (idempotently), or they expire.
-    const written = await cartsByHoldKeys(s.db(), s.eventId, [accepted[0]!.holdKeys[0]!])
-      .then((rows) => rows.length > 0)
-      .catch(() => undefined);
-    if (written === undefined) {
-      await handToAlarm(s, outboxId);
-      throw e;
-    }
-    if (!written) {
-      s.storage.transactionSync(() => {
-        for (const g of accepted) for (const hk of g.holdKeys) releaseCartHold(s, hk);
-        clearOutbox(s, outboxId);
-      });
-      throw e;
-    }
+  // As for orders: the batch is one transaction, but a failed call does not always say
+  // whether it committed. D1 is asked (one of its rows tells): written → a success after all;
+  // not written → the capacity goes back; unknown → the holds stay for the alarm, which
+  // writes the rows (idempotently), or they expire.
+  const outcome = await writeOwn(
+    s,
+    outboxId,
+    () =>
+      writeCartRows(
+        s,
+        accepted.flatMap((g) => g.rows),
+      ),
+    () => cartsByHoldKeys(s.db(), s.eventId, [accepted[0]!.holdKeys[0]!]).then((rows) => rows.length > 0),
+  );
+  if (!("written" in outcome) && !outcome.asked) {
+    s.storage.transactionSync(() => {
+      for (const g of accepted) for (const hk of g.holdKeys) releaseCartHold(s, hk);
+      s.outbox.remove(outboxId);
+    });
+    throw outcome.error;
   }
-  clearOutbox(s, outboxId);
-  await s.scheduleAlarm();
+  if (!("written" in outcome)) s.outbox.remove(outboxId);
+  await scheduleAlarm(s);
   return decisions;
 }
 
-/** Writes cart rows to D1 (once each, by hold key): a reservation's, or the alarm's replay of it. */
+/** Writes cart rows to D1 (once each, by hold key): a reservation's, or the writer's replay of it. */
 export async function writeCartRows(s: EventState, rows: CartRow[]): Promise<void> {
   const db = s.db();
-  // bases come before their add-ons, which find the base's id by its hold key
-  const stmts: Statement[] = rows.map(({ addonToHoldKey, ...r }) =>
-    db
-      .insert(cartPositions)
-      .values({
-        ...r,
-        addonTo:
-          addonToHoldKey === null
-            ? null
-            : sql<number>`(SELECT c2.id FROM cart_positions c2 WHERE c2.hold_key = ${addonToHoldKey})`,
-      })
-      .onConflictDoNothing({ target: cartPositions.holdKey }),
-  );
-  await runBatch(db, stmts);
+  await runBatch(db, cartRowInserts(db, rows));
 }
 
 /** Deletes cart positions (D1 first, then their holds). Returns the hold keys deleted. */
 export async function deleteCarts(s: EventState, holdKeys: string[]): Promise<string[]> {
   if (holdKeys.length === 0) return [];
   const db = s.db();
-  // a position with its add-ons and bundled positions can exceed D1's parameter limit
   let deleted: { holdKey: string }[][];
   try {
-    deleted = (await runBatch(
-      db,
-      chunks(holdKeys, MAX_PARAMS - 5).map((part) =>
-        db
-          .delete(cartPositions)
-          .where(and(eq(cartPositions.eventId, s.eventId), inArray(cartPositions.holdKey, part)))
-          .returning({ holdKey: cartPositions.holdKey }),
-      ),
-    )) as { holdKey: string }[][];
+    deleted = (await runBatch(db, cartDeletes(db, s.eventId, holdKeys))) as { holdKey: string }[][];
   } catch (e) {
     // the answer may be lost: rows gone from D1 were deleted, and their holds go too
     const left = await cartsByHoldKeys(db, s.eventId, holdKeys).catch(() => null);

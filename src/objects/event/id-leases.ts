@@ -4,7 +4,7 @@
  * from them. A block is refilled in a batch the object sends anyway once fewer than `low` are
  * left, so answers go on through a D1 outage for at least that many rows.
  */
-import type { Statement } from "../../db/catalog-common";
+import type { Statement } from "../../db/batch";
 import type { DB } from "../../db/client";
 import { type LeasedTable, leaseIdsStatements } from "../../db/id-leases";
 import type { EventState } from "./state";

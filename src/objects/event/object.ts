@@ -20,8 +20,7 @@ import { debugAidsAsked, objectDebugEnv } from "../../db/debug-aids";
 import { withBookmarks } from "../../db/sessions";
 import * as orderChanges from "./order-changes";
 import * as orders from "./orders";
-import { outboxSize } from "./outbox";
-import { drainOutbox, RETRY_MS } from "./outbox-drain";
+import { drainOutbox, writeBehind as writeBehindOf } from "./writer";
 import { dropLeases } from "./id-leases";
 import { countStartReads, createTables, loadAndWake, restoreHolds } from "./start";
 import { EventState } from "./state";
@@ -69,7 +68,7 @@ export class EventObject extends DurableObject<Env> {
       createTables(this.s);
       const now = Date.now();
       this.started = restoreHolds(this.s, reads, now);
-      await loadAndWake(this.s, this.counting, now);
+      await loadAndWake(this.s, this.counting);
     });
   }
 
@@ -98,7 +97,7 @@ export class EventObject extends DurableObject<Env> {
     const run = () => withBookmarks(work);
     const answer = call.countTrips ? await this.counting.call(run, this.started) : await run();
     // outside the call's bookmarks and counting
-    if (writeBehind) await this.writeBehind();
+    if (writeBehind) await writeBehindOf(this.s);
     return answer;
   }
 
@@ -197,19 +196,6 @@ export class EventObject extends DurableObject<Env> {
   }
 
   /**
-   * Starts the outbox's writer for what no request holds (the scans answered from storage):
-   * its D1 batch is sent before the answer leaves. The alarm, set no later than `RETRY_MS`
-   * from now, takes over should the write fail or this instance end first.
-   */
-  private async writeBehind(): Promise<void> {
-    if (outboxSize(this.s) <= this.s.inflight.size) return;
-    void drainOutbox(this.s);
-    const due = Date.now() + RETRY_MS;
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > due) await this.ctx.storage.setAlarm(due);
-  }
-
-  /**
    * Waits until D1 has what the object answered before D1 had it (a reader that must see the
    * latest orders and scans, tests). True when it does; what running requests write before
    * they answer is theirs to wait for.
@@ -262,7 +248,7 @@ export class EventObject extends DurableObject<Env> {
     createTables(this.s);
   }
 
-  /** Replays the outbox, prunes expired carts, fires automatic exits (alarm.ts). */
+  /** Prunes expired carts, fires automatic exits, has the writer write what waits (alarm.ts). */
   override alarm(): Promise<void> {
     return this.changing(runAlarm(this.s));
   }

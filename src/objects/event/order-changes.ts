@@ -6,25 +6,17 @@
  * did not take (stale, or the order left n/p) gives the old holds back. One change per order at
  * a time: a second one while the first is written is stale.
  */
-import { runBatch } from "../../db/catalog-common";
+import { runBatch } from "../../db/batch";
 import { changeWriteStatements, orderVersion } from "../../db/order-changes";
 import { orderByCode, type RawOrder } from "../../db/orders";
 import { type Demand, type Hold, keyOf, type Refusal } from "../../rules/inventory";
-import { indexWrittenOrder } from "./orders";
-import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
+import { indexWrittenOrder } from "./orders-answered";
+import type { OutboxKind } from "./outbox";
 import { forgetRowsOfOrder } from "./scan-answers";
 import { applyTicketChanges } from "./tickets";
 import type { EventState } from "./state";
 import type { OrderChangeDecision, OrderChangeRequest } from "./types";
-
-/** Orders with a change being written, per object state. */
-const changing = new WeakMap<EventState, Set<string>>();
-
-function inFlight(s: EventState): Set<string> {
-  let set = changing.get(s);
-  if (!set) changing.set(s, (set = new Set()));
-  return set;
-}
+import { writeOwn } from "./write-own";
 
 /**
  * pretix checks a change against a quota only where the change takes more of it than it gives
@@ -64,7 +56,7 @@ function decide(
     }
     s.ledger.replaceOrder(req.code, [...req.kept, ...req.demands], before.paid);
     const entry: OutboxKind<"change"> = { kind: "change", write: req.write, before: before.positions };
-    out = { outboxId: writeOutbox(s, entry, now) };
+    out = { outboxId: s.outbox.write(entry, now) };
   });
   return out;
 }
@@ -78,45 +70,28 @@ function undo(s: EventState, code: string, before: readonly Hold[]): void {
 
 export async function changeOrder(s: EventState, stamp: number, req: OrderChangeRequest): Promise<OrderChangeDecision> {
   await s.ensureCatalog(stamp);
-  const flight = inFlight(s);
+  const flight = s.changingOrders;
   if (flight.has(req.code)) return { ok: false, stale: true };
   const before = s.ledger.orderHolds(req.code)?.positions ?? [];
   const decision = decide(s, req, Date.now());
   if ("stale" in decision) return { ok: false, stale: true };
   if ("refusals" in decision) return { ok: false, refusals: decision.refusals };
-  const { outboxId } = decision;
   flight.add(req.code);
-  s.inflight.add(outboxId);
   try {
-    let took: boolean;
-    let raw: RawOrder | null = null;
-    let status: string | null = null;
-    try {
-      const db = s.db();
-      const results = await runBatch(db, [
-        ...changeWriteStatements(db, req.write),
-        orderByCode(db, req.write.eventId, req.code),
-      ]);
-      took = (results[0] as { id: number }[]).length > 0;
-      raw = (results[results.length - 1] as RawOrder[])[0] ?? null;
-      status = raw?.order.status ?? null;
-    } catch (e) {
-      // did the batch commit? The order's version tells; unknown → the alarm replays it
-      const version = await orderVersion(s.db(), req.write.orderId).catch(() => null);
-      if (version === null) {
-        await handToAlarm(s, outboxId);
-        throw e;
-      }
-      if (version?.m !== req.write.now) {
-        s.storage.transactionSync(() => {
-          undo(s, req.code, before);
-          clearOutbox(s, outboxId);
-        });
-        throw e;
-      }
-      took = true;
-      status = version.status;
-    }
+    return await writeChange(s, req, decision.outboxId, before);
+  } finally {
+    flight.delete(req.code);
+  }
+}
+
+/** D1 gets the change, conditionally on the order's version, before the answer; the holds follow what it took. */
+async function writeChange(
+  s: EventState,
+  req: OrderChangeRequest,
+  outboxId: number,
+  before: readonly Hold[],
+): Promise<OrderChangeDecision> {
+  const settle = (took: boolean, raw: RawOrder | null, status: string | null) =>
     s.storage.transactionSync(() => {
       if (!took) undo(s, req.code, before);
       else applyTicketChanges(s, req.write.tickets);
@@ -124,15 +99,35 @@ export async function changeOrder(s: EventState, stamp: number, req: OrderChange
       // a paid order whose total grew beyond what was paid is pending now
       if (took && status !== null) s.ledger.setOrderPaid(req.code, status === "p");
       forgetRowsOfOrder(s, req.code);
-      clearOutbox(s, outboxId);
     });
-    return took ? { ok: true, order: raw } : { ok: false, stale: true };
-  } finally {
-    flight.delete(req.code);
-  }
+  // did the batch commit? The order's version tells; unknown → the alarm replays it
+  const outcome = await writeOwn(
+    s,
+    outboxId,
+    async () => {
+      const db = s.db();
+      const results = await runBatch(db, [
+        ...changeWriteStatements(db, req.write),
+        orderByCode(db, req.write.eventId, req.code),
+      ]);
+      const took = (results[0] as { id: number }[]).length > 0;
+      const raw = (results[results.length - 1] as RawOrder[])[0] ?? null;
+      settle(took, raw, raw?.order.status ?? null);
+      return took ? raw : undefined;
+    },
+    () => orderVersion(s.db(), req.write.orderId),
+  );
+  if ("written" in outcome)
+    return outcome.written === undefined ? { ok: false, stale: true } : { ok: true, order: outcome.written };
+  const version = outcome.asked;
+  const took = version?.m === req.write.now;
+  settle(took, null, took ? version!.status : null);
+  s.outbox.remove(outboxId);
+  if (!took) throw outcome.error;
+  return { ok: true, order: null };
 }
 
-/** The alarm's replay (idempotent: the write applies only to the version it was decided on); the holds follow what D1 then says. */
+/** The writer's replay (idempotent: the write applies only to the version it was decided on); the holds follow what D1 then says. */
 export async function replayChange(s: EventState, entry: OutboxKind<"change">): Promise<void> {
   const db = s.db();
   await runBatch(db, changeWriteStatements(db, entry.write));

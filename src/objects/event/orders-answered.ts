@@ -1,41 +1,29 @@
 /**
  * Orders answered at the event's object (docs/scaling.md "Orders answered at the event's
  * object"): an accepted order takes its D1 ids from the leased blocks, its tickets go into the
- * index, and the answer leaves. D1 gets it afterwards from the outbox, several to a batch, each
- * once, with `last_modified` the time D1 gets it (so `modified_since` never misses it); its mails
- * and webhook calls are handed on then.
+ * index, and the answer leaves. The order entries' one write (`writeOrders`, for the writer and
+ * for a request that waits for its order alike): several to a batch, each once, with what scans
+ * of their tickets are answered from; their mails and webhook calls are handed on then.
  */
-import { and, eq, inArray } from "drizzle-orm";
 import { autoCheckinStatement } from "../../db/checkin/passages";
 import { checkinIdsOfOrder, scanRowsOfOrder } from "../../db/checkin/scan-rows";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
-import { runBatch, type Statement } from "../../db/catalog-common";
+import type { DB } from "../../db/client";
+import { orderByCode, type PositionJson, type RawOrder } from "../../db/orders";
+import { runBatch, type Statement } from "../../db/batch";
 import type { LeasedTable } from "../../db/id-leases";
-import { type OrderWrite, orderWriteStatements } from "../../db/inventory";
-import { orders } from "../../db/schema";
+import { type OrderWrite, orderWriteStatements, ordersPresent } from "../../db/order-writes";
 import { dispatchMail, dispatchWebhooks } from "../../lib/queues";
 import { idsLeft, leaseRefill, ORDER_TABLES, takeIds } from "./id-leases";
-import { type OutboxKind, outboxSize } from "./outbox";
+import type { Held, OutboxKind } from "./outbox";
 import { rememberCheckinIds, rememberRows } from "./scan-answers";
 import type { EventState } from "./state";
 import type { AnsweredOrder, AutoCheckin, ScanRowTemplate } from "./types";
 
-export type AnsweredEntry = OutboxKind<"order"> & { answered: true };
-
-/** At most this many statements go into one batch of answered orders (a batch holds at least one order). */
-const BATCH_STATEMENTS = 200;
-
-/**
- * How many decisions D1 may be behind the object by before an order waits for D1 again: what
- * D1 owes (lists, mails, webhooks) stays within what its writer clears in a few seconds, and a
- * rush beyond the writer's pace is slowed to it instead of piling up.
- */
-export const AHEAD_LIMIT = 200;
-
 /**
  * Inside the decision's transaction: the order with its D1 ids, its tickets indexed; null when
  * the object cannot answer it alone (a block lacks ids, the code is one the index knows, or D1
- * is `AHEAD_LIMIT` decisions behind: D1 then decides, before the answer).
+ * is too far behind, outbox.ts `AHEAD_LIMIT`: D1 then decides, before the answer).
  */
 export function answerOrder(
   s: EventState,
@@ -43,7 +31,7 @@ export function answerOrder(
   auto: readonly AutoCheckin[],
   scanRows: readonly ScanRowTemplate[] | undefined,
 ): AnsweredOrder | null {
-  if (s.ci.order(w.order.code) || outboxSize(s) >= AHEAD_LIMIT) return null;
+  if (s.ci.order(w.order.code) || s.outbox.behind()) return null;
   const need: [LeasedTable, number][] = [
     ["orders", 1],
     ["order_positions", w.positions.length],
@@ -115,93 +103,124 @@ export function answerOrder(
   return { write, autoCheckins };
 }
 
-/** Per instance: the outbox entries of orders it answered and has not tried to write yet (D1 cannot have those). */
-const untried = new WeakMap<EventState, Set<number>>();
-
-/** An order was answered with outbox entry `id` (this instance writes it first). */
-export function answeredUntried(s: EventState, id: number): void {
-  let set = untried.get(s);
-  if (!set) untried.set(s, (set = new Set()));
-  set.add(id);
-}
-
-export const isAnswered = (e: { kind: string; answered?: boolean }): boolean =>
-  e.kind === "order" && e.answered === true;
-
-/** How many of `entries`, from the first, go into one batch. */
-export function answeredBatchLength(entries: readonly AnsweredEntry[]): number {
-  let statements = 0;
-  let n = 0;
-  for (const e of entries) {
-    statements += 12 + e.write.positions.length + e.write.fees.length + e.write.mails.length;
-    if (n > 0 && statements > BATCH_STATEMENTS) break;
-    n++;
-  }
-  return n;
-}
-
 /**
- * Writes answered orders to D1: those it does not have yet, in one batch that also reads back
- * what scans of their tickets are answered from, and refills the id blocks; then hands on their
- * mails and webhook calls. Safe to repeat.
+ * Writes orders to D1, several to a batch, each once: those it may have from an earlier try
+ * are asked about first (ordersPresent), the rest are written with what scans of their tickets
+ * are answered from, read back in the same batch, and the id blocks refilled. An order answered
+ * at the object gets `last_modified` the time D1 gets it (so `modified_since` never misses it);
+ * one that was not is read back and indexed. Then their mails (and the answered ones' webhook
+ * calls) are handed on. Safe to repeat; the orders read back, by code.
  */
-export async function writeAnsweredOrders(
+export async function writeOrders(
   s: EventState,
-  held: readonly { id: number; entry: AnsweredEntry }[],
+  held: readonly Held<OutboxKind<"order">>[],
   now: number,
-): Promise<void> {
+): Promise<Map<string, RawOrder | null>> {
   const db = s.db();
-  const entries = held.map((h) => h.entry);
-  // D1 may have an order only from an earlier try (whose answer was lost): asked then alone
-  const fresh = untried.get(s);
-  const tried = held.filter((h) => !fresh?.has(h.id)).map((h) => h.entry.write.order.code);
-  for (const h of held) fresh?.delete(h.id);
-  const present = new Set(
-    tried.length === 0
-      ? []
-      : (
-          await db
-            .select({ code: orders.code })
-            .from(orders)
-            .where(and(eq(orders.eventId, s.eventId), inArray(orders.code, tried)))
-        ).map((r) => r.code),
+  const tried = held.filter((h) => s.outbox.mayBeInD1(h.id)).map((h) => h.entry.write.order.code);
+  const present = await ordersPresent(db, s.eventId, tried);
+  const batch = orderBatch(
+    s,
+    db,
+    held.map((h) => h.entry).filter((e) => !present.has(e.write.order.code)),
+    now,
   );
-  const stmts: Statement[] = [];
-  const mailsAt: [number, number][] = [];
-  const readsAt: number[] = [];
-  const written: string[] = [];
-  for (const e of entries) {
-    const code = e.write.order.code;
-    if (present.has(code)) continue;
-    // the time D1 has it: what `modified_since` sees
-    const write = { ...e.write, order: { ...e.write.order, lastModified: now } };
-    const auto = (e.autoCheckins ?? []).map((a) =>
-      autoCheckinStatement(db, s.eventId, code, a.positionid, a.uid, a.listId, e.write.order.datetime, a.id ?? null),
-    );
-    const own = orderWriteStatements(db, write, new Map(e.voucherUses), e.closedQuotaIds, now, auto);
-    stmts.push(...own);
-    mailsAt.push([stmts.length - write.mails.length, stmts.length]);
-    readsAt.push(stmts.length);
-    stmts.push(scanRowsOfOrder(db, s.eventId, code), checkinIdsOfOrder(db, s.eventId, code));
-    written.push(code);
-  }
-  if (!stmts.length) return;
+  if (!batch.stmts.length) return new Map();
   const lease = leaseRefill(s, db, ORDER_TABLES);
-  stmts.push(...lease.statements);
-  const results = await runBatch(db, stmts);
+  const results = await runBatch(db, [...batch.stmts, ...lease.statements]);
+  const written = new Map<string, RawOrder | null>();
   s.storage.transactionSync(() => {
-    for (const at of readsAt) {
-      rememberRows(s, results[at] as CheckinPositionRow[]);
-      rememberCheckinIds(s, results[at + 1] as { uid: string; id: number }[]);
+    for (const w of batch.written) {
+      const raw = w.orderAt === null ? null : ((results[w.orderAt] as RawOrder[])[0] ?? null);
+      if (raw) indexWrittenOrder(s, raw, w.entry.autoCheckins ?? [], w.entry.write.order.datetime);
+      rememberRows(s, results[w.readsAt] as CheckinPositionRow[]);
+      rememberCheckinIds(s, results[w.readsAt + 1] as { uid: string; id: number }[]);
+      if (w.orderAt !== null) written.set(w.entry.write.order.code, raw);
     }
     lease.keep(results);
   });
-  const mailIds = mailsAt.flatMap(([from, to]) =>
-    results.slice(from, to).flatMap((r) => (r as { id: number }[]).map((m) => m.id)),
+  const mailIds = batch.written.flatMap((w) =>
+    results.slice(w.mailsAt[0], w.mailsAt[1]).flatMap((r) => (r as { id: number }[]).map((m) => m.id)),
   );
   if (mailIds.length) await dispatchMail(s.env, mailIds);
-  dispatchWebhooks(
-    s.env,
-    written.map((code) => ({ eventId: s.eventId, code })),
+  const answered = batch.written.filter((w) => w.entry.answered);
+  if (answered.length)
+    dispatchWebhooks(
+      s.env,
+      answered.map((w) => ({ eventId: s.eventId, code: w.entry.write.order.code })),
+    );
+  return written;
+}
+
+type WrittenOrder = { entry: OutboxKind<"order">; mailsAt: [number, number]; orderAt: number | null; readsAt: number };
+
+/** The statements of orders D1 does not have, each followed by its reads; where each one's results are. */
+function orderBatch(s: EventState, db: DB, entries: readonly OutboxKind<"order">[], now: number) {
+  const stmts: Statement[] = [];
+  const written: WrittenOrder[] = [];
+  for (const e of entries) {
+    const code = e.write.order.code;
+    // answered: the time D1 has it is what `modified_since` sees
+    const write = e.answered ? { ...e.write, order: { ...e.write.order, lastModified: now } } : e.write;
+    const auto = (e.autoCheckins ?? []).map((a) =>
+      autoCheckinStatement(db, s.eventId, code, a.positionid, a.uid, a.listId, write.order.datetime, a.id ?? null),
+    );
+    stmts.push(...orderWriteStatements(db, write, new Map(e.voucherUses), e.closedQuotaIds, now, auto));
+    const mailsAt: [number, number] = [stmts.length - write.mails.length, stmts.length];
+    // not answered: read back with the ids D1 gave it
+    const orderAt = e.answered ? null : stmts.push(orderByCode(db, s.eventId, code)) - 1;
+    const readsAt = stmts.length;
+    stmts.push(scanRowsOfOrder(db, s.eventId, code), checkinIdsOfOrder(db, s.eventId, code));
+    written.push({ entry: e, mailsAt, orderAt, readsAt });
+  }
+  return { stmts, written };
+}
+
+/** Indexes an order the object just wrote (read back from D1 with its ids), with its automatic check-ins. */
+export function indexWrittenOrder(s: EventState, raw: RawOrder, auto: readonly AutoCheckin[], now: number): void {
+  const positions = JSON.parse(raw.positions) as PositionJson[];
+  s.ci.indexOrder(
+    {
+      code: raw.order.code,
+      status: raw.order.status,
+      requireApproval: raw.order.requireApproval,
+      validIfPending: false,
+      checkinAttention: raw.order.checkinAttention,
+      salesChannel: raw.order.salesChannel,
+      locale: raw.order.locale,
+    },
+    positions.map(ticketOfPosition),
+    true,
   );
+  for (const a of auto) {
+    const p = positions.find((x) => x.positionid === a.positionid);
+    if (p)
+      s.ci.addPassage({
+        uid: a.uid,
+        listId: a.listId,
+        ticketId: p.id,
+        type: "entry",
+        datetime: now,
+        nonce: null,
+        deviceId: null,
+        auto: true,
+      });
+  }
+}
+
+/** A position of an order read back from D1, as the ticket index takes it. */
+function ticketOfPosition(p: PositionJson) {
+  return {
+    id: p.id,
+    secret: p.secret,
+    addonTo: p.addon_to,
+    itemId: p.item,
+    variationId: p.variation,
+    subeventId: p.subevent,
+    canceled: p.canceled === 1,
+    validFrom: p.valid_from,
+    validUntil: p.valid_until,
+    answers: p.answers,
+    blocked: (p.blocked?.length ?? 0) > 0,
+  };
 }

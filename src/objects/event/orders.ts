@@ -6,27 +6,20 @@
  * not written gives the capacity back, unknown leaves it to the alarm. The object writes every
  * order (holds: order-book.ts), so it indexes the new tickets for check-in too.
  */
-import { eq, sql } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
-import { autoCheckinStatement } from "../../db/checkin/passages";
-import { checkinIdsOfOrder, scanRowsOfOrder } from "../../db/checkin/scan-rows";
-import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
-import type { DB } from "../../db/client";
-import { type OrderWrite, orderExists, orderWriteStatements } from "../../db/inventory";
-import { orderByCode, type PositionJson, type RawOrder } from "../../db/orders";
+import { runBatch } from "../../db/batch";
+import { type OrderWrite, orderExists, orderStatusQuery, statusChangedAtSql } from "../../db/order-writes";
 import { statusResultIndex, statusWriteStatements } from "../../db/payments";
-import { type OrderStatus, orders } from "../../db/schema";
+import type { OrderStatus } from "../../db/schema";
 import { ticketChangeStatements } from "../../db/ticket-secrets";
-import { dispatchMail } from "../../lib/queues";
 import { onList } from "../../rules/checkin";
 import type { Refusal } from "../../rules/inventory";
 import { releaseCartHold, restoreCartHolds } from "./carts";
-import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
-import { leaseRefill, ORDER_TABLES } from "./id-leases";
-import { answeredUntried, answerOrder } from "./orders-answered";
+import type { Held, OutboxKind } from "./outbox";
+import { answerOrder, writeOrders } from "./orders-answered";
+import { handToAlarm, writeOwn } from "./write-own";
 import type { EventState } from "./state";
 import { admissionHasRoom, countAdmissionOrder, uncountAdmissionOrder } from "./waiting-room-admissions";
-import { forgetRowsOfOrder, rememberCheckinIds, rememberRows } from "./scan-answers";
+import { forgetRowsOfOrder } from "./scan-answers";
 import { applyTicketChanges } from "./tickets";
 import type { AnsweredOrder, AutoCheckin, OrderDecision, OrderRequest, StatusChange, StatusDecision } from "./types";
 
@@ -36,124 +29,95 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
   await s.ensureCatalog(stamp);
   // priced on a copy that had not seen what the object has: read again at the primary (services/orders/replica-first.ts)
   if (req.catalogFromReplica && stamp < s.ledger.stamp) return { ok: false, refusals: [], staleCatalog: true };
-  const now = Date.now();
-  let outboxId = 0;
-  let refusals: Refusal[] = [];
-  const closed: number[] = [];
-  let consumed: string[] = [];
-  let autoCheckins: AutoCheckin[] = [];
-  let answered: AnsweredOrder | null = null;
-  const voucherUses = voucherUsesOf(req.demands);
-  const admission = req.admission ?? null;
-  let admissionUsed = false;
+  const d = decideOrder(s, req, Date.now());
+  if (d.admissionUsed) return { ok: false, refusals: [], admissionUsed: true };
+  if (d.refusals.length) return { ok: false, refusals: d.refusals };
+  // answered now (orders-answered.ts): the outbox's writer gives D1 the order after the answer
+  if (d.answered) return { ok: true, order: null, answered: d.answered };
+  return writeOrderFirst(s, req, d);
+}
 
+/** What `decideOrder` decided and recorded. */
+type PlacedOrder = {
+  refusals: Refusal[];
+  admissionUsed: boolean;
+  /** The cart positions the order consumed (their holds released). */
+  consumed: string[];
+  answered: AnsweredOrder | null;
+  outbox: Held<OutboxKind<"order">> | null;
+};
+
+/** The decision, without yielding: the holds, the quotas it closes, its answer when the object can give it, its outbox entry. */
+function decideOrder(s: EventState, req: OrderRequest, now: number): PlacedOrder {
+  const d: PlacedOrder = { refusals: [], admissionUsed: false, consumed: [], answered: null, outbox: null };
+  const admission = req.admission ?? null;
   s.storage.transactionSync(() => {
     if (admission && !admissionHasRoom(s, admission, now)) {
-      admissionUsed = true;
+      d.admissionUsed = true;
       return;
     }
-    consumed = s.ledger.cartHoldKeysOf(req.consumeCartIds);
-    refusals = s.ledger.check(req.demands, now, { cartHoldKeys: new Set(consumed) }, { ignoreQuota: req.ignoreQuota });
-    if (refusals.length) return;
+    d.consumed = s.ledger.cartHoldKeysOf(req.consumeCartIds);
+    const holds = { cartHoldKeys: new Set(d.consumed) };
+    d.refusals = s.ledger.check(req.demands, now, holds, { ignoreQuota: req.ignoreQuota });
+    if (d.refusals.length) return;
     if (admission) countAdmissionOrder(s, admission, now);
-    for (const hk of consumed) releaseCartHold(s, hk);
+    for (const hk of d.consumed) releaseCartHold(s, hk);
     s.ledger.addOrder(req.code, req.demands, req.paid);
-    for (const q of s.ledger.touchedQuotas(req.demands)) {
-      if (q.closeWhenSoldOut && !q.closed && s.ledger.availability(q, now).available_number === 0) {
-        s.ledger.markQuotaClosed(q.id);
-        closed.push(q.id);
-      }
-    }
-    autoCheckins = autoCheckinsOf(s, req.write);
-    // answered now when it can be (orders-answered.ts): the outbox's writer gives D1 the order after the answer
-    answered = req.answerHere ? answerOrder(s, req.write, autoCheckins, req.scanRows) : null;
-    outboxId = writeOutbox(
-      s,
-      answered
-        ? {
-            kind: "order",
-            write: answered.write,
-            voucherUses: [...voucherUses],
-            closedQuotaIds: closed,
-            autoCheckins: answered.autoCheckins,
-            answered: true,
-          }
-        : { kind: "order", write: req.write, voucherUses: [...voucherUses], closedQuotaIds: closed, autoCheckins },
-      now,
-    );
+    const closedQuotaIds = closeSoldOut(s, req, now);
+    const autoCheckins = autoCheckinsOf(s, req.write);
+    d.answered = req.answerHere ? answerOrder(s, req.write, autoCheckins, req.scanRows) : null;
+    const entry: OutboxKind<"order"> = {
+      kind: "order",
+      write: d.answered?.write ?? req.write,
+      voucherUses: [...voucherUsesOf(req.demands)],
+      closedQuotaIds,
+      autoCheckins: d.answered?.autoCheckins ?? autoCheckins,
+      ...(d.answered ? { answered: true } : {}),
+    };
+    d.outbox = { id: s.outbox.write(entry, now), entry };
   });
-  if (admissionUsed) return { ok: false, refusals: [], admissionUsed };
-  if (refusals.length) return { ok: false, refusals };
-  if (answered) {
-    answeredUntried(s, outboxId);
-    return { ok: true, order: null, answered };
-  }
+  return d;
+}
 
-  s.inflight.add(outboxId);
-  let mailIds: number[] = [];
-  let written: RawOrder | null = null;
-  let scanRows: CheckinPositionRow[] = [];
-  let checkinIds: { uid: string; id: number }[] = [];
-  let lease: ReturnType<typeof leaseRefill> | null = null;
-  let results: unknown[] | null = null;
-  try {
-    const db = s.db();
-    // the write, then the order read back in the same transaction (saves the caller a round trip)
-    const stmts: Statement[] = [
-      ...orderWriteStatements(
-        db,
-        req.write,
-        voucherUses,
-        closed,
-        now,
-        autoCheckinStatements(s, db, req.write, autoCheckins, now),
-      ),
-      orderByCode(db, req.write.order.eventId, req.code),
-      // what scans of its tickets are answered from (scan-answers.ts)
-      scanRowsOfOrder(db, s.eventId, req.code),
-      checkinIdsOfOrder(db, s.eventId, req.code),
-    ];
-    const last = stmts.length - 3;
-    // the id blocks the next orders are answered from (orders-answered.ts)
-    lease = leaseRefill(s, db, ORDER_TABLES);
-    stmts.push(...lease.statements);
-    results = await runBatch(db, stmts);
-    mailIds = results
-      .slice(last - req.write.mails.length, last)
-      .flatMap((r) => (r as { id: number }[]).map((m) => m.id));
-    written = (results[last] as RawOrder[])[0] ?? null;
-    scanRows = results[last + 1] as CheckinPositionRow[];
-    checkinIds = results[last + 2] as { uid: string; id: number }[];
-  } catch (e) {
-    // A batch is one transaction, but a failed call does not always say whether it committed:
-    // ask D1. Written → it is a success after all; not written → give the capacity back;
-    // unknown → keep everything for the alarm, which finishes the write.
-    const exists = await orderExists(s.db(), req.write.order.eventId, req.code).catch(() => undefined);
-    if (exists === undefined) {
-      await handToAlarm(s, outboxId);
-      throw e;
+/** Quotas the order sold out that close when sold out: closed in the ledger (D1 follows with the order). */
+function closeSoldOut(s: EventState, req: OrderRequest, now: number): number[] {
+  const closed: number[] = [];
+  for (const q of s.ledger.touchedQuotas(req.demands)) {
+    if (q.closeWhenSoldOut && !q.closed && s.ledger.availability(q, now).available_number === 0) {
+      s.ledger.markQuotaClosed(q.id);
+      closed.push(q.id);
     }
-    if (!exists) {
-      s.storage.transactionSync(() => {
-        s.ledger.removeOrder(req.code);
-        if (admission) uncountAdmissionOrder(s, admission);
-        clearOutbox(s, outboxId);
-      });
-      // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
-      await restoreCartHolds(s, consumed);
-      throw e;
-    }
-    // written: its mails were stored queued; the housekeeping sweep hands them on
+  }
+  return closed;
+}
+
+/**
+ * An order the object cannot answer alone: its entry is written before the answer (write-own.ts),
+ * read back with its D1 ids. Should the write fail, D1 is asked whether it has the order: yes,
+ * it is a success after all (its mails were stored queued; the housekeeping sweep hands them
+ * on); no, the capacity goes back; unknown, the alarm finishes the write.
+ */
+async function writeOrderFirst(s: EventState, req: OrderRequest, d: PlacedOrder): Promise<OrderDecision> {
+  const held = d.outbox!;
+  const outcome = await writeOwn(
+    s,
+    held.id,
+    () => writeOrders(s, [held], Date.now()),
+    () => orderExists(s.db(), s.eventId, req.code),
+  );
+  if ("written" in outcome) return { ok: true, order: outcome.written.get(req.code) ?? null };
+  if (outcome.asked) {
+    s.outbox.remove(held.id);
+    return { ok: true, order: null };
   }
   s.storage.transactionSync(() => {
-    if (written) indexWrittenOrder(s, written, autoCheckins, now);
-    rememberRows(s, scanRows);
-    rememberCheckinIds(s, checkinIds);
-    if (results) lease?.keep(results);
-    clearOutbox(s, outboxId);
+    s.ledger.removeOrder(req.code);
+    if (req.admission) uncountAdmissionOrder(s, req.admission);
+    s.outbox.remove(held.id);
   });
-  if (mailIds.length) await dispatchMail(s.env, mailIds);
-  return { ok: true, order: written };
+  // The consumed carts stay consumed in the ledger only if D1 deleted them; D1 did not.
+  await restoreCartHolds(s, d.consumed);
+  throw outcome.error;
 }
 
 /** The automatic check-ins of a new order: its positions on lists that check in its sales channel (pretix `auto_checkin_sales_channels`). */
@@ -171,65 +135,6 @@ function autoCheckinsOf(s: EventState, w: OrderWrite): AutoCheckin[] {
   return out;
 }
 
-function autoCheckinStatements(
-  s: EventState,
-  db: DB,
-  w: OrderWrite,
-  auto: readonly AutoCheckin[],
-  now: number,
-): Statement[] {
-  return auto.map((a) => autoCheckinStatement(db, s.eventId, w.order.code, a.positionid, a.uid, a.listId, now));
-}
-
-/** Indexes an order the object just wrote (read back from D1 with its ids), with its automatic check-ins. */
-export function indexWrittenOrder(s: EventState, raw: RawOrder, auto: readonly AutoCheckin[], now: number): void {
-  const positions = JSON.parse(raw.positions) as PositionJson[];
-  s.ci.indexOrder(
-    {
-      code: raw.order.code,
-      status: raw.order.status,
-      requireApproval: raw.order.requireApproval,
-      validIfPending: false,
-      checkinAttention: raw.order.checkinAttention,
-      salesChannel: raw.order.salesChannel,
-      locale: raw.order.locale,
-    },
-    positions.map(ticketOfPosition),
-    true,
-  );
-  for (const a of auto) {
-    const p = positions.find((x) => x.positionid === a.positionid);
-    if (p)
-      s.ci.addPassage({
-        uid: a.uid,
-        listId: a.listId,
-        ticketId: p.id,
-        type: "entry",
-        datetime: now,
-        nonce: null,
-        deviceId: null,
-        auto: true,
-      });
-  }
-}
-
-/** A position of an order read back from D1, as the ticket index takes it. */
-function ticketOfPosition(p: PositionJson) {
-  return {
-    id: p.id,
-    secret: p.secret,
-    addonTo: p.addon_to,
-    itemId: p.item,
-    variationId: p.variation,
-    subeventId: p.subevent,
-    canceled: p.canceled === 1,
-    validFrom: p.valid_from,
-    validUntil: p.valid_until,
-    answers: p.answers,
-    blocked: (p.blocked?.length ?? 0) > 0,
-  };
-}
-
 /**
  * Changes an order's status: `to` p (paid), n (pending), c (canceled), e (expired), from one
  * of `from`. Leaving n/p releases the order's holds; entering n/p from c/e needs capacity
@@ -243,8 +148,54 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
   const holding = s.ledger.orderHolds(req.code) !== undefined;
   // a cancellation with a fee keeps the status but no position: its holds go too
   const wantHolding = !STATUS_RELEASES.has(req.to) && req.extra?.cancellationFee === undefined;
-  let outboxId = 0;
-  const entry: OutboxKind<"status"> = {
+  const change: Holding = { holding, acquires: wantHolding && !holding, releases: !wantHolding };
+  const entry = statusEntry(req, now);
+  let refusals: Refusal[] = [];
+  let id = 0;
+  s.storage.transactionSync(() => {
+    // acquisition: decide and record first
+    if (change.acquires) {
+      refusals = s.ledger.check(req.demands, now, undefined, { ignoreQuota: req.ignoreQuota });
+      if (refusals.length) return;
+      s.ledger.addOrder(req.code, req.demands, req.to === "p");
+    }
+    id = s.outbox.write(entry, now);
+  });
+  if (refusals.length) return { ok: false, refusals };
+  const outcome = await writeOwn(
+    s,
+    id,
+    async () => {
+      const { changed } = await writeStatus(s, entry);
+      s.storage.transactionSync(() => statusWritten(s, req, change, changed));
+      return changed;
+    },
+    () => orderStatusQuery(s.db(), req.orderId).get(),
+  );
+  if ("written" in outcome) return { ok: true, changed: outcome.written };
+  // Did the write commit? D1's status of the order tells; if it cannot be read, the alarm
+  // replays the (idempotent) write and settles the holds by what D1 then says.
+  const row = outcome.asked;
+  // a change that keeps the status cannot be told from the status: the alarm replays it (idempotent)
+  if (row === undefined || req.from.includes(req.to) || (row.status !== req.to && !req.from.includes(row.status))) {
+    await handToAlarm(s, id);
+    throw outcome.error;
+  }
+  s.storage.transactionSync(() => {
+    if (row.status !== req.to && change.acquires) s.ledger.removeOrder(req.code);
+    if (row.status === req.to) statusWritten(s, req, change, true);
+    s.outbox.remove(id);
+  });
+  if (row.status !== req.to) throw outcome.error;
+  return { ok: true, changed: true };
+}
+
+/** Whether the order held capacity before the change, takes it with it, or gives it back with it. */
+type Holding = { holding: boolean; acquires: boolean; releases: boolean };
+
+/** The outbox entry of a status change. */
+function statusEntry(req: StatusChange, now: number): OutboxKind<"status"> {
+  return {
     kind: "status",
     orderId: req.orderId,
     code: req.code,
@@ -259,61 +210,22 @@ export async function changeOrderStatus(s: EventState, stamp: number, req: Statu
     ...(req.extra ? { extra: req.extra } : {}),
     ...(req.covered ? { covered: true } : {}),
   };
+}
 
-  if (wantHolding && !holding) {
-    // acquisition: decide and record first
-    let refusals: Refusal[] = [];
-    s.storage.transactionSync(() => {
-      refusals = s.ledger.check(req.demands, now, undefined, { ignoreQuota: req.ignoreQuota });
-      if (refusals.length) return;
-      s.ledger.addOrder(req.code, req.demands, req.to === "p");
-      outboxId = writeOutbox(s, entry, now);
-    });
-    if (refusals.length) return { ok: false, refusals };
-  } else {
-    outboxId = writeOutbox(s, entry, now);
+/** After D1's answer (inside transactionSync): the holds and the ticket index follow whether the order `changed`. */
+function statusWritten(s: EventState, req: StatusChange, h: Holding, changed: boolean): void {
+  if (!changed) {
+    if (h.acquires) s.ledger.removeOrder(req.code);
+    return;
   }
-  s.inflight.add(outboxId);
-  let changed: boolean;
-  try {
-    ({ changed } = await writeStatus(s, entry));
-  } catch (e) {
-    // Did the write commit? D1's status of the order tells; if it cannot be read, the alarm
-    // replays the (idempotent) write and settles the holds by what D1 then says.
-    const row = await orderStatusQuery(s.db(), req.orderId)
-      .get()
-      .catch(() => undefined);
-    // a change that keeps the status cannot be told from the status: the alarm replays it (idempotent)
-    if (row === undefined || req.from.includes(req.to) || (row.status !== req.to && !req.from.includes(row.status))) {
-      await handToAlarm(s, outboxId);
-      throw e;
-    }
-    if (row.status !== req.to) {
-      if (wantHolding && !holding) s.ledger.removeOrder(req.code);
-      clearOutbox(s, outboxId);
-      throw e;
-    }
-    changed = true;
-  }
-  s.storage.transactionSync(() => {
-    if (!changed) {
-      if (wantHolding && !holding) s.ledger.removeOrder(req.code);
-    } else if (!wantHolding) {
-      s.ledger.removeOrder(req.code);
-    } else if (holding) {
-      s.ledger.setOrderPaid(req.code, req.to === "p");
-    }
-    if (changed) {
-      s.ci.setOrderStatus(req.code, req.to);
-      if (req.extra?.requireApproval !== undefined) s.ci.setOrderApproval(req.code, req.extra.requireApproval);
-      if (req.extra?.cancellationFee !== undefined) s.ci.cancelTicketsOfOrder(req.code);
-      if (req.extra?.fields) s.ci.setOrderFields(req.code, req.extra.fields);
-      applyTicketChanges(s, req.tickets ?? []);
-      forgetRowsOfOrder(s, req.code);
-    }
-    clearOutbox(s, outboxId);
-  });
-  return { ok: true, changed };
+  if (h.releases) s.ledger.removeOrder(req.code);
+  else if (h.holding) s.ledger.setOrderPaid(req.code, req.to === "p");
+  s.ci.setOrderStatus(req.code, req.to);
+  if (req.extra?.requireApproval !== undefined) s.ci.setOrderApproval(req.code, req.extra.requireApproval);
+  if (req.extra?.cancellationFee !== undefined) s.ci.cancelTicketsOfOrder(req.code);
+  if (req.extra?.fields) s.ci.setOrderFields(req.code, req.extra.fields);
+  applyTicketChanges(s, req.tickets ?? []);
+  forgetRowsOfOrder(s, req.code);
 }
 
 /**
@@ -328,7 +240,7 @@ async function writeStatus(
   const db = s.db();
   const stmts = statusWriteStatements(db, s.eventId, e, voucherUsesOf(s.ledger.orderHolds(e.code)?.positions ?? []));
   // the tickets change with the status only: in this batch the order got the new status at `now`
-  const changedNow = sql`EXISTS (SELECT 1 FROM orders o WHERE o.id = ${e.orderId} AND o.status = ${e.to} AND o.last_modified = ${e.now})`;
+  const changedNow = statusChangedAtSql(e.orderId, e.to, e.now);
   const tickets = e.tickets?.length
     ? ticketChangeStatements(db, s.eventId, e.orderId, e.tickets, e.now, { condition: changedNow })
     : [];
@@ -340,17 +252,7 @@ async function writeStatus(
   };
 }
 
-/** The alarm's replay of an order: the decision was taken and recorded; D1 gets the order unless it has it. */
-export async function replayOrder(s: EventState, entry: OutboxKind<"order">, now: number): Promise<void> {
-  const db = s.db();
-  if (!(await orderExists(db, entry.write.order.eventId, entry.write.order.code))) {
-    const auto = autoCheckinStatements(s, db, entry.write, entry.autoCheckins ?? [], now);
-    const stmts = orderWriteStatements(db, entry.write, new Map(entry.voucherUses), entry.closedQuotaIds, now, auto);
-    await runBatch(db, stmts);
-  }
-}
-
-/** The alarm's replay of a status change (idempotent); the holds and the index follow what D1 then says. */
+/** The writer's replay of a status change (idempotent); the holds and the index follow what D1 then says. */
 export async function replayStatus(s: EventState, entry: OutboxKind<"status">): Promise<void> {
   const { status, open } = await writeStatus(s, entry);
   // kept with a fee: no position holds anything any more (D1 says whether the cancellation landed)
@@ -368,16 +270,6 @@ export async function replayStatus(s: EventState, entry: OutboxKind<"status">): 
     if (status === entry.to) applyTicketChanges(s, entry.tickets ?? []);
   });
 }
-
-/** The order's status, and how many of its positions are not canceled. */
-const orderStatusQuery = (db: DB, orderId: number) =>
-  db
-    .select({
-      status: orders.status,
-      open: sql<number>`(SELECT count(*) FROM order_positions p WHERE p.order_id = ${orderId} AND p.canceled = 0)`,
-    })
-    .from(orders)
-    .where(eq(orders.id, orderId));
 
 /** Uses per voucher among positions (demands or holds). */
 function voucherUsesOf(positions: readonly { voucherId: number | null }[]): Map<number, number> {

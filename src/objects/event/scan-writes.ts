@@ -6,15 +6,14 @@
  * incremental sync that read before the write still finds it afterwards. Every statement is
  * idempotent (a check-in once per uid), so a batch may be written again after a failure.
  */
-import { sql } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
+import { passageStatements } from "../../db/checkin/passages";
 import { checkinStampsQuery } from "../../db/checkin/object-reads";
 import { insertCheckinIf, setPositionAnswers } from "../../db/checkin/passages";
 import { checkinIdsOfTickets, scanRowsOfTickets } from "../../db/checkin/scan-rows";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
 import { dispatchWebhooks } from "../../lib/queues";
 import type { OutboxKind } from "./outbox";
-import { passageStatements } from "./passages";
 import { leaseRefill } from "./id-leases";
 import { rememberCheckinIds, rememberRows } from "./scan-answers";
 import type { EventState } from "./state";
@@ -33,11 +32,11 @@ export async function writeScans(s: EventState, entries: readonly ScanEntry[], n
   for (const e of entries) {
     if (e.kind === "checkin") {
       // the time D1 has it: what incremental syncs and `created` filters see
-      stmts.push(...passageStatements(s, db, { ...e.passage, created: now }, e.answers));
+      stmts.push(...passageStatements(db, s.eventId, { ...e.passage, created: now }, e.answers));
       tickets.add(e.passage.ticketId);
       if (e.passage.report) reported.push({ eventId: s.eventId, code: e.passage.report.code });
     } else {
-      if (e.failed) stmts.push(insertCheckinIf(db, { ...e.failed, created: now }, sql`1`));
+      if (e.failed) stmts.push(insertCheckinIf(db, { ...e.failed, created: now }));
       if (e.answers) stmts.push(setPositionAnswers(db, e.ticketId, e.answers));
       tickets.add(e.ticketId);
     }

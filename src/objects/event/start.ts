@@ -7,10 +7,10 @@
 import { keyOf } from "../../rules/inventory";
 import type { CallCounting } from "./counting";
 import { createOrderBookTables } from "./order-book";
-import { createOutboxTable, outboxSize } from "./outbox";
 import { createAdmissionTables } from "./waiting-room-admissions";
 import { createIdLeaseTable } from "./id-leases";
 import { createScanAnswerTables } from "./scan-answers";
+import { scheduleAlarm } from "./schedule";
 import type { EventState } from "./state";
 import type { ObjectStart } from "./types";
 
@@ -42,7 +42,7 @@ export function countStartReads(storage: SqlStorage): StartReads {
 /** The object's tables (idempotent). */
 export function createTables(s: EventState): void {
   createOrderBookTables(s.sql);
-  createOutboxTable(s.sql);
+  s.outbox.createTable();
   createAdmissionTables(s.sql);
   createScanAnswerTables(s.sql);
   createIdLeaseTable(s.sql);
@@ -69,12 +69,11 @@ export function restoreHolds(s: EventState, reads: StartReads, now: number): Obj
 }
 
 /**
- * Loads the catalog from D1 (the object of an event, named by its id) and sets the alarm: now
- * for entries a previous instance left in the outbox (their requests died with it), else at
- * the next cart expiry or automatic exit.
+ * Loads the catalog from D1 (the object of an event, named by its id) and has the scheduler set
+ * the alarm: now for entries a previous instance left in the outbox (their requests died with
+ * it), else at the next cart expiry or automatic exit.
  */
-export async function loadAndWake(s: EventState, counting: CallCounting, now: number): Promise<void> {
+export async function loadAndWake(s: EventState, counting: CallCounting): Promise<void> {
   if (Number.isFinite(s.eventId)) s.ledger.setCatalog(await counting.countStart(s.env, () => s.loadCatalog()));
-  if (outboxSize(s) > 0) await s.storage.setAlarm(now);
-  else await s.scheduleAlarm();
+  await scheduleAlarm(s);
 }

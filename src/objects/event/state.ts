@@ -1,7 +1,7 @@
 /**
  * The event object's state, which every job of the object works on: its own storage, the ledger
- * over it, the ticket index and the check-in configuration, its D1 handle, the catalog's loads
- * and the time of its next alarm.
+ * over it, the ticket index and the check-in configuration, the outbox, its D1 handle and the
+ * catalog's loads.
  */
 import { createDb, type DB } from "../../db/client";
 import { readCheckinCatalog, readInventoryCatalog } from "../../db/inventory";
@@ -11,6 +11,7 @@ import type { Env } from "../../lib/env";
 import { type Catalog, catalogFromRows, Ledger } from "../../rules/inventory";
 import { type CheckinConfig, CheckinState, checkinConfigFromRows, EMPTY_CONFIG } from "./checkin-state";
 import { SqlOrderBook } from "./order-book";
+import { Outbox } from "./outbox";
 
 const GROUP_KEY = "data_group";
 
@@ -27,8 +28,12 @@ export class EventState {
   readonly ci: CheckinState;
   /** Check-in: the lists' configuration (from D1, read in the catalog's batch). */
   config: CheckinConfig = EMPTY_CONFIG;
-  /** Outbox entries whose request is still running in this instance. */
-  readonly inflight = new Set<number>();
+  /** The outbox: the decisions D1 does not have yet, and all this instance knows of them (outbox.ts). */
+  readonly outbox: Outbox;
+  /** Orders with a change of contents being written (order-changes.ts: one at a time per order). */
+  readonly changingOrders = new Set<string>();
+  /** The waiting list's assignment running last (waitinglist.ts: one after the other). */
+  waitingRun: Promise<unknown> = Promise.resolve();
   /** Voucher codes (lower case) whose creation is running in this instance. */
   readonly codesInFlight = new Map<string, Promise<void>>();
   /**
@@ -51,6 +56,7 @@ export class EventState {
     this.group = ctx.storage.kv.get<number>(GROUP_KEY) ?? groupOfId(this.eventId);
     this.ci = new CheckinState(sql);
     this.book = new SqlOrderBook(sql);
+    this.outbox = new Outbox(sql);
     this.ledger = new Ledger(this.book);
   }
 
@@ -79,7 +85,8 @@ export class EventState {
   forget(): void {
     this.ledger = new Ledger(this.book);
     this.config = EMPTY_CONFIG;
-    this.inflight.clear();
+    this.outbox.forget();
+    this.changingOrders.clear();
   }
 
   // ---------------------------------------------------------------- the catalog
@@ -121,29 +128,5 @@ export class EventState {
       .then((c) => this.ledger.setCatalog(c))
       .finally(() => (this.catalogLoad = null));
     await this.catalogLoad;
-  }
-
-  // ---------------------------------------------------------------- the alarm's time
-
-  /** The earliest automatic exit of a list that has not happened yet. */
-  private nextExitAll(): number | null {
-    let min: number | null = null;
-    for (const l of this.config.lists.values()) {
-      if (l.exitAllAt === null) continue;
-      const fired = this.ci.firedExitAll(l.id);
-      if (fired !== null && fired >= l.exitAllAt) continue;
-      if (min === null || l.exitAllAt < min) min = l.exitAllAt;
-    }
-    return min;
-  }
-
-  /** Sets the alarm to the next cart expiry or automatic exit, unless it is due earlier already. */
-  async scheduleAlarm(): Promise<void> {
-    const carts = this.ledger.nextCartExpiry();
-    const exits = this.nextExitAll();
-    const current = await this.storage.getAlarm();
-    const candidates = [carts === null ? null : carts + 1000, exits].filter((x): x is number => x !== null);
-    const want = candidates.length ? Math.min(...candidates) : null;
-    if (want !== null && (current === null || current > want)) await this.storage.setAlarm(want);
   }
 }

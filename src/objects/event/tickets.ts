@@ -4,12 +4,13 @@
  * follows, conditionally on the old secret; a change D1 did not take is undone in the index.
  */
 import { positionSecretsQuery, type TicketChange, ticketChangeStatements } from "../../db/ticket-secrets";
-import { runBatch } from "../../db/catalog-common";
+import { runBatch } from "../../db/batch";
 import type { SecretUndo } from "./checkin-state";
-import { clearOutbox, handToAlarm, type OutboxKind, writeOutbox } from "./outbox";
+import type { OutboxKind } from "./outbox";
 import { forgetRow } from "./scan-answers";
 import type { EventState } from "./state";
 import type { TicketsChange } from "./types";
+import { writeOwn } from "./write-own";
 
 /** What applying a ticket change did in the index (its secret; its block state before, when it changed). */
 type TicketUndo = { secret: SecretUndo; blocked: boolean | null };
@@ -62,47 +63,42 @@ export async function changeTickets(s: EventState, req: TicketsChange): Promise<
     });
     if (stale) return;
     before = applyTicketChanges(s, req.changes);
-    outboxId = writeOutbox(s, entry, now);
+    outboxId = s.outbox.write(entry, now);
   });
   if (stale) return { ok: false };
-  s.inflight.add(outboxId);
   const ids = req.changes.map((c) => c.positionId);
   const took = (held: { id: number; secret: string }[]) =>
     req.changes.every((c) => held.find((h) => h.id === c.positionId)?.secret === c.newSecret);
-  let held: { id: number; secret: string }[];
-  try {
-    const db = s.db();
-    const results = await runBatch(db, [
-      ...ticketChangeStatements(db, s.eventId, req.orderId, req.changes, now, { orderSecret: req.orderSecret }),
-      positionSecretsQuery(db, s.eventId, ids),
-    ]);
-    held = results[results.length - 1] as { id: number; secret: string }[];
-  } catch (e) {
-    // Did the batch commit? D1 tells; unknown → the alarm finishes the write.
-    const rows = await positionSecretsQuery(s.db(), s.eventId, ids).catch(() => null);
-    if (rows === null) {
-      await handToAlarm(s, outboxId);
-      throw e;
-    }
-    if (!took(rows)) {
-      s.storage.transactionSync(() => {
-        undoTicketChanges(s, req.changes, before);
-        clearOutbox(s, outboxId);
-      });
-      throw e;
-    }
-    held = rows;
-  }
-  const ok = took(held);
-  s.storage.transactionSync(() => {
-    // D1 held another secret than the caller saw (the index did not know the ticket): nothing was written
-    if (!ok) undoTicketChanges(s, req.changes, before);
-    clearOutbox(s, outboxId);
-  });
+  // D1 held another secret than the caller saw (the index did not know the ticket): nothing was written
+  const settle = (ok: boolean) =>
+    s.storage.transactionSync(() => {
+      if (!ok) undoTicketChanges(s, req.changes, before);
+      s.outbox.remove(outboxId);
+    });
+  // Did the batch commit? D1 tells; unknown → the alarm finishes the write.
+  const outcome = await writeOwn(
+    s,
+    outboxId,
+    async () => {
+      const db = s.db();
+      const results = await runBatch(db, [
+        ...ticketChangeStatements(db, s.eventId, req.orderId, req.changes, now, { orderSecret: req.orderSecret }),
+        positionSecretsQuery(db, s.eventId, ids),
+      ]);
+      const ok = took(results[results.length - 1] as { id: number; secret: string }[]);
+      if (!ok) s.storage.transactionSync(() => undoTicketChanges(s, req.changes, before));
+      return ok;
+    },
+    () => positionSecretsQuery(s.db(), s.eventId, ids),
+  );
+  if ("written" in outcome) return { ok: outcome.written };
+  const ok = took(outcome.asked);
+  settle(ok);
+  if (!ok) throw outcome.error;
   return { ok };
 }
 
-/** The alarm's replay: the index has the change already; D1 gets it (idempotent). */
+/** The writer's replay: the index has the change already; D1 gets it (idempotent). */
 export async function replayTickets(s: EventState, entry: OutboxKind<"tickets">): Promise<void> {
   const db = s.db();
   await runBatch(

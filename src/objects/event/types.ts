@@ -4,12 +4,13 @@
  */
 import type { StatusExtra } from "../../db/order-actions";
 import type { CheckinPositionRow } from "../../db/checkin/ticket-rows";
-import type { OrderWrite } from "../../db/inventory";
+import type { OrderWrite } from "../../db/order-writes";
 import type { ChangeWrite } from "../../db/order-changes";
 import type { RawOrder } from "../../db/orders";
 import type { GiftCardDebit } from "../../db/payments";
 import type { EventClaim } from "../../db/stripe";
-import type { CheckinReason, cartPositions, vouchers } from "../../db/schema";
+import type { CartRowInsert } from "../../db/carts";
+import type { CheckinReason, vouchers } from "../../db/schema";
 import type { TicketChange } from "../../db/ticket-secrets";
 import type { ScanRequest } from "../../rules/checkin";
 import type { Demand, Refusal } from "../../rules/inventory";
@@ -17,7 +18,7 @@ import type { Demand, Refusal } from "../../rules/inventory";
 // ---------------------------------------------------------------- sales
 
 /** A cart row as the caller builds it; an add-on names its base by hold key (ids come from D1). */
-export type CartRow = Omit<typeof cartPositions.$inferInsert, "addonTo"> & { addonToHoldKey: string | null };
+export type CartRow = CartRowInsert;
 
 export type CartGroup = {
   /** One hold key per position of the group (a position with its add-ons and bundled items). */

@@ -4,12 +4,15 @@
  * reserves its seat) in the ledger while D1 is written; a deletion takes the voucher out of the
  * ledger first, so that no order redeems it meanwhile, and puts it back when D1 did not delete it.
  */
-import { and, eq } from "drizzle-orm";
-import { runBatch, type Statement } from "../../db/catalog-common";
 import { isDatabaseFault } from "../../db/constraints";
-import { touchInventory } from "../../db/inventory";
-import { vouchers } from "../../db/schema";
-import { writtenVouchers } from "../../db/vouchers";
+import type { vouchers } from "../../db/schema";
+import {
+  deleteUnredeemedVoucher,
+  insertVoucherRows,
+  updateVoucherRow,
+  voucherGone,
+  writtenVouchers,
+} from "../../db/vouchers";
 import type { Refusal, VoucherDef } from "../../rules/inventory";
 import type { EventState } from "./state";
 import type {
@@ -66,10 +69,7 @@ async function insertVouchers(s: EventState, stamp: number, rows: VoucherRow[]):
   const db = s.db();
   let ids: number[];
   try {
-    const stmts: Statement[] = rows.map((r) => db.insert(vouchers).values(r).returning({ id: vouchers.id }));
-    stmts.push(touchInventory(db, s.eventId, now));
-    const results = await runBatch(db, stmts);
-    ids = results.slice(0, rows.length).map((r) => (r as { id: number }[])[0]!.id);
+    ids = await insertVoucherRows(db, s.eventId, rows, now);
   } catch (e) {
     dropTemps();
     // A refusal (the code taken by a creation running beside this one) is an answer: nothing
@@ -113,22 +113,15 @@ export async function updateVoucher(
   // While D1 is written, block for both the old and the new definition (never less).
   const temp = s.ledger.beginVoucherWrite(next);
   const db = s.db();
-  let updated: { id: number }[];
+  let updated: boolean;
   try {
-    [updated] = await db.batch([
-      db
-        .update(vouchers)
-        .set(values)
-        .where(and(eq(vouchers.id, id), eq(vouchers.eventId, s.eventId)))
-        .returning({ id: vouchers.id }),
-      touchInventory(db, s.eventId, now),
-    ]);
+    updated = await updateVoucherRow(db, s.eventId, id, values, now);
   } catch (e) {
     s.ledger.endVoucherWrite(temp);
     throw e;
   }
   s.ledger.endVoucherWrite(temp);
-  if (updated.length === 0) {
+  if (!updated) {
     s.ledger.removeVoucher(id);
     return unknown;
   }
@@ -148,27 +141,17 @@ export async function deleteVoucher(s: EventState, stamp: number, id: number): P
   s.ledger.removeVoucher(id);
   const restore = () => def && !s.ledger.voucher(id) && s.ledger.upsertVoucher(def);
   const db = s.db();
-  const ofEvent = and(eq(vouchers.id, id), eq(vouchers.eventId, s.eventId));
-  let kept: { id: number }[];
+  let kept: boolean;
   try {
-    [, , kept] = await db.batch([
-      db.delete(vouchers).where(and(ofEvent, eq(vouchers.redeemed, 0))),
-      touchInventory(db, s.eventId, Date.now()),
-      db.select({ id: vouchers.id }).from(vouchers).where(ofEvent),
-    ]);
+    kept = await deleteUnredeemedVoucher(db, s.eventId, id, Date.now());
   } catch (e) {
     // the answer may be lost: gone from D1 means deleted
-    const gone = await db
-      .select({ id: vouchers.id })
-      .from(vouchers)
-      .where(ofEvent)
-      .then((rows) => rows.length === 0)
-      .catch(() => false);
+    const gone = await voucherGone(db, s.eventId, id).catch(() => false);
     if (gone) return { ok: true };
     restore();
     throw e;
   }
-  if (kept.length) {
+  if (kept) {
     // D1 counts a redemption (the delete's condition held it back)
     restore();
     return { ok: false, reason: "redeemed" };

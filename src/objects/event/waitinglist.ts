@@ -4,7 +4,7 @@
  * beside it never finds the unit twice. Assignments of one event run one after the other: each
  * reads from D1 which entries still wait, so no entry gets two vouchers.
  */
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import { touchInventory } from "../../db/inventory";
 import type { MailInsert } from "../../db/mail";
 import { assignmentStatements, stillWaiting, type WaitingVoucher } from "../../db/waitinglist";
@@ -27,13 +27,10 @@ export type WaitingOutcome = { assigned: WaitingAssigned[]; refused: "has_vouche
 /** A product on a date: its state and units left (null: unlimited); null when no quota covers it. */
 export type ProductRoom = { state: number; left: number | null } | null;
 
-const runs = new WeakMap<EventState, Promise<unknown>>();
-
 /** Gives vouchers to the candidates that fit, in order, after any assignment of the event still running. */
 export function assignWaitingList(s: EventState, stamp: number, req: WaitingAssignment): Promise<WaitingOutcome> {
-  const before = runs.get(s) ?? Promise.resolve();
-  const mine = before.catch(() => undefined).then(() => assign(s, stamp, req));
-  runs.set(s, mine);
+  const mine = s.waitingRun.catch(() => undefined).then(() => assign(s, stamp, req));
+  s.waitingRun = mine;
   return mine;
 }
 

@@ -6,7 +6,7 @@
  * order / position) in one transaction, only while that record does not exist: each mail goes out once.
  */
 import { dispatchMail } from "../../lib/queues";
-import { runBatch, type Statement } from "../../db/catalog-common";
+import { runBatch, type Statement } from "../../db/batch";
 import type { DB } from "../../db/client";
 import {
   type RecipientOrder,

@@ -4,7 +4,7 @@
  * ids the object gave, so that the creation's answer and a later read agree (but for
  * `last_modified`, the time D1 got the order); and its tickets as scans show them.
  */
-import type { OrderWrite, PositionInsert } from "../../db/inventory";
+import type { OrderWrite, PositionInsert } from "../../db/order-writes";
 import type { OrderRecord, PositionJson } from "../../db/orders";
 import type { AnsweredOrder, ScanRowTemplate } from "../../objects/event/types";
 import type { SalesCatalog } from "./sales-catalog";

@@ -6,7 +6,7 @@
  */
 import type { FeeJson, OrderRecord, PositionJson } from "../../db/orders";
 import type { ChangeWrite, FeePatch, PositionPatch } from "../../db/order-changes";
-import type { FeeInsert } from "../../db/inventory";
+import type { FeeInsert } from "../../db/order-writes";
 import type { EventRow } from "../../db/tenancy";
 import { Failure, type FieldErrors, invalidPk, Problems } from "../../lib/failure";
 import type { Demand } from "../../rules/inventory/index";

@@ -3,7 +3,7 @@
  * leaves open, docs/open-points.md row 28): the one service that creates an order (its input: order-input.ts).
  */
 import { dispatchWebhooks } from "../../lib/queues";
-import type { FeeInsert, OrderWrite, PositionInsert } from "../../db/inventory";
+import type { FeeInsert, OrderWrite, PositionInsert } from "../../db/order-writes";
 import { findOrder, toOrderRecord, type OrderRecord } from "../../db/orders";
 import { secretsTakenByOthers } from "../../db/sales-catalog";
 import { i18nText, type I18n } from "../../lib/i18n";

@@ -4,7 +4,7 @@
  * position ids and add-ons, the invoice address.
  */
 import { z } from "zod";
-import type { FeeInsert } from "../../db/inventory";
+import type { FeeInsert } from "../../db/order-writes";
 import type { InvoiceAddress } from "../../db/schema/index";
 import { isCountryCode } from "../../lib/countries";
 import type { FieldErrors } from "../../lib/failure";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { ItemRow, SeatRow, SubeventRow, VariationRow, VoucherRow } from "../../db/sales-catalog";
-import type { PositionInsert } from "../../db/inventory";
+import type { PositionInsert } from "../../db/order-writes";
 import type { Validity } from "../../rules/checkin";
 import { newPseudonymizationId } from "../../rules/orders";
 import { email, money } from "../../rules/fields";
