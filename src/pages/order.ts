@@ -78,30 +78,77 @@ export const TICKETS_NOT_OFFERED =
 orderPages.get(ORDER_PATH, async (c) => {
   const ctx = await loadOrderPage(c);
   if (ctx instanceof Response) return ctx;
-  const { record: r, event, nav } = ctx;
-  const o = r.order;
-  const positions = r.positions.filter((p) => p.canceled !== 1);
-  const fees = r.fees.filter((f) => f.canceled !== 1);
-  const ids = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
-  const [labels, invoices] = await Promise.all([
-    orderLabels(
-      c.var,
-      event.id,
-      ids(positions.map((p) => p.item)),
-      ids(positions.map((p) => p.variation)),
-      ids(positions.map((p) => p.subevent)),
-    ),
-    orderInvoices(c.var, o.id),
-  ]);
+  const o = ctx.record.order;
+  const positions = ctx.record.positions.filter((p) => p.canceled !== 1);
+  const [labels, invoices] = await Promise.all([positionLabels(c, ctx, positions), orderInvoices(c.var, o.id)]);
   const refusal = paymentRefusal(ctx);
-  const locale = o.locale;
-  const cur = event.currency;
+  const downloads = offeredDownloads(ctx);
+  const body = html`${paymentNotice(c, ctx)}
+<h2>Order ${o.code} <span class="status status-${o.status}">${ORDER_STATUS_WORDS[o.status]}</span></h2>
+${eventLine(ctx)}
+${statusText(ctx, refusal)}
+<h2>Products</h2>
+${productTable(ctx, positions, labels, downloads.positions)}
+${downloads.order[0] ? html`<p><a class="button" href="${downloads.order[0].url}">Download your tickets (PDF)</a></p>` : ""}
+${downloads.withheld ? html`<p class="note">${TICKETS_NOT_OFFERED}</p>` : ""}
+${invoiceList(ctx, invoices)}
+<h2>Payments</h2>
+${paymentTable(ctx, refusal)}
+${ctx.nav.returnUrl !== null ? html`<p><a href="${ctx.nav.returnUrl}"${ctx.nav.iframe ? html` target="_top"` : ""}>Return to the site you came from</a></p>` : ""}`;
+  return send(c, orderLayout(ctx, `Order ${o.code}`, body), 200, { private: true });
+});
 
-  // the order's tickets; shown only with ticket_download, otherwise the page says they are not offered here
-  const available = orderDownloads(r, pageDownloadUrls(ctx.url));
-  const offered = customerDownloadsEnabled(r);
+type PagePosition = OrderPage["record"]["positions"][number];
+type Labels = Awaited<ReturnType<typeof orderLabels>>;
+
+/** The names of the positions' items, variations and dates. */
+function positionLabels(c: AppContext, ctx: OrderPage, positions: PagePosition[]): Promise<Labels> {
+  const ids = (xs: (number | null)[]) => [...new Set(xs.filter((x): x is number => x !== null))];
+  return orderLabels(
+    c.var,
+    ctx.event.id,
+    ids(positions.map((p) => p.item)),
+    ids(positions.map((p) => p.variation)),
+    ids(positions.map((p) => p.subevent)),
+  );
+}
+
+/** The order's tickets; shown only with ticket_download, otherwise the page says they are not offered here. */
+function offeredDownloads(ctx: OrderPage) {
+  const available = orderDownloads(ctx.record, pageDownloadUrls(ctx.url));
+  const offered = customerDownloadsEnabled(ctx.record);
   const downloads = offered ? available : { order: [], positions: new Map<number, Download[]>() };
-  const withheld = !offered && available.order.length > 0;
+  return { ...downloads, withheld: !offered && available.order.length > 0 };
+}
+
+/** Back from a card payment (`?paid=yes`): received, or being processed until Stripe confirms it. */
+function paymentNotice(c: AppContext, ctx: OrderPage): Raw | string {
+  if (c.req.query("paid") !== "yes") return "";
+  const o = ctx.record.order;
+  if (o.status === "p") return html`<p class="ok">Thank you! Your payment has been received.</p>`;
+  const open = ctx.record.payments.filter((y) => OPEN_PAYMENT_STATES.includes(y.state));
+  if (o.status === "n" && open.some((y) => y.provider === "stripe"))
+    return html`<p class="note">Thank you! Your payment is being processed; this page shows the order as paid as soon as the payment is confirmed.</p>`;
+  return "";
+}
+
+function eventLine({ event, record }: OrderPage): Raw {
+  const location = text(event.location, record.order.locale);
+  return html`<p>${text(event.name, record.order.locale)}<br><span class="muted">${
+    event.hasSubevents ? "" : when(event.dateFrom, event.timezone)
+  }${location ? `${event.hasSubevents ? "" : " · "}${location}` : ""}</span></p>`;
+}
+
+/** The positions (each with its ticket when offered), the fees and the total. */
+function productTable(
+  ctx: OrderPage,
+  positions: PagePosition[],
+  labels: Labels,
+  tickets: Map<number, Download[]>,
+): Raw {
+  const { event, record: r } = ctx;
+  const locale = r.order.locale;
+  const cur = event.currency;
   const lines = positions.map((p) => {
     const variation = p.variation !== null ? labels.variations.get(p.variation) : undefined;
     const sub = p.subevent !== null ? labels.subevents.get(p.subevent) : undefined;
@@ -110,16 +157,33 @@ orderPages.get(ORDER_PATH, async (c) => {
       p.attendee_name ?? "",
       p.seat_name ? `Seat: ${p.seat_name}` : "",
     ].filter(Boolean);
-    const ticket = downloads.positions.get(p.id)?.[0];
+    const ticket = tickets.get(p.id)?.[0];
     return html`<tr><td>${p.addon_to !== null ? "+ " : ""}${text(labels.items.get(p.item), locale)}${variation ? ` – ${text(variation, locale)}` : ""}${
       details.length ? html`<br><span class="muted">${details.join(" · ")}</span>` : ""
     }${ticket ? html`<br><a href="${ticket.url}">Ticket (PDF)</a>` : ""}</td><td class="amount">${money(p.price, cur)}</td></tr>`;
   });
-  const feeLines = fees.map(
-    (f) =>
-      html`<tr><td>${f.description || `Fee (${f.fee_type})`}</td><td class="amount">${money(f.value, cur)}</td></tr>`,
-  );
+  const feeLines = r.fees
+    .filter((f) => f.canceled !== 1)
+    .map(
+      (f) =>
+        html`<tr><td>${f.description || `Fee (${f.fee_type})`}</td><td class="amount">${money(f.value, cur)}</td></tr>`,
+    );
+  return html`<table>${lines}${feeLines}<tr><th>Total</th><th class="amount">${money(r.order.total, cur)}</th></tr></table>`;
+}
 
+function invoiceList(ctx: OrderPage, invoices: Awaited<ReturnType<typeof orderInvoices>>): Raw | string {
+  if (!invoices.length) return "";
+  return html`<h2>Invoices</h2>
+<ul class="invoices">${invoices.map(
+    (i) =>
+      html`<li><a href="${`${ctx.url}invoice/${i.id}`}">${i.isCancellation ? "Cancellation" : "Invoice"} ${i.number}</a> <span class="muted">${i.date}</span></li>`,
+  )}</ul>`;
+}
+
+/** The payments with a way to pay the open ones, and the way to choose or change the method. */
+function paymentTable(ctx: OrderPage, refusal: PaymentError | null): Raw {
+  const { record: r, nav } = ctx;
+  const cur = ctx.event.currency;
   const open = r.payments.filter((y) => OPEN_PAYMENT_STATES.includes(y.state));
   const payments = r.payments.map(
     (y) =>
@@ -133,37 +197,9 @@ orderPages.get(ORDER_PATH, async (c) => {
     refusal === null
       ? html`<p><a class="button" href="${withNav(`${ctx.url}pay/change`, nav)}">${open.length ? "Change payment method" : "Choose a payment method"}</a></p>`
       : "";
-  const location = text(event.location, locale);
-  const processing = c.req.query("paid") === "yes" && o.status === "n" && open.some((y) => y.provider === "stripe");
-  const body = html`${c.req.query("paid") === "yes" && o.status === "p" ? html`<p class="ok">Thank you! Your payment has been received.</p>` : ""}${
-    processing
-      ? html`<p class="note">Thank you! Your payment is being processed; this page shows the order as paid as soon as the payment is confirmed.</p>`
-      : ""
-  }
-<h2>Order ${o.code} <span class="status status-${o.status}">${ORDER_STATUS_WORDS[o.status]}</span></h2>
-<p>${text(event.name, locale)}<br><span class="muted">${
-    event.hasSubevents ? "" : when(event.dateFrom, event.timezone)
-  }${location ? `${event.hasSubevents ? "" : " · "}${location}` : ""}</span></p>
-${statusText(ctx, refusal)}
-<h2>Products</h2>
-<table>${lines}${feeLines}<tr><th>Total</th><th class="amount">${money(o.total, cur)}</th></tr></table>
-${downloads.order[0] ? html`<p><a class="button" href="${downloads.order[0].url}">Download your tickets (PDF)</a></p>` : ""}
-${withheld ? html`<p class="note">${TICKETS_NOT_OFFERED}</p>` : ""}
-${
-  invoices.length
-    ? html`<h2>Invoices</h2>
-<ul class="invoices">${invoices.map(
-        (i) =>
-          html`<li><a href="${`${ctx.url}invoice/${i.id}`}">${i.isCancellation ? "Cancellation" : "Invoice"} ${i.number}</a> <span class="muted">${i.date}</span></li>`,
-      )}</ul>`
-    : ""
+  return html`${r.payments.length ? html`<table>${payments}</table>` : html`<p class="muted">No payment has been started yet.</p>`}
+${change}`;
 }
-<h2>Payments</h2>
-${r.payments.length ? html`<table>${payments}</table>` : html`<p class="muted">No payment has been started yet.</p>`}
-${change}
-${nav.returnUrl !== null ? html`<p><a href="${nav.returnUrl}"${nav.iframe ? html` target="_top"` : ""}>Return to the site you came from</a></p>` : ""}`;
-  return send(c, orderLayout(ctx, `Order ${o.code}`, body), 200, { private: true });
-});
 
 // ---- ticket downloads (event setting ticket_download) ----
 
