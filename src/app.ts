@@ -141,6 +141,7 @@ export const errorBoundary: ErrorHandler<AppEnv> = (err, c) => {
   return c.json({ detail: `Internal server error (request ${c.get("requestId")}).` }, 500);
 };
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-rpc (issue 36)
 export function createApp() {
   const app = new Hono<AppEnv>({ strict: false });
   const routes = new RouteTable(app, API_PREFIX);

@@ -238,6 +238,7 @@ const fmt = (ms: number, timeZone: string, locale: string) =>
  * check-in as forced. `passages` are the ticket's successful check-ins on this list, oldest
  * first.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-scans (issue 36)
 export function decideScan(input: {
   list: ListConfig;
   ticket: TicketFacts;

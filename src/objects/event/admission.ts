@@ -164,6 +164,7 @@ function judgeRules(s: EventState, facts: RulesFacts): RulesVerdict {
 }
 
 /** Decides a scan and records a passing one, without yielding (the object's own storage and the outbox). */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-scans (issue 36)
 function decideAndRecord(s: EventState, req: RedeemRequest, list: ListConfig, found: Candidates): ScanDecision {
   const now = Date.now();
   const candidates = found.tickets;

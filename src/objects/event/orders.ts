@@ -32,6 +32,7 @@ import type { AnsweredOrder, AutoCheckin, OrderDecision, OrderRequest, StatusCha
 
 const STATUS_RELEASES = new Set(["c", "e"]);
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-writer (issue 36)
 export async function placeOrder(s: EventState, stamp: number, req: OrderRequest): Promise<OrderDecision> {
   await s.ensureCatalog(stamp);
   // priced on a copy that had not seen what the object has: read again at the primary (services/orders/replica-first.ts)

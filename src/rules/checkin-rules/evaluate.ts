@@ -153,6 +153,7 @@ function isBefore(t1: Val, t2: Val, tolerance: Val, c: RuleVars): boolean {
   return richLess(t1, t2);
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-scans (issue 36)
 function apply(op: string, args: Val[], scope: Scope, c: RuleVars): Val {
   const a = args[0] ?? null;
   const b = args[1] ?? null;

@@ -137,6 +137,7 @@ export function explain(rules: Obj, c: RuleVars): string {
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split pending by h-functions (issue 36)
 function explainOrFail(rules: Obj, c: RuleVars): string {
   const { now, timezone } = c.f;
   const language = textLanguage(c.f.locale);

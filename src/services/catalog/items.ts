@@ -187,6 +187,7 @@ type PreparedItem = {
  * the picture is resolved last, once everything else is valid. `current` is the stored item
  * for PUT and PATCH.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-orders (issue 36)
 async function prepareItem(
   ctx: EventContext,
   input: ItemCreateInput | ItemUpdateInput,

@@ -31,6 +31,7 @@ const ticketItemOf = (
   return [bit(item?.admission), generate === null ? null : bit(generate)];
 };
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-orders (issue 36)
 export function answeredOrderRecord(
   a: AnsweredOrder,
   catalog: Pick<SalesCatalog, "items" | "storedEventSettings">,

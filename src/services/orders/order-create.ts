@@ -134,6 +134,7 @@ export const createOrder = survivingD1Faults(
 );
 
 /** One attempt of `createOrder`; `fromReplica`: its reads may trail the primary (replica-first.ts). */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-orders (issue 36)
 async function placeOrderOnce(
   ctx: EventContext,
   input: OrderInput,

@@ -170,6 +170,7 @@ function storedTime(text: string): string | null {
  * stores them (booleans as "True"/"False", choices as their options' texts, dates and times in
  * their canonical form).
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-orders (issue 36)
 function validateAnswers(answers: AnswerInput[], itemId: number, catalog: SalesCatalog, errors: Problems): Answer[] {
   const out: Answer[] = [];
   const seen = new Set<number>();
@@ -331,6 +332,7 @@ const CART_TEXTS: typeof ORDER_TEXTS = {
  * errors to `problems` (the collector of the position's object: an order nests one per
  * position under "positions", a cart collects its base position's at the top level).
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split by h-orders (issue 36)
 export function preparePosition(
   input: PositionInput,
   index: number,
