@@ -6,6 +6,7 @@
  * admitted moves on to the `return_url` (else the event's `shop_url`) with `admission=<token>`
  * appended, or, with neither, leads to the event page.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split pending by h-functions (issue 36)
 (() => {
   const root = document.getElementById("queue");
   if (!root) return;

@@ -39,6 +39,21 @@ function rankPart(value: string, index: number): number {
   return Math.min(index, 9_999);
 }
 
+/** The names of the layout's seat categories. */
+function readCategories(list: unknown, fail: (path: string, message: string) => void): string[] {
+  const categories: string[] = [];
+  if (!Array.isArray(list)) {
+    fail("categories", "This field is required and must be a list.");
+  } else {
+    list.forEach((cat, i) => {
+      if (!isObject(cat) || typeof cat.name !== "string")
+        fail(`categories[${i}]`, "Each category must be an object with a string name.");
+      else categories.push(cat.name);
+    });
+  }
+  return categories;
+}
+
 /**
  * Reads the seats of a layout; what cannot be read is added to `problems` under `field` (at
  * most MAX_ERRORS messages, each naming its place in the layout).
@@ -53,16 +68,7 @@ export function readSeatingLayout(layout: unknown, problems: Problems, field = "
     return { seats: [], categories: [] };
   }
 
-  const categories: string[] = [];
-  if (!Array.isArray(layout.categories)) {
-    fail("categories", "This field is required and must be a list.");
-  } else {
-    layout.categories.forEach((cat, i) => {
-      if (!isObject(cat) || typeof cat.name !== "string")
-        fail(`categories[${i}]`, "Each category must be an object with a string name.");
-      else categories.push(cat.name);
-    });
-  }
+  const categories = readCategories(layout.categories, fail);
 
   const seats: PlanSeat[] = [];
   const guids = new Set<string>();

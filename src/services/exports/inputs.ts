@@ -57,118 +57,29 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
   const out: Record<string, unknown> = {};
   for (const d of defs) {
     const value = data[d.name];
-    const missing = value === undefined || value === null;
+    const sink: Sink = { set: (v) => (out[d.name] = v), error: (message) => errors.add(d.name, message) };
     switch (d.kind) {
       case "choice":
-        if (missing) {
-          if (d.required)
-            errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
-        } else {
-          // Django REST framework compares `str(value)`: the number 1 is the choice "1"
-          const choice =
-            typeof value === "string"
-              ? value
-              : typeof value === "number" && Number.isInteger(value)
-                ? String(value)
-                : null;
-          if (choice === null || !d.choices.includes(choice))
-            errors.add(d.name, `"${typeof value === "string" ? value : JSON.stringify(value)}" is not a valid choice.`);
-          else out[d.name] = choice;
-        }
+        parseChoice(d, value, sink);
         break;
       case "bool":
-        if (missing) out[d.name] = false;
-        else if (TRUE.has(value)) out[d.name] = true;
-        else if (FALSE.has(value)) out[d.name] = false;
-        else errors.add(d.name, "Must be a valid boolean.");
+        parseBool(value, sink);
         break;
       case "date":
-        if (missing) out[d.name] = null;
-        else if (typeof value !== "string" || parseDate(value) === null)
-          errors.add(d.name, "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.");
-        else out[d.name] = value;
+        parseDateInput(value, sink);
         break;
-      case "datetime": {
-        const ms = typeof value === "string" ? parseDateTime(value) : null;
-        if (missing) out[d.name] = null;
-        else if (ms === null)
-          errors.add(
-            d.name,
-            "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
-          );
-        else out[d.name] = ms;
+      case "datetime":
+        parseDateTimeInput(value, sink);
         break;
-      }
-      case "pk": {
-        // Django REST framework's PrimaryKeyRelatedField: an integer or a string of digits; booleans are refused
-        if (missing) {
-          if (d.required)
-            errors.add(d.name, value === null ? "This field may not be null." : "This field is required.");
-          else out[d.name] = null;
-        } else if (
-          (typeof value === "number" && Number.isSafeInteger(value)) ||
-          (typeof value === "string" && /^-?[0-9]+$/.test(value))
-        ) {
-          const id = Number(value);
-          if (d.valid.has(id)) out[d.name] = id;
-          else errors.add(d.name, invalidPk(value));
-        } else {
-          errors.add(d.name, `Incorrect type. Expected pk value, received ${pythonType(value)}.`);
-        }
+      case "pk":
+        parsePk(d, value, sink);
         break;
-      }
-      case "ids": {
-        if (missing) {
-          out[d.name] = [];
-          break;
-        }
-        if (!Array.isArray(value)) {
-          errors.add(
-            d.name,
-            `Expected a list of items but got type "${typeof value === "object" ? "dict" : typeof value === "string" ? "str" : typeof value}".`,
-          );
-          break;
-        }
-        const ids: number[] = [];
-        for (const v of value) {
-          if (typeof v !== "number" || !Number.isInteger(v))
-            errors.add(
-              d.name,
-              `Incorrect type. Expected pk value, received ${typeof v === "string" ? "str" : typeof v}.`,
-            );
-          else if (!d.valid.has(v)) errors.add(d.name, invalidPk(v));
-          else ids.push(v);
-        }
-        out[d.name] = [...new Set(ids)];
+      case "ids":
+        parseIds(d, value, sink);
         break;
-      }
-      case "events": {
-        // missing: every event the caller may export (pretix's `events` is not required)
-        if (value === undefined) {
-          out[d.name] = [...d.valid.values()];
-          break;
-        }
-        if (!Array.isArray(value)) {
-          errors.add(
-            d.name,
-            `Expected a list of items but got type "${value === null ? "null" : typeof value === "string" ? "str" : typeof value}".`,
-          );
-          break;
-        }
-        if (value.length === 0) {
-          errors.add(d.name, "This list may not be empty.");
-          break;
-        }
-        const ids: number[] = [];
-        for (const v of value) {
-          const id = typeof v === "string" ? d.valid.get(v) : undefined;
-          if (id === undefined)
-            errors.add(d.name, `Object with slug=${typeof v === "string" ? v : JSON.stringify(v)} does not exist.`);
-          else ids.push(id);
-        }
-        out[d.name] = [...new Set(ids)];
+      case "events":
+        parseEvents(d, value, sink);
         break;
-      }
     }
   }
   const known = new Set(defs.map((d) => d.name));
@@ -176,4 +87,121 @@ export function parseInputs(defs: readonly InputDef[], body: unknown): Record<st
   if (extra.length) errors.add("fields", `Additional fields not allowed: [${extra.map((k) => `'${k}'`).join(", ")}].`);
   errors.throwIfAny();
   return out;
+}
+
+/** Where a parsed input goes: its value, or a problem under its name. */
+type Sink = { set(value: unknown): void; error(message: string): void };
+
+/** A choice: a string, or an integer taken as its string (Django REST framework compares `str(value)`). */
+function parseChoice(d: Extract<InputDef, { kind: "choice" }>, value: unknown, sink: Sink): void {
+  const missing = value === undefined || value === null;
+  if (missing) {
+    if (d.required) sink.error(value === null ? "This field may not be null." : "This field is required.");
+  } else {
+    // Django REST framework compares `str(value)`: the number 1 is the choice "1"
+    const choice =
+      typeof value === "string" ? value : typeof value === "number" && Number.isInteger(value) ? String(value) : null;
+    if (choice === null || !d.choices.includes(choice))
+      sink.error(`"${typeof value === "string" ? value : JSON.stringify(value)}" is not a valid choice.`);
+    else sink.set(choice);
+  }
+}
+
+/** A boolean (missing: false). */
+function parseBool(value: unknown, sink: Sink): void {
+  const missing = value === undefined || value === null;
+  if (missing) sink.set(false);
+  else if (TRUE.has(value)) sink.set(true);
+  else if (FALSE.has(value)) sink.set(false);
+  else sink.error("Must be a valid boolean.");
+}
+
+/** A date, `YYYY-MM-DD` (missing: null). */
+function parseDateInput(value: unknown, sink: Sink): void {
+  const missing = value === undefined || value === null;
+  if (missing) sink.set(null);
+  else if (typeof value !== "string" || parseDate(value) === null)
+    sink.error("Date has wrong format. Use one of these formats instead: YYYY-MM-DD.");
+  else sink.set(value);
+}
+
+/** A datetime as epoch ms (missing: null). */
+function parseDateTimeInput(value: unknown, sink: Sink): void {
+  const missing = value === undefined || value === null;
+  const ms = typeof value === "string" ? parseDateTime(value) : null;
+  if (missing) sink.set(null);
+  else if (ms === null)
+    sink.error(
+      "Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].",
+    );
+  else sink.set(ms);
+}
+
+/** An id among the valid ones. */
+function parsePk(d: Extract<InputDef, { kind: "pk" }>, value: unknown, sink: Sink): void {
+  const missing = value === undefined || value === null;
+  // Django REST framework's PrimaryKeyRelatedField: an integer or a string of digits; booleans are refused
+  if (missing) {
+    if (d.required) sink.error(value === null ? "This field may not be null." : "This field is required.");
+    else sink.set(null);
+  } else if (
+    (typeof value === "number" && Number.isSafeInteger(value)) ||
+    (typeof value === "string" && /^-?[0-9]+$/.test(value))
+  ) {
+    const id = Number(value);
+    if (d.valid.has(id)) sink.set(id);
+    else sink.error(invalidPk(value));
+  } else {
+    sink.error(`Incorrect type. Expected pk value, received ${pythonType(value)}.`);
+  }
+}
+
+/** A list of ids among the valid ones (missing: none). */
+function parseIds(d: Extract<InputDef, { kind: "ids" }>, value: unknown, sink: Sink): void {
+  const missing = value === undefined || value === null;
+  if (missing) {
+    sink.set([]);
+    return;
+  }
+  if (!Array.isArray(value)) {
+    sink.error(
+      `Expected a list of items but got type "${typeof value === "object" ? "dict" : typeof value === "string" ? "str" : typeof value}".`,
+    );
+    return;
+  }
+  const ids: number[] = [];
+  for (const v of value) {
+    if (typeof v !== "number" || !Number.isInteger(v))
+      sink.error(`Incorrect type. Expected pk value, received ${typeof v === "string" ? "str" : typeof v}.`);
+    else if (!d.valid.has(v)) sink.error(invalidPk(v));
+    else ids.push(v);
+  }
+  sink.set([...new Set(ids)]);
+}
+
+/** A list of event slugs, as their ids (missing: every event the caller may export). */
+function parseEvents(d: Extract<InputDef, { kind: "events" }>, value: unknown, sink: Sink): void {
+  // missing: every event the caller may export (pretix's `events` is not required)
+  if (value === undefined) {
+    sink.set([...d.valid.values()]);
+    return;
+  }
+  if (!Array.isArray(value)) {
+    sink.error(
+      `Expected a list of items but got type "${value === null ? "null" : typeof value === "string" ? "str" : typeof value}".`,
+    );
+    return;
+  }
+  if (value.length === 0) {
+    sink.error("This list may not be empty.");
+    return;
+  }
+  const ids: number[] = [];
+  for (const v of value) {
+    const id = typeof v === "string" ? d.valid.get(v) : undefined;
+    if (id === undefined)
+      sink.error(`Object with slug=${typeof v === "string" ? v : JSON.stringify(v)} does not exist.`);
+    else ids.push(id);
+  }
+  sink.set([...new Set(ids)]);
 }

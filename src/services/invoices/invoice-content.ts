@@ -27,6 +27,14 @@ export function buildInvoiceContent(
       order: r.order.code,
       missing: missingIssuer(settings),
     });
+  const texts = invoiceTexts(r, settings, locale);
+  const lines = positionLines(event, r, facts, settings, locale);
+  lines.push(...feeLines(event, r, facts, locale, lines.length));
+  return { locale, texts, lines };
+}
+
+/** The issuer, the recipient (the invoice address), the configured texts and the payment note. */
+function invoiceTexts(r: OrderRecord, settings: Record<string, unknown>, locale: string): InvoiceTexts {
   const text = (key: string) => i18nText(settings[key] as Record<string, string> | null, locale);
   const ia = r.order.invoiceAddress;
   const name = ia ? (buildName(ia.name_parts) ?? "") : "";
@@ -38,7 +46,7 @@ export function buildInvoiceContent(
     : [];
   if (ia?.vat_id) toLines.push(`VAT-ID: ${ia.vat_id}`);
   const paid = r.order.status === "p";
-  const texts: InvoiceTexts = {
+  return {
     invoice_from_name: (settings.invoice_address_from_name as string) ?? "",
     invoice_from: (settings.invoice_address_from as string) ?? "",
     invoice_from_zipcode: (settings.invoice_address_from_zipcode as string) ?? "",
@@ -64,7 +72,16 @@ export function buildInvoiceContent(
     footer_text: text("invoice_footer_text"),
     internal_reference: ia?.internal_reference ?? "",
   };
+}
 
+/** A line per position (free ones only when configured, or when they carry add-ons). */
+function positionLines(
+  event: EventRow,
+  r: OrderRecord,
+  facts: InvoiceFacts,
+  settings: Record<string, unknown>,
+  locale: string,
+): InvoiceLine[] {
   const positions = r.positions.filter((p) => p.canceled !== 1).sort((a, b) => a.positionid - b.positionid);
   const hasAddons = new Set(positions.filter((p) => p.addon_to !== null).map((p) => p.addon_to));
   const eventLocation = i18nText(event.location, locale) || null;
@@ -101,13 +118,20 @@ export function buildInvoiceContent(
       tax_rate: p.tax_rate,
     });
   }
+  return lines;
+}
+
+/** A line per fee that is not canceled, numbered after the `before` position lines. */
+function feeLines(event: EventRow, r: OrderRecord, facts: InvoiceFacts, locale: string, before: number): InvoiceLine[] {
+  const eventLocation = i18nText(event.location, locale) || null;
+  const lines: InvoiceLine[] = [];
   for (const f of r.fees.filter((x) => x.canceled !== 1)) {
     const title =
       f.fee_type === "other" && f.description
         ? f.description
         : `${feeName(f.fee_type)}${f.description ? ` - ${f.description}` : ""}`;
     lines.push({
-      position: lines.length + 1,
+      position: before + lines.length + 1,
       description: title,
       item: null,
       variation: null,
@@ -124,7 +148,7 @@ export function buildInvoiceContent(
       tax_rate: f.tax_rate,
     });
   }
-  return { locale, texts, lines };
+  return lines;
 }
 
 /** The content of a cancellation of `inv`: its texts without payment information, its lines negated. */

@@ -65,6 +65,7 @@ export type TicketPositionData = {
 // ---- variables ----
 
 /** The text of a variable for a position (pretix's DEFAULT_VARIABLES as far as this service has the data). */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split pending by h-functions (issue 36)
 export function variableValue(
   name: string,
   p: TicketPositionData,

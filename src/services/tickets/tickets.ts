@@ -125,6 +125,7 @@ export type TicketPlan = {
  * (null): data read in one batch. Fails with `forbidden` when the position has no ticket or
  * the order none at all.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split pending by h-functions (issue 36)
 export async function ticketPlan(
   db: DB,
   event: EventRow,
