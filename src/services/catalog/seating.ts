@@ -60,93 +60,119 @@ function readCategories(list: unknown, fail: (path: string, message: string) => 
  */
 export function readSeatingLayout(layout: unknown, problems: Problems, field = "layout"): SeatingLayout {
   let count = 0;
-  const fail = (path: string, message: string) => {
+  const fail: Fail = (path, message) => {
     if (count++ < MAX_ERRORS) problems.add(field, path ? `${path}: ${message}` : message);
   };
   if (!isObject(layout)) {
     fail("", "The layout must be a JSON object.");
     return { seats: [], categories: [] };
   }
-
   const categories = readCategories(layout.categories, fail);
+  const r = new SeatReader(fail);
+  if (!Array.isArray(layout.zones)) fail("zones", "This field is required and must be a list.");
+  else layout.zones.forEach((zone, zi) => r.zone(zone, zi));
+  return { seats: r.seats, categories };
+}
 
-  const seats: PlanSeat[] = [];
-  const guids = new Set<string>();
-  const position = (path: string, v: unknown): { x: number; y: number } | null | undefined => {
-    if (v === undefined) return undefined;
-    if (!isObject(v) || !isNumber(v.x) || !isNumber(v.y)) {
-      fail(`${path}.position`, "A position must be an object with numbers x and y.");
-      return null;
-    }
-    return { x: v.x, y: v.y };
-  };
-  const optionalText = (path: string, v: unknown): string | null => {
-    if (v === undefined || v === null) return null;
-    if (typeof v !== "string") {
-      fail(path, "Must be a string or null.");
-      return null;
-    }
-    return v;
-  };
+type Fail = (path: string, message: string) => void;
+type Offset = { x: number; y: number } | null | undefined;
 
-  if (!Array.isArray(layout.zones)) {
-    fail("zones", "This field is required and must be a list.");
-  } else {
-    layout.zones.forEach((zone, zi) => {
-      const zp = `zones[${zi}]`;
-      if (!isObject(zone)) return fail(zp, "Each zone must be an object.");
-      if (zone.name !== undefined && typeof zone.name !== "string") fail(`${zp}.name`, "Must be a string.");
-      const zpos = position(zp, zone.position);
-      if (!Array.isArray(zone.rows)) return fail(`${zp}.rows`, "This field is required and must be a list.");
-      zone.rows.forEach((row, ri) => {
-        const rp = `${zp}.rows[${ri}]`;
-        if (!isObject(row)) return fail(rp, "Each row must be an object.");
-        if (typeof row.row_number !== "string")
-          fail(`${rp}.row_number`, "This field is required and must be a string.");
-        const rowNumber = typeof row.row_number === "string" ? row.row_number : "";
-        const rowLabelTemplate = optionalText(`${rp}.row_label`, row.row_label);
-        const seatLabelTemplate = optionalText(`${rp}.seat_label`, row.seat_label);
-        const rpos = position(rp, row.position);
-        if (!Array.isArray(row.seats)) return fail(`${rp}.seats`, "This field is required and must be a list.");
-        row.seats.forEach((seat, si) => {
-          const sp = `${rp}.seats[${si}]`;
-          if (!isObject(seat)) return fail(sp, "Each seat must be an object.");
-          const guid = seat.seat_guid;
-          if (typeof guid !== "string" || guid === "")
-            fail(`${sp}.seat_guid`, "This field is required and must be a non-empty string.");
-          if (typeof seat.seat_number !== "string")
-            fail(`${sp}.seat_number`, "This field is required and must be a string.");
-          if (typeof seat.category !== "string") fail(`${sp}.category`, "This field is required and must be a string.");
-          const spos = position(sp, seat.position);
-          if (
-            typeof guid !== "string" ||
-            guid === "" ||
-            typeof seat.seat_number !== "string" ||
-            typeof seat.category !== "string"
-          )
-            return;
-          if (guids.has(guid)) return fail(`${sp}.seat_guid`, `The seat_guid "${guid}" is used by more than one seat.`);
-          guids.add(guid);
-          const seatNumber = seat.seat_number;
-          const hasPosition = spos !== undefined && spos !== null && zpos !== null && rpos !== null;
-          seats.push({
-            seatGuid: guid,
-            zoneName: typeof zone.name === "string" ? zone.name : "",
-            rowName: rowNumber,
-            rowLabel: rowLabelTemplate ? rowLabelTemplate.replaceAll("%s", rowNumber) : null,
-            seatNumber,
-            seatLabel: seatLabelTemplate ? seatLabelTemplate.replaceAll("%s", seatNumber) : null,
-            category: seat.category,
-            sortingRank: 100_000_000 * zi + 10_000 * rankPart(rowNumber, ri) + rankPart(seatNumber, si),
-            x: hasPosition ? (zpos?.x ?? 0) + (rpos?.x ?? 0) + spos.x : null,
-            y: hasPosition ? (zpos?.y ?? 0) + (rpos?.y ?? 0) + spos.y : null,
-          });
-        });
-      });
+/** Zones, their rows and the rows' seats, in order; each seat placed by the sum of the three positions. */
+class SeatReader {
+  readonly seats: PlanSeat[] = [];
+  private readonly guids = new Set<string>();
+
+  constructor(private readonly fail: Fail) {}
+
+  zone(zone: unknown, zi: number): void {
+    const zp = `zones[${zi}]`;
+    if (!isObject(zone)) return this.fail(zp, "Each zone must be an object.");
+    if (zone.name !== undefined && typeof zone.name !== "string") this.fail(`${zp}.name`, "Must be a string.");
+    const zpos = this.position(zp, zone.position);
+    if (!Array.isArray(zone.rows)) return this.fail(`${zp}.rows`, "This field is required and must be a list.");
+    const zoneName = typeof zone.name === "string" ? zone.name : "";
+    zone.rows.forEach((row, ri) => this.row(row, `${zp}.rows[${ri}]`, { zi, ri, zoneName, zpos }));
+  }
+
+  private row(row: unknown, rp: string, at: { zi: number; ri: number; zoneName: string; zpos: Offset }): void {
+    if (!isObject(row)) return this.fail(rp, "Each row must be an object.");
+    if (typeof row.row_number !== "string")
+      this.fail(`${rp}.row_number`, "This field is required and must be a string.");
+    const rowNumber = typeof row.row_number === "string" ? row.row_number : "";
+    const rowLabel = this.optionalText(`${rp}.row_label`, row.row_label);
+    const seatLabel = this.optionalText(`${rp}.seat_label`, row.seat_label);
+    const rpos = this.position(rp, row.position);
+    if (!Array.isArray(row.seats)) return this.fail(`${rp}.seats`, "This field is required and must be a list.");
+    const rowFacts = { ...at, rowNumber, rowLabel, seatLabel, rpos };
+    row.seats.forEach((seat, si) => this.seat(seat, `${rp}.seats[${si}]`, si, rowFacts));
+  }
+
+  private seat(
+    seat: unknown,
+    sp: string,
+    si: number,
+    r: {
+      zi: number;
+      ri: number;
+      zoneName: string;
+      zpos: Offset;
+      rowNumber: string;
+      rowLabel: string | null;
+      seatLabel: string | null;
+      rpos: Offset;
+    },
+  ): void {
+    if (!isObject(seat)) return this.fail(sp, "Each seat must be an object.");
+    const guid = seat.seat_guid;
+    if (typeof guid !== "string" || guid === "")
+      this.fail(`${sp}.seat_guid`, "This field is required and must be a non-empty string.");
+    if (typeof seat.seat_number !== "string")
+      this.fail(`${sp}.seat_number`, "This field is required and must be a string.");
+    if (typeof seat.category !== "string") this.fail(`${sp}.category`, "This field is required and must be a string.");
+    const spos = this.position(sp, seat.position);
+    if (
+      typeof guid !== "string" ||
+      guid === "" ||
+      typeof seat.seat_number !== "string" ||
+      typeof seat.category !== "string"
+    )
+      return;
+    if (this.guids.has(guid))
+      return this.fail(`${sp}.seat_guid`, `The seat_guid "${guid}" is used by more than one seat.`);
+    this.guids.add(guid);
+    const seatNumber = seat.seat_number;
+    const hasPosition = spos !== undefined && spos !== null && r.zpos !== null && r.rpos !== null;
+    this.seats.push({
+      seatGuid: guid,
+      zoneName: r.zoneName,
+      rowName: r.rowNumber,
+      rowLabel: r.rowLabel ? r.rowLabel.replaceAll("%s", r.rowNumber) : null,
+      seatNumber,
+      seatLabel: r.seatLabel ? r.seatLabel.replaceAll("%s", seatNumber) : null,
+      category: seat.category,
+      sortingRank: 100_000_000 * r.zi + 10_000 * rankPart(r.rowNumber, r.ri) + rankPart(seatNumber, si),
+      x: hasPosition ? (r.zpos?.x ?? 0) + (r.rpos?.x ?? 0) + spos.x : null,
+      y: hasPosition ? (r.zpos?.y ?? 0) + (r.rpos?.y ?? 0) + spos.y : null,
     });
   }
 
-  return { seats, categories };
+  private position(path: string, v: unknown): Offset {
+    if (v === undefined) return undefined;
+    if (!isObject(v) || !isNumber(v.x) || !isNumber(v.y)) {
+      this.fail(`${path}.position`, "A position must be an object with numbers x and y.");
+      return null;
+    }
+    return { x: v.x, y: v.y };
+  }
+
+  private optionalText(path: string, v: unknown): string | null {
+    if (v === undefined || v === null) return null;
+    if (typeof v !== "string") {
+      this.fail(path, "Must be a string or null.");
+      return null;
+    }
+    return v;
+  }
 }
 
 // ---- seating plans of an organizer (docs/api.md; pretix docs seatingplans.rst) ----
