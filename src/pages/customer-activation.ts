@@ -9,17 +9,18 @@ import { MIN_PASSWORD_LENGTH } from "../services/organizers/customers";
 import type { AppEnv } from "../http/context";
 import { sha256Hex } from "../lib/crypto";
 import { hashPassword } from "../lib/password";
+import { notFound } from "../lib/failure";
 import { html, page, type Raw } from "./html";
+import { pageError } from "./storefront";
 
 export const customerActivationPages = new Hono<AppEnv>();
 
 const TITLE = "Activate your account";
 
-const invalidPage = () =>
-  page(
-    "Link not valid",
-    html`<p class="error">This activation link is not valid. It may have expired or been used already.</p>`,
-  );
+customerActivationPages.onError(pageError);
+
+/** An unknown, expired or used link: a 404 through the pages' one error exit. */
+const NOT_VALID = "This activation link is not valid. It may have expired or been used already.";
 
 function form(accountName: string, organizerName: string, error?: string): Raw {
   return html`${error ? html`<p class="error">${error}</p>` : ""}
@@ -35,7 +36,7 @@ function form(accountName: string, organizerName: string, error?: string): Raw {
 
 customerActivationPages.get("/customer/activate/:token", async (c) => {
   const customer = await findCustomerByActivationToken(c.var, await sha256Hex(c.req.param("token")), Date.now());
-  if (!customer?.isActive) return c.html(invalidPage(), 404);
+  if (!customer?.isActive) throw notFound(NOT_VALID);
   const org = await findOrganizerById(c.var, customer.organizerId);
   return c.html(page(TITLE, form(customer.email ?? customer.identifier, org?.name ?? "")));
 });
@@ -43,7 +44,7 @@ customerActivationPages.get("/customer/activate/:token", async (c) => {
 customerActivationPages.post("/customer/activate/:token", async (c) => {
   const tokenHash = await sha256Hex(c.req.param("token"));
   const customer = await findCustomerByActivationToken(c.var, tokenHash, Date.now());
-  if (!customer?.isActive) return c.html(invalidPage(), 404);
+  if (!customer?.isActive) throw notFound(NOT_VALID);
   const org = await findOrganizerById(c.var, customer.organizerId);
   const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const password = typeof body.password === "string" ? body.password : "";
@@ -54,8 +55,7 @@ customerActivationPages.post("/customer/activate/:token", async (c) => {
   else if (password.length > 4096) error = "The password is too long.";
   else if (password !== repeat) error = "The two passwords do not match.";
   if (error) return c.html(page(TITLE, form(customer.email ?? customer.identifier, org?.name ?? "", error)), 400);
-  if (!(await activateCustomer(c.var, tokenHash, await hashPassword(password), Date.now())))
-    return c.html(invalidPage(), 404);
+  if (!(await activateCustomer(c.var, tokenHash, await hashPassword(password), Date.now()))) throw notFound(NOT_VALID);
   return c.html(
     page(
       "Account activated",

@@ -2,19 +2,20 @@
 import { Hono } from "hono";
 import { findOrganizerById, acceptInvite, findInviteByToken } from "../services/organizers/link-tokens";
 import type { AppEnv } from "../http/context";
+import { notFound } from "../lib/failure";
 import { html, page } from "./html";
+import { pageError } from "./storefront";
 
 export const invitePages = new Hono<AppEnv>();
 
-const notFoundPage = () =>
-  page(
-    "Invitation not found",
-    html`<p class="error">This invitation does not exist or has been used or revoked already.</p>`,
-  );
+invitePages.onError(pageError);
+
+/** An unknown, used or revoked invitation: a 404 through the pages' one error exit. */
+const NOT_FOUND = "This invitation does not exist or has been used or revoked already.";
 
 invitePages.get("/invite/:token", async (c) => {
   const found = await findInviteByToken(c.var, c.req.param("token"));
-  if (!found) return c.html(notFoundPage(), 404);
+  if (!found) throw notFound(NOT_FOUND);
   const org = await findOrganizerById(c.var, found.organizerId);
   return c.html(
     page(
@@ -28,7 +29,7 @@ invitePages.get("/invite/:token", async (c) => {
 
 invitePages.post("/invite/:token", async (c) => {
   const found = await findInviteByToken(c.var, c.req.param("token"));
-  if (!found) return c.html(notFoundPage(), 404);
+  if (!found) throw notFound(NOT_FOUND);
   const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const fullname = typeof form.fullname === "string" ? form.fullname.trim().slice(0, 190) : "";
   if (!fullname) {

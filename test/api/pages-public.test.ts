@@ -232,7 +232,8 @@ describe("the catch-all page routes shadow nothing", () => {
     expect(media.status).toBe(404);
     expect(media.headers.get("Content-Type")).not.toMatch(/html/);
     const invite = await getPage("/invite/not-a-token");
-    expect(textOf(invite.text)).toContain("Invitation not found");
+    expect(invite.status).toBe(404);
+    expect(textOf(invite.text)).toContain("This invitation does not exist or has been used or revoked already.");
     const activation = await getPage("/customer/activate/not-a-token");
     expect(activation.status).toBe(404);
     expect(textOf(activation.text)).toContain("This activation link is not valid.");

@@ -84,7 +84,7 @@ class SeatReader {
 
   constructor(private readonly fail: Fail) {}
 
-  zone(zone: unknown, zi: number): void {
+  zone(zone: unknown, zi: number) {
     const zp = `zones[${zi}]`;
     if (!isObject(zone)) return this.fail(zp, "Each zone must be an object.");
     if (zone.name !== undefined && typeof zone.name !== "string") this.fail(`${zp}.name`, "Must be a string.");
@@ -94,7 +94,7 @@ class SeatReader {
     zone.rows.forEach((row, ri) => this.row(row, `${zp}.rows[${ri}]`, { zi, ri, zoneName, zpos }));
   }
 
-  private row(row: unknown, rp: string, at: { zi: number; ri: number; zoneName: string; zpos: Offset }): void {
+  private row(row: unknown, rp: string, at: { zi: number; ri: number; zoneName: string; zpos: Offset }) {
     if (!isObject(row)) return this.fail(rp, "Each row must be an object.");
     if (typeof row.row_number !== "string")
       this.fail(`${rp}.row_number`, "This field is required and must be a string.");
@@ -121,7 +121,7 @@ class SeatReader {
       seatLabel: string | null;
       rpos: Offset;
     },
-  ): void {
+  ) {
     if (!isObject(seat)) return this.fail(sp, "Each seat must be an object.");
     const guid = seat.seat_guid;
     if (typeof guid !== "string" || guid === "")
