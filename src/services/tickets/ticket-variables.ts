@@ -64,8 +64,22 @@ export type TicketPositionData = {
 
 // ---- variables ----
 
+/** What a variable's text is computed from: the position, order and event, and helpers over them. */
+type VariableContext = {
+  p: TicketPositionData;
+  o: TicketOrderData;
+  e: TicketEventData;
+  locale: string;
+  now: number;
+  /** The position's date in a series, or the event. */
+  ev: Pick<TicketEventData, "name" | "dateFrom" | "dateTo" | "dateAdmission" | "location">;
+  t: (v: I18n | null | undefined) => string;
+  date: (ms: number | null, style: "date" | "datetime" | "time" | "weekday") => string;
+};
+
+type VariableFn = (c: VariableContext) => string;
+
 /** The text of a variable for a position (pretix's DEFAULT_VARIABLES as far as this service has the data). */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split pending by h-functions (issue 36)
 export function variableValue(
   name: string,
   p: TicketPositionData,
@@ -74,12 +88,25 @@ export function variableValue(
   locale: string,
   now: number,
 ): string {
+  const prefixed = prefixedValue(name, p, o, e);
+  if (prefixed !== undefined) return prefixed;
+  const fn = VARIABLES.get(name);
+  // pretix's variables this service has no data for (attendee company and address, validity,
+  // reusable media, first scan, gift cards, event info text) and unknown names: empty
+  if (!fn) return "";
   const t = (v: I18n | null | undefined) => i18nText(v, locale);
-  const tz = e.timezone;
-  const ev = p.subevent ? { ...p.subevent, name: p.subevent.name } : e;
   const date = (ms: number | null, style: "date" | "datetime" | "time" | "weekday") =>
-    ms === null ? "" : formatDateFor(ms, tz, locale, style);
-  const ia = o.invoiceAddress;
+    ms === null ? "" : formatDateFor(ms, e.timezone, locale, style);
+  return fn({ p, o, e, locale, now, ev: p.subevent ?? e, t, date });
+}
+
+/** The variables named with a prefix (event and product meta data, answers, name parts); undefined for others. */
+function prefixedValue(
+  name: string,
+  p: TicketPositionData,
+  o: TicketOrderData,
+  e: TicketEventData,
+): string | undefined {
   if (name.startsWith("meta:")) return e.meta[name.slice(5)] ?? "";
   if (name.startsWith("itemmeta:")) return (p.variation?.meta[name.slice(9)] || p.item.meta[name.slice(9)]) ?? "";
   if (name.startsWith("question_")) return p.answers[name.slice(9)] ?? "";
@@ -87,132 +114,101 @@ export function variableValue(
     return nameVariables(p.attendeeNameParts, e.nameScheme).get(name.slice(14)) ?? "";
   }
   if (name.startsWith("invoice_name_") && name !== "invoice_name_for_salutation")
-    return ia?.name_parts[name.slice(13)] ?? "";
-  const itemName = t(p.item.name);
-  const variation = p.variation ? t(p.variation.value) : "";
-  switch (name) {
-    case "secret":
-      return p.secret;
-    case "order":
-      return o.code;
-    case "positionid":
-      return String(p.positionid);
-    case "order_positionid":
-      return `${o.code}-${p.positionid}`;
-    case "item":
-      return itemName;
-    case "variation":
-      return variation;
-    case "item_description":
-      return t(p.item.description);
-    case "itemvar":
-      return variation ? `${itemName} - ${variation}` : itemName;
-    case "itemvar_description":
-      return p.variation ? t(p.variation.description) : t(p.item.description);
-    case "item_category":
-      return t(p.item.category);
-    case "price":
-      return formatMoneyFor(p.price, e.currency, locale);
-    case "price_with_addons":
-      return formatMoneyFor(p.priceWithAddons, e.currency, locale);
-    case "attendee_name":
-      return p.attendeeName ?? "";
-    case "attendee_name_for_salutation":
-      return buildName(p.attendeeNameParts) ?? "";
-    case "attendee_email":
-      return p.attendeeEmail ?? "";
-    case "pseudonymization_id":
-      return p.pseudonymizationId;
-    case "event_name":
-      return t(ev.name);
-    case "event_series_name":
-      return t(e.seriesName);
-    case "event_date":
-      return date(ev.dateFrom, "date");
-    case "event_date_range":
-      return formatRangeFor(ev.dateFrom, ev.dateTo, tz, locale);
-    case "event_begin":
-      return date(ev.dateFrom, "datetime");
-    case "event_begin_date":
-      return date(ev.dateFrom, "date");
-    case "event_begin_time":
-      return date(ev.dateFrom, "time");
-    case "event_begin_weekday":
-      return date(ev.dateFrom, "weekday");
-    case "event_end":
-      return date(ev.dateTo, "datetime");
-    case "event_end_date":
-      return date(ev.dateTo, "date");
-    case "event_end_time":
-      return date(ev.dateTo, "time");
-    case "event_end_weekday":
-      return date(ev.dateTo, "weekday");
-    case "event_admission":
-      return date(ev.dateAdmission, "datetime");
-    case "event_admission_time":
-      return date(ev.dateAdmission, "time");
-    case "event_location":
-      return t(ev.location);
-    case "event_timezone":
-      // this service's own: the time zone the event's times are given in (not one of pretix's)
-      return tz;
-    case "telephone":
-      return o.phone ?? "";
-    case "email":
-      return o.email ?? "";
-    case "invoice_name":
-      return ia ? (buildName(ia.name_parts) ?? "") : "";
-    case "invoice_name_for_salutation":
-      return ia ? (buildName(ia.name_parts) ?? "") : "";
-    case "invoice_company":
-      return ia?.company ?? "";
-    case "invoice_street":
-      return ia?.street ?? "";
-    case "invoice_zipcode":
-      return ia?.zipcode ?? "";
-    case "invoice_city":
-      return ia?.city ?? "";
-    case "invoice_state":
-      return ia?.state ?? "";
-    case "invoice_country":
-      return ia ? countryName(ia.country, locale) : "";
-    case "addons": {
-      const counts = new Map<string, number>();
-      for (const a of p.addons) {
-        const label = a.variation ? `${t(a.item)} - ${t(a.variation)}` : t(a.item);
-        counts.set(label, (counts.get(label) ?? 0) + 1);
-      }
-      return [...counts].map(([label, n]) => (n > 1 ? `${n}x ${label}` : label)).join("\n");
-    }
-    case "organizer":
-      return e.organizer;
-    case "organizer_info_text":
-      return t(e.organizerInfoText);
-    case "now_date":
-      return date(now, "date");
-    case "now_datetime":
-      return date(now, "datetime");
-    case "now_time":
-      return date(now, "time");
-    case "purchase_date":
-      return date(o.datetime, "date");
-    case "purchase_datetime":
-      return date(o.datetime, "datetime");
-    case "purchase_time":
-      return date(o.datetime, "time");
-    case "seat":
-      return p.seat ? p.seat.name : e.seating ? "General admission" : "";
-    case "seat_zone":
-      return p.seat ? p.seat.zone : e.seating ? "General admission" : "";
-    case "seat_row":
-      return p.seat?.row ?? "";
-    case "seat_number":
-      return p.seat?.number ?? "";
-    default:
-      // pretix's variables this service has no data for (attendee company and address, validity,
-      // reusable media, first scan, gift cards, event info text) and unknown names: empty
-      return "";
+    return o.invoiceAddress?.name_parts[name.slice(13)] ?? "";
+  return undefined;
+}
+
+const itemName: VariableFn = ({ p, t }) => t(p.item.name);
+const variationName: VariableFn = ({ p, t }) => (p.variation ? t(p.variation.value) : "");
+
+/** The order's and the position's own variables (codes, product, price, attendee). */
+const POSITION_VARIABLES: Record<string, VariableFn> = {
+  secret: ({ p }) => p.secret,
+  order: ({ o }) => o.code,
+  positionid: ({ p }) => String(p.positionid),
+  order_positionid: ({ o, p }) => `${o.code}-${p.positionid}`,
+  item: itemName,
+  variation: variationName,
+  item_description: ({ p, t }) => t(p.item.description),
+  itemvar: (c) => {
+    const variation = variationName(c);
+    return variation ? `${itemName(c)} - ${variation}` : itemName(c);
+  },
+  itemvar_description: ({ p, t }) => (p.variation ? t(p.variation.description) : t(p.item.description)),
+  item_category: ({ p, t }) => t(p.item.category),
+  price: ({ p, e, locale }) => formatMoneyFor(p.price, e.currency, locale),
+  price_with_addons: ({ p, e, locale }) => formatMoneyFor(p.priceWithAddons, e.currency, locale),
+  attendee_name: ({ p }) => p.attendeeName ?? "",
+  attendee_name_for_salutation: ({ p }) => buildName(p.attendeeNameParts) ?? "",
+  attendee_email: ({ p }) => p.attendeeEmail ?? "",
+  pseudonymization_id: ({ p }) => p.pseudonymizationId,
+  addons: addonsText,
+  seat: ({ p, e }) => (p.seat ? p.seat.name : e.seating ? "General admission" : ""),
+  seat_zone: ({ p, e }) => (p.seat ? p.seat.zone : e.seating ? "General admission" : ""),
+  seat_row: ({ p }) => p.seat?.row ?? "",
+  seat_number: ({ p }) => p.seat?.number ?? "",
+};
+
+/** The event's (or the position's date's) variables, and the organizer's. */
+const EVENT_VARIABLES: Record<string, VariableFn> = {
+  event_name: ({ ev, t }) => t(ev.name),
+  event_series_name: ({ e, t }) => t(e.seriesName),
+  event_date: ({ ev, date }) => date(ev.dateFrom, "date"),
+  event_date_range: ({ ev, e, locale }) => formatRangeFor(ev.dateFrom, ev.dateTo, e.timezone, locale),
+  event_begin: ({ ev, date }) => date(ev.dateFrom, "datetime"),
+  event_begin_date: ({ ev, date }) => date(ev.dateFrom, "date"),
+  event_begin_time: ({ ev, date }) => date(ev.dateFrom, "time"),
+  event_begin_weekday: ({ ev, date }) => date(ev.dateFrom, "weekday"),
+  event_end: ({ ev, date }) => date(ev.dateTo, "datetime"),
+  event_end_date: ({ ev, date }) => date(ev.dateTo, "date"),
+  event_end_time: ({ ev, date }) => date(ev.dateTo, "time"),
+  event_end_weekday: ({ ev, date }) => date(ev.dateTo, "weekday"),
+  event_admission: ({ ev, date }) => date(ev.dateAdmission, "datetime"),
+  event_admission_time: ({ ev, date }) => date(ev.dateAdmission, "time"),
+  event_location: ({ ev, t }) => t(ev.location),
+  // this service's own: the time zone the event's times are given in (not one of pretix's)
+  event_timezone: ({ e }) => e.timezone,
+  organizer: ({ e }) => e.organizer,
+  organizer_info_text: ({ e, t }) => t(e.organizerInfoText),
+};
+
+/** The order's contact and invoice address. */
+const ORDER_VARIABLES: Record<string, VariableFn> = {
+  telephone: ({ o }) => o.phone ?? "",
+  email: ({ o }) => o.email ?? "",
+  invoice_name: ({ o }) => (o.invoiceAddress ? (buildName(o.invoiceAddress.name_parts) ?? "") : ""),
+  invoice_name_for_salutation: ({ o }) => (o.invoiceAddress ? (buildName(o.invoiceAddress.name_parts) ?? "") : ""),
+  invoice_company: ({ o }) => o.invoiceAddress?.company ?? "",
+  invoice_street: ({ o }) => o.invoiceAddress?.street ?? "",
+  invoice_zipcode: ({ o }) => o.invoiceAddress?.zipcode ?? "",
+  invoice_city: ({ o }) => o.invoiceAddress?.city ?? "",
+  invoice_state: ({ o }) => o.invoiceAddress?.state ?? "",
+  invoice_country: ({ o, locale }) => (o.invoiceAddress ? countryName(o.invoiceAddress.country, locale) : ""),
+};
+
+/** The rendering's and the purchase's dates. */
+const DATE_VARIABLES: Record<string, VariableFn> = {
+  now_date: ({ now, date }) => date(now, "date"),
+  now_datetime: ({ now, date }) => date(now, "datetime"),
+  now_time: ({ now, date }) => date(now, "time"),
+  purchase_date: ({ o, date }) => date(o.datetime, "date"),
+  purchase_datetime: ({ o, date }) => date(o.datetime, "datetime"),
+  purchase_time: ({ o, date }) => date(o.datetime, "time"),
+};
+
+/** Every variable by name (a Map: no inherited names such as `constructor`). */
+const VARIABLES = new Map<string, VariableFn>(
+  Object.entries({ ...POSITION_VARIABLES, ...EVENT_VARIABLES, ...ORDER_VARIABLES, ...DATE_VARIABLES }),
+);
+
+/** The add-ons, one line per product and variation, counted when more than one (pretix's `addons`). */
+function addonsText({ p, t }: VariableContext): string {
+  const counts = new Map<string, number>();
+  for (const a of p.addons) {
+    const label = a.variation ? `${t(a.item)} - ${t(a.variation)}` : t(a.item);
+    counts.set(label, (counts.get(label) ?? 0) + 1);
   }
+  return [...counts].map(([label, n]) => (n > 1 ? `${n}x ${label}` : label)).join("\n");
 }
 
 /**

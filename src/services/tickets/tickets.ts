@@ -9,7 +9,7 @@ import type { DB } from "../../db/client";
 import { eventById } from "../../db/invoices";
 import { findOrder, type OrderRecord, type PositionJson, type TicketFacts } from "../../db/orders";
 import type { EventRow } from "../../db/tenancy";
-import { ticketRenderFacts } from "../../db/tickets";
+import { ticketRenderFacts, type TicketRenderFacts } from "../../db/tickets";
 import type { Env } from "../../lib/env";
 import { sha256Hex } from "../../lib/crypto";
 import { loadFont, notReady } from "./documents";
@@ -125,7 +125,6 @@ export type TicketPlan = {
  * (null): data read in one batch. Fails with `forbidden` when the position has no ticket or
  * the order none at all.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: split pending by h-functions (issue 36)
 export async function ticketPlan(
   db: DB,
   event: EventRow,
@@ -133,14 +132,7 @@ export async function ticketPlan(
   positionId: number | null,
 ): Promise<TicketPlan> {
   const active = r.positions.filter((p) => p.canceled !== 1);
-  const chosen =
-    positionId === null
-      ? active.filter((p) => positionHasTicket(p, r.ticketFacts))
-      : active.filter((p) => p.id === positionId);
-  if (positionId !== null && chosen.length === 0) throw notFound();
-  if (positionId !== null && !positionHasTicket(chosen[0]!, r.ticketFacts))
-    throw forbidden("Downloads are not enabled for this product.");
-  if (chosen.length === 0) throw forbidden("This order has no tickets to download.");
+  const chosen = chosenPositions(r, active, positionId);
   const facts = await ticketRenderFacts(db, {
     organizerId: event.organizerId,
     eventId: event.id,
@@ -149,62 +141,104 @@ export async function ticketPlan(
     seatIds: active.map((p) => p.seat_id).filter((x): x is number => x !== null),
     salesChannel: r.order.salesChannel,
   });
-  const settings = effectiveSettings(facts.eventSettings, EVENT_SETTINGS, effectiveSettings(facts.organizerSettings));
   const byId = new Map(active.map((p) => [p.id, p]));
-  const itemMetaDefaults = event.itemMetaProperties;
-  const positions: TicketPositionData[] = chosen.map((p) => {
-    const item = facts.items.get(p.item);
-    const variation = p.variation !== null ? facts.variations.get(p.variation) : undefined;
-    const sub = p.subevent !== null ? facts.subevents.get(p.subevent) : undefined;
-    const parent = p.addon_to !== null ? byId.get(p.addon_to) : undefined;
-    const addons = active.filter((a) => a.addon_to === p.id);
-    const seatOf = (x: PositionJson | undefined) => {
-      if (!x || x.seat_name === null) return null;
-      const s = x.seat_id !== null ? facts.seats.get(x.seat_id) : undefined;
-      return { name: x.seat_name, zone: s?.zoneName ?? "", row: s?.rowName ?? "", number: s?.seatNumber ?? "" };
-    };
-    const answers: Record<string, string> = {};
-    // pretix: an add-on without its own answer shows its base position's
-    for (const a of [...(parent?.answers ?? []), ...p.answers]) answers[a.question_identifier] = a.answer;
-    return {
-      id: p.id,
-      positionid: p.positionid,
-      secret: p.secret,
-      pseudonymizationId: p.pseudonymization_id,
-      price: p.price,
-      priceWithAddons: p.price + addons.reduce((s, a) => s + a.price, 0),
-      attendeeName: p.attendee_name ?? parent?.attendee_name ?? null,
-      attendeeNameParts: Object.keys(p.attendee_name_parts).length
-        ? p.attendee_name_parts
-        : (parent?.attendee_name_parts ?? {}),
-      attendeeEmail: p.attendee_email ?? parent?.attendee_email ?? null,
-      item: {
-        name: item?.name ?? {},
-        description: item?.description ?? null,
-        category: item?.categoryId != null ? (facts.categories.get(item.categoryId) ?? null) : null,
-        meta: { ...itemMetaDefaults, ...(item?.metaData ?? {}) },
-      },
-      variation: variation
-        ? { value: variation.value, description: variation.description, meta: variation.metaData }
-        : null,
-      subevent: sub
-        ? {
-            name: sub.name,
-            dateFrom: sub.dateFrom,
-            dateTo: sub.dateTo,
-            dateAdmission: sub.dateAdmission,
-            location: sub.location,
-          }
-        : null,
-      seat: seatOf(p) ?? seatOf(parent),
-      addons: addons.map((a) => ({
-        item: facts.items.get(a.item)?.name ?? {},
-        variation: a.variation !== null ? (facts.variations.get(a.variation)?.value ?? null) : null,
-      })),
-      answers,
-    };
-  });
-  const eventData: TicketEventData = {
+  const positions = chosen.map((p) => positionData(p, active, byId, facts, event.itemMetaProperties));
+  const eventData = ticketEventData(event, facts);
+  const order = {
+    code: r.order.code,
+    email: r.order.email,
+    phone: r.order.phone,
+    datetime: r.order.datetime,
+    locale: r.order.locale,
+    invoiceAddress: r.order.invoiceAddress,
+  };
+  const layouts = ticketLayouts(chosen, facts);
+  const fingerprint = await sha256Hex(
+    JSON.stringify({ v: RENDERER_VERSION, positions, order, event: eventData, layouts: [...layouts] }),
+  );
+  const key = `tickets/${event.id}/${r.order.id}/${positionId ?? "order"}-${fingerprint.slice(0, 32)}.pdf`;
+  return { key, positions, order, event: eventData, layouts };
+}
+
+/** The positions a ticket file shows: the one asked for, or all of the order's with tickets; fails when none. */
+function chosenPositions(r: OrderRecord, active: PositionJson[], positionId: number | null): PositionJson[] {
+  const chosen =
+    positionId === null
+      ? active.filter((p) => positionHasTicket(p, r.ticketFacts))
+      : active.filter((p) => p.id === positionId);
+  if (positionId !== null && chosen.length === 0) throw notFound();
+  if (positionId !== null && !positionHasTicket(chosen[0]!, r.ticketFacts))
+    throw forbidden("Downloads are not enabled for this product.");
+  if (chosen.length === 0) throw forbidden("This order has no tickets to download.");
+  return chosen;
+}
+
+/** What a position's ticket is drawn from; an add-on takes its base position's attendee, seat and answers where it has none. */
+function positionData(
+  p: PositionJson,
+  active: PositionJson[],
+  byId: Map<number, PositionJson>,
+  facts: TicketRenderFacts,
+  itemMetaDefaults: Record<string, string>,
+): TicketPositionData {
+  const item = facts.items.get(p.item);
+  const variation = p.variation !== null ? facts.variations.get(p.variation) : undefined;
+  const sub = p.subevent !== null ? facts.subevents.get(p.subevent) : undefined;
+  const parent = p.addon_to !== null ? byId.get(p.addon_to) : undefined;
+  const addons = active.filter((a) => a.addon_to === p.id);
+  const answers: Record<string, string> = {};
+  // pretix: an add-on without its own answer shows its base position's
+  for (const a of [...(parent?.answers ?? []), ...p.answers]) answers[a.question_identifier] = a.answer;
+  return {
+    id: p.id,
+    positionid: p.positionid,
+    secret: p.secret,
+    pseudonymizationId: p.pseudonymization_id,
+    price: p.price,
+    priceWithAddons: p.price + addons.reduce((s, a) => s + a.price, 0),
+    attendeeName: p.attendee_name ?? parent?.attendee_name ?? null,
+    attendeeNameParts: Object.keys(p.attendee_name_parts).length
+      ? p.attendee_name_parts
+      : (parent?.attendee_name_parts ?? {}),
+    attendeeEmail: p.attendee_email ?? parent?.attendee_email ?? null,
+    item: {
+      name: item?.name ?? {},
+      description: item?.description ?? null,
+      category: item?.categoryId != null ? (facts.categories.get(item.categoryId) ?? null) : null,
+      meta: { ...itemMetaDefaults, ...(item?.metaData ?? {}) },
+    },
+    variation: variation
+      ? { value: variation.value, description: variation.description, meta: variation.metaData }
+      : null,
+    subevent: sub
+      ? {
+          name: sub.name,
+          dateFrom: sub.dateFrom,
+          dateTo: sub.dateTo,
+          dateAdmission: sub.dateAdmission,
+          location: sub.location,
+        }
+      : null,
+    seat: seatOf(p, facts) ?? seatOf(parent, facts),
+    addons: addons.map((a) => ({
+      item: facts.items.get(a.item)?.name ?? {},
+      variation: a.variation !== null ? (facts.variations.get(a.variation)?.value ?? null) : null,
+    })),
+    answers,
+  };
+}
+
+/** A position's seat with its zone, row and number, or null without one. */
+function seatOf(x: PositionJson | undefined, facts: TicketRenderFacts): TicketPositionData["seat"] {
+  if (!x || x.seat_name === null) return null;
+  const s = x.seat_id !== null ? facts.seats.get(x.seat_id) : undefined;
+  return { name: x.seat_name, zone: s?.zoneName ?? "", row: s?.rowName ?? "", number: s?.seatNumber ?? "" };
+}
+
+/** The event's data a ticket shows, with the organizer's name and the effective settings it uses. */
+function ticketEventData(event: EventRow, facts: TicketRenderFacts): TicketEventData {
+  const settings = effectiveSettings(facts.eventSettings, EVENT_SETTINGS, effectiveSettings(facts.organizerSettings));
+  return {
     name: event.name,
     seriesName: event.name,
     dateFrom: event.dateFrom,
@@ -219,14 +253,10 @@ export async function ticketPlan(
     nameScheme: (settings.name_scheme as string) ?? "full",
     meta: facts.meta,
   };
-  const order = {
-    code: r.order.code,
-    email: r.order.email,
-    phone: r.order.phone,
-    datetime: r.order.datetime,
-    locale: r.order.locale,
-    invoiceAddress: r.order.invoiceAddress,
-  };
+}
+
+/** Each chosen position's layout: its product's, the event's default, or the built-in one. */
+function ticketLayouts(chosen: PositionJson[], facts: TicketRenderFacts): Map<number, LayoutRef> {
   const layouts = new Map<number, LayoutRef>();
   for (const p of chosen) {
     const id = facts.assignments.get(p.item) ?? facts.defaultLayoutId;
@@ -237,11 +267,7 @@ export async function ticketPlan(
     readLayout(layout.name, layout.elements); // an unusable layout fails here, before anything is queued
     layouts.set(p.id, layout);
   }
-  const fingerprint = await sha256Hex(
-    JSON.stringify({ v: RENDERER_VERSION, positions, order, event: eventData, layouts: [...layouts] }),
-  );
-  const key = `tickets/${event.id}/${r.order.id}/${positionId ?? "order"}-${fingerprint.slice(0, 32)}.pdf`;
-  return { key, positions, order, event: eventData, layouts };
+  return layouts;
 }
 
 /** Why a ticket file could not be rendered, stored beside its key. */
