@@ -1,6 +1,7 @@
 /** Change stamps for list-level conditional fetching. */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { DB } from "./client";
+import { fixed, p } from "./fixed";
 import { changeStamps } from "./schema";
 
 export function eventScopeKey(eventId: number): string {
@@ -26,9 +27,13 @@ export function touchStatement(db: DB, scope: string | SQL, resource: string, no
     });
 }
 
-export function lastChangeQuery(db: DB, scope: string, resource: string) {
-  return db
+const LAST_CHANGE = fixed((db) =>
+  db
     .select({ modifiedAt: changeStamps.modifiedAt })
     .from(changeStamps)
-    .where(and(eq(changeStamps.scope, scope), eq(changeStamps.resource, resource)));
+    .where(and(eq(changeStamps.scope, p("scope")), eq(changeStamps.resource, p("resource")))),
+);
+
+export function lastChangeQuery(db: DB, scope: string, resource: string) {
+  return LAST_CHANGE.bind(db, { scope, resource });
 }

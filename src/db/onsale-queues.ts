@@ -5,6 +5,7 @@
 import { and, asc, eq, isNull, ne, or, type SQL } from "drizzle-orm";
 import { runBatch } from "./batch";
 import type { DB } from "./client";
+import { fixed, inList, listValue, p } from "./fixed";
 import { fetchPage, type ListRequest } from "./paging";
 import { events, onsaleQueues, subevents, teams } from "./schema";
 import { inIntegers } from "./util";
@@ -38,15 +39,21 @@ export function findOnsaleQueue(db: DB, eventId: number, id: number): Promise<On
  * The statement that reads the queues that can apply to sales of `subeventIds` (null: the event
  * itself): the event-wide queue and those dates' own, active or not; for a batch of the caller's.
  */
-export function queuesOfDatesQuery(db: DB, eventId: number, subeventIds: readonly (number | null)[]) {
-  const dates = [...new Set(subeventIds.filter((s): s is number => s !== null))];
-  const dateCondition = dates.length
-    ? or(isNull(onsaleQueues.subeventId), inIntegers(onsaleQueues.subeventId, dates))
-    : isNull(onsaleQueues.subeventId);
-  return db
+const QUEUES_OF_DATES = fixed((db) =>
+  db
     .select()
     .from(onsaleQueues)
-    .where(and(eq(onsaleQueues.eventId, eventId), dateCondition));
+    .where(
+      and(
+        eq(onsaleQueues.eventId, p("eventId")),
+        or(isNull(onsaleQueues.subeventId), inList(onsaleQueues.subeventId, "dates")),
+      ),
+    ),
+);
+
+export function queuesOfDatesQuery(db: DB, eventId: number, subeventIds: readonly (number | null)[]) {
+  const dates = subeventIds.filter((s): s is number => s !== null);
+  return QUEUES_OF_DATES.bind(db, { eventId, dates: listValue(dates) });
 }
 
 /** Of the queues `queuesOfDatesQuery` read, the one that applies to a sale of `subeventId` (active or not). */

@@ -5,6 +5,7 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Statement } from "./batch";
 import type { DB } from "./client";
+import { p, rowInsert } from "./fixed";
 import { touchInventory } from "./inventory";
 import { mailInsertStatement, type MailInsert } from "./mail";
 import { reconcileTransactions } from "./transactions";
@@ -46,6 +47,16 @@ export type OrderWrite = {
 const orderIdOf = (eventId: number, code: string) =>
   sql<number>`(SELECT id FROM orders WHERE event_id = ${eventId} AND code = ${code})`;
 
+// The inserts of a new order's rows, built once per shape of row (db/fixed.ts); the order's id is found by event and code.
+const ORDER_ID = sql`(SELECT id FROM orders WHERE event_id = ${p("_eventId")} AND code = ${p("_code")})`;
+const insertOrder = rowInsert(orders);
+const insertPosition = rowInsert(orderPositions, { orderId: ORDER_ID });
+const insertAddonPosition = rowInsert(orderPositions, {
+  orderId: ORDER_ID,
+  addonTo: sql`(SELECT p2.id FROM order_positions p2 WHERE p2.order_id = ${ORDER_ID} AND p2.positionid = ${p("_base")})`,
+});
+const insertPayment = rowInsert(orderPayments, { orderId: ORDER_ID });
+
 /** The statements that write a new order, atomically in one batch (`extra`: the object's own, e.g. automatic check-ins, before the mails). */
 export function orderWriteStatements(
   db: DB,
@@ -57,23 +68,20 @@ export function orderWriteStatements(
 ) {
   const eventId = w.order.eventId;
   const orderId = orderIdOf(eventId, w.order.code);
-  const stmts: Statement[] = [db.insert(orders).values(w.order)];
+  const ofOrder = { _eventId: eventId, _code: w.order.code };
+  const stmts: Statement[] = [insertOrder(db, w.order)];
   const byNumber = new Map(w.positions.map((p) => [p.positionid, p]));
-  const positionRows = w.positions.map(({ addonToPositionid, ...row }) => ({
-    ...row,
-    orderId,
-    orderStatus: w.order.status,
-    sortName: sortNameOf(
-      row.attendeeName,
-      addonToPositionid === null ? undefined : byNumber.get(addonToPositionid)?.attendeeName,
-    ),
-    addonTo:
+  for (const { addonToPositionid, ...row } of w.positions) {
+    const base = addonToPositionid === null ? undefined : byNumber.get(addonToPositionid);
+    const full = { ...row, orderStatus: w.order.status, sortName: sortNameOf(row.attendeeName, base?.attendeeName) };
+    // one row per statement, bases before their add-ons: an add-on's subquery must see its base
+    stmts.push(
       addonToPositionid === null
-        ? null
-        : sql<number>`(SELECT p2.id FROM order_positions p2 WHERE p2.order_id = ${orderId} AND p2.positionid = ${addonToPositionid})`,
-  }));
+        ? insertPosition(db, { ...full, addonTo: null }, ofOrder)
+        : insertAddonPosition(db, full, { ...ofOrder, _base: addonToPositionid }),
+    );
+  }
   // one row per statement, bases before their add-ons: an add-on's subquery must see its base
-  for (const row of positionRows) stmts.push(db.insert(orderPositions).values(row));
   for (const part of chunks(
     w.fees.map((f) => ({ ...f, orderId })),
     5,
@@ -81,7 +89,7 @@ export function orderWriteStatements(
     stmts.push(db.insert(orderFees).values(part));
   // what the order owes, in the ledger (as of its placement)
   stmts.push(reconcileTransactions(db, orderId, w.order.datetime, now));
-  for (const p of w.payments) stmts.push(db.insert(orderPayments).values({ ...p, orderId }));
+  for (const payment of w.payments) stmts.push(insertPayment(db, payment, ofOrder));
   for (const [voucherId, n] of voucherUses) {
     stmts.push(
       db

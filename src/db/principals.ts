@@ -8,11 +8,12 @@
 import { eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
+import { fixed, p } from "./fixed";
 import { devices, teamApiTokens, teams } from "./schema";
 import { tenancyLookup, type TenancyRow, type TenancySlugs } from "./tenancy";
 
-function tokenQuery(db: DB, tokenHash: string) {
-  return db
+const TOKEN = fixed((db) =>
+  db
     .select({
       tokenId: sql<number>`${teamApiTokens.id}`.as("token_id"),
       active: sql<boolean>`${teamApiTokens.active}`.mapWith(Boolean).as("token_active"),
@@ -24,12 +25,12 @@ function tokenQuery(db: DB, tokenHash: string) {
     })
     .from(teamApiTokens)
     .innerJoin(teams, eq(teams.id, teamApiTokens.teamId))
-    .where(eq(teamApiTokens.tokenHash, tokenHash))
-    .limit(1);
-}
+    .where(eq(teamApiTokens.tokenHash, p("hash")))
+    .limit(1),
+);
 
-function deviceQuery(db: DB, tokenHash: string) {
-  return db
+const DEVICE = fixed((db) =>
+  db
     .select({
       device: devices,
       eventIds:
@@ -38,8 +39,16 @@ function deviceQuery(db: DB, tokenHash: string) {
         ),
     })
     .from(devices)
-    .where(eq(devices.apiTokenHash, tokenHash))
-    .limit(1);
+    .where(eq(devices.apiTokenHash, p("hash")))
+    .limit(1),
+);
+
+function tokenQuery(db: DB, tokenHash: string) {
+  return TOKEN.bind(db, { hash: tokenHash });
+}
+
+function deviceQuery(db: DB, tokenHash: string) {
+  return DEVICE.bind(db, { hash: tokenHash });
 }
 
 /** What the path's slugs resolved to, alongside the credential (row undefined: no such organizer). */

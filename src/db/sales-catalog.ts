@@ -5,8 +5,9 @@
  * on-sale queues. Items, dates, questions and tax rules are looked up in all of the organizer's
  * events, so that one of another event is told apart from one that does not exist (as pretix does).
  */
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { runBatch, type Statement } from "./batch";
+import { fixed, inList, listValue, p } from "./fixed";
 import type { DB } from "./client";
 import { inventoryStampQuery } from "./inventory";
 import { type OnsaleQueueRow, queuesOfDatesQuery } from "./onsale-queues";
@@ -96,8 +97,6 @@ export type SalesCatalogRows = {
   queues: OnsaleQueueRow[];
 };
 
-const part = <T>(xs: T[]) => chunks([...new Set(xs)], MAX_PARAMS - 10);
-
 export async function readSalesCatalog(
   db: DB,
   organizerId: number,
@@ -106,11 +105,10 @@ export async function readSalesCatalog(
 ): Promise<SalesCatalogRows> {
   const batch = new KindedBatch();
   const add = batch.add;
-  const organizerEvents = sql`(SELECT id FROM events WHERE organizer_id = ${organizerId})`;
   addEventQueries(db, organizerId, eventId, add);
-  addReferencedQueries(db, eventId, organizerEvents, refs, add);
+  addReferencedQueries(db, organizerId, eventId, refs, add);
   addSeatQueries(db, eventId, refs, add);
-  addCheckQueries(db, organizerId, eventId, organizerEvents, refs, add);
+  addCheckQueries(db, organizerId, eventId, refs, add);
   const rows = await batch.run(db);
   return catalogOfRows(rows, eventId, refs);
 }
@@ -132,94 +130,145 @@ class KindedBatch {
   }
 }
 
-/** The event's stamp, settings (its own and its organizer's), tax rules and active discounts. */
-function addEventQueries(db: DB, organizerId: number, eventId: number, add: AddQuery) {
-  add("stamp", inventoryStampQuery(db, eventId));
-  add("eventSettings", db.select().from(eventSettings).where(eq(eventSettings.eventId, eventId)));
-  add("orgSettings", db.select().from(organizerSettings).where(eq(organizerSettings.organizerId, organizerId)));
-  add(
-    "taxRules",
+// The catalog's statements, built once per isolate (db/fixed.ts); `org` is the organizer's events.
+const org = sql`(SELECT id FROM events WHERE organizer_id = ${p("organizerId")})`;
+const Q = {
+  eventSettings: fixed((db) =>
+    db
+      .select()
+      .from(eventSettings)
+      .where(eq(eventSettings.eventId, p("eventId"))),
+  ),
+  orgSettings: fixed((db) =>
+    db
+      .select()
+      .from(organizerSettings)
+      .where(eq(organizerSettings.organizerId, p("organizerId"))),
+  ),
+  taxRules: fixed((db) =>
     db
       .select({ id: taxRules.id, rate: taxRules.rate, priceIncludesTax: taxRules.priceIncludesTax })
       .from(taxRules)
-      .where(eq(taxRules.eventId, eventId)),
-  );
-  add(
-    "discounts",
+      .where(eq(taxRules.eventId, p("eventId"))),
+  ),
+  discounts: fixed((db) =>
     db
       .select()
       .from(discounts)
-      .where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))),
-  );
-  add(
-    "discountItems",
+      .where(and(eq(discounts.eventId, p("eventId")), eq(discounts.active, true))),
+  ),
+  discountItems: fixed((db) =>
     db
       .select({ discountId: discountItems.discountId, itemId: discountItems.itemId })
       .from(discountItems)
       .innerJoin(discounts, eq(discounts.id, discountItems.discountId))
-      .where(and(eq(discounts.eventId, eventId), eq(discounts.active, true))),
-  );
+      .where(and(eq(discounts.eventId, p("eventId")), eq(discounts.active, true))),
+  ),
+  items: fixed((db) =>
+    db
+      .select()
+      .from(items)
+      .where(and(sql`${items.eventId} IN ${org}`, inList(items.id, "ids"))),
+  ),
+  variations: fixed((db) =>
+    db
+      .select({ v: itemVariations })
+      .from(itemVariations)
+      .innerJoin(items, eq(items.id, itemVariations.itemId))
+      .where(and(eq(items.eventId, p("eventId")), inList(itemVariations.id, "ids"))),
+  ),
+  subevents: fixed((db) =>
+    db
+      .select()
+      .from(subevents)
+      .where(and(sql`${subevents.eventId} IN ${org}`, inList(subevents.id, "ids"))),
+  ),
+  subeventItems: fixed((db) => db.select().from(subeventItems).where(inList(subeventItems.subeventId, "ids"))),
+  subeventVariations: fixed((db) =>
+    db.select().from(subeventItemVariations).where(inList(subeventItemVariations.subeventId, "ids")),
+  ),
+  vouchers: fixed((db) =>
+    db
+      .select()
+      .from(vouchers)
+      .where(and(eq(vouchers.eventId, p("eventId")), inList(sql`lower(${vouchers.code})`, "codes"))),
+  ),
+  questions: fixed((db) =>
+    db
+      .select()
+      .from(questions)
+      .where(and(sql`${questions.eventId} IN ${org}`, inList(questions.id, "ids"))),
+  ),
+  questionItems: fixed((db) => db.select().from(questionItems).where(inList(questionItems.questionId, "ids"))),
+  options: fixed((db) =>
+    db
+      .select()
+      .from(questionOptions)
+      .where(and(eq(questionOptions.eventId, p("eventId")), inList(questionOptions.questionId, "ids"))),
+  ),
+  foreignTaxRules: fixed((db) =>
+    db
+      .select({ id: taxRules.id })
+      .from(taxRules)
+      .where(
+        and(
+          sql`${taxRules.eventId} IN ${org}`,
+          sql`${taxRules.eventId} <> ${p("eventId")}`,
+          inList(taxRules.id, "ids"),
+        ),
+      ),
+  ),
+  customer: fixed((db) =>
+    db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(eq(customers.organizerId, p("organizerId")), eq(customers.identifier, p("identifier")))),
+  ),
+  orderCodes: fixed((db) =>
+    db
+      .select({ code: orders.code })
+      .from(orders)
+      .where(and(eq(orders.eventId, p("eventId")), inList(orders.code, "codes"))),
+  ),
+  secrets: fixed((db) =>
+    db
+      .select({ secret: orderPositions.secret })
+      .from(orderPositions)
+      .where(and(eq(orderPositions.eventId, p("eventId")), inList(orderPositions.secret, "secrets"))),
+  ),
+};
+
+/** The event's stamp, settings (its own and its organizer's), tax rules and active discounts. */
+function addEventQueries(db: DB, organizerId: number, eventId: number, add: AddQuery) {
+  const ids = { organizerId, eventId };
+  add("stamp", inventoryStampQuery(db, eventId));
+  add("eventSettings", Q.eventSettings.bind(db, ids));
+  add("orgSettings", Q.orgSettings.bind(db, ids));
+  add("taxRules", Q.taxRules.bind(db, ids));
+  add("discounts", Q.discounts.bind(db, ids));
+  add("discountItems", Q.discountItems.bind(db, ids));
 }
 
-/** The items, variations, dates, vouchers and questions the request names. */
-function addReferencedQueries(db: DB, eventId: number, organizerEvents: SQL, refs: SalesRefs, add: AddQuery) {
-  for (const ids of part(refs.itemIds))
-    add(
-      "items",
-      db
-        .select()
-        .from(items)
-        .where(and(sql`${items.eventId} IN ${organizerEvents}`, inArray(items.id, ids))),
-    );
-  for (const ids of part(refs.variationIds)) {
-    add(
-      "variations",
-      db
-        .select({ v: itemVariations })
-        .from(itemVariations)
-        .innerJoin(items, eq(items.id, itemVariations.itemId))
-        .where(and(eq(items.eventId, eventId), inArray(itemVariations.id, ids))),
-    );
+/** The items, variations, dates, vouchers and questions the request names (each list one statement). */
+function addReferencedQueries(db: DB, organizerId: number, eventId: number, refs: SalesRefs, add: AddQuery) {
+  const named = (list: readonly (number | string)[]) => ({ organizerId, eventId, ids: listValue(list) });
+  if (refs.itemIds.length) add("items", Q.items.bind(db, named(refs.itemIds)));
+  if (refs.variationIds.length) add("variations", Q.variations.bind(db, named(refs.variationIds)));
+  if (refs.subeventIds.length) {
+    const dates = named(refs.subeventIds);
+    add("subevents", Q.subevents.bind(db, dates));
+    add("subeventItems", Q.subeventItems.bind(db, dates));
+    add("subeventVariations", Q.subeventVariations.bind(db, dates));
   }
-  for (const ids of part(refs.subeventIds)) {
-    add(
-      "subevents",
-      db
-        .select()
-        .from(subevents)
-        .where(and(sql`${subevents.eventId} IN ${organizerEvents}`, inArray(subevents.id, ids))),
-    );
-    add("subeventItems", db.select().from(subeventItems).where(inArray(subeventItems.subeventId, ids)));
-    add(
-      "subeventVariations",
-      db.select().from(subeventItemVariations).where(inArray(subeventItemVariations.subeventId, ids)),
-    );
+  if (refs.voucherCodes.length) {
+    const codes = listValue(refs.voucherCodes.map((c) => c.toLowerCase()));
+    add("vouchers", Q.vouchers.bind(db, { eventId, codes }));
   }
-  for (const codes of part(refs.voucherCodes.map((c) => c.toLowerCase()))) {
-    add(
-      "vouchers",
-      db
-        .select()
-        .from(vouchers)
-        .where(and(eq(vouchers.eventId, eventId), inArray(sql`lower(${vouchers.code})`, codes))),
-    );
-  }
-  for (const ids of part(refs.questionIds)) {
-    add(
-      "questions",
-      db
-        .select()
-        .from(questions)
-        .where(and(sql`${questions.eventId} IN ${organizerEvents}`, inArray(questions.id, ids))),
-    );
-    add("questionItems", db.select().from(questionItems).where(inArray(questionItems.questionId, ids)));
-    add(
-      "options",
-      db
-        .select()
-        .from(questionOptions)
-        .where(and(eq(questionOptions.eventId, eventId), inArray(questionOptions.questionId, ids))),
-    );
+  if (refs.questionIds.length) {
+    const asked = named(refs.questionIds);
+    add("questions", Q.questions.bind(db, asked));
+    add("questionItems", Q.questionItems.bind(db, asked));
+    add("options", Q.options.bind(db, asked));
   }
 }
 
@@ -254,53 +303,14 @@ function addSeatQueries(db: DB, eventId: number, refs: SalesRefs, add: AddQuery)
  * What the request's other names are checked against: foreign tax rules, the customer, the
  * on-sale queues, the signing key, taken order codes and ticket secrets.
  */
-function addCheckQueries(
-  db: DB,
-  organizerId: number,
-  eventId: number,
-  organizerEvents: SQL,
-  refs: SalesRefs,
-  add: AddQuery,
-) {
-  for (const ids of part(refs.taxRuleIds ?? []))
-    add(
-      "foreignTaxRules",
-      db
-        .select({ id: taxRules.id })
-        .from(taxRules)
-        .where(
-          and(
-            sql`${taxRules.eventId} IN ${organizerEvents}`,
-            sql`${taxRules.eventId} <> ${eventId}`,
-            inArray(taxRules.id, ids),
-          ),
-        ),
-    );
-  if (refs.customer)
-    add(
-      "customer",
-      db
-        .select({ id: customers.id })
-        .from(customers)
-        .where(and(eq(customers.organizerId, organizerId), eq(customers.identifier, refs.customer))),
-    );
+function addCheckQueries(db: DB, organizerId: number, eventId: number, refs: SalesRefs, add: AddQuery) {
+  if (refs.taxRuleIds?.length)
+    add("foreignTaxRules", Q.foreignTaxRules.bind(db, { organizerId, eventId, ids: listValue(refs.taxRuleIds) }));
+  if (refs.customer) add("customer", Q.customer.bind(db, { organizerId, identifier: refs.customer }));
   add("queues", queuesOfDatesQuery(db, eventId, refs.subeventIds));
   if (refs.signingKeyScheme) add("signingKey", signingKeyQuery(db, eventId, refs.signingKeyScheme));
-  if (refs.orderCodes?.length) {
-    add(
-      "orderCodes",
-      db
-        .select({ code: sql<string>`code` })
-        .from(sql`orders`)
-        .where(
-          sql`event_id = ${eventId} AND code IN (${sql.join(
-            refs.orderCodes.map((c) => sql`${c}`),
-            sql`, `,
-          )})`,
-        ),
-    );
-  }
-  for (const secrets of part(refs.secrets ?? [])) add("secrets", secretsOfEventQuery(db, eventId, secrets));
+  if (refs.orderCodes?.length) add("orderCodes", Q.orderCodes.bind(db, { eventId, codes: listValue(refs.orderCodes) }));
+  if (refs.secrets?.length) add("secrets", Q.secrets.bind(db, { eventId, secrets: listValue(refs.secrets) }));
 }
 
 /** The catalog the rows describe; rows of another event of the organizer count as foreign. */
@@ -378,14 +388,6 @@ function questionsOfRows(rows: RowsOf, mine: QuestionRow[]): SalesCatalogRows["q
     questionMap.get(l.questionId)?.itemIds.add(l.itemId);
   for (const o of rows<OptionRow>("options")) questionMap.get(o.questionId)?.options.set(o.id, o);
   return questionMap;
-}
-
-/** Which of `secrets` tickets of the event have (pretix: a secret is unique within its event). */
-function secretsOfEventQuery(db: DB, eventId: number, secrets: string[]) {
-  return db
-    .select({ secret: orderPositions.secret })
-    .from(orderPositions)
-    .where(and(eq(orderPositions.eventId, eventId), inArray(orderPositions.secret, secrets)));
 }
 
 /**

@@ -9,6 +9,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { DB } from "./client";
+import { fixed, p } from "./fixed";
 import { events, organizers } from "./schema";
 
 /** The organizer and (for event routes) event slugs of a request's path. */
@@ -21,16 +22,36 @@ export type EventRow = typeof events.$inferSelect;
 /** The organizer of the slugs and, when an event slug was given, its event of that slug (or null). */
 export type TenancyRow = { organizer: OrganizerRow; event: EventRow | null };
 
-function tenancyStatements(db: DB, slugs: TenancySlugs): BatchItem<"sqlite">[] {
-  const organizer = db.select().from(organizers).where(eq(organizers.slug, slugs.organizer)).limit(1);
-  if (slugs.event === null) return [organizer];
-  const ofOrganizer = db.select({ id: organizers.id }).from(organizers).where(eq(organizers.slug, slugs.organizer));
-  const event = db
+const ORGANIZER = fixed((db) =>
+  db
+    .select()
+    .from(organizers)
+    .where(eq(organizers.slug, p("organizer")))
+    .limit(1),
+);
+const EVENT_OF_ORGANIZER = fixed((db) =>
+  db
     .select()
     .from(events)
-    .where(and(eq(events.slug, slugs.event), inArray(events.organizerId, ofOrganizer)))
-    .limit(1);
-  return [organizer, event];
+    .where(
+      and(
+        eq(events.slug, p("event")),
+        inArray(
+          events.organizerId,
+          db
+            .select({ id: organizers.id })
+            .from(organizers)
+            .where(eq(organizers.slug, p("organizer"))),
+        ),
+      ),
+    )
+    .limit(1),
+);
+
+function tenancyStatements(db: DB, slugs: TenancySlugs): BatchItem<"sqlite">[] {
+  const organizer = ORGANIZER.bind(db, { organizer: slugs.organizer });
+  if (slugs.event === null) return [organizer];
+  return [organizer, EVENT_OF_ORGANIZER.bind(db, { organizer: slugs.organizer, event: slugs.event })];
 }
 
 function tenancyRow(results: unknown[]): TenancyRow | undefined {

@@ -7,6 +7,7 @@ import { and, desc, eq, gte, max, type SQL, sql } from "drizzle-orm";
 import type { Statement } from "./batch";
 import { statement } from "./raw";
 import type { DB } from "./client";
+import { fixed, p } from "./fixed";
 import { fetchPage, type ListRequest, type OrderingTable } from "./paging";
 import { blockedSecrets, eventSettings, orderPositions, orders, revokedSecrets, ticketSigningKeys } from "./schema";
 import { organizerSettingsQuery, settingsOf } from "./settings";
@@ -14,11 +15,15 @@ import { organizerSettingsQuery, settingsOf } from "./settings";
 export type SigningKeyRow = { publicKey: string; privateKeySealed: string };
 
 /** The event's key of a scheme (for a batch). */
-export function signingKeyQuery(db: DB, eventId: number, scheme: string) {
-  return db
+const SIGNING_KEY = fixed((db) =>
+  db
     .select({ publicKey: ticketSigningKeys.publicKey, privateKeySealed: ticketSigningKeys.privateKeySealed })
     .from(ticketSigningKeys)
-    .where(and(eq(ticketSigningKeys.eventId, eventId), eq(ticketSigningKeys.scheme, scheme)));
+    .where(and(eq(ticketSigningKeys.eventId, p("eventId")), eq(ticketSigningKeys.scheme, p("scheme")))),
+);
+
+export function signingKeyQuery(db: DB, eventId: number, scheme: string) {
+  return SIGNING_KEY.bind(db, { eventId, scheme });
 }
 
 /** The settings stored on the event and its organizer, and the event's key of a scheme, in one round trip. */
@@ -36,7 +41,8 @@ export async function secretGeneratorRows(db: DB, organizerId: number, eventId: 
 }
 
 export async function findSigningKey(db: DB, eventId: number, scheme: string): Promise<SigningKeyRow | undefined> {
-  return signingKeyQuery(db, eventId, scheme).get();
+  const [key] = await signingKeyQuery(db, eventId, scheme);
+  return key;
 }
 
 /**

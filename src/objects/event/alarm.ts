@@ -5,11 +5,12 @@
  */
 import { releaseExpiredCarts } from "./carts";
 import { runExitAll } from "./exits";
-import { scheduleAlarm } from "./schedule";
+import { alarmFired, scheduleAlarm } from "./schedule";
 import type { EventState } from "./state";
 import { drainOutbox } from "./writer";
 
 export async function runAlarm(s: EventState): Promise<void> {
+  alarmFired(s);
   const now = Date.now();
   releaseExpiredCarts(s, now);
   runExitAll(s, now);

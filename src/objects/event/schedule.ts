@@ -1,7 +1,8 @@
 /**
  * The one scheduler of the object's alarm: the next alarm is the earliest of what needs one —
  * the outbox's entries no write carries (`Outbox.retryAt`: the writer's deadline or retry), the
- * next cart expiry, the next automatic exit. Nothing else sets the alarm.
+ * next cart expiry, the next automatic exit. Nothing else sets the alarm, so the time it set is
+ * kept in memory (`EventState.alarmAt`) and storage is asked once per instance, not per request.
  */
 import type { EventState } from "./state";
 
@@ -36,10 +37,18 @@ export function nextAlarm(s: EventState, now: number): number | null {
  * alarm itself, whose time is spent: the next one replaces it.
  */
 export async function scheduleAlarm(s: EventState, firing = false): Promise<void> {
+  if (firing) s.alarmAt = null;
   const want = nextAlarm(s, Date.now());
   if (want === null) return;
-  const current = firing ? null : await s.storage.getAlarm();
-  if (current === null || current > want) await s.storage.setAlarm(want);
+  if (s.alarmAt === undefined) s.alarmAt = await s.storage.getAlarm();
+  if (s.alarmAt !== null && s.alarmAt <= want) return;
+  s.alarmAt = want;
+  await s.storage.setAlarm(want);
+}
+
+/** The alarm fired: the time it was set for is spent, whatever the requests during it schedule. */
+export function alarmFired(s: EventState): void {
+  s.alarmAt = null;
 }
 
 /** The writer starts or failed: the alarm looks at what it leaves no later than `RETRY_MS` from now. */

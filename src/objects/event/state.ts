@@ -34,6 +34,11 @@ export class EventState {
   readonly changingOrders = new Set<string>();
   /** The waiting list's assignment running last (waitinglist.ts: one after the other). */
   waitingRun: Promise<unknown> = Promise.resolve();
+  /**
+   * The time of the alarm this instance set (schedule.ts), null when none is set or the set one
+   * has fired; undefined until the instance has asked its storage once.
+   */
+  alarmAt: number | null | undefined = undefined;
   /** Voucher codes (lower case) whose creation is running in this instance. */
   readonly codesInFlight = new Map<string, Promise<void>>();
   /**
@@ -87,6 +92,7 @@ export class EventState {
     this.config = EMPTY_CONFIG;
     this.outbox.forget();
     this.changingOrders.clear();
+    this.alarmAt = null;
   }
 
   // ---------------------------------------------------------------- the catalog
