@@ -154,6 +154,10 @@
       e.preventDefault();
       closeShop();
     });
+    // Escape inside the shop reaches the shop's document, not this one: the shop may ask to close
+    window.addEventListener("message", (e) => {
+      if (e.source === frame.contentWindow && e.data?.ticketingWidget === "close") closeShop();
+    });
     // a click on the backdrop (outside the dialog's box) closes it too
     box.addEventListener("click", (e) => {
       if (e.target === box) closeShop();
@@ -163,8 +167,8 @@
 
   function closeShop() {
     if (!overlay?.box.open) return;
+    // the frame stays: opened again, the shop shows where the visitor left it
     overlay.box.close();
-    overlay.frame.src = "about:blank";
     document.documentElement.classList.remove(`${CLASS}-open`);
     const back = overlay.returnTo;
     overlay.returnTo = null;
@@ -185,7 +189,7 @@
     o.title.textContent = options.title || texts.shop;
     o.close.textContent = texts.close;
     o.frame.title = options.title ? `${texts.shop}: ${options.title}` : texts.shop;
-    o.frame.src = url;
+    if (o.frame.getAttribute("src") !== url) o.frame.src = url;
     document.documentElement.classList.add(`${CLASS}-open`);
     if (!o.box.open) o.box.showModal();
     o.close.focus();
