@@ -64,6 +64,13 @@ beforeAll(async () => {
   for (const r of [svc, st, br]) if (r.status === "rejected") throw r.reason;
   shop = await buildShop(need(service), `${need(site).base}/return/`);
   eventUrl = (await shop.api.ok("GET", `${shop.path}/`)).public_url;
+  // a product that shows what is left, as the list does
+  const boat = await shop.api.ok("POST", `${shop.path}/items/`, {
+    name: { en: "Boat trip" },
+    default_price: "12.50",
+    show_quota_left: true,
+  });
+  await shop.api.ok("POST", `${shop.path}/quotas/`, { name: "Boat", size: 5, items: [boat.id] });
   const base = need(service).base;
   need(site).setPage(
     "/tickets",
@@ -109,6 +116,10 @@ async function openHost(): Promise<{ page: Page; complaints: string[] }> {
   return { page, complaints };
 }
 
+/** The first widget's button (the list has a "Buy tickets" button of its own). */
+const buyButton = (page: Page) =>
+  page.locator(".ticketing-widget").first().getByRole("button", { name: "Buy tickets" });
+
 const activeClass = (page: Page) => page.evaluate("document.activeElement?.className ?? ''") as Promise<string>;
 
 async function axe(page: Page): Promise<AxeViolation[]> {
@@ -128,9 +139,11 @@ const summary = (violations: AxeViolation[]) =>
 describe("the embed script on an organizer's site", () => {
   it("the button opens the shop framed (iframe=1, the voucher passed along) in a modal dialog; Escape closes it, focus returns", async () => {
     const { page, complaints } = await openHost();
-    const button = page.getByRole("button", { name: "Buy tickets" });
+    const button = buyButton(page);
     // styled through a constructed style sheet, which the host's style-src 'self' does not refuse
-    expect(await button.evaluate("(b) => getComputedStyle(b).backgroundColor")).toBe("rgb(29, 78, 216)");
+    expect(
+      await page.evaluate("getComputedStyle(document.querySelector('.ticketing-widget-button')).backgroundColor"),
+    ).toBe("rgb(29, 78, 216)");
     await button.focus();
     const shopAnswer = page.waitForResponse((r) => r.url().startsWith(eventUrl));
     await button.press("Enter");
@@ -170,7 +183,7 @@ describe("the embed script on an organizer's site", () => {
   it("fills the whole screen on a phone", async () => {
     const { page } = await openHost();
     await page.setViewportSize(PHONE);
-    await page.getByRole("button", { name: "Buy tickets" }).click();
+    await buyButton(page).click();
     const dialog = page.getByRole("dialog");
     await dialog.waitFor();
     const box = await dialog.boundingBox();
@@ -191,6 +204,7 @@ describe("the embed script on an organizer's site", () => {
     expect(text).toContain("All three days, all stages.");
     expect(text).toContain("Children's entry");
     expect(text).toContain("Free");
+    expect(text).toMatch(/Boat trip\s+€12\.50\s+5 left/);
     expect(await page.getByRole("region", { name: shop.eventName }).count()).toBe(1);
     await list.getByRole("button", { name: "Buy tickets" }).click();
     const dialog = page.getByRole("dialog", { name: shop.eventName });
@@ -218,7 +232,7 @@ describe("the embed script on an organizer's site", () => {
     const { page } = await openHost();
     await need(browsing).screenshot(page, "embed-host");
     expect(summary(await axe(page))).toEqual([]);
-    await page.getByRole("button", { name: "Buy tickets" }).first().click();
+    await buyButton(page).click();
     await page.getByRole("dialog").waitFor();
     expect(summary(await axe(page))).toEqual([]);
     await page.close();
