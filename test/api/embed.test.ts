@@ -5,6 +5,7 @@
  * page lists with prices and live availability, 404 for events customers may not see.
  */
 import { describe, expect, it } from "vitest";
+import { RESERVED_SEGMENTS } from "../../src/lib/reserved-segments";
 import type { Json } from "../harness";
 import { fetchPage, getPage } from "../helpers/pages";
 import { type Shop, shop } from "../helpers/sales";
@@ -44,7 +45,8 @@ describe("the embed script", () => {
     expect(again.text).toBe("");
   });
 
-  it("an unknown file under /widget/ is 404, and no organizer can be called widget", async () => {
+  it("an unknown file under /widget/ is 404, and widget is a segment no organizer may take", async () => {
+    expect(RESERVED_SEGMENTS.has("widget")).toBe(true);
     expect((await getPage("/widget/v2.js")).status).toBe(404);
     expect((await getPage("/widget/")).status).toBe(404);
   });
