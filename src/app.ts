@@ -69,6 +69,7 @@ import { RouteTable } from "./http/routing";
 import { authenticatedScope, publicScope } from "./http/tenancy";
 import { requireJsonBody } from "./http/validation";
 import { customerActivationPages } from "./pages/customer-activation";
+import { embedPages } from "./pages/embed";
 import { pageSecurityHeaders } from "./pages/headers";
 import { invitePages } from "./pages/invite";
 import { orderPages } from "./pages/order";
@@ -205,6 +206,7 @@ function pages(app: Hono<AppEnv>): void {
   // pay/change is registered before pay/{local_id}; the waiting page's script (/static/) before
   // the event page's two segments.
   app.route("/", queuePages);
+  app.route("/", embedPages);
   app.route("/", orderPages);
   app.route("/", paymentPages);
   app.route("/", publicPages);

@@ -9,6 +9,7 @@ export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set([
   "invite",
   "customer",
   "static",
+  "widget",
   "admin",
   "control",
   "pay",

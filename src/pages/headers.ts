@@ -44,8 +44,8 @@ const framedScripted = secureHeaders({ ...framedOptions, contentSecurityPolicy: 
 /** Pages that run the service's script: the waiting page of an on-sale queue (pages/waiting-room.ts). */
 const SCRIPTED_PAGES = /^\/[^/]+\/[^/]+\/queue\/?$/;
 
-/** Paths that are the API's or stored files, never pages. */
-const NOT_PAGES = /^\/(api|media)(\/|$)/;
+/** Paths that are the API's, stored files or the embed script and its JSON (pages/embed.ts), never pages. */
+const NOT_PAGES = /^\/(api|media|widget)(\/|$)|^\/[^/]+\/[^/]+\/widget\//;
 
 export function pageSecurityHeaders(): MiddlewareHandler<AppEnv> {
   return async function pageSecurityHeaders(c, next) {
