@@ -25,7 +25,7 @@ import {
   type Sample,
   statusCounts,
 } from "./load.ts";
-import { type ProfileSummary, profiled, profileFile, summarizeProfile } from "./profile.ts";
+import { type ProfileSummary, perOperation, profiled, profileFile, summarizeProfile } from "./profile.ts";
 import type { Service } from "./server.ts";
 
 export type CheckinOptions = {
@@ -299,22 +299,17 @@ export function summarizeCheckin(r: Awaited<ReturnType<typeof benchCheckin>>, o:
   };
 }
 
-/**
- * The gates' CPU profile per scan: the event object's own CPU time per scan (its code and what
- * it calls), the Worker's, the runtime's, and the decisions per second one event's object could
- * make with nothing else to do (1,000 ÷ its milliseconds per scan).
- */
+/** The gates' CPU profile per scan (profile.ts `perOperation`), with the heaviest places and functions. */
 function profilePerScan(p: ProfileSummary | null, scans: number) {
-  if (!p || scans === 0) return null;
-  const per = (ms: number) => round(ms / scans, 3);
-  const objectMs = p.sides.object_ms / scans;
+  const per = perOperation(p, scans);
+  if (!p || !per) return null;
   return {
     scans,
-    busy_ms_per_scan: per(p.busy_ms),
-    object_ms_per_scan: per(p.sides.object_ms),
-    worker_ms_per_scan: per(p.sides.worker_ms),
-    runtime_ms_per_scan: per(p.sides.runtime_ms),
-    object_decisions_per_second: objectMs > 0 ? round(1000 / objectMs, 0) : null,
+    busy_ms_per_scan: per.busy_ms,
+    object_ms_per_scan: per.object_ms,
+    worker_ms_per_scan: per.worker_ms,
+    runtime_ms_per_scan: per.runtime_ms,
+    object_decisions_per_second: per.object_decisions_per_second,
     ...p,
   };
 }

@@ -4,7 +4,7 @@
  * object runs too, while one phase runs; the profile is written as a `.cpuprofile` (Chrome's
  * DevTools, speedscope) and summarized by the project's source files and by the object's calls.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,6 +72,7 @@ export async function profiled<T>(
     await inspector.send("Profiler.start");
     const value = await run();
     const { profile } = (await inspector.send("Profiler.stop")) as { profile: CpuProfile };
+    mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(profile));
     return { value, profile };
   } finally {
@@ -217,3 +218,22 @@ export function summarizeProfile(p: CpuProfile, roots: string[], top = 25): Prof
 
 /** The profile's file in `dir` for a phase. */
 export const profileFile = (dir: string, phase: string) => path.join(dir, `${phase}.cpuprofile`);
+
+/**
+ * A profile per operation (an order, a scan): the event object's own CPU time per operation (its
+ * code and what it calls), the Worker's, the runtime's, and the decisions per second one event's
+ * object could make with nothing else to do (1,000 / its milliseconds per operation).
+ */
+export function perOperation(p: ProfileSummary | null, count: number) {
+  if (!p || count === 0) return null;
+  const per = (ms: number) => Math.round((ms / count) * 1000) / 1000;
+  const objectMs = p.sides.object_ms / count;
+  return {
+    count,
+    busy_ms: per(p.busy_ms),
+    object_ms: per(p.sides.object_ms),
+    worker_ms: per(p.sides.worker_ms),
+    runtime_ms: per(p.sides.runtime_ms),
+    object_decisions_per_second: objectMs > 0 ? Math.round(1000 / objectMs) : null,
+  };
+}

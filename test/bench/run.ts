@@ -70,6 +70,7 @@ import {
 import { benchGroups, type GroupsSummary, groupsPhases, printGroups, summarizeGroups } from "./groups.ts";
 import { benchLive, type LiveSummary, liveReport, summarizeLive } from "./live.ts";
 import { benchQueue, type QueueSummary, queueLines, summarizeQueue } from "./queue.ts";
+import { perOperation, type ProfileSummary, profiled, profileFile, summarizeProfile } from "./profile.ts";
 import { type Service, startService } from "./server.ts";
 
 const USAGE = `usage: npm run bench -- [flags]
@@ -106,7 +107,7 @@ const USAGE = `usage: npm run bench -- [flags]
   --devices N           check-in: scanning devices (parallel clients)             default 64
   --storms N            check-in: tickets scanned by a storm of parallel scans    default 20
   --storm-width N       check-in: parallel scans per storm                        default 64
-  --profile DIR         check-in: a V8 CPU profile of the gates into DIR (where a scan's time goes)
+  --profile DIR         V8 CPU profiles into DIR: of the orders and of the check-in gates (where the time goes)
   --port P              port for wrangler dev                                    default a free one
   --json FILE           also write the JSON result to FILE (default: a temporary file)
   --keep                keep the temporary state directory
@@ -310,7 +311,16 @@ async function bench() {
   const attempts = opts.quota - warmSold + opts.extra;
   log(`orders: ${opts.concurrency} buyers, ${attempts} attempts on the ${opts.quota - warmSold} tickets left`);
   const bytesBefore = fileBytes(service!.stateDir);
-  const orders = await runPhase({ concurrency: opts.concurrency, count: attempts, make: order });
+  const ordersPhase = () => runPhase({ concurrency: opts.concurrency, count: attempts, make: order });
+  let orders: Awaited<ReturnType<typeof ordersPhase>>;
+  let profile: ProfileSummary | null = null;
+  if (opts.profile) {
+    const file = profileFile(opts.profile, "orders");
+    const run = await profiled(service!.inspectorPort(), file, ordersPhase);
+    orders = run.value;
+    profile = run.profile && summarizeProfile(run.profile, ["countedCall"]);
+    log(run.profile ? `orders: CPU profile in ${file}` : `orders: no CPU profile: ${run.error}`);
+  } else orders = await ordersPhase();
   const bytesAfter = fileBytes(service!.stateDir);
 
   log(`trivial endpoint again for ${half / 1000} s`);
@@ -371,6 +381,7 @@ async function bench() {
     availabilityTrips,
     bytesBefore,
     bytesAfter,
+    profile,
   };
 }
 
@@ -471,6 +482,7 @@ function summarize(r: Result) {
       warmup_statuses: statusCounts(r.warm.samples),
     },
     ratio_orders_to_trivial: trivialRate > 0 ? round(orderRate / trivialRate, 3) : null,
+    profile: r.profile && { per_order: perOperation(r.profile, r.orders.samples.length), ...r.profile },
     reference: "pretix's published ceiling: 300-400 tickets per minute per event",
     verification: {
       quota_size: opts.quota,
@@ -546,6 +558,15 @@ function print(s: ReturnType<typeof summarize>) {
     `trivial endpoint before / after the orders: ${t.before_per_second} / ${t.after_per_second} requests/s`,
     `orders/s until sold out: ${o.orders_per_second} (${o.tickets_per_minute} tickets/minute; sold out after ${o.sold_out_after_seconds} s; ${s.reference})`,
     `ratio orders/s ÷ trivial requests/s: ${s.ratio_orders_to_trivial} · D1 grew by ${o.d1_bytes_per_order_created} bytes per order created`,
+    ...(s.profile?.per_order
+      ? [
+          `CPU per order attempt (profile of the orders): ${s.profile.per_order.busy_ms} ms busy = event object ${s.profile.per_order.object_ms} + Worker ${s.profile.per_order.worker_ms} + runtime ${s.profile.per_order.runtime_ms} · one event's object: ${s.profile.per_order.object_decisions_per_second} orders decided/s at most`,
+          `heaviest places: ${s.profile.by_place
+            .slice(0, 8)
+            .map((x) => `${x.place} ${x.share}%`)
+            .join(", ")}`,
+        ]
+      : []),
     `statuses: ${Object.entries(o.statuses)
       .map(([k, v]) => `${k} × ${v}`)
       .join(", ")} · 5xx: ${s.server_errors_5xx} · unexpected: ${s.unexpected_answers}`,
