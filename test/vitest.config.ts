@@ -4,6 +4,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { Response } from "miniflare";
 import { defineConfig } from "vitest/config";
 import { FONT_FACES } from "../src/lib/pdf/fonts.ts";
+import NodeLongestFirst from "./sequencer.ts";
 import { startStripeStandin } from "./stripe/standin.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -31,6 +32,7 @@ export default defineConfig(async () => {
   return {
     root,
     test: {
+      sequence: { sequencer: NodeLongestFirst },
       projects: [
         {
           plugins: [
@@ -119,6 +121,12 @@ export default defineConfig(async () => {
             root,
             environment: "node",
             include: ["test/node/**/*.test.ts"],
+            // Two files at a time, after the workers projects (which run one workerd each, one
+            // file after another): the long files mostly wait on the processes they start (npm
+            // start, the operator command, wrangler), so a second file uses the idle core.
+            // test/sequencer.ts starts the longest ones first.
+            maxWorkers: 2,
+            sequence: { groupOrder: 1 },
             testTimeout: 180_000,
             hookTimeout: 180_000,
           },

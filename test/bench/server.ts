@@ -15,6 +15,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { applyMigrations, projectRoot, useWranglerConfig } from "../../src/cli/wrangler.ts";
+import { startShared } from "./shared-services.ts";
 
 export type Service = {
   base: string;
@@ -137,10 +138,21 @@ export type StartOptions = {
   /** The organizer group of the organizer made at the start (default: the emptiest). */
   group?: number;
   log: (line: string) => void;
+  /** Called with the process group of each start (npm start's script), for a clean-up elsewhere. */
+  onLaunch?: (pid: number, stateDir: string) => void;
 };
 
+/**
+ * Sets up and starts the service. With SHARED_SERVICES set (the browser tests), files that start
+ * it with the same server options share one server, each with an organizer of its own
+ * (./shared-services.ts).
+ */
+export function startService(opts: StartOptions): Promise<Service> {
+  return process.env.SHARED_SERVICES ? startShared(opts, startOwnService, createOrganizer) : startOwnService(opts);
+}
+
 /** Sets up and starts the service; on a failure everything started so far is ended again. */
-export async function startService(opts: StartOptions): Promise<Service> {
+async function startOwnService(opts: StartOptions): Promise<Service> {
   const stateDir = mkdtempSync(path.join(tmpdir(), opts.stateDirPrefix ?? "ticketing-bench-"));
   const logFile = path.join(stateDir, "wrangler.log");
   let child: ChildProcess | null = null;
@@ -215,6 +227,7 @@ export async function startService(opts: StartOptions): Promise<Service> {
       { cwd: projectRoot, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
     child = proc;
+    if (proc.pid !== undefined) opts.onLaunch?.(proc.pid, stateDir);
     let exitedEarly = false;
     proc.once("exit", () => (exitedEarly = true));
     const migrated = new Promise<void>((resolve, reject) => {
