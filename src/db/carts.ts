@@ -128,3 +128,12 @@ export function cartDeletes(db: DB, eventId: number, holdKeys: readonly string[]
       .returning({ holdKey: cartPositions.holdKey }),
   );
 }
+
+/** The rows of one cart (by its id), in the order they were created: bases before their add-ons. */
+export async function cartRowsOfCart(db: DB, eventId: number, cartId: string): Promise<CartRowRecord[]> {
+  return db
+    .select()
+    .from(cartPositions)
+    .where(and(eq(cartPositions.eventId, eventId), eq(cartPositions.cartId, cartId)))
+    .orderBy(cartPositions.id);
+}
