@@ -3,8 +3,11 @@
  * cart service with `@shop` ids (as the shop's cart page makes them), the order placed through
  * the API's order creation, read back through the API and D1.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { randomString } from "../../src/lib/crypto";
+import type { Env } from "../../src/lib/env";
+import { signAdmission } from "../../src/lib/waiting-room-tokens";
 import { Failure } from "../../src/lib/failure";
 import { type CartInput, createCartPositions } from "../../src/services/orders/carts";
 import { BASE, db, groupTestEnv, type Json } from "../harness";
@@ -28,7 +31,12 @@ async function checkoutShop(opts: { size?: number; settings?: Record<string, unk
 }
 
 /** A shop cart (`…@shop`) made by the cart service, as the shop's cart page makes it; throws on a refusal. */
-async function shopCart(s: Shop, positions: Omit<CartInput, "cart_id">[], cartId = `${randomString(32)}@shop`) {
+async function shopCart(
+  s: Shop,
+  positions: Omit<CartInput, "cart_id">[],
+  cartId = `${randomString(32)}@shop`,
+  admission: string | null = null,
+) {
   const d = db(s.org.group);
   const organizer = (await d.query.organizers.findFirst({ where: (o, { eq }) => eq(o.id, s.org.id) }))!;
   const event = (await d.query.events.findFirst({ where: (e, { eq }) => eq(e.id, s.eventId) }))!;
@@ -36,7 +44,7 @@ async function shopCart(s: Shop, positions: Omit<CartInput, "cart_id">[], cartId
   const results = await createCartPositions(
     ctx,
     positions.map((p) => ({ ...p, cart_id: cartId }) as CartInput),
-    { kind: "token", teamId: null, admission: null },
+    { kind: "token", teamId: null, admission },
   );
   for (const r of results) if (r instanceof Failure) throw r;
   return cartId;
@@ -305,7 +313,9 @@ describe("carts that cannot become orders", () => {
     expect((await s.client.patch(`${s.path}/quotas/${s.ticketQuota.id}/`, { size: 0 })).status).toBe(200);
     const res = await postForm(withCart(s.checkout, cartId), { email: "a@example.org", payment: "manual" });
     expect(res.status).toBe(409);
-    expect(textOf(res.text)).toContain("Your order could not be placed as it is:");
+    expect(textOf(res.text)).toContain(
+      'Your order could not be placed as it is: Festival pass : There is not enough quota available on quota "Tickets" to perform the operation.',
+    );
     expect(textOf(res.text)).toContain("Nothing was ordered or charged.");
     expect(await ordersOf(s.eventId)).toEqual([]);
   });
@@ -334,5 +344,45 @@ describe("carts that cannot become orders", () => {
     for (const p of pages.filter((x) => x.status !== 303)) expect([409]).toContain(p.status);
     const quota = await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`);
     expect(quota.body).toMatchObject({ available_number: 0, pending_orders: 4, cart_positions: 0 });
+  });
+});
+
+describe("behind the waiting room, and framed", () => {
+  it("without an admission the checkout leads to the waiting room; with the session's admission the order is placed", async () => {
+    const s = await checkoutShop();
+    const queue = await s.post("/onsale_queues/", { opens_at: "2020-01-01T00:00:00Z", admissions_per_minute: 60 });
+    const admission = await signAdmission((env as unknown as Env).TICKET_SIGNING_KEY_SECRET!, {
+      q: queue.id,
+      e: s.eventId,
+      s: null,
+      a: randomString(16),
+      o: 1,
+      x: Date.now() + 3_600_000,
+    });
+    const cartId = await shopCart(s, [{ item: s.ticket.id, price: 2000 }], undefined, admission);
+    const refused = await postForm(withCart(s.checkout, cartId), { email: "a@example.org", payment: "manual" });
+    expect(refused.status).toBe(403);
+    expect(textOf(refused.text)).toContain("Sales of this event are behind a waiting room");
+    expect(refused.text).toContain(`href="${BASE}/${s.orgSlug}/${s.eventSlug}/queue/"`);
+    expect(await ordersOf(s.eventId)).toEqual([]);
+    const placed = await postForm(withCart(s.checkout, cartId, { admission }), {
+      email: "a@example.org",
+      payment: "manual",
+    });
+    expect(placed.status, placed.text).toBe(303);
+    expect(await ordersOf(s.eventId)).toHaveLength(1);
+  });
+
+  it("framed with iframe=1 it may be embedded, bare; standalone it refuses framing", async () => {
+    const s = await checkoutShop();
+    const cartId = await shopCart(s, [{ item: s.ticket.id, price: 2000 }]);
+    const framed = await getPage(withCart(s.checkout, cartId, { iframe: "1" }));
+    expect(framed.headers.get("X-Frame-Options")).toBeNull();
+    expect(framed.text).toContain('<main class="bare">');
+    expect(framed.text).toContain(`action="${s.checkout}?iframe=1&amp;cart=`);
+    const alone = await getPage(withCart(s.checkout, cartId));
+    expect(alone.headers.get("X-Frame-Options")).toBe("DENY");
+    expect(alone.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
+    expect(alone.text).not.toContain("<script");
   });
 });

@@ -214,7 +214,10 @@ function answer(c: AppContext, s: Shop, view: CheckoutView, form: CheckoutForm, 
     const body = html`<p class="error">${s.t.queue}</p><p><a class="button" href="${withNav(queue, s.nav)}">${s.t.queueLink}</a></p>`;
     return send(c, layout(s, s.t.queueTitle, body), 403, { private: true });
   }
-  const body = html`<div class="error" role="alert"><p>${s.t.refused}</p><ul>${outcome.refused.map((m) => html`<li>${m}</li>`)}</ul></div>
+  const body = html`<div class="error" role="alert"><p>${s.t.refused}</p><ul>${outcome.refused.map((r) => {
+    const line = r.line === null ? undefined : view.lines[r.line];
+    return html`<li>${line ? html`<strong>${text(line.itemName, view.locale)}</strong>: ` : ""}${r.message}</li>`;
+  })}</ul></div>
 <p>${s.t.refusedHint}</p>${back(s)}`;
   return send(c, layout(s, s.t.refusedTitle, body), 409, { private: true });
 }

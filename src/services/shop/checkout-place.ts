@@ -28,7 +28,7 @@ export type CheckoutOutcome =
   | { placed: OrderRecord }
   | { invalid: CheckoutErrors }
   /** Refused by what the event object decides (quota, seats, vouchers) or the catalog: the cart cannot become this order. */
-  | { refused: string[] }
+  | { refused: { line: number | null; message: string }[] }
   /** An on-sale queue guards the sale and the visitor has no valid admission. */
   | { queue: string };
 
@@ -193,14 +193,16 @@ function mapErrors(
   flat: { path: (string | number)[]; message: string }[],
   input: { positions: { answers: Answer[] }[] },
 ): CheckoutOutcome {
-  const refused: string[] = [];
+  const refused: { line: number | null; message: string }[] = [];
   const errors = new Collector();
   for (const { path, message } of flat) {
     const field = fieldOf(path, input);
-    if (field === null) refused.push(message);
-    else errors.add(field, { message });
+    const line = typeof path[1] === "number" ? path[1] : null;
+    if (field === null && !refused.some((r) => r.line === line && r.message === message))
+      refused.push({ line, message });
+    else if (field !== null) errors.add(field, { message });
   }
-  if (refused.length) return { refused: [...new Set(refused)] };
+  if (refused.length) return { refused };
   return { invalid: errors.errors };
 }
 
