@@ -320,6 +320,19 @@ describe("carts that cannot become orders", () => {
     expect(await ordersOf(s.eventId)).toEqual([]);
   });
 
+  it("a checkout posted twice (at once, and again later) places one order even with tickets left", async () => {
+    const s = await checkoutShop({ size: 10 });
+    const cartId = await shopCart(s, [{ item: s.ticket.id, price: 2000 }]);
+    const form = { email: "twice@example.org", payment: "manual" };
+    const both = await Promise.all([0, 1].map(() => postForm(withCart(s.checkout, cartId), form)));
+    expect(both.map((r) => r.status).sort()).toEqual([303, 409]);
+    const again = await postForm(withCart(s.checkout, cartId), form);
+    expect(again.status).toBe(409);
+    expect(await ordersOf(s.eventId)).toHaveLength(1);
+    const quota = await s.client.get(`${s.path}/quotas/${s.ticketQuota.id}/availability/`);
+    expect(quota.body).toMatchObject({ available_number: 9, pending_orders: 1, cart_positions: 0 });
+  });
+
   it("a rush on the last tickets: each cart holds its own, buyers without one and second submits never oversell", async () => {
     const s = await checkoutShop({ size: 4 });
     const carts = await Promise.all(Array.from({ length: 4 }, () => shopCart(s, [{ item: s.ticket.id, price: 2000 }])));

@@ -59,6 +59,7 @@ export const CHECKOUT_TEXTS = {
     expired:
       "Your cart has expired: its reservation ran out before the order was placed. Please choose your tickets again.",
     expiredTitle: "Cart expired",
+    gone: "Your cart is no longer reserved: it has been ordered already (check your email for the confirmation), or its reservation ran out.",
     refusedTitle: "Order not possible",
     refused: "Your order could not be placed as it is:",
     refusedHint: "Nothing was ordered or charged. Please change your cart in the shop.",
@@ -120,6 +121,7 @@ export const CHECKOUT_TEXTS = {
     expired:
       "Ihr Warenkorb ist abgelaufen: Die Reservierung endete, bevor die Bestellung aufgegeben wurde. Bitte wählen Sie Ihre Tickets erneut.",
     expiredTitle: "Warenkorb abgelaufen",
+    gone: "Ihr Warenkorb ist nicht mehr reserviert: Er wurde bereits bestellt (die Bestätigung finden Sie in Ihren E-Mails), oder seine Reservierung ist abgelaufen.",
     refusedTitle: "Bestellung nicht möglich",
     refused: "Ihre Bestellung konnte so nicht aufgegeben werden:",
     refusedHint: "Es wurde nichts bestellt oder berechnet. Bitte ändern Sie Ihren Warenkorb im Shop.",

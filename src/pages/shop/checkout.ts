@@ -208,6 +208,10 @@ function placedTarget(s: Shop, outcome: Extract<CheckoutOutcome, { placed: unkno
 function answer(c: AppContext, s: Shop, view: CheckoutView, form: CheckoutForm, outcome: CheckoutOutcome): Response {
   if ("placed" in outcome) return seeOther(c, placedTarget(s, outcome));
   if ("invalid" in outcome) return send(c, checkoutPage(s, view, form, outcome.invalid), 400, { private: true });
+  if ("gone" in outcome) {
+    const body = html`<p class="error">${s.t.gone}</p>${back(s)}`;
+    return send(c, layout(s, s.t.expiredTitle, body), 409, { private: true });
+  }
   if ("queue" in outcome) {
     const sub = view.lines[0]?.row.subeventId ?? null;
     const queue = queuePageUrl(s.ctx.baseUrl, s.ctx.organizer.slug, s.ctx.event.slug, sub);

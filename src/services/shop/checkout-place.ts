@@ -9,7 +9,7 @@ import type { FieldErrors } from "../../lib/failure";
 import { isFailure } from "../../lib/failure";
 import { parseDateTime } from "../../lib/datetime";
 import type { EventContext } from "../context";
-import { createOrder } from "../orders/order-create";
+import { CART_GONE, createOrder } from "../orders/order-create";
 import { type OrderInput, orderInput } from "../orders/order-input";
 import type { OrderRecord } from "../orders/order-reads";
 import type { SaleCaller } from "../waiting-room/gate";
@@ -30,7 +30,9 @@ export type CheckoutOutcome =
   /** Refused by what the event object decides (quota, seats, vouchers) or the catalog: the cart cannot become this order. */
   | { refused: { line: number | null; message: string }[] }
   /** An on-sale queue guards the sale and the visitor has no valid admission. */
-  | { queue: string };
+  | { queue: string }
+  /** The cart is no longer held: ordered already (a second submit), or expired meanwhile. */
+  | { gone: true };
 
 /** The form's field names, one place for the page and the mapping of errors. */
 export const FIELDS = {
@@ -226,9 +228,12 @@ export async function placeCheckout(
       shaped,
     );
   try {
-    return { placed: await createOrder(ctx, parsed.data as OrderInput, caller) };
+    // every position of the cart still held, or nothing is ordered (a second submit finds none)
+    const opts = { cartHolds: view.lines.length };
+    return { placed: await createOrder(ctx, parsed.data as OrderInput, caller, opts) };
   } catch (e) {
     if (isFailure(e, "queue_required")) return { queue: e.message };
+    if (isFailure(e, "changed") && e.message === CART_GONE) return { gone: true };
     if (!isFailure(e, "invalid")) throw e;
     if (e.fields) return mapErrors(flatten(e.fields), shaped);
     const body = e.body;
