@@ -4,7 +4,7 @@
  * creation uses (services/orders/positions.ts), the questions the event asks per position, the
  * attendee and invoice address fields its settings ask for, and the payment providers offered.
  */
-import { cartRowsOfCart, type CartRowRecord } from "../../db/carts";
+import { cartRowsOf, type CartRowRecord } from "../../db/carts";
 import { findVouchersById } from "../../db/vouchers";
 import type { I18n } from "../../lib/i18n";
 import { Problems } from "../../lib/failure";
@@ -172,7 +172,7 @@ export async function loadCheckout(
   cartId: string,
   opts: { stripeReady: boolean; language: string },
 ): Promise<CheckoutView | NoCheckout> {
-  const rows = await cartRowsOfCart(ctx.db, ctx.event.id, cartId);
+  const rows = await cartRowsOf(ctx.db, ctx.event.id, cartId);
   if (rows.length === 0) return { none: "empty" };
   const expires = Math.min(...rows.map((r) => r.expires));
   if (expires <= ctx.now) return { none: "expired" };
