@@ -11,7 +11,7 @@ import { signAdmission } from "../../src/lib/waiting-room-tokens";
 import { Failure } from "../../src/lib/failure";
 import { type CartInput, createCartPositions } from "../../src/services/orders/carts";
 import { BASE, db, groupTestEnv, type Json } from "../harness";
-import { getPage, postForm, readOrder, textOf } from "../helpers/pages";
+import { getPage, giftCard, postForm, readOrder, textOf } from "../helpers/pages";
 import { cartsOf, ordersOf, type Shop, shop } from "../helpers/sales";
 
 type CheckoutShop = Shop & { ticket: Json; ticketQuota: Json; checkout: string };
@@ -238,6 +238,21 @@ describe("placing the order", () => {
     expect(res.location).toBe(order.url);
     expect(order.status).toBe("p");
     expect(order.payments).toEqual([expect.objectContaining({ provider: "free", state: "confirmed" })]);
+  });
+
+  it("a gift card: the order waits on its payment page for the card's code, which pays it", async () => {
+    const s = await checkoutShop();
+    const card = await giftCard(s, "50.00");
+    const cartId = await shopCart(s, [{ item: s.ticket.id, price: 2000 }]);
+    const res = await postForm(withCart(s.checkout, cartId), { email: "gift@example.org", payment: "giftcard" });
+    expect(res.status).toBe(303);
+    const order = await readOrder(s, orderCode(res.location!));
+    expect(res.location).toBe(`${order.url}pay/1/`);
+    const form = await getPage(res.location!);
+    expect(textOf(form.text)).toContain("Pay EUR 20.00 with a gift card.");
+    const paid = await postForm(res.location!, { giftcard: card.secret });
+    expect(paid.status).toBe(303);
+    expect((await readOrder(s, order.code)).status).toBe("p");
   });
 
   it("a payment method the event does not offer is refused next to the choice", async () => {
