@@ -224,6 +224,23 @@ describe("placing the order", () => {
     expect(quota.body).toMatchObject({ available_number: 9, pending_orders: 1, cart_positions: 0 });
   });
 
+  it("a bundle keeps the cart's prices: the product less its bundled one's designated price, the bundled one at it", async () => {
+    const s = await checkoutShop();
+    const drink = await s.item({ name: { en: "Welcome drink" }, default_price: "8.00", admission: false });
+    await s.quota({ size: 10, items: [drink.id] });
+    const cartId = await shopCart(s, [{ item: s.ticket.id, price: 1500, bundled: [{ item: drink.id, price: 500 }] }]);
+    const page = await getPage(withCart(s.checkout, cartId));
+    expect(textOf(page.text)).toContain("Festival pass EUR 15.00 + Add-on: Welcome drink EUR 5.00 Total EUR 20.00");
+    const res = await postForm(withCart(s.checkout, cartId), { email: "b@example.org", payment: "manual" });
+    expect(res.status, res.text).toBe(303);
+    const order = await readOrder(s, orderCode(res.location!));
+    expect(order.total).toBe("20.00");
+    expect(order.positions.map((p: Json) => [p.item, p.price])).toEqual([
+      [s.ticket.id, "15.00"],
+      [drink.id, "5.00"],
+    ]);
+  });
+
   it("a free order goes straight to paid and to the order page", async () => {
     const s = await checkoutShop();
     const entry = await s.item({ name: { en: "Free entry" }, default_price: "0.00" });

@@ -8,6 +8,7 @@
 import type { FieldErrors } from "../../lib/failure";
 import { isFailure } from "../../lib/failure";
 import { parseDateTime } from "../../lib/datetime";
+import { formatMoney } from "../../lib/money";
 import type { EventContext } from "../context";
 import { CART_GONE, createOrder } from "../orders/order-create";
 import { type OrderInput, orderInput } from "../orders/order-input";
@@ -108,6 +109,8 @@ function positionsOf(view: CheckoutView, form: CheckoutForm, timeZone: string, e
       errors.add(FIELDS.attendeeEmail(line.index), { code: "required" });
     return {
       ...base,
+      // the order input's money is the wire's decimal text, as the API takes it
+      price: base.price === undefined || base.price === null ? undefined : formatMoney(base.price),
       positionid: line.index + 1,
       ...(line.addonTo !== null ? { addon_to: line.addonTo + 1 } : {}),
       ...(personal && asks.namesAsked && name ? { attendee_name: name } : {}),

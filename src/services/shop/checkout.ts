@@ -93,17 +93,18 @@ function orderedRows(rows: CartRowRecord[]): { row: CartRowRecord; addonTo: numb
 
 /**
  * A cart row as an order position: its item, variation, date, seat, voucher and attendee. The
- * price is left to order creation unless the cart holds one it cannot compute: a price the
- * buyer chose (free price) or a bundled position's.
+ * price is left to order creation unless the cart holds one it cannot compute (`keepPrice`): a
+ * price the buyer chose (free price), a bundled position's designated price, or the price of a
+ * product with bundled positions (its own price less theirs, as pretix prices a bundle).
  */
-function positionOfRow(row: CartRowRecord, freePrice: boolean, voucherCode: string | null): PositionInput {
+function positionOfRow(row: CartRowRecord, keepPrice: boolean, voucherCode: string | null): PositionInput {
   return {
     item: row.itemId,
     variation: row.variationId,
     subevent: row.subeventId,
     seat: row.seat,
     voucher: voucherCode,
-    ...(freePrice || row.isBundled ? { price: row.price } : {}),
+    ...(keepPrice ? { price: row.price } : {}),
   };
 }
 
@@ -189,9 +190,10 @@ export async function loadCheckout(
     ...collectRefs(bare),
     eventSeatingPlanId: ctx.event.seatingPlanId,
   });
-  const inputs = ordered.map(({ row }) =>
-    positionOfRow(row, catalog.items.get(row.itemId)?.freePrice === true, codeOf(row)),
-  );
+  const bundles = new Set(rows.filter((r) => r.isBundled).map((r) => r.addonTo));
+  const keepPrice = (r: CartRowRecord) =>
+    catalog.items.get(r.itemId)?.freePrice === true || r.isBundled || bundles.has(r.id);
+  const inputs = ordered.map(({ row }) => positionOfRow(row, keepPrice(row), codeOf(row)));
   const priced = previewPrices(
     ctx,
     inputs,
