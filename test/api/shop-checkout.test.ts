@@ -339,6 +339,18 @@ describe("carts that cannot become orders", () => {
     expect(orders.map((o) => o.email)).toEqual(["early@example.org"]);
   });
 
+  it("a position whose reservation ran out is left out; the rest of the cart is ordered", async () => {
+    const s = await checkoutShop();
+    const cartId = await shopCart(s, [{ item: s.ticket.id, price: 2000, expires: Date.now() + 1500 }]);
+    await new Promise((r) => setTimeout(r, 1600));
+    await shopCart(s, [{ item: s.ticket.id, price: 2000 }], cartId);
+    const page = await getPage(withCart(s.checkout, cartId));
+    expect(textOf(page.text)).toContain("Total EUR 20.00");
+    const res = await postForm(withCart(s.checkout, cartId), { email: "rest@example.org", payment: "manual" });
+    expect(res.status, res.text).toBe(303);
+    expect((await readOrder(s, orderCode(res.location!))).positions).toHaveLength(1);
+  });
+
   it("a quota gone meanwhile: 409 naming the product, nothing created", async () => {
     const s = await checkoutShop({ size: 1 });
     const cartId = await shopCart(s, [{ item: s.ticket.id, price: 2000 }]);

@@ -166,17 +166,19 @@ function previewPrices(
 /**
  * The checkout of the cart `cartId`: its positions priced as the order would be, what the event
  * asks, the providers offered (`stripeReady`: the organizer set its Stripe keys). None when the
- * cart has no positions, or all of them expired.
+ * cart has no positions, or all of them expired; positions that expired are left out.
  */
 export async function loadCheckout(
   ctx: EventContext,
   cartId: string,
   opts: { stripeReady: boolean; language: string },
 ): Promise<CheckoutView | NoCheckout> {
-  const rows = await cartRowsOf(ctx.db, ctx.event.id, cartId);
-  if (rows.length === 0) return { none: "empty" };
+  const stored = await cartRowsOf(ctx.db, ctx.event.id, cartId);
+  if (stored.length === 0) return { none: "empty" };
+  // positions whose reservation ran out are no longer in the cart (as the shop's cart shows it)
+  const rows = stored.filter((r) => r.expires > ctx.now);
+  if (rows.length === 0) return { none: "expired" };
   const expires = Math.min(...rows.map((r) => r.expires));
-  if (expires <= ctx.now) return { none: "expired" };
   const ordered = orderedRows(rows);
   const voucherIds = [...new Set(rows.flatMap((r) => (r.voucherId === null ? [] : [r.voucherId])))];
   const [vouchers, questions] = await Promise.all([
