@@ -74,6 +74,7 @@ import { pageSecurityHeaders } from "./pages/headers";
 import { invitePages } from "./pages/invite";
 import { orderPages } from "./pages/order";
 import { paymentPages } from "./pages/payment";
+import { checkoutPages } from "./pages/shop/checkout";
 import { publicPages } from "./pages/public";
 import { queuePages } from "./pages/waiting-room";
 
@@ -209,6 +210,7 @@ function pages(app: Hono<AppEnv>): void {
   app.route("/", embedPages);
   app.route("/", orderPages);
   app.route("/", paymentPages);
+  app.route("/", checkoutPages);
   app.route("/", publicPages);
 }
 

@@ -55,8 +55,8 @@ main{max-width:40rem;margin:1.5rem auto;background:#fff;padding:1.5rem;border-ra
 main h2{font-size:1.1rem;margin:1.5rem 0 .5rem}main h2:first-child{margin-top:0}
 a{color:{link}}
 label{display:block;margin:.8rem 0 .3rem}
-input[type=radio]{width:1.1rem;height:1.1rem;margin:0 .3rem 0 0;vertical-align:-.15rem}
-input[type=text],input[type=email],input[type=password]{width:100%;padding:.6rem;box-sizing:border-box;border:1px solid #767676;border-radius:.3rem;font:inherit}
+input[type=radio],input[type=checkbox]{width:1.1rem;height:1.1rem;margin:0 .3rem 0 0;vertical-align:-.15rem}
+input[type=text],input[type=email],input[type=password],input[type=number],input[type=tel],input[type=date],input[type=time],input[type=datetime-local],textarea{width:100%;padding:.6rem;box-sizing:border-box;border:1px solid #767676;border-radius:.3rem;font:inherit}
 button,.button{display:inline-block;margin-top:1rem;background:{accent};color:{onAccent};border:0;padding:.7rem 1.2rem;border-radius:.3rem;font:inherit;font-size:1rem;text-decoration:none;cursor:pointer}
 .error{background:#fde8e8;color:#8a1f1f;padding:.7rem;border-radius:.3rem}
 .ok{background:#e7f6ea;color:#1d5b2a;padding:.7rem;border-radius:.3rem}
@@ -73,6 +73,7 @@ footer{max-width:40rem;margin:0 auto 2rem;padding:0 1.5rem;color:#595959;font-si
 footer a{color:#444;margin-right:1rem;display:inline-block;padding:.2rem 0}
 main.bare{margin:0 auto;box-shadow:none}main.bare h1{margin:0 0 1rem;font-size:1.3rem}
 dl.facts{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem;margin:1rem 0}dl.facts dt{color:#595959}dl.facts dd{margin:0;font-weight:600}
+fieldset{border:1px solid #ddd;border-radius:.3rem;margin:1rem 0;padding:.5rem 1rem 1rem}legend{font-weight:600;padding:0 .3rem}label.choice{display:block;margin:.5rem 0}
 [hidden]{display:none!important}
 `;
 

@@ -31,6 +31,7 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
   if (req.catalogFromReplica && stamp < s.ledger.stamp) return { ok: false, refusals: [], staleCatalog: true };
   const d = decideOrder(s, req, Date.now());
   if (d.admissionUsed) return { ok: false, refusals: [], admissionUsed: true };
+  if (d.cartGone) return { ok: false, refusals: [], cartGone: true };
   if (d.refusals.length) return { ok: false, refusals: d.refusals };
   // answered now (orders-answered.ts): the outbox's writer gives D1 the order after the answer
   if (d.answered) return { ok: true, order: null, answered: d.answered };
@@ -41,6 +42,8 @@ export async function placeOrder(s: EventState, stamp: number, req: OrderRequest
 type PlacedOrder = {
   refusals: Refusal[];
   admissionUsed: boolean;
+  /** Fewer of the consumed carts' positions are held than the request needs (`cartHolds`). */
+  cartGone: boolean;
   /** The cart positions the order consumed (their holds released). */
   consumed: string[];
   answered: AnsweredOrder | null;
@@ -49,7 +52,14 @@ type PlacedOrder = {
 
 /** The decision, without yielding: the holds, the quotas it closes, its answer when the object can give it, its outbox entry. */
 function decideOrder(s: EventState, req: OrderRequest, now: number): PlacedOrder {
-  const d: PlacedOrder = { refusals: [], admissionUsed: false, consumed: [], answered: null, outbox: null };
+  const d: PlacedOrder = {
+    refusals: [],
+    admissionUsed: false,
+    cartGone: false,
+    consumed: [],
+    answered: null,
+    outbox: null,
+  };
   const admission = req.admission ?? null;
   s.storage.transactionSync(() => {
     if (admission && !admissionHasRoom(s, admission, now)) {
@@ -57,6 +67,10 @@ function decideOrder(s: EventState, req: OrderRequest, now: number): PlacedOrder
       return;
     }
     d.consumed = s.ledger.cartHoldKeysOf(req.consumeCartIds);
+    if (req.cartHolds !== undefined && d.consumed.length < req.cartHolds) {
+      d.cartGone = true;
+      return;
+    }
     const holds = { cartHoldKeys: new Set(d.consumed) };
     d.refusals = s.ledger.check(req.demands, now, holds, { ignoreQuota: req.ignoreQuota });
     if (d.refusals.length) return;

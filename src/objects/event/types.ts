@@ -53,6 +53,11 @@ export type OrderRequest = {
   scanRows?: ScanRowTemplate[];
   /** The catalog was read at the nearest copy: one older than the object's is refused as `staleCatalog`. */
   catalogFromReplica?: boolean;
+  /**
+   * How many positions of the consumed carts must still be held: fewer, and the order is refused
+   * as `cartGone` (the shop's checkout posted twice, or its cart expired). Unset: any number.
+   */
+  cartHolds?: number;
 };
 
 /** A ticket of a new order as scans show it (db/checkin/ticket-rows.ts), before it has its ids. */
@@ -74,7 +79,7 @@ export type AnsweredOrder = { write: OrderWrite; autoCheckins: AutoCheckin[] };
  */
 export type OrderDecision =
   | { ok: true; order: RawOrder | null; answered?: AnsweredOrder }
-  | { ok: false; refusals: Refusal[]; admissionUsed?: boolean; staleCatalog?: boolean };
+  | { ok: false; refusals: Refusal[]; admissionUsed?: boolean; staleCatalog?: boolean; cartGone?: boolean };
 
 /** An order's status change (`changeOrderStatus`). */
 export type StatusChange = {

@@ -127,9 +127,18 @@ function sendsMail(input: OrderInput, channel: string): boolean {
  * are taken from the input).
  */
 export const createOrder = survivingD1Faults(
-  (ctx: EventContext, input: OrderInput, caller: SaleCaller): Promise<OrderRecord> =>
-    replicaFirst(ctx, (c, fromReplica) => placeOrderOnce(c, input, caller, fromReplica)),
+  (ctx: EventContext, input: OrderInput, caller: SaleCaller, opts: PlaceOptions = {}): Promise<OrderRecord> =>
+    replicaFirst(ctx, (c, fromReplica) => placeOrderOnce(c, input, caller, fromReplica, opts)),
 );
+
+/**
+ * `cartHolds`: how many positions of `consume_carts` must still be held (the shop's checkout:
+ * all of its cart's); fewer, and the order is refused with `changed` (CART_GONE), nothing created.
+ */
+export type PlaceOptions = { cartHolds?: number };
+
+/** The refusal of an order whose cart is no longer held: ordered already, or expired. */
+export const CART_GONE = "The cart of this order is no longer reserved: it was ordered already, or it expired.";
 
 /**
  * One attempt of `createOrder`, in the phases of pretix's `_perform_order`: read, check, price,
@@ -141,6 +150,7 @@ async function placeOrderOnce(
   input: OrderInput,
   caller: SaleCaller,
   fromReplica: boolean,
+  opts: PlaceOptions,
 ): Promise<OrderRecord> {
   const codes = input.code ? [input.code] : [newOrderCode(), newOrderCode(), newOrderCode()];
   const catalog = await readCatalog(ctx, input, codes);
@@ -149,7 +159,7 @@ async function placeOrderOnce(
   const checked = checkOrder(ctx, input, catalog);
   const priced = priceOrder(ctx, input, catalog, checked);
   const write = await buildOrder(ctx, input, catalog, checked, priced, codes);
-  const placed = { catalog, checked, priced, write, admission, fromReplica };
+  const placed = { catalog, checked, priced, write, admission, fromReplica, cartHolds: opts.cartHolds };
   const decision = await decideAtObject(ctx, input, placed);
   return afterPlacement(ctx, input, placed, decision);
 }
@@ -418,6 +428,7 @@ type Placement = {
   write: OrderWrite;
   admission: AdmissionClaim | null;
   fromReplica: boolean;
+  cartHolds?: number | undefined;
 };
 
 /**
@@ -427,7 +438,7 @@ type Placement = {
 async function decideAtObject(
   ctx: EventContext,
   input: OrderInput,
-  { catalog, checked, priced, write, admission, fromReplica }: Placement,
+  { catalog, checked, priced, write, admission, fromReplica, cartHolds }: Placement,
 ): Promise<Extract<OrderDecision, { ok: true }>> {
   const { event } = ctx;
   const { prepared } = checked;
@@ -452,6 +463,7 @@ async function decideAtObject(
       answerHere,
       ...(answerHere ? { scanRows: scanRowTemplates(write, catalog, event.slug) } : {}),
       catalogFromReplica: fromReplica,
+      ...(cartHolds !== undefined ? { cartHolds } : {}),
     }),
   ).catch(async (e: unknown) => {
     // D1 refuses a secret another order took since the catalog was read (its unique index): the
@@ -465,6 +477,7 @@ async function decideAtObject(
   if (decision.ok) return decision;
   if (decision.staleCatalog) throw new StaleCatalog();
   if (decision.admissionUsed) throw admissionUsedUp(admission!);
+  if (decision.cartGone) throw new Failure("changed", CART_GONE);
   const refusals = orderRefusalErrors(decision.refusals, prepared.length, {
     item: (i) => i18nText(catalog.items.get(prepared[i]!.itemId)?.name),
     seat: (i) => {
