@@ -75,6 +75,7 @@ import { orderPages } from "./pages/order";
 import { paymentPages } from "./pages/payment";
 import { publicPages } from "./pages/public";
 import { queuePages } from "./pages/waiting-room";
+import { shopPages } from "./pages/shop/shop";
 
 export const API_PREFIX = "/api/v1";
 
@@ -207,6 +208,7 @@ function pages(app: Hono<AppEnv>): void {
   app.route("/", queuePages);
   app.route("/", orderPages);
   app.route("/", paymentPages);
+  app.route("/", shopPages);
   app.route("/", publicPages);
 }
 

@@ -95,6 +95,15 @@ export async function cartForDeletion(db: DB, eventId: number, id: number) {
   return { holdKeys: keys.map((k) => k.holdKey), own };
 }
 
+/** The rows of one cart (a shop's cart id), by id: base positions before their children. */
+export async function cartRowsOf(db: DB, eventId: number, cartId: string): Promise<CartRowRecord[]> {
+  return db
+    .select()
+    .from(cartPositions)
+    .where(and(eq(cartPositions.eventId, eventId), eq(cartPositions.cartId, cartId)))
+    .orderBy(cartPositions.id);
+}
+
 /** Expired cart rows (their holds stopped counting already); housekeeping deletes them. */
 export async function deleteExpiredCarts(db: DB, now: number) {
   await db.delete(cartPositions).where(lt(cartPositions.expires, now - 60_000));
