@@ -4,7 +4,7 @@
  * languages (`locales`); else the event's first of the two, else English. Placeholders: `{name}`.
  */
 import type { TextLanguage } from "../../rules/checkin-texts";
-import { queueLanguage } from "../waiting-room-texts";
+import { fill, queueLanguage } from "../waiting-room-texts";
 
 export { fill, LANGUAGE_TAGS } from "../waiting-room-texts";
 
@@ -128,7 +128,7 @@ export function shopLanguage(
 
 /** A refusal's message (a code with its parameter, or `text:` and the sale's own words) in the page's language. */
 export function refusalText(t: ShopTexts, message: string): string {
-  if (message.startsWith("text:")) return message.slice(5);
+  if (message.startsWith("text:")) return fill(t.refused, { reason: message.slice(5) });
   const [code, param] = message.split(":") as [string, string | undefined];
   const words = (t as Record<string, string>)[code] ?? code;
   return words.replace("{n}", param ?? "");
