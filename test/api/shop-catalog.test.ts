@@ -232,7 +232,7 @@ describe("vouchers, add-ons and bundles", () => {
     expect(t).toContain(
       "Add-ons for each Day ticket Extras: choose 0 to 1 Parking EUR 5.00 Add Parking to each Day ticket",
     );
-    expect(t).not.toMatch(/Tickets and products[^]*Parking EUR 5\.00 Quantity of Parking/);
+    expect(t).not.toContain("Quantity of Parking");
     const field = `addon_${ticket.id}_${parking.id}`;
     const over = await postForm(`${url}cart`, { [`item_${ticket.id}`]: "1", [field]: "2" });
     expect(over.status).toBe(400);
