@@ -77,6 +77,7 @@ import { paymentPages } from "./pages/payment";
 import { checkoutPages } from "./pages/shop/checkout";
 import { publicPages } from "./pages/public";
 import { queuePages } from "./pages/waiting-room";
+import { shopPages } from "./pages/shop/shop";
 
 export const API_PREFIX = "/api/v1";
 
@@ -211,6 +212,7 @@ function pages(app: Hono<AppEnv>): void {
   app.route("/", orderPages);
   app.route("/", paymentPages);
   app.route("/", checkoutPages);
+  app.route("/", shopPages);
   app.route("/", publicPages);
 }
 

@@ -96,6 +96,10 @@ queuePages.get("/:organizer/:event/queue", async (c) => {
     return send(c, page(t.title, body, layout), 400, { private: true });
   }
 
+  const hostedShop = withNav(eventPublicUrl(publicBase(c), org.slug, event.slug), nav, {
+    ...(subevent === null ? {} : { subevent: String(subevent) }),
+    ...(c.req.query("locale") ? { locale: c.req.query("locale")! } : {}),
+  });
   const api = `/api/v1/organizers/${org.slug}/events/${event.slug}/queue/`;
   const config = {
     join: `${api}join/`,
@@ -103,8 +107,9 @@ queuePages.get("/:organizer/:event/queue", async (c) => {
     live: `${api}live/`,
     subevent,
     storageKey: `onsale-queue:${org.slug}/${event.slug}/${subevent ?? ""}`,
-    // where an admitted visitor goes on to: the shop's return_url, else the event's shop
-    returnUrl: nav.returnUrl ?? (typeof settings.shop_url === "string" ? settings.shop_url : null),
+    // where an admitted visitor goes on to: the shop's return_url, else the event's shop_url,
+    // else the hosted shop (of the date) at the event's public_url
+    returnUrl: nav.returnUrl ?? (typeof settings.shop_url === "string" ? settings.shop_url : hostedShop),
     iframe: nav.iframe,
     eventUrl,
     locale: LANGUAGE_TAGS[language],

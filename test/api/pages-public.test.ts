@@ -121,8 +121,8 @@ describe("event page", () => {
     expect(t).toContain(`Organizer ${s.orgSlug}`);
     expect(t).toContain("Sat, 1 June 2030 at 19:00 UTC");
     expect(t).toContain("Blue Hall");
-    expect(t).toContain("Day ticket EUR 35.00");
-    expect(t).toContain("Band shirt S EUR 20.00 XL EUR 22.50");
+    expect(t).toContain("Day ticket EUR 35.00 Quantity of Day ticket");
+    expect(t).toContain("Band shirt S EUR 20.00 Quantity of Band shirt – S XL EUR 22.50 Quantity of Band shirt – XL");
     expect(t).not.toContain("Retired item");
     expect(t).not.toContain("Hidden goodie");
     expect(t).not.toContain("Box office only");
@@ -141,7 +141,8 @@ describe("event page", () => {
     // the shirt's quota covers two of its three variations; no quota covers the poster or the mug
     await s.quota({ size: 5, items: [shirt.id], variations: [shirt.variations[0].id, shirt.variations[1].id] });
     const t = textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text);
-    expect(t).toContain("Day ticket EUR 35.00 Band shirt S EUR 20.00 XL EUR 20.00");
+    expect(t).toContain("Day ticket EUR 35.00 Quantity of Day ticket Band shirt S EUR 20.00");
+    expect(t).toContain("Band shirt – S XL EUR 20.00 Quantity of Band shirt – XL Add to cart");
     expect(t).not.toContain("XXL");
     expect(t).not.toContain("Unlimited poster");
     expect(t).not.toContain("Mug");
@@ -179,8 +180,10 @@ describe("event page", () => {
     expect((await s.client.patch(`${s.path}/`, { live: true, plugins: ["pretix.plugins.manualpayment"] })).status).toBe(
       200,
     );
-    const t = textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text);
-    expect(t).toContain("Tickets and products Stalls seat EUR 40.00 Programme Print EUR 3.00");
+    // the event page of a series chooses the date; the date's shop is at ?subevent=
+    const t = textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/?subevent=${premiere.id}`)).text);
+    expect(t).toContain("Tickets and products Stalls seat EUR 40.00 Quantity of Stalls seat Programme Print EUR 3.00");
+    expect((await getPage(`/${s.orgSlug}/${s.eventSlug}/?subevent=${inactive.id}`)).status).toBe(404);
     for (const absent of ["Matinee seat", "Archive seat", "Box seat", "Signed"])
       expect(t, absent).not.toContain(absent);
   });
@@ -195,7 +198,7 @@ describe("event page", () => {
       200,
     );
     const t = textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text);
-    expect(t).toContain("Dates Premiere Tue, 1 October 2030 at 18:00 UTC");
+    expect(t).toContain("Choose a date Premiere Tue, 1 October 2030 at 18:00 UTC");
     expect(t).not.toContain("Cancelled night");
   });
 

@@ -8,7 +8,6 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { onsaleQueues } from "../../src/db/schema/index";
 import { db } from "../harness";
-import { WHERE_TO_BUY } from "../../src/pages/public";
 import { fetchPage, getPage, textOf } from "../helpers/pages";
 import { eventIdOf, type Shop, shop } from "../helpers/sales";
 
@@ -85,7 +84,8 @@ describe("the waiting page", () => {
       status: `${api}status/`,
       live: `${api}live/`,
       subevent: null,
-      returnUrl: null,
+      // no shop_url: the hosted shop at the event's public_url
+      returnUrl: `http://ticketing.test/${s.orgSlug}/${s.eventSlug}/`,
       iframe: false,
       eventUrl: `http://ticketing.test/${s.orgSlug}/${s.eventSlug}/`,
       locale: "en-GB",
@@ -154,9 +154,11 @@ describe("the waiting page", () => {
     expect(foreign.text).not.toContain("data-config");
   });
 
-  it("without a return_url, the event's shop_url is where an admitted visitor goes on to; a return_url wins", async () => {
+  it("without a return_url, the event's shop_url is where an admitted visitor goes on to, else the hosted shop; a return_url wins", async () => {
     const s = await queuedShop();
-    expect(configOf((await getPage(pageOf(s))).text).returnUrl).toBeNull();
+    expect(configOf((await getPage(pageOf(s))).text).returnUrl).toBe(
+      `http://ticketing.test/${s.orgSlug}/${s.eventSlug}/`,
+    );
     const set = await s.client.patch(`${s.path}/settings/`, { shop_url: "https://shop.example.org/tickets" });
     expect(set.status).toBe(200);
     expect(configOf((await getPage(pageOf(s))).text).returnUrl).toBe("https://shop.example.org/tickets");
@@ -185,22 +187,17 @@ describe("the waiting page", () => {
     );
   });
 
-  it("the event page says where to buy: the shop_url's button, else that the organizer's shop sells the tickets", async () => {
+  it("the event page is the hosted shop: behind the active queue a visitor without an admission is sent to the waiting page", async () => {
     const s = await queuedShop();
     const without = await getPage(`/${s.orgSlug}/${s.eventSlug}/`);
-    expect(without.status).toBe(200);
-    expect(textOf(without.text)).toContain(WHERE_TO_BUY);
-    await s.client.patch(`${s.path}/settings/`, {
-      shop_url: "https://shop.example.org/tickets",
-      contact_mail: "hi@example.org",
-    });
-    const withShop = await getPage(`/${s.orgSlug}/${s.eventSlug}/`);
-    expect(withShop.text).toContain('<a class="button" href="https://shop.example.org/tickets">Buy tickets</a>');
-    expect(withShop.text).not.toContain(WHERE_TO_BUY);
-    await s.client.patch(`${s.path}/settings/`, { shop_url: null });
-    expect(textOf((await getPage(`/${s.orgSlug}/${s.eventSlug}/`)).text)).toContain(
-      `${WHERE_TO_BUY} Questions: hi@example.org`,
-    );
+    expect(without.status).toBe(303);
+    expect(without.location).toBe(`http://ticketing.test/${s.orgSlug}/${s.eventSlug}/queue/`);
+    const german = await getPage(`/${s.orgSlug}/${s.eventSlug}/?locale=de&iframe=1`);
+    expect(german.location).toBe(`http://ticketing.test/${s.orgSlug}/${s.eventSlug}/queue/?locale=de&iframe=1`);
+    await db().update(onsaleQueues).set({ active: false }).where(eq(onsaleQueues.id, s.queue.id));
+    const open = await getPage(`/${s.orgSlug}/${s.eventSlug}/`);
+    expect(open.status).toBe(200);
+    expect(textOf(open.text)).toContain("Add to cart");
   });
 
   it("answers 404 where no active queue applies: no queue, a deactivated one, an event not live, unknown slugs, a malformed date", async () => {

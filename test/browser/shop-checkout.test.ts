@@ -110,18 +110,16 @@ async function mainText(page: Page): Promise<string> {
  * One festival pass in the cart through the shop page's form (`item_<id>`, pages/shop/), then
  * on to the checkout by its link; false when this build has no shop cart form.
  */
-async function toCheckout(page: Page): Promise<boolean> {
+async function toCheckout(page: Page): Promise<void> {
   // a fresh visitor: no cart of an earlier test in the shop's cookie
   await page.context().clearCookies();
   await page.goto(`${need(service).base}/${shop.org}/${shop.event}/`, { waitUntil: "load" });
   const quantity = page.locator(`input[name="item_${shop.pass.id}"], select[name="item_${shop.pass.id}"]`);
-  if ((await quantity.count()) === 0) return false;
   if ((await quantity.evaluate((e) => e.tagName)) === "SELECT") await quantity.selectOption("1");
   else await quantity.fill("1");
   await follow(page, page.locator(`form:has([name="item_${shop.pass.id}"]) button[type="submit"]`).last());
   await follow(page, page.locator('a[href*="/checkout"]').first());
   expect(new URL(page.url()).pathname).toBe(`/${shop.org}/${shop.event}/checkout`);
-  return true;
 }
 
 /** Fills the checkout; `days` is the answer to the question. */
@@ -133,9 +131,9 @@ async function fill(page: Page, email: string, days: string, payment: string) {
 }
 
 describe("the shop's checkout in Chromium", () => {
-  it("an answer out of range comes back next to its field; then pays by card on Stripe's page and gets the ticket", async (ctx) => {
+  it("an answer out of range comes back next to its field; then pays by card on Stripe's page and gets the ticket", async () => {
     const page = await need(browsing).newPage();
-    if (!(await toCheckout(page))) ctx.skip();
+    await toCheckout(page);
     expect(await mainText(page)).toContain("Festival pass EUR 20.00");
     await need(browsing).inspect(page, "checkout");
 
@@ -165,9 +163,9 @@ describe("the shop's checkout in Chromium", () => {
     await page.close();
   });
 
-  it("manual payment: the instructions with the order code and amount, then the order page", async (ctx) => {
+  it("manual payment: the instructions with the order code and amount, then the order page", async () => {
     const page = await need(browsing).newPage();
-    if (!(await toCheckout(page))) ctx.skip();
+    await toCheckout(page);
     await fill(page, "ada@example.org", "2", "Bank transfer or as agreed with the organizer");
     await follow(page, page.getByRole("button", { name: "Place binding order" }));
     const code = /\/order\/([A-Z0-9]+)\//.exec(page.url())![1]!;

@@ -27,3 +27,14 @@ export async function availabilityStates(
   const now = Date.now();
   return demands.map((d) => s.ledger.demandState(d, now));
 }
+
+/** Each product on its date as a shop shows it (state and units left; null: no quota covers it, not on sale). */
+export async function productAvailabilities(
+  s: EventState,
+  stamp: number,
+  demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
+): Promise<({ state: number; left: number | null } | null)[]> {
+  await s.ensureCatalog(stamp);
+  const now = Date.now();
+  return demands.map((d) => s.ledger.productAvailability(d, now));
+}

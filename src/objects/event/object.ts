@@ -125,6 +125,15 @@ export class EventObject extends DurableObject<Env> {
     return this.answer(call, () => this.changing(availability.availabilityStates(this.s, stamp, demands)));
   }
 
+  /** Products on dates as a shop shows them: state and units left, null where no quota covers one. */
+  productAvailabilities(
+    call: ObjectCall,
+    stamp: number,
+    demands: Pick<Demand, "itemId" | "variationId" | "subeventId">[],
+  ): Promise<Answer<({ state: number; left: number | null } | null)[]>> {
+    return this.answer(call, () => this.changing(availability.productAvailabilities(this.s, stamp, demands)));
+  }
+
   /** Reserves cart positions, each group decided on its own. */
   reserveCarts(call: ObjectCall, stamp: number, groups: CartGroup[]): Promise<Answer<Decision[]>> {
     return this.answer(call, () => this.changing(carts.reserveCarts(this.s, stamp, groups)));

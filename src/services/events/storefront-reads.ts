@@ -14,6 +14,7 @@ export const organizerBySlug = withDb(storefront.organizerBySlug);
 export const organizerEventBySlugs = withDb(storefront.organizerEventBySlugs);
 export const publicEvents = withDb(storefront.publicEvents);
 export const publicSubevents = withDb(storefront.publicSubevents);
+export const publicSubevent = withDb(storefront.publicSubevent);
 export const shopItems = withDb(storefront.shopItems);
 export const orderLabels = withDb(storefront.orderLabels);
 export const storedOrganizerSettings = withDb(settings.storedOrganizerSettings);

@@ -295,16 +295,35 @@ function voucherOf(
   if (!input.voucher) return null;
   const texts = ctx.kind === "order" ? ORDER_TEXTS : CART_TEXTS;
   const voucher = ctx.catalog.vouchers.get(input.voucher.toLowerCase()) ?? null;
-  if (!voucher) errors.add("voucher", texts.voucherUnknown(input.voucher));
-  else if (
-    (voucher.itemId !== null && voucher.itemId !== item.id) ||
-    (voucher.variationId !== null && voucher.variationId !== (variation?.id ?? null))
-  )
-    errors.add("voucher", texts.voucherProduct);
-  else if (voucher.subeventId !== null && voucher.subeventId !== (sub?.id ?? null))
-    errors.add("voucher", texts.voucherDate);
-  else if (voucher.seat !== null && voucher.seat !== (input.seat ?? null)) errors.add("voucher", texts.voucherSeat);
+  if (!voucher) {
+    errors.add("voucher", texts.voucherUnknown(input.voucher));
+    return null;
+  }
+  const misfit = voucherMisfit(voucher, {
+    itemId: item.id,
+    variationId: variation?.id ?? null,
+    subeventId: sub?.id ?? null,
+    seat: input.seat ?? null,
+  });
+  if (misfit === "product") errors.add("voucher", texts.voucherProduct);
+  else if (misfit === "date") errors.add("voucher", texts.voucherDate);
+  else if (misfit === "seat") errors.add("voucher", texts.voucherSeat);
   return voucher;
+}
+
+/** Why a voucher does not fit a position (its product, date or seat), or null when it fits. */
+export function voucherMisfit(
+  voucher: Pick<VoucherRow, "itemId" | "variationId" | "subeventId" | "seat">,
+  p: { itemId: number; variationId: number | null; subeventId: number | null; seat: string | null },
+): "product" | "date" | "seat" | null {
+  if (
+    (voucher.itemId !== null && voucher.itemId !== p.itemId) ||
+    (voucher.variationId !== null && voucher.variationId !== p.variationId)
+  )
+    return "product";
+  if (voucher.subeventId !== null && voucher.subeventId !== p.subeventId) return "date";
+  if (voucher.seat !== null && voucher.seat !== p.seat) return "seat";
+  return null;
 }
 
 /** The attendee's name parts: pretix adds the name scheme to an order's, and keeps a cart's as sent. */
@@ -316,20 +335,27 @@ function namePartsOf(input: PositionInput, kind: "cart" | "order", errors: Probl
   return input.attendee_name ? { _legacy: input.attendee_name } : {};
 }
 
+/** What a position's price is computed from: the product, the voucher and the date's price overrides. */
+export type PricedProduct = {
+  item: ItemRow;
+  variation: VariationRow | null;
+  voucher: VoucherRow | null;
+  overrides: { item?: { price: Cents | null }; variation?: { price: Cents | null } };
+};
+
 /** The position's price with its tax: the given price (gross), else the listed price after the voucher. */
-function priceOf(
-  given: Cents | null,
-  p: {
-    item: ItemRow;
-    variation: VariationRow | null;
-    voucher: VoucherRow | null;
-    overrides: { item?: { price: Cents | null }; variation?: { price: Cents | null } };
-  },
-  event: EventRow,
-  catalog: SalesCatalog,
-): Taxed {
+function priceOf(given: Cents | null, p: PricedProduct, event: EventRow, catalog: SalesCatalog): Taxed {
   const rule = p.item.taxRuleId !== null ? (catalog.taxRules.get(p.item.taxRuleId) ?? null) : null;
   if (given !== null) return tax(given, rule, event.currency, true);
+  return catalogPrice(p, event, catalog);
+}
+
+/**
+ * The price a position is sold at when no price is given (orders, the hosted shop's carts and
+ * its catalog): the listed price (date overrides first) after the voucher, with its tax.
+ */
+export function catalogPrice(p: PricedProduct, event: EventRow, catalog: SalesCatalog): Taxed {
+  const rule = p.item.taxRuleId !== null ? (catalog.taxRules.get(p.item.taxRuleId) ?? null) : null;
   let base = listedPrice({
     itemPrice: p.item.defaultPrice,
     variationPrice: p.variation?.defaultPrice ?? null,
