@@ -17,6 +17,7 @@ import { type LiveState, liveAvailability } from "../services/events/availabilit
 import { organizerEventBySlugs, type ShopItem, shopItems } from "../services/events/storefront-reads";
 import { eventPublicUrl } from "../rules/urls";
 import embedScript from "./embed.browser.js";
+import { serveScript } from "./scripts";
 import { RESERVED_SEGMENTS, text } from "./storefront";
 
 export const embedPages = new Hono<AppEnv>();
@@ -35,32 +36,15 @@ embedPages.onError((err, c) => {
   return c.json(body, status, { ...headers, ...ANY_ORIGIN });
 });
 
-let scriptTag: Promise<string> | null = null;
-
-/** The script's entity tag: a digest of its text, computed once per isolate. */
-function scriptEtag(): Promise<string> {
-  scriptTag ??= crypto.subtle
-    .digest("SHA-256", new TextEncoder().encode(embedScript))
-    .then((d) => `"${[...new Uint8Array(d).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`);
-  return scriptTag;
-}
-
-embedPages.get(EMBED_SCRIPT_PATH, async (c) => {
-  const etag = await scriptEtag();
-  const headers = {
-    "Content-Type": "text/javascript; charset=UTF-8",
-    // revalidated after five minutes: a deployment with another script changes its tag
-    "Cache-Control": "public, max-age=300",
-    ETag: etag,
+embedPages.get(EMBED_SCRIPT_PATH, (c) =>
+  serveScript(c, embedScript, {
     "X-Content-Type-Options": "nosniff",
     // loaded by other sites' pages (a no-cors request): their origin may read it, and with
     // `crossorigin` and an integrity attribute too
     "Cross-Origin-Resource-Policy": "cross-origin",
     ...ANY_ORIGIN,
-  };
-  if (c.req.header("If-None-Match") === etag) return c.body(null, 304, headers);
-  return c.body(embedScript, 200, headers);
-});
+  }),
+);
 
 embedPages.use(PRODUCT_LIST_PATH, cors({ origin: "*", allowMethods: ["GET", "HEAD", "OPTIONS"], maxAge: 86400 }));
 

@@ -8,6 +8,7 @@
 import type { MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "../http/context";
+import { RESERVED_SEGMENTS } from "../lib/reserved-segments";
 
 const common = { referrerPolicy: "same-origin", xContentTypeOptions: "nosniff" } as const;
 
@@ -41,8 +42,12 @@ const standaloneScripted = secureHeaders({
 });
 const framedScripted = secureHeaders({ ...framedOptions, contentSecurityPolicy: SCRIPT_POLICY });
 
-/** Pages that run the service's script: the waiting page of an on-sale queue (pages/waiting-room.ts). */
-const SCRIPTED_PAGES = /^\/[^/]+\/[^/]+\/queue\/?$/;
+/**
+ * Pages that run the service's script: the waiting page of an on-sale queue (pages/waiting-room.ts),
+ * the shop, its cart's answers and its checkout (pages/shop/); not the pages whose first segment is
+ * reserved (an invitation, an activation).
+ */
+const SCRIPTED_PAGES = /^\/[^/]+\/[^/]+(\/|\/queue\/?|\/checkout\/?|\/cart(\/remove)?\/?)?$/;
 
 /** Paths that are the API's, stored files or the embed script and its JSON (pages/embed.ts), never pages. */
 const NOT_PAGES = /^\/(api|media|widget)(\/|$)|^\/[^/]+\/[^/]+\/widget\//;
@@ -51,7 +56,8 @@ export function pageSecurityHeaders(): MiddlewareHandler<AppEnv> {
   return async function pageSecurityHeaders(c, next) {
     if (NOT_PAGES.test(c.req.path)) return next();
     const embedded = c.req.query("iframe") === "1";
-    if (SCRIPTED_PAGES.test(c.req.path)) return embedded ? framedScripted(c, next) : standaloneScripted(c, next);
+    if (SCRIPTED_PAGES.test(c.req.path) && !RESERVED_SEGMENTS.has(c.req.path.split("/")[1] ?? ""))
+      return embedded ? framedScripted(c, next) : standaloneScripted(c, next);
     return embedded ? framed(c, next) : standalone(c, next);
   };
 }

@@ -13,6 +13,7 @@ import { effectiveSettings, eventSettingsLevels } from "../services/events/setti
 import { EVENT_SETTINGS } from "../services/events/settings-keys";
 import { html, page } from "./html";
 import queueScript from "./waiting-room.browser.js";
+import { serveScript } from "./scripts";
 import { fill, LANGUAGE_TAGS, momentText, QUEUE_TEXTS, queueLanguage } from "./waiting-room-texts";
 import {
   legalFooter,
@@ -32,27 +33,7 @@ queuePages.onError(pageError);
 /** Where the page loads its script from (a reserved first segment: never an organizer's). */
 export const QUEUE_SCRIPT_PATH = "/static/queue-page.js";
 
-let scriptTag: Promise<string> | null = null;
-
-/** The script's entity tag: a digest of its text, computed once per isolate. */
-function scriptEtag(): Promise<string> {
-  scriptTag ??= crypto.subtle
-    .digest("SHA-256", new TextEncoder().encode(queueScript))
-    .then((d) => `"${[...new Uint8Array(d).slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("")}"`);
-  return scriptTag;
-}
-
-queuePages.get(QUEUE_SCRIPT_PATH, async (c) => {
-  const etag = await scriptEtag();
-  const headers = {
-    "Content-Type": "text/javascript; charset=UTF-8",
-    // revalidated after five minutes: a deployment with another script changes its tag
-    "Cache-Control": "public, max-age=300",
-    ETag: etag,
-  };
-  if (c.req.header("If-None-Match") === etag) return c.body(null, 304, headers);
-  return c.body(queueScript, 200, headers);
-});
+queuePages.get(QUEUE_SCRIPT_PATH, (c) => serveScript(c, queueScript));
 
 queuePages.get("/:organizer/:event/queue", async (c) => {
   const orgSlug = c.req.param("organizer");

@@ -158,6 +158,30 @@ describe("the shop's cart", () => {
     expect(await held(s)).toHaveLength(2);
   });
 
+  it("runs only its own script (/static/shop.js, the countdown's texts in the page) under a CSP of this origin's scripts", async () => {
+    const { ticket, url } = await liveShop();
+    const res = await postForm(`${url}cart`, { [`item_${ticket.id}`]: "1" });
+    const page = await getPage(res.location!);
+    expect(page.text).toContain('<script type="module" src="/static/shop.js"></script>');
+    expect(page.text).toMatch(
+      /id="cart-timer" data-expires="\d+" data-left="Reserved for you for another \{time\}\." data-expired="Your reservation has run out/,
+    );
+    const csp = page.headers.get("Content-Security-Policy") ?? "";
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    const checkout = await getPage(`${url}checkout?cart=${encodeURIComponent(cartIdOf(res))}`);
+    expect(checkout.text).toContain('src="/static/shop.js"');
+    expect(checkout.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+    const script = await fetchPage("GET", "/static/shop.js");
+    expect(script.status).toBe(200);
+    expect(script.headers.get("Content-Type")).toBe("text/javascript; charset=UTF-8");
+    expect(script.text).toContain("cart-timer");
+    const again = await fetchPage("GET", "/static/shop.js", {
+      headers: { "If-None-Match": script.headers.get("ETag")! },
+    });
+    expect(again.status).toBe(304);
+  });
+
   it("refuses more than a product's max per order (400) and a sold-out product (409) next to the product, holding nothing", async () => {
     const { s, ticket, url } = await liveShop({ size: 2, ticket: { max_per_order: 3 } });
     const over = await postForm(`${url}cart`, { [`item_${ticket.id}`]: "4" });

@@ -127,6 +127,11 @@ describe("the hosted shop", () => {
     await page.getByLabel("Quantity of VIP lounge").fill("1");
     await follow(page, page.getByRole("button", { name: "Add to cart" }));
     expect(await mainText(page)).toContain("Total EUR 80.00");
+    // the script counts the reservation down in place of the time it ends
+    await expect
+      .poll(() => page.locator("#cart-timer").textContent())
+      .toMatch(/^Reserved for you for another \d+:\d\d\.$/);
+    expect(await page.locator("#cart-timer").getAttribute("role")).toBe("timer");
     const unknown = `${shopUrl()}?voucher=NOPE`;
     await page.goto(unknown, { waitUntil: "load" });
     expect(await page.getByLabel("Voucher code").getAttribute("aria-describedby")).toBe("err-voucher");

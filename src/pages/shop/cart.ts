@@ -56,7 +56,7 @@ export function cartPanel(v: CartView): Raw {
   });
   return html`<section id="cart" aria-labelledby="cart-heading"><h2 id="cart-heading">${v.t.cart}</h2>
 <table>${rows}<tr><th>${v.t.total}</th><th class="amount">${money(total, v.currency)}</th><th></th></tr></table>
-<p class="note" id="cart-timer" data-expires="${expiry}">${fill(v.t.held, { time: timeText(expiry, v.lang, v.timeZone), minutes })}</p>
+<p class="note" id="cart-timer" data-expires="${expiry}" data-left="${v.t.heldFor}" data-expired="${v.t.heldOver}">${fill(v.t.held, { time: timeText(expiry, v.lang, v.timeZone), minutes })}</p>
 <p><a class="button" href="${v.checkoutUrl}">${v.t.checkout}</a></p>
 </section>`;
 }

@@ -5,6 +5,7 @@
  * order's payment or order page. Errors come back as the form (400) with each message next to
  * its field; a cart that cannot become the order (sold out, expired) as a page of its own (409).
  */
+import { SHOP_SCRIPT_PATH } from "../scripts";
 import { Hono } from "hono";
 import { type AppContext, type AppEnv, publicBase } from "../../http/context";
 import { effectiveSettings, eventSettingsLevels } from "../../services/events/settings";
@@ -106,6 +107,7 @@ function layout(s: Shop, title: string, body: Raw): string {
     footer: legalFooter(s.settings, s.nav),
     lang: s.language,
     bare: s.nav.iframe,
+    scripts: [SHOP_SCRIPT_PATH],
   });
 }
 

@@ -30,6 +30,8 @@ import {
 import type { EventContext } from "../../services/context";
 import type { TextLanguage } from "../../rules/checkin-texts";
 import { html, page, type Raw } from "../html";
+import { SHOP_SCRIPT_PATH, serveScript } from "../scripts";
+import shopScript from "./shop.browser.js";
 import {
   dateRange,
   legalFooter,
@@ -140,6 +142,7 @@ function layout(v: Visit) {
     footer: legalFooter(v.settings, v.nav),
     lang: v.lang,
     bare: v.nav.iframe,
+    scripts: [SHOP_SCRIPT_PATH],
   };
 }
 
@@ -231,6 +234,8 @@ function cartOf(
     checkoutUrl: shopUrl(c, v, "checkout"),
   });
 }
+
+shopPages.get(SHOP_SCRIPT_PATH, (c) => serveScript(c, shopScript));
 
 shopPages.get("/:organizer/:event", async (c) => {
   if (RESERVED_SEGMENTS.has(c.req.param("organizer"))) return c.notFound();

@@ -36,6 +36,8 @@ export const SHOP_TEXTS = {
     cart: "Your cart",
     cartEmpty: "Your cart is empty.",
     held: "Reserved for you until {time} ({minutes} minutes).",
+    heldFor: "Reserved for you for another {time}.",
+    heldOver: "Your reservation has run out: the products may go to other buyers. Add them again to buy them.",
     remove: "Remove {name}",
     total: "Total",
     checkout: "Checkout",
@@ -86,6 +88,9 @@ export const SHOP_TEXTS = {
     cart: "Ihr Warenkorb",
     cartEmpty: "Ihr Warenkorb ist leer.",
     held: "Für Sie reserviert bis {time} ({minutes} Minuten).",
+    heldFor: "Für Sie reserviert für weitere {time}.",
+    heldOver:
+      "Ihre Reservierung ist abgelaufen: Die Produkte können an andere gehen. Legen Sie sie erneut in den Warenkorb, um sie zu kaufen.",
     remove: "{name} entfernen",
     total: "Summe",
     checkout: "Zur Kasse",
