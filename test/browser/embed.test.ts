@@ -165,7 +165,8 @@ describe("the embed script on an organizer's site", () => {
     expect(answer.headers()["x-frame-options"]).toBeUndefined();
     expect(answer.headers()["content-security-policy"] ?? "").not.toContain("frame-ancestors 'none'");
     const frame = await (await frameEl.elementHandle())!.contentFrame();
-    await need(frame).getByRole("heading", { level: 1, name: shop.eventName }).waitFor();
+    if (!frame) throw new Error("the overlay's iframe has no document");
+    await frame.getByRole("heading", { level: 1, name: shop.eventName }).waitFor();
     await need(browsing).screenshot(page, "embed-overlay");
     // the host page behind is inert while the dialog is open
     expect(await page.evaluate("document.querySelector('dialog').open")).toBe(true);
